@@ -1,0 +1,119 @@
+package io.thriftnio.core;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TEndpointTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * A write-only {@link org.apache.thrift.transport.TTransport} that builds one frame in one growing
+ * array: four placeholder bytes for the length, then the payload. {@link #toFrame()} patches the
+ * length in place, so the finished frame leaves without another copy.
+ *
+ * <pre>
+ *  [ ? ? ? ? | payload written by the protocol ... ]   while writing
+ *  [ length  | payload                             ]   after toFrame()
+ * </pre>
+ *
+ * <p>Writing more than {@code maxFrameSize} payload bytes fails with a {@link FrameSizeException}
+ * rather than producing a frame no peer would accept. {@link #flush()} does nothing: the caller
+ * decides when the frame is done. Not thread-safe.
+ */
+public final class FrameOutputTransport extends TEndpointTransport {
+
+  private static final int DEFAULT_INITIAL_CAPACITY = 256;
+
+  private final int maxFrameSize;
+  private byte[] buf;
+  private int size;
+
+  /**
+   * @param configuration the configuration handed to protocols; its {@code maxFrameSize} bounds
+   *     the payload
+   * @param initialCapacity the initial payload capacity in bytes; the array grows as needed
+   * @throws TTransportException never in practice; declared by the superclass constructor
+   */
+  public FrameOutputTransport(TConfiguration configuration, int initialCapacity)
+      throws TTransportException {
+    super(configuration);
+    if (initialCapacity < 0) {
+      throw new IllegalArgumentException(
+          "initialCapacity: " + initialCapacity + " (expected: >= 0)");
+    }
+    this.maxFrameSize = getConfiguration().getMaxFrameSize();
+    this.buf = new byte[Framing.HEADER_SIZE + initialCapacity];
+    this.size = Framing.HEADER_SIZE;
+  }
+
+  /**
+   * A transport with a 256-byte initial capacity.
+   *
+   * @param configuration see {@link #FrameOutputTransport(TConfiguration, int)}
+   * @throws TTransportException never in practice; declared by the superclass constructor
+   */
+  public FrameOutputTransport(TConfiguration configuration) throws TTransportException {
+    this(configuration, DEFAULT_INITIAL_CAPACITY);
+  }
+
+  /** Payload bytes written so far (the length prefix not counted). */
+  public int payloadSize() {
+    return size - Framing.HEADER_SIZE;
+  }
+
+  /** Discards the payload written so far, keeping the array for reuse. */
+  public void reset() {
+    size = Framing.HEADER_SIZE;
+  }
+
+  /**
+   * Finishes the frame: writes the payload length into the placeholder.
+   *
+   * @return a buffer over the whole frame (prefix and payload), backed by this transport's array;
+   *     {@link #reset()} or further writes invalidate it
+   */
+  public ByteBuffer toFrame() {
+    Framing.encodeLength(size - Framing.HEADER_SIZE, buf, 0);
+    return ByteBuffer.wrap(buf, 0, size);
+  }
+
+  /**
+   * The payload written so far, without the length prefix, backed by this transport's array.
+   *
+   * @return a buffer positioned at the payload's first byte
+   */
+  public ByteBuffer payload() {
+    return ByteBuffer.wrap(buf, Framing.HEADER_SIZE, size - Framing.HEADER_SIZE);
+  }
+
+  @Override
+  public boolean isOpen() {
+    return true;
+  }
+
+  @Override
+  public void open() {}
+
+  @Override
+  public void close() {}
+
+  @Override
+  public int read(byte[] buf, int off, int len) throws TTransportException {
+    throw new TTransportException(
+        TTransportException.NOT_OPEN, "FrameOutputTransport is write-only");
+  }
+
+  @Override
+  public void write(byte[] src, int off, int len) throws TTransportException {
+    int newSize = size + len;
+    if (newSize - Framing.HEADER_SIZE > maxFrameSize || newSize < 0) {
+      throw new FrameSizeException(newSize - Framing.HEADER_SIZE, maxFrameSize, null);
+    }
+    if (newSize > buf.length) {
+      long grown = Math.max((long) buf.length << 1, newSize);
+      buf = Arrays.copyOf(buf, (int) Math.min(grown, (long) maxFrameSize + Framing.HEADER_SIZE));
+    }
+    System.arraycopy(src, off, buf, size, len);
+    size = newSize;
+  }
+}

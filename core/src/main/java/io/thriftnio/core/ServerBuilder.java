@@ -1,0 +1,228 @@
+package io.thriftnio.core;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import org.apache.thrift.TAsyncProcessor;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * The settings every thrift-nio server shares. Transport builders extend it with their own knobs
+ * and implement {@link #build()}.
+ *
+ * <p>Setters only record values; {@link #build()} validates all of them together and fails with
+ * an {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the
+ * setting and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. Not thread-safe.
+ *
+ * @param <B> the concrete builder type, returned by every setter
+ */
+public abstract class ServerBuilder<B extends ServerBuilder<B>> {
+
+  /** Default {@link #workerThreads(int)}: {@value}. */
+  public static final int DEFAULT_WORKER_THREADS = 64;
+
+  /** Default {@link #workerQueueCapacity(int)}: {@value}. */
+  public static final int DEFAULT_WORKER_QUEUE_CAPACITY = 10_000;
+
+  /** Default {@link #maxConnections(int)}: {@value}. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
+
+  /** Default {@link #frameTimeout(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Default {@link #drainTimeout(Duration)}: 10 seconds. */
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default {@link #maxPendingWriteBytes(int)}: 32 MiB. */
+  public static final int DEFAULT_MAX_PENDING_WRITE_BYTES = 32 * 1024 * 1024;
+
+  TProcessor processor;
+  TAsyncProcessor asyncProcessor;
+  TProtocolFactory inputProtocolFactory;
+  TProtocolFactory outputProtocolFactory;
+  InetSocketAddress bindAddress;
+  IoStrategy ioStrategy = IoStrategy.WORKER;
+  int workerThreads = DEFAULT_WORKER_THREADS;
+  int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
+  Executor workerExecutor;
+  int ioThreads = Runtime.getRuntime().availableProcessors();
+  int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+  int maxConnections = DEFAULT_MAX_CONNECTIONS;
+  Duration idleTimeout = Duration.ZERO;
+  Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
+  Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+  int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
+
+  /** For subclasses. */
+  protected ServerBuilder() {}
+
+  @SuppressWarnings("unchecked")
+  private B self() {
+    return (B) this;
+  }
+
+  /**
+   * The synchronous processor to serve, e.g. {@code new BenchService.Processor<>(handler)} or a
+   * {@link org.apache.thrift.TMultiplexedProcessor}. Exactly one of this and {@link
+   * #asyncProcessor(TAsyncProcessor)} is required.
+   */
+  public B processor(TProcessor processor) {
+    this.processor = processor;
+    return self();
+  }
+
+  /**
+   * The asynchronous processor to serve, e.g. {@code new BenchService.AsyncProcessor<>(handler)}.
+   * Exactly one of this and {@link #processor(TProcessor)} is required.
+   */
+  public B asyncProcessor(TAsyncProcessor asyncProcessor) {
+    this.asyncProcessor = asyncProcessor;
+    return self();
+  }
+
+  /**
+   * The protocol for requests and responses. Default: {@code TBinaryProtocol.Factory}, the stock
+   * Thrift default. Clients must use the same protocol.
+   */
+  public B protocol(TProtocolFactory protocolFactory) {
+    return protocol(protocolFactory, protocolFactory);
+  }
+
+  /** Different protocols for requests (input) and responses (output). Default: binary for both. */
+  public B protocol(TProtocolFactory inputProtocolFactory, TProtocolFactory outputProtocolFactory) {
+    this.inputProtocolFactory = inputProtocolFactory;
+    this.outputProtocolFactory = outputProtocolFactory;
+    return self();
+  }
+
+  /**
+   * The address to listen on; port 0 picks a free port ({@link ThriftServer#localAddress()} tells
+   * which). Required.
+   */
+  public B bind(InetSocketAddress bindAddress) {
+    this.bindAddress = bindAddress;
+    return self();
+  }
+
+  /** Where the processor runs; see {@link IoStrategy}. Default: {@link IoStrategy#WORKER}. */
+  public B ioStrategy(IoStrategy ioStrategy) {
+    this.ioStrategy = ioStrategy;
+    return self();
+  }
+
+  /**
+   * Threads of the server's own worker pool, used by {@link IoStrategy#WORKER} unless {@link
+   * #workerExecutor(Executor)} is set. Default: {@value #DEFAULT_WORKER_THREADS}.
+   */
+  public B workerThreads(int workerThreads) {
+    this.workerThreads = workerThreads;
+    return self();
+  }
+
+  /**
+   * Requests that may wait for a thread of the server's own worker pool. When the queue is full,
+   * a request is answered with {@code TApplicationException(INTERNAL_ERROR)} saying the server is
+   * overloaded, instead of queueing without bound. Default: {@value
+   * #DEFAULT_WORKER_QUEUE_CAPACITY}.
+   */
+  public B workerQueueCapacity(int workerQueueCapacity) {
+    this.workerQueueCapacity = workerQueueCapacity;
+    return self();
+  }
+
+  /**
+   * A caller-owned executor for {@link IoStrategy#WORKER}, used instead of the server's own pool
+   * (for example {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21+). The server never
+   * shuts it down. A {@link java.util.concurrent.RejectedExecutionException} from it is answered
+   * as an overload. Default: none (the server's own pool).
+   */
+  public B workerExecutor(Executor workerExecutor) {
+    this.workerExecutor = workerExecutor;
+    return self();
+  }
+
+  /**
+   * IO threads (event loops or selector runners). Default: the number of available processors.
+   */
+  public B ioThreads(int ioThreads) {
+    this.ioThreads = ioThreads;
+    return self();
+  }
+
+  /**
+   * The largest request payload accepted, in bytes (the 4-byte length prefix not counted); a
+   * larger declared length closes the connection. Also bounds responses. Default: {@value
+   * Framing#DEFAULT_MAX_FRAME_SIZE}, libthrift's default.
+   */
+  public B maxFrameSize(int maxFrameSize) {
+    this.maxFrameSize = maxFrameSize;
+    return self();
+  }
+
+  /**
+   * Connections open at once; a connection over the limit is accepted and closed at once, and
+   * counted in {@link ServerStats#rejectedConnections()}. Default: {@value
+   * #DEFAULT_MAX_CONNECTIONS}.
+   */
+  public B maxConnections(int maxConnections) {
+    this.maxConnections = maxConnections;
+    return self();
+  }
+
+  /**
+   * Closes a connection on which no complete frame arrived for this long, and no call is in
+   * flight. Default: {@link Duration#ZERO}, off, because pooled clients keep idle connections.
+   */
+  public B idleTimeout(Duration idleTimeout) {
+    this.idleTimeout = idleTimeout;
+    return self();
+  }
+
+  /**
+   * Closes a connection that started a frame and did not finish it within this time (a slow or
+   * stalled sender). Default: 30 seconds.
+   */
+  public B frameTimeout(Duration frameTimeout) {
+    this.frameTimeout = frameTimeout;
+    return self();
+  }
+
+  /**
+   * How long {@link ThriftServer#close()} lets calls in flight finish before it closes their
+   * connections. Default: 10 seconds.
+   */
+  public B drainTimeout(Duration drainTimeout) {
+    this.drainTimeout = drainTimeout;
+    return self();
+  }
+
+  /**
+   * Response bytes that may wait to be written on one connection; above it the server stops
+   * reading from that connection until writes drain. Default: 32 MiB.
+   */
+  public B maxPendingWriteBytes(int maxPendingWriteBytes) {
+    this.maxPendingWriteBytes = maxPendingWriteBytes;
+    return self();
+  }
+
+  /**
+   * Validates every setting and returns the immutable configuration. Transport builders call this
+   * first in {@link #build()}.
+   *
+   * @throws IllegalArgumentException if a value is out of range
+   * @throws IllegalStateException if a required value is missing or two values conflict
+   */
+  protected final ServerConfig config() {
+    return new ServerConfig(this);
+  }
+
+  /**
+   * Validates the settings and creates the server, not yet started.
+   *
+   * @throws IllegalArgumentException if a value is out of range
+   * @throws IllegalStateException if a required value is missing, two values conflict, or the
+   *     transport does not support the chosen strategy
+   */
+  public abstract ThriftServer build();
+}

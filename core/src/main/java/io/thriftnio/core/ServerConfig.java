@@ -1,0 +1,176 @@
+package io.thriftnio.core;
+
+import io.thriftnio.core.internal.Checks;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import org.apache.thrift.TAsyncProcessor;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * The validated, immutable settings of a server, produced by {@link ServerBuilder}. Each accessor
+ * is documented, with its default, on the builder's setter of the same name.
+ */
+public final class ServerConfig {
+  private final TProcessor processor;
+  private final TAsyncProcessor asyncProcessor;
+  private final TProtocolFactory inputProtocolFactory;
+  private final TProtocolFactory outputProtocolFactory;
+  private final InetSocketAddress bindAddress;
+  private final IoStrategy ioStrategy;
+  private final int workerThreads;
+  private final int workerQueueCapacity;
+  private final Executor workerExecutor;
+  private final int ioThreads;
+  private final int maxFrameSize;
+  private final int maxConnections;
+  private final Duration idleTimeout;
+  private final Duration frameTimeout;
+  private final Duration drainTimeout;
+  private final int maxPendingWriteBytes;
+
+  ServerConfig(ServerBuilder<?> b) {
+    if ((b.processor == null) == (b.asyncProcessor == null)) {
+      throw new IllegalStateException(
+          "processor: "
+              + b.processor
+              + ", asyncProcessor: "
+              + b.asyncProcessor
+              + " (expected: exactly one of them)");
+    }
+    if (b.bindAddress == null) {
+      throw new IllegalStateException(
+          "bindAddress: null (expected: an address, e.g. new InetSocketAddress(\"127.0.0.1\", 0))");
+    }
+    if ((b.inputProtocolFactory == null) != (b.outputProtocolFactory == null)) {
+      throw new IllegalStateException(
+          "inputProtocolFactory: "
+              + b.inputProtocolFactory
+              + ", outputProtocolFactory: "
+              + b.outputProtocolFactory
+              + " (expected: both set or neither)");
+    }
+    this.processor = b.processor;
+    this.asyncProcessor = b.asyncProcessor;
+    TProtocolFactory binary = new TBinaryProtocol.Factory();
+    this.inputProtocolFactory = b.inputProtocolFactory != null ? b.inputProtocolFactory : binary;
+    this.outputProtocolFactory = b.outputProtocolFactory != null ? b.outputProtocolFactory : binary;
+    this.bindAddress = b.bindAddress;
+    this.ioStrategy = Checks.notNull("ioStrategy", b.ioStrategy);
+    this.workerThreads = Checks.positive("workerThreads", b.workerThreads);
+    this.workerQueueCapacity = Checks.positive("workerQueueCapacity", b.workerQueueCapacity);
+    this.workerExecutor = b.workerExecutor;
+    this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
+    this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
+    this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
+    this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
+    this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
+    this.drainTimeout = Checks.nonNegative("drainTimeout", b.drainTimeout);
+    this.maxPendingWriteBytes = Checks.positive("maxPendingWriteBytes", b.maxPendingWriteBytes);
+  }
+
+  /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
+  public TProcessor processor() {
+    return processor;
+  }
+
+  /** The asynchronous processor, or {@code null} when {@link #processor()} is set. */
+  public TAsyncProcessor asyncProcessor() {
+    return asyncProcessor;
+  }
+
+  /** Decodes requests. */
+  public TProtocolFactory inputProtocolFactory() {
+    return inputProtocolFactory;
+  }
+
+  /** Encodes responses. */
+  public TProtocolFactory outputProtocolFactory() {
+    return outputProtocolFactory;
+  }
+
+  /** The address to listen on, as configured (port 0 possible). */
+  public InetSocketAddress bindAddress() {
+    return bindAddress;
+  }
+
+  /** Where the processor runs. */
+  public IoStrategy ioStrategy() {
+    return ioStrategy;
+  }
+
+  /** Threads of the server's own worker pool. */
+  public int workerThreads() {
+    return workerThreads;
+  }
+
+  /** Requests that may wait for a worker thread of the server's own pool. */
+  public int workerQueueCapacity() {
+    return workerQueueCapacity;
+  }
+
+  /** The caller-owned worker executor, or {@code null} for the server's own pool. */
+  public Executor workerExecutor() {
+    return workerExecutor;
+  }
+
+  /** IO threads. */
+  public int ioThreads() {
+    return ioThreads;
+  }
+
+  /** Largest payload accepted, in bytes. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** Connections open at once. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  /** Idle timeout; zero when off. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** Time allowed to finish a started frame. */
+  public Duration frameTimeout() {
+    return frameTimeout;
+  }
+
+  /** Time {@code close()} lets calls in flight finish. */
+  public Duration drainTimeout() {
+    return drainTimeout;
+  }
+
+  /** Response bytes that may wait to be written on one connection. */
+  public int maxPendingWriteBytes() {
+    return maxPendingWriteBytes;
+  }
+
+  @Override
+  public String toString() {
+    return "ServerConfig{bind="
+        + bindAddress
+        + ", strategy="
+        + ioStrategy
+        + ", ioThreads="
+        + ioThreads
+        + ", workerThreads="
+        + (workerExecutor != null ? "external" : Integer.toString(workerThreads))
+        + ", maxFrameSize="
+        + maxFrameSize
+        + ", maxConnections="
+        + maxConnections
+        + ", idleTimeout="
+        + idleTimeout
+        + ", frameTimeout="
+        + frameTimeout
+        + ", drainTimeout="
+        + drainTimeout
+        + '}';
+  }
+}

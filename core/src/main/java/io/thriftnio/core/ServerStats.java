@@ -1,0 +1,27 @@
+package io.thriftnio.core;
+
+/**
+ * A snapshot of a server's counters since it started. Every count is cumulative except {@link
+ * #openConnections()}.
+ *
+ * @param acceptedConnections connections accepted and served
+ * @param rejectedConnections connections closed at once because {@link
+ *     ServerConfig#maxConnections()} was reached
+ * @param openConnections connections open now
+ * @param badFrames connections closed for breaking the frame rules (a length {@code <= 0} or
+ *     above {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read)
+ * @param timedOutConnections connections closed by the idle timeout or the frame timeout
+ * @param completedCalls requests processed, oneway calls included, error replies included
+ * @param failedCalls requests answered with an {@code INTERNAL_ERROR} or {@code PROTOCOL_ERROR}
+ *     reply produced by this library
+ * @param overloadedCalls requests refused because the worker queue was full
+ */
+public record ServerStats(
+    long acceptedConnections,
+    long rejectedConnections,
+    long openConnections,
+    long badFrames,
+    long timedOutConnections,
+    long completedCalls,
+    long failedCalls,
+    long overloadedCalls) {}

@@ -1,0 +1,64 @@
+package io.thriftnio.core;
+
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An asynchronous exchange of Thrift messages over one connection, framed as in {@link Framing}.
+ *
+ * <p>Many calls may be in flight at once (pipelining). Thrift peers answer a connection's requests
+ * in order, so responses are matched to requests first-in, first-out. A oneway message gets no
+ * response: {@link #send(ByteBuffer)} completes once it is written.
+ *
+ * <p>Failures complete the future exceptionally, never throw: a call that outlives its timeout
+ * fails with a {@link org.apache.thrift.transport.TTransportException} of type {@code TIMED_OUT}
+ * and the channel is closed (a late response could otherwise be matched to the next call); when the
+ * connection closes, every pending call fails with a {@code TTransportException} that names the
+ * peer and the number of calls pending.
+ *
+ * <p>Implementations are thread-safe. {@link #close()} is idempotent.
+ */
+public interface ThriftChannel extends AutoCloseable {
+
+  /**
+   * Sends one request and completes with its response, within the channel's default timeout.
+   *
+   * @param request one Thrift message (no length prefix), from position to limit; the channel adds
+   *     the prefix and must not see the buffer changed until the returned future completes
+   * @return the response message (no length prefix)
+   */
+  CompletableFuture<ByteBuffer> exchange(ByteBuffer request);
+
+  /**
+   * Sends one request and completes with its response within {@code timeout}.
+   *
+   * @param request see {@link #exchange(ByteBuffer)}
+   * @param timeout time allowed from the call until the whole response has arrived; must be
+   *     positive
+   * @return the response message (no length prefix)
+   */
+  CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout);
+
+  /**
+   * Sends a oneway message.
+   *
+   * @param request one Thrift message of type {@code ONEWAY} (no length prefix)
+   * @return completes once the message is written to the socket
+   */
+  CompletableFuture<Void> send(ByteBuffer request);
+
+  /** Calls sent whose responses have not arrived. */
+  int pendingCalls();
+
+  /** Whether the connection is open. */
+  boolean isOpen();
+
+  /** The peer's address. */
+  SocketAddress remoteAddress();
+
+  /** Closes the connection; pending calls fail. Idempotent. */
+  @Override
+  void close();
+}
