@@ -320,7 +320,9 @@ public final class AsyncClients {
           receive == null
               ? caller.callOneway(sendStep)
               : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
-      future.whenComplete(
+      // Async, on the caller's executor: the future may be complete already (a fast reply, a
+      // failed encode), and whenComplete would then run the callback on the proxy caller's thread.
+      future.whenCompleteAsync(
           (result, failure) -> {
             try {
               if (failure == null) {
@@ -333,7 +335,8 @@ public final class AsyncClients {
             } catch (RuntimeException e) {
               log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
             }
-          });
+          },
+          caller.executor);
     }
 
     private static Object invokeClient(Method m, Object client, Object[] args) throws TException {

@@ -91,6 +91,7 @@ public final class FrameInputTransport extends TEndpointTransport {
           TTransportException.END_OF_FILE, "read past the end of the frame (" + len + " bytes asked)");
     }
     frame.get(buf, off, n);
+    consumed(n);
     return n;
   }
 
@@ -118,5 +119,13 @@ public final class FrameInputTransport extends TEndpointTransport {
   @Override
   public void consumeBuffer(int len) {
     frame.position(frame.position() + len);
+    consumed(len);
+  }
+
+  // Spend the read budget as bytes are read, so that libthrift's size checks compare a declared
+  // size with the bytes left in the frame, not with the whole frame. Reads never pass the frame's
+  // end, so the budget cannot go below zero.
+  private void consumed(int n) {
+    remainingMessageSize -= n;
   }
 }

@@ -117,15 +117,42 @@ public final class Framing {
         default:
           break;
       }
-      if (b0 == '*' || b0 == '$' || b0 == '+') {
-        return "a Redis (RESP) command (\"" + ascii + "\")";
-      }
+    }
+    // RESP: "*<count>\r\n" or "$<len>\r\n"; a short count puts CR LF inside the first four bytes,
+    // so this cannot require printable ASCII like the checks above.
+    int b2 = (header >>> 8) & 0xff;
+    int b3 = header & 0xff;
+    if ((b0 == '*' || b0 == '$') && isDigit(b1) && isRespTail(b2) && isRespTail(b3)) {
+      return "a Redis (RESP) command (\"" + escaped(header) + "\")";
     }
     // TLS record: content type 22 (handshake), version major 3.
     if (b0 == 0x16 && b1 == 0x03) {
       return "a TLS handshake (ClientHello?): is the client using TLS against a plaintext port?";
     }
     return null;
+  }
+
+  private static boolean isDigit(int b) {
+    return b >= '0' && b <= '9';
+  }
+
+  private static boolean isRespTail(int b) {
+    return isDigit(b) || b == '\r' || b == '\n';
+  }
+
+  private static String escaped(int header) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 4; i++) {
+      int b = (header >>> (24 - 8 * i)) & 0xff;
+      if (b == '\r') {
+        sb.append("\\r");
+      } else if (b == '\n') {
+        sb.append("\\n");
+      } else {
+        sb.append((char) b);
+      }
+    }
+    return sb.toString();
   }
 
   private static String asciiOf(int header) {

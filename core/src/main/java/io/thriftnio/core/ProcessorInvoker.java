@@ -53,6 +53,8 @@ public final class ProcessorInvoker {
   private final TProtocolFactory inputProtocolFactory;
   private final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
+  // Shared by every call: protocols and transports only read it.
+  private final TConfiguration configuration;
 
   private ProcessorInvoker(
       TProcessor processor,
@@ -67,6 +69,8 @@ public final class ProcessorInvoker {
     this.outputProtocolFactory =
         Objects.requireNonNull(outputProtocolFactory, "outputProtocolFactory");
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+    this.configuration =
+        new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
   }
 
   /**
@@ -161,10 +165,6 @@ public final class ProcessorInvoker {
     return call.result;
   }
 
-  private TConfiguration newConfiguration() {
-    return new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
-  }
-
   /**
    * One request in progress. Package-private methods are the contract with {@link
    * AsyncProcessorBridge}.
@@ -177,7 +177,6 @@ public final class ProcessorInvoker {
     private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
 
     private Call(ByteBuffer payload) throws TTransportException {
-      TConfiguration configuration = newConfiguration();
       this.payload = payload;
       this.output = new FrameOutputTransport(configuration);
       this.in = inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, payload));
@@ -199,10 +198,36 @@ public final class ProcessorInvoker {
       if (result.isDone()) {
         return;
       }
-      if (output.payloadSize() == 0) {
+      if (output.payloadSize() == 0 || isOnewayRequest()) {
         result.complete(null);
       } else {
         result.complete(output.toFrame());
+      }
+    }
+
+    // libthrift's sync processors answer even a oneway request when its arguments are malformed
+    // (ProcessFunction) or its method is unknown (TBaseProcessor); a reply nobody awaits would be
+    // matched to the caller's next call on a pipelined connection.
+    private boolean isOnewayRequest() {
+      // Strict binary (80 01 00 type) and compact (82, type << 5 | version) carry the message type
+      // in their first bytes; reading it there keeps a header parse off every reply.
+      int p = payload.position();
+      if (payload.remaining() >= 4) {
+        int b0 = payload.get(p) & 0xff;
+        int b1 = payload.get(p + 1) & 0xff;
+        if (b0 == 0x80 && b1 == 0x01) {
+          return (payload.get(p + 3) & 0x07) == TMessageType.ONEWAY;
+        }
+        if (b0 == 0x82) {
+          return ((b1 >>> 5) & 0x07) == TMessageType.ONEWAY;
+        }
+      }
+      try {
+        return readHeader(payload).type == TMessageType.ONEWAY;
+      } catch (TException e) {
+        // The processor read this header already, so it cannot fail here; if it somehow did,
+        // sending the processor's response is the stock behaviour.
+        return false;
       }
     }
 
@@ -222,12 +247,19 @@ public final class ProcessorInvoker {
         result.completeExceptionally(unreadable);
         return;
       }
-      int type = cause instanceof TProtocolException || cause instanceof TTransportException
-          ? TApplicationException.PROTOCOL_ERROR
-          : TApplicationException.INTERNAL_ERROR;
-      String message = type == TApplicationException.PROTOCOL_ERROR
-          ? "Malformed request for " + request.name + ": " + cause.getMessage()
-          : "Internal error processing " + request.name;
+      int type;
+      String message;
+      if (cause instanceof FrameSizeException) {
+        // Only the output transport throws it here: the response outgrew maxFrameSize.
+        type = TApplicationException.INTERNAL_ERROR;
+        message = "Response to " + request.name + " exceeds maxFrameSize " + maxFrameSize;
+      } else if (cause instanceof TProtocolException || cause instanceof TTransportException) {
+        type = TApplicationException.PROTOCOL_ERROR;
+        message = "Malformed request for " + request.name + ": " + cause.getMessage();
+      } else {
+        type = TApplicationException.INTERNAL_ERROR;
+        message = "Internal error processing " + request.name;
+      }
       if (type == TApplicationException.INTERNAL_ERROR) {
         log.error("Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
       } else {
@@ -250,7 +282,6 @@ public final class ProcessorInvoker {
     }
 
     private TMessage readHeader(ByteBuffer frame) throws TException {
-      TConfiguration configuration = newConfiguration();
       TProtocol reader =
           inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, frame));
       return reader.readMessageBegin();

@@ -7,6 +7,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TConfiguration;
+import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.server.AbstractNonblockingServer;
 import org.apache.thrift.server.TNonblockingServer;
@@ -104,9 +105,10 @@ public final class AsyncProcessorBridge {
 
       @Override
       public void close() {
-        call.fail(
-            new TTransportException(
-                TTransportException.UNKNOWN, "async handler could not write its response"));
+        // Generated code calls close() when the handler reports a TTransportException or its
+        // response cannot be written (e.g. it exceeds maxFrameSize). The request was read, so
+        // this is an internal error, not a malformed request: hence not a TTransportException.
+        call.fail(new TException("async handler could not write its response"));
       }
     }
   }

@@ -1,0 +1,233 @@
+package io.thriftnio.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.function.UnaryOperator;
+import org.apache.thrift.TBaseAsyncProcessor;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TJSONProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class ServerBuilderTest {
+
+  /** The smallest transport builder: build() validates and returns a server that only holds it. */
+  static final class StubBuilder extends ServerBuilder<StubBuilder> {
+    @Override
+    public ThriftServer build() {
+      ServerConfig config = config();
+      return new ThriftServer() {
+        @Override
+        public ThriftServer start() {
+          return this;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+          return config.bindAddress();
+        }
+
+        @Override
+        public boolean isRunning() {
+          return false;
+        }
+
+        @Override
+        public ServerConfig config() {
+          return config;
+        }
+
+        @Override
+        public ServerStats stats() {
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0);
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  }
+
+  private static final TProcessor PROCESSOR = (in, out) -> {};
+  private static final InetSocketAddress ADDRESS = new InetSocketAddress("127.0.0.1", 0);
+
+  private static StubBuilder minimal() {
+    return new StubBuilder().processor(PROCESSOR).bind(ADDRESS);
+  }
+
+  private static ServerConfig build(UnaryOperator<StubBuilder> settings) {
+    return settings.apply(minimal()).build().config();
+  }
+
+  @Test
+  void everyDefault() {
+    ServerConfig c = minimal().build().config();
+    assertThat(c.processor()).isSameAs(PROCESSOR);
+    assertThat(c.asyncProcessor()).isNull();
+    assertThat(c.bindAddress()).isSameAs(ADDRESS);
+    assertThat(c.ioStrategy()).isEqualTo(IoStrategy.WORKER);
+    assertThat(c.workerThreads()).isEqualTo(64).isEqualTo(ServerBuilder.DEFAULT_WORKER_THREADS);
+    assertThat(c.workerQueueCapacity())
+        .isEqualTo(10_000)
+        .isEqualTo(ServerBuilder.DEFAULT_WORKER_QUEUE_CAPACITY);
+    assertThat(c.workerExecutor()).isNull();
+    assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
+    assertThat(c.maxConnections()).isEqualTo(16_384).isEqualTo(ServerBuilder.DEFAULT_MAX_CONNECTIONS);
+    assertThat(c.idleTimeout()).isEqualTo(Duration.ZERO);
+    assertThat(c.frameTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.maxPendingWriteBytes()).isEqualTo(32 * 1024 * 1024);
+    assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
+    assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
+    assertThat(c.toString())
+        .contains("strategy=WORKER")
+        .contains("workerThreads=64")
+        .contains("maxFrameSize=16384000");
+  }
+
+  @Test
+  void everySettingIsRecorded() {
+    TProtocolFactory compact = new TCompactProtocol.Factory();
+    TProtocolFactory json = new TJSONProtocol.Factory();
+    Executor executor = Runnable::run;
+    ServerConfig c =
+        build(
+            b ->
+                b.protocol(compact, json)
+                    .ioStrategy(IoStrategy.SAME_THREAD)
+                    .workerThreads(3)
+                    .workerQueueCapacity(5)
+                    .workerExecutor(executor)
+                    .ioThreads(2)
+                    .maxFrameSize(1)
+                    .maxConnections(7)
+                    .idleTimeout(Duration.ofMinutes(5))
+                    .frameTimeout(Duration.ofMillis(1))
+                    .drainTimeout(Duration.ZERO)
+                    .maxPendingWriteBytes(1));
+    assertThat(c.inputProtocolFactory()).isSameAs(compact);
+    assertThat(c.outputProtocolFactory()).isSameAs(json);
+    assertThat(c.ioStrategy()).isEqualTo(IoStrategy.SAME_THREAD);
+    assertThat(c.workerThreads()).isEqualTo(3);
+    assertThat(c.workerQueueCapacity()).isEqualTo(5);
+    assertThat(c.workerExecutor()).isSameAs(executor);
+    assertThat(c.ioThreads()).isEqualTo(2);
+    assertThat(c.maxFrameSize()).isEqualTo(1);
+    assertThat(c.maxConnections()).isEqualTo(7);
+    assertThat(c.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.frameTimeout()).isEqualTo(Duration.ofMillis(1));
+    assertThat(c.drainTimeout()).isEqualTo(Duration.ZERO);
+    assertThat(c.maxPendingWriteBytes()).isEqualTo(1);
+    assertThat(c.toString()).contains("workerThreads=external");
+
+    ServerConfig same = build(b -> b.protocol(compact));
+    assertThat(same.inputProtocolFactory()).isSameAs(compact);
+    assertThat(same.outputProtocolFactory()).isSameAs(compact);
+  }
+
+  @Test
+  void asyncProcessorAlone() {
+    TBaseAsyncProcessor<Object> async = new TBaseAsyncProcessor<>(new Object(), java.util.Map.of());
+    ServerConfig c = new StubBuilder().asyncProcessor(async).bind(ADDRESS).build().config();
+    assertThat(c.asyncProcessor()).isSameAs(async);
+    assertThat(c.processor()).isNull();
+  }
+
+  @Test
+  void limitsAtTheirBoundary() {
+    assertThat(build(b -> b.maxFrameSize(Integer.MAX_VALUE)).maxFrameSize()).isEqualTo(Integer.MAX_VALUE);
+    assertRejected(b -> b.maxFrameSize(0), "maxFrameSize: 0 (expected: > 0)");
+    assertRejected(b -> b.maxFrameSize(-1), "maxFrameSize: -1 (expected: > 0)");
+    assertRejected(
+        b -> b.maxFrameSize(Integer.MIN_VALUE), "maxFrameSize: -2147483648 (expected: > 0)");
+
+    assertRejected(b -> b.workerThreads(0), "workerThreads: 0 (expected: > 0)");
+    assertRejected(b -> b.workerThreads(-1), "workerThreads: -1 (expected: > 0)");
+    assertRejected(b -> b.workerQueueCapacity(0), "workerQueueCapacity: 0 (expected: > 0)");
+    assertRejected(b -> b.ioThreads(0), "ioThreads: 0 (expected: > 0)");
+    assertRejected(b -> b.maxConnections(0), "maxConnections: 0 (expected: > 0)");
+    assertRejected(b -> b.maxConnections(-5), "maxConnections: -5 (expected: > 0)");
+    assertRejected(b -> b.maxPendingWriteBytes(0), "maxPendingWriteBytes: 0 (expected: > 0)");
+    assertThat(build(b -> b.workerThreads(1).workerQueueCapacity(1).ioThreads(1).maxConnections(1)))
+        .satisfies(
+            c -> {
+              assertThat(c.workerThreads()).isEqualTo(1);
+              assertThat(c.workerQueueCapacity()).isEqualTo(1);
+              assertThat(c.ioThreads()).isEqualTo(1);
+              assertThat(c.maxConnections()).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void durationsAtTheirBoundary() {
+    Duration minusOne = Duration.ofNanos(-1);
+    assertRejected(b -> b.idleTimeout(minusOne), "idleTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
+    assertRejected(b -> b.idleTimeout(null), "idleTimeout: null (expected: >= 0, 0 = off)");
+    assertRejected(b -> b.drainTimeout(Duration.ofSeconds(-1)), "drainTimeout: PT-1S (expected: >= 0, 0 = off)");
+    assertRejected(b -> b.frameTimeout(Duration.ZERO), "frameTimeout: PT0S (expected: > 0)");
+    assertRejected(b -> b.frameTimeout(minusOne), "frameTimeout: PT-0.000000001S (expected: > 0)");
+    assertRejected(b -> b.frameTimeout(null), "frameTimeout: null (expected: > 0)");
+    assertThat(build(b -> b.frameTimeout(Duration.ofNanos(1))).frameTimeout()).isEqualTo(Duration.ofNanos(1));
+    assertThat(build(b -> b.idleTimeout(Duration.ZERO)).idleTimeout()).isZero();
+  }
+
+  @Test
+  void nullStrategyIsRejected() {
+    assertRejected(b -> b.ioStrategy(null), "ioStrategy: null (expected: not null)");
+  }
+
+  private static void assertRejected(UnaryOperator<StubBuilder> settings, String message) {
+    assertThatThrownBy(() -> build(settings))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(message);
+  }
+
+  @Test
+  void exactlyOneProcessorIsRequired() {
+    assertThatThrownBy(() -> new StubBuilder().bind(ADDRESS).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("processor: null, asyncProcessor: null (expected: exactly one of them)");
+    TBaseAsyncProcessor<Object> async = new TBaseAsyncProcessor<>(new Object(), java.util.Map.of());
+    assertThatThrownBy(() -> minimal().asyncProcessor(async).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("processor: ")
+        .hasMessageContaining("asyncProcessor: " + async)
+        .hasMessageEndingWith("(expected: exactly one of them)");
+  }
+
+  @Test
+  void bindAddressIsRequired() {
+    assertThatThrownBy(() -> new StubBuilder().processor(PROCESSOR).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("bindAddress: null (expected: ");
+  }
+
+  @Test
+  void halfAProtocolPairIsRejected() {
+    TProtocolFactory compact = new TCompactProtocol.Factory();
+    assertThatThrownBy(() -> build(b -> b.protocol(compact, null)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("inputProtocolFactory: " + compact)
+        .hasMessageContaining("outputProtocolFactory: null")
+        .hasMessageEndingWith("(expected: both set or neither)");
+  }
+
+  @Test
+  void theConfigIsASnapshotOfTheBuilder() {
+    StubBuilder b = minimal().maxFrameSize(1000);
+    ServerConfig first = b.build().config();
+    b.maxFrameSize(2000).workerThreads(1);
+    assertThat(first.maxFrameSize()).isEqualTo(1000);
+    assertThat(first.workerThreads()).isEqualTo(64);
+    assertThat(b.build().config().maxFrameSize()).isEqualTo(2000);
+  }
+}
