@@ -1,0 +1,216 @@
+package io.thriftnio.testkit.conformance;
+
+import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.thrift.TException;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.layered.TFramedTransport;
+
+/** The client kinds the suite knows, and adapters that turn a library's clients into one. */
+public final class ClientKinds {
+
+  /** Per-call bound for channel-backed calls made by the suite, in seconds. */
+  private static final long CALL_TIMEOUT_SECONDS = 60;
+
+  private ClientKinds() {}
+
+  /** Opens a framed transport to an address: the shape of every sync client transport. */
+  @FunctionalInterface
+  public interface TransportFactory {
+    /** Returns an open transport that frames as {@code TFramedTransport} does. */
+    TTransport open(InetSocketAddress address) throws Exception;
+  }
+
+  /** Opens an async channel to an address. */
+  @FunctionalInterface
+  public interface ChannelFactory {
+    /** Returns a connected channel. */
+    ThriftChannel connect(InetSocketAddress address) throws Exception;
+  }
+
+  /** Stock libthrift: {@code TSocket} wrapped in {@code TFramedTransport}. */
+  public static ClientKind stockSocket() {
+    return syncTransport(
+        "tsocket",
+        address -> {
+          TSocket socket = new TSocket(address.getHostString(), address.getPort(), 30_000);
+          TTransport framed = new TFramedTransport(socket);
+          framed.open();
+          return framed;
+        });
+  }
+
+  /** A generated sync client over any framed transport. */
+  public static ClientKind syncTransport(String name, TransportFactory factory) {
+    return new ClientKind() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
+          throws Exception {
+        TTransport transport = factory.open(address);
+        BenchService.Client client = new BenchService.Client(protocol.getProtocol(transport));
+        return new BenchConnection() {
+          @Override
+          public BenchService.Iface iface() {
+            return client;
+          }
+
+          @Override
+          public void close() {
+            transport.close();
+          }
+        };
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
+  /**
+   * Calls through {@link AsyncClients#asyncIface} over a channel, waiting for each result, so the
+   * whole suite exercises the channel, the bridge and its proxy.
+   */
+  public static ClientKind channel(String name, ChannelFactory factory) {
+    return new ClientKind() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
+          throws Exception {
+        ThriftChannel channel = factory.connect(address);
+        Executor executor = ForkJoinPool.commonPool();
+        BenchService.AsyncIface async =
+            AsyncClients.asyncIface(
+                BenchService.AsyncIface.class, channel, BenchService.Client::new, protocol, executor);
+        BenchService.Iface iface = new BlockingIface(async);
+        return new BenchConnection() {
+          @Override
+          public BenchService.Iface iface() {
+            return iface;
+          }
+
+          @Override
+          public void close() {
+            channel.close();
+          }
+        };
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
+  /** Waits for an {@code AsyncIface}'s callbacks, rethrowing what they report. */
+  private static final class BlockingIface implements BenchService.Iface {
+    private final BenchService.AsyncIface async;
+
+    BlockingIface(BenchService.AsyncIface async) {
+      this.async = async;
+    }
+
+    @FunctionalInterface
+    private interface AsyncCall<T> {
+      void start(AsyncMethodCallback<T> callback) throws TException;
+    }
+
+    private static <T> T await(AsyncCall<T> call) throws TException {
+      CompletableFuture<T> future = new CompletableFuture<>();
+      call.start(
+          new AsyncMethodCallback<T>() {
+            @Override
+            public void onComplete(T response) {
+              future.complete(response);
+            }
+
+            @Override
+            public void onError(Exception exception) {
+              future.completeExceptionally(exception);
+            }
+          });
+      try {
+        return future.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof TException) {
+          throw (TException) cause;
+        }
+        if (cause instanceof RuntimeException) {
+          throw (RuntimeException) cause;
+        }
+        throw new TException(cause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new TException("interrupted", e);
+      } catch (TimeoutException e) {
+        throw new TException("no callback within " + CALL_TIMEOUT_SECONDS + " s", e);
+      }
+    }
+
+    @Override
+    public ByteBuffer echo(ByteBuffer payload) throws TException {
+      return await(cb -> async.echo(payload, cb));
+    }
+
+    @Override
+    public io.thriftnio.testkit.gen.TradeReport get_last_sale(String symbol) throws TException {
+      return await(cb -> async.get_last_sale(symbol, cb));
+    }
+
+    @Override
+    public List<io.thriftnio.testkit.gen.TestInfo> db_work(int count) throws TException {
+      return await(cb -> async.db_work(count, cb));
+    }
+
+    @Override
+    public io.thriftnio.testkit.gen.Nested get_nested(int depth) throws TException {
+      return await(cb -> async.get_nested(depth, cb));
+    }
+
+    @Override
+    public void sleep(int millis) throws TException {
+      ClientKinds.BlockingIface.<Void>await(cb -> async.sleep(millis, cb));
+    }
+
+    @Override
+    public void fail(int code, String message) throws TException {
+      ClientKinds.BlockingIface.<Void>await(cb -> async.fail(code, message, cb));
+    }
+
+    @Override
+    public void fire(ByteBuffer payload) throws TException {
+      ClientKinds.BlockingIface.<Void>await(cb -> async.fire(payload, cb));
+    }
+
+    @Override
+    public long fired() throws TException {
+      Long n = await(async::fired);
+      return n;
+    }
+  }
+}

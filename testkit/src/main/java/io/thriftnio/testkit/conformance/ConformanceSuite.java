@@ -1,0 +1,588 @@
+package io.thriftnio.testkit.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncBenchHandler;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.FaultInjectingHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.gen.BenchError;
+import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.Nested;
+import io.thriftnio.testkit.gen.TestInfo;
+import io.thriftnio.testkit.gen.TradeReport;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TMultiplexedProcessor;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TJSONProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TMultiplexedProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Behaviour every thrift-nio server shows, whatever its transport and strategy, against one client
+ * kind. A transport runs it through a one-method-per-setting subclass:
+ *
+ * <pre>{@code
+ * class NettyWorkerConformanceTest extends ConformanceSuite {
+ *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
+ *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
+ * }
+ * }</pre>
+ *
+ * Every server binds 127.0.0.1 port 0 and is closed after each test.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+public abstract class ConformanceSuite {
+
+  private static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
+
+  private final List<ThriftServer> servers = new ArrayList<>();
+  private final List<AutoCloseable> clients = new ArrayList<>();
+
+  /** A fresh builder of the server under test, with the transport's defaults. */
+  protected abstract ServerBuilder<?> newServerBuilder();
+
+  /** The strategy under test. */
+  protected abstract IoStrategy strategy();
+
+  /** The client kind that calls the server. Default: stock {@code TSocket + TFramedTransport}. */
+  protected ClientKind clientKind() {
+    return ClientKinds.stockSocket();
+  }
+
+  static Stream<Arguments> protocols() {
+    return Stream.of(
+        Arguments.of("binary", new TBinaryProtocol.Factory()),
+        Arguments.of("compact", new TCompactProtocol.Factory()));
+  }
+
+  @AfterEach
+  void closeEverything() throws Exception {
+    for (AutoCloseable c : clients) {
+      c.close();
+    }
+    for (ThriftServer s : servers) {
+      s.close();
+    }
+  }
+
+  // ---- fixtures -------------------------------------------------------------------------------
+
+  /** A builder for the server under test serving {@code handler}, bound to 127.0.0.1:0. */
+  protected ServerBuilder<?> builder(TProtocolFactory protocol, BenchService.Iface handler) {
+    return newServerBuilder()
+        .processor(new BenchService.Processor<>(handler))
+        .protocol(protocol)
+        .ioStrategy(strategy())
+        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+  }
+
+  /** Builds and starts a server that the suite closes after the test. */
+  protected ThriftServer start(ServerBuilder<?> builder) throws IOException {
+    ThriftServer server = builder.build();
+    servers.add(server);
+    return server.start();
+  }
+
+  /** Connects the client kind under test; the suite closes it after the test. */
+  protected BenchService.Iface connect(ThriftServer server, TProtocolFactory protocol)
+      throws Exception {
+    BenchConnection c = clientKind().connect(server.localAddress(), protocol);
+    clients.add(c);
+    return c.iface();
+  }
+
+  private static void await(String what, BooleanSupplier condition, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + within + " waiting for " + what);
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  // ---- every method -----------------------------------------------------------------------------
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void echoesEveryBenchSize(String name, TProtocolFactory protocol) throws Exception {
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    BenchService.Iface client = connect(server, protocol);
+    for (int size : new int[] {0, 1, Payloads.SMALL, Payloads.MEDIUM, Payloads.LARGE}) {
+      ByteBuffer reply = client.echo(Payloads.of(size, size));
+      assertThat(Payloads.check(reply, size, size)).as("echo of %d bytes intact", size).isTrue();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void answersEveryMethod(String name, TProtocolFactory protocol) throws Exception {
+    BenchHandler handler = new BenchHandler();
+    ThriftServer server = start(builder(protocol, handler));
+    BenchService.Iface client = connect(server, protocol);
+
+    assertThat(client.get_last_sale("ACME")).isEqualTo(new TradeReport("ACME", 25.50, 100, 1));
+
+    List<TestInfo> rows = client.db_work(100);
+    assertThat(rows).hasSize(100);
+    for (int i = 0; i < 100; i++) {
+      assertThat(rows.get(i)).isEqualTo(BenchHandler.row(i));
+    }
+    assertThat(client.db_work(0)).isEmpty();
+
+    Nested chain = client.get_nested(BenchHandler.MAX_DEPTH);
+    assertThat(chain).isEqualTo(BenchHandler.nested(BenchHandler.MAX_DEPTH));
+    assertThat(client.get_nested(1)).isEqualTo(new Nested("0"));
+
+    client.sleep(5);
+
+    assertThatThrownBy(() -> client.fail(7, "seven"))
+        .isInstanceOfSatisfying(
+            BenchError.class,
+            e -> {
+              assertThat(e.getCode()).isEqualTo(7);
+              assertThat(e.getMessage()).isEqualTo("seven");
+            });
+    // bench.thrift declares BenchError on fail() only, so the handler's BenchError for a bad
+    // argument elsewhere reaches the caller as an undeclared exception: INTERNAL_ERROR.
+    assertThatThrownBy(() -> client.db_work(-1))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
+    assertThatThrownBy(() -> client.get_nested(BenchHandler.MAX_DEPTH + 1))
+        .isInstanceOf(TApplicationException.class);
+    assertThat(client.db_work(1)).containsExactly(BenchHandler.row(0));
+
+    for (int i = 0; i < 5; i++) {
+      client.fire(Payloads.of(Payloads.SMALL, i));
+    }
+    await("5 oneway fire calls to reach the handler", () -> handler.fired() == 5, CLOSE_WITHIN);
+    assertThat(client.fired()).isEqualTo(5);
+    assertThat(handler.firedBytes()).isEqualTo(5L * Payloads.SMALL);
+    assertThat(server.stats().completedCalls()).isGreaterThanOrEqualTo(14);
+  }
+
+  @Test
+  void speaksJson() throws Exception {
+    TProtocolFactory json = new TJSONProtocol.Factory();
+    ThriftServer server = start(builder(json, new BenchHandler()));
+    BenchService.Iface client = connect(server, json);
+    assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 3)), Payloads.MEDIUM, 3))
+        .isTrue();
+    assertThat(client.db_work(10)).hasSize(10).contains(BenchHandler.row(9));
+    assertThatThrownBy(() -> client.fail(3, "json")).isInstanceOf(BenchError.class);
+  }
+
+  // ---- failures in handlers ---------------------------------------------------------------------
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void undeclaredThrowablesBecomeInternalErrorAndTheConnectionLivesOn(
+      String name, TProtocolFactory protocol) throws Exception {
+    ThriftServer server = start(builder(protocol, new FaultInjectingHandler()));
+    BenchService.Iface client = connect(server, protocol);
+    for (int code :
+        new int[] {
+          FaultInjectingHandler.THROW_RUNTIME_EXCEPTION,
+          FaultInjectingHandler.THROW_ERROR,
+          FaultInjectingHandler.THROW_STACK_OVERFLOW
+        }) {
+      assertThatThrownBy(() -> client.fail(code, "boom " + code))
+          .as("fail(%d)", code)
+          .isInstanceOfSatisfying(
+              TApplicationException.class,
+              e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
+      assertThat(client.get_last_sale("after-" + code).getSymbol()).isEqualTo("after-" + code);
+    }
+  }
+
+  // ---- processors -------------------------------------------------------------------------------
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void servesAnAsyncProcessor(String name, TProtocolFactory protocol) throws Exception {
+    ThriftServer server =
+        start(
+            newServerBuilder()
+                .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
+                .protocol(protocol)
+                .ioStrategy(strategy())
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+    BenchService.Iface client = connect(server, protocol);
+    assertThat(Payloads.check(client.echo(Payloads.of(Payloads.LARGE, 1)), Payloads.LARGE, 1))
+        .isTrue();
+    assertThat(client.db_work(3)).containsExactly(
+        BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2));
+    client.sleep(20);
+    assertThatThrownBy(() -> client.fail(5, "async")).isInstanceOf(BenchError.class);
+    client.fire(Payloads.of(10, 1));
+    assertThat(client.get_last_sale("X").getPrice()).isEqualTo(25.50);
+  }
+
+  @Test
+  void answersAsyncCompletionsInRequestOrder() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    ThriftServer server =
+        start(
+            newServerBuilder()
+                .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
+                .protocol(protocol)
+                .ioStrategy(strategy())
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+      // sleep(300) completes long after echo would: the echo reply must still come second.
+      byte[] slow =
+          RawConnection.encodeCall(protocol, "sleep", 1, new BenchService.sleep_args(300));
+      byte[] fast =
+          RawConnection.encodeCall(
+              protocol, "echo", 2, new BenchService.echo_args(Payloads.of(16, 2)));
+      raw.write(concat(RawConnection.frame(slow), RawConnection.frame(fast)));
+      TMessage first =
+          RawConnection.decodeReply(protocol, raw.readFrame(), new BenchService.sleep_result());
+      BenchService.echo_result echo = new BenchService.echo_result();
+      TMessage second = RawConnection.decodeReply(protocol, raw.readFrame(), echo);
+      assertThat(first.seqid).isEqualTo(1);
+      assertThat(second.seqid).isEqualTo(2);
+      assertThat(Payloads.check(echo.success, 16, 2)).isTrue();
+    }
+  }
+
+  @Test
+  void servesAMultiplexedProcessor() throws Exception {
+    TProtocolFactory protocol = new TCompactProtocol.Factory();
+    TMultiplexedProcessor multiplexed = new TMultiplexedProcessor();
+    multiplexed.registerProcessor("bench", new BenchService.Processor<>(new BenchHandler()));
+    ThriftServer server =
+        start(
+            newServerBuilder()
+                .processor(multiplexed)
+                .protocol(protocol)
+                .ioStrategy(strategy())
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+    InetSocketAddress a = server.localAddress();
+    TTransport transport = new TFramedTransport(new TSocket(a.getHostString(), a.getPort(), 30_000));
+    transport.open();
+    clients.add(transport::close);
+    BenchService.Client client =
+        new BenchService.Client(
+            new TMultiplexedProtocol(protocol.getProtocol(transport), "bench"));
+    assertThat(client.get_last_sale("MUX").getSymbol()).isEqualTo("MUX");
+    assertThat(client.db_work(2)).hasSize(2);
+  }
+
+  // ---- pipelining and concurrency -------------------------------------------------------------
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void answersOneHundredPipelinedCallsInOrder(String name, TProtocolFactory protocol)
+      throws Exception {
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+      java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
+      for (int seq = 1; seq <= 100; seq++) {
+        batch.write(
+            RawConnection.frame(
+                RawConnection.encodeCall(
+                    protocol, "echo", seq, new BenchService.echo_args(Payloads.of(seq, seq)))));
+      }
+      raw.write(batch.toByteArray());
+      for (int seq = 1; seq <= 100; seq++) {
+        BenchService.echo_result result = new BenchService.echo_result();
+        TMessage reply = RawConnection.decodeReply(protocol, raw.readFrame(), result);
+        assertThat(reply.seqid).isEqualTo(seq);
+        assertThat(reply.type).isEqualTo(TMessageType.REPLY);
+        assertThat(Payloads.check(result.success, seq, seq)).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void servesConcurrentClients() throws Exception {
+    TProtocolFactory protocol = new TCompactProtocol.Factory();
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (int c = 0; c < 8; c++) {
+        BenchService.Iface client = connect(server, protocol);
+        int seed = c;
+        results.add(
+            pool.submit(
+                (Callable<Integer>)
+                    () -> {
+                      int ok = 0;
+                      for (int i = 0; i < 50; i++) {
+                        if (Payloads.check(
+                            client.echo(Payloads.of(Payloads.SMALL, seed * 1000 + i)),
+                            Payloads.SMALL,
+                            seed * 1000 + i)) {
+                          ok++;
+                        }
+                      }
+                      return ok;
+                    }));
+      }
+      for (Future<Integer> r : results) {
+        assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo(50);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- bad input --------------------------------------------------------------------------------
+
+  static Stream<Arguments> badInputs() {
+    byte[] garbage = new byte[20];
+    io.thriftnio.core.Framing.encodeLength(16, garbage, 0);
+    for (int i = 4; i < garbage.length; i++) {
+      garbage[i] = (byte) 0xEE;
+    }
+    return Stream.of(
+        Arguments.of("negative length", new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x00}),
+        Arguments.of("oversize length", new byte[] {0x7F, 0x00, 0x00, 0x00}),
+        Arguments.of("zero length", new byte[] {0, 0, 0, 0}),
+        Arguments.of("http request", "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes()),
+        Arguments.of("garbage message", garbage));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badInputs")
+  void closesABadConnectionWhileGoodClientsCarryOn(String name, byte[] bytes) throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    BenchService.Iface good = connect(server, protocol);
+    assertThat(good.get_last_sale("before").getSymbol()).isEqualTo("before");
+    try (RawConnection bad = RawConnection.open(server.localAddress())) {
+      bad.write(bytes);
+      byte[] before = bad.awaitClosedBy(CLOSE_WITHIN);
+      assertThat(before.length).as("bytes sent back before the close").isLessThan(1024);
+    }
+    assertThat(good.echo(Payloads.of(Payloads.SMALL, 9))).isNotNull();
+    assertThat(good.get_last_sale("after").getSymbol()).isEqualTo("after");
+    await("badFrames to count the connection", () -> server.stats().badFrames() >= 1, CLOSE_WITHIN);
+  }
+
+  @Test
+  void survivesATruncatedFrameThenCloseOrReset() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    BenchService.Iface good = connect(server, protocol);
+    byte[] call =
+        RawConnection.encodeCall(protocol, "echo", 1, new BenchService.echo_args(Payloads.of(64, 1)));
+    byte[] truncated = java.util.Arrays.copyOf(RawConnection.frame(call), 30);
+    try (RawConnection fin = RawConnection.open(server.localAddress())) {
+      fin.write(truncated);
+    }
+    RawConnection rst = RawConnection.open(server.localAddress());
+    rst.write(truncated);
+    rst.reset();
+    await("both truncated connections to be closed", () -> server.stats().openConnections() <= 1,
+        CLOSE_WITHIN);
+    assertThat(good.get_last_sale("still").getSymbol()).isEqualTo("still");
+  }
+
+  @Test
+  void acceptsExactlyMaxFrameSizeAndRejectsOneByteMore() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    byte[] probe =
+        RawConnection.encodeCall(
+            protocol, "fire", TMessageType.ONEWAY, 1, new BenchService.fire_args(Payloads.of(0, 0)));
+    int overhead = probe.length;
+    int maxFrameSize = 64 * 1024;
+    BenchHandler handler = new BenchHandler();
+    ThriftServer server = start(builder(protocol, handler).maxFrameSize(maxFrameSize));
+
+    byte[] exact =
+        RawConnection.encodeCall(
+            protocol,
+            "fire",
+            TMessageType.ONEWAY,
+            1,
+            new BenchService.fire_args(Payloads.of(maxFrameSize - overhead, 1)));
+    assertThat(exact.length).isEqualTo(maxFrameSize);
+    byte[] oneMore =
+        RawConnection.encodeCall(
+            protocol,
+            "fire",
+            TMessageType.ONEWAY,
+            2,
+            new BenchService.fire_args(Payloads.of(maxFrameSize - overhead + 1, 2)));
+    assertThat(oneMore.length).isEqualTo(maxFrameSize + 1);
+
+    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+      raw.writeFrame(exact);
+      await("the max-size frame to reach the handler", () -> handler.fired() == 1, CLOSE_WITHIN);
+    }
+    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+      raw.writeFrame(oneMore);
+      raw.awaitClosedBy(CLOSE_WITHIN);
+    }
+    assertThat(handler.fired()).isEqualTo(1);
+    assertThat(server.stats().badFrames()).isGreaterThanOrEqualTo(1);
+  }
+
+  // ---- limits -------------------------------------------------------------------------------------
+
+  @Test
+  void closesIdleConnections() throws Exception {
+    ThriftServer server =
+        start(
+            builder(new TBinaryProtocol.Factory(), new BenchHandler())
+                .idleTimeout(Duration.ofMillis(300)));
+    try (RawConnection idle = RawConnection.open(server.localAddress())) {
+      idle.awaitClosedBy(CLOSE_WITHIN);
+    }
+    await("the idle close to be counted", () -> server.stats().timedOutConnections() >= 1,
+        CLOSE_WITHIN);
+  }
+
+  @Test
+  void closesSlowSendersThatNeverFinishAFrame() throws Exception {
+    ThriftServer server =
+        start(
+            builder(new TBinaryProtocol.Factory(), new BenchHandler())
+                .frameTimeout(Duration.ofMillis(300)));
+    try (RawConnection slow = RawConnection.open(server.localAddress())) {
+      slow.write(new byte[] {0, 0, 1, 0, 1, 2}); // declares 256 bytes, sends 2
+      slow.awaitClosedBy(CLOSE_WITHIN);
+    }
+  }
+
+  @Test
+  void refusesConnectionsOverTheLimitAndKeepsServingTheOthers() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    ThriftServer server = start(builder(protocol, new BenchHandler()).maxConnections(2));
+    BenchService.Iface first = connect(server, protocol);
+    BenchService.Iface second = connect(server, protocol);
+    assertThat(first.get_last_sale("1").getSymbol()).isEqualTo("1");
+    assertThat(second.get_last_sale("2").getSymbol()).isEqualTo("2");
+    try (RawConnection third = RawConnection.open(server.localAddress())) {
+      third.awaitClosedBy(CLOSE_WITHIN);
+    }
+    assertThat(server.stats().rejectedConnections()).isGreaterThanOrEqualTo(1);
+    assertThat(first.get_last_sale("1b").getSymbol()).isEqualTo("1b");
+    assertThat(second.get_last_sale("2b").getSymbol()).isEqualTo("2b");
+  }
+
+  // ---- lifecycle ----------------------------------------------------------------------------------
+
+  @Test
+  void closeLetsFiftyCallsInFlightFinishThenRefusesConnections() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    AtomicInteger started = new AtomicInteger();
+    AsyncBenchHandler counting =
+        new AsyncBenchHandler() {
+          @Override
+          public void sleep(int millis, AsyncMethodCallback<Void> cb) {
+            started.incrementAndGet();
+            super.sleep(millis, cb);
+          }
+        };
+    ThriftServer server =
+        start(
+            newServerBuilder()
+                .asyncProcessor(new BenchService.AsyncProcessor<>(counting))
+                .protocol(protocol)
+                .ioStrategy(strategy())
+                .drainTimeout(Duration.ofSeconds(30))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+    InetSocketAddress address = server.localAddress();
+    List<RawConnection> connections = new ArrayList<>();
+    try {
+      for (int i = 0; i < 50; i++) {
+        RawConnection c = RawConnection.open(address);
+        connections.add(c);
+        c.writeFrame(RawConnection.encodeCall(protocol, "sleep", i + 1,
+            new BenchService.sleep_args(200)));
+      }
+      await("50 calls in flight", () -> started.get() == 50, CLOSE_WITHIN);
+      server.close();
+      for (int i = 0; i < 50; i++) {
+        TMessage reply =
+            RawConnection.decodeReply(
+                protocol, connections.get(i).readFrame(), new BenchService.sleep_result());
+        assertThat(reply.seqid).isEqualTo(i + 1);
+      }
+    } finally {
+      for (RawConnection c : connections) {
+        c.close();
+      }
+    }
+    assertThat(server.isRunning()).isFalse();
+    assertThatThrownBy(() -> RawConnection.open(address).close())
+        .isInstanceOf(ConnectException.class);
+  }
+
+  @Test
+  void startAndCloseAreIdempotent() throws Exception {
+    ThriftServer server = start(builder(new TBinaryProtocol.Factory(), new BenchHandler()));
+    InetSocketAddress address = server.localAddress();
+    assertThat(server.start()).isSameAs(server);
+    assertThat(server.localAddress()).isEqualTo(address);
+    assertThat(server.isRunning()).isTrue();
+    server.close();
+    server.close();
+    assertThat(server.isRunning()).isFalse();
+    assertThatThrownBy(server::start).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void builderRejectsBadValuesWithTheirNumbers() {
+    assertThatThrownBy(
+            () -> builder(new TBinaryProtocol.Factory(), new BenchHandler()).maxFrameSize(-1).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxFrameSize: -1 (expected: > 0)");
+    assertThatThrownBy(
+            () -> builder(new TBinaryProtocol.Factory(), new BenchHandler()).ioThreads(0).build())
+        .hasMessageContaining("ioThreads: 0 (expected: > 0)");
+    assertThatThrownBy(
+            () ->
+                newServerBuilder()
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("expected: exactly one of them");
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, c, a.length, b.length);
+    return c;
+  }
+}

@@ -1,0 +1,180 @@
+package io.thriftnio.testkit.conformance;
+
+import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.Framing;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.apache.thrift.TBase;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * A plain socket for writing exact bytes (good or bad frames) and reading raw frames back, so that
+ * tests control what crosses the wire. Not thread-safe.
+ */
+public final class RawConnection implements AutoCloseable {
+
+  private static final TConfiguration CONFIG = new TConfiguration();
+
+  private final Socket socket;
+  private final OutputStream out;
+  private final DataInputStream in;
+
+  private RawConnection(Socket socket) throws IOException {
+    this.socket = socket;
+    this.out = socket.getOutputStream();
+    this.in = new DataInputStream(socket.getInputStream());
+  }
+
+  /** Connects with a 10 s connect timeout and a 30 s read timeout. */
+  public static RawConnection open(InetSocketAddress address) throws IOException {
+    Socket s = new Socket();
+    s.setTcpNoDelay(true);
+    s.connect(address, 10_000);
+    s.setSoTimeout(30_000);
+    return new RawConnection(s);
+  }
+
+  /** Writes bytes as they are. */
+  public RawConnection write(byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+    return this;
+  }
+
+  /** Writes a length prefix and the payload. */
+  public RawConnection writeFrame(byte[] payload) throws IOException {
+    return write(frame(payload));
+  }
+
+  /** Reads one frame's payload. */
+  public byte[] readFrame() throws IOException {
+    int length = in.readInt();
+    if (length <= 0 || length > Framing.DEFAULT_MAX_FRAME_SIZE) {
+      throw new IOException("bad frame length from server: " + length);
+    }
+    byte[] payload = new byte[length];
+    in.readFully(payload);
+    return payload;
+  }
+
+  /**
+   * Waits until the server closes the connection, discarding up to 16 MiB that arrives first (an
+   * error reply, say).
+   *
+   * @param within how long to wait
+   * @return the bytes that arrived before the close
+   * @throws AssertionError if the connection is still open after {@code within}
+   */
+  public byte[] awaitClosedBy(Duration within) throws IOException {
+    long deadline = System.nanoTime() + within.toNanos();
+    java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    InputStream raw = socket.getInputStream();
+    while (true) {
+      long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
+      if (leftMillis <= 0) {
+        throw new AssertionError(
+            "connection still open after " + within + " (" + received.size() + " bytes received)");
+      }
+      socket.setSoTimeout((int) Math.max(1, leftMillis));
+      int n;
+      try {
+        n = raw.read(buf);
+      } catch (SocketTimeoutException e) {
+        continue;
+      } catch (SocketException reset) {
+        return received.toByteArray(); // a reset is a close too
+      }
+      if (n < 0) {
+        return received.toByteArray();
+      }
+      if (received.size() < (16 << 20)) {
+        received.write(buf, 0, n);
+      }
+    }
+  }
+
+  /** Aborts the connection with a TCP reset instead of a FIN. */
+  public void reset() throws IOException {
+    socket.setSoLinger(true, 0);
+    socket.close();
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+
+  /** Prefixes {@code payload} with its length. */
+  public static byte[] frame(byte[] payload) {
+    byte[] f = new byte[Framing.HEADER_SIZE + payload.length];
+    Framing.encodeLength(payload.length, f, 0);
+    System.arraycopy(payload, 0, f, Framing.HEADER_SIZE, payload.length);
+    return f;
+  }
+
+  /** Encodes one call message (no length prefix). */
+  public static byte[] encodeCall(
+      TProtocolFactory protocol, String method, byte type, int seqid, TBase<?, ?> args)
+      throws TException {
+    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    TProtocol p = protocol.getProtocol(t);
+    p.writeMessageBegin(new TMessage(method, type, seqid));
+    args.write(p);
+    p.writeMessageEnd();
+    ByteBuffer payload = t.payload();
+    byte[] bytes = new byte[payload.remaining()];
+    payload.get(bytes);
+    return bytes;
+  }
+
+  /** Encodes a two-way call. */
+  public static byte[] encodeCall(
+      TProtocolFactory protocol, String method, int seqid, TBase<?, ?> args) throws TException {
+    return encodeCall(protocol, method, TMessageType.CALL, seqid, args);
+  }
+
+  /**
+   * Decodes a reply message into {@code result}.
+   *
+   * @return the reply's message header
+   * @throws org.apache.thrift.TApplicationException if the reply is an exception message
+   */
+  public static TMessage decodeReply(
+      TProtocolFactory protocol, byte[] payload, TBase<?, ?> result) throws TException {
+    TProtocol p = protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload)));
+    TMessage msg = p.readMessageBegin();
+    if (msg.type == TMessageType.EXCEPTION) {
+      throw org.apache.thrift.TApplicationException.readFrom(p);
+    }
+    result.read(p);
+    p.readMessageEnd();
+    return msg;
+  }
+
+  /** Reads exactly {@code n} bytes or fails; for tests that read partial data. */
+  public byte[] readExactly(int n) throws IOException {
+    byte[] b = new byte[n];
+    try {
+      in.readFully(b);
+    } catch (EOFException e) {
+      throw new EOFException("connection closed before " + n + " bytes arrived");
+    }
+    return b;
+  }
+}
