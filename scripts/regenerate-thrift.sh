@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the checked-in Thrift code from testkit/src/main/thrift/*.thrift.
+# Regenerates the checked-in Thrift code from testkit/src/main/thrift/*.thrift:
+#   Java   -> testkit/src/main/gen-java (compiled into thrift-nio-testkit)
+#   Python -> testkit/src/main/gen-py   (imported by the Python interop peer in it/src/test/python)
 #
 # Usage: scripts/regenerate-thrift.sh [--check]
 #   THRIFT=/path/to/thrift  the compiler to use (default: `thrift` on PATH); 0.24.0 or newer
-#   --check                 regenerate into a temporary folder and fail if it differs from the tree
+#   --check                 regenerate into a temporary folder and fail if either language's output
+#                           differs from the tree, byte for byte
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,29 +25,47 @@ fi
 
 idl_dir=$root/testkit/src/main/thrift
 java_out=$root/testkit/src/main/gen-java
+py_out=$root/testkit/src/main/gen-py
 check=false
 [[ "${1:-}" == "--check" ]] && check=true
 
-out=$java_out
 if $check; then
-  out=$(mktemp -d)
-  trap 'rm -rf "$out"' EXIT
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  java_dest=$tmp/java
+  py_dest=$tmp/py
 else
+  java_dest=$java_out
+  py_dest=$py_out
   rm -rf "$java_out/io/thriftnio/testkit/gen"
-  mkdir -p "$java_out"
+  # The whole of gen-py is generated (the compiler also writes a top-level __init__.py).
+  rm -rf "$py_out"
 fi
+mkdir -p "$java_dest" "$py_dest"
 
 for idl in "$idl_dir"/*.thrift; do
-  "$thrift" --gen java:generated_annotations=suppress -out "$out" "$idl"
+  "$thrift" --gen java:generated_annotations=suppress -out "$java_dest" "$idl"
+  "$thrift" --gen py -out "$py_dest" "$idl"
 done
 
 if $check; then
-  if diff -r "$out/io" "$java_out/io"; then
-    echo "regenerate-thrift: checked-in code matches thrift $version output"
-  else
-    echo "regenerate-thrift: checked-in code differs from thrift $version output" >&2
-    exit 1
+  status=0
+  if ! diff -r "$java_dest/io" "$java_out/io"; then
+    echo "regenerate-thrift: checked-in Java in ${java_out#"$root"/} differs" \
+      "from thrift $version output" >&2
+    status=1
   fi
+  # __pycache__ is what running the Python peer may leave behind; it is not generated code.
+  if ! diff -r -x __pycache__ "$py_dest" "$py_out"; then
+    echo "regenerate-thrift: checked-in Python in ${py_out#"$root"/} differs" \
+      "from thrift $version output" >&2
+    status=1
+  fi
+  if [[ $status -eq 0 ]]; then
+    echo "regenerate-thrift: checked-in Java and Python match thrift $version output"
+  fi
+  exit "$status"
 else
-  echo "regenerate-thrift: wrote Java to ${java_out#"$root"/} with thrift $version"
+  echo "regenerate-thrift: wrote Java to ${java_out#"$root"/} and Python to" \
+    "${py_out#"$root"/} with thrift $version"
 fi
