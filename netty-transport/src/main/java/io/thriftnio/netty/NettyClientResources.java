@@ -1,0 +1,212 @@
+package io.thriftnio.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.netty.internal.IoThreadFactory;
+import io.thriftnio.netty.internal.IoTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * The event loops that the clients of this package ({@link TNettyTransport}, {@link
+ * NettyThriftChannel}) run on. One instance serves any number of connections; create one per
+ * application (or use {@link #shared()}) rather than one per connection.
+ *
+ * <pre>{@code
+ * try (NettyClientResources resources = NettyClientResources.create(2)) {
+ *   TTransport transport = TNettyTransport.builder(address).resources(resources).open();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Threads are named {@code thrift-nio-netty-client-N} and are daemon threads. {@link #close()}
+ * shuts the event loops down if this instance owns them, failing every connection still open on
+ * them; it is idempotent.
+ */
+public final class NettyClientResources implements AutoCloseable {
+
+  private static final long SHUTDOWN_GRACE_MILLIS = 3000;
+
+  private final EventLoopGroup group;
+  private final IoTransport transport;
+  private final boolean owned;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private NettyClientResources(EventLoopGroup group, IoTransport transport, boolean owned) {
+    this.group = group;
+    this.transport = transport;
+    this.owned = owned;
+  }
+
+  /** Event loops on {@link NettyTransportType#AUTO}, one per available processor. */
+  public static NettyClientResources create() {
+    return create(Runtime.getRuntime().availableProcessors(), NettyTransportType.AUTO);
+  }
+
+  /**
+   * Event loops on {@link NettyTransportType#AUTO}.
+   *
+   * @param ioThreads the number of event loops; must be positive
+   */
+  public static NettyClientResources create(int ioThreads) {
+    return create(ioThreads, NettyTransportType.AUTO);
+  }
+
+  /**
+   * Event loops of the given transport, owned by the instance.
+   *
+   * @param ioThreads the number of event loops; must be positive
+   * @param transport the IO transport
+   * @throws IllegalStateException if a native transport is asked for and not available
+   */
+  public static NettyClientResources create(int ioThreads, NettyTransportType transport) {
+    Checks.positive("ioThreads", ioThreads);
+    IoTransport io = IoTransport.resolve(Checks.notNull("transport", transport));
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(
+            ioThreads, new IoThreadFactory("thrift-nio-netty-client", true), io.handlerFactory());
+    return new NettyClientResources(group, io, true);
+  }
+
+  /**
+   * The caller's event loops.
+   *
+   * @param group a {@code MultiThreadIoEventLoopGroup} with the NIO, epoll or io_uring IO handler
+   * @param shutdownOnClose whether {@link #close()} shuts the group down
+   */
+  public static NettyClientResources wrap(EventLoopGroup group, boolean shutdownOnClose) {
+    Checks.notNull("group", group);
+    return new NettyClientResources(group, IoTransport.of(group), shutdownOnClose);
+  }
+
+  /**
+   * A process-wide instance, created on first use with {@link NettyTransportType#AUTO} and two
+   * event loops (daemon threads), used by clients built without {@code resources(...)}. Its {@link
+   * #close()} does nothing.
+   */
+  public static NettyClientResources shared() {
+    return Shared.INSTANCE;
+  }
+
+  private static final class Shared {
+    static final NettyClientResources INSTANCE;
+
+    static {
+      IoTransport io = IoTransport.resolve(NettyTransportType.AUTO);
+      INSTANCE =
+          new NettyClientResources(
+              new MultiThreadIoEventLoopGroup(
+                  2,
+                  new IoThreadFactory("thrift-nio-netty-client-shared", true),
+                  io.handlerFactory()),
+              io,
+              false);
+    }
+  }
+
+  /** The event loops. */
+  public EventLoopGroup eventLoopGroup() {
+    return group;
+  }
+
+  /** The IO transport in use, never {@code AUTO}. */
+  public NettyTransportType transport() {
+    return transport.type();
+  }
+
+  /**
+   * Opens a connection whose pipeline is a {@link ThriftFrameDecoder}, a {@link ThriftFrameEncoder}
+   * and {@code handler}.
+   */
+  Channel connect(
+      InetSocketAddress address, Duration connectTimeout, int maxFrameSize, ChannelHandler handler)
+      throws TTransportException {
+    if (closed.get()) {
+      throw new TTransportException(
+          TTransportException.NOT_OPEN,
+          "cannot connect to " + address + ": client resources closed");
+    }
+    long timeoutMillis = Math.max(1, connectTimeout.toMillis());
+    Bootstrap bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(transport.socketChannel())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
+            .handler(
+                new io.netty.channel.ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))
+                        .addLast("thriftFrameEncoder", new ThriftFrameEncoder(maxFrameSize))
+                        .addLast("thriftClientHandler", handler);
+                  }
+                });
+    ChannelFuture connected;
+    try {
+      connected = bootstrap.connect(address);
+    } catch (RuntimeException e) { // the event loops were shut down
+      throw new TTransportException(
+          TTransportException.NOT_OPEN, "cannot connect to " + address + ": " + e, e);
+    }
+    try {
+      // The connect timeout fails the future; the extra second only guards against a lost wakeup.
+      if (!connected.await(timeoutMillis + 1000, TimeUnit.MILLISECONDS)) {
+        connected.channel().close();
+        throw new TTransportException(
+            TTransportException.TIMED_OUT,
+            "cannot connect to "
+                + address
+                + ": no answer within connectTimeout "
+                + timeoutMillis
+                + " ms");
+      }
+    } catch (InterruptedException e) {
+      connected.channel().close();
+      Thread.currentThread().interrupt();
+      throw new TTransportException(
+          TTransportException.UNKNOWN, "interrupted while connecting to " + address, e);
+    }
+    if (!connected.isSuccess()) {
+      Throwable cause = connected.cause();
+      int type =
+          cause instanceof io.netty.channel.ConnectTimeoutException
+              ? TTransportException.TIMED_OUT
+              : TTransportException.NOT_OPEN;
+      throw new TTransportException(
+          type, "cannot connect to " + address + ": " + cause.getMessage(), cause);
+    }
+    return connected.channel();
+  }
+
+  /**
+   * Shuts the event loops down if this instance owns them, and waits a few seconds at most for them
+   * to stop. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!owned || !closed.compareAndSet(false, true)) {
+      return;
+    }
+    group
+        .shutdownGracefully(0, SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS)
+        .awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS * 2);
+  }
+
+  @Override
+  public String toString() {
+    return "NettyClientResources{" + transport.type() + ", owned=" + owned + '}';
+  }
+}

@@ -1,0 +1,170 @@
+package io.thriftnio.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import io.thriftnio.netty.internal.HeaderPeek;
+import java.util.List;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Splits a byte stream into Thrift frames ({@code TFramedTransport}), following the wire rules of
+ * {@link Framing}. Each frame is passed on as a {@link ByteBuf} holding its payload, without the
+ * length prefix:
+ *
+ * <pre>
+ * BEFORE DECODE (14 bytes, in any number of reads)      AFTER DECODE (2 frames)
+ * +----------+-----------------+----------+--------+    +-----------------+ +--------+
+ * | 00000005 | 80 01 00 01 ... | 00000001 | 0c     | =&gt; | 80 01 00 01 ... | | 0c     |
+ * +----------+-----------------+----------+--------+    +-----------------+ +--------+
+ *   length 5   payload (5 B)     length 1   payload        frame 1             frame 2
+ * </pre>
+ *
+ * <p>The length is a signed 32-bit big-endian integer that does not count itself. A length {@code
+ * <= 0} or above {@code maxFrameSize} is rejected as soon as its four bytes arrive, before anything
+ * is allocated for the frame: the decoder logs one line naming the peer, the length, the limit and,
+ * when the bytes look like another protocol ({@code GET }, {@code SSH-}, a TLS ClientHello), what
+ * arrived; then it raises an {@link InvalidFrameException} through {@code exceptionCaught} and
+ * discards every later byte of the connection. When a protocol factory is given and the frame is
+ * too large, the decoder first tries to read the message header from the bytes that arrived with
+ * the length (it never waits for more: a hostile peer would hold the connection open), and the
+ * exception carries it, so a server can answer that sequence id with a {@code
+ * TApplicationException}.
+ *
+ * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
+ * receiver owns it and must release it. Memory grows with the bytes received, never with the length
+ * declared.
+ *
+ * <h2>Pitfalls</h2>
+ *
+ * <ul>
+ *   <li>The decoder does not close the connection on a bad frame; the handler after it must, on
+ *       {@link InvalidFrameException}. {@link ThriftServerHandler} does (after answering the
+ *       header, if any); the clients of this package do. A pipeline that only logs leaves an open
+ *       connection whose every byte is discarded.
+ *   <li>A frame slice keeps the whole cumulation buffer alive until released. A handler that holds
+ *       a frame for a long time (a slow call) holds the receive buffer it was sliced from; copy the
+ *       payload if you keep it beyond the call.
+ *   <li>The slices share memory with the cumulation. Netty's cumulators never move or overwrite
+ *       bytes that a live slice covers (they append after them, or copy into a new buffer, and
+ *       discard read bytes only when no slice is alive), so the slices stay valid; a custom
+ *       cumulator must keep that promise.
+ *   <li>Not {@code @Sharable}: one decoder per channel, since it holds the partial frame.
+ *   <li>An input shutdown in the middle of a frame drops the partial frame silently (it is logged
+ *       at debug level): the peer went away, there is no one to answer.
+ * </ul>
+ */
+public final class ThriftFrameDecoder extends ByteToMessageDecoder {
+
+  private static final Logger log = LoggerFactory.getLogger(ThriftFrameDecoder.class);
+
+  private final int maxFrameSize;
+  private final TProtocolFactory headerProtocol;
+  private boolean rejected;
+
+  /**
+   * A decoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes, that
+   * does not read the headers of oversize frames.
+   */
+  public ThriftFrameDecoder() {
+    this(Framing.DEFAULT_MAX_FRAME_SIZE, null);
+  }
+
+  /**
+   * A decoder that does not read the headers of oversize frames (for clients: nobody to answer).
+   *
+   * @param maxFrameSize the largest payload accepted, in bytes; must be positive
+   */
+  public ThriftFrameDecoder(int maxFrameSize) {
+    this(maxFrameSize, null);
+  }
+
+  /**
+   * A decoder for servers.
+   *
+   * @param maxFrameSize the largest payload accepted, in bytes; must be positive
+   * @param headerProtocol the protocol of the requests, used to read the message header of an
+   *     oversize frame so that it can be answered; {@code null} to skip that
+   */
+  public ThriftFrameDecoder(int maxFrameSize, TProtocolFactory headerProtocol) {
+    this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+    this.headerProtocol = headerProtocol;
+  }
+
+  /** The largest payload accepted, in bytes. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /**
+   * Whether bytes of an incomplete frame are buffered: a frame has started and not finished. Used
+   * by the server's frame timeout.
+   */
+  boolean hasPartialFrame() {
+    return !rejected && internalBuffer().isReadable();
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+      throws InvalidFrameException {
+    if (rejected) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    if (in.readableBytes() < Framing.HEADER_SIZE) {
+      return;
+    }
+    int length = in.getInt(in.readerIndex());
+    if (length <= 0 || length > maxFrameSize) {
+      failOnInvalidLength(ctx, in, length);
+      return;
+    }
+    if (in.readableBytes() - Framing.HEADER_SIZE < length) {
+      return;
+    }
+    in.skipBytes(Framing.HEADER_SIZE);
+    out.add(in.readRetainedSlice(length));
+  }
+
+  @Override
+  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+      throws Exception {
+    super.decodeLast(ctx, in, out);
+    if (!rejected && in.isReadable()) {
+      log.debug(
+          "Connection from {} ended inside a frame: {} bytes of it dropped",
+          ctx.channel().remoteAddress(),
+          in.readableBytes());
+      in.skipBytes(in.readableBytes());
+    }
+  }
+
+  private void failOnInvalidLength(ChannelHandlerContext ctx, ByteBuf in, int length)
+      throws InvalidFrameException {
+    TMessage header = null;
+    if (length > maxFrameSize && headerProtocol != null) {
+      int buffered = in.readableBytes() - Framing.HEADER_SIZE;
+      header =
+          HeaderPeek.read(in, in.readerIndex() + Framing.HEADER_SIZE, buffered, headerProtocol);
+    }
+    rejected = true;
+    in.skipBytes(in.readableBytes());
+    FrameSizeException cause =
+        new FrameSizeException(length, maxFrameSize, ctx.channel().remoteAddress());
+    if (header != null) {
+      log.warn(
+          "Invalid frame, the connection must close: {} (its header: {} seqid {})",
+          cause.getMessage(),
+          header.name,
+          header.seqid);
+    } else {
+      log.warn("Invalid frame, the connection must close: {}", cause.getMessage());
+    }
+    throw new InvalidFrameException(cause, header);
+  }
+}

@@ -1,0 +1,56 @@
+package io.thriftnio.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageEncoder;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import java.util.List;
+
+/**
+ * Frames outbound Thrift messages ({@code TFramedTransport}): each {@link ByteBuf} written is one
+ * message payload, and leaves prefixed by its length as a signed 32-bit big-endian integer.
+ *
+ * <pre>
+ * WRITE                    ON THE WIRE
+ * +-----------------+      +----------+-----------------+
+ * | 80 01 00 01 ... |  =&gt;  | 00000005 | 80 01 00 01 ... |
+ * +-----------------+      +----------+-----------------+
+ *   payload (5 B)            length     payload (not copied)
+ * </pre>
+ *
+ * <p>The payload is not copied: a 4-byte prefix buffer and the payload go out as two buffers,
+ * written by one gathering write. An empty payload, or one above {@code maxFrameSize}, fails the
+ * write with a {@link FrameSizeException} (wrapped in an {@link
+ * io.netty.handler.codec.EncoderException}) instead of sending a frame no peer would accept.
+ *
+ * <p>Stateless and {@code @Sharable}. Messages of other types pass through untouched.
+ */
+@ChannelHandler.Sharable
+public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
+
+  private final int maxFrameSize;
+
+  /** An encoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
+  public ThriftFrameEncoder() {
+    this(Framing.DEFAULT_MAX_FRAME_SIZE);
+  }
+
+  /**
+   * @param maxFrameSize the largest payload sent, in bytes; must be positive
+   */
+  public ThriftFrameEncoder(int maxFrameSize) {
+    super(ByteBuf.class);
+    this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+  }
+
+  @Override
+  protected void encode(ChannelHandlerContext ctx, ByteBuf payload, List<Object> out)
+      throws FrameSizeException {
+    int length =
+        Framing.checkLength(payload.readableBytes(), maxFrameSize, ctx.channel().remoteAddress());
+    out.add(ctx.alloc().buffer(Framing.HEADER_SIZE).writeInt(length));
+    out.add(payload.retain());
+  }
+}

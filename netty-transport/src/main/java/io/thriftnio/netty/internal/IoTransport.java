@@ -1,0 +1,208 @@
+package io.thriftnio.netty.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.thriftnio.netty.NettyTransportType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A resolved IO transport: the IO handler factory for new event loops and the channel classes that
+ * run on them. The native transports' classes are referenced only from nested holder classes that
+ * are loaded after a {@link Class#forName} check, so their artifacts stay optional. Not part of the
+ * API.
+ */
+public final class IoTransport {
+
+  private static final Logger log = LoggerFactory.getLogger(IoTransport.class);
+  private static final String EPOLL_CLASS = "io.netty.channel.epoll.Epoll";
+  private static final String IO_URING_CLASS = "io.netty.channel.uring.IoUring";
+
+  private final NettyTransportType type;
+  private final IoHandlerFactory handlerFactory;
+  private final Class<? extends ServerChannel> serverChannel;
+  private final Class<? extends Channel> socketChannel;
+
+  private IoTransport(
+      NettyTransportType type,
+      IoHandlerFactory handlerFactory,
+      Class<? extends ServerChannel> serverChannel,
+      Class<? extends Channel> socketChannel) {
+    this.type = type;
+    this.handlerFactory = handlerFactory;
+    this.serverChannel = serverChannel;
+    this.socketChannel = socketChannel;
+  }
+
+  /** The transport actually in use: never {@code AUTO}. */
+  public NettyTransportType type() {
+    return type;
+  }
+
+  /** Creates the IO handlers of a new event loop group. */
+  public IoHandlerFactory handlerFactory() {
+    return handlerFactory;
+  }
+
+  /** The listening channel class. */
+  public Class<? extends ServerChannel> serverChannel() {
+    return serverChannel;
+  }
+
+  /** The connection channel class. */
+  public Class<? extends Channel> socketChannel() {
+    return socketChannel;
+  }
+
+  /**
+   * Resolves a requested transport.
+   *
+   * @throws IllegalStateException if {@code EPOLL} or {@code IO_URING} is asked for and cannot be
+   *     used here; the message says why
+   */
+  public static IoTransport resolve(NettyTransportType requested) {
+    switch (requested) {
+      case NIO:
+        return nio();
+      case EPOLL:
+        {
+          String why = epollUnavailability();
+          if (why != null) {
+            throw new IllegalStateException(
+                "transport: EPOLL is not available (" + why + "); use AUTO or NIO");
+          }
+          return Epoll.transport();
+        }
+      case IO_URING:
+        {
+          String why = ioUringUnavailability();
+          if (why != null) {
+            throw new IllegalStateException(
+                "transport: IO_URING is not available (" + why + "); use AUTO or NIO");
+          }
+          return IoUring.transport();
+        }
+      case AUTO:
+      default:
+        String why = epollUnavailability();
+        if (why == null) {
+          return Epoll.transport();
+        }
+        log.debug("Transport AUTO uses NIO: epoll is not available ({})", why);
+        return nio();
+    }
+  }
+
+  /**
+   * The transport matching a caller's event loop group.
+   *
+   * @throws IllegalArgumentException if the group runs none of the known IO handlers
+   */
+  public static IoTransport of(EventLoopGroup group) {
+    if (group instanceof IoEventLoopGroup) {
+      IoEventLoopGroup io = (IoEventLoopGroup) group;
+      if (io.isIoType(NioIoHandler.class)) {
+        return nio();
+      }
+      if (isPresent(EPOLL_CLASS) && Epoll.matches(io)) {
+        return Epoll.transport();
+      }
+      if (isPresent(IO_URING_CLASS) && IoUring.matches(io)) {
+        return IoUring.transport();
+      }
+    }
+    throw new IllegalArgumentException(
+        "eventLoopGroup: "
+            + group
+            + " (expected: a MultiThreadIoEventLoopGroup with the NIO, epoll or io_uring IO"
+            + " handler)");
+  }
+
+  /** Why epoll cannot be used here, or {@code null} when it can. */
+  public static String epollUnavailability() {
+    if (!isPresent(EPOLL_CLASS)) {
+      return "io.netty:netty-transport-classes-epoll is not on the class path";
+    }
+    return Epoll.unavailability();
+  }
+
+  /** Why io_uring cannot be used here, or {@code null} when it can. */
+  public static String ioUringUnavailability() {
+    if (!isPresent(IO_URING_CLASS)) {
+      return "io.netty:netty-transport-classes-io_uring is not on the class path";
+    }
+    return IoUring.unavailability();
+  }
+
+  private static IoTransport nio() {
+    return new IoTransport(
+        NettyTransportType.NIO,
+        NioIoHandler.newFactory(),
+        NioServerSocketChannel.class,
+        NioSocketChannel.class);
+  }
+
+  private static boolean isPresent(String className) {
+    try {
+      Class.forName(className, false, IoTransport.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError absent) {
+      return false; // the optional artifact is not on the class path: that is the answer
+    }
+  }
+
+  private static String describe(Throwable cause) {
+    if (cause == null) {
+      return "unknown reason";
+    }
+    return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+  }
+
+  /** Loaded only once the epoll classes are known to be present. */
+  private static final class Epoll {
+    static String unavailability() {
+      return io.netty.channel.epoll.Epoll.isAvailable()
+          ? null
+          : describe(io.netty.channel.epoll.Epoll.unavailabilityCause());
+    }
+
+    static boolean matches(IoEventLoopGroup group) {
+      return group.isIoType(io.netty.channel.epoll.EpollIoHandler.class);
+    }
+
+    static IoTransport transport() {
+      return new IoTransport(
+          NettyTransportType.EPOLL,
+          io.netty.channel.epoll.EpollIoHandler.newFactory(),
+          io.netty.channel.epoll.EpollServerSocketChannel.class,
+          io.netty.channel.epoll.EpollSocketChannel.class);
+    }
+  }
+
+  /** Loaded only once the io_uring classes are known to be present. */
+  private static final class IoUring {
+    static String unavailability() {
+      return io.netty.channel.uring.IoUring.isAvailable()
+          ? null
+          : describe(io.netty.channel.uring.IoUring.unavailabilityCause());
+    }
+
+    static boolean matches(IoEventLoopGroup group) {
+      return group.isIoType(io.netty.channel.uring.IoUringIoHandler.class);
+    }
+
+    static IoTransport transport() {
+      return new IoTransport(
+          NettyTransportType.IO_URING,
+          io.netty.channel.uring.IoUringIoHandler.newFactory(),
+          io.netty.channel.uring.IoUringServerSocketChannel.class,
+          io.netty.channel.uring.IoUringSocketChannel.class);
+    }
+  }
+}

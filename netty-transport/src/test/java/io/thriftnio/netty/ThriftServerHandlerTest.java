@@ -1,0 +1,332 @@
+package io.thriftnio.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.testkit.AsyncBenchHandler;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.FaultInjectingHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.conformance.RawConnection;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TBase;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link ThriftServerHandler} on an {@link EmbeddedChannel} (whose event loop is the test thread),
+ * with a leak-tracking allocator: response order, flush batching, failures, overload, bad frames,
+ * backpressure and drain.
+ */
+@Timeout(10)
+class ThriftServerHandlerTest {
+
+  private static final int MAX = 4096;
+  private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
+
+  private final LeakTrackingAllocator alloc = new LeakTrackingAllocator();
+  private final ServerCounters counters = new ServerCounters();
+  private final FlushCounter flushes = new FlushCounter();
+  private EmbeddedChannel channel;
+
+  /** Counts flushes reaching the socket; can hold them back, like a socket that does not drain. */
+  private static final class FlushCounter extends ChannelOutboundHandlerAdapter {
+    int count;
+    boolean blocked;
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+      if (!blocked) {
+        count++;
+        ctx.flush();
+      }
+    }
+  }
+
+  /** An async handler whose sleep(n) completes only when the test says so. */
+  private static final class ManualSleeps extends AsyncBenchHandler {
+    final Map<Integer, AsyncMethodCallback<Void>> sleeping = new HashMap<>();
+
+    @Override
+    public void sleep(int millis, AsyncMethodCallback<Void> cb) {
+      sleeping.put(millis, cb);
+    }
+  }
+
+  private EmbeddedChannel serve(ProcessorInvoker invoker, Executor worker) throws Exception {
+    ThriftServerHandler.Settings settings =
+        new ThriftServerHandler.Settings(invoker, PROTOCOL, PROTOCOL, MAX, worker, counters, 0, 0);
+    EmbeddedChannel ch =
+        new EmbeddedChannel(
+            false,
+            false,
+            flushes,
+            new ThriftFrameDecoder(MAX, PROTOCOL),
+            new ThriftFrameEncoder(MAX),
+            new ThriftServerHandler(settings));
+    ch.config().setAllocator(alloc);
+    ch.register();
+    channel = ch;
+    return ch;
+  }
+
+  private static ProcessorInvoker sync(BenchService.Iface handler) {
+    return ProcessorInvoker.of(new BenchService.Processor<>(handler), PROTOCOL, PROTOCOL, MAX);
+  }
+
+  private static ProcessorInvoker async(BenchService.AsyncIface handler) {
+    return ProcessorInvoker.ofAsync(
+        new BenchService.AsyncProcessor<>(handler), PROTOCOL, PROTOCOL, MAX);
+  }
+
+  @AfterEach
+  void noLeaks() {
+    if (channel != null) {
+      channel.finishAndReleaseAll();
+    }
+    alloc.assertAllReleased();
+  }
+
+  private ByteBuf frames(byte[]... calls) {
+    ByteBuf b = alloc.buffer();
+    for (byte[] call : calls) {
+      b.writeBytes(RawConnection.frame(call));
+    }
+    return b;
+  }
+
+  private static byte[] call(String method, int seqid, TBase<?, ?> args) throws Exception {
+    return RawConnection.encodeCall(PROTOCOL, method, seqid, args);
+  }
+
+  /** Every response written so far, as payloads. */
+  private List<byte[]> responses() {
+    ByteArrayOutputStream wire = new ByteArrayOutputStream();
+    ByteBuf b;
+    while ((b = channel.readOutbound()) != null) {
+      try {
+        byte[] bytes = new byte[b.readableBytes()];
+        b.readBytes(bytes);
+        wire.writeBytes(bytes);
+      } finally {
+        b.release();
+      }
+    }
+    ByteBuffer all = ByteBuffer.wrap(wire.toByteArray());
+    List<byte[]> payloads = new ArrayList<>();
+    while (all.hasRemaining()) {
+      byte[] p = new byte[all.getInt()];
+      all.get(p);
+      payloads.add(p);
+    }
+    return payloads;
+  }
+
+  @Test
+  void holdsAsyncCompletionsBackUntilEarlierCallsAreAnswered() throws Exception {
+    ManualSleeps handler = new ManualSleeps();
+    serve(async(handler), null);
+    channel.writeInbound(
+        frames(
+            call("sleep", 1, new BenchService.sleep_args(1)),
+            call("sleep", 2, new BenchService.sleep_args(2)),
+            call("sleep", 3, new BenchService.sleep_args(3))));
+    assertThat(handler.sleeping).containsOnlyKeys(1, 2, 3);
+
+    handler.sleeping.get(3).onComplete(null);
+    handler.sleeping.get(2).onComplete(null);
+    channel.runPendingTasks();
+    assertThat(responses()).as("nothing before seq 1 is done").isEmpty();
+
+    int flushesBefore = flushes.count;
+    handler.sleeping.get(1).onComplete(null);
+    channel.runPendingTasks();
+    List<byte[]> replies = responses();
+    assertThat(replies).hasSize(3);
+    for (int i = 0; i < 3; i++) {
+      TMessage m =
+          RawConnection.decodeReply(PROTOCOL, replies.get(i), new BenchService.sleep_result());
+      assertThat(m.seqid).isEqualTo(i + 1);
+    }
+    assertThat(flushes.count - flushesBefore).as("three responses, one flush").isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).isEqualTo(3);
+  }
+
+  @Test
+  void answersOneReadBatchWithOneFlush() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    byte[][] calls = new byte[10][];
+    for (int i = 0; i < 10; i++) {
+      calls[i] = call("echo", i + 1, new BenchService.echo_args(Payloads.of(10 + i, i)));
+    }
+    int before = flushes.count;
+    channel.writeInbound(frames(calls));
+    assertThat(flushes.count - before).isEqualTo(1);
+    List<byte[]> replies = responses();
+    assertThat(replies).hasSize(10);
+    for (int i = 0; i < 10; i++) {
+      BenchService.echo_result r = new BenchService.echo_result();
+      assertThat(RawConnection.decodeReply(PROTOCOL, replies.get(i), r).seqid).isEqualTo(i + 1);
+      assertThat(Payloads.check(r.success, 10 + i, i)).isTrue();
+    }
+  }
+
+  @Test
+  void answersAnUndeclaredExceptionWithInternalErrorAndServesTheNextCall() throws Exception {
+    serve(sync(new FaultInjectingHandler()), null);
+    channel.writeInbound(
+        frames(
+            call(
+                "fail",
+                1,
+                new BenchService.fail_args(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x")),
+            call("get_last_sale", 2, new BenchService.get_last_sale_args("OK"))));
+    List<byte[]> replies = responses();
+    assertThatThrownBy(
+            () ->
+                RawConnection.decodeReply(PROTOCOL, replies.get(0), new BenchService.fail_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
+    BenchService.get_last_sale_result sale = new BenchService.get_last_sale_result();
+    RawConnection.decodeReply(PROTOCOL, replies.get(1), sale);
+    assertThat(sale.success.getSymbol()).isEqualTo("OK");
+    assertThat(channel.isOpen()).isTrue();
+    assertThat(counters.failedCalls.sum()).isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).isEqualTo(2);
+  }
+
+  @Test
+  void answersOverloadWithTheNumbersAndStaysOpen() throws Exception {
+    ThreadPoolExecutor full = WorkerPools.newBoundedPool("test-full", 1, 1);
+    full.shutdown(); // a shut down pool rejects like a full one
+    serve(sync(new BenchHandler()), full);
+    channel.writeInbound(
+        frames(call("get_last_sale", 7, new BenchService.get_last_sale_args("X"))));
+    List<byte[]> replies = responses();
+    assertThatThrownBy(
+            () ->
+                RawConnection.decodeReply(
+                    PROTOCOL, replies.get(0), new BenchService.get_last_sale_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+              assertThat(e.getMessage())
+                  .contains("server overloaded")
+                  .contains("get_last_sale")
+                  .contains("queued=0/1");
+            });
+    assertThat(channel.isOpen()).isTrue();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void answersAnOversizeFrameForItsSequenceIdThenCloses() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    byte[] big = call("echo", 99, new BenchService.echo_args(Payloads.of(MAX + 1, 1)));
+    channel.writeInbound(
+        frames(call("get_last_sale", 98, new BenchService.get_last_sale_args("A"))));
+    ByteBuf in = frames(big);
+    channel.writeInbound(in);
+    List<byte[]> replies = responses();
+    assertThat(replies).hasSize(2);
+    assertThatThrownBy(
+            () ->
+                RawConnection.decodeReply(PROTOCOL, replies.get(1), new BenchService.echo_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+              assertThat(e.getMessage()).contains("echo").contains("exceeds maxFrameSize 4096");
+            });
+    TMessage header = readHeader(replies.get(1));
+    assertThat(header.seqid).isEqualTo(99);
+    assertThat(channel.isOpen()).isFalse();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+  }
+
+  private static TMessage readHeader(byte[] payload) throws Exception {
+    return PROTOCOL
+        .getProtocol(
+            io.thriftnio.core.FrameInputTransport.of(
+                new org.apache.thrift.TConfiguration(), ByteBuffer.wrap(payload)))
+        .readMessageBegin();
+  }
+
+  @Test
+  void closesWithoutAnswerWhenTheHeaderCannotBeRead() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    byte[] garbage = new byte[16];
+    java.util.Arrays.fill(garbage, (byte) 0xEE);
+    channel.writeInbound(frames(garbage));
+    assertThat(responses()).isEmpty();
+    assertThat(channel.isOpen()).isFalse();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void stopsReadingWhileResponsesDoNotDrain() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256, 512));
+    flushes.blocked = true; // the peer does not read: nothing leaves
+    channel.writeInbound(
+        frames(
+            call("echo", 1, new BenchService.echo_args(Payloads.of(600, 1))),
+            call("echo", 2, new BenchService.echo_args(Payloads.of(600, 2)))));
+    assertThat(channel.isWritable()).isFalse();
+    assertThat(channel.config().isAutoRead()).as("reading paused").isFalse();
+
+    flushes.blocked = false;
+    channel.flush();
+    assertThat(channel.isWritable()).isTrue();
+    assertThat(channel.config().isAutoRead()).as("reading resumed").isTrue();
+    assertThat(responses()).hasSize(2);
+  }
+
+  @Test
+  void drainClosesOnceTheCallsReceivedAreAnswered() throws Exception {
+    ManualSleeps handler = new ManualSleeps();
+    serve(async(handler), null);
+    channel.writeInbound(frames(call("sleep", 1, new BenchService.sleep_args(1))));
+    ChannelHandlerContext ctx = channel.pipeline().context(ThriftServerHandler.class);
+    ((ThriftServerHandler) ctx.handler()).startDrain(ctx);
+    assertThat(channel.config().isAutoRead()).isFalse();
+    assertThat(channel.isOpen()).as("a call is in flight").isTrue();
+
+    handler.sleeping.get(1).onComplete(null);
+    channel.runPendingTasks();
+    assertThat(responses()).hasSize(1);
+    assertThat(channel.isOpen()).isFalse();
+  }
+
+  @Test
+  void drainClosesAnIdleConnectionAtOnce() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    ChannelHandlerContext ctx = channel.pipeline().context(ThriftServerHandler.class);
+    ((ThriftServerHandler) ctx.handler()).startDrain(ctx);
+    assertThat(channel.isOpen()).isFalse();
+  }
+}
