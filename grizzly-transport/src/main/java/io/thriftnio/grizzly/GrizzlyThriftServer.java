@@ -1,0 +1,454 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
+import io.thriftnio.grizzly.internal.Transports;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.filterchain.FilterChain;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
+import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Thrift server on Grizzly 4.0: {@code TFramedTransport} on the wire, any {@code TProcessor} or
+ * {@code TAsyncProcessor}, any protocol, and all three {@link IoStrategy IO strategies} mapped to
+ * Grizzly's own.
+ *
+ * <pre>{@code
+ * ThriftServer server = GrizzlyThriftServer.builder()
+ *     .processor(new BenchService.Processor<>(handler))
+ *     .ioStrategy(IoStrategy.WORKER)
+ *     .workerThreads(32)
+ *     .bind(new InetSocketAddress("127.0.0.1", 0))
+ *     .build()
+ *     .start();
+ * }</pre>
+ *
+ * <p>The filter chain of every accepted connection:
+ *
+ * <pre>
+ *  TransportFilter -&gt; connection guard -&gt; ThriftFrameFilter -&gt; ThriftServerFilter
+ *                     (maxConnections)     (frame rules)         (ProcessorInvoker, ordered replies)
+ * </pre>
+ *
+ * <table>
+ *   <caption>Strategies</caption>
+ *   <tr><th>{@link IoStrategy}</th><th>Grizzly</th><th>threads</th></tr>
+ *   <tr><td>{@code SAME_THREAD}</td><td>{@code SameThreadIOStrategy}</td>
+ *       <td>{@code ioThreads} selector runners run the processor</td></tr>
+ *   <tr><td>{@code WORKER}</td><td>{@code WorkerThreadIOStrategy}</td>
+ *       <td>a bounded pool of {@code workerThreads} (queue {@code workerQueueCapacity}), or the
+ *           caller's {@code workerExecutor}; a full pool is answered with {@code
+ *           TApplicationException(INTERNAL_ERROR)} "server overloaded"</td></tr>
+ *   <tr><td>{@code LEADER_FOLLOWER}</td><td>{@code LeaderFollowerNIOStrategy}</td>
+ *       <td>{@code workerThreads} threads take turns as selector leader (unbounded queue: the
+ *           strategy hands selector loops, not requests, to the pool), or the caller's
+ *           executor, which must not reject</td></tr>
+ * </table>
+ *
+ * <p>Memory comes from a pooled memory manager shared by this module. Each connection's async
+ * write queue is bounded by {@code maxPendingWriteBytes}: above it the server stops reading from
+ * that connection until the peer has taken its responses. Idle connections ({@code idleTimeout})
+ * and stalled partial frames ({@code frameTimeout}) are closed by a timer thread and counted in
+ * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}.
+ *
+ * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
+ * refused), stops starting new requests, lets calls in flight answer for up to {@code
+ * drainTimeout}, then closes every connection and the threads the server owns.
+ *
+ * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
+ */
+public final class GrizzlyThriftServer implements ThriftServer {
+
+  private static final Logger log = LoggerFactory.getLogger(GrizzlyThriftServer.class);
+  private static final String THREAD_PREFIX = "thrift-nio-grizzly-server";
+
+  private final ServerConfig config;
+  private final ServerCounters counters = new ServerCounters();
+  private final TCPNIOTransport suppliedTransport;
+  private final boolean ownsTransport;
+  private final ConnectionGuardFilter guard;
+  private final ThriftFrameFilter frameFilter;
+  private final ThriftServerFilter serverFilter;
+  private final FilterChain filterChain;
+  private final Object lock = new Object();
+  private final CountDownLatch closed = new CountDownLatch(1);
+
+  private TCPNIOTransport transport;
+  private OverloadAwareExecutor workerPool;
+  private TCPNIOServerConnection serverConnection;
+  private InetSocketAddress localAddress;
+  private ScheduledExecutorService timer;
+  private State state = State.NEW;
+
+  private enum State {
+    NEW,
+    RUNNING,
+    CLOSING,
+    CLOSED
+  }
+
+  private GrizzlyThriftServer(Builder b, ServerConfig config) {
+    this.config = config;
+    this.suppliedTransport = b.transport;
+    this.ownsTransport = b.transport == null || b.ownsTransport;
+    this.guard = new ConnectionGuardFilter(config.maxConnections(), counters);
+    this.frameFilter =
+        new ThriftFrameFilter(config.maxFrameSize(), counters.badFrames::increment);
+    this.serverFilter =
+        new ThriftServerFilter(
+            ProcessorInvoker.of(config),
+            counters,
+            config.inputProtocolFactory(),
+            config.outputProtocolFactory(),
+            config.maxFrameSize());
+    this.filterChain =
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(guard)
+            .add(frameFilter)
+            .add(serverFilter)
+            .build();
+  }
+
+  /** A builder; see {@link ServerBuilder} for the settings every server shares. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public ThriftServer start() throws IOException {
+    synchronized (lock) {
+      if (state == State.RUNNING) {
+        return this;
+      }
+      if (state != State.NEW) {
+        throw new IllegalStateException("server closed (state " + state + "); build a new one");
+      }
+      try {
+        transport = suppliedTransport != null ? prepareSupplied(suppliedTransport) : newTransport();
+        // The chain goes on the listening connection before it accepts anything, so a shared
+        // transport's own processor never sees this server's connections.
+        serverConnection =
+            TCPNIOBindingHandler.builder(transport)
+                .processor(filterChain)
+                .build()
+                .bind(config.bindAddress());
+        localAddress = (InetSocketAddress) serverConnection.getLocalAddress();
+        timer =
+            Executors.newSingleThreadScheduledExecutor(
+                new NamedThreadFactory(THREAD_PREFIX + "-timer"));
+        long period = sweepPeriodMillis();
+        timer.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+      } catch (IOException | RuntimeException e) {
+        state = State.CLOSED;
+        releaseResources();
+        closed.countDown();
+        throw e;
+      }
+      state = State.RUNNING;
+      log.info("Grizzly Thrift server listening on {} ({})", localAddress, config);
+      return this;
+    }
+  }
+
+  private TCPNIOTransport newTransport() throws IOException {
+    workerPool = newWorkerPool();
+    TCPNIOTransport t =
+        Transports.newTransport(
+            THREAD_PREFIX,
+            config.ioStrategy(),
+            config.ioThreads(),
+            workerPool,
+            config.maxPendingWriteBytes());
+    t.setProcessor(filterChain);
+    t.start();
+    return t;
+  }
+
+  /**
+   * A caller's transport: configured like ours while it is still stopped; used as it is (with its
+   * own strategy and pools) once started.
+   */
+  private TCPNIOTransport prepareSupplied(TCPNIOTransport t) throws IOException {
+    if (t.isStopped()) {
+      workerPool = newWorkerPool();
+      t.setIOStrategy(Transports.grizzlyStrategy(config.ioStrategy()));
+      t.setSelectorRunnersCount(config.ioThreads());
+      if (workerPool != null) {
+        t.setWorkerThreadPool(workerPool);
+      }
+      t.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(config.maxPendingWriteBytes());
+      t.start();
+    } else {
+      log.debug("Using the caller's running transport {} with its own IO strategy", t.getName());
+    }
+    return t;
+  }
+
+  private OverloadAwareExecutor newWorkerPool() {
+    switch (config.ioStrategy()) {
+      case SAME_THREAD:
+        return null;
+      case WORKER:
+        if (config.workerExecutor() != null) {
+          return new OverloadAwareExecutor(config.workerExecutor(), false, true);
+        }
+        return new OverloadAwareExecutor(
+            WorkerPools.newBoundedPool(
+                THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity()),
+            true,
+            true);
+      case LEADER_FOLLOWER:
+        if (config.workerExecutor() != null) {
+          return new OverloadAwareExecutor(config.workerExecutor(), false, false);
+        }
+        // The strategy hands a selector loop to the pool whenever a thread takes an event; a
+        // rejected hand-over would stall the selector, so this pool queues without bound.
+        ThreadPoolExecutor followers =
+            new ThreadPoolExecutor(
+                config.workerThreads(),
+                config.workerThreads(),
+                60,
+                TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(),
+                new NamedThreadFactory(THREAD_PREFIX + "-leader"));
+        followers.allowCoreThreadTimeOut(true);
+        return new OverloadAwareExecutor(followers, true, false);
+      default:
+        throw new IllegalStateException("ioStrategy: " + config.ioStrategy());
+    }
+  }
+
+  private long sweepPeriodMillis() {
+    long shortest = config.frameTimeout().toMillis();
+    if (!config.idleTimeout().isZero()) {
+      shortest = Math.min(shortest, config.idleTimeout().toMillis());
+    }
+    return Math.max(5, Math.min(1000, shortest / 4));
+  }
+
+  /** Closes idle connections and stalled partial frames. Runs on the timer thread. */
+  private void sweep() {
+    try {
+      long now = System.nanoTime();
+      long idleNanos = config.idleTimeout().toNanos();
+      long frameNanos = config.frameTimeout().toNanos();
+      for (Connection<?> c : guard.connections()) {
+        long partialSince = ThriftFrameFilter.partialFrameSince(c);
+        if (partialSince != 0 && now - partialSince > frameNanos) {
+          timeOut(c, "a frame started " + millisSince(partialSince, now) + " ms ago is incomplete"
+              + " (frameTimeout " + config.frameTimeout().toMillis() + " ms)");
+          continue;
+        }
+        if (idleNanos > 0 && partialSince == 0 && ThriftServerFilter.inFlight(c) == 0) {
+          long last = Math.max(ThriftServerFilter.lastActivity(c), guard.acceptedAt(c));
+          if (last == 0) {
+            continue; // closed meanwhile
+          }
+          if (now - last > idleNanos) {
+            timeOut(c, "idle for " + millisSince(last, now) + " ms (idleTimeout "
+                + config.idleTimeout().toMillis() + " ms)");
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      log.warn("Timeout sweep failed; will retry", e);
+    }
+  }
+
+  private static long millisSince(long since, long now) {
+    return TimeUnit.NANOSECONDS.toMillis(now - since);
+  }
+
+  private void timeOut(Connection<?> c, String why) {
+    if (c.isOpen()) {
+      counters.timedOutConnections.increment();
+      log.info("Closing connection from {}: {}", c.getPeerAddress(), why);
+      c.closeSilently();
+    }
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    synchronized (lock) {
+      if (localAddress == null) {
+        throw new IllegalStateException("server not started");
+      }
+      return localAddress;
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    synchronized (lock) {
+      return state == State.RUNNING;
+    }
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return counters.snapshot();
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (state == State.NEW) {
+        state = State.CLOSED;
+        closed.countDown();
+        return;
+      }
+      if (state != State.RUNNING) {
+        awaitClosedByOther();
+        return;
+      }
+      state = State.CLOSING;
+    }
+    try {
+      drainAndClose();
+    } finally {
+      synchronized (lock) {
+        state = State.CLOSED;
+      }
+      closed.countDown();
+    }
+  }
+
+  private void awaitClosedByOther() {
+    // Another thread runs the close; wait for it, bounded like close itself.
+    try {
+      closed.await(config.drainTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void drainAndClose() {
+    long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+    guard.refuseNew();
+    Object wake = new Object();
+    serverFilter.drain(
+        () -> {
+          synchronized (wake) {
+            wake.notifyAll();
+          }
+        });
+    try {
+      transport.unbind(serverConnection);
+    } catch (RuntimeException e) {
+      log.warn("Could not unbind {}", localAddress, e);
+    }
+    for (Connection<?> c : new ArrayList<>(guard.connections())) {
+      ThriftServerFilter.closeWhenIdle(c);
+    }
+    boolean interrupted = false;
+    try {
+      if (!guard.awaitAllClosed(deadline)) {
+        List<Connection<?>> left = new ArrayList<>(guard.connections());
+        log.warn(
+            "Drain timeout {} ms passed with {} calls in flight on {} connections; closing them",
+            config.drainTimeout().toMillis(),
+            serverFilter.inFlight(),
+            left.size());
+        for (Connection<?> c : left) {
+          c.terminateSilently();
+        }
+      }
+    } catch (InterruptedException e) {
+      interrupted = true;
+      for (Connection<?> c : new ArrayList<>(guard.connections())) {
+        c.terminateSilently();
+      }
+    }
+    releaseResources();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    log.info("Grizzly Thrift server on {} closed ({})", localAddress, counters.snapshot());
+  }
+
+  private void releaseResources() {
+    if (timer != null) {
+      timer.shutdownNow();
+    }
+    if (transport != null && ownsTransport) {
+      try {
+        transport.shutdownNow();
+      } catch (IOException | RuntimeException e) {
+        log.warn("Error shutting down the Grizzly transport", e);
+      }
+    }
+    if (workerPool != null) {
+      workerPool.shutdownNow();
+    }
+  }
+
+  /**
+   * Builds a {@link GrizzlyThriftServer}. Besides the {@linkplain ServerBuilder shared settings},
+   * a caller may supply its own {@link TCPNIOTransport}.
+   */
+  public static final class Builder extends ServerBuilder<Builder> {
+    private TCPNIOTransport transport;
+    private boolean ownsTransport;
+
+    private Builder() {}
+
+    /**
+     * Serves on a caller's transport instead of one created by the server. If the transport is
+     * not yet started, the server configures it (IO strategy, selector runners, worker pool,
+     * write queue limit) and starts it; a started transport is used as it is, with its own
+     * strategy and pools. The server binds its own listening connection on it and sets its filter
+     * chain on that connection only. Default: none (the server creates and owns its transport).
+     *
+     * @param transport the transport
+     * @param shutdownOnClose whether {@link GrizzlyThriftServer#close()} shuts the transport down;
+     *     when {@code false} only this server's connections are closed
+     * @return this builder
+     */
+    public Builder transport(TCPNIOTransport transport, boolean shutdownOnClose) {
+      this.transport = transport;
+      this.ownsTransport = shutdownOnClose;
+      return this;
+    }
+
+    /**
+     * Validates the settings and creates the server, not yet started.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     * @throws IllegalStateException if a required value is missing or two values conflict
+     */
+    @Override
+    public GrizzlyThriftServer build() {
+      ServerConfig config = config();
+      return new GrizzlyThriftServer(this, config);
+    }
+  }
+}

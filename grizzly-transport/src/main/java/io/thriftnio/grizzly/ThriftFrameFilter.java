@@ -1,0 +1,169 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import java.io.IOException;
+import java.net.SocketAddress;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Splits the bytes read from a connection into Thrift frames ({@code TFramedTransport}), following
+ * the {@linkplain Framing wire rules}.
+ *
+ * <pre>
+ * bytes read (any split, any coalescing):
+ *   | 00 00 00 0B | 11 payload bytes | 00 00 00 05 | 5 payload bytes | 00 00 ...
+ *
+ * messages passed to the next filter, one per frame, prefix removed:
+ *   [ 11 payload bytes ]   [ 5 payload bytes ]   (the trailing 00 00 ... waits for more bytes)
+ * </pre>
+ *
+ * <p>The message handed to the next filter's {@code handleRead} is a Grizzly {@link Buffer} whose
+ * position is the first payload byte and whose limit is the end of the frame. It is a view of the
+ * bytes read (split off, not copied) when the frame arrived in one read; a frame that spanned
+ * reads arrives as Grizzly's composite of those reads. The filter never disposes the buffers it
+ * passes on, so a handler may keep them until it has answered.
+ *
+ * <p>Behaviour:
+ *
+ * <ul>
+ *   <li>An incomplete frame (or fewer than four bytes) is kept by the chain and completed by the
+ *       next read (Grizzly's stop action with remainder); nothing is allocated in proportion to
+ *       the declared length.
+ *   <li>Several frames in one read are all delivered, one after another (invoke action with the
+ *       remainder).
+ *   <li>A length {@code <= 0} or {@code > maxFrameSize} is rejected as soon as the four length
+ *       bytes are present: one WARN log line per connection with the peer, the length, the limit
+ *       and, when recognised, what the bytes look like ({@link Framing#describeForeignBytes}, e.g.
+ *       an HTTP request); then the connection is closed. Other connections are not affected.
+ * </ul>
+ *
+ * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
+ * connection {@link Attribute}. Writes pass through unchanged; whoever writes sends whole frames.
+ */
+public final class ThriftFrameFilter extends BaseFilter {
+
+  private static final Logger log = LoggerFactory.getLogger(ThriftFrameFilter.class);
+
+  private static final Attribute<ParseState> STATE =
+      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
+          ThriftFrameFilter.class.getName() + ".state", ParseState::new);
+
+  private final int maxFrameSize;
+  private final Runnable badFrameListener;
+
+  /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
+  public ThriftFrameFilter() {
+    this(Framing.DEFAULT_MAX_FRAME_SIZE);
+  }
+
+  /**
+   * @param maxFrameSize the largest payload accepted, in bytes (the 4-byte prefix not counted)
+   * @throws IllegalArgumentException if {@code maxFrameSize <= 0}
+   */
+  public ThriftFrameFilter(int maxFrameSize) {
+    this(maxFrameSize, () -> {});
+  }
+
+  ThriftFrameFilter(int maxFrameSize, Runnable badFrameListener) {
+    this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+    this.badFrameListener = badFrameListener;
+  }
+
+  /** The largest payload accepted, in bytes. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  @Override
+  public NextAction handleRead(FilterChainContext ctx) throws IOException {
+    Connection<?> connection = ctx.getConnection();
+    Buffer input = ctx.getMessage();
+    ParseState state = STATE.get(connection);
+    if (state.rejected) {
+      // Bytes that were already read when the connection was condemned.
+      return ctx.getStopAction();
+    }
+    if (input.remaining() < Framing.HEADER_SIZE) {
+      state.partial();
+      return ctx.getStopAction(input);
+    }
+    int start = input.position();
+    int length = input.getInt(start);
+    try {
+      Framing.checkLength(length, maxFrameSize, peerOf(connection));
+    } catch (FrameSizeException e) {
+      rejectFrame(connection, state, e);
+      return ctx.getStopAction();
+    }
+    int frameEnd = start + Framing.HEADER_SIZE + length;
+    if (input.limit() < frameEnd || frameEnd < 0) {
+      state.partial();
+      return ctx.getStopAction(input);
+    }
+    state.complete();
+    Buffer remainder = input.limit() > frameEnd ? input.split(frameEnd) : null;
+    input.position(start + Framing.HEADER_SIZE);
+    ctx.setMessage(input);
+    return ctx.getInvokeAction(remainder);
+  }
+
+  @Override
+  public NextAction handleClose(FilterChainContext ctx) throws IOException {
+    ParseState state = STATE.peek(ctx.getConnection());
+    if (state != null && state.partialSinceNanos != 0 && !state.rejected) {
+      log.debug("{} closed in the middle of a frame", ctx.getConnection().getPeerAddress());
+    }
+    return ctx.getInvokeAction();
+  }
+
+  private void rejectFrame(Connection<?> connection, ParseState state, FrameSizeException e) {
+    state.rejected = true;
+    state.partialSinceNanos = 0;
+    badFrameListener.run();
+    log.warn(
+        "Closing connection from {}: {} (maxFrameSize {})",
+        connection.getPeerAddress(),
+        e.getMessage(),
+        maxFrameSize);
+    connection.closeSilently();
+  }
+
+  static SocketAddress peerOf(Connection<?> connection) {
+    Object peer = connection.getPeerAddress();
+    return peer instanceof SocketAddress ? (SocketAddress) peer : null;
+  }
+
+  /**
+   * When the frame being assembled on {@code connection} started to arrive ({@link
+   * System#nanoTime()}), or 0 if none is incomplete.
+   */
+  static long partialFrameSince(Connection<?> connection) {
+    ParseState state = STATE.peek(connection);
+    return state == null ? 0 : state.partialSinceNanos;
+  }
+
+  /** Per-connection parse state. */
+  private static final class ParseState {
+    volatile long partialSinceNanos;
+    volatile boolean rejected;
+
+    void partial() {
+      if (partialSinceNanos == 0) {
+        partialSinceNanos = System.nanoTime() | 1; // never 0 once set
+      }
+    }
+
+    void complete() {
+      partialSinceNanos = 0;
+    }
+  }
+}

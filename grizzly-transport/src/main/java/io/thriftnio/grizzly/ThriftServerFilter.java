@@ -1,0 +1,347 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.grizzly.internal.ErrorReplies;
+import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.attributes.Attribute;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.memory.Buffers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a Thrift processor for every frame that {@link ThriftFrameFilter} delivers, and writes the
+ * responses back in request order.
+ *
+ * <pre>
+ *  TransportFilter -&gt; ThriftFrameFilter -&gt; ThriftServerFilter
+ *                     (payload Buffer)     ProcessorInvoker.invoke(payload)
+ *                                           -&gt; response frame, written in request order
+ * </pre>
+ *
+ * <p>The processor (a {@link org.apache.thrift.TProcessor} or {@link
+ * org.apache.thrift.TAsyncProcessor}) runs on whichever thread Grizzly's IO strategy delivers the
+ * read on: the selector thread with {@code SameThreadIOStrategy}, a worker with {@code
+ * WorkerThreadIOStrategy}, the leader with {@code LeaderFollowerNIOStrategy}. An asynchronous
+ * processor may complete later, on any thread, and in any order: each connection keeps a queue of
+ * its calls, and a response leaves only after every earlier response on that connection has, so
+ * pipelining clients match responses first-in, first-out. Oneway calls take a place in the queue
+ * and send nothing.
+ *
+ * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
+ * closed. A handler failure is answered by {@link ProcessorInvoker} with a {@code
+ * TApplicationException}. When a connection's async write queue is above its limit ({@code
+ * Connection.setMaxAsyncWriteQueueSize}), reading from it stops until the peer has taken enough of
+ * the responses.
+ *
+ * <p>One instance serves every connection of a filter chain.
+ */
+public final class ThriftServerFilter extends BaseFilter {
+
+  private static final Logger log = LoggerFactory.getLogger(ThriftServerFilter.class);
+
+  private static final Attribute<Calls> CALLS =
+      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
+          ThriftServerFilter.class.getName() + ".calls");
+
+  private final ProcessorInvoker invoker;
+  private final ServerCounters counters;
+  private final TProtocolFactory inputProtocolFactory;
+  private final TProtocolFactory outputProtocolFactory;
+  private final int maxFrameSize;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean draining;
+  private volatile Runnable drainListener = () -> {};
+
+  /**
+   * A filter that runs {@code invoker} for every frame.
+   *
+   * @param invoker runs the processor, e.g. {@code ProcessorInvoker.of(processor, protocol,
+   *     protocol, maxFrameSize)}
+   */
+  public ThriftServerFilter(ProcessorInvoker invoker) {
+    this(invoker, new ServerCounters(), null, null, 0);
+  }
+
+  /** For {@link GrizzlyThriftServer}: counts calls and answers overloads. */
+  ThriftServerFilter(
+      ProcessorInvoker invoker,
+      ServerCounters counters,
+      TProtocolFactory inputProtocolFactory,
+      TProtocolFactory outputProtocolFactory,
+      int maxFrameSize) {
+    this.invoker = Objects.requireNonNull(invoker, "invoker");
+    this.counters = counters;
+    this.inputProtocolFactory = inputProtocolFactory;
+    this.outputProtocolFactory = outputProtocolFactory;
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  @Override
+  public NextAction handleRead(FilterChainContext ctx) throws IOException {
+    Connection<?> connection = ctx.getConnection();
+    Calls calls = callsOf(connection);
+    Buffer message = ctx.getMessage();
+    calls.touch();
+    if (draining) {
+      // The server is closing: requests that arrive now are not started. The connection closes
+      // once the calls already running have answered, which fails this one on the client.
+      calls.closeWhenIdle();
+      return ctx.getStopAction();
+    }
+    ByteBuffer payload = message.toByteBuffer();
+    Call call = calls.begin();
+    inFlight.incrementAndGet();
+    CompletableFuture<ByteBuffer> response;
+    if (OverloadAwareExecutor.isOverloaded() && inputProtocolFactory != null) {
+      counters.overloadedCalls.increment();
+      response = overloadReply(payload);
+    } else {
+      response = invoker.invoke(payload);
+    }
+    response.whenComplete((frame, failure) -> calls.finish(call, frame, failure));
+    if (!connection.canWrite()) {
+      return suspendUntilWritable(ctx, connection);
+    }
+    return ctx.getStopAction();
+  }
+
+  private CompletableFuture<ByteBuffer> overloadReply(ByteBuffer payload) {
+    try {
+      return CompletableFuture.completedFuture(
+          ErrorReplies.internalError(
+              payload,
+              inputProtocolFactory,
+              outputProtocolFactory,
+              maxFrameSize,
+              "server overloaded: worker queue full, request not run"));
+    } catch (Exception unreadable) {
+      return CompletableFuture.failedFuture(unreadable);
+    }
+  }
+
+  /**
+   * Stops reading from the connection (Grizzly disables read interest while a context is
+   * suspended) until its write queue drops below the limit.
+   */
+  private NextAction suspendUntilWritable(FilterChainContext ctx, Connection<?> connection) {
+    ctx.suspend();
+    ResumeOnWritable resume = new ResumeOnWritable(ctx, connection);
+    connection.notifyCanWrite(resume);
+    if (resume.registered()) {
+      return ctx.getSuspendAction();
+    }
+    // Writable again before registration returned: carry on in this thread, no resume needed.
+    return ctx.getStopAction();
+  }
+
+  @Override
+  public NextAction handleClose(FilterChainContext ctx) throws IOException {
+    Calls calls = CALLS.peek(ctx.getConnection());
+    if (calls != null) {
+      calls.closed();
+    }
+    return ctx.getInvokeAction();
+  }
+
+  @Override
+  public void exceptionOccurred(FilterChainContext ctx, Throwable error) {
+    log.debug("Error on {}", ctx.getConnection().getPeerAddress(), error);
+  }
+
+  private Calls callsOf(Connection<?> connection) {
+    Calls calls = CALLS.get(connection);
+    if (calls == null) {
+      calls = new Calls(connection);
+      CALLS.set(connection, calls);
+    }
+    return calls;
+  }
+
+  // ---- for GrizzlyThriftServer
+
+  /** Calls started and not yet answered, on every connection. */
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /**
+   * Stops starting new calls; closes each connection once its running calls have answered.
+   *
+   * @param listener runs every time a call finishes while draining
+   */
+  void drain(Runnable listener) {
+    drainListener = listener;
+    draining = true;
+  }
+
+  /** Closes {@code connection} now if no call runs on it, else after its last response. */
+  static void closeWhenIdle(Connection<?> connection) {
+    Calls calls = CALLS.peek(connection);
+    if (calls == null) {
+      connection.closeSilently();
+    } else {
+      calls.closeWhenIdle();
+    }
+  }
+
+  /** Nanos of the last frame or response on {@code connection}, or 0 if none yet. */
+  static long lastActivity(Connection<?> connection) {
+    Calls calls = CALLS.peek(connection);
+    return calls == null ? 0 : calls.lastActivityNanos;
+  }
+
+  /** Calls running on {@code connection}. */
+  static int inFlight(Connection<?> connection) {
+    Calls calls = CALLS.peek(connection);
+    return calls == null ? 0 : calls.running();
+  }
+
+  /** One request's place in its connection's response order. */
+  private static final class Call {
+    boolean done;
+    ByteBuffer response;
+    Throwable failure;
+  }
+
+  /** The calls of one connection, answered in the order they arrived. */
+  private final class Calls {
+    private final Connection<?> connection;
+    private final ArrayDeque<Call> queue = new ArrayDeque<>();
+    private boolean closeWhenIdle;
+    private boolean closed;
+    volatile long lastActivityNanos = System.nanoTime();
+
+    Calls(Connection<?> connection) {
+      this.connection = connection;
+    }
+
+    void touch() {
+      lastActivityNanos = System.nanoTime();
+    }
+
+    synchronized int running() {
+      return queue.size();
+    }
+
+    synchronized Call begin() {
+      Call call = new Call();
+      queue.add(call);
+      return call;
+    }
+
+    void finish(Call call, ByteBuffer response, Throwable failure) {
+      int finished = 0;
+      synchronized (this) {
+        call.done = true;
+        call.response = response;
+        call.failure = failure;
+        Call head;
+        while ((head = queue.peek()) != null && head.done) {
+          queue.poll();
+          finished++;
+          if (!closed) {
+            send(head);
+          }
+        }
+        if (closeWhenIdle && queue.isEmpty()) {
+          connection.closeSilently();
+        }
+      }
+      if (finished > 0) {
+        touch();
+        inFlight.addAndGet(-finished);
+        if (draining) {
+          drainListener.run();
+        }
+      }
+    }
+
+    /** Called with the lock held, so writes enter Grizzly's write queue in request order. */
+    private void send(Call call) {
+      if (call.failure != null) {
+        counters.badFrames.increment();
+        log.warn(
+            "Closing connection from {}: request header unreadable ({})",
+            connection.getPeerAddress(),
+            call.failure.toString());
+        closed = true;
+        connection.closeSilently();
+        return;
+      }
+      counters.completedCalls.increment();
+      if (call.response == null) {
+        return; // oneway
+      }
+      if (outputProtocolFactory != null
+          && ErrorReplies.isFailedCall(call.response, outputProtocolFactory, maxFrameSize)) {
+        counters.failedCalls.increment();
+      }
+      connection.write(Buffers.wrap(connection.getMemoryManager(), call.response));
+    }
+
+    synchronized void closeWhenIdle() {
+      closeWhenIdle = true;
+      if (queue.isEmpty()) {
+        connection.closeSilently();
+      }
+    }
+
+    synchronized void closed() {
+      closed = true;
+    }
+  }
+
+  /** Resumes a suspended read once the write queue drains; tolerates a synchronous callback. */
+  private static final class ResumeOnWritable implements WriteHandler {
+    private static final int REGISTERING = 0;
+    private static final int FIRED_WHILE_REGISTERING = 1;
+    private static final int REGISTERED = 2;
+
+    private final FilterChainContext ctx;
+    private final Connection<?> connection;
+    private final AtomicInteger state = new AtomicInteger(REGISTERING);
+
+    ResumeOnWritable(FilterChainContext ctx, Connection<?> connection) {
+      this.ctx = ctx;
+      this.connection = connection;
+    }
+
+    /** Whether the handler is waiting; false if it already fired during registration. */
+    boolean registered() {
+      return state.compareAndSet(REGISTERING, REGISTERED);
+    }
+
+    @Override
+    public void onWritePossible() {
+      if (state.compareAndSet(REGISTERING, FIRED_WHILE_REGISTERING)) {
+        return;
+      }
+      ctx.resume(ctx.getStopAction());
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      if (state.compareAndSet(REGISTERING, FIRED_WHILE_REGISTERING)) {
+        connection.closeSilently();
+        return;
+      }
+      connection.closeSilently();
+      ctx.resume(ctx.getStopAction());
+    }
+  }
+}

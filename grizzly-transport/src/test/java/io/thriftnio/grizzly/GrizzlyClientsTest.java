@@ -1,0 +1,367 @@
+package io.thriftnio.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TTransportException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The sync transport's and the async channel's failure behaviour, against our own server. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class GrizzlyClientsTest {
+
+  private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
+
+  /** Releases handlers blocked in {@code sleep}; counts down their starts. */
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  private GrizzlyClientResources resources;
+  private ThriftServer server;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    resources = GrizzlyClientResources.builder().build();
+    server =
+        GrizzlyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+            .protocol(PROTOCOL)
+            .ioStrategy(IoStrategy.WORKER)
+            .workerThreads(8)
+            .ioThreads(1)
+            .drainTimeout(Duration.ofMillis(200))
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    release.countDown();
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+    resources.close();
+    server.close();
+  }
+
+  /** {@code sleep(n)} waits for the test's release latch instead of a clock. */
+  private final class BlockingSleepHandler extends BenchHandler {
+    @Override
+    public void sleep(int millis) {
+      try {
+        release.await(20, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  // ---- sync transport -------------------------------------------------------------------------
+
+  @Test
+  void syncTransportReadTimeoutFiresAndClosesTheTransportForGood() throws Exception {
+    TGrizzlyClientTransport transport =
+        resources.newTransport(server.localAddress(), Duration.ofSeconds(5), Duration.ofMillis(200));
+    transport.open();
+    BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> client.sleep(1))
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
+              assertThat(e.getMessage()).contains("200 ms").contains("closed");
+            });
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    assertThat(transport.isOpen()).isFalse();
+    release.countDown();
+    // The late reply must never be read as the answer to a new call.
+    assertThatThrownBy(() -> client.get_last_sale("late")).isInstanceOf(TTransportException.class);
+    assertThatThrownBy(transport::open)
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN));
+  }
+
+  @Test
+  void syncTransportFlushOnAnInterruptedThreadThrowsAndNeverSends() throws Exception {
+    TGrizzlyClientTransport transport = resources.newTransport(server.localAddress());
+    transport.open();
+    BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
+    assertThat(client.get_last_sale("before").getSymbol()).isEqualTo("before");
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> client.send_get_last_sale("interrupted"))
+          .isInstanceOf(TTransportException.class)
+          .hasMessageContaining("interrupted");
+      assertThat(Thread.currentThread().isInterrupted()).as("interrupt flag kept").isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(transport.isOpen()).isFalse();
+  }
+
+  @Test
+  void syncTransportEnforcesItsConfiguredFrameLimitBothWays() throws Exception {
+    try (GrizzlyClientResources small = GrizzlyClientResources.builder().maxFrameSize(1024).build()) {
+      TGrizzlyClientTransport transport = small.newTransport(server.localAddress());
+      transport.open();
+      closeables.add(transport::close);
+      assertThat(transport.getConfiguration().getMaxFrameSize()).isEqualTo(1024);
+      BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
+      assertThat(client.db_work(1)).hasSize(1);
+      // A request above the limit fails before anything is sent; the connection stays usable.
+      assertThatThrownBy(() -> client.echo(Payloads.of(2000, 1)))
+          .isInstanceOf(io.thriftnio.core.FrameSizeException.class)
+          .hasMessageContaining("1024");
+      assertThat(client.db_work(2)).hasSize(2);
+      // A response above the limit closes the connection instead of being read.
+      assertThatThrownBy(() -> client.db_work(100))
+          .isInstanceOfSatisfying(
+              TTransportException.class,
+              e -> assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE));
+      assertThat(transport.isOpen()).isFalse();
+    }
+  }
+
+  @Test
+  void syncTransportConnectTimeoutFires() throws Exception {
+    // A listener that never accepts, with its backlog filled: further SYNs go unanswered.
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress address = (InetSocketAddress) full.getLocalSocketAddress();
+      List<AutoCloseable> fillers = new ArrayList<>();
+      try {
+        TTransportException timedOut = null;
+        for (int attempt = 0; attempt < 8 && timedOut == null; attempt++) {
+          TGrizzlyClientTransport t =
+              resources.newTransport(address, Duration.ofMillis(300), Duration.ZERO);
+          try {
+            t.open();
+            fillers.add(t::close);
+            Socket filler = new Socket();
+            fillers.add(filler);
+            try {
+              filler.connect(address, 300);
+            } catch (java.net.SocketTimeoutException queueFull) {
+              // The backlog is full already: exactly the state the next attempt needs.
+            }
+          } catch (TTransportException e) {
+            timedOut = e;
+          }
+        }
+        assertThat(timedOut).as("a connect attempt timed out").isNotNull();
+        assertThat(timedOut.getType()).isEqualTo(TTransportException.TIMED_OUT);
+        assertThat(timedOut.getMessage()).contains("300 ms").contains(address.toString());
+      } finally {
+        for (AutoCloseable c : fillers) {
+          c.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void syncTransportReportsARefusedConnection() throws Exception {
+    InetSocketAddress closedPort;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = (InetSocketAddress) s.getLocalSocketAddress();
+    }
+    TGrizzlyClientTransport t = resources.newTransport(closedPort);
+    assertThatThrownBy(t::open)
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN);
+              assertThat(e.getMessage()).contains(closedPort.toString());
+            });
+  }
+
+  // ---- async channel --------------------------------------------------------------------------
+
+  @Test
+  void channelCallTimeoutFailsTheCallAndClosesTheChannelFailingTheOthers() throws Exception {
+    GrizzlyThriftChannel channel =
+        resources.openChannel(server.localAddress(), Duration.ofSeconds(20), Runnable::run);
+    closeables.add(channel);
+    AsyncClients.AsyncCaller<BenchService.Client> caller =
+        AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+    CompletableFuture<Object> blocked = caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+    CompletableFuture<Object> second = caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+    CompletableFuture<ByteBuffer> timed =
+        channel.exchange(ByteBuffer.wrap(encodeEcho(3)), Duration.ofMillis(200));
+    assertThatThrownBy(() -> timed.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
+              assertThat(e.getMessage()).contains(server.localAddress().getPort() + "");
+            });
+    assertThatThrownBy(() -> blocked.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(TTransportException.class)
+        .hasMessageContaining("calls pending")
+        .hasMessageContaining("timed out");
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TTransportException.class);
+    assertThat(channel.isOpen()).isFalse();
+    assertThat(channel.pendingCalls()).isZero();
+    assertThatThrownBy(() -> channel.exchange(ByteBuffer.wrap(encodeEcho(1))).get(5, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(TTransportException.class);
+  }
+
+  @Test
+  void channelFailsPendingCallsNamingPeerAndCountWhenTheConnectionDies() throws Exception {
+    try (ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
+      GrizzlyThriftChannel channel = resources.openChannel(address);
+      closeables.add(channel);
+      Socket accepted = peer.accept();
+      closeables.add(accepted);
+      {
+        List<CompletableFuture<ByteBuffer>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          calls.add(channel.exchange(ByteBuffer.wrap(encodeEcho(i))));
+        }
+        // Wait until the three requests have reached the peer, then hang up without answering.
+        InputStream in = accepted.getInputStream();
+        int expected = 3 * (4 + encodeEcho(0).length);
+        in.readNBytes(expected);
+        assertThat(channel.pendingCalls()).isEqualTo(3);
+        accepted.close();
+        for (CompletableFuture<ByteBuffer> call : calls) {
+          assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+              .cause()
+              .isInstanceOf(TTransportException.class)
+              .hasMessageContaining(String.valueOf(address.getPort()))
+              .hasMessageContaining("3 calls pending");
+        }
+      }
+    }
+  }
+
+  @Test
+  void channelCompletesOnTheChosenExecutorAndSendsOnewayWithoutAResponse() throws Exception {
+    ExecutorService callbacks =
+        Executors.newSingleThreadExecutor(r -> new Thread(r, "chosen-callback-thread"));
+    try {
+      GrizzlyThriftChannel channel =
+          resources.openChannel(server.localAddress(), Duration.ofSeconds(10), callbacks);
+      closeables.add(channel);
+      AtomicReference<String> thread = new AtomicReference<>();
+      // Hold the single callback thread so the reply cannot complete before the stage is attached.
+      CountDownLatch gate = new CountDownLatch(1);
+      callbacks.execute(
+          () -> {
+            try {
+              gate.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+      CompletableFuture<ByteBuffer> exchange =
+          channel
+              .exchange(ByteBuffer.wrap(encodeEcho(7)))
+              .whenComplete((r, e) -> thread.set(Thread.currentThread().getName()));
+      gate.countDown();
+      ByteBuffer reply = exchange.get(10, TimeUnit.SECONDS);
+      assertThat(thread.get()).isEqualTo("chosen-callback-thread");
+      assertThat(reply.remaining()).isPositive();
+
+      AsyncClients.AsyncCaller<BenchService.Client> caller =
+          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+      caller.callOneway(c -> c.send_fire(Payloads.of(10, 1))).get(10, TimeUnit.SECONDS);
+      assertThat(channel.pendingCalls()).as("oneway takes no place in the queue").isZero();
+      assertThat(caller.call(c -> c.send_fired(), BenchService.Client::recv_fired).get(10, TimeUnit.SECONDS))
+          .isEqualTo(1L);
+    } finally {
+      callbacks.shutdownNow();
+    }
+  }
+
+  @Test
+  void workerStrategyClientsServeTheSameCalls() throws Exception {
+    try (GrizzlyClientResources worker =
+        GrizzlyClientResources.builder().ioStrategy(IoStrategy.WORKER).workerThreads(2).build()) {
+      TGrizzlyClientTransport t = worker.newTransport(server.localAddress());
+      t.open();
+      closeables.add(t::close);
+      BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(t));
+      assertThat(Payloads.check(client.echo(Payloads.of(Payloads.LARGE, 4)), Payloads.LARGE, 4))
+          .isTrue();
+      try (GrizzlyThriftChannel channel = worker.openChannel(server.localAddress())) {
+        BenchService.AsyncIface iface =
+            AsyncClients.asyncIface(
+                BenchService.AsyncIface.class,
+                channel,
+                BenchService.Client::new,
+                PROTOCOL,
+                Runnable::run);
+        CompletableFuture<String> symbol = new CompletableFuture<>();
+        iface.get_last_sale(
+            "W",
+            new org.apache.thrift.async.AsyncMethodCallback<>() {
+              @Override
+              public void onComplete(io.thriftnio.testkit.gen.TradeReport r) {
+                symbol.complete(r.getSymbol());
+              }
+
+              @Override
+              public void onError(Exception e) {
+                symbol.completeExceptionally(e);
+              }
+            });
+        assertThat(symbol.get(10, TimeUnit.SECONDS)).isEqualTo("W");
+      }
+    }
+  }
+
+  @Test
+  void aClosedResourceHolderRefusesNewConnections() throws Exception {
+    GrizzlyClientResources r = GrizzlyClientResources.builder().build();
+    closeables.add(r);
+    r.close(); // and once more by the test's cleanup: idempotent
+    assertThatThrownBy(() -> r.openChannel(server.localAddress()))
+        .isInstanceOf(TTransportException.class)
+        .hasMessageContaining("closed");
+  }
+
+  private static Object recvSleep(BenchService.Client c) throws org.apache.thrift.TException {
+    c.recv_sleep();
+    return null;
+  }
+
+  private static byte[] encodeEcho(int seq) throws Exception {
+    return io.thriftnio.testkit.conformance.RawConnection.encodeCall(
+        PROTOCOL, "echo", seq, new BenchService.echo_args(Payloads.of(16, seq)));
+  }
+}

@@ -1,0 +1,388 @@
+package io.thriftnio.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncBenchHandler;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.conformance.RawConnection;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Grizzly-specific server behaviour the shared conformance suite does not reach. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class GrizzlyThriftServerTest {
+
+  private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
+  private static final InetSocketAddress ANY_PORT =
+      new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+  private final CountDownLatch release = new CountDownLatch(1);
+  private final CountDownLatch sleeping = new CountDownLatch(1);
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    release.countDown();
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+  }
+
+  private ThriftServer started(GrizzlyThriftServer.Builder builder) throws IOException {
+    ThriftServer server = builder.build();
+    closeables.add(server);
+    return server.start();
+  }
+
+  private RawConnection raw(ThriftServer server) throws IOException {
+    RawConnection c = RawConnection.open(server.localAddress());
+    closeables.add(c);
+    return c;
+  }
+
+  /** {@code sleep(n)} signals {@link #sleeping} and waits for {@link #release}. */
+  private final class BlockingSleepHandler extends BenchHandler {
+    @Override
+    public void sleep(int millis) {
+      sleeping.countDown();
+      try {
+        release.await(20, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static byte[] call(String method, int seq, org.apache.thrift.TBase<?, ?> args)
+      throws Exception {
+    return RawConnection.encodeCall(PROTOCOL, method, seq, args);
+  }
+
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void aFullWorkerPoolIsAnsweredWithServerOverloaded() throws Exception {
+    ThreadPoolExecutor callerPool =
+        new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
+    closeables.add(callerPool::shutdownNow);
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .workerExecutor(callerPool)
+                .ioThreads(1)
+                .drainTimeout(Duration.ofMillis(100))
+                .bind(ANY_PORT));
+    RawConnection busy = raw(server);
+    busy.writeFrame(call("sleep", 1, new BenchService.sleep_args(1)));
+    assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
+    RawConnection queued = raw(server);
+    queued.writeFrame(call("get_last_sale", 2, new BenchService.get_last_sale_args("Q")));
+    await("the second read event to wait in the caller's queue", () -> callerPool.getQueue().size() == 1);
+
+    RawConnection refused = raw(server);
+    refused.writeFrame(call("get_last_sale", 3, new BenchService.get_last_sale_args("R")));
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(
+                PROTOCOL, refused.readFrame(), new BenchService.get_last_sale_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+              assertThat(e.getMessage()).contains("server overloaded").contains("get_last_sale");
+            });
+    assertThat(server.stats().overloadedCalls()).isEqualTo(1);
+    assertThat(server.stats().failedCalls()).isEqualTo(1);
+
+    release.countDown();
+    assertThat(RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result()).seqid)
+        .isEqualTo(1);
+    BenchService.get_last_sale_result q = new BenchService.get_last_sale_result();
+    RawConnection.decodeReply(PROTOCOL, queued.readFrame(), q);
+    assertThat(q.success.getSymbol()).isEqualTo("Q");
+    // The refused connection stays usable once the pool has room.
+    refused.writeFrame(call("get_last_sale", 4, new BenchService.get_last_sale_args("R2")));
+    BenchService.get_last_sale_result r = new BenchService.get_last_sale_result();
+    RawConnection.decodeReply(PROTOCOL, refused.readFrame(), r);
+    assertThat(r.success.getSymbol()).isEqualTo("R2");
+  }
+
+  @Test
+  void aFullWriteQueueStopsReadingUntilThePeerCatchesUpAndLosesNothing() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(IoStrategy.SAME_THREAD)
+                .ioThreads(1)
+                .maxPendingWriteBytes(16 * 1024)
+                .bind(ANY_PORT));
+    int calls = 60;
+    int size = 64 * 1024;
+    ByteArrayOutputStream batch = new ByteArrayOutputStream();
+    for (int seq = 1; seq <= calls; seq++) {
+      batch.write(RawConnection.frame(call("echo", seq, new BenchService.echo_args(Payloads.of(size, seq)))));
+    }
+    // A client with a tiny receive window that does not read at first: the server's responses
+    // pile up in its write queue, far above the 16 KiB limit, so the server must stop reading
+    // (the writer below then blocks) until the client reads, and then resume without loss.
+    java.net.Socket socket = new java.net.Socket();
+    closeables.add(socket);
+    socket.setReceiveBufferSize(4096);
+    socket.connect(server.localAddress(), 10_000);
+    socket.setSoTimeout(20_000);
+    java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                socket.getOutputStream().write(batch.toByteArray());
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "pipelining-writer");
+    writer.start();
+    await("two responses to be queued for a client that is not reading",
+        () -> server.stats().completedCalls() >= 2);
+    for (int seq = 1; seq <= calls; seq++) {
+      byte[] frame = new byte[in.readInt()];
+      in.readFully(frame);
+      BenchService.echo_result result = new BenchService.echo_result();
+      TMessage reply = RawConnection.decodeReply(PROTOCOL, frame, result);
+      assertThat(reply.seqid).isEqualTo(seq);
+      assertThat(Payloads.check(result.success, size, seq)).isTrue();
+    }
+    writer.join(10_000);
+    assertThat(server.stats().completedCalls()).isEqualTo(calls);
+  }
+
+  @Test
+  void closeNeverWaitsLongerThanTheDrainTimeout() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .workerThreads(2)
+                .drainTimeout(Duration.ofMillis(300))
+                .bind(ANY_PORT));
+    RawConnection stuck = raw(server);
+    stuck.writeFrame(call("sleep", 1, new BenchService.sleep_args(1)));
+    assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
+    long start = System.nanoTime();
+    server.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    assertThat(server.isRunning()).isFalse();
+    stuck.awaitClosedBy(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void anIdleTimeoutNeverClosesAConnectionWithACallInFlight() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
+                .ioStrategy(IoStrategy.SAME_THREAD)
+                .idleTimeout(Duration.ofMillis(100))
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    c.writeFrame(call("sleep", 9, new BenchService.sleep_args(600)));
+    TMessage reply = RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result());
+    assertThat(reply.seqid).isEqualTo(9);
+    assertThat(server.stats().timedOutConnections()).isZero();
+    c.awaitClosedBy(Duration.ofSeconds(10)); // idle after the reply: closed
+    await("the idle close to be counted", () -> server.stats().timedOutConnections() == 1);
+  }
+
+  @Test
+  void aCallersTransportIsLeftRunningWhenTheServerDoesNotOwnIt() throws Exception {
+    TCPNIOTransport transport = TCPNIOTransportBuilder.newInstance().build();
+    closeables.add(transport::shutdownNow);
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(IoStrategy.SAME_THREAD)
+                .ioThreads(1)
+                .transport(transport, false)
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    c.writeFrame(call("get_last_sale", 1, new BenchService.get_last_sale_args("T")));
+    BenchService.get_last_sale_result r = new BenchService.get_last_sale_result();
+    RawConnection.decodeReply(PROTOCOL, c.readFrame(), r);
+    assertThat(r.success.getSymbol()).isEqualTo("T");
+    server.close();
+    c.awaitClosedBy(Duration.ofSeconds(10));
+    assertThat(transport.isStopped()).as("caller's transport still running").isFalse();
+
+    // The same transport can host another server.
+    ThriftServer again =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .transport(transport, true)
+                .bind(ANY_PORT));
+    RawConnection d = raw(again);
+    d.writeFrame(call("get_last_sale", 2, new BenchService.get_last_sale_args("U")));
+    RawConnection.decodeReply(PROTOCOL, d.readFrame(), r);
+    assertThat(r.success.getSymbol()).isEqualTo("U");
+    again.close();
+    assertThat(transport.isStopped()).as("owned transport shut down").isTrue();
+  }
+
+  @Test
+  void aFailedBindLeavesTheServerClosedAndItsThreadsStopped() throws Exception {
+    ThriftServer first =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .bind(ANY_PORT));
+    ThriftServer second =
+        GrizzlyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .bind(first.localAddress())
+            .build();
+    closeables.add(second);
+    assertThatThrownBy(second::start).isInstanceOf(IOException.class);
+    assertThat(second.isRunning()).isFalse();
+    assertThatThrownBy(second::start).isInstanceOf(IllegalStateException.class);
+    second.close();
+    assertThat(first.isRunning()).isTrue();
+  }
+
+  @Test
+  void threadsAreNamedAfterTheLibrary() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .ioThreads(1)
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    c.writeFrame(call("get_last_sale", 1, new BenchService.get_last_sale_args("N")));
+    RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.get_last_sale_result());
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      names.add(t.getName());
+    }
+    assertThat(names)
+        .anyMatch(n -> n.startsWith("thrift-nio-grizzly-server-selector"))
+        .anyMatch(n -> n.startsWith("thrift-nio-grizzly-server-worker-"))
+        .anyMatch(n -> n.startsWith("thrift-nio-grizzly-server-timer-"));
+  }
+
+  @Test
+  void theFiltersServeAsyncProcessorsInAUsersOwnChain() throws Exception {
+    TCPNIOTransport transport = TCPNIOTransportBuilder.newInstance().build();
+    closeables.add(transport::shutdownNow);
+    transport.setProcessor(
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(new ThriftFrameFilter())
+            .add(
+                new ThriftServerFilter(
+                    io.thriftnio.core.ProcessorInvoker.ofAsync(
+                        new BenchService.AsyncProcessor<>(new AsyncBenchHandler()),
+                        PROTOCOL,
+                        PROTOCOL,
+                        io.thriftnio.core.Framing.DEFAULT_MAX_FRAME_SIZE)))
+            .build());
+    transport.start();
+    InetSocketAddress address = (InetSocketAddress) transport.bind(ANY_PORT).getLocalAddress();
+    try (RawConnection c = RawConnection.open(address)) {
+      c.write(
+          concat(
+              RawConnection.frame(call("sleep", 1, new BenchService.sleep_args(100))),
+              RawConnection.frame(call("get_last_sale", 2, new BenchService.get_last_sale_args("F")))));
+      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()).seqid)
+          .isEqualTo(1);
+      BenchService.get_last_sale_result r = new BenchService.get_last_sale_result();
+      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), r).seqid).isEqualTo(2);
+      assertThat(r.success.getSymbol()).isEqualTo("F");
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, c, a.length, b.length);
+    return c;
+  }
+
+  @Test
+  void serverTransportRunsAProcessorInAUsersOwnFilterChain() throws Exception {
+    BenchService.Processor<BenchHandler> processor = new BenchService.Processor<>(new BenchHandler());
+    TCPNIOTransport transport = TCPNIOTransportBuilder.newInstance().build();
+    closeables.add(transport::shutdownNow);
+    transport.setProcessor(
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(new ThriftFrameFilter(1024 * 1024))
+            .add(
+                new BaseFilter() {
+                  @Override
+                  public NextAction handleRead(FilterChainContext ctx) throws IOException {
+                    Buffer payload = ctx.getMessage();
+                    try {
+                      TGrizzlyServerTransport t =
+                          new TGrizzlyServerTransport(
+                              ctx.getConnection(), payload.toByteBuffer(), new TConfiguration());
+                      processor.process(PROTOCOL.getProtocol(t), PROTOCOL.getProtocol(t));
+                    } catch (org.apache.thrift.TException e) {
+                      throw new IOException(e);
+                    }
+                    return ctx.getStopAction();
+                  }
+                })
+            .build());
+    transport.start();
+    InetSocketAddress address = (InetSocketAddress) transport.bind(ANY_PORT).getLocalAddress();
+    try (RawConnection c = RawConnection.open(address)) {
+      c.writeFrame(call("echo", 5, new BenchService.echo_args(Payloads.of(Payloads.MEDIUM, 5))));
+      BenchService.echo_result r = new BenchService.echo_result();
+      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), r).seqid).isEqualTo(5);
+      assertThat(Payloads.check(r.success, Payloads.MEDIUM, 5)).isTrue();
+    }
+  }
+}
