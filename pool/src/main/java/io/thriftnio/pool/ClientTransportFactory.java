@@ -1,0 +1,66 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.SocketTransports;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * Opens the transport of one pooled synchronous connection. The result must be open and framed
+ * (every message one {@code TFramedTransport} frame), and should carry a read timeout: a pooled
+ * call that waits forever holds its connection forever.
+ *
+ * <p>Any failure here is a connect failure: no request can have been written, so the pool marks
+ * the endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
+ * TTransportException}s that name the endpoint.
+ *
+ * <p>The stock implementation is {@link #framedSocket(Duration, Duration)}; this library's Netty
+ * and Grizzly synchronous transports plug in through the same interface.
+ */
+@FunctionalInterface
+public interface ClientTransportFactory {
+
+  /**
+   * Opens a connection.
+   *
+   * @param endpoint where to connect
+   * @return an open, framed transport
+   * @throws TTransportException if the connection cannot be opened
+   */
+  TTransport open(InetSocketAddress endpoint) throws TTransportException;
+
+  /**
+   * Stock libthrift: a {@code TSocket} wrapped in a {@code TFramedTransport}, with libthrift's
+   * default maximum frame size ({@value TConfiguration#DEFAULT_MAX_FRAME_SIZE} bytes). The socket
+   * has {@code TCP_NODELAY} and keep-alive set, and is backed by a {@code SocketChannel}, so the
+   * pool can see without blocking whether the peer has closed an idle connection.
+   *
+   * @param connectTimeout how long a connect may take; must be positive
+   * @param readTimeout how long a read may block (the longest a call may wait for its reply);
+   *     must be positive
+   * @return the factory
+   */
+  static ClientTransportFactory framedSocket(Duration connectTimeout, Duration readTimeout) {
+    return framedSocket(connectTimeout, readTimeout, TConfiguration.DEFAULT_MAX_FRAME_SIZE);
+  }
+
+  /**
+   * Like {@link #framedSocket(Duration, Duration)}, with a maximum frame size: a reply frame
+   * longer than this fails the call and closes the connection.
+   *
+   * @param connectTimeout how long a connect may take; must be positive
+   * @param readTimeout how long a read may block; must be positive
+   * @param maxFrameSize the largest reply frame accepted, in bytes; must be positive
+   * @return the factory
+   */
+  static ClientTransportFactory framedSocket(
+      Duration connectTimeout, Duration readTimeout, int maxFrameSize) {
+    Checks.positive("connectTimeout", connectTimeout);
+    Checks.positive("readTimeout", readTimeout);
+    Checks.positive("maxFrameSize", maxFrameSize);
+    return new SocketTransports.FramedSocketFactory(connectTimeout, readTimeout, maxFrameSize);
+  }
+}

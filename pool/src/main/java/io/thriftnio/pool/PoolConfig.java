@@ -1,0 +1,354 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import java.time.Duration;
+
+/**
+ * Limits and health settings shared by every pool in this package. Immutable; build one with
+ * {@link #builder()}, or take {@link #defaults()}.
+ *
+ * <pre>{@code
+ * PoolConfig config = PoolConfig.builder()
+ *     .maxPerEndpoint(64)
+ *     .borrowTimeout(Duration.ofSeconds(2))
+ *     .build();
+ * }</pre>
+ */
+public final class PoolConfig {
+
+  private static final PoolConfig DEFAULTS = builder().build();
+
+  private final int maxTotal;
+  private final int maxPerEndpoint;
+  private final int maxIdlePerEndpoint;
+  private final int minIdlePerEndpoint;
+  private final Duration borrowTimeout;
+  private final boolean testOnBorrow;
+  private final Duration idleTimeout;
+  private final Duration evictionInterval;
+  private final Balancer balancer;
+  private final Duration endpointBackoff;
+  private final Duration maxEndpointBackoff;
+  private final String jmxName;
+
+  private PoolConfig(Builder b) {
+    this.maxTotal = b.maxTotal;
+    this.maxPerEndpoint = b.maxPerEndpoint;
+    this.maxIdlePerEndpoint = b.maxIdlePerEndpoint;
+    this.minIdlePerEndpoint = b.minIdlePerEndpoint;
+    this.borrowTimeout = b.borrowTimeout;
+    this.testOnBorrow = b.testOnBorrow;
+    this.idleTimeout = b.idleTimeout;
+    this.evictionInterval = b.evictionInterval;
+    this.balancer = b.balancer;
+    this.endpointBackoff = b.endpointBackoff;
+    this.maxEndpointBackoff = b.maxEndpointBackoff;
+    this.jmxName = b.jmxName;
+  }
+
+  /** A new builder, starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The configuration with every default. */
+  public static PoolConfig defaults() {
+    return DEFAULTS;
+  }
+
+  /** Connections across all endpoints, in use or idle. */
+  public int maxTotal() {
+    return maxTotal;
+  }
+
+  /** Connections to one endpoint, in use or idle. */
+  public int maxPerEndpoint() {
+    return maxPerEndpoint;
+  }
+
+  /** Idle connections kept per endpoint; more are closed when returned. */
+  public int maxIdlePerEndpoint() {
+    return maxIdlePerEndpoint;
+  }
+
+  /** Idle connections the evictor keeps open per endpoint. */
+  public int minIdlePerEndpoint() {
+    return minIdlePerEndpoint;
+  }
+
+  /** How long a borrow waits for a connection when the limits are reached; zero fails at once. */
+  public Duration borrowTimeout() {
+    return borrowTimeout;
+  }
+
+  /** Whether an idle connection is validated before it is lent. */
+  public boolean testOnBorrow() {
+    return testOnBorrow;
+  }
+
+  /** How long a connection may sit idle before the evictor closes it; zero keeps it forever. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** Time between evictor runs; zero turns the evictor (and min idle upkeep) off. */
+  public Duration evictionInterval() {
+    return evictionInterval;
+  }
+
+  /** How the endpoint of the next borrow is chosen. */
+  public Balancer balancer() {
+    return balancer;
+  }
+
+  /** How long an endpoint that failed to connect is skipped the first time. */
+  public Duration endpointBackoff() {
+    return endpointBackoff;
+  }
+
+  /** The longest an endpoint is skipped after consecutive connect failures. */
+  public Duration maxEndpointBackoff() {
+    return maxEndpointBackoff;
+  }
+
+  /** The JMX name prefix, or {@code null} when JMX registration is off. */
+  public String jmxName() {
+    return jmxName;
+  }
+
+  @Override
+  public String toString() {
+    return "PoolConfig{maxTotal="
+        + maxTotal
+        + ", maxPerEndpoint="
+        + maxPerEndpoint
+        + ", maxIdlePerEndpoint="
+        + maxIdlePerEndpoint
+        + ", minIdlePerEndpoint="
+        + minIdlePerEndpoint
+        + ", borrowTimeout="
+        + borrowTimeout
+        + ", testOnBorrow="
+        + testOnBorrow
+        + ", idleTimeout="
+        + idleTimeout
+        + ", evictionInterval="
+        + evictionInterval
+        + ", balancer="
+        + balancer
+        + ", endpointBackoff="
+        + endpointBackoff
+        + ", maxEndpointBackoff="
+        + maxEndpointBackoff
+        + ", jmxName="
+        + jmxName
+        + '}';
+  }
+
+  /** Builds a {@link PoolConfig}; every value is checked in {@link #build()}. */
+  public static final class Builder {
+    private int maxTotal = 64;
+    private int maxPerEndpoint = 8;
+    private int maxIdlePerEndpoint = 8;
+    private int minIdlePerEndpoint = 0;
+    private Duration borrowTimeout = Duration.ofSeconds(5);
+    private boolean testOnBorrow = true;
+    private Duration idleTimeout = Duration.ofMinutes(10);
+    private Duration evictionInterval = Duration.ofSeconds(30);
+    private Balancer balancer = Balancer.ROUND_ROBIN;
+    private Duration endpointBackoff = Duration.ofSeconds(1);
+    private Duration maxEndpointBackoff = Duration.ofSeconds(30);
+    private String jmxName;
+
+    private Builder() {}
+
+    /**
+     * Connections across all endpoints, in use or idle. Default 64.
+     *
+     * @param maxTotal {@code > 0}
+     * @return this builder
+     */
+    public Builder maxTotal(int maxTotal) {
+      this.maxTotal = maxTotal;
+      return this;
+    }
+
+    /**
+     * Connections to one endpoint, in use or idle. Default 8.
+     *
+     * @param maxPerEndpoint {@code > 0}
+     * @return this builder
+     */
+    public Builder maxPerEndpoint(int maxPerEndpoint) {
+      this.maxPerEndpoint = maxPerEndpoint;
+      return this;
+    }
+
+    /**
+     * Idle connections kept per endpoint; a connection returned beyond this is closed. Default 8.
+     *
+     * @param maxIdlePerEndpoint {@code >= minIdlePerEndpoint}, {@code <= maxPerEndpoint}
+     * @return this builder
+     */
+    public Builder maxIdlePerEndpoint(int maxIdlePerEndpoint) {
+      this.maxIdlePerEndpoint = maxIdlePerEndpoint;
+      return this;
+    }
+
+    /**
+     * Idle connections the evictor opens and keeps per endpoint (needs a non-zero {@link
+     * #evictionInterval(Duration)}). Default 0.
+     *
+     * @param minIdlePerEndpoint {@code >= 0}
+     * @return this builder
+     */
+    public Builder minIdlePerEndpoint(int minIdlePerEndpoint) {
+      this.minIdlePerEndpoint = minIdlePerEndpoint;
+      return this;
+    }
+
+    /**
+     * How long a borrow waits when the limits are reached and no connection is idle; then it fails
+     * with {@link PoolTimeoutException}. Zero fails at once. Default 5 seconds.
+     *
+     * @param borrowTimeout {@code >= 0}
+     * @return this builder
+     */
+    public Builder borrowTimeout(Duration borrowTimeout) {
+      this.borrowTimeout = borrowTimeout;
+      return this;
+    }
+
+    /**
+     * Whether an idle connection is validated before it is lent: open, no unread bytes, the peer
+     * has not closed it (where the transport lets us look without blocking), and the pool's
+     * validator, if any. No request is sent. Default {@code true}.
+     *
+     * @param testOnBorrow whether to validate on borrow
+     * @return this builder
+     */
+    public Builder testOnBorrow(boolean testOnBorrow) {
+      this.testOnBorrow = testOnBorrow;
+      return this;
+    }
+
+    /**
+     * How long a connection may sit idle before the evictor closes it. Zero keeps idle connections
+     * forever. Default 10 minutes.
+     *
+     * @param idleTimeout {@code >= 0}
+     * @return this builder
+     */
+    public Builder idleTimeout(Duration idleTimeout) {
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
+    /**
+     * Time between evictor runs, which close connections idle for longer than {@link
+     * #idleTimeout(Duration)}, validate the others and top up {@link #minIdlePerEndpoint(int)}.
+     * Zero turns the evictor off. Default 30 seconds.
+     *
+     * @param evictionInterval {@code >= 0}
+     * @return this builder
+     */
+    public Builder evictionInterval(Duration evictionInterval) {
+      this.evictionInterval = evictionInterval;
+      return this;
+    }
+
+    /**
+     * How the endpoint of the next borrow is chosen. Default {@link Balancer#ROUND_ROBIN}.
+     *
+     * @param balancer not null
+     * @return this builder
+     */
+    public Builder balancer(Balancer balancer) {
+      this.balancer = balancer;
+      return this;
+    }
+
+    /**
+     * How long an endpoint is skipped after it failed to connect; each consecutive failure doubles
+     * it, up to {@link #maxEndpointBackoff(Duration)}. When the time is up, one borrow probes the
+     * endpoint by connecting to it. Default 1 second.
+     *
+     * @param endpointBackoff {@code > 0}
+     * @return this builder
+     */
+    public Builder endpointBackoff(Duration endpointBackoff) {
+      this.endpointBackoff = endpointBackoff;
+      return this;
+    }
+
+    /**
+     * The longest an endpoint is skipped after consecutive connect failures. Default 30 seconds.
+     *
+     * @param maxEndpointBackoff {@code >= endpointBackoff}
+     * @return this builder
+     */
+    public Builder maxEndpointBackoff(Duration maxEndpointBackoff) {
+      this.maxEndpointBackoff = maxEndpointBackoff;
+      return this;
+    }
+
+    /**
+     * Registers the pool with JMX under this name prefix. Default {@code null}: no JMX
+     * registration.
+     *
+     * @param jmxName a name usable in a JMX {@code ObjectName}, or {@code null}
+     * @return this builder
+     */
+    public Builder jmxName(String jmxName) {
+      this.jmxName = jmxName;
+      return this;
+    }
+
+    /**
+     * Checks every value and builds the configuration.
+     *
+     * @return the configuration
+     * @throws IllegalArgumentException naming the first value out of range
+     */
+    public PoolConfig build() {
+      Checks.positive("maxTotal", maxTotal);
+      Checks.positive("maxPerEndpoint", maxPerEndpoint);
+      Checks.nonNegative("minIdlePerEndpoint", minIdlePerEndpoint);
+      Checks.nonNegative("maxIdlePerEndpoint", maxIdlePerEndpoint);
+      if (maxIdlePerEndpoint > maxPerEndpoint) {
+        throw new IllegalArgumentException(
+            "maxIdlePerEndpoint: "
+                + maxIdlePerEndpoint
+                + " (expected: <= maxPerEndpoint: "
+                + maxPerEndpoint
+                + ")");
+      }
+      if (minIdlePerEndpoint > maxIdlePerEndpoint) {
+        throw new IllegalArgumentException(
+            "minIdlePerEndpoint: "
+                + minIdlePerEndpoint
+                + " (expected: <= maxIdlePerEndpoint: "
+                + maxIdlePerEndpoint
+                + ")");
+      }
+      Checks.nonNegative("borrowTimeout", borrowTimeout);
+      Checks.nonNegative("idleTimeout", idleTimeout);
+      Checks.nonNegative("evictionInterval", evictionInterval);
+      Checks.notNull("balancer", balancer);
+      Checks.positive("endpointBackoff", endpointBackoff);
+      Checks.positive("maxEndpointBackoff", maxEndpointBackoff);
+      if (maxEndpointBackoff.compareTo(endpointBackoff) < 0) {
+        throw new IllegalArgumentException(
+            "maxEndpointBackoff: "
+                + maxEndpointBackoff
+                + " (expected: >= endpointBackoff: "
+                + endpointBackoff
+                + ")");
+      }
+      if (jmxName != null && jmxName.isBlank()) {
+        throw new IllegalArgumentException("jmxName: '' (expected: null or a non-blank name)");
+      }
+      return new PoolConfig(this);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.pool.internal.Names;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * No connection became available within the borrow timeout. The message names the endpoint and
+ * the pool state: {@code Connection to 10.0.0.7:9090 not available, request timed out after
+ * 5000ms (total=64, active=64, idle=0, waiting=312)}.
+ */
+public final class PoolTimeoutException extends PoolException {
+  private static final long serialVersionUID = 1L;
+
+  private final transient InetSocketAddress endpoint;
+  private final transient PoolStats stats;
+
+  /**
+   * Creates the exception.
+   *
+   * @param endpoint the endpoint waited for
+   * @param waited how long the borrower waited
+   * @param stats the pool state when it gave up
+   */
+  public PoolTimeoutException(InetSocketAddress endpoint, Duration waited, PoolStats stats) {
+    super(
+        "Connection to "
+            + Names.endpoint(endpoint)
+            + " not available, request timed out after "
+            + waited.toMillis()
+            + "ms ("
+            + stats.gauges()
+            + ")",
+        null);
+    this.endpoint = endpoint;
+    this.stats = stats;
+  }
+
+  /** The endpoint the borrower waited for. */
+  public InetSocketAddress endpoint() {
+    return endpoint;
+  }
+
+  /** The pool state when the borrower gave up. */
+  public PoolStats stats() {
+    return stats;
+  }
+}

@@ -1,0 +1,568 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.AsyncConnection;
+import io.thriftnio.pool.internal.EndpointPool;
+import io.thriftnio.pool.internal.EndpointPool.Borrowed;
+import io.thriftnio.pool.internal.SocketTransports;
+import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.apache.thrift.TException;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientManager;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TNonblockingSocket;
+import org.apache.thrift.transport.TNonblockingTransport;
+import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pool of Thrift's generated {@code AsyncClient}s over {@code TNonblockingSocket}, keyed by
+ * endpoint.
+ *
+ * <p>A {@code TAsyncClient} carries one call at a time and is unusable for good after any error.
+ * The pool lends a client for exactly one call, takes it back when the call completes, and
+ * destroys it after any failure (a declared IDL exception included: libthrift closes the client's
+ * transport for those too). Clients are spread round-robin over several {@code
+ * TAsyncClientManager}s, each with its own selector thread, rather than one.
+ *
+ * <pre>{@code
+ * ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+ *     ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+ *         .endpoint(new InetSocketAddress("10.0.0.7", 9090))
+ *         .build();
+ * CompletableFuture<ByteBuffer> reply = pool.call((client, callback) -> client.echo(payload, callback));
+ * BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
+ * }</pre>
+ *
+ * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
+ * selector thread. The borrow itself happens on the calling thread: when the pool is exhausted the
+ * caller waits up to {@link PoolConfig#borrowTimeout()} (set it to zero to fail at once instead).
+ *
+ * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
+ * PoolClosedException}.
+ *
+ * @param <A> the generated async client type
+ */
+public final class ThriftAsyncClientPool<A extends TAsyncClient> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ThriftAsyncClientPool.class);
+
+  /**
+   * The generated async client's constructor, {@code BenchService.AsyncClient::new}.
+   *
+   * @param <A> the generated async client type
+   */
+  @FunctionalInterface
+  public interface AsyncClientFactory<A extends TAsyncClient> {
+    /**
+     * Creates a client.
+     *
+     * @param protocolFactory the protocol
+     * @param manager the selector thread the client runs on
+     * @param transport its connected socket
+     * @return the client
+     */
+    A create(
+        TProtocolFactory protocolFactory,
+        TAsyncClientManager manager,
+        TNonblockingTransport transport);
+  }
+
+  /**
+   * Starts one call on a borrowed client, e.g. {@code (c, cb) -> c.echo(payload, cb)}.
+   *
+   * @param <A> the generated async client type
+   * @param <R> the result
+   */
+  @FunctionalInterface
+  public interface AsyncCall<A, R> {
+    /**
+     * Starts the call; exactly one call, passing {@code callback} on.
+     *
+     * @param client the borrowed client
+     * @param callback completes the pool's future
+     * @throws TException what the client threw when starting the call
+     */
+    void start(A client, AsyncMethodCallback<R> callback) throws TException;
+  }
+
+  private final String name;
+  private final Executor executor;
+  private final TAsyncClientManager[] managers;
+  private final Class<?> clientClass;
+  private final EndpointPool<AsyncConnection<A>> pool;
+  private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ThriftAsyncClientPool(Builder<A> b) {
+    this.executor = b.executor;
+    this.managers = new TAsyncClientManager[b.selectorThreads];
+    try {
+      for (int i = 0; i < managers.length; i++) {
+        managers[i] = new TAsyncClientManager();
+      }
+    } catch (IOException e) {
+      stopManagers();
+      throw new IllegalStateException("cannot open a selector: " + e, e);
+    }
+    AsyncClientFactory<A> factory = b.clientFactory;
+    TProtocolFactory protocolFactory = b.protocolFactory;
+    int connectMillis = (int) Math.min(Integer.MAX_VALUE, b.connectTimeout.toMillis());
+    long callMillis = b.callTimeout.toMillis();
+    Predicate<? super A> validator = b.validator;
+    AtomicInteger nextManager = new AtomicInteger();
+    this.clientClass = b.clientClass;
+    this.name = "ThriftAsyncClientPool[" + (clientClass == null ? "?" : clientClass.getName()) + "]";
+    this.pool =
+        new EndpointPool<>(
+            name,
+            b.endpoints,
+            b.config,
+            b.metrics,
+            new EndpointPool.Connections<>() {
+              @Override
+              public AsyncConnection<A> open(InetSocketAddress endpoint) throws Exception {
+                SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
+                try {
+                  TNonblockingSocket socket = new TNonblockingSocket(channel);
+                  TAsyncClientManager manager =
+                      managers[Math.floorMod(nextManager.getAndIncrement(), managers.length)];
+                  A client = factory.create(protocolFactory, manager, socket);
+                  client.setTimeout(callMillis);
+                  return new AsyncConnection<>(endpoint, socket, client);
+                } catch (IOException | RuntimeException | Error e) {
+                  SocketTransports.closeQuietly(channel);
+                  throw e;
+                }
+              }
+
+              @Override
+              public boolean validate(AsyncConnection<A> connection) {
+                return connection.validate(validator);
+              }
+
+              @Override
+              public void close(AsyncConnection<A> connection) {
+                connection.close();
+              }
+            });
+  }
+
+  /**
+   * A builder.
+   *
+   * @param clientFactory the generated async client's constructor, {@code
+   *     BenchService.AsyncClient::new}
+   * @param <A> the generated async client type
+   * @return a new builder
+   */
+  public static <A extends TAsyncClient> Builder<A> builder(AsyncClientFactory<A> clientFactory) {
+    return new Builder<>(Checks.notNull("clientFactory", clientFactory));
+  }
+
+  /**
+   * Borrows a client (on this thread, waiting up to the borrow timeout) and starts one call on it.
+   *
+   * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
+   * @param <R> the result
+   * @return completes on the executor with the result, or exceptionally with what the call raised
+   *     ({@code TException}s from the reply, {@code TimeoutException} after the call timeout,
+   *     transport failures) or a borrow failure ({@link PoolTimeoutException}, {@link
+   *     PoolException}, a {@code TTransportException} if no endpoint could be connected to)
+   */
+  public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
+    Checks.notNull("call", call);
+    CompletableFuture<R> future = new CompletableFuture<>();
+    start(call, future);
+    return future;
+  }
+
+  /** Completes {@code future} on the executor: stages attached before this run there too. */
+  private <R> void start(AsyncCall<? super A, R> call, CompletableFuture<R> future) {
+    Borrowed<AsyncConnection<A>> b;
+    try {
+      b = pool.borrow();
+    } catch (TException | RuntimeException e) {
+      completeOnExecutor(() -> future.completeExceptionally(e));
+      return;
+    }
+    InFlight<R> f = new InFlight<>(b, future);
+    inFlight.add(f);
+    if (closed.get()) {
+      f.settle(null, pool.closedException());
+      return;
+    }
+    try {
+      call.start(b.connection.client, f);
+    } catch (Throwable t) {
+      f.settle(null, t);
+    }
+  }
+
+  /**
+   * A proxy implementing {@code asyncIface} (the generated {@code AsyncIface}): every method
+   * borrows a client, starts the same method on it, and calls the caller's callback on the executor
+   * once the client is back in the pool or destroyed. A borrow failure reaches the callback's
+   * {@code onError}.
+   *
+   * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
+   * @param <I> the interface type
+   * @return the proxy; thread-safe
+   * @throws IllegalArgumentException if the client does not implement {@code asyncIface}
+   */
+  public <I> I asyncIface(Class<I> asyncIface) {
+    Checks.notNull("asyncIface", asyncIface);
+    if (!asyncIface.isInterface()
+        || (clientClass != null && !asyncIface.isAssignableFrom(clientClass))) {
+      throw new IllegalArgumentException(
+          "asyncIface: "
+              + asyncIface.getName()
+              + " (expected: an interface "
+              + (clientClass == null ? "the client" : clientClass.getName())
+              + " implements)");
+    }
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return ThriftClientPool.objectMethod(proxy, method, args, asyncIface);
+          }
+          int last = args.length - 1;
+          @SuppressWarnings("unchecked")
+          AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[last];
+          CompletableFuture<Object> future = new CompletableFuture<>();
+          // Attached before the call starts, so it runs where the future completes: the executor.
+          future.whenComplete(
+              (result, failure) -> {
+                try {
+                  if (failure == null) {
+                    callback.onComplete(result);
+                  } else {
+                    callback.onError(
+                        failure instanceof Exception ? (Exception) failure : new TException(failure));
+                  }
+                } catch (RuntimeException e) {
+                  log.warn("{}: AsyncMethodCallback of {} threw", name, method.getName(), e);
+                }
+              });
+          start(
+              (client, cb) -> {
+                Object[] withPoolCallback = Arrays.copyOf(args, args.length);
+                withPoolCallback[last] = cb;
+                invoke(method, client, withPoolCallback);
+              },
+              future);
+          return null;
+        };
+    return asyncIface.cast(
+        Proxy.newProxyInstance(asyncIface.getClassLoader(), new Class<?>[] {asyncIface}, handler));
+  }
+
+  private static void invoke(Method method, Object client, Object[] args) throws TException {
+    try {
+      method.invoke(client, args);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof TException) {
+        throw (TException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new TException(cause);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(method + " is not accessible", e);
+    }
+  }
+
+  /** The endpoints, in the order given. */
+  public List<InetSocketAddress> endpoints() {
+    return pool.endpoints();
+  }
+
+  /** A snapshot of the pool's state and counters. */
+  public PoolStats stats() {
+    return pool.stats();
+  }
+
+  /**
+   * Closes every connection, fails waiting borrowers and calls in flight with {@link
+   * PoolClosedException}, and stops the selector threads. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    pool.close();
+    for (InFlight<?> f : inFlight) {
+      f.settle(null, pool.closedException());
+    }
+    stopManagers();
+  }
+
+  private void stopManagers() {
+    for (TAsyncClientManager m : managers) {
+      if (m != null) {
+        m.stop();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + "{endpoints=" + endpoints() + ", " + stats().gauges() + "}";
+  }
+
+  private void completeOnExecutor(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException e) {
+      // The executor is shut down: completing here is late but better than never.
+      task.run();
+    }
+  }
+
+  /**
+   * One call on one borrowed client. The first outcome wins: the callback (on the selector thread)
+   * or a failure to start. Settling hands off to the executor at once, so the selector thread only
+   * enqueues.
+   */
+  private final class InFlight<R> implements AsyncMethodCallback<R> {
+    private final Borrowed<AsyncConnection<A>> borrowed;
+    private final CompletableFuture<R> future;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    InFlight(Borrowed<AsyncConnection<A>> borrowed, CompletableFuture<R> future) {
+      this.borrowed = borrowed;
+      this.future = future;
+    }
+
+    @Override
+    public void onComplete(R response) {
+      settle(response, null);
+    }
+
+    @Override
+    public void onError(Exception exception) {
+      settle(null, exception);
+    }
+
+    void settle(R response, Throwable failure) {
+      if (!settled.compareAndSet(false, true)) {
+        return;
+      }
+      inFlight.remove(this);
+      completeOnExecutor(
+          () -> {
+            // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.
+            if (failure == null && !borrowed.connection.client.hasError()) {
+              pool.release(borrowed);
+              future.complete(response);
+            } else {
+              pool.invalidate(
+                  borrowed,
+                  failure != null ? failure : borrowed.connection.client.getError());
+              future.completeExceptionally(
+                  failure != null
+                      ? failure
+                      : new TTransportException(
+                          "client reported an error after success",
+                          borrowed.connection.client.getError()));
+            }
+          });
+    }
+  }
+
+  /**
+   * Builds a {@link ThriftAsyncClientPool}.
+   *
+   * @param <A> the generated async client type
+   */
+  public static final class Builder<A extends TAsyncClient> {
+    private final AsyncClientFactory<A> clientFactory;
+    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
+    private final List<InetSocketAddress> endpoints = new ArrayList<>();
+    private PoolConfig config = PoolConfig.defaults();
+    private PoolMetrics metrics = PoolMetrics.NONE;
+    private Predicate<? super A> validator;
+    private int selectorThreads = 2;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration callTimeout = Duration.ofSeconds(30);
+    private Executor executor = ForkJoinPool.commonPool();
+    private Class<?> clientClass;
+
+    private Builder(AsyncClientFactory<A> clientFactory) {
+      this.clientFactory = clientFactory;
+    }
+
+    /**
+     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
+     *
+     * @param protocolFactory not null
+     * @return this builder
+     */
+    public Builder<A> protocol(TProtocolFactory protocolFactory) {
+      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
+      return this;
+    }
+
+    /**
+     * Adds an endpoint. At least one is required; no default.
+     *
+     * @param endpoint not null
+     * @return this builder
+     */
+    public Builder<A> endpoint(InetSocketAddress endpoint) {
+      endpoints.add(Checks.notNull("endpoint", endpoint));
+      return this;
+    }
+
+    /**
+     * Adds endpoints. At least one is required; no default.
+     *
+     * @param endpoints not null
+     * @return this builder
+     */
+    public Builder<A> endpoints(InetSocketAddress... endpoints) {
+      for (InetSocketAddress e : Arrays.asList(endpoints)) {
+        endpoint(e);
+      }
+      return this;
+    }
+
+    /**
+     * Limits and health. Default {@link PoolConfig#defaults()}.
+     *
+     * @param config not null
+     * @return this builder
+     */
+    public Builder<A> config(PoolConfig config) {
+      this.config = Checks.notNull("config", config);
+      return this;
+    }
+
+    /**
+     * Receives pool events. Default {@link PoolMetrics#NONE}.
+     *
+     * @param metrics not null
+     * @return this builder
+     */
+    public Builder<A> metrics(PoolMetrics metrics) {
+      this.metrics = Checks.notNull("metrics", metrics);
+      return this;
+    }
+
+    /**
+     * An extra check of an idle client before it is lent (when {@link PoolConfig#testOnBorrow()})
+     * and by the evictor. Default none.
+     *
+     * @param validator a check, or {@code null} for none
+     * @return this builder
+     */
+    public Builder<A> validator(Predicate<? super A> validator) {
+      this.validator = validator;
+      return this;
+    }
+
+    /**
+     * {@code TAsyncClientManager}s (one selector thread each) that clients are spread over,
+     * round-robin. Default 2.
+     *
+     * @param selectorThreads {@code > 0}
+     * @return this builder
+     */
+    public Builder<A> selectorThreads(int selectorThreads) {
+      this.selectorThreads = Checks.positive("selectorThreads", selectorThreads);
+      return this;
+    }
+
+    /**
+     * How long a connect may take. Default 5 seconds.
+     *
+     * @param connectTimeout {@code > 0}
+     * @return this builder
+     */
+    public Builder<A> connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = Checks.positive("connectTimeout", connectTimeout);
+      return this;
+    }
+
+    /**
+     * How long a call may take from its start to its reply; then it fails with a {@code
+     * TimeoutException} and its client is destroyed. Zero means no limit. Default 30 seconds.
+     *
+     * @param callTimeout {@code >= 0}
+     * @return this builder
+     */
+    public Builder<A> callTimeout(Duration callTimeout) {
+      this.callTimeout = Checks.nonNegative("callTimeout", callTimeout);
+      return this;
+    }
+
+    /**
+     * Completes futures and runs callbacks, and returns clients to the pool (which may open a
+     * connection for a waiting borrower). Default {@code ForkJoinPool.commonPool()}.
+     *
+     * @param executor not null; never a selector thread
+     * @return this builder
+     */
+    public Builder<A> executor(Executor executor) {
+      this.executor = Checks.notNull("executor", executor);
+      return this;
+    }
+
+    /**
+     * Builds the pool and starts its selector threads. No connection is opened until the first
+     * borrow (or the evictor's min idle upkeep).
+     *
+     * @return the pool
+     * @throws IllegalArgumentException if no endpoint was given
+     */
+    public ThriftAsyncClientPool<A> build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+      }
+      clientClass = sampleClientClass();
+      return new ThriftAsyncClientPool<>(this);
+    }
+
+    /** The client's class, from a client over an unconnected socket; {@code null} if unknown. */
+    private Class<?> sampleClientClass() {
+      try {
+        // Unconnected: the constructor only opens a channel, and the client never starts a call.
+        TNonblockingSocket socket = new TNonblockingSocket("127.0.0.1", 1);
+        try {
+          return clientFactory.create(protocolFactory, null, socket).getClass();
+        } finally {
+          socket.close();
+        }
+      } catch (IOException | TTransportException | RuntimeException e) {
+        return null;
+      }
+    }
+  }
+}

@@ -1,0 +1,301 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.MultiplexedPool;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
+import org.apache.thrift.TServiceClient;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * A pool of {@link ThriftChannel}s (this library's Netty or Grizzly clients, or any other
+ * implementation), where one connection carries many calls in flight, keyed by endpoint.
+ *
+ * <pre>{@code
+ * ThriftChannelPool<BenchService.Client> pool =
+ *     ThriftChannelPool.builder(BenchService.Client::new, endpoint -> connectSomehow(endpoint))
+ *         .endpoint(new InetSocketAddress("10.0.0.7", 9090))
+ *         .maxInFlightPerConnection(64)
+ *         .build();
+ * CompletableFuture<ByteBuffer> reply =
+ *     pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo);
+ * BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
+ * }</pre>
+ *
+ * <p>Each call goes to the least loaded open connection of the chosen endpoint that has fewer than
+ * {@link Builder#maxInFlightPerConnection(int)} calls in flight; a new connection is opened when
+ * all are full and the limits allow; otherwise the caller waits up to {@link
+ * PoolConfig#borrowTimeout()} on the calling thread. A connection is closed when an exchange on it
+ * fails (timeout, transport failure) or its reply carries another call's sequence id; the calls it
+ * still carried fail with it. Declared IDL exceptions and {@code TApplicationException}s leave it
+ * open. Encoding and decoding go through the generated {@code Client}'s {@code send_x} / {@code
+ * recv_x} (core's {@link AsyncClients}); futures complete on the executor.
+ *
+ * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
+ * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
+ * (a shared connection is idle only between calls); idle connections are closed by the idle
+ * timeout. Thread-safe; {@link #close()} is idempotent.
+ *
+ * @param <C> the generated client type
+ */
+public final class ThriftChannelPool<C extends TServiceClient> implements AutoCloseable {
+
+  /** Opens one channel to an endpoint; any exception is a connect failure. */
+  @FunctionalInterface
+  public interface ChannelFactory {
+    /**
+     * Connects.
+     *
+     * @param endpoint where to connect
+     * @return an open channel
+     * @throws Exception if the connection cannot be opened
+     */
+    ThriftChannel connect(InetSocketAddress endpoint) throws Exception;
+  }
+
+  private final MultiplexedPool pool;
+  private final AsyncClients.AsyncCaller<C> caller;
+  private final BiFunction<TProtocol, TProtocol, C> clientFactory;
+  private final TProtocolFactory protocolFactory;
+  private final Executor executor;
+
+  private ThriftChannelPool(Builder<C> b) {
+    this.clientFactory = b.clientFactory;
+    this.protocolFactory = b.protocolFactory;
+    this.executor = b.executor;
+    this.pool =
+        new MultiplexedPool(
+            "ThriftChannelPool",
+            b.endpoints,
+            b.config,
+            b.metrics,
+            b.channelFactory::connect,
+            b.protocolFactory,
+            b.validator,
+            b.maxInFlight);
+    this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
+  }
+
+  /**
+   * A builder.
+   *
+   * @param clientFactory the generated client's two-protocol constructor, {@code
+   *     BenchService.Client::new}, used to encode and decode
+   * @param channelFactory opens connections
+   * @param <C> the generated client type
+   * @return a new builder
+   */
+  public static <C extends TServiceClient> Builder<C> builder(
+      BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
+    return new Builder<>(
+        Checks.notNull("clientFactory", clientFactory),
+        Checks.notNull("channelFactory", channelFactory));
+  }
+
+  /**
+   * Calls a two-way method.
+   *
+   * @param send encodes the request, e.g. {@code c -> c.send_echo(payload)}
+   * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
+   * @param <R> the result
+   * @return completes on the executor with the result, or exceptionally with what {@code recv_x}
+   *     threw, the connection's failure, or a borrow failure ({@link PoolTimeoutException}, {@link
+   *     PoolException})
+   */
+  public <R> CompletableFuture<R> call(
+      AsyncClients.Send<C> send, AsyncClients.Receive<C, R> receive) {
+    return caller.call(send, receive);
+  }
+
+  /**
+   * Sends a oneway method.
+   *
+   * @param send encodes the request, e.g. {@code c -> c.send_fire(payload)}
+   * @return completes on the executor once the message is written
+   */
+  public CompletableFuture<Void> callOneway(AsyncClients.Send<C> send) {
+    return caller.callOneway(send);
+  }
+
+  /**
+   * A proxy implementing {@code asyncIface} (the generated {@code AsyncIface}) over the pool; see
+   * {@link AsyncClients#asyncIface}. Callbacks run on the executor.
+   *
+   * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
+   * @param <I> the interface type
+   * @return the proxy; thread-safe
+   */
+  public <I> I asyncIface(Class<I> asyncIface) {
+    return AsyncClients.asyncIface(asyncIface, pool, clientFactory, protocolFactory, executor);
+  }
+
+  /** The endpoints, in the order given. */
+  public List<InetSocketAddress> endpoints() {
+    return pool.endpoints();
+  }
+
+  /** A snapshot of the pool's state and counters. */
+  public PoolStats stats() {
+    return pool.stats();
+  }
+
+  /** Calls in flight across all connections. */
+  public int pendingCalls() {
+    return pool.pendingCalls();
+  }
+
+  /**
+   * Closes every connection (calls in flight fail) and fails waiting borrowers with {@link
+   * PoolClosedException}. Idempotent.
+   */
+  @Override
+  public void close() {
+    pool.close();
+  }
+
+  @Override
+  public String toString() {
+    return "ThriftChannelPool{endpoints=" + endpoints() + ", " + stats().gauges() + "}";
+  }
+
+  /**
+   * Builds a {@link ThriftChannelPool}.
+   *
+   * @param <C> the generated client type
+   */
+  public static final class Builder<C extends TServiceClient> {
+    private final BiFunction<TProtocol, TProtocol, C> clientFactory;
+    private final ChannelFactory channelFactory;
+    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
+    private final List<InetSocketAddress> endpoints = new ArrayList<>();
+    private PoolConfig config = PoolConfig.defaults();
+    private PoolMetrics metrics = PoolMetrics.NONE;
+    private Predicate<? super ThriftChannel> validator;
+    private int maxInFlight = 32;
+    private Executor executor = ForkJoinPool.commonPool();
+
+    private Builder(
+        BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
+      this.clientFactory = clientFactory;
+      this.channelFactory = channelFactory;
+    }
+
+    /**
+     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
+     *
+     * @param protocolFactory not null
+     * @return this builder
+     */
+    public Builder<C> protocol(TProtocolFactory protocolFactory) {
+      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
+      return this;
+    }
+
+    /**
+     * Adds an endpoint. At least one is required; no default.
+     *
+     * @param endpoint not null
+     * @return this builder
+     */
+    public Builder<C> endpoint(InetSocketAddress endpoint) {
+      endpoints.add(Checks.notNull("endpoint", endpoint));
+      return this;
+    }
+
+    /**
+     * Adds endpoints. At least one is required; no default.
+     *
+     * @param endpoints not null
+     * @return this builder
+     */
+    public Builder<C> endpoints(InetSocketAddress... endpoints) {
+      for (InetSocketAddress e : Arrays.asList(endpoints)) {
+        endpoint(e);
+      }
+      return this;
+    }
+
+    /**
+     * Limits and health. Default {@link PoolConfig#defaults()}.
+     *
+     * @param config not null
+     * @return this builder
+     */
+    public Builder<C> config(PoolConfig config) {
+      this.config = Checks.notNull("config", config);
+      return this;
+    }
+
+    /**
+     * Receives pool events; {@code borrowed} is reported per call. Default {@link
+     * PoolMetrics#NONE}.
+     *
+     * @param metrics not null
+     * @return this builder
+     */
+    public Builder<C> metrics(PoolMetrics metrics) {
+      this.metrics = Checks.notNull("metrics", metrics);
+      return this;
+    }
+
+    /**
+     * An extra check of a connection with no call in flight, before it takes a call (when {@link
+     * PoolConfig#testOnBorrow()}) and by the evictor. Default none: only {@link
+     * ThriftChannel#isOpen()} is checked.
+     *
+     * @param validator a check, or {@code null} for none
+     * @return this builder
+     */
+    public Builder<C> validator(Predicate<? super ThriftChannel> validator) {
+      this.validator = validator;
+      return this;
+    }
+
+    /**
+     * Calls one connection carries at once. Default 32.
+     *
+     * @param maxInFlightPerConnection {@code > 0}
+     * @return this builder
+     */
+    public Builder<C> maxInFlightPerConnection(int maxInFlightPerConnection) {
+      this.maxInFlight = Checks.positive("maxInFlightPerConnection", maxInFlightPerConnection);
+      return this;
+    }
+
+    /**
+     * Decodes replies and completes futures and callbacks. Default {@code
+     * ForkJoinPool.commonPool()}.
+     *
+     * @param executor not null
+     * @return this builder
+     */
+    public Builder<C> executor(Executor executor) {
+      this.executor = Checks.notNull("executor", executor);
+      return this;
+    }
+
+    /**
+     * Builds the pool. No connection is opened until the first call.
+     *
+     * @return the pool
+     * @throws IllegalArgumentException if no endpoint was given
+     */
+    public ThriftChannelPool<C> build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+      }
+      return new ThriftChannelPool<>(this);
+    }
+  }
+}

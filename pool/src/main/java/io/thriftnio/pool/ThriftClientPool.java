@@ -1,0 +1,524 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.EndpointPool;
+import io.thriftnio.pool.internal.EndpointPool.Borrowed;
+import io.thriftnio.pool.internal.Failures;
+import io.thriftnio.pool.internal.SyncConnection;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.apache.thrift.TException;
+import org.apache.thrift.TServiceClient;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TMemoryBuffer;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * A pool of generated synchronous Thrift clients, one connection each, keyed by endpoint.
+ *
+ * <pre>{@code
+ * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
+ *     .endpoint(new InetSocketAddress("10.0.0.7", 9090))
+ *     .config(PoolConfig.builder().maxPerEndpoint(64).build())
+ *     .build();
+ *
+ * ByteBuffer reply = pool.call(client -> client.echo(payload));     // borrow, call, return
+ * BenchService.Iface iface = pool.iface(BenchService.Iface.class);   // the same, per method call
+ * try (ThriftClientPool.Lease<BenchService.Client> lease = pool.lease()) {
+ *   lease.run(c -> c.sleep(1));                                       // several calls, one connection
+ *   long fired = lease.call(c -> c.fired());
+ * }
+ * }</pre>
+ *
+ * <p>After each call the connection goes back to the pool if the call succeeded, or failed with a
+ * declared IDL exception or a {@code TApplicationException} read from a whole reply, and the reply
+ * was read to its end. After anything else (a transport, protocol or timeout error, a reply with
+ * the wrong sequence id, an unexpected exception) the connection is closed: its stream may hold half
+ * a reply. The error reaches the caller unchanged.
+ *
+ * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
+ * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint. A
+ * call is never retried once its request may have been written.
+ *
+ * <p>Thread-safe. {@link #close()} is idempotent.
+ *
+ * @param <C> the generated client type
+ */
+public final class ThriftClientPool<C extends TServiceClient> implements AutoCloseable {
+
+  /**
+   * One or more calls on a borrowed client.
+   *
+   * @param <C> the generated client type
+   * @param <R> the result
+   */
+  @FunctionalInterface
+  public interface ClientCall<C, R> {
+    /**
+     * Calls the client.
+     *
+     * @param client the borrowed client; must not be kept after this returns
+     * @return the result
+     * @throws TException what the client threw
+     */
+    R call(C client) throws TException;
+  }
+
+  /**
+   * One or more calls on a borrowed client, with no result: {@code c -> c.sleep(10)}.
+   *
+   * @param <C> the generated client type
+   */
+  @FunctionalInterface
+  public interface ClientTask<C> {
+    /**
+     * Calls the client.
+     *
+     * @param client the borrowed client; must not be kept after this returns
+     * @throws TException what the client threw
+     */
+    void run(C client) throws TException;
+  }
+
+  private final String name;
+  private final Function<TProtocol, C> clientFactory;
+  private final Class<?> clientClass;
+  private final EndpointPool<SyncConnection<C>> pool;
+
+  private ThriftClientPool(Builder<C> b) {
+    this.clientFactory = b.clientFactory;
+    this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory);
+    this.name = "ThriftClientPool[" + clientClass.getName() + "]";
+    TProtocolFactory protocolFactory = b.protocolFactory;
+    ClientTransportFactory transportFactory = b.transportFactory;
+    Predicate<? super C> validator = b.validator;
+    Function<TProtocol, C> factory = b.clientFactory;
+    this.pool =
+        new EndpointPool<>(
+            name,
+            b.endpoints,
+            b.config,
+            b.metrics,
+            new EndpointPool.Connections<>() {
+              @Override
+              public SyncConnection<C> open(InetSocketAddress endpoint) throws Exception {
+                TTransport transport = transportFactory.open(endpoint);
+                try {
+                  if (!transport.isOpen()) {
+                    throw new TTransportException(
+                        TTransportException.NOT_OPEN,
+                        transportFactory + " returned a transport that is not open");
+                  }
+                  C client = factory.apply(protocolFactory.getProtocol(transport));
+                  return new SyncConnection<>(endpoint, transport, client);
+                } catch (Exception | Error e) {
+                  transport.close();
+                  throw e;
+                }
+              }
+
+              @Override
+              public boolean validate(SyncConnection<C> connection) {
+                return connection.validate(validator);
+              }
+
+              @Override
+              public void close(SyncConnection<C> connection) {
+                connection.close();
+              }
+            });
+  }
+
+  private static Class<?> sampleClientClass(
+      Function<TProtocol, ? extends TServiceClient> factory, TProtocolFactory protocolFactory) {
+    try {
+      return factory.apply(protocolFactory.getProtocol(new TMemoryBuffer(16))).getClass();
+    } catch (TTransportException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A builder.
+   *
+   * @param clientFactory the generated client's one-protocol constructor, {@code
+   *     BenchService.Client::new}
+   * @param <C> the generated client type
+   * @return a new builder
+   */
+  public static <C extends TServiceClient> Builder<C> builder(Function<TProtocol, C> clientFactory) {
+    return new Builder<>(Checks.notNull("clientFactory", clientFactory));
+  }
+
+  /**
+   * Borrows a client, runs {@code call} on it, and returns or destroys the connection (see the
+   * class comment).
+   *
+   * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}
+   * @param <R> the result
+   * @return what {@code call} returned
+   * @throws PoolTimeoutException if no connection became available within the borrow timeout
+   * @throws PoolException if the pool is closed, no endpoint is up, or the wait was interrupted
+   *     (the interrupt flag is then set again)
+   * @throws TException what the client threw, or a {@code TTransportException} if no endpoint
+   *     could be connected to
+   */
+  public <R> R call(ClientCall<? super C, R> call) throws TException {
+    Checks.notNull("call", call);
+    Borrowed<SyncConnection<C>> b = pool.borrow();
+    Throwable failure = null;
+    try {
+      return call.call(b.connection.client);
+    } catch (Throwable t) {
+      failure = t;
+      throw t;
+    } finally {
+      settle(b, failure);
+    }
+  }
+
+  /**
+   * Like {@link #call(ClientCall)}, for calls without a result.
+   *
+   * @param task what to do with the client, e.g. {@code c -> c.sleep(10)}
+   * @throws TException as {@link #call(ClientCall)}
+   */
+  public void run(ClientTask<? super C> task) throws TException {
+    Checks.notNull("task", task);
+    call(
+        client -> {
+          task.run(client);
+          return null;
+        });
+  }
+
+  private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
+    boolean keep = failure == null || Failures.keepsConnection(failure);
+    if (keep && b.connection.isClean()) {
+      pool.release(b);
+    } else {
+      pool.invalidate(
+          b,
+          failure != null
+              ? failure
+              : new TTransportException("connection closed or holding unread bytes after a call"));
+    }
+  }
+
+  /**
+   * A proxy implementing {@code iface} (the generated {@code Iface}) where every method borrows a
+   * client, calls the same method on it, and returns or destroys the connection.
+   *
+   * @param iface the generated synchronous interface, {@code BenchService.Iface.class}
+   * @param <I> the interface type
+   * @return the proxy; thread-safe
+   * @throws IllegalArgumentException if {@code iface} is not an interface the client implements
+   */
+  public <I> I iface(Class<I> iface) {
+    Checks.notNull("iface", iface);
+    if (!iface.isInterface() || !iface.isAssignableFrom(clientClass)) {
+      throw new IllegalArgumentException(
+          "iface: " + iface.getName() + " (expected: an interface " + clientClass.getName()
+              + " implements)");
+    }
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return objectMethod(proxy, method, args, iface);
+          }
+          return call(client -> invoke(method, client, args));
+        };
+    return iface.cast(
+        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+  }
+
+  static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
+    switch (method.getName()) {
+      case "equals":
+        return proxy == args[0];
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      default:
+        return "pooled proxy for " + iface.getName();
+    }
+  }
+
+  private static Object invoke(Method method, Object client, Object[] args) throws TException {
+    try {
+      return method.invoke(client, args);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof TException) {
+        throw (TException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new UndeclaredThrowableException(cause);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(method + " is not accessible", e);
+    }
+  }
+
+  /**
+   * Borrows a client for several calls on one connection. Close the lease (try-with-resources) to
+   * give the connection back.
+   *
+   * @return the lease
+   * @throws TException as {@link #call(ClientCall)} does before calling
+   */
+  public Lease<C> lease() throws TException {
+    return new Lease<>(this, pool.borrow());
+  }
+
+  /** The endpoints, in the order given. */
+  public List<InetSocketAddress> endpoints() {
+    return pool.endpoints();
+  }
+
+  /** A snapshot of the pool's state and counters. */
+  public PoolStats stats() {
+    return pool.stats();
+  }
+
+  /**
+   * Closes every connection and fails waiting borrowers with {@link PoolClosedException}. Calls in
+   * progress lose their connection and fail; later borrows fail. Idempotent.
+   */
+  @Override
+  public void close() {
+    pool.close();
+  }
+
+  @Override
+  public String toString() {
+    return name + "{endpoints=" + endpoints() + ", " + stats().gauges() + "}";
+  }
+
+  /**
+   * A client borrowed for several calls. Not thread-safe: one thread uses it, then closes it.
+   *
+   * <p>{@link #call(ClientCall)} applies the pool's rules to each call: after a failure that may
+   * have broken the stream, the lease is spoiled and its connection is destroyed on close. Calls
+   * made directly on {@link #client()} are not seen; {@link #close()} still refuses to return a
+   * connection that is closed or holds unread bytes. {@link #invalidate()} destroys it regardless.
+   *
+   * @param <C> the generated client type
+   */
+  public static final class Lease<C extends TServiceClient> implements AutoCloseable {
+    private final ThriftClientPool<C> owner;
+    private final Borrowed<SyncConnection<C>> borrowed;
+    private Throwable spoiled;
+    private boolean closed;
+
+    private Lease(ThriftClientPool<C> owner, Borrowed<SyncConnection<C>> borrowed) {
+      this.owner = owner;
+      this.borrowed = borrowed;
+    }
+
+    /** The borrowed client; valid until the lease is closed. */
+    public C client() {
+      checkOpen();
+      return borrowed.connection.client;
+    }
+
+    /** The endpoint the connection goes to. */
+    public InetSocketAddress endpoint() {
+      return borrowed.endpoint;
+    }
+
+    /**
+     * Calls the client, noting a failure that spoils the connection.
+     *
+     * @param call what to do with the client
+     * @param <R> the result
+     * @return what {@code call} returned
+     * @throws TException what the client threw
+     */
+    public <R> R call(ClientCall<? super C, R> call) throws TException {
+      checkOpen();
+      if (spoiled != null) {
+        throw new IllegalStateException(
+            "lease of a connection to " + borrowed.endpoint + " is spoiled by an earlier failure",
+            spoiled);
+      }
+      try {
+        return call.call(borrowed.connection.client);
+      } catch (Throwable t) {
+        if (!Failures.keepsConnection(t)) {
+          spoiled = t;
+        }
+        throw t;
+      }
+    }
+
+    /**
+     * Like {@link #call(ClientCall)}, for calls without a result.
+     *
+     * @param task what to do with the client
+     * @throws TException what the client threw
+     */
+    public void run(ClientTask<? super C> task) throws TException {
+      call(
+          client -> {
+            task.run(client);
+            return null;
+          });
+    }
+
+    /** Marks the connection for destruction on {@link #close()}. */
+    public void invalidate() {
+      if (spoiled == null) {
+        spoiled = new IllegalStateException("invalidated by the lease holder");
+      }
+    }
+
+    /** Returns the connection, or destroys it if spoiled. Idempotent. */
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      owner.settle(borrowed, spoiled);
+    }
+
+    private void checkOpen() {
+      if (closed) {
+        throw new IllegalStateException("lease is closed");
+      }
+    }
+  }
+
+  /**
+   * Builds a {@link ThriftClientPool}.
+   *
+   * @param <C> the generated client type
+   */
+  public static final class Builder<C extends TServiceClient> {
+    private final Function<TProtocol, C> clientFactory;
+    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
+    private ClientTransportFactory transportFactory =
+        ClientTransportFactory.framedSocket(Duration.ofSeconds(5), Duration.ofSeconds(30));
+    private final List<InetSocketAddress> endpoints = new ArrayList<>();
+    private PoolConfig config = PoolConfig.defaults();
+    private PoolMetrics metrics = PoolMetrics.NONE;
+    private Predicate<? super C> validator;
+
+    private Builder(Function<TProtocol, C> clientFactory) {
+      this.clientFactory = clientFactory;
+    }
+
+    /**
+     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
+     *
+     * @param protocolFactory not null
+     * @return this builder
+     */
+    public Builder<C> protocol(TProtocolFactory protocolFactory) {
+      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
+      return this;
+    }
+
+    /**
+     * Opens connections. Default {@link ClientTransportFactory#framedSocket(Duration, Duration)}
+     * with a 5 second connect timeout and a 30 second read timeout.
+     *
+     * @param transportFactory not null
+     * @return this builder
+     */
+    public Builder<C> transport(ClientTransportFactory transportFactory) {
+      this.transportFactory = Checks.notNull("transportFactory", transportFactory);
+      return this;
+    }
+
+    /**
+     * Adds an endpoint. At least one is required; no default.
+     *
+     * @param endpoint not null
+     * @return this builder
+     */
+    public Builder<C> endpoint(InetSocketAddress endpoint) {
+      endpoints.add(Checks.notNull("endpoint", endpoint));
+      return this;
+    }
+
+    /**
+     * Adds endpoints. At least one is required; no default.
+     *
+     * @param endpoints not null
+     * @return this builder
+     */
+    public Builder<C> endpoints(InetSocketAddress... endpoints) {
+      for (InetSocketAddress e : Arrays.asList(endpoints)) {
+        endpoint(e);
+      }
+      return this;
+    }
+
+    /**
+     * Limits and health. Default {@link PoolConfig#defaults()}.
+     *
+     * @param config not null
+     * @return this builder
+     */
+    public Builder<C> config(PoolConfig config) {
+      this.config = Checks.notNull("config", config);
+      return this;
+    }
+
+    /**
+     * Receives pool events. Default {@link PoolMetrics#NONE}.
+     *
+     * @param metrics not null
+     * @return this builder
+     */
+    public Builder<C> metrics(PoolMetrics metrics) {
+      this.metrics = Checks.notNull("metrics", metrics);
+      return this;
+    }
+
+    /**
+     * An extra check of an idle client before it is lent (when {@link PoolConfig#testOnBorrow()})
+     * and by the evictor; {@code false} or an exception destroys the connection. It must not
+     * call the server unless the IDL has a method meant for it. Default none.
+     *
+     * @param validator a check, or {@code null} for none
+     * @return this builder
+     */
+    public Builder<C> validator(Predicate<? super C> validator) {
+      this.validator = validator;
+      return this;
+    }
+
+    /**
+     * Builds the pool. No connection is opened until the first borrow (or the evictor's min idle
+     * upkeep).
+     *
+     * @return the pool
+     * @throws IllegalArgumentException if no endpoint was given
+     */
+    public ThriftClientPool<C> build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+      }
+      return new ThriftClientPool<>(this);
+    }
+  }
+}

@@ -1,0 +1,388 @@
+package io.thriftnio.pool.internal;
+
+import io.thriftnio.pool.PoolClosedException;
+import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolException;
+import io.thriftnio.pool.PoolMetrics;
+import io.thriftnio.pool.PoolStats;
+import io.thriftnio.pool.PoolTimeoutException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.commons.pool2.BaseKeyedPooledObjectFactory;
+import org.apache.commons.pool2.DestroyMode;
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
+import org.apache.commons.pool2.impl.GenericKeyedObjectPoolConfig;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A commons-pool2 {@code GenericKeyedObjectPool} keyed by endpoint, with endpoint choice, connect
+ * failure back-off and retry, typed errors that carry the pool state, and counters. Every pool in
+ * this module lends exclusive connections through one of these; pool2 stays behind this class.
+ *
+ * @param <T> the pooled connection
+ */
+public final class EndpointPool<T> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
+
+  /** Idle eviction off, in pool2's terms: an idle time no connection reaches. */
+  private static final Duration FOREVER = Duration.ofMillis(Long.MAX_VALUE);
+
+  /** How connections are made, checked and closed. */
+  public interface Connections<T> {
+    /** Opens a connection; any exception is a connect failure. */
+    T open(InetSocketAddress endpoint) throws Exception;
+
+    /** Full validation of an idle connection; never throws. */
+    boolean validate(T connection);
+
+    /** Closes quietly; idempotent. */
+    void close(T connection);
+  }
+
+  /** A lent connection and where it goes. */
+  public static final class Borrowed<T> {
+    public final InetSocketAddress endpoint;
+    public final T connection;
+
+    Borrowed(InetSocketAddress endpoint, T connection) {
+      this.endpoint = endpoint;
+      this.connection = connection;
+    }
+  }
+
+  /** Thrown out of pool2's {@code create}, so a connect failure is told apart from the rest. */
+  private static final class ConnectFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    ConnectFailure(Throwable cause) {
+      super(cause);
+    }
+  }
+
+  private final String name;
+  private final PoolConfig config;
+  private final PoolMetrics metrics;
+  private final Connections<T> connections;
+  private final EndpointSelector selector;
+  private final GenericKeyedObjectPool<InetSocketAddress, T> pool;
+  private final Set<T> lent = ConcurrentHashMap.newKeySet();
+  private final LongAdder borrowed = new LongAdder();
+  private final LongAdder created = new LongAdder();
+  private final LongAdder destroyed = new LongAdder();
+  private final LongAdder invalidated = new LongAdder();
+  private final LongAdder timeouts = new LongAdder();
+  private final LongAdder connectFailures = new LongAdder();
+  private volatile boolean closed;
+
+  public EndpointPool(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Connections<T> connections) {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+    }
+    this.name = name;
+    this.config = config;
+    this.metrics = metrics;
+    this.connections = connections;
+    this.selector = new EndpointSelector(endpoints, config, this::activeOn);
+    this.pool = new GenericKeyedObjectPool<>(new Factory(), pool2Config(config));
+  }
+
+  private static <T> GenericKeyedObjectPoolConfig<T> pool2Config(PoolConfig config) {
+    GenericKeyedObjectPoolConfig<T> c = new GenericKeyedObjectPoolConfig<>();
+    c.setMaxTotal(config.maxTotal());
+    c.setMaxTotalPerKey(config.maxPerEndpoint());
+    c.setMaxIdlePerKey(config.maxIdlePerEndpoint());
+    c.setMinIdlePerKey(config.minIdlePerEndpoint());
+    c.setBlockWhenExhausted(!config.borrowTimeout().isZero());
+    c.setMaxWait(config.borrowTimeout());
+    c.setTestOnCreate(false);
+    c.setTestOnBorrow(config.testOnBorrow());
+    c.setTestOnReturn(false); // each pool checks for unread bytes itself; cheaper than a peek
+    c.setTestWhileIdle(true);
+    c.setMinEvictableIdleDuration(
+        config.idleTimeout().isZero() ? FOREVER : config.idleTimeout());
+    c.setTimeBetweenEvictionRuns(
+        config.evictionInterval().isZero() ? Duration.ofMillis(-1) : config.evictionInterval());
+    c.setNumTestsPerEvictionRun(-1); // every idle connection, each run
+    // Most recently used first: busy connections stay warm, surplus ones age out.
+    c.setLifo(true);
+    // Waiters served in arrival order: under a burst, no borrower starves into a timeout.
+    c.setFairness(true);
+    c.setJmxEnabled(config.jmxName() != null);
+    if (config.jmxName() != null) {
+      c.setJmxNamePrefix(config.jmxName());
+    }
+    return c;
+  }
+
+  /** Lends a connection, choosing the endpoint; retries elsewhere only after connect failures. */
+  public Borrowed<T> borrow() throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      // An interrupted thread would close the channels it touches (ClosedByInterruptException)
+      // and take a refused connect for a dead endpoint. Fail now; the flag stays set.
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    List<EndpointState> tried = null;
+    Throwable lastConnectFailure = null;
+    while (true) {
+      if (closed) {
+        throw closedException();
+      }
+      EndpointState endpoint = selector.select(tried);
+      if (endpoint == null) {
+        if (lastConnectFailure != null) {
+          throw asTransportException(lastConnectFailure);
+        }
+        throw new PoolException(
+            name
+                + ": no endpoint available: "
+                + selector.describeDown()
+                + " ("
+                + stats().gauges()
+                + ")",
+            null);
+      }
+      try {
+        Borrowed<T> b = borrowFrom(endpoint);
+        endpoint.succeeded();
+        return b;
+      } catch (ConnectFailure f) {
+        // Marked down in create(); nothing was written, so another endpoint may take the call.
+        lastConnectFailure = f.getCause();
+        if (tried == null) {
+          tried = new ArrayList<>();
+        }
+        tried.add(endpoint);
+      } catch (TException | RuntimeException | Error e) {
+        endpoint.releaseProbe();
+        throw e;
+      }
+    }
+  }
+
+  private Borrowed<T> borrowFrom(EndpointState endpoint) throws TException, ConnectFailure {
+    long start = System.nanoTime();
+    T t;
+    try {
+      t = pool.borrowObject(endpoint.address, config.borrowTimeout());
+    } catch (ConnectFailure f) {
+      throw f;
+    } catch (NoSuchElementException e) {
+      if (closed) {
+        throw closedException();
+      }
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      String message = String.valueOf(e.getMessage());
+      if (e.getCause() != null || message.startsWith("Unable to")) {
+        // pool2 words it "Unable to validate/activate object": a fresh connection failed its
+        // check, which is no timeout. Idle ones that fail are replaced without a word.
+        throw new PoolException(
+            name
+                + ": new connection to "
+                + Names.endpoint(endpoint.address)
+                + " failed validation ("
+                + stats().gauges()
+                + ")",
+            e.getCause());
+      }
+      timeouts.increment();
+      metrics.borrowTimedOut(endpoint.address, waited);
+      throw new PoolTimeoutException(endpoint.address, waited, stats());
+    } catch (InterruptedException e) {
+      if (closed) {
+        // close() interrupts the borrowers it releases; that interrupt is the pool's own.
+        throw closedException();
+      }
+      Thread.currentThread().interrupt();
+      throw new PoolException(
+          name
+              + ": interrupted while waiting for a connection to "
+              + Names.endpoint(endpoint.address)
+              + " ("
+              + stats().gauges()
+              + ")",
+          e);
+    } catch (IllegalStateException e) {
+      if (closed || pool.isClosed()) {
+        throw closedException();
+      }
+      throw new PoolException(name + ": borrow failed: " + e.getMessage(), e);
+    } catch (TException | RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new PoolException(name + ": borrow failed: " + e, e);
+    }
+    lent.add(t);
+    if (closed) {
+      // close() ran while this borrow completed: the connection is not lent after all.
+      lent.remove(t);
+      try {
+        pool.invalidateObject(endpoint.address, t, DestroyMode.NORMAL);
+      } catch (Exception e) {
+        connections.close(t);
+      }
+      throw closedException();
+    }
+    borrowed.increment();
+    metrics.borrowed(endpoint.address, Duration.ofNanos(System.nanoTime() - start));
+    return new Borrowed<>(endpoint.address, t);
+  }
+
+  /** Gives a healthy connection back. */
+  public void release(Borrowed<T> b) {
+    lent.remove(b.connection);
+    try {
+      pool.returnObject(b.endpoint, b.connection);
+    } catch (RuntimeException e) {
+      log.warn("{}: could not return a connection to {}", name, Names.endpoint(b.endpoint), e);
+      connections.close(b.connection);
+    }
+  }
+
+  /** Destroys a connection whose call failed ({@code cause}) or that is unfit to reuse. */
+  public void invalidate(Borrowed<T> b, Throwable cause) {
+    lent.remove(b.connection);
+    invalidated.increment();
+    metrics.invalidated(b.endpoint, cause);
+    try {
+      pool.invalidateObject(b.endpoint, b.connection, DestroyMode.NORMAL);
+    } catch (Exception e) {
+      log.warn("{}: could not destroy a connection to {}", name, Names.endpoint(b.endpoint), e);
+      connections.close(b.connection);
+    }
+  }
+
+  /** Connections lent out now to {@code endpoint}. */
+  public int activeOn(InetSocketAddress endpoint) {
+    return pool.getNumActive(endpoint);
+  }
+
+  public List<InetSocketAddress> endpoints() {
+    List<InetSocketAddress> list = new ArrayList<>();
+    for (EndpointState e : selector.all()) {
+      list.add(e.address);
+    }
+    return list;
+  }
+
+  public PoolStats stats() {
+    int active = pool.getNumActive();
+    int idle = pool.getNumIdle();
+    return new PoolStats(
+        active + idle,
+        active,
+        idle,
+        pool.getNumWaiters(),
+        borrowed.sum(),
+        created.sum(),
+        destroyed.sum(),
+        invalidated.sum(),
+        timeouts.sum(),
+        connectFailures.sum());
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  public PoolClosedException closedException() {
+    return new PoolClosedException(name + " is closed (" + stats().gauges() + ")");
+  }
+
+  /**
+   * Closes every idle connection, fails waiting borrowers with {@link PoolClosedException}, and
+   * closes lent connections under their users (their calls fail; their return then only counts
+   * them). Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pool.close();
+    for (T t : lent) {
+      connections.close(t);
+    }
+  }
+
+  private static TException asTransportException(Throwable connectFailure) {
+    if (connectFailure instanceof TException) {
+      return (TException) connectFailure;
+    }
+    return new TTransportException(
+        TTransportException.NOT_OPEN, String.valueOf(connectFailure), connectFailure);
+  }
+
+  private final class Factory extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
+    @Override
+    public T create(InetSocketAddress endpoint) throws ConnectFailure {
+      T t;
+      try {
+        t = connections.open(endpoint);
+      } catch (Exception | Error e) {
+        connectFailures.increment();
+        metrics.connectFailed(endpoint, e);
+        EndpointState s = selector.state(endpoint);
+        if (s != null && !Thread.currentThread().isInterrupted()) {
+          // An interrupt aborts a connect (ClosedByInterruptException); that says nothing about
+          // the endpoint, so it is not marked down for it.
+          s.connectFailed(e);
+        }
+        throw new ConnectFailure(e);
+      }
+      created.increment();
+      metrics.created(endpoint);
+      return t;
+    }
+
+    @Override
+    public PooledObject<T> wrap(T value) {
+      return new DefaultPooledObject<>(value);
+    }
+
+    @Override
+    public boolean validateObject(InetSocketAddress endpoint, PooledObject<T> p) {
+      boolean ok;
+      try {
+        ok = connections.validate(p.getObject());
+      } catch (RuntimeException e) {
+        log.warn("{}: validation of a connection to {} threw", name, Names.endpoint(endpoint), e);
+        ok = false;
+      }
+      if (!ok) {
+        invalidated.increment();
+        metrics.invalidated(endpoint, null);
+      }
+      return ok;
+    }
+
+    @Override
+    public void destroyObject(InetSocketAddress endpoint, PooledObject<T> p, DestroyMode mode) {
+      try {
+        connections.close(p.getObject());
+      } catch (RuntimeException e) {
+        log.warn("{}: closing a connection to {} threw", name, Names.endpoint(endpoint), e);
+      }
+      destroyed.increment();
+      metrics.destroyed(endpoint);
+    }
+  }
+}

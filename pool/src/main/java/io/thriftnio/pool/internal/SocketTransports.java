@@ -1,0 +1,175 @@
+package io.thriftnio.pool.internal;
+
+import io.thriftnio.pool.ClientTransportFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import org.apache.thrift.transport.TNonblockingSocket;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.apache.thrift.transport.layered.TLayeredTransport;
+
+/** Opening sockets and looking at them without blocking. */
+public final class SocketTransports {
+  private SocketTransports() {}
+
+  /** The stock {@code TSocket} + {@code TFramedTransport} factory. */
+  public static final class FramedSocketFactory implements ClientTransportFactory {
+    private final int connectTimeoutMillis;
+    private final int readTimeoutMillis;
+    private final int maxFrameSize;
+
+    public FramedSocketFactory(Duration connectTimeout, Duration readTimeout, int maxFrameSize) {
+      this.connectTimeoutMillis = millis(connectTimeout);
+      this.readTimeoutMillis = millis(readTimeout);
+      this.maxFrameSize = maxFrameSize;
+    }
+
+    @Override
+    public TTransport open(InetSocketAddress endpoint) throws TTransportException {
+      SocketChannel channel = connect(endpoint, connectTimeoutMillis);
+      try {
+        Socket socket = channel.socket();
+        socket.setSoTimeout(readTimeoutMillis);
+        return new TFramedTransport(new TSocket(socket), maxFrameSize);
+      } catch (IOException | TTransportException | RuntimeException e) {
+        closeQuietly(channel);
+        throw new TTransportException(
+            TTransportException.NOT_OPEN,
+            "Cannot set up connection to " + Names.endpoint(endpoint) + ": " + e,
+            e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "framedSocket(connectTimeout="
+          + connectTimeoutMillis
+          + "ms, readTimeout="
+          + readTimeoutMillis
+          + "ms, maxFrameSize="
+          + maxFrameSize
+          + ")";
+    }
+  }
+
+  /**
+   * Opens a blocking {@code SocketChannel} to {@code endpoint} within the timeout. A channel
+   * (rather than a plain {@code Socket}) lets {@link #peerSilent} look at an idle connection
+   * without blocking.
+   */
+  public static SocketChannel connect(InetSocketAddress endpoint, int connectTimeoutMillis)
+      throws TTransportException {
+    SocketChannel channel = null;
+    try {
+      channel = SocketChannel.open();
+      Socket socket = channel.socket();
+      socket.setTcpNoDelay(true);
+      socket.setKeepAlive(true);
+      InetSocketAddress target =
+          endpoint.isUnresolved()
+              ? new InetSocketAddress(endpoint.getHostString(), endpoint.getPort())
+              : endpoint;
+      socket.connect(target, connectTimeoutMillis);
+      return channel;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(channel);
+      throw new TTransportException(
+          TTransportException.NOT_OPEN,
+          "Cannot connect to "
+              + Names.endpoint(endpoint)
+              + " within "
+              + connectTimeoutMillis
+              + "ms: "
+              + e,
+          e);
+    }
+  }
+
+  /**
+   * Whether a layer of {@code transport} holds bytes read from the wire but not consumed: the rest
+   * of a reply the last call did not read. Such a connection would hand them to the next call.
+   */
+  public static boolean hasUnreadBytes(TTransport transport) {
+    TTransport t = transport;
+    while (t != null) {
+      if (t.getBytesRemainingInBuffer() > 0) {
+        return true;
+      }
+      t = t instanceof TLayeredTransport ? ((TLayeredTransport) t).getInnerTransport() : null;
+    }
+    return false;
+  }
+
+  /**
+   * Whether an idle connection is quiet: the peer has neither sent unsolicited bytes nor closed it.
+   * Looks without blocking, on transports backed by a {@code SocketChannel}; others are assumed
+   * quiet. Never throws.
+   */
+  public static boolean peerSilent(TTransport transport) {
+    TTransport t = transport;
+    while (t instanceof TLayeredTransport) {
+      t = ((TLayeredTransport) t).getInnerTransport();
+    }
+    if (t instanceof TSocket) {
+      Socket socket = ((TSocket) t).getSocket();
+      if (socket.isClosed() || socket.isInputShutdown()) {
+        return false;
+      }
+      SocketChannel channel = socket.getChannel();
+      return channel == null || peerSilent(channel);
+    }
+    if (t instanceof TNonblockingSocket) {
+      return peerSilent(((TNonblockingSocket) t).getSocketChannel());
+    }
+    return true;
+  }
+
+  /**
+   * Reads at most one byte without blocking: 0 bytes means quiet; -1 (the peer closed, say after a
+   * server restart) or a byte (a stray reply) means the connection must not be reused. The byte, if
+   * any, is lost, which is harmless since the connection is then destroyed.
+   */
+  public static boolean peerSilent(SocketChannel channel) {
+    if (!channel.isOpen() || !channel.isConnected()) {
+      return false;
+    }
+    ByteBuffer one = ByteBuffer.allocate(1);
+    try {
+      boolean blocking = channel.isBlocking();
+      if (blocking) {
+        channel.configureBlocking(false);
+      }
+      try {
+        return channel.read(one) == 0;
+      } finally {
+        if (blocking) {
+          channel.configureBlocking(true);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // A connection we cannot even look at is not one to lend: report it as not silent.
+      return false;
+    }
+  }
+
+  public static void closeQuietly(SocketChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // Closing is best effort: the descriptor is released even when close reports an error.
+      }
+    }
+  }
+
+  static int millis(Duration d) {
+    long ms = Math.max(1, d.toMillis());
+    return (int) Math.min(Integer.MAX_VALUE, ms);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Pools of Thrift clients, keyed by endpoint.
+ *
+ * <ul>
+ *   <li>{@link io.thriftnio.pool.ThriftClientPool}: generated synchronous {@code Client}s over a
+ *       {@link io.thriftnio.pool.ClientTransportFactory} (stock {@code TSocket} + {@code
+ *       TFramedTransport} by default), one call at a time per connection.
+ *   <li>{@link io.thriftnio.pool.ThriftAsyncClientPool}: generated {@code AsyncClient}s over {@code
+ *       TNonblockingSocket}, spread over several {@code TAsyncClientManager} selector threads.
+ *   <li>{@link io.thriftnio.pool.ThriftChannelPool}: any {@link io.thriftnio.core.ThriftChannel},
+ *       where one connection carries many calls in flight.
+ * </ul>
+ *
+ * <p>Limits and health are configured once, in {@link io.thriftnio.pool.PoolConfig}. No type of
+ * the underlying pool library appears in this package's API.
+ */
+package io.thriftnio.pool;

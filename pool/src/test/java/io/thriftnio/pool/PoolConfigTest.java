@@ -1,0 +1,67 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class PoolConfigTest {
+
+  @Test
+  void everyDefault() {
+    PoolConfig c = PoolConfig.defaults();
+    assertThat(c.maxTotal()).isEqualTo(64);
+    assertThat(c.maxPerEndpoint()).isEqualTo(8);
+    assertThat(c.maxIdlePerEndpoint()).isEqualTo(8);
+    assertThat(c.minIdlePerEndpoint()).isZero();
+    assertThat(c.borrowTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.testOnBorrow()).isTrue();
+    assertThat(c.idleTimeout()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(c.evictionInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.balancer()).isEqualTo(Balancer.ROUND_ROBIN);
+    assertThat(c.endpointBackoff()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.jmxName()).as("JMX off unless asked").isNull();
+  }
+
+  @Test
+  void limitsAtTheBoundary() {
+    assertThat(PoolConfig.builder().maxTotal(1).maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+        .isNotNull();
+    assertThatThrownBy(() -> PoolConfig.builder().maxTotal(0).build())
+        .hasMessage("maxTotal: 0 (expected: > 0)");
+    assertThatThrownBy(() -> PoolConfig.builder().maxPerEndpoint(0).build())
+        .hasMessage("maxPerEndpoint: 0 (expected: > 0)");
+    assertThatThrownBy(() -> PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(5).build())
+        .hasMessage("maxIdlePerEndpoint: 5 (expected: <= maxPerEndpoint: 4)");
+    assertThat(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build()).isNotNull();
+    assertThatThrownBy(() -> PoolConfig.builder().minIdlePerEndpoint(9).build())
+        .hasMessage("minIdlePerEndpoint: 9 (expected: <= maxIdlePerEndpoint: 8)");
+    assertThatThrownBy(() -> PoolConfig.builder().minIdlePerEndpoint(-1).build())
+        .hasMessage("minIdlePerEndpoint: -1 (expected: >= 0)");
+    assertThatThrownBy(() -> PoolConfig.builder().borrowTimeout(Duration.ofMillis(-1)).build())
+        .hasMessageStartingWith("borrowTimeout: PT-0.001S (expected: >= 0");
+    assertThat(PoolConfig.builder().borrowTimeout(Duration.ZERO).build().borrowTimeout()).isZero();
+    assertThatThrownBy(() -> PoolConfig.builder().endpointBackoff(Duration.ZERO).build())
+        .hasMessage("endpointBackoff: PT0S (expected: > 0)");
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder()
+                    .endpointBackoff(Duration.ofSeconds(2))
+                    .maxEndpointBackoff(Duration.ofSeconds(1))
+                    .build())
+        .hasMessage("maxEndpointBackoff: PT1S (expected: >= endpointBackoff: PT2S)");
+    assertThatThrownBy(() -> PoolConfig.builder().balancer(null).build())
+        .hasMessage("balancer: null (expected: not null)");
+    assertThatThrownBy(() -> PoolConfig.builder().jmxName(" ").build())
+        .hasMessageContaining("jmxName");
+  }
+
+  @Test
+  void statsFormatIsTheOneErrorsUse() {
+    PoolStats s = new PoolStats(3, 2, 1, 5, 10, 4, 1, 1, 0, 0);
+    assertThat(s.gauges()).isEqualTo("total=3, active=2, idle=1, waiting=5");
+    assertThat(s.toString()).startsWith("PoolStats{total=3, active=2, idle=1, waiting=5, borrowed=10");
+  }
+}

@@ -1,0 +1,178 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TMemoryBuffer;
+import org.apache.thrift.transport.TMemoryInputTransport;
+
+/**
+ * A framed, binary-protocol BenchService peer on a raw {@code ServerSocket}, whose misbehaviour a
+ * test switches on: stall (read the request, never answer), wrong sequence id, kill and restart on
+ * the same port.
+ */
+final class StubPeer implements AutoCloseable {
+
+  enum Mode {
+    NORMAL,
+    STALL,
+    WRONG_SEQID
+  }
+
+  volatile Mode mode = Mode.NORMAL;
+  final AtomicInteger accepted = new AtomicInteger();
+  final AtomicInteger stalled = new AtomicInteger();
+  private final BenchService.Processor<BenchHandler> processor =
+      new BenchService.Processor<>(new BenchHandler());
+  private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+  private final int port;
+  private volatile ServerSocket server;
+  private Thread acceptor;
+
+  private StubPeer(ServerSocket server) {
+    this.server = server;
+    this.port = server.getLocalPort();
+    startAccepting();
+  }
+
+  static StubPeer start() throws IOException {
+    return startOn(0);
+  }
+
+  static StubPeer startOn(int port) throws IOException {
+    ServerSocket s = new ServerSocket();
+    s.setReuseAddress(true);
+    s.bind(new InetSocketAddress("127.0.0.1", port));
+    return new StubPeer(s);
+  }
+
+  /** A port nothing listens on (bound, then released). */
+  static int unusedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+
+  InetSocketAddress address() {
+    return new InetSocketAddress("127.0.0.1", port);
+  }
+
+  /** Open connections the peer holds. */
+  int openConnections() {
+    return sockets.size();
+  }
+
+  /** Closes the listening socket and every connection, as a crashed server would. */
+  synchronized void kill() throws IOException {
+    server.close();
+    try {
+      acceptor.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (Socket s : sockets) {
+      s.close();
+    }
+  }
+
+  /** Closes every accepted connection but keeps listening, as a server dropping idle ones. */
+  void dropConnections() throws IOException {
+    for (Socket s : sockets) {
+      s.close();
+    }
+  }
+
+  /** Listens again on the same port. */
+  synchronized void restart() throws IOException {
+    ServerSocket s = new ServerSocket();
+    s.setReuseAddress(true);
+    s.bind(address());
+    server = s;
+    startAccepting();
+  }
+
+  private void startAccepting() {
+    ServerSocket listening = server;
+    acceptor =
+        new Thread(
+            () -> {
+              while (!listening.isClosed()) {
+                try {
+                  Socket s = listening.accept();
+                  accepted.incrementAndGet();
+                  sockets.add(s);
+                  Thread t = new Thread(() -> serve(s), "stub-peer-conn");
+                  t.setDaemon(true);
+                  t.start();
+                } catch (IOException e) {
+                  return; // closed
+                }
+              }
+            },
+            "stub-peer-accept-" + port);
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  private void serve(Socket s) {
+    try (s) {
+      DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+      DataOutputStream out = new DataOutputStream(s.getOutputStream());
+      while (true) {
+        int length = in.readInt();
+        byte[] frame = new byte[length];
+        in.readFully(frame);
+        Mode m = mode;
+        if (m == Mode.STALL) {
+          stalled.incrementAndGet();
+          continue;
+        }
+        byte[] reply = process(frame);
+        if (reply.length == 0) {
+          continue; // oneway
+        }
+        if (m == Mode.WRONG_SEQID) {
+          ByteBuffer b = ByteBuffer.wrap(reply);
+          int nameLength = b.getInt(4);
+          int at = 8 + nameLength;
+          b.putInt(at, b.getInt(at) + 1000);
+        }
+        out.writeInt(reply.length);
+        out.write(reply);
+        out.flush();
+      }
+    } catch (IOException | TException e) {
+      // The client went away or the test killed us: either way this connection is done.
+    } finally {
+      sockets.remove(s);
+    }
+  }
+
+  private byte[] process(byte[] frame) throws TException {
+    TMemoryInputTransport in = new TMemoryInputTransport(frame);
+    TMemoryBuffer out = new TMemoryBuffer(256);
+    processor.process(new TBinaryProtocol(in), new TBinaryProtocol(out));
+    byte[] bytes = new byte[out.length()];
+    System.arraycopy(out.getArray(), 0, bytes, 0, out.length());
+    return bytes;
+  }
+
+  @Override
+  public void close() throws IOException {
+    kill();
+  }
+}

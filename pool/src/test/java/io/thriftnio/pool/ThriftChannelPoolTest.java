@@ -1,0 +1,228 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.gen.BenchError;
+import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.Nested;
+import io.thriftnio.testkit.gen.TradeReport;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TApplicationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ThriftChannelPoolTest {
+
+  private final Queue<SocketThriftChannel> channels = new ConcurrentLinkedQueue<>();
+
+  private ThriftChannelPool<BenchService.Client> pool(
+      java.net.InetSocketAddress endpoint, PoolConfig config, int maxInFlight) {
+    return ThriftChannelPool.builder(
+            BenchService.Client::new,
+            e -> {
+              SocketThriftChannel c = SocketThriftChannel.connect(e);
+              channels.add(c);
+              return c;
+            })
+        .endpoint(endpoint)
+        .config(config)
+        .maxInFlightPerConnection(maxInFlight)
+        .build();
+  }
+
+  @Test
+  void everyBenchMethodThroughCallAndAsyncIface() throws Exception {
+    try (StockServer server =
+            StockServer.start(
+                StockServer.Kind.THREADED_SELECTOR,
+                new BenchService.Processor<>(new BenchHandler()));
+        ThriftChannelPool<BenchService.Client> pool =
+            pool(server.address(), PoolConfig.defaults(), 8)) {
+      ByteBuffer payload = Payloads.of(Payloads.MEDIUM, 11);
+      CompletableFuture<ByteBuffer> echoed =
+          pool.call(c -> c.send_echo(payload.duplicate()), BenchService.Client::recv_echo);
+      assertThat(echoed.get(10, TimeUnit.SECONDS)).isEqualTo(payload);
+      CompletableFuture<TradeReport> sale =
+          pool.call(c -> c.send_get_last_sale("Q"), BenchService.Client::recv_get_last_sale);
+      assertThat(sale.get(10, TimeUnit.SECONDS).getSymbol()).isEqualTo("Q");
+      pool.callOneway(c -> c.send_fire(payload.duplicate())).get(10, TimeUnit.SECONDS);
+
+      BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
+      ThriftAsyncClientPoolTest.Callback<Nested> nested = new ThriftAsyncClientPoolTest.Callback<>();
+      iface.get_nested(3, nested);
+      assertThat(nested.get(10, TimeUnit.SECONDS)).isEqualTo(BenchHandler.nested(3));
+      ThriftAsyncClientPoolTest.Callback<List<io.thriftnio.testkit.gen.TestInfo>> rows =
+          new ThriftAsyncClientPoolTest.Callback<>();
+      iface.db_work(10, rows);
+      assertThat(rows.get(10, TimeUnit.SECONDS)).hasSize(10);
+      ThriftAsyncClientPoolTest.Callback<Void> slept = new ThriftAsyncClientPoolTest.Callback<>();
+      iface.sleep(1, slept);
+      slept.get(10, TimeUnit.SECONDS);
+      ThriftAsyncClientPoolTest.Callback<Long> fired = new ThriftAsyncClientPoolTest.Callback<>();
+      iface.fired(fired);
+      assertThat(fired.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+
+      ThriftAsyncClientPoolTest.Callback<Void> failed = new ThriftAsyncClientPoolTest.Callback<>();
+      iface.fail(3, "declared", failed);
+      assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(BenchError.class);
+      // A declared exception is a whole reply: the shared connection stays.
+      assertThat(pool.stats().created()).isEqualTo(1);
+      assertThat(pool.stats().invalidated()).isZero();
+    }
+  }
+
+  @Test
+  void maxInFlightPerConnectionAndConnectionLimitHold() throws Exception {
+    PoolConfig config =
+        PoolConfig.builder()
+            .maxPerEndpoint(3)
+            .maxIdlePerEndpoint(3)
+            .borrowTimeout(Duration.ofSeconds(20))
+            .build();
+    try (StockServer server =
+            StockServer.start(
+                StockServer.Kind.THREADED_SELECTOR,
+                new BenchService.Processor<>(new BenchHandler()));
+        ThriftChannelPool<BenchService.Client> pool = pool(server.address(), config, 4)) {
+      Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 40; t++) {
+        Thread thread =
+            new Thread(
+                () -> {
+                  try {
+                    for (int i = 0; i < 5; i++) {
+                      pool.<Void>call(
+                              c -> c.send_sleep(2),
+                              c -> {
+                                c.recv_sleep();
+                                return null;
+                              })
+                          .get(20, TimeUnit.SECONDS);
+                    }
+                  } catch (Throwable e) {
+                    errors.add(e);
+                  }
+                });
+        thread.start();
+        threads.add(thread);
+      }
+      for (Thread t : threads) {
+        t.join(25_000);
+      }
+      assertThat(errors).isEmpty();
+      assertThat(channels).hasSizeLessThanOrEqualTo(3);
+      for (SocketThriftChannel c : channels) {
+        assertThat(c.maxPending.get()).isBetween(1, 4);
+      }
+      assertThat(pool.stats().borrowed()).isEqualTo(200);
+      assertThat(pool.pendingCalls()).isZero();
+    }
+  }
+
+  @Test
+  void wrongSequenceIdFailsTheCallAndClosesTheConnection() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            pool(peer.address(), PoolConfig.defaults(), 8)) {
+      CompletableFuture<Long> ok = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThat(ok.get(10, TimeUnit.SECONDS)).isZero();
+      peer.mode = StubPeer.Mode.WRONG_SEQID;
+      CompletableFuture<Long> wrong =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThatThrownBy(() -> wrong.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              TApplicationException.class,
+              e -> assertThat(e.getType()).isEqualTo(TApplicationException.BAD_SEQUENCE_ID))
+          .hasMessageContaining("out of sequence response from 127.0.0.1:");
+      assertThat(pool.stats().invalidated()).isEqualTo(1);
+      assertThat(pool.stats().total()).isZero();
+      assertThat(channels.peek().isOpen()).isFalse();
+      peer.mode = StubPeer.Mode.NORMAL;
+      CompletableFuture<Long> again =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThat(again.get(10, TimeUnit.SECONDS)).isZero();
+    }
+  }
+
+  @Test
+  void connectFailureMovesToAnotherEndpointAndIdleConnectionsAreEvicted() throws Exception {
+    java.net.InetSocketAddress dead =
+        new java.net.InetSocketAddress("127.0.0.1", StubPeer.unusedPort());
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleTimeout(Duration.ofMillis(100))
+            .evictionInterval(Duration.ofMillis(50))
+            .build();
+    try (StubPeer live = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    e -> {
+                      SocketThriftChannel c = SocketThriftChannel.connect(e);
+                      channels.add(c);
+                      return c;
+                    })
+                .endpoints(dead, live.address())
+                .config(config)
+                .build()) {
+      for (int i = 0; i < 10; i++) {
+        CompletableFuture<Long> f = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+        assertThat(f.get(10, TimeUnit.SECONDS)).isZero();
+      }
+      assertThat(pool.stats().connectFailures()).isGreaterThanOrEqualTo(1);
+      assertThat(pool.stats().created()).isEqualTo(1);
+      // The evictor takes it off the books, then closes it: wait for both.
+      assertThat(
+              Fds.await(
+                  () -> pool.stats().total() == 0 && pool.stats().destroyed() == 1,
+                  Duration.ofSeconds(10)))
+          .isTrue();
+      assertThat(channels.peek().isOpen()).isFalse();
+    }
+  }
+
+  @Test
+  void exhaustedTimesOutAndCloseFailsLaterCalls() throws Exception {
+    PoolConfig config =
+        PoolConfig.builder()
+            .maxPerEndpoint(1)
+            .maxIdlePerEndpoint(1)
+            .borrowTimeout(Duration.ofMillis(200))
+            .build();
+    try (StubPeer peer = StubPeer.start()) {
+      ThriftChannelPool<BenchService.Client> pool = pool(peer.address(), config, 1);
+      peer.mode = StubPeer.Mode.STALL;
+      CompletableFuture<Long> stuck =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      CompletableFuture<Long> refused =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(PoolTimeoutException.class)
+          .hasMessageContaining("(total=1, active=1, idle=0, waiting=");
+      pool.close();
+      pool.close();
+      assertThatThrownBy(() -> stuck.get(10, TimeUnit.SECONDS)).hasMessageContaining("closed");
+      CompletableFuture<Long> late = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(PoolClosedException.class);
+      assertThat(pool.stats().total()).isZero();
+    }
+  }
+}
