@@ -126,6 +126,86 @@ public final class ClientKinds {
     };
   }
 
+  /** A client interface and the resources that close with it. */
+  public record Opened<T>(T iface, AutoCloseable resources) {}
+
+  /** Opens a blocking {@code Iface} to an address, e.g. a pool's {@code iface()} proxy. */
+  @FunctionalInterface
+  public interface IfaceFactory {
+    /** Returns the interface and what to close after the test. */
+    Opened<BenchService.Iface> open(InetSocketAddress address, TProtocolFactory protocol)
+        throws Exception;
+  }
+
+  /** Opens an {@code AsyncIface} to an address, e.g. a pool's {@code asyncIface()} proxy. */
+  @FunctionalInterface
+  public interface AsyncIfaceFactory {
+    /** Returns the interface and what to close after the test. */
+    Opened<BenchService.AsyncIface> open(InetSocketAddress address, TProtocolFactory protocol)
+        throws Exception;
+  }
+
+  /** Calls through any blocking {@code Iface}, such as a pool's proxy. */
+  public static ClientKind iface(String name, IfaceFactory factory) {
+    return new ClientKind() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
+          throws Exception {
+        return connection(factory.open(address, protocol));
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
+  /** Calls through any {@code AsyncIface}, waiting for each callback. */
+  public static ClientKind asyncIface(String name, AsyncIfaceFactory factory) {
+    return new ClientKind() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
+          throws Exception {
+        Opened<BenchService.AsyncIface> opened = factory.open(address, protocol);
+        return connection(new Opened<>(new BlockingIface(opened.iface()), opened.resources()));
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
+  private static BenchConnection connection(Opened<BenchService.Iface> opened) {
+    return new BenchConnection() {
+      @Override
+      public BenchService.Iface iface() {
+        return opened.iface();
+      }
+
+      @Override
+      public void close() {
+        try {
+          opened.resources().close();
+        } catch (Exception e) {
+          throw new IllegalStateException("closing " + opened.resources() + " failed", e);
+        }
+      }
+    };
+  }
+
   /** Waits for an {@code AsyncIface}'s callbacks, rethrowing what they report. */
   private static final class BlockingIface implements BenchService.Iface {
     private final BenchService.AsyncIface async;
