@@ -1,0 +1,170 @@
+package io.thriftnio.it;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyThriftServer;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyThriftChannel;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.netty.TNettyTransport;
+import io.thriftnio.pool.ClientTransportFactory;
+import io.thriftnio.pool.ThriftAsyncClientPool;
+import io.thriftnio.pool.ThriftChannelPool;
+import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.conformance.ClientKind;
+import io.thriftnio.testkit.conformance.ClientKinds;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The server rows and client kinds of the integration runs: every server and strategy of both
+ * transports, and every client this library offers. Client resources are shared by all tests and
+ * live as long as the test JVM.
+ */
+public final class Rows {
+
+  private Rows() {}
+
+  /** A server implementation with one strategy. */
+  public record Server(String name, Supplier<ServerBuilder<?>> builder, IoStrategy strategy) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  public static final Server NETTY_SAME_THREAD =
+      new Server("netty/same-thread", NettyThriftServer::builder, IoStrategy.SAME_THREAD);
+  public static final Server NETTY_WORKER =
+      new Server("netty/worker", NettyThriftServer::builder, IoStrategy.WORKER);
+  public static final Server GRIZZLY_SAME_THREAD =
+      new Server("grizzly/same-thread", GrizzlyThriftServer::builder, IoStrategy.SAME_THREAD);
+  public static final Server GRIZZLY_WORKER =
+      new Server("grizzly/worker", GrizzlyThriftServer::builder, IoStrategy.WORKER);
+  public static final Server GRIZZLY_LEADER_FOLLOWER =
+      new Server(
+          "grizzly/leader-follower", GrizzlyThriftServer::builder, IoStrategy.LEADER_FOLLOWER);
+
+  public static final List<Server> NETTY_SERVERS = List.of(NETTY_SAME_THREAD, NETTY_WORKER);
+  public static final List<Server> GRIZZLY_SERVERS =
+      List.of(GRIZZLY_SAME_THREAD, GRIZZLY_WORKER, GRIZZLY_LEADER_FOLLOWER);
+
+  private static final NettyClientResources NETTY = NettyClientResources.create(2);
+  private static final GrizzlyClientResources GRIZZLY = grizzlyResources();
+
+  private static GrizzlyClientResources grizzlyResources() {
+    try {
+      return GrizzlyClientResources.builder().ioThreads(2).build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static final ClientKind NETTY_SYNC =
+      ClientKinds.syncTransport(
+          "netty-sync", address -> TNettyTransport.builder(address).resources(NETTY).open());
+
+  public static final ClientKind NETTY_ASYNC =
+      ClientKinds.channel(
+          "netty-async", address -> NettyThriftChannel.builder(address).resources(NETTY).connect());
+
+  public static final ClientKind GRIZZLY_SYNC =
+      ClientKinds.syncTransport(
+          "grizzly-sync",
+          address -> {
+            var transport = GRIZZLY.newTransport(address);
+            transport.open();
+            return transport;
+          });
+
+  public static final ClientKind GRIZZLY_ASYNC =
+      ClientKinds.channel("grizzly-async", GRIZZLY::openChannel);
+
+  /** The sync pool's per-call proxy over stock framed sockets. */
+  public static final ClientKind POOLED_SYNC =
+      ClientKinds.iface(
+          "pooled-sync",
+          (address, protocol) -> {
+            ThriftClientPool<BenchService.Client> pool =
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .protocol(protocol)
+                    .transport(
+                        ClientTransportFactory.framedSocket(
+                            Duration.ofSeconds(10), Duration.ofSeconds(60)))
+                    .endpoint(address)
+                    .build();
+            return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);
+          });
+
+  /** The async pool of generated {@code AsyncClient}s, through its {@code AsyncIface} proxy. */
+  public static final ClientKind POOLED_ASYNC =
+      ClientKinds.asyncIface(
+          "pooled-async",
+          (address, protocol) -> {
+            ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    .protocol(protocol)
+                    .endpoint(address)
+                    .callTimeout(Duration.ofSeconds(60))
+                    .build();
+            return new ClientKinds.Opened<>(
+                pool.asyncIface(BenchService.AsyncIface.class), pool);
+          });
+
+  /** The sync pool over this library's Netty sync transport. */
+  public static final ClientKind POOLED_NETTY_SYNC =
+      pooledSync(
+          "pooled-netty-sync", address -> TNettyTransport.builder(address).resources(NETTY).open());
+
+  /** The sync pool over this library's Grizzly sync transport. */
+  public static final ClientKind POOLED_GRIZZLY_SYNC =
+      pooledSync(
+          "pooled-grizzly-sync",
+          address -> {
+            var transport = GRIZZLY.newTransport(address);
+            transport.open();
+            return transport;
+          });
+
+  /** The channel pool over Netty channels, many calls in flight per connection. */
+  public static final ClientKind POOLED_NETTY_CHANNEL =
+      pooledChannel(
+          "pooled-netty-channel",
+          address -> NettyThriftChannel.builder(address).resources(NETTY).connect());
+
+  /** The channel pool over Grizzly channels. */
+  public static final ClientKind POOLED_GRIZZLY_CHANNEL =
+      pooledChannel("pooled-grizzly-channel", GRIZZLY::openChannel);
+
+  private static ClientKind pooledSync(String name, ClientTransportFactory transports) {
+    return ClientKinds.iface(
+        name,
+        (address, protocol) -> {
+          ThriftClientPool<BenchService.Client> pool =
+              ThriftClientPool.builder(BenchService.Client::new)
+                  .protocol(protocol)
+                  .transport(transports)
+                  .endpoint(address)
+                  .build();
+          return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);
+        });
+  }
+
+  private static ClientKind pooledChannel(String name, ThriftChannelPool.ChannelFactory channels) {
+    return ClientKinds.asyncIface(
+        name,
+        (address, protocol) -> {
+          ThriftChannelPool<BenchService.Client> pool =
+              ThriftChannelPool.builder(BenchService.Client::new, channels)
+                  .protocol(protocol)
+                  .endpoint(address)
+                  .build();
+          return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
+        });
+  }
+}

@@ -1,0 +1,125 @@
+package io.thriftnio.it.python;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.it.Rows;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.conformance.BenchConnection;
+import io.thriftnio.testkit.conformance.ClientKind;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The official Python Thrift library against this library, both ways, framed transport:
+ *
+ * <ul>
+ *   <li>{@code bench_client.py} (every method including oneway and the declared exception, payloads
+ *       up to 3 MiB, then 32 concurrent clients) against every server row, binary and compact;
+ *   <li>this library's Netty and Grizzly sync and async clients and both pools against a Python
+ *       {@code TThreadedServer} running {@code bench_server.py}.
+ * </ul>
+ *
+ * Skipped without Python 3 unless {@code thriftnio.requirePython=true} or {@code
+ * THRIFTNIO_REQUIRE_PYTHON=1} (as {@code .ci/run} sets), see {@link PythonPeer}.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class PythonPeerInteropTest {
+
+  private static final int CONCURRENT_CLIENTS = 32;
+
+  @BeforeAll
+  @Timeout(value = 8, unit = TimeUnit.MINUTES) // the first build creates the venv and runs pip
+  static void setUpPython() throws InterruptedException {
+    PythonPeer.prepare();
+  }
+
+  private static TProtocolFactory factory(String protocol) {
+    return protocol.equals("binary") ? new TBinaryProtocol.Factory() : new TCompactProtocol.Factory();
+  }
+
+  static Stream<Arguments> serversAndProtocols() {
+    List<Arguments> cells = new ArrayList<>();
+    for (Rows.Server server : Stream.concat(
+            Rows.NETTY_SERVERS.stream(), Rows.GRIZZLY_SERVERS.stream()).toList()) {
+      for (String protocol : List.of("binary", "compact")) {
+        cells.add(Arguments.of(server, protocol));
+      }
+    }
+    return cells.stream();
+  }
+
+  @ParameterizedTest(name = "python -> {0} ({1})")
+  @MethodSource("serversAndProtocols")
+  void pythonClientPassesEveryCheckAgainstOurServer(Rows.Server row, String protocol)
+      throws Exception {
+    PythonPeer python = PythonPeer.get();
+    BenchHandler handler = new BenchHandler();
+    try (ThriftServer server =
+        row.builder()
+            .get()
+            .processor(new BenchService.Processor<>(handler))
+            .protocol(factory(protocol))
+            .ioStrategy(row.strategy())
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start()) {
+      ClientRun run =
+          python.runClient("127.0.0.1", server.localAddress().getPort(), protocol, CONCURRENT_CLIENTS);
+      assertThat(run.passed()).as("bench_client.py failed:%n%s", run).isTrue();
+      assertThat(run.summaryValue("checks_failed")).as("%s", run).contains("0");
+      assertThat(run.summaryValue("concurrent_clients"))
+          .as("%s", run)
+          .contains(Integer.toString(CONCURRENT_CLIENTS));
+      assertThat(run.summaryValue("fire_calls")).as("%s", run).contains(Long.toString(handler.fired()));
+      assertThat(run.summaryValue("fire_bytes"))
+          .as("%s", run)
+          .contains(Long.toString(handler.firedBytes()));
+      assertThat(server.stats().badFrames()).isZero();
+    }
+  }
+
+  static Stream<Arguments> clientsAndProtocols() {
+    List<Arguments> cells = new ArrayList<>();
+    for (ClientKind client :
+        List.of(
+            Rows.NETTY_SYNC,
+            Rows.NETTY_ASYNC,
+            Rows.GRIZZLY_SYNC,
+            Rows.GRIZZLY_ASYNC,
+            Rows.POOLED_SYNC,
+            Rows.POOLED_ASYNC)) {
+      for (String protocol : List.of("binary", "compact")) {
+        cells.add(Arguments.of(client, protocol));
+      }
+    }
+    return cells.stream();
+  }
+
+  @ParameterizedTest(name = "{0} -> python ({1})")
+  @MethodSource("clientsAndProtocols")
+  void ourClientGetsBenchSemanticsFromPythonServer(ClientKind client, String protocol)
+      throws Exception {
+    PythonPeer python = PythonPeer.get();
+    PythonServer server = python.startServer(protocol);
+    try (BenchConnection connection = client.connect(server.address(), factory(protocol))) {
+      BenchChecks.checkEveryMethod(connection.iface());
+    } finally {
+      server.close();
+    }
+    assertThat(server.exitCode()).as("python server stderr:%n%s", server.stderr()).isZero();
+  }
+}
