@@ -1,0 +1,75 @@
+package io.thriftnio.it.readme;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Compiles the quick start in README.md exactly as written and runs it, so the README cannot drift
+ * from the API: a renamed method breaks the build here, not a user's first hour.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class QuickStartTest {
+
+  private static final Pattern QUICK_START =
+      Pattern.compile(
+          "<!-- quickstart:begin -->\\s*```java\\n(.*?)```\\s*<!-- quickstart:end -->",
+          Pattern.DOTALL);
+
+  @Test
+  void readmeQuickStartCompilesAndRunsAsDocumented(@TempDir Path dir) throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    Matcher m = QUICK_START.matcher(readme);
+    assertThat(m.find()).as("README.md has a quickstart block").isTrue();
+    Path source = dir.resolve("QuickStart.java");
+    Files.writeString(source, m.group(1));
+
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+    int rc =
+        javac.run(
+            null,
+            diagnostics,
+            diagnostics,
+            "-classpath",
+            System.getProperty("java.class.path"),
+            "-d",
+            dir.toString(),
+            source.toString());
+    assertThat(rc).as("javac output:%n%s", diagnostics).isZero();
+
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    PrintStream original = System.out;
+    try (URLClassLoader loader =
+        new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
+      Method main = loader.loadClass("QuickStart").getMethod("main", String[].class);
+      System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+      main.invoke(null, (Object) new String[0]);
+    } finally {
+      System.setOut(original);
+    }
+    List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(lines)
+        .containsExactly(
+            "last sale: TradeReport(symbol:ACME, price:25.5, size:100, seq_num:1)",
+            "echo: hello",
+            "db_work rows: 3");
+    assertThat(readme).contains(String.join("\n", lines));
+  }
+}
