@@ -1,0 +1,74 @@
+package io.thriftnio.it.bench;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The bench CLI, {@code java -jar it/target/thrift-nio-bench.jar}:
+ *
+ * <pre>
+ * serve  --server S [--strategy T] [--protocol P] [--host H] [--port N] [--workers N]
+ * matrix [--preset quick|seed|full|sleep|pool|dbwork] [--servers ...] [--clients ...]
+ *        [--sizes 300,3k,3m] [--protocols binary,compact] [--connections 1,20,40]
+ *        [--warmup 2s] [--duration 5s] [--target HOST:PORT] [--out DIR]
+ * </pre>
+ *
+ * {@code --help} works on every command.
+ */
+@Command(
+    name = "thrift-nio-bench",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    description = "Serves and benchmarks Thrift server rows: thrift-nio's Netty and Grizzly "
+        + "servers, the stock libthrift servers and a raw echo ceiling.",
+    subcommands = {ServeCommand.class, MatrixCommand.class, CommandLine.HelpCommand.class})
+public final class BenchMain implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /**
+   * Runs the CLI and exits with its status.
+   *
+   * @param args the command line
+   */
+  public static void main(String[] args) {
+    // The transports log each server start and stop at INFO; between progress lines that is
+    // noise. -Dorg.slf4j.simpleLogger.defaultLogLevel=info brings it back.
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    PrintWriter out = new PrintWriter(System.out, true);
+    System.exit(execute(args, out, new PrintWriter(System.err, true)));
+  }
+
+  /**
+   * Runs the CLI without exiting, for tests.
+   *
+   * @param args the command line
+   * @param out where usage and help go
+   * @param err where errors go
+   * @return the exit status: 0 on success, 2 on a usage error, 1 on a failure
+   */
+  static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new BenchMain());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
+    return cli.execute(args);
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** The version printed by {@code --version}. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = BenchMain.class.getPackage().getImplementationVersion();
+      return new String[] {"thrift-nio-bench " + (v != null ? v : "0.1.0-SNAPSHOT")};
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package io.thriftnio.it.bench;
+
+import java.time.Duration;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * One cell of the matrix: a client kind calling a server row.
+ *
+ * @param server the server row's name
+ * @param client the client kind's name
+ * @param workload what each call does
+ * @param protocol the protocol name
+ * @param connections connections for per-connection kinds; concurrent callers (the parallelism)
+ *     for pooled kinds and {@code per-call-connection}
+ * @param inFlight calls kept in flight per connection by the async connection kinds
+ * @param poolSize the pool's connection limit, or 0 for the kind's default
+ * @param raw whether the server echoes frames (no Thrift decoding): send prepared frames and
+ *     compare the echo
+ * @param warmup load before measuring
+ * @param duration measured load
+ * @param maxCalls a bound on calls in the measured phase, or 0 for none (time bounds the cell)
+ * @param callTimeout the longest one call may take before it counts as an error
+ */
+record CellSpec(
+    String server,
+    String client,
+    Workload workload,
+    String protocol,
+    int connections,
+    int inFlight,
+    int poolSize,
+    boolean raw,
+    Duration warmup,
+    Duration duration,
+    long maxCalls,
+    Duration callTimeout) {
+
+  TProtocolFactory protocolFactory() {
+    return Protocols.factory(protocol);
+  }
+
+  /** A short label for progress lines: {@code netty/worker tsocket 300 compact x40}. */
+  String label() {
+    return server + " " + client + " " + workload.label() + " " + protocol + " x" + connections;
+  }
+}

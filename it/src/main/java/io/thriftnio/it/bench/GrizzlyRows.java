@@ -1,0 +1,70 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyThriftServer;
+import io.thriftnio.grizzly.TGrizzlyClientTransport;
+import java.net.InetSocketAddress;
+
+/**
+ * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
+ * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link TGrizzlyClientTransport}) and
+ * {@code grizzly-async} ({@code GrizzlyThriftChannel}). Each cell's clients run on their own
+ * selector runners, one per processor, closed with the cell.
+ */
+final class GrizzlyRows implements RowProvider {
+
+  @Override
+  public void register(Rows rows) {
+    for (IoStrategy s : IoStrategy.values()) {
+      rows.server(new LibraryServerRow("grizzly", s, GrizzlyThriftServer::builder, true));
+    }
+    rows.client(new Sync());
+    rows.client(new Async());
+  }
+
+  static GrizzlyClientResources resources(CellSpec cell) throws Exception {
+    return GrizzlyClientResources.builder()
+        .ioThreads(Runtime.getRuntime().availableProcessors())
+        .readTimeout(cell.callTimeout())
+        .requestTimeout(cell.callTimeout())
+        // Replies are decoded on the selector thread and the next call starts from there.
+        .callbackExecutor(Runnable::run)
+        .build();
+  }
+
+  private static final class Sync implements ClientKindRow {
+    @Override
+    public String name() {
+      return "grizzly-sync";
+    }
+
+    @Override
+    public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
+      GrizzlyClientResources resources = resources(cell);
+      return Lanes.syncConnections(
+          cell,
+          address,
+          a -> {
+            TGrizzlyClientTransport t = resources.newTransport(a);
+            t.open();
+            return t;
+          },
+          resources);
+    }
+  }
+
+  private static final class Async implements ClientKindRow {
+    @Override
+    public String name() {
+      return "grizzly-async";
+    }
+
+    @Override
+    public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
+      GrizzlyClientResources resources = resources(cell);
+      return Lanes.asyncConnections(
+          cell, address, resources::openChannel, Runnable::run, resources);
+    }
+  }
+}

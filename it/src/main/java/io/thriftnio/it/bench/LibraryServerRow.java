@@ -1,0 +1,96 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncBenchHandler;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * A server row built from one of this library's {@link ServerBuilder}s, e.g. {@code
+ * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset
+ * thread counts keep the builder's defaults; a builder that rejects the strategy makes the row's
+ * cells skip with the builder's message.
+ */
+final class LibraryServerRow implements ServerRow {
+
+  private final String name;
+  private final IoStrategy strategy;
+  private final Supplier<? extends ServerBuilder<?>> builder;
+  private final boolean listed;
+
+  /**
+   * A row.
+   *
+   * @param family {@code netty} or {@code grizzly}
+   * @param strategy the IO strategy; the row is {@code family/same-thread} and so on
+   * @param builder a fresh builder per start
+   * @param listed whether {@code all} and the family name include it
+   */
+  LibraryServerRow(
+      String family,
+      IoStrategy strategy,
+      Supplier<? extends ServerBuilder<?>> builder,
+      boolean listed) {
+    this.name = family + "/" + strategyName(strategy);
+    this.strategy = strategy;
+    this.builder = builder;
+    this.listed = listed;
+  }
+
+  /** {@code SAME_THREAD} as the CLI spells it: {@code same-thread}. */
+  static String strategyName(IoStrategy strategy) {
+    return strategy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public boolean listed() {
+    return listed;
+  }
+
+  @Override
+  public RunningServer start(ServerSpec spec) throws Exception {
+    ServerBuilder<?> b = builder.get();
+    if (spec.asyncHandler()) {
+      b.asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()));
+    } else {
+      b.processor(new BenchService.Processor<>(new BenchHandler()));
+    }
+    b.protocol(spec.protocolFactory());
+    b.ioStrategy(strategy);
+    b.bind(new InetSocketAddress(spec.host(), spec.port()));
+    if (spec.workers() != null) {
+      b.workerThreads(spec.workers());
+    }
+    if (spec.ioThreads() != null) {
+      b.ioThreads(spec.ioThreads());
+    }
+    b.maxConnections(Math.max(ServerBuilder.DEFAULT_MAX_CONNECTIONS, spec.expectedConnections()));
+    ThriftServer server = b.build().start();
+    return new RunningServer() {
+      @Override
+      public InetSocketAddress address() {
+        return server.localAddress();
+      }
+
+      @Override
+      public long acceptedConnections() {
+        return server.stats().acceptedConnections();
+      }
+
+      @Override
+      public void close() {
+        server.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,298 @@
+package io.thriftnio.it.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Drives the lanes of one cell: warm-up, then measurement, then a bounded drain.
+ *
+ * <p>A sync lane gets its own thread; an async lane keeps {@link ClientLoad.AsyncLane#depth()}
+ * calls in flight, starting the next call from the completion of the last. Latency is recorded in
+ * an HdrHistogram in microseconds; only calls that complete inside the measured window count.
+ * Every phase is bounded in time, and the measured phase also by {@link CellSpec#maxCalls()}; a
+ * lane whose call hangs past the drain bound is cut off by closing the client's connections.
+ */
+final class LoadEngine {
+
+  /** Largest latency the histogram tracks: one hour, in microseconds. */
+  private static final long HIGHEST_US = TimeUnit.HOURS.toMicros(1);
+
+  /** Printed with an error the first few times, so a failing cell says why. */
+  private static final int ERRORS_PRINTED = 3;
+
+  private static final int WARMUP = 0;
+  private static final int MEASURE = 1;
+  private static final int STOP = 2;
+
+  /**
+   * Calls an async stream starts in a row that complete at once, before it hands itself to
+   * {@link #resumer}: a lane that fails (or answers) synchronously must not hold the thread that
+   * started it, least of all the thread that ends the phases.
+   */
+  private static final int SYNC_COMPLETIONS_BEFORE_HANDOFF = 64;
+
+  private final ExecutorService resumer =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "bench-async-resume");
+            t.setDaemon(true);
+            return t;
+          });
+  private final CellSpec cell;
+  private final Recorder recorder = new Recorder(HIGHEST_US, 3);
+  private final AtomicLong errors = new AtomicLong();
+  private final AtomicLong checkFailures = new AtomicLong();
+  private final AtomicLong measuredCalls = new AtomicLong();
+  private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+  private volatile int phase = WARMUP;
+
+  private LoadEngine(CellSpec cell) {
+    this.cell = cell;
+  }
+
+  /**
+   * Runs one cell against an opened client and returns its result. Closes {@code load}.
+   *
+   * @param cell the cell
+   * @param load the client's lanes
+   * @return the result
+   * @throws InterruptedException if the calling thread is interrupted; the load is closed first
+   */
+  static CellResult run(CellSpec cell, ClientLoad load) throws InterruptedException {
+    LoadEngine engine = new LoadEngine(cell);
+    try (load) {
+      return engine.drive(load);
+    } finally {
+      engine.resumer.shutdownNow();
+    }
+  }
+
+  private CellResult drive(ClientLoad load) throws InterruptedException {
+    List<ClientLoad.Lane> lanes = load.lanes();
+    int streams = 0;
+    for (ClientLoad.Lane lane : lanes) {
+      streams += lane instanceof ClientLoad.AsyncLane ? ((ClientLoad.AsyncLane) lane).depth() : 1;
+    }
+    CountDownLatch done = new CountDownLatch(streams);
+    List<Thread> threads = new ArrayList<>();
+    int index = 0;
+    for (ClientLoad.Lane lane : lanes) {
+      if (lane instanceof ClientLoad.SyncLane) {
+        ClientLoad.SyncLane sync = (ClientLoad.SyncLane) lane;
+        Thread t = new Thread(() -> runSync(sync, done), "bench-lane-" + index++);
+        t.setDaemon(true);
+        threads.add(t);
+      } else {
+        ClientLoad.AsyncLane async = (ClientLoad.AsyncLane) lane;
+        for (int d = 0; d < async.depth(); d++) {
+          new AsyncStream(async, done).next();
+        }
+      }
+    }
+    for (Thread t : threads) {
+      t.start();
+    }
+    boolean finishedEarly = done.await(cell.warmup().toNanos(), TimeUnit.NANOSECONDS);
+    recorder.getIntervalHistogram(); // drops the warm-up samples
+    measuredCalls.set(0);
+    phase = MEASURE;
+    long measureStart = System.nanoTime();
+    long deadline = measureStart + cell.duration().toNanos();
+    while (!finishedEarly && System.nanoTime() < deadline) {
+      long left = deadline - System.nanoTime();
+      long slice = Math.min(left, TimeUnit.MILLISECONDS.toNanos(50));
+      finishedEarly = done.await(slice, TimeUnit.NANOSECONDS);
+      if (cell.maxCalls() > 0 && measuredCalls.get() >= cell.maxCalls()) {
+        break;
+      }
+    }
+    phase = STOP;
+    long measureEnd = System.nanoTime();
+    Histogram histogram = recorder.getIntervalHistogram();
+    // Calls in flight finish (they are not counted); a hung one is cut off by closing the load.
+    long drainNanos = cell.callTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+    if (!done.await(drainNanos, TimeUnit.NANOSECONDS)) {
+      System.err.println(
+          "bench: " + cell.label() + ": calls still running " + (drainNanos / 1_000_000)
+              + " ms after the end; closing the connections");
+    }
+    load.close();
+    for (Thread t : threads) {
+      t.join(TimeUnit.SECONDS.toMillis(5));
+    }
+    double seconds = Math.max(1e-9, (measureEnd - measureStart) / 1e9);
+    long calls = histogram.getTotalCount();
+    Throwable first = firstError.get();
+    if (first != null) {
+      System.err.println(
+          "bench: " + cell.label() + ": " + errors.get() + " errors, first: " + first);
+    }
+    return new CellResult(
+        cell.server(),
+        cell.client(),
+        cell.workload().label(),
+        cell.protocol(),
+        cell.connections(),
+        calls / seconds,
+        calls,
+        calls == 0 ? 0 : histogram.getMean(),
+        histogram.getValueAtPercentile(50),
+        histogram.getValueAtPercentile(95),
+        histogram.getValueAtPercentile(99),
+        histogram.getValueAtPercentile(99.9),
+        histogram.getMaxValue(),
+        errors.get(),
+        checkFailures.get(),
+        load.connectionsOpened(),
+        seconds,
+        null);
+  }
+
+  private void runSync(ClientLoad.SyncLane lane, CountDownLatch done) {
+    try {
+      while (phase != STOP) {
+        long t0 = System.nanoTime();
+        boolean ok;
+        try {
+          ok = lane.call();
+        } catch (Exception | Error e) {
+          if (phase == STOP) {
+            return; // the load was closed under a call that began before the end
+          }
+          failed(e);
+          if (!lane.continuesAfterError() || !pauseAfterError()) {
+            return;
+          }
+          continue;
+        }
+        completed(t0, ok);
+      }
+    } finally {
+      done.countDown();
+    }
+  }
+
+  private void completed(long startNanos, boolean ok) {
+    long micros = (System.nanoTime() - startNanos) / 1000;
+    if (!ok) {
+      checkFailures.incrementAndGet();
+    }
+    if (phase == MEASURE) {
+      recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_US));
+      measuredCalls.incrementAndGet();
+    }
+  }
+
+  private void failed(Throwable t) {
+    long n = errors.incrementAndGet();
+    firstError.compareAndSet(null, t);
+    if (n <= ERRORS_PRINTED) {
+      System.err.println("bench: " + cell.label() + ": call failed: " + t);
+    }
+  }
+
+  /** One of an async lane's {@code depth} call chains. */
+  private final class AsyncStream {
+    private final ClientLoad.AsyncLane lane;
+    private final CountDownLatch done;
+
+    AsyncStream(ClientLoad.AsyncLane lane, CountDownLatch done) {
+      this.lane = lane;
+      this.done = done;
+    }
+
+    /**
+     * Starts calls until one is still running when this method looks at it; that call's
+     * completion starts the next. A call that completes at once (a failure, or a very fast
+     * reply) loops here instead of nesting completions on the stack, and after {@value
+     * #SYNC_COMPLETIONS_BEFORE_HANDOFF} such calls the stream goes on on another thread.
+     */
+    void next() {
+      for (int inline = 0; ; inline++) {
+        if (inline == SYNC_COMPLETIONS_BEFORE_HANDOFF) {
+          try {
+            resumer.execute(this::next);
+            return;
+          } catch (RejectedExecutionException e) {
+            // The engine is finishing: this stream ends here.
+            done.countDown();
+            return;
+          }
+        }
+        if (phase == STOP) {
+          done.countDown();
+          return;
+        }
+        long t0 = System.nanoTime();
+        CompletableFuture<Boolean> call;
+        try {
+          call = lane.call();
+        } catch (RuntimeException e) {
+          call = CompletableFuture.failedFuture(e);
+        }
+        if (!call.isDone()) {
+          call.whenComplete((ok, failure) -> {
+            if (finish(t0, ok, failure)) {
+              next();
+            } else {
+              done.countDown();
+            }
+          });
+          return;
+        }
+        boolean failedAtOnce = call.isCompletedExceptionally();
+        Boolean ok = failedAtOnce ? null : call.getNow(null);
+        if (!finish(t0, ok, failedAtOnce ? failureOf(call) : null)) {
+          done.countDown();
+          return;
+        }
+      }
+    }
+
+    /** Records a completed call; returns whether the stream goes on. */
+    private boolean finish(long t0, Boolean ok, Throwable failure) {
+      if (failure == null) {
+        completed(t0, Boolean.TRUE.equals(ok));
+        return true;
+      }
+      if (phase == STOP) {
+        return false;
+      }
+      failed(AsyncUnwrap.cause(failure));
+      return lane.continuesAfterError() && pauseAfterError();
+    }
+  }
+
+  /**
+   * A pause after a failed call on a lane that goes on, so that a dead server costs a bounded
+   * number of failures per second instead of a spinning loop. Returns false if interrupted.
+   */
+  private static boolean pauseAfterError() {
+    try {
+      Thread.sleep(1);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static Throwable failureOf(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return new IllegalStateException("completed normally");
+    } catch (RuntimeException e) {
+      return e;
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.Framing;
+import io.thriftnio.testkit.Payloads;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code matrix}: runs every combination of server rows, client kinds, sizes, protocols and
+ * connection counts, in-process on loopback or against a {@code serve} elsewhere ({@code
+ * --target}), and writes the tables, CSV, JSON and charts.
+ */
+@Command(
+    name = "matrix",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    sortOptions = false,
+    description = {
+      "Measures server rows x client kinds x sizes x protocols x connection counts.",
+      "Per cell: calls/s, p50/p99/p99.9 latency (us), errors, payload check failures. Prints a"
+          + " Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
+          + " charts to --out. Progress goes to stderr.",
+      "Presets: quick (README main job, ~3 min), seed (2011 Grizzly-Thrift grid), full,"
+          + " sleep (sleep(100), 10 clients, 1 IO thread, 10 workers), pool (sleep(500),"
+          + " parallelism 100..1000: per-call-connection vs pooled-sync vs pooled-async),"
+          + " dbwork (db_work(10), 64 callers, pooled-async)."
+    })
+final class MatrixCommand implements Callable<Integer> {
+
+  /** Largest echo payload: the default frame limit less room for the message header. */
+  static final int MAX_SIZE = Framing.DEFAULT_MAX_FRAME_SIZE - 1024;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--preset", defaultValue = "quick", paramLabel = "NAME",
+      description = "quick, seed, full, sleep, pool or dbwork (default: ${DEFAULT-VALUE})")
+  String preset;
+
+  @Option(names = "--servers", split = ",", paramLabel = "S",
+      description = "server rows: all, ours, stock, netty, grizzly, netty/worker, "
+          + "grizzly/leader-follower, thrift-hsha, raw-echo, ... (default: the preset's)")
+  List<String> servers;
+
+  @Option(names = "--clients", split = ",", paramLabel = "C",
+      description = "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, "
+          + "grizzly-async, pooled-sync, pooled-async, per-call-connection (default: the preset's)")
+  List<String> clients;
+
+  @Option(names = "--sizes", split = ",", paramLabel = "SIZE",
+      description = "echo payload sizes: 300, 3k, 3m (default: the preset's)")
+  List<String> sizes;
+
+  @Option(names = "--protocols", split = ",", paramLabel = "P",
+      description = "binary, compact, json (default: the preset's)")
+  List<String> protocols;
+
+  @Option(names = "--connections", split = ",", paramLabel = "N",
+      description = "connection counts; the parallelism for pooled kinds (default: the preset's)")
+  List<Integer> connections;
+
+  @Option(names = "--warmup", paramLabel = "D", converter = Cli.DurationConverter.class,
+      description = "load before each measurement, e.g. 2s (default: the preset's)")
+  Duration warmup;
+
+  @Option(names = "--duration", paramLabel = "D", converter = Cli.DurationConverter.class,
+      description = "measurement per cell, e.g. 5s (default: the preset's)")
+  Duration duration;
+
+  @Option(names = "--target", paramLabel = "HOST:PORT", converter = Cli.AddressConverter.class,
+      description = "measure a 'serve' running elsewhere instead of in-process rows")
+  InetSocketAddress target;
+
+  @Option(names = "--target-server", paramLabel = "S",
+      description = "what --target runs, for the tables; raw-echo switches to raw frames "
+          + "(default: the single --servers name, else 'target')")
+  String targetServer;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "output folder (default: it/target/matrix)")
+  Path out;
+
+  @Option(names = "--in-flight", paramLabel = "N", defaultValue = "1",
+      description = "calls kept in flight per connection by netty-async and grizzly-async; "
+          + "pooled kinds run one call per caller (default: ${DEFAULT-VALUE})")
+  int inFlight;
+
+  @Option(names = "--pool-size", paramLabel = "N", defaultValue = "0",
+      description = "pooled kinds' connection limit; 0: pooled-sync one per caller, "
+          + "pooled-async one per 32 callers (default: ${DEFAULT-VALUE})")
+  int poolSize;
+
+  @Option(names = "--max-calls", paramLabel = "N", defaultValue = "0",
+      description = "stop a cell's measurement after this many calls; 0: time only "
+          + "(default: ${DEFAULT-VALUE})")
+  long maxCalls;
+
+  @Option(names = "--call-timeout", paramLabel = "D", defaultValue = "30s",
+      converter = Cli.DurationConverter.class,
+      description = "one call's limit before it counts as an error (default: ${DEFAULT-VALUE})")
+  Duration callTimeout;
+
+  @Option(names = "--workers", paramLabel = "N",
+      description = "worker threads of every in-process server row (default: the preset's, "
+          + "else each row's)")
+  Integer workers;
+
+  @Option(names = "--io-threads", paramLabel = "N",
+      description = "IO threads of every in-process server row (default: the preset's, else "
+          + "the processors)")
+  Integer ioThreads;
+
+  @Option(names = "--async-handler",
+      description = "serve the async handler where a row takes an async processor")
+  boolean asyncHandler;
+
+  @Override
+  public Integer call() throws Exception {
+    Rows rows = Rows.standard();
+    MatrixPlan plan;
+    try {
+      plan = plan(rows);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    MatrixRunner runner = new MatrixRunner(rows, plan);
+    int cells = runner.cells().size();
+    double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
+    err.printf("matrix: preset %s, %d cells, about %s; servers %s; clients %s%n", plan.preset(),
+        cells, Progress.clock(cells * perCell), plan.servers(), plan.clients());
+    for (var e : rows.missingNames().entrySet()) {
+      if (plan.servers().contains(e.getKey()) || plan.clients().contains(e.getKey())) {
+        err.println("matrix: " + e.getKey() + " will be skipped: " + e.getValue());
+      }
+    }
+    err.flush();
+    Instant started = Instant.now();
+    List<CellResult> results = runner.run(Progress.on(err, cells, perCell));
+    stdout.print(Reports.markdownTable(results));
+    if (results.stream().anyMatch(r -> r.ran() && Reports.sleepMillis(r.size()) >= 0)) {
+      stdout.println();
+      stdout.print(Reports.responseTable(results));
+    }
+    String skipped = Reports.skippedList(results);
+    if (!skipped.isEmpty()) {
+      stdout.println();
+      stdout.println("Skipped:");
+      stdout.print(skipped);
+    }
+    stdout.flush();
+    Path dir = out != null ? out : defaultOut();
+    List<Path> written = Reports.writeAll(dir, plan, results, started);
+    err.println("matrix: wrote " + written.size() + " files to " + dir.toAbsolutePath());
+    long bad = results.stream().mapToLong(r -> r.errors() + r.checkFailures()).sum();
+    if (bad > 0) {
+      err.println("matrix: " + bad + " failed or corrupted calls; see the errors columns");
+    }
+    err.flush();
+    return 0;
+  }
+
+  /** Resolves the preset and the options into a plan; validates every value. */
+  MatrixPlan plan(Rows rows) {
+    Presets p = Presets.of(preset);
+    List<MatrixPlan.Grid> grids;
+    if (sizes == null && protocols == null && connections == null) {
+      grids = p.grids();
+    } else {
+      // An explicit axis replaces the preset's grids with one cross product; the preset's first
+      // grid supplies the axes not given.
+      MatrixPlan.Grid base = p.grids().get(0);
+      List<Workload> workloads = base.workloads();
+      if (sizes != null) {
+        workloads = new ArrayList<>();
+        for (String s : sizes) {
+          int size = Payloads.parseSize(s);
+          if (size < 0 || size > MAX_SIZE) {
+            throw new IllegalArgumentException("size: " + s + " (expected: 0.." + MAX_SIZE + ")");
+          }
+          workloads.add(Workload.echo(size));
+        }
+      }
+      grids = List.of(new MatrixPlan.Grid(
+          workloads,
+          protocols != null ? List.copyOf(protocols) : base.protocols(),
+          connections != null ? List.copyOf(connections) : base.connections()));
+    }
+    for (MatrixPlan.Grid g : grids) {
+      g.protocols().forEach(Protocols::factory);
+      for (int c : g.connections()) {
+        if (c < 1 || c > 10_000) {
+          throw new IllegalArgumentException("connections: " + c + " (expected: 1..10000)");
+        }
+      }
+    }
+    List<String> serverNames;
+    if (target != null) {
+      String label = targetServer;
+      if (label == null) {
+        if (servers != null && servers.size() == 1) {
+          label = servers.get(0);
+        } else if (servers != null) {
+          throw new IllegalArgumentException(
+              "servers: " + servers + " (expected: one name with --target, the row it runs)");
+        } else {
+          label = "target";
+        }
+      }
+      serverNames = List.of(label);
+    } else {
+      serverNames = rows.expandServers(servers != null ? servers : p.servers());
+    }
+    List<String> clientNames = rows.expandClients(clients != null ? clients : p.clients());
+    Duration w = warmup != null ? warmup : p.warmup();
+    Duration d = duration != null ? duration : p.duration();
+    if (d.isZero()) {
+      throw new IllegalArgumentException("duration: 0s (expected: > 0)");
+    }
+    if (callTimeout.isZero()) {
+      throw new IllegalArgumentException("call-timeout: 0s (expected: > 0)");
+    }
+    if (inFlight < 1 || inFlight > 1024) {
+      throw new IllegalArgumentException("in-flight: " + inFlight + " (expected: 1..1024)");
+    }
+    if (poolSize < 0 || poolSize > 10_000) {
+      throw new IllegalArgumentException("pool-size: " + poolSize + " (expected: 0..10000)");
+    }
+    if (maxCalls < 0) {
+      throw new IllegalArgumentException("max-calls: " + maxCalls + " (expected: >= 0)");
+    }
+    Integer serverWorkers = workers != null ? workers : p.serverWorkers();
+    Integer serverIo = ioThreads != null ? ioThreads : p.serverIoThreads();
+    if (serverWorkers != null && (serverWorkers < 1 || serverWorkers > 100_000)) {
+      throw new IllegalArgumentException("workers: " + serverWorkers + " (expected: 1..100000)");
+    }
+    if (serverIo != null && (serverIo < 1 || serverIo > 1024)) {
+      throw new IllegalArgumentException("io-threads: " + serverIo + " (expected: 1..1024)");
+    }
+    boolean custom = servers != null || clients != null || sizes != null || protocols != null
+        || connections != null;
+    return new MatrixPlan(
+        custom ? preset + "+options" : preset,
+        serverNames,
+        clientNames,
+        grids,
+        inFlight,
+        poolSize != 0 ? poolSize : p.poolSize(),
+        w,
+        d,
+        maxCalls,
+        callTimeout,
+        serverWorkers,
+        serverIo,
+        asyncHandler,
+        target);
+  }
+
+  /**
+   * {@code it/target/matrix}: beside the jar ({@code it/target/thrift-nio-bench.jar}) or the
+   * classes folder ({@code it/target/classes}) this runs from, else relative to the working
+   * directory.
+   */
+  static Path defaultOut() {
+    try {
+      Path code = Paths.get(MatrixCommand.class.getProtectionDomain().getCodeSource().getLocation()
+          .toURI());
+      Path parent = code.getParent();
+      if (parent != null && parent.getFileName() != null
+          && parent.getFileName().toString().equals("target") && Files.isDirectory(parent)) {
+        return parent.resolve("matrix");
+      }
+    } catch (URISyntaxException | RuntimeException e) {
+      // No usable code source (an unusual class loader): fall back to the working directory.
+    }
+    return Paths.get("it", "target", "matrix");
+  }
+}

@@ -1,0 +1,182 @@
+package io.thriftnio.it.bench;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or
+ * uses {@code --target}), then runs every cell against it, one after another. A cell that cannot
+ * run is skipped with its reason; nothing stops the run but an interrupt.
+ */
+final class MatrixRunner {
+
+  /** The host in-process rows bind: loopback only. */
+  static final String LOOPBACK = "127.0.0.1";
+
+  private final Rows rows;
+  private final MatrixPlan plan;
+
+  MatrixRunner(Rows rows, MatrixPlan plan) {
+    this.rows = rows;
+    this.plan = plan;
+  }
+
+  /** The cells in run order, without duplicates (a preset's grids may overlap). */
+  List<CellSpec> cells() {
+    Set<String> seen = new LinkedHashSet<>();
+    List<CellSpec> cells = new ArrayList<>();
+    for (String server : plan.servers()) {
+      boolean raw = isRaw(server);
+      for (MatrixPlan.Grid grid : plan.grids()) {
+        for (String protocol : grid.protocols()) {
+          for (Workload workload : grid.workloads()) {
+            for (int connections : grid.connections()) {
+              for (String client : plan.clients()) {
+                String key = server + "|" + client + "|" + workload.label() + "|" + protocol + "|"
+                    + connections;
+                if (seen.add(key)) {
+                  cells.add(
+                      new CellSpec(
+                          server,
+                          client,
+                          workload,
+                          protocol,
+                          connections,
+                          plan.inFlight(),
+                          plan.poolSize(),
+                          raw,
+                          plan.warmup(),
+                          plan.duration(),
+                          plan.maxCalls(),
+                          plan.callTimeout()));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return cells;
+  }
+
+  private boolean isRaw(String server) {
+    ServerRow row = rows.server(server);
+    return row != null ? row.rawEcho() : server.equals("raw-echo");
+  }
+
+  /**
+   * Runs every cell.
+   *
+   * @param progress told about each cell
+   * @return one result per cell, skipped ones included, in run order
+   * @throws InterruptedException if interrupted; servers started so far are closed
+   */
+  List<CellResult> run(Progress progress) throws InterruptedException {
+    List<CellSpec> cells = cells();
+    List<CellResult> results = new ArrayList<>();
+    Map<String, RunningServer> started = new LinkedHashMap<>();
+    Map<String, String> startFailures = new LinkedHashMap<>();
+    String currentServer = null;
+    try {
+      for (CellSpec cell : cells) {
+        if (!cell.server().equals(currentServer)) {
+          closeAll(started);
+          startFailures.clear();
+          currentServer = cell.server();
+        }
+        progress.starting(cell);
+        long t0 = System.nanoTime();
+        CellResult result = runCell(cell, started, startFailures);
+        progress.finished(result, (System.nanoTime() - t0) / 1e9);
+        results.add(result);
+      }
+    } finally {
+      closeAll(started);
+      progress.done();
+    }
+    return results;
+  }
+
+  private CellResult runCell(
+      CellSpec cell, Map<String, RunningServer> started, Map<String, String> startFailures)
+      throws InterruptedException {
+    ServerRow row = rows.server(cell.server());
+    ClientKindRow kind = rows.client(cell.client());
+    if (row == null && plan.target() == null) {
+      return CellResult.skipped(cell, reason(cell.server(), rows.missing(cell.server())));
+    }
+    if (kind == null) {
+      return CellResult.skipped(cell, reason(cell.client(), rows.missing(cell.client())));
+    }
+    String why = row != null ? row.cannotServe(cell) : null;
+    if (why == null) {
+      why = kind.cannotRun(cell);
+    }
+    if (why != null) {
+      return CellResult.skipped(cell, why);
+    }
+    InetSocketAddress address;
+    if (plan.target() != null) {
+      address = plan.target();
+    } else {
+      String failure = startFailures.get(cell.protocol());
+      if (failure != null) {
+        return CellResult.skipped(cell, failure);
+      }
+      RunningServer server = started.get(cell.protocol());
+      if (server == null) {
+        try {
+          server = row.start(serverSpec(cell.protocol()));
+        } catch (Exception e) {
+          String reason = "cannot start " + cell.server() + ": " + message(e);
+          startFailures.put(cell.protocol(), reason);
+          return CellResult.skipped(cell, reason);
+        }
+        started.put(cell.protocol(), server);
+      }
+      address = server.address();
+    }
+    ClientLoad load;
+    try {
+      load = kind.open(cell, address);
+    } catch (Exception e) {
+      return CellResult.skipped(cell, "cannot connect " + cell.client() + " to " + address + ": "
+          + message(e));
+    }
+    return LoadEngine.run(cell, load);
+  }
+
+  /** The spec every row of this run starts with, for one protocol. */
+  ServerSpec serverSpec(String protocol) {
+    int expected = plan.maxConnections() * Math.max(1, plan.inFlight()) + 16;
+    return new ServerSpec(
+        LOOPBACK,
+        0,
+        protocol,
+        plan.serverWorkers(),
+        plan.serverIoThreads(),
+        plan.asyncHandler(),
+        expected);
+  }
+
+  private static String reason(String name, String missing) {
+    return missing != null ? missing : name + " is not a row of this build";
+  }
+
+  static String message(Throwable e) {
+    String m = e.getMessage();
+    return m == null ? e.toString() : e.getClass().getSimpleName() + ": " + m;
+  }
+
+  private static void closeAll(Map<String, RunningServer> started) {
+    for (RunningServer s : started.values()) {
+      Lanes.closeQuietly(s);
+    }
+    started.clear();
+  }
+}

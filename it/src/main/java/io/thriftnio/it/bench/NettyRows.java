@@ -1,0 +1,76 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyThriftChannel;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.netty.TNettyTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * The Netty rows: servers {@code netty/same-thread} and {@code netty/worker} ({@code
+ * netty/leader-follower} exists for {@code serve} and explicit names only: the builder rejects it,
+ * and that message is the skip reason), clients {@code netty-sync} ({@link TNettyTransport}) and
+ * {@code netty-async} ({@link NettyThriftChannel}). Each cell's clients run on their own event
+ * loops, one per processor, closed with the cell.
+ */
+final class NettyRows implements RowProvider {
+
+  @Override
+  public void register(Rows rows) {
+    for (IoStrategy s : IoStrategy.values()) {
+      // The builder rejects LEADER_FOLLOWER; the row stays out of 'all' and says why if named.
+      boolean listed = s != IoStrategy.LEADER_FOLLOWER;
+      rows.server(new LibraryServerRow("netty", s, NettyThriftServer::builder, listed));
+    }
+    rows.client(new Sync());
+    rows.client(new Async());
+  }
+
+  static int clientIoThreads() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
+  private static final class Sync implements ClientKindRow {
+    @Override
+    public String name() {
+      return "netty-sync";
+    }
+
+    @Override
+    public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
+      NettyClientResources resources = NettyClientResources.create(clientIoThreads());
+      Duration timeout = cell.callTimeout();
+      return Lanes.syncConnections(
+          cell,
+          address,
+          a -> TNettyTransport.builder(a).resources(resources).readTimeout(timeout).open(),
+          resources);
+    }
+  }
+
+  private static final class Async implements ClientKindRow {
+    @Override
+    public String name() {
+      return "netty-async";
+    }
+
+    @Override
+    public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
+      NettyClientResources resources = NettyClientResources.create(clientIoThreads());
+      // Replies are decoded on the event loop and the next call starts from there: it never
+      // blocks, and a hop to another executor would be measured as transport latency.
+      return Lanes.asyncConnections(
+          cell,
+          address,
+          a -> NettyThriftChannel.builder(a)
+              .resources(resources)
+              .requestTimeout(cell.callTimeout())
+              .callbackExecutor(Runnable::run)
+              .connect(),
+          Runnable::run,
+          resources);
+    }
+  }
+}

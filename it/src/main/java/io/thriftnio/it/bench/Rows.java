@@ -1,0 +1,198 @@
+package io.thriftnio.it.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The registry of server rows and client kinds, by name.
+ *
+ * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly and pool
+ * providers are in this build. Names of a provider that is missing stay known, with the reason,
+ * so that {@code matrix} skips their cells with that reason instead of rejecting the name.
+ */
+final class Rows {
+
+  /** A provider the registry loads by name, and the rows it is expected to bring. */
+  private record Optional(String className, List<String> servers, List<String> clients) {}
+
+  private static final List<Optional> OPTIONAL =
+      List.of(
+          new Optional(
+              "io.thriftnio.it.bench.NettyRows",
+              List.of("netty/same-thread", "netty/worker"),
+              List.of("netty-sync", "netty-async")),
+          new Optional(
+              "io.thriftnio.it.bench.GrizzlyRows",
+              List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
+              List.of("grizzly-sync", "grizzly-async")),
+          new Optional(
+              "io.thriftnio.it.bench.PoolRows",
+              List.of(),
+              List.of("pooled-sync", "pooled-async")));
+
+  private final Map<String, ServerRow> servers = new LinkedHashMap<>();
+  private final Map<String, ClientKindRow> clients = new LinkedHashMap<>();
+  private final Map<String, String> missing = new LinkedHashMap<>();
+
+  /** An empty registry, for tests. */
+  Rows() {}
+
+  /** Stock rows, plus every optional provider present in this build. */
+  static Rows standard() {
+    Rows rows = new Rows();
+    new StockRows().register(rows);
+    for (Optional o : OPTIONAL) {
+      // A provider whose own class is missing, or whose transport's jars are (a LinkageError
+      // while it registers), leaves its names known and skipped with the reason.
+      Rows staged = new Rows();
+      try {
+        RowProvider provider =
+            (RowProvider) Class.forName(o.className()).getDeclaredConstructor().newInstance();
+        provider.register(staged);
+      } catch (ReflectiveOperationException | LinkageError e) {
+        String why = o.className() + " is not in this build (" + e + ")";
+        for (String s : o.servers()) {
+          rows.missing.put(s, why);
+        }
+        for (String c : o.clients()) {
+          rows.missing.put(c, why);
+        }
+        continue;
+      }
+      staged.servers.values().forEach(rows::server);
+      staged.clients.values().forEach(rows::client);
+    }
+    return rows;
+  }
+
+  /** Adds a server row; a name is registered once. */
+  void server(ServerRow row) {
+    if (servers.putIfAbsent(row.name(), row) != null) {
+      throw new IllegalStateException("server row " + row.name() + " registered twice");
+    }
+    missing.remove(row.name());
+  }
+
+  /** Adds a client kind; a name is registered once. */
+  void client(ClientKindRow kind) {
+    if (clients.putIfAbsent(kind.name(), kind) != null) {
+      throw new IllegalStateException("client kind " + kind.name() + " registered twice");
+    }
+    missing.remove(kind.name());
+  }
+
+  /** The row named so, or null. */
+  ServerRow server(String name) {
+    return servers.get(name);
+  }
+
+  /** The kind named so, or null. */
+  ClientKindRow client(String name) {
+    return clients.get(name);
+  }
+
+  /** Why a known name has no row in this build, or null. */
+  String missing(String name) {
+    return missing.get(name);
+  }
+
+  /** Listed server rows, in registration order. */
+  List<String> serverNames() {
+    List<String> names = new ArrayList<>();
+    servers.values().stream().filter(ServerRow::listed).forEach(r -> names.add(r.name()));
+    return names;
+  }
+
+  /** Listed client kinds, in registration order. */
+  List<String> clientNames() {
+    List<String> names = new ArrayList<>();
+    clients.values().stream().filter(ClientKindRow::listed).forEach(k -> names.add(k.name()));
+    return names;
+  }
+
+  /** Every name that is known but missing from this build. */
+  Map<String, String> missingNames() {
+    return Collections.unmodifiableMap(missing);
+  }
+
+  /**
+   * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code stock}
+   * (the {@code thrift-*} rows), a family ({@code netty} means every {@code netty/...} row), or a
+   * row name. A known name missing from the build is kept, so its cells are skipped with the
+   * reason.
+   *
+   * @throws IllegalArgumentException for an unknown name
+   */
+  List<String> expandServers(List<String> selectors) {
+    List<String> out = new ArrayList<>();
+    List<String> known = new ArrayList<>(servers.keySet());
+    for (String m : missing.keySet()) {
+      if (m.contains("/")) {
+        known.add(m);
+      }
+    }
+    for (String sel : selectors) {
+      List<String> hit = new ArrayList<>();
+      switch (sel) {
+        case "all":
+          hit.addAll(serverNames());
+          missing.keySet().stream().filter(n -> n.contains("/")).forEach(hit::add);
+          break;
+        case "ours":
+          known.stream().filter(n -> n.startsWith("netty/") || n.startsWith("grizzly/"))
+              .filter(this::listedOrMissing).forEach(hit::add);
+          break;
+        case "stock":
+          known.stream().filter(n -> n.startsWith("thrift-")).forEach(hit::add);
+          break;
+        default:
+          if (servers.containsKey(sel) || missing.containsKey(sel)) {
+            hit.add(sel);
+          } else {
+            known.stream().filter(n -> n.startsWith(sel + "/"))
+                .filter(this::listedOrMissing).forEach(hit::add);
+          }
+      }
+      if (hit.isEmpty()) {
+        throw new IllegalArgumentException(
+            "server: " + sel + " (expected: all, ours, stock, netty, grizzly or one of " + known
+                + ")");
+      }
+      hit.stream().filter(h -> !out.contains(h)).forEach(out::add);
+    }
+    return out;
+  }
+
+  private boolean listedOrMissing(String name) {
+    ServerRow row = servers.get(name);
+    return row == null ? missing.containsKey(name) : row.listed();
+  }
+
+  /**
+   * Expands client selectors: {@code all} or a kind's name; known but missing kinds are kept.
+   *
+   * @throws IllegalArgumentException for an unknown name
+   */
+  List<String> expandClients(List<String> selectors) {
+    List<String> out = new ArrayList<>();
+    for (String sel : selectors) {
+      List<String> hit = new ArrayList<>();
+      if (sel.equals("all")) {
+        hit.addAll(clientNames());
+        missing.keySet().stream().filter(n -> !n.contains("/")).forEach(hit::add);
+      } else if (clients.containsKey(sel) || missing.containsKey(sel)) {
+        hit.add(sel);
+      } else {
+        List<String> known = new ArrayList<>(clients.keySet());
+        missing.keySet().stream().filter(n -> !n.contains("/")).forEach(known::add);
+        throw new IllegalArgumentException(
+            "client: " + sel + " (expected: all or one of " + known + ")");
+      }
+      hit.stream().filter(h -> !out.contains(h)).forEach(out::add);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,18 @@
+package io.thriftnio.it.bench;
+
+import java.net.InetSocketAddress;
+
+/** A started server row. {@link #close()} is graceful and idempotent. */
+interface RunningServer extends AutoCloseable {
+
+  /** The bound address, with the real port. */
+  InetSocketAddress address();
+
+  /** Connections the server accepted, or -1 when the row does not count them. */
+  default long acceptedConnections() {
+    return -1;
+  }
+
+  @Override
+  void close();
+}

@@ -1,0 +1,186 @@
+package io.thriftnio.it.bench;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code serve}: starts one server row serving the testkit {@code BenchService} handler, prints
+ * {@code listening on HOST:PORT} as its first line, and runs until SIGTERM or SIGINT, when a
+ * shutdown hook closes the server gracefully and prints {@code closed}.
+ */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    description = {
+      "Starts one server row serving the testkit BenchService handler.",
+      "Prints 'listening on HOST:PORT' as its first line; runs until SIGTERM/SIGINT, then closes"
+          + " gracefully and prints 'closed'."
+    })
+final class ServeCommand implements Callable<Integer> {
+
+  /** The strategies, as the CLI spells them. */
+  static final List<String> STRATEGIES = List.of("same-thread", "worker", "leader-follower");
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--server",
+      required = true,
+      paramLabel = "S",
+      description = "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
+          + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.)")
+  String server;
+
+  @Option(
+      names = "--strategy",
+      paramLabel = "T",
+      description = "same-thread, worker or leader-follower (netty and grizzly only; default: "
+          + "worker)")
+  String strategy;
+
+  @Option(
+      names = "--protocol",
+      paramLabel = "P",
+      defaultValue = "binary",
+      description = "binary, compact or json (default: ${DEFAULT-VALUE})")
+  String protocol;
+
+  @Option(
+      names = "--host",
+      paramLabel = "H",
+      defaultValue = MatrixRunner.LOOPBACK,
+      description = "address to bind (default: ${DEFAULT-VALUE})")
+  String host;
+
+  @Option(
+      names = "--port",
+      paramLabel = "N",
+      defaultValue = "9090",
+      description = "port to bind; 0 picks a free one (default: ${DEFAULT-VALUE})")
+  int port;
+
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
+      description = "worker threads (default: the row's own; 64 for the library's rows and the "
+          + "stock worker pools)")
+  Integer workers;
+
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
+      description = "IO / selector threads (default: the number of processors)")
+  Integer ioThreads;
+
+  @Option(
+      names = "--connections",
+      paramLabel = "N",
+      defaultValue = "1024",
+      description = "connections a thread-per-connection row (thrift-threadpool) must serve at "
+          + "once (default: ${DEFAULT-VALUE})")
+  int connections;
+
+  @Option(
+      names = "--async-handler",
+      description = "serve the async handler (AsyncBenchHandler) where the row takes an async "
+          + "processor")
+  boolean asyncHandler;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    Rows rows = Rows.standard();
+    String name;
+    try {
+      name = rowName(server, strategy);
+      Protocols.factory(protocol);
+      check("port", port, 0, 65535);
+      check("connections", connections, 1, 100_000);
+      if (workers != null) {
+        check("workers", workers, 1, 100_000);
+      }
+      if (ioThreads != null) {
+        check("io-threads", ioThreads, 1, 1024);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    ServerRow row = rows.server(name);
+    if (row == null) {
+      String missing = rows.missing(name);
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          missing != null
+              ? name + ": " + missing
+              : "server: " + server + " (expected: one of " + rows.serverNames() + ")");
+    }
+    RunningServer running;
+    try {
+      running =
+          row.start(
+              new ServerSpec(host, port, protocol, workers, ioThreads, asyncHandler, connections));
+    } catch (Exception e) {
+      err.println("serve: cannot start " + name + " on " + host + ":" + port + ": "
+          + MatrixRunner.message(e));
+      return 1;
+    }
+    CountDownLatch closed = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  running.close();
+                  System.out.println("closed");
+                  System.out.flush();
+                  closed.countDown();
+                },
+                "bench-serve-shutdown"));
+    System.out.println(
+        "listening on " + running.address().getHostString() + ":" + running.address().getPort());
+    System.out.flush();
+    err.println("serve: " + name + " (" + protocol + ") on " + running.address()
+        + "; SIGTERM or Ctrl-C stops it");
+    err.flush();
+    closed.await();
+    return 0;
+  }
+
+  /** {@code netty} + {@code worker} is {@code netty/worker}; stock rows take no strategy. */
+  static String rowName(String server, String strategy) {
+    if (server.contains("/")) {
+      if (strategy != null) {
+        throw new IllegalArgumentException(
+            "strategy: " + strategy + " (expected: none, the server " + server + " names one)");
+      }
+      return server;
+    }
+    boolean ours = server.equals("netty") || server.equals("grizzly");
+    if (!ours) {
+      if (strategy != null) {
+        throw new IllegalArgumentException(
+            "strategy: " + strategy + " (expected: none; only netty and grizzly take one, not "
+                + server + ")");
+      }
+      return server;
+    }
+    String s = strategy != null ? strategy : "worker";
+    if (!STRATEGIES.contains(s)) {
+      throw new IllegalArgumentException(
+          "strategy: " + s + " (expected: one of " + STRATEGIES + ")");
+    }
+    return server + "/" + s;
+  }
+
+  private static void check(String name, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          name + ": " + value + " (expected: " + min + ".." + max + ")");
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.thriftnio.it.bench;
+
+/**
+ * One server row of the matrix, e.g. {@code netty/worker}, {@code thrift-hsha}, {@code raw-echo}.
+ */
+interface ServerRow {
+
+  /** The row's name as {@code serve --server} and {@code matrix --servers} spell it. */
+  String name();
+
+  /**
+   * Whether the row echoes frames without Thrift decoding; clients then send prepared request
+   * frames and compare the echo byte for byte.
+   */
+  default boolean rawEcho() {
+    return false;
+  }
+
+  /** Whether the row is part of {@code all} and of family names like {@code netty}. */
+  default boolean listed() {
+    return true;
+  }
+
+  /**
+   * Why this row cannot serve {@code cell}, or {@code null} if it can.
+   *
+   * @param cell the cell about to run
+   */
+  default String cannotServe(CellSpec cell) {
+    return null;
+  }
+
+  /**
+   * Starts the row.
+   *
+   * @param spec address, protocol, threads
+   * @return the running server
+   * @throws Exception if it cannot start; the message is the skip reason of its cells
+   */
+  RunningServer start(ServerSpec spec) throws Exception;
+}

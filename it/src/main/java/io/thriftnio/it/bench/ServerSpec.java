@@ -1,0 +1,37 @@
+package io.thriftnio.it.bench;
+
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * How to start one server row. The IO strategy is part of the row ({@code netty/worker}).
+ *
+ * @param host the address to bind
+ * @param port the port to bind; 0 picks a free one
+ * @param protocol the protocol name ({@code binary}, {@code compact}, {@code json})
+ * @param workers worker threads, or {@code null} for the row's default
+ * @param ioThreads IO (selector) threads, or {@code null} for the row's default
+ * @param asyncHandler serve {@code AsyncBenchHandler} through an async processor where the row can
+ * @param expectedConnections the most connections a run will open at once; thread-per-connection
+ *     rows size their pool from it
+ */
+record ServerSpec(
+    String host,
+    int port,
+    String protocol,
+    Integer workers,
+    Integer ioThreads,
+    boolean asyncHandler,
+    int expectedConnections) {
+
+  TProtocolFactory protocolFactory() {
+    return Protocols.factory(protocol);
+  }
+
+  int workersOr(int fallback) {
+    return workers != null ? workers : fallback;
+  }
+
+  int ioThreadsOr(int fallback) {
+    return ioThreads != null ? ioThreads : fallback;
+  }
+}
