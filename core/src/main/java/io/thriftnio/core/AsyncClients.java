@@ -11,13 +11,19 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.scheme.StandardScheme;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +34,22 @@ import org.slf4j.LoggerFactory;
  * decode its reply ({@code recv_echo}). This bridge runs the first into a buffer, hands the buffer
  * to the channel, and runs the second on the response, so no {@code TAsyncClientManager} (with its
  * single selector thread and one call at a time) is involved. Decoding and callbacks run on the
- * executor given here, never on the channel's IO thread.
+ * executor given here, never on the channel's IO thread; if the executor rejects a task (shut
+ * down, or saturated), it runs on the thread that completed the exchange instead, so a future
+ * always completes.
+ *
+ * <p>A fresh generated client encodes each call, so every request would carry sequence id 1 and
+ * {@code recv_x} would accept any reply. Instead each {@link AsyncCaller} numbers its requests
+ * itself, and a reply must carry its request's number, or the call fails with a {@code
+ * TApplicationException} of type {@code BAD_SEQUENCE_ID}: a reply routed to the wrong call on a
+ * pipelined channel is caught, whatever the protocol ({@code TTupleProtocol} aside: its generated
+ * code cannot run through a protocol decorator, so it keeps the generated client's own check).
+ *
+ * <pre>
+ *   generated client           caller's protocols                 wire
+ *   writeMessageBegin(echo, 1) -> seqid replaced by the next number -> (echo, CALL, 7)
+ *   readMessageBegin() = 1     <- 7 checked, 1 handed back          <- (echo, REPLY, 7)
+ * </pre>
  *
  * <p>Two shapes:
  *
@@ -146,16 +167,27 @@ public final class AsyncClients {
 
   /**
    * Runs calls through a generated client over a channel; see {@link AsyncClients}. Thread-safe:
-   * each call uses its own client instance and buffers.
+   * each call uses its own client instance and buffers, and takes the next sequence id of this
+   * caller.
+   *
+   * <p>Encoding and decoding are not size-limited here: the channel enforces its frame limit on
+   * the wire, and a request above it fails with the channel's {@link FrameSizeException}.
    *
    * @param <C> the generated client type
    */
   public static final class AsyncCaller<C extends TServiceClient> {
+    // The bridge's own buffers take any size the channel accepts (libthrift's default would cap
+    // requests at 16,384,000 bytes whatever the channel allows); the recursion limit stays.
+    private static final TConfiguration BRIDGE_CONFIGURATION =
+        new TConfiguration(
+            Integer.MAX_VALUE, Integer.MAX_VALUE, TConfiguration.DEFAULT_RECURSION_DEPTH);
+
     private final ThriftChannel channel;
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
     private final TProtocolFactory protocolFactory;
     private final Executor executor;
-    private final TConfiguration configuration = new TConfiguration();
+    private final TConfiguration configuration = BRIDGE_CONFIGURATION;
+    private final AtomicInteger sequence = new AtomicInteger();
 
     AsyncCaller(
         ThriftChannel channel,
@@ -175,33 +207,36 @@ public final class AsyncClients {
      * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
      * @param <R> the result type
      * @return completes, on the executor, with the result or with the exception {@code recv_x}
-     *     threw (a declared IDL exception, a {@code TApplicationException}) or the channel's
-     *     failure
+     *     threw (a declared IDL exception, a {@code TApplicationException}; {@code
+     *     BAD_SEQUENCE_ID} if the reply answers another request) or the channel's failure. Never
+     *     throws.
      */
     public <R> CompletableFuture<R> call(Send<C> send, Receive<C, R> receive) {
       Exchange<C> ex;
+      CompletableFuture<ByteBuffer> reply;
       try {
         ex = encode(send);
+        reply = channel.exchange(ex.request);
       } catch (Throwable t) {
         return failedOn(t);
       }
       CompletableFuture<R> result = new CompletableFuture<>();
-      channel
-          .exchange(ex.request)
-          .whenCompleteAsync(
-              (response, failure) -> {
-                if (failure != null) {
-                  result.completeExceptionally(unwrap(failure));
-                  return;
-                }
-                try {
-                  ex.input.reset(response);
-                  result.complete(receive.receive(ex.client));
-                } catch (Throwable t) {
-                  result.completeExceptionally(t);
-                }
-              },
-              executor);
+      reply.whenComplete(
+          (response, failure) ->
+              execute(
+                  executor,
+                  () -> {
+                    if (failure != null) {
+                      result.completeExceptionally(unwrap(failure));
+                      return;
+                    }
+                    try {
+                      ex.input.reset(response);
+                      result.complete(receive.receive(ex.client));
+                    } catch (Throwable t) {
+                      result.completeExceptionally(t);
+                    }
+                  }));
       return result;
     }
 
@@ -209,41 +244,51 @@ public final class AsyncClients {
      * Sends a oneway method.
      *
      * @param send encodes the request, e.g. {@code c -> c.send_fire(payload)}
-     * @return completes, on the executor, once the message is written
+     * @return completes, on the executor, once the message is written. Never throws.
      */
     public CompletableFuture<Void> callOneway(Send<C> send) {
-      Exchange<C> ex;
+      CompletableFuture<Void> written;
       try {
-        ex = encode(send);
+        written = channel.send(encode(send).request);
       } catch (Throwable t) {
         return failedOn(t);
       }
       CompletableFuture<Void> result = new CompletableFuture<>();
-      channel
-          .send(ex.request)
-          .whenCompleteAsync(
-              (ok, failure) -> {
-                if (failure != null) {
-                  result.completeExceptionally(unwrap(failure));
-                } else {
-                  result.complete(null);
-                }
-              },
-              executor);
+      written.whenComplete(
+          (ok, failure) ->
+              execute(
+                  executor,
+                  () -> {
+                    if (failure != null) {
+                      result.completeExceptionally(unwrap(failure));
+                    } else {
+                      result.complete(null);
+                    }
+                  }));
       return result;
     }
 
     private <T> CompletableFuture<T> failedOn(Throwable t) {
       CompletableFuture<T> f = new CompletableFuture<>();
-      executor.execute(() -> f.completeExceptionally(t));
+      execute(executor, () -> f.completeExceptionally(unwrap(t)));
       return f;
     }
 
     private Exchange<C> encode(Send<C> send) throws TException {
       FrameOutputTransport output = new FrameOutputTransport(configuration);
       FrameInputTransport input = new FrameInputTransport(configuration);
-      C client =
-          clientFactory.apply(protocolFactory.getProtocol(input), protocolFactory.getProtocol(output));
+      TProtocol out = protocolFactory.getProtocol(output);
+      TProtocol in = protocolFactory.getProtocol(input);
+      // Generated code picks its scheme by the protocol's getScheme(), and TTupleProtocol's tuple
+      // scheme casts the protocol to TTupleProtocol: no decorator can stand in for such a protocol
+      // (libthrift's TMultiplexedProtocol has the same limit). Those calls keep the generated
+      // client's own check, seqid 1 against seqid 1.
+      if (out.getScheme() == StandardScheme.class && in.getScheme() == StandardScheme.class) {
+        SequencingOutput sequenced = new SequencingOutput(out, sequence);
+        out = sequenced;
+        in = new SequenceCheckingInput(in, sequenced, channel);
+      }
+      C client = clientFactory.apply(in, out);
       send.send(client);
       return new Exchange<>(client, input, output.payload());
     }
@@ -320,23 +365,26 @@ public final class AsyncClients {
           receive == null
               ? caller.callOneway(sendStep)
               : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
-      // Async, on the caller's executor: the future may be complete already (a fast reply, a
-      // failed encode), and whenComplete would then run the callback on the proxy caller's thread.
-      future.whenCompleteAsync(
-          (result, failure) -> {
-            try {
-              if (failure == null) {
-                callback.onComplete(result);
-              } else {
-                Throwable cause = unwrap(failure);
-                callback.onError(
-                    cause instanceof Exception ? (Exception) cause : new TException(cause));
-              }
-            } catch (RuntimeException e) {
-              log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
-            }
-          },
-          caller.executor);
+      // Handed to the caller's executor: the future may be complete already (a fast reply, a
+      // failed encode), and whenComplete alone would then run the callback on the proxy caller's
+      // thread.
+      future.whenComplete(
+          (result, failure) ->
+              execute(
+                  caller.executor,
+                  () -> {
+                    try {
+                      if (failure == null) {
+                        callback.onComplete(result);
+                      } else {
+                        Throwable cause = unwrap(failure);
+                        callback.onError(
+                            cause instanceof Exception ? (Exception) cause : new TException(cause));
+                      }
+                    } catch (RuntimeException e) {
+                      log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
+                    }
+                  }));
     }
 
     private static Object invokeClient(Method m, Object client, Object[] args) throws TException {
@@ -357,6 +405,77 @@ public final class AsyncClients {
       } catch (IllegalAccessException e) {
         throw new IllegalStateException(e);
       }
+    }
+  }
+
+  /**
+   * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it (shut down,
+   * or its queue full): a completion run on the wrong thread is better than a future that never
+   * completes.
+   */
+  static void execute(Executor executor, Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (RejectedExecutionException rejected) {
+      task.run();
+    }
+  }
+
+  /**
+   * Writes the caller's next sequence id in place of the generated client's (always 1, as each
+   * call has a fresh client), and remembers both for {@link SequenceCheckingInput}.
+   */
+  private static final class SequencingOutput extends TProtocolDecorator {
+    private final AtomicInteger sequence;
+    String method = "";
+    int clientSeqid;
+    int wireSeqid;
+
+    SequencingOutput(TProtocol protocol, AtomicInteger sequence) {
+      super(protocol);
+      this.sequence = sequence;
+    }
+
+    @Override
+    public void writeMessageBegin(TMessage message) throws TException {
+      method = message.name;
+      clientSeqid = message.seqid;
+      wireSeqid = sequence.incrementAndGet();
+      super.writeMessageBegin(new TMessage(message.name, message.type, wireSeqid));
+    }
+  }
+
+  /**
+   * Fails a reply whose sequence id is not its request's, and hands the generated client the id it
+   * wrote, so that its own check passes.
+   */
+  private static final class SequenceCheckingInput extends TProtocolDecorator {
+    private final SequencingOutput sent;
+    private final ThriftChannel channel;
+
+    SequenceCheckingInput(TProtocol protocol, SequencingOutput sent, ThriftChannel channel) {
+      super(protocol);
+      this.sent = sent;
+      this.channel = channel;
+    }
+
+    @Override
+    public TMessage readMessageBegin() throws TException {
+      TMessage got = super.readMessageBegin();
+      if (got.seqid != sent.wireSeqid) {
+        throw new TApplicationException(
+            TApplicationException.BAD_SEQUENCE_ID,
+            sent.method
+                + " failed: out of sequence response from "
+                + channel.remoteAddress()
+                + ": expected seqid "
+                + sent.wireSeqid
+                + ", got "
+                + got.seqid
+                + " from method "
+                + got.name);
+      }
+      return new TMessage(got.name, got.type, sent.clientSeqid);
     }
   }
 

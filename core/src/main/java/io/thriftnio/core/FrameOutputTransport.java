@@ -23,6 +23,9 @@ import org.apache.thrift.transport.TTransportException;
 public final class FrameOutputTransport extends TEndpointTransport {
 
   private static final int DEFAULT_INITIAL_CAPACITY = 256;
+  // With a maxFrameSize near Integer.MAX_VALUE (AsyncClients' buffers), growth would overflow the
+  // int array length; this is the JDK's own soft limit on array sizes.
+  private static final long MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
   private final int maxFrameSize;
   private byte[] buf;
@@ -30,7 +33,8 @@ public final class FrameOutputTransport extends TEndpointTransport {
 
   /**
    * @param configuration the configuration handed to protocols; its {@code maxFrameSize} bounds
-   *     the payload
+   *     the payload (at most {@code Integer.MAX_VALUE - 12} bytes, the largest array a JVM
+   *     allocates less the length prefix)
    * @param initialCapacity the initial payload capacity in bytes; the array grows as needed
    * @throws TTransportException never in practice; declared by the superclass constructor
    */
@@ -41,7 +45,9 @@ public final class FrameOutputTransport extends TEndpointTransport {
       throw new IllegalArgumentException(
           "initialCapacity: " + initialCapacity + " (expected: >= 0)");
     }
-    this.maxFrameSize = getConfiguration().getMaxFrameSize();
+    this.maxFrameSize =
+        (int)
+            Math.min(getConfiguration().getMaxFrameSize(), MAX_ARRAY_LENGTH - Framing.HEADER_SIZE);
     this.buf = new byte[Framing.HEADER_SIZE + initialCapacity];
     this.size = Framing.HEADER_SIZE;
   }

@@ -143,9 +143,16 @@ public final class ProcessorInvoker {
    * @param payload the request frame's payload (no length prefix), from position to limit; read in
    *     place, and not retained after the returned future completes
    * @return a future of the response frame (prefix included), or of {@code null} for a oneway call;
-   *     already complete for a synchronous processor
+   *     already complete for a synchronous processor; failed with a {@link FrameSizeException} if
+   *     the payload is above {@code maxFrameSize}
    */
   public CompletableFuture<ByteBuffer> invoke(ByteBuffer payload) {
+    if (payload.remaining() > maxFrameSize) {
+      // The transports' decoders refuse such a frame first; a caller feeding payloads directly (an
+      // in-memory channel) gets the same typed error rather than libthrift's message-size one.
+      return CompletableFuture.failedFuture(
+          new FrameSizeException(payload.remaining(), maxFrameSize, null));
+    }
     Call call;
     try {
       call = new Call(payload);

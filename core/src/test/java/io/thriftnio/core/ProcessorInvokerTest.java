@@ -237,6 +237,26 @@ class ProcessorInvokerTest {
         .hasCauseInstanceOf(TException.class);
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"sync", "async"})
+  void aPayloadAboveMaxFrameSizeFailsWithFrameSizeExceptionAndMaxIsAccepted(String kind)
+      throws Exception {
+    ByteBuffer request = MiniService.call(BINARY, "echo", 3, "x".repeat(100));
+    int max = request.remaining();
+    assertThat(MiniService.decode(BINARY, await(invoker(kind, BINARY, BINARY, max).invoke(request))).success())
+        .isEqualTo("x".repeat(100));
+
+    assertThatThrownBy(() -> await(invoker(kind, BINARY, BINARY, max - 1).invoke(request)))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            FrameSizeException.class,
+            e -> {
+              assertThat(e.length()).isEqualTo(max);
+              assertThat(e.maxFrameSize()).isEqualTo(max - 1);
+            });
+  }
+
   @Test
   void constructionValidatesItsArguments() {
     assertThatThrownBy(() -> ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, 0))

@@ -175,7 +175,7 @@ class AsyncClientsTest {
     assertThat(failure(f)).isSameAs(encode);
     assertThat(channel.pendingCalls()).isZero();
 
-    // A request above the frame limit fails before anything is sent.
+    // A request above the frame limit fails with FrameSizeException (the channel enforces the limit).
     ByteBuffer tooBig = ByteBuffer.allocate(Framing.DEFAULT_MAX_FRAME_SIZE + 1);
     assertThat(failure(caller.call(c -> c.send_echo(tooBig), BenchService.Client::recv_echo)))
         .isInstanceOf(FrameSizeException.class);
