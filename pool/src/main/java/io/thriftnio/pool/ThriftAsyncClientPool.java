@@ -58,7 +58,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
  * selector thread. The borrow itself happens on the calling thread: when the pool is exhausted the
- * caller waits up to {@link PoolConfig#borrowTimeout()} (set it to zero to fail at once instead).
+ * caller waits up to {@link PoolConfig#borrowTimeout()} (set it to zero to fail at once instead),
+ * and when a client must be created it also connects there, for up to {@link
+ * Builder#connectTimeout(Duration)}. So {@link #call} and the methods of an {@link #asyncIface}
+ * proxy may block for up to borrowTimeout + connectTimeout, and must not be called from an
+ * event-loop or selector thread (a {@code TAsyncClientManager}'s, Netty's, Grizzly's): blocking it
+ * can stall the very completions that would return a client to the pool.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
  * PoolClosedException}.
@@ -184,6 +189,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   /**
    * Borrows a client (on this thread, waiting up to the borrow timeout) and starts one call on it.
    *
+   * <p>Blocks for up to {@link PoolConfig#borrowTimeout()} + {@link
+   * Builder#connectTimeout(Duration)} when the pool is exhausted or a client must be connected:
+   * never call it from an event-loop or selector thread.
+   *
    * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
    * @param <R> the result
    * @return completes on the executor with the result, or exceptionally with what the call raised
@@ -225,6 +234,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    * borrows a client, starts the same method on it, and calls the caller's callback on the executor
    * once the client is back in the pool or destroyed. A borrow failure reaches the callback's
    * {@code onError}.
+   *
+   * <p>Each method of the proxy borrows on the calling thread before it returns, and may block for
+   * up to {@link PoolConfig#borrowTimeout()} + {@link Builder#connectTimeout(Duration)} when the
+   * pool is exhausted or a client must be connected: never call it from an event-loop or selector
+   * thread.
    *
    * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
    * @param <I> the interface type

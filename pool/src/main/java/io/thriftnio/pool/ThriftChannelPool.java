@@ -37,10 +37,21 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * {@link Builder#maxInFlightPerConnection(int)} calls in flight; a new connection is opened when
  * all are full and the limits allow; otherwise the caller waits up to {@link
  * PoolConfig#borrowTimeout()} on the calling thread. A connection is closed when an exchange on it
- * fails (timeout, transport failure) or its reply carries another call's sequence id; the calls it
- * still carried fail with it. Declared IDL exceptions and {@code TApplicationException}s leave it
- * open. Encoding and decoding go through the generated {@code Client}'s {@code send_x} / {@code
- * recv_x} (core's {@link AsyncClients}); futures complete on the executor.
+ * fails (timeout, transport failure) or its reply carries another call's name or sequence id; the
+ * calls it still carried fail with it. Declared IDL exceptions, {@code TApplicationException}s, and
+ * requests the channel refuses before writing them ({@link io.thriftnio.core.FrameSizeException}
+ * for a request above its frame limit, {@code IllegalArgumentException}) fail only their own call
+ * and leave it open. Encoding and decoding go through the generated {@code Client}'s {@code send_x}
+ * / {@code recv_x} (core's {@link AsyncClients}), which also numbers requests and rejects a reply
+ * to another call; futures complete on the executor.
+ *
+ * <p><b>Blocking.</b> {@link #call}, {@link #callOneway} and the methods of an {@link #asyncIface}
+ * proxy borrow a connection on the calling thread before they return their future: when every
+ * connection is full, or the endpoint must be connected first, the caller blocks for up to {@link
+ * PoolConfig#borrowTimeout()} plus the time the {@link ChannelFactory} takes to connect (its
+ * connect timeout). Do not call them from an event-loop or selector thread (a Netty {@code
+ * EventLoop}, a Grizzly selector, a channel's completion callback running there): blocking it can
+ * stall the very replies that would free a connection.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
  * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
@@ -106,6 +117,10 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /**
    * Calls a two-way method.
    *
+   * <p>Borrows on the calling thread before returning, and may block for up to {@link
+   * PoolConfig#borrowTimeout()} plus a connect when the pool is exhausted or an endpoint must be
+   * connected: never call it from an event-loop or selector thread.
+   *
    * @param send encodes the request, e.g. {@code c -> c.send_echo(payload)}
    * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
    * @param <R> the result
@@ -121,6 +136,8 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /**
    * Sends a oneway method.
    *
+   * <p>Borrows on the calling thread, and may block, as {@link #call} does.
+   *
    * @param send encodes the request, e.g. {@code c -> c.send_fire(payload)}
    * @return completes on the executor once the message is written
    */
@@ -131,6 +148,10 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /**
    * A proxy implementing {@code asyncIface} (the generated {@code AsyncIface}) over the pool; see
    * {@link AsyncClients#asyncIface}. Callbacks run on the executor.
+   *
+   * <p>Each method of the proxy borrows on the calling thread before it returns, and may block for
+   * up to {@link PoolConfig#borrowTimeout()} plus a connect when the pool is exhausted or an
+   * endpoint must be connected: never call it from an event-loop or selector thread.
    *
    * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
    * @param <I> the interface type

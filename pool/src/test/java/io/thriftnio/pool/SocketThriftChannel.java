@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -21,7 +22,9 @@ import org.apache.thrift.transport.TTransportException;
 /**
  * A minimal pipelining {@link ThriftChannel} over a blocking socket, standing in for the Netty and
  * Grizzly channels: writes under a lock, one reader thread, replies matched first-in, first-out.
- * Records the most calls it ever had in flight.
+ * Records the most calls it ever had in flight. Like them, it refuses a request above its {@code
+ * maxFrameSize} with a {@link FrameSizeException}, and a non-positive timeout with an {@link
+ * IllegalArgumentException}, before writing anything, and stays usable.
  */
 final class SocketThriftChannel implements ThriftChannel {
   final AtomicInteger maxPending = new AtomicInteger();
@@ -30,9 +33,11 @@ final class SocketThriftChannel implements ThriftChannel {
   private final Queue<CompletableFuture<ByteBuffer>> pending = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pendingCount = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final int maxFrameSize;
 
-  private SocketThriftChannel(Socket socket) throws IOException {
+  private SocketThriftChannel(Socket socket, int maxFrameSize) throws IOException {
     this.socket = socket;
+    this.maxFrameSize = maxFrameSize;
     this.out = new DataOutputStream(socket.getOutputStream());
     DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
     Thread reader = new Thread(() -> read(in), "test-channel-reader");
@@ -41,11 +46,16 @@ final class SocketThriftChannel implements ThriftChannel {
   }
 
   static SocketThriftChannel connect(InetSocketAddress endpoint) throws IOException {
+    return connect(endpoint, Integer.MAX_VALUE);
+  }
+
+  static SocketThriftChannel connect(InetSocketAddress endpoint, int maxFrameSize)
+      throws IOException {
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);
       s.connect(endpoint, 5000);
-      return new SocketThriftChannel(s);
+      return new SocketThriftChannel(s, maxFrameSize);
     } catch (IOException e) {
       s.close();
       throw e;
@@ -77,6 +87,14 @@ final class SocketThriftChannel implements ThriftChannel {
 
   @Override
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)"));
+    }
+    if (request.remaining() > maxFrameSize) {
+      return CompletableFuture.failedFuture(
+          new FrameSizeException(request.remaining(), maxFrameSize, remoteAddress()));
+    }
     CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
     synchronized (this) {
       if (closed.get()) {

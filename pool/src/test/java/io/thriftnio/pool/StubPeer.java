@@ -32,6 +32,8 @@ final class StubPeer implements AutoCloseable {
   }
 
   volatile Mode mode = Mode.NORMAL;
+  /** While set, replies wait for it to open (requests are still read and processed). */
+  volatile java.util.concurrent.CountDownLatch replyGate;
   final AtomicInteger accepted = new AtomicInteger();
   final AtomicInteger stalled = new AtomicInteger();
   private final BenchService.Processor<BenchHandler> processor =
@@ -78,6 +80,10 @@ final class StubPeer implements AutoCloseable {
 
   /** Closes the listening socket and every connection, as a crashed server would. */
   synchronized void kill() throws IOException {
+    java.util.concurrent.CountDownLatch gate = replyGate;
+    if (gate != null) {
+      gate.countDown(); // no serving thread stays parked on a test that failed early
+    }
     server.close();
     try {
       acceptor.join(5000);
@@ -145,6 +151,10 @@ final class StubPeer implements AutoCloseable {
         if (reply.length == 0) {
           continue; // oneway
         }
+        java.util.concurrent.CountDownLatch gate = replyGate;
+        if (gate != null) {
+          gate.await();
+        }
         if (m == Mode.WRONG_SEQID) {
           ByteBuffer b = ByteBuffer.wrap(reply);
           int nameLength = b.getInt(4);
@@ -155,6 +165,8 @@ final class StubPeer implements AutoCloseable {
         out.write(reply);
         out.flush();
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } catch (IOException | TException e) {
       // The client went away or the test killed us: either way this connection is done.
     } finally {

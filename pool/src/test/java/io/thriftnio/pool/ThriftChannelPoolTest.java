@@ -17,7 +17,14 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.pool.internal.MultiplexedPool;
+import java.util.concurrent.CountDownLatch;
 import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -157,6 +164,109 @@ class ThriftChannelPoolTest {
           pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
       assertThat(again.get(10, TimeUnit.SECONDS)).isZero();
     }
+  }
+
+  private static final PoolConfig ONE_CONNECTION =
+      PoolConfig.builder()
+          .maxPerEndpoint(1)
+          .maxIdlePerEndpoint(1)
+          .borrowTimeout(Duration.ofSeconds(10))
+          .build();
+
+  @Test
+  void anOversizedRequestFailsAloneAndItsConnectionKeepsTheOtherCalls() throws Exception {
+    int maxFrameSize = 4096;
+    CountDownLatch replies = new CountDownLatch(1);
+    try (StubPeer peer = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    e -> {
+                      SocketThriftChannel c = SocketThriftChannel.connect(e, maxFrameSize);
+                      channels.add(c);
+                      return c;
+                    })
+                .endpoint(peer.address())
+                .config(ONE_CONNECTION)
+                .maxInFlightPerConnection(8)
+                .build()) {
+      peer.replyGate = replies;
+      List<CompletableFuture<ByteBuffer>> inFlight = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        ByteBuffer payload = Payloads.of(100, i);
+        inFlight.add(pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo));
+      }
+      assertThat(pool.pendingCalls()).isEqualTo(3);
+
+      CompletableFuture<ByteBuffer> oversized =
+          pool.call(
+              c -> c.send_echo(ByteBuffer.allocate(maxFrameSize + 1)),
+              BenchService.Client::recv_echo);
+      assertThatThrownBy(() -> oversized.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              FrameSizeException.class, e -> assertThat(e.maxFrameSize()).isEqualTo(maxFrameSize));
+
+      // The other calls are still on the same, open connection, and get their replies.
+      assertThat(inFlight).noneMatch(CompletableFuture::isDone);
+      assertThat(pool.pendingCalls()).isEqualTo(3);
+      assertThat(channels).hasSize(1);
+      assertThat(channels.peek().isOpen()).isTrue();
+      replies.countDown();
+      for (int i = 0; i < inFlight.size(); i++) {
+        assertThat(Payloads.check(inFlight.get(i).get(10, TimeUnit.SECONDS), 100, i))
+            .as("call %d", i)
+            .isTrue();
+      }
+      assertThat(pool.stats().invalidated()).isZero();
+      assertThat(pool.stats().destroyed()).isZero();
+      assertThat(pool.stats().total()).isEqualTo(1);
+      CompletableFuture<Long> next = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThat(next.get(10, TimeUnit.SECONDS)).isZero();
+      assertThat(pool.stats().created()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRequestRefusedWithIllegalArgumentFailsAloneAndKeepsTheConnection() throws Exception {
+    CountDownLatch replies = new CountDownLatch(1);
+    try (StubPeer peer = StubPeer.start();
+        MultiplexedPool pool =
+            new MultiplexedPool(
+                "test",
+                List.of(peer.address()),
+                ONE_CONNECTION,
+                PoolMetrics.NONE,
+                e -> {
+                  SocketThriftChannel c = SocketThriftChannel.connect(e);
+                  channels.add(c);
+                  return c;
+                },
+                new TBinaryProtocol.Factory(),
+                null,
+                8)) {
+      peer.replyGate = replies;
+      CompletableFuture<ByteBuffer> first = pool.exchange(firedRequest());
+      CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest(), Duration.ZERO);
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(IllegalArgumentException.class);
+
+      assertThat(first).isNotDone();
+      assertThat(channels.peek().isOpen()).isTrue();
+      replies.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isPositive();
+      assertThat(pool.stats().invalidated()).isZero();
+      assertThat(pool.stats().total()).isEqualTo(1);
+    }
+  }
+
+  /** A {@code fired()} request, encoded as the generated client does. */
+  private static ByteBuffer firedRequest() throws Exception {
+    FrameOutputTransport out = new FrameOutputTransport(new TConfiguration());
+    TProtocol protocol = new TBinaryProtocol(out);
+    new BenchService.Client(protocol, protocol).send_fired();
+    return out.payload();
   }
 
   @Test

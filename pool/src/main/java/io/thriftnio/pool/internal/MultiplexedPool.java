@@ -1,5 +1,7 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.pool.PoolClosedException;
@@ -17,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +33,6 @@ import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,10 +48,25 @@ import org.slf4j.LoggerFactory;
  * <p>The pool presents itself as one {@link ThriftChannel}, so core's {@code AsyncClients} encodes
  * and decodes on top of it. Each exchange checks that the reply's message header carries the
  * request's name and sequence id: a mismatch means the connection's request/response order is
- * broken, so it fails the call and closes the connection.
+ * broken, so it fails the call and closes the connection. ({@code AsyncClients} checks the
+ * sequence id too, but it can only fail the call; only the pool knows which connection to drop.)
+ *
+ * <p>A failed exchange closes its connection, failing the other calls it carries, unless the
+ * channel refused the request before writing anything: a {@link FrameSizeException} (request
+ * above the channel's limit) or an {@link IllegalArgumentException}, which by the {@link
+ * ThriftChannel} contract of the Netty and Grizzly channels fail only that call.
+ *
+ * <p>Borrowing happens on the calling thread of {@link #exchange} and {@link #send}: it may wait up
+ * to {@link PoolConfig#borrowTimeout()} for a free slot, plus however long the {@link Opener}
+ * takes to connect.
  */
 public final class MultiplexedPool implements ThriftChannel {
   private static final Logger log = LoggerFactory.getLogger(MultiplexedPool.class);
+
+  // Only a message header is read here, in place; the channel has enforced its frame limit.
+  private static final TConfiguration HEADER_CONFIGURATION =
+      new TConfiguration(
+          Integer.MAX_VALUE, Integer.MAX_VALUE, TConfiguration.DEFAULT_RECURSION_DEPTH);
 
   /** Opens one channel; any exception is a connect failure. */
   public interface Opener {
@@ -159,15 +176,15 @@ public final class MultiplexedPool implements ThriftChannel {
       reply =
           timeout == null ? conn.channel.exchange(request) : conn.channel.exchange(request, timeout);
     } catch (RuntimeException e) {
-      release(conn, e);
+      release(conn, connectionFailure(e));
       return CompletableFuture.failedFuture(e);
     }
     reply.whenComplete(
         (response, failure) -> {
           if (failure != null) {
-            // Any exchange failure is the connection's: timed out (the channel closes itself),
-            // closed, or a bad frame. Its other calls share its fate.
-            release(conn, failure);
+            // Timed out (the channel closes itself), closed, or a bad frame: the connection's
+            // failure, shared by its other calls. A refused request is only this call's.
+            release(conn, connectionFailure(failure));
             result.completeExceptionally(failure);
             return;
           }
@@ -194,10 +211,28 @@ public final class MultiplexedPool implements ThriftChannel {
     try {
       written = conn.channel.send(request);
     } catch (RuntimeException e) {
-      release(conn, e);
+      release(conn, connectionFailure(e));
       return CompletableFuture.failedFuture(e);
     }
-    return written.whenComplete((ok, failure) -> release(conn, failure));
+    return written.whenComplete((ok, failure) -> release(conn, connectionFailure(failure)));
+  }
+
+  /**
+   * {@code failure} if it condemns the connection, or {@code null} if the channel refused the
+   * request before writing a byte and stays usable for the calls it carries: a {@link
+   * FrameSizeException} or an {@link IllegalArgumentException}, per the {@link ThriftChannel}
+   * contract of the Netty and Grizzly channels. Without this, one oversized request would close a
+   * connection and fail up to {@code maxInFlight - 1} unrelated calls.
+   */
+  private static Throwable connectionFailure(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof FrameSizeException || cause instanceof IllegalArgumentException) {
+      return null;
+    }
+    return failure;
   }
 
   @Override
@@ -233,12 +268,10 @@ public final class MultiplexedPool implements ThriftChannel {
 
   // ---- borrowing ----
 
+  /** Reads a message's header in place: no copy of the (possibly large) message. */
   private TMessage header(ByteBuffer message) throws TException {
-    ByteBuffer b = message.duplicate();
-    byte[] bytes = new byte[b.remaining()];
-    b.get(bytes);
     return protocolFactory
-        .getProtocol(new TMemoryInputTransport(new TConfiguration(), bytes))
+        .getProtocol(FrameInputTransport.of(HEADER_CONFIGURATION, message.duplicate()))
         .readMessageBegin();
   }
 
