@@ -45,10 +45,14 @@ final class ConnectionGuardFilter extends BaseFilter {
     if (openCount.incrementAndGet() > maxConnections) {
       openCount.decrementAndGet();
       counters.rejectedConnections.increment();
-      log.warn(
-          "Refusing connection from {}: maxConnections {} reached",
-          connection.getPeerAddress(),
-          maxConnections);
+      long rejected = counters.rejectedConnections.sum();
+      if ((rejected & (rejected - 1)) == 0) { // log the 1st, 2nd, 4th, 8th ... to bound the noise
+        log.warn(
+            "Refusing connection from {}: maxConnections {} reached ({} rejected so far)",
+            connection.getPeerAddress(),
+            maxConnections,
+            rejected);
+      }
       connection.closeSilently();
       return ctx.getStopAction();
     }

@@ -41,9 +41,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failures: a call that outlives its timeout fails with {@code TTransportException(TIMED_OUT)}
  * and closes the channel, because its late response would otherwise be matched to the next call.
+ * The channel is marked closed and its queue emptied in one step before any future fails, so a
+ * frame that arrives afterwards is dropped, and a call made from a failure callback fails at once.
  * When the connection closes, for any reason, every pending call fails with a {@code
  * TTransportException} naming the peer and the number of calls pending. A response with no call
- * waiting for it closes the channel.
+ * waiting for it closes the channel. Failures always complete the returned future; {@code
+ * exchange} and {@code send} never throw.
  *
  * <p>Futures complete on the executor chosen at {@linkplain GrizzlyClientResources#openChannel
  * creation}. Thread-safe; {@link #close()} is idempotent. Works with {@link
@@ -100,6 +103,21 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
       if (closed) {
         return CompletableFuture.failedFuture(closedException(0));
       }
+      // Armed before the call is queued, under the lock: a response can only find the call with
+      // its timer already set, so completion always cancels it (no task outlives a fast reply).
+      try {
+        call.timeout =
+            resources
+                .timer()
+                .schedule(
+                    () -> onTimeout(call, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        return CompletableFuture.failedFuture(
+            new TTransportException(
+                TTransportException.NOT_OPEN,
+                "call to " + peer + " not sent: the client timer is shut down (resources closed?)",
+                e));
+      }
       pending.add(call);
       GrizzlyWrites.write(
           connection,
@@ -109,13 +127,6 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
               close("a write failed: " + failure);
             }
           });
-    }
-    call.timeout =
-        resources
-            .timer()
-            .schedule(() -> onTimeout(call, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
-    if (call.result.isDone()) {
-      call.timeout.cancel(false);
     }
     return call.result;
   }
@@ -168,18 +179,24 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
   @Override
   public void onFrame(ByteBuffer payload) {
     Pending call;
+    List<Pending> failed = null;
     synchronized (this) {
+      if (closed) {
+        // The channel closed (a timeout, say) while this frame was in flight: it answers a call
+        // that has already failed, so dropping it is the only safe choice.
+        return;
+      }
       call = pending.poll();
+      if (call == null) {
+        failed = markClosed("a response arrived with no call pending");
+      }
     }
     if (call == null) {
       log.warn("Response from {} with no call pending; closing the channel", peer);
-      close("a response arrived with no call pending");
+      closeAndFail(failed);
       return;
     }
-    ScheduledFuture<?> timeout = call.timeout;
-    if (timeout != null) {
-      timeout.cancel(false);
-    }
+    call.cancelTimer();
     completeOn(() -> call.result.complete(payload));
   }
 
@@ -189,13 +206,19 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
   }
 
   private void onTimeout(Pending call, Duration timeout) {
+    String reason = "a call timed out after " + timeout.toMillis() + " ms";
     int wasPending;
+    List<Pending> others;
     synchronized (this) {
       wasPending = pending.size();
-      if (!pending.remove(call)) {
-        return;
+      if (closed || !pending.remove(call)) {
+        return; // answered, or failed by a close, before the timer fired
       }
+      // One step: no late response can be matched to the next call, and no retry made from the
+      // failure callback below can join the queue of a channel that is about to close.
+      others = markClosed(reason);
     }
+    connection.closeSilently();
     TTransportException e =
         new TTransportException(
             TTransportException.TIMED_OUT,
@@ -207,7 +230,7 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
                 + wasPending
                 + " calls were pending)");
     completeOn(() -> call.result.completeExceptionally(e));
-    close("a call timed out after " + timeout.toMillis() + " ms");
+    fail(others);
   }
 
   private void completeOn(Runnable completion) {
@@ -247,23 +270,42 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
   private void close(String reason) {
     List<Pending> failed;
     synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      closeReason = reason;
-      failed = new ArrayList<>(pending);
-      pending.clear();
+      failed = markClosed(reason);
     }
-    connection.closeSilently();
-    if (failed.isEmpty()) {
+    closeAndFail(failed);
+  }
+
+  /**
+   * Marks the channel closed and takes every pending call out of the queue; the caller holds the
+   * lock. Returns {@code null} if it was closed already.
+   */
+  private List<Pending> markClosed(String reason) {
+    if (closed) {
+      return null;
+    }
+    closed = true;
+    closeReason = reason;
+    List<Pending> taken = new ArrayList<>(pending);
+    pending.clear();
+    return taken;
+  }
+
+  /** Closes the connection, then fails {@code calls} (from {@link #markClosed}); null: no-op. */
+  private void closeAndFail(List<Pending> calls) {
+    if (calls == null) {
       return;
     }
-    TTransportException e = closedException(failed.size());
-    for (Pending call : failed) {
-      if (call.timeout != null) {
-        call.timeout.cancel(false);
-      }
+    connection.closeSilently();
+    fail(calls);
+  }
+
+  private void fail(List<Pending> calls) {
+    if (calls.isEmpty()) {
+      return;
+    }
+    TTransportException e = closedException(calls.size());
+    for (Pending call : calls) {
+      call.cancelTimer();
       completeOn(() -> call.result.completeExceptionally(e));
     }
   }
@@ -291,6 +333,10 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
 
   private static final class Pending {
     final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
-    volatile ScheduledFuture<?> timeout;
+    ScheduledFuture<?> timeout; // set under the channel's lock before the call is queued
+
+    void cancelTimer() {
+      timeout.cancel(false);
+    }
   }
 }

@@ -43,6 +43,9 @@ import org.glassfish.grizzly.memory.Buffers;
  *   <li>the peer closes: {@code TTransportException(END_OF_FILE)} naming the peer.
  * </ul>
  *
+ * <p>Once closed, by the caller or by a failure, every read fails with {@code NOT_OPEN}: a response
+ * that arrived before or after the close is never returned.
+ *
  * <p>Not thread-safe, like every Thrift transport: one call at a time.
  */
 public final class TGrizzlyClientTransport extends TEndpointTransport
@@ -124,6 +127,7 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
     if (len <= 0) {
       return 0;
     }
+    ensureNotClosed();
     if (in == null || !in.hasRemaining()) {
       nextFrame();
     }
@@ -174,6 +178,15 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
         (closed ? "transport to " + address + " closed" : "connection closed by " + address)
             + (cause != null ? ": " + cause : "");
     return new TTransportException(TTransportException.END_OF_FILE, message, cause);
+  }
+
+  private void ensureNotClosed() throws TTransportException {
+    if (closed) {
+      // A response queued before close() (a late reply to a timed-out call, say) must never be
+      // read as the answer to the next call.
+      throw new TTransportException(
+          TTransportException.NOT_OPEN, "transport to " + address + " is closed");
+    }
   }
 
   private void ensureOpen() throws TTransportException {
@@ -263,7 +276,9 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
 
   @Override
   public void onFrame(ByteBuffer payload) {
-    frames.offer(payload);
+    if (!closed) {
+      frames.offer(payload);
+    }
   }
 
   @Override
@@ -272,6 +287,11 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
       closeCause = cause;
     }
     frames.offer(CLOSED);
+  }
+
+  /** The server's address, as given when the transport was created. */
+  public InetSocketAddress remoteAddress() {
+    return address;
   }
 
   @Override

@@ -35,6 +35,15 @@ import org.glassfish.grizzly.memory.Buffers;
  * response may not exceed its {@code maxFrameSize}. {@link GrizzlyThriftServer} does not need this
  * class (its {@link ThriftServerFilter} uses core's {@code ProcessorInvoker}). Not thread-safe;
  * one instance per request.
+ *
+ * <p><b>Synchronous, same-thread use only.</b> {@link #flush()} writes the response straight to
+ * the connection, so responses leave in the order the flushes happen, not the order the requests
+ * arrived. That is the request order only when each request is processed to completion on the
+ * thread that read it, before the next one is read, as in the example above with Grizzly's
+ * same-thread strategy. With worker threads, {@code ctx.suspend()}, or an async processor, two
+ * requests of one connection can finish out of order and a client that pipelines (every Thrift
+ * client matches responses to requests by order) gets the wrong answers. For those chains use
+ * {@link ThriftServerFilter}, which keeps each connection's responses in request order.
  */
 public final class TGrizzlyServerTransport extends TEndpointTransport {
 

@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -22,6 +23,24 @@ import org.glassfish.grizzly.filterchain.NextAction;
  * <p>The client registers itself on its connection before it sends anything; frames arriving on a
  * connection without a client are a protocol violation and close it. One instance serves every
  * connection of a filter chain.
+ *
+ * <p>In a filter chain of your own, end the chain with this filter and {@linkplain
+ * #register(Connection, FrameSink) register} a {@link FrameSink} on each connection as soon as it
+ * is connected, before its first request goes out:
+ *
+ * <pre>{@code
+ * transport.setProcessor(FilterChainBuilder.stateless()
+ *     .add(new TransportFilter())
+ *     .add(new ThriftFrameFilter(maxFrameSize))
+ *     .add(new ThriftClientFilter())
+ *     .build());
+ * Connection<?> connection = transport.connect(address).get(10, TimeUnit.SECONDS);
+ * ThriftClientFilter.register(connection, new ThriftClientFilter.FrameSink() {
+ *   public void onFrame(ByteBuffer payload) { responses.add(payload); }
+ *   public void onClosed(Throwable cause) { ... fail whatever still waits ... }
+ * });
+ * connection.write(requestFrame);  // | length | payload |, e.g. built with Framing
+ * }</pre>
  */
 public final class ThriftClientFilter extends BaseFilter {
 
@@ -32,17 +51,40 @@ public final class ThriftClientFilter extends BaseFilter {
   /** Creates the filter. */
   public ThriftClientFilter() {}
 
-  /** Where a connection's response frames go. */
-  interface FrameSink {
-    /** One response payload (no prefix), from position to limit; the sink may keep it. */
+  /**
+   * Where a connection's response frames go. Both methods run on the thread that read the
+   * connection (a selector or worker thread, by the transport's IO strategy), one at a time per
+   * connection and in arrival order: hand long work off rather than block in them.
+   */
+  public interface FrameSink {
+    /**
+     * One response payload (no length prefix), from position to limit; the sink owns it and may
+     * keep it.
+     *
+     * @param payload the frame's payload
+     */
     void onFrame(ByteBuffer payload);
 
-    /** The connection closed, or failed with {@code cause} (may be {@code null}). */
+    /**
+     * The connection closed, or failed with {@code cause}. May be called more than once for one
+     * connection (a failure, then the close); sinks should make it idempotent.
+     *
+     * @param cause the failure, or {@code null} for an orderly close
+     */
     void onClosed(Throwable cause);
   }
 
-  static void register(Connection<?> connection, FrameSink sink) {
-    SINK.set(connection, sink);
+  /**
+   * Sends the response frames of {@code connection} to {@code sink}, replacing any sink registered
+   * before. Call it before the connection's first request is written, or a fast response finds no
+   * sink and the connection is closed.
+   *
+   * @param connection a connection whose chain ends with a {@code ThriftClientFilter}
+   * @param sink receives its frames and its close
+   */
+  public static void register(Connection<?> connection, FrameSink sink) {
+    SINK.set(
+        Objects.requireNonNull(connection, "connection"), Objects.requireNonNull(sink, "sink"));
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -309,6 +310,150 @@ class GrizzlyClientsTest {
   }
 
   @Test
+  void aLateResponseToATimedOutCallIsNeverHandedToTheNextCall() throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress address = (InetSocketAddress) listener.getLocalSocketAddress();
+      // Direct completion: the timed-out call's failure callback runs inside the timeout handling.
+      GrizzlyThriftChannel channel =
+          resources.openChannel(address, Duration.ofSeconds(20), Runnable::run);
+      closeables.add(channel);
+      Socket peer = listener.accept();
+      closeables.add(peer);
+      // Drains the requests; completes when the client has closed its end.
+      CompletableFuture<Void> clientHungUp = new CompletableFuture<>();
+      Thread drain =
+          new Thread(
+              () -> {
+                try (InputStream in = peer.getInputStream()) {
+                  while (in.read(new byte[256]) >= 0) {
+                    // requests are never answered in time
+                  }
+                } catch (java.io.IOException e) {
+                  // reset by the client's close: hung up all the same
+                }
+                clientHungUp.complete(null);
+              },
+              "late-response-peer");
+      drain.setDaemon(true);
+      drain.start();
+
+      CompletableFuture<ByteBuffer> timedOut =
+          channel.exchange(ByteBuffer.wrap(encodeEcho(1)), Duration.ofMillis(200));
+      CompletableFuture<ByteBuffer> next = channel.exchange(ByteBuffer.wrap(encodeEcho(2)));
+      AtomicReference<CompletableFuture<ByteBuffer>> retry = new AtomicReference<>();
+      CompletableFuture<Void> callbackDone =
+          timedOut.handle(
+              (r, failure) -> {
+                // The reply to the timed-out call arrives now, between its failure and the close.
+                try {
+                  peer.getOutputStream().write(RawConnection.frame("late reply".getBytes()));
+                  peer.getOutputStream().flush();
+                } catch (java.io.IOException e) {
+                  // the client has closed already: the reply cannot be read at all
+                }
+                // Either the client read the late reply (it completes some call) or hung up.
+                CompletableFuture.anyOf(next, clientHungUp).join();
+                retry.set(channel.exchange(ByteBuffer.wrap(encodeEchoUnchecked(3))));
+                return null;
+              });
+      callbackDone.get(10, TimeUnit.SECONDS);
+
+      assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              TTransportException.class,
+              e -> assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT));
+      for (CompletableFuture<ByteBuffer> call : List.of(next, retry.get())) {
+        assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+            .as("never completed with the late reply")
+            .cause()
+            .isInstanceOfSatisfying(
+                TTransportException.class,
+                e -> {
+                  assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE);
+                  assertThat(e.getMessage())
+                      .contains(String.valueOf(address.getPort()))
+                      .contains("timed out after 200 ms");
+                });
+      }
+      assertThat(channel.isOpen()).isFalse();
+      assertThat(channel.pendingCalls()).isZero();
+    }
+  }
+
+  @Test
+  void aFastResponseLeavesNoTimerTaskBehind() throws Exception {
+    // Completions are held, so the call is still incomplete when its response has been read.
+    List<Runnable> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CountDownLatch completionHeld = new CountDownLatch(1);
+    GrizzlyThriftChannel channel =
+        resources.openChannel(
+            server.localAddress(),
+            Duration.ofHours(1),
+            task -> {
+              held.add(task);
+              completionHeld.countDown();
+            });
+    closeables.add(channel);
+    CompletableFuture<ByteBuffer> call = channel.exchange(ByteBuffer.wrap(encodeEcho(1)));
+    assertThat(completionHeld.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(((java.util.concurrent.ScheduledThreadPoolExecutor) resources.timer()).getQueue()).as("live timer tasks").isEmpty();
+    held.forEach(Runnable::run);
+    assertThat(call.get(10, TimeUnit.SECONDS).remaining()).isPositive();
+  }
+
+  @Test
+  void aShutDownTimerFailsTheCallInsteadOfThrowingFromExchange() throws Exception {
+    GrizzlyThriftChannel channel = resources.openChannel(server.localAddress());
+    closeables.add(channel);
+    resources.timer().shutdown();
+    CompletableFuture<ByteBuffer> call = channel.exchange(ByteBuffer.wrap(encodeEcho(1)));
+    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN);
+              assertThat(e.getMessage()).contains(server.localAddress().toString());
+            });
+    assertThat(channel.pendingCalls()).as("nothing left waiting for an untimed reply").isZero();
+  }
+
+  @Test
+  void channelFuturesCompleteOffTheIoThreadByDefault() throws Exception {
+    GrizzlyThriftChannel channel = resources.openChannel(server.localAddress());
+    closeables.add(channel);
+    AtomicReference<Thread> completedOn = new AtomicReference<>();
+    // sleep() waits for the release latch, so the stage is attached before the reply exists.
+    CompletableFuture<ByteBuffer> call =
+        channel
+            .exchange(ByteBuffer.wrap(encodeSleep(1)))
+            .whenComplete((r, e) -> completedOn.set(Thread.currentThread()));
+    release.countDown();
+    call.get(10, TimeUnit.SECONDS);
+    assertThat(completedOn.get()).isInstanceOf(java.util.concurrent.ForkJoinWorkerThread.class);
+    assertThat(((java.util.concurrent.ForkJoinWorkerThread) completedOn.get()).getPool())
+        .isSameAs(java.util.concurrent.ForkJoinPool.commonPool());
+  }
+
+  @Test
+  void aClosedSyncTransportNeverReturnsAResponseQueuedBeforeTheClose() throws Exception {
+    TGrizzlyClientTransport transport = resources.newTransport(server.localAddress());
+    transport.open();
+    assertThat(transport.remoteAddress()).isEqualTo(server.localAddress());
+    // A reply the IO thread queued just before a timeout closed the transport.
+    transport.onFrame(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+    transport.close();
+    assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN);
+              assertThat(e.getMessage()).contains(server.localAddress().toString());
+            });
+  }
+
+  @Test
   void workerStrategyClientsServeTheSameCalls() throws Exception {
     try (GrizzlyClientResources worker =
         GrizzlyClientResources.builder().ioStrategy(IoStrategy.WORKER).workerThreads(2).build()) {
@@ -358,6 +503,18 @@ class GrizzlyClientsTest {
   private static Object recvSleep(BenchService.Client c) throws org.apache.thrift.TException {
     c.recv_sleep();
     return null;
+  }
+
+  private static byte[] encodeEchoUnchecked(int seq) {
+    try {
+      return encodeEcho(seq);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static byte[] encodeSleep(int seq) throws Exception {
+    return RawConnection.encodeCall(PROTOCOL, "sleep", seq, new BenchService.sleep_args(1));
   }
 
   private static byte[] encodeEcho(int seq) throws Exception {

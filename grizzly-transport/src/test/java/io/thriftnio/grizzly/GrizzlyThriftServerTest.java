@@ -198,6 +198,44 @@ class GrizzlyThriftServerTest {
   }
 
   @Test
+  void refusedConnectionsAreLoggedAtPowersOfTwoWithTheRunningCount() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .protocol(PROTOCOL)
+                .maxConnections(1)
+                .bind(ANY_PORT));
+    RawConnection admitted = raw(server);
+    admitted.writeFrame(
+        RawConnection.encodeCall(PROTOCOL, "echo", 1, new BenchService.echo_args(Payloads.of(8, 1))));
+    admitted.readFrame(); // answered: it holds the only slot
+    // slf4j-simple (configured by the build to log to System.out) resolves the stream per line.
+    java.io.PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      for (int i = 0; i < 9; i++) {
+        raw(server).awaitClosedBy(Duration.ofSeconds(10));
+      }
+    } finally {
+      System.setOut(original);
+    }
+    List<String> warnings =
+        captured
+            .toString(java.nio.charset.StandardCharsets.UTF_8)
+            .lines()
+            .filter(line -> line.contains("Refusing connection"))
+            .collect(java.util.stream.Collectors.toList());
+    assertThat(warnings).hasSize(4);
+    assertThat(warnings.get(0)).contains("maxConnections 1 reached").contains("(1 rejected so far)");
+    assertThat(warnings.get(1)).contains("(2 rejected so far)");
+    assertThat(warnings.get(2)).contains("(4 rejected so far)");
+    assertThat(warnings.get(3)).contains("(8 rejected so far)");
+    assertThat(server.stats().rejectedConnections()).isEqualTo(9);
+  }
+
+  @Test
   void closeNeverWaitsLongerThanTheDrainTimeout() throws Exception {
     ThriftServer server =
         started(
