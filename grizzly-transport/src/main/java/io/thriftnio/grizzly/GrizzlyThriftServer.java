@@ -116,7 +116,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
     this.ownsTransport = b.transport == null || b.ownsTransport;
     this.guard = new ConnectionGuardFilter(config.maxConnections(), counters);
     this.frameFilter =
-        new ThriftFrameFilter(config.maxFrameSize(), counters.badFrames::increment);
+        new ThriftFrameFilter(
+            config.maxFrameSize(), config.inputProtocolFactory(), counters.badFrames::increment);
     this.serverFilter =
         new ThriftServerFilter(
             ProcessorInvoker.of(config),

@@ -2,13 +2,18 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.grizzly.internal.HeaderPeek;
 import java.io.IOException;
 import java.net.SocketAddress;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.Filter;
+import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.slf4j.Logger;
@@ -44,6 +49,12 @@ import org.slf4j.LoggerFactory;
  *       bytes are present: one WARN log line per connection with the peer, the length, the limit
  *       and, when recognised, what the bytes look like ({@link Framing#describeForeignBytes}, e.g.
  *       an HTTP request); then the connection is closed. Other connections are not affected.
+ *   <li>In a server's chain (a {@link ThriftServerFilter} after this filter) the connection is not
+ *       closed at once: the server filter answers every call received before the bad frame, then
+ *       closes. For a frame that is too large, {@link GrizzlyThriftServer} also reads the message
+ *       header from the bytes that arrived with the length (never waiting for more), and the
+ *       caller gets a {@code TApplicationException(PROTOCOL_ERROR)} for that sequence id after
+ *       those earlier responses.
  * </ul>
  *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
@@ -58,6 +69,7 @@ public final class ThriftFrameFilter extends BaseFilter {
           ThriftFrameFilter.class.getName() + ".state", ParseState::new);
 
   private final int maxFrameSize;
+  private final TProtocolFactory headerProtocol;
   private final Runnable badFrameListener;
 
   /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
@@ -70,11 +82,21 @@ public final class ThriftFrameFilter extends BaseFilter {
    * @throws IllegalArgumentException if {@code maxFrameSize <= 0}
    */
   public ThriftFrameFilter(int maxFrameSize) {
-    this(maxFrameSize, () -> {});
+    this(maxFrameSize, null, () -> {});
   }
 
   ThriftFrameFilter(int maxFrameSize, Runnable badFrameListener) {
+    this(maxFrameSize, null, badFrameListener);
+  }
+
+  /**
+   * @param headerProtocol the protocol of the requests, used to read the message header of a frame
+   *     that is too large so that it can be answered; {@code null} to skip that
+   * @param badFrameListener runs once for every rejected frame
+   */
+  ThriftFrameFilter(int maxFrameSize, TProtocolFactory headerProtocol, Runnable badFrameListener) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+    this.headerProtocol = headerProtocol;
     this.badFrameListener = badFrameListener;
   }
 
@@ -89,7 +111,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     Buffer input = ctx.getMessage();
     ParseState state = STATE.get(connection);
     if (state.rejected) {
-      // Bytes that were already read when the connection was condemned.
+      // Bytes read after the bad frame (the rest of it, say) while the connection is closing.
       return ctx.getStopAction();
     }
     if (input.remaining() < Framing.HEADER_SIZE) {
@@ -101,7 +123,13 @@ public final class ThriftFrameFilter extends BaseFilter {
     try {
       Framing.checkLength(length, maxFrameSize, peerOf(connection));
     } catch (FrameSizeException e) {
-      rejectFrame(connection, state, e);
+      TMessage header = null;
+      if (length > maxFrameSize && headerProtocol != null) {
+        // Only the bytes that came with the length: waiting for more lets a peer hold us open.
+        int received = input.limit() - start - Framing.HEADER_SIZE;
+        header = HeaderPeek.read(input, start + Framing.HEADER_SIZE, received, headerProtocol);
+      }
+      rejectFrame(ctx, state, e, header);
       return ctx.getStopAction();
     }
     int frameEnd = start + Framing.HEADER_SIZE + length;
@@ -125,16 +153,45 @@ public final class ThriftFrameFilter extends BaseFilter {
     return ctx.getInvokeAction();
   }
 
-  private void rejectFrame(Connection<?> connection, ParseState state, FrameSizeException e) {
+  private void rejectFrame(
+      FilterChainContext ctx, ParseState state, FrameSizeException e, TMessage header) {
+    Connection<?> connection = ctx.getConnection();
     state.rejected = true;
     state.partialSinceNanos = 0;
     badFrameListener.run();
-    log.warn(
-        "Closing connection from {}: {} (maxFrameSize {})",
-        connection.getPeerAddress(),
-        e.getMessage(),
-        maxFrameSize);
-    connection.closeSilently();
+    if (header != null) {
+      log.warn(
+          "Closing connection from {}: {} (maxFrameSize {}; its header: {} seqid {})",
+          connection.getPeerAddress(),
+          e.getMessage(),
+          maxFrameSize,
+          header.name,
+          header.seqid);
+    } else {
+      log.warn(
+          "Closing connection from {}: {} (maxFrameSize {})",
+          connection.getPeerAddress(),
+          e.getMessage(),
+          maxFrameSize);
+    }
+    ThriftServerFilter server = serverFilterAfter(ctx);
+    if (server != null) {
+      server.rejectFrame(connection, header, e);
+    } else {
+      connection.closeSilently();
+    }
+  }
+
+  /** The server filter later in this chain, which owns the connection's responses, if any. */
+  private static ThriftServerFilter serverFilterAfter(FilterChainContext ctx) {
+    FilterChain chain = ctx.getFilterChain();
+    for (int i = ctx.getFilterIdx() + 1; i < chain.size(); i++) {
+      Filter filter = chain.get(i);
+      if (filter instanceof ThriftServerFilter) {
+        return (ThriftServerFilter) filter;
+      }
+    }
+    return null;
   }
 
   static SocketAddress peerOf(Connection<?> connection) {

@@ -1,15 +1,21 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.grizzly.internal.ErrorReplies;
+import io.thriftnio.grizzly.internal.GrizzlyWrites;
 import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -20,6 +26,7 @@ import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.nio.NIOConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +50,11 @@ import org.slf4j.LoggerFactory;
  * and send nothing.
  *
  * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
- * closed. A handler failure is answered by {@link ProcessorInvoker} with a {@code
- * TApplicationException}. When a connection's async write queue is above its limit ({@code
+ * closed. A frame that {@link ThriftFrameFilter} rejects ends the connection after every earlier
+ * response: when it was too large and its header arrived with its length, the caller first gets a
+ * {@code TApplicationException(PROTOCOL_ERROR)} for its sequence id (oneway calls get nothing). A
+ * handler failure is answered by {@link ProcessorInvoker} with a {@code TApplicationException}.
+ * When a connection's async write queue is above its limit ({@code
  * Connection.setMaxAsyncWriteQueueSize}), reading from it stops until the peer has taken enough of
  * the responses.
  *
@@ -57,6 +67,17 @@ public final class ThriftServerFilter extends BaseFilter {
   private static final Attribute<Calls> CALLS =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           ThriftServerFilter.class.getName() + ".calls");
+
+  /**
+   * How long a connection that was sent an error reply stays half-closed, its input read and
+   * discarded, before it is closed: closing with unread input sends a reset, which can destroy the
+   * reply before the peer reads it. The same as the Netty server's.
+   */
+  static final long LINGER_MILLIS = 1000;
+
+  // Runs the close on the JDK's delay thread: a non-blocking hand-over to the selector.
+  private static final Executor AFTER_LINGER =
+      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, Runnable::run);
 
   private final ProcessorInvoker invoker;
   private final ServerCounters counters;
@@ -149,6 +170,30 @@ public final class ThriftServerFilter extends BaseFilter {
     return ctx.getStopAction();
   }
 
+  /**
+   * Ends {@code connection} after a frame that {@link ThriftFrameFilter} rejected: once every
+   * earlier response has left, it sends a {@code PROTOCOL_ERROR} reply to {@code header} (if it is
+   * known, not oneway, and this filter knows the protocol), then closes.
+   *
+   * @param header the rejected frame's message header, or {@code null} if it could not be read
+   * @param cause the rule the frame broke, with the length, the limit and the peer
+   */
+  void rejectFrame(Connection<?> connection, TMessage header, FrameSizeException cause) {
+    ByteBuffer reply = null;
+    if (header != null && outputProtocolFactory != null) {
+      reply =
+          ErrorReplies.protocolError(
+              header,
+              outputProtocolFactory,
+              maxFrameSize,
+              "request " + header.name + " rejected: " + cause.getMessage());
+    }
+    Calls calls = callsOf(connection);
+    Call last = calls.beginLast();
+    inFlight.incrementAndGet();
+    calls.finish(last, reply, null);
+  }
+
   @Override
   public NextAction handleClose(FilterChainContext ctx) throws IOException {
     Calls calls = CALLS.peek(ctx.getConnection());
@@ -214,6 +259,8 @@ public final class ThriftServerFilter extends BaseFilter {
   /** One request's place in its connection's response order. */
   private static final class Call {
     boolean done;
+    /** The connection's last call: a rejected frame, answered (or not) before the close. */
+    boolean closeAfter;
     ByteBuffer response;
     Throwable failure;
   }
@@ -241,6 +288,12 @@ public final class ThriftServerFilter extends BaseFilter {
     synchronized Call begin() {
       Call call = new Call();
       queue.add(call);
+      return call;
+    }
+
+    synchronized Call beginLast() {
+      Call call = begin();
+      call.closeAfter = true;
       return call;
     }
 
@@ -273,6 +326,10 @@ public final class ThriftServerFilter extends BaseFilter {
 
     /** Called with the lock held, so writes enter Grizzly's write queue in request order. */
     private void send(Call call) {
+      if (call.closeAfter) {
+        sendLast(call.response);
+        return;
+      }
       if (call.failure != null) {
         counters.badFrames.increment();
         log.warn(
@@ -294,6 +351,25 @@ public final class ThriftServerFilter extends BaseFilter {
       connection.write(Buffers.wrap(connection.getMemoryManager(), call.response));
     }
 
+    private void sendLast(ByteBuffer reply) {
+      closed = true;
+      if (reply == null) {
+        connection.closeSilently(); // after the responses already queued
+        return;
+      }
+      counters.failedCalls.increment();
+      GrizzlyWrites.write(
+          connection,
+          Buffers.wrap(connection.getMemoryManager(), reply),
+          failure -> {
+            if (failure == null) {
+              shutdownOutputThenClose(connection);
+            } else {
+              connection.closeSilently();
+            }
+          });
+    }
+
     synchronized void closeWhenIdle() {
       closeWhenIdle = true;
       if (queue.isEmpty()) {
@@ -304,6 +380,27 @@ public final class ThriftServerFilter extends BaseFilter {
     synchronized void closed() {
       closed = true;
     }
+  }
+
+  /**
+   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; {@link
+   * ThriftFrameFilter} discards what arrives meanwhile.
+   */
+  private static void shutdownOutputThenClose(Connection<?> connection) {
+    Object channel =
+        connection instanceof NIOConnection ? ((NIOConnection) connection).getChannel() : null;
+    if (!(channel instanceof SocketChannel)) {
+      connection.closeSilently();
+      return;
+    }
+    try {
+      ((SocketChannel) channel).shutdownOutput();
+    } catch (IOException e) {
+      // Closed meanwhile (the peer went away): nothing is left to shut down.
+      connection.closeSilently();
+      return;
+    }
+    AFTER_LINGER.execute(connection::terminateSilently);
   }
 
   /** Resumes a suspended read once the write queue drains; tolerates a synchronous callback. */

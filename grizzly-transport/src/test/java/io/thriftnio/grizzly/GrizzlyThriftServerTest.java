@@ -26,7 +26,14 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TMemoryInputTransport;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -38,6 +45,8 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Grizzly-specific server behaviour the shared conformance suite does not reach. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -97,6 +106,151 @@ class GrizzlyThriftServerTest {
       }
       Thread.sleep(5);
     }
+  }
+
+  private static final Duration WITHIN = Duration.ofSeconds(10);
+
+  private BenchService.Client stockClient(ThriftServer server) throws Exception {
+    InetSocketAddress a = server.localAddress();
+    TTransport t = new TFramedTransport(new TSocket(a.getHostString(), a.getPort(), 10_000));
+    t.open();
+    closeables.add(t::close);
+    return new BenchService.Client(PROTOCOL.getProtocol(t));
+  }
+
+  /** Decodes an exception reply, asserting its sequence id and type. */
+  private static TApplicationException exceptionReply(byte[] payload, int seqid) throws Exception {
+    TProtocol p = PROTOCOL.getProtocol(new TMemoryInputTransport(payload));
+    TMessage header = p.readMessageBegin();
+    assertThat(header.type).as("message type").isEqualTo(TMessageType.EXCEPTION);
+    assertThat(header.seqid).as("seqid").isEqualTo(seqid);
+    return TApplicationException.readFrom(p);
+  }
+
+  @ParameterizedTest
+  @EnumSource(IoStrategy.class)
+  void answersAStockClientsOversizeCallWithProtocolErrorThenCloses(IoStrategy strategy)
+      throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(strategy)
+                .maxFrameSize(1024)
+                .bind(ANY_PORT));
+    int declared = call("echo", 1, new BenchService.echo_args(Payloads.of(2048, 1))).length;
+    BenchService.Client client = stockClient(server);
+
+    assertThatThrownBy(() -> client.echo(Payloads.of(2048, 1)))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+              assertThat(e.getMessage())
+                  .contains("echo")
+                  .contains("frame length " + declared)
+                  .contains("exceeds maxFrameSize 1024");
+            });
+    assertThatThrownBy(() -> client.get_last_sale("after"))
+        .as("the connection is closed after the reply")
+        .isInstanceOf(TTransportException.class);
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+    assertThat(server.stats().failedCalls()).isEqualTo(1);
+    assertThat(stockClient(server).get_last_sale("next").getSymbol()).isEqualTo("next");
+  }
+
+  @Test
+  void anOversizeFrameIsAnsweredAfterTheSlowAsyncCallBeforeIt() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
+                .maxFrameSize(1024)
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    c.write(
+        concat(
+            RawConnection.frame(call("sleep", 1, new BenchService.sleep_args(300))),
+            RawConnection.frame(
+                call("echo", 2, new BenchService.echo_args(Payloads.of(2048, 2))))));
+
+    TMessage first =
+        RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result());
+    assertThat(first.seqid).as("the sleep reply comes first").isEqualTo(1);
+    TApplicationException rejected = exceptionReply(c.readFrame(), 2);
+    assertThat(rejected.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+    assertThat(rejected.getMessage()).contains("exceeds maxFrameSize 1024");
+    assertThat(c.awaitClosedBy(WITHIN)).as("nothing after the error reply").isEmpty();
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+  }
+
+  @Test
+  void anOversizeFrameWhoseHeaderHasNotArrivedIsClosedWithoutAReply() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .maxFrameSize(1024)
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    byte[] length = new byte[4];
+    io.thriftnio.core.Framing.encodeLength(1025, length, 0);
+    c.write(length);
+    assertThat(c.awaitClosedBy(WITHIN)).isEmpty();
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+    assertThat(server.stats().failedCalls()).isZero();
+  }
+
+  @Test
+  void anOnewayOversizeFrameIsClosedWithoutAReply() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .maxFrameSize(1024)
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    c.writeFrame(
+        RawConnection.encodeCall(
+            PROTOCOL,
+            "fire",
+            TMessageType.ONEWAY,
+            1,
+            new BenchService.fire_args(Payloads.of(2048, 1))));
+    assertThat(c.awaitClosedBy(WITHIN)).isEmpty();
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+  }
+
+  @Test
+  void anHttpRequestIsClosedWithoutAReplyAndLittleAllocation() throws Exception {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        mx instanceof com.sun.management.ThreadMXBean
+            && ((com.sun.management.ThreadMXBean) mx).isThreadAllocatedMemorySupported());
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .bind(ANY_PORT));
+    RawConnection c = raw(server);
+    long before = allocatedByAllThreads(threads);
+    // "GET " is a length of 1,195,725,856; "/ HT" would be a 790 MB method name.
+    c.write(
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    assertThat(c.awaitClosedBy(WITHIN)).isEmpty();
+    long allocated = allocatedByAllThreads(threads) - before;
+    assertThat(allocated).as("bytes allocated by every thread").isLessThan(32L << 20);
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+  }
+
+  private static long allocatedByAllThreads(com.sun.management.ThreadMXBean threads) {
+    long sum = 0;
+    for (long a : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+      sum += Math.max(0, a);
+    }
+    return sum;
   }
 
   @Test

@@ -165,6 +165,23 @@ class ThriftFrameFilterTest {
   }
 
   @Test
+  void withoutAServerFilterBehindItAnOversizeFrameIsClosedWithoutAReply() throws Exception {
+    InetSocketAddress address = serve(1000, 0, 0);
+    byte[] call =
+        RawConnection.encodeCall(
+            new org.apache.thrift.protocol.TBinaryProtocol.Factory(),
+            "echo",
+            7,
+            new io.thriftnio.testkit.gen.BenchService.echo_args(java.nio.ByteBuffer.allocate(2000)));
+    try (RawConnection raw = RawConnection.open(address)) {
+      raw.writeFrame(call);
+      assertThat(raw.awaitClosedBy(WITHIN)).isEmpty();
+    }
+    assertThat(badFrames.get()).isEqualTo(1);
+    assertThat(frames).isEmpty();
+  }
+
+  @Test
   void rejectsAnHttpRequestByItsFirstFourBytes() throws Exception {
     InetSocketAddress address = serve(Framing.DEFAULT_MAX_FRAME_SIZE, 0, 0);
     try (RawConnection raw = RawConnection.open(address)) {

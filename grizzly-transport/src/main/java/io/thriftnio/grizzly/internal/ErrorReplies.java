@@ -46,6 +46,38 @@ public final class ErrorReplies {
   }
 
   /**
+   * A {@code TApplicationException(PROTOCOL_ERROR)} reply to a request that was not read, from its
+   * header alone (a frame above the size limit).
+   *
+   * @param header the request's message header
+   * @param out encodes the reply
+   * @param maxFrameSize the frame limit, for the transport's configuration
+   * @param message the exception message
+   * @return the reply frame (prefix included), or {@code null} for a oneway request (nobody waits
+   *     for a reply) or if the reply cannot be encoded
+   */
+  public static ByteBuffer protocolError(
+      TMessage header, TProtocolFactory out, int maxFrameSize, String message) {
+    if (header.type == TMessageType.ONEWAY) {
+      return null;
+    }
+    try {
+      FrameOutputTransport output =
+          new FrameOutputTransport(
+              new TConfiguration(
+                  maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH));
+      TProtocol writer = out.getProtocol(output);
+      writer.writeMessageBegin(new TMessage(header.name, TMessageType.EXCEPTION, header.seqid));
+      new TApplicationException(TApplicationException.PROTOCOL_ERROR, message).write(writer);
+      writer.writeMessageEnd();
+      return output.toFrame();
+    } catch (TException | RuntimeException unencodable) {
+      // A name too long for maxFrameSize, say: the caller closes without a reply instead.
+      return null;
+    }
+  }
+
+  /**
    * Whether a response frame is a {@code TApplicationException} of type {@code INTERNAL_ERROR} or
    * {@code PROTOCOL_ERROR}: a failed call, for {@code ServerStats.failedCalls}. Never throws: an
    * unreadable frame counts as not failed.
