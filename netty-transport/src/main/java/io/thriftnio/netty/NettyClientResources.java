@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.IoTransport;
 import java.net.InetSocketAddress;
@@ -193,16 +194,16 @@ public final class NettyClientResources implements AutoCloseable {
 
   /**
    * Shuts the event loops down if this instance owns them, and waits a few seconds at most for them
-   * to stop. Idempotent.
+   * to stop. Called on one of those event loops (from a channel future listener or a callback run
+   * on the IO thread, say), it starts the shutdown and returns without waiting: the loop stops only
+   * once the caller returns. Idempotent.
    */
   @Override
   public void close() {
     if (!owned || !closed.compareAndSet(false, true)) {
       return;
     }
-    group
-        .shutdownGracefully(0, SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS)
-        .awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS * 2);
+    EventLoops.shutdown(group, SHUTDOWN_GRACE_MILLIS);
   }
 
   @Override

@@ -10,7 +10,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.util.concurrent.EventExecutor;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
@@ -20,6 +19,8 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.netty.internal.EventLoops;
+import io.thriftnio.netty.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.IoTransport;
 import java.io.IOException;
 import java.net.BindException;
@@ -92,6 +93,7 @@ public final class NettyThriftServer implements ThriftServer {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final ThriftFrameEncoder encoder;
   private final ByteBufAllocator allocator;
+  private final EveryPowerOfTwo rejectedConnectionsLog = new EveryPowerOfTwo();
 
   private final Object lock = new Object();
   private State state = State.NEW;
@@ -280,8 +282,8 @@ public final class NettyThriftServer implements ThriftServer {
     if (openConnections.incrementAndGet() > config.maxConnections()) {
       openConnections.decrementAndGet();
       counters.rejectedConnections.increment();
-      long rejected = counters.rejectedConnections.sum();
-      if ((rejected & (rejected - 1)) == 0) { // log the 1st, 2nd, 4th, 8th ... to bound the noise
+      long rejected = rejectedConnectionsLog.record();
+      if (rejected != 0) { // the 1st, 2nd, 4th, 8th ...: a flood of connections, not of log lines
         log.warn(
             "Rejected connection from {}: maxConnections {} reached ({} rejected so far)",
             ch.remoteAddress(),
@@ -342,17 +344,47 @@ public final class NettyThriftServer implements ThriftServer {
     return counters.snapshot();
   }
 
+  /**
+   * Closes the server gracefully, as described in the class documentation, and returns once it is
+   * closed. Idempotent: a concurrent or later call waits for the first one to finish.
+   *
+   * <p>On one of the server's own event loops (in a {@code SAME_THREAD} handler, a channel future
+   * listener, a task submitted to the group), it cannot return once closed: waiting there would
+   * stall the connections of that loop, which then could not drain, for the whole {@code
+   * drainTimeout}. There it stops accepting, hands the drain and the thread shutdown to a thread
+   * named {@code thrift-nio-netty-close-PORT}, and returns at once: {@link #isRunning()} is then
+   * false, while connections may still be finishing their calls for up to {@code drainTimeout}. A
+   * later call of {@code close()} from another thread waits for that close to finish.
+   */
   @Override
   public void close() {
     State before;
+    boolean onOwnLoop;
     synchronized (lock) {
       before = state;
       state = State.CLOSED;
+      onOwnLoop = group != null && EventLoops.inEventLoopOf(group);
     }
     if (before == State.CLOSED) {
-      awaitClosedByOtherCaller();
+      if (!onOwnLoop) {
+        awaitClosedByOtherCaller();
+      }
       return;
     }
+    if (before == State.RUNNING && onOwnLoop) {
+      closing = true;
+      serverChannel.close(); // stop accepting now; the drain waits for it on the closing thread
+      Thread closer =
+          new Thread(() -> finishClose(before), "thrift-nio-netty-close-" + localAddress.getPort());
+      // Not a daemon: the close is bounded in time and should complete, like a close() on any
+      // other thread, even if the application's last thread ends meanwhile.
+      closer.start();
+      return;
+    }
+    finishClose(before);
+  }
+
+  private void finishClose(State before) {
     try {
       if (before == State.RUNNING) {
         drain();
@@ -435,20 +467,7 @@ public final class NettyThriftServer implements ThriftServer {
     if (g == null || !owned || (neverStarted && suppliedGroup == null)) {
       return;
     }
-    io.netty.util.concurrent.Future<?> terminated =
-        g.shutdownGracefully(0, SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-    if (!isEventLoopOf(g)) {
-      terminated.awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS * 2);
-    }
-  }
-
-  private static boolean isEventLoopOf(EventLoopGroup g) {
-    for (EventExecutor e : g) {
-      if (e.inEventLoop()) {
-        return true; // waiting for our own thread to stop would never end
-      }
-    }
-    return false;
+    EventLoops.shutdown(g, SHUTDOWN_GRACE_MILLIS);
   }
 
   private static void awaitQuietly(ThreadPoolExecutor pool) {

@@ -11,6 +11,7 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.netty.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.Replies;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -57,7 +58,8 @@ import org.slf4j.LoggerFactory;
  *       TApplicationException(INTERNAL_ERROR)}; the connection stays usable;
  *   <li>a worker executor that refuses the task (queue full): the caller gets {@code
  *       TApplicationException(INTERNAL_ERROR)} saying the server is overloaded, with the pool's
- *       numbers; the connection stays usable;
+ *       numbers; the connection stays usable. The 1st, 2nd, 4th, 8th ... refusal of the server is
+ *       logged at WARN with the running count, so that an overload does not flood the log;
  *   <li>an {@link InvalidFrameException} from the decoder: if it carries the request's header, the
  *       caller gets {@code TApplicationException(PROTOCOL_ERROR)} for that sequence id after every
  *       earlier response, the output is shut down and the connection closed shortly after (so the
@@ -107,6 +109,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
    * ThriftFrameEncoder}. No idle or frame timeout (add Netty's {@code IdleStateHandler} if needed).
+   * Refused calls are counted, and their log lines thinned out, per handler, not per server.
    *
    * @param invoker runs the processor
    * @param inputProtocolFactory the requests' protocol, as given to the invoker
@@ -146,6 +149,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     final ServerCounters counters;
     final long idleTimeoutNanos;
     final long frameTimeoutNanos;
+    /** Which refused calls are logged; one per server, like the settings. */
+    final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
 
     Settings(
         ProcessorInvoker invoker,
@@ -285,6 +290,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private void refuseOverloaded(
       ChannelHandlerContext ctx, Slot slot, ByteBuffer payload, RejectedExecutionException e) {
     settings.counters.overloadedCalls.increment();
+    long refused = settings.overloadLog.record();
     TMessage header = Replies.readHeader(payload, settings.input, settings.maxFrameSize);
     if (header == null) {
       complete(ctx, slot, null, e, false);
@@ -296,12 +302,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
             + " refused, the worker executor is full ("
             + overloadDetail()
             + ")";
-    log.warn(
-        "{} for {} seqid {} from {}",
-        message,
-        header.name,
-        header.seqid,
-        ctx.channel().remoteAddress());
+    if (refused != 0) { // the 1st, 2nd, 4th, 8th ...: under overload, every call would log
+      log.warn(
+          "{} for {} seqid {} from {} ({} calls refused so far)",
+          message,
+          header.name,
+          header.seqid,
+          ctx.channel().remoteAddress(),
+          refused);
+    }
     ByteBuffer reply =
         Replies.applicationException(
             header,

@@ -8,6 +8,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,22 @@ class NettyClientResourcesTest {
     assertThatThrownBy(() -> TNettyTransport.builder(a).resources(resources).open())
         .isInstanceOf(TTransportException.class)
         .hasMessageContaining("client resources closed");
+  }
+
+  @Test
+  void closeOnItsOwnEventLoopStartsTheShutdownAndReturns() throws Exception {
+    NettyClientResources resources = NettyClientResources.create(1, NettyTransportType.NIO);
+    EventLoopGroup group = resources.eventLoopGroup();
+    CountDownLatch returned = new CountDownLatch(1);
+    // As from a channel future listener: waiting for the loop on the loop would take the whole
+    // 6 s shutdown wait, since the loop cannot stop while close() runs on it.
+    group.execute(
+        () -> {
+          resources.close();
+          returned.countDown();
+        });
+    assertThat(returned.await(3, TimeUnit.SECONDS)).as("close() returned on the loop").isTrue();
+    assertThat(group.terminationFuture().await(5, TimeUnit.SECONDS)).as("terminated").isTrue();
   }
 
   @Test

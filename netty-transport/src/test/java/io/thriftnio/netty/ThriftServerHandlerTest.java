@@ -76,8 +76,15 @@ class ThriftServerHandlerTest {
   }
 
   private EmbeddedChannel serve(ProcessorInvoker invoker, Executor worker) throws Exception {
-    ThriftServerHandler.Settings settings =
-        new ThriftServerHandler.Settings(invoker, PROTOCOL, PROTOCOL, MAX, worker, counters, 0, 0);
+    return serve(settings(invoker, worker));
+  }
+
+  private ThriftServerHandler.Settings settings(ProcessorInvoker invoker, Executor worker) {
+    return new ThriftServerHandler.Settings(
+        invoker, PROTOCOL, PROTOCOL, MAX, worker, counters, 0, 0);
+  }
+
+  private EmbeddedChannel serve(ThriftServerHandler.Settings settings) throws Exception {
     EmbeddedChannel ch =
         new EmbeddedChannel(
             false,
@@ -241,6 +248,44 @@ class ThriftServerHandlerTest {
             });
     assertThat(channel.isOpen()).isTrue();
     assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void logsTheFirstSecondFourthEighthRefusalOfTheServerWithTheCount() throws Exception {
+    ThreadPoolExecutor full = WorkerPools.newBoundedPool("test-full", 1, 1);
+    full.shutdown(); // a shut down pool rejects like a full one
+    ThriftServerHandler.Settings server = settings(sync(new BenchHandler()), full);
+    EmbeddedChannel first = serve(server);
+    List<String> logged;
+    try (CapturedOutput out = new CapturedOutput()) {
+      for (int seq = 1; seq <= 10; seq++) {
+        first.writeInbound(
+            frames(call("get_last_sale", seq, new BenchService.get_last_sale_args("X"))));
+      }
+      assertThat(responses()).as("every refused call is answered").hasSize(10);
+      first.finishAndReleaseAll();
+      // A second connection of the same server: the count goes on.
+      channel =
+          new EmbeddedChannel(
+              new ThriftFrameDecoder(MAX, PROTOCOL),
+              new ThriftFrameEncoder(MAX),
+              new ThriftServerHandler(server));
+      for (int seq = 11; seq <= 16; seq++) {
+        channel.writeInbound(
+            frames(call("get_last_sale", seq, new BenchService.get_last_sale_args("X"))));
+      }
+      assertThat(responses()).hasSize(6);
+      logged = out.linesContaining("server overloaded");
+    }
+    assertThat(logged).hasSize(5);
+    long[] counts = {1, 2, 4, 8, 16};
+    for (int i = 0; i < counts.length; i++) {
+      assertThat(logged.get(i))
+          .contains("WARN")
+          .contains("get_last_sale seqid " + counts[i])
+          .contains("(" + counts[i] + " calls refused so far)");
+    }
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(16);
   }
 
   @Test
