@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   generated client           caller's protocols                 wire
- *   writeMessageBegin(echo, 1) -> seqid replaced by the next number -> (echo, CALL, 7)
- *   readMessageBegin() = 1     <- 7 checked, 1 handed back          <- (echo, REPLY, 7)
+ *   writeMessageBegin(echo, 1) -&gt; seqid replaced by the next number -&gt; (echo, CALL, 7)
+ *   readMessageBegin() = 1     &lt;- 7 checked, 1 handed back          &lt;- (echo, REPLY, 7)
  * </pre>
  *
  * <p>Two shapes:
