@@ -55,35 +55,13 @@ public final class ClientKinds {
 
   /** A generated sync client over any framed transport. */
   public static ClientKind syncTransport(String name, TransportFactory factory) {
-    return new ClientKind() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
-          throws Exception {
-        TTransport transport = factory.open(address);
-        BenchService.Client client = new BenchService.Client(protocol.getProtocol(transport));
-        return new BenchConnection() {
-          @Override
-          public BenchService.Iface iface() {
-            return client;
-          }
-
-          @Override
-          public void close() {
-            transport.close();
-          }
-        };
-      }
-
-      @Override
-      public String toString() {
-        return name;
-      }
-    };
+    return named(
+        name,
+        (address, protocol) -> {
+          TTransport transport = factory.open(address);
+          BenchService.Iface client = new BenchService.Client(protocol.getProtocol(transport));
+          return connection(new Opened<>(client, transport::close));
+        });
   }
 
   /**
@@ -91,39 +69,20 @@ public final class ClientKinds {
    * whole suite exercises the channel, the bridge and its proxy.
    */
   public static ClientKind channel(String name, ChannelFactory factory) {
-    return new ClientKind() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
-          throws Exception {
-        ThriftChannel channel = factory.connect(address);
-        Executor executor = ForkJoinPool.commonPool();
-        BenchService.AsyncIface async =
-            AsyncClients.asyncIface(
-                BenchService.AsyncIface.class, channel, BenchService.Client::new, protocol, executor);
-        BenchService.Iface iface = new BlockingIface(async);
-        return new BenchConnection() {
-          @Override
-          public BenchService.Iface iface() {
-            return iface;
-          }
-
-          @Override
-          public void close() {
-            channel.close();
-          }
-        };
-      }
-
-      @Override
-      public String toString() {
-        return name;
-      }
-    };
+    return named(
+        name,
+        (address, protocol) -> {
+          ThriftChannel channel = factory.connect(address);
+          Executor executor = ForkJoinPool.commonPool();
+          BenchService.AsyncIface async =
+              AsyncClients.asyncIface(
+                  BenchService.AsyncIface.class,
+                  channel,
+                  BenchService.Client::new,
+                  protocol,
+                  executor);
+          return connection(new Opened<>(new BlockingIface(async), channel::close));
+        });
   }
 
   /** A client interface and the resources that close with it. */
@@ -147,27 +106,27 @@ public final class ClientKinds {
 
   /** Calls through any blocking {@code Iface}, such as a pool's proxy. */
   public static ClientKind iface(String name, IfaceFactory factory) {
-    return new ClientKind() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
-          throws Exception {
-        return connection(factory.open(address, protocol));
-      }
-
-      @Override
-      public String toString() {
-        return name;
-      }
-    };
+    return named(name, (address, protocol) -> connection(factory.open(address, protocol)));
   }
 
   /** Calls through any {@code AsyncIface}, waiting for each callback. */
   public static ClientKind asyncIface(String name, AsyncIfaceFactory factory) {
+    return named(
+        name,
+        (address, protocol) -> {
+          Opened<BenchService.AsyncIface> opened = factory.open(address, protocol);
+          return connection(new Opened<>(new BlockingIface(opened.iface()), opened.resources()));
+        });
+  }
+
+  /** How a kind connects; the part that differs between kinds. */
+  @FunctionalInterface
+  private interface Connector {
+    BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol) throws Exception;
+  }
+
+  /** A kind with a name (also its {@code toString}, for test reports) and a connector. */
+  private static ClientKind named(String name, Connector connector) {
     return new ClientKind() {
       @Override
       public String name() {
@@ -177,8 +136,7 @@ public final class ClientKinds {
       @Override
       public BenchConnection connect(InetSocketAddress address, TProtocolFactory protocol)
           throws Exception {
-        Opened<BenchService.AsyncIface> opened = factory.open(address, protocol);
-        return connection(new Opened<>(new BlockingIface(opened.iface()), opened.resources()));
+        return connector.connect(address, protocol);
       }
 
       @Override
