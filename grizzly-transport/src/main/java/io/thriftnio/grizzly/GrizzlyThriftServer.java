@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -102,6 +103,9 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private InetSocketAddress localAddress;
   private ScheduledExecutorService timer;
   private State state = State.NEW;
+
+  /** Runs between the sweep finding a connection idle and closing it; tests widen the race. */
+  volatile Consumer<Connection<?>> beforeIdleClose = c -> {};
 
   private enum State {
     NEW,
@@ -253,8 +257,12 @@ public final class GrizzlyThriftServer implements ThriftServer {
 
   /** Closes idle connections and stalled partial frames. Runs on the timer thread. */
   private void sweep() {
+    sweep(System.nanoTime());
+  }
+
+  /** One sweep as of {@code now}; tests run it with a clock set ahead. */
+  void sweep(long now) {
     try {
-      long now = System.nanoTime();
       long idleNanos = config.idleTimeout().toNanos();
       long frameNanos = config.frameTimeout().toNanos();
       for (Connection<?> c : guard.connections()) {
@@ -265,13 +273,21 @@ public final class GrizzlyThriftServer implements ThriftServer {
           continue;
         }
         if (idleNanos > 0 && partialSince == 0 && ThriftServerFilter.inFlight(c) == 0) {
-          long last = Math.max(ThriftServerFilter.lastActivity(c), guard.acceptedAt(c));
-          if (last == 0) {
+          long lastRead = ThriftFrameFilter.lastRead(c);
+          long accepted = guard.acceptedAt(c);
+          if (accepted == 0 || lastRead == ThriftFrameFilter.IDLE_CLOSED) {
             continue; // closed meanwhile
           }
+          long last =
+              Math.max(Math.max(ThriftServerFilter.lastActivity(c), lastRead), accepted);
+          // Calls start only on a read, so if no byte has been read since lastRead (checked and
+          // committed in one step by claimIdle), none has started since inFlight was 0 (issue 7).
           if (now - last > idleNanos) {
-            timeOut(c, "idle for " + millisSince(last, now) + " ms (idleTimeout "
-                + config.idleTimeout().toMillis() + " ms)");
+            beforeIdleClose.accept(c);
+            if (ThriftFrameFilter.claimIdle(c, lastRead)) {
+              timeOut(c, "idle for " + millisSince(last, now) + " ms (idleTimeout "
+                  + config.idleTimeout().toMillis() + " ms)");
+            }
           }
         }
       }

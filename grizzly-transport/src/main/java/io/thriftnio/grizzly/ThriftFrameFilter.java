@@ -5,6 +5,7 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.grizzly.internal.HeaderPeek;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -110,6 +111,10 @@ public final class ThriftFrameFilter extends BaseFilter {
     Connection<?> connection = ctx.getConnection();
     Buffer input = ctx.getMessage();
     ParseState state = STATE.get(connection);
+    if (!state.readActivity()) {
+      // The idle sweep closed this connection before these bytes reached us (issue 7).
+      return ctx.getStopAction();
+    }
     if (state.rejected) {
       // Bytes read after the bad frame (the rest of it, say) while the connection is closing.
       return ctx.getStopAction();
@@ -208,10 +213,53 @@ public final class ThriftFrameFilter extends BaseFilter {
     return state == null ? 0 : state.partialSinceNanos;
   }
 
+  /**
+   * When bytes last arrived on {@code connection} ({@link System#nanoTime()}), 0 if never, or
+   * {@link #IDLE_CLOSED} once {@link #claimIdle} succeeded.
+   */
+  static long lastRead(Connection<?> connection) {
+    return STATE.get(connection).lastReadNanos;
+  }
+
+  /**
+   * Commits the idle sweep's decision: succeeds only if nothing has been read on {@code connection}
+   * since {@link #lastRead} returned {@code seen}; from then on its reads are dropped. The check and
+   * the commit are one step, so a request that arrives while the sweep decides keeps its
+   * connection.
+   */
+  static boolean claimIdle(Connection<?> connection, long seen) {
+    return STATE.get(connection).claimIdle(seen);
+  }
+
+  /** {@link #lastRead} of a connection the idle sweep is closing. */
+  static final long IDLE_CLOSED = Long.MIN_VALUE;
+
   /** Per-connection parse state. */
   private static final class ParseState {
+    private static final AtomicLongFieldUpdater<ParseState> LAST_READ =
+        AtomicLongFieldUpdater.newUpdater(ParseState.class, "lastReadNanos");
+
     volatile long partialSinceNanos;
     volatile boolean rejected;
+    volatile long lastReadNanos;
+
+    /** Notes a read; {@code false} if the idle sweep has claimed the connection. */
+    boolean readActivity() {
+      long now = System.nanoTime();
+      while (true) {
+        long last = lastReadNanos;
+        if (last == IDLE_CLOSED) {
+          return false;
+        }
+        if (LAST_READ.compareAndSet(this, last, now == IDLE_CLOSED || now == 0 ? 1 : now)) {
+          return true;
+        }
+      }
+    }
+
+    boolean claimIdle(long seen) {
+      return seen != IDLE_CLOSED && LAST_READ.compareAndSet(this, seen, IDLE_CLOSED);
+    }
 
     void partial() {
       if (partialSinceNanos == 0) {

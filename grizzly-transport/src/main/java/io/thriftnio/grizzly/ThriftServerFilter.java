@@ -303,6 +303,10 @@ public final class ThriftServerFilter extends BaseFilter {
         call.done = true;
         call.response = response;
         call.failure = failure;
+        if (queue.peek() == call) {
+          // Before the queue can drain: the idle sweep must never see no call and an old time.
+          touch();
+        }
         Call head;
         while ((head = queue.peek()) != null && head.done) {
           queue.poll();

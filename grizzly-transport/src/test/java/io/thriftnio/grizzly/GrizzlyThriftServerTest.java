@@ -19,8 +19,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
@@ -407,6 +411,50 @@ class GrizzlyThriftServerTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     assertThat(server.isRunning()).isFalse();
     stuck.awaitClosedBy(Duration.ofSeconds(10));
+  }
+
+  /**
+   * The sweep finds the connection idle; before it closes it, a request arrives and its call
+   * starts. The connection must stay open and the call be answered (issue 7: the sweep used to
+   * close it, losing the call).
+   */
+  @Test
+  void theIdleSweepNeverClosesAConnectionWhoseRequestArrivedAfterItLooked() throws Exception {
+    GrizzlyThriftServer server =
+        (GrizzlyThriftServer)
+            started(
+                GrizzlyThriftServer.builder()
+                    .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                    .ioStrategy(IoStrategy.WORKER)
+                    .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
+                    .bind(ANY_PORT));
+    BenchService.Client client = stockClient(server);
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    closeables.add(caller::shutdownNow);
+    AtomicReference<Future<?>> call = new AtomicReference<>();
+    server.beforeIdleClose =
+        c -> {
+          if (call.get() != null) {
+            return;
+          }
+          call.set(caller.submit(() -> {
+            client.sleep(1);
+            return null;
+          }));
+          try {
+            assertThat(sleeping.await(10, TimeUnit.SECONDS)).as("the call started").isTrue();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    long later = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (call.get() == null) { // until the server has accepted the connection
+      server.sweep(later);
+      Thread.sleep(5);
+    }
+    release.countDown();
+    call.get().get(10, TimeUnit.SECONDS);
+    assertThat(server.stats().timedOutConnections()).isZero();
   }
 
   @Test
