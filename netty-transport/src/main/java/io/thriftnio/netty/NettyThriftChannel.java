@@ -12,6 +12,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.Checks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -57,7 +58,9 @@ import org.apache.thrift.transport.TTransportException;
  * #exchange(ByteBuffer, Duration)}). A call that times out fails with {@code TIMED_OUT} and closes
  * the channel, because its late response would be matched to the next call. When the connection
  * closes, for any reason, every pending call fails with a {@link TTransportException} naming the
- * peer, the number of calls pending and the reason. Futures complete on the callback executor,
+ * peer, the number of calls pending and the reason. At most {@code maxPendingCalls} calls wait
+ * for responses: one more fails at once with a {@link TooManyPendingCallsException}, and the
+ * channel stays usable. Futures complete on the callback executor,
  * never on the event loop (unless the executor refuses the task). Thread-safe.
  */
 public final class NettyThriftChannel implements ThriftChannel {
@@ -68,6 +71,7 @@ public final class NettyThriftChannel implements ThriftChannel {
   private final Duration defaultTimeout;
   private final Executor callbackExecutor;
   private final int maxFrameSize;
+  private final int maxPendingCalls;
   private final AtomicInteger pending = new AtomicInteger();
   private final Connection connection = new Connection();
   private Channel channel;
@@ -77,6 +81,7 @@ public final class NettyThriftChannel implements ThriftChannel {
     this.defaultTimeout = b.requestTimeout;
     this.callbackExecutor = b.callbackExecutor;
     this.maxFrameSize = b.maxFrameSize;
+    this.maxPendingCalls = b.maxPendingCalls;
   }
 
   /** A builder for a channel to {@code address}. */
@@ -91,6 +96,7 @@ public final class NettyThriftChannel implements ThriftChannel {
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration requestTimeout = Duration.ofSeconds(30);
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+    private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
     private Executor callbackExecutor = ForkJoinPool.commonPool();
 
     Builder(InetSocketAddress address) {
@@ -128,6 +134,16 @@ public final class NettyThriftChannel implements ThriftChannel {
     }
 
     /**
+     * The most calls that may wait for their responses at once, in calls. One more fails at once
+     * with a {@link TooManyPendingCallsException} (nothing is sent; the channel stays usable).
+     * Oneway messages do not count. Default: {@value ThriftChannel#DEFAULT_MAX_PENDING_CALLS}.
+     */
+    public Builder maxPendingCalls(int maxPendingCalls) {
+      this.maxPendingCalls = maxPendingCalls;
+      return this;
+    }
+
+    /**
      * Completes the futures, so that callbacks never run on (and never block) the event loop.
      * Default: {@link ForkJoinPool#commonPool()}.
      */
@@ -148,6 +164,7 @@ public final class NettyThriftChannel implements ThriftChannel {
       Checks.positive("requestTimeout", requestTimeout);
       Checks.notNull("callbackExecutor", callbackExecutor);
       Framing.checkMaxFrameSize(maxFrameSize);
+      Checks.positive("maxPendingCalls", maxPendingCalls);
       NettyClientResources r = resources != null ? resources : NettyClientResources.shared();
       NettyThriftChannel ch = new NettyThriftChannel(this);
       ch.channel = r.connect(address, connectTimeout, maxFrameSize, ch.connection);
@@ -181,8 +198,15 @@ public final class NettyThriftChannel implements ThriftChannel {
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
+    int waiting;
+    do {
+      waiting = pending.get();
+      if (waiting >= maxPendingCalls) {
+        return CompletableFuture.failedFuture(
+            new TooManyPendingCallsException(waiting, maxPendingCalls, address));
+      }
+    } while (!pending.compareAndSet(waiting, waiting + 1));
     Call call = new Call(timeout.toNanos());
-    pending.incrementAndGet();
     ByteBuf payload = Unpooled.wrappedBuffer(request.duplicate());
     EventLoop loop = channel.eventLoop();
     try {

@@ -360,4 +360,67 @@ class NettyThriftChannelTest {
                 .getSymbol())
         .isEqualTo("ok");
   }
+
+  @Test
+  void aCallBeyondMaxPendingCallsFailsAtOnceAndTheChannelStaysUsable() throws Exception {
+    CountDownLatch bothArrived = new CountDownLatch(2);
+    AsyncBenchHandler silent =
+        new AsyncBenchHandler() {
+          @Override
+          public void sleep(int millis, AsyncMethodCallback<Void> cb) {
+            held.add(cb); // answered by the test
+            bothArrived.countDown();
+          }
+        };
+    ThriftServer server = server(silent);
+    NettyThriftChannel channel =
+        NettyThriftChannel.builder(server.localAddress())
+            .resources(NettyClientKinds.RESOURCES)
+            .callbackExecutor(callbacks)
+            .maxPendingCalls(2)
+            .connect();
+    closeables.add(channel);
+    CompletableFuture<ByteBuffer> first =
+        channel.exchange(encode("sleep", 1, new BenchService.sleep_args(1)));
+    CompletableFuture<ByteBuffer> second =
+        channel.exchange(encode("sleep", 2, new BenchService.sleep_args(1)));
+    CompletableFuture<ByteBuffer> third =
+        channel.exchange(encode("sleep", 3, new BenchService.sleep_args(1)));
+
+    assertThat(third).isCompletedExceptionally(); // refused before anything was queued
+    assertThatThrownBy(third::join)
+        .cause()
+        .isInstanceOfSatisfying(
+            io.thriftnio.core.TooManyPendingCallsException.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .startsWith("pending calls: 2 (limit: 2) to " + server.localAddress());
+              assertThat(e.pendingCalls()).isEqualTo(2);
+              assertThat(e.maxPendingCalls()).isEqualTo(2);
+            });
+    assertThat(channel.isOpen()).isTrue();
+    assertThat(channel.pendingCalls()).isEqualTo(2);
+    assertThat(bothArrived.await(10, TimeUnit.SECONDS)).as("two calls reached the server").isTrue();
+
+    for (AsyncMethodCallback<Void> cb : held) {
+      cb.onComplete(null);
+    }
+    held.clear();
+    first.get(10, TimeUnit.SECONDS);
+    second.get(10, TimeUnit.SECONDS);
+    assertThat(
+            caller(channel)
+                .call(c -> c.send_get_last_sale("after"), BenchService.Client::recv_get_last_sale)
+                .get(10, TimeUnit.SECONDS)
+                .getSymbol())
+        .isEqualTo("after");
+  }
+
+  @Test
+  void maxPendingCallsIsValidatedAtConnect() {
+    InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
+    assertThatThrownBy(() -> NettyThriftChannel.builder(nowhere).maxPendingCalls(0).connect())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxPendingCalls: 0 (expected: > 0)");
+  }
 }
