@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -46,6 +47,15 @@ import org.apache.thrift.transport.TTransportException;
  * size, as {@code TFramedTransport} does. Every failure is a {@link TTransportException} naming the
  * peer.
  *
+ * <p>The peer may only answer: a frame that arrives when every flushed request has had its
+ * response (an unsolicited frame), or while an earlier response is still unread (a server that
+ * keeps sending), is a protocol violation. The transport then closes the connection, drops the
+ * frames it holds, and the waiting or next read fails with {@link
+ * TTransportException#CORRUPTED_DATA}: at most one response frame, of at most {@code
+ * maxFrameSize} bytes, is ever held. (A oneway request is flushed like any other, so after one the
+ * transport accepts one frame it did not ask for; the generated client then rejects its sequence
+ * id.)
+ *
  * <p>Not thread-safe, like every {@code TTransport}: one call at a time.
  */
 public final class TNettyTransport extends TEndpointTransport {
@@ -58,6 +68,10 @@ public final class TNettyTransport extends TEndpointTransport {
   private final long readTimeoutNanos;
   private final int maxFrameSize;
   private final BlockingQueue<Object> inbound = new LinkedBlockingQueue<>();
+  /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
+  private final AtomicInteger owed = new AtomicInteger();
+  /** Response frames received and not yet taken by a read. */
+  private final AtomicInteger unread = new AtomicInteger();
 
   private volatile Channel channel;
   private volatile Throwable writeFailure;
@@ -216,6 +230,7 @@ public final class TNettyTransport extends TEndpointTransport {
     }
     ByteBuf payload = ch.alloc().buffer(writeSize).writeBytes(writeBuffer, 0, writeSize);
     writeSize = 0;
+    owed.updateAndGet(n -> n == Integer.MAX_VALUE ? n : n + 1); // before the response can arrive
     ch.writeAndFlush(payload)
         .addListener(
             (ChannelFutureListener)
@@ -314,6 +329,7 @@ public final class TNettyTransport extends TEndpointTransport {
               + " ms; transport closed");
     }
     if (event instanceof byte[]) {
+      unread.decrementAndGet();
       frame = (byte[]) event;
       framePos = 0;
       frameEnd = frame.length;
@@ -327,6 +343,10 @@ public final class TNettyTransport extends TEndpointTransport {
     if (failed != null) {
       throw new TTransportException(
           TTransportException.UNKNOWN, "write to " + address + " failed: " + failed, failed);
+    }
+    if (event instanceof ProtocolViolation) {
+      throw new TTransportException(
+          TTransportException.CORRUPTED_DATA, ((ProtocolViolation) event).getMessage());
     }
     if (event instanceof Throwable) {
       Throwable cause = (Throwable) event;
@@ -342,12 +362,50 @@ public final class TNettyTransport extends TEndpointTransport {
         "connection to " + address + " closed by the peer while waiting for a response");
   }
 
+  /** Why the connection was closed under a reader: the peer sent what was not asked for. */
+  private static final class ProtocolViolation extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    ProtocolViolation(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   /** Hands response frames, as byte arrays, to the reading thread. */
   private final class Receiver extends ChannelInboundHandlerAdapter {
+    private boolean violated;
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf buf = (ByteBuf) msg;
       try {
+        if (violated) {
+          return; // closing: the frames after a violation answer nobody
+        }
+        String violation = null;
+        if (owed.getAndUpdate(n -> n > 0 ? n - 1 : 0) == 0) {
+          violation = "with no call waiting for it";
+        } else if (unread.get() > 0) {
+          violation = "while the previous response was still unread";
+        }
+        if (violation != null) {
+          violated = true;
+          // Frames already queued may be the peer's noise too: no read may take any of them.
+          inbound.clear();
+          unread.set(0);
+          inbound.offer(
+              new ProtocolViolation(
+                  "protocol violation: a frame of "
+                      + buf.readableBytes()
+                      + " bytes arrived from "
+                      + address
+                      + " "
+                      + violation
+                      + "; connection closed"));
+          ctx.close();
+          return;
+        }
+        unread.incrementAndGet();
         inbound.offer(ByteBufUtil.getBytes(buf));
       } finally {
         buf.release();
