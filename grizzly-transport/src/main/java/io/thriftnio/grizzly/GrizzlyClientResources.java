@@ -2,6 +2,8 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.grizzly.internal.Transports;
@@ -69,6 +71,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
   private final ExecutorService workerPool;
   private final ScheduledThreadPoolExecutor timer;
   private final int maxFrameSize;
+  private final int maxPendingCalls;
   private final Duration connectTimeout;
   private final Duration readTimeout;
   private final Duration requestTimeout;
@@ -78,6 +81,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
 
   private GrizzlyClientResources(Builder b) throws IOException {
     this.maxFrameSize = b.maxFrameSize;
+    this.maxPendingCalls = b.maxPendingCalls;
     this.connectTimeout = b.connectTimeout;
     this.readTimeout = b.readTimeout;
     this.requestTimeout = b.requestTimeout;
@@ -184,6 +188,11 @@ public final class GrizzlyClientResources implements AutoCloseable {
     return maxFrameSize;
   }
 
+  /** The most calls that may wait for responses on one channel. */
+  public int maxPendingCalls() {
+    return maxPendingCalls;
+  }
+
   /** The IO strategy of the client transport. */
   public IoStrategy ioStrategy() {
     return ioStrategy;
@@ -284,6 +293,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
     private int ioThreads = 1;
     private int workerThreads = DEFAULT_WORKER_THREADS;
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+    private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration readTimeout = DEFAULT_READ_TIMEOUT;
     private Duration requestTimeout = DEFAULT_READ_TIMEOUT;
@@ -336,6 +346,20 @@ public final class GrizzlyClientResources implements AutoCloseable {
      */
     public Builder maxFrameSize(int maxFrameSize) {
       this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+      return this;
+    }
+
+    /**
+     * The most calls that may wait for their responses at once on one channel, in calls. One more
+     * fails at once with a {@link TooManyPendingCallsException} (nothing is sent; the channel stays
+     * usable). Oneway messages do not count. Default: {@value
+     * ThriftChannel#DEFAULT_MAX_PENDING_CALLS}.
+     *
+     * @param maxPendingCalls the limit
+     * @return this builder
+     */
+    public Builder maxPendingCalls(int maxPendingCalls) {
+      this.maxPendingCalls = Checks.positive("maxPendingCalls", maxPendingCalls);
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.grizzly.internal.CloseListeners;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
 import java.net.SocketAddress;
@@ -45,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * frame that arrives afterwards is dropped, and a call made from a failure callback fails at once.
  * When the connection closes, for any reason, every pending call fails with a {@code
  * TTransportException} naming the peer and the number of calls pending. A response with no call
- * waiting for it closes the channel. Failures always complete the returned future; {@code
+ * waiting for it closes the channel. At most {@link GrizzlyClientResources#maxPendingCalls()}
+ * calls wait for responses: one more fails at once with a {@link TooManyPendingCallsException},
+ * and the channel stays usable. Failures always complete the returned future; {@code
  * exchange} and {@code send} never throw.
  *
  * <p>Futures complete on the executor chosen at {@linkplain GrizzlyClientResources#openChannel
@@ -62,6 +65,7 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
   private final Duration defaultTimeout;
   private final Executor executor;
   private final int maxFrameSize;
+  private final int maxPendingCalls;
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private boolean closed;
   private String closeReason;
@@ -77,6 +81,7 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
     this.defaultTimeout = defaultTimeout;
     this.executor = executor;
     this.maxFrameSize = resources.maxFrameSize();
+    this.maxPendingCalls = resources.maxPendingCalls();
     ThriftClientFilter.register(connection, this);
     CloseListeners.onClose(connection, () -> onClosed(null));
   }
@@ -102,6 +107,10 @@ public final class GrizzlyThriftChannel implements ThriftChannel, ThriftClientFi
     synchronized (this) {
       if (closed) {
         return CompletableFuture.failedFuture(closedException(0));
+      }
+      if (pending.size() >= maxPendingCalls) {
+        return CompletableFuture.failedFuture(
+            new TooManyPendingCallsException(pending.size(), maxPendingCalls, peer));
       }
       // Armed before the call is queued, under the lock: a response can only find the call with
       // its timer already set, so completion always cancels it (no task outlives a fast reply).
