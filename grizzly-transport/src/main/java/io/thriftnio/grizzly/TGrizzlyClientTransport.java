@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -40,7 +41,15 @@ import org.glassfish.grizzly.memory.Buffers;
  *   <li>no response within the read timeout: {@code TTransportException(TIMED_OUT)};
  *   <li>{@code flush()} on an interrupted thread, or interrupted while waiting for the write:
  *       throws (the interrupt flag stays set) and never reports success;
- *   <li>the peer closes: {@code TTransportException(END_OF_FILE)} naming the peer.
+ *   <li>the peer closes: {@code TTransportException(END_OF_FILE)} naming the peer;
+ *   <li>a response frame above {@code maxFrameSize}: {@code TTransportException(CORRUPTED_DATA)}
+ *       with the length and the limit, before anything of it is buffered;
+ *   <li>the peer sends a frame it was not asked for: with every flushed request answered (an
+ *       unsolicited frame), or while the previous response is still unread (a server that keeps
+ *       sending): {@code TTransportException(CORRUPTED_DATA)}, and the frames held are dropped. At
+ *       most one response frame, of at most {@code maxFrameSize} bytes, is ever held. (A oneway
+ *       request is flushed like any other, so after one the transport accepts one frame it did
+ *       not ask for; the generated client then rejects its sequence id.)
  * </ul>
  *
  * <p>Once closed, by the caller or by a failure, every read fails with {@code NOT_OPEN}: a response
@@ -59,6 +68,11 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
   private final Duration connectTimeout;
   private final Duration readTimeout;
   private final LinkedBlockingQueue<Object> frames = new LinkedBlockingQueue<>();
+  /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
+  private final AtomicInteger owed = new AtomicInteger();
+  /** Response frames received and not yet taken by a read. */
+  private final AtomicInteger unread = new AtomicInteger();
+  private volatile boolean violated;
 
   private volatile Connection<?> connection;
   private volatile Throwable closeCause;
@@ -106,9 +120,9 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
           TTransportException.ALREADY_OPEN, "transport to " + address + " is already open");
     }
     Connection<?> c = resources.connect(address, connectTimeout);
+    connection = c; // before frames can arrive: a violation closes it
     ThriftClientFilter.register(c, this);
     CloseListeners.onClose(c, () -> onClosed(null));
-    connection = c;
   }
 
   /** Closes the connection. Idempotent. */
@@ -167,6 +181,12 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
       frames.offer(CLOSED); // every later read fails too
       throw closedException();
     }
+    if (next instanceof TTransportException) {
+      frames.offer(next); // every later read fails too
+      TTransportException violation = (TTransportException) next;
+      throw new TTransportException(violation.getType(), violation.getMessage());
+    }
+    unread.decrementAndGet();
     in = (ByteBuffer) next;
     resetConsumedMessageSize(-1);
     updateKnownMessageSize(in.remaining());
@@ -177,7 +197,12 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
     String message =
         (closed ? "transport to " + address + " closed" : "connection closed by " + address)
             + (cause != null ? ": " + cause : "");
-    return new TTransportException(TTransportException.END_OF_FILE, message, cause);
+    return new TTransportException(
+        cause instanceof FrameSizeException
+            ? TTransportException.CORRUPTED_DATA
+            : TTransportException.END_OF_FILE,
+        message,
+        cause);
   }
 
   private void ensureNotClosed() throws TTransportException {
@@ -235,6 +260,7 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
     }
     Framing.encodeLength(size - Framing.HEADER_SIZE, out, 0);
     byte[] frame = Arrays.copyOf(out, size);
+    owed.updateAndGet(n -> n == Integer.MAX_VALUE ? n : n + 1); // before the response can arrive
     CompletableFuture<Void> written = new CompletableFuture<>();
     GrizzlyWrites.write(
         connection,
@@ -276,9 +302,35 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
 
   @Override
   public void onFrame(ByteBuffer payload) {
-    if (!closed) {
-      frames.offer(payload);
+    if (closed || violated) {
+      return;
     }
+    String violation = null;
+    if (owed.getAndUpdate(n -> n > 0 ? n - 1 : 0) == 0) {
+      violation = "with no call waiting for it";
+    } else if (unread.get() > 0) {
+      violation = "while the previous response was still unread";
+    }
+    if (violation == null) {
+      unread.incrementAndGet();
+      frames.offer(payload);
+      return;
+    }
+    violated = true;
+    // Frames already queued may be the peer's noise too: no read may take any of them.
+    frames.clear();
+    unread.set(0);
+    frames.offer(
+        new TTransportException(
+            TTransportException.CORRUPTED_DATA,
+            "protocol violation: a frame of "
+                + payload.remaining()
+                + " bytes arrived from "
+                + address
+                + " "
+                + violation
+                + "; connection closed"));
+    connection.closeSilently();
   }
 
   @Override

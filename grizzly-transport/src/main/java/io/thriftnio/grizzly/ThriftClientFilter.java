@@ -87,6 +87,14 @@ public final class ThriftClientFilter extends BaseFilter {
         Objects.requireNonNull(connection, "connection"), Objects.requireNonNull(sink, "sink"));
   }
 
+  /** Tells the client of {@code connection}, if any, that it fails with {@code cause}. */
+  static void failed(Connection<?> connection, Throwable cause) {
+    FrameSink sink = SINK.get(connection);
+    if (sink != null) {
+      sink.onClosed(cause);
+    }
+  }
+
   @Override
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();

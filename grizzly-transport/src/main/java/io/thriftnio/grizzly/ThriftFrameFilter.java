@@ -183,6 +183,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (server != null) {
       server.rejectFrame(connection, header, e);
     } else {
+      ThriftClientFilter.failed(connection, e); // a client's caller learns why, not just "closed"
       connection.closeSilently();
     }
   }
