@@ -148,9 +148,135 @@ class GrizzlyClientsTest {
       assertThatThrownBy(() -> client.db_work(100))
           .isInstanceOfSatisfying(
               TTransportException.class,
-              e -> assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE));
+              e -> {
+                assertThat(e.getType()).isEqualTo(TTransportException.CORRUPTED_DATA);
+                assertThat(e.getMessage()).contains("exceeds maxFrameSize 1024");
+              });
       assertThat(transport.isOpen()).isFalse();
     }
+  }
+
+  /**
+   * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes
+   * (one answer and noise after it), and holds the connection open.
+   */
+  private InetSocketAddress floodingPeer(int frames) throws Exception {
+    ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    closeables.add(ss);
+    Thread t =
+        new Thread(
+            () -> {
+              try (Socket s = ss.accept()) {
+                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                in.readFully(new byte[in.readInt()]);
+                java.io.DataOutputStream out =
+                    new java.io.DataOutputStream(
+                        new java.io.BufferedOutputStream(s.getOutputStream()));
+                for (int i = 0; i < frames; i++) {
+                  out.writeInt(8);
+                  out.writeLong(i);
+                }
+                out.flush();
+                while (in.read() >= 0) {
+                  // hold the connection until the client closes it
+                }
+              } catch (Exception closed) {
+                // the client or the test closed the connection: done
+              }
+            },
+            "flooding-peer");
+    t.setDaemon(true);
+    t.start();
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+  }
+
+  @Test
+  void syncTransportClosesOnFramesTheServerWasNotAskedFor() throws Exception {
+    InetSocketAddress peer = floodingPeer(1000);
+    TGrizzlyClientTransport transport = resources.newTransport(peer);
+    transport.open();
+    closeables.add(transport::close);
+    transport.write(new byte[] {1, 2, 3, 4, 5}, 0, 5);
+    transport.flush();
+    byte[] answer = new byte[8];
+    // The first frame answers the request; the second, unasked for, is a violation whether it
+    // arrives before or after the first is read. Nothing beyond it is ever queued.
+    assertThatThrownBy(
+            () -> {
+              transport.read(answer, 0, 8);
+              transport.read(answer, 0, 8);
+            })
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.CORRUPTED_DATA);
+              assertThat(e.getMessage())
+                  .startsWith("protocol violation: a frame of 8 bytes arrived from " + peer)
+                  .endsWith("; connection closed");
+            });
+    assertThatThrownBy(() -> transport.read(answer, 0, 8)).isInstanceOf(TTransportException.class);
+  }
+
+  @Test
+  void channelClosesOnFramesTheServerWasNotAskedFor() throws Exception {
+    InetSocketAddress peer = floodingPeer(1000);
+    GrizzlyThriftChannel channel = resources.openChannel(peer);
+    closeables.add(channel);
+    CompletableFuture<ByteBuffer> answer = channel.exchange(ByteBuffer.wrap(new byte[] {1, 2}));
+    assertThat(answer.get(10, TimeUnit.SECONDS).remaining()).isEqualTo(8);
+    // The frames after the answer match no call: the channel closes instead of queueing them.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (channel.isOpen() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(channel.isOpen()).isFalse();
+    assertThatThrownBy(
+            () -> channel.exchange(ByteBuffer.wrap(new byte[] {3})).get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(TTransportException.class)
+        .hasMessageContaining("a response arrived with no call pending");
+  }
+
+  @Test
+  void aChannelCallBeyondMaxPendingCallsFailsAtOnceAndTheChannelStaysUsable() throws Exception {
+    try (GrizzlyClientResources limited =
+        GrizzlyClientResources.builder().maxPendingCalls(2).build()) {
+      assertThat(limited.maxPendingCalls()).isEqualTo(2);
+      GrizzlyThriftChannel channel = limited.openChannel(server.localAddress());
+      closeables.add(channel);
+      AsyncClients.AsyncCaller<BenchService.Client> caller =
+          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+      CompletableFuture<Object> first =
+          caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+      CompletableFuture<Object> second =
+          caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+      CompletableFuture<ByteBuffer> third = channel.exchange(ByteBuffer.wrap(encodeEcho(3)));
+      assertThat(third).isCompletedExceptionally(); // refused before anything was queued
+      assertThatThrownBy(third::join)
+          .cause()
+          .isInstanceOfSatisfying(
+              io.thriftnio.core.TooManyPendingCallsException.class,
+              e -> {
+                assertThat(e.getMessage())
+                    .startsWith("pending calls: 2 (limit: 2) to " + channel.remoteAddress());
+                assertThat(e.pendingCalls()).isEqualTo(2);
+                assertThat(e.maxPendingCalls()).isEqualTo(2);
+              });
+      assertThat(channel.isOpen()).isTrue();
+      assertThat(channel.pendingCalls()).isEqualTo(2);
+      release.countDown();
+      first.get(10, TimeUnit.SECONDS);
+      second.get(10, TimeUnit.SECONDS);
+      assertThat(channel.exchange(ByteBuffer.wrap(encodeEcho(4))).get(10, TimeUnit.SECONDS))
+          .isNotNull();
+    }
+  }
+
+  @Test
+  void maxPendingCallsMustBePositive() {
+    assertThatThrownBy(() -> GrizzlyClientResources.builder().maxPendingCalls(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxPendingCalls: 0 (expected: > 0)");
   }
 
   @Test
