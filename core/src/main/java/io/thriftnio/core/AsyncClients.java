@@ -131,6 +131,26 @@ public final class AsyncClients {
     return ifaceProxy(asyncIface, caller);
   }
 
+  /**
+   * A proxy implementing a generated {@code AsyncIface} over {@code caller}, as {@link
+   * #asyncIface(Class, ThriftChannel, BiFunction, TProtocolFactory, Executor)} does. Its calls take
+   * their sequence ids from the caller, so they never repeat an id of the caller's own calls or of
+   * another proxy made from it.
+   *
+   * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
+   * @param caller encodes, sends and decodes; its executor runs the callbacks
+   * @param <A> the async interface type
+   * @param <C> the generated client type
+   * @return the proxy
+   * @throws IllegalArgumentException if {@code asyncIface} is not an interface, or a method has no
+   *     matching {@code send_x} on the client
+   */
+  public static <A, C extends TServiceClient> A asyncIface(
+      Class<A> asyncIface, AsyncCaller<C> caller) {
+    return ifaceProxy(
+        Objects.requireNonNull(asyncIface, "asyncIface"), Objects.requireNonNull(caller, "caller"));
+  }
+
   static <A, C extends TServiceClient> A ifaceProxy(Class<A> asyncIface, AsyncCaller<C> caller) {
     if (!asyncIface.isInterface()) {
       throw new IllegalArgumentException("asyncIface: " + asyncIface + " (expected: an interface)");

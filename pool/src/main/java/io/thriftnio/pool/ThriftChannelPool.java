@@ -43,7 +43,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * for a request above its frame limit, {@code IllegalArgumentException}) fail only their own call
  * and leave it open. Encoding and decoding go through the generated {@code Client}'s {@code send_x}
  * / {@code recv_x} (core's {@link AsyncClients}), which also numbers requests and rejects a reply
- * to another call; futures complete on the executor.
+ * to another call: {@link #call}, {@link #callOneway} and every {@link #asyncIface} proxy of a pool
+ * draw from one sequence, so no two calls on a connection carry the same sequence id (until it
+ * wraps, after 2<sup>32</sup> calls); futures complete on the executor.
  *
  * <p><b>Blocking.</b> {@link #call}, {@link #callOneway} and the methods of an {@link #asyncIface}
  * proxy borrow a connection on the calling thread before they return their future: when every
@@ -158,7 +160,9 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    * @return the proxy; thread-safe
    */
   public <I> I asyncIface(Class<I> asyncIface) {
-    return AsyncClients.asyncIface(asyncIface, pool, clientFactory, protocolFactory, executor);
+    // The pool's one caller: its sequence ids never repeat across call() and the proxies on a
+    // shared connection, so a reply routed to the wrong call cannot pass the seqid check.
+    return AsyncClients.asyncIface(asyncIface, caller);
   }
 
   /** The endpoints, in the order given. */

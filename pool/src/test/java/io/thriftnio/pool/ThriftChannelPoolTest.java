@@ -335,4 +335,99 @@ class ThriftChannelPoolTest {
       assertThat(pool.stats().total()).isZero();
     }
   }
+
+  /** Passes everything to a channel and records the sequence id of every request. */
+  private static final class SeqidRecorder implements io.thriftnio.core.ThriftChannel {
+    final io.thriftnio.core.ThriftChannel channel;
+    final Queue<Integer> seqids = new ConcurrentLinkedQueue<>();
+
+    SeqidRecorder(io.thriftnio.core.ThriftChannel channel) {
+      this.channel = channel;
+    }
+
+    private ByteBuffer record(ByteBuffer request) {
+      try {
+        byte[] bytes = new byte[request.remaining()];
+        request.duplicate().get(bytes);
+        seqids.add(
+            new TBinaryProtocol(new org.apache.thrift.transport.TMemoryInputTransport(bytes))
+                .readMessageBegin()
+                .seqid);
+      } catch (org.apache.thrift.TException e) {
+        throw new AssertionError(e);
+      }
+      return request;
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+      return channel.exchange(record(request));
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+      return channel.exchange(record(request), timeout);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(ByteBuffer request) {
+      return channel.send(record(request));
+    }
+
+    @Override
+    public int pendingCalls() {
+      return channel.pendingCalls();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return channel.isOpen();
+    }
+
+    @Override
+    public java.net.SocketAddress remoteAddress() {
+      return channel.remoteAddress();
+    }
+
+    @Override
+    public void close() {
+      channel.close();
+    }
+  }
+
+  @Test
+  void callAndEveryProxyShareOneSequenceOnAConnection() throws Exception {
+    Queue<SeqidRecorder> recorders = new ConcurrentLinkedQueue<>();
+    try (StockServer server =
+            StockServer.start(
+                StockServer.Kind.THREADED_SELECTOR,
+                new BenchService.Processor<>(new BenchHandler()));
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    e -> {
+                      SeqidRecorder r = new SeqidRecorder(SocketThriftChannel.connect(e));
+                      recorders.add(r);
+                      return r;
+                    })
+                .endpoint(server.address())
+                .config(PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+                .build()) {
+      BenchService.AsyncIface first = pool.asyncIface(BenchService.AsyncIface.class);
+      BenchService.AsyncIface second = pool.asyncIface(BenchService.AsyncIface.class);
+      for (int i = 0; i < 3; i++) {
+        pool.call(c -> c.send_get_last_sale("c"), BenchService.Client::recv_get_last_sale)
+            .get(10, TimeUnit.SECONDS);
+        ThriftAsyncClientPoolTest.Callback<TradeReport> a = new ThriftAsyncClientPoolTest.Callback<>();
+        first.get_last_sale("a", a);
+        a.get(10, TimeUnit.SECONDS);
+        ThriftAsyncClientPoolTest.Callback<TradeReport> b = new ThriftAsyncClientPoolTest.Callback<>();
+        second.get_last_sale("b", b);
+        b.get(10, TimeUnit.SECONDS);
+        pool.callOneway(c -> c.send_fire(ByteBuffer.wrap(new byte[] {1}))).get(10, TimeUnit.SECONDS);
+      }
+      assertThat(recorders).hasSize(1);
+      assertThat(recorders.peek().seqids).hasSize(12).doesNotHaveDuplicates();
+    }
+  }
 }
