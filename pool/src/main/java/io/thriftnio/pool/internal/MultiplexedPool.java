@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.pool.PoolClosedException;
@@ -220,7 +221,8 @@ public final class MultiplexedPool implements ThriftChannel {
   /**
    * {@code failure} if it condemns the connection, or {@code null} if the channel refused the
    * request before writing a byte and stays usable for the calls it carries: a {@link
-   * FrameSizeException} or an {@link IllegalArgumentException}, per the {@link ThriftChannel}
+   * FrameSizeException}, a {@link TooManyPendingCallsException} (a channel whose own limit is
+   * below {@code maxInFlight}) or an {@link IllegalArgumentException}, per the {@link ThriftChannel}
    * contract of the Netty and Grizzly channels. Without this, one oversized request would close a
    * connection and fail up to {@code maxInFlight - 1} unrelated calls.
    */
@@ -229,7 +231,9 @@ public final class MultiplexedPool implements ThriftChannel {
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
     }
-    if (cause instanceof FrameSizeException || cause instanceof IllegalArgumentException) {
+    if (cause instanceof FrameSizeException
+        || cause instanceof TooManyPendingCallsException
+        || cause instanceof IllegalArgumentException) {
       return null;
     }
     return failure;
