@@ -261,6 +261,58 @@ class ThriftChannelPoolTest {
     }
   }
 
+  @Test
+  void aCallRefusedByTheChannelsPendingLimitFailsAloneAndKeepsTheConnection() throws Exception {
+    CountDownLatch replies = new CountDownLatch(1);
+    try (StubPeer peer = StubPeer.start();
+        MultiplexedPool pool =
+            new MultiplexedPool(
+                "test",
+                List.of(peer.address()),
+                ONE_CONNECTION,
+                PoolMetrics.NONE,
+                e -> {
+                  SocketThriftChannel c = SocketThriftChannel.connect(e);
+                  channels.add(c);
+                  // A channel whose maxPendingCalls (1) is below the pool's maxInFlight (8).
+                  return new SeqidRecorder(c) {
+                    @Override
+                    public CompletableFuture<ByteBuffer> exchange(
+                        ByteBuffer request, Duration timeout) {
+                      int pending = channel.pendingCalls();
+                      return pending >= 1
+                          ? CompletableFuture.failedFuture(
+                              new io.thriftnio.core.TooManyPendingCallsException(
+                                  pending, 1, channel.remoteAddress()))
+                          : super.exchange(request, timeout);
+                    }
+
+                    @Override
+                    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+                      return exchange(request, Duration.ofSeconds(10));
+                    }
+                  };
+                },
+                new TBinaryProtocol.Factory(),
+                null,
+                8)) {
+      peer.replyGate = replies;
+      CompletableFuture<ByteBuffer> first = pool.exchange(firedRequest());
+      CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest());
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(io.thriftnio.core.TooManyPendingCallsException.class)
+          .hasMessageContaining("pending calls: 1 (limit: 1)");
+
+      assertThat(first).isNotDone();
+      assertThat(channels.peek().isOpen()).isTrue();
+      replies.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isPositive();
+      assertThat(pool.stats().invalidated()).isZero();
+      assertThat(pool.stats().total()).isEqualTo(1);
+    }
+  }
+
   /** A {@code fired()} request, encoded as the generated client does. */
   private static ByteBuffer firedRequest() throws Exception {
     FrameOutputTransport out = new FrameOutputTransport(new TConfiguration());
@@ -337,7 +389,7 @@ class ThriftChannelPoolTest {
   }
 
   /** Passes everything to a channel and records the sequence id of every request. */
-  private static final class SeqidRecorder implements io.thriftnio.core.ThriftChannel {
+  private static class SeqidRecorder implements io.thriftnio.core.ThriftChannel {
     final io.thriftnio.core.ThriftChannel channel;
     final Queue<Integer> seqids = new ConcurrentLinkedQueue<>();
 
