@@ -238,6 +238,25 @@ class GrizzlyClientsTest {
   }
 
   @Test
+  void aChannelResponseAboveMaxFrameSizeFailsTheCallNamingTheLimit() throws Exception {
+    try (GrizzlyClientResources small = GrizzlyClientResources.builder().maxFrameSize(1000).build()) {
+      GrizzlyThriftChannel channel = small.openChannel(server.localAddress());
+      closeables.add(channel);
+      AsyncClients.AsyncCaller<BenchService.Client> caller =
+          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+      // db_work(100) answers far more than 1000 bytes for a request far below.
+      CompletableFuture<Object> big =
+          caller.call(c -> c.send_db_work(100), BenchService.Client::recv_db_work);
+      assertThatThrownBy(() -> big.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(TTransportException.class)
+          .hasMessageContaining("exceeds maxFrameSize 1000")
+          .hasMessageContaining("1 calls pending");
+      assertThat(channel.isOpen()).isFalse();
+    }
+  }
+
+  @Test
   void aChannelCallBeyondMaxPendingCallsFailsAtOnceAndTheChannelStaysUsable() throws Exception {
     try (GrizzlyClientResources limited =
         GrizzlyClientResources.builder().maxPendingCalls(2).build()) {
