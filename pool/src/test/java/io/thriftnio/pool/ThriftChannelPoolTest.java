@@ -347,14 +347,20 @@ class ThriftChannelPoolTest {
         assertThat(f.get(10, TimeUnit.SECONDS)).isZero();
       }
       assertThat(pool.stats().connectFailures()).isGreaterThanOrEqualTo(1);
-      assertThat(pool.stats().created()).isEqualTo(1);
-      // The evictor takes it off the books, then closes it: wait for both.
+      // Every connection went to the live endpoint. (Usually one: a machine slow enough to leave
+      // 100 ms between two calls lets the evictor close it, and the next call opens another.)
+      assertThat(channels)
+          .isNotEmpty()
+          .allSatisfy(c -> assertThat(c.remoteAddress()).isEqualTo(live.address()));
+      // The evictor takes them off the books, then closes them: wait for both.
       assertThat(
               Fds.await(
-                  () -> pool.stats().total() == 0 && pool.stats().destroyed() == 1,
+                  () ->
+                      pool.stats().total() == 0
+                          && pool.stats().destroyed() == pool.stats().created(),
                   Duration.ofSeconds(10)))
           .isTrue();
-      assertThat(channels.peek().isOpen()).isFalse();
+      assertThat(channels).noneMatch(SocketThriftChannel::isOpen);
     }
   }
 
