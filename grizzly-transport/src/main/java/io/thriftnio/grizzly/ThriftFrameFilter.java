@@ -223,10 +223,10 @@ public final class ThriftFrameFilter extends BaseFilter {
   }
 
   /**
-   * Commits the idle sweep's decision: succeeds only if nothing has been read on {@code connection}
-   * since {@link #lastRead} returned {@code seen}; from then on its reads are dropped. The check and
-   * the commit are one step, so a request that arrives while the sweep decides keeps its
-   * connection.
+   * Commits the idle sweep's decision: succeeds only if nothing has been read on {@code
+   * connection} since {@link #lastRead} returned {@code seen}; from then on its reads are dropped.
+   * The check and the commit are one step, so a request that arrives while the sweep decides keeps
+   * its connection.
    */
   static boolean claimIdle(Connection<?> connection, long seen) {
     return STATE.get(connection).claimIdle(seen);
