@@ -181,7 +181,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * Closes a connection that started a frame and did not finish it within this time (a slow or
-   * stalled sender). Default: 30 seconds.
+   * stalled sender), and one whose responses have waited above {@link #maxPendingWriteBytes(int)}
+   * for this long in a row (a stalled reader: a peer that sends requests and never reads the
+   * responses, which the server stops reading from). Both are counted in {@link
+   * ServerStats#timedOutConnections()}. Default: 30 seconds.
    */
   public B frameTimeout(Duration frameTimeout) {
     this.frameTimeout = frameTimeout;
@@ -199,7 +202,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * Response bytes that may wait to be written on one connection; above it the server stops
-   * reading from that connection until writes drain. Default: 32 MiB.
+   * reading from that connection until writes drain, and closes it if they do not drain within
+   * {@link #frameTimeout(Duration)}. Default: 32 MiB.
    */
   public B maxPendingWriteBytes(int maxPendingWriteBytes) {
     this.maxPendingWriteBytes = maxPendingWriteBytes;
