@@ -308,7 +308,10 @@ public final class NettyThriftServer implements ThriftServer {
     ch.pipeline()
         .addLast(
             "thriftFrameDecoder",
-            new ThriftFrameDecoder(config.maxFrameSize(), config.inputProtocolFactory()))
+            new ThriftFrameDecoder(
+                config.maxFrameSize(),
+                config.inputProtocolFactory(),
+                counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", new ThriftServerHandler(settings));
     if (closing) {

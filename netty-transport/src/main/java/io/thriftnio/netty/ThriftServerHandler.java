@@ -97,6 +97,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private final Settings settings;
 
   private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+  /** A response that could not be written: the connection broke (a reset) after the call began. */
+  private final ChannelFutureListener countDropped;
   private final ConnectionTimeouts timeouts;
   private ChannelHandlerContext ctx;
   private boolean inReadBatch;
@@ -136,6 +138,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   ThriftServerHandler(Settings settings) {
     this.settings = settings;
+    this.countDropped =
+        f -> {
+          if (!f.isSuccess()) {
+            settings.counters.droppedResponses.increment();
+          }
+        };
     this.timeouts = new ConnectionTimeouts(settings.idleTimeoutNanos, settings.frameTimeoutNanos);
   }
 
@@ -376,11 +384,14 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     while (!slots.isEmpty() && slots.peekFirst().done) {
       Slot slot = slots.pollFirst();
       if (!ctx.channel().isActive()) {
+        if (slot.response != null) {
+          settings.counters.droppedResponses.increment(); // the peer left during the call
+        }
         continue;
       }
       if (slot.response != null) {
         ByteBuf payload = Unpooled.wrappedBuffer(slot.response).skipBytes(Framing.HEADER_SIZE);
-        lastWrite = ctx.write(payload);
+        lastWrite = ctx.write(payload).addListener(countDropped);
         wrote = true;
       }
       if (slot.closeAfter) {
@@ -466,6 +477,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    timeouts.writabilityChanged(ctx.channel().isWritable());
     updateAutoRead(ctx);
     super.channelWritabilityChanged(ctx);
   }
