@@ -18,9 +18,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -87,6 +90,19 @@ public final class ThriftServerFilter extends BaseFilter {
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
   private volatile Runnable drainListener = () -> {};
+  /** Counts a response that could not be written: the connection broke after its call began. */
+  private final CompletionHandler<WriteResult<?, ?>> countDropped =
+      new EmptyCompletionHandler<WriteResult<?, ?>>() {
+        @Override
+        public void failed(Throwable cause) {
+          counters.droppedResponses.increment();
+        }
+
+        @Override
+        public void cancelled() {
+          counters.droppedResponses.increment();
+        }
+      };
 
   /**
    * A filter that runs {@code invoker} for every frame.
@@ -309,6 +325,8 @@ public final class ThriftServerFilter extends BaseFilter {
           finished++;
           if (!closed) {
             send(head);
+          } else if (head.response != null && !head.closeAfter) {
+            counters.droppedResponses.increment(); // the connection closed during the call
           }
         }
         if (closeWhenIdle && queue.isEmpty()) {
@@ -348,7 +366,7 @@ public final class ThriftServerFilter extends BaseFilter {
           && ErrorReplies.isFailedCall(call.response, outputProtocolFactory, maxFrameSize)) {
         counters.failedCalls.increment();
       }
-      connection.write(Buffers.wrap(connection.getMemoryManager(), call.response));
+      writeCounted(connection, Buffers.wrap(connection.getMemoryManager(), call.response));
     }
 
     private void sendLast(ByteBuffer reply) {
@@ -380,6 +398,12 @@ public final class ThriftServerFilter extends BaseFilter {
     synchronized void closed() {
       closed = true;
     }
+  }
+
+  /** Writes a response; one that cannot be written (the peer reset meanwhile) is counted. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void writeCounted(Connection<?> connection, Buffer response) {
+    ((Connection) connection).write(response, (CompletionHandler) countDropped);
   }
 
   /**
