@@ -230,7 +230,8 @@ public final class NettyThriftServer implements ThriftServer {
               worker,
               counters,
               config.idleTimeout().toNanos(),
-              config.frameTimeout().toNanos());
+              config.frameTimeout().toNanos(),
+              config.maxCallsInFlightPerConnection());
       int high = config.maxPendingWriteBytes();
       ServerBootstrap bootstrap =
           new ServerBootstrap()
