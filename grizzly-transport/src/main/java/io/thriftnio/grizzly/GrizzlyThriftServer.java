@@ -133,7 +133,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
             counters,
             config.inputProtocolFactory(),
             config.outputProtocolFactory(),
-            config.maxFrameSize());
+            config.maxFrameSize(),
+            config.maxCallsInFlightPerConnection());
     this.filterChain =
         FilterChainBuilder.stateless()
             .add(new TransportFilter())

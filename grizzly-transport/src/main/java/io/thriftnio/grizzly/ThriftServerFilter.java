@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.grizzly.internal.ErrorReplies;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
@@ -59,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * handler failure is answered by {@link ProcessorInvoker} with a {@code TApplicationException}.
  * When a connection's async write queue is above its limit ({@code
  * Connection.setMaxAsyncWriteQueueSize}), reading from it stops until the peer has taken enough of
- * the responses.
+ * the responses; so it does while {@code maxCallsInFlightPerConnection} of its calls are in flight
+ * (an asynchronous processor may leave many running). A response whose connection closed during the
+ * call is dropped quietly and counted in {@code droppedResponses}.
  *
  * <p>One instance serves every connection of a filter chain.
  */
@@ -87,6 +90,7 @@ public final class ThriftServerFilter extends BaseFilter {
   private final TProtocolFactory inputProtocolFactory;
   private final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
+  private final int maxCallsInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
   private volatile Runnable drainListener = () -> {};
@@ -111,16 +115,29 @@ public final class ThriftServerFilter extends BaseFilter {
    *     protocol, maxFrameSize)}
    */
   public ThriftServerFilter(ProcessorInvoker invoker) {
-    this(invoker, new ServerCounters(), null, null, 0);
+    this(
+        invoker,
+        new ServerCounters(),
+        null,
+        null,
+        0,
+        ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
   }
 
-  /** For {@link GrizzlyThriftServer}: counts calls and answers overloads. */
+  /**
+   * For {@link GrizzlyThriftServer}: counts calls and answers overloads.
+   *
+   * @param maxCallsInFlight calls of one connection in flight at once, above which the connection
+   *     is not read from until calls complete
+   */
   ThriftServerFilter(
       ProcessorInvoker invoker,
       ServerCounters counters,
       TProtocolFactory inputProtocolFactory,
       TProtocolFactory outputProtocolFactory,
-      int maxFrameSize) {
+      int maxFrameSize,
+      int maxCallsInFlight) {
+    this.maxCallsInFlight = maxCallsInFlight;
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.counters = counters;
     this.inputProtocolFactory = inputProtocolFactory;
@@ -151,9 +168,26 @@ public final class ThriftServerFilter extends BaseFilter {
       response = invoker.invoke(payload);
     }
     response.whenComplete((frame, failure) -> calls.finish(call, frame, failure));
+    if (calls.running() >= maxCallsInFlight) {
+      return suspendUntilCallsComplete(ctx, calls);
+    }
     if (!connection.canWrite()) {
       return suspendUntilWritable(ctx, connection);
     }
+    return ctx.getStopAction();
+  }
+
+  /**
+   * Stops reading from the connection (the next frame, buffered or not, waits) until fewer than
+   * maxCallsInFlight of its calls are in flight: an asynchronous processor may leave any number
+   * running.
+   */
+  private NextAction suspendUntilCallsComplete(FilterChainContext ctx, Calls calls) {
+    ctx.suspend();
+    if (calls.resumeWhenBelowLimit(ctx)) {
+      return ctx.getSuspendAction();
+    }
+    // Calls completed before registration: carry on in this thread, no resume needed.
     return ctx.getStopAction();
   }
 
@@ -287,6 +321,8 @@ public final class ThriftServerFilter extends BaseFilter {
     private final ArrayDeque<Call> queue = new ArrayDeque<>();
     private boolean closeWhenIdle;
     private boolean closed;
+    /** A read suspended because maxCallsInFlight calls were in flight; null if none. */
+    private FilterChainContext suspendedRead;
     volatile long lastActivityNanos = System.nanoTime();
 
     Calls(Connection<?> connection) {
@@ -313,8 +349,22 @@ public final class ThriftServerFilter extends BaseFilter {
       return call;
     }
 
+    /**
+     * Registers a suspended read to resume once fewer than maxCallsInFlight calls are in flight.
+     *
+     * @return false if that is already so: nothing was registered
+     */
+    synchronized boolean resumeWhenBelowLimit(FilterChainContext ctx) {
+      if (queue.size() < maxCallsInFlight) {
+        return false;
+      }
+      suspendedRead = ctx;
+      return true;
+    }
+
     void finish(Call call, ByteBuffer response, Throwable failure) {
       int finished = 0;
+      FilterChainContext resume = null;
       synchronized (this) {
         call.done = true;
         call.response = response;
@@ -332,6 +382,13 @@ public final class ThriftServerFilter extends BaseFilter {
         if (closeWhenIdle && queue.isEmpty()) {
           connection.closeSilently();
         }
+        if (suspendedRead != null && queue.size() < maxCallsInFlight) {
+          resume = suspendedRead;
+          suspendedRead = null;
+        }
+      }
+      if (resume != null) {
+        resume.resume(resume.getStopAction());
       }
       if (finished > 0) {
         touch();
