@@ -204,6 +204,30 @@ public abstract class AdversarialSuite {
     return start(protocol, b -> b);
   }
 
+  /** The suite's server with an asynchronous processor serving {@code async}. */
+  private ThriftServer startAsync(BenchService.AsyncIface async, int maxCallsInFlight)
+      throws Exception {
+    handler = new RecordingHandler(); // sees nothing: the async handler serves
+    server =
+        newServerBuilder()
+            .asyncProcessor(new BenchService.AsyncProcessor<>(async))
+            .protocol(BINARY)
+            .ioStrategy(strategy())
+            .maxFrameSize(MAX_FRAME)
+            .frameTimeout(FRAME_TIMEOUT)
+            .maxConnections(MAX_CONNECTIONS)
+            .maxCallsInFlightPerConnection(maxCallsInFlight)
+            .workerThreads(4)
+            .drainTimeout(Duration.ofSeconds(2))
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build();
+    server.start();
+    good = GoodClient.start(server.localAddress(), BINARY);
+    await("the good client's first call", () -> good.ok() > 0);
+    socketsBeforeCase = openSockets();
+    return server;
+  }
+
   private RawConnection open() throws IOException {
     RawConnection c = RawConnection.open(server.localAddress());
     closeables.add(c);
@@ -862,6 +886,59 @@ public abstract class AdversarialSuite {
     // and what the sockets' buffers took: far fewer than the 5,000 sent.
     assertThat(echoes).as("echo calls run for a peer that never read").isBetween(1L, 400L);
     assertThat(handler.calls()).containsOnlyKeys("echo(" + size + " B)");
+    finishCase();
+  }
+
+  /**
+   * An asynchronous handler may leave any number of calls running: a client pipelining 500 of them
+   * gets no more than maxCallsInFlightPerConnection started at once, then every one answered in
+   * order as they complete.
+   */
+  @Test
+  void aPipeliningClientHasAtMostMaxCallsInFlightPerConnection() throws Exception {
+    int limit = 8;
+    ConcurrentLinkedQueue<org.apache.thrift.async.AsyncMethodCallback<Void>> held =
+        new ConcurrentLinkedQueue<>();
+    AtomicLong started = new AtomicLong();
+    BenchService.AsyncIface holding =
+        new io.thriftnio.testkit.AsyncBenchHandler() {
+          @Override
+          public void sleep(int millis, org.apache.thrift.async.AsyncMethodCallback<Void> cb) {
+            started.incrementAndGet();
+            held.add(cb); // completed by the test, which so controls what is in flight
+          }
+        };
+    startAsync(holding, limit);
+    ByteArrayOutputStream batch = new ByteArrayOutputStream();
+    int calls = 500;
+    for (int seq = 1; seq <= calls; seq++) {
+      batch.write(RawConnection.frame(call(BINARY, "sleep", seq, new BenchService.sleep_args(1))));
+    }
+    try (RawConnection raw = open()) {
+      raw.write(batch.toByteArray());
+      int answered = 0;
+      while (answered < calls) {
+        long startedBefore = started.get();
+        await("calls to start", () -> !held.isEmpty() || started.get() > startedBefore);
+        Thread.sleep(20); // any call beyond the limit would start meanwhile
+        assertThat(held.size()).as("calls in flight on one connection").isLessThanOrEqualTo(limit);
+        int n = 0;
+        for (org.apache.thrift.async.AsyncMethodCallback<Void> cb; (cb = held.poll()) != null; ) {
+          cb.onComplete(null);
+          n++;
+        }
+        for (int i = 0; i < n; i++) {
+          answered++;
+          assertThat(
+                  RawConnection.decodeReply(BINARY, raw.readFrame(), new BenchService.sleep_result())
+                      .seqid)
+              .isEqualTo(answered);
+        }
+      }
+    }
+    assertThat(started.get()).isEqualTo(calls);
+    assertThat(server.stats().overloadedCalls()).isZero();
+    assertHandlerSaw();
     finishCase();
   }
 
