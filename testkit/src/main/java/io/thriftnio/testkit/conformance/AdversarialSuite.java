@@ -948,24 +948,28 @@ public abstract class AdversarialSuite {
 
   // ---- 15: a saturated worker pool -----------------------------------------------------------------------
 
-  @Test
-  void aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore() throws Exception {
-    assumeTrue(
-        strategy() != IoStrategy.SAME_THREAD,
-        "SAME_THREAD has no worker queue: a call runs on the IO thread that read it, which reads"
-            + " nothing else meanwhile");
-    assumeTrue(
-        strategy() != IoStrategy.LEADER_FOLLOWER,
-        "LEADER_FOLLOWER runs a call on the thread that read it and has no queue of calls to fill");
-    start(BINARY, b -> b.workerThreads(2).workerQueueCapacity(4));
-    good.tolerateOverload();
+  /** Twelve connections, each sending one {@code sleep(millis)} call, all at once. */
+  private List<RawConnection> twelveSleepers(int millis) throws Exception {
     List<RawConnection> callers = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       callers.add(open());
     }
     for (int i = 0; i < callers.size(); i++) {
-      callers.get(i).writeFrame(call(BINARY, "sleep", i, new BenchService.sleep_args(1000)));
+      callers.get(i).writeFrame(call(BINARY, "sleep", i, new BenchService.sleep_args(millis)));
     }
+    return callers;
+  }
+
+  @Test
+  void aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore() throws Exception {
+    assumeTrue(
+        strategy() == IoStrategy.WORKER,
+        "only WORKER has a worker queue; the other strategies are checked by"
+            + " withoutAWorkerQueueEveryCallWaitsForItsThreadAndNoneIsRefused");
+    start(BINARY, b -> b.workerThreads(2).workerQueueCapacity(4));
+    good.tolerateOverload();
+    // 2 s: far longer than sending the twelve calls takes, so none of them finds a free worker.
+    List<RawConnection> callers = twelveSleepers(2000);
     int ok = 0;
     int overloaded = 0;
     for (int i = 0; i < callers.size(); i++) {
@@ -981,8 +985,32 @@ public abstract class AdversarialSuite {
     assertThat(ok).as("calls run: 2 workers and 4 queued at most").isBetween(1, 6);
     assertThat(overloaded).isEqualTo(callers.size() - ok);
     awaitCount("overloadedCalls", ServerStats::overloadedCalls, overloaded);
-    assertThat(handler.calls()).containsOnlyKeys("sleep(1000)");
-    assertThat(handler.calls().get("sleep(1000)")).isEqualTo(ok);
+    assertThat(handler.calls()).containsOnlyKeys("sleep(2000)");
+    assertThat(handler.calls().get("sleep(2000)")).isEqualTo(ok);
+    finishCase();
+  }
+
+  /**
+   * SAME_THREAD and LEADER_FOLLOWER run a call on the thread that read it, which reads nothing else
+   * meanwhile: there is no queue of calls to fill, so nothing is refused; calls wait for a thread,
+   * and the peers' bytes wait in their sockets.
+   */
+  @Test
+  void withoutAWorkerQueueEveryCallWaitsForItsThreadAndNoneIsRefused() throws Exception {
+    assumeTrue(
+        strategy() != IoStrategy.WORKER,
+        "WORKER has a bounded queue, checked by aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore");
+    start(BINARY, b -> b.workerThreads(2).workerQueueCapacity(4));
+    List<RawConnection> callers = twelveSleepers(300);
+    for (int i = 0; i < callers.size(); i++) {
+      assertThat(
+              RawConnection.decodeReply(
+                      BINARY, callers.get(i).readFrame(), new BenchService.sleep_result())
+                  .seqid)
+          .isEqualTo(i);
+    }
+    assertThat(server.stats().overloadedCalls()).isZero();
+    assertThat(handler.calls()).isEqualTo(Map.of("sleep(300)", 12L));
     finishCase();
   }
 
