@@ -35,6 +35,12 @@ import org.slf4j.LoggerFactory;
  *       TApplicationException#INTERNAL_ERROR} reply for the caller's sequence id; a message that
  *       ends early yields {@link TApplicationException#PROTOCOL_ERROR}; the calling thread never
  *       sees the throwable;
+ *   <li>a message whose type is neither {@code CALL} nor {@code ONEWAY} (a {@code REPLY} sent as a
+ *       request, or a type that does not exist) yields {@link
+ *       TApplicationException#PROTOCOL_ERROR} without running the processor: stock processors
+ *       would run the handler for it;
+ *   <li>bytes after a whole message, inside its frame, are ignored, as by every stock libthrift
+ *       processor: the frame, not the message, keeps the connection's stream in step;
  *   <li>a frame whose message header cannot be read at all completes exceptionally with a {@link
  *       TException}: there is no sequence id to answer, and the transport should close the
  *       connection.
@@ -159,6 +165,16 @@ public final class ProcessorInvoker {
     } catch (TTransportException e) {
       return CompletableFuture.failedFuture(e);
     }
+    int type = messageType(payload);
+    if (type != TMessageType.CALL && type != TMessageType.ONEWAY && type != UNREADABLE) {
+      // Stock processors never look at the type: a REPLY or EXCEPTION sent as a request, or a
+      // type that does not exist, would run the handler.
+      call.fail(
+          new TProtocolException(
+              TProtocolException.INVALID_DATA,
+              "message type " + type + " (expected: CALL (1) or ONEWAY (4))"));
+      return call.result;
+    }
     if (asyncBridge != null) {
       asyncBridge.process(call);
       return call.result;
@@ -170,6 +186,36 @@ public final class ProcessorInvoker {
       call.fail(t);
     }
     return call.result;
+  }
+
+  /** {@link #messageType} of a header that cannot be read; the processor reports why. */
+  private static final int UNREADABLE = -1;
+
+  /**
+   * The message type of a request: read in place for strict binary ({@code 80 01 00 type}) and
+   * compact ({@code 82, type << 5 | version}), else from the parsed header.
+   */
+  private int messageType(ByteBuffer payload) {
+    int p = payload.position();
+    if (payload.remaining() >= 4) {
+      int b0 = payload.get(p) & 0xff;
+      int b1 = payload.get(p + 1) & 0xff;
+      if (b0 == 0x80 && b1 == 0x01) {
+        return payload.get(p + 3) & 0xff;
+      }
+      if (b0 == 0x82) {
+        return (b1 >>> 5) & 0x07;
+      }
+    }
+    try {
+      return inputProtocolFactory
+              .getProtocol(FrameInputTransport.of(configuration, payload.duplicate()))
+              .readMessageBegin()
+              .type
+          & 0xff;
+    } catch (TException | RuntimeException unreadable) {
+      return UNREADABLE;
+    }
   }
 
   /**

@@ -37,6 +37,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /** Default {@link #maxPendingWriteBytes(int)}: 32 MiB. */
   public static final int DEFAULT_MAX_PENDING_WRITE_BYTES = 32 * 1024 * 1024;
 
+  /** Default {@link #maxCallsInFlightPerConnection(int)}: {@value}. */
+  public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 1024;
+
   TProcessor processor;
   TAsyncProcessor asyncProcessor;
   TProtocolFactory inputProtocolFactory;
@@ -53,6 +56,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
   Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
+  int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
 
   /** For subclasses. */
   protected ServerBuilder() {}
@@ -181,7 +185,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * Closes a connection that started a frame and did not finish it within this time (a slow or
-   * stalled sender). Default: 30 seconds.
+   * stalled sender), and one whose responses have waited above {@link #maxPendingWriteBytes(int)}
+   * for this long in a row (a stalled reader: a peer that sends requests and never reads the
+   * responses, which the server stops reading from). Both are counted in {@link
+   * ServerStats#timedOutConnections()}. Default: 30 seconds.
    */
   public B frameTimeout(Duration frameTimeout) {
     this.frameTimeout = frameTimeout;
@@ -199,10 +206,24 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * Response bytes that may wait to be written on one connection; above it the server stops
-   * reading from that connection until writes drain. Default: 32 MiB.
+   * reading from that connection until writes drain, and closes it if they do not drain within
+   * {@link #frameTimeout(Duration)}. Default: 32 MiB.
    */
   public B maxPendingWriteBytes(int maxPendingWriteBytes) {
     this.maxPendingWriteBytes = maxPendingWriteBytes;
+    return self();
+  }
+
+  /**
+   * Calls of one connection that may be in flight at once: running, waiting for a worker, or
+   * answered and waiting for an earlier call's response. The requests a pipelining client sends
+   * beyond it wait unprocessed, and the server stops reading from the connection until calls
+   * complete, so one connection cannot fill the worker queue or hold unbounded memory (an
+   * asynchronous processor completes calls whenever it likes). Default: {@value
+   * #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
+   */
+  public B maxCallsInFlightPerConnection(int maxCallsInFlightPerConnection) {
+    this.maxCallsInFlightPerConnection = maxCallsInFlightPerConnection;
     return self();
   }
 

@@ -30,6 +30,7 @@ public final class ServerConfig {
   private final Duration frameTimeout;
   private final Duration drainTimeout;
   private final int maxPendingWriteBytes;
+  private final int maxCallsInFlightPerConnection;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -69,6 +70,8 @@ public final class ServerConfig {
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
     this.drainTimeout = Checks.nonNegative("drainTimeout", b.drainTimeout);
     this.maxPendingWriteBytes = Checks.positive("maxPendingWriteBytes", b.maxPendingWriteBytes);
+    this.maxCallsInFlightPerConnection =
+        Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
   }
 
   /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
@@ -151,6 +154,11 @@ public final class ServerConfig {
     return maxPendingWriteBytes;
   }
 
+  /** Calls of one connection that may be in flight at once. */
+  public int maxCallsInFlightPerConnection() {
+    return maxCallsInFlightPerConnection;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig{bind="
@@ -171,6 +179,8 @@ public final class ServerConfig {
         + frameTimeout
         + ", drainTimeout="
         + drainTimeout
+        + ", maxCallsInFlightPerConnection="
+        + maxCallsInFlightPerConnection
         + '}';
   }
 }

@@ -10,11 +10,18 @@ package io.thriftnio.core;
  * @param openConnections connections open now
  * @param badFrames connections closed for breaking the frame rules (a length {@code <= 0} or
  *     above {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read)
- * @param timedOutConnections connections closed by the idle timeout or the frame timeout
+ * @param timedOutConnections connections closed by the idle timeout or the frame timeout (a slow
+ *     sender, or a stalled reader whose responses do not drain)
  * @param completedCalls requests processed, oneway calls included, error replies included
  * @param failedCalls requests answered with an {@code INTERNAL_ERROR} or {@code PROTOCOL_ERROR}
  *     reply produced by this library
  * @param overloadedCalls requests refused because the worker queue was full
+ * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
+ *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
+ *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead
+ * @param droppedResponses responses never delivered because their connection closed while the
+ *     call ran or before the response could be written (the peer left, or the connection timed
+ *     out); oneway calls, which have no response, are not counted
  */
 public record ServerStats(
     long acceptedConnections,
@@ -24,4 +31,6 @@ public record ServerStats(
     long timedOutConnections,
     long completedCalls,
     long failedCalls,
-    long overloadedCalls) {}
+    long overloadedCalls,
+    long truncatedFrames,
+    long droppedResponses) {}

@@ -228,6 +228,27 @@ class ProcessorInvokerTest {
         .isEqualTo("ok");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"binary", "compact", "json"})
+  void aMessageTypeOtherThanCallOrOnewayIsAnsweredWithoutRunningTheHandler(String protocol)
+      throws Exception {
+    TProtocolFactory f =
+        protocol.equals("binary")
+            ? BINARY
+            : protocol.equals("compact") ? COMPACT : new org.apache.thrift.protocol.TJSONProtocol.Factory();
+    MiniService.Sync processor = new MiniService.Sync();
+    ProcessorInvoker invoker = ProcessorInvoker.of(processor, f, f, MAX);
+    for (byte type : new byte[] {TMessageType.REPLY, TMessageType.EXCEPTION, 0, 5}) {
+      Reply reply = MiniService.decode(f, await(invoker.invoke(MiniService.request(f, "upper", type, 9, "x"))));
+      assertThat(reply.header().seqid).isEqualTo(9);
+      assertThat(reply.exception().getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+      assertThat(reply.exception().getMessage()).contains("message type " + type);
+    }
+    assertThat(processor.lastThread).as("the handler never ran").isNull();
+    Reply ok = MiniService.decode(f, await(invoker.invoke(MiniService.call(f, "upper", 10, "x"))));
+    assertThat(ok.success()).isEqualTo("X");
+  }
+
   @Test
   void requestAboveMaxFrameSizeIsRefused() throws Exception {
     ProcessorInvoker invoker = invoker("sync", BINARY, BINARY, 64);

@@ -47,7 +47,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0);
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
@@ -86,6 +86,9 @@ class ServerBuilderTest {
     assertThat(c.frameTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.maxPendingWriteBytes()).isEqualTo(32 * 1024 * 1024);
+    assertThat(c.maxCallsInFlightPerConnection())
+        .isEqualTo(1024)
+        .isEqualTo(ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.toString())
@@ -113,7 +116,8 @@ class ServerBuilderTest {
                     .idleTimeout(Duration.ofMinutes(5))
                     .frameTimeout(Duration.ofMillis(1))
                     .drainTimeout(Duration.ZERO)
-                    .maxPendingWriteBytes(1));
+                    .maxPendingWriteBytes(1)
+                    .maxCallsInFlightPerConnection(2));
     assertThat(c.inputProtocolFactory()).isSameAs(compact);
     assertThat(c.outputProtocolFactory()).isSameAs(json);
     assertThat(c.ioStrategy()).isEqualTo(IoStrategy.SAME_THREAD);
@@ -127,7 +131,10 @@ class ServerBuilderTest {
     assertThat(c.frameTimeout()).isEqualTo(Duration.ofMillis(1));
     assertThat(c.drainTimeout()).isEqualTo(Duration.ZERO);
     assertThat(c.maxPendingWriteBytes()).isEqualTo(1);
-    assertThat(c.toString()).contains("workerThreads=external");
+    assertThat(c.maxCallsInFlightPerConnection()).isEqualTo(2);
+    assertThat(c.toString())
+        .contains("workerThreads=external")
+        .contains("maxCallsInFlightPerConnection=2");
 
     ServerConfig same = build(b -> b.protocol(compact));
     assertThat(same.inputProtocolFactory()).isSameAs(compact);
@@ -157,6 +164,14 @@ class ServerBuilderTest {
     assertRejected(b -> b.maxConnections(0), "maxConnections: 0 (expected: > 0)");
     assertRejected(b -> b.maxConnections(-5), "maxConnections: -5 (expected: > 0)");
     assertRejected(b -> b.maxPendingWriteBytes(0), "maxPendingWriteBytes: 0 (expected: > 0)");
+    assertRejected(
+        b -> b.maxCallsInFlightPerConnection(0),
+        "maxCallsInFlightPerConnection: 0 (expected: > 0)");
+    assertRejected(
+        b -> b.maxCallsInFlightPerConnection(-3),
+        "maxCallsInFlightPerConnection: -3 (expected: > 0)");
+    assertThat(build(b -> b.maxCallsInFlightPerConnection(1)).maxCallsInFlightPerConnection())
+        .isEqualTo(1);
     assertThat(build(b -> b.workerThreads(1).workerQueueCapacity(1).ioThreads(1).maxConnections(1)))
         .satisfies(
             c -> {

@@ -23,6 +23,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Grizzly;
+import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
@@ -85,6 +87,10 @@ public final class GrizzlyThriftServer implements ThriftServer {
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyThriftServer.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-server";
+  /** When the sweep first found a connection's write queue full; absent while it is not. */
+  private static final Attribute<Long> UNWRITABLE_SINCE =
+      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
+          GrizzlyThriftServer.class.getName() + ".unwritableSince");
 
   private final ServerConfig config;
   private final ServerCounters counters = new ServerCounters();
@@ -121,14 +127,18 @@ public final class GrizzlyThriftServer implements ThriftServer {
     this.guard = new ConnectionGuardFilter(config.maxConnections(), counters);
     this.frameFilter =
         new ThriftFrameFilter(
-            config.maxFrameSize(), config.inputProtocolFactory(), counters.badFrames::increment);
+            config.maxFrameSize(),
+            config.inputProtocolFactory(),
+            counters.badFrames::increment,
+            counters.truncatedFrames::increment);
     this.serverFilter =
         new ThriftServerFilter(
             ProcessorInvoker.of(config),
             counters,
             config.inputProtocolFactory(),
             config.outputProtocolFactory(),
-            config.maxFrameSize());
+            config.maxFrameSize(),
+            config.maxCallsInFlightPerConnection());
     this.filterChain =
         FilterChainBuilder.stateless()
             .add(new TransportFilter())
@@ -268,8 +278,12 @@ public final class GrizzlyThriftServer implements ThriftServer {
       for (Connection<?> c : guard.connections()) {
         long partialSince = ThriftFrameFilter.partialFrameSince(c);
         if (partialSince != 0 && now - partialSince > frameNanos) {
+          ThriftFrameFilter.discardRest(c);
           timeOut(c, "a frame started " + millisSince(partialSince, now) + " ms ago is incomplete"
               + " (frameTimeout " + config.frameTimeout().toMillis() + " ms)");
+          continue;
+        }
+        if (isStalledReader(c, now, frameNanos)) {
           continue;
         }
         if (idleNanos > 0 && partialSince == 0 && ThriftServerFilter.inFlight(c) == 0) {
@@ -296,6 +310,29 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
   }
 
+  /**
+   * Closes {@code c} if its responses have stayed above maxPendingWriteBytes for frameTimeout in a
+   * row: a peer that sends and never reads is no longer read from, so no other clock would end it.
+   */
+  private boolean isStalledReader(Connection<?> c, long now, long frameNanos) {
+    if (c.canWrite()) {
+      UNWRITABLE_SINCE.remove(c);
+      return false;
+    }
+    Long since = UNWRITABLE_SINCE.get(c);
+    if (since == null) {
+      UNWRITABLE_SINCE.set(c, now);
+      return false;
+    }
+    if (now - since <= frameNanos) {
+      return false;
+    }
+    timeOut(c, "its responses have waited unread for " + millisSince(since, now) + " ms"
+        + " (frameTimeout " + config.frameTimeout().toMillis() + " ms, above maxPendingWriteBytes"
+        + " " + config.maxPendingWriteBytes() + "): stalled reader");
+    return true;
+  }
+
   private static long millisSince(long since, long now) {
     return TimeUnit.NANOSECONDS.toMillis(now - since);
   }
@@ -304,7 +341,9 @@ public final class GrizzlyThriftServer implements ThriftServer {
     if (c.isOpen()) {
       counters.timedOutConnections.increment();
       log.info("Closing connection from {}: {}", c.getPeerAddress(), why);
-      c.closeSilently();
+      // Not closeSilently(): a graceful close waits for the write queue, and a peer that stopped
+      // reading never drains it.
+      c.terminateSilently();
     }
   }
 

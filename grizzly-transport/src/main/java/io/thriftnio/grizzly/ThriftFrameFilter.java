@@ -72,6 +72,7 @@ public final class ThriftFrameFilter extends BaseFilter {
   private final int maxFrameSize;
   private final TProtocolFactory headerProtocol;
   private final Runnable badFrameListener;
+  private final Runnable truncatedFrameListener;
 
   /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
   public ThriftFrameFilter() {
@@ -96,9 +97,22 @@ public final class ThriftFrameFilter extends BaseFilter {
    * @param badFrameListener runs once for every rejected frame
    */
   ThriftFrameFilter(int maxFrameSize, TProtocolFactory headerProtocol, Runnable badFrameListener) {
+    this(maxFrameSize, headerProtocol, badFrameListener, () -> {});
+  }
+
+  /**
+   * @param truncatedFrameListener runs once for every connection that the peer ends (closes or
+   *     resets) in the middle of a frame
+   */
+  ThriftFrameFilter(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Runnable badFrameListener,
+      Runnable truncatedFrameListener) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.badFrameListener = badFrameListener;
+    this.truncatedFrameListener = truncatedFrameListener;
   }
 
   /** The largest payload accepted, in bytes. */
@@ -154,6 +168,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     ParseState state = STATE.peek(ctx.getConnection());
     if (state != null && state.partialSinceNanos != 0 && !state.rejected) {
       log.debug("{} closed in the middle of a frame", ctx.getConnection().getPeerAddress());
+      truncatedFrameListener.run();
     }
     return ctx.getInvokeAction();
   }
@@ -234,6 +249,17 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   /** {@link #lastRead} of a connection the idle sweep is closing. */
   static final long IDLE_CLOSED = Long.MIN_VALUE;
+
+  /**
+   * The server closes {@code connection} for its own reasons (a timeout): its partial frame, if
+   * any, is dropped without counting it as the peer's, and later bytes are discarded.
+   */
+  static void discardRest(Connection<?> connection) {
+    ParseState state = STATE.peek(connection);
+    if (state != null) {
+      state.rejected = true;
+    }
+  }
 
   /** Per-connection parse state. */
   private static final class ParseState {

@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.grizzly.internal.ErrorReplies;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
@@ -18,9 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
@@ -56,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * handler failure is answered by {@link ProcessorInvoker} with a {@code TApplicationException}.
  * When a connection's async write queue is above its limit ({@code
  * Connection.setMaxAsyncWriteQueueSize}), reading from it stops until the peer has taken enough of
- * the responses.
+ * the responses; so it does while {@code maxCallsInFlightPerConnection} of its calls are in flight
+ * (an asynchronous processor may leave many running). A response whose connection closed during the
+ * call is dropped quietly and counted in {@code droppedResponses}.
  *
  * <p>One instance serves every connection of a filter chain.
  */
@@ -84,9 +90,23 @@ public final class ThriftServerFilter extends BaseFilter {
   private final TProtocolFactory inputProtocolFactory;
   private final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
+  private final int maxCallsInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
   private volatile Runnable drainListener = () -> {};
+  /** Counts a response that could not be written: the connection broke after its call began. */
+  private final CompletionHandler<WriteResult<?, ?>> countDropped =
+      new EmptyCompletionHandler<WriteResult<?, ?>>() {
+        @Override
+        public void failed(Throwable cause) {
+          counters.droppedResponses.increment();
+        }
+
+        @Override
+        public void cancelled() {
+          counters.droppedResponses.increment();
+        }
+      };
 
   /**
    * A filter that runs {@code invoker} for every frame.
@@ -95,16 +115,29 @@ public final class ThriftServerFilter extends BaseFilter {
    *     protocol, maxFrameSize)}
    */
   public ThriftServerFilter(ProcessorInvoker invoker) {
-    this(invoker, new ServerCounters(), null, null, 0);
+    this(
+        invoker,
+        new ServerCounters(),
+        null,
+        null,
+        0,
+        ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
   }
 
-  /** For {@link GrizzlyThriftServer}: counts calls and answers overloads. */
+  /**
+   * For {@link GrizzlyThriftServer}: counts calls and answers overloads.
+   *
+   * @param maxCallsInFlight calls of one connection in flight at once, above which the connection
+   *     is not read from until calls complete
+   */
   ThriftServerFilter(
       ProcessorInvoker invoker,
       ServerCounters counters,
       TProtocolFactory inputProtocolFactory,
       TProtocolFactory outputProtocolFactory,
-      int maxFrameSize) {
+      int maxFrameSize,
+      int maxCallsInFlight) {
+    this.maxCallsInFlight = maxCallsInFlight;
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.counters = counters;
     this.inputProtocolFactory = inputProtocolFactory;
@@ -135,9 +168,26 @@ public final class ThriftServerFilter extends BaseFilter {
       response = invoker.invoke(payload);
     }
     response.whenComplete((frame, failure) -> calls.finish(call, frame, failure));
+    if (calls.running() >= maxCallsInFlight) {
+      return suspendUntilCallsComplete(ctx, calls);
+    }
     if (!connection.canWrite()) {
       return suspendUntilWritable(ctx, connection);
     }
+    return ctx.getStopAction();
+  }
+
+  /**
+   * Stops reading from the connection (the next frame, buffered or not, waits) until fewer than
+   * maxCallsInFlight of its calls are in flight: an asynchronous processor may leave any number
+   * running.
+   */
+  private NextAction suspendUntilCallsComplete(FilterChainContext ctx, Calls calls) {
+    ctx.suspend();
+    if (calls.resumeWhenBelowLimit(ctx)) {
+      return ctx.getSuspendAction();
+    }
+    // Calls completed before registration: carry on in this thread, no resume needed.
     return ctx.getStopAction();
   }
 
@@ -271,6 +321,8 @@ public final class ThriftServerFilter extends BaseFilter {
     private final ArrayDeque<Call> queue = new ArrayDeque<>();
     private boolean closeWhenIdle;
     private boolean closed;
+    /** A read suspended because maxCallsInFlight calls were in flight; null if none. */
+    private FilterChainContext suspendedRead;
     volatile long lastActivityNanos = System.nanoTime();
 
     Calls(Connection<?> connection) {
@@ -297,8 +349,22 @@ public final class ThriftServerFilter extends BaseFilter {
       return call;
     }
 
+    /**
+     * Registers a suspended read to resume once fewer than maxCallsInFlight calls are in flight.
+     *
+     * @return false if that is already so: nothing was registered
+     */
+    synchronized boolean resumeWhenBelowLimit(FilterChainContext ctx) {
+      if (queue.size() < maxCallsInFlight) {
+        return false;
+      }
+      suspendedRead = ctx;
+      return true;
+    }
+
     void finish(Call call, ByteBuffer response, Throwable failure) {
       int finished = 0;
+      FilterChainContext resume = null;
       synchronized (this) {
         call.done = true;
         call.response = response;
@@ -313,11 +379,20 @@ public final class ThriftServerFilter extends BaseFilter {
           finished++;
           if (!closed) {
             send(head);
+          } else if (head.response != null && !head.closeAfter) {
+            counters.droppedResponses.increment(); // the connection closed during the call
           }
         }
         if (closeWhenIdle && queue.isEmpty()) {
           connection.closeSilently();
         }
+        if (suspendedRead != null && queue.size() < maxCallsInFlight) {
+          resume = suspendedRead;
+          suspendedRead = null;
+        }
+      }
+      if (resume != null) {
+        resume.resume(resume.getStopAction());
       }
       if (finished > 0) {
         touch();
@@ -352,7 +427,7 @@ public final class ThriftServerFilter extends BaseFilter {
           && ErrorReplies.isFailedCall(call.response, outputProtocolFactory, maxFrameSize)) {
         counters.failedCalls.increment();
       }
-      connection.write(Buffers.wrap(connection.getMemoryManager(), call.response));
+      writeCounted(connection, Buffers.wrap(connection.getMemoryManager(), call.response));
     }
 
     private void sendLast(ByteBuffer reply) {
@@ -384,6 +459,12 @@ public final class ThriftServerFilter extends BaseFilter {
     synchronized void closed() {
       closed = true;
     }
+  }
+
+  /** Writes a response; one that cannot be written (the peer reset meanwhile) is counted. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void writeCounted(Connection<?> connection, Buffer response) {
+    ((Connection) connection).write(response, (CompletionHandler) countDropped);
   }
 
   /**

@@ -13,9 +13,14 @@ import java.util.concurrent.TimeUnit;
  *       call is in flight and no frame has started.
  *   <li>Frame: a frame started (bytes of it are buffered in the {@link ThriftFrameDecoder}) and is
  *       not complete {@code frameTimeout} after the last complete frame or its first byte.
+ *   <li>Stalled reader: the connection has not been writable (responses above {@code
+ *       maxPendingWriteBytes} wait for the peer) for {@code frameTimeout} in a row. A peer that
+ *       sends requests and never reads their responses would otherwise hold the connection, and
+ *       the responses, forever: the server stops reading from it, so no other clock runs.
  * </ul>
  *
- * While the connection is not read from (backpressure, drain), neither clock runs against the peer.
+ * While the connection is not read from (backpressure, drain), neither the idle nor the frame
+ * clock runs against the peer.
  */
 final class ConnectionTimeouts {
 
@@ -36,6 +41,7 @@ final class ConnectionTimeouts {
   private ThriftFrameDecoder decoder;
   private long lastActivityNanos;
   private long partialSinceNanos = -1;
+  private long unwritableSinceNanos = -1;
   private boolean frameDecodedInBatch;
   private ScheduledFuture<?> timer;
   private long timerDeadlineNanos;
@@ -85,6 +91,16 @@ final class ConnectionTimeouts {
     frameDecodedInBatch = false;
   }
 
+  /** The connection's writability changed (its pending responses crossed a water mark). */
+  void writabilityChanged(boolean writable) {
+    if (writable) {
+      unwritableSinceNanos = -1;
+    } else if (unwritableSinceNanos < 0 && frameTimeoutNanos > 0) {
+      unwritableSinceNanos = System.nanoTime();
+      arm();
+    }
+  }
+
   /** The connection closed. */
   void stop() {
     if (timer != null) {
@@ -114,6 +130,12 @@ final class ConnectionTimeouts {
     if (frameTimeoutNanos > 0 && partialSinceNanos >= 0) {
       deadline = partialSinceNanos + frameTimeoutNanos;
     }
+    if (frameTimeoutNanos > 0 && unwritableSinceNanos >= 0) {
+      long stalled = unwritableSinceNanos + frameTimeoutNanos;
+      if (deadline == Long.MAX_VALUE || stalled - deadline < 0) {
+        deadline = stalled;
+      }
+    }
     if (idleTimeoutNanos > 0) {
       long idle =
           isIdle() ? lastActivityNanos + idleTimeoutNanos : System.nanoTime() + idleTimeoutNanos;
@@ -134,6 +156,15 @@ final class ConnectionTimeouts {
       return;
     }
     long now = System.nanoTime();
+    if (unwritableSinceNanos >= 0 && now - unwritableSinceNanos >= frameTimeoutNanos) {
+      connection.timedOut(
+          "its responses have waited unread for "
+              + TimeUnit.NANOSECONDS.toMillis(now - unwritableSinceNanos)
+              + " ms (frameTimeout "
+              + TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos)
+              + " ms, above maxPendingWriteBytes): stalled reader");
+      return;
+    }
     if (!ctx.channel().config().isAutoRead()) {
       // We are not reading (backpressure): the peer is not the slow one.
       lastActivityNanos = now;
@@ -144,6 +175,7 @@ final class ConnectionTimeouts {
     if (frameTimeoutNanos > 0
         && partialSinceNanos >= 0
         && now - partialSinceNanos >= frameTimeoutNanos) {
+      decoder.discardRest();
       connection.timedOut(
           "a frame started "
               + TimeUnit.NANOSECONDS.toMillis(now - partialSinceNanos)

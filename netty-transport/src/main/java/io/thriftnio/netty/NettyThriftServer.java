@@ -230,7 +230,8 @@ public final class NettyThriftServer implements ThriftServer {
               worker,
               counters,
               config.idleTimeout().toNanos(),
-              config.frameTimeout().toNanos());
+              config.frameTimeout().toNanos(),
+              config.maxCallsInFlightPerConnection());
       int high = config.maxPendingWriteBytes();
       ServerBootstrap bootstrap =
           new ServerBootstrap()
@@ -308,7 +309,10 @@ public final class NettyThriftServer implements ThriftServer {
     ch.pipeline()
         .addLast(
             "thriftFrameDecoder",
-            new ThriftFrameDecoder(config.maxFrameSize(), config.inputProtocolFactory()))
+            new ThriftFrameDecoder(
+                config.maxFrameSize(),
+                config.inputProtocolFactory(),
+                counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", new ThriftServerHandler(settings));
     if (closing) {

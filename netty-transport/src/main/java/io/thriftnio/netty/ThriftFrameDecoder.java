@@ -65,6 +65,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
   private final int maxFrameSize;
   private final TProtocolFactory headerProtocol;
+  private final Runnable truncatedFrameListener;
   private boolean rejected;
 
   /**
@@ -92,8 +93,19 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    *     oversize frame so that it can be answered; {@code null} to skip that
    */
   public ThriftFrameDecoder(int maxFrameSize, TProtocolFactory headerProtocol) {
+    this(maxFrameSize, headerProtocol, () -> {});
+  }
+
+  /**
+   * A decoder for the server, which counts connections that end inside a frame.
+   *
+   * @param truncatedFrameListener runs once when the input ends in the middle of a frame
+   */
+  ThriftFrameDecoder(
+      int maxFrameSize, TProtocolFactory headerProtocol, Runnable truncatedFrameListener) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
+    this.truncatedFrameListener = truncatedFrameListener;
   }
 
   /** The largest payload accepted, in bytes. */
@@ -107,6 +119,14 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    */
   boolean hasPartialFrame() {
     return !rejected && internalBuffer().isReadable();
+  }
+
+  /**
+   * The server closes the connection for its own reasons (a timeout): the partial frame, if any,
+   * is dropped without counting it as the peer's.
+   */
+  void discardRest() {
+    rejected = true;
   }
 
   @Override
@@ -141,6 +161,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
           ctx.channel().remoteAddress(),
           in.readableBytes());
       in.skipBytes(in.readableBytes());
+      truncatedFrameListener.run();
     }
   }
 

@@ -10,6 +10,7 @@ import io.netty.channel.socket.DuplexChannel;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.netty.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.Replies;
@@ -66,7 +67,11 @@ import org.slf4j.LoggerFactory;
  *       reply is not lost to a reset); otherwise the connection is closed after the earlier
  *       responses;
  *   <li>a frame whose message header cannot be read: the connection is closed after the earlier
- *       responses (there is no sequence id to answer).
+ *       responses (there is no sequence id to answer);
+ *   <li>a client that pipelines more than {@code maxCallsInFlightPerConnection} calls: the requests
+ *       beyond it wait, undispatched, and the connection is not read from until calls complete;
+ *   <li>a client that leaves while its call runs: the response is dropped quietly and counted in
+ *       {@code droppedResponses}.
  * </ul>
  *
  * <h2>Pitfalls</h2>
@@ -97,19 +102,25 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private final Settings settings;
 
   private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+  /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
+  private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
+  /** A response that could not be written: the connection broke (a reset) after the call began. */
+  private final ChannelFutureListener countDropped;
   private final ConnectionTimeouts timeouts;
   private ChannelHandlerContext ctx;
   private boolean inReadBatch;
   private boolean flushAtReadComplete;
   private boolean flushScheduled;
   private boolean draining;
+  private boolean dispatchingWaiting;
   private boolean closing;
   private ChannelFuture lastWrite;
 
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
    * ThriftFrameEncoder}. No idle or frame timeout (add Netty's {@code IdleStateHandler} if needed).
-   * Refused calls are counted, and their log lines thinned out, per handler, not per server.
+   * Refused calls are counted, and their log lines thinned out, per handler, not per server. At
+   * most {@value ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
    *
    * @param invoker runs the processor
    * @param inputProtocolFactory the requests' protocol, as given to the invoker
@@ -136,6 +147,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   ThriftServerHandler(Settings settings) {
     this.settings = settings;
+    this.countDropped =
+        f -> {
+          if (!f.isSuccess()) {
+            settings.counters.droppedResponses.increment();
+          }
+        };
     this.timeouts = new ConnectionTimeouts(settings.idleTimeoutNanos, settings.frameTimeoutNanos);
   }
 
@@ -149,6 +166,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     final ServerCounters counters;
     final long idleTimeoutNanos;
     final long frameTimeoutNanos;
+    final int maxCallsInFlight;
     /** Which refused calls are logged; one per server, like the settings. */
     final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
 
@@ -161,6 +179,29 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
         ServerCounters counters,
         long idleTimeoutNanos,
         long frameTimeoutNanos) {
+      this(
+          invoker,
+          input,
+          output,
+          maxFrameSize,
+          worker,
+          counters,
+          idleTimeoutNanos,
+          frameTimeoutNanos,
+          ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
+    }
+
+    Settings(
+        ProcessorInvoker invoker,
+        TProtocolFactory input,
+        TProtocolFactory output,
+        int maxFrameSize,
+        Executor worker,
+        ServerCounters counters,
+        long idleTimeoutNanos,
+        long frameTimeoutNanos,
+        int maxCallsInFlight) {
+      this.maxCallsInFlight = maxCallsInFlight;
       this.invoker = invoker;
       this.input = input;
       this.output = output;
@@ -199,6 +240,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     timeouts.stop();
+    releaseWaiting(); // nobody is left to answer
     // Calls still running complete later and find the channel closed; their frames are released
     // when they complete. Slots that are done but unwritten hold nothing to release.
     super.channelInactive(ctx);
@@ -219,7 +261,41 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     timeouts.frameReceived();
     Slot slot = new Slot(frame);
     slots.add(slot);
+    if (!waiting.isEmpty() || slots.size() > settings.maxCallsInFlight) {
+      // The frames of this read batch are in memory already; no more are read until calls finish.
+      waiting.add(slot);
+      updateAutoRead(ctx);
+      return;
+    }
     dispatch(ctx, slot);
+  }
+
+  /** Dispatches waiting requests while fewer than maxCallsInFlight calls are in flight. */
+  private void dispatchWaiting(ChannelHandlerContext ctx) {
+    if (waiting.isEmpty() || dispatchingWaiting) {
+      return; // a call completing inline (a refusal, say) leaves the loop below to go on
+    }
+    dispatchingWaiting = true;
+    try {
+      while (!waiting.isEmpty() && slots.size() - waiting.size() < settings.maxCallsInFlight) {
+        dispatch(ctx, waiting.poll());
+      }
+    } finally {
+      dispatchingWaiting = false;
+    }
+    if (waiting.isEmpty()) {
+      updateAutoRead(ctx);
+    }
+  }
+
+  /** Releases the frames of requests that will never be dispatched: the connection is ending. */
+  private void releaseWaiting() {
+    for (Slot slot : waiting) {
+      slot.done = true;
+      slot.request.release();
+      slot.request = null;
+    }
+    waiting.clear();
   }
 
   private void dispatch(ChannelHandlerContext ctx, Slot slot) {
@@ -369,6 +445,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     // Release only now: an invoker answering a failure re-reads the request's header.
     request.release();
     writeReadySlots(ctx);
+    if (!closing && ctx.channel().isActive()) {
+      dispatchWaiting(ctx);
+    }
   }
 
   private void writeReadySlots(ChannelHandlerContext ctx) {
@@ -376,11 +455,14 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     while (!slots.isEmpty() && slots.peekFirst().done) {
       Slot slot = slots.pollFirst();
       if (!ctx.channel().isActive()) {
+        if (slot.response != null) {
+          settings.counters.droppedResponses.increment(); // the peer left during the call
+        }
         continue;
       }
       if (slot.response != null) {
         ByteBuf payload = Unpooled.wrappedBuffer(slot.response).skipBytes(Framing.HEADER_SIZE);
-        lastWrite = ctx.write(payload);
+        lastWrite = ctx.write(payload).addListener(countDropped);
         wrote = true;
       }
       if (slot.closeAfter) {
@@ -448,8 +530,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Slots after a closing one are never answered; their calls release their own frames. */
+  /**
+   * Slots after a closing one are never answered; their calls release their own frames, and the
+   * frames of requests still waiting are released here.
+   */
   private void releaseRemaining() {
+    releaseWaiting();
     slots.clear();
   }
 
@@ -466,13 +552,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    timeouts.writabilityChanged(ctx.channel().isWritable());
     updateAutoRead(ctx);
     super.channelWritabilityChanged(ctx);
   }
 
   private void updateAutoRead(ChannelHandlerContext ctx) {
     // Backpressure: a client that does not read its responses stops being read from.
-    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !draining);
+    // and a client that pipelines more than maxCallsInFlight requests waits for answers.
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !draining && waiting.isEmpty());
   }
 
   @Override

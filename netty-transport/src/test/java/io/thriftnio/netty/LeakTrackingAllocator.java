@@ -17,16 +17,46 @@ import java.util.List;
  */
 final class LeakTrackingAllocator implements ByteBufAllocator {
   private final ByteBufAllocator delegate = new UnpooledByteBufAllocator(false);
+  /** Buffers kept before released ones are dropped from the list, so long runs stay small. */
+  private static final int PRUNE_AT = 1 << 16;
+
   private final List<ByteBuf> allocated = new ArrayList<>();
+  private int allocations;
+  private int pruneAt = PRUNE_AT;
+  private long largestCapacity;
 
   private synchronized <T extends ByteBuf> T track(T buf) {
+    allocations++;
+    largestCapacity = Math.max(largestCapacity, buf.capacity());
+    if (allocated.size() >= pruneAt) {
+      noteLargestLive();
+      allocated.removeIf(b -> b.refCnt() == 0);
+      pruneAt = Math.max(PRUNE_AT, 2 * allocated.size());
+    }
     allocated.add(buf);
     return buf;
   }
 
+  private void noteLargestLive() {
+    for (ByteBuf b : allocated) {
+      if (b.refCnt() != 0) {
+        largestCapacity = Math.max(largestCapacity, b.capacity());
+      }
+    }
+  }
+
   /** Buffers handed out so far. */
   synchronized int allocations() {
-    return allocated.size();
+    return allocations;
+  }
+
+  /**
+   * The largest capacity of a buffer handed out, in bytes: at allocation, or later for a buffer
+   * still referenced (one that grew in place).
+   */
+  synchronized long largestCapacity() {
+    noteLargestLive();
+    return largestCapacity;
   }
 
   /** Fails if any buffer handed out is still referenced. */
@@ -37,7 +67,7 @@ final class LeakTrackingAllocator implements ByteBufAllocator {
         leaks.add(b + " refCnt=" + b.refCnt());
       }
     }
-    assertThat(leaks).as("buffers not released (of %d allocated)", allocated.size()).isEmpty();
+    assertThat(leaks).as("buffers not released (of %d allocated)", allocations).isEmpty();
   }
 
   @Override

@@ -13,6 +13,8 @@ public final class ServerCounters {
   public final LongAdder completedCalls = new LongAdder();
   public final LongAdder failedCalls = new LongAdder();
   public final LongAdder overloadedCalls = new LongAdder();
+  public final LongAdder truncatedFrames = new LongAdder();
+  public final LongAdder droppedResponses = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -23,6 +25,8 @@ public final class ServerCounters {
         timedOutConnections.sum(),
         completedCalls.sum(),
         failedCalls.sum(),
-        overloadedCalls.sum());
+        overloadedCalls.sum(),
+        truncatedFrames.sum(),
+        droppedResponses.sum());
   }
 }

@@ -1,0 +1,18 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.testkit.conformance.AdversarialSuite;
+
+/** The adversarial suite: Grizzly server, WORKER. */
+class GrizzlyWorkerAdversarialTest extends AdversarialSuite {
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return GrizzlyThriftServer.builder().ioThreads(2);
+  }
+
+  @Override
+  protected IoStrategy strategy() {
+    return IoStrategy.WORKER;
+  }
+}
