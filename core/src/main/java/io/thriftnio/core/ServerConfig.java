@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import io.thriftnio.core.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import io.thriftnio.core.tls.ServerTls;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -30,6 +31,7 @@ public final class ServerConfig {
   private final Duration frameTimeout;
   private final Duration drainTimeout;
   private final int maxPendingWriteBytes;
+  private final ServerTls tls;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -69,6 +71,7 @@ public final class ServerConfig {
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
     this.drainTimeout = Checks.nonNegative("drainTimeout", b.drainTimeout);
     this.maxPendingWriteBytes = Checks.positive("maxPendingWriteBytes", b.maxPendingWriteBytes);
+    this.tls = b.tls;
   }
 
   /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
@@ -151,6 +154,11 @@ public final class ServerConfig {
     return maxPendingWriteBytes;
   }
 
+  /** The TLS settings, or {@code null} when the server speaks plain TCP. */
+  public ServerTls tls() {
+    return tls;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig{bind="
@@ -171,6 +179,7 @@ public final class ServerConfig {
         + frameTimeout
         + ", drainTimeout="
         + drainTimeout
+        + (tls != null ? ", tls=" + tls : "")
         + '}';
   }
 }

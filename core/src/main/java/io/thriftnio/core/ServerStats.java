@@ -15,6 +15,10 @@ package io.thriftnio.core;
  * @param failedCalls requests answered with an {@code INTERNAL_ERROR} or {@code PROTOCOL_ERROR}
  *     reply produced by this library
  * @param overloadedCalls requests refused because the worker queue was full
+ * @param tlsFailures connections of a TLS server closed because their handshake failed (a
+ *     plain-text or otherwise non-TLS client, an untrusted or missing client certificate, no
+ *     common protocol or cipher suite) or did not complete within the handshake timeout; they are
+ *     counted here only, not in {@code badFrames} or {@code timedOutConnections}
  */
 public record ServerStats(
     long acceptedConnections,
@@ -24,4 +28,5 @@ public record ServerStats(
     long timedOutConnections,
     long completedCalls,
     long failedCalls,
-    long overloadedCalls) {}
+    long overloadedCalls,
+    long tlsFailures) {}

@@ -13,6 +13,7 @@ public final class ServerCounters {
   public final LongAdder completedCalls = new LongAdder();
   public final LongAdder failedCalls = new LongAdder();
   public final LongAdder overloadedCalls = new LongAdder();
+  public final LongAdder tlsFailures = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -23,6 +24,7 @@ public final class ServerCounters {
         timedOutConnections.sum(),
         completedCalls.sum(),
         failedCalls.sum(),
-        overloadedCalls.sum());
+        overloadedCalls.sum(),
+        tlsFailures.sum());
   }
 }
