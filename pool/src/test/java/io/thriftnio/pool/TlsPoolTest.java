@@ -67,9 +67,9 @@ class TlsPoolTest {
   void clientPoolOverJdkTlsSockets() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         clientPool(ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, clientTls()))) {
-      ByteBuffer payload = Payloads.of(Payloads.LARGE, 4);
+      ByteBuffer payload = Payloads.of(Payloads.MEDIUM, 4);
       for (int i = 0; i < 5; i++) {
-        assertThat(Payloads.check(pool.call(c -> c.echo(payload.duplicate())), Payloads.LARGE, 4))
+        assertThat(Payloads.check(pool.call(c -> c.echo(payload.duplicate())), Payloads.MEDIUM, 4))
             .isTrue();
       }
       BenchService.Iface iface = pool.iface(BenchService.Iface.class);
