@@ -171,6 +171,45 @@ class NettyTlsTest {
   }
 
   @Test
+  void releasesEveryBufferThroughGoodBadAndSilentTlsPeers() throws Exception {
+    LeakTrackingAllocator alloc = new LeakTrackingAllocator();
+    ThriftServer server =
+        NettyThriftServer.builder()
+            .allocator(alloc)
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .ioThreads(1)
+            .workerThreads(2)
+            // Long enough for the good handshakes on a loaded machine, short enough to wait for.
+            .tls(PKI.mutualServerTls().handshakeTimeout(Duration.ofSeconds(3)).build())
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start();
+    InetSocketAddress address = server.localAddress();
+    try {
+      ClientTls good = PKI.clientTls().keyManagerFactory(PKI.clientKeys()).build();
+      BenchService.Client client = syncClient(address, good);
+      assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 1)), Payloads.MEDIUM, 1))
+          .isTrue();
+      assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()).get_last_sale("x"))
+          .isInstanceOf(TTransportException.class);
+      try (RawConnection plain = RawConnection.open(address)) {
+        plain.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+        plain.awaitClosedBy(WITHIN);
+      }
+      try (RawConnection silent = RawConnection.open(address)) {
+        silent.awaitClosedBy(WITHIN);
+      }
+      await("three failed handshakes", server, s -> s.tlsFailures() == 3);
+    } finally {
+      closeAll();
+      open.clear();
+      server.close();
+    }
+    assertThat(alloc.allocations()).isPositive();
+    alloc.assertAllReleased();
+  }
+
+  @Test
   void aTlsClientAgainstAPlainServerFailsWithAClearError() throws Exception {
     ThriftServer server = server(null);
     assertThatThrownBy(() -> syncClient(server.localAddress(), PKI.clientTls().build()))
