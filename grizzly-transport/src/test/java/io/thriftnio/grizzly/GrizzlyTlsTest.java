@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
@@ -33,6 +34,8 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** TLS on the Grizzly server and clients: handshakes, mutual TLS, host names, failures counted. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -51,11 +54,16 @@ class GrizzlyTlsTest {
   }
 
   private ThriftServer server(ServerTls tls) throws Exception {
+    return server(tls, IoStrategy.WORKER);
+  }
+
+  private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
     ThriftServer server =
         GrizzlyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .ioThreads(1)
             .workerThreads(4)
+            .ioStrategy(strategy)
             .tls(tls)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
@@ -89,9 +97,10 @@ class GrizzlyTlsTest {
     }
   }
 
-  @Test
-  void syncTransportAndAsyncChannelCallOverTls() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
+  @ParameterizedTest
+  @EnumSource(value = IoStrategy.class, names = {"SAME_THREAD", "WORKER", "LEADER_FOLLOWER"})
+  void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
+    ThriftServer server = server(PKI.serverTls().build(), strategy);
     ClientTls tls = PKI.clientTls().build();
     BenchService.Client sync = syncClient(server.localAddress(), tls);
     ByteBuffer payload = Payloads.of(Payloads.LARGE, 3);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
@@ -36,6 +37,8 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** TLS on the Netty server and clients: handshakes, mutual TLS, host names, failures counted. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -54,11 +57,16 @@ class NettyTlsTest {
   }
 
   private ThriftServer server(ServerTls tls) throws Exception {
+    return server(tls, IoStrategy.WORKER);
+  }
+
+  private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
     ThriftServer server =
         NettyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .ioThreads(1)
             .workerThreads(4)
+            .ioStrategy(strategy)
             .tls(tls)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
@@ -86,9 +94,10 @@ class NettyTlsTest {
     }
   }
 
-  @Test
-  void syncTransportAndAsyncChannelCallOverTls() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
+  @ParameterizedTest
+  @EnumSource(value = IoStrategy.class, names = {"SAME_THREAD", "WORKER"})
+  void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
+    ThriftServer server = server(PKI.serverTls().build(), strategy);
     ClientTls tls = PKI.clientTls().build();
     BenchService.Client sync = syncClient(server.localAddress(), tls);
     ByteBuffer payload = Payloads.of(Payloads.LARGE, 3);
