@@ -86,6 +86,7 @@ class ServerBuilderTest {
     assertThat(c.frameTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.maxPendingWriteBytes()).isEqualTo(32 * 1024 * 1024);
+    assertThat(c.tls()).as("plain TCP unless tls(...) is set").isNull();
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.toString())
