@@ -18,7 +18,8 @@ package io.thriftnio.core;
  * @param tlsFailures connections of a TLS server closed because their handshake failed (a
  *     plain-text or otherwise non-TLS client, an untrusted or missing client certificate, no
  *     common protocol or cipher suite) or did not complete within the handshake timeout; they are
- *     counted here only, not in {@code badFrames} or {@code timedOutConnections}
+ *     counted here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that
+ *     closes before any TLS error (a TCP health check, say) is not counted
  */
 public record ServerStats(
     long acceptedConnections,

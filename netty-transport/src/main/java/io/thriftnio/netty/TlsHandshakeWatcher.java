@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import java.nio.channels.ClosedChannelException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Sits behind the server's {@code SslHandler} until the handshake completes: a failed or
  * timed-out handshake (a plain-text client, a missing or untrusted client certificate) closes the
  * connection and counts one {@code tlsFailures}, with one log line at most per power of two of
- * failures. On success it leaves the pipeline.
+ * failures. A connection closed before any TLS error (a TCP health check) is not counted, as on
+ * Grizzly. On success it leaves the pipeline.
  */
 final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
 
@@ -36,6 +38,9 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
       SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
       if (done.isSuccess()) {
         ctx.pipeline().remove(this);
+      } else if (done.cause() instanceof ClosedChannelException) {
+        // Closed before a TLS error: a TCP health check or a port probe, or the server's own close.
+        log.debug("Connection from {} closed during the TLS handshake", ctx.channel().remoteAddress());
       } else {
         fail(ctx, done.cause());
       }

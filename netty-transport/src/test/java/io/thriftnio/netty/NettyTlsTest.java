@@ -219,6 +219,17 @@ class NettyTlsTest {
   }
 
   @Test
+  void aTcpProbeThatClosesWithoutSpeakingIsNotATlsFailure() throws Exception {
+    ThriftServer server = server(PKI.serverTls().build());
+    RawConnection.open(server.localAddress()).close();
+    await("the probe to be gone", server, s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
+    // One IO thread: this handshake runs after the probe's close has been handled.
+    assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("after")
+            .getSymbol()).isEqualTo("after");
+    assertThat(server.stats().tlsFailures()).isZero();
+  }
+
+  @Test
   void aTlsClientAgainstAPlainServerFailsWithAClearError() throws Exception {
     ThriftServer server = server(null);
     assertThatThrownBy(() -> syncClient(server.localAddress(), PKI.clientTls().build()))
