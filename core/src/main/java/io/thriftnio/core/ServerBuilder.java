@@ -2,6 +2,7 @@ package io.thriftnio.core;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import io.thriftnio.core.tls.ServerTls;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -57,6 +58,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
+  ServerTls tls;
 
   /** For subclasses. */
   protected ServerBuilder() {}
@@ -224,6 +226,19 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B maxCallsInFlightPerConnection(int maxCallsInFlightPerConnection) {
     this.maxCallsInFlightPerConnection = maxCallsInFlightPerConnection;
+    return self();
+  }
+
+  /**
+   * Serves TLS on every connection: the handshake first, then the framed Thrift messages inside
+   * TLS records. A connection whose handshake fails or times out is closed and counted in {@link
+   * ServerStats#tlsFailures()}. Default: {@code null}, plain TCP.
+   *
+   * @param tls the key material and TLS settings, or {@code null} for plain TCP
+   * @return this builder
+   */
+  public B tls(ServerTls tls) {
+    this.tls = tls;
     return self();
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import io.thriftnio.core.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import io.thriftnio.core.tls.ServerTls;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -31,6 +32,7 @@ public final class ServerConfig {
   private final Duration drainTimeout;
   private final int maxPendingWriteBytes;
   private final int maxCallsInFlightPerConnection;
+  private final ServerTls tls;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -72,6 +74,7 @@ public final class ServerConfig {
     this.maxPendingWriteBytes = Checks.positive("maxPendingWriteBytes", b.maxPendingWriteBytes);
     this.maxCallsInFlightPerConnection =
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
+    this.tls = b.tls;
   }
 
   /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
@@ -159,6 +162,11 @@ public final class ServerConfig {
     return maxCallsInFlightPerConnection;
   }
 
+  /** The TLS settings, or {@code null} when the server speaks plain TCP. */
+  public ServerTls tls() {
+    return tls;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig{bind="
@@ -181,6 +189,7 @@ public final class ServerConfig {
         + drainTimeout
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
+        + (tls != null ? ", tls=" + tls : "")
         + '}';
   }
 }

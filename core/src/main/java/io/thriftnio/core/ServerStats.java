@@ -22,6 +22,11 @@ package io.thriftnio.core;
  * @param droppedResponses responses never delivered because their connection closed while the
  *     call ran or before the response could be written (the peer left, or the connection timed
  *     out); oneway calls, which have no response, are not counted
+ * @param tlsFailures connections of a TLS server closed because their handshake failed (a
+ *     plain-text or otherwise non-TLS client, an untrusted or missing client certificate, no
+ *     common protocol or cipher suite) or did not complete within the handshake timeout; they are
+ *     counted here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that
+ *     closes before any TLS error (a TCP health check, say) is not counted
  */
 public record ServerStats(
     long acceptedConnections,
@@ -33,4 +38,5 @@ public record ServerStats(
     long failedCalls,
     long overloadedCalls,
     long truncatedFrames,
-    long droppedResponses) {}
+    long droppedResponses,
+    long tlsFailures) {}

@@ -47,7 +47,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
@@ -89,6 +89,7 @@ class ServerBuilderTest {
     assertThat(c.maxCallsInFlightPerConnection())
         .isEqualTo(1024)
         .isEqualTo(ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
+    assertThat(c.tls()).as("plain TCP unless tls(...) is set").isNull();
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.toString())

@@ -5,7 +5,9 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,9 +28,12 @@ import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TTransportException;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.ssl.SSLFilter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +55,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Every connection's chain is {@code TransportFilter -> ThriftFrameFilter(maxFrameSize) ->
- * ThriftClientFilter}. Thread-safe. {@link #close()} closes every connection and stops the
+ * ThriftClientFilter}, with Grizzly's {@code SSLFilter} after the transport filter when {@link
+ * Builder#tls(ClientTls) TLS} is set: then every connection of this holder speaks TLS and is
+ * handed out only once its handshake has completed. Thread-safe. {@link #close()} closes every connection and stops the
  * threads; it is idempotent.
  */
 public final class GrizzlyClientResources implements AutoCloseable {
@@ -77,6 +84,9 @@ public final class GrizzlyClientResources implements AutoCloseable {
   private final Duration requestTimeout;
   private final Executor callbackExecutor;
   private final IoStrategy ioStrategy;
+  private final ClientTls tls;
+  private final SSLContext sslContext;
+  private final SSLFilter sslFilter;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private GrizzlyClientResources(Builder b) throws IOException {
@@ -87,6 +97,9 @@ public final class GrizzlyClientResources implements AutoCloseable {
     this.requestTimeout = b.requestTimeout;
     this.callbackExecutor = b.callbackExecutor;
     this.ioStrategy = b.ioStrategy;
+    this.tls = b.tls;
+    this.sslContext = tls != null ? JdkTls.clientContext(tls, "Grizzly") : null;
+    this.sslFilter = sslContext != null ? TlsFilters.client(sslContext) : null;
     this.workerPool =
         b.ioStrategy == IoStrategy.SAME_THREAD
             ? null
@@ -95,12 +108,12 @@ public final class GrizzlyClientResources implements AutoCloseable {
     this.transport =
         Transports.newTransport(
             THREAD_PREFIX, b.ioStrategy, b.ioThreads, workerPool, Integer.MAX_VALUE);
+    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
+    if (sslFilter != null) {
+      chain.add(sslFilter);
+    }
     transport.setProcessor(
-        FilterChainBuilder.stateless()
-            .add(new TransportFilter())
-            .add(new ThriftFrameFilter(maxFrameSize))
-            .add(new ThriftClientFilter())
-            .build());
+        chain.add(new ThriftFrameFilter(maxFrameSize)).add(new ThriftClientFilter()).build());
     this.timer = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory(THREAD_PREFIX + "-timer"));
     timer.setRemoveOnCancelPolicy(true);
     try {
@@ -193,6 +206,11 @@ public final class GrizzlyClientResources implements AutoCloseable {
     return maxPendingCalls;
   }
 
+  /** The TLS settings of every connection, or {@code null} for plain TCP. */
+  public ClientTls tls() {
+    return tls;
+  }
+
   /** The IO strategy of the client transport. */
   public IoStrategy ioStrategy() {
     return ioStrategy;
@@ -240,8 +258,9 @@ public final class GrizzlyClientResources implements AutoCloseable {
           @Override
           public void updated(Connection connection) {}
         });
+    Connection<?> connection;
     try {
-      return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      connection = result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       abandon(result, abandoned);
       throw new TTransportException(
@@ -257,6 +276,58 @@ public final class GrizzlyClientResources implements AutoCloseable {
           TTransportException.NOT_OPEN,
           "connect to " + address + " failed: " + e.getCause(),
           e.getCause());
+    }
+    return tls != null ? handshake(connection, address) : connection;
+  }
+
+  /** Runs the TLS handshake of a new connection within the handshake timeout, or closes it. */
+  private Connection<?> handshake(Connection<?> connection, InetSocketAddress address)
+      throws TTransportException {
+    CompletableFuture<SSLEngine> done = new CompletableFuture<>();
+    long timeoutMillis = tls.handshakeTimeout().toMillis();
+    try {
+      sslFilter.handshake(
+          connection,
+          new CompletionHandler<SSLEngine>() {
+            @Override
+            public void completed(SSLEngine engine) {
+              done.complete(engine);
+            }
+
+            @Override
+            public void failed(Throwable t) {
+              done.completeExceptionally(t);
+            }
+
+            @Override
+            public void cancelled() {
+              done.cancel(false);
+            }
+
+            @Override
+            public void updated(SSLEngine engine) {}
+          },
+          null,
+          TlsFilters.clientEngines(sslContext, tls, address));
+      done.get(timeoutMillis, TimeUnit.MILLISECONDS);
+      return connection;
+    } catch (TimeoutException e) {
+      connection.closeSilently();
+      throw new TTransportException(
+          TTransportException.TIMED_OUT,
+          "TLS handshake with " + address + " timed out after " + timeoutMillis + " ms");
+    } catch (InterruptedException e) {
+      connection.closeSilently();
+      Thread.currentThread().interrupt();
+      throw new TTransportException(
+          TTransportException.NOT_OPEN, "interrupted during the TLS handshake with " + address, e);
+    } catch (IOException | ExecutionException | RuntimeException e) {
+      connection.closeSilently();
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new TTransportException(
+          TTransportException.NOT_OPEN,
+          "TLS handshake with " + address + " failed: " + JdkTls.describe(cause),
+          cause);
     }
   }
 
@@ -298,6 +369,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
     private Duration readTimeout = DEFAULT_READ_TIMEOUT;
     private Duration requestTimeout = DEFAULT_READ_TIMEOUT;
     private Executor callbackExecutor = ForkJoinPool.commonPool();
+    private ClientTls tls;
 
     private Builder() {}
 
@@ -414,10 +486,25 @@ public final class GrizzlyClientResources implements AutoCloseable {
     }
 
     /**
+     * Speaks TLS on every connection of the holder: a connect returns once the handshake has
+     * completed, and fails with a {@link TTransportException} naming the peer if it fails ({@code
+     * NOT_OPEN}) or does not complete within the handshake timeout ({@code TIMED_OUT}). Only the
+     * {@code JDK} provider is supported. Default: {@code null}, plain TCP.
+     *
+     * @param tls the TLS settings, or {@code null} for plain TCP
+     * @return this builder
+     */
+    public Builder tls(ClientTls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /**
      * Starts the client transport.
      *
      * @return the holder
      * @throws IOException if Grizzly cannot start its selectors
+     * @throws IllegalStateException if TLS asks for the OPENSSL provider
      */
     public GrizzlyClientResources build() throws IOException {
       return new GrizzlyClientResources(this);

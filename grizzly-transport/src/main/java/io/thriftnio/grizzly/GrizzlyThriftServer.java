@@ -22,11 +22,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicLong;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.ssl.SSLFilter;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
@@ -55,6 +57,11 @@ import org.slf4j.LoggerFactory;
  *  TransportFilter -&gt; connection guard -&gt; ThriftFrameFilter -&gt; ThriftServerFilter
  *                     (maxConnections)     (frame rules)         (ProcessorInvoker, ordered replies)
  * </pre>
+ *
+ * <p>With {@linkplain ServerBuilder#tls TLS}, Grizzly's {@code SSLFilter} follows the guard. A
+ * failed handshake, or one not complete within the handshake timeout after accept (checked by the
+ * timer thread), closes the connection and counts in {@link ServerStats#tlsFailures()}. The
+ * {@code OPENSSL} provider is refused at {@code build()}: Grizzly uses the JDK's TLS.
  *
  * <table>
  *   <caption>Strategies</caption>
@@ -102,6 +109,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private final FilterChain filterChain;
   private final Object lock = new Object();
   private final CountDownLatch closed = new CountDownLatch(1);
+  private final AtomicLong tlsFailuresLog = new AtomicLong();
 
   private TCPNIOTransport transport;
   private OverloadAwareExecutor workerPool;
@@ -139,13 +147,12 @@ public final class GrizzlyThriftServer implements ThriftServer {
             config.outputProtocolFactory(),
             config.maxFrameSize(),
             config.maxCallsInFlightPerConnection());
-    this.filterChain =
-        FilterChainBuilder.stateless()
-            .add(new TransportFilter())
-            .add(guard)
-            .add(frameFilter)
-            .add(serverFilter)
-            .build();
+    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
+    if (config.tls() != null) {
+      SSLFilter tls = TlsFilters.server(config.tls(), counters, tlsFailuresLog);
+      chain.add(tls);
+    }
+    this.filterChain = chain.add(frameFilter).add(serverFilter).build();
   }
 
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
@@ -259,6 +266,9 @@ public final class GrizzlyThriftServer implements ThriftServer {
 
   private long sweepPeriodMillis() {
     long shortest = config.frameTimeout().toMillis();
+    if (config.tls() != null) {
+      shortest = Math.min(shortest, config.tls().handshakeTimeout().toMillis());
+    }
     if (!config.idleTimeout().isZero()) {
       shortest = Math.min(shortest, config.idleTimeout().toMillis());
     }
@@ -275,7 +285,16 @@ public final class GrizzlyThriftServer implements ThriftServer {
     try {
       long idleNanos = config.idleTimeout().toNanos();
       long frameNanos = config.frameTimeout().toNanos();
+      long handshakeNanos = config.tls() != null ? config.tls().handshakeTimeout().toNanos() : 0;
       for (Connection<?> c : guard.connections()) {
+        if (handshakeNanos > 0 && TlsFilters.handshaking(c)) {
+          long acceptedAt = guard.acceptedAt(c);
+          if (acceptedAt != 0 && now - acceptedAt > handshakeNanos) {
+            TlsFilters.fail(c, counters, tlsFailuresLog, "handshake timed out after "
+                + config.tls().handshakeTimeout().toMillis() + " ms");
+          }
+          continue;
+        }
         long partialSince = ThriftFrameFilter.partialFrameSince(c);
         if (partialSince != 0 && now - partialSince > frameNanos) {
           ThriftFrameFilter.discardRest(c);
@@ -499,7 +518,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
      * Validates the settings and creates the server, not yet started.
      *
      * @throws IllegalArgumentException if a value is out of range
-     * @throws IllegalStateException if a required value is missing or two values conflict
+     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
+     *     asks for the OPENSSL provider
      */
     @Override
     public GrizzlyThriftServer build() {

@@ -1,6 +1,7 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.testkit.conformance.ClientKind;
+import io.thriftnio.testkit.tls.TestPki;
 import io.thriftnio.testkit.conformance.ClientKinds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,5 +43,26 @@ final class GrizzlyClientKinds {
   /** {@link GrizzlyThriftChannel} under core's async bridge. */
   static ClientKind channel() {
     return ClientKinds.channel("grizzly-channel", address -> resources().openChannel(address));
+  }
+
+  private static final class TlsHolder {
+    static final GrizzlyClientResources RESOURCES = create();
+
+    private static GrizzlyClientResources create() {
+      try {
+        GrizzlyClientResources r =
+            GrizzlyClientResources.builder().tls(TestPki.shared().clientTls().build()).build();
+        Runtime.getRuntime().addShutdownHook(new Thread(r::close));
+        return r;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** {@link GrizzlyThriftChannel}s over TLS, trusting {@link TestPki}'s authority. */
+  static ClientKind tlsChannel() {
+    return ClientKinds.channel(
+        "grizzly-channel-tls", address -> TlsHolder.RESOURCES.openChannel(address));
   }
 }

@@ -7,10 +7,17 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.netty.util.concurrent.Future;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.IoTransport;
+import io.thriftnio.netty.internal.NettyTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -131,6 +138,21 @@ public final class NettyClientResources implements AutoCloseable {
   Channel connect(
       InetSocketAddress address, Duration connectTimeout, int maxFrameSize, ChannelHandler handler)
       throws TTransportException {
+    return connect(address, connectTimeout, maxFrameSize, handler, null, null);
+  }
+
+  /**
+   * Like {@link #connect(InetSocketAddress, Duration, int, ChannelHandler)}, behind an {@link
+   * SslHandler} when {@code tls} is not null; returns once the handshake has completed.
+   */
+  Channel connect(
+      InetSocketAddress address,
+      Duration connectTimeout,
+      int maxFrameSize,
+      ChannelHandler handler,
+      ClientTls tls,
+      SslContext sslContext)
+      throws TTransportException {
     if (closed.get()) {
       throw new TTransportException(
           TTransportException.NOT_OPEN,
@@ -149,6 +171,10 @@ public final class NettyClientResources implements AutoCloseable {
                 new io.netty.channel.ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      ch.pipeline()
+                          .addLast("tls", NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))
                         .addLast("thriftFrameEncoder", new ThriftFrameEncoder(maxFrameSize))
@@ -189,7 +215,38 @@ public final class NettyClientResources implements AutoCloseable {
       throw new TTransportException(
           type, "cannot connect to " + address + ": " + cause.getMessage(), cause);
     }
-    return connected.channel();
+    return tls != null ? awaitHandshake(connected.channel(), address, tls) : connected.channel();
+  }
+
+  private static Channel awaitHandshake(Channel ch, InetSocketAddress address, ClientTls tls)
+      throws TTransportException {
+    Future<Channel> handshake = ch.pipeline().get(SslHandler.class).handshakeFuture();
+    long timeoutMillis = tls.handshakeTimeout().toMillis();
+    try {
+      // The handler's own timeout fails the future; the extra second guards against a lost wakeup.
+      if (!handshake.await(timeoutMillis + 1000, TimeUnit.MILLISECONDS)) {
+        ch.close();
+        throw new TTransportException(
+            TTransportException.TIMED_OUT,
+            "TLS handshake with " + address + " timed out after " + timeoutMillis + " ms");
+      }
+    } catch (InterruptedException e) {
+      ch.close();
+      Thread.currentThread().interrupt();
+      throw new TTransportException(
+          TTransportException.UNKNOWN, "interrupted during the TLS handshake with " + address, e);
+    }
+    if (!handshake.isSuccess()) {
+      ch.close();
+      Throwable cause = handshake.cause();
+      throw new TTransportException(
+          cause instanceof SslHandshakeTimeoutException
+              ? TTransportException.TIMED_OUT
+              : TTransportException.NOT_OPEN,
+          "TLS handshake with " + address + " failed: " + JdkTls.describe(cause),
+          cause);
+    }
+    return ch;
   }
 
   /**

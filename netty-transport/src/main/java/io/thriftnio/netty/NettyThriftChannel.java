@@ -26,6 +26,8 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.netty.internal.NettyTls;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -98,6 +100,7 @@ public final class NettyThriftChannel implements ThriftChannel {
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
     private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
     private Executor callbackExecutor = ForkJoinPool.commonPool();
+    private ClientTls tls;
 
     Builder(InetSocketAddress address) {
       this.address = address;
@@ -153,10 +156,24 @@ public final class NettyThriftChannel implements ThriftChannel {
     }
 
     /**
+     * Speaks TLS: {@link #connect()} returns once the handshake has completed, and fails with a
+     * {@link TTransportException} naming the peer if it fails ({@code NOT_OPEN}) or times out
+     * ({@code TIMED_OUT}). Default: {@code null}, plain TCP.
+     *
+     * @param tls the TLS settings, or {@code null} for plain TCP
+     * @return this builder
+     */
+    public Builder tls(ClientTls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /**
      * Validates the settings and connects.
      *
      * @throws IllegalArgumentException if a value is out of range
-     * @throws TTransportException if the connection cannot be established
+     * @throws IllegalStateException if TLS asks for OPENSSL and netty-tcnative is not available
+     * @throws TTransportException if the connection or the TLS handshake cannot be completed
      */
     public NettyThriftChannel connect() throws TTransportException {
       Checks.notNull("address", address);
@@ -167,7 +184,14 @@ public final class NettyThriftChannel implements ThriftChannel {
       Checks.positive("maxPendingCalls", maxPendingCalls);
       NettyClientResources r = resources != null ? resources : NettyClientResources.shared();
       NettyThriftChannel ch = new NettyThriftChannel(this);
-      ch.channel = r.connect(address, connectTimeout, maxFrameSize, ch.connection);
+      ch.channel =
+          r.connect(
+              address,
+              connectTimeout,
+              maxFrameSize,
+              ch.connection,
+              tls,
+              tls != null ? NettyTls.clientContext(tls) : null);
       return ch;
     }
   }

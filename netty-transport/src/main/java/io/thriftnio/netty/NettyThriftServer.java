@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
@@ -22,6 +23,7 @@ import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.IoTransport;
+import io.thriftnio.netty.internal.NettyTls;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -54,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Each connection's pipeline is {@link ThriftFrameDecoder} (limits) - {@link ThriftFrameEncoder}
- * - {@link ThriftServerHandler} (dispatch, response order, timeouts). Threads: the event loops are
+ * - {@link ThriftServerHandler} (dispatch, response order, timeouts), behind an {@code SslHandler}
+ * when {@link ServerBuilder#tls TLS} is set (a failed or timed-out handshake closes the connection
+ * and counts in {@link ServerStats#tlsFailures()}). Threads: the event loops are
  * named {@code thrift-nio-netty-io-N} (they are not daemon threads: a running server keeps the JVM
  * alive), the server's own worker pool {@code thrift-nio-netty-worker-N}.
  *
@@ -94,6 +98,8 @@ public final class NettyThriftServer implements ThriftServer {
   private final ThriftFrameEncoder encoder;
   private final ByteBufAllocator allocator;
   private final EveryPowerOfTwo rejectedConnectionsLog = new EveryPowerOfTwo();
+  private final EveryPowerOfTwo tlsFailuresLog = new EveryPowerOfTwo();
+  private final SslContext sslContext;
 
   private final Object lock = new Object();
   private State state = State.NEW;
@@ -108,8 +114,10 @@ public final class NettyThriftServer implements ThriftServer {
       IoTransport transport,
       EventLoopGroup suppliedGroup,
       boolean shutdown,
-      ByteBufAllocator allocator) {
+      ByteBufAllocator allocator,
+      SslContext sslContext) {
     this.allocator = allocator;
+    this.sslContext = sslContext;
     this.config = config;
     this.transport = transport;
     this.suppliedGroup = suppliedGroup;
@@ -170,7 +178,8 @@ public final class NettyThriftServer implements ThriftServer {
      *
      * @throws IllegalStateException also if the strategy is {@link IoStrategy#LEADER_FOLLOWER}, or
      *     if {@link NettyTransportType#EPOLL} or {@link NettyTransportType#IO_URING} is asked for
-     *     and cannot be used on this machine
+     *     and cannot be used on this machine, or if TLS is set with the OPENSSL provider and
+     *     netty-tcnative is not available, or its key material is unusable
      */
     @Override
     public NettyThriftServer build() {
@@ -184,7 +193,8 @@ public final class NettyThriftServer implements ThriftServer {
       Checks.notNull("transport", transport);
       IoTransport io =
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);
-      return new NettyThriftServer(config, io, eventLoopGroup, shutdownOnClose, allocator);
+      SslContext ssl = config.tls() != null ? NettyTls.serverContext(config.tls()) : null;
+      return new NettyThriftServer(config, io, eventLoopGroup, shutdownOnClose, allocator, ssl);
     }
   }
 
@@ -306,6 +316,11 @@ public final class NettyThriftServer implements ThriftServer {
                 allConnectionsClosed.complete(null);
               }
             });
+    if (sslContext != null) {
+      ch.pipeline()
+          .addLast("tls", NettyTls.serverHandler(sslContext, config.tls(), ch.alloc()))
+          .addLast("tlsHandshakeWatcher", new TlsHandshakeWatcher(counters, tlsFailuresLog));
+    }
     ch.pipeline()
         .addLast(
             "thriftFrameDecoder",

@@ -9,6 +9,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.netty.internal.NettyTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
@@ -67,6 +69,7 @@ public final class TNettyTransport extends TEndpointTransport {
   private final Duration connectTimeout;
   private final long readTimeoutNanos;
   private final int maxFrameSize;
+  private final ClientTls tls;
   private final BlockingQueue<Object> inbound = new LinkedBlockingQueue<>();
   /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
   private final AtomicInteger owed = new AtomicInteger();
@@ -90,6 +93,7 @@ public final class TNettyTransport extends TEndpointTransport {
     this.connectTimeout = b.connectTimeout;
     this.readTimeoutNanos = b.readTimeout.toNanos();
     this.maxFrameSize = b.maxFrameSize;
+    this.tls = b.tls;
   }
 
   /** A builder for a transport to {@code address}. */
@@ -104,6 +108,7 @@ public final class TNettyTransport extends TEndpointTransport {
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration readTimeout = Duration.ofSeconds(30);
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+    private ClientTls tls;
 
     Builder(InetSocketAddress address) {
       this.address = address;
@@ -140,16 +145,33 @@ public final class TNettyTransport extends TEndpointTransport {
     }
 
     /**
+     * Speaks TLS: {@link TNettyTransport#open()} returns once the handshake has completed, and
+     * fails with a {@link TTransportException} naming the peer if it fails ({@code NOT_OPEN}) or
+     * times out ({@code TIMED_OUT}). Default: {@code null}, plain TCP.
+     *
+     * @param tls the TLS settings, or {@code null} for plain TCP
+     * @return this builder
+     */
+    public Builder tls(ClientTls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /**
      * Validates the settings and creates the transport, not yet connected: {@link
      * TNettyTransport#open()} connects.
      *
      * @throws IllegalArgumentException if a value is out of range
+     * @throws IllegalStateException if TLS asks for OPENSSL and netty-tcnative is not available
      */
     public TNettyTransport build() {
       Checks.notNull("address", address);
       Checks.positive("connectTimeout", connectTimeout);
       Checks.nonNegative("readTimeout", readTimeout);
       Framing.checkMaxFrameSize(maxFrameSize);
+      if (tls != null) {
+        NettyTls.clientContext(tls); // fails now, not at open(), on an unusable provider or key
+      }
       try {
         return new TNettyTransport(this);
       } catch (TTransportException e) {
@@ -179,8 +201,9 @@ public final class TNettyTransport extends TEndpointTransport {
   /**
    * Connects.
    *
-   * @throws TTransportException {@code ALREADY_OPEN} if open, {@code NOT_OPEN} if closed or the
-   *     connection is refused, {@code TIMED_OUT} if the connect timeout passes
+   * @throws TTransportException {@code ALREADY_OPEN} if open, {@code NOT_OPEN} if closed, the
+   *     connection is refused or the TLS handshake fails, {@code TIMED_OUT} if the connect timeout
+   *     or the TLS handshake timeout passes
    */
   @Override
   public void open() throws TTransportException {
@@ -192,7 +215,14 @@ public final class TNettyTransport extends TEndpointTransport {
       throw new TTransportException(
           TTransportException.ALREADY_OPEN, "transport to " + address + " is already open");
     }
-    channel = resources.connect(address, connectTimeout, maxFrameSize, new Receiver());
+    channel =
+        resources.connect(
+            address,
+            connectTimeout,
+            maxFrameSize,
+            new Receiver(),
+            tls,
+            tls != null ? NettyTls.clientContext(tls) : null);
   }
 
   /** Closes the connection; a blocked or later read fails. Idempotent. */

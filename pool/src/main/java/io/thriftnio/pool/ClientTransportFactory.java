@@ -1,6 +1,7 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.internal.SocketTransports;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,8 +18,14 @@ import org.apache.thrift.transport.TTransportException;
  * the endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
  * TTransportException}s that name the endpoint.
  *
- * <p>The stock implementation is {@link #framedSocket(Duration, Duration)}; this library's Netty
- * and Grizzly synchronous transports plug in through the same interface.
+ * <p>The stock implementations are {@link #framedSocket(Duration, Duration)} and, for TLS, {@link
+ * #framedTls(Duration, Duration, ClientTls)}; this library's Netty and Grizzly synchronous
+ * transports plug in through the same interface, TLS included:
+ *
+ * <pre>{@code
+ * ClientTransportFactory netty =
+ *     endpoint -> TNettyTransport.builder(endpoint).tls(clientTls).open();
+ * }</pre>
  */
 @FunctionalInterface
 public interface ClientTransportFactory {
@@ -62,5 +69,48 @@ public interface ClientTransportFactory {
     Checks.positive("readTimeout", readTimeout);
     Checks.positive("maxFrameSize", maxFrameSize);
     return new SocketTransports.FramedSocketFactory(connectTimeout, readTimeout, maxFrameSize);
+  }
+
+  /**
+   * Like {@link #framedSocket(Duration, Duration)}, over TLS: a JDK {@code SSLSocket} layered on
+   * the connected socket, with the protocols, cipher suites, client certificate, hostname
+   * verification (on by default) and SNI of {@code tls}, wrapped in a {@code TFramedTransport}.
+   * The handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a failed
+   * or timed-out handshake is a connect failure ({@code NOT_OPEN} or {@code TIMED_OUT}) naming the
+   * endpoint.
+   *
+   * <p>The pool cannot look at an idle TLS connection without reading TLS records (a TLS 1.3
+   * server sends session tickets after the handshake), so a connection the server closed while
+   * idle is found on its next use rather than at borrow time. Set {@link
+   * PoolConfig.Builder#idleTimeout(Duration)} below the server's idle timeout to keep that rare.
+   *
+   * @param connectTimeout how long the TCP connect may take; must be positive
+   * @param readTimeout how long a read may block; must be positive
+   * @param tls the TLS settings; only the {@code JDK} provider is supported
+   * @return the factory
+   * @throws IllegalStateException if {@code tls} asks for the OPENSSL provider
+   */
+  static ClientTransportFactory framedTls(
+      Duration connectTimeout, Duration readTimeout, ClientTls tls) {
+    return framedTls(connectTimeout, readTimeout, tls, TConfiguration.DEFAULT_MAX_FRAME_SIZE);
+  }
+
+  /**
+   * Like {@link #framedTls(Duration, Duration, ClientTls)}, with a maximum frame size.
+   *
+   * @param connectTimeout how long the TCP connect may take; must be positive
+   * @param readTimeout how long a read may block; must be positive
+   * @param tls the TLS settings; only the {@code JDK} provider is supported
+   * @param maxFrameSize the largest reply frame accepted, in bytes; must be positive
+   * @return the factory
+   * @throws IllegalStateException if {@code tls} asks for the OPENSSL provider
+   */
+  static ClientTransportFactory framedTls(
+      Duration connectTimeout, Duration readTimeout, ClientTls tls, int maxFrameSize) {
+    Checks.positive("connectTimeout", connectTimeout);
+    Checks.positive("readTimeout", readTimeout);
+    Checks.notNull("tls", tls);
+    Checks.positive("maxFrameSize", maxFrameSize);
+    return new SocketTransports.FramedTlsFactory(connectTimeout, readTimeout, tls, maxFrameSize);
   }
 }

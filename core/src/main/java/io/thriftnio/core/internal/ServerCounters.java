@@ -15,6 +15,7 @@ public final class ServerCounters {
   public final LongAdder overloadedCalls = new LongAdder();
   public final LongAdder truncatedFrames = new LongAdder();
   public final LongAdder droppedResponses = new LongAdder();
+  public final LongAdder tlsFailures = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -27,6 +28,7 @@ public final class ServerCounters {
         failedCalls.sum(),
         overloadedCalls.sum(),
         truncatedFrames.sum(),
-        droppedResponses.sum());
+        droppedResponses.sum(),
+        tlsFailures.sum());
   }
 }

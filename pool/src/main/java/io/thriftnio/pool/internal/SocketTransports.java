@@ -1,12 +1,17 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.ClientTransportFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
@@ -54,6 +59,78 @@ public final class SocketTransports {
           + readTimeoutMillis
           + "ms, maxFrameSize="
           + maxFrameSize
+          + ")";
+    }
+  }
+
+  /** {@code TSocket} over a JDK {@code SSLSocket}, in a {@code TFramedTransport}. */
+  public static final class FramedTlsFactory implements ClientTransportFactory {
+    private final int connectTimeoutMillis;
+    private final int readTimeoutMillis;
+    private final int handshakeTimeoutMillis;
+    private final ClientTls tls;
+    private final SSLContext context;
+    private final int maxFrameSize;
+
+    public FramedTlsFactory(
+        Duration connectTimeout, Duration readTimeout, ClientTls tls, int maxFrameSize) {
+      this.connectTimeoutMillis = millis(connectTimeout);
+      this.readTimeoutMillis = millis(readTimeout);
+      this.handshakeTimeoutMillis = millis(tls.handshakeTimeout());
+      this.tls = tls;
+      this.context = JdkTls.clientContext(tls, "ClientTransportFactory.framedTls");
+      this.maxFrameSize = maxFrameSize;
+    }
+
+    @Override
+    public TTransport open(InetSocketAddress endpoint) throws TTransportException {
+      SocketChannel channel = connect(endpoint, connectTimeoutMillis);
+      try {
+        String host = tls.peerHost(endpoint);
+        SSLSocket ssl =
+            (SSLSocket)
+                context.getSocketFactory().createSocket(channel.socket(), host, endpoint.getPort(), true);
+        ssl.setUseClientMode(true);
+        ssl.setSSLParameters(JdkTls.clientParameters(ssl.getSSLParameters(), tls, host));
+        ssl.setSoTimeout(handshakeTimeoutMillis);
+        try {
+          ssl.startHandshake();
+        } catch (SocketTimeoutException e) {
+          closeQuietly(channel);
+          throw new TTransportException(
+              TTransportException.TIMED_OUT,
+              "TLS handshake with "
+                  + Names.endpoint(endpoint)
+                  + " timed out after "
+                  + handshakeTimeoutMillis
+                  + " ms",
+              e);
+        }
+        ssl.setSoTimeout(readTimeoutMillis);
+        return new TFramedTransport(new TSocket(ssl), maxFrameSize);
+      } catch (IOException | TTransportException | RuntimeException e) {
+        closeQuietly(channel);
+        if (e instanceof TTransportException
+            && ((TTransportException) e).getType() == TTransportException.TIMED_OUT) {
+          throw (TTransportException) e;
+        }
+        throw new TTransportException(
+            TTransportException.NOT_OPEN,
+            "TLS handshake with " + Names.endpoint(endpoint) + " failed: " + JdkTls.describe(e),
+            e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "framedTls(connectTimeout="
+          + connectTimeoutMillis
+          + "ms, readTimeout="
+          + readTimeoutMillis
+          + "ms, maxFrameSize="
+          + maxFrameSize
+          + ", "
+          + tls
           + ")";
     }
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
@@ -15,6 +16,7 @@ import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.Nested;
 import io.thriftnio.testkit.gen.TestInfo;
 import io.thriftnio.testkit.gen.TradeReport;
+import io.thriftnio.testkit.tls.TestPki;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -83,6 +85,23 @@ public abstract class ConformanceSuite {
     return ClientKinds.stockSocket();
   }
 
+  /**
+   * TLS for the servers the suite builds through {@link #builder}, or {@code null} (the default)
+   * for plain TCP. With TLS, the suite's raw connections speak TLS too, trusting {@link TestPki}'s
+   * authority, so the key must come from {@link TestPki#shared()}; the {@link #clientKind()} must
+   * then connect over TLS.
+   */
+  protected ServerTls serverTls() {
+    return null;
+  }
+
+  /** A raw connection to {@code address}: over TLS when {@link #serverTls()} is set. */
+  protected RawConnection openRaw(InetSocketAddress address) throws IOException {
+    return serverTls() == null
+        ? RawConnection.open(address)
+        : RawConnection.open(address, TestPki.shared().clientSocketFactory());
+  }
+
   static Stream<Arguments> protocols() {
     return Stream.of(
         Arguments.of("binary", new TBinaryProtocol.Factory()),
@@ -107,6 +126,7 @@ public abstract class ConformanceSuite {
         .processor(new BenchService.Processor<>(handler))
         .protocol(protocol)
         .ioStrategy(strategy())
+        .tls(serverTls())
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
   }
 
@@ -242,6 +262,7 @@ public abstract class ConformanceSuite {
                 .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
                 .protocol(protocol)
                 .ioStrategy(strategy())
+                .tls(serverTls())
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
     BenchService.Iface client = connect(server, protocol);
     assertThat(Payloads.check(client.echo(Payloads.of(Payloads.LARGE, 1)), Payloads.LARGE, 1))
@@ -263,8 +284,9 @@ public abstract class ConformanceSuite {
                 .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
                 .protocol(protocol)
                 .ioStrategy(strategy())
+                .tls(serverTls())
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
-    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+    try (RawConnection raw = openRaw(server.localAddress())) {
       // sleep(300) completes long after echo would: the echo reply must still come second.
       byte[] slow =
           RawConnection.encodeCall(protocol, "sleep", 1, new BenchService.sleep_args(300));
@@ -312,7 +334,7 @@ public abstract class ConformanceSuite {
   void answersOneHundredPipelinedCallsInOrder(String name, TProtocolFactory protocol)
       throws Exception {
     ThriftServer server = start(builder(protocol, new BenchHandler()));
-    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+    try (RawConnection raw = openRaw(server.localAddress())) {
       java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
       for (int seq = 1; seq <= 100; seq++) {
         batch.write(
@@ -388,7 +410,7 @@ public abstract class ConformanceSuite {
     ThriftServer server = start(builder(protocol, new BenchHandler()));
     BenchService.Iface good = connect(server, protocol);
     assertThat(good.get_last_sale("before").getSymbol()).isEqualTo("before");
-    try (RawConnection bad = RawConnection.open(server.localAddress())) {
+    try (RawConnection bad = openRaw(server.localAddress())) {
       bad.write(bytes);
       byte[] before = bad.awaitClosedBy(CLOSE_WITHIN);
       assertThat(before.length).as("bytes sent back before the close").isLessThan(1024);
@@ -406,10 +428,10 @@ public abstract class ConformanceSuite {
     byte[] call =
         RawConnection.encodeCall(protocol, "echo", 1, new BenchService.echo_args(Payloads.of(64, 1)));
     byte[] truncated = java.util.Arrays.copyOf(RawConnection.frame(call), 30);
-    try (RawConnection fin = RawConnection.open(server.localAddress())) {
+    try (RawConnection fin = openRaw(server.localAddress())) {
       fin.write(truncated);
     }
-    RawConnection rst = RawConnection.open(server.localAddress());
+    RawConnection rst = openRaw(server.localAddress());
     rst.write(truncated);
     rst.reset();
     await("both truncated connections to be closed", () -> server.stats().openConnections() <= 1,
@@ -445,11 +467,11 @@ public abstract class ConformanceSuite {
             new BenchService.fire_args(Payloads.of(maxFrameSize - overhead + 1, 2)));
     assertThat(oneMore.length).isEqualTo(maxFrameSize + 1);
 
-    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+    try (RawConnection raw = openRaw(server.localAddress())) {
       raw.writeFrame(exact);
       await("the max-size frame to reach the handler", () -> handler.fired() == 1, CLOSE_WITHIN);
     }
-    try (RawConnection raw = RawConnection.open(server.localAddress())) {
+    try (RawConnection raw = openRaw(server.localAddress())) {
       raw.writeFrame(oneMore);
       raw.awaitClosedBy(CLOSE_WITHIN);
     }
@@ -465,7 +487,7 @@ public abstract class ConformanceSuite {
         start(
             builder(new TBinaryProtocol.Factory(), new BenchHandler())
                 .idleTimeout(Duration.ofMillis(300)));
-    try (RawConnection idle = RawConnection.open(server.localAddress())) {
+    try (RawConnection idle = openRaw(server.localAddress())) {
       idle.awaitClosedBy(CLOSE_WITHIN);
     }
     await("the idle close to be counted", () -> server.stats().timedOutConnections() >= 1,
@@ -478,7 +500,7 @@ public abstract class ConformanceSuite {
         start(
             builder(new TBinaryProtocol.Factory(), new BenchHandler())
                 .frameTimeout(Duration.ofMillis(300)));
-    try (RawConnection slow = RawConnection.open(server.localAddress())) {
+    try (RawConnection slow = openRaw(server.localAddress())) {
       slow.write(new byte[] {0, 0, 1, 0, 1, 2}); // declares 256 bytes, sends 2
       slow.awaitClosedBy(CLOSE_WITHIN);
     }
@@ -492,7 +514,7 @@ public abstract class ConformanceSuite {
     BenchService.Iface second = connect(server, protocol);
     assertThat(first.get_last_sale("1").getSymbol()).isEqualTo("1");
     assertThat(second.get_last_sale("2").getSymbol()).isEqualTo("2");
-    try (RawConnection third = RawConnection.open(server.localAddress())) {
+    try (RawConnection third = openRaw(server.localAddress())) {
       third.awaitClosedBy(CLOSE_WITHIN);
     }
     assertThat(server.stats().rejectedConnections()).isGreaterThanOrEqualTo(1);
@@ -520,13 +542,14 @@ public abstract class ConformanceSuite {
                 .asyncProcessor(new BenchService.AsyncProcessor<>(counting))
                 .protocol(protocol)
                 .ioStrategy(strategy())
+                .tls(serverTls())
                 .drainTimeout(Duration.ofSeconds(30))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
     InetSocketAddress address = server.localAddress();
     List<RawConnection> connections = new ArrayList<>();
     try {
       for (int i = 0; i < 50; i++) {
-        RawConnection c = RawConnection.open(address);
+        RawConnection c = openRaw(address);
         connections.add(c);
         c.writeFrame(RawConnection.encodeCall(protocol, "sleep", i + 1,
             new BenchService.sleep_args(200)));
@@ -545,7 +568,7 @@ public abstract class ConformanceSuite {
       }
     }
     assertThat(server.isRunning()).isFalse();
-    assertThatThrownBy(() -> RawConnection.open(address).close())
+    assertThatThrownBy(() -> openRaw(address).close())
         .isInstanceOf(ConnectException.class);
   }
 

@@ -14,6 +14,9 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
@@ -23,7 +26,7 @@ import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * A plain socket for writing exact bytes (good or bad frames) and reading raw frames back, so that
+ * A socket (plain, or TLS with {@link #open(InetSocketAddress, SSLSocketFactory)}) for writing exact bytes (good or bad frames) and reading raw frames back, so that
  * tests control what crosses the wire. Not thread-safe.
  */
 public final class RawConnection implements AutoCloseable {
@@ -40,12 +43,48 @@ public final class RawConnection implements AutoCloseable {
     this.in = new DataInputStream(socket.getInputStream());
   }
 
+  /** A connection the server closed during the TLS handshake: writes and reads fail at once. */
+  private RawConnection(Socket closed, IOException why) {
+    this.socket = closed;
+    this.out =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw new SocketException("closed by the server during the TLS handshake: " + why);
+          }
+        };
+    this.in = new DataInputStream(InputStream.nullInputStream());
+  }
+
   /** Connects with a 10 s connect timeout and a 30 s read timeout. */
   public static RawConnection open(InetSocketAddress address) throws IOException {
     Socket s = new Socket();
     s.setTcpNoDelay(true);
     s.connect(address, 10_000);
     s.setSoTimeout(30_000);
+    return new RawConnection(s);
+  }
+
+  /**
+   * Connects like {@link #open(InetSocketAddress)}, then speaks TLS through {@code tls}: the bytes
+   * written and read are those inside the TLS records. The handshake is run here; if the server
+   * refuses it (closes at once, say over its connection limit), the connection is returned anyway
+   * and shows as closed to {@link #awaitClosedBy(Duration)}.
+   */
+  public static RawConnection open(InetSocketAddress address, SSLSocketFactory tls)
+      throws IOException {
+    Socket plain = new Socket();
+    plain.setTcpNoDelay(true);
+    plain.connect(address, 10_000);
+    plain.setSoTimeout(30_000);
+    SSLSocket s =
+        (SSLSocket) tls.createSocket(plain, address.getHostString(), address.getPort(), true);
+    try {
+      s.startHandshake();
+    } catch (SSLException | SocketException refused) {
+      s.close();
+      return new RawConnection(s, refused); // the test sees a closed connection
+    }
     return new RawConnection(s);
   }
 
@@ -84,6 +123,9 @@ public final class RawConnection implements AutoCloseable {
     long deadline = System.nanoTime() + within.toNanos();
     java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream();
     byte[] buf = new byte[8192];
+    if (socket.isClosed()) {
+      return received.toByteArray(); // closed by the server during the TLS handshake
+    }
     InputStream raw = socket.getInputStream();
     while (true) {
       long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
@@ -97,8 +139,8 @@ public final class RawConnection implements AutoCloseable {
         n = raw.read(buf);
       } catch (SocketTimeoutException e) {
         continue;
-      } catch (SocketException reset) {
-        return received.toByteArray(); // a reset is a close too
+      } catch (SocketException | SSLException reset) {
+        return received.toByteArray(); // a reset (or a TLS connection cut short) is a close too
       }
       if (n < 0) {
         return received.toByteArray();

@@ -1,0 +1,92 @@
+package io.thriftnio.netty;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import java.nio.channels.ClosedChannelException;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sits behind the server's {@code SslHandler} until the handshake completes: a failed or
+ * timed-out handshake (a plain-text client, a missing or untrusted client certificate) closes the
+ * connection and counts one {@code tlsFailures}, with one log line at most per power of two of
+ * failures. A connection closed before any TLS error (a TCP health check) is not counted, as on
+ * Grizzly. On success it leaves the pipeline.
+ */
+final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
+
+  private static final Logger log = LoggerFactory.getLogger(TlsHandshakeWatcher.class);
+
+  private final ServerCounters counters;
+  private final EveryPowerOfTwo failuresLog;
+  private boolean failed;
+
+  TlsHandshakeWatcher(ServerCounters counters, EveryPowerOfTwo failuresLog) {
+    this.counters = counters;
+    this.failuresLog = failuresLog;
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof SslHandshakeCompletionEvent) {
+      SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
+      if (done.isSuccess()) {
+        ctx.pipeline().remove(this);
+      } else if (done.cause() instanceof ClosedChannelException) {
+        // Closed before a TLS error: a TCP health check or a port probe, or the server's own close.
+        log.debug("Connection from {} closed during the TLS handshake", ctx.channel().remoteAddress());
+      } else {
+        fail(ctx, done.cause());
+      }
+    }
+    super.userEventTriggered(ctx, evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    SSLException tls = findSslException(cause);
+    if (tls != null) {
+      fail(ctx, tls); // the handshake did not complete, or this handler would be gone
+      return;
+    }
+    ctx.fireExceptionCaught(cause);
+  }
+
+  private void fail(ChannelHandlerContext ctx, Throwable cause) {
+    if (!failed) {
+      failed = true;
+      counters.tlsFailures.increment();
+      long n = failuresLog.record();
+      if (n != 0) {
+        log.warn(
+            "TLS handshake with {} failed: {} ({} TLS failures so far)",
+            ctx.channel().remoteAddress(),
+            reason(cause),
+            n);
+      }
+    }
+    ctx.close();
+  }
+
+  private static String reason(Throwable cause) {
+    if (cause instanceof NotSslRecordException) {
+      return "the bytes are not a TLS record (a plain-text client?)"; // its message dumps them all
+    }
+    return cause instanceof SslHandshakeTimeoutException ? cause.getMessage() : cause.toString();
+  }
+
+  private static SSLException findSslException(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof SSLException) {
+        return (SSLException) t;
+      }
+    }
+    return null;
+  }
+}
