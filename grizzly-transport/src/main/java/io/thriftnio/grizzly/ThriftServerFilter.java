@@ -124,6 +124,11 @@ public final class ThriftServerFilter extends BaseFilter {
       calls.closeWhenIdle();
       return ctx.getStopAction();
     }
+    if (calls.isClosed()) {
+      // After an unreadable header the connection is closing: later frames of the same read are
+      // not run, as on Netty (a fuzzed request followed by a good one ran the good one unanswered).
+      return ctx.getStopAction();
+    }
     ByteBuffer payload = message.toByteBuffer();
     Call call = calls.begin();
     inFlight.incrementAndGet();
@@ -309,6 +314,8 @@ public final class ThriftServerFilter extends BaseFilter {
           finished++;
           if (!closed) {
             send(head);
+          } else if (head.failure == null && !head.closeAfter) {
+            counters.completedCalls.increment(); // it ran; its response has no one to go to
           }
         }
         if (closeWhenIdle && queue.isEmpty()) {
@@ -379,6 +386,10 @@ public final class ThriftServerFilter extends BaseFilter {
 
     synchronized void closed() {
       closed = true;
+    }
+
+    synchronized boolean isClosed() {
+      return closed;
     }
   }
 
