@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.fuzz;
 
+import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
@@ -48,7 +49,27 @@ public final class CallInputs {
    */
   public static FrameInputs.Stream next(Random random, TProtocolFactory protocol, int maxFrameSize)
       throws TException {
-    switch (random.nextInt(8)) {
+    switch (random.nextInt(10)) {
+      case 8:
+        {
+          byte type = (byte) random.nextInt(6);
+          return new FrameInputs.Stream(
+              "valid call sent as message type " + type,
+              RawConnection.frame(retyped(validCall(random, protocol), type, protocol)));
+        }
+      case 9:
+        {
+          // A length over the limit followed by a (possibly mutated) call: the server reads the
+          // header from what arrived and answers it before closing.
+          byte[] call = validCall(random, protocol);
+          if (random.nextBoolean()) {
+            call = Mutations.mutate(random, call);
+          }
+          int length = maxFrameSize + 1 + random.nextInt(1000);
+          byte[] header = new byte[4];
+          io.thriftnio.core.Framing.encodeLength(length, header, 0);
+          return new FrameInputs.Stream("length " + length + " over the limit, then a call", concat(header, call));
+        }
       case 0:
       case 1:
         {
@@ -119,6 +140,20 @@ public final class CallInputs {
         break;
     }
     return RawConnection.encodeCall(protocol, method, seqid, args);
+  }
+
+  /** {@code call} re-encoded with another message type; arguments unchanged. */
+  static byte[] retyped(byte[] call, byte type, TProtocolFactory protocol) throws TException {
+    FrameInputTransport source = FrameInputTransport.of(CONFIG, ByteBuffer.wrap(call));
+    TMessage header = protocol.getProtocol(source).readMessageBegin();
+    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    protocol.getProtocol(t).writeMessageBegin(new TMessage(header.name, type, header.seqid));
+    ByteBuffer h = t.payload();
+    int consumed = call.length - source.remaining();
+    byte[] out = new byte[h.remaining() + call.length - consumed];
+    h.get(out, 0, h.remaining());
+    System.arraycopy(call, consumed, out, out.length - (call.length - consumed), call.length - consumed);
+    return out;
   }
 
   /** A valid message header for a real method, then random bytes as its arguments. */

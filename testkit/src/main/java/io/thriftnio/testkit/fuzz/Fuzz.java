@@ -152,7 +152,8 @@ public final class Fuzz {
       }
       tried++;
     }
-    System.out.printf(
+    // stderr: a test may be capturing stdout, where the log goes, while it runs.
+    System.err.printf(
         "fuzz %s: %d inputs in %.1f s (seed %d)%n",
         name, tried, (System.nanoTime() - start) / 1e9, seed);
     return tried;

@@ -107,6 +107,7 @@ public abstract class ServerFuzzSuite {
                   input.record(stream.kind(), stream.bytes());
                   connections[0]++;
                   replies[0] += exchange(address, random, stream.bytes(), protocol);
+                  awaitQuiet(server, handler); // per input, so that a miscount names its input
                   if (index % PROBE_EVERY == PROBE_EVERY - 1) {
                     probe(address, protocol, index);
                     connections[0]++;

@@ -8,8 +8,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.apache.thrift.protocol.TProtocolFactory;
 
-/** The server fuzz suite against a Grizzly server with the SAME_THREAD strategy. */
-class GrizzlyServerFuzzTest extends ServerFuzzSuite {
+/** The server fuzz suite against a Grizzly server with the WORKER strategy. */
+class GrizzlyWorkerServerFuzzTest extends ServerFuzzSuite {
 
   @Override
   protected ThriftServer start(
@@ -17,8 +17,9 @@ class GrizzlyServerFuzzTest extends ServerFuzzSuite {
     return GrizzlyThriftServer.builder()
         .processor(new BenchService.Processor<>(handler))
         .protocol(protocol)
-        .ioStrategy(IoStrategy.SAME_THREAD)
+        .ioStrategy(IoStrategy.WORKER)
         .ioThreads(2)
+        .workerThreads(4)
         .maxFrameSize(maxFrameSize)
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
         .build()
@@ -27,6 +28,6 @@ class GrizzlyServerFuzzTest extends ServerFuzzSuite {
 
   @Override
   protected long defaultSeed() {
-    return 8_2026_1122L;
+    return 10_2026_1122L;
   }
 }
