@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -63,7 +64,7 @@ public final class LogWatch implements AutoCloseable {
       if (!lines[i].contains(" ERROR ")) {
         continue;
       }
-      String context = String.join("\n", java.util.Arrays.copyOfRange(lines, i, Math.min(lines.length, i + 3)));
+      String context = String.join("\n", Arrays.copyOfRange(lines, i, Math.min(lines.length, i + 3)));
       if (!names(context, expected)) {
         found.add(context);
       }

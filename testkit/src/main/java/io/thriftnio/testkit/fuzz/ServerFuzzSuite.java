@@ -6,10 +6,14 @@ import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
-import java.io.IOException;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.net.SocketException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -106,8 +110,11 @@ public abstract class ServerFuzzSuite {
                   FrameInputs.Stream stream = CallInputs.next(random, protocol, MAX_FRAME_SIZE);
                   input.record(stream.kind(), stream.bytes());
                   connections[0]++;
+                  long completedBefore = server.stats().completedCalls();
+                  long callsBefore = handler.calls();
                   replies[0] += exchange(address, random, stream.bytes(), protocol);
-                  awaitQuiet(server, handler); // per input, so that a miscount names its input
+                  // Per input, so that a call run but not counted names its input.
+                  awaitQuiet(server, handler, completedBefore, callsBefore);
                   if (index % PROBE_EVERY == PROBE_EVERY - 1) {
                     probe(address, protocol, index);
                     connections[0]++;
@@ -115,7 +122,7 @@ public abstract class ServerFuzzSuite {
                 });
         probe(address, protocol, -1);
         connections[0]++;
-        ServerStats stats = awaitQuiet(server, handler);
+        ServerStats stats = awaitQuiet(server, handler, 0, 0);
         assertThat(stats.acceptedConnections()).as("accepted, %s", stats).isEqualTo(connections[0]);
         assertThat(stats.rejectedConnections()).as("rejected, %s", stats).isZero();
         assertThat(stats.badFrames()).as("bad frames, %s", stats).isLessThanOrEqualTo(connections[0]);
@@ -165,12 +172,12 @@ public abstract class ServerFuzzSuite {
     FrameInputs.Expected expected = FrameInputs.expected(bytes, MAX_FRAME_SIZE);
     boolean tail = expected.rejectedLength() == null && expected.partialBytes() == 0;
     byte[] sent = tail ? concat(bytes, RawConnection.frame(tailCall(protocol))) : bytes;
-    java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream received = new ByteArrayOutputStream();
     try (RawConnection raw = RawConnection.open(address)) {
       try {
         int at = 0;
         for (int piece : FrameInputs.pieces(random, sent.length)) {
-          raw.write(java.util.Arrays.copyOfRange(sent, at, at + piece));
+          raw.write(Arrays.copyOfRange(sent, at, at + piece));
           at += piece;
         }
         while (tail) {
@@ -185,7 +192,7 @@ public abstract class ServerFuzzSuite {
           }
         }
         raw.shutdownOutput();
-      } catch (java.io.EOFException | java.net.SocketException closedByServer) {
+      } catch (EOFException | SocketException closedByServer) {
         // The server closed (a bad frame or message) before the rest was written or answered.
       }
       received.writeBytes(raw.awaitClosedBy(WITHIN));
@@ -202,7 +209,7 @@ public abstract class ServerFuzzSuite {
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
@@ -210,7 +217,7 @@ public abstract class ServerFuzzSuite {
   /** A good client: one echo on a fresh connection. */
   private static void probe(InetSocketAddress address, TProtocolFactory protocol, int after)
       throws Exception {
-    byte[] payload = ("probe after input " + after).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] payload = ("probe after input " + after).getBytes(StandardCharsets.UTF_8);
     try (RawConnection raw = RawConnection.open(address)) {
       raw.writeFrame(
           RawConnection.encodeCall(protocol, "echo", 7, new BenchService.echo_args(ByteBuffer.wrap(payload))));
@@ -221,17 +228,26 @@ public abstract class ServerFuzzSuite {
   }
 
   /**
-   * Waits until every connection is closed and every call that reached the handler is counted as
-   * completed (workers may still be finishing calls of closed connections), then returns the
-   * counters.
+   * Waits until every connection is closed and every call that reached the handler since the
+   * baseline is counted as completed (workers may still be finishing calls of closed connections),
+   * then returns the counters.
    */
-  private static ServerStats awaitQuiet(ThriftServer server, FuzzHandler handler)
+  private static ServerStats awaitQuiet(
+      ThriftServer server, FuzzHandler handler, long completedBefore, long callsBefore)
       throws InterruptedException {
     long deadline = System.nanoTime() + WITHIN.toNanos();
     ServerStats stats = server.stats();
-    while (stats.openConnections() != 0 || stats.completedCalls() < handler.calls()) {
+    while (stats.openConnections() != 0
+        || stats.completedCalls() - completedBefore < handler.calls() - callsBefore) {
       assertThat(System.nanoTime())
-          .as("connections closed and calls counted within %s: %s, handler calls %d", WITHIN, stats, handler.calls())
+          .as(
+              "connections closed and calls counted within %s: %s, handler calls %d (before: %d"
+                  + " completed, %d handler calls)",
+              WITHIN,
+              stats,
+              handler.calls(),
+              completedBefore,
+              callsBefore)
           .isLessThan(deadline);
       Thread.sleep(10); // polling counters
       stats = server.stats();
