@@ -8,6 +8,7 @@ import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
+import java.io.IOException;
 import java.net.SocketException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -194,6 +195,12 @@ public abstract class ServerFuzzSuite {
         raw.shutdownOutput();
       } catch (EOFException | SocketException closedByServer) {
         // The server closed (a bad frame or message) before the rest was written or answered.
+        // Half-close anyway: after an error reply the server waits for the client's FIN.
+        try {
+          raw.shutdownOutput();
+        } catch (IOException reset) {
+          // Already reset by the server: there is nothing left to half-close.
+        }
       }
       received.writeBytes(raw.awaitClosedBy(WITHIN));
     }
