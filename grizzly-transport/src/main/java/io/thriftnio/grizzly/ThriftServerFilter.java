@@ -157,6 +157,11 @@ public final class ThriftServerFilter extends BaseFilter {
       calls.closeWhenIdle();
       return ctx.getStopAction();
     }
+    if (calls.isClosed()) {
+      // After an unreadable header the connection is closing: later frames of the same read are
+      // not run, as on Netty (a fuzzed request followed by a good one ran the good one unanswered).
+      return ctx.getStopAction();
+    }
     ByteBuffer payload = message.toByteBuffer();
     Call call = calls.begin();
     inFlight.incrementAndGet();
@@ -379,8 +384,13 @@ public final class ThriftServerFilter extends BaseFilter {
           finished++;
           if (!closed) {
             send(head);
-          } else if (head.response != null && !head.closeAfter) {
-            counters.droppedResponses.increment(); // the connection closed during the call
+          } else if (!head.closeAfter) {
+            if (head.failure == null) {
+              counters.completedCalls.increment(); // it ran; its response has no one to go to
+            }
+            if (head.response != null) {
+              counters.droppedResponses.increment(); // the connection closed during the call
+            }
           }
         }
         if (closeWhenIdle && queue.isEmpty()) {
@@ -458,6 +468,10 @@ public final class ThriftServerFilter extends BaseFilter {
 
     synchronized void closed() {
       closed = true;
+    }
+
+    synchronized boolean isClosed() {
+      return closed;
     }
   }
 

@@ -151,6 +151,11 @@ public final class RawConnection implements AutoCloseable {
     }
   }
 
+  /** Half-closes: sends a FIN, keeps reading. */
+  public void shutdownOutput() throws IOException {
+    socket.shutdownOutput();
+  }
+
   /** Aborts the connection with a TCP reset instead of a FIN. */
   public void reset() throws IOException {
     socket.setSoLinger(true, 0);

@@ -1,0 +1,32 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.fuzz.ServerFuzzSuite;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/** The server fuzz suite against a Grizzly server with the LEADER_FOLLOWER strategy. */
+class GrizzlyLeaderFollowerServerFuzzTest extends ServerFuzzSuite {
+
+  @Override
+  protected ThriftServer start(
+      TProtocolFactory protocol, BenchService.Iface handler, int maxFrameSize) throws Exception {
+    return GrizzlyThriftServer.builder()
+        .processor(new BenchService.Processor<>(handler))
+        .protocol(protocol)
+        .ioStrategy(IoStrategy.LEADER_FOLLOWER)
+        .ioThreads(2)
+        .maxFrameSize(maxFrameSize)
+        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .build()
+        .start();
+  }
+
+  @Override
+  protected long defaultSeed() {
+    return 11_2026_1122L;
+  }
+}

@@ -1,0 +1,60 @@
+package io.thriftnio.testkit.leak;
+
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Fails a test when Netty's leak detector reports a leaked buffer during it: after each test it
+ * collects garbage, lets the detector report what was collected unreleased ({@link
+ * LeakReports#flushAndTake()}) and throws an {@link AssertionError} carrying every leak record.
+ * Before the first test of a class it fails unless {@link FailingLeakDetector} is installed at
+ * PARANOID level, so a changed build setup cannot silently turn the check off.
+ *
+ * <p>Registered for every test of a module by {@code
+ * META-INF/services/org.junit.jupiter.api.extension.Extension} and {@code
+ * junit.jupiter.extensions.autodetection.enabled=true} in the module's test resources, together
+ * with the surefire property {@code io.netty.customResourceLeakDetector}.
+ *
+ * <p>A leak is found when its buffer is garbage collected, which may be after the test that leaked
+ * it has finished; the report then fails the next test, and the allocation records it carries
+ * point at the culprit.
+ */
+public final class LeakCheckExtension implements BeforeAllCallback, AfterEachCallback {
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    if (!LeakReports.activeForBuffers()) {
+      throw new AssertionError(
+          "Netty's buffer leak detector is not "
+              + FailingLeakDetector.class.getName()
+              + " at PARANOID level: run with -Dio.netty.customResourceLeakDetector="
+              + FailingLeakDetector.class.getName()
+              + " -Dio.netty.leakDetection.level=paranoid");
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    check(context.getDisplayName());
+  }
+
+  /**
+   * Fails if Netty has reported a leak since the last check.
+   *
+   * @param where names the test, for the message
+   * @throws AssertionError with every leak record
+   */
+  public static void check(String where) {
+    List<String> leaks = LeakReports.flushAndTake();
+    if (!leaks.isEmpty()) {
+      throw new AssertionError(
+          leaks.size()
+              + " leaked buffer(s) reported by Netty during or before "
+              + where
+              + ":\n"
+              + String.join("\n\n", leaks));
+    }
+  }
+}
