@@ -22,7 +22,12 @@ import picocli.CommandLine.Command;
     versionProvider = BenchMain.Version.class,
     description = "Serves and benchmarks Thrift server rows: thrift-nio's Netty and Grizzly "
         + "servers, the stock libthrift servers and a raw echo ceiling.",
-    subcommands = {ServeCommand.class, MatrixCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      MatrixCommand.class,
+      IdleCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class BenchMain implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
