@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       MatrixCommand.class,
+      SoakCommand.class,
       IdleCommand.class,
       CommandLine.HelpCommand.class
     })
