@@ -1,6 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.testkit.Payloads;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -162,7 +163,7 @@ final class SoakCommand implements Callable<Integer> {
       }
       name = ServeCommand.rowName(server, strategy);
       Protocols.factory(protocol);
-      largeSize = io.thriftnio.testkit.Payloads.parseSize(large);
+      largeSize = Payloads.parseSize(large);
       if (connections < 1 || connections > 20_000) {
         throw new IllegalArgumentException("connections: " + connections + " (expected: 1..20000)");
       }
@@ -226,9 +227,14 @@ final class SoakCommand implements Callable<Integer> {
       load.start();
       sampler.scheduleAtFixedRate(
           () -> {
-            SoakReport.Sample s = sample(start, recorder, load, events);
-            report.add(s);
-            err.println(s.progressLine());
+            // An exception would cancel the schedule without a word: report it and carry on.
+            try {
+              SoakReport.Sample s = sample(start, recorder, load, events);
+              report.add(s);
+              err.println(s.progressLine());
+            } catch (RuntimeException e) {
+              err.println("soak: sampling failed: " + e);
+            }
           },
           sample.toNanos(), sample.toNanos(), TimeUnit.NANOSECONDS);
       long end = start + duration.toNanos();

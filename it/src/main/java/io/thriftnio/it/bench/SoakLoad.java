@@ -59,7 +59,8 @@ final class SoakLoad implements AutoCloseable {
   private final ScheduledThreadPoolExecutor asyncStarter;
   private final List<Thread> syncCallers = new ArrayList<>();
   private final int asyncCallers;
-  private final Set<Victim> victims = ConcurrentHashMap.newKeySet();
+  private final Set<Victim> syncVictims = ConcurrentHashMap.newKeySet();
+  private final Set<Victim> asyncVictims = ConcurrentHashMap.newKeySet();
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean running = true;
 
@@ -83,7 +84,7 @@ final class SoakLoad implements AutoCloseable {
               TTransport t = sockets.open(endpoint);
               Socket s = socketOf(t);
               if (s != null) {
-                victims.add(new Victim() {
+                syncVictims.add(new Victim() {
                   @Override
                   public boolean alive() {
                     return !s.isClosed();
@@ -114,7 +115,7 @@ final class SoakLoad implements AutoCloseable {
                       .requestTimeout(callTimeout)
                       .callbackExecutor(Runnable::run)
                       .connect();
-                  victims.add(new Victim() {
+                  asyncVictims.add(new Victim() {
                     @Override
                     public boolean alive() {
                       return ch.isOpen();
@@ -227,8 +228,10 @@ final class SoakLoad implements AutoCloseable {
    * @return how many were aborted
    */
   int kill(int count, SplittableRandom random) {
-    victims.removeIf(v -> !v.alive());
-    List<Victim> live = new ArrayList<>(victims);
+    syncVictims.removeIf(v -> !v.alive());
+    asyncVictims.removeIf(v -> !v.alive());
+    List<Victim> live = new ArrayList<>(syncVictims);
+    live.addAll(asyncVictims);
     Collections.shuffle(live, new Random(random.nextLong()));
     int n = Math.min(count, live.size());
     for (int i = 0; i < n; i++) {
@@ -237,12 +240,18 @@ final class SoakLoad implements AutoCloseable {
     return n;
   }
 
+  /**
+   * Sync connections open now, counted from the sockets the pool opened rather than from its
+   * stats: under load {@code PoolStats.total()} (active and idle read at two moments) can exceed
+   * the pool's own maximum.
+   */
   int syncOpen() {
-    return syncPool.stats().total();
+    return (int) syncVictims.stream().filter(Victim::alive).count();
   }
 
+  /** Async connections open now, counted from the channels the pool opened. */
   int asyncOpen() {
-    return asyncPool.stats().total();
+    return (int) asyncVictims.stream().filter(Victim::alive).count();
   }
 
   String poolStats() {
@@ -279,7 +288,8 @@ final class SoakLoad implements AutoCloseable {
     Lanes.closeQuietly(asyncPool);
     Lanes.closeQuietly(resources);
     asyncStarter.shutdownNow();
-    victims.clear();
+    syncVictims.clear();
+    asyncVictims.clear();
   }
 
   /**
