@@ -134,7 +134,7 @@ final class IdleCommand implements Callable<Integer> {
             new BenchService.Client(Protocols.factory(protocol).getProtocol(transport));
         probe(probe, Math.min(2_000, probeRate * 2L), Duration.ofSeconds(2)); // warm-up
         ServeProcess.Snapshot before = child.stats(true);
-        Histogram without = probe(probe, probeRate, probeDuration);
+        Probe without = probe(probe, probeRate, probeDuration);
         err.println("idle: probe without idle connections: " + latency(without));
 
         long openStart = System.nanoTime();
@@ -144,7 +144,7 @@ final class IdleCommand implements Callable<Integer> {
             openSeconds, openFailure == null ? "" : "; then failed: " + openFailure);
         ServeProcess.Snapshot accepted = awaitOpen(child, idle.size() + 1, Duration.ofSeconds(60));
 
-        Histogram with = probe(probe, probeRate, probeDuration);
+        Probe with = probe(probe, probeRate, probeDuration);
         err.println("idle: probe with idle connections: " + latency(with));
         ServeProcess.Snapshot after = child.stats(true);
         int stillOpen = stillOpen(idle);
@@ -233,34 +233,69 @@ final class IdleCommand implements Callable<Integer> {
     }
   }
 
-  /** Calls at {@code rate} per second for {@code duration}; latency in microseconds. */
-  private static Histogram probe(BenchService.Client client, long rate, Duration duration)
+  /**
+   * What one probe phase measured, in microseconds: {@code call} from send to reply, {@code
+   * scheduled} from the moment the call was due (a stall delays the calls after it, and they
+   * show it: no coordinated omission), and the machine's load average around it.
+   */
+  record Probe(Histogram call, Histogram scheduled, double seconds, String loadBefore,
+      String loadAfter) {
+    double rate() {
+      return call.getTotalCount() / seconds;
+    }
+  }
+
+  /** Calls at {@code rate} per second for {@code duration}, one at a time. */
+  private static Probe probe(BenchService.Client client, long rate, Duration duration)
       throws Exception {
-    Histogram h = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
+    String loadBefore = loadAverage();
+    Histogram call = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
+    Histogram scheduled = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
     long period = TimeUnit.SECONDS.toNanos(1) / rate;
     long start = System.nanoTime();
     long end = start + duration.toNanos();
     ByteBuffer payload = Payloads.of(PROBE_PAYLOAD, 1);
-    for (long next = start; next < end; next += period) {
+    long next = start;
+    while (next < end && System.nanoTime() < end + duration.toNanos()) {
       long wait = next - System.nanoTime();
       if (wait > 0) {
         LockSupport.parkNanos(wait);
       }
-      // Measured from the intended start, so a stall delays the calls after it and they show
-      // it (no coordinated omission).
+      long sent = System.nanoTime();
       ByteBuffer reply = client.echo(payload.duplicate());
-      long micros = Math.max(0, (System.nanoTime() - next) / 1_000);
-      h.recordValue(Math.min(micros, h.getHighestTrackableValue()));
+      long done = System.nanoTime();
+      record(call, done - sent);
+      record(scheduled, done - next);
       if (!Payloads.check(reply, PROBE_PAYLOAD, 1)) {
         throw new IOException("probe: echo returned a different payload");
       }
+      next += period;
     }
-    return h;
+    return new Probe(call, scheduled, (System.nanoTime() - start) / 1e9, loadBefore,
+        loadAverage());
   }
 
-  private static String latency(Histogram h) {
-    return String.format(Locale.ROOT, "%,d calls, p50 %,d us, p99 %,d us, max %,d us",
-        h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getMaxValue());
+  private static void record(Histogram h, long nanos) {
+    h.recordValue(Math.min(Math.max(0, nanos / 1_000), h.getHighestTrackableValue()));
+  }
+
+  /** The 1-minute load average ({@code /proc/loadavg}), or "?" off Linux. */
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (IOException | RuntimeException e) {
+      return "?"; // not Linux: the report says so instead of a number
+    }
+  }
+
+  private static String latency(Probe p) {
+    return String.format(Locale.ROOT,
+        "%,d calls (%.0f/s), p50 %,d us, p99 %,d us, max %,d us; from when due: p50 %,d us, "
+            + "p99 %,d us; load average %s -> %s",
+        p.call().getTotalCount(), p.rate(), p.call().getValueAtPercentile(50),
+        p.call().getValueAtPercentile(99), p.call().getMaxValue(),
+        p.scheduled().getValueAtPercentile(50), p.scheduled().getValueAtPercentile(99),
+        p.loadBefore(), p.loadAfter());
   }
 
   private String report(
@@ -268,8 +303,8 @@ final class IdleCommand implements Callable<Integer> {
       ServeProcess.Snapshot before,
       ServeProcess.Snapshot accepted,
       ServeProcess.Snapshot after,
-      Histogram without,
-      Histogram with,
+      Probe without,
+      Probe with,
       int opened,
       double openSeconds,
       String openFailure,
@@ -285,10 +320,18 @@ final class IdleCommand implements Callable<Integer> {
     sb.append(String.format(Locale.ROOT, "| heap used after GC (MiB) | %.1f | %.1f |%n",
         JvmStats.mib(before.heap()), JvmStats.mib(after.heap())));
     row(sb, "open descriptors", before.fds(), after.fds());
-    row(sb, "probe p50 (us)", without.getValueAtPercentile(50), with.getValueAtPercentile(50));
-    row(sb, "probe p99 (us)", without.getValueAtPercentile(99), with.getValueAtPercentile(99));
-    row(sb, "probe max (us)", without.getMaxValue(), with.getMaxValue());
-    row(sb, "probe calls", without.getTotalCount(), with.getTotalCount());
+    row(sb, "probe p50 (us)", without.call().getValueAtPercentile(50),
+        with.call().getValueAtPercentile(50));
+    row(sb, "probe p99 (us)", without.call().getValueAtPercentile(99),
+        with.call().getValueAtPercentile(99));
+    row(sb, "probe max (us)", without.call().getMaxValue(), with.call().getMaxValue());
+    row(sb, "probe p99 from when due (us)", without.scheduled().getValueAtPercentile(99),
+        with.scheduled().getValueAtPercentile(99));
+    sb.append(String.format(Locale.ROOT, "| probe calls/s achieved | %.0f | %.0f |%n",
+        without.rate(), with.rate()));
+    sb.append(String.format(Locale.ROOT, "| machine load average (1 min), start -> end | %s -> %s "
+            + "| %s -> %s |%n", without.loadBefore(), without.loadAfter(), with.loadBefore(),
+        with.loadAfter()));
     sb.append('\n');
     sb.append(String.format(Locale.ROOT,
         "- opened %,d of %,d connections in %.1f s%s%n", opened, connections, openSeconds,
