@@ -23,23 +23,26 @@ class SoakCommandTest {
 
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
-  void shortSoakWithOneRestartRecoversAndWritesItsReports() throws Exception {
+  void shortSoakWithKillsAndARestartRecoversAndWritesItsReports() throws Exception {
     int status = BenchMain.execute(new String[] {
         "soak", "--server", "netty", "--strategy", "worker", "--connections", "20",
-        "--duration", "6s", "--sample", "1s", "--kill-every", "1s", "--kill-count", "2",
-        "--restart-every", "2s", "--restart-pause", "500ms", "--large", "16k",
+        "--duration", "7s", "--sample", "1s", "--kill-every", "1s", "--kill-count", "2",
+        "--restart-every", "3500ms", "--restart-pause", "500ms", "--large", "16k",
         "--out", dir.toString()},
         new PrintWriter(out, true), new PrintWriter(err, true));
 
     String summary = out.toString();
     assertThat(status).as(err.toString()).isZero();
-    // A restart every 2 s in a 6 s run: at 2 s and 4 s (the next would be at the end).
+    // A restart every 3.5 s in a 7 s run: one, at 3.5 s (the next would be at the end).
     assertThat(summary)
-        .contains("| restarts | 2 |")
+        .contains("| restarts | 1 |")
         .contains("| **errors outside fault windows** | **0** |")
         .contains("| wrong replies | 0 |")
-        .contains("Findings: none");
-    assertThat(summary).containsPattern("\\| first ok call after restart \\(ms\\) \\| \\[\\d+, \\d+]");
+        .contains("Descriptors back to baseline");
+    // A call succeeded after the restart: the pools recovered (within their 1 s endpoint
+    // back-off). Whether heap and descriptors came back is printed, not asserted: other tests
+    // share this JVM.
+    assertThat(summary).containsPattern("\\| first ok call after restart \\(ms\\) \\| \\[\\d+]");
     List<String> csv = Files.readAllLines(dir.resolve("samples.csv"), StandardCharsets.UTF_8);
     assertThat(csv.get(0)).startsWith("seconds,calls_ok,calls_per_s,errors,");
     assertThat(csv.size()).isGreaterThanOrEqualTo(1 + 5);
