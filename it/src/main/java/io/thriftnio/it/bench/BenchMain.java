@@ -12,6 +12,10 @@ import picocli.CommandLine.Command;
  * matrix [--preset quick|seed|full|sleep|pool|dbwork] [--servers ...] [--clients ...]
  *        [--sizes 300,3k,3m] [--protocols binary,compact] [--connections 1,20,40]
  *        [--warmup 2s] [--duration 5s] [--target HOST:PORT] [--out DIR]
+ * soak   --server netty|grizzly [--strategy T] [--connections 1000] [--duration 10m]
+ *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s] [--out DIR]
+ * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]
+ *        [--probe-duration 10s]
  * </pre>
  *
  * {@code --help} works on every command.
@@ -22,7 +26,13 @@ import picocli.CommandLine.Command;
     versionProvider = BenchMain.Version.class,
     description = "Serves and benchmarks Thrift server rows: thrift-nio's Netty and Grizzly "
         + "servers, the stock libthrift servers and a raw echo ceiling.",
-    subcommands = {ServeCommand.class, MatrixCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      MatrixCommand.class,
+      SoakCommand.class,
+      IdleCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class BenchMain implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
@@ -85,6 +86,11 @@ final class LibraryServerRow implements ServerRow {
       @Override
       public long acceptedConnections() {
         return server.stats().acceptedConnections();
+      }
+
+      @Override
+      public ServerStats stats() {
+        return server.stats();
       }
 
       @Override

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerStats;
 import java.net.InetSocketAddress;
 
 /** A started server row. {@link #close()} is graceful and idempotent. */
@@ -11,6 +12,11 @@ interface RunningServer extends AutoCloseable {
   /** Connections the server accepted, or -1 when the row does not count them. */
   default long acceptedConnections() {
     return -1;
+  }
+
+  /** The server's counters, or {@code null} when the row is not one of this library's servers. */
+  default ServerStats stats() {
+    return null;
   }
 
   @Override

@@ -1,6 +1,10 @@
 package io.thriftnio.it.bench;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -92,6 +96,12 @@ final class ServeCommand implements Callable<Integer> {
           + "processor")
   boolean asyncHandler;
 
+  @Option(
+      names = "--control",
+      description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
+          + "threads, heap and descriptors; end of stdin stops the server (for a parent process)")
+  boolean control;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -147,6 +157,24 @@ final class ServeCommand implements Callable<Integer> {
     err.println("serve: " + name + " (" + protocol + ") on " + running.address()
         + "; SIGTERM or Ctrl-C stops it");
     err.flush();
+    if (control) {
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      Thread reader =
+          new Thread(
+              () -> {
+                try {
+                  ServeControl.answer(running, in, System.out);
+                } catch (IOException e) {
+                  err.println("serve: control input failed: " + e);
+                }
+                // The parent is gone or done: the shutdown hook closes the server.
+                System.exit(0);
+              },
+              "bench-serve-control");
+      reader.setDaemon(true);
+      reader.start();
+    }
     closed.await();
     return 0;
   }

@@ -1,0 +1,63 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.ServerStats;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Map;
+
+/**
+ * The line protocol of {@code serve --control}: the parent writes {@code stats} or {@code
+ * stats-gc} on the child's stdin; the child answers on stdout with
+ *
+ * <pre>
+ * stats open=N accepted=N rejected=N completed=N failed=N threads=N heap=BYTES fds=N
+ * thread COUNT NAME-WITH-DIGITS-AS-#      (one line per group)
+ * end
+ * </pre>
+ *
+ * {@code stats-gc} collects garbage first, so {@code heap} is the live set. The server's counters
+ * are -1 for rows that do not keep them. End of input closes the server and exits the process:
+ * a parent that dies leaves no server behind.
+ */
+final class ServeControl {
+
+  private ServeControl() {}
+
+  /** Answers requests from {@code in} until it ends. */
+  static void answer(RunningServer running, BufferedReader in, PrintStream out) throws IOException {
+    String line;
+    while ((line = in.readLine()) != null) {
+      String request = line.trim();
+      if (request.equals("stats") || request.equals("stats-gc")) {
+        long heap = request.equals("stats-gc") ? JvmStats.heapUsedAfterGc() : JvmStats.heapUsed();
+        StringBuilder sb = new StringBuilder(statsLine(running.stats(), heap)).append('\n');
+        for (Map.Entry<String, Integer> g : JvmStats.threadGroups().entrySet()) {
+          sb.append("thread ").append(g.getValue()).append(' ').append(g.getKey()).append('\n');
+        }
+        sb.append("end\n");
+        synchronized (out) {
+          out.print(sb);
+          out.flush();
+        }
+      } else if (!request.isEmpty()) {
+        synchronized (out) {
+          out.println("error unknown request: " + request + " (expected: stats or stats-gc)");
+          out.println("end");
+          out.flush();
+        }
+      }
+    }
+  }
+
+  static String statsLine(ServerStats s, long heap) {
+    return "stats open=" + (s == null ? -1 : s.openConnections())
+        + " accepted=" + (s == null ? -1 : s.acceptedConnections())
+        + " rejected=" + (s == null ? -1 : s.rejectedConnections())
+        + " completed=" + (s == null ? -1 : s.completedCalls())
+        + " failed=" + (s == null ? -1 : s.failedCalls())
+        + " threads=" + JvmStats.threadCount()
+        + " heap=" + heap
+        + " fds=" + JvmStats.openFds();
+  }
+}

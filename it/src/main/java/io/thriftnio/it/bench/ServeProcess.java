@@ -1,0 +1,179 @@
+package io.thriftnio.it.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code serve --control} in a child JVM on this JVM's classpath: its own descriptor limit, its
+ * own threads and heap, so that what the parent measures of the server is the server alone.
+ */
+final class ServeProcess implements AutoCloseable {
+
+  private static final Pattern LISTENING = Pattern.compile("listening on (.+):(\\d+)");
+
+  /**
+   * One answer to {@code stats}: the server's counters (-1 where unknown) and the child JVM's
+   * threads, heap and descriptors.
+   */
+  record Snapshot(
+      long open,
+      long accepted,
+      long rejected,
+      long completed,
+      long failed,
+      int threads,
+      long heap,
+      int fds,
+      Map<String, Integer> threadGroups) {}
+
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final Writer stdin;
+  private final InetSocketAddress address;
+
+  private ServeProcess(Process process, Duration startTimeout) throws IOException {
+    this.process = process;
+    this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    Thread reader = new Thread(this::drain, "bench-serve-process-stdout");
+    reader.setDaemon(true);
+    reader.start();
+    String first;
+    try {
+      first = lines.poll(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+      throw new IOException("interrupted while waiting for the serve process to listen", e);
+    }
+    Matcher m = LISTENING.matcher(first == null ? "" : first);
+    if (!m.matches()) {
+      process.destroyForcibly();
+      throw new IOException("serve process: first line " + (first == null
+          ? "missing after " + startTimeout.toMillis() + " ms" : "'" + first + "'")
+          + " (expected: listening on HOST:PORT)");
+    }
+    this.address = new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
+  }
+
+  /**
+   * Starts {@code serve --control --port 0} with {@code serveArgs} in a child JVM with {@code
+   * jvmArgs}; its stderr goes to ours.
+   */
+  static ServeProcess start(List<String> jvmArgs, List<String> serveArgs) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmArgs);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(BenchMain.class.getName());
+    command.add("serve");
+    command.add("--control");
+    command.add("--port");
+    command.add("0");
+    command.addAll(serveArgs);
+    Process p =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    return new ServeProcess(p, Duration.ofSeconds(60));
+  }
+
+  InetSocketAddress address() {
+    return address;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Asks for a snapshot; {@code gc} collects garbage in the child first. */
+  synchronized Snapshot stats(boolean gc) throws IOException {
+    stdin.write(gc ? "stats-gc\n" : "stats\n");
+    stdin.flush();
+    Map<String, Long> values = new HashMap<>();
+    Map<String, Integer> groups = new LinkedHashMap<>();
+    while (true) {
+      String line;
+      try {
+        line = lines.poll(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while waiting for the serve process's stats", e);
+      }
+      if (line == null) {
+        throw new IOException("serve process " + process.pid() + ": no stats within 30 s"
+            + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
+      }
+      if (line.equals("end")) {
+        break;
+      }
+      if (line.startsWith("stats ")) {
+        for (String kv : line.substring(6).split(" ")) {
+          int eq = kv.indexOf('=');
+          values.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
+        }
+      } else if (line.startsWith("thread ")) {
+        String rest = line.substring(7);
+        int space = rest.indexOf(' ');
+        groups.put(rest.substring(space + 1), Integer.parseInt(rest.substring(0, space)));
+      } else if (line.startsWith("error ")) {
+        throw new IOException("serve process: " + line);
+      }
+    }
+    return new Snapshot(
+        values.getOrDefault("open", -1L),
+        values.getOrDefault("accepted", -1L),
+        values.getOrDefault("rejected", -1L),
+        values.getOrDefault("completed", -1L),
+        values.getOrDefault("failed", -1L),
+        values.getOrDefault("threads", -1L).intValue(),
+        values.getOrDefault("heap", -1L),
+        values.getOrDefault("fds", -1L).intValue(),
+        groups);
+  }
+
+  /** Closes the child's stdin (it then closes its server and exits) and waits for it. */
+  @Override
+  public void close() {
+    try {
+      stdin.close();
+    } catch (IOException e) {
+      // The child is gone already: nothing left to tell it.
+    }
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void drain() {
+    try (BufferedReader r = new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        lines.add(line);
+      }
+    } catch (IOException e) {
+      lines.add("<stdout failed: " + e + ">");
+    }
+  }
+}

@@ -1,0 +1,392 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.testkit.Payloads;
+import java.io.PrintWriter;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code soak}: a long run of pooled clients against one of this library's servers, with faults.
+ *
+ * <p>Server and clients run in this one JVM, so heap, descriptors and threads are the sum of both;
+ * they are measured before anything starts and again after everything closed, which is what shows
+ * a leak. Faults: every {@code --kill-every}, {@code --kill-count} random client connections are
+ * aborted under the pools (sockets reset, channels closed with calls in flight); every {@code
+ * --restart-every}, the server is closed, stays down {@code --restart-pause}, and a new one starts
+ * on the same port while the callers keep calling. Each fault opens a window that closes {@code
+ * --fault-grace} after it ended; an error outside every window is a finding.
+ */
+@Command(
+    name = "soak",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    description = {
+      "Runs pooled sync and async clients with a mix of every BenchService method against a "
+          + "netty or grizzly server in this JVM for a long time, aborting client connections "
+          + "and restarting the server periodically.",
+      "Samples calls, errors, heap, descriptors, threads and ServerStats every --sample; writes "
+          + "samples.csv, soak.png and summary.md to --out; prints the summary."
+    })
+final class SoakCommand implements Callable<Integer> {
+
+  /** Descriptors the run may keep after closing everything before it counts as a leak. */
+  static final int FD_TOLERANCE = 16;
+
+  /** Heap after GC the run may keep after closing everything before it counts as a leak. */
+  static final long HEAP_TOLERANCE_BYTES = 32L * 1024 * 1024;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--server", required = true, paramLabel = "S", description = "netty or grizzly")
+  String server;
+
+  @Option(names = "--strategy", paramLabel = "T",
+      description = "same-thread, worker or leader-follower (default: worker)")
+  String strategy;
+
+  @Option(names = "--protocol", paramLabel = "P", defaultValue = "binary",
+      description = "binary, compact or json (default: ${DEFAULT-VALUE})")
+  String protocol;
+
+  @Option(names = "--connections", paramLabel = "N", defaultValue = "1000",
+      description = "client connections, both pools together (default: ${DEFAULT-VALUE})")
+  int connections;
+
+  @Option(names = "--async-share", paramLabel = "F", defaultValue = "0.5",
+      description = "share of the connections in the async ThriftChannelPool ("
+          + SoakLoad.ASYNC_CALLERS_PER_CONNECTION + " callers each); "
+          + "the rest are ThriftClientPool sockets, one caller thread each "
+          + "(default: ${DEFAULT-VALUE})")
+  double asyncShare;
+
+  @Option(names = "--duration", paramLabel = "D", defaultValue = "10m",
+      converter = Cli.DurationConverter.class,
+      description = "how long to run (default: ${DEFAULT-VALUE})")
+  Duration duration;
+
+  @Option(names = "--sample", paramLabel = "D", defaultValue = "5s",
+      converter = Cli.DurationConverter.class,
+      description = "sampling interval (default: ${DEFAULT-VALUE})")
+  Duration sample;
+
+  @Option(names = "--think", paramLabel = "D", defaultValue = "100ms",
+      converter = Cli.DurationConverter.class,
+      description = "each caller's pause between calls (default: ${DEFAULT-VALUE})")
+  Duration think;
+
+  @Option(names = "--call-timeout", paramLabel = "D", defaultValue = "5s",
+      converter = Cli.DurationConverter.class,
+      description = "read, request, connect and borrow timeout (default: ${DEFAULT-VALUE})")
+  Duration callTimeout;
+
+  @Option(names = "--kill-every", paramLabel = "D", defaultValue = "15s",
+      converter = Cli.DurationConverter.class,
+      description = "how often to abort client connections; 0 never (default: ${DEFAULT-VALUE})")
+  Duration killEvery;
+
+  @Option(names = "--kill-count", paramLabel = "N", defaultValue = "20",
+      description = "connections aborted each time (default: ${DEFAULT-VALUE})")
+  int killCount;
+
+  @Option(names = "--restart-every", paramLabel = "D", defaultValue = "2m",
+      converter = Cli.DurationConverter.class,
+      description = "how often to restart the server; 0 never (default: ${DEFAULT-VALUE})")
+  Duration restartEvery;
+
+  @Option(names = "--restart-pause", paramLabel = "D", defaultValue = "2s",
+      converter = Cli.DurationConverter.class,
+      description = "how long the server stays down (default: ${DEFAULT-VALUE})")
+  Duration restartPause;
+
+  @Option(names = "--fault-grace", paramLabel = "D",
+      converter = Cli.DurationConverter.class,
+      description = "how long after a fault its errors still count as its own (default: the "
+          + "call timeout + 3s)")
+  Duration faultGrace;
+
+  @Option(names = "--large", paramLabel = "SIZE", defaultValue = "256k",
+      description = "the large echo payload (default: ${DEFAULT-VALUE})")
+  String large;
+
+  @Option(names = "--workers", paramLabel = "N",
+      description = "the server's worker threads (default: the server's own)")
+  Integer workers;
+
+  @Option(names = "--io-threads", paramLabel = "N",
+      description = "the server's IO threads (default: the server's own)")
+  Integer ioThreads;
+
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+      description = "seed of the kill choices (default: ${DEFAULT-VALUE})")
+  long seed;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "output folder (default: it/target/soak)")
+  Path out;
+
+  @Option(names = "--fail-on-findings",
+      description = "exit with 1 if an error fell outside every fault window, a reply was wrong, "
+          + "calls did not resume after the last restart, or descriptors or heap stayed above "
+          + "their baseline")
+  boolean failOnFindings;
+
+  private final Object serverLock = new Object();
+  private RunningServer current; // guarded by serverLock
+  private long[] closedTotals = new long[4]; // accepted, completed, failed, rejected; serverLock
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    String name;
+    int largeSize;
+    try {
+      if (!server.equals("netty") && !server.equals("grizzly")) {
+        throw new IllegalArgumentException("server: " + server + " (expected: netty or grizzly)");
+      }
+      name = ServeCommand.rowName(server, strategy);
+      Protocols.factory(protocol);
+      largeSize = Payloads.parseSize(large);
+      if (connections < 1 || connections > 20_000) {
+        throw new IllegalArgumentException("connections: " + connections + " (expected: 1..20000)");
+      }
+      if (!(asyncShare >= 0 && asyncShare <= 1)) {
+        throw new IllegalArgumentException("async-share: " + asyncShare + " (expected: 0..1)");
+      }
+      if (duration.isZero() || sample.isZero()) {
+        throw new IllegalArgumentException("duration: " + duration + ", sample: " + sample
+            + " (expected: both > 0)");
+      }
+      if (callTimeout.isZero()) {
+        throw new IllegalArgumentException("call-timeout: 0 (expected: > 0)");
+      }
+      if (killCount < 0) {
+        throw new IllegalArgumentException("kill-count: " + killCount + " (expected: >= 0)");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    Duration grace = faultGrace != null ? faultGrace : callTimeout.plusSeconds(3);
+    Path dir = out != null ? out : Path.of("it", "target", "soak");
+    ServerRow row = Rows.standard().server(name);
+    if (row == null) {
+      err.println("soak: " + name + " is not in this build");
+      return 1;
+    }
+    int asyncConnections = (int) Math.round(connections * asyncShare);
+    int syncConnections = connections - asyncConnections;
+
+    SoakReport.Baseline before = SoakReport.Baseline.now();
+    ServerSpec serverSpec = new ServerSpec(MatrixRunner.LOOPBACK, 0, protocol, workers, ioThreads,
+        false, connections + 64);
+    RunningServer first = row.start(serverSpec);
+    InetSocketAddress address = first.address();
+    synchronized (serverLock) {
+      current = first;
+    }
+    ServerSpec samePort = new ServerSpec(MatrixRunner.LOOPBACK, address.getPort(), protocol,
+        workers, ioThreads, false, connections + 64);
+    err.printf(Locale.ROOT, "soak: %s on %s, %d sync + %d async connections (%d callers), "
+            + "%s, in this JVM (client and server together)%n",
+        name, address, syncConnections, asyncConnections,
+        syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION, duration);
+
+    SoakRecorder recorder = new SoakRecorder(grace.toNanos());
+    SoakReport report = new SoakReport(name, this, before, syncConnections, asyncConnections, grace);
+    ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+    SoakLoad load = new SoakLoad(address, Protocols.factory(protocol), syncConnections,
+        asyncConnections, callTimeout, think, largeSize, recorder);
+    ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "soak-sampler");
+      t.setDaemon(true);
+      return t;
+    });
+    long start = System.nanoTime();
+    Instant started = Instant.now();
+    SplittableRandom random = new SplittableRandom(seed);
+    int kills = 0;
+    int killed = 0;
+    try {
+      load.start();
+      sampler.scheduleAtFixedRate(
+          () -> {
+            // An exception would cancel the schedule without a word: report it and carry on.
+            try {
+              SoakReport.Sample s = sample(start, recorder, load, events);
+              report.add(s);
+              err.println(s.progressLine());
+            } catch (RuntimeException e) {
+              err.println("soak: sampling failed: " + e);
+            }
+          },
+          sample.toNanos(), sample.toNanos(), TimeUnit.NANOSECONDS);
+      long end = start + duration.toNanos();
+      long nextKill = killEvery.isZero() || killCount == 0 ? Long.MAX_VALUE
+          : start + killEvery.toNanos();
+      long nextRestart = restartEvery.isZero() ? Long.MAX_VALUE : start + restartEvery.toNanos();
+      while (true) {
+        long next = Math.min(end, Math.min(nextKill, nextRestart));
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          LockSupport.parkNanos(wait);
+          continue;
+        }
+        if (next == end) {
+          break;
+        }
+        if (next == nextRestart) {
+          nextRestart += restartEvery.toNanos();
+          SoakReport.Restart r = restart(row, samePort, recorder, start);
+          report.restart(r);
+          events.add("restart");
+          err.println("soak: " + r.line());
+        } else {
+          nextKill += killEvery.toNanos();
+          Object fault = recorder.faultStarted(SoakRecorder.Window.KILL);
+          int n = load.kill(killCount, random);
+          recorder.faultEnded(fault);
+          kills++;
+          killed += n;
+          events.add("kill " + n);
+        }
+      }
+    } finally {
+      sampler.shutdown();
+      sampler.awaitTermination(10, TimeUnit.SECONDS);
+      double now = (System.nanoTime() - start) / 1e9;
+      if (report.sinceLastSample(now) > sample.toNanos() / 2e9) {
+        report.add(sample(start, recorder, load, events));
+      }
+      long lastOk = recorder.lastOkNanos();
+      report.finished(recorder, kills, killed, load.poolStats(), serverTotals(), now,
+          ((lastOk == 0 ? start : lastOk) - System.nanoTime()) / -1e9);
+      load.close();
+      synchronized (serverLock) {
+        if (current != null) {
+          current.close();
+          current = null;
+        }
+      }
+    }
+    // Threads and sockets take a moment to go: event loops finish their shutdown asynchronously.
+    Thread.sleep(2_000);
+    report.after(SoakReport.Baseline.now());
+    String summary = report.summary(started);
+    stdout.print(summary);
+    stdout.flush();
+    List<Path> written = report.writeAll(dir, summary);
+    err.println("soak: wrote " + written);
+    return failOnFindings && !report.findings().isEmpty() ? 1 : 0;
+  }
+
+  private SoakReport.Restart restart(
+      ServerRow row, ServerSpec samePort, SoakRecorder recorder, long runStart) throws Exception {
+    Object fault = recorder.faultStarted(SoakRecorder.Window.RESTART);
+    long t0 = System.nanoTime();
+    RunningServer old;
+    synchronized (serverLock) {
+      old = current;
+    }
+    old.close();
+    long stopped = System.nanoTime();
+    synchronized (serverLock) {
+      ServerStats s = old.stats();
+      if (s != null) {
+        closedTotals[0] += s.acceptedConnections();
+        closedTotals[1] += s.completedCalls();
+        closedTotals[2] += s.failedCalls();
+        closedTotals[3] += s.rejectedConnections();
+      }
+      current = null;
+    }
+    Thread.sleep(restartPause.toMillis());
+    RunningServer fresh = startWithRetry(row, samePort, Duration.ofSeconds(30));
+    long up = System.nanoTime();
+    synchronized (serverLock) {
+      current = fresh;
+    }
+    recorder.restarted();
+    recorder.faultEnded(fault);
+    return new SoakReport.Restart(
+        (t0 - runStart) / 1e9, (stopped - t0) / 1e6, (up - stopped) / 1e6);
+  }
+
+  /** The old server's port may take a moment to be free again. */
+  private static RunningServer startWithRetry(ServerRow row, ServerSpec spec, Duration timeout)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      try {
+        return row.start(spec);
+      } catch (Exception e) {
+        boolean bind = e instanceof BindException || e.getCause() instanceof BindException
+            || String.valueOf(e.getMessage()).contains("Address already in use");
+        if (!bind || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  /** Accepted, completed, failed, rejected over every server of the run, and open now. */
+  private long[] serverTotals() {
+    synchronized (serverLock) {
+      long[] t = closedTotals.clone();
+      long open = 0;
+      if (current != null) {
+        ServerStats s = current.stats();
+        if (s != null) {
+          t[0] += s.acceptedConnections();
+          t[1] += s.completedCalls();
+          t[2] += s.failedCalls();
+          t[3] += s.rejectedConnections();
+          open = s.openConnections();
+        }
+      }
+      return new long[] {t[0], t[1], t[2], t[3], open};
+    }
+  }
+
+  private SoakReport.Sample sample(
+      long start, SoakRecorder recorder, SoakLoad load, ConcurrentLinkedQueue<String> events) {
+    List<String> ev = new ArrayList<>();
+    String e;
+    while ((e = events.poll()) != null) {
+      ev.add(e);
+    }
+    long[] server = serverTotals();
+    return new SoakReport.Sample(
+        (System.nanoTime() - start) / 1e9,
+        recorder.okCalls(),
+        recorder.errors(),
+        recorder.errors(SoakRecorder.Window.NONE),
+        JvmStats.heapUsed(),
+        JvmStats.openFds(),
+        JvmStats.threadCount(),
+        server[4],
+        server[0],
+        server[1],
+        server[2],
+        load.syncOpen(),
+        load.asyncOpen(),
+        String.join(" ", ev));
+  }
+}

@@ -1,0 +1,161 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.pool.ThriftChannelPool;
+import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.gen.BenchError;
+import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.Nested;
+import io.thriftnio.testkit.gen.TestInfo;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.thrift.TException;
+
+/**
+ * The soak's call mix over every method of {@code BenchService}: each call is checked, and
+ * {@code fail} must come back as the declared {@code BenchError} with the code it was given
+ * (which the pools treat as a healthy connection). Weights are percent.
+ */
+enum SoakMix {
+  ECHO_SMALL(33),
+  ECHO_LARGE(2),
+  LAST_SALE(13),
+  DB_WORK(12),
+  NESTED(12),
+  SLEEP(10),
+  FIRE(8),
+  FAIL(10);
+
+  /** The code {@code fail} is asked to throw; anything else is a wrong reply. */
+  static final int FAIL_CODE = 4711;
+
+  static final int DB_ROWS = 20;
+  static final int NESTED_DEPTH = 12;
+  static final int SLEEP_MILLIS = 10;
+
+  private static final SoakMix[] BY_PERCENT = new SoakMix[100];
+
+  static {
+    int i = 0;
+    for (SoakMix m : values()) {
+      for (int w = 0; w < m.weight; w++) {
+        BY_PERCENT[i++] = m;
+      }
+    }
+    if (i != 100) {
+      throw new AssertionError("SoakMix weights add up to " + i + " (expected: 100)");
+    }
+  }
+
+  private final int weight;
+
+  SoakMix(int weight) {
+    this.weight = weight;
+  }
+
+  static SoakMix pick(SplittableRandom random) {
+    return BY_PERCENT[random.nextInt(100)];
+  }
+
+  /** Payloads, prepared once: calls only duplicate them. */
+  record Bytes(ByteBuffer small, ByteBuffer large, int largeSize) {
+    static Bytes of(int largeSize) {
+      return new Bytes(
+          Payloads.of(Payloads.SMALL, Workload.SEED), Payloads.of(largeSize, Workload.SEED),
+          largeSize);
+    }
+  }
+
+  /** One blocking call through the sync pool; true if the reply checks out. */
+  boolean call(ThriftClientPool<BenchService.Client> pool, Bytes p) throws TException {
+    switch (this) {
+      case ECHO_SMALL:
+        return Payloads.check(
+            pool.call(c -> c.echo(p.small().duplicate())), Payloads.SMALL, Workload.SEED);
+      case ECHO_LARGE:
+        return Payloads.check(
+            pool.call(c -> c.echo(p.large().duplicate())), p.largeSize(), Workload.SEED);
+      case LAST_SALE:
+        return "SOAK".equals(pool.call(c -> c.get_last_sale("SOAK")).getSymbol());
+      case DB_WORK:
+        return checkRows(pool.call(c -> c.db_work(DB_ROWS)));
+      case NESTED:
+        return depth(pool.call(c -> c.get_nested(NESTED_DEPTH))) == NESTED_DEPTH;
+      case SLEEP:
+        pool.run(c -> c.sleep(SLEEP_MILLIS));
+        return true;
+      case FIRE:
+        pool.run(c -> c.fire(p.small().duplicate()));
+        return true;
+      case FAIL:
+        try {
+          pool.run(c -> c.fail(FAIL_CODE, "soak"));
+          return false;
+        } catch (BenchError e) {
+          return e.getCode() == FAIL_CODE;
+        }
+      default:
+        throw new AssertionError(this);
+    }
+  }
+
+  /** One call through the async pool; completes with whether the reply checks out. */
+  CompletableFuture<Boolean> call(ThriftChannelPool<BenchService.Client> pool, Bytes p) {
+    switch (this) {
+      case ECHO_SMALL:
+        return pool.call(c -> c.send_echo(p.small().duplicate()), BenchService.Client::recv_echo)
+            .thenApply(r -> Payloads.check(r, Payloads.SMALL, Workload.SEED));
+      case ECHO_LARGE:
+        return pool.call(c -> c.send_echo(p.large().duplicate()), BenchService.Client::recv_echo)
+            .thenApply(r -> Payloads.check(r, p.largeSize(), Workload.SEED));
+      case LAST_SALE:
+        return pool.call(c -> c.send_get_last_sale("SOAK"), BenchService.Client::recv_get_last_sale)
+            .thenApply(r -> "SOAK".equals(r.getSymbol()));
+      case DB_WORK:
+        return pool.call(c -> c.send_db_work(DB_ROWS), BenchService.Client::recv_db_work)
+            .thenApply(SoakMix::checkRows);
+      case NESTED:
+        return pool.call(c -> c.send_get_nested(NESTED_DEPTH), BenchService.Client::recv_get_nested)
+            .thenApply(r -> depth(r) == NESTED_DEPTH);
+      case SLEEP:
+        return pool.call(c -> c.send_sleep(SLEEP_MILLIS), c -> {
+          c.recv_sleep();
+          return true;
+        });
+      case FIRE:
+        return pool.callOneway(c -> c.send_fire(p.small().duplicate())).thenApply(v -> true);
+      case FAIL:
+        return pool.call(c -> c.send_fail(FAIL_CODE, "soak"), c -> {
+          c.recv_fail();
+          return false;
+        }).handle((ok, e) -> {
+          Throwable cause = AsyncUnwrap.cause(e);
+          if (cause instanceof BenchError be) {
+            return be.getCode() == FAIL_CODE;
+          }
+          if (cause != null) {
+            throw new CompletionException(cause);
+          }
+          return ok;
+        });
+      default:
+        throw new AssertionError(this);
+    }
+  }
+
+  private static boolean checkRows(List<TestInfo> rows) {
+    return rows.size() == DB_ROWS && rows.get(DB_ROWS - 1).equals(BenchHandler.row(DB_ROWS - 1));
+  }
+
+  private static int depth(Nested n) {
+    int d = 0;
+    for (Nested x = n; x != null; x = x.getOther()) {
+      d++;
+    }
+    return d;
+  }
+}

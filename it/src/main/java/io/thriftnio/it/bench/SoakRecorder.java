@@ -1,0 +1,203 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.pool.PoolClosedException;
+import io.thriftnio.pool.PoolTimeoutException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * Counts the soak's calls, and sorts every error by kind and by whether it fell inside a fault
+ * window: from the moment a fault starts (a kill, a server stop) until {@code grace} after it
+ * ended. An error outside every window is a finding: nothing the soak did explains it.
+ */
+final class SoakRecorder {
+
+  /** Where an error fell. */
+  enum Window {
+    RESTART,
+    KILL,
+    NONE
+  }
+
+  /** One fault: a kill or a restart, from its start to its end plus the grace. */
+  private static final class Fault {
+    final Window kind;
+    final long start;
+    volatile long end = Long.MAX_VALUE; // until ended
+
+    Fault(Window kind, long start) {
+      this.kind = kind;
+      this.start = start;
+    }
+  }
+
+  private final long graceNanos;
+  // A few hundred at most (one per kill or restart), so a scan per error is cheap enough.
+  private final List<Fault> faults = new ArrayList<>(); // guarded by this
+  private final LongAdder ok = new LongAdder();
+  private final LongAdder badReplies = new LongAdder();
+  private final Map<Window, Map<String, LongAdder>> errors = new ConcurrentHashMap<>();
+  private final Map<String, String> examples = new ConcurrentHashMap<>();
+  private final AtomicLong restartedAt = new AtomicLong();
+  private volatile long lastOk;
+  private final List<Long> recoveries = new ArrayList<>(); // guarded by this
+
+  SoakRecorder(long graceNanos) {
+    this.graceNanos = graceNanos;
+    for (Window w : Window.values()) {
+      errors.put(w, new ConcurrentHashMap<>());
+    }
+  }
+
+  /** A fault begins now; returns a handle to end it. */
+  synchronized Object faultStarted(Window kind) {
+    Fault f = new Fault(kind, System.nanoTime());
+    faults.add(f);
+    return f;
+  }
+
+  /** The fault ended now; its window closes {@code grace} later. */
+  void faultEnded(Object fault) {
+    ((Fault) fault).end = System.nanoTime() + graceNanos;
+  }
+
+  /** The server is back after a restart: the next successful call measures the recovery. */
+  void restarted() {
+    restartedAt.set(System.nanoTime());
+  }
+
+  void ok() {
+    ok.increment();
+    lastOk = System.nanoTime();
+    long since = restartedAt.get();
+    if (since != 0 && restartedAt.compareAndSet(since, 0)) {
+      synchronized (this) {
+        recoveries.add(System.nanoTime() - since);
+      }
+    }
+  }
+
+  /** A call answered, but not with what was asked: always a finding, in a window or not. */
+  void badReply(String what) {
+    badReplies.increment();
+    error(new IllegalStateException("wrong reply to " + what), "bad-reply");
+  }
+
+  void error(Throwable t) {
+    Throwable cause = AsyncUnwrap.cause(t);
+    error(cause, kind(cause));
+  }
+
+  private void error(Throwable cause, String kind) {
+    Window w = windowAt(System.nanoTime());
+    errors.get(w).computeIfAbsent(kind, k -> new LongAdder()).increment();
+    examples.putIfAbsent(kind, String.valueOf(cause));
+  }
+
+  private synchronized Window windowAt(long now) {
+    Window found = Window.NONE;
+    for (int i = faults.size() - 1; i >= 0; i--) {
+      Fault f = faults.get(i);
+      if (f.start <= now && now <= f.end) {
+        if (f.kind == Window.RESTART) {
+          return Window.RESTART;
+        }
+        found = Window.KILL;
+      }
+    }
+    return found;
+  }
+
+  /** A short name for what went wrong: the exception's class, with Thrift's type where it has one. */
+  static String kind(Throwable t) {
+    if (t instanceof PoolTimeoutException) {
+      return "pool-borrow-timeout";
+    }
+    if (t instanceof PoolClosedException) {
+      return "pool-closed";
+    }
+    if (t instanceof TTransportException tte) {
+      Throwable c = tte.getCause();
+      if (tte.getType() == TTransportException.TIMED_OUT || c instanceof SocketTimeoutException) {
+        return "timeout";
+      }
+      if (c instanceof ConnectException) {
+        return "connect-refused";
+      }
+      return switch (tte.getType()) {
+        case TTransportException.NOT_OPEN -> "transport-not-open";
+        case TTransportException.END_OF_FILE -> "transport-eof";
+        default -> "transport" + (c != null ? "-" + c.getClass().getSimpleName() : "");
+      };
+    }
+    if (t instanceof TApplicationException tae) {
+      return "application-" + tae.getType();
+    }
+    if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
+      return "timeout";
+    }
+    if (t instanceof ConnectException) {
+      return "connect-refused";
+    }
+    if (t instanceof TException || t instanceof IOException) {
+      Throwable c = t.getCause();
+      return t.getClass().getSimpleName()
+          + (c != null && c != t ? "-" + c.getClass().getSimpleName() : "");
+    }
+    return t.getClass().getSimpleName();
+  }
+
+  /** {@link System#nanoTime()} of the last successful call, or 0 if none succeeded. */
+  long lastOkNanos() {
+    return lastOk;
+  }
+
+  long okCalls() {
+    return ok.sum();
+  }
+
+  long errors(Window w) {
+    return errors.get(w).values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  long errors() {
+    long n = 0;
+    for (Window w : Window.values()) {
+      n += errors(w);
+    }
+    return n;
+  }
+
+  long badReplies() {
+    return badReplies.sum();
+  }
+
+  /** Errors by kind in one window kind, sorted by kind. */
+  Map<String, Long> errorsByKind(Window w) {
+    Map<String, Long> m = new TreeMap<>();
+    errors.get(w).forEach((k, v) -> m.put(k, v.sum()));
+    return m;
+  }
+
+  /** One message per error kind, the first seen. */
+  Map<String, String> examples() {
+    return new TreeMap<>(examples);
+  }
+
+  /** Nanoseconds from each restart to the first successful call after it. */
+  synchronized List<Long> recoveries() {
+    return List.copyOf(recoveries);
+  }
+}

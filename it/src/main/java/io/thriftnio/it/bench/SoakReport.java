@@ -1,0 +1,362 @@
+package io.thriftnio.it.bench;
+
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * What a soak run measured: the samples ({@code samples.csv}), a chart of them ({@code soak.png}:
+ * calls/s, errors, heap, descriptors and threads over time, restarts drawn as vertical lines) and
+ * the summary ({@code summary.md}, also printed).
+ */
+final class SoakReport {
+
+  /** What the JVM held with nothing of the run open: before it, and after it closed. */
+  record Baseline(long heapAfterGc, int fds, int threads) {
+    static Baseline now() {
+      return new Baseline(JvmStats.heapUsedAfterGc(), JvmStats.openFds(), JvmStats.threadCount());
+    }
+  }
+
+  /** One sampling point; counts are cumulative, gauges are now. */
+  record Sample(
+      double seconds,
+      long ok,
+      long errors,
+      long errorsOutside,
+      long heapUsed,
+      int fds,
+      int threads,
+      long serverOpen,
+      long serverAccepted,
+      long serverCompleted,
+      long serverFailed,
+      int syncPoolOpen,
+      int asyncPoolOpen,
+      String events) {
+
+    String progressLine() {
+      return String.format(Locale.ROOT,
+          "soak: %6.0fs ok %,d errors %,d (outside fault windows %,d) heap %.0f MiB fds %d "
+              + "threads %d server open %d pools %d+%d %s",
+          seconds, ok, errors, errorsOutside, JvmStats.mib(heapUsed), fds, threads, serverOpen,
+          syncPoolOpen, asyncPoolOpen, events);
+    }
+  }
+
+  /** One restart: when, how long closing took, how long the server was down. */
+  record Restart(double atSeconds, double stopMillis, double downMillis) {
+    String line() {
+      return String.format(Locale.ROOT,
+          "restart at %.0fs: close took %.0f ms, down %.0f ms", atSeconds, stopMillis, downMillis);
+    }
+  }
+
+  private final String server;
+  private final SoakCommand options;
+  private final Baseline before;
+  private final int syncConnections;
+  private final int asyncConnections;
+  private final Duration grace;
+  private final List<Sample> samples = new ArrayList<>(); // guarded by this
+  private final List<Restart> restarts = new ArrayList<>(); // guarded by this
+  private SoakRecorder recorder;
+  private int kills;
+  private int killed;
+  private String poolStats;
+  private long[] serverTotals;
+  private double seconds;
+  private Baseline after;
+  private double quietAtEndSeconds;
+  private final double quietLimitSeconds;
+
+  SoakReport(
+      String server,
+      SoakCommand options,
+      Baseline before,
+      int syncConnections,
+      int asyncConnections,
+      Duration grace) {
+    this.server = server;
+    this.options = options;
+    this.before = before;
+    this.syncConnections = syncConnections;
+    this.asyncConnections = asyncConnections;
+    this.grace = grace;
+    // The callers pause between calls; a restart at the very end may leave the server down.
+    this.quietLimitSeconds = grace.toNanos() / 1e9 + options.restartPause.toNanos() / 1e9
+        + 2 * options.think.toNanos() / 1e9 + 1;
+  }
+
+  synchronized void add(Sample s) {
+    samples.add(s);
+  }
+
+  /** Seconds since the last sample, or the time since the start if none. */
+  synchronized double sinceLastSample(double nowSeconds) {
+    return samples.isEmpty() ? nowSeconds : nowSeconds - samples.get(samples.size() - 1).seconds();
+  }
+
+  synchronized void restart(Restart r) {
+    restarts.add(r);
+  }
+
+  synchronized void finished(
+      SoakRecorder recorder,
+      int kills,
+      int killed,
+      String poolStats,
+      long[] serverTotals,
+      double seconds,
+      double quietAtEndSeconds) {
+    this.quietAtEndSeconds = quietAtEndSeconds;
+    this.recorder = recorder;
+    this.kills = kills;
+    this.killed = killed;
+    this.poolStats = poolStats;
+    this.serverTotals = serverTotals;
+    this.seconds = seconds;
+  }
+
+  synchronized void after(Baseline after) {
+    this.after = after;
+  }
+
+  /** What needs explaining: empty when the run was clean. */
+  synchronized List<String> findings() {
+    List<String> f = new ArrayList<>();
+    long outside = recorder.errors(SoakRecorder.Window.NONE);
+    if (outside > 0) {
+      f.add(outside + " errors outside every fault window: "
+          + recorder.errorsByKind(SoakRecorder.Window.NONE));
+    }
+    if (recorder.badReplies() > 0) {
+      f.add(recorder.badReplies() + " wrong replies");
+    }
+    if (!restarts.isEmpty() && recorder.recoveries().size() < restarts.size()) {
+      f.add("calls resumed after " + recorder.recoveries().size() + " of " + restarts.size()
+          + " restarts");
+    }
+    if (quietAtEndSeconds > quietLimitSeconds) {
+      f.add(String.format(Locale.ROOT, "no call succeeded in the last %.1f s of the run",
+          quietAtEndSeconds));
+    }
+    if (after != null && after.fds() > before.fds() + SoakCommand.FD_TOLERANCE) {
+      f.add("descriptors after the run " + after.fds() + " vs " + before.fds() + " before");
+    }
+    if (after != null
+        && after.heapAfterGc() > before.heapAfterGc() + SoakCommand.HEAP_TOLERANCE_BYTES) {
+      f.add(String.format(Locale.ROOT, "heap after GC after the run %.1f MiB vs %.1f MiB before",
+          JvmStats.mib(after.heapAfterGc()), JvmStats.mib(before.heapAfterGc())));
+    }
+    return f;
+  }
+
+  synchronized String summary(Instant started) {
+    StringBuilder sb = new StringBuilder();
+    long ok = recorder.okCalls();
+    long errors = recorder.errors();
+    sb.append(String.format(Locale.ROOT, "## soak: %s, %,d connections (%,d sync, %,d async), "
+            + "%.0f s%n%n", server, syncConnections + asyncConnections, syncConnections,
+        asyncConnections, seconds));
+    sb.append(String.format(Locale.ROOT, "Started %s; client and server in one JVM (%s). "
+            + "Kill %d connections every %s, restart every %s (down %s), fault grace %s, think "
+            + "%s, call timeout %s.%n%n",
+        started, Reports.machine(), options.killCount, options.killEvery, options.restartEvery,
+        options.restartPause, grace, options.think, options.callTimeout));
+    sb.append("| | value |\n|---|---:|\n");
+    line(sb, "calls ok", String.format(Locale.ROOT, "%,d", ok));
+    line(sb, "calls/s (mean)", String.format(Locale.ROOT, "%,.0f", ok / Math.max(seconds, 1e-9)));
+    line(sb, "errors", String.format(Locale.ROOT, "%,d", errors));
+    line(sb, "errors in restart windows (calls lost around restarts)",
+        String.format(Locale.ROOT, "%,d", recorder.errors(SoakRecorder.Window.RESTART)));
+    line(sb, "errors in kill windows",
+        String.format(Locale.ROOT, "%,d", recorder.errors(SoakRecorder.Window.KILL)));
+    line(sb, "**errors outside fault windows**",
+        String.format(Locale.ROOT, "**%,d**", recorder.errors(SoakRecorder.Window.NONE)));
+    line(sb, "wrong replies", String.format(Locale.ROOT, "%,d", recorder.badReplies()));
+    line(sb, "restarts", String.valueOf(restarts.size()));
+    line(sb, "kills (connections aborted)", kills + " (" + killed + ")");
+    List<Long> rec = recorder.recoveries();
+    line(sb, "first ok call after restart (ms)", rec.stream()
+        .map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList().toString());
+    line(sb, "server: accepted / completed / failed / rejected (all servers)",
+        String.format(Locale.ROOT, "%,d / %,d / %,d / %,d", serverTotals[0], serverTotals[1],
+            serverTotals[2], serverTotals[3]));
+    Sample first = samples.isEmpty() ? null : samples.get(0);
+    Sample last = samples.isEmpty() ? null : samples.get(samples.size() - 1);
+    long maxHeap = samples.stream().mapToLong(Sample::heapUsed).max().orElse(0);
+    int maxFds = samples.stream().mapToInt(Sample::fds).max().orElse(0);
+    int maxThreads = samples.stream().mapToInt(Sample::threads).max().orElse(0);
+    sb.append("\n| JVM (client + server) | before | first sample | max | last sample | after |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|\n");
+    sb.append(String.format(Locale.ROOT, "| heap used (MiB) | %.1f (after GC) | %.1f | %.1f | "
+            + "%.1f | %.1f (after GC) |%n", JvmStats.mib(before.heapAfterGc()),
+        first == null ? 0 : JvmStats.mib(first.heapUsed()), JvmStats.mib(maxHeap),
+        last == null ? 0 : JvmStats.mib(last.heapUsed()), JvmStats.mib(after.heapAfterGc())));
+    sb.append(String.format(Locale.ROOT, "| open descriptors | %d | %d | %d | %d | %d |%n",
+        before.fds(), first == null ? 0 : first.fds(), maxFds, last == null ? 0 : last.fds(),
+        after.fds()));
+    sb.append(String.format(Locale.ROOT, "| threads | %d | %d | %d | %d | %d |%n",
+        before.threads(), first == null ? 0 : first.threads(), maxThreads,
+        last == null ? 0 : last.threads(), after.threads()));
+    sb.append(String.format(Locale.ROOT, "%nDescriptors back to baseline (within %d): %s. "
+            + "Heap after GC back to baseline (within %d MiB): %s.%n",
+        SoakCommand.FD_TOLERANCE, after.fds() <= before.fds() + SoakCommand.FD_TOLERANCE
+            ? "yes" : "**no**",
+        SoakCommand.HEAP_TOLERANCE_BYTES / (1024 * 1024),
+        after.heapAfterGc() <= before.heapAfterGc() + SoakCommand.HEAP_TOLERANCE_BYTES
+            ? "yes" : "**no**"));
+    for (SoakRecorder.Window w : SoakRecorder.Window.values()) {
+      Map<String, Long> byKind = recorder.errorsByKind(w);
+      if (!byKind.isEmpty()) {
+        sb.append("\nErrors ").append(switch (w) {
+          case RESTART -> "in restart windows";
+          case KILL -> "in kill windows";
+          case NONE -> "OUTSIDE fault windows";
+        }).append(" by kind:\n\n");
+        byKind.forEach((k, v) -> sb.append(String.format(Locale.ROOT, "- %s: %,d%n", k, v)));
+      }
+    }
+    Map<String, String> examples = recorder.examples();
+    if (!examples.isEmpty()) {
+      sb.append("\nFirst message of each kind:\n\n");
+      examples.forEach((k, v) -> sb.append("- ").append(k).append(": `")
+          .append(v.replace('`', '\'').replace('\n', ' ')).append("`\n"));
+    }
+    if (!restarts.isEmpty()) {
+      sb.append("\nRestarts:\n\n");
+      restarts.forEach(r -> sb.append("- ").append(r.line()).append('\n'));
+    }
+    sb.append("\nPools at the end: ").append(poolStats).append('\n');
+    List<String> findings = findings();
+    sb.append("\nFindings: ").append(findings.isEmpty() ? "none" : "").append('\n');
+    findings.forEach(f -> sb.append("- ").append(f).append('\n'));
+    sb.append('\n');
+    return sb.toString();
+  }
+
+  private static void line(StringBuilder sb, String what, String value) {
+    sb.append("| ").append(what).append(" | ").append(value).append(" |\n");
+  }
+
+  synchronized List<Path> writeAll(Path dir, String summary) throws IOException {
+    Files.createDirectories(dir);
+    List<Path> written = new ArrayList<>();
+    written.add(write(dir.resolve("summary.md"), summary));
+    written.add(write(dir.resolve("samples.csv"), csv()));
+    Path png = dir.resolve("soak.png");
+    chart(png);
+    written.add(png);
+    return written;
+  }
+
+  private String csv() {
+    StringBuilder sb = new StringBuilder(
+        "seconds,calls_ok,calls_per_s,errors,errors_in_interval,errors_outside_fault_windows,"
+            + "heap_used_mib,fds,threads,server_open,server_accepted,server_completed,"
+            + "server_failed,sync_pool_open,async_pool_open,events\n");
+    Sample prev = null;
+    for (Sample s : samples) {
+      double dt = prev == null ? s.seconds() : s.seconds() - prev.seconds();
+      long dOk = s.ok() - (prev == null ? 0 : prev.ok());
+      long dErr = s.errors() - (prev == null ? 0 : prev.errors());
+      sb.append(String.format(Locale.ROOT, "%.1f,%d,%.0f,%d,%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%s%n",
+          s.seconds(), s.ok(), dt > 0 ? dOk / dt : 0, s.errors(), dErr, s.errorsOutside(),
+          JvmStats.mib(s.heapUsed()), s.fds(), s.threads(), s.serverOpen(), s.serverAccepted(),
+          s.serverCompleted(), s.serverFailed(), s.syncPoolOpen(), s.asyncPoolOpen(),
+          s.events()));
+      prev = s;
+    }
+    return sb.toString();
+  }
+
+  private void chart(Path file) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    int n = samples.size();
+    double[] t = new double[n];
+    double[] rate = new double[n];
+    double[] errors = new double[n];
+    double[] outside = new double[n];
+    double[] heap = new double[n];
+    double[] fds = new double[n];
+    double[] threads = new double[n];
+    Sample prev = null;
+    for (int i = 0; i < n; i++) {
+      Sample s = samples.get(i);
+      double dt = prev == null ? s.seconds() : s.seconds() - prev.seconds();
+      t[i] = s.seconds();
+      rate[i] = dt > 0 ? (s.ok() - (prev == null ? 0 : prev.ok())) / dt : 0;
+      errors[i] = s.errors() - (prev == null ? 0 : prev.errors());
+      outside[i] = s.errorsOutside() - (prev == null ? 0 : prev.errorsOutside());
+      heap[i] = JvmStats.mib(s.heapUsed());
+      fds[i] = s.fds();
+      threads[i] = s.threads();
+      prev = s;
+    }
+    if (n == 0) {
+      t = new double[] {0};
+      rate = errors = outside = heap = fds = threads = new double[] {0};
+    }
+    XYChart calls = chart("calls/s (ok)", "calls/s");
+    add(calls, "calls/s", t, rate);
+    XYChart err = chart("errors per sampling interval", "errors");
+    add(err, "all errors", t, errors);
+    add(err, "outside fault windows", t, outside);
+    XYChart mem = chart("heap used (MiB, no forced GC)", "MiB");
+    add(mem, "heap used", t, heap);
+    XYChart fd = chart("open descriptors and threads", "count");
+    add(fd, "descriptors", t, fds);
+    add(fd, "threads", t, threads);
+    int w = 800;
+    int h = 420;
+    BufferedImage image = new BufferedImage(2 * w, 2 * h, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = image.createGraphics();
+    XYChart[] charts = {calls, err, mem, fd};
+    for (int i = 0; i < charts.length; i++) {
+      for (Restart r : restarts) {
+        charts[i].addAnnotation(new AnnotationLine(r.atSeconds(), true, false));
+      }
+      g.drawImage(BitmapEncoder.getBufferedImage(charts[i]), (i % 2) * w, (i / 2) * h, null);
+    }
+    g.dispose();
+    ImageIO.write(image, "png", file.toFile());
+  }
+
+  private XYChart chart(String title, String yTitle) {
+    XYChart c = new XYChartBuilder().width(800).height(420)
+        .title("soak " + server + ": " + title + " (vertical lines: restarts)")
+        .xAxisTitle("seconds").yAxisTitle(yTitle).build();
+    c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+    c.getStyler().setYAxisDecimalPattern("#,###");
+    c.getStyler().setYAxisMin(0.0);
+    return c;
+  }
+
+  private static void add(XYChart c, String name, double[] x, double[] y) {
+    c.addSeries(name, x, y).setMarker(SeriesMarkers.NONE);
+  }
+
+  private static Path write(Path file, String text) throws IOException {
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    return file;
+  }
+}
