@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *   <li>a oneway call completes with {@code null}: nothing is sent back;
  *   <li>a handler that throws an undeclared exception, or an {@link Error}, yields a {@link
  *       TApplicationException#INTERNAL_ERROR} reply for the caller's sequence id; a message that
- *       ends early yields {@link TApplicationException#PROTOCOL_ERROR}; the calling thread never
- *       sees the throwable;
+ *       ends early, or whose arguments libthrift cannot decode, yields {@link
+ *       TApplicationException#PROTOCOL_ERROR}; the calling thread never sees the throwable;
  *   <li>a message whose type is neither {@code CALL} nor {@code ONEWAY} (a {@code REPLY} sent as a
  *       request, or a type that does not exist) yields {@link
  *       TApplicationException#PROTOCOL_ERROR} without running the processor: stock processors
@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
 public final class ProcessorInvoker {
 
   private static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
-  private static final CompletableFuture<ByteBuffer> NO_RESPONSE =
-      CompletableFuture.completedFuture(null);
+  private static final String PROCESS_FUNCTION = "org.apache.thrift.ProcessFunction";
+  private static final String ASYNC_PROCESSOR = "org.apache.thrift.TBaseAsyncProcessor";
 
   private final TProcessor processor;
   private final AsyncProcessorBridge asyncBridge;
@@ -218,6 +218,26 @@ public final class ProcessorInvoker {
     }
   }
 
+  // libthrift before 0.25 lets some hostile sizes escape its decoders as runtime exceptions: in
+  // 0.23, TBinaryProtocol.readString and readBinary take a negative length to their array fast
+  // path and throw IndexOutOfBoundsException. Such a request is malformed, not a handler failure.
+  // Generated processors read the arguments in a TBase.read called straight from
+  // ProcessFunction.process (sync) or TBaseAsyncProcessor.process (async); the handler is reached
+  // through getResult or start instead, so the frame below that caller tells the two apart.
+  private static boolean thrownReadingArguments(Throwable cause) {
+    if (!(cause instanceof RuntimeException)) {
+      return false;
+    }
+    StackTraceElement[] frames = cause.getStackTrace();
+    for (int i = 1; i < frames.length; i++) {
+      String caller = frames[i].getClassName();
+      if (caller.equals(PROCESS_FUNCTION) || caller.equals(ASYNC_PROCESSOR)) {
+        return frames[i - 1].getMethodName().equals("read");
+      }
+    }
+    return false;
+  }
+
   /**
    * One request in progress. Package-private methods are the contract with {@link
    * AsyncProcessorBridge}.
@@ -309,6 +329,9 @@ public final class ProcessorInvoker {
       } else if (cause instanceof TProtocolException || cause instanceof TTransportException) {
         type = TApplicationException.PROTOCOL_ERROR;
         message = "Malformed request for " + request.name + ": " + cause.getMessage();
+      } else if (thrownReadingArguments(cause)) {
+        type = TApplicationException.PROTOCOL_ERROR;
+        message = "Malformed request for " + request.name + ": unreadable arguments (" + cause + ")";
       } else {
         type = TApplicationException.INTERNAL_ERROR;
         message = "Internal error processing " + request.name;

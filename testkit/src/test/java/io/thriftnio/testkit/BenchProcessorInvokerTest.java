@@ -16,16 +16,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
+import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** ProcessorInvoker end to end with the generated BenchService processors, every method. */
 @Timeout(30)
@@ -307,5 +310,116 @@ class BenchProcessorInvokerTest {
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
     // A oneway call whose handler throws gets no reply at all.
     assertThat(invoke(s, "fire", TMessageType.ONEWAY, 51, new BenchService.fire_args(Payloads.of(1, 1)))).isNull();
+  }
+
+  /**
+   * libthrift 0.23's TBinaryProtocol takes a negative binary or string length to its array fast
+   * path, so the generated argument reader throws IndexOutOfBoundsException instead of a
+   * TProtocolException. The request is still malformed: PROTOCOL_ERROR, the handler not run. The
+   * same exception type thrown by a handler stays an INTERNAL_ERROR.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"sync", "async"})
+  void aRuntimeExceptionWhileReadingArgumentsIsAProtocolError(String kind) throws Exception {
+    TProtocolFactory binary = new TBinaryProtocol.Factory();
+    TProtocolFactory libthrift023 = Libthrift023Binary::new;
+    java.util.concurrent.atomic.AtomicInteger echoes = new java.util.concurrent.atomic.AtomicInteger();
+    BenchHandler handler =
+        new BenchHandler() {
+          @Override
+          public ByteBuffer echo(ByteBuffer payload) {
+            echoes.incrementAndGet();
+            return super.echo(payload);
+          }
+        };
+    ProcessorInvoker invoker =
+        kind.equals("sync")
+            ? ProcessorInvoker.of(
+                new BenchService.Processor<>(handler), libthrift023, binary, Framing.DEFAULT_MAX_FRAME_SIZE)
+            : ProcessorInvoker.ofAsync(
+                new BenchService.AsyncProcessor<>(new AsyncBenchHandler(handler)),
+                libthrift023,
+                binary,
+                Framing.DEFAULT_MAX_FRAME_SIZE);
+    Setup s = new Setup(kind, invoker, binary, handler);
+    byte[] request =
+        RawConnection.encodeCall(
+            binary, "echo", TMessageType.CALL, 70, new BenchService.echo_args(Payloads.of(3, 1)));
+    // Binary layout ends with: i32 length, 3 payload bytes, field stop. Make the length negative.
+    ByteBuffer.wrap(request).putInt(request.length - 1 - 3 - 4, -2_130_360_346);
+    ByteBuffer frame = invoker.invoke(ByteBuffer.wrap(request)).get(10, TimeUnit.SECONDS);
+    byte[] reply = new byte[frame.remaining() - Framing.HEADER_SIZE];
+    frame.duplicate().position(Framing.HEADER_SIZE).get(reply);
+    assertThatThrownBy(() -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+              assertThat(e.getMessage()).contains("echo", "IndexOutOfBoundsException");
+            });
+    // The emulation reads well-formed arguments as libthrift does.
+    BenchService.echo_result ok =
+        call(s, "echo", 71, new BenchService.echo_args(Payloads.of(3, 1)), new BenchService.echo_result());
+    assertThat(Payloads.check(ok.bufferForSuccess(), 3, 1)).isTrue();
+    assertThat(echoes).as("echo calls that reached the handler").hasValue(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"sync", "async"})
+  void anIndexOutOfBoundsExceptionFromTheHandlerIsAnInternalError(String kind) throws Exception {
+    TProtocolFactory binary = new TBinaryProtocol.Factory();
+    ClassLoader loader = getClass().getClassLoader();
+    java.lang.reflect.InvocationHandler throwing =
+        (proxy, method, args) -> {
+          throw new IndexOutOfBoundsException("handler bug in " + method.getName());
+        };
+    ProcessorInvoker invoker =
+        kind.equals("sync")
+            ? ProcessorInvoker.of(
+                new BenchService.Processor<>(
+                    (BenchService.Iface)
+                        java.lang.reflect.Proxy.newProxyInstance(
+                            loader, new Class<?>[] {BenchService.Iface.class}, throwing)),
+                binary,
+                binary,
+                Framing.DEFAULT_MAX_FRAME_SIZE)
+            : ProcessorInvoker.ofAsync(
+                new BenchService.AsyncProcessor<>(
+                    (BenchService.AsyncIface)
+                        java.lang.reflect.Proxy.newProxyInstance(
+                            loader, new Class<?>[] {BenchService.AsyncIface.class}, throwing)),
+                binary,
+                binary,
+                Framing.DEFAULT_MAX_FRAME_SIZE);
+    byte[] reply =
+        invoke(
+            new Setup(kind, invoker, binary, null),
+            "echo",
+            TMessageType.CALL,
+            72,
+            new BenchService.echo_args(Payloads.of(3, 1)));
+    assertThatThrownBy(() -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
+  }
+
+  /** Reads binary fields as libthrift 0.23's TBinaryProtocol does, without a negative-size check. */
+  private static final class Libthrift023Binary extends TBinaryProtocol {
+    Libthrift023Binary(TTransport transport) {
+      super(transport);
+    }
+
+    @Override
+    public ByteBuffer readBinary() throws TException {
+      int size = readI32();
+      TTransport transport = getTransport();
+      if (transport.getBytesRemainingInBuffer() < size) {
+        throw new AssertionError("a heap frame is always read through the array fast path");
+      }
+      ByteBuffer value = ByteBuffer.wrap(transport.getBuffer(), transport.getBufferPosition(), size);
+      transport.consumeBuffer(size);
+      return value;
+    }
   }
 }
