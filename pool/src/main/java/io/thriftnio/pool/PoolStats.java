@@ -1,12 +1,13 @@
 package io.thriftnio.pool;
 
 /**
- * A snapshot of a pool's state and counters. The four gauges come from one moment each, not from
- * one moment together, so under load they may not add up exactly.
+ * A snapshot of a pool's state and counters. {@code active + idle} is always {@code total}, and
+ * {@code total} never exceeds the pool's maximum; under load the gauges and counters are read one
+ * after another, so they describe neighbouring moments rather than one.
  *
  * @param total connections open: {@code active + idle}
- * @param active connections lent out (for {@link ThriftChannelPool}: connections with calls in
- *     flight)
+ * @param active connections lent out, or being opened or closed (for {@link ThriftChannelPool}:
+ *     connections with calls in flight)
  * @param idle connections open and unused
  * @param waiting borrowers waiting for a connection
  * @param borrowed borrows that got a connection, since the pool started
