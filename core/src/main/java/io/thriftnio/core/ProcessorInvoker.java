@@ -14,6 +14,8 @@ import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.protocol.TProtocolUtil;
+import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,8 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class ProcessorInvoker {
 
   private static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
-  private static final String PROCESS_FUNCTION = "org.apache.thrift.ProcessFunction";
-  private static final String ASYNC_PROCESSOR = "org.apache.thrift.TBaseAsyncProcessor";
 
   private final TProcessor processor;
   private final AsyncProcessorBridge asyncBridge;
@@ -218,26 +218,6 @@ public final class ProcessorInvoker {
     }
   }
 
-  // libthrift before 0.25 lets some hostile sizes escape its decoders as runtime exceptions: in
-  // 0.23, TBinaryProtocol.readString and readBinary take a negative length to their array fast
-  // path and throw IndexOutOfBoundsException. Such a request is malformed, not a handler failure.
-  // Generated processors read the arguments in a TBase.read called straight from
-  // ProcessFunction.process (sync) or TBaseAsyncProcessor.process (async); the handler is reached
-  // through getResult or start instead, so the frame below that caller tells the two apart.
-  private static boolean thrownReadingArguments(Throwable cause) {
-    if (!(cause instanceof RuntimeException)) {
-      return false;
-    }
-    StackTraceElement[] frames = cause.getStackTrace();
-    for (int i = 1; i < frames.length; i++) {
-      String caller = frames[i].getClassName();
-      if (caller.equals(PROCESS_FUNCTION) || caller.equals(ASYNC_PROCESSOR)) {
-        return frames[i - 1].getMethodName().equals("read");
-      }
-    }
-    return false;
-  }
-
   /**
    * One request in progress. Package-private methods are the contract with {@link
    * AsyncProcessorBridge}.
@@ -329,7 +309,8 @@ public final class ProcessorInvoker {
       } else if (cause instanceof TProtocolException || cause instanceof TTransportException) {
         type = TApplicationException.PROTOCOL_ERROR;
         message = "Malformed request for " + request.name + ": " + cause.getMessage();
-      } else if (thrownReadingArguments(cause)) {
+      } else if ((cause instanceof RuntimeException || cause instanceof StackOverflowError)
+          && argumentsUnreadable()) {
         type = TApplicationException.PROTOCOL_ERROR;
         message = "Malformed request for " + request.name + ": unreadable arguments (" + cause + ")";
       } else {
@@ -354,6 +335,25 @@ public final class ProcessorInvoker {
       } catch (Throwable t) {
         t.addSuppressed(cause);
         result.completeExceptionally(t);
+      }
+    }
+
+    // libthrift before 0.25 lets some hostile inputs escape its decoders as runtime exceptions or
+    // a stack overflow instead of a TProtocolException: 0.23 reads a negative string length into an
+    // IndexOutOfBoundsException, an overlong compact varint past its array, and skips unknown fields
+    // without a depth limit. Once the JIT has compiled the decoder such an exception often has no
+    // stack trace to say where it came from, so the request is read again: if its arguments
+    // cannot be skipped field by field, it is malformed, and the handler was never reached.
+    private boolean argumentsUnreadable() {
+      try {
+        TProtocol reader =
+            inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, payload));
+        reader.readMessageBegin();
+        TProtocolUtil.skip(reader, TType.STRUCT);
+        reader.readMessageEnd();
+        return false;
+      } catch (TException | RuntimeException | StackOverflowError unreadable) {
+        return true;
       }
     }
 

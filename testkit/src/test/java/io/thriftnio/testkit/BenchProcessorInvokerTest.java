@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -315,14 +316,16 @@ class BenchProcessorInvokerTest {
   /**
    * libthrift 0.23's TBinaryProtocol takes a negative binary or string length to its array fast
    * path, so the generated argument reader throws IndexOutOfBoundsException instead of a
-   * TProtocolException. The request is still malformed: PROTOCOL_ERROR, the handler not run. The
-   * same exception type thrown by a handler stays an INTERNAL_ERROR.
+   * TProtocolException; once the JIT has compiled such code, an implicit exception may come
+   * without a stack trace. The request is still malformed: PROTOCOL_ERROR, the handler not run.
+   * The same exception type thrown by a handler stays an INTERNAL_ERROR.
    */
-  @ParameterizedTest
-  @ValueSource(strings = {"sync", "async"})
-  void aRuntimeExceptionWhileReadingArgumentsIsAProtocolError(String kind) throws Exception {
+  @ParameterizedTest(name = "{0}, stackless {1}")
+  @CsvSource({"sync, false", "async, false", "sync, true", "async, true"})
+  void aRuntimeExceptionWhileReadingArgumentsIsAProtocolError(String kind, boolean stackless)
+      throws Exception {
     TProtocolFactory binary = new TBinaryProtocol.Factory();
-    TProtocolFactory libthrift023 = Libthrift023Binary::new;
+    TProtocolFactory libthrift023 = transport -> new Libthrift023Binary(transport, stackless);
     java.util.concurrent.atomic.AtomicInteger echoes = new java.util.concurrent.atomic.AtomicInteger();
     BenchHandler handler =
         new BenchHandler() {
@@ -356,6 +359,9 @@ class BenchProcessorInvokerTest {
             e -> {
               assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
               assertThat(e.getMessage()).contains("echo", "IndexOutOfBoundsException");
+              if (stackless) {
+                assertThat(e.getMessage()).contains("ArrayIndexOutOfBoundsException");
+              }
             });
     // The emulation reads well-formed arguments as libthrift does.
     BenchService.echo_result ok =
@@ -404,10 +410,17 @@ class BenchProcessorInvokerTest {
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
   }
 
-  /** Reads binary fields as libthrift 0.23's TBinaryProtocol does, without a negative-size check. */
+  /**
+   * Reads binary fields as libthrift 0.23's TBinaryProtocol does, without a negative-size check;
+   * {@code stackless}: a negative size throws as JIT-compiled code's implicit exceptions may, with
+   * an empty stack trace.
+   */
   private static final class Libthrift023Binary extends TBinaryProtocol {
-    Libthrift023Binary(TTransport transport) {
+    private final boolean stackless;
+
+    Libthrift023Binary(TTransport transport, boolean stackless) {
       super(transport);
+      this.stackless = stackless;
     }
 
     @Override
@@ -416,6 +429,11 @@ class BenchProcessorInvokerTest {
       TTransport transport = getTransport();
       if (transport.getBytesRemainingInBuffer() < size) {
         throw new AssertionError("a heap frame is always read through the array fast path");
+      }
+      if (stackless && size < 0) {
+        ArrayIndexOutOfBoundsException fastThrow = new ArrayIndexOutOfBoundsException();
+        fastThrow.setStackTrace(new StackTraceElement[0]);
+        throw fastThrow;
       }
       ByteBuffer value = ByteBuffer.wrap(transport.getBuffer(), transport.getBufferPosition(), size);
       transport.consumeBuffer(size);
