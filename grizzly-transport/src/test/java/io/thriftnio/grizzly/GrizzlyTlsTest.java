@@ -13,6 +13,7 @@ import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.tls.ResettingPeer;
 import io.thriftnio.testkit.tls.TestPki;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -187,6 +188,31 @@ class GrizzlyTlsTest {
     assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("after")
             .getSymbol()).isEqualTo("after");
     assertThat(server.stats().tlsFailures()).isZero();
+  }
+
+  /**
+   * A peer that resets every connection at once closes it while the client sets up its connect or
+   * handshake; the caller must still get a clear TTransportException, every time.
+   */
+  @Test
+  void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
+    GrizzlyClientResources resources = resources(PKI.clientTls().build());
+    try (ResettingPeer peer = ResettingPeer.start()) {
+      InetSocketAddress address = peer.address();
+      for (int i = 0; i < 500; i++) {
+        int attempt = i;
+        assertThatThrownBy(() -> resources.newTransport(address).open())
+            .as("attempt %d", attempt)
+            .isInstanceOf(TTransportException.class)
+            .message()
+            // The reset may also beat the connect itself.
+            .matches(
+                m ->
+                    m.startsWith("TLS handshake with " + address + " failed")
+                        || m.startsWith("connect to " + address + " failed"),
+                "names the handshake or the connect, and the address");
+      }
+    }
   }
 
   @Test

@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -159,6 +160,9 @@ public final class NettyClientResources implements AutoCloseable {
           "cannot connect to " + address + ": client resources closed");
     }
     long timeoutMillis = Math.max(1, connectTimeout.toMillis());
+    // Kept here, not looked up in the pipeline later: a peer that closes at once (a plain-text
+    // server answering a ClientHello) empties the pipeline before connect() returns.
+    AtomicReference<SslHandler> sslHandler = new AtomicReference<>();
     Bootstrap bootstrap =
         new Bootstrap()
             .group(group)
@@ -172,8 +176,8 @@ public final class NettyClientResources implements AutoCloseable {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (tls != null) {
-                      ch.pipeline()
-                          .addLast("tls", NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
+                      sslHandler.set(NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
+                      ch.pipeline().addLast("tls", sslHandler.get());
                     }
                     ch.pipeline()
                         .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))
@@ -215,12 +219,15 @@ public final class NettyClientResources implements AutoCloseable {
       throw new TTransportException(
           type, "cannot connect to " + address + ": " + cause.getMessage(), cause);
     }
-    return tls != null ? awaitHandshake(connected.channel(), address, tls) : connected.channel();
+    return tls != null
+        ? awaitHandshake(connected.channel(), sslHandler.get(), address, tls)
+        : connected.channel();
   }
 
-  private static Channel awaitHandshake(Channel ch, InetSocketAddress address, ClientTls tls)
+  private static Channel awaitHandshake(
+      Channel ch, SslHandler sslHandler, InetSocketAddress address, ClientTls tls)
       throws TTransportException {
-    Future<Channel> handshake = ch.pipeline().get(SslHandler.class).handshakeFuture();
+    Future<Channel> handshake = sslHandler.handshakeFuture();
     long timeoutMillis = tls.handshakeTimeout().toMillis();
     try {
       // The handler's own timeout fails the future; the extra second guards against a lost wakeup.
