@@ -73,6 +73,11 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
   /** Response frames received and not yet taken by a read. */
   private final AtomicInteger unread = new AtomicInteger();
   private volatile boolean violated;
+  /**
+   * Set before the connection's end is queued for readers: a reader that has just failed on it must
+   * see the transport closed, though Grizzly may not have finished closing the connection yet.
+   */
+  private volatile boolean peerClosed;
 
   private volatile Connection<?> connection;
   private volatile Throwable closeCause;
@@ -98,7 +103,7 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
   @Override
   public boolean isOpen() {
     Connection<?> c = connection;
-    return c != null && !closed && c.isOpen();
+    return c != null && !closed && !violated && !peerClosed && c.isOpen();
   }
 
   /**
@@ -338,6 +343,7 @@ public final class TGrizzlyClientTransport extends TEndpointTransport
     if (cause != null && closeCause == null) {
       closeCause = cause;
     }
+    peerClosed = true;
     frames.offer(CLOSED);
   }
 

@@ -157,6 +157,25 @@ class GrizzlyClientsTest {
   }
 
   /**
+   * The filter reports a connection's end (here an oversize response) before Grizzly has finished
+   * closing it. A read that failed on that end must leave the transport closed at once: a pool
+   * validating the connection right after the failed call must not find it open.
+   */
+  @Test
+  void aReadThatFailedOnTheConnectionsEndLeavesTheTransportClosed() throws Exception {
+    TGrizzlyClientTransport transport = resources.newTransport(server.localAddress());
+    transport.open();
+    closeables.add(transport::close);
+    transport.onClosed(
+        new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
+    assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> assertThat(e.getType()).isEqualTo(TTransportException.CORRUPTED_DATA));
+    assertThat(transport.isOpen()).isFalse();
+  }
+
+  /**
    * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes
    * (one answer and noise after it), and holds the connection open.
    */
