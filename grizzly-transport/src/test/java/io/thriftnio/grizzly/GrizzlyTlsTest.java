@@ -198,20 +198,8 @@ class GrizzlyTlsTest {
   void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
     GrizzlyClientResources resources = resources(PKI.clientTls().build());
     try (ResettingPeer peer = ResettingPeer.start()) {
-      InetSocketAddress address = peer.address();
-      for (int i = 0; i < 500; i++) {
-        int attempt = i;
-        assertThatThrownBy(() -> resources.newTransport(address).open())
-            .as("attempt %d", attempt)
-            .isInstanceOf(TTransportException.class)
-            .message()
-            // The reset may also beat the connect itself.
-            .matches(
-                m ->
-                    m.startsWith("TLS handshake with " + address + " failed")
-                        || m.startsWith("connect to " + address + " failed"),
-                "names the handshake or the connect, and the address");
-      }
+      peer.assertEveryConnectFailsClearly(
+          500, "connect to ", () -> resources.newTransport(peer.address()).open());
     }
   }
 
