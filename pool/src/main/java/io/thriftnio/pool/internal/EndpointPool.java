@@ -14,6 +14,7 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.apache.commons.pool2.BaseKeyedPooledObjectFactory;
 import org.apache.commons.pool2.DestroyMode;
 import org.apache.commons.pool2.PooledObject;
@@ -91,6 +92,17 @@ public final class EndpointPool<T> implements AutoCloseable {
       PoolConfig config,
       PoolMetrics metrics,
       Connections<T> connections) {
+    this(name, endpoints, config, metrics, connections, System::nanoTime);
+  }
+
+  /** With the clock that times endpoint back-offs; tests drive it by hand. */
+  EndpointPool(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Connections<T> connections,
+      LongSupplier clock) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
     }
@@ -98,7 +110,7 @@ public final class EndpointPool<T> implements AutoCloseable {
     this.config = config;
     this.metrics = metrics;
     this.connections = connections;
-    this.selector = new EndpointSelector(endpoints, config, this::activeOn);
+    this.selector = new EndpointSelector(endpoints, config, this::activeOn, clock);
     this.pool = new GenericKeyedObjectPool<>(new Factory(), pool2Config(config));
   }
 
@@ -145,8 +157,8 @@ public final class EndpointPool<T> implements AutoCloseable {
       if (closed) {
         throw closedException();
       }
-      EndpointState endpoint = selector.select(tried);
-      if (endpoint == null) {
+      EndpointState.Lease lease = selector.select(tried);
+      if (lease == null) {
         if (lastConnectFailure != null) {
           throw asTransportException(lastConnectFailure);
         }
@@ -159,7 +171,10 @@ public final class EndpointPool<T> implements AutoCloseable {
                 + ")",
             null);
       }
-      try {
+      // The lease ends with this attempt, however it ends: a probe that did not succeed is freed
+      // for the next borrower (a probe left held kept an endpoint down for good).
+      EndpointState endpoint = lease.endpoint();
+      try (lease) {
         Borrowed<T> b = borrowFrom(endpoint);
         endpoint.succeeded();
         return b;
@@ -170,9 +185,6 @@ public final class EndpointPool<T> implements AutoCloseable {
           tried = new ArrayList<>();
         }
         tried.add(endpoint);
-      } catch (TException | RuntimeException | Error e) {
-        endpoint.releaseProbe();
-        throw e;
       }
     }
   }
@@ -280,6 +292,11 @@ public final class EndpointPool<T> implements AutoCloseable {
       list.add(e.address);
     }
     return list;
+  }
+
+  /** The up/down state of one endpoint; for tests. */
+  EndpointState state(InetSocketAddress endpoint) {
+    return selector.state(endpoint);
   }
 
   public PoolStats stats() {

@@ -3,6 +3,7 @@ package io.thriftnio.pool.internal;
 import io.thriftnio.pool.Balancer;
 import io.thriftnio.pool.PoolConfig;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 /** Picks the endpoint of the next borrow: round-robin or least active, skipping those down. */
@@ -21,16 +23,36 @@ final class EndpointSelector {
   private final AtomicInteger next = new AtomicInteger();
 
   EndpointSelector(
-      List<InetSocketAddress> addresses, PoolConfig config, ToIntFunction<InetSocketAddress> active) {
+      List<InetSocketAddress> addresses,
+      PoolConfig config,
+      ToIntFunction<InetSocketAddress> active,
+      LongSupplier clock) {
     List<EndpointState> list = new ArrayList<>();
     for (InetSocketAddress a : new LinkedHashSet<>(addresses)) {
-      EndpointState s = new EndpointState(a, config.endpointBackoff(), config.maxEndpointBackoff());
+      EndpointState s =
+          new EndpointState(
+              a,
+              config.endpointBackoff(),
+              config.maxEndpointBackoff(),
+              probeTimeout(config),
+              clock);
       list.add(s);
       byAddress.put(a, s);
     }
     this.endpoints = Collections.unmodifiableList(list);
     this.balancer = config.balancer();
     this.active = active;
+  }
+
+  /** Stands for one connect in {@link #probeTimeout}: the connect timeout belongs to the transport. */
+  private static final Duration CONNECT_ALLOWANCE = Duration.ofSeconds(30);
+
+  /**
+   * How long a probe may be held before the next borrower takes it over: a backstop, since every
+   * borrow ends its lease. A borrow attempt waits at most {@code borrowTimeout} plus one connect.
+   */
+  static Duration probeTimeout(PoolConfig config) {
+    return config.borrowTimeout().plus(config.maxEndpointBackoff()).plus(CONNECT_ALLOWANCE);
   }
 
   List<EndpointState> all() {
@@ -42,13 +64,13 @@ final class EndpointSelector {
   }
 
   /**
-   * The endpoint to borrow from, not in {@code exclude}; {@code null} when every candidate is down
-   * and still backing off (or being probed by another borrower).
+   * A lease on the endpoint to borrow from, not in {@code exclude}; {@code null} when every
+   * candidate is down and still backing off (or being probed by another borrower). The caller
+   * closes the lease when its attempt on that endpoint ends, however it ends.
    */
-  EndpointState select(List<EndpointState> exclude) {
+  EndpointState.Lease select(List<EndpointState> exclude) {
     int n = endpoints.size();
     int start = n == 1 ? 0 : Math.floorMod(next.getAndIncrement(), n);
-    long now = System.nanoTime();
     if (balancer == Balancer.LEAST_ACTIVE && n > 1) {
       EndpointState best = null;
       int bestActive = Integer.MAX_VALUE;
@@ -63,24 +85,29 @@ final class EndpointSelector {
         }
       }
       if (best != null) {
-        return best;
+        EndpointState.Lease lease = best.tryAcquire();
+        if (lease != null) {
+          return lease;
+        }
       }
     }
     for (int i = 0; i < n; i++) {
       EndpointState e = endpoints.get((start + i) % n);
-      if ((exclude == null || !exclude.contains(e)) && e.tryAcquire(now)) {
-        return e;
+      if (exclude == null || !exclude.contains(e)) {
+        EndpointState.Lease lease = e.tryAcquire();
+        if (lease != null) {
+          return lease;
+        }
       }
     }
     return null;
   }
 
   String describeDown() {
-    long now = System.nanoTime();
     StringBuilder sb = new StringBuilder();
     for (EndpointState e : endpoints) {
       if (!e.isUp()) {
-        sb.append(sb.length() == 0 ? "" : "; ").append(e.describeDown(now));
+        sb.append(sb.length() == 0 ? "" : "; ").append(e.describeDown());
       }
     }
     return sb.toString();

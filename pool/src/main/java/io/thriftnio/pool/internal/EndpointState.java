@@ -2,61 +2,137 @@ package io.thriftnio.pool.internal;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * Up or down, for one endpoint. Down after a connect failure, for a back-off that doubles with each
- * consecutive failure; when the back-off has passed, exactly one borrower at a time may probe it.
+ * outage step; when the back-off has passed, exactly one borrower at a time may probe it.
+ *
+ * <p>The rule this class keeps: <em>whatever sequence of connect failures, timeouts and interrupts
+ * came before, once the back-off has passed some borrower can probe</em>. So a pool serves again
+ * within its back-off plus one connect after the endpoint comes back. Three things make it hold:
+ *
+ * <ul>
+ *   <li>A borrower gets a {@link Lease} and ends it exactly once ({@link Lease#close()} in a
+ *       {@code finally}). A probe lease that ends without a success frees the probe, whatever
+ *       happened in between; nothing else frees it, so no path can forget to.
+ *   <li>Leases are told apart by identity: ending a stale probe never frees a newer one.
+ *   <li>Taking the probe, recording a failure and recording a success all hold this object's lock,
+ *       so no probe is taken against a deadline that a concurrent failure has just moved.
+ * </ul>
+ *
+ * <p>A probe held longer than {@code probeTimeout} (a connect that never returns, a borrower thread
+ * that died) is taken over by the next borrower: two probes at once cost one extra connect; a lost
+ * probe would cost the endpoint.
  */
 final class EndpointState {
   final InetSocketAddress address;
   private final long baseBackoffNanos;
   private final long maxBackoffNanos;
-  private final AtomicBoolean probing = new AtomicBoolean();
-  private volatile long downUntil; // System.nanoTime() deadline; 0 = up
-  private volatile boolean down;
-  private int failures; // guarded by this
-  private volatile Throwable lastFailure;
+  private final long probeTimeoutNanos;
+  private final LongSupplier clock;
+  private final Lease upLease = new Lease(false);
 
-  EndpointState(InetSocketAddress address, Duration backoff, Duration maxBackoff) {
+  private volatile boolean down; // written under this; read without it on the hot path
+  private long downUntil; // clock deadline; guarded by this
+  private int failures; // outage steps since the last success; guarded by this
+  private Lease probe; // the probe in flight, or null; guarded by this
+  private long probeSince; // guarded by this
+  private Throwable lastFailure; // guarded by this
+
+  EndpointState(
+      InetSocketAddress address, Duration backoff, Duration maxBackoff, Duration probeTimeout) {
+    this(address, backoff, maxBackoff, probeTimeout, System::nanoTime);
+  }
+
+  EndpointState(
+      InetSocketAddress address,
+      Duration backoff,
+      Duration maxBackoff,
+      Duration probeTimeout,
+      LongSupplier clock) {
     this.address = address;
     this.baseBackoffNanos = backoff.toNanos();
     this.maxBackoffNanos = maxBackoff.toNanos();
+    this.probeTimeoutNanos = probeTimeout.toNanos();
+    this.clock = clock;
+  }
+
+  /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
+  final class Lease implements AutoCloseable {
+    private final boolean probe;
+
+    private Lease(boolean probe) {
+      this.probe = probe;
+    }
+
+    EndpointState endpoint() {
+      return EndpointState.this;
+    }
+
+    /** Whether this borrow probes a down endpoint. */
+    boolean isProbe() {
+      return probe;
+    }
+
+    /** Ends the attempt; a probe that did not succeed frees the probe for the next borrower. */
+    @Override
+    public void close() {
+      if (probe) {
+        endProbe(this);
+      }
+    }
   }
 
   boolean isUp() {
     return !down;
   }
 
-  /** Whether a borrow may go to this endpoint now; if it is a probe, the caller holds the probe. */
-  boolean tryAcquire(long now) {
+  /**
+   * A lease when a borrow may go to this endpoint now: the shared one while it is up, the probe
+   * when it is down, its back-off has passed and nobody else probes; else {@code null}.
+   */
+  Lease tryAcquire() {
     if (!down) {
-      return true;
+      return upLease;
     }
-    return now - downUntil >= 0 && probing.compareAndSet(false, true);
+    synchronized (this) {
+      if (!down) {
+        return upLease;
+      }
+      long now = clock.getAsLong();
+      if (now - downUntil < 0) {
+        return null;
+      }
+      if (probe != null && now - probeSince < probeTimeoutNanos) {
+        return null;
+      }
+      probe = new Lease(true);
+      probeSince = now;
+      return probe;
+    }
   }
 
-  /** A borrow succeeded: the endpoint is up. */
+  /** A borrow succeeded: the endpoint is up, and any probe in flight is moot. */
   void succeeded() {
-    if (down || probing.get()) {
+    if (down) {
       synchronized (this) {
         failures = 0;
+        probe = null;
         down = false;
-        probing.set(false);
       }
     }
   }
 
-  /** A borrow ended without telling whether the endpoint is up: let another borrower probe. */
-  void releaseProbe() {
-    probing.set(false);
-  }
-
+  /**
+   * A connect to this endpoint failed, from a borrow or from the pool's own top-up. Connects that
+   * were started before the endpoint went down fail together: one outage, one back-off step. The
+   * probe is not freed here: its borrower frees it by closing its lease.
+   */
   synchronized void connectFailed(Throwable cause) {
-    long now = System.nanoTime();
+    long now = clock.getAsLong();
     lastFailure = cause;
     if (down && now - downUntil < 0) {
-      // Connects started before the endpoint went down fail together; one outage, one step.
       return;
     }
     failures++;
@@ -67,20 +143,28 @@ final class EndpointState {
     }
     downUntil = now + backoff;
     down = true;
-    probing.set(false);
   }
 
-  String describeDown(long now) {
-    long left = Math.max(0, downUntil - now) / 1_000_000;
-    Throwable last = lastFailure;
-    synchronized (this) {
-      return Names.endpoint(address)
-          + " down for "
-          + left
-          + "ms more after "
-          + failures
-          + " connect failure(s)"
-          + (last == null ? "" : " (last: " + last.getMessage() + ")");
+  private synchronized void endProbe(Lease lease) {
+    if (probe == lease) {
+      probe = null;
     }
+  }
+
+  /** Whether a probe is held now; for tests. */
+  synchronized boolean isProbing() {
+    return probe != null;
+  }
+
+  synchronized String describeDown() {
+    long left = Math.max(0, downUntil - clock.getAsLong()) / 1_000_000;
+    return Names.endpoint(address)
+        + " down for "
+        + left
+        + "ms more after "
+        + failures
+        + " connect failure(s)"
+        + (probe == null ? "" : ", probe in flight")
+        + (lastFailure == null ? "" : " (last: " + lastFailure.getMessage() + ")");
   }
 }

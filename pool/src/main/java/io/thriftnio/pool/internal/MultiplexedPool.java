@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
@@ -119,6 +120,29 @@ public final class MultiplexedPool implements ThriftChannel {
       TProtocolFactory protocolFactory,
       Predicate<? super ThriftChannel> validator,
       int maxInFlight) {
+    this(
+        name,
+        endpoints,
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        System::nanoTime);
+  }
+
+  /** With the clock that times endpoint back-offs; tests drive it by hand. */
+  MultiplexedPool(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      LongSupplier clock) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
     }
@@ -129,7 +153,7 @@ public final class MultiplexedPool implements ThriftChannel {
     this.protocolFactory = protocolFactory;
     this.validator = validator;
     this.maxInFlight = maxInFlight;
-    this.selector = new EndpointSelector(endpoints, config, this::activeOn);
+    this.selector = new EndpointSelector(endpoints, config, this::activeOn, clock);
     for (EndpointState e : selector.all()) {
       conns.put(e.address, new ArrayList<>());
       connecting.put(e.address, 0);
@@ -314,8 +338,8 @@ public final class MultiplexedPool implements ThriftChannel {
     List<EndpointState> tried = null;
     Throwable lastConnectFailure = null;
     while (true) {
-      EndpointState endpoint = selector.select(tried);
-      if (endpoint == null) {
+      EndpointState.Lease lease = selector.select(tried);
+      if (lease == null) {
         if (lastConnectFailure instanceof TException) {
           throw (TException) lastConnectFailure;
         }
@@ -332,7 +356,9 @@ public final class MultiplexedPool implements ThriftChannel {
                 + ")",
             null);
       }
-      try {
+      // As in EndpointPool.borrow: the lease ends with this attempt, however it ends.
+      EndpointState endpoint = lease.endpoint();
+      try (lease) {
         Conn c = acquireFrom(endpoint);
         endpoint.succeeded();
         return c;
@@ -342,9 +368,6 @@ public final class MultiplexedPool implements ThriftChannel {
           tried = new ArrayList<>();
         }
         tried.add(endpoint);
-      } catch (TException | RuntimeException | Error e) {
-        endpoint.releaseProbe();
-        throw e;
       }
     }
   }
@@ -606,6 +629,11 @@ public final class MultiplexedPool implements ThriftChannel {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The up/down state of one endpoint; for tests. */
+  EndpointState state(InetSocketAddress endpoint) {
+    return selector.state(endpoint);
   }
 
   public PoolStats stats() {

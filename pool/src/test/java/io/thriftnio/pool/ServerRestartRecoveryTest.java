@@ -1,0 +1,247 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyThriftChannel;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The pool rule for outages: after any sequence of connect failures, timeouts and interrupts, once
+ * the endpoint accepts connections again a pool serves within its back-off plus a connect. A real
+ * server is restarted {@value #RESTARTS} times on one port under {@value #CALLERS} callers, with
+ * {@code minIdle} set so that the pool's own top-up connects fail alongside the callers' probes (the
+ * mix that once left a pool down for good); after each restart every pool must serve again.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class ServerRestartRecoveryTest {
+  private static final int RESTARTS = 20;
+  private static final int CALLERS = 200;
+  private static final Duration MAX_BACKOFF = Duration.ofMillis(200);
+  /** Far above the longest back-off plus a connect: a pool that misses it has stopped trying. */
+  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(15);
+
+  private static final PoolConfig CONFIG =
+      PoolConfig.builder()
+          .maxTotal(64)
+          .maxPerEndpoint(64)
+          .maxIdlePerEndpoint(64)
+          .minIdlePerEndpoint(16)
+          .evictionInterval(Duration.ofMillis(20)) // top-ups race the probes
+          .endpointBackoff(Duration.ofMillis(10))
+          .maxEndpointBackoff(MAX_BACKOFF)
+          .borrowTimeout(Duration.ofSeconds(2))
+          .build();
+
+  private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 0);
+  private ThriftServer server;
+
+  @BeforeEach
+  void startServer() throws Exception {
+    startServerOnAddress();
+    address = (InetSocketAddress) server.localAddress();
+  }
+
+  @AfterEach
+  void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private void startServerOnAddress() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        server =
+            NettyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(IoStrategy.SAME_THREAD)
+                .ioThreads(1)
+                .bind(address)
+                .build()
+                .start();
+        return;
+      } catch (RuntimeException e) {
+        // The port may be held for a moment by the closing server's last sockets.
+        if (!(e.getCause() instanceof BindException) || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+    }
+  }
+
+  /** One call through the pool under test. */
+  interface Call {
+    void run() throws Exception;
+  }
+
+  @Test
+  void syncPoolServesAfterEveryRestart() throws Exception {
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .transport(
+                ClientTransportFactory.framedSocket(Duration.ofSeconds(2), Duration.ofSeconds(5)))
+            .endpoint(address)
+            .config(CONFIG)
+            .build()) {
+      restartUnderLoad(() -> pool.call(c -> c.fired()), pool::stats);
+    }
+  }
+
+  @Test
+  void asyncClientPoolServesAfterEveryRestart() throws Exception {
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            .endpoint(address)
+            .config(CONFIG)
+            .connectTimeout(Duration.ofSeconds(2))
+            .callTimeout(Duration.ofSeconds(5))
+            .build()) {
+      restartUnderLoad(
+          () -> unwrap(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)),
+          pool::stats);
+    }
+  }
+
+  @Test
+  void channelPoolServesAfterEveryRestart() throws Exception {
+    try (NettyClientResources resources = NettyClientResources.create(1);
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    e ->
+                        NettyThriftChannel.builder(e)
+                            .resources(resources)
+                            .connectTimeout(Duration.ofSeconds(2))
+                            .connect())
+                .endpoint(address)
+                .config(CONFIG)
+                .maxInFlightPerConnection(8)
+                .build()) {
+      restartUnderLoad(
+          () ->
+              unwrap(
+                  () ->
+                      pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                          .get(10, TimeUnit.SECONDS)),
+          pool::stats);
+    }
+  }
+
+  interface Waited {
+    Object get() throws Exception;
+  }
+
+  private static void unwrap(Waited w) throws Exception {
+    try {
+      w.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+  }
+
+  private void restartUnderLoad(Call call, java.util.function.Supplier<PoolStats> stats)
+      throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong successes = new AtomicLong();
+    AtomicLong failures = new AtomicLong();
+    Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
+    List<String> blankMessages = new ArrayList<>();
+    List<Thread> callers = new ArrayList<>();
+    for (int i = 0; i < CALLERS; i++) {
+      Thread t =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  try {
+                    call.run();
+                    successes.incrementAndGet();
+                  } catch (Exception e) {
+                    failures.incrementAndGet();
+                    errors
+                        .computeIfAbsent(e.getClass().getSimpleName(), k -> new AtomicInteger())
+                        .incrementAndGet();
+                    if (e.getMessage() == null || e.getMessage().isBlank()) {
+                      synchronized (blankMessages) {
+                        blankMessages.add(e.toString());
+                      }
+                    }
+                    // A caller that fails at once would spin; real callers back off a little too.
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                  }
+                }
+              },
+              "caller-" + i);
+      t.setDaemon(true);
+      t.start();
+      callers.add(t);
+    }
+    List<Long> recoveryMillis = new ArrayList<>();
+    try {
+      awaitSuccesses(successes, "before the first restart", stats);
+      for (int restart = 1; restart <= RESTARTS; restart++) {
+        server.close();
+        long failed = failures.get();
+        assertThat(Fds.await(() -> failures.get() > failed, Duration.ofSeconds(10)))
+            .as("restart %d: the callers saw the outage", restart)
+            .isTrue();
+        startServerOnAddress();
+        long start = System.nanoTime();
+        awaitSuccesses(successes, "after restart " + restart, stats);
+        recoveryMillis.add((System.nanoTime() - start) / 1_000_000);
+      }
+    } finally {
+      stop.set(true);
+      for (Thread t : callers) {
+        t.join(10_000);
+      }
+    }
+    // Only the errors of an outage: a lost connection, a refused connect, the endpoint down.
+    assertThat(errors.keySet())
+        .as("errors %s; recovery ms per restart %s", errors, recoveryMillis)
+        .isSubsetOf(
+            "TTransportException",
+            "PoolException",
+            "PoolTimeoutException",
+            "TApplicationException",
+            "IOException",
+            "SocketException",
+            "ConnectException");
+    assertThat(blankMessages).as("errors without a message").isEmpty();
+    PoolStats s = stats.get();
+    assertThat(s.active()).as("%s", s).isZero();
+    assertThat(s.created() - s.destroyed()).as("%s", s).isEqualTo(s.total());
+  }
+
+  private void awaitSuccesses(
+      AtomicLong successes, String when, java.util.function.Supplier<PoolStats> stats)
+      throws InterruptedException {
+    long from = successes.get();
+    assertThat(Fds.await(() -> successes.get() >= from + CALLERS, RECOVERY_BOUND))
+        .as("%d calls served within %s %s (%s)", CALLERS, RECOVERY_BOUND, when, stats.get())
+        .isTrue();
+  }
+}

@@ -1,0 +1,236 @@
+package io.thriftnio.pool.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The probe of a down endpoint, driven by a hand-moved clock. The rule under test: after any
+ * sequence of connect failures, timeouts and interrupts, once the back-off has passed a borrower can
+ * probe. Each case below is a path that once left the probe held for good.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EndpointStateTest {
+  private static final long MS = 1_000_000L;
+  private static final Duration BACKOFF = Duration.ofMillis(100);
+  private static final Duration MAX_BACKOFF = Duration.ofMillis(800);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final AtomicLong clock = new AtomicLong(1_000 * MS);
+  private final EndpointState state =
+      new EndpointState(
+          new InetSocketAddress("127.0.0.1", 9), BACKOFF, MAX_BACKOFF, PROBE_TIMEOUT, clock::get);
+
+  private static ConnectException refused() {
+    return new ConnectException("Connection refused");
+  }
+
+  private void advance(Duration d) {
+    clock.addAndGet(d.toNanos());
+  }
+
+  /** Moves the clock until a probe is granted; fails when none comes within the longest back-off. */
+  private EndpointState.Lease probeWithinMaxBackoff() {
+    long limit = clock.get() + MAX_BACKOFF.toNanos();
+    while (clock.get() - limit <= 0) {
+      EndpointState.Lease lease = state.tryAcquire();
+      if (lease != null) {
+        assertThat(lease.isProbe()).isTrue();
+        return lease;
+      }
+      advance(Duration.ofMillis(1));
+    }
+    throw new AssertionError("no probe within " + MAX_BACKOFF + ": " + state.describeDown());
+  }
+
+  @Test
+  void upEndpointLendsWithoutAProbe() {
+    EndpointState.Lease lease = state.tryAcquire();
+    assertThat(lease).isNotNull();
+    assertThat(lease.isProbe()).isFalse();
+    lease.close();
+    assertThat(state.isProbing()).isFalse();
+  }
+
+  @Test
+  void downEndpointLendsNothingUntilItsBackoffHasPassedThenExactlyOneProbe() {
+    state.connectFailed(refused());
+    assertThat(state.isUp()).isFalse();
+    assertThat(state.tryAcquire()).isNull();
+    advance(BACKOFF.minusMillis(1));
+    assertThat(state.tryAcquire()).isNull();
+    advance(Duration.ofMillis(1));
+    EndpointState.Lease probe = state.tryAcquire();
+    assertThat(probe).isNotNull();
+    assertThat(probe.isProbe()).isTrue();
+    assertThat(state.tryAcquire()).as("a second probe while the first runs").isNull();
+    state.succeeded();
+    probe.close();
+    assertThat(state.isUp()).isTrue();
+    assertThat(state.tryAcquire().isProbe()).isFalse();
+  }
+
+  @Test
+  void probeWhoseConnectFailsAfterATopUpMovedTheDeadlineIsFreedByItsLease() {
+    // The probe's connect fails after the pool's own top-up connect failed and moved the deadline:
+    // connectFailed then returns early ("one outage, one step"). Before the fix that early return
+    // skipped freeing the probe, and no borrower could probe again.
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    EndpointState.Lease probe = state.tryAcquire();
+    assertThat(probe).isNotNull();
+    state.connectFailed(refused()); // the top-up: a new outage step, deadline moved
+    state.connectFailed(refused()); // the probe's own connect: returns early
+    probe.close();
+    assertThat(state.isProbing()).isFalse();
+    probeWithinMaxBackoff().close();
+  }
+
+  @Test
+  void interruptedProbeConnectFreesTheProbe() {
+    // An interrupted connect says nothing about the endpoint, so connectFailed is not called; before
+    // the fix nothing else freed the probe either.
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    EndpointState.Lease probe = state.tryAcquire();
+    assertThat(probe).isNotNull();
+    probe.close(); // the borrow ended by the interrupt
+    EndpointState.Lease next = state.tryAcquire();
+    assertThat(next).as("the deadline has not moved: the next borrower probes at once").isNotNull();
+    assertThat(next.isProbe()).isTrue();
+  }
+
+  @Test
+  void noProbeIsTakenAgainstADeadlineThatAConcurrentFailureHasMoved() {
+    // Before the fix the deadline was read, then the probe taken, with no lock between: a failure
+    // landing in between left a probe taken against a deadline already in the future.
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    state.connectFailed(refused()); // moves the deadline a step further
+    assertThat(state.tryAcquire()).isNull();
+    assertThat(state.isProbing()).isFalse();
+    probeWithinMaxBackoff();
+  }
+
+  @Test
+  void closingAStaleProbeLeaseDoesNotFreeANewerProbe() {
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    EndpointState.Lease first = state.tryAcquire();
+    advance(PROBE_TIMEOUT); // the first probe is presumed lost and taken over
+    EndpointState.Lease second = state.tryAcquire();
+    assertThat(second).isNotNull().isNotSameAs(first);
+    first.close();
+    assertThat(state.isProbing()).as("the newer probe still runs").isTrue();
+    assertThat(state.tryAcquire()).isNull();
+    second.close();
+    assertThat(state.isProbing()).isFalse();
+  }
+
+  @Test
+  void aProbeHeldPastItsTimeoutIsTakenOver() {
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    assertThat(state.tryAcquire()).isNotNull(); // never closed: a borrower thread that died
+    advance(PROBE_TIMEOUT.minusMillis(1));
+    assertThat(state.tryAcquire()).isNull();
+    advance(Duration.ofMillis(1));
+    assertThat(state.tryAcquire()).isNotNull();
+  }
+
+  @Test
+  void backoffDoublesPerOutageStepUpToTheMaximumAndASuccessResetsIt() {
+    long[] expectedMillis = {100, 200, 400, 800, 800};
+    for (long expected : expectedMillis) {
+      state.connectFailed(refused());
+      advance(Duration.ofMillis(expected - 1));
+      assertThat(state.tryAcquire()).as("still backing off at %d ms", expected - 1).isNull();
+      advance(Duration.ofMillis(1));
+      EndpointState.Lease probe = state.tryAcquire();
+      assertThat(probe).as("probe after %d ms", expected).isNotNull();
+      probe.close();
+    }
+    state.succeeded();
+    state.connectFailed(refused());
+    assertThat(state.describeDown()).contains("down for 100ms more after 1 connect failure(s)");
+  }
+
+  @Test
+  void describeDownNamesTheEndpointTheBackoffTheCountAndTheLastCause() {
+    state.connectFailed(refused());
+    assertThat(state.describeDown())
+        .isEqualTo(
+            "127.0.0.1:9 down for 100ms more after 1 connect failure(s) (last: Connection refused)");
+    advance(BACKOFF);
+    state.tryAcquire();
+    assertThat(state.describeDown()).contains(", probe in flight");
+  }
+
+  /**
+   * Random sequences of what borrowers and the pool's top-ups do during an outage: the probe is
+   * always back within the longest back-off once failures stop.
+   */
+  @Test
+  void afterAnySequenceOfFailuresInterruptsAndTimeoutsAProbeComesWithinTheMaximumBackoff() {
+    Random random = new Random(20261124L);
+    for (int run = 0; run < 2_000; run++) {
+      EndpointState s =
+          new EndpointState(
+              new InetSocketAddress("127.0.0.1", 9),
+              BACKOFF,
+              MAX_BACKOFF,
+              PROBE_TIMEOUT,
+              clock::get);
+      List<EndpointState.Lease> open = new ArrayList<>();
+      for (int step = 0; step < 40; step++) {
+        switch (random.nextInt(5)) {
+          case 0 -> s.connectFailed(refused()); // a borrow's or a top-up's connect failed
+          case 1 -> {
+            EndpointState.Lease lease = s.tryAcquire();
+            if (lease != null) {
+              open.add(lease);
+            }
+          }
+          case 2 -> { // an attempt ends: failed connect, interrupt, borrow timeout, error
+            if (!open.isEmpty()) {
+              EndpointState.Lease lease = open.remove(random.nextInt(open.size()));
+              if (random.nextBoolean()) {
+                s.connectFailed(refused());
+              }
+              lease.close();
+            }
+          }
+          case 3 -> advance(Duration.ofMillis(random.nextInt(300)));
+          default -> {
+            // another borrower looks and goes away: nothing happens
+          }
+        }
+      }
+      // The endpoint is back; the borrowers still running finish without a success.
+      for (EndpointState.Lease lease : open) {
+        lease.close();
+      }
+      long limit = clock.get() + MAX_BACKOFF.toNanos();
+      EndpointState.Lease probe = null;
+      while (probe == null && clock.get() - limit <= 0) {
+        probe = s.tryAcquire();
+        if (probe == null) {
+          advance(Duration.ofMillis(1));
+        }
+      }
+      assertThat(probe).as("run %d: %s", run, s.describeDown()).isNotNull();
+      s.succeeded();
+      probe.close();
+      assertThat(s.isUp()).isTrue();
+    }
+  }
+}
