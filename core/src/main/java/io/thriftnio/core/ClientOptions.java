@@ -1,0 +1,232 @@
+package io.thriftnio.core;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.tls.ClientTls;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * The settings of one client connection, the same on every transport: what {@link
+ * ClientResources#openTransport} and {@link ClientResources#openChannel} take. Immutable; {@link
+ * #defaults()} or {@link #builder()}, and {@link #toBuilder()} to derive one.
+ *
+ * <pre>{@code
+ * ClientOptions options = ClientOptions.builder()
+ *     .connectTimeout(Duration.ofSeconds(2))
+ *     .requestTimeout(Duration.ofSeconds(5))
+ *     .build();
+ * TTransport transport = resources.openTransport(address, options);
+ * }</pre>
+ */
+public final class ClientOptions {
+  /** Default {@link #connectTimeout()}: 10 seconds. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default {@link #readTimeout()} of a sync transport: 30 seconds. */
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Default {@link #requestTimeout()} of a channel call: 30 seconds. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final ClientOptions DEFAULTS = builder().build();
+
+  private final Duration connectTimeout;
+  private final Duration readTimeout;
+  private final Duration requestTimeout;
+  private final int maxFrameSize;
+  private final int maxPendingCalls;
+  private final Executor callbackExecutor;
+  private final ClientTls tls;
+
+  private ClientOptions(Builder b) {
+    this.connectTimeout = b.connectTimeout;
+    this.readTimeout = b.readTimeout;
+    this.requestTimeout = b.requestTimeout;
+    this.maxFrameSize = b.maxFrameSize;
+    this.maxPendingCalls = b.maxPendingCalls;
+    this.callbackExecutor = b.callbackExecutor;
+    this.tls = b.tls;
+  }
+
+  /** Every default. */
+  public static ClientOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.connectTimeout = connectTimeout;
+    b.readTimeout = readTimeout;
+    b.requestTimeout = requestTimeout;
+    b.maxFrameSize = maxFrameSize;
+    b.maxPendingCalls = maxPendingCalls;
+    b.callbackExecutor = callbackExecutor;
+    b.tls = tls;
+    return b;
+  }
+
+  /** How long a connect, including a TLS handshake, may take. */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** How long a sync transport's read waits for its response frame. */
+  public Duration readTimeout() {
+    return readTimeout;
+  }
+
+  /** How long a channel call may take from the call until its whole response has arrived. */
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  /** The largest frame sent or accepted, in bytes, length prefix excluded. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** Calls a channel lets wait for their responses at once; oneway messages do not count. */
+  public int maxPendingCalls() {
+    return maxPendingCalls;
+  }
+
+  /** Where a channel's futures complete. */
+  public Executor callbackExecutor() {
+    return callbackExecutor;
+  }
+
+  /** TLS for the connection, or empty for plain TCP. */
+  public Optional<ClientTls> tls() {
+    return Optional.ofNullable(tls);
+  }
+
+  @Override
+  public String toString() {
+    return "ClientOptions{connectTimeout="
+        + connectTimeout
+        + ", readTimeout="
+        + readTimeout
+        + ", requestTimeout="
+        + requestTimeout
+        + ", maxFrameSize="
+        + maxFrameSize
+        + ", maxPendingCalls="
+        + maxPendingCalls
+        + ", tls="
+        + (tls != null)
+        + "}";
+  }
+
+  /** Builds {@link ClientOptions}; every value is checked when set. */
+  public static final class Builder {
+    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+    private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
+    private Executor callbackExecutor = ForkJoinPool.commonPool();
+    private ClientTls tls;
+
+    private Builder() {}
+
+    /**
+     * How long a connect, TLS handshake included, may take. Default {@link
+     * #DEFAULT_CONNECT_TIMEOUT} (10 s).
+     *
+     * @param connectTimeout {@code > 0}
+     * @return this builder
+     */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = Checks.positive("connectTimeout", connectTimeout);
+      return this;
+    }
+
+    /**
+     * How long a sync transport's {@code read} waits for a response frame; the transport is closed
+     * when it passes, since a late response could be taken for the next call's. Default {@link
+     * #DEFAULT_READ_TIMEOUT} (30 s).
+     *
+     * @param readTimeout {@code > 0}
+     * @return this builder
+     */
+    public Builder readTimeout(Duration readTimeout) {
+      this.readTimeout = Checks.positive("readTimeout", readTimeout);
+      return this;
+    }
+
+    /**
+     * How long a channel call may take, from the call until its whole response has arrived; the
+     * channel is closed when it passes. Default {@link #DEFAULT_REQUEST_TIMEOUT} (30 s).
+     *
+     * @param requestTimeout {@code > 0}
+     * @return this builder
+     */
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = Checks.positive("requestTimeout", requestTimeout);
+      return this;
+    }
+
+    /**
+     * The largest frame sent or accepted, length prefix excluded. A larger request fails before a
+     * byte is written; a larger response closes the connection. Default {@link
+     * Framing#DEFAULT_MAX_FRAME_SIZE} (16,384,000 bytes, libthrift's default).
+     *
+     * @param maxFrameSize bytes, {@code > 0}
+     * @return this builder
+     */
+    public Builder maxFrameSize(int maxFrameSize) {
+      this.maxFrameSize = Checks.positive("maxFrameSize", maxFrameSize);
+      return this;
+    }
+
+    /**
+     * Calls a channel lets wait for responses at once; a call beyond it fails at once with {@link
+     * TooManyPendingCallsException} and the channel stays usable. Oneway messages do not count.
+     * Default {@link ThriftChannel#DEFAULT_MAX_PENDING_CALLS} (1024).
+     *
+     * @param maxPendingCalls {@code > 0}
+     * @return this builder
+     */
+    public Builder maxPendingCalls(int maxPendingCalls) {
+      this.maxPendingCalls = Checks.positive("maxPendingCalls", maxPendingCalls);
+      return this;
+    }
+
+    /**
+     * Where a channel completes its futures, so that callers' continuations never run on an IO
+     * thread. Default {@link ForkJoinPool#commonPool()}. A direct executor ({@code Runnable::run})
+     * completes on the IO thread: only for continuations that never block.
+     *
+     * @param callbackExecutor not null
+     * @return this builder
+     */
+    public Builder callbackExecutor(Executor callbackExecutor) {
+      this.callbackExecutor = Checks.notNull("callbackExecutor", callbackExecutor);
+      return this;
+    }
+
+    /**
+     * TLS for the connection. Default none (plain TCP).
+     *
+     * @param tls the client TLS settings, or {@code null} for plain TCP
+     * @return this builder
+     */
+    public Builder tls(ClientTls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /** The options. */
+    public ClientOptions build() {
+      return new ClientOptions(this);
+    }
+  }
+}
