@@ -89,6 +89,23 @@ final class EndpointChannels {
     }
   }
 
+  /**
+   * For the evictor: reserves a connect while fewer than {@code minIdle} connections are open or
+   * connecting here and {@code mayConnect} allows one.
+   */
+  boolean reserveTopUp(int minIdle, CapacityGate mayConnect) {
+    lock.lock();
+    try {
+      if (conns.size() + connecting < minIdle && mayConnect.tryReserve()) {
+        connecting++;
+        return true;
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Waits until a release on this endpoint or {@code nanos} pass; the remaining nanos. */
   long await(long nanos) throws InterruptedException {
     lock.lock();

@@ -124,7 +124,7 @@ final class SharedChannels implements AutoCloseable {
           continue;
         }
         if (grant != null && grant.conn == null) {
-          return connect(endpoint, start);
+          return connect(endpoint, start, true);
         }
         if (grant != null) {
           if (grant.fresh && config.testOnBorrow() && !valid(grant.conn)) {
@@ -194,7 +194,9 @@ final class SharedChannels implements AutoCloseable {
     return false;
   }
 
-  private Conn connect(EndpointChannels endpoint, long start) throws TException, ConnectFailedException {
+  /** Connects on a reservation; the connection carries one call, the caller's or, to top up, none yet. */
+  private Conn connect(EndpointChannels endpoint, long start, boolean lend)
+      throws TException, ConnectFailedException {
     InetSocketAddress ep = endpoint.endpoint;
     ThriftChannel channel;
     try {
@@ -225,9 +227,31 @@ final class SharedChannels implements AutoCloseable {
       }
       throw closedException();
     }
-    borrowed.increment();
-    metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
+    if (lend) {
+      borrowed.increment();
+      metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
+    }
     return c;
+  }
+
+  /**
+   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up.
+   * A down endpoint is left to its probe; a failed connect marks it down like any other.
+   */
+  private void topUp() {
+    int minIdle = config.minIdlePerEndpoint();
+    for (EndpointChannels endpoint : books.values()) {
+      while (minIdle > 0
+          && !closed.get()
+          && selector.state(endpoint.endpoint).isUp()
+          && endpoint.reserveTopUp(minIdle, this::reserveTotal)) {
+        try {
+          release(connect(endpoint, System.nanoTime(), false), null);
+        } catch (TException | ConnectFailedException e) {
+          break; // counted, and the endpoint marked down, in connect()
+        }
+      }
+    }
   }
 
   private boolean valid(Conn c) {
@@ -276,7 +300,10 @@ final class SharedChannels implements AutoCloseable {
     }
   }
 
-  /** Closes connections idle past the idle timeout, and idle ones that fail validation. */
+  /**
+   * Closes connections idle past the idle timeout and idle ones that fail validation, then tops up
+   * {@code minIdlePerEndpoint}.
+   */
   void evict() {
     try {
       long now = System.nanoTime();
@@ -292,6 +319,7 @@ final class SharedChannels implements AutoCloseable {
         }
       }
       closeAll(toClose);
+      topUp();
     } catch (RuntimeException e) {
       log.warn("{}: eviction run failed", name, e);
     }

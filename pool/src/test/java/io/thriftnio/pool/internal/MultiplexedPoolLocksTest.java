@@ -77,6 +77,37 @@ class MultiplexedPoolLocksTest {
     }
   }
 
+  @Test
+  void theEvictorKeepsMinIdleConnectionsOpenOnEndpointsThatAreUp() {
+    PoolConfig config =
+        PoolConfig.builder().minIdlePerEndpoint(3).evictionInterval(Duration.ZERO).build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A, B),
+            config,
+            new PoolMetrics() {},
+            endpoint -> {
+              if (endpoint.equals(B)) {
+                throw new java.net.ConnectException("Connection refused");
+              }
+              return new OpenChannel(endpoint);
+            },
+            new TBinaryProtocol.Factory(),
+            null,
+            4)) {
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures()).isEqualTo(1); // B refused, then marked down
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures())
+          .as("a down endpoint is left to its probe")
+          .isEqualTo(1);
+      assertThat(pool.state(B).isUp()).isFalse();
+    }
+  }
+
   private static MultiplexedPool pool(List<InetSocketAddress> endpoints) {
     return new MultiplexedPool(
         "test-channels",
