@@ -1,0 +1,66 @@
+package io.thriftnio.netty;
+
+import io.netty.handler.ssl.OpenSsl;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Whether a native transport or OpenSSL loads in this JVM, for the tests that run on one.
+ *
+ * <p>A test whose native code cannot load here is skipped with the cause Netty reports, printed on
+ * the console as well as in the report. With {@code THRIFTNIO_REQUIRE_NATIVE=1} (or {@code
+ * -Dthriftnio.requireNative=true}), as {@code .ci/run} sets, a missing epoll or OpenSSL fails the
+ * test instead: on Linux x86_64 both must load. io_uring is never required, since the kernel may
+ * refuse it (too old, {@code kernel.io_uring_disabled}, a seccomp filter); its skip always says
+ * why.
+ */
+final class NativeSupport {
+
+  private NativeSupport() {}
+
+  /** Skips the calling test (or class, from {@code @BeforeAll}) unless {@code type} loads here. */
+  static void assumeTransport(NettyTransportType type) {
+    switch (type) {
+      case EPOLL:
+        if (!io.netty.channel.epoll.Epoll.isAvailable()) {
+          skipOrFail(
+              "epoll is not available: " + io.netty.channel.epoll.Epoll.unavailabilityCause(),
+              required());
+        }
+        return;
+      case IO_URING:
+        if (!io.netty.channel.uring.IoUring.isAvailable()) {
+          skipOrFail(
+              "io_uring is not available: " + io.netty.channel.uring.IoUring.unavailabilityCause(),
+              false);
+        }
+        return;
+      default:
+        return; // NIO and AUTO always run
+    }
+  }
+
+  /** Skips the calling test unless netty-tcnative's OpenSSL (BoringSSL) loads here. */
+  static void assumeOpenSsl() {
+    if (!OpenSsl.isAvailable()) {
+      skipOrFail("OpenSSL is not available: " + OpenSsl.unavailabilityCause(), required());
+    }
+  }
+
+  private static void skipOrFail(String reason, boolean required) {
+    if (required) {
+      Assertions.fail(
+          reason + " (required by THRIFTNIO_REQUIRE_NATIVE=1 or thriftnio.requireNative=true)");
+    }
+    // Surefire prints no reason for a skipped class; the console line is what a reader sees.
+    System.err.println("SKIPPED: " + reason);
+    Assumptions.abort(reason);
+  }
+
+  private static boolean required() {
+    String env = System.getenv("THRIFTNIO_REQUIRE_NATIVE");
+    return Boolean.getBoolean("thriftnio.requireNative")
+        || "1".equals(env)
+        || "true".equalsIgnoreCase(env);
+  }
+}
