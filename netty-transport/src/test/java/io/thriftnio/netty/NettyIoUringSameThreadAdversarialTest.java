@@ -4,12 +4,15 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.AdversarialSuite;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The adversarial suite: Netty server on io_uring, SAME_THREAD (the IO-thread path, where the
  * transport's read, write and close behaviour shows), every buffer tracked. Skipped, saying why,
- * where io_uring does not load.
+ * where io_uring does not load. The million-call case runs on NIO only (see {@link
+ * NativeSupport.MillionCallsOnNioOnly}).
  */
+@ExtendWith(NativeSupport.MillionCallsOnNioOnly.class)
 class NettyIoUringSameThreadAdversarialTest extends AdversarialSuite {
   private final LeakTrackingAllocator allocator = new LeakTrackingAllocator();
 
