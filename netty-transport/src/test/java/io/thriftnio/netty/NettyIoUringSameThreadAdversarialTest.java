@@ -4,6 +4,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.AdversarialSuite;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * NativeSupport.MillionCallsOnNioOnly}).
  */
 @ExtendWith(NativeSupport.MillionCallsOnNioOnly.class)
+@Tag("native-transport")
 class NettyIoUringSameThreadAdversarialTest extends AdversarialSuite {
   private final LeakTrackingAllocator allocator = new LeakTrackingAllocator();
 

@@ -8,12 +8,14 @@ import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 import io.thriftnio.testkit.tls.TestPki;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The conformance suite over TLS with {@link TlsProvider#OPENSSL} (netty-tcnative's BoringSSL) on
  * both ends: Netty server, SAME_THREAD, this module's {@link NettyThriftChannel} TLS clients.
  * Skipped, saying why, where OpenSSL does not load.
  */
+@Tag("native-transport")
 class NettySameThreadOpenSslTlsConformanceTest extends ConformanceSuite {
   @BeforeAll
   static void openSslLoadsHere() {
