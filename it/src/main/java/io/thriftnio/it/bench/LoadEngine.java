@@ -48,6 +48,21 @@ final class LoadEngine {
             t.setDaemon(true);
             return t;
           });
+  /**
+   * Told when the measured window opens and closes, on the thread that drives the cell: a caller
+   * samples CPU time and allocation there, so that only the window is measured.
+   */
+  interface Window {
+    /** Nothing to sample. */
+    Window NONE = new Window() {};
+
+    /** Called just before the first call that counts. */
+    default void opening() {}
+
+    /** Called just after the window ends, before in-flight calls drain. */
+    default void closed() {}
+  }
+
   private final CellSpec cell;
   private final Recorder recorder = new Recorder(HIGHEST_US, 3);
   private final AtomicLong errors = new AtomicLong();
@@ -69,15 +84,27 @@ final class LoadEngine {
    * @throws InterruptedException if the calling thread is interrupted; the load is closed first
    */
   static CellResult run(CellSpec cell, ClientLoad load) throws InterruptedException {
+    return run(cell, load, Window.NONE);
+  }
+
+  /**
+   * Runs one cell as {@link #run(CellSpec, ClientLoad)} does, telling {@code window} when the
+   * measured window opens and closes.
+   */
+  static CellResult run(CellSpec cell, ClientLoad load, Window window)
+      throws InterruptedException {
     LoadEngine engine = new LoadEngine(cell);
-    try (load) {
-      return engine.drive(load);
+    try {
+      return engine.drive(load, window);
     } finally {
+      // Also when the window's sampling failed: the lanes stop before their connections close.
+      engine.phase = STOP;
+      load.close();
       engine.resumer.shutdownNow();
     }
   }
 
-  private CellResult drive(ClientLoad load) throws InterruptedException {
+  private CellResult drive(ClientLoad load, Window window) throws InterruptedException {
     List<ClientLoad.Lane> lanes = load.lanes();
     int streams = 0;
     for (ClientLoad.Lane lane : lanes) {
@@ -103,6 +130,7 @@ final class LoadEngine {
       t.start();
     }
     boolean finishedEarly = done.await(cell.warmup().toNanos(), TimeUnit.NANOSECONDS);
+    window.opening();
     recorder.getIntervalHistogram(); // drops the warm-up samples
     measuredCalls.set(0);
     phase = MEASURE;
@@ -119,6 +147,7 @@ final class LoadEngine {
     phase = STOP;
     long measureEnd = System.nanoTime();
     Histogram histogram = recorder.getIntervalHistogram();
+    window.closed();
     // Calls in flight finish (they are not counted); a hung one is cut off by closing the load.
     long drainNanos = cell.callTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
     if (!done.await(drainNanos, TimeUnit.NANOSECONDS)) {

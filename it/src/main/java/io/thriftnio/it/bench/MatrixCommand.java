@@ -274,17 +274,22 @@ final class MatrixCommand implements Callable<Integer> {
    * directory.
    */
   static Path defaultOut() {
+    return defaultOut("matrix");
+  }
+
+  /** {@code it/target/LEAF}, found as {@link #defaultOut()} finds {@code it/target/matrix}. */
+  static Path defaultOut(String leaf) {
     try {
       Path code = Paths.get(MatrixCommand.class.getProtectionDomain().getCodeSource().getLocation()
           .toURI());
       Path parent = code.getParent();
       if (parent != null && parent.getFileName() != null
           && parent.getFileName().toString().equals("target") && Files.isDirectory(parent)) {
-        return parent.resolve("matrix");
+        return parent.resolve(leaf);
       }
     } catch (URISyntaxException | RuntimeException e) {
       // No usable code source (an unusual class loader): fall back to the working directory.
     }
-    return Paths.get("it", "target", "matrix");
+    return Paths.get("it", "target", leaf);
   }
 }
