@@ -312,6 +312,9 @@ final class EfficiencyCommand implements Callable<Integer> {
         + pin.clientCpu());
     err.flush();
     Process child = new ProcessBuilder(command).start();
+    // SIGTERM to this JVM ends the load generator too (it then closes its server children).
+    Thread stopChild = new Thread(child::destroy, "bench-efficiency-stop-child");
+    Runtime.getRuntime().addShutdownHook(stopChild);
     child.getOutputStream().close();
     Thread copyOut = copier(child.getInputStream(), out, "bench-efficiency-stdout");
     Thread copyErr = copier(child.getErrorStream(), err, "bench-efficiency-stderr");
@@ -323,6 +326,12 @@ final class EfficiencyCommand implements Callable<Integer> {
     } catch (InterruptedException e) {
       child.destroy();
       throw e;
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopChild);
+      } catch (IllegalStateException e) {
+        // This JVM is shutting down already: the hook is running or has run.
+      }
     }
   }
 
@@ -388,7 +397,7 @@ final class EfficiencyCommand implements Callable<Integer> {
             String why = cannot;
             EfficiencyResult.Sample sample = null;
             if (why == null) {
-              Object r = runCell(rows, s, server, shape, serve, first);
+              Object r = runCell(rows, s, pin, server, shape, serve, first);
               first = false;
               if (r instanceof EfficiencyResult.Sample) {
                 sample = (EfficiencyResult.Sample) r;
@@ -447,8 +456,9 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   /** Runs one cell; returns its {@link EfficiencyResult.Sample}, or why it could not run. */
-  private static Object runCell(Rows rows, Settings s, String server, EfficiencyScenario shape,
-      ServeProcess serve, boolean firstOfServer) throws InterruptedException {
+  private static Object runCell(Rows rows, Settings s, Pinning pin, String server,
+      EfficiencyScenario shape, ServeProcess serve, boolean firstOfServer)
+      throws InterruptedException {
     ServerRow row = rows.server(server);
     ClientKindRow kind = rows.client(shape.client());
     if (kind == null) {
@@ -472,7 +482,7 @@ final class EfficiencyCommand implements Callable<Integer> {
       return "cannot connect " + shape.client() + " to " + serve.address() + ": "
           + MatrixRunner.message(e);
     }
-    Sampler sampler = new Sampler(serve);
+    Sampler sampler = new Sampler(serve, pin);
     CellResult r = LoadEngine.run(cell, load, sampler);
     if (sampler.failure != null) {
       return "cannot sample the server's CPU: " + MatrixRunner.message(sampler.failure);
@@ -486,7 +496,9 @@ final class EfficiencyCommand implements Callable<Integer> {
         r.p50Us(),
         r.p99Us(),
         r.errors(),
-        r.checkFailures());
+        r.checkFailures(),
+        sampler.otherOnServerCpu,
+        sampler.otherOnClientCpu);
   }
 
   private static void progress(PrintWriter err, long t0, int done, int total, int round,
@@ -502,9 +514,12 @@ final class EfficiencyCommand implements Callable<Integer> {
     } else {
       err.println(head + String.format(Locale.ROOT,
           "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us, "
-              + "alloc %,.0f B/call%s",
+              + "alloc %,.0f B/call%s%s",
           sample.callsPerSec(), sample.serverUsPerCall(), sample.clientUsPerCall(),
           sample.p50Us(), sample.p99Us(), sample.serverAllocPerCall(),
+          Double.isNaN(sample.otherOnServerCpu()) ? "" : String.format(Locale.ROOT,
+              "; other load on server CPU %.0f%%, client CPU %.0f%%",
+              100 * sample.otherOnServerCpu(), 100 * sample.otherOnClientCpu()),
           sample.errors() + sample.checkFailures() > 0
               ? ", errors " + sample.errors() + " bad " + sample.checkFailures() : ""));
     }
@@ -517,14 +532,21 @@ final class EfficiencyCommand implements Callable<Integer> {
    */
   private static final class Sampler implements LoadEngine.Window {
     private final ServeProcess serve;
+    private final Pinning pin;
     private final long self = ProcessHandle.current().pid();
     private long serverCpu;
     private long clientCpu;
     private long serverAlloc;
+    private long serverCpuBusy;
+    private long clientCpuBusy;
+    private long windowStart;
+    private double otherOnServerCpu = Double.NaN;
+    private double otherOnClientCpu = Double.NaN;
     private Exception failure;
 
-    Sampler(ServeProcess serve) {
+    Sampler(ServeProcess serve, Pinning pin) {
       this.serve = serve;
+      this.pin = pin;
     }
 
     @Override
@@ -534,6 +556,11 @@ final class EfficiencyCommand implements Callable<Integer> {
         serverCpu = serverCpu(c);
         serverAlloc = c.allocatedBytes();
         clientCpu = clientCpu();
+        if (pin.pinned()) {
+          serverCpuBusy = ProcStat.cpuBusyNanos(pin.serverCpu());
+          clientCpuBusy = ProcStat.cpuBusyNanos(pin.clientCpu());
+        }
+        windowStart = System.nanoTime();
       } catch (IOException e) {
         failure = e;
       }
@@ -552,9 +579,24 @@ final class EfficiencyCommand implements Callable<Integer> {
         clientCpu = client < 0 || clientCpu < 0 ? -1 : client - clientCpu;
         serverAlloc = c.allocatedBytes() < 0 || serverAlloc < 0
             ? -1 : c.allocatedBytes() - serverAlloc;
+        if (pin.pinned()) {
+          // What the pinned CPU did besides our process: other load on a shared machine.
+          double window = System.nanoTime() - windowStart;
+          otherOnServerCpu = other(serverCpuBusy, ProcStat.cpuBusyNanos(pin.serverCpu()),
+              serverCpu, window);
+          otherOnClientCpu = other(clientCpuBusy, ProcStat.cpuBusyNanos(pin.clientCpu()),
+              clientCpu, window);
+        }
       } catch (IOException e) {
         failure = e;
       }
+    }
+
+    private static double other(long busyBefore, long busyAfter, long ours, double window) {
+      if (busyBefore < 0 || busyAfter < 0 || ours < 0 || window <= 0) {
+        return Double.NaN;
+      }
+      return Math.max(0, busyAfter - busyBefore - ours) / window;
     }
 
     /** {@code /proc/PID/stat} of the child; its own JVM's count where there is no /proc. */

@@ -31,7 +31,7 @@ final class EfficiencyReports {
       "server,scenario,client,connections,in_flight,rounds,calls_per_sec,server_us_per_call,"
           + "client_us_per_call,p50_us,p99_us,server_alloc_bytes_per_call,server_vs_raw_echo,"
           + "server_vs_thrift_threadpool,p50_vs_thrift_threadpool,client_vs_tsocket,"
-          + "p50_vs_tsocket,errors";
+          + "p50_vs_tsocket,errors,other_load_max";
 
   static final String RAW_ECHO = "raw-echo";
   static final String THREAD_POOL = "thrift-threadpool";
@@ -42,7 +42,10 @@ final class EfficiencyReports {
           + " GC and JIT included; 10 ms ticks) over the measured window, divided by the calls"
           + " completed in it; the client figure is the whole load-generator JVM (calling threads,"
           + " event loops, GC, JIT). Server alloc B/call: the server JVM's live threads' heap"
-          + " allocation counters over the window, per call.";
+          + " allocation counters over the window, per call. Other load: the largest share of a"
+      + " window, over the rounds, that other processes of the machine ran on the server's or the"
+      + " load generator's CPU (from /proc/stat; pinned runs only); a cell above a few percent"
+      + " was disturbed.";
 
   private EfficiencyReports() {}
 
@@ -65,17 +68,17 @@ final class EfficiencyReports {
     StringBuilder sb = new StringBuilder();
     sb.append("| server | scenario | calls/s | server us/call | vs raw-echo | vs thrift-threadpool "
         + "| client us/call | p50 us | p50 vs thrift-threadpool | p99 us | server alloc B/call "
-        + "| errors |\n");
-    sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "| errors | other load |\n");
+    sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (EfficiencyResult r : byScenario(results, false)) {
       sb.append(String.format(Locale.ROOT,
-          "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d |%n",
+          "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
           r.server(), r.scenario().name(), r.callsPerSec(), us(r.serverUsPerCall()),
           ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall),
           ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall),
           us(r.clientUsPerCall()), r.p50Us(),
           ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us),
-          r.p99Us(), bytes(r.serverAllocPerCall()), r.errors()));
+          r.p99Us(), bytes(r.serverAllocPerCall()), r.errors(), percent(r.otherLoad())));
     }
     return sb.toString();
   }
@@ -88,16 +91,16 @@ final class EfficiencyReports {
     }
     StringBuilder sb = new StringBuilder();
     sb.append("| client | server | calls/s | client us/call | vs tsocket | p50 us | p50 vs tsocket "
-        + "| p99 us | server us/call | errors |\n");
-    sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "| p99 us | server us/call | errors | other load |\n");
+    sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (EfficiencyResult r : rows) {
       sb.append(String.format(Locale.ROOT,
-          "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %,.0f | %s | %d |%n",
+          "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
           r.scenario().client(), r.server(), r.callsPerSec(), us(r.clientUsPerCall()),
           ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
           r.p50Us(),
           ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us),
-          r.p99Us(), us(r.serverUsPerCall()), r.errors()));
+          r.p99Us(), us(r.serverUsPerCall()), r.errors(), percent(r.otherLoad())));
     }
     return sb.toString();
   }
@@ -158,6 +161,10 @@ final class EfficiencyReports {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
   }
 
+  private static String percent(double share) {
+    return Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
+  }
+
   private static String bytes(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v);
   }
@@ -192,7 +199,7 @@ final class EfficiencyReports {
               EfficiencyResult::clientUsPerCall)) : "",
           clients ? num(ratioValue(r, results, r.server(), "tsocket", EfficiencyResult::p50Us))
               : "",
-          Long.toString(r.errors()))).append('\n');
+          Long.toString(r.errors()), num(r.otherLoad()))).append('\n');
     }
     return sb.toString();
   }
@@ -244,7 +251,10 @@ final class EfficiencyReports {
               .append(", \"p50_us\": ").append(x.p50Us())
               .append(", \"p99_us\": ").append(x.p99Us())
               .append(", \"errors\": ").append(x.errors())
-              .append(", \"check_failures\": ").append(x.checkFailures()).append('}');
+              .append(", \"check_failures\": ").append(x.checkFailures())
+              .append(", \"other_load_server_cpu\": ").append(jnum(x.otherOnServerCpu()))
+              .append(", \"other_load_client_cpu\": ").append(jnum(x.otherOnClientCpu()))
+              .append('}');
           rsep = ", ";
         }
         sb.append(']');

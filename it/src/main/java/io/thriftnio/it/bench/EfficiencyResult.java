@@ -30,6 +30,9 @@ record EfficiencyResult(
    * @param p99Us 99th percentile latency
    * @param errors failed calls, warm-up included
    * @param checkFailures replies with the wrong bytes, warm-up included
+   * @param otherOnServerCpu the share of the window (0..1) the server's CPU spent running other
+   *     processes than the server: other load on a shared machine; NaN when unpinned or unknown
+   * @param otherOnClientCpu the same for the load generator's CPU
    */
   record Sample(
       long calls,
@@ -40,7 +43,9 @@ record EfficiencyResult(
       long p50Us,
       long p99Us,
       long errors,
-      long checkFailures) {
+      long checkFailures,
+      double otherOnServerCpu,
+      double otherOnClientCpu) {
 
     double callsPerSec() {
       return calls / seconds;
@@ -89,6 +94,19 @@ record EfficiencyResult(
 
   double serverAllocPerCall() {
     return median(Sample::serverAllocPerCall);
+  }
+
+  /** The largest share of a window that other processes took on the server's or client's CPU. */
+  double otherLoad() {
+    double max = Double.NaN;
+    for (Sample s : rounds) {
+      for (double v : new double[] {s.otherOnServerCpu(), s.otherOnClientCpu()}) {
+        if (!Double.isNaN(v) && (Double.isNaN(max) || v > max)) {
+          max = v;
+        }
+      }
+    }
+    return max;
   }
 
   long errors() {

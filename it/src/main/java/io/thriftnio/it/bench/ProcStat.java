@@ -69,6 +69,45 @@ final class ProcStat {
   }
 
   /**
+   * Busy time of one CPU so far in nanoseconds (tick resolution), every process together: {@code
+   * user + nice + system + irq + softirq + steal} of its {@code cpuN} line in {@code /proc/stat};
+   * -1 where there is none.
+   */
+  static long cpuBusyNanos(int cpu) {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/stat"), StandardCharsets.US_ASCII)) {
+        if (line.startsWith("cpu" + cpu + " ")) {
+          return busyTicks(line) * (TimeUnit.SECONDS.toNanos(1) / TICKS_PER_SECOND);
+        }
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      // Not Linux: unknown, and the reports say so.
+    }
+    return -1;
+  }
+
+  /**
+   * {@code user + nice + system + irq + softirq + steal} of a {@code cpuN} line of {@code
+   * /proc/stat}, in ticks.
+   *
+   * @throws IllegalArgumentException if the line is not one
+   */
+  static long busyTicks(String cpuLine) {
+    String[] f = cpuLine.trim().split("\\s+");
+    if (f.length < 9 || !f[0].startsWith("cpu")) {
+      throw new IllegalArgumentException(
+          "cpu line: '" + cpuLine + "' (expected: cpuN user nice system idle iowait irq softirq"
+              + " steal ...)");
+    }
+    try {
+      return Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3])
+          + Long.parseLong(f[6]) + Long.parseLong(f[7]) + Long.parseLong(f[8]);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("cpu line: '" + cpuLine + "' (expected: numbers)", e);
+    }
+  }
+
+  /**
    * The CPUs this process may run on, from the {@code Cpus_allowed_list} line of {@code
    * /proc/self/status}, or an empty list where there is none.
    */

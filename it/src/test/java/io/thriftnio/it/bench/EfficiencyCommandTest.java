@@ -81,6 +81,24 @@ class EfficiencyCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void noPinRunsTheLoadGeneratorHereAndSaysSo() throws Exception {
+    int status = run("efficiency", "--servers", "raw-echo", "--scenarios", "seq-1",
+        "--rounds", "1", "--warmup", "100ms", "--duration", "500ms", "--no-pin",
+        "--out", dir.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(err.toString()).contains("efficiency: unpinned: --no-pin")
+        .doesNotContain("child JVM on CPU");
+    assertThat(Files.readString(dir.resolve("report.md"))).contains("- pinning: unpinned");
+    List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
+    assertThat(csv).hasSize(2);
+    String[] f = csv.get(1).split(",", -1);
+    assertThat(Double.parseDouble(f[6])).as("calls/s").isPositive();
+    assertThat(Double.parseDouble(f[7])).as("server us/call").isPositive();
+  }
+
+  @Test
   void badOptionsAreRejectedWithTheValue() {
     assertThat(run("efficiency", "--scenarios", "nope")).isEqualTo(2);
     assertThat(err.toString()).contains("scenario: nope (expected: all or one of [tsocket-40,");

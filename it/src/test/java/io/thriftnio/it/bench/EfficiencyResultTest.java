@@ -15,7 +15,7 @@ class EfficiencyResultTest {
   /** A round of 10,000 calls in 2 s with the given server CPU (ms), p50 and allocation. */
   private static EfficiencyResult.Sample round(long serverCpuMs, long p50, long allocBytes) {
     return new EfficiencyResult.Sample(10_000, 2.0, serverCpuMs * 1_000_000, 300_000_000,
-        allocBytes, p50, p50 * 3, 0, 0);
+        allocBytes, p50, p50 * 3, 0, 0, 0.01, Double.NaN);
   }
 
   @Test
@@ -59,6 +59,6 @@ class EfficiencyResultTest {
         EfficiencyResult::serverUsPerCall)).isNaN();
     assertThat(EfficiencyReports.serverTable(all))
         .contains("| netty/same-thread | seq-1 | 5,000 | 30.00 | 3.00x | 1.50x | 30.00 | 60 "
-            + "| 1.20x | 180 | 0 | 0 |");
+            + "| 1.20x | 180 | 0 | 0 | 1% |");
   }
 }

@@ -45,6 +45,17 @@ class ProcStatTest {
   }
 
   @Test
+  void busyTicksOfACpuLineLeaveOutIdleAndIowait() {
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    assertThat(ProcStat.busyTicks("cpu1 100 2 30 9000 40 5 6 7 0 0")).isEqualTo(150);
+    assertThatThrownBy(() -> ProcStat.busyTicks("intr 1 2 3"))
+        .hasMessageContaining("cpu line: 'intr 1 2 3'");
+    Assumptions.assumeTrue(Files.exists(Paths.get("/proc/stat")), "Linux /proc only");
+    assertThat(ProcStat.cpuBusyNanos(0)).isPositive();
+    assertThat(ProcStat.cpuBusyNanos(100_000)).isEqualTo(-1);
+  }
+
+  @Test
   void cpuListsExpandRanges() {
     assertThat(ProcStat.parseCpuList("0-1\n")).containsExactly(0, 1);
     assertThat(ProcStat.parseCpuList("0,2-4,7")).containsExactly(0, 2, 3, 4, 7);
