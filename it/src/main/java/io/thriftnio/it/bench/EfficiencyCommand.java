@@ -596,7 +596,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       if (busyBefore < 0 || busyAfter < 0 || ours < 0 || window <= 0) {
         return Double.NaN;
       }
-      return Math.max(0, busyAfter - busyBefore - ours) / window;
+      // Ticks of /proc/stat and of the process round apart: a share just past 1 is 1.
+      return Math.min(1, Math.max(0, busyAfter - busyBefore - ours) / window);
     }
 
     /** {@code /proc/PID/stat} of the child; its own JVM's count where there is no /proc. */

@@ -41,13 +41,6 @@ final class LoadEngine {
    */
   private static final int SYNC_COMPLETIONS_BEFORE_HANDOFF = 64;
 
-  private final ExecutorService resumer =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "bench-async-resume");
-            t.setDaemon(true);
-            return t;
-          });
   /**
    * Told when the measured window opens and closes, on the thread that drives the cell: a caller
    * samples CPU time and allocation there, so that only the window is measured.
@@ -63,6 +56,13 @@ final class LoadEngine {
     default void closed() {}
   }
 
+  private final ExecutorService resumer =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "bench-async-resume");
+            t.setDaemon(true);
+            return t;
+          });
   private final CellSpec cell;
   private final Recorder recorder = new Recorder(HIGHEST_US, 3);
   private final AtomicLong errors = new AtomicLong();

@@ -34,7 +34,8 @@ import picocli.CommandLine.Option;
           + " charts to --out. Progress goes to stderr.",
       "Presets: quick (README main job, ~4 min: with two or more CPUs and taskset it measures"
           + " as 'efficiency' does, two rounds of 1 s + 2 s per cell; else, or with"
-          + " --in-process, the in-process matrix of 11 rows x 300 B/3k x 1/40 connections), seed (2011 Grizzly-Thrift grid), full,"
+          + " --in-process, the in-process matrix of 11 rows x 300 B/3k x 1/40 connections),"
+          + " seed (2011 Grizzly-Thrift grid), full,"
           + " sleep (sleep(100), 10 clients, 1 IO thread, 10 workers), pool (sleep(500),"
           + " parallelism 100..1000: per-call-connection vs pooled-sync vs pooled-async),"
           + " dbwork (db_work(10), 64 callers, pooled-async)."

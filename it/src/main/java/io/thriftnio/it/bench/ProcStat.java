@@ -37,7 +37,8 @@ final class ProcStat {
   static long cpuTicks(String statLine) {
     int close = statLine.lastIndexOf(')');
     if (close < 0) {
-      throw new IllegalArgumentException("stat line: '" + statLine + "' (expected: PID (COMM) ...)");
+      throw new IllegalArgumentException(
+          "stat line: '" + statLine + "' (expected: PID (COMM) ...)");
     }
     // After ')' comes field 3 (state); utime and stime are fields 14 and 15.
     String[] f = statLine.substring(close + 1).trim().split("\\s+");
