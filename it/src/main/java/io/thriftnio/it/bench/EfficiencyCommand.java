@@ -95,6 +95,12 @@ final class EfficiencyCommand implements Callable<Integer> {
           + "this (default: ${DEFAULT-VALUE})")
   Duration warmup;
 
+  @Option(names = "--warmup-calls", paramLabel = "N", defaultValue = "10000",
+      description = "calls each warm-up must also complete, so that a server starved by other "
+          + "load has compiled its hot path; the warm-up stretches to at most 4 times its "
+          + "duration for them (default: ${DEFAULT-VALUE})")
+  long warmupCalls;
+
   @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
       converter = Cli.DurationConverter.class,
       description = "measured window per cell; CPU time comes in 10 ms ticks, so several seconds "
@@ -167,6 +173,7 @@ final class EfficiencyCommand implements Callable<Integer> {
       List<EfficiencyScenario> shapes,
       int rounds,
       Duration warmup,
+      long warmupCalls,
       Duration duration,
       int size,
       String protocol,
@@ -186,6 +193,7 @@ final class EfficiencyCommand implements Callable<Integer> {
           "--scenarios", String.join(",", scenarios),
           "--rounds", Integer.toString(rounds),
           "--warmup", warmup.toMillis() + "ms",
+          "--warmup-calls", Long.toString(warmupCalls),
           "--duration", duration.toMillis() + "ms",
           "--size", Integer.toString(size),
           "--protocol", protocol,
@@ -248,8 +256,11 @@ final class EfficiencyCommand implements Callable<Integer> {
       throw new IllegalArgumentException("pinned-child: needs --client-cpu and --server-cpu (got "
           + clientCpu + ", " + serverCpu + ")");
     }
+    if (warmupCalls < 0) {
+      throw new IllegalArgumentException("warmup-calls: " + warmupCalls + " (expected: >= 0)");
+    }
     return new Settings(label, serverNames, List.copyOf(scenarios), shapes, rounds, warmup,
-        duration, bytes, protocol, ioThreads, workers,
+        warmupCalls, duration, bytes, protocol, ioThreads, workers,
         out != null ? out : MatrixCommand.defaultOut("efficiency"), clientCpu, serverCpu, noPin,
         pinnedChild);
   }
@@ -263,6 +274,7 @@ final class EfficiencyCommand implements Callable<Integer> {
     c.scenarios = List.of("all");
     c.rounds = 2;
     c.warmup = Duration.ofSeconds(1);
+    c.warmupCalls = 10_000;
     c.duration = Duration.ofSeconds(2);
     c.size = "300";
     c.protocol = "compact";
@@ -482,7 +494,7 @@ final class EfficiencyCommand implements Callable<Integer> {
       return "cannot connect " + shape.client() + " to " + serve.address() + ": "
           + MatrixRunner.message(e);
     }
-    Sampler sampler = new Sampler(serve, pin);
+    Sampler sampler = new Sampler(serve, pin, s.warmupCalls());
     CellResult r = LoadEngine.run(cell, load, sampler);
     if (sampler.failure != null) {
       return "cannot sample the server's CPU: " + MatrixRunner.message(sampler.failure);
@@ -533,6 +545,7 @@ final class EfficiencyCommand implements Callable<Integer> {
   private static final class Sampler implements LoadEngine.Window {
     private final ServeProcess serve;
     private final Pinning pin;
+    private final long warmupCalls;
     private final long self = ProcessHandle.current().pid();
     private long serverCpu;
     private long clientCpu;
@@ -544,9 +557,15 @@ final class EfficiencyCommand implements Callable<Integer> {
     private double otherOnClientCpu = Double.NaN;
     private Exception failure;
 
-    Sampler(ServeProcess serve, Pinning pin) {
+    Sampler(ServeProcess serve, Pinning pin, long warmupCalls) {
       this.serve = serve;
       this.pin = pin;
+      this.warmupCalls = warmupCalls;
+    }
+
+    @Override
+    public long warmupCalls() {
+      return warmupCalls;
     }
 
     @Override

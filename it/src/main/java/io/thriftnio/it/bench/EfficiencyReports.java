@@ -216,6 +216,7 @@ final class EfficiencyReports {
         .append(", \"note\": ").append(Reports.str(pin.note())).append("},\n");
     sb.append("  \"settings\": {\"rounds\": ").append(s.rounds())
         .append(", \"warmup_ms\": ").append(s.warmup().toMillis())
+        .append(", \"warmup_calls\": ").append(s.warmupCalls())
         .append(", \"duration_ms\": ").append(s.duration().toMillis())
         .append(", \"size\": ").append(s.size())
         .append(", \"protocol\": ").append(Reports.str(s.protocol()))
@@ -333,7 +334,8 @@ final class EfficiencyReports {
         .append(s.workers() == null ? "each row's default" : s.workers()).append('\n');
     sb.append("- ").append(s.rounds()).append(" rounds interleaved across rows, each row in a"
         + " fresh server JVM per round; per cell ").append(s.warmup().toMillis())
-        .append(" ms warm-up (twice that for a server JVM's first cell) and ")
+        .append(" ms warm-up (twice that for a server JVM's first cell, and until ")
+        .append(s.warmupCalls()).append(" calls are done, up to 4 times as long) and ")
         .append(s.duration().toMillis()).append(" ms measured; every number is the median over"
             + " the rounds\n");
     sb.append("- ").append(CPU_NOTE).append("\n\n");

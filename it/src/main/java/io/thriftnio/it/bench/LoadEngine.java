@@ -54,6 +54,18 @@ final class LoadEngine {
 
     /** Called just after the window ends, before in-flight calls drain. */
     default void closed() {}
+
+    /**
+     * Calls the warm-up must complete before the window opens, beyond its duration: a process
+     * starved by other load has not compiled its hot path after the usual warm-up. The warm-up
+     * goes on for at most {@value #WARMUP_STRETCH} times its duration. 0: the duration alone.
+     */
+    default long warmupCalls() {
+      return 0;
+    }
+
+    /** How far the warm-up may stretch to reach {@link #warmupCalls()}, in warm-up durations. */
+    int WARMUP_STRETCH = 4;
   }
 
   private final ExecutorService resumer =
@@ -68,6 +80,7 @@ final class LoadEngine {
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong checkFailures = new AtomicLong();
   private final AtomicLong measuredCalls = new AtomicLong();
+  private final AtomicLong warmupCalls = new AtomicLong();
   private final AtomicReference<Throwable> firstError = new AtomicReference<>();
   private volatile int phase = WARMUP;
 
@@ -129,7 +142,13 @@ final class LoadEngine {
     for (Thread t : threads) {
       t.start();
     }
+    long warmupStart = System.nanoTime();
     boolean finishedEarly = done.await(cell.warmup().toNanos(), TimeUnit.NANOSECONDS);
+    long stretchEnd = warmupStart + Window.WARMUP_STRETCH * cell.warmup().toNanos();
+    while (!finishedEarly && warmupCalls.get() < window.warmupCalls()
+        && System.nanoTime() < stretchEnd) {
+      finishedEarly = done.await(TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.NANOSECONDS);
+    }
     window.opening();
     recorder.getIntervalHistogram(); // drops the warm-up samples
     measuredCalls.set(0);
@@ -219,6 +238,8 @@ final class LoadEngine {
     if (phase == MEASURE) {
       recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_US));
       measuredCalls.incrementAndGet();
+    } else if (phase == WARMUP) {
+      warmupCalls.incrementAndGet();
     }
   }
 
