@@ -105,7 +105,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--control",
       description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
-          + "threads, heap and descriptors; end of stdin stops the server (for a parent process)")
+          + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
+          + "of stdin stops the server (for a parent process)")
   boolean control;
 
   @Override
