@@ -167,6 +167,25 @@ final class EndpointChannels {
     }
   }
 
+  /**
+   * The evictor is done with a connection it reserved ({@link #reserveIdle}): gives the slot back
+   * without restarting its idle clock, or takes it off the books ({@code remove}) for the caller to
+   * close. Returns whether the caller must close it.
+   */
+  boolean endIdleCheck(Conn c, boolean remove) {
+    lock.lock();
+    try {
+      c.inFlight--;
+      boolean removed = (remove || !c.channel.isOpen()) && remove(c);
+      if (waiting > 0) {
+        released.signal();
+      }
+      return removed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Wakes every waiter: capacity changed elsewhere (a connection closed, the pool closed). */
   void wakeAll() {
     lock.lock();

@@ -312,7 +312,7 @@ final class SharedChannels implements AutoCloseable {
       for (EndpointChannels endpoint : books.values()) {
         for (Conn c : endpoint.reserveIdle(now, idleTimeout, toClose)) {
           boolean invalid = !valid(c); // outside the endpoint's lock: the user's code
-          if (endpoint.release(c, invalid)) {
+          if (endpoint.endIdleCheck(c, invalid)) {
             invalidated.increment();
             toClose.add(c);
           }
