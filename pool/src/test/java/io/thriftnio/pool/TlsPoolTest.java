@@ -64,6 +64,22 @@ class TlsPoolTest {
   }
 
   @Test
+  void anIdleTlsConnectionWhoseServerClosedIsDroppedOnBorrowNotUsed() throws Exception {
+    try (ThriftClientPool<BenchService.Client> pool =
+        clientPool(ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, clientTls()))) {
+      assertThat(pool.call(c -> c.get_last_sale("A")).getSymbol()).isEqualTo("A");
+      assertThat(pool.stats().idle()).isEqualTo(1);
+      server.close(); // close_notify, then the end of the stream, on the idle connection
+      // The borrow finds the idle connection closed and drops it: the call fails on a new connect
+      // (nothing listens), not on the dead connection.
+      assertThatThrownBy(() -> pool.call(c -> c.get_last_sale("B")))
+          .isInstanceOf(TTransportException.class);
+      assertThat(pool.stats().invalidated()).isEqualTo(1);
+      assertThat(pool.stats().connectFailures()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void clientPoolOverJdkTlsSockets() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         clientPool(ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, clientTls()))) {

@@ -198,6 +198,9 @@ public final class SocketTransports {
       if (socket.isClosed() || socket.isInputShutdown()) {
         return false;
       }
+      if (socket instanceof SSLSocket) {
+        return tlsPeerSilent((SSLSocket) socket);
+      }
       SocketChannel channel = socket.getChannel();
       return channel == null || peerSilent(channel);
     }
@@ -232,6 +235,38 @@ public final class SocketTransports {
     } catch (IOException | RuntimeException e) {
       // A connection we cannot even look at is not one to lend: report it as not silent.
       return false;
+    }
+  }
+
+  /**
+   * {@link #peerSilent(SocketChannel)} for TLS. Raw bytes may be the server's post-handshake
+   * messages (a TLS 1.3 session ticket, sent just after the handshake), which are no reply: read
+   * raw, they failed the validation of fresh TLS connections at random and cost a byte of the
+   * record stream. So raw bytes are counted without being consumed, and only when there are some
+   * does the TLS layer read, for at most 1 ms: a handshake message is consumed and leaves it quiet;
+   * data, a close_notify or the end of the stream do not.
+   */
+  private static boolean tlsPeerSilent(SSLSocket ssl) {
+    try {
+      if (ssl.getInputStream().available() > 0) {
+        return false; // decrypted bytes nobody asked for
+      }
+      SocketChannel raw = ssl.getChannel();
+      if (raw == null || raw.socket().getInputStream().available() == 0) {
+        return true;
+      }
+      int timeout = ssl.getSoTimeout();
+      ssl.setSoTimeout(1);
+      try {
+        ssl.getInputStream().read();
+        return false; // a byte of data, or the end of the stream
+      } catch (SocketTimeoutException quiet) {
+        return true; // only records without data, such as a session ticket
+      } finally {
+        ssl.setSoTimeout(timeout);
+      }
+    } catch (IOException | RuntimeException e) {
+      return false; // a connection we cannot even look at is not one to lend
     }
   }
 
