@@ -60,33 +60,62 @@ final class EndpointChannels {
   Grant take(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
     lock.lock();
     try {
-      Conn best = null;
-      for (int i = conns.size() - 1; i >= 0; i--) {
-        Conn c = conns.get(i);
-        if (!c.channel.isOpen()) {
-          // Its calls have failed or will; whoever releases them later finds it off the books.
-          if (remove(c)) {
-            dead.add(c);
-          }
-          continue;
-        }
-        if (c.inFlight < maxInFlight && (best == null || c.inFlight < best.inFlight)) {
-          best = c;
-        }
+      return takeLocked(maxPerEndpoint, mayConnect, dead);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@link #take}, or when neither is possible, waits until a release on this endpoint, a wake-up
+   * or {@code nanos} pass, and returns {@code null}. The look and the wait are one step under the
+   * lock, so a release between them cannot go unseen.
+   */
+  Grant takeOrAwait(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, long nanos)
+      throws InterruptedException {
+    lock.lock();
+    try {
+      Grant grant = takeLocked(maxPerEndpoint, mayConnect, dead);
+      if (grant != null) {
+        return grant;
       }
-      if (best != null) {
-        boolean fresh = best.inFlight == 0;
-        best.inFlight++;
-        return new Grant(best, fresh);
-      }
-      if (conns.size() + connecting < maxPerEndpoint && mayConnect.tryReserve()) {
-        connecting++;
-        return new Grant(null, false);
+      waiting++;
+      try {
+        released.awaitNanos(nanos);
+      } finally {
+        waiting--;
       }
       return null;
     } finally {
       lock.unlock();
     }
+  }
+
+  private Grant takeLocked(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
+    Conn best = null;
+    for (int i = conns.size() - 1; i >= 0; i--) {
+      Conn c = conns.get(i);
+      if (!c.channel.isOpen()) {
+        // Its calls have failed or will; whoever releases them later finds it off the books.
+        if (remove(c)) {
+          dead.add(c);
+        }
+        continue;
+      }
+      if (c.inFlight < maxInFlight && (best == null || c.inFlight < best.inFlight)) {
+        best = c;
+      }
+    }
+    if (best != null) {
+      boolean fresh = best.inFlight == 0;
+      best.inFlight++;
+      return new Grant(best, fresh);
+    }
+    if (conns.size() + connecting < maxPerEndpoint && mayConnect.tryReserve()) {
+      connecting++;
+      return new Grant(null, false);
+    }
+    return null;
   }
 
   /**
@@ -106,21 +135,6 @@ final class EndpointChannels {
     }
   }
 
-  /** Waits until a release on this endpoint or {@code nanos} pass; the remaining nanos. */
-  long await(long nanos) throws InterruptedException {
-    lock.lock();
-    try {
-      waiting++;
-      try {
-        return released.awaitNanos(nanos);
-      } finally {
-        waiting--;
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** A reserved connect succeeded: the connection joins, carrying the caller's call. */
   Conn connected(ThriftChannel channel) {
     Conn c = new Conn(endpoint, channel);
@@ -129,6 +143,9 @@ final class EndpointChannels {
     try {
       connecting--;
       conns.add(c);
+      if (waiting > 0 && maxInFlight > 1) {
+        released.signal(); // it has room for more calls than the one it carries
+      }
       return c;
     } finally {
       lock.unlock();

@@ -114,12 +114,17 @@ final class SharedChannels implements AutoCloseable {
     long start = System.nanoTime();
     long deadline = start + config.borrowTimeout().toNanos();
     List<Conn> dead = new ArrayList<>();
+    Grant afterWait = null;
     try {
       while (true) {
         if (closed.get()) {
           throw closedException();
         }
-        Grant grant = endpoint.take(config.maxPerEndpoint(), this::reserveTotal, dead);
+        Grant grant =
+            afterWait != null
+                ? afterWait
+                : endpoint.take(config.maxPerEndpoint(), this::reserveTotal, dead);
+        afterWait = null;
         if (grant == null && makeRoomElsewhere(endpoint, dead)) {
           continue;
         }
@@ -147,7 +152,8 @@ final class SharedChannels implements AutoCloseable {
           throw new PoolTimeoutException(ep, waited, stats());
         }
         try {
-          endpoint.await(left);
+          afterWait =
+              endpoint.takeOrAwait(config.maxPerEndpoint(), this::reserveTotal, dead, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new PoolException(

@@ -108,6 +108,61 @@ class MultiplexedPoolLocksTest {
     }
   }
 
+  @Test
+  void callersWaitingForTheOnlySlotAreAllServedWithoutTimingOut() throws Exception {
+    // One connection carrying one call: every other caller waits, and each release must wake one.
+    // (A release landing between a caller's look and its wait would leave that caller asleep for
+    // its whole borrow timeout; the look and the wait are one step. This load rarely hits that
+    // window: it guards the waiting as a whole, not that window alone.)
+    PoolConfig config =
+        PoolConfig.builder()
+            .maxPerEndpoint(1)
+            .maxIdlePerEndpoint(1)
+            .borrowTimeout(Duration.ofSeconds(20))
+            .evictionInterval(Duration.ZERO)
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A),
+            config,
+            new PoolMetrics() {},
+            OpenChannel::new,
+            new TBinaryProtocol.Factory(),
+            null,
+            1)) {
+      int callers = 8;
+      int calls = 2_000;
+      java.util.concurrent.ExecutorService threads =
+          java.util.concurrent.Executors.newFixedThreadPool(callers);
+      try {
+        List<java.util.concurrent.Future<Long>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+          done.add(
+              threads.submit(
+                  () -> {
+                    long slowest = 0;
+                    for (int i = 0; i < calls; i++) {
+                      long start = System.nanoTime();
+                      pool.send(ByteBuffer.allocate(8)).get(30, TimeUnit.SECONDS);
+                      slowest = Math.max(slowest, System.nanoTime() - start);
+                    }
+                    return slowest;
+                  }));
+        }
+        long slowest = 0;
+        for (java.util.concurrent.Future<Long> f : done) {
+          slowest = Math.max(slowest, f.get(60, TimeUnit.SECONDS));
+        }
+        // A lost wake-up costs a waiter its whole borrow timeout (20 s); a call here takes far less.
+        assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(10));
+        assertThat(pool.stats().timeouts()).isZero();
+      } finally {
+        threads.shutdownNow();
+      }
+    }
+  }
+
   private static MultiplexedPool pool(List<InetSocketAddress> endpoints) {
     return new MultiplexedPool(
         "test-channels",
