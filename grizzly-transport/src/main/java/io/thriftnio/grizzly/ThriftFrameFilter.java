@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.grizzly.internal.HeaderPeek;
+import io.thriftnio.core.internal.server.HeaderPeek;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
@@ -146,7 +146,16 @@ public final class ThriftFrameFilter extends BaseFilter {
       if (length > maxFrameSize && headerProtocol != null) {
         // Only the bytes that came with the length: waiting for more lets a peer hold us open.
         int received = input.limit() - start - Framing.HEADER_SIZE;
-        header = HeaderPeek.read(input, start + Framing.HEADER_SIZE, received, headerProtocol);
+        header =
+            HeaderPeek.read(
+                (index, dst, off, n) -> {
+                  for (int i = 0; i < n; i++) {
+                    dst[off + i] = input.get(index + i); // absolute: the position stays
+                  }
+                },
+                start + Framing.HEADER_SIZE,
+                received,
+                headerProtocol);
       }
       rejectFrame(ctx, state, e, header);
       return ctx.getStopAction();

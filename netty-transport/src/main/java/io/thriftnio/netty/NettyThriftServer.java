@@ -21,7 +21,7 @@ import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.netty.internal.EventLoops;
-import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.io.IOException;

@@ -12,7 +12,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.Replies;
 import java.io.IOException;
 import java.nio.ByteBuffer;
