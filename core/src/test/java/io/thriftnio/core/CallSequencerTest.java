@@ -229,6 +229,35 @@ class CallSequencerTest {
   }
 
   @Test
+  void aRequestAfterAnUnreadableOneNeverStartsOnAWorker() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    CallSequencer seq = sync(workers, 100);
+    byte[] garbage = new byte[16];
+    java.util.Arrays.fill(garbage, (byte) 0xEE);
+    seq.onRequest(ByteBuffer.wrap(garbage), connection.newRequest());
+    deliver(seq, "echo", 2);
+    seq.readComplete();
+    assertThat(workers.size()).as("neither request reaches a worker").isZero();
+    assertThat(connection.closedHalfFirst).isFalse();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void compactAndBinaryHeadersPassTheCheckInPlace() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    org.apache.thrift.protocol.TCompactProtocol.Factory compact =
+        new org.apache.thrift.protocol.TCompactProtocol.Factory();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), compact, compact, MAX);
+    CallSequencer seq = new CallPath(invoker, workers, counters, 100).open(connection);
+    seq.onRequest(MiniService.call(compact, "echo", 300, "x"), connection.newRequest());
+    seq.readComplete();
+    assertThat(workers.size()).isEqualTo(1);
+    runOnOtherThread(workers.take(0));
+    connection.runIoTasks();
+    assertThat(MiniService.decode(compact, connection.sent.get(0)).success()).isEqualTo("x");
+  }
+
+  @Test
   void answersARefusedFrameAfterEarlierRepliesThenHalfCloses() throws Exception {
     CallSequencer seq = async(100);
     deliver(seq, "echo", 1);

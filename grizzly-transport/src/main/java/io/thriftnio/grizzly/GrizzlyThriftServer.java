@@ -9,13 +9,16 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
-import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,13 +109,15 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private final ConnectionGuardFilter guard;
   private final ThriftFrameFilter frameFilter;
   private final ThriftServerFilter serverFilter;
+  /** Runs each call for WORKER; null for the other strategies. */
+  private final Executor callWorker;
   private final FilterChain filterChain;
   private final Object lock = new Object();
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicLong tlsFailuresLog = new AtomicLong();
 
   private TCPNIOTransport transport;
-  private OverloadAwareExecutor workerPool;
+  private FollowerPool workerPool;
   private TCPNIOServerConnection serverConnection;
   private InetSocketAddress localAddress;
   private ScheduledExecutorService timer;
@@ -137,22 +142,43 @@ public final class GrizzlyThriftServer implements ThriftServer {
         new ThriftFrameFilter(
             config.maxFrameSize(),
             config.inputProtocolFactory(),
-            counters.badFrames::increment,
+            () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment);
+    this.callWorker = callWorker(config);
     this.serverFilter =
         new ThriftServerFilter(
-            ProcessorInvoker.of(config),
-            counters,
-            config.inputProtocolFactory(),
-            config.outputProtocolFactory(),
-            config.maxFrameSize(),
-            config.maxCallsInFlightPerConnection());
+            new CallPath(
+                ProcessorInvoker.of(config),
+                callWorker,
+                counters,
+                config.maxCallsInFlightPerConnection()));
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {
       SSLFilter tls = TlsFilters.server(config.tls(), counters, tlsFailuresLog);
       chain.add(tls);
     }
     this.filterChain = chain.add(frameFilter).add(serverFilter).build();
+  }
+
+  /**
+   * Where calls run for {@link IoStrategy#WORKER}: the caller's executor, or a bounded pool of the
+   * server's own (its threads start with the first call). Requests are read on the selector
+   * threads and each is handed to it, as on Netty.
+   */
+  private static Executor callWorker(ServerConfig config) {
+    if (config.ioStrategy() != IoStrategy.WORKER) {
+      return null;
+    }
+    if (config.workerExecutor() != null) {
+      return config.workerExecutor();
+    }
+    return WorkerPools.newBoundedPool(
+        THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity());
+  }
+
+  /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
+  private IoStrategy grizzlyStrategy() {
+    return config.ioStrategy() == IoStrategy.WORKER ? IoStrategy.SAME_THREAD : config.ioStrategy();
   }
 
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
@@ -201,7 +227,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
     TCPNIOTransport t =
         Transports.newTransport(
             THREAD_PREFIX,
-            config.ioStrategy(),
+            grizzlyStrategy(),
             config.ioThreads(),
             workerPool,
             config.maxPendingWriteBytes());
@@ -217,7 +243,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private TCPNIOTransport prepareSupplied(TCPNIOTransport t) throws IOException {
     if (t.isStopped()) {
       workerPool = newWorkerPool();
-      t.setIOStrategy(Transports.grizzlyStrategy(config.ioStrategy()));
+      t.setIOStrategy(Transports.grizzlyStrategy(grizzlyStrategy()));
       t.setSelectorRunnersCount(config.ioThreads());
       if (workerPool != null) {
         t.setWorkerThreadPool(workerPool);
@@ -230,22 +256,15 @@ public final class GrizzlyThriftServer implements ThriftServer {
     return t;
   }
 
-  private OverloadAwareExecutor newWorkerPool() {
+  private FollowerPool newWorkerPool() {
     switch (config.ioStrategy()) {
       case SAME_THREAD:
         return null;
       case WORKER:
-        if (config.workerExecutor() != null) {
-          return new OverloadAwareExecutor(config.workerExecutor(), false, true);
-        }
-        return new OverloadAwareExecutor(
-            WorkerPools.newBoundedPool(
-                THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity()),
-            true,
-            true);
+        return null; // the call path dispatches to callWorker
       case LEADER_FOLLOWER:
         if (config.workerExecutor() != null) {
-          return new OverloadAwareExecutor(config.workerExecutor(), false, false);
+          return new FollowerPool(config.workerExecutor(), false);
         }
         // The strategy hands a selector loop to the pool whenever a thread takes an event; a
         // rejected hand-over would stall the selector, so this pool queues without bound.
@@ -258,7 +277,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
                 new java.util.concurrent.LinkedBlockingQueue<>(),
                 new NamedThreadFactory(THREAD_PREFIX + "-leader"));
         followers.allowCoreThreadTimeOut(true);
-        return new OverloadAwareExecutor(followers, true, false);
+        return new FollowerPool(followers, true);
       default:
         throw new IllegalStateException("ioStrategy: " + config.ioStrategy());
     }
@@ -429,29 +448,27 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private void drainAndClose() {
     long deadline = System.nanoTime() + config.drainTimeout().toNanos();
     guard.refuseNew();
-    Object wake = new Object();
-    serverFilter.drain(
-        () -> {
-          synchronized (wake) {
-            wake.notifyAll();
-          }
-        });
+    serverFilter.drain();
     try {
       transport.unbind(serverConnection);
     } catch (RuntimeException e) {
       log.warn("Could not unbind {}", localAddress, e);
     }
     for (Connection<?> c : new ArrayList<>(guard.connections())) {
-      ThriftServerFilter.closeWhenIdle(c);
+      serverFilter.drain(c);
     }
     boolean interrupted = false;
     try {
       if (!guard.awaitAllClosed(deadline)) {
         List<Connection<?>> left = new ArrayList<>(guard.connections());
+        int calls = 0;
+        for (Connection<?> c : left) {
+          calls += ThriftServerFilter.inFlight(c);
+        }
         log.warn(
             "Drain timeout {} ms passed with {} calls in flight on {} connections; closing them",
             config.drainTimeout().toMillis(),
-            serverFilter.inFlight(),
+            calls,
             left.size());
         for (Connection<?> c : left) {
           c.terminateSilently();
@@ -483,6 +500,12 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
     if (workerPool != null) {
       workerPool.shutdownNow();
+    }
+    if (callWorker != null && callWorker != config.workerExecutor()) {
+      // The drain is over: tasks that never ran hold requests no call will release.
+      for (Runnable never : ((ExecutorService) callWorker).shutdownNow()) {
+        CallSequencer.abandon(never);
+      }
     }
   }
 

@@ -20,6 +20,8 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.IoTransport;
@@ -233,15 +235,13 @@ public final class NettyThriftServer implements ThriftServer {
       }
       ThriftServerHandler.Settings settings =
           new ThriftServerHandler.Settings(
-              ProcessorInvoker.of(config),
-              config.inputProtocolFactory(),
-              config.outputProtocolFactory(),
-              config.maxFrameSize(),
-              worker,
-              counters,
+              new CallPath(
+                  ProcessorInvoker.of(config),
+                  worker,
+                  counters,
+                  config.maxCallsInFlightPerConnection()),
               config.idleTimeout().toNanos(),
-              config.frameTimeout().toNanos(),
-              config.maxCallsInFlightPerConnection());
+              config.frameTimeout().toNanos());
       int high = config.maxPendingWriteBytes();
       ServerBootstrap bootstrap =
           new ServerBootstrap()
@@ -475,9 +475,7 @@ public final class NettyThriftServer implements ThriftServer {
       // The drain is over: whatever still runs has lost its connection. Tasks that never ran hold
       // request frames that no call will release.
       for (Runnable never : ownWorkers.shutdownNow()) {
-        if (never instanceof ThriftServerHandler.WorkerTask) {
-          ((ThriftServerHandler.WorkerTask) never).abandon();
-        }
+        CallSequencer.abandon(never);
       }
       awaitQuietly(ownWorkers);
     }

@@ -5,6 +5,7 @@ import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import org.apache.thrift.TConfiguration;
 
 /**
  * What every connection of one server shares on its call path: the invoker, where calls run, the
@@ -17,6 +18,7 @@ public final class CallPath {
   final ServerCounters counters;
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
+  final TConfiguration headerConfiguration;
 
   /**
    * @param invoker runs the processor
@@ -36,6 +38,9 @@ public final class CallPath {
           "maxCallsInFlight: " + maxCallsInFlight + " (expected: > 0)");
     }
     this.maxCallsInFlight = maxCallsInFlight;
+    int max = invoker.maxFrameSize();
+    this.headerConfiguration =
+        new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
   }
 
   /** The sequencer of a new connection. */

@@ -253,6 +253,15 @@ public final class CallSequencer {
       slot.run();
       return;
     }
+    // Found by fuzzing: a request after an unreadable one must not start on another worker while
+    // the connection closes; the check runs here, in request order, on the reading thread.
+    Throwable unreadable =
+        HeaderCheck.unreadable(
+            slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
+    if (unreadable != null) {
+      slot.unreadable(unreadable);
+      return;
+    }
     try {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
