@@ -293,6 +293,21 @@ class CallSequencerTest {
   }
 
   @Test
+  void drainWaitsForRequestsTheAdapterHasReadButNotYetDelivered() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    connection.buffered = true; // a second whole frame waits in the adapter's read buffer
+    seq.startDrain();
+    handlers.take(0).run();
+    assertThat(connection.closedHalfFirst).as("a read request is still to come").isNull();
+    connection.buffered = false;
+    assertThat(deliver(seq, "echo", 2)).as("nothing more is read").isFalse();
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1, 2);
+    assertThat(connection.closedHalfFirst).isFalse();
+  }
+
+  @Test
   void drainClosesAnIdleConnectionAtOnce() {
     CallSequencer seq = sync(null, 100);
     seq.startDrain();

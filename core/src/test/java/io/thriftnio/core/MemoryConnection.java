@@ -109,6 +109,14 @@ final class MemoryConnection implements ServerConnection {
     }
   }
 
+  /** Whole requests the test says are read and not yet delivered. */
+  volatile boolean buffered;
+
+  @Override
+  public boolean hasBufferedRequests() {
+    return buffered;
+  }
+
   @Override
   public void allAnswered() {
     check();

@@ -14,6 +14,7 @@ import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,10 +72,12 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>{@link IoStrategy}</th><th>Grizzly</th><th>threads</th></tr>
  *   <tr><td>{@code SAME_THREAD}</td><td>{@code SameThreadIOStrategy}</td>
  *       <td>{@code ioThreads} selector runners run the processor</td></tr>
- *   <tr><td>{@code WORKER}</td><td>{@code WorkerThreadIOStrategy}</td>
+ *   <tr><td>{@code WORKER}</td><td>{@code SameThreadIOStrategy} for reading; each request is
+ *       then a task of its own</td>
  *       <td>a bounded pool of {@code workerThreads} (queue {@code workerQueueCapacity}), or the
- *           caller's {@code workerExecutor}; a full pool is answered with {@code
- *           TApplicationException(INTERNAL_ERROR)} "server overloaded"</td></tr>
+ *           caller's {@code workerExecutor}, runs the calls, one connection's in parallel; a full
+ *           pool is answered with {@code TApplicationException(INTERNAL_ERROR)} "server
+ *           overloaded"</td></tr>
  *   <tr><td>{@code LEADER_FOLLOWER}</td><td>{@code LeaderFollowerNIOStrategy}</td>
  *       <td>{@code workerThreads} threads take turns as selector leader (unbounded queue: the
  *           strategy hands selector loops, not requests, to the pool), or the caller's
@@ -85,7 +88,8 @@ import org.slf4j.LoggerFactory;
  * write queue is bounded by {@code maxPendingWriteBytes}: above it the server stops reading from
  * that connection until the peer has taken its responses. Idle connections ({@code idleTimeout})
  * and stalled partial frames ({@code frameTimeout}) are closed by a timer thread and counted in
- * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}.
+ * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}; the
+ * selector threads are not daemon threads (a running server keeps the JVM alive, as on Netty).
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
  * refused), stops starting new requests, lets calls in flight answer for up to {@code
@@ -111,6 +115,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private final ThriftServerFilter serverFilter;
   /** Runs each call for WORKER; null for the other strategies. */
   private final Executor callWorker;
+  private final CallPath callPath;
   private final FilterChain filterChain;
   private final Object lock = new Object();
   private final CountDownLatch closed = new CountDownLatch(1);
@@ -145,13 +150,13 @@ public final class GrizzlyThriftServer implements ThriftServer {
             () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment);
     this.callWorker = callWorker(config);
-    this.serverFilter =
-        new ThriftServerFilter(
-            new CallPath(
-                ProcessorInvoker.of(config),
-                callWorker,
-                counters,
-                config.maxCallsInFlightPerConnection()));
+    this.callPath =
+        new CallPath(
+            ProcessorInvoker.of(config),
+            callWorker,
+            counters,
+            config.maxCallsInFlightPerConnection());
+    this.serverFilter = new ThriftServerFilter(callPath);
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {
       SSLFilter tls = TlsFilters.server(config.tls(), counters, tlsFailuresLog);
@@ -187,7 +192,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   }
 
   @Override
-  public ThriftServer start() throws IOException {
+  public GrizzlyThriftServer start() throws IOException {
     synchronized (lock) {
       if (state == State.RUNNING) {
         return this;
@@ -199,11 +204,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
         transport = suppliedTransport != null ? prepareSupplied(suppliedTransport) : newTransport();
         // The chain goes on the listening connection before it accepts anything, so a shared
         // transport's own processor never sees this server's connections.
-        serverConnection =
-            TCPNIOBindingHandler.builder(transport)
-                .processor(filterChain)
-                .build()
-                .bind(config.bindAddress());
+        serverConnection = bind();
         localAddress = (InetSocketAddress) serverConnection.getLocalAddress();
         timer =
             Executors.newSingleThreadScheduledExecutor(
@@ -222,6 +223,20 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
   }
 
+  private TCPNIOServerConnection bind() throws BindException {
+    try {
+      return TCPNIOBindingHandler.builder(transport)
+          .processor(filterChain)
+          .build()
+          .bind(config.bindAddress());
+    } catch (IOException e) {
+      BindException bind =
+          new BindException("cannot bind " + config.bindAddress() + ": " + e.getMessage());
+      bind.initCause(e);
+      throw bind;
+    }
+  }
+
   private TCPNIOTransport newTransport() throws IOException {
     workerPool = newWorkerPool();
     TCPNIOTransport t =
@@ -230,7 +245,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
             grizzlyStrategy(),
             config.ioThreads(),
             workerPool,
-            config.maxPendingWriteBytes());
+            config.maxPendingWriteBytes(),
+            false);
     t.setProcessor(filterChain);
     t.start();
     return t;
@@ -412,20 +428,49 @@ public final class GrizzlyThriftServer implements ThriftServer {
     return counters.snapshot();
   }
 
+  /**
+   * Closes the server gracefully, as the class documentation says, and returns once it is closed.
+   * Idempotent: a concurrent or later call waits for the first one to finish.
+   *
+   * <p>In a handler of this server (a call that closes its own server, on any strategy), waiting
+   * would wait for that very call to finish, and on a selector thread would stall its
+   * connections for the whole {@code drainTimeout}. There it stops accepting, hands the drain to a
+   * thread named {@code thrift-nio-grizzly-close-PORT} and returns at once; {@link #isRunning()}
+   * is then false while calls may still be finishing.
+   */
   @Override
   public void close() {
+    boolean inCall = CallSequencer.inCallOf(callPath);
     synchronized (lock) {
       if (state == State.NEW) {
+        // Never started: what the server owns (a transport handed over with shutdownOnClose, its
+        // own worker pool) is released all the same.
         state = State.CLOSED;
+        transport = suppliedTransport;
+        releaseResources();
         closed.countDown();
         return;
       }
       if (state != State.RUNNING) {
-        awaitClosedByOther();
+        if (!inCall) {
+          awaitClosedByOther();
+        }
         return;
       }
       state = State.CLOSING;
     }
+    if (inCall) {
+      guard.refuseNew();
+      serverFilter.drain();
+      Thread closer = new Thread(this::finishClose, THREAD_PREFIX + "-close-" + localAddress.getPort());
+      // Not a daemon: the close is bounded in time and should complete, like one on any thread.
+      closer.start();
+      return;
+    }
+    finishClose();
+  }
+
+  private void finishClose() {
     try {
       drainAndClose();
     } finally {

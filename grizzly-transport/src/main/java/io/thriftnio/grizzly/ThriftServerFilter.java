@@ -417,6 +417,12 @@ public final class ThriftServerFilter extends BaseFilter {
     }
 
     @Override
+    public boolean hasBufferedRequests() {
+      // ThriftFrameFilter hands over one frame at a time; the rest of the read waits in the chain.
+      return ThriftFrameFilter.moreFramesBuffered(connection);
+    }
+
+    @Override
     public void allAnswered() {
       // The timeout sweep reads the sequencer's lastActivityNanos.
     }

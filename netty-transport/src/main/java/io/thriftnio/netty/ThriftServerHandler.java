@@ -348,6 +348,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public boolean hasBufferedRequests() {
+      return false; // the decoder delivers every whole frame of a read at once
+    }
+
+    @Override
     public void allAnswered() {
       timeouts.allCallsAnswered();
     }

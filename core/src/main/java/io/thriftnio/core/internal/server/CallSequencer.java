@@ -42,6 +42,9 @@ public final class CallSequencer {
 
   private static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
 
+  /** The server whose processor the current thread runs, if any. */
+  private static final ThreadLocal<CallPath> RUNNING = new ThreadLocal<>();
+
   private final CallPath path;
   private final ServerConnection connection;
   private final Runnable writeTask = this::writeHandedOver;
@@ -57,7 +60,7 @@ public final class CallSequencer {
   private boolean inReadBatch;
   private Thread readingThread;
   private boolean dispatchingWaiting;
-  private boolean draining;
+  private volatile boolean draining;
   /** A close is decided: requests delivered from now on are dropped. */
   private boolean closing;
   /** Nothing more is written: the connection is gone, or its last reply has been written. */
@@ -114,9 +117,11 @@ public final class CallSequencer {
     if (dispatch) {
       dispatch(slot);
     }
+    // During a drain, requests already read are still delivered and answered.
+    boolean buffered = draining && connection.hasBufferedRequests();
     synchronized (this) {
       boolean full = !waiting.isEmpty() || slots.size() >= path.maxCallsInFlight;
-      readingPaused = draining || closing || full;
+      readingPaused = closing || full || (draining && !buffered);
       return !readingPaused;
     }
   }
@@ -175,24 +180,18 @@ public final class CallSequencer {
    * at once if none is pending. Idempotent.
    */
   public void startDrain() {
-    boolean closeNow;
     synchronized (this) {
       if (draining) {
         return;
       }
       draining = true;
       readingPaused = true;
-      closeNow = !closing && slots.isEmpty();
-      if (closeNow) {
-        closing = true;
-      }
     }
-    if (closeNow) {
-      if (connection.inIoThread()) {
-        connection.close(false);
-      } else {
-        connection.execute(() -> connection.close(false));
-      }
+    // The writer closes the connection once nothing is pending: it alone may call the IO methods.
+    if (connection.inIoThread()) {
+      write();
+    } else {
+      connection.execute(writeTask);
     }
   }
 
@@ -234,6 +233,15 @@ public final class CallSequencer {
   /** {@link System#nanoTime()} of the last request received or reply written. */
   public long lastActivityNanos() {
     return lastActivityNanos;
+  }
+
+  /**
+   * Whether the current thread is running a call of {@code path}'s server (its processor, or a
+   * handler called by it): a {@code close()} there must not wait for the drain, which waits for
+   * this very call.
+   */
+  public static boolean inCallOf(CallPath path) {
+    return RUNNING.get() == path;
   }
 
   /**
@@ -381,6 +389,7 @@ public final class CallSequencer {
       boolean dropping;
       boolean flush = false;
       boolean closeForDrain = false;
+      boolean buffered = draining && connection.hasBufferedRequests();
       synchronized (this) {
         if (wrote) {
           unflushed = true;
@@ -406,7 +415,7 @@ public final class CallSequencer {
             && !(inReadBatch && readingThread == Thread.currentThread())) {
           unflushed = false;
           flush = true;
-        } else if (draining && !closing && slots.isEmpty()) {
+        } else if (draining && !closing && slots.isEmpty() && !buffered) {
           closing = true;
           closed = true;
           closeForDrain = true;
@@ -515,11 +524,15 @@ public final class CallSequencer {
 
     @Override
     public void run() {
+      CallPath outer = RUNNING.get();
+      RUNNING.set(path);
       try {
         path.invoker.invoke(payload, this);
       } catch (RuntimeException | Error e) {
         // The invoker promises not to throw; if it did, the request still gets its place back.
         unreadable(e);
+      } finally {
+        RUNNING.set(outer);
       }
     }
 

@@ -60,6 +60,13 @@ public interface ServerConnection {
    */
   void close(boolean halfCloseFirst);
 
+  /**
+   * Whether whole requests already read from the peer wait to be delivered: a drain answers them
+   * before it closes the connection. An adapter whose decoder delivers every whole request of a
+   * read at once returns {@code false}.
+   */
+  boolean hasBufferedRequests();
+
   /** Every request received so far has been answered (the idle clock may start). */
   void allAnswered();
 
