@@ -441,6 +441,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   @Override
   public void close() {
     boolean inCall = CallSequencer.inCallOf(callPath);
+    boolean closedByOther = false;
     synchronized (lock) {
       if (state == State.NEW) {
         // Never started: what the server owns (a transport handed over with shutdownOnClose, its
@@ -452,12 +453,16 @@ public final class GrizzlyThriftServer implements ThriftServer {
         return;
       }
       if (state != State.RUNNING) {
-        if (!inCall) {
-          awaitClosedByOther();
-        }
-        return;
+        closedByOther = true;
+      } else {
+        state = State.CLOSING;
       }
-      state = State.CLOSING;
+    }
+    if (closedByOther) {
+      if (!inCall) {
+        awaitClosedByOther(); // not under the lock: the closing thread takes it to finish
+      }
+      return;
     }
     if (inCall) {
       guard.refuseNew();
