@@ -6,18 +6,8 @@ import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
-import io.thriftnio.core.internal.server.CallSequencer;
-import io.thriftnio.core.internal.server.ServerConnection;
 import java.io.IOException;
-import java.net.SocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -25,20 +15,13 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.WriteHandler;
-import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.memory.CompositeBuffer;
-import org.glassfish.grizzly.memory.MemoryManager;
-import org.glassfish.grizzly.nio.NIOConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,20 +73,9 @@ public final class ThriftServerFilter extends BaseFilter {
 
   private static final Logger log = LoggerFactory.getLogger(ThriftServerFilter.class);
 
-  private static final Attribute<Adapter> CALLS =
+  private static final Attribute<GrizzlyServerConnection> CALLS =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           ThriftServerFilter.class.getName() + ".calls");
-
-  /**
-   * How long a connection that was sent an error reply stays half-closed, its input read and
-   * discarded, before it is closed: closing with unread input sends a reset, which can destroy the
-   * reply before the peer reads it. The same as the Netty server's.
-   */
-  static final long LINGER_MILLIS = 1000;
-
-  // Runs the close on the JDK's delay thread: a non-blocking hand-over to the selector.
-  private static final Executor AFTER_LINGER =
-      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, Runnable::run);
 
   private final CallPath path;
   private volatile boolean draining;
@@ -168,16 +140,16 @@ public final class ThriftServerFilter extends BaseFilter {
   @Override
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();
-    Adapter adapter = adapterOf(connection);
+    GrizzlyServerConnection adapter = adapterOf(connection);
     Buffer message = ctx.getMessage();
     boolean more = adapter.calls.onRequest(message.toByteBuffer(), null);
     if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
       adapter.calls.readComplete(); // the last frame of this read: its replies leave together
     }
-    if (!more) {
-      // Until calls complete (or for good: a drain, a close), the next frame waits in the chain.
-      ctx.suspend();
-      return adapter.park(ctx) ? ctx.getSuspendAction() : ctx.getStopAction();
+    if (!more || adapter.isPausedByUs()) {
+      // Until calls complete (or for good: a drain, a close), nothing more is read.
+      adapter.syncReading();
+      return ctx.getStopAction();
     }
     if (!connection.canWrite()) {
       return suspendUntilWritable(ctx, connection);
@@ -214,7 +186,7 @@ public final class ThriftServerFilter extends BaseFilter {
 
   @Override
   public NextAction handleClose(FilterChainContext ctx) throws IOException {
-    Adapter adapter = CALLS.peek(ctx.getConnection());
+    GrizzlyServerConnection adapter = CALLS.peek(ctx.getConnection());
     if (adapter != null) {
       adapter.calls.onClosed();
     }
@@ -231,10 +203,10 @@ public final class ThriftServerFilter extends BaseFilter {
     }
   }
 
-  private Adapter adapterOf(Connection<?> connection) {
-    Adapter adapter = CALLS.get(connection);
+  private GrizzlyServerConnection adapterOf(Connection<?> connection) {
+    GrizzlyServerConnection adapter = CALLS.get(connection);
     if (adapter == null) {
-      adapter = new Adapter(connection);
+      adapter = new GrizzlyServerConnection(connection, path);
       CALLS.set(connection, adapter);
       if (draining) {
         adapter.calls.startDrain(); // the server began closing before this connection's first read
@@ -260,199 +232,14 @@ public final class ThriftServerFilter extends BaseFilter {
 
   /** Nanos of the last frame or response on {@code connection}, or 0 if none yet. */
   static long lastActivity(Connection<?> connection) {
-    Adapter adapter = CALLS.peek(connection);
+    GrizzlyServerConnection adapter = CALLS.peek(connection);
     return adapter == null ? 0 : adapter.calls.lastActivityNanos();
   }
 
   /** Calls received on {@code connection} and not yet answered. */
   static int inFlight(Connection<?> connection) {
-    Adapter adapter = CALLS.peek(connection);
+    GrizzlyServerConnection adapter = CALLS.peek(connection);
     return adapter == null ? 0 : adapter.calls.pendingCalls();
-  }
-
-  /**
-   * One connection as the call path sees it. Grizzly's writes are thread-safe, so replies are
-   * written on whichever thread completes them; those of one batch leave in one write.
-   */
-  private final class Adapter implements ServerConnection {
-    final Connection<?> connection;
-    final CallSequencer calls;
-    /** Replies written and not yet flushed; owned by the sequencer's writer. */
-    private final List<Buffer> unflushed = new ArrayList<>(4);
-    /** A read suspended at the in-flight limit; guarded by this. */
-    private FilterChainContext parked;
-    /** The sequencer let reading go on before the read was parked; guarded by this. */
-    private boolean resumedBeforePark;
-
-    Adapter(Connection<?> connection) {
-      this.connection = connection;
-      this.calls = path.open(this);
-    }
-
-    /** Parks a suspended read until {@link #resumeReading}; false if that already happened. */
-    synchronized boolean park(FilterChainContext ctx) {
-      if (resumedBeforePark) {
-        resumedBeforePark = false;
-        return false;
-      }
-      parked = ctx;
-      return true;
-    }
-
-    @Override
-    public void resumeReading() {
-      FilterChainContext ctx;
-      synchronized (this) {
-        ctx = parked;
-        parked = null;
-        if (ctx == null) {
-          resumedBeforePark = true;
-          return;
-        }
-      }
-      ctx.resume(ctx.getStopAction());
-    }
-
-    @Override
-    public void write(ByteBuffer frame) {
-      unflushed.add(Buffers.wrap(connection.getMemoryManager(), frame));
-    }
-
-    @Override
-    public void flush() {
-      flush(null);
-    }
-
-    private void flush(CompletionHandler<WriteResult<?, ?>> then) {
-      int replies = unflushed.size();
-      if (replies == 0) {
-        if (then != null) {
-          then.completed(null);
-        }
-        return;
-      }
-      Buffer batch;
-      if (replies == 1) {
-        batch = unflushed.get(0);
-      } else {
-        MemoryManager<?> memory = connection.getMemoryManager();
-        batch = CompositeBuffer.newBuffer(memory, unflushed.toArray(new Buffer[0]));
-      }
-      unflushed.clear();
-      writeCounted(batch, replies, then);
-    }
-
-    /** Writes {@code batch}; if it cannot be written (the peer reset meanwhile), counts it. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private void writeCounted(
-        Buffer batch, int replies, CompletionHandler<WriteResult<?, ?>> then) {
-      ServerCounters counters = path.counters();
-      CompletionHandler<WriteResult<?, ?>> handler =
-          new EmptyCompletionHandler<WriteResult<?, ?>>() {
-            @Override
-            public void completed(WriteResult<?, ?> result) {
-              if (then != null) {
-                then.completed(result);
-              }
-            }
-
-            @Override
-            public void failed(Throwable cause) {
-              counters.droppedResponses.add(replies);
-              if (then != null) {
-                then.failed(cause);
-              }
-            }
-
-            @Override
-            public void cancelled() {
-              counters.droppedResponses.add(replies);
-              if (then != null) {
-                then.cancelled();
-              }
-            }
-          };
-      ((Connection) connection).write(batch, (CompletionHandler) handler);
-    }
-
-    @Override
-    public boolean inIoThread() {
-      return true; // Grizzly's async write queue takes writes from any thread
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      task.run();
-    }
-
-    @Override
-    public void release(Object request) {
-      // Grizzly never returns read buffers to its pool: the frame's memory goes with the GC.
-    }
-
-    @Override
-    public void close(boolean halfCloseFirst) {
-      if (!halfCloseFirst) {
-        flush();
-        connection.closeSilently(); // after the responses already queued
-        return;
-      }
-      flush(
-          new EmptyCompletionHandler<WriteResult<?, ?>>() {
-            @Override
-            public void completed(WriteResult<?, ?> result) {
-              shutdownOutputThenClose(connection);
-            }
-
-            @Override
-            public void failed(Throwable cause) {
-              connection.closeSilently();
-            }
-
-            @Override
-            public void cancelled() {
-              connection.closeSilently();
-            }
-          });
-    }
-
-    @Override
-    public boolean hasBufferedRequests() {
-      // ThriftFrameFilter hands over one frame at a time; the rest of the read waits in the chain.
-      return ThriftFrameFilter.moreFramesBuffered(connection);
-    }
-
-    @Override
-    public void allAnswered() {
-      // The timeout sweep reads the sequencer's lastActivityNanos.
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-      Object peer = connection.getPeerAddress();
-      return peer instanceof SocketAddress ? (SocketAddress) peer : null;
-    }
-  }
-
-  /**
-   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; {@link
-   * ThriftFrameFilter} discards what arrives meanwhile.
-   */
-  private static void shutdownOutputThenClose(Connection<?> connection) {
-    Object channel =
-        connection instanceof NIOConnection ? ((NIOConnection) connection).getChannel() : null;
-    if (!(channel instanceof SocketChannel)) {
-      connection.closeSilently();
-      return;
-    }
-    try {
-      ((SocketChannel) channel).shutdownOutput();
-    } catch (IOException e) {
-      // Closed meanwhile (the peer went away): nothing is left to shut down.
-      connection.closeSilently();
-      return;
-    }
-    AFTER_LINGER.execute(connection::terminateSilently);
   }
 
   /** Resumes a suspended read once the write queue drains; tolerates a synchronous callback. */
