@@ -910,41 +910,43 @@ public abstract class AdversarialSuite {
   @Test
   void aPipeliningClientHasAtMostMaxCallsInFlightPerConnection() throws Exception {
     int limit = 8;
-    ConcurrentLinkedQueue<org.apache.thrift.async.AsyncMethodCallback<Void>> held =
-        new ConcurrentLinkedQueue<>();
+    // Keyed by the call's own number (sent as its argument): under WORKER the calls of one block
+    // start on several threads in any order, and a call of the next block can start while this
+    // block is being completed. Completing exactly the block whose replies are due keeps the test
+    // from completing a call whose predecessor has not started (its reply would wait for that one,
+    // and the test would wait for its reply).
+    Map<Integer, org.apache.thrift.async.AsyncMethodCallback<Void>> held =
+        new java.util.concurrent.ConcurrentHashMap<>();
     AtomicLong started = new AtomicLong();
     BenchService.AsyncIface holding =
         new io.thriftnio.testkit.AsyncBenchHandler() {
           @Override
-          public void sleep(int millis, org.apache.thrift.async.AsyncMethodCallback<Void> cb) {
+          public void sleep(int seq, org.apache.thrift.async.AsyncMethodCallback<Void> cb) {
             started.incrementAndGet();
-            held.add(cb); // completed by the test, which so controls what is in flight
+            held.put(seq, cb); // completed by the test, which so controls what is in flight
           }
         };
     startAsync(holding, limit);
     ByteArrayOutputStream batch = new ByteArrayOutputStream();
     int calls = 500;
     for (int seq = 1; seq <= calls; seq++) {
-      batch.write(RawConnection.frame(call(BINARY, "sleep", seq, new BenchService.sleep_args(1))));
+      batch.write(RawConnection.frame(call(BINARY, "sleep", seq, new BenchService.sleep_args(seq))));
     }
     try (RawConnection raw = open()) {
       raw.write(batch.toByteArray());
       int answered = 0;
       while (answered < calls) {
-        // Wait for every call the server may start: requests are dispatched in order, so those in
-        // flight are then the next contiguous block. Under WORKER they start on several threads,
-        // and completing a later call before an earlier one has started would hold its reply back
-        // (responses leave in request order).
-        int expected = Math.min(limit, calls - answered);
-        await("the server to start " + expected + " calls", () -> held.size() >= expected);
+        int first = answered + 1;
+        int last = Math.min(answered + limit, calls);
+        await(
+            "the server to start calls " + first + ".." + last,
+            () -> java.util.stream.IntStream.rangeClosed(first, last).allMatch(held::containsKey));
         Thread.sleep(20); // any call beyond the limit would start meanwhile
         assertThat(held.size()).as("calls in flight on one connection").isLessThanOrEqualTo(limit);
-        int n = 0;
-        for (org.apache.thrift.async.AsyncMethodCallback<Void> cb; (cb = held.poll()) != null; ) {
-          cb.onComplete(null);
-          n++;
+        for (int seq = first; seq <= last; seq++) {
+          held.remove(seq).onComplete(null);
         }
-        for (int i = 0; i < n; i++) {
+        for (int seq = first; seq <= last; seq++) {
           answered++;
           assertThat(
                   RawConnection.decodeReply(BINARY, raw.readFrame(), new BenchService.sleep_result())
@@ -954,8 +956,11 @@ public abstract class AdversarialSuite {
       }
     } finally {
       // A failed case must not leave calls running: their frames stay held until they complete.
-      for (org.apache.thrift.async.AsyncMethodCallback<Void> cb; (cb = held.poll()) != null; ) {
-        cb.onComplete(null);
+      for (Integer seq : new ArrayList<>(held.keySet())) {
+        org.apache.thrift.async.AsyncMethodCallback<Void> cb = held.remove(seq);
+        if (cb != null) {
+          cb.onComplete(null);
+        }
       }
     }
     assertThat(started.get()).isEqualTo(calls);
