@@ -1,9 +1,9 @@
 package io.thriftnio.netty;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import io.thriftnio.core.tls.ClientTls;
-import java.time.Duration;
 
 /** This module's clients as conformance-suite client kinds, on one shared set of event loops. */
 final class NettyClientKinds {
@@ -14,35 +14,22 @@ final class NettyClientKinds {
   private NettyClientKinds() {}
 
   static ClientKind syncTransport() {
-    return ClientKinds.syncTransport(
-        "netty-sync",
-        address ->
-            TNettyTransport.builder(address)
-                .resources(RESOURCES)
-                .readTimeout(Duration.ofSeconds(30))
-                .open());
+    return ClientKinds.syncTransport("netty-sync", address -> RESOURCES.openTransport(address));
   }
 
   static ClientKind asyncChannel() {
-    return ClientKinds.channel(
-        "netty-async",
-        address -> NettyThriftChannel.builder(address).resources(RESOURCES).connect());
+    return ClientKinds.channel("netty-async", address -> RESOURCES.openChannel(address));
   }
 
   static ClientKind syncTransport(ClientTls tls) {
+    ClientOptions options = ClientOptions.builder().tls(tls).build();
     return ClientKinds.syncTransport(
-        "netty-sync-tls",
-        address ->
-            TNettyTransport.builder(address)
-                .resources(RESOURCES)
-                .readTimeout(Duration.ofSeconds(30))
-                .tls(tls)
-                .open());
+        "netty-sync-tls", address -> RESOURCES.openTransport(address, options));
   }
 
   static ClientKind asyncChannel(ClientTls tls) {
+    ClientOptions options = ClientOptions.builder().tls(tls).build();
     return ClientKinds.channel(
-        "netty-async-tls",
-        address -> NettyThriftChannel.builder(address).resources(RESOURCES).tls(tls).connect());
+        "netty-async-tls", address -> RESOURCES.openChannel(address, options));
   }
 }

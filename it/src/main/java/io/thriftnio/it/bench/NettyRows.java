@@ -1,17 +1,18 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ClientOptions;
+
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.netty.TNettyTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
  * The Netty rows: servers {@code netty/same-thread} and {@code netty/worker} ({@code
  * netty/leader-follower} exists for {@code serve} and explicit names only: the builder rejects it,
- * and that message is the skip reason), clients {@code netty-sync} ({@link TNettyTransport}) and
+ * and that message is the skip reason), clients {@code netty-sync} ({@link NettyClientResources#openTransport}) and
  * {@code netty-async} ({@link NettyThriftChannel}). Each cell's clients run on their own event
  * loops, one per processor, closed with the cell.
  */
@@ -45,7 +46,7 @@ final class NettyRows implements RowProvider {
       return Lanes.syncConnections(
           cell,
           address,
-          a -> TNettyTransport.builder(a).resources(resources).readTimeout(timeout).open(),
+          a -> resources.openTransport(a, ClientOptions.builder().readTimeout(timeout).build()),
           resources);
     }
   }
@@ -64,11 +65,7 @@ final class NettyRows implements RowProvider {
       return Lanes.asyncConnections(
           cell,
           address,
-          a -> NettyThriftChannel.builder(a)
-              .resources(resources)
-              .requestTimeout(cell.callTimeout())
-              .callbackExecutor(Runnable::run)
-              .connect(),
+          a -> resources.openChannel(a, ClientOptions.builder().requestTimeout(cell.callTimeout()).callbackExecutor(Runnable::run).build()),
           Runnable::run,
           resources);
     }

@@ -2,22 +2,27 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.JdkTls;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.regex.Pattern;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * Every failure a client connection reports, made in one place so that each transport gives the
  * same exception type, {@link TTransportException} type code and text for the same failure. Peers
- * are written {@code host:port}, as the caller gave them. Not part of the API.
+ * are written as the caller gave them. Not part of the API.
  */
 public final class ClientErrors {
+  private static final Pattern ANNOTATED_ADDRESS = Pattern.compile(": [^ ]*:[0-9]+$");
+
   private ClientErrors() {}
 
-  /** {@code host:port} of an address as the caller gave it (no resolved-address prefix). */
+  /**
+   * The address as the caller gave it, written as every exception of this library writes one
+   * ({@code localhost/127.0.0.1:9090}); an unresolved one as {@code host:port}.
+   */
   public static String peer(SocketAddress address) {
-    if (address instanceof InetSocketAddress) {
+    if (address instanceof InetSocketAddress && ((InetSocketAddress) address).isUnresolved()) {
       InetSocketAddress a = (InetSocketAddress) address;
       return a.getHostString() + ":" + a.getPort();
     }
@@ -174,7 +179,7 @@ public final class ClientErrors {
   /**
    * A short text for a failure, the same whatever IO library raised it: the message without the
    * address that some libraries append, or the class name where there is no message; a frame size
-   * violation is rewritten against {@code address} form by {@link #frameSize}.
+   * violation without its peer, which the caller's message names already.
    */
   public static String describe(Throwable cause) {
     if (cause == null) {
@@ -190,14 +195,8 @@ public final class ClientErrors {
     if (message == null || message.isEmpty()) {
       return cause.getClass().getSimpleName();
     }
-    if (cause instanceof ConnectException) {
-      // Netty appends ": /127.0.0.1:9090" to the JDK's text; the caller knows the address.
-      int colon = message.indexOf(": ");
-      if (colon > 0) {
-        message = message.substring(0, colon);
-      }
-    }
-    return message;
+    // Netty appends ": localhost/127.0.0.1:9090" to the JDK's text; the caller's message names it.
+    return ANNOTATED_ADDRESS.matcher(message).replaceFirst("");
   }
 
   /** The frame-size failure of {@code cause}, restated against {@code address}. */

@@ -113,7 +113,11 @@ public abstract class FramedClientTransport extends TEndpointTransport {
     outSize = (int) size;
   }
 
-  /** Sends the bytes written since the last flush as one frame. */
+  /**
+   * Sends the bytes written since the last flush as one frame. On an interrupted thread it sends
+   * nothing, closes the transport and throws, the interrupt flag kept: a caller being cancelled
+   * does not start a call it will not wait for.
+   */
   @Override
   public final void flush() throws TTransportException {
     checkOpen("flush");
@@ -122,6 +126,14 @@ public abstract class FramedClientTransport extends TEndpointTransport {
       return;
     }
     outSize = Framing.HEADER_SIZE;
+    if (Thread.currentThread().isInterrupted()) {
+      close();
+      throw new TTransportException(
+          TTransportException.UNKNOWN,
+          "flush() to "
+              + ClientErrors.peer(address)
+              + " called on an interrupted thread; nothing sent, transport closed");
+    }
     Framing.encodeLength(size - Framing.HEADER_SIZE, out, 0);
     sendFrame(out, size);
   }

@@ -3,6 +3,9 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.internal.client.Messages.Call;
+import io.thriftnio.core.internal.client.Messages.Oneway;
+import io.thriftnio.core.internal.client.Messages.Outbound;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -13,18 +16,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The call table of one pipelined client connection, the same on every transport: requests leave
- * in call order, responses complete the oldest waiting call (first in, first out), every call has
- * its own timer, and a close fails every waiting call at once with one message naming the peer and
- * the count. An IO adapter implements {@link Link} and reports what its connection reads and how
- * it ends; this class decides everything else.
+ * The call table of one pipelined client connection, the same on every transport: requests leave in
+ * call order, responses complete the oldest waiting call (first in, first out), every call has its
+ * own timer, and a close fails every waiting call at once with one message naming the peer and the
+ * count. An IO adapter implements {@link Link} and reports what its connection reads and how it
+ * ends; this class decides everything else.
  *
  * <pre>
  *  exchange(a) exchange(b) send(c) exchange(d)   callers: queue under a short lock, never write
@@ -61,7 +63,7 @@ public final class PipelinedCalls {
     boolean writable();
 
     /** Closes the connection; it need not wait. */
-    void close();
+    void closeConnection();
   }
 
   private final SocketAddress peer;
@@ -200,7 +202,7 @@ public final class PipelinedCalls {
       }
     }
     if (call == null) {
-      close("a response arrived with no call waiting for it (is the peer a Thrift server?)", null);
+      close("a response arrived with no call pending (is the peer a Thrift server?)", null);
       return;
     }
     call.timer.cancel(false);
@@ -213,8 +215,8 @@ public final class PipelinedCalls {
   }
 
   /**
-   * Closes the table and the connection, and fails every waiting call. Idempotent: the first
-   * reason wins.
+   * Closes the table and the connection, and fails every waiting call. Idempotent: the first reason
+   * wins.
    *
    * @param reason what happened, for the messages
    * @param cause the failure, or {@code null}; a {@code TTransportException} gives its type
@@ -229,7 +231,7 @@ public final class PipelinedCalls {
     if (failed == null) {
       return;
     }
-    link.close(); // first: whoever sees a failure sees the connection closed
+    link.closeConnection(); // first: whoever sees a failure sees the connection closed
     fail(failed, reason, cause, null);
     closed.run();
   }
@@ -332,8 +334,9 @@ public final class PipelinedCalls {
       others = markClosed(reason);
       closed = onClose;
     }
-    link.close();
-    complete(call.result, null, ClientErrors.callTimedOut(peer, call.timeout.toMillis(), wasPending));
+    link.closeConnection();
+    complete(
+        call.result, null, ClientErrors.callTimedOut(peer, call.timeout.toMillis(), wasPending));
     fail(others, reason, null, call);
     closed.run();
   }
@@ -377,40 +380,13 @@ public final class PipelinedCalls {
 
   private <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
     Runnable task =
-        failure == null ? () -> future.complete(value) : () -> future.completeExceptionally(failure);
+        failure == null
+            ? () -> future.complete(value)
+            : () -> future.completeExceptionally(failure);
     try {
       callbackExecutor.execute(task);
     } catch (RejectedExecutionException e) {
       task.run(); // a caller's executor that is shut down must not leave the future hanging
-    }
-  }
-
-  /** A message accepted and not yet handed to the link. */
-  private abstract static class Outbound {
-    final ByteBuffer payload;
-
-    Outbound(ByteBuffer payload) {
-      this.payload = payload;
-    }
-  }
-
-  private static final class Call extends Outbound {
-    final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
-    final Duration timeout;
-    ScheduledFuture<?> timer; // set under the lock before the call is queued
-    boolean written; // under the lock
-
-    Call(ByteBuffer payload, Duration timeout) {
-      super(payload);
-      this.timeout = timeout;
-    }
-  }
-
-  private static final class Oneway extends Outbound {
-    final CompletableFuture<Void> result = new CompletableFuture<>();
-
-    Oneway(ByteBuffer payload) {
-      super(payload);
     }
   }
 }

@@ -23,10 +23,13 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
 
   private final long readTimeoutNanos;
   private final LinkedBlockingQueue<Object> inbound = new LinkedBlockingQueue<>();
+
   /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
   private final AtomicInteger owed = new AtomicInteger();
+
   /** Response frames received and not yet taken by a read. */
   private final AtomicInteger unread = new AtomicInteger();
+
   private volatile boolean violated;
   private volatile boolean closed;
   private volatile boolean ended;
@@ -98,7 +101,7 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
   }
 
   /** One response frame, on the IO thread; the transport keeps the array. */
-  public final void onFrame(byte[] frame) {
+  public final void frameArrived(byte[] frame) {
     if (closed || violated) {
       return; // closing: frames after a violation answer nobody
     }
@@ -122,7 +125,7 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
   }
 
   /** The connection ended, with {@code cause} or ({@code null}) in order; on any thread. */
-  public final void onClosed(Throwable cause) {
+  public final void connectionEnded(Throwable cause) {
     if (cause != null && failure == null) {
       failure = cause;
     }

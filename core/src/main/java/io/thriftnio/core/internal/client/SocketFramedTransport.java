@@ -34,6 +34,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
   private final byte[] header = new byte[Framing.HEADER_SIZE];
   private final Runnable onClose;
   private volatile boolean closed;
+
   /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
   private int owed;
 
@@ -179,7 +180,8 @@ public final class SocketFramedTransport extends FramedClientTransport {
     try {
       socket.close();
     } catch (IOException e) {
-      // closing is all that is left to do with this socket; a failure changes nothing for the caller
+      // closing is all that is left to do with this socket; a failure changes nothing for the
+      // caller
     }
   }
 

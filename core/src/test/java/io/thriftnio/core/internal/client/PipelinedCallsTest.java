@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -59,7 +58,9 @@ class PipelinedCallsTest {
     CompletableFuture<ByteBuffer> d = calls.exchange(bytes("d"));
     link.writable = true;
     calls.writable();
-    assertThat(link.written).extracting(PipelinedCallsTest::text).containsExactly("a", "b", "c", "d");
+    assertThat(link.written)
+        .extracting(PipelinedCallsTest::text)
+        .containsExactly("a", "b", "c", "d");
     assertThat(link.flushes).isEqualTo(1);
     assertThat(c).isCompleted();
     calls.onResponse(bytes("A"));
@@ -159,7 +160,8 @@ class PipelinedCallsTest {
               e -> {
                 assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE);
                 assertThat(e.getMessage())
-                    .isEqualTo("connection to db1:9090 closed with 3 calls pending: closed by the peer");
+                    .isEqualTo(
+                        "connection to db1:9090 closed with 3 calls pending: closed by the peer");
               });
     }
     assertThat(closes[0]).isEqualTo(1);
@@ -269,7 +271,7 @@ class PipelinedCallsTest {
     }
 
     @Override
-    public void close() {
+    public void closeConnection() {
       closed = true;
     }
   }
