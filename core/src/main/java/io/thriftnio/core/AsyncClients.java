@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.client.PipelinedChannel;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import org.apache.thrift.TApplicationException;
@@ -236,7 +238,11 @@ public final class AsyncClients {
       CompletableFuture<ByteBuffer> reply;
       try {
         ex = encode(send);
-        reply = channel.exchange(ex.request);
+        // Our channels complete on their IO thread here, so the executor below is the only hop.
+        reply =
+            channel instanceof PipelinedChannel
+                ? ((PipelinedChannel) channel).exchangeOnIoThread(ex.request)
+                : channel.exchange(ex.request);
       } catch (Throwable t) {
         return failedOn(t);
       }
@@ -269,7 +275,11 @@ public final class AsyncClients {
     public CompletableFuture<Void> callOneway(Send<C> send) {
       CompletableFuture<Void> written;
       try {
-        written = channel.send(encode(send).request);
+        ByteBuffer request = encode(send).request;
+        written =
+            channel instanceof PipelinedChannel
+                ? ((PipelinedChannel) channel).sendOnIoThread(request)
+                : channel.send(request);
       } catch (Throwable t) {
         return failedOn(t);
       }
@@ -385,26 +395,34 @@ public final class AsyncClients {
           receive == null
               ? caller.callOneway(sendStep)
               : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
-      // Handed to the caller's executor: the future may be complete already (a fast reply, a
-      // failed encode), and whenComplete alone would then run the callback on the proxy caller's
-      // thread.
+      // The future completes on the caller's executor already: the callback runs there, without a
+      // second hop. Only a future complete before whenComplete returns (a fast reply, a failed
+      // encode) would run it on the proxy caller's thread: that one is handed to the executor.
+      Thread invoking = Thread.currentThread();
+      AtomicBoolean registered = new AtomicBoolean();
       future.whenComplete(
-          (result, failure) ->
-              execute(
-                  caller.executor,
-                  () -> {
-                    try {
-                      if (failure == null) {
-                        callback.onComplete(result);
-                      } else {
-                        Throwable cause = unwrap(failure);
-                        callback.onError(
-                            cause instanceof Exception ? (Exception) cause : new TException(cause));
-                      }
-                    } catch (RuntimeException e) {
-                      log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
+          (result, failure) -> {
+            Runnable deliver =
+                () -> {
+                  try {
+                    if (failure == null) {
+                      callback.onComplete(result);
+                    } else {
+                      Throwable cause = unwrap(failure);
+                      callback.onError(
+                          cause instanceof Exception ? (Exception) cause : new TException(cause));
                     }
-                  }));
+                  } catch (RuntimeException e) {
+                    log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
+                  }
+                };
+            if (!registered.get() && Thread.currentThread() == invoking) {
+              execute(caller.executor, deliver);
+            } else {
+              deliver.run();
+            }
+          });
+      registered.set(true);
     }
 
     private static Object invokeClient(Method m, Object client, Object[] args) throws TException {

@@ -249,26 +249,6 @@ class GrizzlyClientsTest {
   }
 
   @Test
-  void channelClosesOnFramesTheServerWasNotAskedFor() throws Exception {
-    InetSocketAddress peer = floodingPeer(1000);
-    GrizzlyThriftChannel channel = (GrizzlyThriftChannel) resources.openChannel(peer);
-    closeables.add(channel);
-    CompletableFuture<ByteBuffer> answer = channel.exchange(ByteBuffer.wrap(new byte[] {1, 2}));
-    assertThat(answer.get(10, TimeUnit.SECONDS).remaining()).isEqualTo(8);
-    // The frames after the answer match no call: the channel closes instead of queueing them.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (channel.isOpen() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(channel.isOpen()).isFalse();
-    assertThatThrownBy(
-            () -> channel.exchange(ByteBuffer.wrap(new byte[] {3})).get(10, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(TTransportException.class)
-        .hasMessageContaining("a response arrived with no call pending");
-  }
-
-  @Test
   void aChannelResponseAboveMaxFrameSizeFailsTheCallNamingTheLimit() throws Exception {
     {
       GrizzlyThriftChannel channel =
@@ -287,42 +267,6 @@ class GrizzlyClientsTest {
           .hasMessageContaining("exceeds maxFrameSize 1000")
           .hasMessageContaining("1 calls pending");
       assertThat(channel.isOpen()).isFalse();
-    }
-  }
-
-  @Test
-  void aChannelCallBeyondMaxPendingCallsFailsAtOnceAndTheChannelStaysUsable() throws Exception {
-    {
-      GrizzlyThriftChannel channel =
-          (GrizzlyThriftChannel)
-              resources.openChannel(
-                  server.localAddress(), ClientOptions.builder().maxPendingCalls(2).build());
-      closeables.add(channel);
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
-      CompletableFuture<Object> first =
-          caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
-      CompletableFuture<Object> second =
-          caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
-      CompletableFuture<ByteBuffer> third = channel.exchange(ByteBuffer.wrap(encodeEcho(3)));
-      assertThat(third).isCompletedExceptionally(); // refused before anything was queued
-      assertThatThrownBy(third::join)
-          .cause()
-          .isInstanceOfSatisfying(
-              io.thriftnio.core.TooManyPendingCallsException.class,
-              e -> {
-                assertThat(e.getMessage())
-                    .startsWith("pending calls: 2 (limit: 2) to " + channel.remoteAddress());
-                assertThat(e.pendingCalls()).isEqualTo(2);
-                assertThat(e.maxPendingCalls()).isEqualTo(2);
-              });
-      assertThat(channel.isOpen()).isTrue();
-      assertThat(channel.pendingCalls()).isEqualTo(2);
-      release.countDown();
-      first.get(10, TimeUnit.SECONDS);
-      second.get(10, TimeUnit.SECONDS);
-      assertThat(channel.exchange(ByteBuffer.wrap(encodeEcho(4))).get(10, TimeUnit.SECONDS))
-          .isNotNull();
     }
   }
 

@@ -432,48 +432,4 @@ class NettyThriftChannelTest {
     assertThat(channel.isOpen()).isFalse();
   }
 
-  @Test
-  void aServerThatKeepsSendingClosesTheChannel() throws Exception {
-    ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-    closeables.add(ss);
-    Thread peer =
-        new Thread(
-            () -> {
-              try (java.net.Socket s = ss.accept()) {
-                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
-                in.readFully(new byte[in.readInt()]);
-                java.io.DataOutputStream out =
-                    new java.io.DataOutputStream(
-                        new java.io.BufferedOutputStream(s.getOutputStream()));
-                for (int i = 0; i < 1000; i++) { // one answer, then noise
-                  out.writeInt(8);
-                  out.writeLong(i);
-                }
-                out.flush();
-                while (in.read() >= 0) {
-                  // hold the connection until the client closes it
-                }
-              } catch (Exception closed) {
-                // the client or the test closed the connection: done
-              }
-            },
-            "flooding-peer");
-    peer.setDaemon(true);
-    peer.start();
-    NettyThriftChannel channel =
-        connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort()));
-    ByteBuffer answer = channel.exchange(ByteBuffer.wrap(new byte[] {1, 2})).get(10, TimeUnit.SECONDS);
-    assertThat(answer.remaining()).isEqualTo(8);
-    // The frames after the answer match no call: the channel closes instead of queueing them.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (channel.isOpen() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(channel.isOpen()).isFalse();
-    assertThatThrownBy(
-            () -> channel.exchange(ByteBuffer.wrap(new byte[] {3})).get(10, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(TTransportException.class)
-        .hasMessageContaining("a response arrived with no call pending");
-  }
 }

@@ -119,40 +119,6 @@ class TNettyTransportTest {
     return ss;
   }
 
-  /**
-   * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes
-   * (one answer and noise after it), and holds the connection open.
-   */
-  private ServerSocket floodingPeer(int frames) throws Exception {
-    ServerSocket ss = new ServerSocket(0, 50, LOOPBACK);
-    closeables.add(ss);
-    Thread t =
-        new Thread(
-            () -> {
-              try (Socket s = ss.accept()) {
-                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
-                in.readFully(new byte[in.readInt()]);
-                java.io.DataOutputStream out =
-                    new java.io.DataOutputStream(
-                        new java.io.BufferedOutputStream(s.getOutputStream()));
-                for (int i = 0; i < frames; i++) {
-                  out.writeInt(8);
-                  out.writeLong(i);
-                }
-                out.flush();
-                while (in.read() >= 0) {
-                  // hold the connection until the client closes it
-                }
-              } catch (Exception closed) {
-                // the client or the test closed the connection: done
-              }
-            },
-            "flooding-peer");
-    t.setDaemon(true);
-    t.start();
-    return ss;
-  }
-
   private static InetSocketAddress addressOf(ServerSocket ss) {
     return new InetSocketAddress(LOOPBACK, ss.getLocalPort());
   }
@@ -245,33 +211,6 @@ class TNettyTransportTest {
               assertThat(e.getMessage()).contains("exceeds maxFrameSize 1000");
             });
     assertThat(transport.isOpen()).isFalse();
-  }
-
-  @Test
-  void framesTheServerWasNotAskedForCloseTheTransportWithAClearError() throws Exception {
-    ServerSocket peer = floodingPeer(1000);
-    TTransport transport = open(to(addressOf(peer)));
-    transport.write(new byte[] {1, 2, 3, 4, 5}, 0, 5);
-    transport.flush();
-    byte[] answer = new byte[8];
-    // The first frame answers the request; the second, unasked for, is a violation whether it
-    // arrives before or after the first is read. Nothing beyond it is ever queued.
-    assertThatThrownBy(
-            () -> {
-              transport.read(answer, 0, 8);
-              transport.read(answer, 0, 8);
-            })
-        .isInstanceOfSatisfying(
-            TTransportException.class,
-            e -> {
-              assertThat(e.getType()).isEqualTo(TTransportException.CORRUPTED_DATA);
-              assertThat(e.getMessage())
-                  .startsWith("protocol violation: a frame of 8 bytes arrived from "
-                      + addressOf(peer))
-                  .endsWith("; connection closed");
-            });
-    assertThat(transport.isOpen()).isFalse();
-    assertThatThrownBy(() -> transport.read(answer, 0, 8)).isInstanceOf(TTransportException.class);
   }
 
   @Test

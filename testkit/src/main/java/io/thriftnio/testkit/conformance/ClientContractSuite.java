@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * pass it report identically. A transport runs it through a one-method subclass.
  *
  * <p>The peers are plain sockets: one that reads and never answers, one that answers every frame
- * with a frame of {@value #OVERSIZE} bytes, one that never reads.
+ * with a frame of {@value #OVERSIZE} bytes, one that never reads, one that answers with noise after
+ * the answer.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 public abstract class ClientContractSuite {
@@ -221,8 +222,7 @@ public abstract class ClientContractSuite {
    */
   @Test
   void onewaysToAPeerThatDoesNotReadAreBoundedByMaxPendingCalls() throws Exception {
-    Peer peer = new Peer(Mode.NOT_READING);
-    closeables.add(peer);
+    Peer peer = peer(Mode.NOT_READING);
     ThriftChannel channel = channel(peer, ClientOptions.builder().maxPendingCalls(8).build());
     ByteBuffer large = ByteBuffer.allocate(256 * 1024);
     int refused = 0;
@@ -253,6 +253,52 @@ public abstract class ClientContractSuite {
         .isExactlyInstanceOf(TTransportException.class)
         .hasMessage("cannot open: transport to " + peer.address + " is closed");
     assertThat(transport.isOpen()).isFalse();
+  }
+
+  /** A sync transport holds at most one response: a frame nobody asked for closes it. */
+  @Test
+  void framesNobodyAskedForCloseTheSyncTransport() throws Exception {
+    Peer peer = peer(Mode.FLOODING);
+    TTransport transport = transport(peer, ClientOptions.defaults());
+    transport.write(REQUEST);
+    transport.flush();
+    byte[] answer = new byte[8];
+    transport.read(answer, 0, 8);
+    assertThatThrownBy(() -> transport.read(answer, 0, 8))
+        .isExactlyInstanceOf(TTransportException.class)
+        .satisfies(
+            e -> {
+              assertThat(((TTransportException) e).getType())
+                  .isEqualTo(TTransportException.CORRUPTED_DATA);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "protocol violation: a frame of 8 bytes arrived from "
+                          + peer.address
+                          + " with no call waiting for it; connection closed");
+            });
+    assertThat(transport.isOpen()).isFalse();
+  }
+
+  /** A response with no call waiting closes the channel rather than being queued. */
+  @Test
+  void framesNobodyAskedForCloseTheChannel() throws Exception {
+    Peer peer = peer(Mode.FLOODING);
+    ThriftChannel channel = channel(peer, ClientOptions.defaults());
+    assertThat(channel.exchange(ByteBuffer.wrap(REQUEST)).get(10, TimeUnit.SECONDS).remaining())
+        .isEqualTo(8);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (channel.isOpen() && System.nanoTime() < deadline) {
+      Thread.sleep(5); // the noise is on its way; nothing to wait on but the channel's state
+    }
+    assertThat(channel.isOpen()).isFalse();
+    assertFails(
+        channel.exchange(ByteBuffer.wrap(REQUEST)),
+        TTransportException.class,
+        TTransportException.NOT_OPEN,
+        "channel to "
+            + peer.address
+            + " is closed (a response arrived with no call pending (is the peer a Thrift"
+            + " server?)); call not sent");
   }
 
   private ThriftChannel channel(Peer peer, ClientOptions options) throws TTransportException {
@@ -287,12 +333,17 @@ public abstract class ClientContractSuite {
   private enum Mode {
     SILENT,
     OVERSIZE,
-    NOT_READING
+    NOT_READING,
+    /** Answers the first request, then sends frames nobody asked for. */
+    FLOODING
   }
 
-  /** A socket peer: silent, or answering every frame with an oversize one. */
   private Peer peer(boolean oversize) throws IOException {
-    Peer peer = new Peer(oversize ? Mode.OVERSIZE : Mode.SILENT);
+    return peer(oversize ? Mode.OVERSIZE : Mode.SILENT);
+  }
+
+  private Peer peer(Mode mode) throws IOException {
+    Peer peer = new Peer(mode);
     closeables.add(peer);
     return peer;
   }
@@ -313,8 +364,7 @@ public abstract class ClientContractSuite {
                     if (mode == Mode.NOT_READING) {
                       continue; // holds the connection and never reads: the client's writes pile up
                     }
-                    Thread t =
-                        new Thread(() -> serve(s, mode == Mode.OVERSIZE), "client-contract-peer");
+                    Thread t = new Thread(() -> serve(s, mode), "client-contract-peer");
                     t.setDaemon(true);
                     t.start();
                   } catch (IOException closed) {
@@ -327,16 +377,22 @@ public abstract class ClientContractSuite {
       acceptor.start();
     }
 
-    private static void serve(Socket s, boolean oversize) {
+    private static void serve(Socket s, Mode mode) {
       try {
         DataInputStream in = new DataInputStream(s.getInputStream());
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         while (true) {
           int length = in.readInt();
           in.skipNBytes(length);
-          if (oversize) {
+          if (mode == Mode.OVERSIZE) {
             out.writeInt(OVERSIZE);
             out.write(new byte[OVERSIZE]);
+            out.flush();
+          } else if (mode == Mode.FLOODING) {
+            for (int i = 0; i < 100; i++) { // one answer, then noise
+              out.writeInt(8);
+              out.writeLong(i);
+            }
             out.flush();
           }
         }

@@ -126,6 +126,15 @@ public final class PipelinedCalls {
 
   /** A call that fails with {@code TIMED_OUT}, and closes the connection, after {@code timeout}. */
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+    return exchange(request, timeout, callbackExecutor);
+  }
+
+  /**
+   * A call whose future completes on {@code completeOn}: {@code Runnable::run} completes it on the
+   * IO (or timer) thread, for a caller that hops to its own executor next.
+   */
+  public CompletableFuture<ByteBuffer> exchange(
+      ByteBuffer request, Duration timeout, Executor completeOn) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)"));
@@ -134,7 +143,7 @@ public final class PipelinedCalls {
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
-    Call call = new Call(request.duplicate(), timeout);
+    Call call = new Call(request.duplicate(), timeout, completeOn);
     synchronized (lock) {
       TTransportException refused = refusal();
       if (refused != null) {
@@ -156,11 +165,16 @@ public final class PipelinedCalls {
 
   /** A oneway message: completes once written; counts against the bound until then. */
   public CompletableFuture<Void> send(ByteBuffer request) {
+    return send(request, callbackExecutor);
+  }
+
+  /** A oneway message whose future completes on {@code completeOn}. */
+  public CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
     FrameSizeException tooLarge = checkSize(request);
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
-    Oneway oneway = new Oneway(request.duplicate());
+    Oneway oneway = new Oneway(request.duplicate(), completeOn);
     synchronized (lock) {
       TTransportException refused = refusal();
       if (refused != null) {
@@ -206,7 +220,7 @@ public final class PipelinedCalls {
       return;
     }
     call.timer.cancel(false);
-    complete(call.result, payload, null);
+    complete(call.completeOn, call.result, payload, null);
   }
 
   /** The connection became writable again: resume the drain. */
@@ -306,10 +320,11 @@ public final class PipelinedCalls {
         unwrittenOneways--;
       }
       if (failure == null) {
-        complete(oneway.result, null, null);
+        complete(oneway.completeOn, oneway.result, null, null);
         return;
       }
       complete(
+          oneway.completeOn,
           oneway.result,
           null,
           ClientErrors.connectionClosed(peer, 0, "a write failed: " + failure, failure));
@@ -336,7 +351,10 @@ public final class PipelinedCalls {
     }
     link.closeConnection();
     complete(
-        call.result, null, ClientErrors.callTimedOut(peer, call.timeout.toMillis(), wasPending));
+        call.completeOn,
+        call.result,
+        null,
+        ClientErrors.callTimedOut(peer, call.timeout.toMillis(), wasPending));
     fail(others, reason, null, call);
     closed.run();
   }
@@ -370,21 +388,22 @@ public final class PipelinedCalls {
         Call call = (Call) o;
         if (call != skip) {
           call.timer.cancel(false);
-          complete(call.result, null, e);
+          complete(call.completeOn, call.result, null, e);
         }
       } else {
-        complete(((Oneway) o).result, null, e);
+        complete(((Oneway) o).completeOn, ((Oneway) o).result, null, e);
       }
     }
   }
 
-  private <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+  private static <T> void complete(
+      Executor executor, CompletableFuture<T> future, T value, Throwable failure) {
     Runnable task =
         failure == null
             ? () -> future.complete(value)
             : () -> future.completeExceptionally(failure);
     try {
-      callbackExecutor.execute(task);
+      executor.execute(task);
     } catch (RejectedExecutionException e) {
       task.run(); // a caller's executor that is shut down must not leave the future hanging
     }

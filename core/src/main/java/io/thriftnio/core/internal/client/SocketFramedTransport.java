@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,9 +15,9 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * The plain-TCP sync transport of every {@code ClientResources}: a blocking socket driven by the
- * caller's thread, so a call costs what {@code TSocket} + {@code TFramedTransport} cost (one write
- * per request, a read for the length and one for the frame, no thread handoff, no extra copy). An
- * event loop would add two handoffs per call and buy nothing for one call at a time.
+ * caller's thread, so a call costs what {@code TSocket} + {@code TFramedTransport} cost: one write
+ * per request, one read call for a small response, no thread handoff. An event loop would add two
+ * handoffs and a copy per call and buy nothing for one call at a time.
  *
  * <p>A response frame is read into one reusable array, grown as its bytes arrive (never to the
  * declared length up front) and bounded by {@code maxFrameSize}. A frame read when every flushed
@@ -26,6 +27,7 @@ import org.apache.thrift.transport.TTransportException;
 public final class SocketFramedTransport extends FramedClientTransport {
 
   private static final int GROWTH_STEP = 64 * 1024;
+  private static final int READ_BUFFER_SIZE = 8 * 1024;
 
   private final Socket socket;
   private final InputStream in;
@@ -43,7 +45,9 @@ public final class SocketFramedTransport extends FramedClientTransport {
       throws TTransportException, IOException {
     super(address, options.maxFrameSize());
     this.socket = socket;
-    this.in = socket.getInputStream();
+    // Buffered so that a small response (length and frame) takes one read call, as TSocket's
+    // does; a large frame is read straight into the frame array, past the buffer.
+    this.in = new BufferedInputStream(socket.getInputStream(), READ_BUFFER_SIZE);
     this.out = socket.getOutputStream();
     this.readTimeoutMillis = options.readTimeout().toMillis();
     this.onClose = onClose;

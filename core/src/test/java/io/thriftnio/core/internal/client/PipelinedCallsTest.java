@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The call table over an in-memory link: no sockets, milliseconds per test. */
-@Timeout(10)
+@Timeout(30)
 class PipelinedCallsTest {
 
   private static final InetSocketAddress PEER = InetSocketAddress.createUnresolved("db1", 9090);
