@@ -43,7 +43,7 @@ public abstract class AbstractClientResources implements ClientResources {
       throws TTransportException {
     checkArguments(address, options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
-    Runnable onClose = () -> open.remove(self.get());
+    Runnable onClose = () -> forget(self);
     TTransport transport =
         options.tls().isPresent()
             ? connectTlsTransport(address, options, onClose)
@@ -57,9 +57,17 @@ public abstract class AbstractClientResources implements ClientResources {
       throws TTransportException {
     checkArguments(address, options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
-    ThriftChannel channel = connectChannel(address, options, () -> open.remove(self.get()));
+    ThriftChannel channel = connectChannel(address, options, () -> forget(self));
     self.set(channel);
     return register(channel, address);
+  }
+
+  /** A connection that failed to connect closes before it is known: nothing to forget then. */
+  private void forget(AtomicReference<AutoCloseable> connection) {
+    AutoCloseable c = connection.get();
+    if (c != null) {
+      open.remove(c);
+    }
   }
 
   /** Whether {@link #close()} has been called. */
