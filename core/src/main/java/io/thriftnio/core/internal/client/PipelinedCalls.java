@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
@@ -139,7 +138,7 @@ public final class PipelinedCalls {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)"));
     }
-    FrameSizeException tooLarge = checkSize(request);
+    FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
@@ -170,7 +169,7 @@ public final class PipelinedCalls {
 
   /** A oneway message whose future completes on {@code completeOn}. */
   public CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
-    FrameSizeException tooLarge = checkSize(request);
+    FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
@@ -220,7 +219,7 @@ public final class PipelinedCalls {
       return;
     }
     call.timer.cancel(false);
-    complete(call.completeOn, call.result, payload, null);
+    Messages.complete(call.completeOn, call.result, payload, null);
   }
 
   /** The connection became writable again: resume the drain. */
@@ -259,15 +258,6 @@ public final class PipelinedCalls {
       return new TooManyPendingCallsException(pending, maxPendingCalls, peer);
     }
     return null;
-  }
-
-  private FrameSizeException checkSize(ByteBuffer request) {
-    try {
-      Framing.checkLength(request.remaining(), maxFrameSize, peer);
-      return null;
-    } catch (FrameSizeException e) {
-      return e; // the request fails alone, before anything is written; the channel stays usable
-    }
   }
 
   private void requestDrain() {
@@ -320,10 +310,10 @@ public final class PipelinedCalls {
         unwrittenOneways--;
       }
       if (failure == null) {
-        complete(oneway.completeOn, oneway.result, null, null);
+        Messages.complete(oneway.completeOn, oneway.result, null, null);
         return;
       }
-      complete(
+      Messages.complete(
           oneway.completeOn,
           oneway.result,
           null,
@@ -350,7 +340,7 @@ public final class PipelinedCalls {
       closed = onClose;
     }
     link.closeConnection();
-    complete(
+    Messages.complete(
         call.completeOn,
         call.result,
         null,
@@ -388,24 +378,11 @@ public final class PipelinedCalls {
         Call call = (Call) o;
         if (call != skip) {
           call.timer.cancel(false);
-          complete(call.completeOn, call.result, null, e);
+          Messages.complete(call.completeOn, call.result, null, e);
         }
       } else {
-        complete(((Oneway) o).completeOn, ((Oneway) o).result, null, e);
+        Messages.complete(((Oneway) o).completeOn, ((Oneway) o).result, null, e);
       }
-    }
-  }
-
-  private static <T> void complete(
-      Executor executor, CompletableFuture<T> future, T value, Throwable failure) {
-    Runnable task =
-        failure == null
-            ? () -> future.complete(value)
-            : () -> future.completeExceptionally(failure);
-    try {
-      executor.execute(task);
-    } catch (RejectedExecutionException e) {
-      task.run(); // a caller's executor that is shut down must not leave the future hanging
     }
   }
 }
