@@ -8,13 +8,10 @@ import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,13 +32,13 @@ import org.junit.jupiter.api.Timeout;
  * pass it report identically. A transport runs it through a one-method subclass.
  *
  * <p>The peers are plain sockets: one that reads and never answers, one that answers every frame
- * with a frame of {@value #OVERSIZE} bytes, one that never reads, one that answers with noise after
+ * with a frame of {@value StubPeer#OVERSIZE} bytes, one that never reads, one that answers with noise after
  * the answer.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 public abstract class ClientContractSuite {
 
-  private static final int OVERSIZE = 2000;
+  private static final int OVERSIZE = StubPeer.OVERSIZE;
   private static final byte[] REQUEST = {(byte) 0x80, 1, 0, 1, 0, 0, 0, 0};
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -95,7 +92,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aCallOnAClosedChannelFailsNotOpenAndSendsNothing() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     ThriftChannel channel = resources.openChannel(peer.address);
     channel.close();
     assertThat(channel.isOpen()).isFalse();
@@ -108,7 +105,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aRequestTimeoutFailsTheCallAndClosesTheChannel() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     ThriftChannel channel =
         channel(peer, ClientOptions.builder().requestTimeout(Duration.ofMillis(200)).build());
     CompletableFuture<ByteBuffer> first = channel.exchange(ByteBuffer.wrap(REQUEST));
@@ -133,7 +130,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aReadTimeoutFailsTheSyncCallAndClosesTheTransport() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     TTransport transport =
         transport(peer, ClientOptions.builder().readTimeout(Duration.ofMillis(200)).build());
     transport.write(REQUEST);
@@ -155,7 +152,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aResponseOverMaxFrameSizeFailsWithCorruptedData() throws Exception {
-    Peer peer = peer(true);
+    StubPeer peer = peer(true);
     ClientOptions small = ClientOptions.builder().maxFrameSize(1000).build();
     ThriftChannel channel = channel(peer, small);
     assertFails(
@@ -185,7 +182,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aRequestOverMaxFrameSizeFailsAloneWithFrameSizeException() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     ClientOptions small = ClientOptions.builder().maxFrameSize(1000).build();
     ThriftChannel channel = channel(peer, small);
     String message = "frame length 1001 from " + peer.address + " exceeds maxFrameSize 1000";
@@ -204,7 +201,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aCallOverMaxPendingCallsFailsAloneAndTheChannelStaysOpen() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     ThriftChannel channel = channel(peer, ClientOptions.builder().maxPendingCalls(1).build());
     CompletableFuture<ByteBuffer> first = channel.exchange(ByteBuffer.wrap(REQUEST));
     assertFails(
@@ -222,7 +219,7 @@ public abstract class ClientContractSuite {
    */
   @Test
   void onewaysToAPeerThatDoesNotReadAreBoundedByMaxPendingCalls() throws Exception {
-    Peer peer = peer(Mode.NOT_READING);
+    StubPeer peer = peer(StubPeer.Mode.NOT_READING);
     ThriftChannel channel = channel(peer, ClientOptions.builder().maxPendingCalls(8).build());
     ByteBuffer large = ByteBuffer.allocate(256 * 1024);
     int refused = 0;
@@ -240,7 +237,7 @@ public abstract class ClientContractSuite {
 
   @Test
   void aClosedTransportCannotBeOpenedAgain() throws Exception {
-    Peer peer = peer(false);
+    StubPeer peer = peer(false);
     TTransport transport = transport(peer, ClientOptions.defaults());
     assertThatThrownBy(transport::open)
         .isExactlyInstanceOf(TTransportException.class)
@@ -258,7 +255,7 @@ public abstract class ClientContractSuite {
   /** A sync transport holds at most one response: a frame nobody asked for closes it. */
   @Test
   void framesNobodyAskedForCloseTheSyncTransport() throws Exception {
-    Peer peer = peer(Mode.FLOODING);
+    StubPeer peer = peer(StubPeer.Mode.FLOODING);
     TTransport transport = transport(peer, ClientOptions.defaults());
     transport.write(REQUEST);
     transport.flush();
@@ -282,7 +279,7 @@ public abstract class ClientContractSuite {
   /** A response with no call waiting closes the channel rather than being queued. */
   @Test
   void framesNobodyAskedForCloseTheChannel() throws Exception {
-    Peer peer = peer(Mode.FLOODING);
+    StubPeer peer = peer(StubPeer.Mode.FLOODING);
     ThriftChannel channel = channel(peer, ClientOptions.defaults());
     assertThat(channel.exchange(ByteBuffer.wrap(REQUEST)).get(10, TimeUnit.SECONDS).remaining())
         .isEqualTo(8);
@@ -301,13 +298,13 @@ public abstract class ClientContractSuite {
             + " server?)); call not sent");
   }
 
-  private ThriftChannel channel(Peer peer, ClientOptions options) throws TTransportException {
+  private ThriftChannel channel(StubPeer peer, ClientOptions options) throws TTransportException {
     ThriftChannel channel = resources.openChannel(peer.address, options);
     closeables.add(channel);
     return channel;
   }
 
-  private TTransport transport(Peer peer, ClientOptions options) throws TTransportException {
+  private TTransport transport(StubPeer peer, ClientOptions options) throws TTransportException {
     TTransport transport = resources.openTransport(peer.address, options);
     closeables.add(transport);
     return transport;
@@ -330,83 +327,13 @@ public abstract class ClientContractSuite {
     AutoCloseable run() throws Exception;
   }
 
-  private enum Mode {
-    SILENT,
-    OVERSIZE,
-    NOT_READING,
-    /** Answers the first request, then sends frames nobody asked for. */
-    FLOODING
+  private StubPeer peer(boolean oversize) throws IOException {
+    return peer(oversize ? StubPeer.Mode.OVERSIZE : StubPeer.Mode.SILENT);
   }
 
-  private Peer peer(boolean oversize) throws IOException {
-    return peer(oversize ? Mode.OVERSIZE : Mode.SILENT);
-  }
-
-  private Peer peer(Mode mode) throws IOException {
-    Peer peer = new Peer(mode);
+  private StubPeer peer(StubPeer.Mode mode) throws IOException {
+    StubPeer peer = new StubPeer(mode);
     closeables.add(peer);
     return peer;
-  }
-
-  private static final class Peer implements AutoCloseable {
-    final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    final InetSocketAddress address = (InetSocketAddress) server.getLocalSocketAddress();
-    final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    Peer(Mode mode) throws IOException {
-      Thread acceptor =
-          new Thread(
-              () -> {
-                while (!server.isClosed()) {
-                  try {
-                    Socket s = server.accept();
-                    accepted.add(s);
-                    if (mode == Mode.NOT_READING) {
-                      continue; // holds the connection and never reads: the client's writes pile up
-                    }
-                    Thread t = new Thread(() -> serve(s, mode), "client-contract-peer");
-                    t.setDaemon(true);
-                    t.start();
-                  } catch (IOException closed) {
-                    return; // the test is over
-                  }
-                }
-              },
-              "client-contract-acceptor");
-      acceptor.setDaemon(true);
-      acceptor.start();
-    }
-
-    private static void serve(Socket s, Mode mode) {
-      try {
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        while (true) {
-          int length = in.readInt();
-          in.skipNBytes(length);
-          if (mode == Mode.OVERSIZE) {
-            out.writeInt(OVERSIZE);
-            out.write(new byte[OVERSIZE]);
-            out.flush();
-          } else if (mode == Mode.FLOODING) {
-            for (int i = 0; i < 100; i++) { // one answer, then noise
-              out.writeInt(8);
-              out.writeLong(i);
-            }
-            out.flush();
-          }
-        }
-      } catch (IOException ended) {
-        // the client closed the connection, or the test ended
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      server.close();
-      for (Socket s : accepted) {
-        s.close();
-      }
-    }
   }
 }
