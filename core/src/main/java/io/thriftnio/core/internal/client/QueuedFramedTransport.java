@@ -8,8 +8,9 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * A sync transport whose response frames are handed over by an IO library's thread ({@link
- * #onFrame}, {@link #onClosed}), for connections that need that thread: TLS through the transport's
- * own engine, or a connection the caller assembled. The reading thread waits on a queue.
+ * #frameArrived}, {@link #connectionEnded}), for connections that need that thread: TLS through the
+ * transport's own engine, or a connection the caller assembled. The reading thread waits on a
+ * queue.
  *
  * <p>The peer may only answer: a frame that arrives when every flushed request has had its response
  * (an unsolicited frame), or while an earlier response is still unread (a server that keeps
