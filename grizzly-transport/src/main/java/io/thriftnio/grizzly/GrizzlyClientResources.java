@@ -107,7 +107,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
                 b.workerThreads, new NamedThreadFactory(THREAD_PREFIX + "-worker"));
     this.transport =
         Transports.newTransport(
-            THREAD_PREFIX, b.ioStrategy, b.ioThreads, workerPool, Integer.MAX_VALUE);
+            THREAD_PREFIX, b.ioStrategy, b.ioThreads, workerPool, Integer.MAX_VALUE, true);
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
     if (sslFilter != null) {
       chain.add(sslFilter);
