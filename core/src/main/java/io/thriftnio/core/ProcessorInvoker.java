@@ -4,6 +4,7 @@ import io.thriftnio.core.internal.AsyncProcessorBridge;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TConfiguration;
@@ -48,9 +49,39 @@ import org.slf4j.LoggerFactory;
  *       connection.
  * </ul>
  *
+ * <p>{@link #invoke(ByteBuffer, Completion)} reports the same outcomes without a future, and says
+ * whether the reply is a {@link TApplicationException}, so that a server counts failed calls
+ * without reading its replies again.
+ *
  * <p>Thread-safe: one invoker serves every connection of a server.
  */
 public final class ProcessorInvoker {
+
+  /**
+   * Receives the outcome of one {@link #invoke(ByteBuffer, Completion) call}: exactly one method is
+   * called, once, on the thread that completes the call (the caller's for a synchronous processor,
+   * any thread for an asynchronous one).
+   */
+  public interface Completion {
+    /**
+     * The call is over.
+     *
+     * @param frame the reply frame, length prefix included, or {@code null} when nothing is to be
+     *     sent (a oneway call)
+     * @param failed whether the call ended in a {@link TApplicationException}: the reply is an
+     *     {@code EXCEPTION} message (an undeclared handler exception, a malformed request, an
+     *     unknown method, a handler's own {@code TApplicationException}), or a oneway call failed
+     */
+    void replied(ByteBuffer frame, boolean failed);
+
+    /**
+     * The request's message header cannot be read: there is no sequence id to answer, and the
+     * connection should be closed.
+     *
+     * @param cause why, with the bytes' story where libthrift tells it
+     */
+    void unreadable(Throwable cause);
+  }
 
   private static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
 
@@ -138,6 +169,21 @@ public final class ProcessorInvoker {
             config.maxFrameSize());
   }
 
+  /** The protocol requests are read with. */
+  public TProtocolFactory inputProtocolFactory() {
+    return inputProtocolFactory;
+  }
+
+  /** The protocol replies are written with. */
+  public TProtocolFactory outputProtocolFactory() {
+    return outputProtocolFactory;
+  }
+
+  /** The largest request and reply payload, in bytes. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
   /** Whether the processor is a {@link TAsyncProcessor} that may complete on another thread. */
   public boolean isAsync() {
     return asyncBridge != null;
@@ -153,17 +199,46 @@ public final class ProcessorInvoker {
    *     the payload is above {@code maxFrameSize}
    */
   public CompletableFuture<ByteBuffer> invoke(ByteBuffer payload) {
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    invoke(
+        payload,
+        new Completion() {
+          @Override
+          public void replied(ByteBuffer frame, boolean failed) {
+            result.complete(frame);
+          }
+
+          @Override
+          public void unreadable(Throwable cause) {
+            result.completeExceptionally(cause);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * Processes one request and reports its outcome to {@code completion}, without allocating a
+   * future.
+   *
+   * @param payload as for {@link #invoke(ByteBuffer)}; not retained after {@code completion} is
+   *     called
+   * @param completion called once, before this method returns for a synchronous processor; a
+   *     payload above {@code maxFrameSize} is {@linkplain Completion#unreadable unreadable} with a
+   *     {@link FrameSizeException}
+   */
+  public void invoke(ByteBuffer payload, Completion completion) {
     if (payload.remaining() > maxFrameSize) {
       // The transports' decoders refuse such a frame first; a caller feeding payloads directly (an
       // in-memory channel) gets the same typed error rather than libthrift's message-size one.
-      return CompletableFuture.failedFuture(
-          new FrameSizeException(payload.remaining(), maxFrameSize, null));
+      completion.unreadable(new FrameSizeException(payload.remaining(), maxFrameSize, null));
+      return;
     }
     Call call;
     try {
-      call = new Call(payload);
+      call = new Call(payload, completion);
     } catch (TTransportException e) {
-      return CompletableFuture.failedFuture(e);
+      completion.unreadable(e);
+      return;
     }
     int type = messageType(payload);
     if (type != TMessageType.CALL && type != TMessageType.ONEWAY && type != UNREADABLE) {
@@ -173,11 +248,11 @@ public final class ProcessorInvoker {
           new TProtocolException(
               TProtocolException.INVALID_DATA,
               "message type " + type + " (expected: CALL (1) or ONEWAY (4))"));
-      return call.result;
+      return;
     }
     if (asyncBridge != null) {
       asyncBridge.process(call);
-      return call.result;
+      return;
     }
     try {
       processor.process(call.in, call.out);
@@ -185,7 +260,6 @@ public final class ProcessorInvoker {
     } catch (Throwable t) {
       call.fail(t);
     }
-    return call.result;
   }
 
   /** {@link #messageType} of a header that cannot be read; the processor reports why. */
@@ -223,14 +297,19 @@ public final class ProcessorInvoker {
    * AsyncProcessorBridge}.
    */
   public final class Call {
+    private static final AtomicIntegerFieldUpdater<Call> DONE =
+        AtomicIntegerFieldUpdater.newUpdater(Call.class, "done");
+
     private final ByteBuffer payload;
     private final FrameOutputTransport output;
     private final TProtocol in;
     private final TProtocol out;
-    private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    private final Completion completion;
+    private volatile int done;
 
-    private Call(ByteBuffer payload) throws TTransportException {
+    private Call(ByteBuffer payload, Completion completion) throws TTransportException {
       this.payload = payload;
+      this.completion = completion;
       this.output = new FrameOutputTransport(configuration);
       this.in = inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, payload));
       this.out = outputProtocolFactory.getProtocol(output);
@@ -248,13 +327,39 @@ public final class ProcessorInvoker {
 
     /** The processor has written its whole response, or nothing for a oneway call. */
     public void complete() {
-      if (result.isDone()) {
+      if (!DONE.compareAndSet(this, 0, 1)) {
         return;
       }
       if (output.payloadSize() == 0 || isOnewayRequest()) {
-        result.complete(null);
+        completion.replied(null, false);
       } else {
-        result.complete(output.toFrame());
+        ByteBuffer frame = output.toFrame();
+        completion.replied(frame, isExceptionReply(frame));
+      }
+    }
+
+    // libthrift's processors answer an undeclared handler exception themselves, with an
+    // INTERNAL_ERROR reply: the reply's own header says whether the call failed. Read in place for
+    // strict binary and compact; parsed for other protocols.
+    private boolean isExceptionReply(ByteBuffer frame) {
+      int p = frame.position() + Framing.HEADER_SIZE;
+      if (frame.limit() - p >= 4) {
+        int b0 = frame.get(p) & 0xff;
+        int b1 = frame.get(p + 1) & 0xff;
+        if (b0 == 0x80 && b1 == 0x01) {
+          return (frame.get(p + 3) & 0x07) == TMessageType.EXCEPTION;
+        }
+        if (b0 == 0x82) {
+          return ((b1 >>> 5) & 0x07) == TMessageType.EXCEPTION;
+        }
+      }
+      try {
+        TProtocol reader =
+            outputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, output.payload()));
+        return reader.readMessageBegin().type == TMessageType.EXCEPTION;
+      } catch (TException | RuntimeException unreadable) {
+        // The processor wrote this header; if it cannot be read back, it is sent as it is.
+        return false;
       }
     }
 
@@ -289,7 +394,7 @@ public final class ProcessorInvoker {
      * when the request's header can be read, else fail the call.
      */
     public void fail(Throwable cause) {
-      if (result.isDone()) {
+      if (!DONE.compareAndSet(this, 0, 1)) {
         return;
       }
       TMessage request;
@@ -297,7 +402,7 @@ public final class ProcessorInvoker {
         request = readHeader(payload);
       } catch (Throwable unreadable) {
         unreadable.addSuppressed(cause);
-        result.completeExceptionally(unreadable);
+        completion.unreadable(unreadable);
         return;
       }
       int type;
@@ -323,19 +428,22 @@ public final class ProcessorInvoker {
         log.debug("Malformed request for {}", request.name, cause);
       }
       if (request.type == TMessageType.ONEWAY) {
-        result.complete(null);
+        completion.replied(null, true);
         return;
       }
+      ByteBuffer frame;
       try {
         output.reset();
         out.writeMessageBegin(new TMessage(request.name, TMessageType.EXCEPTION, request.seqid));
         new TApplicationException(type, message).write(out);
         out.writeMessageEnd();
-        result.complete(output.toFrame());
+        frame = output.toFrame();
       } catch (Throwable t) {
         t.addSuppressed(cause);
-        result.completeExceptionally(t);
+        completion.unreadable(t);
+        return;
       }
+      completion.replied(frame, true);
     }
 
     // libthrift before 0.25 lets some hostile inputs escape its decoders as runtime exceptions or

@@ -12,10 +12,17 @@ package io.thriftnio.core;
  *     above {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read)
  * @param timedOutConnections connections closed by the idle timeout or the frame timeout (a slow
  *     sender, or a stalled reader whose responses do not drain)
- * @param completedCalls requests processed, oneway calls included, error replies included
- * @param failedCalls requests answered with an {@code INTERNAL_ERROR} or {@code PROTOCOL_ERROR}
- *     reply produced by this library
- * @param overloadedCalls requests refused because the worker queue was full
+ * @param completedCalls requests the processor ran, oneway calls included, calls that failed
+ *     included; refused calls ({@code overloadedCalls}) are not
+ * @param failedCalls calls that ended in a {@code TApplicationException}: the reply is an {@code
+ *     EXCEPTION} message (an undeclared handler exception answered {@code INTERNAL_ERROR}, a
+ *     malformed request answered {@code PROTOCOL_ERROR}, an unknown method, a handler's own {@code
+ *     TApplicationException}), or a oneway call failed and nothing was sent; also frames above
+ *     {@code maxFrameSize} whose header could be read and was answered {@code PROTOCOL_ERROR}.
+ *     Declared IDL exceptions are successful calls. The same on every transport and strategy
+ * @param overloadedCalls requests refused because the worker executor rejected them (its queue was
+ *     full); each is answered {@code TApplicationException(INTERNAL_ERROR)} "server overloaded" and
+ *     counted here only
  * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
  *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
  *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead

@@ -83,7 +83,8 @@ public final class GrizzlyClientResources extends AbstractClientResources {
             b.ioStrategy,
             b.ioThreads,
             workerPool,
-            GrizzlyConnector.WRITE_HIGH_WATER_MARK);
+            GrizzlyConnector.WRITE_HIGH_WATER_MARK,
+            true);
     this.connector = new GrizzlyConnector(transport);
     this.timer =
         new ScheduledThreadPoolExecutor(1, new NamedThreadFactory(THREAD_PREFIX + "-timer"));

@@ -9,13 +9,17 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
-import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,10 +72,12 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>{@link IoStrategy}</th><th>Grizzly</th><th>threads</th></tr>
  *   <tr><td>{@code SAME_THREAD}</td><td>{@code SameThreadIOStrategy}</td>
  *       <td>{@code ioThreads} selector runners run the processor</td></tr>
- *   <tr><td>{@code WORKER}</td><td>{@code WorkerThreadIOStrategy}</td>
+ *   <tr><td>{@code WORKER}</td><td>{@code SameThreadIOStrategy} for reading; each request is
+ *       then a task of its own</td>
  *       <td>a bounded pool of {@code workerThreads} (queue {@code workerQueueCapacity}), or the
- *           caller's {@code workerExecutor}; a full pool is answered with {@code
- *           TApplicationException(INTERNAL_ERROR)} "server overloaded"</td></tr>
+ *           caller's {@code workerExecutor}, runs the calls, one connection's in parallel; a full
+ *           pool is answered with {@code TApplicationException(INTERNAL_ERROR)} "server
+ *           overloaded"</td></tr>
  *   <tr><td>{@code LEADER_FOLLOWER}</td><td>{@code LeaderFollowerNIOStrategy}</td>
  *       <td>{@code workerThreads} threads take turns as selector leader (unbounded queue: the
  *           strategy hands selector loops, not requests, to the pool), or the caller's
@@ -82,7 +88,8 @@ import org.slf4j.LoggerFactory;
  * write queue is bounded by {@code maxPendingWriteBytes}: above it the server stops reading from
  * that connection until the peer has taken its responses. Idle connections ({@code idleTimeout})
  * and stalled partial frames ({@code frameTimeout}) are closed by a timer thread and counted in
- * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}.
+ * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}; the
+ * selector threads are not daemon threads (a running server keeps the JVM alive, as on Netty).
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
  * refused), stops starting new requests, lets calls in flight answer for up to {@code
@@ -106,13 +113,16 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private final ConnectionGuardFilter guard;
   private final ThriftFrameFilter frameFilter;
   private final ThriftServerFilter serverFilter;
+  /** Runs each call for WORKER; null for the other strategies. */
+  private final Executor callWorker;
+  private final CallPath callPath;
   private final FilterChain filterChain;
   private final Object lock = new Object();
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicLong tlsFailuresLog = new AtomicLong();
 
   private TCPNIOTransport transport;
-  private OverloadAwareExecutor workerPool;
+  private FollowerPool workerPool;
   private TCPNIOServerConnection serverConnection;
   private InetSocketAddress localAddress;
   private ScheduledExecutorService timer;
@@ -137,16 +147,16 @@ public final class GrizzlyThriftServer implements ThriftServer {
         new ThriftFrameFilter(
             config.maxFrameSize(),
             config.inputProtocolFactory(),
-            counters.badFrames::increment,
+            () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment);
-    this.serverFilter =
-        new ThriftServerFilter(
+    this.callWorker = callWorker(config);
+    this.callPath =
+        new CallPath(
             ProcessorInvoker.of(config),
+            callWorker,
             counters,
-            config.inputProtocolFactory(),
-            config.outputProtocolFactory(),
-            config.maxFrameSize(),
             config.maxCallsInFlightPerConnection());
+    this.serverFilter = new ThriftServerFilter(callPath);
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {
       SSLFilter tls = TlsFilters.server(config.tls(), counters, tlsFailuresLog);
@@ -155,13 +165,34 @@ public final class GrizzlyThriftServer implements ThriftServer {
     this.filterChain = chain.add(frameFilter).add(serverFilter).build();
   }
 
+  /**
+   * Where calls run for {@link IoStrategy#WORKER}: the caller's executor, or a bounded pool of the
+   * server's own (its threads start with the first call). Requests are read on the selector
+   * threads and each is handed to it, as on Netty.
+   */
+  private static Executor callWorker(ServerConfig config) {
+    if (config.ioStrategy() != IoStrategy.WORKER) {
+      return null;
+    }
+    if (config.workerExecutor() != null) {
+      return config.workerExecutor();
+    }
+    return WorkerPools.newBoundedPool(
+        THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity());
+  }
+
+  /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
+  private IoStrategy grizzlyStrategy() {
+    return config.ioStrategy() == IoStrategy.WORKER ? IoStrategy.SAME_THREAD : config.ioStrategy();
+  }
+
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
   public static Builder builder() {
     return new Builder();
   }
 
   @Override
-  public ThriftServer start() throws IOException {
+  public GrizzlyThriftServer start() throws IOException {
     synchronized (lock) {
       if (state == State.RUNNING) {
         return this;
@@ -173,11 +204,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
         transport = suppliedTransport != null ? prepareSupplied(suppliedTransport) : newTransport();
         // The chain goes on the listening connection before it accepts anything, so a shared
         // transport's own processor never sees this server's connections.
-        serverConnection =
-            TCPNIOBindingHandler.builder(transport)
-                .processor(filterChain)
-                .build()
-                .bind(config.bindAddress());
+        serverConnection = bind();
         localAddress = (InetSocketAddress) serverConnection.getLocalAddress();
         timer =
             Executors.newSingleThreadScheduledExecutor(
@@ -196,15 +223,30 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
   }
 
+  private TCPNIOServerConnection bind() throws BindException {
+    try {
+      return TCPNIOBindingHandler.builder(transport)
+          .processor(filterChain)
+          .build()
+          .bind(config.bindAddress());
+    } catch (IOException e) {
+      BindException bind =
+          new BindException("cannot bind " + config.bindAddress() + ": " + e.getMessage());
+      bind.initCause(e);
+      throw bind;
+    }
+  }
+
   private TCPNIOTransport newTransport() throws IOException {
     workerPool = newWorkerPool();
     TCPNIOTransport t =
         Transports.newTransport(
             THREAD_PREFIX,
-            config.ioStrategy(),
+            grizzlyStrategy(),
             config.ioThreads(),
             workerPool,
-            config.maxPendingWriteBytes());
+            config.maxPendingWriteBytes(),
+            false);
     t.setProcessor(filterChain);
     t.start();
     return t;
@@ -217,7 +259,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private TCPNIOTransport prepareSupplied(TCPNIOTransport t) throws IOException {
     if (t.isStopped()) {
       workerPool = newWorkerPool();
-      t.setIOStrategy(Transports.grizzlyStrategy(config.ioStrategy()));
+      t.setIOStrategy(Transports.grizzlyStrategy(grizzlyStrategy()));
       t.setSelectorRunnersCount(config.ioThreads());
       if (workerPool != null) {
         t.setWorkerThreadPool(workerPool);
@@ -230,22 +272,15 @@ public final class GrizzlyThriftServer implements ThriftServer {
     return t;
   }
 
-  private OverloadAwareExecutor newWorkerPool() {
+  private FollowerPool newWorkerPool() {
     switch (config.ioStrategy()) {
       case SAME_THREAD:
         return null;
       case WORKER:
-        if (config.workerExecutor() != null) {
-          return new OverloadAwareExecutor(config.workerExecutor(), false, true);
-        }
-        return new OverloadAwareExecutor(
-            WorkerPools.newBoundedPool(
-                THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity()),
-            true,
-            true);
+        return null; // the call path dispatches to callWorker
       case LEADER_FOLLOWER:
         if (config.workerExecutor() != null) {
-          return new OverloadAwareExecutor(config.workerExecutor(), false, false);
+          return new FollowerPool(config.workerExecutor(), false);
         }
         // The strategy hands a selector loop to the pool whenever a thread takes an event; a
         // rejected hand-over would stall the selector, so this pool queues without bound.
@@ -258,7 +293,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
                 new java.util.concurrent.LinkedBlockingQueue<>(),
                 new NamedThreadFactory(THREAD_PREFIX + "-leader"));
         followers.allowCoreThreadTimeOut(true);
-        return new OverloadAwareExecutor(followers, true, false);
+        return new FollowerPool(followers, true);
       default:
         throw new IllegalStateException("ioStrategy: " + config.ioStrategy());
     }
@@ -393,20 +428,54 @@ public final class GrizzlyThriftServer implements ThriftServer {
     return counters.snapshot();
   }
 
+  /**
+   * Closes the server gracefully, as the class documentation says, and returns once it is closed.
+   * Idempotent: a concurrent or later call waits for the first one to finish.
+   *
+   * <p>In a handler of this server (a call that closes its own server, on any strategy), waiting
+   * would wait for that very call to finish, and on a selector thread would stall its
+   * connections for the whole {@code drainTimeout}. There it stops accepting, hands the drain to a
+   * thread named {@code thrift-nio-grizzly-close-PORT} and returns at once; {@link #isRunning()}
+   * is then false while calls may still be finishing.
+   */
   @Override
   public void close() {
+    boolean inCall = CallSequencer.inCallOf(callPath);
+    boolean closedByOther = false;
     synchronized (lock) {
       if (state == State.NEW) {
+        // Never started: what the server owns (a transport handed over with shutdownOnClose, its
+        // own worker pool) is released all the same.
         state = State.CLOSED;
+        transport = suppliedTransport;
+        releaseResources();
         closed.countDown();
         return;
       }
       if (state != State.RUNNING) {
-        awaitClosedByOther();
-        return;
+        closedByOther = true;
+      } else {
+        state = State.CLOSING;
       }
-      state = State.CLOSING;
     }
+    if (closedByOther) {
+      if (!inCall) {
+        awaitClosedByOther(); // not under the lock: the closing thread takes it to finish
+      }
+      return;
+    }
+    if (inCall) {
+      guard.refuseNew();
+      serverFilter.drain();
+      Thread closer = new Thread(this::finishClose, THREAD_PREFIX + "-close-" + localAddress.getPort());
+      // Not a daemon: the close is bounded in time and should complete, like one on any thread.
+      closer.start();
+      return;
+    }
+    finishClose();
+  }
+
+  private void finishClose() {
     try {
       drainAndClose();
     } finally {
@@ -429,29 +498,27 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private void drainAndClose() {
     long deadline = System.nanoTime() + config.drainTimeout().toNanos();
     guard.refuseNew();
-    Object wake = new Object();
-    serverFilter.drain(
-        () -> {
-          synchronized (wake) {
-            wake.notifyAll();
-          }
-        });
+    serverFilter.drain();
     try {
       transport.unbind(serverConnection);
     } catch (RuntimeException e) {
       log.warn("Could not unbind {}", localAddress, e);
     }
     for (Connection<?> c : new ArrayList<>(guard.connections())) {
-      ThriftServerFilter.closeWhenIdle(c);
+      serverFilter.drain(c);
     }
     boolean interrupted = false;
     try {
       if (!guard.awaitAllClosed(deadline)) {
         List<Connection<?>> left = new ArrayList<>(guard.connections());
+        int calls = 0;
+        for (Connection<?> c : left) {
+          calls += ThriftServerFilter.inFlight(c);
+        }
         log.warn(
             "Drain timeout {} ms passed with {} calls in flight on {} connections; closing them",
             config.drainTimeout().toMillis(),
-            serverFilter.inFlight(),
+            calls,
             left.size());
         for (Connection<?> c : left) {
           c.terminateSilently();
@@ -483,6 +550,12 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
     if (workerPool != null) {
       workerPool.shutdownNow();
+    }
+    if (callWorker != null && callWorker != config.workerExecutor()) {
+      // The drain is over: tasks that never ran hold requests no call will release.
+      for (Runnable never : ((ExecutorService) callWorker).shutdownNow()) {
+        CallSequencer.abandon(never);
+      }
     }
   }
 

@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.grizzly.internal.HeaderPeek;
+import io.thriftnio.core.internal.server.HeaderPeek;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
@@ -146,7 +146,16 @@ public final class ThriftFrameFilter extends BaseFilter {
       if (length > maxFrameSize && headerProtocol != null) {
         // Only the bytes that came with the length: waiting for more lets a peer hold us open.
         int received = input.limit() - start - Framing.HEADER_SIZE;
-        header = HeaderPeek.read(input, start + Framing.HEADER_SIZE, received, headerProtocol);
+        header =
+            HeaderPeek.read(
+                (index, dst, off, n) -> {
+                  for (int i = 0; i < n; i++) {
+                    dst[off + i] = input.get(index + i); // absolute: the position stays
+                  }
+                },
+                start + Framing.HEADER_SIZE,
+                received,
+                headerProtocol);
       }
       rejectFrame(ctx, state, e, header);
       return ctx.getStopAction();
@@ -158,6 +167,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     }
     state.complete();
     Buffer remainder = input.limit() > frameEnd ? input.split(frameEnd) : null;
+    state.moreBuffered = remainder != null && holdsWholeFrame(remainder);
     input.position(start + Framing.HEADER_SIZE);
     ctx.setMessage(input);
     return ctx.getInvokeAction(remainder);
@@ -215,6 +225,26 @@ public final class ThriftFrameFilter extends BaseFilter {
     return null;
   }
 
+  /** Whether {@code buffer} starts with a whole frame of a valid length. */
+  private boolean holdsWholeFrame(Buffer buffer) {
+    if (buffer.remaining() < Framing.HEADER_SIZE) {
+      return false;
+    }
+    int length = buffer.getInt(buffer.position());
+    return length > 0
+        && length <= maxFrameSize
+        && buffer.remaining() - Framing.HEADER_SIZE >= length;
+  }
+
+  /**
+   * Whether the frame just delivered on {@code connection} is followed by another whole frame
+   * already read: a server answering it may wait and send both replies in one write.
+   */
+  static boolean moreFramesBuffered(Connection<?> connection) {
+    ParseState state = STATE.peek(connection);
+    return state != null && state.moreBuffered;
+  }
+
   static SocketAddress peerOf(Connection<?> connection) {
     Object peer = connection.getPeerAddress();
     return peer instanceof SocketAddress ? (SocketAddress) peer : null;
@@ -268,6 +298,8 @@ public final class ThriftFrameFilter extends BaseFilter {
 
     volatile long partialSinceNanos;
     volatile boolean rejected;
+    /** Another whole frame follows the one being delivered, in the same read. */
+    volatile boolean moreBuffered;
     volatile long lastReadNanos;
 
     /** Notes a read; {@code false} if the idle sweep has claimed the connection. */

@@ -1,36 +1,27 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.grizzly.internal.ErrorReplies;
-import io.thriftnio.grizzly.internal.GrizzlyWrites;
-import io.thriftnio.grizzly.internal.OverloadAwareExecutor;
+import io.thriftnio.core.internal.server.CallPath;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.TAsyncProcessor;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.WriteHandler;
-import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.nio.NIOConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,10 +35,22 @@ import org.slf4j.LoggerFactory;
  *                                           -&gt; response frame, written in request order
  * </pre>
  *
- * <p>The processor (a {@link org.apache.thrift.TProcessor} or {@link
- * org.apache.thrift.TAsyncProcessor}) runs on whichever thread Grizzly's IO strategy delivers the
- * read on: the selector thread with {@code SameThreadIOStrategy}, a worker with {@code
- * WorkerThreadIOStrategy}, the leader with {@code LeaderFollowerNIOStrategy}. An asynchronous
+ * <pre>{@code
+ * transport.setProcessor(FilterChainBuilder.stateless()
+ *     .add(new TransportFilter())
+ *     .add(new ThriftFrameFilter())
+ *     .add(new ThriftServerFilter(new BenchService.Processor<>(handler)))
+ *     .build());
+ * }</pre>
+ *
+ * <p>The processor (a {@link TProcessor} or {@link TAsyncProcessor}) runs on whichever thread
+ * Grizzly's IO strategy delivers the read on: the selector thread with {@code
+ * SameThreadIOStrategy}, a worker with {@code WorkerThreadIOStrategy}, the leader with {@code
+ * LeaderFollowerNIOStrategy}. ({@link GrizzlyThriftServer} with {@code IoStrategy.WORKER} reads on
+ * the selector threads and runs each request on its worker pool, so that one connection's
+ * pipelined calls run in parallel.) The decisions (order, limits, overload, what a failure gets,
+ * what is counted) are the server call path of thrift-nio's core, the same on every transport;
+ * this filter is its Grizzly adapter. An asynchronous
  * processor may complete later, on any thread, and in any order: each connection keeps a queue of
  * its calls, and a response leaves only after every earlier response on that connection has, so
  * pipelining clients match responses first-in, first-out. Oneway calls take a place in the queue
@@ -70,144 +73,88 @@ public final class ThriftServerFilter extends BaseFilter {
 
   private static final Logger log = LoggerFactory.getLogger(ThriftServerFilter.class);
 
-  private static final Attribute<Calls> CALLS =
+  private static final Attribute<GrizzlyServerConnection> CALLS =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           ThriftServerFilter.class.getName() + ".calls");
 
-  /**
-   * How long a connection that was sent an error reply stays half-closed, its input read and
-   * discarded, before it is closed: closing with unread input sends a reset, which can destroy the
-   * reply before the peer reads it. The same as the Netty server's.
-   */
-  static final long LINGER_MILLIS = 1000;
-
-  // Runs the close on the JDK's delay thread: a non-blocking hand-over to the selector.
-  private static final Executor AFTER_LINGER =
-      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, Runnable::run);
-
-  private final ProcessorInvoker invoker;
-  private final ServerCounters counters;
-  private final TProtocolFactory inputProtocolFactory;
-  private final TProtocolFactory outputProtocolFactory;
-  private final int maxFrameSize;
-  private final int maxCallsInFlight;
-  private final AtomicInteger inFlight = new AtomicInteger();
+  private final CallPath path;
   private volatile boolean draining;
-  private volatile Runnable drainListener = () -> {};
-  /** Counts a response that could not be written: the connection broke after its call began. */
-  private final CompletionHandler<WriteResult<?, ?>> countDropped =
-      new EmptyCompletionHandler<WriteResult<?, ?>>() {
-        @Override
-        public void failed(Throwable cause) {
-          counters.droppedResponses.increment();
-        }
-
-        @Override
-        public void cancelled() {
-          counters.droppedResponses.increment();
-        }
-      };
 
   /**
-   * A filter that runs {@code invoker} for every frame.
+   * A filter that runs {@code processor} for every frame, with {@code TBinaryProtocol}, the
+   * protocol of libthrift's own servers, and frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE}
+   * bytes.
    *
-   * @param invoker runs the processor, e.g. {@code ProcessorInvoker.of(processor, protocol,
-   *     protocol, maxFrameSize)}
+   * @param processor the processor, e.g. {@code new BenchService.Processor<>(handler)}
    */
-  public ThriftServerFilter(ProcessorInvoker invoker) {
-    this(
-        invoker,
-        new ServerCounters(),
-        null,
-        null,
-        0,
-        ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
+  public ThriftServerFilter(TProcessor processor) {
+    this(processor, new TBinaryProtocol.Factory());
   }
 
   /**
-   * For {@link GrizzlyThriftServer}: counts calls and answers overloads.
+   * A filter that runs {@code processor} for every frame, with frames up to {@value
+   * Framing#DEFAULT_MAX_FRAME_SIZE} bytes.
    *
-   * @param maxCallsInFlight calls of one connection in flight at once, above which the connection
-   *     is not read from until calls complete
+   * @param processor the processor
+   * @param protocol the protocol of requests and replies, e.g. {@code new
+   *     TCompactProtocol.Factory()}
    */
-  ThriftServerFilter(
-      ProcessorInvoker invoker,
-      ServerCounters counters,
-      TProtocolFactory inputProtocolFactory,
-      TProtocolFactory outputProtocolFactory,
-      int maxFrameSize,
-      int maxCallsInFlight) {
-    this.maxCallsInFlight = maxCallsInFlight;
-    this.invoker = Objects.requireNonNull(invoker, "invoker");
-    this.counters = counters;
-    this.inputProtocolFactory = inputProtocolFactory;
-    this.outputProtocolFactory = outputProtocolFactory;
-    this.maxFrameSize = maxFrameSize;
+  public ThriftServerFilter(TProcessor processor, TProtocolFactory protocol) {
+    this(ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE));
+  }
+
+  /**
+   * A filter that runs an asynchronous {@code processor}, which may complete its calls on any
+   * thread and in any order, with frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes.
+   *
+   * @param processor the processor, e.g. {@code new BenchService.AsyncProcessor<>(handler)}
+   * @param protocol the protocol of requests and replies
+   */
+  public ThriftServerFilter(TAsyncProcessor processor, TProtocolFactory protocol) {
+    this(ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE));
+  }
+
+  /**
+   * A filter that runs {@code invoker} for every frame, on the thread that delivers it. At most
+   * {@value ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls of a connection are in
+   * flight.
+   *
+   * @param invoker runs the processor, e.g. {@code ProcessorInvoker.of(processor, protocol,
+   *     protocol, maxFrameSize)}; its protocols and frame limit are used for the replies this
+   *     filter writes itself
+   */
+  public ThriftServerFilter(ProcessorInvoker invoker) {
+    this(
+        new CallPath(
+            Objects.requireNonNull(invoker, "invoker"),
+            null,
+            new ServerCounters(),
+            ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION));
+  }
+
+  /** For {@link GrizzlyThriftServer}: the server's counters, limit and worker executor. */
+  ThriftServerFilter(CallPath path) {
+    this.path = path;
   }
 
   @Override
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();
-    Calls calls = callsOf(connection);
+    GrizzlyServerConnection adapter = adapterOf(connection);
     Buffer message = ctx.getMessage();
-    calls.touch();
-    if (draining) {
-      // The server is closing: requests that arrive now are not started. The connection closes
-      // once the calls already running have answered, which fails this one on the client.
-      calls.closeWhenIdle();
+    boolean more = adapter.calls.onRequest(message.toByteBuffer(), null);
+    if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
+      adapter.calls.readComplete(); // the last frame of this read: its replies leave together
+    }
+    if (!more || adapter.isPausedByUs()) {
+      // Until calls complete (or for good: a drain, a close), nothing more is read.
+      adapter.syncReading();
       return ctx.getStopAction();
-    }
-    if (calls.isClosed()) {
-      // After an unreadable header the connection is closing: later frames of the same read are
-      // not run, as on Netty (a fuzzed request followed by a good one ran the good one unanswered).
-      return ctx.getStopAction();
-    }
-    ByteBuffer payload = message.toByteBuffer();
-    Call call = calls.begin();
-    inFlight.incrementAndGet();
-    CompletableFuture<ByteBuffer> response;
-    if (OverloadAwareExecutor.isOverloaded() && inputProtocolFactory != null) {
-      counters.overloadedCalls.increment();
-      response = overloadReply(payload);
-    } else {
-      response = invoker.invoke(payload);
-    }
-    response.whenComplete((frame, failure) -> calls.finish(call, frame, failure));
-    if (calls.running() >= maxCallsInFlight) {
-      return suspendUntilCallsComplete(ctx, calls);
     }
     if (!connection.canWrite()) {
       return suspendUntilWritable(ctx, connection);
     }
     return ctx.getStopAction();
-  }
-
-  /**
-   * Stops reading from the connection (the next frame, buffered or not, waits) until fewer than
-   * maxCallsInFlight of its calls are in flight: an asynchronous processor may leave any number
-   * running.
-   */
-  private NextAction suspendUntilCallsComplete(FilterChainContext ctx, Calls calls) {
-    ctx.suspend();
-    if (calls.resumeWhenBelowLimit(ctx)) {
-      return ctx.getSuspendAction();
-    }
-    // Calls completed before registration: carry on in this thread, no resume needed.
-    return ctx.getStopAction();
-  }
-
-  private CompletableFuture<ByteBuffer> overloadReply(ByteBuffer payload) {
-    try {
-      return CompletableFuture.completedFuture(
-          ErrorReplies.internalError(
-              payload,
-              inputProtocolFactory,
-              outputProtocolFactory,
-              maxFrameSize,
-              "server overloaded: worker queue full, request not run"));
-    } catch (Exception unreadable) {
-      return CompletableFuture.failedFuture(unreadable);
-    }
   }
 
   /**
@@ -228,278 +175,71 @@ public final class ThriftServerFilter extends BaseFilter {
   /**
    * Ends {@code connection} after a frame that {@link ThriftFrameFilter} rejected: once every
    * earlier response has left, it sends a {@code PROTOCOL_ERROR} reply to {@code header} (if it is
-   * known, not oneway, and this filter knows the protocol), then closes.
+   * known and not oneway), then closes.
    *
    * @param header the rejected frame's message header, or {@code null} if it could not be read
    * @param cause the rule the frame broke, with the length, the limit and the peer
    */
   void rejectFrame(Connection<?> connection, TMessage header, FrameSizeException cause) {
-    ByteBuffer reply = null;
-    if (header != null && outputProtocolFactory != null) {
-      reply =
-          ErrorReplies.protocolError(
-              header,
-              outputProtocolFactory,
-              maxFrameSize,
-              "request " + header.name + " rejected: " + cause.getMessage());
-    }
-    Calls calls = callsOf(connection);
-    Call last = calls.beginLast();
-    inFlight.incrementAndGet();
-    calls.finish(last, reply, null);
+    adapterOf(connection).calls.onBadFrame(header, cause.getMessage());
   }
 
   @Override
   public NextAction handleClose(FilterChainContext ctx) throws IOException {
-    Calls calls = CALLS.peek(ctx.getConnection());
-    if (calls != null) {
-      calls.closed();
+    GrizzlyServerConnection adapter = CALLS.peek(ctx.getConnection());
+    if (adapter != null) {
+      adapter.calls.onClosed();
     }
     return ctx.getInvokeAction();
   }
 
   @Override
   public void exceptionOccurred(FilterChainContext ctx, Throwable error) {
-    log.debug("Error on {}", ctx.getConnection().getPeerAddress(), error);
+    if (error instanceof IOException) {
+      log.debug("Connection from {} failed", ctx.getConnection().getPeerAddress(), error);
+    } else {
+      log.warn("Unexpected failure on connection from {}", ctx.getConnection().getPeerAddress(),
+          error);
+    }
   }
 
-  private Calls callsOf(Connection<?> connection) {
-    Calls calls = CALLS.get(connection);
-    if (calls == null) {
-      calls = new Calls(connection);
-      CALLS.set(connection, calls);
+  private GrizzlyServerConnection adapterOf(Connection<?> connection) {
+    GrizzlyServerConnection adapter = CALLS.get(connection);
+    if (adapter == null) {
+      adapter = new GrizzlyServerConnection(connection, path);
+      CALLS.set(connection, adapter);
+      if (draining) {
+        adapter.calls.startDrain(); // the server began closing before this connection's first read
+      }
     }
-    return calls;
+    return adapter;
   }
 
   // ---- for GrizzlyThriftServer
 
-  /** Calls started and not yet answered, on every connection. */
-  int inFlight() {
-    return inFlight.get();
-  }
-
-  /**
-   * Stops starting new calls; closes each connection once its running calls have answered.
-   *
-   * @param listener runs every time a call finishes while draining
-   */
-  void drain(Runnable listener) {
-    drainListener = listener;
+  /** Stops serving new connections: each that starts now drains at once. */
+  void drain() {
     draining = true;
   }
 
-  /** Closes {@code connection} now if no call runs on it, else after its last response. */
-  static void closeWhenIdle(Connection<?> connection) {
-    Calls calls = CALLS.peek(connection);
-    if (calls == null) {
-      connection.closeSilently();
-    } else {
-      calls.closeWhenIdle();
-    }
+  /**
+   * Stops reading from {@code connection} and closes it once the requests it has delivered are
+   * answered; at once if none is pending.
+   */
+  void drain(Connection<?> connection) {
+    adapterOf(connection).calls.startDrain();
   }
 
   /** Nanos of the last frame or response on {@code connection}, or 0 if none yet. */
   static long lastActivity(Connection<?> connection) {
-    Calls calls = CALLS.peek(connection);
-    return calls == null ? 0 : calls.lastActivityNanos;
+    GrizzlyServerConnection adapter = CALLS.peek(connection);
+    return adapter == null ? 0 : adapter.calls.lastActivityNanos();
   }
 
-  /** Calls running on {@code connection}. */
+  /** Calls received on {@code connection} and not yet answered. */
   static int inFlight(Connection<?> connection) {
-    Calls calls = CALLS.peek(connection);
-    return calls == null ? 0 : calls.running();
-  }
-
-  /** One request's place in its connection's response order. */
-  private static final class Call {
-    boolean done;
-    /** The connection's last call: a rejected frame, answered (or not) before the close. */
-    boolean closeAfter;
-    ByteBuffer response;
-    Throwable failure;
-  }
-
-  /** The calls of one connection, answered in the order they arrived. */
-  private final class Calls {
-    private final Connection<?> connection;
-    private final ArrayDeque<Call> queue = new ArrayDeque<>();
-    private boolean closeWhenIdle;
-    private boolean closed;
-    /** A read suspended because maxCallsInFlight calls were in flight; null if none. */
-    private FilterChainContext suspendedRead;
-    volatile long lastActivityNanos = System.nanoTime();
-
-    Calls(Connection<?> connection) {
-      this.connection = connection;
-    }
-
-    void touch() {
-      lastActivityNanos = System.nanoTime();
-    }
-
-    synchronized int running() {
-      return queue.size();
-    }
-
-    synchronized Call begin() {
-      Call call = new Call();
-      queue.add(call);
-      return call;
-    }
-
-    synchronized Call beginLast() {
-      Call call = begin();
-      call.closeAfter = true;
-      return call;
-    }
-
-    /**
-     * Registers a suspended read to resume once fewer than maxCallsInFlight calls are in flight.
-     *
-     * @return false if that is already so: nothing was registered
-     */
-    synchronized boolean resumeWhenBelowLimit(FilterChainContext ctx) {
-      if (queue.size() < maxCallsInFlight) {
-        return false;
-      }
-      suspendedRead = ctx;
-      return true;
-    }
-
-    void finish(Call call, ByteBuffer response, Throwable failure) {
-      int finished = 0;
-      FilterChainContext resume = null;
-      synchronized (this) {
-        call.done = true;
-        call.response = response;
-        call.failure = failure;
-        if (queue.peek() == call) {
-          // Before the queue can drain: the idle sweep must never see no call and an old time.
-          touch();
-        }
-        Call head;
-        while ((head = queue.peek()) != null && head.done) {
-          queue.poll();
-          finished++;
-          if (!closed) {
-            send(head);
-          } else if (!head.closeAfter) {
-            if (head.failure == null) {
-              counters.completedCalls.increment(); // it ran; its response has no one to go to
-            }
-            if (head.response != null) {
-              counters.droppedResponses.increment(); // the connection closed during the call
-            }
-          }
-        }
-        if (closeWhenIdle && queue.isEmpty()) {
-          connection.closeSilently();
-        }
-        if (suspendedRead != null && queue.size() < maxCallsInFlight) {
-          resume = suspendedRead;
-          suspendedRead = null;
-        }
-      }
-      if (resume != null) {
-        resume.resume(resume.getStopAction());
-      }
-      if (finished > 0) {
-        touch();
-        inFlight.addAndGet(-finished);
-        if (draining) {
-          drainListener.run();
-        }
-      }
-    }
-
-    /** Called with the lock held, so writes enter Grizzly's write queue in request order. */
-    private void send(Call call) {
-      if (call.closeAfter) {
-        sendLast(call.response);
-        return;
-      }
-      if (call.failure != null) {
-        counters.badFrames.increment();
-        log.warn(
-            "Closing connection from {}: request header unreadable ({})",
-            connection.getPeerAddress(),
-            call.failure.toString());
-        closed = true;
-        connection.closeSilently();
-        return;
-      }
-      counters.completedCalls.increment();
-      if (call.response == null) {
-        return; // oneway
-      }
-      if (outputProtocolFactory != null
-          && ErrorReplies.isFailedCall(call.response, outputProtocolFactory, maxFrameSize)) {
-        counters.failedCalls.increment();
-      }
-      writeCounted(connection, Buffers.wrap(connection.getMemoryManager(), call.response));
-    }
-
-    private void sendLast(ByteBuffer reply) {
-      closed = true;
-      if (reply == null) {
-        connection.closeSilently(); // after the responses already queued
-        return;
-      }
-      counters.failedCalls.increment();
-      GrizzlyWrites.write(
-          connection,
-          Buffers.wrap(connection.getMemoryManager(), reply),
-          failure -> {
-            if (failure == null) {
-              shutdownOutputThenClose(connection);
-            } else {
-              connection.closeSilently();
-            }
-          });
-    }
-
-    synchronized void closeWhenIdle() {
-      closeWhenIdle = true;
-      if (queue.isEmpty()) {
-        connection.closeSilently();
-      }
-    }
-
-    synchronized void closed() {
-      closed = true;
-    }
-
-    synchronized boolean isClosed() {
-      return closed;
-    }
-  }
-
-  /** Writes a response; one that cannot be written (the peer reset meanwhile) is counted. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private void writeCounted(Connection<?> connection, Buffer response) {
-    ((Connection) connection).write(response, (CompletionHandler) countDropped);
-  }
-
-  /**
-   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; {@link
-   * ThriftFrameFilter} discards what arrives meanwhile.
-   */
-  private static void shutdownOutputThenClose(Connection<?> connection) {
-    Object channel =
-        connection instanceof NIOConnection ? ((NIOConnection) connection).getChannel() : null;
-    if (!(channel instanceof SocketChannel)) {
-      connection.closeSilently();
-      return;
-    }
-    try {
-      ((SocketChannel) channel).shutdownOutput();
-    } catch (IOException e) {
-      // Closed meanwhile (the peer went away): nothing is left to shut down.
-      connection.closeSilently();
-      return;
-    }
-    AFTER_LINGER.execute(connection::terminateSilently);
+    GrizzlyServerConnection adapter = CALLS.peek(connection);
+    return adapter == null ? 0 : adapter.calls.pendingCalls();
   }
 
   /** Resumes a suspended read once the write queue drains; tolerates a synchronous callback. */

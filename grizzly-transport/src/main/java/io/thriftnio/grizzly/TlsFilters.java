@@ -88,10 +88,14 @@ final class TlsFilters {
   /** Counts (once) and logs (at powers of two) a failed server handshake, and closes it. */
   static void fail(Connection<?> connection, ServerCounters counters, AtomicLong failures,
       String reason) {
-    if (FAILED.isSet(connection)) {
-      return;
+    // The timeout sweep and the selector's handshake listener may fail the same connection at
+    // once: the check and the mark are one step, so it counts once.
+    synchronized (FAILED) {
+      if (FAILED.isSet(connection)) {
+        return;
+      }
+      FAILED.set(connection, Boolean.TRUE);
     }
-    FAILED.set(connection, Boolean.TRUE);
     counters.tlsFailures.increment();
     long n = failures.incrementAndGet();
     if ((n & (n - 1)) == 0) { // the 1st, 2nd, 4th, 8th ...: a scan, not a flood of lines

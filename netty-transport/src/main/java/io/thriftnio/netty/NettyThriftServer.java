@@ -20,8 +20,10 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.netty.internal.EventLoops;
-import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.io.IOException;
@@ -106,6 +108,7 @@ public final class NettyThriftServer implements ThriftServer {
   private volatile boolean closing;
   private EventLoopGroup group;
   private ThreadPoolExecutor ownWorkers;
+  private CallPath callPath;
   private Channel serverChannel;
   private volatile InetSocketAddress localAddress;
 
@@ -231,17 +234,14 @@ public final class NettyThriftServer implements ThriftServer {
           worker = ownWorkers;
         }
       }
+      callPath =
+          new CallPath(
+              ProcessorInvoker.of(config), worker, counters, config.maxCallsInFlightPerConnection());
       ThriftServerHandler.Settings settings =
           new ThriftServerHandler.Settings(
-              ProcessorInvoker.of(config),
-              config.inputProtocolFactory(),
-              config.outputProtocolFactory(),
-              config.maxFrameSize(),
-              worker,
-              counters,
+              callPath,
               config.idleTimeout().toNanos(),
-              config.frameTimeout().toNanos(),
-              config.maxCallsInFlightPerConnection());
+              config.frameTimeout().toNanos());
       int high = config.maxPendingWriteBytes();
       ServerBootstrap bootstrap =
           new ServerBootstrap()
@@ -368,7 +368,8 @@ public final class NettyThriftServer implements ThriftServer {
    * closed. Idempotent: a concurrent or later call waits for the first one to finish.
    *
    * <p>On one of the server's own event loops (in a {@code SAME_THREAD} handler, a channel future
-   * listener, a task submitted to the group), it cannot return once closed: waiting there would
+   * listener, a task submitted to the group), or in a handler of this server on any strategy, it
+   * cannot return once closed: waiting there would
    * stall the connections of that loop, which then could not drain, for the whole {@code
    * drainTimeout}. There it stops accepting, hands the drain and the thread shutdown to a thread
    * named {@code thrift-nio-netty-close-PORT}, and returns at once: {@link #isRunning()} is then
@@ -382,7 +383,11 @@ public final class NettyThriftServer implements ThriftServer {
     synchronized (lock) {
       before = state;
       state = State.CLOSED;
-      onOwnLoop = group != null && EventLoops.inEventLoopOf(group);
+      // In a call (a handler closing its own server, on any strategy), waiting for the drain
+      // would wait for that very call.
+      onOwnLoop =
+          (group != null && EventLoops.inEventLoopOf(group))
+              || (callPath != null && CallSequencer.inCallOf(callPath));
     }
     if (before == State.CLOSED) {
       if (!onOwnLoop) {
@@ -475,9 +480,7 @@ public final class NettyThriftServer implements ThriftServer {
       // The drain is over: whatever still runs has lost its connection. Tasks that never ran hold
       // request frames that no call will release.
       for (Runnable never : ownWorkers.shutdownNow()) {
-        if (never instanceof ThriftServerHandler.WorkerTask) {
-          ((ThriftServerHandler.WorkerTask) never).abandon();
-        }
+        CallSequencer.abandon(never);
       }
       awaitQuietly(ownWorkers);
     }

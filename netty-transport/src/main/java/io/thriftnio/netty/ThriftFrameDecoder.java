@@ -5,7 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.netty.internal.HeaderPeek;
+import io.thriftnio.core.internal.server.HeaderPeek;
 import java.util.List;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -171,7 +171,8 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     if (length > maxFrameSize && headerProtocol != null) {
       int buffered = in.readableBytes() - Framing.HEADER_SIZE;
       header =
-          HeaderPeek.read(in, in.readerIndex() + Framing.HEADER_SIZE, buffered, headerProtocol);
+          HeaderPeek.read(
+              in::getBytes, in.readerIndex() + Framing.HEADER_SIZE, buffered, headerProtocol);
     }
     rejected = true;
     in.skipBytes(in.readableBytes());

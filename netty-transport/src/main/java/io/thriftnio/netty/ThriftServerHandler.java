@@ -12,19 +12,18 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.netty.internal.EveryPowerOfTwo;
-import io.thriftnio.netty.internal.Replies;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ServerConnection;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.apache.thrift.TApplicationException;
-import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.TAsyncProcessor;
+import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * Responses produced while one read batch is handled leave in a single flush, at {@code
  * channelReadComplete}; responses completed later are flushed together once the event loop has run
  * every completion already queued.
+ *
+ * <p>The decisions (order, limits, overload, what a failure gets, what is counted) are the server
+ * call path of thrift-nio's core, the same on every transport; this handler is its Netty adapter.
  *
  * <p>Failures:
  *
@@ -79,9 +81,6 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Not {@code @Sharable}: it holds the connection's queue of responses. Create one per
  *       channel.
- *   <li>The protocol factories given here are used only for the error replies this handler writes
- *       itself; they must be the ones the {@link ProcessorInvoker} uses, or clients receive replies
- *       they cannot read.
  *   <li>A request's frame buffer is held until its call completes. With a worker executor and a
  *       pipelining client, many frames may be held at once; bound the executor's queue (the
  *       server's own pool is bounded) rather than letting it queue without limit.
@@ -100,57 +99,71 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   static final long LINGER_MILLIS = 1000;
 
   private final Settings settings;
-
-  private final ArrayDeque<Slot> slots = new ArrayDeque<>();
-  /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
-  private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
+  private final ConnectionTimeouts timeouts;
   /** A response that could not be written: the connection broke (a reset) after the call began. */
   private final ChannelFutureListener countDropped;
-  private final ConnectionTimeouts timeouts;
   private ChannelHandlerContext ctx;
-  private boolean inReadBatch;
-  private boolean flushAtReadComplete;
-  private boolean flushScheduled;
-  private boolean draining;
-  private boolean dispatchingWaiting;
-  private boolean closing;
+  private CallSequencer calls;
   private ChannelFuture lastWrite;
 
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
-   * ThriftFrameEncoder}. No idle or frame timeout (add Netty's {@code IdleStateHandler} if needed).
-   * Refused calls are counted, and their log lines thinned out, per handler, not per server. At
-   * most {@value ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
+   * ThriftFrameEncoder}: runs {@code processor} on the event loop, reading and writing {@code
+   * protocol}, with frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. No idle or frame
+   * timeout (add Netty's {@code IdleStateHandler} if needed). At most {@value
+   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
    *
-   * @param invoker runs the processor
-   * @param inputProtocolFactory the requests' protocol, as given to the invoker
-   * @param outputProtocolFactory the responses' protocol, as given to the invoker
+   * @param processor the processor, e.g. {@code new BenchService.Processor<>(handler)}
+   * @param protocol the protocol of requests and replies, e.g. {@code new
+   *     TBinaryProtocol.Factory()}
+   */
+  public ThriftServerHandler(TProcessor processor, TProtocolFactory protocol) {
+    this(ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE), null);
+  }
+
+  /**
+   * As {@link #ThriftServerHandler(TProcessor, TProtocolFactory)}, for an asynchronous processor,
+   * which may complete its calls on any thread and in any order.
+   *
+   * @param processor the processor, e.g. {@code new BenchService.AsyncProcessor<>(handler)}
+   * @param protocol the protocol of requests and replies
+   */
+  public ThriftServerHandler(TAsyncProcessor processor, TProtocolFactory protocol) {
+    this(
+        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE),
+        null);
+  }
+
+  /**
+   * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
+   * ThriftFrameEncoder}. No idle or frame timeout. Calls are counted, and refused calls' log lines
+   * thinned out, per handler, not per server. At most {@value
+   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
+   *
+   * @param invoker runs the processor; its protocols and frame limit are used for the replies this
+   *     handler writes itself
    * @param worker runs the processor for {@link IoStrategy#WORKER}; {@code null} for {@link
    *     IoStrategy#SAME_THREAD}
    */
-  public ThriftServerHandler(
-      ProcessorInvoker invoker,
-      TProtocolFactory inputProtocolFactory,
-      TProtocolFactory outputProtocolFactory,
-      Executor worker) {
+  public ThriftServerHandler(ProcessorInvoker invoker, Executor worker) {
     this(
         new Settings(
-            Objects.requireNonNull(invoker, "invoker"),
-            Objects.requireNonNull(inputProtocolFactory, "inputProtocolFactory"),
-            Objects.requireNonNull(outputProtocolFactory, "outputProtocolFactory"),
-            Framing.DEFAULT_MAX_FRAME_SIZE,
-            worker,
-            new ServerCounters(),
+            new CallPath(
+                Objects.requireNonNull(invoker, "invoker"),
+                worker,
+                new ServerCounters(),
+                ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION),
             0,
             0));
   }
 
   ThriftServerHandler(Settings settings) {
     this.settings = settings;
+    ServerCounters counters = settings.path.counters();
     this.countDropped =
         f -> {
           if (!f.isSuccess()) {
-            settings.counters.droppedResponses.increment();
+            counters.droppedResponses.increment();
           }
         };
     this.timeouts = new ConnectionTimeouts(settings.idleTimeoutNanos, settings.frameTimeoutNanos);
@@ -158,81 +171,34 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   /** Everything a server's handlers share; immutable. */
   static final class Settings {
-    final ProcessorInvoker invoker;
-    final TProtocolFactory input;
-    final TProtocolFactory output;
-    final int maxFrameSize;
-    final Executor worker;
-    final ServerCounters counters;
+    final CallPath path;
     final long idleTimeoutNanos;
     final long frameTimeoutNanos;
-    final int maxCallsInFlight;
-    /** Which refused calls are logged; one per server, like the settings. */
-    final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
 
-    Settings(
-        ProcessorInvoker invoker,
-        TProtocolFactory input,
-        TProtocolFactory output,
-        int maxFrameSize,
-        Executor worker,
-        ServerCounters counters,
-        long idleTimeoutNanos,
-        long frameTimeoutNanos) {
-      this(
-          invoker,
-          input,
-          output,
-          maxFrameSize,
-          worker,
-          counters,
-          idleTimeoutNanos,
-          frameTimeoutNanos,
-          ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
-    }
-
-    Settings(
-        ProcessorInvoker invoker,
-        TProtocolFactory input,
-        TProtocolFactory output,
-        int maxFrameSize,
-        Executor worker,
-        ServerCounters counters,
-        long idleTimeoutNanos,
-        long frameTimeoutNanos,
-        int maxCallsInFlight) {
-      this.maxCallsInFlight = maxCallsInFlight;
-      this.invoker = invoker;
-      this.input = input;
-      this.output = output;
-      this.maxFrameSize = maxFrameSize;
-      this.worker = worker;
-      this.counters = counters;
+    /**
+     * @param idleTimeoutNanos 0 for none
+     * @param frameTimeoutNanos 0 for none
+     */
+    Settings(CallPath path, long idleTimeoutNanos, long frameTimeoutNanos) {
+      this.path = path;
       this.idleTimeoutNanos = idleTimeoutNanos;
       this.frameTimeoutNanos = frameTimeoutNanos;
     }
   }
 
-  /** One request in the connection's response order. */
-  private static final class Slot {
-    ByteBuf request;
-    ByteBuffer response;
-    boolean done;
-    boolean closeAfter;
-
-    Slot(ByteBuf request) {
-      this.request = request;
-    }
-  }
-
   /** Calls received on this connection whose responses have not been written yet. */
   int pendingCalls() {
-    return slots.size();
+    return calls == null ? 0 : calls.pendingCalls();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.calls = settings.path.open(new Connection());
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    this.ctx = ctx;
     timeouts.start(ctx, new TimeoutView());
     super.channelActive(ctx);
   }
@@ -240,9 +206,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     timeouts.stop();
-    releaseWaiting(); // nobody is left to answer
-    // Calls still running complete later and find the channel closed; their frames are released
-    // when they complete. Slots that are done but unwritten hold nothing to release.
+    calls.onClosed(); // requests not yet dispatched are released; running calls release their own
     super.channelInactive(ctx);
   }
 
@@ -253,299 +217,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ByteBuf frame = (ByteBuf) msg;
-    if (closing) {
-      frame.release(); // after a bad frame or during close: nothing more is served
-      return;
-    }
-    inReadBatch = true;
     timeouts.frameReceived();
-    Slot slot = new Slot(frame);
-    slots.add(slot);
-    if (!waiting.isEmpty() || slots.size() > settings.maxCallsInFlight) {
-      // The frames of this read batch are in memory already; no more are read until calls finish.
-      waiting.add(slot);
-      updateAutoRead(ctx);
-      return;
+    if (!calls.onRequest(frame.nioBuffer(), frame)) {
+      updateAutoRead();
     }
-    dispatch(ctx, slot);
-  }
-
-  /** Dispatches waiting requests while fewer than maxCallsInFlight calls are in flight. */
-  private void dispatchWaiting(ChannelHandlerContext ctx) {
-    if (waiting.isEmpty() || dispatchingWaiting) {
-      return; // a call completing inline (a refusal, say) leaves the loop below to go on
-    }
-    dispatchingWaiting = true;
-    try {
-      while (!waiting.isEmpty() && slots.size() - waiting.size() < settings.maxCallsInFlight) {
-        dispatch(ctx, waiting.poll());
-      }
-    } finally {
-      dispatchingWaiting = false;
-    }
-    if (waiting.isEmpty()) {
-      updateAutoRead(ctx);
-    }
-  }
-
-  /** Releases the frames of requests that will never be dispatched: the connection is ending. */
-  private void releaseWaiting() {
-    for (Slot slot : waiting) {
-      slot.done = true;
-      slot.request.release();
-      slot.request = null;
-    }
-    waiting.clear();
-  }
-
-  private void dispatch(ChannelHandlerContext ctx, Slot slot) {
-    ByteBuffer payload = slot.request.nioBuffer();
-    Executor worker = settings.worker;
-    if (worker == null) {
-      invoke(ctx, slot, payload);
-      return;
-    }
-    try {
-      worker.execute(new WorkerTask(ctx, slot, payload));
-    } catch (RejectedExecutionException e) {
-      refuseOverloaded(ctx, slot, payload, e);
-    }
-  }
-
-  /**
-   * A request waiting for a worker. If the server's own pool is shut down before running it, {@link
-   * #abandon()} releases the request's frame, which no call will ever release.
-   */
-  final class WorkerTask implements Runnable {
-    private final ChannelHandlerContext ctx;
-    private final Slot slot;
-    private final ByteBuffer payload;
-
-    WorkerTask(ChannelHandlerContext ctx, Slot slot, ByteBuffer payload) {
-      this.ctx = ctx;
-      this.slot = slot;
-      this.payload = payload;
-    }
-
-    @Override
-    public void run() {
-      invoke(ctx, slot, payload);
-    }
-
-    /** The task will never run: release its frame. */
-    void abandon() {
-      ByteBuf request = slot.request;
-      slot.request = null;
-      if (request != null) {
-        request.release();
-      }
-    }
-  }
-
-  private void invoke(ChannelHandlerContext ctx, Slot slot, ByteBuffer payload) {
-    CompletableFuture<ByteBuffer> response;
-    try {
-      response = settings.invoker.invoke(payload);
-    } catch (Throwable t) {
-      response = CompletableFuture.failedFuture(t); // the invoker promises not to throw
-    }
-    response.whenComplete(
-        (frame, failure) -> {
-          if (ctx.executor().inEventLoop()) {
-            complete(ctx, slot, frame, failure, true);
-          } else {
-            try {
-              ctx.executor().execute(() -> complete(ctx, slot, frame, failure, true));
-            } catch (RejectedExecutionException loopShutDown) {
-              slot.request.release(); // the event loop is gone with its connections
-            }
-          }
-        });
-  }
-
-  private void refuseOverloaded(
-      ChannelHandlerContext ctx, Slot slot, ByteBuffer payload, RejectedExecutionException e) {
-    settings.counters.overloadedCalls.increment();
-    long refused = settings.overloadLog.record();
-    TMessage header = Replies.readHeader(payload, settings.input, settings.maxFrameSize);
-    if (header == null) {
-      complete(ctx, slot, null, e, false);
-      return;
-    }
-    String message =
-        "server overloaded: "
-            + header.name
-            + " refused, the worker executor is full ("
-            + overloadDetail()
-            + ")";
-    if (refused != 0) { // the 1st, 2nd, 4th, 8th ...: under overload, every call would log
-      log.warn(
-          "{} for {} seqid {} from {} ({} calls refused so far)",
-          message,
-          header.name,
-          header.seqid,
-          ctx.channel().remoteAddress(),
-          refused);
-    }
-    ByteBuffer reply =
-        Replies.applicationException(
-            header,
-            TApplicationException.INTERNAL_ERROR,
-            message,
-            settings.output,
-            settings.maxFrameSize);
-    complete(ctx, slot, reply, null, false);
-  }
-
-  private String overloadDetail() {
-    Executor worker = settings.worker;
-    if (worker instanceof ThreadPoolExecutor) {
-      ThreadPoolExecutor pool = (ThreadPoolExecutor) worker;
-      int queued = pool.getQueue().size();
-      return "active="
-          + pool.getActiveCount()
-          + "/"
-          + pool.getMaximumPoolSize()
-          + ", queued="
-          + queued
-          + "/"
-          + (queued + pool.getQueue().remainingCapacity());
-    }
-    return "executor " + worker;
-  }
-
-  /** On the event loop: records a call's outcome and writes every response now in order. */
-  private void complete(
-      ChannelHandlerContext ctx,
-      Slot slot,
-      ByteBuffer response,
-      Throwable failure,
-      boolean processed) {
-    slot.done = true;
-    ByteBuf request = slot.request;
-    slot.request = null;
-    if (failure != null) {
-      settings.counters.badFrames.increment();
-      log.warn(
-          "Closing connection from {}: request message header unreadable ({})",
-          ctx.channel().remoteAddress(),
-          failure.toString());
-      slot.closeAfter = true;
-    } else {
-      if (processed) {
-        settings.counters.completedCalls.increment();
-      }
-      if (response != null
-          && processed
-          && Replies.isException(response, settings.output, settings.maxFrameSize)) {
-        settings.counters.failedCalls.increment();
-      }
-      slot.response = response;
-    }
-    // Release only now: an invoker answering a failure re-reads the request's header.
-    request.release();
-    writeReadySlots(ctx);
-    if (!closing && ctx.channel().isActive()) {
-      dispatchWaiting(ctx);
-    }
-  }
-
-  private void writeReadySlots(ChannelHandlerContext ctx) {
-    boolean wrote = false;
-    while (!slots.isEmpty() && slots.peekFirst().done) {
-      Slot slot = slots.pollFirst();
-      if (!ctx.channel().isActive()) {
-        if (slot.response != null) {
-          settings.counters.droppedResponses.increment(); // the peer left during the call
-        }
-        continue;
-      }
-      if (slot.response != null) {
-        ByteBuf payload = Unpooled.wrappedBuffer(slot.response).skipBytes(Framing.HEADER_SIZE);
-        lastWrite = ctx.write(payload).addListener(countDropped);
-        wrote = true;
-      }
-      if (slot.closeAfter) {
-        closeAfterWrites(ctx, slot.response != null);
-        releaseRemaining();
-        return;
-      }
-    }
-    if (slots.isEmpty()) {
-      timeouts.allCallsAnswered();
-    }
-    if (wrote) {
-      if (inReadBatch) {
-        flushAtReadComplete = true;
-      } else {
-        scheduleFlush(ctx);
-      }
-    }
-    if (draining && slots.isEmpty() && !closing) {
-      closing = true;
-      ctx.flush();
-      closeAfterLastWrite(ctx);
-    }
-  }
-
-  private void scheduleFlush(ChannelHandlerContext ctx) {
-    if (flushScheduled) {
-      return;
-    }
-    flushScheduled = true;
-    ctx.executor()
-        .execute(
-            () -> {
-              flushScheduled = false;
-              ctx.flush();
-            });
-  }
-
-  private void closeAfterWrites(ChannelHandlerContext ctx, boolean replied) {
-    closing = true;
-    ctx.flush();
-    if (!replied || !(ctx.channel() instanceof DuplexChannel)) {
-      closeAfterLastWrite(ctx);
-      return;
-    }
-    // Half-close, keep reading (and discarding) for a moment, then close: closing with unread
-    // input would send a reset, which can destroy the error reply before the peer reads it.
-    lastWrite.addListener(
-        (ChannelFutureListener)
-            f -> {
-              if (!f.isSuccess()) {
-                ctx.close();
-                return;
-              }
-              ((DuplexChannel) ctx.channel()).shutdownOutput();
-              ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
-            });
-  }
-
-  private void closeAfterLastWrite(ChannelHandlerContext ctx) {
-    if (lastWrite == null || lastWrite.isDone()) {
-      ctx.close();
-    } else {
-      lastWrite.addListener(ChannelFutureListener.CLOSE);
-    }
-  }
-
-  /**
-   * Slots after a closing one are never answered; their calls release their own frames, and the
-   * frames of requests still waiting are released here.
-   */
-  private void releaseRemaining() {
-    releaseWaiting();
-    slots.clear();
   }
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    inReadBatch = false;
-    if (flushAtReadComplete) {
-      flushAtReadComplete = false;
-      ctx.flush();
-    }
+    calls.readComplete();
     timeouts.readBatchComplete();
     ctx.fireChannelReadComplete();
   }
@@ -553,21 +233,22 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     timeouts.writabilityChanged(ctx.channel().isWritable());
-    updateAutoRead(ctx);
+    updateAutoRead();
     super.channelWritabilityChanged(ctx);
   }
 
-  private void updateAutoRead(ChannelHandlerContext ctx) {
-    // Backpressure: a client that does not read its responses stops being read from.
-    // and a client that pipelines more than maxCallsInFlight requests waits for answers.
-    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !draining && waiting.isEmpty());
+  private void updateAutoRead() {
+    // Backpressure: a client that does not read its responses stops being read from, and so does
+    // one that pipelines more than maxCallsInFlight requests, until calls are answered.
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !calls.isReadingPaused());
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     InvalidFrameException invalid = findInvalidFrame(cause);
     if (invalid != null) {
-      onInvalidFrame(ctx, invalid);
+      calls.onBadFrame(invalid.header(), invalid.getCause().getMessage());
+      updateAutoRead();
       return;
     }
     if (cause instanceof IOException) {
@@ -578,7 +259,6 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
           ctx.channel().remoteAddress(),
           cause);
     }
-    closing = true;
     ctx.close();
   }
 
@@ -591,46 +271,95 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     return null;
   }
 
-  private void onInvalidFrame(ChannelHandlerContext ctx, InvalidFrameException invalid) {
-    if (closing) {
-      return;
-    }
-    settings.counters.badFrames.increment();
-    TMessage header = invalid.header();
-    ByteBuffer reply =
-        header == null
-            ? null
-            : Replies.applicationException(
-                header,
-                TApplicationException.PROTOCOL_ERROR,
-                "request " + header.name + " rejected: " + invalid.getCause().getMessage(),
-                settings.output,
-                settings.maxFrameSize);
-    if (reply != null) {
-      settings.counters.failedCalls.increment();
-    }
-    Slot slot = new Slot(null);
-    slot.done = true;
-    slot.response = reply;
-    slot.closeAfter = true;
-    slots.add(slot);
-    writeReadySlots(ctx);
-  }
-
   /**
    * Stops reading and closes the connection once every call received has been answered. Runs on the
    * event loop.
    */
   void startDrain(ChannelHandlerContext ctx) {
-    if (draining) {
-      return;
+    calls.startDrain();
+    updateAutoRead();
+  }
+
+  /** This channel as the call path sees it. Its IO methods run on the event loop. */
+  private final class Connection implements ServerConnection {
+    @Override
+    public void write(ByteBuffer frame) {
+      // The encoder writes the length prefix again (see ThriftFrameEncoder).
+      ByteBuf payload = Unpooled.wrappedBuffer(frame).skipBytes(Framing.HEADER_SIZE);
+      lastWrite = ctx.write(payload).addListener(countDropped);
     }
-    draining = true;
-    updateAutoRead(ctx);
-    if (!closing && slots.isEmpty()) {
-      closing = true;
+
+    @Override
+    public void flush() {
       ctx.flush();
-      closeAfterLastWrite(ctx);
+    }
+
+    @Override
+    public boolean inIoThread() {
+      return ctx.executor().inEventLoop();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      try {
+        ctx.executor().execute(task);
+      } catch (RejectedExecutionException loopShutDown) {
+        task.run(); // the loop is gone with its channels: the writes fail and count as dropped
+      }
+    }
+
+    @Override
+    public void resumeReading() {
+      updateAutoRead();
+    }
+
+    @Override
+    public void release(Object request) {
+      ((ByteBuf) request).release();
+    }
+
+    @Override
+    public void close(boolean halfCloseFirst) {
+      ctx.flush();
+      if (!halfCloseFirst || lastWrite == null || !(ctx.channel() instanceof DuplexChannel)) {
+        closeAfterLastWrite();
+        return;
+      }
+      // Half-close, keep reading (and discarding) for a moment, then close: closing with unread
+      // input would send a reset, which can destroy the error reply before the peer reads it.
+      lastWrite.addListener(
+          (ChannelFutureListener)
+              f -> {
+                if (!f.isSuccess()) {
+                  ctx.close();
+                  return;
+                }
+                ((DuplexChannel) ctx.channel()).shutdownOutput();
+                ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+              });
+    }
+
+    private void closeAfterLastWrite() {
+      if (lastWrite == null || lastWrite.isDone()) {
+        ctx.close();
+      } else {
+        lastWrite.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    @Override
+    public boolean hasBufferedRequests() {
+      return false; // the decoder delivers every whole frame of a read at once
+    }
+
+    @Override
+    public void allAnswered() {
+      timeouts.allCallsAnswered();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+      return ctx.channel().remoteAddress();
     }
   }
 
@@ -638,19 +367,19 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private final class TimeoutView implements ConnectionTimeouts.Connection {
     @Override
     public boolean hasCallsInFlight() {
-      return !slots.isEmpty();
+      return calls.pendingCalls() > 0;
     }
 
     @Override
     public boolean isClosing() {
-      return closing;
+      return calls.isClosing();
     }
 
     @Override
     public void timedOut(String why) {
-      settings.counters.timedOutConnections.increment();
+      settings.path.counters().timedOutConnections.increment();
       log.info("Closing connection from {}: {}", ctx.channel().remoteAddress(), why);
-      closing = true;
+      calls.onClosed();
       ctx.close();
     }
   }

@@ -6,7 +6,7 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.netty.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
 import java.nio.channels.ClosedChannelException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;

@@ -4,14 +4,51 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** This module's clients as conformance-suite client kinds, on one shared set of event loops. */
+/**
+ * This module's clients as conformance-suite client kinds, on shared event loops: NIO unless a kind
+ * names its transport, so that the NIO client path keeps its tests where epoll would be the
+ * default.
+ */
 final class NettyClientKinds {
 
-  /** Two client event loops for every test of the module; daemon threads, never closed. */
-  static final NettyClientResources RESOURCES = NettyClientResources.create(2);
+  /** Two NIO client event loops for every test of the module; daemon threads, never closed. */
+  static final NettyClientResources RESOURCES =
+      NettyClientResources.create(2, NettyTransportType.NIO);
+
+  private static final Map<NettyTransportType, NettyClientResources> NATIVE =
+      new ConcurrentHashMap<>();
 
   private NettyClientKinds() {}
+
+  /**
+   * Two client event loops of {@code transport}, created on first use and never closed.
+   *
+   * @throws IllegalStateException if the transport cannot be used here
+   */
+  static NettyClientResources resources(NettyTransportType transport) {
+    return transport == NettyTransportType.NIO
+        ? RESOURCES
+        : NATIVE.computeIfAbsent(transport, t -> NettyClientResources.create(2, t));
+  }
+
+  /**
+   * Sync transports from resources on {@code transport}. Over plain TCP they do their IO on the
+   * caller's thread whatever the transport; the kind keeps its name for the suites that use it.
+   */
+  static ClientKind syncTransport(NettyTransportType transport) {
+    String name = "netty-sync-" + transport.name().toLowerCase(Locale.ROOT);
+    return ClientKinds.syncTransport(name, address -> resources(transport).openTransport(address));
+  }
+
+  /** {@link NettyThriftChannel} clients on event loops of {@code transport}. */
+  static ClientKind asyncChannel(NettyTransportType transport) {
+    String name = "netty-async-" + transport.name().toLowerCase(Locale.ROOT);
+    return ClientKinds.channel(name, address -> resources(transport).openChannel(address));
+  }
 
   static ClientKind syncTransport() {
     return ClientKinds.syncTransport("netty-sync", address -> RESOURCES.openTransport(address));

@@ -4,13 +4,16 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.AdversarialSuite;
 
-/** The adversarial suite: Netty server, SAME_THREAD, every buffer tracked. */
+/** The adversarial suite: Netty server on NIO, SAME_THREAD, every buffer tracked. */
 class NettySameThreadAdversarialTest extends AdversarialSuite {
   private final LeakTrackingAllocator allocator = new LeakTrackingAllocator();
 
   @Override
   protected ServerBuilder<?> newServerBuilder() {
-    return NettyThriftServer.builder().ioThreads(2).allocator(allocator);
+    return NettyThriftServer.builder()
+        .transport(NettyTransportType.NIO)
+        .ioThreads(2)
+        .allocator(allocator);
   }
 
   @Override

@@ -6,13 +6,13 @@ import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 
 /**
- * The conformance suite: Netty server, SAME_THREAD, this module's {@link NettyThriftChannel}
+ * The conformance suite: Netty server on NIO, SAME_THREAD, this module's {@link NettyThriftChannel}
  * clients.
  */
 class NettySameThreadAsyncChannelConformanceTest extends ConformanceSuite {
   @Override
   protected ServerBuilder<?> newServerBuilder() {
-    return NettyThriftServer.builder().ioThreads(2);
+    return NettyThriftServer.builder().transport(NettyTransportType.NIO).ioThreads(2);
   }
 
   @Override

@@ -33,6 +33,7 @@ import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -85,6 +86,7 @@ class NettyThriftServerTest {
   }
 
   @Test
+  @Tag("without-natives") // also run where the native libraries are absent
   void autoPicksEpollWhenUsableElseNioAndNeverIoUring() throws Exception {
     NettyThriftServer server = builder(new BenchHandler()).build();
     NettyTransportType expected =
@@ -97,6 +99,7 @@ class NettyThriftServerTest {
   }
 
   @Test
+  @Tag("without-natives") // also run where the native libraries are absent
   void anUnavailableNativeTransportFailsAtBuildSayingWhy() {
     String why = IoTransport.epollUnavailability();
     assumeThat(why).as("epoll is usable here").isNotNull();
@@ -356,6 +359,7 @@ class NettyThriftServerTest {
   }
 
   @Test
+  @Tag("without-natives") // also run where the native libraries are absent
   void ioUringIsUsedOnlyWhenAskedAndFailsClearlyWhenUnavailable() {
     assertThat(builder(new BenchHandler()).build().transport())
         .isNotEqualTo(NettyTransportType.IO_URING);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
@@ -14,6 +15,7 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.tls.TlsProvider;
+import io.thriftnio.netty.internal.NettyTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
@@ -38,9 +40,11 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** TLS on the Netty server and clients: handshakes, mutual TLS, host names, failures counted. */
@@ -123,6 +127,52 @@ class NettyTlsTest {
     assertThat(server.stats().tlsFailures()).isZero();
   }
 
+  /**
+   * Every pairing of providers that includes OpenSSL: BoringSSL (netty-tcnative) on the server, on
+   * the client, or on both, with client certificates, over both client shapes.
+   */
+  @ParameterizedTest(name = "server {0}, client {1}")
+  @CsvSource({"OPENSSL, OPENSSL", "OPENSSL, JDK", "JDK, OPENSSL"})
+  void openSslServesAndCallsOverMutualTlsWithEitherPeerOnTheJdk(
+      TlsProvider serverProvider, TlsProvider clientProvider) throws Exception {
+    NativeSupport.assumeOpenSsl();
+    ServerTls serverTls = PKI.mutualServerTls().provider(serverProvider).build();
+    assertThat(NettyTls.serverContext(serverTls).isServer()).isTrue();
+    assertThat(NettyTls.serverContext(serverTls) instanceof ReferenceCountedOpenSslContext)
+        .as("a %s server context", serverProvider)
+        .isEqualTo(serverProvider == TlsProvider.OPENSSL);
+    ThriftServer server = server(serverTls, IoStrategy.SAME_THREAD);
+    ClientTls tls =
+        PKI.clientTls().keyManagerFactory(PKI.clientKeys()).provider(clientProvider).build();
+    assertThat(NettyTls.clientContext(tls) instanceof ReferenceCountedOpenSslContext)
+        .as("a %s client context", clientProvider)
+        .isEqualTo(clientProvider == TlsProvider.OPENSSL);
+
+    BenchService.Client sync = syncClient(server.localAddress(), tls);
+    assertThat(Payloads.check(sync.echo(Payloads.of(Payloads.LARGE, 4)), Payloads.LARGE, 4))
+        .isTrue();
+    NettyThriftChannel channel =
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(tls).build());
+    open.add(channel);
+    BenchService.AsyncIface async =
+        AsyncClients.asyncIface(
+            BenchService.AsyncIface.class,
+            channel,
+            BenchService.Client::new,
+            new TBinaryProtocol.Factory(),
+            ForkJoinPool.commonPool());
+    CompletableFuture<ByteBuffer> echoed = new CompletableFuture<>();
+    async.echo(Payloads.of(Payloads.MEDIUM, 6), callback(echoed));
+    assertThat(Payloads.check(echoed.get(20, TimeUnit.SECONDS), Payloads.MEDIUM, 6)).isTrue();
+
+    // An OpenSSL server still refuses a client without a certificate, and counts it.
+    assertThatThrownBy(
+            () -> syncClient(server.localAddress(), PKI.clientTls().provider(clientProvider).build())
+                .get_last_sale("x"))
+        .isInstanceOf(TTransportException.class);
+    await("the certificate-less client to be counted", server, s -> s.tlsFailures() == 1);
+  }
+
   @Test
   void mutualTlsRejectsMissingAndUntrustedClientCertificatesAndAcceptsTheRightOne()
       throws Exception {
@@ -179,8 +229,12 @@ class NettyTlsTest {
             .getSymbol()).isEqualTo("ok");
   }
 
-  @Test
-  void releasesEveryBufferThroughGoodBadAndSilentTlsPeers() throws Exception {
+  @ParameterizedTest
+  @EnumSource(TlsProvider.class)
+  void releasesEveryBufferThroughGoodBadAndSilentTlsPeers(TlsProvider provider) throws Exception {
+    if (provider == TlsProvider.OPENSSL) {
+      NativeSupport.assumeOpenSsl();
+    }
     LeakTrackingAllocator alloc = new LeakTrackingAllocator();
     ThriftServer server =
         NettyThriftServer.builder()
@@ -189,17 +243,23 @@ class NettyTlsTest {
             .ioThreads(1)
             .workerThreads(2)
             // Long enough for the good handshakes on a loaded machine, short enough to wait for.
-            .tls(PKI.mutualServerTls().handshakeTimeout(Duration.ofSeconds(3)).build())
+            .tls(
+                PKI.mutualServerTls()
+                    .provider(provider)
+                    .handshakeTimeout(Duration.ofSeconds(3))
+                    .build())
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
             .start();
     InetSocketAddress address = server.localAddress();
     try {
-      ClientTls good = PKI.clientTls().keyManagerFactory(PKI.clientKeys()).build();
+      ClientTls good =
+          PKI.clientTls().keyManagerFactory(PKI.clientKeys()).provider(provider).build();
       BenchService.Client client = syncClient(address, good);
       assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 1)), Payloads.MEDIUM, 1))
           .isTrue();
-      assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()).get_last_sale("x"))
+      ClientTls certificateLess = PKI.clientTls().provider(provider).build();
+      assertThatThrownBy(() -> syncClient(address, certificateLess).get_last_sale("x"))
           .isInstanceOf(TTransportException.class);
       try (RawConnection plain = RawConnection.open(address)) {
         plain.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
@@ -297,7 +357,9 @@ class NettyTlsTest {
     assertThat(client.db_work(4)).hasSize(4);
   }
 
+  /** Runs in the without-natives execution (netty-transport's POM), where tcnative is absent. */
   @Test
+  @Tag("without-natives")
   void openSslFailsAtBuildWhenNettyTcnativeIsMissing() {
     assumeFalse(OpenSsl.isAvailable(), "netty-tcnative is on the class path");
     KeyManagerFactory keys = PKI.serverKeys();

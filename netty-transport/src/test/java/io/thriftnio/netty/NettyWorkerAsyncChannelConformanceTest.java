@@ -6,12 +6,13 @@ import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 
 /**
- * The conformance suite: Netty server, WORKER, this module's {@link NettyThriftChannel} clients.
+ * The conformance suite: Netty server on NIO, WORKER, this module's {@link NettyThriftChannel}
+ * clients.
  */
 class NettyWorkerAsyncChannelConformanceTest extends ConformanceSuite {
   @Override
   protected ServerBuilder<?> newServerBuilder() {
-    return NettyThriftServer.builder().ioThreads(2);
+    return NettyThriftServer.builder().transport(NettyTransportType.NIO).ioThreads(2);
   }
 
   @Override

@@ -5,11 +5,14 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 
-/** The conformance suite: Netty server, WORKER, this module's {@link TNettyTransport} clients. */
+/**
+ * The conformance suite: Netty server on NIO, WORKER, this module's {@link TNettyTransport}
+ * clients.
+ */
 class NettyWorkerSyncTransportConformanceTest extends ConformanceSuite {
   @Override
   protected ServerBuilder<?> newServerBuilder() {
-    return NettyThriftServer.builder().ioThreads(2);
+    return NettyThriftServer.builder().transport(NettyTransportType.NIO).ioThreads(2);
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
@@ -80,8 +81,7 @@ class ThriftServerHandlerTest {
   }
 
   private ThriftServerHandler.Settings settings(ProcessorInvoker invoker, Executor worker) {
-    return new ThriftServerHandler.Settings(
-        invoker, PROTOCOL, PROTOCOL, MAX, worker, counters, 0, 0);
+    return new ThriftServerHandler.Settings(new CallPath(invoker, worker, counters, 100), 0, 0);
   }
 
   private EmbeddedChannel serve(ThriftServerHandler.Settings settings) throws Exception {

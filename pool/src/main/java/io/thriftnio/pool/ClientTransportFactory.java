@@ -1,5 +1,7 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.internal.SocketTransports;
@@ -20,11 +22,11 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>The stock implementations are {@link #framedSocket(Duration, Duration)} and, for TLS, {@link
  * #framedTls(Duration, Duration, ClientTls)}; this library's Netty and Grizzly synchronous
- * transports plug in through the same interface, TLS included:
+ * transports plug in through {@link #of(ClientResources, ClientOptions)}, TLS included:
  *
  * <pre>{@code
  * ClientTransportFactory netty =
- *     endpoint -> TNettyTransport.builder(endpoint).tls(clientTls).open();
+ *     ClientTransportFactory.of(nettyResources, ClientOptions.builder().tls(clientTls).build());
  * }</pre>
  */
 @FunctionalInterface
@@ -38,6 +40,30 @@ public interface ClientTransportFactory {
    * @throws TTransportException if the connection cannot be opened
    */
   TTransport open(InetSocketAddress endpoint) throws TTransportException;
+
+  /**
+   * The sync transport of one of this library's transports: {@code resources.openTransport(endpoint,
+   * options)}. The same line serves Netty and Grizzly; only the resources differ.
+   *
+   * @param resources the transport's client resources; the pool does not close them
+   * @param options each connection's settings (timeouts, frame limit, TLS)
+   * @return the factory
+   */
+  static ClientTransportFactory of(ClientResources resources, ClientOptions options) {
+    Checks.notNull("resources", resources);
+    Checks.notNull("options", options);
+    return new ClientTransportFactory() {
+      @Override
+      public TTransport open(InetSocketAddress endpoint) throws TTransportException {
+        return resources.openTransport(endpoint, options);
+      }
+
+      @Override
+      public String toString() {
+        return resources + " with " + options;
+      }
+    };
+  }
 
   /**
    * Stock libthrift: a {@code TSocket} wrapped in a {@code TFramedTransport}, with libthrift's

@@ -16,6 +16,33 @@ import java.time.Duration;
  */
 public final class PoolConfig {
 
+  /** Default {@link Builder#maxTotal(int)}: {@value}. */
+  public static final int DEFAULT_MAX_TOTAL = 64;
+
+  /** Default {@link Builder#maxPerEndpoint(int)}: {@value}. */
+  public static final int DEFAULT_MAX_PER_ENDPOINT = 8;
+
+  /** Default {@link Builder#maxIdlePerEndpoint(int)}: {@value}. */
+  public static final int DEFAULT_MAX_IDLE_PER_ENDPOINT = 8;
+
+  /** Default {@link Builder#minIdlePerEndpoint(int)}: {@value}. */
+  public static final int DEFAULT_MIN_IDLE_PER_ENDPOINT = 0;
+
+  /** Default {@link Builder#borrowTimeout(Duration)}: 5 seconds. */
+  public static final Duration DEFAULT_BORROW_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Default {@link Builder#idleTimeout(Duration)}: 10 minutes. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
+
+  /** Default {@link Builder#evictionInterval(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_EVICTION_INTERVAL = Duration.ofSeconds(30);
+
+  /** Default {@link Builder#endpointBackoff(Duration)}: 1 second. */
+  public static final Duration DEFAULT_ENDPOINT_BACKOFF = Duration.ofSeconds(1);
+
+  /** Default {@link Builder#maxEndpointBackoff(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(30);
+
   private static final PoolConfig DEFAULTS = builder().build();
 
   private final int maxTotal;
@@ -147,23 +174,23 @@ public final class PoolConfig {
 
   /** Builds a {@link PoolConfig}; every value is checked in {@link #build()}. */
   public static final class Builder {
-    private int maxTotal = 64;
-    private int maxPerEndpoint = 8;
-    private int maxIdlePerEndpoint = 8;
-    private int minIdlePerEndpoint = 0;
-    private Duration borrowTimeout = Duration.ofSeconds(5);
+    private int maxTotal = DEFAULT_MAX_TOTAL;
+    private int maxPerEndpoint = DEFAULT_MAX_PER_ENDPOINT;
+    private int maxIdlePerEndpoint = DEFAULT_MAX_IDLE_PER_ENDPOINT;
+    private int minIdlePerEndpoint = DEFAULT_MIN_IDLE_PER_ENDPOINT;
+    private Duration borrowTimeout = DEFAULT_BORROW_TIMEOUT;
     private boolean testOnBorrow = true;
-    private Duration idleTimeout = Duration.ofMinutes(10);
-    private Duration evictionInterval = Duration.ofSeconds(30);
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Duration evictionInterval = DEFAULT_EVICTION_INTERVAL;
     private Balancer balancer = Balancer.ROUND_ROBIN;
-    private Duration endpointBackoff = Duration.ofSeconds(1);
-    private Duration maxEndpointBackoff = Duration.ofSeconds(30);
+    private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
+    private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
     private String jmxName;
 
     private Builder() {}
 
     /**
-     * Connections across all endpoints, in use or idle. Default 64.
+     * Connections across all endpoints, in use or idle. Default {@value #DEFAULT_MAX_TOTAL}.
      *
      * @param maxTotal {@code > 0}
      * @return this builder
@@ -174,7 +201,7 @@ public final class PoolConfig {
     }
 
     /**
-     * Connections to one endpoint, in use or idle. Default 8.
+     * Connections to one endpoint, in use or idle. Default {@value #DEFAULT_MAX_PER_ENDPOINT}.
      *
      * @param maxPerEndpoint {@code > 0}
      * @return this builder
@@ -185,7 +212,8 @@ public final class PoolConfig {
     }
 
     /**
-     * Idle connections kept per endpoint; a connection returned beyond this is closed. Default 8.
+     * Idle connections kept per endpoint; a connection returned beyond this is closed. Default {@value
+     * #DEFAULT_MAX_IDLE_PER_ENDPOINT}.
      *
      * @param maxIdlePerEndpoint {@code >= minIdlePerEndpoint}, {@code <= maxPerEndpoint}
      * @return this builder
@@ -197,7 +225,7 @@ public final class PoolConfig {
 
     /**
      * Idle connections the evictor opens and keeps per endpoint (needs a non-zero {@link
-     * #evictionInterval(Duration)}). Default 0.
+     * #evictionInterval(Duration)}). Default {@value #DEFAULT_MIN_IDLE_PER_ENDPOINT}.
      *
      * @param minIdlePerEndpoint {@code >= 0}
      * @return this builder
@@ -209,7 +237,8 @@ public final class PoolConfig {
 
     /**
      * How long a borrow waits when the limits are reached and no connection is idle; then it fails
-     * with {@link PoolTimeoutException}. Zero fails at once. Default 5 seconds.
+     * with {@link PoolTimeoutException}. Zero fails at once. Default {@link
+     * #DEFAULT_BORROW_TIMEOUT} (5 s).
      *
      * @param borrowTimeout {@code >= 0}
      * @return this builder
@@ -234,7 +263,7 @@ public final class PoolConfig {
 
     /**
      * How long a connection may sit idle before the evictor closes it. Zero keeps idle connections
-     * forever. Default 10 minutes.
+     * forever. Default {@link #DEFAULT_IDLE_TIMEOUT} (10 min).
      *
      * @param idleTimeout {@code >= 0}
      * @return this builder
@@ -247,7 +276,8 @@ public final class PoolConfig {
     /**
      * Time between evictor runs, which close connections idle for longer than {@link
      * #idleTimeout(Duration)}, validate the others and top up {@link #minIdlePerEndpoint(int)}.
-     * Zero turns the evictor off. Default 30 seconds.
+     * Zero turns the evictor off. Default {@link
+     * #DEFAULT_EVICTION_INTERVAL} (30 s).
      *
      * @param evictionInterval {@code >= 0}
      * @return this builder
@@ -271,7 +301,7 @@ public final class PoolConfig {
     /**
      * How long an endpoint is skipped after it failed to connect; each consecutive failure doubles
      * it, up to {@link #maxEndpointBackoff(Duration)}. When the time is up, one borrow probes the
-     * endpoint by connecting to it. Default 1 second.
+     * endpoint by connecting to it. Default {@link #DEFAULT_ENDPOINT_BACKOFF} (1 s).
      *
      * @param endpointBackoff {@code > 0}
      * @return this builder
@@ -282,7 +312,8 @@ public final class PoolConfig {
     }
 
     /**
-     * The longest an endpoint is skipped after consecutive connect failures. Default 30 seconds.
+     * The longest an endpoint is skipped after consecutive connect failures. Default {@link
+     * #DEFAULT_MAX_ENDPOINT_BACKOFF} (30 s).
      *
      * @param maxEndpointBackoff {@code >= endpointBackoff}
      * @return this builder

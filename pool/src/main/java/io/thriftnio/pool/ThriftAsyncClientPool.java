@@ -1,19 +1,14 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
-import io.thriftnio.pool.internal.SocketTransports;
-import java.io.IOException;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import io.thriftnio.pool.internal.Proxies;
 import java.net.InetSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -23,19 +18,14 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
-import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TNonblockingTransport;
 import org.apache.thrift.transport.TTransportException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A pool of Thrift's generated {@code AsyncClient}s over {@code TNonblockingSocket}, keyed by
@@ -71,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * @param <A> the generated async client type
  */
 public final class ThriftAsyncClientPool<A extends TAsyncClient> implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ThriftAsyncClientPool.class);
+  /** Default {@link Builder#selectorThreads(int)}: {@value}. */
+  public static final int DEFAULT_SELECTOR_THREADS = 2;
 
   /**
    * The generated async client's constructor, {@code BenchService.AsyncClient::new}.
@@ -114,7 +105,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
   private final String name;
   private final Executor executor;
-  private final TAsyncClientManager[] managers;
+  private final AsyncClientConnections<A> connections;
   private final Class<?> clientClass;
   private final EndpointPool<AsyncConnection<A>> pool;
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
@@ -122,56 +113,17 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
   private ThriftAsyncClientPool(Builder<A> b) {
     this.executor = b.executor;
-    this.managers = new TAsyncClientManager[b.selectorThreads];
-    try {
-      for (int i = 0; i < managers.length; i++) {
-        managers[i] = new TAsyncClientManager();
-      }
-    } catch (IOException e) {
-      stopManagers();
-      throw new IllegalStateException("cannot open a selector: " + e, e);
-    }
-    AsyncClientFactory<A> factory = b.clientFactory;
-    TProtocolFactory protocolFactory = b.protocolFactory;
-    int connectMillis = (int) Math.min(Integer.MAX_VALUE, b.connectTimeout.toMillis());
-    long callMillis = b.callTimeout.toMillis();
-    Predicate<? super A> validator = b.validator;
-    AtomicInteger nextManager = new AtomicInteger();
     this.clientClass = b.clientClass;
     this.name = "ThriftAsyncClientPool[" + (clientClass == null ? "?" : clientClass.getName()) + "]";
-    this.pool =
-        new EndpointPool<>(
-            name,
-            b.endpoints,
-            b.config,
-            b.metrics,
-            new EndpointPool.Connections<>() {
-              @Override
-              public AsyncConnection<A> open(InetSocketAddress endpoint) throws Exception {
-                SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
-                try {
-                  TNonblockingSocket socket = new TNonblockingSocket(channel);
-                  TAsyncClientManager manager =
-                      managers[Math.floorMod(nextManager.getAndIncrement(), managers.length)];
-                  A client = factory.create(protocolFactory, manager, socket);
-                  client.setTimeout(callMillis);
-                  return new AsyncConnection<>(endpoint, socket, client);
-                } catch (IOException | RuntimeException | Error e) {
-                  SocketTransports.closeQuietly(channel);
-                  throw e;
-                }
-              }
-
-              @Override
-              public boolean validate(AsyncConnection<A> connection) {
-                return connection.validate(validator);
-              }
-
-              @Override
-              public void close(AsyncConnection<A> connection) {
-                connection.close();
-              }
-            });
+    this.connections =
+        new AsyncClientConnections<>(
+            b.clientFactory,
+            b.protocolFactory(),
+            b.connectTimeout,
+            b.callTimeout,
+            b.validator(),
+            b.selectorThreads);
+    this.pool = new EndpointPool<>(name, b.endpoints(), b.config(), b.metrics(), connections);
   }
 
   /**
@@ -247,69 +199,18 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    */
   public <I> I asyncIface(Class<I> asyncIface) {
     Checks.notNull("asyncIface", asyncIface);
-    if (!asyncIface.isInterface()
-        || (clientClass != null && !asyncIface.isAssignableFrom(clientClass))) {
-      throw new IllegalArgumentException(
-          "asyncIface: "
-              + asyncIface.getName()
-              + " (expected: an interface "
-              + (clientClass == null ? "the client" : clientClass.getName())
-              + " implements)");
-    }
-    InvocationHandler handler =
-        (proxy, method, args) -> {
-          if (method.getDeclaringClass() == Object.class) {
-            return ThriftClientPool.objectMethod(proxy, method, args, asyncIface);
-          }
-          int last = args.length - 1;
-          @SuppressWarnings("unchecked")
-          AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[last];
-          CompletableFuture<Object> future = new CompletableFuture<>();
-          // Attached before the call starts, so it runs where the future completes: the executor.
-          future.whenComplete(
-              (result, failure) -> {
-                try {
-                  if (failure == null) {
-                    callback.onComplete(result);
-                  } else {
-                    callback.onError(
-                        failure instanceof Exception ? (Exception) failure : new TException(failure));
-                  }
-                } catch (RuntimeException e) {
-                  log.warn("{}: AsyncMethodCallback of {} threw", name, method.getName(), e);
-                }
-              });
-          start(
-              (client, cb) -> {
-                Object[] withPoolCallback = Arrays.copyOf(args, args.length);
-                withPoolCallback[last] = cb;
-                invoke(method, client, withPoolCallback);
-              },
-              future);
-          return null;
-        };
-    return asyncIface.cast(
-        Proxy.newProxyInstance(asyncIface.getClassLoader(), new Class<?>[] {asyncIface}, handler));
-  }
-
-  private static void invoke(Method method, Object client, Object[] args) throws TException {
-    try {
-      method.invoke(client, args);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof TException) {
-        throw (TException) cause;
-      }
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      if (cause instanceof Error) {
-        throw (Error) cause;
-      }
-      throw new TException(cause);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException(method + " is not accessible", e);
-    }
+    Proxies.checkIface("asyncIface", asyncIface, clientClass);
+    return Proxies.asyncIface(
+        asyncIface,
+        name,
+        (method, args, future) ->
+            start(
+                (client, cb) -> {
+                  Object[] withPoolCallback = Arrays.copyOf(args, args.length);
+                  withPoolCallback[args.length - 1] = cb;
+                  Proxies.invoke(method, client, withPoolCallback);
+                },
+                future));
   }
 
   /** The endpoints, in the order given. */
@@ -335,15 +236,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     for (InFlight<?> f : inFlight) {
       f.settle(null, pool.closedException());
     }
-    stopManagers();
-  }
-
-  private void stopManagers() {
-    for (TAsyncClientManager m : managers) {
-      if (m != null) {
-        m.stop();
-      }
-    }
+    connections.close();
   }
 
   @Override
@@ -416,16 +309,12 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    *
    * @param <A> the generated async client type
    */
-  public static final class Builder<A extends TAsyncClient> {
+  public static final class Builder<A extends TAsyncClient>
+      extends PoolBuilder<A, Builder<A>> {
     private final AsyncClientFactory<A> clientFactory;
-    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
-    private final List<InetSocketAddress> endpoints = new ArrayList<>();
-    private PoolConfig config = PoolConfig.defaults();
-    private PoolMetrics metrics = PoolMetrics.NONE;
-    private Predicate<? super A> validator;
-    private int selectorThreads = 2;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration callTimeout = Duration.ofSeconds(30);
+    private int selectorThreads = DEFAULT_SELECTOR_THREADS;
+    private Duration connectTimeout = ClientOptions.DEFAULT_CONNECT_TIMEOUT;
+    private Duration callTimeout = ClientOptions.DEFAULT_REQUEST_TIMEOUT;
     private Executor executor = ForkJoinPool.commonPool();
     private Class<?> clientClass;
 
@@ -433,78 +322,15 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       this.clientFactory = clientFactory;
     }
 
-    /**
-     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
-     *
-     * @param protocolFactory not null
-     * @return this builder
-     */
-    public Builder<A> protocol(TProtocolFactory protocolFactory) {
-      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
-      return this;
-    }
 
-    /**
-     * Adds an endpoint. At least one is required; no default.
-     *
-     * @param endpoint not null
-     * @return this builder
-     */
-    public Builder<A> endpoint(InetSocketAddress endpoint) {
-      endpoints.add(Checks.notNull("endpoint", endpoint));
-      return this;
-    }
 
-    /**
-     * Adds endpoints. At least one is required; no default.
-     *
-     * @param endpoints not null
-     * @return this builder
-     */
-    public Builder<A> endpoints(InetSocketAddress... endpoints) {
-      for (InetSocketAddress e : Arrays.asList(endpoints)) {
-        endpoint(e);
-      }
-      return this;
-    }
 
-    /**
-     * Limits and health. Default {@link PoolConfig#defaults()}.
-     *
-     * @param config not null
-     * @return this builder
-     */
-    public Builder<A> config(PoolConfig config) {
-      this.config = Checks.notNull("config", config);
-      return this;
-    }
 
-    /**
-     * Receives pool events. Default {@link PoolMetrics#NONE}.
-     *
-     * @param metrics not null
-     * @return this builder
-     */
-    public Builder<A> metrics(PoolMetrics metrics) {
-      this.metrics = Checks.notNull("metrics", metrics);
-      return this;
-    }
 
-    /**
-     * An extra check of an idle client before it is lent (when {@link PoolConfig#testOnBorrow()})
-     * and by the evictor. Default none.
-     *
-     * @param validator a check, or {@code null} for none
-     * @return this builder
-     */
-    public Builder<A> validator(Predicate<? super A> validator) {
-      this.validator = validator;
-      return this;
-    }
 
     /**
      * {@code TAsyncClientManager}s (one selector thread each) that clients are spread over,
-     * round-robin. Default 2.
+     * round-robin. Default {@value #DEFAULT_SELECTOR_THREADS}.
      *
      * @param selectorThreads {@code > 0}
      * @return this builder
@@ -515,7 +341,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     }
 
     /**
-     * How long a connect may take. Default 5 seconds.
+     * How long a connect may take. Default {@link ClientOptions#DEFAULT_CONNECT_TIMEOUT} (10 s).
      *
      * @param connectTimeout {@code > 0}
      * @return this builder
@@ -527,7 +353,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
     /**
      * How long a call may take from its start to its reply; then it fails with a {@code
-     * TimeoutException} and its client is destroyed. Zero means no limit. Default 30 seconds.
+     * TimeoutException} and its client is destroyed. Zero means no limit. Default {@link
+     * ClientOptions#DEFAULT_REQUEST_TIMEOUT} (30 s).
      *
      * @param callTimeout {@code >= 0}
      * @return this builder
@@ -557,26 +384,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * @throws IllegalArgumentException if no endpoint was given
      */
     public ThriftAsyncClientPool<A> build() {
-      if (endpoints.isEmpty()) {
-        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-      }
-      clientClass = sampleClientClass();
+      endpoints();
+      clientClass = AsyncClientConnections.sampleClientClass(clientFactory, protocolFactory());
       return new ThriftAsyncClientPool<>(this);
     }
 
-    /** The client's class, from a client over an unconnected socket; {@code null} if unknown. */
-    private Class<?> sampleClientClass() {
-      try {
-        // Unconnected: the constructor only opens a channel, and the client never starts a call.
-        TNonblockingSocket socket = new TNonblockingSocket("127.0.0.1", 1);
-        try {
-          return clientFactory.create(protocolFactory, null, socket).getClass();
-        } finally {
-          socket.close();
-        }
-      } catch (IOException | TTransportException | RuntimeException e) {
-        return null;
-      }
-    }
   }
 }

@@ -2,19 +2,17 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.MultiplexedPool;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.BiFunction;
-import java.util.function.Predicate;
 import org.apache.thrift.TServiceClient;
-import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
@@ -63,6 +61,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param <C> the generated client type
  */
 public final class ThriftChannelPool<C extends TServiceClient> implements AutoCloseable {
+  /** Default {@link Builder#maxInFlightPerConnection(int)}: {@value}. */
+  public static final int DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION = 32;
 
   /** Opens one channel to an endpoint; any exception is a connect failure. */
   @FunctionalInterface
@@ -85,17 +85,17 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
 
   private ThriftChannelPool(Builder<C> b) {
     this.clientFactory = b.clientFactory;
-    this.protocolFactory = b.protocolFactory;
+    this.protocolFactory = b.protocolFactory();
     this.executor = b.executor;
     this.pool =
         new MultiplexedPool(
             "ThriftChannelPool",
-            b.endpoints,
-            b.config,
-            b.metrics,
+            b.endpoints(),
+            b.config(),
+            b.metrics(),
             b.channelFactory::connect,
-            b.protocolFactory,
-            b.validator,
+            b.protocolFactory(),
+            b.validator(),
             b.maxInFlight);
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
@@ -114,6 +114,34 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     return new Builder<>(
         Checks.notNull("clientFactory", clientFactory),
         Checks.notNull("channelFactory", channelFactory));
+  }
+
+  /**
+   * A builder whose connections are channels of one transport: {@code
+   * resources.openChannel(endpoint, options)}, so switching between Netty and Grizzly changes only
+   * the resources.
+   *
+   * <pre>{@code
+   * ThriftChannelPool<BenchService.Client> pool =
+   *     ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+   *         .endpoint(address)
+   *         .build();
+   * }</pre>
+   *
+   * @param clientFactory the generated client's two-protocol constructor, {@code
+   *     BenchService.Client::new}, used to encode and decode
+   * @param resources the transport's client resources; the pool does not close them
+   * @param options each connection's settings (timeouts, frame limit, TLS)
+   * @param <C> the generated client type
+   * @return a new builder
+   */
+  public static <C extends TServiceClient> Builder<C> builder(
+      BiFunction<TProtocol, TProtocol, C> clientFactory,
+      ClientResources resources,
+      ClientOptions options) {
+    Checks.notNull("resources", resources);
+    Checks.notNull("options", options);
+    return builder(clientFactory, endpoint -> resources.openChannel(endpoint, options));
   }
 
   /**
@@ -199,15 +227,11 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    *
    * @param <C> the generated client type
    */
-  public static final class Builder<C extends TServiceClient> {
+  public static final class Builder<C extends TServiceClient>
+      extends PoolBuilder<ThriftChannel, Builder<C>> {
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
     private final ChannelFactory channelFactory;
-    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
-    private final List<InetSocketAddress> endpoints = new ArrayList<>();
-    private PoolConfig config = PoolConfig.defaults();
-    private PoolMetrics metrics = PoolMetrics.NONE;
-    private Predicate<? super ThriftChannel> validator;
-    private int maxInFlight = 32;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
     private Executor executor = ForkJoinPool.commonPool();
 
     private Builder(
@@ -216,79 +240,14 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       this.channelFactory = channelFactory;
     }
 
-    /**
-     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
-     *
-     * @param protocolFactory not null
-     * @return this builder
-     */
-    public Builder<C> protocol(TProtocolFactory protocolFactory) {
-      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
-      return this;
-    }
+
+
+
+
+
 
     /**
-     * Adds an endpoint. At least one is required; no default.
-     *
-     * @param endpoint not null
-     * @return this builder
-     */
-    public Builder<C> endpoint(InetSocketAddress endpoint) {
-      endpoints.add(Checks.notNull("endpoint", endpoint));
-      return this;
-    }
-
-    /**
-     * Adds endpoints. At least one is required; no default.
-     *
-     * @param endpoints not null
-     * @return this builder
-     */
-    public Builder<C> endpoints(InetSocketAddress... endpoints) {
-      for (InetSocketAddress e : Arrays.asList(endpoints)) {
-        endpoint(e);
-      }
-      return this;
-    }
-
-    /**
-     * Limits and health. Default {@link PoolConfig#defaults()}.
-     *
-     * @param config not null
-     * @return this builder
-     */
-    public Builder<C> config(PoolConfig config) {
-      this.config = Checks.notNull("config", config);
-      return this;
-    }
-
-    /**
-     * Receives pool events; {@code borrowed} is reported per call. Default {@link
-     * PoolMetrics#NONE}.
-     *
-     * @param metrics not null
-     * @return this builder
-     */
-    public Builder<C> metrics(PoolMetrics metrics) {
-      this.metrics = Checks.notNull("metrics", metrics);
-      return this;
-    }
-
-    /**
-     * An extra check of a connection with no call in flight, before it takes a call (when {@link
-     * PoolConfig#testOnBorrow()}) and by the evictor. Default none: only {@link
-     * ThriftChannel#isOpen()} is checked.
-     *
-     * @param validator a check, or {@code null} for none
-     * @return this builder
-     */
-    public Builder<C> validator(Predicate<? super ThriftChannel> validator) {
-      this.validator = validator;
-      return this;
-    }
-
-    /**
-     * Calls one connection carries at once. Default 32.
+     * Calls one connection carries at once. Default {@value #DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION}.
      *
      * @param maxInFlightPerConnection {@code > 0}
      * @return this builder
@@ -317,9 +276,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      * @throws IllegalArgumentException if no endpoint was given
      */
     public ThriftChannelPool<C> build() {
-      if (endpoints.isEmpty()) {
-        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-      }
+      endpoints();
       return new ThriftChannelPool<>(this);
     }
   }

@@ -1,29 +1,23 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
 import io.thriftnio.pool.internal.Failures;
+import io.thriftnio.pool.internal.Proxies;
 import io.thriftnio.pool.internal.SyncConnection;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
-import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TMemoryBuffer;
-import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -100,46 +94,17 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
 
   private ThriftClientPool(Builder<C> b) {
     this.clientFactory = b.clientFactory;
-    this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory);
+    this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
-    TProtocolFactory protocolFactory = b.protocolFactory;
-    ClientTransportFactory transportFactory = b.transportFactory;
-    Predicate<? super C> validator = b.validator;
-    Function<TProtocol, C> factory = b.clientFactory;
+    TProtocolFactory protocolFactory = b.protocolFactory();
     this.pool =
         new EndpointPool<>(
             name,
-            b.endpoints,
-            b.config,
-            b.metrics,
-            new EndpointPool.Connections<>() {
-              @Override
-              public SyncConnection<C> open(InetSocketAddress endpoint) throws Exception {
-                TTransport transport = transportFactory.open(endpoint);
-                try {
-                  if (!transport.isOpen()) {
-                    throw new TTransportException(
-                        TTransportException.NOT_OPEN,
-                        transportFactory + " returned a transport that is not open");
-                  }
-                  C client = factory.apply(protocolFactory.getProtocol(transport));
-                  return new SyncConnection<>(endpoint, transport, client);
-                } catch (Exception | Error e) {
-                  transport.close();
-                  throw e;
-                }
-              }
-
-              @Override
-              public boolean validate(SyncConnection<C> connection) {
-                return connection.validate(validator);
-              }
-
-              @Override
-              public void close(SyncConnection<C> connection) {
-                connection.close();
-              }
-            });
+            b.endpoints(),
+            b.config(),
+            b.metrics(),
+            SyncConnection.connections(
+                b.transportFactory::open, b.clientFactory, protocolFactory, b.validator()));
   }
 
   private static Class<?> sampleClientClass(
@@ -229,51 +194,16 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <I> I iface(Class<I> iface) {
     Checks.notNull("iface", iface);
-    if (!iface.isInterface() || !iface.isAssignableFrom(clientClass)) {
-      throw new IllegalArgumentException(
-          "iface: " + iface.getName() + " (expected: an interface " + clientClass.getName()
-              + " implements)");
-    }
+    Proxies.checkIface("iface", iface, clientClass);
     InvocationHandler handler =
         (proxy, method, args) -> {
           if (method.getDeclaringClass() == Object.class) {
-            return objectMethod(proxy, method, args, iface);
+            return Proxies.objectMethod(proxy, method, args, iface);
           }
-          return call(client -> invoke(method, client, args));
+          return call(client -> Proxies.invoke(method, client, args));
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
-  }
-
-  static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
-    switch (method.getName()) {
-      case "equals":
-        return proxy == args[0];
-      case "hashCode":
-        return System.identityHashCode(proxy);
-      default:
-        return "pooled proxy for " + iface.getName();
-    }
-  }
-
-  private static Object invoke(Method method, Object client, Object[] args) throws TException {
-    try {
-      return method.invoke(client, args);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof TException) {
-        throw (TException) cause;
-      }
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      if (cause instanceof Error) {
-        throw (Error) cause;
-      }
-      throw new UndeclaredThrowableException(cause);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException(method + " is not accessible", e);
-    }
   }
 
   /**
@@ -411,34 +341,23 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    *
    * @param <C> the generated client type
    */
-  public static final class Builder<C extends TServiceClient> {
+  public static final class Builder<C extends TServiceClient>
+      extends PoolBuilder<C, Builder<C>> {
     private final Function<TProtocol, C> clientFactory;
-    private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
     private ClientTransportFactory transportFactory =
-        ClientTransportFactory.framedSocket(Duration.ofSeconds(5), Duration.ofSeconds(30));
-    private final List<InetSocketAddress> endpoints = new ArrayList<>();
-    private PoolConfig config = PoolConfig.defaults();
-    private PoolMetrics metrics = PoolMetrics.NONE;
-    private Predicate<? super C> validator;
+        ClientTransportFactory.framedSocket(
+            ClientOptions.DEFAULT_CONNECT_TIMEOUT, ClientOptions.DEFAULT_READ_TIMEOUT);
 
     private Builder(Function<TProtocol, C> clientFactory) {
       this.clientFactory = clientFactory;
     }
 
-    /**
-     * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
-     *
-     * @param protocolFactory not null
-     * @return this builder
-     */
-    public Builder<C> protocol(TProtocolFactory protocolFactory) {
-      this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
-      return this;
-    }
 
     /**
      * Opens connections. Default {@link ClientTransportFactory#framedSocket(Duration, Duration)}
-     * with a 5 second connect timeout and a 30 second read timeout.
+     * with {@link ClientOptions#DEFAULT_CONNECT_TIMEOUT} (10 s) to connect and {@link
+     * ClientOptions#DEFAULT_READ_TIMEOUT} (30 s) to read; {@link ClientTransportFactory#of} opens
+     * this library's Netty or Grizzly sync transports instead.
      *
      * @param transportFactory not null
      * @return this builder
@@ -448,64 +367,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       return this;
     }
 
-    /**
-     * Adds an endpoint. At least one is required; no default.
-     *
-     * @param endpoint not null
-     * @return this builder
-     */
-    public Builder<C> endpoint(InetSocketAddress endpoint) {
-      endpoints.add(Checks.notNull("endpoint", endpoint));
-      return this;
-    }
 
-    /**
-     * Adds endpoints. At least one is required; no default.
-     *
-     * @param endpoints not null
-     * @return this builder
-     */
-    public Builder<C> endpoints(InetSocketAddress... endpoints) {
-      for (InetSocketAddress e : Arrays.asList(endpoints)) {
-        endpoint(e);
-      }
-      return this;
-    }
 
-    /**
-     * Limits and health. Default {@link PoolConfig#defaults()}.
-     *
-     * @param config not null
-     * @return this builder
-     */
-    public Builder<C> config(PoolConfig config) {
-      this.config = Checks.notNull("config", config);
-      return this;
-    }
 
-    /**
-     * Receives pool events. Default {@link PoolMetrics#NONE}.
-     *
-     * @param metrics not null
-     * @return this builder
-     */
-    public Builder<C> metrics(PoolMetrics metrics) {
-      this.metrics = Checks.notNull("metrics", metrics);
-      return this;
-    }
 
-    /**
-     * An extra check of an idle client before it is lent (when {@link PoolConfig#testOnBorrow()})
-     * and by the evictor; {@code false} or an exception destroys the connection. It must not
-     * call the server unless the IDL has a method meant for it. Default none.
-     *
-     * @param validator a check, or {@code null} for none
-     * @return this builder
-     */
-    public Builder<C> validator(Predicate<? super C> validator) {
-      this.validator = validator;
-      return this;
-    }
 
     /**
      * Builds the pool. No connection is opened until the first borrow (or the evictor's min idle
@@ -515,9 +380,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      * @throws IllegalArgumentException if no endpoint was given
      */
     public ThriftClientPool<C> build() {
-      if (endpoints.isEmpty()) {
-        throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-      }
+      endpoints();
       return new ThriftClientPool<>(this);
     }
   }

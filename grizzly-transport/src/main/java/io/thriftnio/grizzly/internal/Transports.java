@@ -37,13 +37,16 @@ public final class Transports {
    * @param workerPool the worker pool for {@code WORKER} and {@code LEADER_FOLLOWER}, or {@code
    *     null} for {@code SAME_THREAD}; the transport does not shut it down
    * @param maxPendingWriteBytes the async write queue limit per connection
+   * @param daemon whether the selector threads are daemon threads: a server's are not (a running
+   *     server keeps the JVM alive), a client's are
    */
   public static TCPNIOTransport newTransport(
       String name,
       IoStrategy strategy,
       int selectorRunners,
       ExecutorService workerPool,
-      int maxPendingWriteBytes) {
+      int maxPendingWriteBytes,
+      boolean daemon) {
     TCPNIOTransportBuilder builder =
         TCPNIOTransportBuilder.newInstance()
             .setName(name)
@@ -54,7 +57,7 @@ public final class Transports {
                     .setPoolName(name + "-selector")
                     .setCorePoolSize(selectorRunners)
                     .setMaxPoolSize(selectorRunners)
-                    .setDaemon(true))
+                    .setDaemon(daemon))
             .setWorkerThreadPoolConfig(null)
             .setMemoryManager(GrizzlyMemory.pooled())
             .setMaxAsyncWriteQueueSizeInBytes(maxPendingWriteBytes)

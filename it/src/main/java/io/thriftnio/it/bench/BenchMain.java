@@ -12,6 +12,9 @@ import picocli.CommandLine.Command;
  * matrix [--preset quick|seed|full|sleep|pool|dbwork] [--servers ...] [--clients ...]
  *        [--sizes 300,3k,3m] [--protocols binary,compact] [--connections 1,20,40]
  *        [--warmup 2s] [--duration 5s] [--target HOST:PORT] [--out DIR]
+ * efficiency [--servers ...] [--scenarios tsocket-40,async-8x32,seq-1,client-transports]
+ *        [--rounds 3] [--warmup 2s] [--duration 5s] [--size 300] [--protocol compact]
+ *        [--io-threads 1] [--workers N] [--client-cpu N] [--server-cpu N] [--no-pin] [--out DIR]
  * soak   --server netty|grizzly [--strategy T] [--connections 1000] [--duration 10m]
  *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s] [--out DIR]
  * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]
@@ -29,6 +32,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       MatrixCommand.class,
+      EfficiencyCommand.class,
       SoakCommand.class,
       IdleCommand.class,
       CommandLine.HelpCommand.class

@@ -127,6 +127,37 @@ final class Charts {
     return file;
   }
 
+  /**
+   * A bar chart: one group of bars per category, one bar per series; an unknown (NaN) value is
+   * drawn as 0.
+   *
+   * @param series name to one value per category, in category order
+   */
+  static Path bars(Path file, String title, String xTitle, String yTitle, List<String> categories,
+      Map<String, List<Double>> series) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(WIDTH)
+            .height(HEIGHT)
+            .title(title)
+            .xAxisTitle(xTitle)
+            .yAxisTitle(yTitle)
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+    chart.getStyler().setXAxisLabelRotation(30);
+    chart.getStyler().setYAxisDecimalPattern("#,##0.#");
+    for (Map.Entry<String, List<Double>> e : series.entrySet()) {
+      List<Double> y = new ArrayList<>();
+      for (Double v : e.getValue()) {
+        y.add(v == null || v.isNaN() ? 0.0 : v);
+      }
+      chart.addSeries(e.getKey(), categories, y);
+    }
+    save(chart, file);
+    return file;
+  }
+
   private static void save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path file)
       throws IOException {
     String name = file.toString();

@@ -57,6 +57,41 @@ final class JvmStats {
     return groups;
   }
 
+  /**
+   * Bytes allocated on the heap so far by the live threads of this JVM (HotSpot's per-thread
+   * counters, {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}), or -1 where the
+   * JVM does not count them. Threads that have ended are no longer counted, so a difference over a
+   * window is exact only for threads that live through it.
+   */
+  static long allocatedBytes() {
+    java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    if (!(mx instanceof com.sun.management.ThreadMXBean)) {
+      return -1;
+    }
+    com.sun.management.ThreadMXBean hotspot = (com.sun.management.ThreadMXBean) mx;
+    if (!hotspot.isThreadAllocatedMemorySupported() || !hotspot.isThreadAllocatedMemoryEnabled()) {
+      return -1;
+    }
+    long sum = 0;
+    for (long bytes : hotspot.getThreadAllocatedBytes(mx.getAllThreadIds())) {
+      if (bytes > 0) {
+        sum += bytes; // -1 marks a thread that ended between the two calls
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * CPU time of this process so far in nanoseconds ({@code
+   * com.sun.management.OperatingSystemMXBean#getProcessCpuTime}; 10 ms steps on Linux), or -1.
+   */
+  static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean
+        ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime()
+        : -1;
+  }
+
   static double mib(long bytes) {
     return bytes / (1024.0 * 1024.0);
   }

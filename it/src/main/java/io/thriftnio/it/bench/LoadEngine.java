@@ -41,6 +41,33 @@ final class LoadEngine {
    */
   private static final int SYNC_COMPLETIONS_BEFORE_HANDOFF = 64;
 
+  /**
+   * Told when the measured window opens and closes, on the thread that drives the cell: a caller
+   * samples CPU time and allocation there, so that only the window is measured.
+   */
+  interface Window {
+    /** Nothing to sample. */
+    Window NONE = new Window() {};
+
+    /** Called just before the first call that counts. */
+    default void opening() {}
+
+    /** Called just after the window ends, before in-flight calls drain. */
+    default void closed() {}
+
+    /**
+     * Calls the warm-up must complete before the window opens, beyond its duration: a process
+     * starved by other load has not compiled its hot path after the usual warm-up. The warm-up
+     * goes on for at most {@value #WARMUP_STRETCH} times its duration. 0: the duration alone.
+     */
+    default long warmupCalls() {
+      return 0;
+    }
+
+    /** How far the warm-up may stretch to reach {@link #warmupCalls()}, in warm-up durations. */
+    int WARMUP_STRETCH = 4;
+  }
+
   private final ExecutorService resumer =
       Executors.newCachedThreadPool(
           r -> {
@@ -53,6 +80,7 @@ final class LoadEngine {
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong checkFailures = new AtomicLong();
   private final AtomicLong measuredCalls = new AtomicLong();
+  private final AtomicLong warmupCalls = new AtomicLong();
   private final AtomicReference<Throwable> firstError = new AtomicReference<>();
   private volatile int phase = WARMUP;
 
@@ -69,15 +97,27 @@ final class LoadEngine {
    * @throws InterruptedException if the calling thread is interrupted; the load is closed first
    */
   static CellResult run(CellSpec cell, ClientLoad load) throws InterruptedException {
+    return run(cell, load, Window.NONE);
+  }
+
+  /**
+   * Runs one cell as {@link #run(CellSpec, ClientLoad)} does, telling {@code window} when the
+   * measured window opens and closes.
+   */
+  static CellResult run(CellSpec cell, ClientLoad load, Window window)
+      throws InterruptedException {
     LoadEngine engine = new LoadEngine(cell);
-    try (load) {
-      return engine.drive(load);
+    try {
+      return engine.drive(load, window);
     } finally {
+      // Also when the window's sampling failed: the lanes stop before their connections close.
+      engine.phase = STOP;
+      load.close();
       engine.resumer.shutdownNow();
     }
   }
 
-  private CellResult drive(ClientLoad load) throws InterruptedException {
+  private CellResult drive(ClientLoad load, Window window) throws InterruptedException {
     List<ClientLoad.Lane> lanes = load.lanes();
     int streams = 0;
     for (ClientLoad.Lane lane : lanes) {
@@ -102,7 +142,14 @@ final class LoadEngine {
     for (Thread t : threads) {
       t.start();
     }
+    long warmupStart = System.nanoTime();
     boolean finishedEarly = done.await(cell.warmup().toNanos(), TimeUnit.NANOSECONDS);
+    long stretchEnd = warmupStart + Window.WARMUP_STRETCH * cell.warmup().toNanos();
+    while (!finishedEarly && warmupCalls.get() < window.warmupCalls()
+        && System.nanoTime() < stretchEnd) {
+      finishedEarly = done.await(TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.NANOSECONDS);
+    }
+    window.opening();
     recorder.getIntervalHistogram(); // drops the warm-up samples
     measuredCalls.set(0);
     phase = MEASURE;
@@ -119,6 +166,7 @@ final class LoadEngine {
     phase = STOP;
     long measureEnd = System.nanoTime();
     Histogram histogram = recorder.getIntervalHistogram();
+    window.closed();
     // Calls in flight finish (they are not counted); a hung one is cut off by closing the load.
     long drainNanos = cell.callTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
     if (!done.await(drainNanos, TimeUnit.NANOSECONDS)) {
@@ -190,6 +238,8 @@ final class LoadEngine {
     if (phase == MEASURE) {
       recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_US));
       measuredCalls.incrementAndGet();
+    } else if (phase == WARMUP) {
+      warmupCalls.incrementAndGet();
     }
   }
 

@@ -32,7 +32,10 @@ import picocli.CommandLine.Option;
       "Per cell: calls/s, p50/p99/p99.9 latency (us), errors, payload check failures. Prints a"
           + " Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out. Progress goes to stderr.",
-      "Presets: quick (README main job, ~3 min), seed (2011 Grizzly-Thrift grid), full,"
+      "Presets: quick (README main job, ~4 min: with two or more CPUs and taskset it measures"
+          + " as 'efficiency' does, two rounds of 1 s + 2 s per cell; else, or with"
+          + " --in-process, the in-process matrix of 11 rows x 300 B/3k x 1/40 connections),"
+          + " seed (2011 Grizzly-Thrift grid), full,"
           + " sleep (sleep(100), 10 clients, 1 IO thread, 10 workers), pool (sleep(500),"
           + " parallelism 100..1000: per-call-connection vs pooled-sync vs pooled-async),"
           + " dbwork (db_work(10), 64 callers, pooled-async)."
@@ -50,7 +53,8 @@ final class MatrixCommand implements Callable<Integer> {
 
   @Option(names = "--servers", split = ",", paramLabel = "S",
       description = "server rows: all, ours, stock, netty, grizzly, netty/worker, "
-          + "grizzly/leader-follower, thrift-hsha, raw-echo, ... (default: the preset's)")
+          + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
+          + "netty-epoll/..., netty-iouring/... (default: the preset's)")
   List<String> servers;
 
   @Option(names = "--clients", split = ",", paramLabel = "C",
@@ -125,8 +129,28 @@ final class MatrixCommand implements Callable<Integer> {
       description = "serve the async handler where a row takes an async processor")
   boolean asyncHandler;
 
+  @Option(names = "--in-process",
+      description = "run the quick preset's in-process matrix even where it would measure as "
+          + "'efficiency' does (two or more CPUs and taskset)")
+  boolean inProcess;
+
   @Override
   public Integer call() throws Exception {
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (quickRunsEfficiency()) {
+      Pinning pin = Pinning.decide(-1, -1);
+      if (pin.pinned()) {
+        err.println("matrix: preset quick measures as 'efficiency' does (server and load"
+            + " generator in separate JVMs on separate CPUs); --in-process runs the in-process"
+            + " matrix instead");
+        err.flush();
+        return EfficiencyCommand.execute(
+            EfficiencyCommand.quick(out != null ? out : defaultOut()), stdout, err);
+      }
+      err.println("matrix: preset quick runs in-process: " + pin.note());
+      err.flush();
+    }
     Rows rows = Rows.standard();
     MatrixPlan plan;
     try {
@@ -134,8 +158,6 @@ final class MatrixCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    PrintWriter stdout = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     MatrixRunner runner = new MatrixRunner(rows, plan);
     int cells = runner.cells().size();
     double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
@@ -170,6 +192,18 @@ final class MatrixCommand implements Callable<Integer> {
     }
     err.flush();
     return 0;
+  }
+
+  /**
+   * Whether this is the bare quick preset (no option that shapes the matrix) and not {@code
+   * --in-process}: where the machine can pin, it then runs {@link EfficiencyCommand#quick}.
+   */
+  boolean quickRunsEfficiency() {
+    return preset.equals("quick") && !inProcess && servers == null && clients == null
+        && sizes == null && protocols == null && connections == null && warmup == null
+        && duration == null && target == null && targetServer == null && workers == null
+        && ioThreads == null && maxCalls == 0 && inFlight == 1 && poolSize == 0
+        && !asyncHandler;
   }
 
   /** Resolves the preset and the options into a plan; validates every value. */
@@ -274,17 +308,22 @@ final class MatrixCommand implements Callable<Integer> {
    * directory.
    */
   static Path defaultOut() {
+    return defaultOut("matrix");
+  }
+
+  /** {@code it/target/LEAF}, found as {@link #defaultOut()} finds {@code it/target/matrix}. */
+  static Path defaultOut(String leaf) {
     try {
       Path code = Paths.get(MatrixCommand.class.getProtectionDomain().getCodeSource().getLocation()
           .toURI());
       Path parent = code.getParent();
       if (parent != null && parent.getFileName() != null
           && parent.getFileName().toString().equals("target") && Files.isDirectory(parent)) {
-        return parent.resolve("matrix");
+        return parent.resolve(leaf);
       }
     } catch (URISyntaxException | RuntimeException e) {
       // No usable code source (an unusual class loader): fall back to the working directory.
     }
-    return Paths.get("it", "target", "matrix");
+    return Paths.get("it", "target", leaf);
   }
 }

@@ -6,15 +6,19 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.netty.NettyTransportType;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
- * The Netty rows: servers {@code netty/same-thread} and {@code netty/worker} ({@code
+ * The Netty rows: servers {@code netty/same-thread} and {@code netty/worker} on the default
+ * transport ({@link NettyTransportType#AUTO}: epoll where it loads, else NIO; {@code
  * netty/leader-follower} exists for {@code serve} and explicit names only: the builder rejects it,
- * and that message is the skip reason), clients {@code netty-sync} ({@link NettyClientResources#openTransport}) and
- * {@code netty-async} ({@link NettyThriftChannel}). Each cell's clients run on their own event
- * loops, one per processor, closed with the cell.
+ * and that message is the skip reason), the same two strategies pinned to one transport for
+ * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
+ * where the transport cannot load, the builder's reason is the skip reason), clients {@code
+ * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link NettyThriftChannel}). Each
+ * cell's clients run on their own event loops, one per processor, closed with the cell.
  */
 final class NettyRows implements RowProvider {
 
@@ -25,8 +29,20 @@ final class NettyRows implements RowProvider {
       boolean listed = s != IoStrategy.LEADER_FOLLOWER;
       rows.server(new LibraryServerRow("netty", s, NettyThriftServer::builder, listed));
     }
+    pinned(rows, "netty-nio", NettyTransportType.NIO);
+    pinned(rows, "netty-epoll", NettyTransportType.EPOLL);
+    pinned(rows, "netty-iouring", NettyTransportType.IO_URING);
     rows.client(new Sync());
     rows.client(new Async());
+  }
+
+  /** {@code family/same-thread} and {@code family/worker} on {@code transport}, named only. */
+  private static void pinned(Rows rows, String family, NettyTransportType transport) {
+    for (IoStrategy s : new IoStrategy[] {IoStrategy.SAME_THREAD, IoStrategy.WORKER}) {
+      rows.server(
+          new LibraryServerRow(
+              family, s, () -> NettyThriftServer.builder().transport(transport), false));
+    }
   }
 
   static int clientIoThreads() {

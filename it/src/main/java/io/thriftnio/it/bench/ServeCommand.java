@@ -31,6 +31,10 @@ final class ServeCommand implements Callable<Integer> {
   /** The strategies, as the CLI spells them. */
   static final List<String> STRATEGIES = List.of("same-thread", "worker", "leader-follower");
 
+  /** The row families that take a strategy. */
+  static final List<String> FAMILIES =
+      List.of("netty", "netty-nio", "netty-epoll", "netty-iouring", "grizzly");
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -38,14 +42,16 @@ final class ServeCommand implements Callable<Integer> {
       required = true,
       paramLabel = "S",
       description = "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
-          + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.)")
+          + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
+          + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
+          + "pin the transport")
   String server;
 
   @Option(
       names = "--strategy",
       paramLabel = "T",
-      description = "same-thread, worker or leader-follower (netty and grizzly only; default: "
-          + "worker)")
+      description = "same-thread, worker or leader-follower (netty and grizzly families only; "
+          + "default: worker)")
   String strategy;
 
   @Option(
@@ -99,7 +105,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--control",
       description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
-          + "threads, heap and descriptors; end of stdin stops the server (for a parent process)")
+          + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
+          + "of stdin stops the server (for a parent process)")
   boolean control;
 
   @Override
@@ -188,11 +195,11 @@ final class ServeCommand implements Callable<Integer> {
       }
       return server;
     }
-    boolean ours = server.equals("netty") || server.equals("grizzly");
+    boolean ours = FAMILIES.contains(server);
     if (!ours) {
       if (strategy != null) {
         throw new IllegalArgumentException(
-            "strategy: " + strategy + " (expected: none; only netty and grizzly take one, not "
+            "strategy: " + strategy + " (expected: none; only " + FAMILIES + " take one, not "
                 + server + ")");
       }
       return server;

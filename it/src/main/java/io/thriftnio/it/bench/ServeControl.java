@@ -16,6 +16,17 @@ import java.util.Map;
  * end
  * </pre>
  *
+ * and to {@code cpu}, cheaply enough to be asked at the edges of a measurement window, with
+ *
+ * <pre>
+ * cpu process_ns=N alloc_bytes=N completed=N
+ * end
+ * </pre>
+ *
+ * where {@code process_ns} is the process's CPU time so far, {@code alloc_bytes} the heap bytes
+ * allocated so far by its live threads ({@link JvmStats#allocatedBytes()}) and {@code completed}
+ * the server's completed calls, each -1 where unknown.
+ *
  * {@code stats-gc} collects garbage first, so {@code heap} is the live set. The server's counters
  * are -1 for rows that do not keep them. End of input closes the server and exits the process:
  * a parent that dies leaves no server behind.
@@ -40,14 +51,26 @@ final class ServeControl {
           out.print(sb);
           out.flush();
         }
+      } else if (request.equals("cpu")) {
+        String answer = cpuLine(running.stats()) + "\nend\n";
+        synchronized (out) {
+          out.print(answer);
+          out.flush();
+        }
       } else if (!request.isEmpty()) {
         synchronized (out) {
-          out.println("error unknown request: " + request + " (expected: stats or stats-gc)");
+          out.println("error unknown request: " + request + " (expected: stats, stats-gc or cpu)");
           out.println("end");
           out.flush();
         }
       }
     }
+  }
+
+  static String cpuLine(ServerStats s) {
+    return "cpu process_ns=" + JvmStats.processCpuNanos()
+        + " alloc_bytes=" + JvmStats.allocatedBytes()
+        + " completed=" + (s == null ? -1 : s.completedCalls());
   }
 
   static String statsLine(ServerStats s, long heap) {

@@ -43,6 +43,15 @@ final class ServeProcess implements AutoCloseable {
       int fds,
       Map<String, Integer> threadGroups) {}
 
+  /**
+   * One answer to {@code cpu}.
+   *
+   * @param processCpuNanos the child's CPU time so far (10 ms steps on Linux), or -1
+   * @param allocatedBytes heap bytes allocated so far by the child's live threads, or -1
+   * @param completed the server's completed calls, or -1 for rows that do not count them
+   */
+  record CpuSample(long processCpuNanos, long allocatedBytes, long completed) {}
+
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final Writer stdin;
@@ -77,8 +86,17 @@ final class ServeProcess implements AutoCloseable {
    * jvmArgs}; its stderr goes to ours.
    */
   static ServeProcess start(List<String> jvmArgs, List<String> serveArgs) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    return start(List.of(), jvmArgs, serveArgs);
+  }
+
+  /**
+   * Starts {@code serve --control --port 0} with {@code serveArgs} in a child JVM with {@code
+   * jvmArgs}, the command preceded by {@code prefix} (for example {@code taskset -c 1}).
+   */
+  static ServeProcess start(List<String> prefix, List<String> jvmArgs, List<String> serveArgs)
+      throws IOException {
+    List<String> command = new ArrayList<>(prefix);
+    command.add(javaCommand());
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
@@ -91,6 +109,17 @@ final class ServeProcess implements AutoCloseable {
     Process p =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new ServeProcess(p, Duration.ofSeconds(60));
+  }
+
+  /**
+   * The java launcher of this JVM ({@code ProcessHandle.current().info().command()}), else {@code
+   * java.home/bin/java}.
+   */
+  static String javaCommand() {
+    return ProcessHandle.current()
+        .info()
+        .command()
+        .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
   }
 
   InetSocketAddress address() {
@@ -145,6 +174,46 @@ final class ServeProcess implements AutoCloseable {
         values.getOrDefault("heap", -1L),
         values.getOrDefault("fds", -1L).intValue(),
         groups);
+  }
+
+  /** Asks for the child's CPU time, allocated bytes and completed calls. */
+  synchronized CpuSample cpu() throws IOException {
+    stdin.write("cpu\n");
+    stdin.flush();
+    Map<String, Long> values = new HashMap<>();
+    while (true) {
+      String line = nextLine("cpu");
+      if (line.equals("end")) {
+        break;
+      }
+      if (line.startsWith("cpu ")) {
+        for (String kv : line.substring(4).split(" ")) {
+          int eq = kv.indexOf('=');
+          values.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
+        }
+      } else if (line.startsWith("error ")) {
+        throw new IOException("serve process: " + line);
+      }
+    }
+    return new CpuSample(
+        values.getOrDefault("process_ns", -1L),
+        values.getOrDefault("alloc_bytes", -1L),
+        values.getOrDefault("completed", -1L));
+  }
+
+  private String nextLine(String what) throws IOException {
+    String line;
+    try {
+      line = lines.poll(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the serve process's " + what, e);
+    }
+    if (line == null) {
+      throw new IOException("serve process " + process.pid() + ": no " + what + " within 30 s"
+          + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
+    }
+    return line;
   }
 
   /** Closes the child's stdin (it then closes its server and exits) and waits for it. */

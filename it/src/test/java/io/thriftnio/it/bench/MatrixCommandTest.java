@@ -92,7 +92,8 @@ class MatrixCommandTest {
     assertThat(err.toString()).contains("size: 17m");
     assertThat(run("matrix", "--warmup", "soon")).isEqualTo(2);
     assertThat(run("serve", "--server", "thrift-hsha", "--strategy", "worker")).isEqualTo(2);
-    assertThat(err.toString()).contains("only netty and grizzly take one");
+    assertThat(err.toString())
+        .contains("only [netty, netty-nio, netty-epoll, netty-iouring, grizzly] take one");
   }
 
   @Test
@@ -134,6 +135,9 @@ class MatrixCommandTest {
     assertThat(ServeCommand.rowName("grizzly", "leader-follower"))
         .isEqualTo("grizzly/leader-follower");
     assertThat(ServeCommand.rowName("raw-echo", null)).isEqualTo("raw-echo");
+    assertThat(ServeCommand.rowName("netty-epoll", "same-thread"))
+        .isEqualTo("netty-epoll/same-thread");
+    assertThat(ServeCommand.rowName("netty-iouring", null)).isEqualTo("netty-iouring/worker");
     assertThatThrownBy(() -> ServeCommand.rowName("netty", "fast"))
         .hasMessageContaining("strategy: fast");
     Rows rows = Rows.standard();

@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.channel.epoll.Epoll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,43 @@ class ReducedMatrixTest {
       assertThat(r.errors()).as(cell + " errors").isZero();
       assertThat(r.checkFailures()).as(cell + " payload check failures").isZero();
       assertThat(r.calls()).as(cell + " calls measured").isPositive();
+    }
+  }
+
+  /**
+   * The rows pinned to one Netty transport, named explicitly: each serves with zero errors, or,
+   * for a native transport that cannot load here, is skipped with the builder's reason. Epoll
+   * must run wherever it loads, which is every Linux x86_64 machine this build runs on.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void theRowsPinnedToATransportServeOrSaySkipWhy() throws Exception {
+    List<String> servers =
+        List.of(
+            "netty-nio/same-thread",
+            "netty-nio/worker",
+            "netty-epoll/same-thread",
+            "netty-epoll/worker",
+            "netty-iouring/same-thread",
+            "netty-iouring/worker");
+    Rows rows = Rows.standard();
+    assertThat(rows.expandServers(List.of("all"))).doesNotContainAnyElementsOf(servers);
+    List<CellResult> results = run(rows, servers, List.of("tsocket"), 2);
+    System.out.print(Reports.markdownTable(results));
+    System.out.print(Reports.skippedList(results));
+    assertThat(results).hasSize(servers.size());
+    for (CellResult r : results) {
+      boolean mayBeSkipped =
+          r.server().startsWith("netty-iouring/")
+              || r.server().startsWith("netty-epoll/") && !Epoll.isAvailable();
+      if (r.skipped() != null && mayBeSkipped) {
+        assertThat(r.skipped()).as(r.server()).contains("is not available");
+        continue;
+      }
+      assertThat(r.skipped()).as(r.server() + " skipped").isNull();
+      assertThat(r.errors()).as(r.server() + " errors").isZero();
+      assertThat(r.checkFailures()).as(r.server() + " payload check failures").isZero();
+      assertThat(r.calls()).as(r.server() + " calls measured").isPositive();
     }
   }
 

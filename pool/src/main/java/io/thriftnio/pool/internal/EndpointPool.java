@@ -22,7 +22,6 @@ import org.apache.commons.pool2.impl.DefaultPooledObject;
 import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
 import org.apache.commons.pool2.impl.GenericKeyedObjectPoolConfig;
 import org.apache.thrift.TException;
-import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,15 +58,6 @@ public final class EndpointPool<T> implements AutoCloseable {
     Borrowed(InetSocketAddress endpoint, T connection) {
       this.endpoint = endpoint;
       this.connection = connection;
-    }
-  }
-
-  /** Thrown out of pool2's {@code create}, so a connect failure is told apart from the rest. */
-  private static final class ConnectFailure extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    ConnectFailure(Throwable cause) {
-      super(cause);
     }
   }
 
@@ -151,50 +141,20 @@ public final class EndpointPool<T> implements AutoCloseable {
           name + ": interrupted before borrowing (" + stats().gauges() + ")",
           new InterruptedException());
     }
-    List<EndpointState> tried = null;
-    Throwable lastConnectFailure = null;
-    while (true) {
-      if (closed) {
-        throw closedException();
-      }
-      EndpointState.Lease lease = selector.select(tried);
-      if (lease == null) {
-        if (lastConnectFailure != null) {
-          throw asTransportException(lastConnectFailure);
-        }
-        throw new PoolException(
-            name
-                + ": no endpoint available: "
-                + selector.describeDown()
-                + " ("
-                + stats().gauges()
-                + ")",
-            null);
-      }
-      // The lease ends with this attempt, however it ends: a probe that did not succeed is freed
-      // for the next borrower (a probe left held kept an endpoint down for good).
-      EndpointState endpoint = lease.endpoint();
-      try (lease) {
-        Borrowed<T> b = borrowFrom(endpoint);
-        endpoint.succeeded();
-        return b;
-      } catch (ConnectFailure f) {
-        // Marked down in create(); nothing was written, so another endpoint may take the call.
-        lastConnectFailure = f.getCause();
-        if (tried == null) {
-          tried = new ArrayList<>();
-        }
-        tried.add(endpoint);
-      }
-    }
+    return selector.borrow(name, this::borrowFrom, () -> stats().gauges());
   }
 
-  private Borrowed<T> borrowFrom(EndpointState endpoint) throws TException, ConnectFailure {
+  private Borrowed<T> borrowFrom(EndpointState endpoint)
+      throws TException, ConnectFailedException {
+    if (closed) {
+      throw closedException();
+    }
     long start = System.nanoTime();
     T t;
     try {
       t = pool.borrowObject(endpoint.address, config.borrowTimeout());
-    } catch (ConnectFailure f) {
+    } catch (ConnectFailedException f) {
+      // Marked down in create(); nothing was written, so another endpoint may take the call.
       throw f;
     } catch (NoSuchElementException e) {
       if (closed) {
@@ -347,17 +307,9 @@ public final class EndpointPool<T> implements AutoCloseable {
     }
   }
 
-  private static TException asTransportException(Throwable connectFailure) {
-    if (connectFailure instanceof TException) {
-      return (TException) connectFailure;
-    }
-    return new TTransportException(
-        TTransportException.NOT_OPEN, String.valueOf(connectFailure), connectFailure);
-  }
-
   private final class Factory extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
     @Override
-    public T create(InetSocketAddress endpoint) throws ConnectFailure {
+    public T create(InetSocketAddress endpoint) throws ConnectFailedException {
       T t;
       try {
         t = connections.open(endpoint);
@@ -370,7 +322,7 @@ public final class EndpointPool<T> implements AutoCloseable {
           // the endpoint, so it is not marked down for it.
           s.connectFailed(e);
         }
-        throw new ConnectFailure(e);
+        throw new ConnectFailedException(e);
       }
       created.increment();
       metrics.created(endpoint);

@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import io.thriftnio.pool.Balancer;
 import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
 
 /** Picks the endpoint of the next borrow: round-robin or least active, skipping those down. */
 final class EndpointSelector {
@@ -101,6 +105,65 @@ final class EndpointSelector {
       }
     }
     return null;
+  }
+
+  /** One borrow attempt on the chosen endpoint. */
+  @FunctionalInterface
+  interface Attempt<T> {
+    /**
+     * Borrows from {@code endpoint}.
+     *
+     * @throws ConnectFailedException if a connect failed; the borrow then tries another endpoint
+     */
+    T on(EndpointState endpoint) throws TException, ConnectFailedException;
+  }
+
+  /**
+   * The borrow loop of every pool: choose an endpoint, attempt, and after a connect failure try the
+   * others, each once. The lease on the chosen endpoint ends with its attempt, however it ends: a
+   * probe that did not succeed is freed for the next borrower (a probe left held once kept an
+   * endpoint down for good).
+   *
+   * @param pool names the pool in errors
+   * @param gauges the pool's state, for errors
+   */
+  <T> T borrow(String pool, Attempt<T> attempt, Supplier<String> gauges) throws TException {
+    List<EndpointState> tried = null;
+    Throwable lastConnectFailure = null;
+    while (true) {
+      EndpointState.Lease lease = select(tried);
+      if (lease == null) {
+        throw noneAvailable(pool, lastConnectFailure, gauges.get());
+      }
+      EndpointState endpoint = lease.endpoint();
+      try (lease) {
+        T borrowed = attempt.on(endpoint);
+        endpoint.succeeded();
+        return borrowed;
+      } catch (ConnectFailedException f) {
+        lastConnectFailure = f.getCause();
+        if (tried == null) {
+          tried = new ArrayList<>();
+        }
+        tried.add(endpoint);
+      }
+    }
+  }
+
+  /**
+   * Why a borrow found no endpoint: the last connect failure of this borrow when there was one
+   * (nothing was written, so the caller may retry), else which endpoints are down and for how long.
+   */
+  private TException noneAvailable(String pool, Throwable lastConnectFailure, String gauges) {
+    if (lastConnectFailure instanceof TException) {
+      return (TException) lastConnectFailure;
+    }
+    if (lastConnectFailure != null) {
+      return new TTransportException(
+          TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
+    }
+    return new PoolException(
+        pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);
   }
 
   String describeDown() {

@@ -3,18 +3,15 @@ package io.thriftnio.pool.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -201,7 +198,7 @@ class PoolProbeTest {
         new PoolMetrics() {},
         endpoint -> {
           connect();
-          return new OpenChannel();
+          return new OpenChannel(endpoint);
         },
         new TBinaryProtocol.Factory(),
         channel -> true,
@@ -275,45 +272,5 @@ class PoolProbeTest {
       }
     }
     return false;
-  }
-
-  /** A channel that is open and takes oneway frames. */
-  private static final class OpenChannel implements ThriftChannel {
-    private volatile boolean open = true;
-
-    @Override
-    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
-      return CompletableFuture.failedFuture(new UnsupportedOperationException());
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
-      return exchange(request);
-    }
-
-    @Override
-    public CompletableFuture<Void> send(ByteBuffer request) {
-      return CompletableFuture.completedFuture(null);
-    }
-
-    @Override
-    public int pendingCalls() {
-      return 0;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return open;
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-      return ENDPOINT;
-    }
-
-    @Override
-    public void close() {
-      open = false;
-    }
   }
 }

@@ -1,6 +1,5 @@
-package io.thriftnio.netty.internal;
+package io.thriftnio.core.internal.server;
 
-import io.netty.buffer.ByteBuf;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
@@ -11,28 +10,35 @@ import org.apache.thrift.transport.TTransportException;
 /**
  * Reads a Thrift message header from the first bytes of a frame that will never be decoded whole
  * (its declared length is above the limit), so that the server can answer the caller's sequence id
- * before closing. Not part of the API.
+ * before closing. Each IO library supplies its buffer as a {@link Bytes}. Not part of the API.
  */
 public final class HeaderPeek {
+
+  /** Read access to an IO library's buffer, by absolute index. */
+  @FunctionalInterface
+  public interface Bytes {
+    /** Copies {@code length} bytes from {@code index} into {@code dst} at {@code offset}. */
+    void get(int index, byte[] dst, int offset, int length);
+  }
 
   private HeaderPeek() {}
 
   /**
    * Tries to read a message header.
    *
-   * @param buf the buffered bytes; not modified
+   * @param bytes the buffered bytes; not modified
    * @param offset absolute index of the payload's first byte
    * @param available payload bytes buffered from {@code offset}
    * @param protocolFactory the protocol the requests use
    * @return the header, or {@code null} if the bytes do not hold a whole readable header
    */
   public static TMessage read(
-      ByteBuf buf, int offset, int available, TProtocolFactory protocolFactory) {
+      Bytes bytes, int offset, int available, TProtocolFactory protocolFactory) {
     if (available <= 0) {
       return null;
     }
     try {
-      PeekTransport transport = new PeekTransport(buf, offset, available);
+      PeekTransport transport = new PeekTransport(bytes, offset, available);
       TMessage header = protocolFactory.getProtocol(transport).readMessageBegin();
       return header.name == null ? null : header;
     } catch (TException | RuntimeException notAHeader) {
@@ -46,13 +52,13 @@ public final class HeaderPeek {
    * must fail before the protocol allocates a string for it.
    */
   private static final class PeekTransport extends TEndpointTransport {
-    private final ByteBuf buf;
+    private final Bytes bytes;
     private int index;
     private final int end;
 
-    PeekTransport(ByteBuf buf, int offset, int available) throws TTransportException {
+    PeekTransport(Bytes bytes, int offset, int available) throws TTransportException {
       super(new TConfiguration(available, available, 64));
-      this.buf = buf;
+      this.bytes = bytes;
       this.index = offset;
       this.end = offset + available;
     }
@@ -78,7 +84,7 @@ public final class HeaderPeek {
             TTransportException.END_OF_FILE, "the header goes past the bytes received");
       }
       int n = Math.min(len, end - index);
-      buf.getBytes(index, dst, off, n);
+      bytes.get(index, dst, off, n);
       index += n;
       countConsumedMessageBytes(n);
       return n;

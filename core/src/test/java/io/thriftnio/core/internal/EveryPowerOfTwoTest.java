@@ -1,4 +1,4 @@
-package io.thriftnio.netty.internal;
+package io.thriftnio.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,60 @@
+package io.thriftnio.core.internal.server;
+
+import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.ServerCounters;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.apache.thrift.TConfiguration;
+
+/**
+ * What every connection of one server shares on its call path: the invoker, where calls run, the
+ * counters, the per-connection limit and the overload log's thinning. Immutable apart from the
+ * counters. Not part of the API.
+ */
+public final class CallPath {
+  final ProcessorInvoker invoker;
+  final Executor worker;
+  final ServerCounters counters;
+  final int maxCallsInFlight;
+  final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
+  final TConfiguration headerConfiguration;
+
+  /**
+   * @param invoker runs the processor
+   * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
+   *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
+   * @param counters the server's counters
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most;
+   *     above it the connection is not read from
+   */
+  public CallPath(
+      ProcessorInvoker invoker, Executor worker, ServerCounters counters, int maxCallsInFlight) {
+    this.invoker = Objects.requireNonNull(invoker, "invoker");
+    this.worker = worker;
+    this.counters = Objects.requireNonNull(counters, "counters");
+    if (maxCallsInFlight <= 0) {
+      throw new IllegalArgumentException(
+          "maxCallsInFlight: " + maxCallsInFlight + " (expected: > 0)");
+    }
+    this.maxCallsInFlight = maxCallsInFlight;
+    int max = invoker.maxFrameSize();
+    this.headerConfiguration =
+        new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
+  }
+
+  /** The sequencer of a new connection. */
+  public CallSequencer open(ServerConnection connection) {
+    return new CallSequencer(this, connection);
+  }
+
+  /** The server's counters. */
+  public ServerCounters counters() {
+    return counters;
+  }
+
+  /** The invoker. */
+  public ProcessorInvoker invoker() {
+    return invoker;
+  }
+}

@@ -1,0 +1,75 @@
+package io.thriftnio.core.internal.server;
+
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One server connection as the call path sees it: what an IO adapter (Netty's {@code
+ * ThriftServerHandler}, Grizzly's {@code ThriftServerFilter}, an in-memory connection in tests)
+ * implements, and all that {@link CallSequencer} asks of it. Not part of the API.
+ *
+ * <p>Threads: {@link #write}, {@link #flush}, {@link #close} and {@link #allAnswered} are called by
+ * one thread at a time, in reply order, and only on a thread where {@link #inIoThread()} is true;
+ * other threads hand their writes over with {@link #execute}, once per batch of replies. {@link
+ * #release} and {@link #resumeReading} may be called on any thread. None is called while the
+ * sequencer holds its lock.
+ */
+public interface ServerConnection {
+
+  /**
+   * Queues one reply for sending; nothing need leave before {@link #flush()}.
+   *
+   * @param frame the whole reply frame, its 4-byte length prefix included and already patched,
+   *     from position to limit; the adapter may keep it until it is written
+   */
+  void write(ByteBuffer frame);
+
+  /** Sends every reply queued by {@link #write}. */
+  void flush();
+
+  /** Whether the current thread may call {@link #write} and the other IO methods. */
+  boolean inIoThread();
+
+  /**
+   * Runs {@code task} on a thread where {@link #inIoThread()} is true, after the tasks handed over
+   * before it. If the IO thread is gone, runs it on the calling thread: the connection is closed
+   * then, and its writes fail (and are counted as dropped) rather than being lost unseen.
+   */
+  void execute(Runnable task);
+
+  /**
+   * Reading may go on: the sequencer has room for requests again after {@link
+   * CallSequencer#onRequest} returned {@code false}. Called once for each such pause, possibly
+   * before the adapter has acted on the pause; the adapter must then not pause.
+   */
+  void resumeReading();
+
+  /**
+   * Releases a request given to {@link CallSequencer#onRequest}: its call no longer reads it.
+   *
+   * @param request the adapter's own handle (a pooled buffer, say), as given
+   */
+  void release(Object request);
+
+  /**
+   * Flushes what was written and closes the connection once it has been sent.
+   *
+   * @param halfCloseFirst after an error reply: shut the output down once the reply has been
+   *     sent, keep reading (and discarding) for a moment, then close; closing with unread input
+   *     would send a reset, which can destroy the reply before the peer reads it
+   */
+  void close(boolean halfCloseFirst);
+
+  /**
+   * Whether whole requests already read from the peer wait to be delivered: a drain answers them
+   * before it closes the connection. An adapter whose decoder delivers every whole request of a
+   * read at once returns {@code false}.
+   */
+  boolean hasBufferedRequests();
+
+  /** Every request received so far has been answered (the idle clock may start). */
+  void allAnswered();
+
+  /** The peer's address, for log lines; {@code null} if unknown. */
+  SocketAddress remoteAddress();
+}

@@ -1,0 +1,33 @@
+/**
+ * The server call path, written once for every IO adapter. Not an API: anything here may change
+ * in any release.
+ *
+ * <p>Design. An adapter (Netty's {@code ThriftServerHandler}, Grizzly's {@code
+ * ThriftServerFilter}, the in-memory connection of the tests) turns bytes into request messages and
+ * implements {@link io.thriftnio.core.internal.server.ServerConnection}, a small interface of IO
+ * verbs: write one reply buffer (its length already patched), flush, resume reading, close after
+ * the writes issued so far (optionally half-closing first), run a task on the IO thread, release a
+ * request's memory. Everything that decides lives here, in one {@link
+ * io.thriftnio.core.internal.server.CallSequencer} per connection over a server-wide {@link
+ * io.thriftnio.core.internal.server.CallPath}: where a call runs ({@code SAME_THREAD} inline,
+ * {@code WORKER} one task per request, so one connection's pipelined calls run in parallel), the
+ * order of replies, the per-connection in-flight limit, overload refusals, what a bad request or a
+ * refused frame gets, the drain, and what is counted, from {@link
+ * io.thriftnio.core.ProcessorInvoker}'s own outcome.
+ *
+ * <pre>
+ *  adapter: bytes -&gt; one request message --onRequest--&gt; CallSequencer --dispatch--&gt; invoker
+ *                                                          |  (inline or worker)
+ *  adapter: write(reply) ... flush()  &lt;--one writer, request order--+  &lt;--completion--+
+ * </pre>
+ *
+ * <p>Framing stays in the adapters and their codecs: the sequencer takes one request message and
+ * gives one reply frame, so an unframed or HTTP peer can feed the same sequencer. Replies are never
+ * written under a lock; replies completed off the IO thread are handed to it once per batch, and
+ * the replies of one read batch are flushed once.
+ *
+ * <p>Shared helpers: {@link io.thriftnio.core.internal.server.HeaderPeek} reads the header of a
+ * frame that is too large from whatever the adapter buffered, and {@link
+ * io.thriftnio.core.internal.server.ErrorReplies} writes the replies the server makes itself.
+ */
+package io.thriftnio.core.internal.server;

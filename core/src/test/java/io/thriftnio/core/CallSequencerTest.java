@@ -1,0 +1,356 @@
+package io.thriftnio.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.MiniService.Reply;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The server call path through an in-memory adapter: reply order, flush batching, the in-flight
+ * limit, overload, bad requests, drain and close, and counting. No sockets; milliseconds.
+ */
+@Timeout(10)
+class CallSequencerTest {
+
+  private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
+  private static final int MAX = 4096;
+
+  private final ServerCounters counters = new ServerCounters();
+  private final MemoryConnection connection = new MemoryConnection();
+  private final ManualExecutor handlers = new ManualExecutor();
+
+  /** Runs tasks only when the test says so, in any order. */
+  private static final class ManualExecutor implements Executor {
+    final List<Runnable> tasks = new ArrayList<>();
+
+    @Override
+    public synchronized void execute(Runnable task) {
+      tasks.add(task);
+    }
+
+    synchronized Runnable take(int index) {
+      return tasks.remove(index);
+    }
+
+    synchronized int size() {
+      return tasks.size();
+    }
+  }
+
+  @AfterEach
+  void everyRequestReleasedOnce() {
+    assertThat(connection.allReleasedOnce()).as("every request released exactly once").isTrue();
+  }
+
+  private CallSequencer sync(Executor worker, int maxInFlight) {
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    return new CallPath(invoker, worker, counters, maxInFlight).open(connection);
+  }
+
+  /** Handlers complete when the test runs their tasks from {@link #handlers}. */
+  private CallSequencer async(int maxInFlight) {
+    ProcessorInvoker invoker =
+        ProcessorInvoker.ofAsync(new MiniService.Async(handlers), BINARY, BINARY, MAX);
+    return new CallPath(invoker, null, counters, maxInFlight).open(connection);
+  }
+
+  private boolean deliver(CallSequencer seq, String method, int seqid) throws Exception {
+    return seq.onRequest(MiniService.call(BINARY, method, seqid, "t" + seqid), connection.newRequest());
+  }
+
+  private List<Reply> replies() throws Exception {
+    List<Reply> replies = new ArrayList<>();
+    for (ByteBuffer frame : connection.sent) {
+      replies.add(MiniService.decode(BINARY, frame));
+    }
+    return replies;
+  }
+
+  private List<Integer> seqids() throws Exception {
+    List<Integer> ids = new ArrayList<>();
+    for (Reply r : replies()) {
+      ids.add(r.header().seqid);
+    }
+    return ids;
+  }
+
+  @Test
+  void holdsOutOfOrderCompletionsBackAndWritesThemInRequestOrderWithOneFlush() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    deliver(seq, "echo", 3);
+    seq.readComplete();
+    handlers.take(2).run();
+    handlers.take(1).run();
+    assertThat(connection.sent).as("nothing before seq 1 is done").isEmpty();
+    int flushes = connection.flushes;
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1, 2, 3);
+    assertThat(connection.flushes - flushes).as("three replies, one flush").isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).isEqualTo(3);
+    assertThat(counters.failedCalls.sum()).isZero();
+  }
+
+  @Test
+  void flushesTheRepliesOfOneReadBatchOnceAtReadComplete() throws Exception {
+    CallSequencer seq = sync(null, 100);
+    for (int i = 1; i <= 10; i++) {
+      assertThat(deliver(seq, "echo", i)).isTrue();
+    }
+    assertThat(connection.flushes).as("not before the batch ends").isZero();
+    seq.readComplete();
+    assertThat(connection.flushes).isEqualTo(1);
+    assertThat(seqids()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+    assertThat(replies().get(0).success()).isEqualTo("t1");
+    assertThat(connection.answeredSignals).isPositive();
+  }
+
+  @Test
+  void dispatchesPipelinedCallsToTheWorkerAllAtOnceAndHandsRepliesOverOnce() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    CallSequencer seq = sync(workers, 100);
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    deliver(seq, "echo", 3);
+    seq.readComplete();
+    assertThat(workers.size()).as("one connection's calls run in parallel").isEqualTo(3);
+    // Workers finish on their own threads, last one first.
+    runOnOtherThread(workers.take(2), workers.take(1), workers.take(0));
+    assertThat(connection.sent).isEmpty();
+    assertThat(connection.executes).as("one hand-over to the IO thread").isEqualTo(1);
+    connection.runIoTasks();
+    assertThat(seqids()).containsExactly(1, 2, 3);
+    assertThat(connection.flushes).isEqualTo(1);
+  }
+
+  private static void runOnOtherThread(Runnable... tasks) throws InterruptedException {
+    Thread t =
+        new Thread(
+            () -> {
+              for (Runnable task : tasks) {
+                task.run();
+              }
+            },
+            "test-worker");
+    t.start();
+    t.join();
+  }
+
+  @Test
+  void countsACallThatEndsInATApplicationExceptionAsFailed() throws Exception {
+    CallSequencer seq = sync(null, 100);
+    deliver(seq, "throw", 1);
+    deliver(seq, "nosuchmethod", 2);
+    deliver(seq, "echo", 3);
+    seq.readComplete();
+    List<Reply> replies = replies();
+    assertThat(replies.get(0).exception().getType())
+        .isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(replies.get(1).exception().getType())
+        .isEqualTo(TApplicationException.UNKNOWN_METHOD);
+    assertThat(replies.get(2).success()).isEqualTo("t3");
+    assertThat(counters.completedCalls.sum()).isEqualTo(3);
+    assertThat(counters.failedCalls.sum()).isEqualTo(2);
+    assertThat(connection.closedHalfFirst).as("still open").isNull();
+  }
+
+  @Test
+  void stopsReadingAtTheLimitAndResumesWhenACallIsAnswered() throws Exception {
+    CallSequencer seq = async(2);
+    assertThat(deliver(seq, "echo", 1)).isTrue();
+    assertThat(deliver(seq, "echo", 2)).as("two in flight: stop reading").isFalse();
+    assertThat(deliver(seq, "echo", 3)).as("already decoded: kept, not run").isFalse();
+    assertThat(handlers.size()).isEqualTo(2);
+    seq.readComplete();
+
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1);
+    assertThat(handlers.size()).as("the waiting request is dispatched").isEqualTo(2);
+    assertThat(connection.resumes).as("still two in flight").isZero();
+
+    handlers.take(0).run();
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1, 2, 3);
+    assertThat(connection.resumes).isEqualTo(1);
+    assertThat(seq.isReadingPaused()).isFalse();
+  }
+
+  @Test
+  void refusesACallTheWorkerExecutorRejectsWithTheNumbersAndStaysOpen() throws Exception {
+    Executor full =
+        task -> {
+          throw new RejectedExecutionException("full");
+        };
+    CallSequencer seq = sync(full, 100);
+    deliver(seq, "upper", 7);
+    seq.readComplete();
+    Reply reply = replies().get(0);
+    assertThat(reply.header().seqid).isEqualTo(7);
+    assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(reply.exception().getMessage()).contains("server overloaded").contains("upper");
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).as("never ran").isZero();
+    assertThat(connection.closedHalfFirst).isNull();
+  }
+
+  @Test
+  void closesAfterEarlierRepliesWhenAHeaderIsUnreadableAndServesNothingAfter() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    byte[] garbage = new byte[16];
+    java.util.Arrays.fill(garbage, (byte) 0xEE);
+    seq.onRequest(ByteBuffer.wrap(garbage), connection.newRequest());
+    assertThat(deliver(seq, "echo", 3)).isFalse();
+    assertThat(handlers.size()).as("the request after it never runs").isEqualTo(1);
+    assertThat(connection.closedHalfFirst).as("seq 1 is still running").isNull();
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1);
+    assertThat(connection.closedHalfFirst).isFalse();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestAfterAnUnreadableOneNeverStartsOnAWorker() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    CallSequencer seq = sync(workers, 100);
+    byte[] garbage = new byte[16];
+    java.util.Arrays.fill(garbage, (byte) 0xEE);
+    seq.onRequest(ByteBuffer.wrap(garbage), connection.newRequest());
+    deliver(seq, "echo", 2);
+    seq.readComplete();
+    assertThat(workers.size()).as("neither request reaches a worker").isZero();
+    assertThat(connection.closedHalfFirst).isFalse();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void compactAndBinaryHeadersPassTheCheckInPlace() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    org.apache.thrift.protocol.TCompactProtocol.Factory compact =
+        new org.apache.thrift.protocol.TCompactProtocol.Factory();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), compact, compact, MAX);
+    CallSequencer seq = new CallPath(invoker, workers, counters, 100).open(connection);
+    seq.onRequest(MiniService.call(compact, "echo", 300, "x"), connection.newRequest());
+    seq.readComplete();
+    assertThat(workers.size()).isEqualTo(1);
+    runOnOtherThread(workers.take(0));
+    connection.runIoTasks();
+    assertThat(MiniService.decode(compact, connection.sent.get(0)).success()).isEqualTo("x");
+  }
+
+  @Test
+  void answersARefusedFrameAfterEarlierRepliesThenHalfCloses() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    seq.onBadFrame(new TMessage("big", TMessageType.CALL, 2), "frame length 5000 exceeds 4096");
+    assertThat(connection.sent).isEmpty();
+    handlers.take(0).run();
+    List<Reply> replies = replies();
+    assertThat(replies).hasSize(2);
+    assertThat(replies.get(1).header().seqid).isEqualTo(2);
+    assertThat(replies.get(1).exception().getType())
+        .isEqualTo(TApplicationException.PROTOCOL_ERROR);
+    assertThat(replies.get(1).exception().getMessage()).contains("big").contains("5000");
+    assertThat(connection.closedHalfFirst).isTrue();
+    assertThat(counters.badFrames.sum()).isEqualTo(1);
+    assertThat(counters.failedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void drainAnswersTheRequestsDeliveredThenCloses() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    seq.readComplete();
+    seq.startDrain();
+    assertThat(seq.isReadingPaused()).isTrue();
+    assertThat(deliver(seq, "echo", 3)).as("decoded before reading stopped: answered").isFalse();
+    assertThat(connection.closedHalfFirst).isNull();
+    while (handlers.size() > 0) {
+      handlers.take(0).run();
+    }
+    assertThat(seqids()).containsExactly(1, 2, 3);
+    assertThat(connection.closedHalfFirst).isFalse();
+  }
+
+  @Test
+  void drainWaitsForRequestsTheAdapterHasReadButNotYetDelivered() throws Exception {
+    CallSequencer seq = async(100);
+    deliver(seq, "echo", 1);
+    connection.buffered = true; // a second whole frame waits in the adapter's read buffer
+    seq.startDrain();
+    handlers.take(0).run();
+    assertThat(connection.closedHalfFirst).as("a read request is still to come").isNull();
+    connection.buffered = false;
+    assertThat(deliver(seq, "echo", 2)).as("nothing more is read").isFalse();
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1, 2);
+    assertThat(connection.closedHalfFirst).isFalse();
+  }
+
+  @Test
+  void drainClosesAnIdleConnectionAtOnce() {
+    CallSequencer seq = sync(null, 100);
+    seq.startDrain();
+    assertThat(connection.closedHalfFirst).isFalse();
+  }
+
+  @Test
+  void countsRepliesOfAClosedConnectionAsDroppedAndReleasesWaitingRequests() throws Exception {
+    CallSequencer seq = async(1);
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2); // waits: the limit is 1
+    deliver(seq, "oneway", 3);
+    seq.onClosed();
+    assertThat(connection.requests.get(1).releases.get()).isEqualTo(1);
+    handlers.take(0).run();
+    assertThat(connection.sent).isEmpty();
+    assertThat(counters.droppedResponses.sum()).isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void manyThreadsCompletingAtOnceKeepTheOrder() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CallSequencer seq = sync(pool, 1000);
+      int n = 500;
+      for (int i = 1; i <= n; i++) {
+        deliver(seq, "echo", i);
+      }
+      seq.readComplete();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (connection.sent.size() < n && System.nanoTime() < deadline) {
+        if (connection.runIoTasks() == 0) {
+          Thread.onSpinWait();
+        }
+      }
+      List<Integer> ids = seqids();
+      assertThat(ids).hasSize(n);
+      for (int i = 0; i < n; i++) {
+        assertThat(ids.get(i)).isEqualTo(i + 1);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

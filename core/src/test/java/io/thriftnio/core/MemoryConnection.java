@@ -1,0 +1,136 @@
+package io.thriftnio.core;
+
+import io.thriftnio.core.internal.server.ServerConnection;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An IO adapter without a socket, for the call path's own tests: the test thread is its IO thread;
+ * writes are kept until flushed, and tasks handed to the IO thread wait for {@link #runIoTasks()}.
+ * Every request handle given to the sequencer is a {@link Request} that counts its releases.
+ */
+final class MemoryConnection implements ServerConnection {
+  final Thread ioThread = Thread.currentThread();
+  private final List<ByteBuffer> unflushed = new ArrayList<>();
+  /** Reply frames flushed, copied, in order. */
+  final List<ByteBuffer> sent = new ArrayList<>();
+  final List<Request> requests = new ArrayList<>();
+  private final ArrayDeque<Runnable> ioTasks = new ArrayDeque<>();
+  int flushes;
+  int executes;
+  int resumes;
+  /** null while open; else whether the close half-closed first. */
+  Boolean closedHalfFirst;
+  int answeredSignals;
+
+  /** A request's memory: counts releases. */
+  static final class Request {
+    final AtomicInteger releases = new AtomicInteger();
+  }
+
+  Request newRequest() {
+    Request r = new Request();
+    requests.add(r);
+    return r;
+  }
+
+  /** Whether every request was released exactly once. */
+  boolean allReleasedOnce() {
+    return requests.stream().allMatch(r -> r.releases.get() == 1);
+  }
+
+  @Override
+  public void write(ByteBuffer frame) {
+    check();
+    if (closedHalfFirst != null) {
+      throw new AssertionError("write after close");
+    }
+    ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
+    copy.put(frame.duplicate()).flip();
+    unflushed.add(copy);
+  }
+
+  @Override
+  public void flush() {
+    check();
+    flushes++;
+    sent.addAll(unflushed);
+    unflushed.clear();
+  }
+
+  @Override
+  public boolean inIoThread() {
+    return Thread.currentThread() == ioThread;
+  }
+
+  @Override
+  public synchronized void execute(Runnable task) {
+    executes++;
+    ioTasks.add(task);
+  }
+
+  /** Runs the tasks handed to the IO thread; returns how many ran. */
+  int runIoTasks() {
+    int n = 0;
+    while (true) {
+      Runnable task;
+      synchronized (this) {
+        task = ioTasks.poll();
+      }
+      if (task == null) {
+        return n;
+      }
+      task.run();
+      n++;
+    }
+  }
+
+  @Override
+  public void resumeReading() {
+    resumes++;
+  }
+
+  @Override
+  public void release(Object request) {
+    ((Request) request).releases.incrementAndGet();
+  }
+
+  @Override
+  public void close(boolean halfCloseFirst) {
+    check();
+    flush();
+    if (closedHalfFirst == null) {
+      closedHalfFirst = halfCloseFirst;
+    }
+  }
+
+  /** Whole requests the test says are read and not yet delivered. */
+  volatile boolean buffered;
+
+  @Override
+  public boolean hasBufferedRequests() {
+    return buffered;
+  }
+
+  @Override
+  public void allAnswered() {
+    check();
+    answeredSignals++;
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return InetSocketAddress.createUnresolved("memory", 1);
+  }
+
+  private void check() {
+    if (!inIoThread()) {
+      throw new AssertionError("IO method called on " + Thread.currentThread().getName());
+    }
+  }
+}

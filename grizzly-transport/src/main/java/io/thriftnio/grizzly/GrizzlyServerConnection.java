@@ -1,0 +1,253 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ServerConnection;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
+import org.glassfish.grizzly.IOEvent;
+import org.glassfish.grizzly.WriteResult;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.CompositeBuffer;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.glassfish.grizzly.nio.NIOConnection;
+
+/**
+ * One Grizzly server connection as core's call path sees it ({@link ServerConnection}), the state
+ * {@link ThriftServerFilter} keeps per connection. Grizzly's writes are thread-safe, so replies are
+ * written on whichever thread completes them; those of one batch leave in one write.
+ */
+final class GrizzlyServerConnection implements ServerConnection {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(GrizzlyServerConnection.class);
+  /**
+   * How long a connection that was sent an error reply stays half-closed, its input read and
+   * discarded, before it is closed: closing with unread input sends a reset, which can destroy the
+   * reply before the peer reads it. The same as the Netty server's.
+   */
+  static final long LINGER_MILLIS = 1000;
+
+  // Runs the close on the JDK's delay thread: a non-blocking hand-over to the selector.
+  private static final Executor AFTER_LINGER =
+      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS, Runnable::run);
+
+  final Connection<?> connection;
+  final CallSequencer calls;
+  /** Replies written and not yet flushed; owned by the sequencer's writer. */
+  private final List<Buffer> unflushed = new ArrayList<>(4);
+  /** Whether read interest is on, as last set; written under this object's lock. */
+  private volatile boolean reading = true;
+
+  private final CallPath path;
+
+  GrizzlyServerConnection(Connection<?> connection, CallPath path) {
+    this.connection = connection;
+    this.path = path;
+    this.calls = path.open(this);
+  }
+
+  /**
+   * Makes the connection's read interest follow the call path ({@link
+   * CallSequencer#isReadingPaused()}), as Netty's auto-read does: while paused, the whole frames
+   * already read still reach the call path, which keeps them undispatched. Called after every
+   * request delivered and on every resume, so the last call sees the latest state; not a
+   * suspended filter chain, which, resumed off the selector thread, was not always read again.
+   */
+  void syncReading() {
+    synchronized (this) {
+      boolean on = !calls.isReadingPaused();
+      if (on != reading) {
+        reading = on;
+        setReading(on); // under the lock: two syncs apply their states in order
+      }
+    }
+  }
+
+  /** Whether read interest is off, as last set. */
+  boolean isPausedByUs() {
+    return !reading;
+  }
+
+  @Override
+  public void resumeReading() {
+    syncReading();
+  }
+
+  private void setReading(boolean on) {
+    try {
+      if (on) {
+        connection.enableIOEvent(IOEvent.READ);
+      } else {
+        connection.disableIOEvent(IOEvent.READ);
+      }
+    } catch (IOException closed) {
+      // The connection closed meanwhile: there is nothing left to read.
+      connection.closeSilently();
+    }
+  }
+
+  @Override
+  public void write(ByteBuffer frame) {
+    unflushed.add(Buffers.wrap(connection.getMemoryManager(), frame));
+  }
+
+  @Override
+  public void flush() {
+    flush(null);
+  }
+
+  private void flush(CompletionHandler<WriteResult<?, ?>> then) {
+    int replies = unflushed.size();
+    if (replies == 0) {
+      if (then != null) {
+        then.completed(null);
+      }
+      return;
+    }
+    Buffer batch;
+    if (replies == 1) {
+      batch = unflushed.get(0);
+    } else {
+      MemoryManager<?> memory = connection.getMemoryManager();
+      batch = CompositeBuffer.newBuffer(memory, unflushed.toArray(new Buffer[0]));
+    }
+    unflushed.clear();
+    writeCounted(batch, replies, then);
+  }
+
+  /** Writes {@code batch}; if it cannot be written (the peer reset meanwhile), counts it. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void writeCounted(
+      Buffer batch, int replies, CompletionHandler<WriteResult<?, ?>> then) {
+    ServerCounters counters = path.counters();
+    CompletionHandler<WriteResult<?, ?>> handler =
+        new EmptyCompletionHandler<WriteResult<?, ?>>() {
+          @Override
+          public void completed(WriteResult<?, ?> result) {
+            if (then != null) {
+              then.completed(result);
+            }
+          }
+
+          @Override
+          public void failed(Throwable cause) {
+            counters.droppedResponses.add(replies);
+            if (then != null) {
+              then.failed(cause);
+            }
+          }
+
+          @Override
+          public void cancelled() {
+            counters.droppedResponses.add(replies);
+            if (then != null) {
+              then.cancelled();
+            }
+          }
+        };
+    try {
+      ((Connection) connection).write(batch, (CompletionHandler) handler);
+    } catch (RuntimeException refused) {
+      // The write queue refused it (above its limit, or closed): the replies are lost, and so is
+      // the connection's order; close it rather than leave its caller waiting.
+      log.warn(
+          "Closing connection from {}: {} replies could not be queued ({})",
+          connection.getPeerAddress(),
+          replies,
+          refused.toString());
+      handler.failed(refused);
+      connection.closeSilently();
+    }
+  }
+
+  @Override
+  public boolean inIoThread() {
+    return true; // Grizzly's async write queue takes writes from any thread
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    task.run();
+  }
+
+  @Override
+  public void release(Object request) {
+    // Grizzly never returns read buffers to its pool: the frame's memory goes with the GC.
+  }
+
+  @Override
+  public void close(boolean halfCloseFirst) {
+    if (!halfCloseFirst) {
+      flush();
+      connection.closeSilently(); // after the responses already queued
+      return;
+    }
+    flush(
+        new EmptyCompletionHandler<WriteResult<?, ?>>() {
+          @Override
+          public void completed(WriteResult<?, ?> result) {
+            shutdownOutputThenClose(connection);
+          }
+
+          @Override
+          public void failed(Throwable cause) {
+            connection.closeSilently();
+          }
+
+          @Override
+          public void cancelled() {
+            connection.closeSilently();
+          }
+        });
+  }
+
+  @Override
+  public boolean hasBufferedRequests() {
+    // ThriftFrameFilter hands over one frame at a time; the rest of the read waits in the chain.
+    return ThriftFrameFilter.moreFramesBuffered(connection);
+  }
+
+  @Override
+  public void allAnswered() {
+    // The timeout sweep reads the sequencer's lastActivityNanos.
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    Object peer = connection.getPeerAddress();
+    return peer instanceof SocketAddress ? (SocketAddress) peer : null;
+  }
+
+  /**
+   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; {@link
+   * ThriftFrameFilter} discards what arrives meanwhile.
+   */
+  private static void shutdownOutputThenClose(Connection<?> connection) {
+    Object channel =
+        connection instanceof NIOConnection ? ((NIOConnection) connection).getChannel() : null;
+    if (!(channel instanceof SocketChannel)) {
+      connection.closeSilently();
+      return;
+    }
+    try {
+      ((SocketChannel) channel).shutdownOutput();
+    } catch (IOException e) {
+      // Closed meanwhile (the peer went away): nothing is left to shut down.
+      connection.closeSilently();
+      return;
+    }
+    AFTER_LINGER.execute(connection::terminateSilently);
+  }
+}

@@ -1,0 +1,633 @@
+package io.thriftnio.it.bench;
+
+import io.thriftnio.testkit.Payloads;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code efficiency}: what a call costs the server and the client, each in its own process on its
+ * own CPU.
+ *
+ * <p>Every server row runs as a {@code serve --control} child JVM pinned with {@code taskset -c}
+ * to one CPU; the load generator is this command re-run in a child JVM pinned to another CPU (so
+ * that every one of its threads, JIT and GC included, is born there, and the JVM that started it
+ * stays unpinned). Where {@code taskset} is missing or fewer than two CPUs are allowed, both run
+ * unpinned, the load generator in this JVM, and the reports say so.
+ *
+ * <p>Per cell (a server row under one client shape) and round: calls/s, p50/p99 latency, the
+ * server's and the load generator's CPU time over the measured window ({@code utime + stime} of
+ * {@code /proc/PID/stat}: every thread of the process) divided by the calls completed in it, and
+ * the server's heap allocation per call (its live threads' allocation counters, read over {@code
+ * serve}'s control channel). Rounds are interleaved across rows (round 1 runs every row, then
+ * round 2 ...), each row in a fresh server JVM each round; every reported number is the median
+ * over the rounds.
+ */
+@Command(
+    name = "efficiency",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    sortOptions = false,
+    description = {
+      "Measures server and client CPU per call, calls/s, p50/p99 and server allocation per call,"
+          + " with each server row in a child JVM pinned to one CPU and the load generator pinned"
+          + " to another (taskset).",
+      "Scenarios: tsocket-40 (40 blocking TSocket clients), async-8x32 (8 netty-async"
+          + " connections x 32 calls in flight), seq-1 (one TSocket, sequential calls),"
+          + " client-transports (one connection, sequential calls against thrift-threadpool from"
+          + " tsocket, netty-sync and grizzly-sync).",
+      "Prints a Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
+          + " charts to --out; a progress line per cell goes to stderr."
+    })
+final class EfficiencyCommand implements Callable<Integer> {
+
+  /** The server rows measured by default. */
+  static final List<String> DEFAULT_SERVERS =
+      List.of(
+          "netty/same-thread",
+          "netty/worker",
+          "grizzly/same-thread",
+          "grizzly/worker",
+          "grizzly/leader-follower",
+          "thrift-threadpool",
+          "thrift-nonblocking",
+          "thrift-threaded-selector",
+          "raw-echo");
+
+  /** The limit of one call before it counts as an error. */
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--servers", split = ",", paramLabel = "S",
+      description = "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ... "
+          + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
+          + "thrift-threaded-selector and raw-echo)")
+  List<String> servers;
+
+  @Option(names = "--scenarios", split = ",", paramLabel = "NAME", defaultValue = "all",
+      description = "all, tsocket-40, async-8x32, seq-1, client-transports "
+          + "(default: ${DEFAULT-VALUE})")
+  List<String> scenarios;
+
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+      description = "rounds over every row; the median is reported (default: ${DEFAULT-VALUE})")
+  int rounds;
+
+  @Option(names = "--warmup", paramLabel = "D", defaultValue = "2s",
+      converter = Cli.DurationConverter.class,
+      description = "load before each measurement; a fresh server JVM's first cell gets twice "
+          + "this (default: ${DEFAULT-VALUE})")
+  Duration warmup;
+
+  @Option(names = "--warmup-calls", paramLabel = "N", defaultValue = "10000",
+      description = "calls each warm-up must also complete, so that a server starved by other "
+          + "load has compiled its hot path; the warm-up stretches to at most 4 times its "
+          + "duration for them (default: ${DEFAULT-VALUE})")
+  long warmupCalls;
+
+  @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
+      converter = Cli.DurationConverter.class,
+      description = "measured window per cell; CPU time comes in 10 ms ticks, so several seconds "
+          + "(default: ${DEFAULT-VALUE})")
+  Duration duration;
+
+  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "300",
+      description = "echo payload bytes, e.g. 300, 3k (default: ${DEFAULT-VALUE})")
+  String size;
+
+  @Option(names = "--protocol", paramLabel = "P", defaultValue = "compact",
+      description = "binary, compact or json (default: ${DEFAULT-VALUE})")
+  String protocol;
+
+  @Option(names = "--io-threads", paramLabel = "N", defaultValue = "1",
+      description = "IO / selector threads of every server row (default: ${DEFAULT-VALUE})")
+  int ioThreads;
+
+  @Option(names = "--workers", paramLabel = "N",
+      description = "worker threads of every server row (default: each row's own, 64 for the "
+          + "library's rows and the stock worker pools)")
+  Integer workers;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "output folder (default: it/target/efficiency)")
+  Path out;
+
+  @Option(names = "--client-cpu", paramLabel = "N", defaultValue = "-1",
+      description = "CPU of the load generator (default: the first CPU this process may use)")
+  int clientCpu;
+
+  @Option(names = "--server-cpu", paramLabel = "N", defaultValue = "-1",
+      description = "CPU of every server child (default: the second CPU this process may use)")
+  int serverCpu;
+
+  @Option(names = "--no-pin",
+      description = "run unpinned, the load generator in this JVM, even where taskset could pin")
+  boolean noPin;
+
+  @Option(names = "--pinned-child", hidden = true,
+      description = "this JVM is the load generator, already pinned to --client-cpu")
+  boolean pinnedChild;
+
+  @Option(names = "--label", hidden = true, defaultValue = "efficiency",
+      description = "the run's name in the reports")
+  String label;
+
+  @Override
+  public Integer call() throws Exception {
+    Settings settings;
+    try {
+      settings = settings();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    return execute(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /**
+   * A resolved, validated run.
+   *
+   * @param servers server rows, expanded
+   * @param scenarios scenario names
+   * @param shapes the client shapes of those scenarios, in run order
+   */
+  record Settings(
+      String label,
+      List<String> servers,
+      List<String> scenarios,
+      List<EfficiencyScenario> shapes,
+      int rounds,
+      Duration warmup,
+      long warmupCalls,
+      Duration duration,
+      int size,
+      String protocol,
+      int ioThreads,
+      Integer workers,
+      Path out,
+      int clientCpu,
+      int serverCpu,
+      boolean noPin,
+      boolean pinnedChild) {
+
+    /** The command line that re-runs these settings as the pinned load generator. */
+    List<String> childArgs(Pinning pin) {
+      List<String> args = new ArrayList<>(List.of(
+          "efficiency",
+          "--servers", String.join(",", servers),
+          "--scenarios", String.join(",", scenarios),
+          "--rounds", Integer.toString(rounds),
+          "--warmup", warmup.toMillis() + "ms",
+          "--warmup-calls", Long.toString(warmupCalls),
+          "--duration", duration.toMillis() + "ms",
+          "--size", Integer.toString(size),
+          "--protocol", protocol,
+          "--io-threads", Integer.toString(ioThreads),
+          "--out", out.toAbsolutePath().toString(),
+          "--client-cpu", Integer.toString(pin.clientCpu()),
+          "--server-cpu", Integer.toString(pin.serverCpu()),
+          "--label", label,
+          "--pinned-child"));
+      if (workers != null) {
+        args.add("--workers");
+        args.add(Integer.toString(workers));
+      }
+      return args;
+    }
+
+    /** About how long the run takes, in seconds: cells, plus a server start per row and round. */
+    double estimateSeconds() {
+      double cell = (warmup.toMillis() + duration.toMillis()) / 1000.0 + 0.3;
+      long starts = servers.stream()
+          .filter(s -> shapes.stream().anyMatch(sh -> sh.runsOn(s))).count();
+      double start = 1.5 + warmup.toMillis() / 1000.0;
+      return rounds * (cells() * cell + starts * start);
+    }
+
+    /** Cells per round. */
+    int cells() {
+      int n = 0;
+      for (String s : servers) {
+        n += (int) shapes.stream().filter(sh -> sh.runsOn(s)).count();
+      }
+      return n;
+    }
+  }
+
+  Settings settings() {
+    Rows rows = Rows.standard();
+    List<String> serverNames =
+        rows.expandServers(servers != null ? servers : DEFAULT_SERVERS);
+    List<EfficiencyScenario> shapes = EfficiencyScenario.resolve(scenarios);
+    Protocols.factory(protocol);
+    int bytes = Payloads.parseSize(size);
+    if (bytes < 0 || bytes > MatrixCommand.MAX_SIZE) {
+      throw new IllegalArgumentException(
+          "size: " + size + " (expected: 0.." + MatrixCommand.MAX_SIZE + ")");
+    }
+    if (rounds < 1 || rounds > 100) {
+      throw new IllegalArgumentException("rounds: " + rounds + " (expected: 1..100)");
+    }
+    if (duration.isZero()) {
+      throw new IllegalArgumentException("duration: 0s (expected: > 0)");
+    }
+    if (ioThreads < 1 || ioThreads > 1024) {
+      throw new IllegalArgumentException("io-threads: " + ioThreads + " (expected: 1..1024)");
+    }
+    if (workers != null && (workers < 1 || workers > 100_000)) {
+      throw new IllegalArgumentException("workers: " + workers + " (expected: 1..100000)");
+    }
+    if (pinnedChild && (clientCpu < 0 || serverCpu < 0)) {
+      throw new IllegalArgumentException("pinned-child: needs --client-cpu and --server-cpu (got "
+          + clientCpu + ", " + serverCpu + ")");
+    }
+    if (warmupCalls < 0) {
+      throw new IllegalArgumentException("warmup-calls: " + warmupCalls + " (expected: >= 0)");
+    }
+    return new Settings(label, serverNames, List.copyOf(scenarios), shapes, rounds, warmup,
+        warmupCalls, duration, bytes, protocol, ioThreads, workers,
+        out != null ? out : MatrixCommand.defaultOut("efficiency"), clientCpu, serverCpu, noPin,
+        pinnedChild);
+  }
+
+  /**
+   * The main job's measurement ({@code matrix --preset quick} where it can pin): every default
+   * row and scenario, two rounds of 1 s warm-up and 2 s measurement, about four minutes.
+   */
+  static Settings quick(Path out) {
+    EfficiencyCommand c = new EfficiencyCommand();
+    c.scenarios = List.of("all");
+    c.rounds = 2;
+    c.warmup = Duration.ofSeconds(1);
+    c.warmupCalls = 10_000;
+    c.duration = Duration.ofSeconds(2);
+    c.size = "300";
+    c.protocol = "compact";
+    c.ioThreads = 1;
+    c.out = out;
+    c.clientCpu = -1;
+    c.serverCpu = -1;
+    c.label = "quick";
+    return c.settings();
+  }
+
+  /**
+   * Runs {@code settings}: re-runs itself as a pinned child where it can pin, else measures here.
+   *
+   * @return the exit status
+   */
+  static int execute(Settings settings, PrintWriter out, PrintWriter err)
+      throws IOException, InterruptedException {
+    Pinning pin;
+    if (settings.noPin()) {
+      pin = Pinning.unpinned("--no-pin");
+    } else if (settings.pinnedChild()) {
+      pin = Pinning.pinned(settings.clientCpu(), settings.serverCpu(),
+          Pinning.findOnPath("taskset"));
+    } else {
+      pin = Pinning.decide(settings.clientCpu(), settings.serverCpu());
+    }
+    if (pin.pinned() && !settings.pinnedChild()) {
+      return runPinnedChild(settings, pin, out, err);
+    }
+    if (!pin.pinned()) {
+      err.println("efficiency: " + pin.note());
+    }
+    return measure(settings, pin, out, err);
+  }
+
+  /** Re-runs the command in a child JVM pinned to the client CPU; copies its output to ours. */
+  private static int runPinnedChild(Settings settings, Pinning pin, PrintWriter out,
+      PrintWriter err) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(pin.clientPrefix());
+    command.add(ServeProcess.javaCommand());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(BenchMain.class.getName());
+    command.addAll(settings.childArgs(pin));
+    err.println("efficiency: " + pin.note() + "; the load generator is a child JVM on CPU "
+        + pin.clientCpu());
+    err.flush();
+    Process child = new ProcessBuilder(command).start();
+    // SIGTERM to this JVM ends the load generator too (it then closes its server children).
+    Thread stopChild = new Thread(child::destroy, "bench-efficiency-stop-child");
+    Runtime.getRuntime().addShutdownHook(stopChild);
+    child.getOutputStream().close();
+    Thread copyOut = copier(child.getInputStream(), out, "bench-efficiency-stdout");
+    Thread copyErr = copier(child.getErrorStream(), err, "bench-efficiency-stderr");
+    try {
+      int status = child.waitFor();
+      copyOut.join();
+      copyErr.join();
+      return status;
+    } catch (InterruptedException e) {
+      child.destroy();
+      throw e;
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopChild);
+      } catch (IllegalStateException e) {
+        // This JVM is shutting down already: the hook is running or has run.
+      }
+    }
+  }
+
+  private static Thread copier(InputStream from, PrintWriter to, String name) {
+    Thread t = new Thread(() -> {
+      try (Reader r = new InputStreamReader(from, StandardCharsets.UTF_8)) {
+        char[] buf = new char[8192];
+        int n;
+        while ((n = r.read(buf)) >= 0) {
+          to.write(buf, 0, n);
+          to.flush();
+        }
+      } catch (IOException e) {
+        to.println("efficiency: lost the load generator's output: " + e);
+        to.flush();
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** Measures every cell in this JVM, the load generator. */
+  static int measure(Settings s, Pinning pin, PrintWriter out, PrintWriter err)
+      throws IOException, InterruptedException {
+    Rows rows = Rows.standard();
+    int perRound = s.cells();
+    int total = perRound * s.rounds();
+    err.printf(Locale.ROOT, "efficiency: %d servers, %d cells x %d rounds, about %s; %s%n",
+        s.servers().size(), perRound, s.rounds(), Progress.clock(s.estimateSeconds()),
+        pin.note());
+    err.flush();
+    Map<String, List<EfficiencyResult.Sample>> samples = new LinkedHashMap<>();
+    Map<String, String> skipped = new LinkedHashMap<>();
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    int done = 0;
+    for (int round = 1; round <= s.rounds(); round++) {
+      for (String server : s.servers()) {
+        List<EfficiencyScenario> mine =
+            s.shapes().stream().filter(sh -> sh.runsOn(server)).toList();
+        if (mine.isEmpty()) {
+          continue;
+        }
+        String cannot = rows.server(server) == null
+            ? (rows.missing(server) != null ? rows.missing(server)
+                : server + " is not a row of this build")
+            : null;
+        ServeProcess serve = null;
+        if (cannot == null) {
+          try {
+            serve = ServeProcess.start(pin.serverPrefix(), List.of(), serveArgs(s, server));
+          } catch (IOException e) {
+            cannot = "cannot start " + server + ": " + MatrixRunner.message(e);
+          }
+        }
+        try {
+          boolean first = true;
+          for (EfficiencyScenario shape : mine) {
+            String key = key(server, shape);
+            samples.computeIfAbsent(key, k -> new ArrayList<>());
+            done++;
+            String why = cannot;
+            EfficiencyResult.Sample sample = null;
+            if (why == null) {
+              Object r = runCell(rows, s, pin, server, shape, serve, first);
+              first = false;
+              if (r instanceof EfficiencyResult.Sample) {
+                sample = (EfficiencyResult.Sample) r;
+              } else {
+                why = (String) r;
+              }
+            }
+            if (sample != null) {
+              samples.get(key).add(sample);
+            } else {
+              skipped.putIfAbsent(key, why);
+            }
+            progress(err, t0, done, total, round, s.rounds(), server, shape, sample, why);
+          }
+        } finally {
+          if (serve != null) {
+            serve.close();
+          }
+        }
+      }
+    }
+    List<EfficiencyResult> results = new ArrayList<>();
+    for (String server : s.servers()) {
+      for (EfficiencyScenario shape : s.shapes()) {
+        String key = key(server, shape);
+        if (samples.containsKey(key)) {
+          results.add(new EfficiencyResult(server, shape, samples.get(key), skipped.get(key)));
+        }
+      }
+    }
+    out.print(EfficiencyReports.markdownTables(results));
+    out.flush();
+    List<Path> written = EfficiencyReports.writeAll(s.out(), s, pin, results, started);
+    err.println("efficiency: wrote " + written.size() + " files to " + s.out().toAbsolutePath());
+    long bad = results.stream().mapToLong(EfficiencyResult::errors).sum();
+    if (bad > 0) {
+      err.println("efficiency: " + bad + " failed or corrupted calls; see the errors column");
+    }
+    err.flush();
+    return 0;
+  }
+
+  private static List<String> serveArgs(Settings s, String server) {
+    List<String> args = new ArrayList<>(List.of(
+        "--server", server, "--protocol", s.protocol(),
+        "--io-threads", Integer.toString(s.ioThreads())));
+    if (s.workers() != null) {
+      args.add("--workers");
+      args.add(Integer.toString(s.workers()));
+    }
+    return args;
+  }
+
+  static String key(String server, EfficiencyScenario shape) {
+    return server + "|" + shape.name() + "|" + shape.client();
+  }
+
+  /** Runs one cell; returns its {@link EfficiencyResult.Sample}, or why it could not run. */
+  private static Object runCell(Rows rows, Settings s, Pinning pin, String server,
+      EfficiencyScenario shape, ServeProcess serve, boolean firstOfServer)
+      throws InterruptedException {
+    ServerRow row = rows.server(server);
+    ClientKindRow kind = rows.client(shape.client());
+    if (kind == null) {
+      String missing = rows.missing(shape.client());
+      return missing != null ? missing : shape.client() + " is not a client kind of this build";
+    }
+    CellSpec cell = new CellSpec(server, shape.client(), Workload.echo(s.size()), s.protocol(),
+        shape.connections(), shape.inFlight(), 0, row.rawEcho(),
+        firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(), s.duration(), 0, CALL_TIMEOUT);
+    String why = row.cannotServe(cell);
+    if (why == null) {
+      why = kind.cannotRun(cell);
+    }
+    if (why != null) {
+      return why;
+    }
+    ClientLoad load;
+    try {
+      load = kind.open(cell, serve.address());
+    } catch (Exception e) {
+      return "cannot connect " + shape.client() + " to " + serve.address() + ": "
+          + MatrixRunner.message(e);
+    }
+    Sampler sampler = new Sampler(serve, pin, s.warmupCalls());
+    CellResult r = LoadEngine.run(cell, load, sampler);
+    if (sampler.failure != null) {
+      return "cannot sample the server's CPU: " + MatrixRunner.message(sampler.failure);
+    }
+    return new EfficiencyResult.Sample(
+        r.calls(),
+        r.seconds(),
+        sampler.serverCpu,
+        sampler.clientCpu,
+        sampler.serverAlloc,
+        r.p50Us(),
+        r.p99Us(),
+        r.errors(),
+        r.checkFailures(),
+        sampler.otherOnServerCpu,
+        sampler.otherOnClientCpu);
+  }
+
+  private static void progress(PrintWriter err, long t0, int done, int total, int round,
+      int rounds, String server, EfficiencyScenario shape, EfficiencyResult.Sample sample,
+      String why) {
+    double elapsed = (System.nanoTime() - t0) / 1e9;
+    double eta = elapsed / done * (total - done);
+    String head = String.format(Locale.ROOT, "[%s elapsed, ETA %s] round %d/%d cell %d/%d %s %s"
+        + " (%s): ", Progress.clock(elapsed), Progress.clock(eta), round, rounds, done, total,
+        server, shape.name(), shape.shape());
+    if (sample == null) {
+      err.println(head + "skipped: " + why);
+    } else {
+      err.println(head + String.format(Locale.ROOT,
+          "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us, "
+              + "alloc %,.0f B/call%s%s",
+          sample.callsPerSec(), sample.serverUsPerCall(), sample.clientUsPerCall(),
+          sample.p50Us(), sample.p99Us(), sample.serverAllocPerCall(),
+          Double.isNaN(sample.otherOnServerCpu()) ? "" : String.format(Locale.ROOT,
+              "; other load on server CPU %.0f%%, client CPU %.0f%%",
+              100 * sample.otherOnServerCpu(), 100 * sample.otherOnClientCpu()),
+          sample.errors() + sample.checkFailures() > 0
+              ? ", errors " + sample.errors() + " bad " + sample.checkFailures() : ""));
+    }
+    err.flush();
+  }
+
+  /**
+   * Samples the server's and this process's CPU time and the server's allocation at the edges of
+   * the measured window.
+   */
+  private static final class Sampler implements LoadEngine.Window {
+    private final ServeProcess serve;
+    private final Pinning pin;
+    private final long warmupCalls;
+    private final long self = ProcessHandle.current().pid();
+    private long serverCpu;
+    private long clientCpu;
+    private long serverAlloc;
+    private long serverCpuBusy;
+    private long clientCpuBusy;
+    private long windowStart;
+    private double otherOnServerCpu = Double.NaN;
+    private double otherOnClientCpu = Double.NaN;
+    private Exception failure;
+
+    Sampler(ServeProcess serve, Pinning pin, long warmupCalls) {
+      this.serve = serve;
+      this.pin = pin;
+      this.warmupCalls = warmupCalls;
+    }
+
+    @Override
+    public long warmupCalls() {
+      return warmupCalls;
+    }
+
+    @Override
+    public void opening() {
+      try {
+        ServeProcess.CpuSample c = serve.cpu();
+        serverCpu = serverCpu(c);
+        serverAlloc = c.allocatedBytes();
+        clientCpu = clientCpu();
+        if (pin.pinned()) {
+          serverCpuBusy = ProcStat.cpuBusyNanos(pin.serverCpu());
+          clientCpuBusy = ProcStat.cpuBusyNanos(pin.clientCpu());
+        }
+        windowStart = System.nanoTime();
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+
+    @Override
+    public void closed() {
+      if (failure != null) {
+        return;
+      }
+      try {
+        long client = clientCpu();
+        ServeProcess.CpuSample c = serve.cpu();
+        long server = serverCpu(c);
+        serverCpu = server < 0 || serverCpu < 0 ? -1 : server - serverCpu;
+        clientCpu = client < 0 || clientCpu < 0 ? -1 : client - clientCpu;
+        serverAlloc = c.allocatedBytes() < 0 || serverAlloc < 0
+            ? -1 : c.allocatedBytes() - serverAlloc;
+        if (pin.pinned()) {
+          // What the pinned CPU did besides our process: other load on a shared machine.
+          double window = System.nanoTime() - windowStart;
+          otherOnServerCpu = other(serverCpuBusy, ProcStat.cpuBusyNanos(pin.serverCpu()),
+              serverCpu, window);
+          otherOnClientCpu = other(clientCpuBusy, ProcStat.cpuBusyNanos(pin.clientCpu()),
+              clientCpu, window);
+        }
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+
+    private static double other(long busyBefore, long busyAfter, long ours, double window) {
+      if (busyBefore < 0 || busyAfter < 0 || ours < 0 || window <= 0) {
+        return Double.NaN;
+      }
+      // Ticks of /proc/stat and of the process round apart: a share just past 1 is 1.
+      return Math.min(1, Math.max(0, busyAfter - busyBefore - ours) / window);
+    }
+
+    /** {@code /proc/PID/stat} of the child; its own JVM's count where there is no /proc. */
+    private long serverCpu(ServeProcess.CpuSample c) {
+      long nanos = ProcStat.cpuNanos(serve.pid());
+      return nanos >= 0 ? nanos : c.processCpuNanos();
+    }
+
+    private long clientCpu() {
+      long nanos = ProcStat.cpuNanos(self);
+      return nanos >= 0 ? nanos : JvmStats.processCpuNanos();
+    }
+  }
+}

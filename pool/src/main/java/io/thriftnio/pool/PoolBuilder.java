@@ -1,0 +1,126 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * What every pool's builder sets: the endpoints, the protocol, the limits, the metrics and an
+ * optional check of idle connections. {@link ThriftClientPool.Builder}, {@link
+ * ThriftAsyncClientPool.Builder} and {@link ThriftChannelPool.Builder} add their own settings.
+ *
+ * @param <V> what the validator checks: the pooled client or channel
+ * @param <B> the concrete builder, returned by each setter
+ */
+public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
+  private final List<InetSocketAddress> endpoints = new ArrayList<>();
+  private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
+  private PoolConfig config = PoolConfig.defaults();
+  private PoolMetrics metrics = PoolMetrics.NONE;
+  private Predicate<? super V> validator;
+
+  PoolBuilder() {}
+
+  @SuppressWarnings("unchecked")
+  private B self() {
+    return (B) this;
+  }
+
+  /**
+   * The protocol the servers speak. Default {@code TBinaryProtocol.Factory()}.
+   *
+   * @param protocolFactory not null
+   * @return this builder
+   */
+  public final B protocol(TProtocolFactory protocolFactory) {
+    this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
+    return self();
+  }
+
+  /**
+   * Adds an endpoint. At least one is required; no default.
+   *
+   * @param endpoint not null
+   * @return this builder
+   */
+  public final B endpoint(InetSocketAddress endpoint) {
+    endpoints.add(Checks.notNull("endpoint", endpoint));
+    return self();
+  }
+
+  /**
+   * Adds endpoints. At least one is required; no default.
+   *
+   * @param endpoints not null, no null element
+   * @return this builder
+   */
+  public final B endpoints(InetSocketAddress... endpoints) {
+    for (InetSocketAddress e : Checks.notNull("endpoints", endpoints)) {
+      endpoint(e);
+    }
+    return self();
+  }
+
+  /**
+   * Limits, timeouts and health. Default {@link PoolConfig#defaults()}.
+   *
+   * @param config not null
+   * @return this builder
+   */
+  public final B config(PoolConfig config) {
+    this.config = Checks.notNull("config", config);
+    return self();
+  }
+
+  /**
+   * Receives pool events. Default {@link PoolMetrics#NONE}.
+   *
+   * @param metrics not null
+   * @return this builder
+   */
+  public final B metrics(PoolMetrics metrics) {
+    this.metrics = Checks.notNull("metrics", metrics);
+    return self();
+  }
+
+  /**
+   * An extra check of an idle connection before it is lent (when {@link PoolConfig#testOnBorrow()})
+   * and by the evictor; {@code false} or an exception closes the connection. It runs outside the
+   * pool's locks, and must not call the server unless the IDL has a method meant for it. Default
+   * none: a connection is checked for being open and holding no unread bytes.
+   *
+   * @param validator a check, or {@code null} for none
+   * @return this builder
+   */
+  public final B validator(Predicate<? super V> validator) {
+    this.validator = validator;
+    return self();
+  }
+
+  final List<InetSocketAddress> endpoints() {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+    }
+    return List.copyOf(endpoints);
+  }
+
+  final TProtocolFactory protocolFactory() {
+    return protocolFactory;
+  }
+
+  final PoolConfig config() {
+    return config;
+  }
+
+  final PoolMetrics metrics() {
+    return metrics;
+  }
+
+  final Predicate<? super V> validator() {
+    return validator;
+  }
+}

@@ -1,0 +1,286 @@
+package io.thriftnio.pool.internal;
+
+import io.thriftnio.core.ThriftChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The shared connections of one endpoint in a {@link MultiplexedPool}, under a lock of their own:
+ * calls to different endpoints never contend, and nothing slow (connecting, closing, a user's
+ * validator) runs under it. A call takes the least loaded connection below {@code maxInFlight};
+ * when none has room it may reserve a connect; otherwise it waits for a release on this endpoint.
+ */
+final class EndpointChannels {
+  /** One connection and the calls it carries. */
+  static final class Conn {
+    final InetSocketAddress endpoint;
+    final ThriftChannel channel;
+    int inFlight; // guarded by the owner's lock
+    long idleSince = System.nanoTime(); // guarded by the owner's lock
+    boolean removed; // guarded by the owner's lock
+
+    Conn(InetSocketAddress endpoint, ThriftChannel channel) {
+      this.endpoint = endpoint;
+      this.channel = channel;
+    }
+  }
+
+  /** What a call got: a connection with a slot taken, or the right to open one. */
+  static final class Grant {
+    final Conn conn; // null: the caller connects, a reservation held
+    final boolean fresh; // the connection carried no call: check it before use if asked
+
+    Grant(Conn conn, boolean fresh) {
+      this.conn = conn;
+      this.fresh = fresh;
+    }
+  }
+
+  final InetSocketAddress endpoint;
+  private final int maxInFlight;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition released = lock.newCondition();
+  private final List<Conn> conns = new ArrayList<>(); // guarded by lock
+  private int connecting; // guarded by lock
+  private int waiting; // guarded by lock
+
+  EndpointChannels(InetSocketAddress endpoint, int maxInFlight) {
+    this.endpoint = endpoint;
+    this.maxInFlight = maxInFlight;
+  }
+
+  /**
+   * Takes a slot on the least loaded open connection, or reserves a connect when {@code mayConnect}
+   * says the limits allow one; {@code null} when neither. Closed connections found on the way are
+   * removed and handed to {@code dead} for closing.
+   */
+  Grant take(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
+    lock.lock();
+    try {
+      Conn best = null;
+      for (int i = conns.size() - 1; i >= 0; i--) {
+        Conn c = conns.get(i);
+        if (!c.channel.isOpen()) {
+          // Its calls have failed or will; whoever releases them later finds it off the books.
+          if (remove(c)) {
+            dead.add(c);
+          }
+          continue;
+        }
+        if (c.inFlight < maxInFlight && (best == null || c.inFlight < best.inFlight)) {
+          best = c;
+        }
+      }
+      if (best != null) {
+        boolean fresh = best.inFlight == 0;
+        best.inFlight++;
+        return new Grant(best, fresh);
+      }
+      if (conns.size() + connecting < maxPerEndpoint && mayConnect.tryReserve()) {
+        connecting++;
+        return new Grant(null, false);
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * For the evictor: reserves a connect while fewer than {@code minIdle} connections are open or
+   * connecting here and {@code mayConnect} allows one.
+   */
+  boolean reserveTopUp(int minIdle, CapacityGate mayConnect) {
+    lock.lock();
+    try {
+      if (conns.size() + connecting < minIdle && mayConnect.tryReserve()) {
+        connecting++;
+        return true;
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits until a release on this endpoint or {@code nanos} pass; the remaining nanos. */
+  long await(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      waiting++;
+      try {
+        return released.awaitNanos(nanos);
+      } finally {
+        waiting--;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A reserved connect succeeded: the connection joins, carrying the caller's call. */
+  Conn connected(ThriftChannel channel) {
+    Conn c = new Conn(endpoint, channel);
+    c.inFlight = 1;
+    lock.lock();
+    try {
+      connecting--;
+      conns.add(c);
+      return c;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A reserved connect failed or was abandoned. */
+  void connectFailed() {
+    lock.lock();
+    try {
+      connecting--;
+      released.signal(); // a waiter may now reserve the connect itself
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A call ended. Returns whether the caller must close the connection: it failed, closed or was
+   * condemned ({@code remove}), and this call took it off the books.
+   */
+  boolean release(Conn c, boolean remove) {
+    lock.lock();
+    try {
+      c.inFlight--;
+      if (c.inFlight == 0) {
+        c.idleSince = System.nanoTime();
+      }
+      boolean removed = (remove || !c.channel.isOpen()) && remove(c);
+      if (waiting > 0) {
+        released.signal();
+      }
+      return removed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes every waiter: capacity changed elsewhere (a connection closed, the pool closed). */
+  void wakeAll() {
+    lock.lock();
+    try {
+      if (waiting > 0) {
+        released.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes the oldest idle connection off the books, for the caller to close; or {@code null}. */
+  Conn removeOldestIdle() {
+    lock.lock();
+    try {
+      Conn oldest = null;
+      for (Conn c : conns) {
+        if (c.inFlight == 0 && (oldest == null || c.idleSince - oldest.idleSince < 0)) {
+          oldest = c;
+        }
+      }
+      if (oldest != null) {
+        remove(oldest);
+      }
+      return oldest;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * For the evictor: moves connections idle past {@code idleTimeoutNanos} to {@code expired} (off
+   * the books, for closing) and returns the other idle ones with a slot taken, so that no call uses
+   * one while the evictor validates it outside the lock.
+   */
+  List<Conn> reserveIdle(long now, long idleTimeoutNanos, List<Conn> expired) {
+    List<Conn> idle = new ArrayList<>();
+    lock.lock();
+    try {
+      for (Conn c : new ArrayList<>(conns)) {
+        if (c.inFlight > 0) {
+          continue;
+        }
+        if (idleTimeoutNanos > 0 && now - c.idleSince > idleTimeoutNanos) {
+          remove(c);
+          expired.add(c);
+        } else {
+          c.inFlight++;
+          idle.add(c);
+        }
+      }
+      return idle;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes every connection off the books, for closing. */
+  List<Conn> removeAll() {
+    lock.lock();
+    try {
+      List<Conn> all = new ArrayList<>(conns);
+      for (Conn c : all) {
+        remove(c);
+      }
+      released.signalAll();
+      return all;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Calls in flight here. */
+  int active() {
+    lock.lock();
+    try {
+      int n = 0;
+      for (Conn c : conns) {
+        n += c.inFlight;
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Adds this endpoint's open, busy and waiting counts to {@code counts}. */
+  void count(int[] counts) {
+    lock.lock();
+    try {
+      for (Conn c : conns) {
+        counts[0]++;
+        if (c.inFlight > 0) {
+          counts[1]++;
+        }
+      }
+      counts[2] += waiting;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean remove(Conn c) {
+    if (c.removed) {
+      return false;
+    }
+    c.removed = true;
+    conns.remove(c);
+    return true;
+  }
+
+  /** The pool-wide connection limit, reserved without holding any endpoint's lock across calls. */
+  interface CapacityGate {
+    boolean tryReserve();
+  }
+}

@@ -1,0 +1,119 @@
+package io.thriftnio.pool.internal;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.thrift.TException;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What the pools' interface proxies share: checks, {@code Object} methods, reflective calls. */
+public final class Proxies {
+  private static final Logger log = LoggerFactory.getLogger(Proxies.class);
+
+  private Proxies() {}
+
+  /** Starts one call of a generated {@code AsyncIface} method; completes {@code future}. */
+  @FunctionalInterface
+  public interface AsyncStart {
+    /**
+     * Starts {@code method} with {@code args} (whose last element the starter replaces with its
+     * own callback) and completes {@code future} with the outcome.
+     */
+    void start(Method method, Object[] args, CompletableFuture<Object> future);
+  }
+
+  /**
+   * A proxy implementing a generated {@code AsyncIface}: each method starts a call through {@code
+   * start} and reports its outcome to the caller's {@code AsyncMethodCallback} (the last argument)
+   * where the future completes.
+   *
+   * @param owner names the pool in the log line of a callback that throws
+   */
+  public static <I> I asyncIface(Class<I> iface, String owner, AsyncStart start) {
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return objectMethod(proxy, method, args, iface);
+          }
+          @SuppressWarnings("unchecked")
+          AsyncMethodCallback<Object> callback =
+              (AsyncMethodCallback<Object>) args[args.length - 1];
+          CompletableFuture<Object> future = new CompletableFuture<>();
+          // Attached before the call starts, so it runs where the future completes.
+          future.whenComplete(
+              (result, failure) -> {
+                try {
+                  if (failure == null) {
+                    callback.onComplete(result);
+                  } else {
+                    callback.onError(
+                        failure instanceof Exception ? (Exception) failure : new TException(failure));
+                  }
+                } catch (RuntimeException e) {
+                  log.warn("{}: AsyncMethodCallback of {} threw", owner, method.getName(), e);
+                }
+              });
+          start.start(method, args, future);
+          return null;
+        };
+    return iface.cast(
+        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+  }
+
+  /**
+   * Fails unless {@code iface} is an interface the pooled client implements.
+   *
+   * @param param the parameter's name, for the message
+   * @param clientClass the client's class, or {@code null} if unknown (then only checks it is an
+   *     interface)
+   */
+  public static void checkIface(String param, Class<?> iface, Class<?> clientClass) {
+    if (!iface.isInterface() || (clientClass != null && !iface.isAssignableFrom(clientClass))) {
+      throw new IllegalArgumentException(
+          param
+              + ": "
+              + iface.getName()
+              + " (expected: an interface "
+              + (clientClass == null ? "the client" : clientClass.getName())
+              + " implements)");
+    }
+  }
+
+  /** {@code equals}, {@code hashCode} and {@code toString} of a proxy, by identity. */
+  public static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
+    switch (method.getName()) {
+      case "equals":
+        return proxy == args[0];
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      default:
+        return "pooled proxy for " + iface.getName();
+    }
+  }
+
+  /** Calls {@code method} on {@code target}, throwing what it threw. */
+  public static Object invoke(Method method, Object target, Object[] args) throws TException {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof TException) {
+        throw (TException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new UndeclaredThrowableException(cause);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(method + " is not accessible", e);
+    }
+  }
+}

@@ -1,0 +1,379 @@
+package io.thriftnio.pool.internal;
+
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.pool.PoolClosedException;
+import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolException;
+import io.thriftnio.pool.PoolMetrics;
+import io.thriftnio.pool.PoolStats;
+import io.thriftnio.pool.PoolTimeoutException;
+import io.thriftnio.pool.internal.EndpointChannels.Conn;
+import io.thriftnio.pool.internal.EndpointChannels.Grant;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The books of a {@link MultiplexedPool}: its endpoints' shared connections, the pool-wide limit,
+ * endpoint choice and back-off, the evictor and the counters. Each endpoint's books have a lock of
+ * their own ({@link EndpointChannels}) and the pool-wide connection count is an atomic, so no call
+ * holds two locks and calls to different endpoints never contend. Connecting, closing and the
+ * user's validator run outside every lock.
+ */
+final class SharedChannels implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SharedChannels.class);
+
+  private final String name;
+  private final PoolConfig config;
+  private final PoolMetrics metrics;
+  private final MultiplexedPool.Opener opener;
+  private final Predicate<? super ThriftChannel> validator;
+  private final EndpointSelector selector;
+  private final Map<InetSocketAddress, EndpointChannels> books = new LinkedHashMap<>();
+  private final AtomicInteger total = new AtomicInteger(); // open + connecting, every endpoint
+  private final ScheduledExecutorService evictor;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final LongAdder borrowed = new LongAdder();
+  private final LongAdder created = new LongAdder();
+  private final LongAdder destroyed = new LongAdder();
+  private final LongAdder invalidated = new LongAdder();
+  private final LongAdder timeouts = new LongAdder();
+  private final LongAdder connectFailures = new LongAdder();
+
+  SharedChannels(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      MultiplexedPool.Opener opener,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      LongSupplier clock) {
+    this.name = name;
+    this.config = config;
+    this.metrics = metrics;
+    this.opener = opener;
+    this.validator = validator;
+    this.selector = new EndpointSelector(endpoints, config, this::activeOn, clock);
+    for (EndpointState e : selector.all()) {
+      books.put(e.address, new EndpointChannels(e.address, maxInFlight));
+    }
+    if (config.evictionInterval().isZero()) {
+      evictor = null;
+    } else {
+      ScheduledThreadPoolExecutor ex =
+          new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("thrift-nio-pool-evictor"));
+      ex.setRemoveOnCancelPolicy(true);
+      long every = config.evictionInterval().toNanos();
+      ex.scheduleWithFixedDelay(this::evict, every, every, TimeUnit.NANOSECONDS);
+      evictor = ex;
+    }
+  }
+
+  List<InetSocketAddress> endpoints() {
+    return List.copyOf(books.keySet());
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Calls in flight on every endpoint. */
+  int pendingCalls() {
+    int n = 0;
+    for (EndpointChannels e : books.values()) {
+      n += e.active();
+    }
+    return n;
+  }
+
+  /** A connection with a slot taken for one call; release it with {@link #release}. */
+  Conn acquire() throws TException {
+    return selector.borrow(
+        name, endpoint -> acquireFrom(books.get(endpoint.address)), this::gauges);
+  }
+
+  private Conn acquireFrom(EndpointChannels endpoint) throws TException, ConnectFailedException {
+    InetSocketAddress ep = endpoint.endpoint;
+    long start = System.nanoTime();
+    long deadline = start + config.borrowTimeout().toNanos();
+    List<Conn> dead = new ArrayList<>();
+    try {
+      while (true) {
+        if (closed.get()) {
+          throw closedException();
+        }
+        Grant grant = endpoint.take(config.maxPerEndpoint(), this::reserveTotal, dead);
+        if (grant == null && makeRoomElsewhere(endpoint, dead)) {
+          continue;
+        }
+        if (grant != null && grant.conn == null) {
+          return connect(endpoint, start, true);
+        }
+        if (grant != null) {
+          if (grant.fresh && config.testOnBorrow() && !valid(grant.conn)) {
+            if (endpoint.release(grant.conn, true)) {
+              invalidated.increment();
+              metrics.invalidated(ep, null);
+              dead.add(grant.conn);
+            }
+            continue;
+          }
+          borrowed.increment();
+          metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
+          return grant.conn;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          timeouts.increment();
+          Duration waited = Duration.ofNanos(System.nanoTime() - start);
+          metrics.borrowTimedOut(ep, waited);
+          throw new PoolTimeoutException(ep, waited, stats());
+        }
+        try {
+          endpoint.await(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new PoolException(
+              name
+                  + ": interrupted while waiting for a connection to "
+                  + Names.endpoint(ep)
+                  + " ("
+                  + gauges()
+                  + ")",
+              e);
+        }
+      }
+    } finally {
+      closeAll(dead);
+    }
+  }
+
+  private boolean reserveTotal() {
+    while (true) {
+      int n = total.get();
+      if (n >= config.maxTotal()) {
+        return false;
+      }
+      if (total.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** At maxTotal: makes room by taking the oldest idle connection of another endpoint. */
+  private boolean makeRoomElsewhere(EndpointChannels mine, List<Conn> dead) {
+    if (total.get() < config.maxTotal()) {
+      return false;
+    }
+    for (EndpointChannels other : books.values()) {
+      if (other != mine) {
+        Conn c = other.removeOldestIdle();
+        if (c != null) {
+          closeOne(c); // frees its place in total before the retry
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Connects on a reservation; the connection carries one call, the caller's or, to top up, none yet. */
+  private Conn connect(EndpointChannels endpoint, long start, boolean lend)
+      throws TException, ConnectFailedException {
+    InetSocketAddress ep = endpoint.endpoint;
+    ThriftChannel channel;
+    try {
+      channel = opener.connect(ep);
+      if (channel == null || !channel.isOpen()) {
+        throw new TTransportException(
+            TTransportException.NOT_OPEN,
+            "channel factory gave a closed channel to " + Names.endpoint(ep));
+      }
+    } catch (Exception | Error e) {
+      total.decrementAndGet();
+      endpoint.connectFailed();
+      connectFailures.increment();
+      metrics.connectFailed(ep, e);
+      if (!Thread.currentThread().isInterrupted()) {
+        // An interrupted connect says nothing about the endpoint.
+        selector.state(ep).connectFailed(e);
+      }
+      throw new ConnectFailedException(e);
+    }
+    created.increment();
+    metrics.created(ep);
+    Conn c = endpoint.connected(channel);
+    if (closed.get()) {
+      // close() ran while this connect completed: the connection is not lent after all.
+      if (endpoint.release(c, true)) {
+        closeOne(c);
+      }
+      throw closedException();
+    }
+    if (lend) {
+      borrowed.increment();
+      metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
+    }
+    return c;
+  }
+
+  /**
+   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up.
+   * A down endpoint is left to its probe; a failed connect marks it down like any other.
+   */
+  private void topUp() {
+    int minIdle = config.minIdlePerEndpoint();
+    for (EndpointChannels endpoint : books.values()) {
+      while (minIdle > 0
+          && !closed.get()
+          && selector.state(endpoint.endpoint).isUp()
+          && endpoint.reserveTopUp(minIdle, this::reserveTotal)) {
+        try {
+          release(connect(endpoint, System.nanoTime(), false), null);
+        } catch (TException | ConnectFailedException e) {
+          break; // counted, and the endpoint marked down, in connect()
+        }
+      }
+    }
+  }
+
+  private boolean valid(Conn c) {
+    try {
+      return c.channel.isOpen() && (validator == null || validator.test(c.channel));
+    } catch (RuntimeException e) {
+      log.warn("{}: validator threw for a channel to {}", name, Names.endpoint(c.endpoint), e);
+      return false;
+    }
+  }
+
+  /** A call ended; {@code failure} condemns its connection when not null. */
+  void release(Conn c, Throwable failure) {
+    boolean close = books.get(c.endpoint).release(c, failure != null || closed.get());
+    if (failure != null) {
+      metrics.invalidated(c.endpoint, failure);
+      if (close) {
+        invalidated.increment();
+      }
+    }
+    if (close) {
+      closeOne(c);
+    }
+  }
+
+  private void closeAll(List<Conn> list) {
+    for (Conn c : list) {
+      closeOne(c);
+    }
+    list.clear();
+  }
+
+  /** Closes a connection already off its endpoint's books, and frees its place in the total. */
+  private void closeOne(Conn c) {
+    try {
+      c.channel.close();
+    } catch (RuntimeException e) {
+      log.warn("{}: closing a channel to {} threw", name, Names.endpoint(c.endpoint), e);
+    }
+    total.decrementAndGet();
+    destroyed.increment();
+    metrics.destroyed(c.endpoint);
+    // A caller waiting on another endpoint for room under maxTotal may go on now.
+    for (EndpointChannels e : books.values()) {
+      e.wakeAll();
+    }
+  }
+
+  /**
+   * Closes connections idle past the idle timeout and idle ones that fail validation, then tops up
+   * {@code minIdlePerEndpoint}.
+   */
+  void evict() {
+    try {
+      long now = System.nanoTime();
+      long idleTimeout = config.idleTimeout().toNanos();
+      List<Conn> toClose = new ArrayList<>();
+      for (EndpointChannels endpoint : books.values()) {
+        for (Conn c : endpoint.reserveIdle(now, idleTimeout, toClose)) {
+          boolean invalid = !valid(c); // outside the endpoint's lock: the user's code
+          if (endpoint.release(c, invalid)) {
+            invalidated.increment();
+            toClose.add(c);
+          }
+        }
+      }
+      closeAll(toClose);
+      topUp();
+    } catch (RuntimeException e) {
+      log.warn("{}: eviction run failed", name, e);
+    }
+  }
+
+  /** Calls in flight on {@code endpoint}, for {@code LEAST_ACTIVE}. */
+  int activeOn(InetSocketAddress endpoint) {
+    return books.get(endpoint).active();
+  }
+
+  /** The up/down state of one endpoint; for tests. */
+  EndpointState state(InetSocketAddress endpoint) {
+    return selector.state(endpoint);
+  }
+
+  PoolStats stats() {
+    int[] counts = new int[3]; // open, active, waiting
+    for (EndpointChannels e : books.values()) {
+      e.count(counts);
+    }
+    return new PoolStats(
+        counts[0],
+        counts[1],
+        counts[0] - counts[1],
+        counts[2],
+        borrowed.sum(),
+        created.sum(),
+        destroyed.sum(),
+        invalidated.sum(),
+        timeouts.sum(),
+        connectFailures.sum());
+  }
+
+  private String gauges() {
+    return stats().gauges();
+  }
+
+  private PoolClosedException closedException() {
+    return new PoolClosedException(name + " is closed (" + gauges() + ")");
+  }
+
+  /** Closes every connection (calls in flight fail) and wakes waiting borrowers. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (evictor != null) {
+      evictor.shutdownNow();
+    }
+    List<Conn> toClose = new ArrayList<>();
+    for (EndpointChannels e : books.values()) {
+      toClose.addAll(e.removeAll());
+    }
+    closeAll(toClose);
+  }
+}

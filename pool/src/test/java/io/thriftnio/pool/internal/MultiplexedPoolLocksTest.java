@@ -1,0 +1,122 @@
+package io.thriftnio.pool.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolMetrics;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The channel pool keeps each endpoint's books apart and runs no user code under a lock. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MultiplexedPoolLocksTest {
+  private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 1);
+  private static final InetSocketAddress B = new InetSocketAddress("127.0.0.1", 2);
+
+  @Test
+  void aValidatorThatBlocksOnOneEndpointStallsNoCallToAnother() throws Exception {
+    CountDownLatch validating = new CountDownLatch(1);
+    CountDownLatch unblock = new CountDownLatch(1);
+    AtomicBoolean blockNext = new AtomicBoolean();
+    PoolConfig config =
+        PoolConfig.builder().testOnBorrow(true).evictionInterval(Duration.ZERO).build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A, B),
+            config,
+            new PoolMetrics() {},
+            OpenChannel::new,
+            new TBinaryProtocol.Factory(),
+            channel -> {
+              if (channel.remoteAddress().equals(A) && blockNext.compareAndSet(true, false)) {
+                validating.countDown();
+                try {
+                  unblock.await(20, TimeUnit.SECONDS); // a validator stuck on a slow check
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              return true;
+            },
+            4)) {
+      // One idle connection on each endpoint (round-robin: A, then B).
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+      blockNext.set(true);
+      CompletableFuture<Void> stuck =
+          CompletableFuture.runAsync(() -> pool.send(ByteBuffer.allocate(8)).join());
+      try {
+        assertThat(validating.await(5, TimeUnit.SECONDS)).isTrue();
+        // Round-robin sends this one to B; with one lock for every endpoint, it waited for A's
+        // validator.
+        pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+        assertThat(stuck).isNotDone();
+      } finally {
+        unblock.countDown();
+      }
+      stuck.get(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void remoteAddressOfAPoolOfSeveralEndpointsNamesThemAll() {
+    try (MultiplexedPool one = pool(List.of(A));
+        MultiplexedPool two = pool(List.of(A, B))) {
+      assertThat(one.remoteAddress()).isEqualTo(A);
+      assertThat(two.remoteAddress()).hasToString("one of [127.0.0.1:1, 127.0.0.1:2]");
+    }
+  }
+
+  @Test
+  void theEvictorKeepsMinIdleConnectionsOpenOnEndpointsThatAreUp() {
+    PoolConfig config =
+        PoolConfig.builder().minIdlePerEndpoint(3).evictionInterval(Duration.ZERO).build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A, B),
+            config,
+            new PoolMetrics() {},
+            endpoint -> {
+              if (endpoint.equals(B)) {
+                throw new java.net.ConnectException("Connection refused");
+              }
+              return new OpenChannel(endpoint);
+            },
+            new TBinaryProtocol.Factory(),
+            null,
+            4)) {
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures()).isEqualTo(1); // B refused, then marked down
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures())
+          .as("a down endpoint is left to its probe")
+          .isEqualTo(1);
+      assertThat(pool.state(B).isUp()).isFalse();
+    }
+  }
+
+  private static MultiplexedPool pool(List<InetSocketAddress> endpoints) {
+    return new MultiplexedPool(
+        "test-channels",
+        endpoints,
+        PoolConfig.builder().evictionInterval(Duration.ZERO).build(),
+        new PoolMetrics() {},
+        OpenChannel::new,
+        new TBinaryProtocol.Factory(),
+        null,
+        4);
+  }
+}
