@@ -14,6 +14,8 @@ import org.apache.thrift.transport.TTransportException;
  */
 public final class ClientErrors {
   private static final Pattern ANNOTATED_ADDRESS = Pattern.compile(": [^ ]*:[0-9]+$");
+  private static final Pattern NATIVE_CALL =
+      Pattern.compile("^[A-Za-z_]+\\(\\.\\.\\) failed(?: with error\\(-?[0-9]+\\))?: ");
 
   private ClientErrors() {}
 
@@ -195,8 +197,11 @@ public final class ClientErrors {
     if (message == null || message.isEmpty()) {
       return cause.getClass().getSimpleName();
     }
-    // Netty appends ": localhost/127.0.0.1:9090" to the JDK's text; the caller's message names it.
-    return ANNOTATED_ADDRESS.matcher(message).replaceFirst("");
+    // Netty appends ": localhost/127.0.0.1:9090" to the JDK's text (the caller's message names
+    // it), and its native transports prefix the system call: "finishConnect(..) failed with
+    // error(-111): Connection refused". Both go, so the text is the same on every transport.
+    message = ANNOTATED_ADDRESS.matcher(message).replaceFirst("");
+    return NATIVE_CALL.matcher(message).replaceFirst("");
   }
 
   /** The frame-size failure of {@code cause}, restated against {@code address}. */
