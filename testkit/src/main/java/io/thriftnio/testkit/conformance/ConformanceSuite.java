@@ -422,7 +422,7 @@ public abstract class ConformanceSuite {
   }
 
   @Test
-  void survivesATruncatedFrameThenCloseOrReset() throws Exception {
+  protected void survivesATruncatedFrameThenCloseOrReset() throws Exception {
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
     ThriftServer server = start(builder(protocol, new BenchHandler()));
     BenchService.Iface good = connect(server, protocol);

@@ -470,15 +470,22 @@ public final class CallSequencer {
     return wrote;
   }
 
-  /** Dispatches waiting requests while the limit allows, then lets reading resume. */
+  /**
+   * Dispatches waiting requests while the limit allows, then lets reading resume. One thread runs
+   * the loop at a time; it decides to stop and gives up the loop in one step under the lock, so a
+   * slot freed by another thread is either seen by this loop or finds the loop free and runs it
+   * itself (a window between the two once left a pipelining WORKER connection with requests
+   * waiting, reading paused and nothing in flight to wake it).
+   */
   private void dispatchWaiting() {
-    boolean resume = false;
     synchronized (this) {
       if (dispatchingWaiting) {
-        return; // a call completing inline leaves the loop below to go on
+        return; // the running loop looks at the state again before it stops
       }
       dispatchingWaiting = true;
     }
+    boolean resume = false;
+    boolean stopped = false;
     try {
       while (true) {
         Slot next;
@@ -492,6 +499,8 @@ public final class CallSequencer {
               readingPaused = false;
               resume = true;
             }
+            dispatchingWaiting = false;
+            stopped = true;
             break;
           }
           next = waiting.pollFirst();
@@ -499,8 +508,10 @@ public final class CallSequencer {
         dispatch(next);
       }
     } finally {
-      synchronized (this) {
-        dispatchingWaiting = false;
+      if (!stopped) {
+        synchronized (this) {
+          dispatchingWaiting = false;
+        }
       }
     }
     if (resume) {
