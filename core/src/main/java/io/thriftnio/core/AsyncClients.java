@@ -1,15 +1,9 @@
 package io.thriftnio.core;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import io.thriftnio.core.internal.client.PipelinedChannel;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +12,6 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
-import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
@@ -34,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * decode its reply ({@code recv_echo}). This bridge runs the first into a buffer, hands the buffer
  * to the channel, and runs the second on the response, so no {@code TAsyncClientManager} (with its
  * single selector thread and one call at a time) is involved. Decoding and callbacks run on the
- * executor given here, never on the channel's IO thread; if the executor rejects a task (shut
- * down, or saturated), it runs on the thread that completed the exchange instead, so a future
- * always completes.
+ * executor given here, never on the channel's IO thread; if the executor rejects a task (shut down,
+ * or saturated), it runs on the thread that completed the exchange instead, so a future always
+ * completes.
  *
  * <p>A fresh generated client encodes each call, so every request would carry sequence id 1 and
  * {@code recv_x} would accept any reply. Instead each {@link AsyncCaller} numbers its requests
@@ -76,7 +69,9 @@ public final class AsyncClients {
     void send(C client) throws TException;
   }
 
-  /** Decodes one reply on a generated client: for example {@code BenchService.Client::recv_echo}. */
+  /**
+   * Decodes one reply on a generated client: for example {@code BenchService.Client::recv_echo}.
+   */
   @FunctionalInterface
   public interface Receive<C, R> {
     /** Reads the reply through {@code client}'s input protocol. */
@@ -128,7 +123,7 @@ public final class AsyncClients {
       TProtocolFactory protocolFactory,
       Executor executor) {
     AsyncCaller<C> caller = caller(channel, clientFactory, protocolFactory, executor);
-    return ifaceProxy(asyncIface, caller);
+    return AsyncProxies.ifaceProxy(asyncIface, caller);
   }
 
   /**
@@ -147,42 +142,8 @@ public final class AsyncClients {
    */
   public static <A, C extends TServiceClient> A asyncIface(
       Class<A> asyncIface, AsyncCaller<C> caller) {
-    return ifaceProxy(
+    return AsyncProxies.ifaceProxy(
         Objects.requireNonNull(asyncIface, "asyncIface"), Objects.requireNonNull(caller, "caller"));
-  }
-
-  static <A, C extends TServiceClient> A ifaceProxy(Class<A> asyncIface, AsyncCaller<C> caller) {
-    if (!asyncIface.isInterface()) {
-      throw new IllegalArgumentException("asyncIface: " + asyncIface + " (expected: an interface)");
-    }
-    Map<Method, MethodPlan> plans = new ConcurrentHashMap<>();
-    InvocationHandler handler =
-        (proxy, method, args) -> {
-          if (method.getDeclaringClass() == Object.class) {
-            return objectMethod(proxy, method, args, asyncIface);
-          }
-          MethodPlan plan = plans.computeIfAbsent(method, caller::plan);
-          plan.invoke(caller, args);
-          return null;
-        };
-    // Validate every method now, so a mismatched client fails at creation, not at first call.
-    for (Method m : asyncIface.getMethods()) {
-      plans.put(m, caller.plan(m));
-    }
-    Object proxy =
-        Proxy.newProxyInstance(asyncIface.getClassLoader(), new Class<?>[] {asyncIface}, handler);
-    return asyncIface.cast(proxy);
-  }
-
-  private static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
-    switch (method.getName()) {
-      case "equals":
-        return proxy == args[0];
-      case "hashCode":
-        return System.identityHashCode(proxy);
-      default:
-        return "AsyncClients proxy for " + iface.getName();
-    }
   }
 
   /**
@@ -190,8 +151,8 @@ public final class AsyncClients {
    * each call uses its own client instance and buffers, and takes the next sequence id of this
    * caller.
    *
-   * <p>Encoding and decoding are not size-limited here: the channel enforces its frame limit on
-   * the wire, and a request above it fails with the channel's {@link FrameSizeException}.
+   * <p>Encoding and decoding are not size-limited here: the channel enforces its frame limit on the
+   * wire, and a request above it fails with the channel's {@link FrameSizeException}.
    *
    * @param <C> the generated client type
    */
@@ -205,7 +166,7 @@ public final class AsyncClients {
     private final ThriftChannel channel;
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
     private final TProtocolFactory protocolFactory;
-    private final Executor executor;
+    final Executor executor;
     private final TConfiguration configuration = BRIDGE_CONFIGURATION;
     private final AtomicInteger sequence = new AtomicInteger();
 
@@ -227,16 +188,19 @@ public final class AsyncClients {
      * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
      * @param <R> the result type
      * @return completes, on the executor, with the result or with the exception {@code recv_x}
-     *     threw (a declared IDL exception, a {@code TApplicationException}; {@code
-     *     BAD_SEQUENCE_ID} if the reply answers another request) or the channel's failure. Never
-     *     throws.
+     *     threw (a declared IDL exception, a {@code TApplicationException}; {@code BAD_SEQUENCE_ID}
+     *     if the reply answers another request) or the channel's failure. Never throws.
      */
     public <R> CompletableFuture<R> call(Send<C> send, Receive<C, R> receive) {
       Exchange<C> ex;
       CompletableFuture<ByteBuffer> reply;
       try {
         ex = encode(send);
-        reply = channel.exchange(ex.request);
+        // Our channels complete on their IO thread here, so the executor below is the only hop.
+        reply =
+            channel instanceof PipelinedChannel
+                ? ((PipelinedChannel) channel).exchangeOnIoThread(ex.request)
+                : channel.exchange(ex.request);
       } catch (Throwable t) {
         return failedOn(t);
       }
@@ -269,7 +233,11 @@ public final class AsyncClients {
     public CompletableFuture<Void> callOneway(Send<C> send) {
       CompletableFuture<Void> written;
       try {
-        written = channel.send(encode(send).request);
+        ByteBuffer request = encode(send).request;
+        written =
+            channel instanceof PipelinedChannel
+                ? ((PipelinedChannel) channel).sendOnIoThread(request)
+                : channel.send(request);
       } catch (Throwable t) {
         return failedOn(t);
       }
@@ -313,37 +281,7 @@ public final class AsyncClients {
       return new Exchange<>(client, input, output.payload());
     }
 
-    MethodPlan plan(Method asyncMethod) {
-      Class<?>[] params = asyncMethod.getParameterTypes();
-      if (params.length == 0 || params[params.length - 1] != AsyncMethodCallback.class) {
-        throw new IllegalArgumentException(
-            asyncMethod + ": (expected: last parameter AsyncMethodCallback)");
-      }
-      Class<?>[] argTypes = Arrays.copyOf(params, params.length - 1);
-      Class<?> clientClass = sampleClientClass();
-      Method sendMethod;
-      try {
-        sendMethod = clientClass.getMethod("send_" + asyncMethod.getName(), argTypes);
-      } catch (NoSuchMethodException e) {
-        throw new IllegalArgumentException(
-            asyncMethod.getName()
-                + ": no send_"
-                + asyncMethod.getName()
-                + Arrays.toString(argTypes)
-                + " on "
-                + clientClass.getName(),
-            e);
-      }
-      Method recvMethod;
-      try {
-        recvMethod = clientClass.getMethod("recv_" + asyncMethod.getName());
-      } catch (NoSuchMethodException oneway) {
-        recvMethod = null;
-      }
-      return new MethodPlan(sendMethod, recvMethod);
-    }
-
-    private Class<?> sampleClientClass() {
+    Class<?> sampleClientClass() {
       try {
         FrameInputTransport t = new FrameInputTransport(configuration);
         return clientFactory
@@ -367,67 +305,6 @@ public final class AsyncClients {
     }
   }
 
-  static final class MethodPlan {
-    private final Method send;
-    private final Method receive;
-
-    MethodPlan(Method send, Method receive) {
-      this.send = send;
-      this.receive = receive;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void invoke(AsyncCaller<?> caller, Object[] args) {
-      AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[args.length - 1];
-      Object[] sendArgs = Arrays.copyOf(args, args.length - 1);
-      Send sendStep = client -> invokeClient(send, client, sendArgs);
-      CompletableFuture<?> future =
-          receive == null
-              ? caller.callOneway(sendStep)
-              : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
-      // Handed to the caller's executor: the future may be complete already (a fast reply, a
-      // failed encode), and whenComplete alone would then run the callback on the proxy caller's
-      // thread.
-      future.whenComplete(
-          (result, failure) ->
-              execute(
-                  caller.executor,
-                  () -> {
-                    try {
-                      if (failure == null) {
-                        callback.onComplete(result);
-                      } else {
-                        Throwable cause = unwrap(failure);
-                        callback.onError(
-                            cause instanceof Exception ? (Exception) cause : new TException(cause));
-                      }
-                    } catch (RuntimeException e) {
-                      log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
-                    }
-                  }));
-    }
-
-    private static Object invokeClient(Method m, Object client, Object[] args) throws TException {
-      try {
-        return m.invoke(client, args);
-      } catch (InvocationTargetException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof TException) {
-          throw (TException) cause;
-        }
-        if (cause instanceof RuntimeException) {
-          throw (RuntimeException) cause;
-        }
-        if (cause instanceof Error) {
-          throw (Error) cause;
-        }
-        throw new TException(cause);
-      } catch (IllegalAccessException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-  }
-
   /**
    * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it (shut down,
    * or its queue full): a completion run on the wrong thread is better than a future that never
@@ -442,8 +319,8 @@ public final class AsyncClients {
   }
 
   /**
-   * Writes the caller's next sequence id in place of the generated client's (always 1, as each
-   * call has a fresh client), and remembers both for {@link SequenceCheckingInput}.
+   * Writes the caller's next sequence id in place of the generated client's (always 1, as each call
+   * has a fresh client), and remembers both for {@link SequenceCheckingInput}.
    */
   private static final class SequencingOutput extends TProtocolDecorator {
     private final AtomicInteger sequence;

@@ -93,7 +93,10 @@ public final class ClientOptions {
     return maxFrameSize;
   }
 
-  /** Calls a channel lets wait for their responses at once; oneway messages do not count. */
+  /**
+   * Calls a channel lets wait for their responses at once, oneway messages not yet written
+   * included.
+   */
   public int maxPendingCalls() {
     return maxPendingCalls;
   }
@@ -189,8 +192,9 @@ public final class ClientOptions {
 
     /**
      * Calls a channel lets wait for responses at once; a call beyond it fails at once with {@link
-     * TooManyPendingCallsException} and the channel stays usable. Oneway messages do not count.
-     * Default {@link ThriftChannel#DEFAULT_MAX_PENDING_CALLS} (1024).
+     * TooManyPendingCallsException} and the channel stays usable. A oneway message counts until it
+     * is written, so a caller that sends faster than the socket drains is refused rather than
+     * queued without bound. Default {@link ThriftChannel#DEFAULT_MAX_PENDING_CALLS} (1024).
      *
      * @param maxPendingCalls {@code > 0}
      * @return this builder

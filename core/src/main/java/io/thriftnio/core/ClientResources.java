@@ -28,7 +28,10 @@ public interface ClientResources extends AutoCloseable {
   /**
    * Opens a synchronous framed transport: writes are buffered until {@code flush()}, which sends
    * one frame; {@code read} blocks until the response frame arrives or {@link
-   * ClientOptions#readTimeout()} passes. Any generated {@code Client} works on it.
+   * ClientOptions#readTimeout()} passes. Any generated {@code Client} works on it. Over plain TCP
+   * it is a blocking socket driven by the caller's thread on every transport (the cost of {@code
+   * TSocket} + {@code TFramedTransport}, no thread handoff); over TLS the transport's own engine
+   * runs on its IO threads.
    *
    * @param address the server
    * @param options the connection's settings

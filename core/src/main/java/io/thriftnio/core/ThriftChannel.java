@@ -19,8 +19,9 @@ import java.util.concurrent.CompletableFuture;
  * peer and the number of calls pending.
  *
  * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection
- * ({@code maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}): a call beyond it fails at
- * once with a {@link TooManyPendingCallsException}, nothing is sent, and the channel stays usable.
+ * ({@code maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}; oneway messages count until
+ * written): a call beyond it fails at once with a {@link TooManyPendingCallsException}, nothing is
+ * sent, and the channel stays usable.
  *
  * <p>Implementations are thread-safe. {@link #close()} is idempotent.
  */

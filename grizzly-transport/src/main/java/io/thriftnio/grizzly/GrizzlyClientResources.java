@@ -1,120 +1,93 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.NamedThreadFactory;
-import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.internal.client.AbstractClientResources;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
-import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import org.glassfish.grizzly.filterchain.FilterChainBuilder;
-import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.ssl.SSLFilter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client-side Grizzly {@link TCPNIOTransport} (selector threads, memory, a timer) shared by
- * many client connections: sync {@link TGrizzlyClientTransport}s and async {@link
- * GrizzlyThriftChannel}s. Create one per application, close it last.
+ * Grizzly's {@link ClientResources}: one client-side {@link TCPNIOTransport} (selector threads,
+ * pooled memory) and a timer, shared by many client connections. Create one per application, close
+ * it last.
  *
  * <pre>{@code
- * try (GrizzlyClientResources resources = GrizzlyClientResources.builder().build()) {
- *   TTransport transport = resources.newTransport(address);
- *   transport.open();
- *   BenchService.Client client = new BenchService.Client(new TBinaryProtocol(transport));
- *   ...
- *   ThriftChannel channel = resources.openChannel(address);
- *   BenchService.AsyncIface async = AsyncClients.asyncIface(BenchService.AsyncIface.class,
- *       channel, BenchService.Client::new, new TBinaryProtocol.Factory(), executor);
+ * try (ClientResources resources = GrizzlyClientResources.create()) {
+ *   TTransport transport = resources.openTransport(address, ClientOptions.defaults());
+ *   ThriftChannel channel = resources.openChannel(address, ClientOptions.defaults());
  * }
  * }</pre>
  *
- * <p>Every connection's chain is {@code TransportFilter -> ThriftFrameFilter(maxFrameSize) ->
- * ThriftClientFilter}, with Grizzly's {@code SSLFilter} after the transport filter when {@link
- * Builder#tls(ClientTls) TLS} is set: then every connection of this holder speaks TLS and is
- * handed out only once its handshake has completed. Thread-safe. {@link #close()} closes every connection and stops the
- * threads; it is idempotent.
+ * <p>Every connection's chain is {@code TransportFilter -> [SSLFilter] ->
+ * ThriftFrameFilter(maxFrameSize) -> ThriftClientFilter}, per its {@link ClientOptions}. A sync
+ * transport over plain TCP is core's blocking socket transport, driven by the caller's thread: it
+ * costs what {@code TSocket} + {@code TFramedTransport} cost. Over TLS it is a {@link
+ * TGrizzlyClientTransport} behind Grizzly's {@code SSLFilter} (JDK provider only).
+ *
+ * <p>Thread-safe. {@link #close()} closes every connection opened here and stops the threads; it is
+ * idempotent.
  */
-public final class GrizzlyClientResources implements AutoCloseable {
+public final class GrizzlyClientResources extends AbstractClientResources {
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyClientResources.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-client";
 
-  /** Default {@link Builder#connectTimeout(Duration)}: 10 seconds. */
-  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-
-  /** Default {@link Builder#readTimeout(Duration)} and {@link Builder#requestTimeout}: 30 s. */
-  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
-
   /** Default {@link Builder#workerThreads(int)}: {@value}. */
   public static final int DEFAULT_WORKER_THREADS = 16;
 
+  /** Default {@link Builder#workerQueueSize(int)}: {@value} tasks. */
+  public static final int DEFAULT_WORKER_QUEUE_SIZE = 1024;
+
   private final TCPNIOTransport transport;
-  private final ExecutorService workerPool;
+  private final ThreadPoolExecutor workerPool;
   private final ScheduledThreadPoolExecutor timer;
-  private final int maxFrameSize;
-  private final int maxPendingCalls;
-  private final Duration connectTimeout;
-  private final Duration readTimeout;
-  private final Duration requestTimeout;
-  private final Executor callbackExecutor;
   private final IoStrategy ioStrategy;
-  private final ClientTls tls;
-  private final SSLContext sslContext;
-  private final SSLFilter sslFilter;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final GrizzlyConnector connector;
 
   private GrizzlyClientResources(Builder b) throws IOException {
-    this.maxFrameSize = b.maxFrameSize;
-    this.maxPendingCalls = b.maxPendingCalls;
-    this.connectTimeout = b.connectTimeout;
-    this.readTimeout = b.readTimeout;
-    this.requestTimeout = b.requestTimeout;
-    this.callbackExecutor = b.callbackExecutor;
     this.ioStrategy = b.ioStrategy;
-    this.tls = b.tls;
-    this.sslContext = tls != null ? JdkTls.clientContext(tls, "Grizzly") : null;
-    this.sslFilter = sslContext != null ? TlsFilters.client(sslContext) : null;
+    // Bounded: once the queue is full the selector thread runs the task itself and stops reading
+    // meanwhile, instead of queueing responses without limit behind a slow callback.
     this.workerPool =
         b.ioStrategy == IoStrategy.SAME_THREAD
             ? null
-            : Executors.newFixedThreadPool(
-                b.workerThreads, new NamedThreadFactory(THREAD_PREFIX + "-worker"));
+            : new ThreadPoolExecutor(
+                b.workerThreads,
+                b.workerThreads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(b.workerQueueSize),
+                new NamedThreadFactory(THREAD_PREFIX + "-worker"),
+                new ThreadPoolExecutor.CallerRunsPolicy());
+    // Each connection's own limit replaces this default (see GrizzlyConnector).
     this.transport =
         Transports.newTransport(
-            THREAD_PREFIX, b.ioStrategy, b.ioThreads, workerPool, Integer.MAX_VALUE, true);
-    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
-    if (sslFilter != null) {
-      chain.add(sslFilter);
-    }
-    transport.setProcessor(
-        chain.add(new ThriftFrameFilter(maxFrameSize)).add(new ThriftClientFilter()).build());
-    this.timer = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory(THREAD_PREFIX + "-timer"));
+            THREAD_PREFIX,
+            b.ioStrategy,
+            b.ioThreads,
+            workerPool,
+            GrizzlyConnector.WRITE_HIGH_WATER_MARK,
+            true);
+    this.connector = new GrizzlyConnector(transport);
+    this.timer =
+        new ScheduledThreadPoolExecutor(1, new NamedThreadFactory(THREAD_PREFIX + "-timer"));
     timer.setRemoveOnCancelPolicy(true);
     try {
       transport.start();
@@ -127,88 +100,22 @@ public final class GrizzlyClientResources implements AutoCloseable {
     }
   }
 
-  /** A builder with the defaults documented on each setter. */
-  public static Builder builder() {
-    return new Builder();
-  }
-
   /**
-   * A sync transport to {@code address} with this holder's timeouts and frame limit, not yet
-   * opened.
+   * Resources with every default: one selector thread, {@link IoStrategy#SAME_THREAD}.
    *
-   * @param address the server
-   * @return the transport; call {@link TGrizzlyClientTransport#open()}
+   * @throws UncheckedIOException if Grizzly cannot start its selectors
    */
-  public TGrizzlyClientTransport newTransport(InetSocketAddress address) {
-    return newTransport(address, connectTimeout, readTimeout);
-  }
-
-  /**
-   * A sync transport to {@code address}, not yet opened.
-   *
-   * @param address the server
-   * @param connectTimeout time allowed to connect; must be positive
-   * @param readTimeout time allowed for a response to arrive after {@code flush()}; zero waits
-   *     forever
-   * @return the transport; call {@link TGrizzlyClientTransport#open()}
-   */
-  public TGrizzlyClientTransport newTransport(
-      InetSocketAddress address, Duration connectTimeout, Duration readTimeout) {
+  public static GrizzlyClientResources create() {
     try {
-      return new TGrizzlyClientTransport(
-          this,
-          Objects.requireNonNull(address, "address"),
-          Checks.positive("connectTimeout", connectTimeout),
-          Checks.nonNegative("readTimeout", readTimeout),
-          newConfiguration());
-    } catch (TTransportException e) {
-      throw new IllegalStateException(e); // TEndpointTransport declares it; never thrown
+      return builder().build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the Grizzly client transport: " + e, e);
     }
   }
 
-  /**
-   * Connects an async channel with this holder's request timeout and callback executor.
-   *
-   * @param address the server
-   * @return the connected channel
-   * @throws TTransportException if the connection cannot be made within the connect timeout
-   */
-  public GrizzlyThriftChannel openChannel(InetSocketAddress address) throws TTransportException {
-    return openChannel(address, requestTimeout, callbackExecutor);
-  }
-
-  /**
-   * Connects an async channel.
-   *
-   * @param address the server
-   * @param requestTimeout the default time allowed per call; must be positive
-   * @param callbackExecutor completes the channel's futures; {@code Runnable::run} completes them
-   *     on the IO thread, which suits only callbacks that never block
-   * @return the connected channel
-   * @throws TTransportException if the connection cannot be made within the connect timeout
-   */
-  public GrizzlyThriftChannel openChannel(
-      InetSocketAddress address, Duration requestTimeout, Executor callbackExecutor)
-      throws TTransportException {
-    Checks.positive("requestTimeout", requestTimeout);
-    Objects.requireNonNull(callbackExecutor, "callbackExecutor");
-    Connection<?> connection = connect(address, connectTimeout);
-    return new GrizzlyThriftChannel(this, connection, requestTimeout, callbackExecutor);
-  }
-
-  /** The largest response payload accepted, in bytes. */
-  public int maxFrameSize() {
-    return maxFrameSize;
-  }
-
-  /** The most calls that may wait for responses on one channel. */
-  public int maxPendingCalls() {
-    return maxPendingCalls;
-  }
-
-  /** The TLS settings of every connection, or {@code null} for plain TCP. */
-  public ClientTls tls() {
-    return tls;
+  /** A builder with the defaults documented on each setter. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /** The IO strategy of the client transport. */
@@ -216,137 +123,43 @@ public final class GrizzlyClientResources implements AutoCloseable {
     return ioStrategy;
   }
 
-  TConfiguration newConfiguration() {
-    return new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
+  /** Tasks the worker pool may queue; 0 under {@link IoStrategy#SAME_THREAD}. */
+  int workerQueueCapacity() {
+    return workerPool == null
+        ? 0
+        : workerPool.getQueue().remainingCapacity() + workerPool.getQueue().size();
+  }
+
+  /** A connection with the chain {@code options} call for, for tests and the transports here. */
+  Connection<?> connect(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    ensureOpen(address);
+    return connector.connect(address, options);
   }
 
   ScheduledExecutorService timer() {
     return timer;
   }
 
-  /**
-   * Connects within {@code timeout}; a connection that completes after the wait gave up is closed.
-   */
-  @SuppressWarnings("rawtypes") // Grizzly's connect callback is declared on the raw type
-  Connection<?> connect(InetSocketAddress address, Duration timeout) throws TTransportException {
-    if (closed.get()) {
-      throw new TTransportException(
-          TTransportException.NOT_OPEN, "GrizzlyClientResources closed; cannot connect to " + address);
-    }
-    CompletableFuture<Connection<?>> result = new CompletableFuture<>();
-    AtomicBoolean abandoned = new AtomicBoolean();
-    transport.connect(
-        address,
-        new CompletionHandler<Connection>() {
-          @Override
-          public void completed(Connection connection) {
-            if (abandoned.get() || !result.complete(connection)) {
-              connection.closeSilently();
-            }
-          }
-
-          @Override
-          public void failed(Throwable t) {
-            result.completeExceptionally(t);
-          }
-
-          @Override
-          public void cancelled() {
-            result.cancel(false);
-          }
-
-          @Override
-          public void updated(Connection connection) {}
-        });
-    Connection<?> connection;
-    try {
-      connection = result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      abandon(result, abandoned);
-      throw new TTransportException(
-          TTransportException.TIMED_OUT,
-          "connect to " + address + " timed out after " + timeout.toMillis() + " ms");
-    } catch (InterruptedException e) {
-      abandon(result, abandoned);
-      Thread.currentThread().interrupt();
-      throw new TTransportException(
-          TTransportException.NOT_OPEN, "interrupted while connecting to " + address, e);
-    } catch (ExecutionException e) {
-      throw new TTransportException(
-          TTransportException.NOT_OPEN,
-          "connect to " + address + " failed: " + e.getCause(),
-          e.getCause());
-    }
-    return tls != null ? handshake(connection, address) : connection;
-  }
-
-  /** Runs the TLS handshake of a new connection within the handshake timeout, or closes it. */
-  private Connection<?> handshake(Connection<?> connection, InetSocketAddress address)
-      throws TTransportException {
-    CompletableFuture<SSLEngine> done = new CompletableFuture<>();
-    long timeoutMillis = tls.handshakeTimeout().toMillis();
-    try {
-      sslFilter.handshake(
-          connection,
-          new CompletionHandler<SSLEngine>() {
-            @Override
-            public void completed(SSLEngine engine) {
-              done.complete(engine);
-            }
-
-            @Override
-            public void failed(Throwable t) {
-              done.completeExceptionally(t);
-            }
-
-            @Override
-            public void cancelled() {
-              done.cancel(false);
-            }
-
-            @Override
-            public void updated(SSLEngine engine) {}
-          },
-          null,
-          TlsFilters.clientEngines(sslContext, tls, address));
-      done.get(timeoutMillis, TimeUnit.MILLISECONDS);
-      return connection;
-    } catch (TimeoutException e) {
-      connection.closeSilently();
-      throw new TTransportException(
-          TTransportException.TIMED_OUT,
-          "TLS handshake with " + address + " timed out after " + timeoutMillis + " ms");
-    } catch (InterruptedException e) {
-      connection.closeSilently();
-      Thread.currentThread().interrupt();
-      throw new TTransportException(
-          TTransportException.NOT_OPEN, "interrupted during the TLS handshake with " + address, e);
-    } catch (IOException | ExecutionException | RuntimeException e) {
-      connection.closeSilently();
-      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      throw new TTransportException(
-          TTransportException.NOT_OPEN,
-          "TLS handshake with " + address + " failed: " + JdkTls.describe(cause),
-          cause);
-    }
-  }
-
-  private static void abandon(CompletableFuture<Connection<?>> result, AtomicBoolean abandoned) {
-    abandoned.set(true);
-    if (!result.cancel(false)) {
-      Connection<?> late = result.getNow(null);
-      if (late != null) {
-        late.closeSilently();
-      }
-    }
-  }
-
-  /** Closes every connection of this holder and stops its threads. Idempotent. */
   @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
+  protected TTransport connectTlsTransport(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException {
+    Connection<?> connection = connector.connect(address, options);
+    return new TGrizzlyClientTransport(address, connection, options, onClose);
+  }
+
+  @Override
+  protected ThriftChannel connectChannel(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException {
+    ensureOpen(address);
+    Connection<?> connection = connector.connect(address, options);
+    return new GrizzlyThriftChannel(address, connection, options, timer, onClose);
+  }
+
+  @Override
+  protected void release() {
     try {
       transport.shutdownNow();
     } catch (IOException | RuntimeException e) {
@@ -358,25 +171,24 @@ public final class GrizzlyClientResources implements AutoCloseable {
     }
   }
 
+  @Override
+  public String toString() {
+    return "GrizzlyClientResources{" + ioStrategy + (isClosed() ? ", closed}" : "}");
+  }
+
   /** Builds a {@link GrizzlyClientResources}. Not thread-safe. */
   public static final class Builder {
     private IoStrategy ioStrategy = IoStrategy.SAME_THREAD;
     private int ioThreads = 1;
     private int workerThreads = DEFAULT_WORKER_THREADS;
-    private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
-    private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
-    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
-    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
-    private Duration requestTimeout = DEFAULT_READ_TIMEOUT;
-    private Executor callbackExecutor = ForkJoinPool.commonPool();
-    private ClientTls tls;
+    private int workerQueueSize = DEFAULT_WORKER_QUEUE_SIZE;
 
     private Builder() {}
 
     /**
-     * Where response frames are handled. Default: {@link IoStrategy#SAME_THREAD}, which measured
-     * fastest for clients in the reference Grizzly-Thrift benchmarks: handing a response to a
-     * waiting thread costs little, and a worker hop only adds latency.
+     * Where response frames are handled. Default: {@link IoStrategy#SAME_THREAD}: handing a
+     * response to a waiting thread costs little, and a worker hop only adds latency. {@link
+     * IoStrategy#LEADER_FOLLOWER} is Grizzly's own.
      *
      * @param ioStrategy the strategy
      * @return this builder
@@ -389,7 +201,7 @@ public final class GrizzlyClientResources implements AutoCloseable {
     /**
      * Selector threads. Default: 1.
      *
-     * @param ioThreads the number of selector runners
+     * @param ioThreads the number of selector runners, {@code > 0}
      * @return this builder
      */
     public Builder ioThreads(int ioThreads) {
@@ -398,10 +210,10 @@ public final class GrizzlyClientResources implements AutoCloseable {
     }
 
     /**
-     * Worker threads for {@link IoStrategy#WORKER} and {@link IoStrategy#LEADER_FOLLOWER}.
-     * Default: {@value GrizzlyClientResources#DEFAULT_WORKER_THREADS}.
+     * Worker threads for {@link IoStrategy#WORKER} and {@link IoStrategy#LEADER_FOLLOWER}. Default:
+     * {@value GrizzlyClientResources#DEFAULT_WORKER_THREADS}.
      *
-     * @param workerThreads the pool size
+     * @param workerThreads the pool size, {@code > 0}
      * @return this builder
      */
     public Builder workerThreads(int workerThreads) {
@@ -410,101 +222,22 @@ public final class GrizzlyClientResources implements AutoCloseable {
     }
 
     /**
-     * The largest response payload accepted, in bytes; a larger declared length closes the
-     * connection. Also bounds requests. Default: {@value Framing#DEFAULT_MAX_FRAME_SIZE}.
+     * Tasks the worker pool queues; past them the selector thread runs a task itself and reads
+     * nothing meanwhile. Default: {@value GrizzlyClientResources#DEFAULT_WORKER_QUEUE_SIZE}.
      *
-     * @param maxFrameSize the limit
+     * @param workerQueueSize tasks, {@code > 0}
      * @return this builder
      */
-    public Builder maxFrameSize(int maxFrameSize) {
-      this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
-      return this;
-    }
-
-    /**
-     * The most calls that may wait for their responses at once on one channel, in calls. One more
-     * fails at once with a {@link TooManyPendingCallsException} (nothing is sent; the channel stays
-     * usable). Oneway messages do not count. Default: {@value
-     * ThriftChannel#DEFAULT_MAX_PENDING_CALLS}.
-     *
-     * @param maxPendingCalls the limit
-     * @return this builder
-     */
-    public Builder maxPendingCalls(int maxPendingCalls) {
-      this.maxPendingCalls = Checks.positive("maxPendingCalls", maxPendingCalls);
-      return this;
-    }
-
-    /**
-     * Time allowed to establish a connection. Default: 10 seconds.
-     *
-     * @param connectTimeout a positive duration
-     * @return this builder
-     */
-    public Builder connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = Checks.positive("connectTimeout", connectTimeout);
-      return this;
-    }
-
-    /**
-     * Time a sync transport waits for response bytes before it fails with {@code TIMED_OUT} and
-     * closes itself; zero waits forever. Default: 30 seconds.
-     *
-     * @param readTimeout a non-negative duration
-     * @return this builder
-     */
-    public Builder readTimeout(Duration readTimeout) {
-      this.readTimeout = Checks.nonNegative("readTimeout", readTimeout);
-      return this;
-    }
-
-    /**
-     * Default time allowed per call on a channel, from the call until its whole response has
-     * arrived. Default: 30 seconds.
-     *
-     * @param requestTimeout a positive duration
-     * @return this builder
-     */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = Checks.positive("requestTimeout", requestTimeout);
-      return this;
-    }
-
-    /**
-     * Completes the channels' futures. Default: {@link ForkJoinPool#commonPool()}, so a callback
-     * that blocks (a sync call from inside it, say) stalls neither the selector thread nor the
-     * other connections on it. Pass {@code Runnable::run} to complete on the IO thread that read
-     * the response: a little less latency, for callbacks that never block and hand off
-     * themselves, as {@link io.thriftnio.core.AsyncClients} does.
-     *
-     * @param callbackExecutor the executor
-     * @return this builder
-     */
-    public Builder callbackExecutor(Executor callbackExecutor) {
-      this.callbackExecutor = Checks.notNull("callbackExecutor", callbackExecutor);
-      return this;
-    }
-
-    /**
-     * Speaks TLS on every connection of the holder: a connect returns once the handshake has
-     * completed, and fails with a {@link TTransportException} naming the peer if it fails ({@code
-     * NOT_OPEN}) or does not complete within the handshake timeout ({@code TIMED_OUT}). Only the
-     * {@code JDK} provider is supported. Default: {@code null}, plain TCP.
-     *
-     * @param tls the TLS settings, or {@code null} for plain TCP
-     * @return this builder
-     */
-    public Builder tls(ClientTls tls) {
-      this.tls = tls;
+    public Builder workerQueueSize(int workerQueueSize) {
+      this.workerQueueSize = Checks.positive("workerQueueSize", workerQueueSize);
       return this;
     }
 
     /**
      * Starts the client transport.
      *
-     * @return the holder
+     * @return the resources
      * @throws IOException if Grizzly cannot start its selectors
-     * @throws IllegalStateException if TLS asks for the OPENSSL provider
      */
     public GrizzlyClientResources build() throws IOException {
       return new GrizzlyClientResources(this);

@@ -41,6 +41,9 @@ import org.glassfish.grizzly.filterchain.NextAction;
  * });
  * connection.write(requestFrame);  // | length | payload |, e.g. built with Framing
  * }</pre>
+ *
+ * <p>For a generated sync {@code Client}, {@link TGrizzlyClientTransport#create(Connection)}
+ * registers itself as the connection's sink and is the transport to hand it.
  */
 public final class ThriftClientFilter extends BaseFilter {
 

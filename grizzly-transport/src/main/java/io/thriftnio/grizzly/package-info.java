@@ -10,12 +10,13 @@
  * <ul>
  *   <li>{@link io.thriftnio.grizzly.GrizzlyThriftServer}: the server, built with {@code
  *       GrizzlyThriftServer.builder()}.
- *   <li>{@link io.thriftnio.grizzly.GrizzlyClientResources}: one client transport shared by many
- *       {@link io.thriftnio.grizzly.TGrizzlyClientTransport sync transports} and {@link
- *       io.thriftnio.grizzly.GrizzlyThriftChannel async channels}.
+ *   <li>{@link io.thriftnio.grizzly.GrizzlyClientResources}: core's {@link
+ *       io.thriftnio.core.ClientResources} on Grizzly, one client transport shared by many sync
+ *       transports and {@link io.thriftnio.grizzly.GrizzlyThriftChannel async channels}.
  *   <li>{@link io.thriftnio.grizzly.ThriftFrameFilter}, {@link
  *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter},
- *       {@link io.thriftnio.grizzly.TGrizzlyServerTransport}: the pieces, for a chain of your own.
+ *       {@link io.thriftnio.grizzly.TGrizzlyServerTransport}, {@link
+ *       io.thriftnio.grizzly.TGrizzlyClientTransport#create}: the pieces, for a chain of your own.
  * </ul>
  *
  * <p>Logging: this package logs through SLF4J; Grizzly itself logs through {@code

@@ -1,10 +1,9 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.testkit.conformance.ClientKind;
-import io.thriftnio.testkit.tls.TestPki;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.thriftnio.testkit.tls.TestPki;
 
 /** This module's clients as conformance-suite client kinds, over one shared resource holder. */
 final class GrizzlyClientKinds {
@@ -14,13 +13,9 @@ final class GrizzlyClientKinds {
     static final GrizzlyClientResources RESOURCES = create();
 
     private static GrizzlyClientResources create() {
-      try {
-        GrizzlyClientResources r = GrizzlyClientResources.builder().build();
-        Runtime.getRuntime().addShutdownHook(new Thread(r::close));
-        return r;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      GrizzlyClientResources r = GrizzlyClientResources.create();
+      Runtime.getRuntime().addShutdownHook(new Thread(r::close));
+      return r;
     }
   }
 
@@ -29,15 +24,9 @@ final class GrizzlyClientKinds {
     return Holder.RESOURCES;
   }
 
-  /** {@link TGrizzlyClientTransport} under a generated sync client. */
+  /** The sync transport of {@link GrizzlyClientResources} under a generated sync client. */
   static ClientKind syncTransport() {
-    return ClientKinds.syncTransport(
-        "grizzly-sync",
-        address -> {
-          TGrizzlyClientTransport t = resources().newTransport(address);
-          t.open();
-          return t;
-        });
+    return ClientKinds.syncTransport("grizzly-sync", address -> resources().openTransport(address));
   }
 
   /** {@link GrizzlyThriftChannel} under core's async bridge. */
@@ -45,24 +34,11 @@ final class GrizzlyClientKinds {
     return ClientKinds.channel("grizzly-channel", address -> resources().openChannel(address));
   }
 
-  private static final class TlsHolder {
-    static final GrizzlyClientResources RESOURCES = create();
-
-    private static GrizzlyClientResources create() {
-      try {
-        GrizzlyClientResources r =
-            GrizzlyClientResources.builder().tls(TestPki.shared().clientTls().build()).build();
-        Runtime.getRuntime().addShutdownHook(new Thread(r::close));
-        return r;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  }
-
   /** {@link GrizzlyThriftChannel}s over TLS, trusting {@link TestPki}'s authority. */
   static ClientKind tlsChannel() {
+    ClientOptions options =
+        ClientOptions.builder().tls(TestPki.shared().clientTls().build()).build();
     return ClientKinds.channel(
-        "grizzly-channel-tls", address -> TlsHolder.RESOURCES.openChannel(address));
+        "grizzly-channel-tls", address -> resources().openChannel(address, options));
   }
 }

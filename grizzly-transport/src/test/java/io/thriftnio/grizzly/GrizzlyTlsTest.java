@@ -1,5 +1,8 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.ClientOptions;
+import org.apache.thrift.transport.TTransport;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.AsyncClients;
@@ -73,16 +76,38 @@ class GrizzlyTlsTest {
     return server;
   }
 
-  private GrizzlyClientResources resources(ClientTls tls) throws java.io.IOException {
-    GrizzlyClientResources resources = GrizzlyClientResources.builder().tls(tls).build();
+  /** Resources whose default options speak {@code tls}. */
+  private TlsResources resources(ClientTls tls) {
+    TlsResources resources = new TlsResources(tls);
     open.add(resources);
     return resources;
   }
 
+  private static final class TlsResources implements AutoCloseable {
+    final GrizzlyClientResources resources = GrizzlyClientResources.create();
+    final ClientOptions options;
+
+    TlsResources(ClientTls tls) {
+      this.options = ClientOptions.builder().tls(tls).build();
+    }
+
+    TTransport openTransport(InetSocketAddress address) throws TTransportException {
+      return resources.openTransport(address, options);
+    }
+
+    GrizzlyThriftChannel openChannel(InetSocketAddress address) throws TTransportException {
+      return (GrizzlyThriftChannel) resources.openChannel(address, options);
+    }
+
+    @Override
+    public void close() {
+      resources.close();
+    }
+  }
+
   private BenchService.Client syncClient(InetSocketAddress address, ClientTls tls)
       throws Exception {
-    TGrizzlyClientTransport transport = resources(tls).newTransport(address);
-    transport.open();
+    TTransport transport = resources(tls).openTransport(address);
     open.add(transport);
     return new BenchService.Client(new TBinaryProtocol(transport));
   }
@@ -196,10 +221,10 @@ class GrizzlyTlsTest {
    */
   @Test
   void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
-    GrizzlyClientResources resources = resources(PKI.clientTls().build());
+    TlsResources resources = resources(PKI.clientTls().build());
     try (ResettingPeer peer = ResettingPeer.start()) {
       peer.assertEveryConnectFailsClearly(
-          500, "connect to ", () -> resources.newTransport(peer.address()).open());
+          500, "cannot connect to ", () -> resources.openTransport(peer.address()));
     }
   }
 
@@ -209,7 +234,7 @@ class GrizzlyTlsTest {
     assertThatThrownBy(() -> syncClient(server.localAddress(), PKI.clientTls().build()))
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
-    GrizzlyClientResources resources = resources(PKI.clientTls().build());
+    TlsResources resources = resources(PKI.clientTls().build());
     assertThatThrownBy(() -> resources.openChannel(server.localAddress()))
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
@@ -268,9 +293,9 @@ class GrizzlyTlsTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
     assertThatThrownBy(
-            () -> GrizzlyClientResources.builder()
-                .tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
-                .build())
+            () ->
+                resources(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
+                    .openTransport(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)))
         .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
   }
 

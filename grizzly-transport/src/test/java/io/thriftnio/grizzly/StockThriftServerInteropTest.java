@@ -84,8 +84,7 @@ class StockThriftServerInteropTest {
 
   @Test
   void syncTransportCallsEveryKindOfMethod() throws Exception {
-    TGrizzlyClientTransport transport = resources.newTransport(address);
-    transport.open();
+    org.apache.thrift.transport.TTransport transport = resources.openTransport(address);
     try {
       BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
       for (int size : new int[] {1, Payloads.MEDIUM, Payloads.LARGE}) {
@@ -103,7 +102,7 @@ class StockThriftServerInteropTest {
   @Test
   void channelPipelinesManyCallsOverOneConnection() throws Exception {
     ExecutorService callbacks = Executors.newFixedThreadPool(2);
-    try (GrizzlyThriftChannel channel = resources.openChannel(address)) {
+    try (io.thriftnio.core.ThriftChannel channel = resources.openChannel(address)) {
       AsyncClients.AsyncCaller<BenchService.Client> caller =
           AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
       List<CompletableFuture<ByteBuffer>> replies = new ArrayList<>();

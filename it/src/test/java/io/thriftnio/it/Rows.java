@@ -5,9 +5,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyClientResources;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.netty.TNettyTransport;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -67,23 +65,19 @@ public final class Rows {
 
   public static final ClientKind NETTY_SYNC =
       ClientKinds.syncTransport(
-          "netty-sync", address -> TNettyTransport.builder(address).resources(NETTY).open());
+          "netty-sync", address -> NETTY.openTransport(address));
 
   public static final ClientKind NETTY_ASYNC =
       ClientKinds.channel(
-          "netty-async", address -> NettyThriftChannel.builder(address).resources(NETTY).connect());
+          "netty-async", address -> NETTY.openChannel(address));
 
   public static final ClientKind GRIZZLY_SYNC =
       ClientKinds.syncTransport(
           "grizzly-sync",
-          address -> {
-            var transport = GRIZZLY.newTransport(address);
-            transport.open();
-            return transport;
-          });
+          address -> GRIZZLY.openTransport(address));
 
   public static final ClientKind GRIZZLY_ASYNC =
-      ClientKinds.channel("grizzly-async", GRIZZLY::openChannel);
+      ClientKinds.channel("grizzly-async", address -> GRIZZLY.openChannel(address));
 
   /** The sync pool's per-call proxy over stock framed sockets. */
   public static final ClientKind POOLED_SYNC =
@@ -119,23 +113,19 @@ public final class Rows {
   /** The sync pool over this library's Netty sync transport. */
   public static final ClientKind POOLED_NETTY_SYNC =
       pooledSync(
-          "pooled-netty-sync", address -> TNettyTransport.builder(address).resources(NETTY).open());
+          "pooled-netty-sync", address -> NETTY.openTransport(address));
 
   /** The sync pool over this library's Grizzly sync transport. */
   public static final ClientKind POOLED_GRIZZLY_SYNC =
       pooledSync(
           "pooled-grizzly-sync",
-          address -> {
-            var transport = GRIZZLY.newTransport(address);
-            transport.open();
-            return transport;
-          });
+          address -> GRIZZLY.openTransport(address));
 
   /** The channel pool over Netty channels, many calls in flight per connection. */
   public static final ClientKind POOLED_NETTY_CHANNEL =
       pooledChannel(
           "pooled-netty-channel",
-          address -> NettyThriftChannel.builder(address).resources(NETTY).connect());
+          address -> NETTY.openChannel(address));
 
   /** The channel pool over Grizzly channels. */
   public static final ClientKind POOLED_GRIZZLY_CHANNEL =

@@ -4,56 +4,67 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.Future;
-import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.internal.client.AbstractClientResources;
+import io.thriftnio.core.internal.client.ClientErrors;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The event loops that the clients of this package ({@link TNettyTransport}, {@link
- * NettyThriftChannel}) run on. One instance serves any number of connections; create one per
- * application (or use {@link #shared()}) rather than one per connection.
+ * Netty's {@link ClientResources}: the event loops that client channels and TLS connections run on.
+ * One instance serves any number of connections; create one per application rather than one per
+ * connection.
  *
  * <pre>{@code
- * try (NettyClientResources resources = NettyClientResources.create(2)) {
- *   TTransport transport = TNettyTransport.builder(address).resources(resources).open();
- *   ...
+ * try (ClientResources resources = NettyClientResources.create()) {
+ *   TTransport transport = resources.openTransport(address, ClientOptions.defaults());
+ *   ThriftChannel channel = resources.openChannel(address, ClientOptions.defaults());
  * }
  * }</pre>
  *
+ * <p>A sync transport over plain TCP is core's blocking socket transport, driven by the caller's
+ * thread: it costs what {@code TSocket} + {@code TFramedTransport} cost and uses no event loop.
+ * Over TLS it runs Netty's {@code SslHandler} (JDK or OpenSSL provider) on an event loop.
+ *
  * <p>Threads are named {@code thrift-nio-netty-client-N} and are daemon threads. {@link #close()}
- * shuts the event loops down if this instance owns them, failing every connection still open on
- * them; it is idempotent.
+ * closes every connection opened here, then shuts the event loops down if this instance owns them;
+ * it is idempotent.
  */
-public final class NettyClientResources implements AutoCloseable {
+public final class NettyClientResources extends AbstractClientResources {
 
   private static final long SHUTDOWN_GRACE_MILLIS = 3000;
 
   private final EventLoopGroup group;
   private final IoTransport transport;
   private final boolean owned;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final boolean shared;
 
-  private NettyClientResources(EventLoopGroup group, IoTransport transport, boolean owned) {
+  private NettyClientResources(
+      EventLoopGroup group, IoTransport transport, boolean owned, boolean shared) {
     this.group = group;
     this.transport = transport;
     this.owned = owned;
+    this.shared = shared;
   }
 
   /** Event loops on {@link NettyTransportType#AUTO}, one per available processor. */
@@ -83,24 +94,25 @@ public final class NettyClientResources implements AutoCloseable {
     EventLoopGroup group =
         new MultiThreadIoEventLoopGroup(
             ioThreads, new IoThreadFactory("thrift-nio-netty-client", true), io.handlerFactory());
-    return new NettyClientResources(group, io, true);
+    return new NettyClientResources(group, io, true, false);
   }
 
   /**
-   * The caller's event loops.
+   * The caller's event loops. {@link #close()} closes the connections opened here and refuses new
+   * ones either way; it shuts the group down only if {@code shutdownOnClose}.
    *
    * @param group a {@code MultiThreadIoEventLoopGroup} with the NIO, epoll or io_uring IO handler
    * @param shutdownOnClose whether {@link #close()} shuts the group down
    */
   public static NettyClientResources wrap(EventLoopGroup group, boolean shutdownOnClose) {
     Checks.notNull("group", group);
-    return new NettyClientResources(group, IoTransport.of(group), shutdownOnClose);
+    return new NettyClientResources(group, IoTransport.of(group), shutdownOnClose, false);
   }
 
   /**
    * A process-wide instance, created on first use with {@link NettyTransportType#AUTO} and two
-   * event loops (daemon threads), used by clients built without {@code resources(...)}. Its {@link
-   * #close()} does nothing.
+   * event loops (daemon threads). It lives as long as the process: its {@link #close()} throws
+   * {@link UnsupportedOperationException} rather than close what other code shares.
    */
   public static NettyClientResources shared() {
     return Shared.INSTANCE;
@@ -118,7 +130,8 @@ public final class NettyClientResources implements AutoCloseable {
                   new IoThreadFactory("thrift-nio-netty-client-shared", true),
                   io.handlerFactory()),
               io,
-              false);
+              false,
+              true);
     }
   }
 
@@ -132,34 +145,36 @@ public final class NettyClientResources implements AutoCloseable {
     return transport.type();
   }
 
-  /**
-   * Opens a connection whose pipeline is a {@link ThriftFrameDecoder}, a {@link ThriftFrameEncoder}
-   * and {@code handler}.
-   */
-  Channel connect(
-      InetSocketAddress address, Duration connectTimeout, int maxFrameSize, ChannelHandler handler)
+  @Override
+  protected TTransport connectTlsTransport(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    return connect(address, connectTimeout, maxFrameSize, handler, null, null);
+    TNettyTransport t = new TNettyTransport(address, options, onClose);
+    t.connected(connect(address, options, t.receiver()));
+    return t;
+  }
+
+  @Override
+  protected ThriftChannel connectChannel(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException {
+    NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
+    connect(address, options, channel.handler());
+    return channel;
   }
 
   /**
-   * Like {@link #connect(InetSocketAddress, Duration, int, ChannelHandler)}, behind an {@link
-   * SslHandler} when {@code tls} is not null; returns once the handshake has completed.
+   * Opens a connection whose pipeline is an optional {@link SslHandler}, a {@link
+   * ThriftFrameDecoder}, a {@link ThriftFrameEncoder} and {@code handler}; returns once connected
+   * and, with TLS, once the handshake has completed.
    */
-  Channel connect(
-      InetSocketAddress address,
-      Duration connectTimeout,
-      int maxFrameSize,
-      ChannelHandler handler,
-      ClientTls tls,
-      SslContext sslContext)
+  private Channel connect(InetSocketAddress address, ClientOptions options, ChannelHandler handler)
       throws TTransportException {
-    if (closed.get()) {
-      throw new TTransportException(
-          TTransportException.NOT_OPEN,
-          "cannot connect to " + address + ": client resources closed");
-    }
-    long timeoutMillis = Math.max(1, connectTimeout.toMillis());
+    ensureOpen(address);
+    ClientTls tls = options.tls().orElse(null);
+    SslContext sslContext = tls != null ? NettyTls.clientContext(tls) : null;
+    int maxFrameSize = options.maxFrameSize();
+    long timeoutMillis = Math.max(1, options.connectTimeout().toMillis());
     // Kept here, not looked up in the pipeline later: a peer that closes at once (a plain-text
     // server answering a ClientHello) empties the pipeline before connect() returns.
     AtomicReference<SslHandler> sslHandler = new AtomicReference<>();
@@ -172,7 +187,7 @@ public final class NettyClientResources implements AutoCloseable {
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
             .handler(
-                new io.netty.channel.ChannelInitializer<Channel>() {
+                new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
                     if (tls != null) {
@@ -189,35 +204,24 @@ public final class NettyClientResources implements AutoCloseable {
     try {
       connected = bootstrap.connect(address);
     } catch (RuntimeException e) { // the event loops were shut down
-      throw new TTransportException(
-          TTransportException.NOT_OPEN, "cannot connect to " + address + ": " + e, e);
+      throw ClientErrors.connectFailed(address, e);
     }
     try {
       // The connect timeout fails the future; the extra second only guards against a lost wakeup.
       if (!connected.await(timeoutMillis + 1000, TimeUnit.MILLISECONDS)) {
         connected.channel().close();
-        throw new TTransportException(
-            TTransportException.TIMED_OUT,
-            "cannot connect to "
-                + address
-                + ": no answer within connectTimeout "
-                + timeoutMillis
-                + " ms");
+        throw ClientErrors.connectTimedOut(address, timeoutMillis);
       }
     } catch (InterruptedException e) {
       connected.channel().close();
       Thread.currentThread().interrupt();
-      throw new TTransportException(
-          TTransportException.UNKNOWN, "interrupted while connecting to " + address, e);
+      throw ClientErrors.connectInterrupted(address, e);
     }
     if (!connected.isSuccess()) {
       Throwable cause = connected.cause();
-      int type =
-          cause instanceof io.netty.channel.ConnectTimeoutException
-              ? TTransportException.TIMED_OUT
-              : TTransportException.NOT_OPEN;
-      throw new TTransportException(
-          type, "cannot connect to " + address + ": " + cause.getMessage(), cause);
+      throw cause instanceof ConnectTimeoutException
+          ? ClientErrors.connectTimedOut(address, timeoutMillis)
+          : ClientErrors.connectFailed(address, cause);
     }
     return tls != null
         ? awaitHandshake(connected.channel(), sslHandler.get(), address, tls)
@@ -233,45 +237,53 @@ public final class NettyClientResources implements AutoCloseable {
       // The handler's own timeout fails the future; the extra second guards against a lost wakeup.
       if (!handshake.await(timeoutMillis + 1000, TimeUnit.MILLISECONDS)) {
         ch.close();
-        throw new TTransportException(
-            TTransportException.TIMED_OUT,
-            "TLS handshake with " + address + " timed out after " + timeoutMillis + " ms");
+        throw ClientErrors.handshakeTimedOut(address, timeoutMillis);
       }
     } catch (InterruptedException e) {
       ch.close();
       Thread.currentThread().interrupt();
-      throw new TTransportException(
-          TTransportException.UNKNOWN, "interrupted during the TLS handshake with " + address, e);
+      throw ClientErrors.connectInterrupted(address, e);
     }
     if (!handshake.isSuccess()) {
       ch.close();
       Throwable cause = handshake.cause();
-      throw new TTransportException(
-          cause instanceof SslHandshakeTimeoutException
-              ? TTransportException.TIMED_OUT
-              : TTransportException.NOT_OPEN,
-          "TLS handshake with " + address + " failed: " + JdkTls.describe(cause),
-          cause);
+      throw cause instanceof SslHandshakeTimeoutException
+          ? ClientErrors.handshakeTimedOut(address, timeoutMillis)
+          : ClientErrors.handshakeFailed(address, cause);
     }
     return ch;
   }
 
   /**
-   * Shuts the event loops down if this instance owns them, and waits a few seconds at most for them
-   * to stop. Called on one of those event loops (from a channel future listener or a callback run
-   * on the IO thread, say), it starts the shutdown and returns without waiting: the loop stops only
-   * once the caller returns. Idempotent.
+   * Closes every connection opened here, then shuts the event loops down if this instance owns
+   * them, waiting a few seconds at most (called on one of those event loops, it starts the shutdown
+   * and returns without waiting). Idempotent.
+   *
+   * @throws UnsupportedOperationException on {@link #shared()}, which lives as long as the process
    */
   @Override
   public void close() {
-    if (!owned || !closed.compareAndSet(false, true)) {
-      return;
+    if (shared) {
+      throw new UnsupportedOperationException(
+          "NettyClientResources.shared() lives as long as the process and cannot be closed;"
+              + " close the connections it opened, or use create() for resources you can close");
     }
-    EventLoops.shutdown(group, SHUTDOWN_GRACE_MILLIS);
+    super.close();
+  }
+
+  @Override
+  protected void release() {
+    if (owned) {
+      EventLoops.shutdown(group, SHUTDOWN_GRACE_MILLIS);
+    }
   }
 
   @Override
   public String toString() {
-    return "NettyClientResources{" + transport.type() + ", owned=" + owned + '}';
+    return "NettyClientResources{"
+        + transport.type()
+        + ", owned="
+        + owned
+        + (isClosed() ? ", closed}" : "}");
   }
 }

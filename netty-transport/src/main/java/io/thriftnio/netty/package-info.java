@@ -6,9 +6,9 @@
  *   <li>Codec pieces for a pipeline of your own: {@link io.thriftnio.netty.ThriftFrameDecoder},
  *       {@link io.thriftnio.netty.ThriftFrameEncoder}, {@link
  *       io.thriftnio.netty.ThriftServerHandler}.
- *   <li>Clients: {@link io.thriftnio.netty.TNettyTransport} (synchronous, for any generated {@code
- *       Client}) and {@link io.thriftnio.netty.NettyThriftChannel} (asynchronous, pipelined), both
- *       on the event loops of a {@link io.thriftnio.netty.NettyClientResources}.
+ *   <li>Clients: {@link io.thriftnio.netty.NettyClientResources}, core's {@link
+ *       io.thriftnio.core.ClientResources} on Netty: sync transports for any generated {@code
+ *       Client} and pipelined {@link io.thriftnio.netty.NettyThriftChannel}s.
  * </ul>
  */
 package io.thriftnio.netty;

@@ -1,16 +1,16 @@
 package io.thriftnio.netty;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import io.thriftnio.core.tls.ClientTls;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * This module's clients as conformance-suite client kinds, on shared event loops: NIO unless a
- * kind names its transport, so that the NIO client path keeps its tests where epoll would be the
+ * This module's clients as conformance-suite client kinds, on shared event loops: NIO unless a kind
+ * names its transport, so that the NIO client path keeps its tests where epoll would be the
  * default.
  */
 final class NettyClientKinds {
@@ -35,56 +35,38 @@ final class NettyClientKinds {
         : NATIVE.computeIfAbsent(transport, t -> NettyClientResources.create(2, t));
   }
 
-  /** {@link TNettyTransport} clients on event loops of {@code transport}. */
+  /**
+   * Sync transports from resources on {@code transport}. Over plain TCP they do their IO on the
+   * caller's thread whatever the transport; the kind keeps its name for the suites that use it.
+   */
   static ClientKind syncTransport(NettyTransportType transport) {
     String name = "netty-sync-" + transport.name().toLowerCase(Locale.ROOT);
-    return ClientKinds.syncTransport(
-        name,
-        address ->
-            TNettyTransport.builder(address)
-                .resources(resources(transport))
-                .readTimeout(Duration.ofSeconds(30))
-                .open());
+    return ClientKinds.syncTransport(name, address -> resources(transport).openTransport(address));
   }
 
   /** {@link NettyThriftChannel} clients on event loops of {@code transport}. */
   static ClientKind asyncChannel(NettyTransportType transport) {
     String name = "netty-async-" + transport.name().toLowerCase(Locale.ROOT);
-    return ClientKinds.channel(
-        name,
-        address -> NettyThriftChannel.builder(address).resources(resources(transport)).connect());
+    return ClientKinds.channel(name, address -> resources(transport).openChannel(address));
   }
 
   static ClientKind syncTransport() {
-    return ClientKinds.syncTransport(
-        "netty-sync",
-        address ->
-            TNettyTransport.builder(address)
-                .resources(RESOURCES)
-                .readTimeout(Duration.ofSeconds(30))
-                .open());
+    return ClientKinds.syncTransport("netty-sync", address -> RESOURCES.openTransport(address));
   }
 
   static ClientKind asyncChannel() {
-    return ClientKinds.channel(
-        "netty-async",
-        address -> NettyThriftChannel.builder(address).resources(RESOURCES).connect());
+    return ClientKinds.channel("netty-async", address -> RESOURCES.openChannel(address));
   }
 
   static ClientKind syncTransport(ClientTls tls) {
+    ClientOptions options = ClientOptions.builder().tls(tls).build();
     return ClientKinds.syncTransport(
-        "netty-sync-tls",
-        address ->
-            TNettyTransport.builder(address)
-                .resources(RESOURCES)
-                .readTimeout(Duration.ofSeconds(30))
-                .tls(tls)
-                .open());
+        "netty-sync-tls", address -> RESOURCES.openTransport(address, options));
   }
 
   static ClientKind asyncChannel(ClientTls tls) {
+    ClientOptions options = ClientOptions.builder().tls(tls).build();
     return ClientKinds.channel(
-        "netty-async-tls",
-        address -> NettyThriftChannel.builder(address).resources(RESOURCES).tls(tls).connect());
+        "netty-async-tls", address -> RESOURCES.openChannel(address, options));
   }
 }

@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.thriftnio.core.ThriftChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +35,7 @@ class NettyClientResourcesTest {
     resources.close();
     assertThat(resources.eventLoopGroup().isTerminated()).isTrue();
     InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
-    assertThatThrownBy(() -> TNettyTransport.builder(a).resources(resources).open())
+    assertThatThrownBy(() -> resources.openTransport(a))
         .isInstanceOf(TTransportException.class)
         .hasMessageContaining("client resources closed");
   }
@@ -82,10 +85,77 @@ class NettyClientResourcesTest {
   }
 
   @Test
-  void sharedIsOneInstanceThatIgnoresClose() {
+  void closingTheSharedInstanceFailsLoudlyAndLeavesItWorking() {
     NettyClientResources shared = NettyClientResources.shared();
-    shared.close();
+    assertThatThrownBy(shared::close)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("shared() lives as long as the process");
     assertThat(NettyClientResources.shared()).isSameAs(shared);
     assertThat(shared.eventLoopGroup().isShuttingDown()).isFalse();
+    assertThat(shared.isClosed()).isFalse();
+  }
+
+  /** Closing resources that do not own their loops used to do nothing at all. */
+  @Test
+  void closingBorrowedLoopsClosesTheirConnectionsAndRefusesNewOnes() throws Exception {
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try (ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
+      NettyClientResources borrowed = NettyClientResources.wrap(group, false);
+      ThriftChannel channel = borrowed.openChannel(address);
+      TTransport transport = borrowed.openTransport(address);
+      borrowed.close();
+      assertThat(channel.isOpen()).isFalse();
+      assertThat(transport.isOpen()).isFalse();
+      assertThatThrownBy(() -> borrowed.openChannel(address))
+          .isInstanceOf(TTransportException.class)
+          .hasMessage("cannot connect to " + address + ": client resources closed");
+      assertThat(group.isShuttingDown()).isFalse();
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A channel's close() called on another event loop (a callback that runs there, say) must not
+   * wait for the channel's own loop: that loop may be busy, and waiting stalled the caller's loop
+   * for up to 3 s.
+   */
+  @Test
+  void closeFromAnotherEventLoopDoesNotWaitForTheChannelsLoop() throws Exception {
+    NettyClientResources resources = NettyClientResources.create(1, NettyTransportType.NIO);
+    EventLoopGroup other = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    CountDownLatch release = new CountDownLatch(1);
+    try (ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      ThriftChannel channel =
+          resources.openChannel((InetSocketAddress) peer.getLocalSocketAddress());
+      // The channel's only loop is busy until the test releases it.
+      resources.eventLoopGroup().execute(() -> awaitQuietly(release));
+      long elapsedMillis =
+          other
+              .submit(
+                  () -> {
+                    long start = System.nanoTime();
+                    channel.close();
+                    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                  })
+              .get(10, TimeUnit.SECONDS);
+      assertThat(elapsedMillis)
+          .as("close() on another loop, in ms (it waited 3000)")
+          .isLessThan(2500);
+      assertThat(channel.isOpen()).isFalse();
+    } finally {
+      release.countDown();
+      other.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      resources.close();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

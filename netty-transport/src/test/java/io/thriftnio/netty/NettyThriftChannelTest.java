@@ -1,5 +1,7 @@
 package io.thriftnio.netty;
 
+import io.thriftnio.core.ClientOptions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -74,10 +76,7 @@ class NettyThriftChannelTest {
 
   private NettyThriftChannel connect(InetSocketAddress address) throws TTransportException {
     NettyThriftChannel ch =
-        NettyThriftChannel.builder(address)
-            .resources(NettyClientKinds.RESOURCES)
-            .callbackExecutor(callbacks)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(address, ClientOptions.builder().callbackExecutor(callbacks).build());
     closeables.add(ch);
     return ch;
   }
@@ -340,11 +339,7 @@ class NettyThriftChannelTest {
   void anOversizeRequestFailsAloneAndTheChannelStaysUsable() throws Exception {
     ThriftServer server = server(new AsyncBenchHandler());
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(server.localAddress())
-            .resources(NettyClientKinds.RESOURCES)
-            .callbackExecutor(callbacks)
-            .maxFrameSize(1024)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1024).build());
     closeables.add(channel);
     CompletableFuture<ByteBuffer> big =
         channel.exchange(encode("echo", 1, new BenchService.echo_args(Payloads.of(2000, 1))));
@@ -374,11 +369,7 @@ class NettyThriftChannelTest {
         };
     ThriftServer server = server(silent);
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(server.localAddress())
-            .resources(NettyClientKinds.RESOURCES)
-            .callbackExecutor(callbacks)
-            .maxPendingCalls(2)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxPendingCalls(2).build());
     closeables.add(channel);
     CompletableFuture<ByteBuffer> first =
         channel.exchange(encode("sleep", 1, new BenchService.sleep_args(1)));
@@ -419,7 +410,7 @@ class NettyThriftChannelTest {
   @Test
   void maxPendingCallsIsValidatedAtConnect() {
     InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
-    assertThatThrownBy(() -> NettyThriftChannel.builder(nowhere).maxPendingCalls(0).connect())
+    assertThatThrownBy(() -> NettyClientKinds.RESOURCES.openChannel(nowhere, ClientOptions.builder().maxPendingCalls(0).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxPendingCalls: 0 (expected: > 0)");
   }
@@ -428,11 +419,7 @@ class NettyThriftChannelTest {
   void aResponseAboveMaxFrameSizeFailsTheCallAndClosesTheChannel() throws Exception {
     ThriftServer server = server(new AsyncBenchHandler());
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(server.localAddress())
-            .resources(NettyClientKinds.RESOURCES)
-            .callbackExecutor(callbacks)
-            .maxFrameSize(1000)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1000).build());
     closeables.add(channel);
     // db_work(100) answers far more than 1000 bytes for a request far below.
     CompletableFuture<ByteBuffer> big =
@@ -445,48 +432,4 @@ class NettyThriftChannelTest {
     assertThat(channel.isOpen()).isFalse();
   }
 
-  @Test
-  void aServerThatKeepsSendingClosesTheChannel() throws Exception {
-    ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-    closeables.add(ss);
-    Thread peer =
-        new Thread(
-            () -> {
-              try (java.net.Socket s = ss.accept()) {
-                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
-                in.readFully(new byte[in.readInt()]);
-                java.io.DataOutputStream out =
-                    new java.io.DataOutputStream(
-                        new java.io.BufferedOutputStream(s.getOutputStream()));
-                for (int i = 0; i < 1000; i++) { // one answer, then noise
-                  out.writeInt(8);
-                  out.writeLong(i);
-                }
-                out.flush();
-                while (in.read() >= 0) {
-                  // hold the connection until the client closes it
-                }
-              } catch (Exception closed) {
-                // the client or the test closed the connection: done
-              }
-            },
-            "flooding-peer");
-    peer.setDaemon(true);
-    peer.start();
-    NettyThriftChannel channel =
-        connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort()));
-    ByteBuffer answer = channel.exchange(ByteBuffer.wrap(new byte[] {1, 2})).get(10, TimeUnit.SECONDS);
-    assertThat(answer.remaining()).isEqualTo(8);
-    // The frames after the answer match no call: the channel closes instead of queueing them.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (channel.isOpen() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(channel.isOpen()).isFalse();
-    assertThatThrownBy(
-            () -> channel.exchange(ByteBuffer.wrap(new byte[] {3})).get(10, TimeUnit.SECONDS))
-        .cause()
-        .isInstanceOf(TTransportException.class)
-        .hasMessageContaining("a response arrived with no call pending");
-  }
 }

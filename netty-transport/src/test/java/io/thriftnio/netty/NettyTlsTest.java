@@ -1,5 +1,7 @@
 package io.thriftnio.netty;
 
+import io.thriftnio.core.ClientOptions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -82,8 +84,8 @@ class NettyTlsTest {
 
   private BenchService.Client syncClient(InetSocketAddress address, ClientTls tls)
       throws TTransportException {
-    TNettyTransport transport =
-        TNettyTransport.builder(address).resources(NettyClientKinds.RESOURCES).tls(tls).open();
+    org.apache.thrift.transport.TTransport transport =
+        NettyClientKinds.RESOURCES.openTransport(address, ClientOptions.builder().tls(tls).build());
     open.add(transport);
     return new BenchService.Client(new TBinaryProtocol(transport));
   }
@@ -110,10 +112,7 @@ class NettyTlsTest {
     assertThat(sync.get_last_sale("TLS").getSymbol()).isEqualTo("TLS");
 
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(server.localAddress())
-            .resources(NettyClientKinds.RESOURCES)
-            .tls(tls)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(tls).build());
     open.add(channel);
     BenchService.AsyncIface async =
         AsyncClients.asyncIface(
@@ -153,10 +152,7 @@ class NettyTlsTest {
     assertThat(Payloads.check(sync.echo(Payloads.of(Payloads.LARGE, 4)), Payloads.LARGE, 4))
         .isTrue();
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(server.localAddress())
-            .resources(NettyClientKinds.RESOURCES)
-            .tls(tls)
-            .connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(tls).build());
     open.add(channel);
     BenchService.AsyncIface async =
         AsyncClients.asyncIface(
@@ -315,10 +311,7 @@ class NettyTlsTest {
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
     assertThatThrownBy(
-            () -> NettyThriftChannel.builder(server.localAddress())
-                .resources(NettyClientKinds.RESOURCES)
-                .tls(PKI.clientTls().build())
-                .connect())
+            () -> NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(PKI.clientTls().build()).build()))
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
   }
@@ -379,9 +372,7 @@ class NettyTlsTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("tls provider: OPENSSL (expected: JDK, or netty-tcnative");
     assertThatThrownBy(
-            () -> TNettyTransport.builder(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1))
-                .tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
-                .build())
+            () -> NettyClientKinds.RESOURCES.openTransport(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), ClientOptions.builder().tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build()).build()))
         .hasMessageStartingWith("tls provider: OPENSSL");
   }
 

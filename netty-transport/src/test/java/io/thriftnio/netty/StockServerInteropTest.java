@@ -92,8 +92,8 @@ class StockServerInteropTest {
   void syncTransportCallsAStockServer(String kind) throws Exception {
     BenchHandler handler = new BenchHandler();
     InetSocketAddress address = startStock(kind, handler);
-    TNettyTransport transport =
-        TNettyTransport.builder(address).resources(NettyClientKinds.RESOURCES).open();
+    org.apache.thrift.transport.TTransport transport =
+        NettyClientKinds.RESOURCES.openTransport(address);
     closeables.add(transport::close);
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
 
@@ -114,7 +114,7 @@ class StockServerInteropTest {
     BenchHandler handler = new BenchHandler();
     InetSocketAddress address = startStock(kind, handler);
     NettyThriftChannel channel =
-        NettyThriftChannel.builder(address).resources(NettyClientKinds.RESOURCES).connect();
+        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(address);
     closeables.add(channel);
     AsyncClients.AsyncCaller<BenchService.Client> caller =
         AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, ForkJoinPool.commonPool());

@@ -23,6 +23,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import io.thriftnio.core.ClientOptions;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -55,14 +57,43 @@ class TNettyTransportTest {
     return server.start();
   }
 
-  private TNettyTransport.Builder to(InetSocketAddress address) {
-    return TNettyTransport.builder(address).resources(NettyClientKinds.RESOURCES);
+  private Opener to(InetSocketAddress address) {
+    return new Opener(address);
   }
 
-  private TNettyTransport open(TNettyTransport.Builder b) throws TTransportException {
-    TNettyTransport t = b.open();
+  private TTransport open(Opener b) throws TTransportException {
+    TTransport t = b.open();
     closeables.add(t::close);
     return t;
+  }
+
+  /** One transport's options, opened on this module's resources. */
+  private static final class Opener {
+    private final InetSocketAddress address;
+    private final ClientOptions.Builder options = ClientOptions.builder();
+
+    Opener(InetSocketAddress address) {
+      this.address = address;
+    }
+
+    Opener readTimeout(Duration timeout) {
+      options.readTimeout(timeout);
+      return this;
+    }
+
+    Opener connectTimeout(Duration timeout) {
+      options.connectTimeout(timeout);
+      return this;
+    }
+
+    Opener maxFrameSize(int maxFrameSize) {
+      options.maxFrameSize(maxFrameSize);
+      return this;
+    }
+
+    TTransport open() throws TTransportException {
+      return NettyClientKinds.RESOURCES.openTransport(address, options.build());
+    }
   }
 
   /** A socket server that accepts and reads, and never answers. */
@@ -88,40 +119,6 @@ class TNettyTransportTest {
     return ss;
   }
 
-  /**
-   * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes
-   * (one answer and noise after it), and holds the connection open.
-   */
-  private ServerSocket floodingPeer(int frames) throws Exception {
-    ServerSocket ss = new ServerSocket(0, 50, LOOPBACK);
-    closeables.add(ss);
-    Thread t =
-        new Thread(
-            () -> {
-              try (Socket s = ss.accept()) {
-                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
-                in.readFully(new byte[in.readInt()]);
-                java.io.DataOutputStream out =
-                    new java.io.DataOutputStream(
-                        new java.io.BufferedOutputStream(s.getOutputStream()));
-                for (int i = 0; i < frames; i++) {
-                  out.writeInt(8);
-                  out.writeLong(i);
-                }
-                out.flush();
-                while (in.read() >= 0) {
-                  // hold the connection until the client closes it
-                }
-              } catch (Exception closed) {
-                // the client or the test closed the connection: done
-              }
-            },
-            "flooding-peer");
-    t.setDaemon(true);
-    t.start();
-    return ss;
-  }
-
   private static InetSocketAddress addressOf(ServerSocket ss) {
     return new InetSocketAddress(LOOPBACK, ss.getLocalPort());
   }
@@ -129,7 +126,7 @@ class TNettyTransportTest {
   @Test
   void aReadTimeoutClosesTheTransportAndSaysWhatHappened() throws Exception {
     ServerSocket peer = silentPeer();
-    TNettyTransport transport = open(to(addressOf(peer)).readTimeout(Duration.ofMillis(200)));
+    TTransport transport = open(to(addressOf(peer)).readTimeout(Duration.ofMillis(200)));
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     assertThatThrownBy(() -> client.get_last_sale("X"))
         .isInstanceOfSatisfying(
@@ -178,7 +175,7 @@ class TNettyTransportTest {
             });
     closer.setDaemon(true);
     closer.start();
-    TNettyTransport transport = open(to(addressOf(ss)));
+    TTransport transport = open(to(addressOf(ss)));
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     assertThatThrownBy(() -> client.get_last_sale("X"))
         .isInstanceOfSatisfying(
@@ -193,7 +190,7 @@ class TNettyTransportTest {
   @Test
   void refusesToWriteMoreThanMaxFrameSize() throws Exception {
     ThriftServer server = server();
-    TNettyTransport transport = open(to(server.localAddress()).maxFrameSize(100));
+    TTransport transport = open(to(server.localAddress()).maxFrameSize(100));
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     assertThatThrownBy(() -> client.echo(Payloads.of(200, 1)))
         .isInstanceOf(FrameSizeException.class)
@@ -203,7 +200,7 @@ class TNettyTransportTest {
   @Test
   void rejectsAResponseAboveMaxFrameSize() throws Exception {
     ThriftServer server = server();
-    TNettyTransport transport = open(to(server.localAddress()).maxFrameSize(1000));
+    TTransport transport = open(to(server.localAddress()).maxFrameSize(1000));
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     // db_work(100) answers far more than 1000 bytes for a request far below.
     assertThatThrownBy(() -> client.db_work(100))
@@ -214,33 +211,6 @@ class TNettyTransportTest {
               assertThat(e.getMessage()).contains("exceeds maxFrameSize 1000");
             });
     assertThat(transport.isOpen()).isFalse();
-  }
-
-  @Test
-  void framesTheServerWasNotAskedForCloseTheTransportWithAClearError() throws Exception {
-    ServerSocket peer = floodingPeer(1000);
-    TNettyTransport transport = open(to(addressOf(peer)));
-    transport.write(new byte[] {1, 2, 3, 4, 5}, 0, 5);
-    transport.flush();
-    byte[] answer = new byte[8];
-    // The first frame answers the request; the second, unasked for, is a violation whether it
-    // arrives before or after the first is read. Nothing beyond it is ever queued.
-    assertThatThrownBy(
-            () -> {
-              transport.read(answer, 0, 8);
-              transport.read(answer, 0, 8);
-            })
-        .isInstanceOfSatisfying(
-            TTransportException.class,
-            e -> {
-              assertThat(e.getType()).isEqualTo(TTransportException.CORRUPTED_DATA);
-              assertThat(e.getMessage())
-                  .startsWith("protocol violation: a frame of 8 bytes arrived from "
-                      + addressOf(peer))
-                  .endsWith("; connection closed");
-            });
-    assertThat(transport.isOpen()).isFalse();
-    assertThatThrownBy(() -> transport.read(answer, 0, 8)).isInstanceOf(TTransportException.class);
   }
 
   @Test
@@ -265,7 +235,7 @@ class TNettyTransportTest {
             "eager-peer");
     t.setDaemon(true);
     t.start();
-    TNettyTransport transport = open(to(addressOf(ss)));
+    TTransport transport = open(to(addressOf(ss)));
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -283,7 +253,7 @@ class TNettyTransportTest {
     try {
       List<Future<Boolean>> results = new ArrayList<>();
       for (int c = 0; c < 16; c++) {
-        TNettyTransport transport = open(to(server.localAddress()));
+        TTransport transport = open(to(server.localAddress()));
         BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
         int seed = c;
         results.add(
@@ -308,7 +278,7 @@ class TNettyTransportTest {
   @Test
   void openTwiceAndUseAfterCloseFailClearly() throws Exception {
     ThriftServer server = server();
-    TNettyTransport transport = open(to(server.localAddress()));
+    TTransport transport = open(to(server.localAddress()));
     assertThatThrownBy(transport::open)
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -327,10 +297,12 @@ class TNettyTransportTest {
   @Test
   void builderValidatesWithTheNumbers() {
     InetSocketAddress a = new InetSocketAddress(LOOPBACK, 1);
-    assertThatThrownBy(() -> TNettyTransport.builder(a).maxFrameSize(0).build())
+    assertThatThrownBy(() -> ClientOptions.builder().maxFrameSize(0))
         .hasMessage("maxFrameSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> TNettyTransport.builder(a).readTimeout(Duration.ofMillis(-1)).build())
-        .hasMessageContaining("readTimeout: PT-0.001S (expected: >= 0");
+    assertThatThrownBy(() -> ClientOptions.builder().readTimeout(Duration.ofMillis(-1)))
+        .hasMessageContaining("readTimeout: PT-0.001S (expected: > 0");
+    assertThatThrownBy(() -> NettyClientKinds.RESOURCES.openTransport(a, null))
+        .hasMessageContaining("options");
   }
 
   @Test

@@ -1,11 +1,12 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientResources;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -133,10 +134,7 @@ class ServerRestartRecoveryTest {
             ThriftChannelPool.builder(
                     BenchService.Client::new,
                     e ->
-                        NettyThriftChannel.builder(e)
-                            .resources(resources)
-                            .connectTimeout(Duration.ofSeconds(2))
-                            .connect())
+                        resources.openChannel(e, ClientOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
                 .endpoint(address)
                 .config(CONFIG)
                 .maxInFlightPerConnection(8)

@@ -1,13 +1,14 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.netty.TNettyTransport;
+import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -99,7 +100,7 @@ class TlsPoolTest {
   void clientPoolOverNettyTlsTransports() throws Exception {
     ClientTls tls = clientTls();
     try (ThriftClientPool<BenchService.Client> pool =
-        clientPool(endpoint -> TNettyTransport.builder(endpoint).tls(tls).open())) {
+        clientPool(endpoint -> NettyClientResources.shared().openTransport(endpoint, ClientOptions.builder().tls(tls).build()))) {
       java.util.List<io.thriftnio.testkit.gen.TestInfo> rows = pool.call(c -> c.db_work(3));
       assertThat(rows).hasSize(3);
       io.thriftnio.testkit.gen.Nested nested = pool.call(c -> c.get_nested(2));
@@ -137,7 +138,7 @@ class TlsPoolTest {
     try (ThriftChannelPool<BenchService.Client> pool =
         ThriftChannelPool.builder(
                 BenchService.Client::new,
-                endpoint -> NettyThriftChannel.builder(endpoint).tls(tls).connect())
+                endpoint -> NettyClientResources.shared().openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
             .endpoint(server.localAddress())
             .config(PoolConfig.defaults())
             .maxInFlightPerConnection(8)

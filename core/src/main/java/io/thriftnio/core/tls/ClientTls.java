@@ -16,9 +16,9 @@ import javax.net.ssl.TrustManagerFactory;
  *     .trustManagerFactory(serverCas)        // default: the JDK's trusted authorities
  *     .keyManagerFactory(clientKeys)          // only for mutual TLS
  *     .build();
- * TNettyTransport transport = TNettyTransport.builder(address).tls(tls).open();
- * NettyThriftChannel channel = NettyThriftChannel.builder(address).tls(tls).connect();
- * GrizzlyClientResources grizzly = GrizzlyClientResources.builder().tls(tls).build();
+ * ClientOptions options = ClientOptions.builder().tls(tls).build();
+ * TTransport transport = resources.openTransport(address, options);  // Netty or Grizzly
+ * ThriftChannel channel = resources.openChannel(address, options);
  * ClientTransportFactory pooled = ClientTransportFactory.framedTls(connect, read, tls);
  * }</pre>
  *

@@ -1,14 +1,14 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.grizzly.TGrizzlyClientTransport;
 import java.net.InetSocketAddress;
 
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
- * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link TGrizzlyClientTransport}) and
+ * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link GrizzlyClientResources#openTransport}) and
  * {@code grizzly-async} ({@code GrizzlyThriftChannel}). Each cell's clients run on their own
  * selector runners, one per processor, closed with the cell.
  */
@@ -26,6 +26,11 @@ final class GrizzlyRows implements RowProvider {
   static GrizzlyClientResources resources(CellSpec cell) throws Exception {
     return GrizzlyClientResources.builder()
         .ioThreads(Runtime.getRuntime().availableProcessors())
+        .build();
+  }
+
+  static ClientOptions options(CellSpec cell) {
+    return ClientOptions.builder()
         .readTimeout(cell.callTimeout())
         .requestTimeout(cell.callTimeout())
         // Replies are decoded on the selector thread and the next call starts from there.
@@ -45,11 +50,7 @@ final class GrizzlyRows implements RowProvider {
       return Lanes.syncConnections(
           cell,
           address,
-          a -> {
-            TGrizzlyClientTransport t = resources.newTransport(a);
-            t.open();
-            return t;
-          },
+          a -> resources.openTransport(a, options(cell)),
           resources);
     }
   }
@@ -64,7 +65,7 @@ final class GrizzlyRows implements RowProvider {
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       GrizzlyClientResources resources = resources(cell);
       return Lanes.asyncConnections(
-          cell, address, resources::openChannel, Runnable::run, resources);
+          cell, address, a -> resources.openChannel(a, options(cell)), Runnable::run, resources);
     }
   }
 }

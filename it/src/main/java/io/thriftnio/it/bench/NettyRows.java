@@ -1,11 +1,12 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ClientOptions;
+
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.netty.NettyTransportType;
-import io.thriftnio.netty.TNettyTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -16,7 +17,7 @@ import java.time.Duration;
  * and that message is the skip reason), the same two strategies pinned to one transport for
  * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
- * netty-sync} ({@link TNettyTransport}) and {@code netty-async} ({@link NettyThriftChannel}). Each
+ * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link NettyThriftChannel}). Each
  * cell's clients run on their own event loops, one per processor, closed with the cell.
  */
 final class NettyRows implements RowProvider {
@@ -61,7 +62,7 @@ final class NettyRows implements RowProvider {
       return Lanes.syncConnections(
           cell,
           address,
-          a -> TNettyTransport.builder(a).resources(resources).readTimeout(timeout).open(),
+          a -> resources.openTransport(a, ClientOptions.builder().readTimeout(timeout).build()),
           resources);
     }
   }
@@ -80,11 +81,7 @@ final class NettyRows implements RowProvider {
       return Lanes.asyncConnections(
           cell,
           address,
-          a -> NettyThriftChannel.builder(a)
-              .resources(resources)
-              .requestTimeout(cell.callTimeout())
-              .callbackExecutor(Runnable::run)
-              .connect(),
+          a -> resources.openChannel(a, ClientOptions.builder().requestTimeout(cell.callTimeout()).callbackExecutor(Runnable::run).build()),
           Runnable::run,
           resources);
     }

@@ -1,7 +1,8 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ClientOptions;
+
 import io.thriftnio.netty.NettyClientResources;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -136,11 +137,7 @@ final class PoolRows implements RowProvider {
       ThriftChannelPool<BenchService.Client> pool =
           ThriftChannelPool.builder(
                   BenchService.Client::new,
-                  a -> NettyThriftChannel.builder(a)
-                      .resources(resources)
-                      .requestTimeout(cell.callTimeout())
-                      .callbackExecutor(Runnable::run)
-                      .connect())
+                  a -> resources.openChannel(a, ClientOptions.builder().requestTimeout(cell.callTimeout()).callbackExecutor(Runnable::run).build()))
               .protocol(cell.protocolFactory())
               .endpoint(address)
               .config(config(size, cell.callTimeout()))

@@ -1,8 +1,9 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ClientOptions;
+
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.netty.NettyClientResources;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -110,11 +111,7 @@ final class SoakLoad implements AutoCloseable {
         ThriftChannelPool.builder(
                 BenchService.Client::new,
                 a -> {
-                  ThriftChannel ch = NettyThriftChannel.builder(a)
-                      .resources(resources)
-                      .requestTimeout(callTimeout)
-                      .callbackExecutor(Runnable::run)
-                      .connect();
+                  ThriftChannel ch = resources.openChannel(a, ClientOptions.builder().requestTimeout(callTimeout).callbackExecutor(Runnable::run).build());
                   asyncVictims.add(new Victim() {
                     @Override
                     public boolean alive() {

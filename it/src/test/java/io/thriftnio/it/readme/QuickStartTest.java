@@ -35,10 +35,39 @@ class QuickStartTest {
   @Test
   void readmeQuickStartCompilesAndRunsAsDocumented(@TempDir Path dir) throws Exception {
     String readme = Files.readString(Path.of("..", "README.md"));
+    List<String> lines = compileAndRun(quickStart(readme), dir);
+    assertThat(lines)
+        .containsExactly(
+            "last sale: TradeReport(symbol:ACME, price:25.5, size:100, seq_num:1)",
+            "echo: hello",
+            "db_work rows: 3");
+    assertThat(readme).contains(String.join("\n", lines));
+  }
+
+  /** The README's promise: the clients move to Grizzly by changing the one line it points at. */
+  @Test
+  void switchingTheClientsToGrizzlyChangesOneLine(@TempDir Path dir) throws Exception {
+    String source = quickStart(Files.readString(Path.of("..", "README.md")));
+    String line = "try (ClientResources resources = NettyClientResources.create();";
+    assertThat(source).containsOnlyOnce(line);
+    String grizzly =
+        source
+            .replace(line, "try (ClientResources resources = GrizzlyClientResources.create();")
+            .replace(
+                "import io.thriftnio.netty.NettyClientResources;",
+                "import io.thriftnio.grizzly.GrizzlyClientResources;");
+    assertThat(compileAndRun(grizzly, dir)).contains("db_work rows: 3");
+  }
+
+  private static String quickStart(String readme) {
     Matcher m = QUICK_START.matcher(readme);
     assertThat(m.find()).as("README.md has a quickstart block").isTrue();
+    return m.group(1);
+  }
+
+  private List<String> compileAndRun(String code, Path dir) throws Exception {
     Path source = dir.resolve("QuickStart.java");
-    Files.writeString(source, m.group(1));
+    Files.writeString(source, code);
 
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
@@ -64,12 +93,6 @@ class QuickStartTest {
     } finally {
       System.setOut(original);
     }
-    List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
-    assertThat(lines)
-        .containsExactly(
-            "last sale: TradeReport(symbol:ACME, price:25.5, size:100, seq_num:1)",
-            "echo: hello",
-            "db_work rows: 3");
-    assertThat(readme).contains(String.join("\n", lines));
+    return printed.toString(StandardCharsets.UTF_8).lines().toList();
   }
 }

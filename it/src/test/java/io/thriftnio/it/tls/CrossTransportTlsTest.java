@@ -1,5 +1,7 @@
 package io.thriftnio.it.tls;
 
+import io.thriftnio.core.ClientOptions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ServerBuilder;
@@ -7,9 +9,8 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.grizzly.TGrizzlyClientTransport;
+import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.netty.TNettyTransport;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -55,8 +56,10 @@ class CrossTransportTlsTest {
   @Test
   void nettyClientToGrizzlyServer() throws Exception {
     try (ThriftServer server = start(GrizzlyThriftServer.builder())) {
-      TNettyTransport transport =
-          TNettyTransport.builder(server.localAddress()).tls(clientTls()).open();
+      TTransport transport =
+          NettyClientResources.shared()
+              .openTransport(
+                  server.localAddress(), ClientOptions.builder().tls(clientTls()).build());
       try {
         callEverything(transport);
       } finally {
@@ -69,10 +72,10 @@ class CrossTransportTlsTest {
   @Test
   void grizzlyClientToNettyServer() throws Exception {
     try (ThriftServer server = start(NettyThriftServer.builder());
-        GrizzlyClientResources resources =
-            GrizzlyClientResources.builder().tls(clientTls()).build()) {
-      TGrizzlyClientTransport transport = resources.newTransport(server.localAddress());
-      transport.open();
+        GrizzlyClientResources resources = GrizzlyClientResources.create()) {
+      TTransport transport =
+          resources.openTransport(
+              server.localAddress(), ClientOptions.builder().tls(clientTls()).build());
       try {
         callEverything(transport);
       } finally {

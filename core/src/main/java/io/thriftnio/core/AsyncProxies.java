@@ -1,0 +1,164 @@
+package io.thriftnio.core;
+
+import static io.thriftnio.core.AsyncClients.execute;
+import static io.thriftnio.core.AsyncClients.unwrap;
+
+import io.thriftnio.core.AsyncClients.AsyncCaller;
+import io.thriftnio.core.AsyncClients.Send;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.thrift.TException;
+import org.apache.thrift.TServiceClient;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code AsyncIface} proxies of {@link AsyncClients}: each interface method is planned once,
+ * against the generated client's {@code send_x} and {@code recv_x}, and called through an {@link
+ * AsyncCaller}.
+ */
+final class AsyncProxies {
+  private static final Logger log = LoggerFactory.getLogger(AsyncClients.class);
+
+  private AsyncProxies() {}
+
+  static <A, C extends TServiceClient> A ifaceProxy(Class<A> asyncIface, AsyncCaller<C> caller) {
+    if (!asyncIface.isInterface()) {
+      throw new IllegalArgumentException("asyncIface: " + asyncIface + " (expected: an interface)");
+    }
+    Map<Method, MethodPlan> plans = new ConcurrentHashMap<>();
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return objectMethod(proxy, method, args, asyncIface);
+          }
+          MethodPlan plan = plans.computeIfAbsent(method, m -> plan(m, caller.sampleClientClass()));
+          plan.invoke(caller, args);
+          return null;
+        };
+    // Validate every method now, so a mismatched client fails at creation, not at first call.
+    for (Method m : asyncIface.getMethods()) {
+      plans.put(m, plan(m, caller.sampleClientClass()));
+    }
+    Object proxy =
+        Proxy.newProxyInstance(asyncIface.getClassLoader(), new Class<?>[] {asyncIface}, handler);
+    return asyncIface.cast(proxy);
+  }
+
+  private static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
+    switch (method.getName()) {
+      case "equals":
+        return proxy == args[0];
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      default:
+        return "AsyncClients proxy for " + iface.getName();
+    }
+  }
+
+  static MethodPlan plan(Method asyncMethod, Class<?> clientClass) {
+    Class<?>[] params = asyncMethod.getParameterTypes();
+    if (params.length == 0 || params[params.length - 1] != AsyncMethodCallback.class) {
+      throw new IllegalArgumentException(
+          asyncMethod + ": (expected: last parameter AsyncMethodCallback)");
+    }
+    Class<?>[] argTypes = Arrays.copyOf(params, params.length - 1);
+    Method sendMethod;
+    try {
+      sendMethod = clientClass.getMethod("send_" + asyncMethod.getName(), argTypes);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalArgumentException(
+          asyncMethod.getName()
+              + ": no send_"
+              + asyncMethod.getName()
+              + Arrays.toString(argTypes)
+              + " on "
+              + clientClass.getName(),
+          e);
+    }
+    Method recvMethod;
+    try {
+      recvMethod = clientClass.getMethod("recv_" + asyncMethod.getName());
+    } catch (NoSuchMethodException oneway) {
+      recvMethod = null;
+    }
+    return new MethodPlan(sendMethod, recvMethod);
+  }
+
+  static final class MethodPlan {
+    private final Method send;
+    private final Method receive;
+
+    MethodPlan(Method send, Method receive) {
+      this.send = send;
+      this.receive = receive;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void invoke(AsyncCaller<?> caller, Object[] args) {
+      AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[args.length - 1];
+      Object[] sendArgs = Arrays.copyOf(args, args.length - 1);
+      Send sendStep = client -> invokeClient(send, client, sendArgs);
+      CompletableFuture<?> future =
+          receive == null
+              ? caller.callOneway(sendStep)
+              : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
+      // The future completes on the caller's executor already: the callback runs there, without a
+      // second hop. Only a future complete before whenComplete returns (a fast reply, a failed
+      // encode) would run it on the proxy caller's thread: that one is handed to the executor.
+      Thread invoking = Thread.currentThread();
+      AtomicBoolean registered = new AtomicBoolean();
+      future.whenComplete(
+          (result, failure) -> {
+            Runnable deliver =
+                () -> {
+                  try {
+                    if (failure == null) {
+                      callback.onComplete(result);
+                    } else {
+                      Throwable cause = unwrap(failure);
+                      callback.onError(
+                          cause instanceof Exception ? (Exception) cause : new TException(cause));
+                    }
+                  } catch (RuntimeException e) {
+                    log.warn("AsyncMethodCallback for {} threw", send.getName().substring(5), e);
+                  }
+                };
+            if (!registered.get() && Thread.currentThread() == invoking) {
+              execute(caller.executor, deliver);
+            } else {
+              deliver.run();
+            }
+          });
+      registered.set(true);
+    }
+
+    private static Object invokeClient(Method m, Object client, Object[] args) throws TException {
+      try {
+        return m.invoke(client, args);
+      } catch (InvocationTargetException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof TException) {
+          throw (TException) cause;
+        }
+        if (cause instanceof RuntimeException) {
+          throw (RuntimeException) cause;
+        }
+        if (cause instanceof Error) {
+          throw (Error) cause;
+        }
+        throw new TException(cause);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.internal.Checks;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * What every {@link ClientResources} does the same way: the argument checks, refusing to open once
+ * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), and
+ * a registry of the connections still open so that {@link #close()} closes them. An IO adapter
+ * supplies the TLS sync transport, the channel and the release of its threads. Not part of the API.
+ */
+public abstract class AbstractClientResources implements ClientResources {
+
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+
+  /** Opens a sync transport over TLS; {@code onClose} runs once when it closes. */
+  protected abstract TTransport connectTlsTransport(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException;
+
+  /** Connects a channel; {@code onClose} runs once when it closes. */
+  protected abstract ThriftChannel connectChannel(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException;
+
+  /** Stops the threads these resources own, if any; runs once, after every connection closed. */
+  protected abstract void release();
+
+  @Override
+  public final TTransport openTransport(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    checkArguments(address, options);
+    AtomicReference<AutoCloseable> self = new AtomicReference<>();
+    Runnable onClose = () -> forget(self);
+    TTransport transport =
+        options.tls().isPresent()
+            ? connectTlsTransport(address, options, onClose)
+            : SocketFramedTransport.connect(address, options, onClose);
+    self.set(transport);
+    return register(transport, address);
+  }
+
+  @Override
+  public final ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    checkArguments(address, options);
+    AtomicReference<AutoCloseable> self = new AtomicReference<>();
+    ThriftChannel channel = connectChannel(address, options, () -> forget(self));
+    self.set(channel);
+    return register(channel, address);
+  }
+
+  /** A connection that failed to connect closes before it is known: nothing to forget then. */
+  private void forget(AtomicReference<AutoCloseable> connection) {
+    AutoCloseable c = connection.get();
+    if (c != null) {
+      open.remove(c);
+    }
+  }
+
+  /** Whether {@link #close()} has been called. */
+  public final boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Connections opened here and not yet closed. */
+  public final int openConnections() {
+    return open.size();
+  }
+
+  /** Fails with {@code NOT_OPEN} once closed. */
+  protected final void ensureOpen(InetSocketAddress address) throws TTransportException {
+    if (closed.get()) {
+      throw ClientErrors.resourcesClosed(address);
+    }
+  }
+
+  private void checkArguments(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    Checks.notNull("address", address);
+    Checks.notNull("options", options);
+    ensureOpen(address);
+  }
+
+  private <T extends AutoCloseable> T register(T connection, InetSocketAddress address)
+      throws TTransportException {
+    open.add(connection);
+    if (closed.get()) { // close() ran meanwhile and may have missed it
+      closeQuietly(connection);
+      throw ClientErrors.resourcesClosed(address);
+    }
+    return connection;
+  }
+
+  /** Closes every connection still open, then releases the threads. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    List<AutoCloseable> all = new ArrayList<>(open);
+    for (AutoCloseable c : all) {
+      closeQuietly(c);
+    }
+    open.clear();
+    release();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      // TTransport and ThriftChannel close without throwing; nothing else can be done here anyway
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.internal.JdkTls;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.regex.Pattern;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * Every failure a client connection reports, made in one place so that each transport gives the
+ * same exception type, {@link TTransportException} type code and text for the same failure. Peers
+ * are written as the caller gave them. Not part of the API.
+ */
+public final class ClientErrors {
+  private static final Pattern ANNOTATED_ADDRESS = Pattern.compile(": [^ ]*:[0-9]+$");
+  private static final Pattern NATIVE_CALL =
+      Pattern.compile("^[A-Za-z_]+\\(\\.\\.\\) failed(?: with error\\(-?[0-9]+\\))?: ");
+
+  private ClientErrors() {}
+
+  /**
+   * The address as the caller gave it, written as every exception of this library writes one
+   * ({@code localhost/127.0.0.1:9090}); an unresolved one as {@code host:port}.
+   */
+  public static String peer(SocketAddress address) {
+    if (address instanceof InetSocketAddress && ((InetSocketAddress) address).isUnresolved()) {
+      InetSocketAddress a = (InetSocketAddress) address;
+      return a.getHostString() + ":" + a.getPort();
+    }
+    return String.valueOf(address);
+  }
+
+  /** {@code NOT_OPEN}: {@code cannot connect to host:port: <cause>}. */
+  public static TTransportException connectFailed(SocketAddress address, Throwable cause) {
+    return new TTransportException(
+        TTransportException.NOT_OPEN,
+        "cannot connect to " + peer(address) + ": " + describe(cause),
+        cause);
+  }
+
+  /** {@code TIMED_OUT}: no answer to the connect within the connect timeout. */
+  public static TTransportException connectTimedOut(SocketAddress address, long timeoutMillis) {
+    return new TTransportException(
+        TTransportException.TIMED_OUT,
+        "cannot connect to "
+            + peer(address)
+            + ": no answer within connectTimeout "
+            + timeoutMillis
+            + " ms");
+  }
+
+  /** {@code NOT_OPEN}: the resources a connection was asked of are closed. */
+  public static TTransportException resourcesClosed(SocketAddress address) {
+    return new TTransportException(
+        TTransportException.NOT_OPEN,
+        "cannot connect to " + peer(address) + ": client resources closed");
+  }
+
+  /** {@code UNKNOWN}, interrupted while connecting; the caller restores the interrupt flag. */
+  public static TTransportException connectInterrupted(SocketAddress address, Throwable cause) {
+    return new TTransportException(
+        TTransportException.UNKNOWN, "interrupted while connecting to " + peer(address), cause);
+  }
+
+  /** {@code NOT_OPEN}: the TLS handshake failed. */
+  public static TTransportException handshakeFailed(SocketAddress address, Throwable cause) {
+    return new TTransportException(
+        TTransportException.NOT_OPEN,
+        "TLS handshake with " + peer(address) + " failed: " + JdkTls.describe(cause),
+        cause);
+  }
+
+  /** {@code TIMED_OUT}: the TLS handshake did not complete within its timeout. */
+  public static TTransportException handshakeTimedOut(SocketAddress address, long timeoutMillis) {
+    return new TTransportException(
+        TTransportException.TIMED_OUT,
+        "TLS handshake with " + peer(address) + " timed out after " + timeoutMillis + " ms");
+  }
+
+  /** {@code NOT_OPEN}: a call made on a channel that is closed; nothing was sent. */
+  public static TTransportException channelClosed(SocketAddress address, String reason) {
+    return new TTransportException(
+        TTransportException.NOT_OPEN,
+        "channel to " + peer(address) + " is closed (" + reason + "); call not sent");
+  }
+
+  /**
+   * A call that was waiting when its connection closed: {@code END_OF_FILE}, or the type of a
+   * {@link TTransportException} cause (a response over {@code maxFrameSize} is {@code
+   * CORRUPTED_DATA}).
+   */
+  public static TTransportException connectionClosed(
+      SocketAddress address, int pendingCalls, String reason, Throwable cause) {
+    int type =
+        cause instanceof TTransportException
+            ? ((TTransportException) cause).getType()
+            : TTransportException.END_OF_FILE;
+    return new TTransportException(
+        type,
+        "connection to "
+            + peer(address)
+            + " closed with "
+            + pendingCalls
+            + " calls pending: "
+            + reason,
+        cause);
+  }
+
+  /** {@code TIMED_OUT}: a channel call outlived its timeout; the channel is closed. */
+  public static TTransportException callTimedOut(
+      SocketAddress address, long timeoutMillis, int pendingCalls) {
+    return new TTransportException(
+        TTransportException.TIMED_OUT,
+        "call to "
+            + peer(address)
+            + " timed out after "
+            + timeoutMillis
+            + " ms ("
+            + pendingCalls
+            + " calls were pending); channel closed");
+  }
+
+  /** {@code TIMED_OUT}: a sync transport's read outlived its timeout; the transport is closed. */
+  public static TTransportException readTimedOut(SocketAddress address, long timeoutMillis) {
+    return new TTransportException(
+        TTransportException.TIMED_OUT,
+        "no response from "
+            + peer(address)
+            + " within readTimeout "
+            + timeoutMillis
+            + " ms; transport closed");
+  }
+
+  /** {@code NOT_OPEN}: an operation on a sync transport that is closed. */
+  public static TTransportException transportClosed(SocketAddress address, String operation) {
+    return new TTransportException(
+        TTransportException.NOT_OPEN,
+        "cannot " + operation + ": transport to " + peer(address) + " is closed");
+  }
+
+  /** {@code END_OF_FILE}: the peer closed while a sync transport waited for a response. */
+  public static TTransportException closedByPeer(SocketAddress address) {
+    return new TTransportException(
+        TTransportException.END_OF_FILE,
+        "connection to " + peer(address) + " closed by the peer while waiting for a response");
+  }
+
+  /** A sync transport's connection failed: the type of a transport cause, else {@code UNKNOWN}. */
+  public static TTransportException connectionFailed(SocketAddress address, Throwable cause) {
+    int type =
+        cause instanceof TTransportException
+            ? ((TTransportException) cause).getType()
+            : TTransportException.UNKNOWN;
+    return new TTransportException(
+        type, "connection to " + peer(address) + " failed: " + describe(cause), cause);
+  }
+
+  /** {@code CORRUPTED_DATA}: the peer sent a frame no call asked for; the connection is closed. */
+  public static TTransportException protocolViolation(
+      SocketAddress address, int frameBytes, String when) {
+    return new TTransportException(
+        TTransportException.CORRUPTED_DATA,
+        "protocol violation: a frame of "
+            + frameBytes
+            + " bytes arrived from "
+            + peer(address)
+            + " "
+            + when
+            + "; connection closed");
+  }
+
+  /** {@code UNKNOWN}: interrupted while waiting; the transport is closed. */
+  public static TTransportException interrupted(SocketAddress address, Throwable cause) {
+    return new TTransportException(
+        TTransportException.UNKNOWN,
+        "interrupted while waiting for a response from " + peer(address) + "; transport closed",
+        cause);
+  }
+
+  /**
+   * A short text for a failure, the same whatever IO library raised it: the message without the
+   * address that some libraries append, or the class name where there is no message; a frame size
+   * violation without its peer, which the caller's message names already.
+   */
+  public static String describe(Throwable cause) {
+    if (cause == null) {
+      return "unknown reason";
+    }
+    if (cause instanceof FrameSizeException) {
+      FrameSizeException f = (FrameSizeException) cause;
+      return f.length() > f.maxFrameSize()
+          ? "frame length " + f.length() + " exceeds maxFrameSize " + f.maxFrameSize()
+          : "frame length " + f.length() + " is invalid (expected: 1.." + f.maxFrameSize() + ")";
+    }
+    String message = cause.getMessage();
+    if (message == null || message.isEmpty()) {
+      return cause.getClass().getSimpleName();
+    }
+    // Netty appends ": localhost/127.0.0.1:9090" to the JDK's text (the caller's message names
+    // it), and its native transports prefix the system call: "finishConnect(..) failed with
+    // error(-111): Connection refused". Both go, so the text is the same on every transport.
+    message = ANNOTATED_ADDRESS.matcher(message).replaceFirst("");
+    return NATIVE_CALL.matcher(message).replaceFirst("");
+  }
+
+  /** The frame-size failure of {@code cause}, restated against {@code address}. */
+  public static FrameSizeException frameSize(FrameSizeException cause, SocketAddress address) {
+    return new FrameSizeException(cause.length(), cause.maxFrameSize(), address);
+  }
+}

@@ -1,0 +1,187 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TEndpointTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * The framed sync-transport logic every client transport of this library shares, like {@code
+ * TFramedTransport}: any generated {@code Client} works on it unchanged.
+ *
+ * <pre>
+ *  write() write()   [ 0 0 0 0 | payload ... ]   one array; the prefix is left free
+ *  flush()           [ len     | payload ... ]   patched in place, handed to sendFrame once
+ *  read()            receiveFrame() fills one reusable array with the next response frame;
+ *                    getBuffer() exposes it for libthrift's fast path
+ * </pre>
+ *
+ * <p>Each response frame bounds the {@link TConfiguration} message size, so libthrift's size checks
+ * compare declared sizes with the bytes actually present. Subclasses move the bytes: {@link
+ * SocketFramedTransport} over a blocking socket on the caller's thread, or an IO adapter whose
+ * event loop hands frames over. Not thread-safe, like every {@code TTransport}.
+ */
+public abstract class FramedClientTransport extends TEndpointTransport {
+
+  private static final int INITIAL_CAPACITY = 256;
+
+  /** The server, as the caller named it. */
+  protected final InetSocketAddress address;
+
+  /** The largest frame sent or accepted, length prefix excluded. */
+  protected final int maxFrameSize;
+
+  private byte[] out = new byte[Framing.HEADER_SIZE + INITIAL_CAPACITY];
+  private int outSize = Framing.HEADER_SIZE;
+  private byte[] frame = new byte[0];
+  private int framePos;
+  private int frameEnd;
+
+  /**
+   * @param address the server
+   * @param maxFrameSize the largest frame, in bytes
+   */
+  protected FramedClientTransport(InetSocketAddress address, int maxFrameSize)
+      throws TTransportException {
+    super(new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH));
+    this.address = address;
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  /** The server's address, as given. */
+  public InetSocketAddress remoteAddress() {
+    return address;
+  }
+
+  /**
+   * Sends one whole frame, prefix included; the array is reused once this returns, so an adapter
+   * that sends later copies it.
+   */
+  protected abstract void sendFrame(byte[] frame, int length) throws TTransportException;
+
+  /** Waits for the next response frame and hands it to {@link #setFrame}. */
+  protected abstract void receiveFrame() throws TTransportException;
+
+  /** Fails unless the transport is open; {@code operation} names the caller's step. */
+  protected abstract void checkOpen(String operation) throws TTransportException;
+
+  /** The next response frame: {@code length} bytes of {@code array}, from index 0. */
+  protected final void setFrame(byte[] array, int length) {
+    frame = array;
+    framePos = 0;
+    frameEnd = length;
+    try {
+      resetConsumedMessageSize(-1);
+      updateKnownMessageSize(length);
+    } catch (TTransportException e) {
+      throw new IllegalStateException(e); // a frame of at most maxFrameSize always fits
+    }
+  }
+
+  /** The array of the current frame, to be reused by the next one. */
+  protected final byte[] frameArray() {
+    return frame;
+  }
+
+  /** {@link #open()} on a transport that is open or was closed: it is opened once, when made. */
+  @Override
+  public void open() throws TTransportException {
+    checkOpen("open");
+    throw new TTransportException(
+        TTransportException.ALREADY_OPEN,
+        "transport to " + ClientErrors.peer(address) + " is already open");
+  }
+
+  @Override
+  public final void write(byte[] buf, int off, int len) throws TTransportException {
+    long size = (long) outSize + len;
+    if (size - Framing.HEADER_SIZE > maxFrameSize) {
+      outSize = Framing.HEADER_SIZE;
+      throw new FrameSizeException(
+          (int) Math.min(Integer.MAX_VALUE, size - Framing.HEADER_SIZE), maxFrameSize, address);
+    }
+    if (size > out.length) {
+      out =
+          Arrays.copyOf(
+              out,
+              (int) Math.min(maxFrameSize + Framing.HEADER_SIZE, Math.max(size, 2L * out.length)));
+    }
+    System.arraycopy(buf, off, out, outSize, len);
+    outSize = (int) size;
+  }
+
+  /**
+   * Sends the bytes written since the last flush as one frame. On an interrupted thread it sends
+   * nothing, closes the transport and throws, the interrupt flag kept: a caller being cancelled
+   * does not start a call it will not wait for.
+   */
+  @Override
+  public final void flush() throws TTransportException {
+    checkOpen("flush");
+    int size = outSize;
+    if (size == Framing.HEADER_SIZE) {
+      return;
+    }
+    outSize = Framing.HEADER_SIZE;
+    if (Thread.currentThread().isInterrupted()) {
+      close();
+      throw new TTransportException(
+          TTransportException.UNKNOWN,
+          "flush() to "
+              + ClientErrors.peer(address)
+              + " called on an interrupted thread; nothing sent, transport closed");
+    }
+    Framing.encodeLength(size - Framing.HEADER_SIZE, out, 0);
+    sendFrame(out, size);
+  }
+
+  @Override
+  public final int read(byte[] buf, int off, int len) throws TTransportException {
+    if (len <= 0) {
+      return 0;
+    }
+    if (framePos == frameEnd) {
+      checkOpen("read");
+      receiveFrame();
+    }
+    int n = Math.min(len, frameEnd - framePos);
+    System.arraycopy(frame, framePos, buf, off, n);
+    consumeBuffer(n);
+    return n;
+  }
+
+  @Override
+  public final byte[] getBuffer() {
+    return frame;
+  }
+
+  @Override
+  public final int getBufferPosition() {
+    return framePos;
+  }
+
+  @Override
+  public final int getBytesRemainingInBuffer() {
+    return frameEnd - framePos;
+  }
+
+  @Override
+  public final void consumeBuffer(int len) {
+    framePos += len;
+    try {
+      countConsumedMessageBytes(len);
+    } catch (TTransportException e) {
+      // Reads never pass the frame's end, and the frame set the budget: this cannot happen.
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Drops what a closed transport still holds: a late response is never read by a next call. */
+  protected final void dropFrame() {
+    framePos = 0;
+    frameEnd = 0;
+  }
+}

@@ -1,0 +1,133 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.ThriftChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A {@link ThriftChannel} whose calls are core's {@link PipelinedCalls}: an IO adapter extends it,
+ * moves the bytes ({@link PipelinedCalls.Link}) and reports what its connection reads ({@link
+ * #calls}{@code .onResponse}) and how it ends ({@link #connectionEnded}). Not part of the API.
+ */
+public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.Link {
+
+  /** The server, as the caller named it. */
+  protected final InetSocketAddress address;
+
+  /** The call table. */
+  protected final PipelinedCalls calls;
+
+  private final Duration requestTimeout;
+
+  /**
+   * @param address the server
+   * @param options the connection's settings
+   * @param timer runs the per-call timers
+   * @param onClose runs once, after the channel has closed
+   */
+  protected PipelinedChannel(
+      InetSocketAddress address,
+      ClientOptions options,
+      ScheduledExecutorService timer,
+      Runnable onClose) {
+    this.address = address;
+    this.requestTimeout = options.requestTimeout();
+    this.calls =
+        new PipelinedCalls(
+            address,
+            options.maxFrameSize(),
+            options.maxPendingCalls(),
+            options.requestTimeout(),
+            timer,
+            options.callbackExecutor(),
+            this);
+    calls.onClose(onClose);
+  }
+
+  /** Whether the connection is open, as the IO library sees it. */
+  protected abstract boolean connectionOpen();
+
+  /**
+   * The connection ended: in order ({@code null}), or with {@code cause}. A frame over {@code
+   * maxFrameSize} fails the waiting calls with {@code CORRUPTED_DATA}; the text is the same
+   * whichever library reported it.
+   */
+  protected final void connectionEnded(Throwable cause) {
+    if (cause == null) {
+      calls.close("closed by the peer", null);
+    } else if (cause instanceof FrameSizeException) {
+      FrameSizeException e = ClientErrors.frameSize((FrameSizeException) cause, address);
+      calls.close(ClientErrors.describe(e), e);
+    } else if (cause instanceof IOException) {
+      calls.close(ClientErrors.describe(cause), cause);
+    } else {
+      calls.close("unexpected " + cause, cause);
+    }
+  }
+
+  @Override
+  public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+    return calls.exchange(request);
+  }
+
+  @Override
+  public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+    return calls.exchange(request, timeout);
+  }
+
+  @Override
+  public final CompletableFuture<Void> send(ByteBuffer request) {
+    return calls.send(request);
+  }
+
+  /**
+   * {@link #exchange(ByteBuffer)} completing on the IO or timer thread itself, for a caller that
+   * hops to its own executor next ({@link io.thriftnio.core.AsyncClients}): one hop, not two.
+   */
+  public final CompletableFuture<ByteBuffer> exchangeOnIoThread(ByteBuffer request) {
+    return calls.exchange(request, requestTimeout, Runnable::run);
+  }
+
+  /** {@link #send(ByteBuffer)} completing on the IO thread; see {@link #exchangeOnIoThread}. */
+  public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {
+    return calls.send(request, Runnable::run);
+  }
+
+  @Override
+  public final int pendingCalls() {
+    return calls.pendingCalls();
+  }
+
+  @Override
+  public final boolean isOpen() {
+    return calls.isOpen() && connectionOpen();
+  }
+
+  @Override
+  public final SocketAddress remoteAddress() {
+    return address;
+  }
+
+  /** Closes the connection; every pending call fails. Idempotent. */
+  @Override
+  public void close() {
+    calls.close("the channel was closed", null);
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName()
+        + "{"
+        + ClientErrors.peer(address)
+        + ", pending="
+        + pendingCalls()
+        + (isOpen() ? "}" : ", closed}");
+  }
+}

@@ -1,0 +1,196 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.Arrays;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * The plain-TCP sync transport of every {@code ClientResources}: a blocking socket driven by the
+ * caller's thread, so a call costs what {@code TSocket} + {@code TFramedTransport} cost: one write
+ * per request, one read call for a small response, no thread handoff. An event loop would add two
+ * handoffs and a copy per call and buy nothing for one call at a time.
+ *
+ * <p>A response frame is read into one reusable array, grown as its bytes arrive (never to the
+ * declared length up front) and bounded by {@code maxFrameSize}. A frame read when every flushed
+ * request has had its response is a protocol violation. Every failure closes the transport, since
+ * its stream may hold half a message. Not part of the API.
+ */
+public final class SocketFramedTransport extends FramedClientTransport {
+
+  private static final int GROWTH_STEP = 64 * 1024;
+  private static final int READ_BUFFER_SIZE = 8 * 1024;
+
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+  private final long readTimeoutMillis;
+  private final byte[] header = new byte[Framing.HEADER_SIZE];
+  private final Runnable onClose;
+  private volatile boolean closed;
+
+  /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
+  private int owed;
+
+  private SocketFramedTransport(
+      InetSocketAddress address, ClientOptions options, Socket socket, Runnable onClose)
+      throws TTransportException, IOException {
+    super(address, options.maxFrameSize());
+    this.socket = socket;
+    // Buffered so that a small response (length and frame) takes one read call, as TSocket's
+    // does; a large frame is read straight into the frame array, past the buffer.
+    this.in = new BufferedInputStream(socket.getInputStream(), READ_BUFFER_SIZE);
+    this.out = socket.getOutputStream();
+    this.readTimeoutMillis = options.readTimeout().toMillis();
+    this.onClose = onClose;
+  }
+
+  /**
+   * Connects within the options' connect timeout.
+   *
+   * @param onClose runs once when the transport closes
+   * @throws TTransportException {@code NOT_OPEN} if refused, {@code TIMED_OUT} after the timeout
+   */
+  public static SocketFramedTransport connect(
+      InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException {
+    Socket socket = new Socket();
+    long connectMillis = Math.max(1, options.connectTimeout().toMillis());
+    try {
+      socket.setTcpNoDelay(true);
+      socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, options.readTimeout().toMillis()));
+      socket.connect(address, (int) Math.min(Integer.MAX_VALUE, connectMillis));
+      return new SocketFramedTransport(address, options, socket, onClose);
+    } catch (SocketTimeoutException e) {
+      closeQuietly(socket);
+      throw ClientErrors.connectTimedOut(address, connectMillis);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(socket);
+      throw ClientErrors.connectFailed(address, e);
+    }
+  }
+
+  @Override
+  public boolean isOpen() {
+    return !closed;
+  }
+
+  /** Closes the socket; a later read or flush fails with {@code NOT_OPEN}. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    dropFrame();
+    closeQuietly(socket);
+    onClose.run();
+  }
+
+  @Override
+  protected void checkOpen(String operation) throws TTransportException {
+    if (closed) {
+      throw ClientErrors.transportClosed(address, operation);
+    }
+  }
+
+  @Override
+  protected void sendFrame(byte[] frame, int length) throws TTransportException {
+    try {
+      out.write(frame, 0, length);
+    } catch (IOException e) {
+      close();
+      throw ClientErrors.connectionFailed(address, e);
+    }
+    if (owed < Integer.MAX_VALUE) {
+      owed++;
+    }
+  }
+
+  @Override
+  protected void receiveFrame() throws TTransportException {
+    try {
+      if (!readFully(header, 0, Framing.HEADER_SIZE)) {
+        close();
+        throw ClientErrors.closedByPeer(address);
+      }
+      int length = Framing.decodeLength(header, 0);
+      try {
+        Framing.checkLength(length, maxFrameSize, address);
+      } catch (FrameSizeException e) {
+        close();
+        throw ClientErrors.connectionFailed(address, e);
+      }
+      byte[] frame = readFrame(length);
+      if (owed == 0) {
+        close();
+        throw ClientErrors.protocolViolation(address, length, "with no call waiting for it");
+      }
+      owed--;
+      setFrame(frame, length);
+    } catch (SocketTimeoutException e) {
+      close(); // a late response would otherwise be read by the next call
+      throw ClientErrors.readTimedOut(address, readTimeoutMillis);
+    } catch (IOException e) {
+      if (closed) {
+        throw ClientErrors.transportClosed(address, "read"); // closed by another thread
+      }
+      close();
+      throw ClientErrors.connectionFailed(address, e);
+    }
+  }
+
+  /** The frame's bytes in the reusable array, grown only as they arrive. */
+  private byte[] readFrame(int length) throws IOException, TTransportException {
+    byte[] frame = frameArray();
+    int read = 0;
+    while (read < length) {
+      if (frame.length == read) {
+        long grown = Math.max((long) read * 2, read + (long) GROWTH_STEP);
+        frame = Arrays.copyOf(frame, (int) Math.min(length, grown));
+      }
+      int chunk = Math.min(length, frame.length) - read;
+      if (!readFully(frame, read, chunk)) {
+        close();
+        throw ClientErrors.closedByPeer(address);
+      }
+      read += chunk;
+    }
+    return frame;
+  }
+
+  /** Reads {@code len} bytes; false if the stream ended first. */
+  private boolean readFully(byte[] buf, int off, int len) throws IOException {
+    int done = 0;
+    while (done < len) {
+      int n = in.read(buf, off + done, len - done);
+      if (n < 0) {
+        return false;
+      }
+      done += n;
+    }
+    return true;
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // closing is all that is left to do with this socket; a failure changes nothing for the
+      // caller
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SocketFramedTransport{" + ClientErrors.peer(address) + (closed ? ", closed}" : "}");
+  }
+}

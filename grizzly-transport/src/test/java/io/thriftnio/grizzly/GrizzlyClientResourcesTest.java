@@ -1,0 +1,55 @@
+package io.thriftnio.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.IoStrategy;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(20)
+class GrizzlyClientResourcesTest {
+
+  /** The worker pool's queue used to be unbounded: a slow callback let responses pile up. */
+  @Test
+  void theWorkerPoolQueueIsBounded() throws Exception {
+    try (GrizzlyClientResources worker =
+        GrizzlyClientResources.builder()
+            .ioStrategy(IoStrategy.WORKER)
+            .workerThreads(2)
+            .workerQueueSize(4)
+            .build()) {
+      assertThat(worker.workerQueueCapacity()).isEqualTo(4);
+    }
+    try (GrizzlyClientResources defaults =
+        GrizzlyClientResources.builder().ioStrategy(IoStrategy.WORKER).build()) {
+      assertThat(defaults.workerQueueCapacity())
+          .isEqualTo(GrizzlyClientResources.DEFAULT_WORKER_QUEUE_SIZE);
+    }
+    assertThatThrownBy(() -> GrizzlyClientResources.builder().workerQueueSize(0))
+        .hasMessage("workerQueueSize: 0 (expected: > 0)");
+  }
+
+  /** A transport over a caller's connection used to connect again when opened after close(). */
+  @Test
+  void aTransportOverACallersConnectionIsNotReopenedAfterClose() throws Exception {
+    try (GrizzlyClientResources resources = GrizzlyClientResources.create();
+        ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
+      TGrizzlyClientTransport transport =
+          TGrizzlyClientTransport.create(resources.connect(address, ClientOptions.defaults()));
+      assertThat(transport.isOpen()).isTrue();
+      transport.close();
+      assertThatThrownBy(transport::open)
+          .isInstanceOfSatisfying(
+              TTransportException.class,
+              e -> assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN));
+      assertThat(transport.isOpen()).isFalse();
+    }
+  }
+}
