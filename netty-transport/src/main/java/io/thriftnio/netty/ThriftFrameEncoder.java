@@ -3,6 +3,7 @@ package io.thriftnio.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.MessageToMessageEncoder;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
@@ -43,6 +44,29 @@ public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
   public ThriftFrameEncoder(int maxFrameSize) {
     super(ByteBuf.class);
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws Exception {
+    if (msg instanceof Framed) {
+      // Already framed by the server's call path: one buffer, no prefix to add, no combined promise.
+      ctx.write(((Framed) msg).frame, promise);
+      return;
+    }
+    super.write(ctx, msg, promise);
+  }
+
+  /**
+   * A frame whose length prefix is already written, from {@link ThriftServerHandler}: passed on as
+   * it is.
+   */
+  static final class Framed {
+    final ByteBuf frame;
+
+    Framed(ByteBuf frame) {
+      this.frame = frame;
+    }
   }
 
   @Override

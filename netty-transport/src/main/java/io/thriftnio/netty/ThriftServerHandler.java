@@ -1,6 +1,7 @@
 package io.thriftnio.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -218,7 +219,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
     ByteBuf frame = (ByteBuf) msg;
     timeouts.frameReceived();
-    if (!calls.onRequest(frame.nioBuffer(), frame)) {
+    // The call reads a copy of its own: libthrift's array fast path then applies, a binary
+    // argument the handler keeps stays valid after the call, and the pooled buffer goes back now.
+    byte[] request;
+    try {
+      request = ByteBufUtil.getBytes(frame);
+    } finally {
+      frame.release();
+    }
+    if (!calls.onRequest(ByteBuffer.wrap(request), null)) {
       updateAutoRead();
     }
   }
@@ -284,9 +293,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private final class Connection implements ServerConnection {
     @Override
     public void write(ByteBuffer frame) {
-      // The encoder writes the length prefix again (see ThriftFrameEncoder).
-      ByteBuf payload = Unpooled.wrappedBuffer(frame).skipBytes(Framing.HEADER_SIZE);
-      lastWrite = ctx.write(payload).addListener(countDropped);
+      // The frame carries its length prefix: the encoder passes it on as one buffer.
+      Object reply = new ThriftFrameEncoder.Framed(Unpooled.wrappedBuffer(frame));
+      lastWrite = ctx.write(reply).addListener(countDropped);
     }
 
     @Override
