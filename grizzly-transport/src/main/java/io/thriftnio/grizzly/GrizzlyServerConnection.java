@@ -22,7 +22,9 @@ import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.CompositeBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.glassfish.grizzly.Transport.State;
 import org.glassfish.grizzly.nio.NIOConnection;
+import org.glassfish.grizzly.nio.SelectorRunner;
 
 /**
  * One Grizzly server connection as core's call path sees it ({@link ServerConnection}), the state
@@ -51,10 +53,14 @@ final class GrizzlyServerConnection implements ServerConnection {
   private volatile boolean reading = true;
 
   private final CallPath path;
+  /** The selector thread that reads this connection; {@code null} if not an NIO connection. */
+  private final SelectorRunner selector;
 
   GrizzlyServerConnection(Connection<?> connection, CallPath path) {
     this.connection = connection;
     this.path = path;
+    this.selector =
+        connection instanceof NIOConnection ? ((NIOConnection) connection).getSelectorRunner() : null;
     this.calls = path.open(this);
   }
 
@@ -172,14 +178,40 @@ final class GrizzlyServerConnection implements ServerConnection {
     }
   }
 
+  /**
+   * Grizzly's write queue takes writes from any thread. Calls run on a worker executor ({@code
+   * WORKER}) still hand their replies to the connection's selector thread whenever other replies
+   * are pending, so that the selector writes every reply that is ready with one system call
+   * instead of each worker writing its own; elsewhere the completing thread writes.
+   */
   @Override
   public boolean inIoThread() {
-    return true; // Grizzly's async write queue takes writes from any thread
+    return !path.runsOnWorkers()
+        || selector == null
+        || Thread.currentThread() == selector.getRunnerThread();
+  }
+
+  @Override
+  public boolean writesFromAnyThread() {
+    return true;
   }
 
   @Override
   public void execute(Runnable task) {
-    task.run();
+    if (selector == null || selector.getState() != State.STARTED) {
+      task.run(); // the selector is gone with its connections: the writes fail and are counted
+      return;
+    }
+    selector
+        .getTransport()
+        .getSelectorHandler()
+        .execute(
+            selector,
+            () -> {
+              task.run();
+              return true;
+            },
+            null);
   }
 
   @Override

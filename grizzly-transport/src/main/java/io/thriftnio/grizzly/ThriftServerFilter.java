@@ -7,6 +7,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TAsyncProcessor;
@@ -142,7 +143,11 @@ public final class ThriftServerFilter extends BaseFilter {
     Connection<?> connection = ctx.getConnection();
     GrizzlyServerConnection adapter = adapterOf(connection);
     Buffer message = ctx.getMessage();
-    boolean more = adapter.calls.onRequest(message.toByteBuffer(), null);
+    // The call reads a copy of its own: a binary argument the handler keeps stays valid whatever
+    // Grizzly does with its read buffer next, and a frame that spanned reads is copied once.
+    byte[] request = new byte[message.remaining()];
+    message.get(request);
+    boolean more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
     if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
       adapter.calls.readComplete(); // the last frame of this read: its replies leave together
     }

@@ -57,4 +57,9 @@ public final class CallPath {
   public ProcessorInvoker invoker() {
     return invoker;
   }
+
+  /** Whether calls run on a worker executor ({@code WORKER}) rather than the reading thread. */
+  public boolean runsOnWorkers() {
+    return worker != null;
+  }
 }

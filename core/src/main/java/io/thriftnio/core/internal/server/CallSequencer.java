@@ -48,6 +48,7 @@ public final class CallSequencer {
   private final CallPath path;
   private final ServerConnection connection;
   private final Runnable writeTask = this::writeHandedOver;
+  private final boolean writesFromAnyThread;
 
   // Guarded by this.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
@@ -75,6 +76,7 @@ public final class CallSequencer {
   CallSequencer(CallPath path, ServerConnection connection) {
     this.path = path;
     this.connection = connection;
+    this.writesFromAnyThread = connection.writesFromAnyThread();
   }
 
   /**
@@ -351,15 +353,20 @@ public final class CallSequencer {
 
   private void writeReady() {
     if (!connection.inIoThread()) {
+      boolean handOver;
       synchronized (this) {
         Slot head = slots.peekFirst();
         if (writeHandedOver || head == null || !head.done) {
           return; // the writer already handed over will take this one too, or it is not due yet
         }
-        writeHandedOver = true;
+        handOver = !(writesFromAnyThread && slots.size() == 1);
+        writeHandedOver = handOver;
       }
-      connection.execute(writeTask);
-      return;
+      if (handOver) {
+        connection.execute(writeTask);
+        return;
+      }
+      // The only reply pending, on an adapter that writes from any thread: no hand-over needed.
     }
     write();
   }

@@ -31,6 +31,17 @@ public interface ServerConnection {
   boolean inIoThread();
 
   /**
+   * Whether a thread where {@link #inIoThread()} is false may write a reply itself when it is the
+   * only reply pending on the connection, instead of handing it over with {@link #execute}: true
+   * for an adapter whose writes are thread-safe and cost no more off the IO thread (Grizzly's write
+   * queue). Replies completed while others are pending are still handed over, so that the IO
+   * thread writes them in one go. Read once, when the sequencer is created.
+   */
+  default boolean writesFromAnyThread() {
+    return false;
+  }
+
+  /**
    * Runs {@code task} on a thread where {@link #inIoThread()} is true, after the tasks handed over
    * before it. If the IO thread is gone, runs it on the calling thread: the connection is closed
    * then, and its writes fail (and are counted as dropped) rather than being lost unseen.
