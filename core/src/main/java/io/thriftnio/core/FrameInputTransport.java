@@ -64,6 +64,11 @@ public final class FrameInputTransport extends TEndpointTransport {
     updateKnownMessageSize(frame.remaining());
   }
 
+  /** Lets go of the frame: the transport reads nothing until the next {@link #reset}. */
+  public void clear() {
+    frame = EMPTY;
+  }
+
   /** Bytes of the frame not yet read. */
   public int remaining() {
     return frame.remaining();

@@ -73,6 +73,22 @@ public final class FrameOutputTransport extends TEndpointTransport {
   }
 
   /**
+   * Starts the next frame in a new array, leaving the current one to whoever holds a buffer from
+   * {@link #toFrame()}: lets one transport (and the protocol over it) build many frames that each
+   * leave on their own.
+   *
+   * @param initialCapacity the new array's payload capacity in bytes; it grows as needed
+   */
+  public void renew(int initialCapacity) {
+    if (initialCapacity < 0) {
+      throw new IllegalArgumentException(
+          "initialCapacity: " + initialCapacity + " (expected: >= 0)");
+    }
+    buf = new byte[Framing.HEADER_SIZE + initialCapacity];
+    size = Framing.HEADER_SIZE;
+  }
+
+  /**
    * Finishes the frame: writes the payload length into the placeholder.
    *
    * @return a buffer over the whole frame (prefix and payload), backed by this transport's array;
@@ -109,8 +125,27 @@ public final class FrameOutputTransport extends TEndpointTransport {
         TTransportException.NOT_OPEN, "FrameOutputTransport is write-only");
   }
 
+  /**
+   * Copies {@code src}'s remaining bytes straight into the frame (libthrift's default goes through
+   * a temporary array), advancing its position as the default does.
+   */
+  @Override
+  public int write(ByteBuffer src) throws TTransportException {
+    int len = src.remaining();
+    ensureRoom(len);
+    src.get(buf, size, len);
+    size += len;
+    return len;
+  }
+
   @Override
   public void write(byte[] src, int off, int len) throws TTransportException {
+    ensureRoom(len);
+    System.arraycopy(src, off, buf, size, len);
+    size += len;
+  }
+
+  private void ensureRoom(int len) throws FrameSizeException {
     int newSize = size + len;
     if (newSize - Framing.HEADER_SIZE > maxFrameSize || newSize < 0) {
       throw new FrameSizeException(newSize - Framing.HEADER_SIZE, maxFrameSize, null);
@@ -119,7 +154,5 @@ public final class FrameOutputTransport extends TEndpointTransport {
       long grown = Math.max((long) buf.length << 1, newSize);
       buf = Arrays.copyOf(buf, (int) Math.min(grown, (long) maxFrameSize + Framing.HEADER_SIZE));
     }
-    System.arraycopy(src, off, buf, size, len);
-    size = newSize;
   }
 }

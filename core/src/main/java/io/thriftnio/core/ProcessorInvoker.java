@@ -15,8 +15,6 @@ import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.protocol.TProtocolUtil;
-import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +90,7 @@ public final class ProcessorInvoker {
   private final int maxFrameSize;
   // Shared by every call: protocols and transports only read it.
   private final TConfiguration configuration;
+  private final Codecs codecs;
 
   private ProcessorInvoker(
       TProcessor processor,
@@ -108,6 +107,7 @@ public final class ProcessorInvoker {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.configuration =
         new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
+    this.codecs = new Codecs(configuration, inputProtocolFactory, outputProtocolFactory);
   }
 
   /**
@@ -233,63 +233,53 @@ public final class ProcessorInvoker {
       completion.unreadable(new FrameSizeException(payload.remaining(), maxFrameSize, null));
       return;
     }
+    Codecs.Codec codec;
     Call call;
     try {
-      call = new Call(payload, completion);
+      codec = asyncBridge == null ? codecs.borrow() : codecs.fresh();
+      call = new Call(payload, completion, codec);
     } catch (TTransportException e) {
       completion.unreadable(e);
       return;
     }
-    int type = messageType(payload);
-    if (type != TMessageType.CALL && type != TMessageType.ONEWAY && type != UNREADABLE) {
+    if (asyncBridge != null) {
+      invokeAsync(payload, call);
+      return;
+    }
+    boolean clean = false;
+    try {
+      if (isCallOrOneway(payload, call)) {
+        processor.process(call.in, call.out);
+        call.complete();
+        clean = true;
+      }
+    } catch (Throwable t) {
+      call.fail(t);
+    } finally {
+      codecs.giveBack(codec, clean);
+    }
+  }
+
+  private void invokeAsync(ByteBuffer payload, Call call) {
+    if (isCallOrOneway(payload, call)) {
+      asyncBridge.process(call);
+    }
+  }
+
+  /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */
+  private boolean isCallOrOneway(ByteBuffer payload, Call call) {
+    int type = CallMessages.type(payload, inputProtocolFactory, configuration);
+    call.requestType = type;
+    if (type != TMessageType.CALL && type != TMessageType.ONEWAY && type != CallMessages.UNREADABLE) {
       // Stock processors never look at the type: a REPLY or EXCEPTION sent as a request, or a
       // type that does not exist, would run the handler.
       call.fail(
           new TProtocolException(
               TProtocolException.INVALID_DATA,
               "message type " + type + " (expected: CALL (1) or ONEWAY (4))"));
-      return;
+      return false;
     }
-    if (asyncBridge != null) {
-      asyncBridge.process(call);
-      return;
-    }
-    try {
-      processor.process(call.in, call.out);
-      call.complete();
-    } catch (Throwable t) {
-      call.fail(t);
-    }
-  }
-
-  /** {@link #messageType} of a header that cannot be read; the processor reports why. */
-  private static final int UNREADABLE = -1;
-
-  /**
-   * The message type of a request: read in place for strict binary ({@code 80 01 00 type}) and
-   * compact ({@code 82, type << 5 | version}), else from the parsed header.
-   */
-  private int messageType(ByteBuffer payload) {
-    int p = payload.position();
-    if (payload.remaining() >= 4) {
-      int b0 = payload.get(p) & 0xff;
-      int b1 = payload.get(p + 1) & 0xff;
-      if (b0 == 0x80 && b1 == 0x01) {
-        return payload.get(p + 3) & 0xff;
-      }
-      if (b0 == 0x82) {
-        return (b1 >>> 5) & 0x07;
-      }
-    }
-    try {
-      return inputProtocolFactory
-              .getProtocol(FrameInputTransport.of(configuration, payload.duplicate()))
-              .readMessageBegin()
-              .type
-          & 0xff;
-    } catch (TException | RuntimeException unreadable) {
-      return UNREADABLE;
-    }
+    return true;
   }
 
   /**
@@ -306,13 +296,17 @@ public final class ProcessorInvoker {
     private final TProtocol out;
     private final Completion completion;
     private volatile int done;
+    /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
+    private int requestType = CallMessages.UNREADABLE;
 
-    private Call(ByteBuffer payload, Completion completion) throws TTransportException {
+    private Call(ByteBuffer payload, Completion completion, Codecs.Codec codec)
+        throws TTransportException {
       this.payload = payload;
       this.completion = completion;
-      this.output = new FrameOutputTransport(configuration);
-      this.in = inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, payload));
-      this.out = outputProtocolFactory.getProtocol(output);
+      this.output = codec.output;
+      this.in = codec.in;
+      this.out = codec.out;
+      codec.input.reset(payload);
     }
 
     /** The protocol reading the request. */
@@ -334,59 +328,23 @@ public final class ProcessorInvoker {
         completion.replied(null, false);
       } else {
         ByteBuffer frame = output.toFrame();
-        completion.replied(frame, isExceptionReply(frame));
+        codecs.replied(frame.remaining());
+        completion.replied(frame, isExceptionReply());
       }
     }
 
     // libthrift's processors answer an undeclared handler exception themselves, with an
-    // INTERNAL_ERROR reply: the reply's own header says whether the call failed. Read in place for
-    // strict binary and compact; parsed for other protocols.
-    private boolean isExceptionReply(ByteBuffer frame) {
-      int p = frame.position() + Framing.HEADER_SIZE;
-      if (frame.limit() - p >= 4) {
-        int b0 = frame.get(p) & 0xff;
-        int b1 = frame.get(p + 1) & 0xff;
-        if (b0 == 0x80 && b1 == 0x01) {
-          return (frame.get(p + 3) & 0x07) == TMessageType.EXCEPTION;
-        }
-        if (b0 == 0x82) {
-          return ((b1 >>> 5) & 0x07) == TMessageType.EXCEPTION;
-        }
-      }
-      try {
-        TProtocol reader =
-            outputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, output.payload()));
-        return reader.readMessageBegin().type == TMessageType.EXCEPTION;
-      } catch (TException | RuntimeException unreadable) {
-        // The processor wrote this header; if it cannot be read back, it is sent as it is.
-        return false;
-      }
+    // INTERNAL_ERROR reply: the reply's own header says whether the call failed.
+    private boolean isExceptionReply() {
+      return CallMessages.type(output.payload(), outputProtocolFactory, configuration)
+          == TMessageType.EXCEPTION;
     }
 
     // libthrift's sync processors answer even a oneway request when its arguments are malformed
     // (ProcessFunction) or its method is unknown (TBaseProcessor); a reply nobody awaits would be
     // matched to the caller's next call on a pipelined connection.
     private boolean isOnewayRequest() {
-      // Strict binary (80 01 00 type) and compact (82, type << 5 | version) carry the message type
-      // in their first bytes; reading it there keeps a header parse off every reply.
-      int p = payload.position();
-      if (payload.remaining() >= 4) {
-        int b0 = payload.get(p) & 0xff;
-        int b1 = payload.get(p + 1) & 0xff;
-        if (b0 == 0x80 && b1 == 0x01) {
-          return (payload.get(p + 3) & 0x07) == TMessageType.ONEWAY;
-        }
-        if (b0 == 0x82) {
-          return ((b1 >>> 5) & 0x07) == TMessageType.ONEWAY;
-        }
-      }
-      try {
-        return readHeader(payload).type == TMessageType.ONEWAY;
-      } catch (TException e) {
-        // The processor read this header already, so it cannot fail here; if it somehow did,
-        // sending the processor's response is the stock behaviour.
-        return false;
-      }
+      return requestType == TMessageType.ONEWAY;
     }
 
     /**
@@ -405,24 +363,9 @@ public final class ProcessorInvoker {
         completion.unreadable(unreadable);
         return;
       }
-      int type;
-      String message;
-      if (cause instanceof FrameSizeException) {
-        // Only the output transport throws it here: the response outgrew maxFrameSize.
-        type = TApplicationException.INTERNAL_ERROR;
-        message = "Response to " + request.name + " exceeds maxFrameSize " + maxFrameSize;
-      } else if (cause instanceof TProtocolException || cause instanceof TTransportException) {
-        type = TApplicationException.PROTOCOL_ERROR;
-        message = "Malformed request for " + request.name + ": " + cause.getMessage();
-      } else if ((cause instanceof RuntimeException || cause instanceof StackOverflowError)
-          && argumentsUnreadable()) {
-        type = TApplicationException.PROTOCOL_ERROR;
-        message = "Malformed request for " + request.name + ": unreadable arguments (" + cause + ")";
-      } else {
-        type = TApplicationException.INTERNAL_ERROR;
-        message = "Internal error processing " + request.name;
-      }
-      if (type == TApplicationException.INTERNAL_ERROR) {
+      TApplicationException failure =
+          CallMessages.failure(request, cause, payload, inputProtocolFactory, configuration);
+      if (failure.getType() == TApplicationException.INTERNAL_ERROR) {
         log.error("Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
       } else {
         log.debug("Malformed request for {}", request.name, cause);
@@ -433,11 +376,7 @@ public final class ProcessorInvoker {
       }
       ByteBuffer frame;
       try {
-        output.reset();
-        out.writeMessageBegin(new TMessage(request.name, TMessageType.EXCEPTION, request.seqid));
-        new TApplicationException(type, message).write(out);
-        out.writeMessageEnd();
-        frame = output.toFrame();
+        frame = CallMessages.exceptionReply(request, failure, out, output);
       } catch (Throwable t) {
         t.addSuppressed(cause);
         completion.unreadable(t);
@@ -446,29 +385,8 @@ public final class ProcessorInvoker {
       completion.replied(frame, true);
     }
 
-    // libthrift before 0.25 lets some hostile inputs escape its decoders as runtime exceptions or
-    // a stack overflow instead of a TProtocolException: 0.23 reads a negative string length into an
-    // IndexOutOfBoundsException, an overlong compact varint past its array, and skips unknown fields
-    // without a depth limit. Once the JIT has compiled the decoder such an exception often has no
-    // stack trace to say where it came from, so the request is read again: if its arguments
-    // cannot be skipped field by field, it is malformed, and the handler was never reached.
-    private boolean argumentsUnreadable() {
-      try {
-        TProtocol reader =
-            inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, payload));
-        reader.readMessageBegin();
-        TProtocolUtil.skip(reader, TType.STRUCT);
-        reader.readMessageEnd();
-        return false;
-      } catch (TException | RuntimeException | StackOverflowError unreadable) {
-        return true;
-      }
-    }
-
     private TMessage readHeader(ByteBuffer frame) throws TException {
-      TProtocol reader =
-          inputProtocolFactory.getProtocol(FrameInputTransport.of(configuration, frame));
-      return reader.readMessageBegin();
+      return CallMessages.read(frame, inputProtocolFactory, configuration);
     }
   }
 }

@@ -139,4 +139,29 @@ class FrameOutputTransportTest {
         .hasMessage("initialCapacity: -1 (expected: >= 0)");
     assertThat(new FrameOutputTransport(null).getConfiguration()).isNotNull();
   }
+
+  @Test
+  void writesAByteBufferInPlaceAndRenewsItsArrayForTheNextFrame() throws Exception {
+    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration(), 2);
+    ByteBuffer src = ByteBuffer.wrap(new byte[] {9, 1, 2, 3, 4, 9}, 1, 4);
+    assertThat(t.write(src)).isEqualTo(4);
+    assertThat(src.position()).as("consumed, as libthrift's default does").isEqualTo(5);
+    ByteBuffer first = t.toFrame();
+
+    t.renew(0);
+    t.write(new byte[] {7, 7}, 0, 2);
+    ByteBuffer second = t.toFrame();
+
+    assertThat(bytes(first)).containsExactly(0, 0, 0, 4, 1, 2, 3, 4);
+    assertThat(bytes(second)).containsExactly(0, 0, 0, 2, 7, 7);
+    assertThatThrownBy(() -> t.renew(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("initialCapacity: -1 (expected: >= 0)");
+  }
+
+  private static byte[] bytes(ByteBuffer b) {
+    byte[] a = new byte[b.remaining()];
+    b.duplicate().get(a);
+    return a;
+  }
 }

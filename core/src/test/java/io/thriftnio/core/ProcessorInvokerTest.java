@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.MiniService.Reply;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -69,6 +71,57 @@ class ProcessorInvokerTest {
     assertThat(reply.header().name).isEqualTo("upper");
     assertThat(reply.header().seqid).isEqualTo(17);
     assertThat(reply.success()).isEqualTo("HELLO");
+  }
+
+  /**
+   * A thread reuses its transports and protocols from one synchronous call to the next: replies of
+   * different sizes, one after a failed call, and a call started from inside another call's
+   * completion on the same thread (a completion that writes and then dispatches a waiting request)
+   * must each get their own, whole reply.
+   */
+  @Test
+  void callsOnOneThreadEachGetTheirOwnReply() throws Exception {
+    ProcessorInvoker invoker = invoker("sync", COMPACT, COMPACT, MAX);
+    List<String> replies = new ArrayList<>();
+    String[] texts = {"a", "b".repeat(5000), "c", "d".repeat(40), ""};
+    for (int i = 0; i < texts.length; i++) {
+      replies.add(MiniService.decode(COMPACT, await(invoker.invoke(
+          MiniService.call(COMPACT, "echo", i, texts[i])))).success());
+    }
+    assertThat(replies).containsExactly(texts);
+
+    Reply failed = MiniService.decode(COMPACT, await(invoker.invoke(
+        MiniService.call(COMPACT, "throw", 9, "x"))));
+    assertThat(failed.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(MiniService.decode(COMPACT, await(invoker.invoke(
+        MiniService.call(COMPACT, "upper", 10, "after")))).success()).isEqualTo("AFTER");
+
+    ByteBuffer[] inner = new ByteBuffer[1];
+    CompletableFuture<ByteBuffer> outer = new CompletableFuture<>();
+    invoker.invoke(
+        MiniService.call(COMPACT, "echo", 11, "outer"),
+        new ProcessorInvoker.Completion() {
+          @Override
+          public void replied(ByteBuffer frame, boolean failedCall) {
+            // Still inside the outer call on this thread: the next call starts here.
+            try {
+              inner[0] = await(invoker.invoke(MiniService.call(COMPACT, "upper", 12, "inner")));
+            } catch (Exception e) {
+              outer.completeExceptionally(e);
+              return;
+            }
+            outer.complete(frame);
+          }
+
+          @Override
+          public void unreadable(Throwable cause) {
+            outer.completeExceptionally(cause);
+          }
+        });
+    Reply outerReply = MiniService.decode(COMPACT, await(outer));
+    assertThat(outerReply.header().seqid).isEqualTo(11);
+    assertThat(outerReply.success()).isEqualTo("outer");
+    assertThat(MiniService.decode(COMPACT, inner[0]).success()).isEqualTo("INNER");
   }
 
   @Test

@@ -151,6 +151,45 @@ class ThriftServerHandlerTest {
     return payloads;
   }
 
+  /**
+   * A handler may keep a binary argument after its call, as it may with stock servers (which read
+   * each frame into an array of its own). The request memory here is a heap buffer, whose array
+   * libthrift's fast path would hand out views of; the test scribbles over that array after the
+   * calls, as the pool would when it lends the memory again.
+   */
+  @Test
+  void aBinaryArgumentKeptByTheHandlerOutlivesTheRequestMemory() throws Exception {
+    List<ByteBuffer> kept = new ArrayList<>();
+    BenchHandler keeping =
+        new BenchHandler() {
+          @Override
+          public ByteBuffer echo(ByteBuffer payload) {
+            kept.add(payload);
+            return super.echo(payload);
+          }
+        };
+    serve(sync(keeping), null);
+    ByteBuf inbound = alloc.heapBuffer();
+    byte[] first = bytesOf(Payloads.of(64, 1));
+    byte[] second = bytesOf(Payloads.of(64, 2));
+    inbound.writeBytes(RawConnection.frame(call("echo", 1, new BenchService.echo_args(ByteBuffer.wrap(first)))));
+    inbound.writeBytes(RawConnection.frame(call("echo", 2, new BenchService.echo_args(ByteBuffer.wrap(second)))));
+    byte[] memory = inbound.array();
+    channel.writeInbound(inbound);
+    assertThat(responses()).hasSize(2);
+
+    java.util.Arrays.fill(memory, (byte) 0x5a); // the memory is lent to the next read
+    assertThat(kept).hasSize(2);
+    assertThat(bytesOf(kept.get(0))).isEqualTo(first);
+    assertThat(bytesOf(kept.get(1))).isEqualTo(second);
+  }
+
+  private static byte[] bytesOf(ByteBuffer buffer) {
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return bytes;
+  }
+
   @Test
   void holdsAsyncCompletionsBackUntilEarlierCallsAreAnswered() throws Exception {
     ManualSleeps handler = new ManualSleeps();
