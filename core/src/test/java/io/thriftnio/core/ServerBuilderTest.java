@@ -79,6 +79,9 @@ class ServerBuilderTest {
         .isEqualTo(10_000)
         .isEqualTo(ServerBuilder.DEFAULT_WORKER_QUEUE_CAPACITY);
     assertThat(c.workerExecutor()).isNull();
+    assertThat(c.workerStartTimeout())
+        .isEqualTo(Duration.ofSeconds(30))
+        .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
     assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
     assertThat(c.maxConnections()).isEqualTo(16_384).isEqualTo(ServerBuilder.DEFAULT_MAX_CONNECTIONS);
@@ -111,6 +114,7 @@ class ServerBuilderTest {
                     .workerThreads(3)
                     .workerQueueCapacity(5)
                     .workerExecutor(executor)
+                    .workerStartTimeout(Duration.ofMillis(7))
                     .ioThreads(2)
                     .maxFrameSize(1)
                     .maxConnections(7)
@@ -125,6 +129,7 @@ class ServerBuilderTest {
     assertThat(c.workerThreads()).isEqualTo(3);
     assertThat(c.workerQueueCapacity()).isEqualTo(5);
     assertThat(c.workerExecutor()).isSameAs(executor);
+    assertThat(c.workerStartTimeout()).isEqualTo(Duration.ofMillis(7));
     assertThat(c.ioThreads()).isEqualTo(2);
     assertThat(c.maxFrameSize()).isEqualTo(1);
     assertThat(c.maxConnections()).isEqualTo(7);
@@ -194,6 +199,12 @@ class ServerBuilderTest {
     assertRejected(b -> b.frameTimeout(null), "frameTimeout: null (expected: > 0)");
     assertThat(build(b -> b.frameTimeout(Duration.ofNanos(1))).frameTimeout()).isEqualTo(Duration.ofNanos(1));
     assertThat(build(b -> b.idleTimeout(Duration.ZERO)).idleTimeout()).isZero();
+    assertRejected(
+        b -> b.workerStartTimeout(Duration.ZERO), "workerStartTimeout: PT0S (expected: > 0)");
+    assertRejected(
+        b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
+    assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
+        .isEqualTo(Duration.ofNanos(1));
   }
 
   @Test
