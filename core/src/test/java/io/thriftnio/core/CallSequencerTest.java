@@ -250,6 +250,28 @@ class CallSequencerTest {
   }
 
   @Test
+  void releasesTheRequestOfACallNeverStartedOnAConnectionThatClosed() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+    deliver(seq, "echo", 1);
+    seq.readComplete();
+    Runnable dropped = workers.take(0);
+    seq.onClosed();
+    assertThat(connection.requests.get(0).releases.get()).as("the call holds it").isZero();
+
+    assertThat(connection.awaitIoTask(5_000)).as("the timeout answers the call").isTrue();
+    connection.runIoTasks();
+    assertThat(connection.requests.get(0).releases.get()).isEqualTo(1);
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(counters.droppedResponses.sum()).as("nobody to send it to").isEqualTo(1);
+    assertThat(connection.sent).isEmpty();
+    dropped.run();
+    assertThat(counters.completedCalls.sum()).isZero();
+  }
+
+  @Test
   void aCallStartedWithinTheStartTimeoutIsNeverGivenUp() throws Exception {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker =

@@ -214,6 +214,7 @@ public final class CallSequencer {
     for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
     }
+    startCheck.connectionClosed();
     writer.writeReady();
   }
 

@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -27,6 +28,8 @@ final class StartCheck implements Runnable {
   private final CallSequencer calls;
   /** A check is scheduled. Guarded by calls. */
   private boolean scheduled;
+  /** The check last scheduled, for a close to cancel. Guarded by calls. */
+  private ScheduledFuture<?> future;
 
   StartCheck(CallSequencer calls) {
     this.calls = calls;
@@ -47,6 +50,9 @@ final class StartCheck implements Runnable {
               });
       timer.setKeepAliveTime(1, TimeUnit.MINUTES);
       timer.allowCoreThreadTimeOut(true);
+      // A closed connection's check leaves the queue at once instead of holding the connection's
+      // state until it is due: clients that open a connection per call close thousands a second.
+      timer.setRemoveOnCancelPolicy(true);
       return timer;
     }
   }
@@ -70,7 +76,30 @@ final class StartCheck implements Runnable {
 
   /** Runs the check after {@code delayNanos}; outside the sequencer's monitor. */
   void schedule(long delayNanos) {
-    Timer.TIMER.schedule(this, delayNanos, TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> f = Timer.TIMER.schedule(this, delayNanos, TimeUnit.NANOSECONDS);
+    synchronized (calls) {
+      future = f; // at worst a later one is overwritten: a close then leaves it due, no more
+    }
+  }
+
+  /**
+   * The connection is gone and dispatches no more: cancels the check unless a call still waits for
+   * the executor (the check answers it, which releases its request).
+   */
+  void connectionClosed() {
+    ScheduledFuture<?> f;
+    synchronized (calls) {
+      for (Call call : calls.slots) {
+        if (call.queued && call.unclaimed()) {
+          return;
+        }
+      }
+      f = future;
+      future = null;
+    }
+    if (f != null) {
+      f.cancel(false);
+    }
   }
 
   @Override
