@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.thrift.TBaseAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -205,6 +210,39 @@ class ServerBuilderTest {
         b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
     assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
         .isEqualTo(Duration.ofNanos(1));
+  }
+
+  @Test
+  void aWorkerPoolThatDiscardsTasksIsRejected() {
+    for (RejectedExecutionHandler policy :
+        List.of(
+            new ThreadPoolExecutor.DiscardPolicy(), new ThreadPoolExecutor.DiscardOldestPolicy())) {
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), policy);
+      try {
+        assertThatThrownBy(() -> build(b -> b.workerExecutor(pool)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(
+                "workerExecutor: "
+                    + pool
+                    + " with rejection handler "
+                    + policy.getClass().getName()
+                    + " (expected: a handler that runs or rejects every task, e.g."
+                    + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    for (RejectedExecutionHandler policy :
+        List.of(new ThreadPoolExecutor.AbortPolicy(), new ThreadPoolExecutor.CallerRunsPolicy())) {
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), policy);
+      try {
+        assertThat(build(b -> b.workerExecutor(pool)).workerExecutor()).isSameAs(pool);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
   }
 
   @Test

@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>Counting ({@code ServerStats}): a call that ran counts in {@code completedCalls}, and in
  * {@code failedCalls} when it ended in a {@code TApplicationException}, as {@link ProcessorInvoker}
  * reports it (the reply is never parsed again); a call refused or not started in time counts in
- * {@code overloadedCalls} only; a request whose header is unreadable, and a frame the adapter's decoder refused, count in
- * {@code badFrames} (the latter also in {@code failedCalls} when it is answered); a reply that
- * could not be sent because the connection closed counts in {@code droppedResponses}.
+ * {@code overloadedCalls} only; a request whose header is unreadable, and a frame the adapter's
+ * decoder refused, count in {@code badFrames} (the latter also in {@code failedCalls} when it is
+ * answered); a reply that could not be sent because the connection closed counts in {@code
+ * droppedResponses}.
  */
 public final class CallSequencer {
 
