@@ -38,6 +38,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /** Default {@link #maxPendingWriteBytes(int)}: 32 MiB. */
   public static final int DEFAULT_MAX_PENDING_WRITE_BYTES = 32 * 1024 * 1024;
 
+  /** Default {@link #workerStartTimeout(Duration)}: 30 seconds. */
+  public static final Duration DEFAULT_WORKER_START_TIMEOUT = Duration.ofSeconds(30);
+
   /** Default {@link #maxCallsInFlightPerConnection(int)}: {@value}. */
   public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 1024;
 
@@ -50,6 +53,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int workerThreads = DEFAULT_WORKER_THREADS;
   int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
   Executor workerExecutor;
+  Duration workerStartTimeout = DEFAULT_WORKER_START_TIMEOUT;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
@@ -140,11 +144,42 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /**
    * A caller-owned executor for {@link IoStrategy#WORKER}, used instead of the server's own pool
    * (for example {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21+). The server never
-   * shuts it down. A {@link java.util.concurrent.RejectedExecutionException} from it is answered
-   * as an overload. Default: none (the server's own pool).
+   * shuts it down.
+   *
+   * <p>The executor must run every task it accepts, or refuse it by throwing {@link
+   * java.util.concurrent.RejectedExecutionException}, which the server answers as an overload
+   * ({@code TApplicationException(INTERNAL_ERROR)}, counted in {@link
+   * ServerStats#overloadedCalls()}). Replies leave a connection in request order, so a task that
+   * is silently dropped would hold back every later reply on its connection. Therefore:
+   *
+   * <ul>
+   *   <li>{@link #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} whose
+   *       rejection handler is a {@link java.util.concurrent.ThreadPoolExecutor.DiscardPolicy} or
+   *       {@link java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy}.
+   *   <li>A call that any executor has not started within {@link #workerStartTimeout(Duration)} is
+   *       answered as an overload, and the task does nothing if it runs later.
+   * </ul>
+   *
+   * Default: none (the server's own pool).
    */
   public B workerExecutor(Executor workerExecutor) {
     this.workerExecutor = workerExecutor;
+    return self();
+  }
+
+  /**
+   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it. A
+   * call not started by then is answered with {@code TApplicationException(INTERNAL_ERROR, "...
+   * not started within N ms ...")}, counted in {@link ServerStats#overloadedCalls()}, and its
+   * request memory released; its task does nothing if the executor runs it later. This sheds calls
+   * whose callers have most likely given up (a client's request timeout is 30 seconds by default),
+   * and keeps a connection moving when an executor drops a task without throwing: replies leave in
+   * request order, so a call that never starts would hold back every later reply. A call that has
+   * started is never interrupted. Checked by one timer per connection, armed only while calls wait
+   * for the executor. Default: 30 seconds.
+   */
+  public B workerStartTimeout(Duration workerStartTimeout) {
+    this.workerStartTimeout = workerStartTimeout;
     return self();
   }
 

@@ -5,6 +5,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import io.thriftnio.core.tls.ServerTls;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -24,6 +26,7 @@ public final class ServerConfig {
   private final int workerThreads;
   private final int workerQueueCapacity;
   private final Executor workerExecutor;
+  private final Duration workerStartTimeout;
   private final int ioThreads;
   private final int maxFrameSize;
   private final int maxConnections;
@@ -64,7 +67,8 @@ public final class ServerConfig {
     this.ioStrategy = Checks.notNull("ioStrategy", b.ioStrategy);
     this.workerThreads = Checks.positive("workerThreads", b.workerThreads);
     this.workerQueueCapacity = Checks.positive("workerQueueCapacity", b.workerQueueCapacity);
-    this.workerExecutor = b.workerExecutor;
+    this.workerExecutor = checkWorkerExecutor(b.workerExecutor);
+    this.workerStartTimeout = Checks.positive("workerStartTimeout", b.workerStartTimeout);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
@@ -75,6 +79,28 @@ public final class ServerConfig {
     this.maxCallsInFlightPerConnection =
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
     this.tls = b.tls;
+  }
+
+  /**
+   * Refuses an executor known to drop tasks silently: its call would never be answered in time and
+   * every later reply on the connection would wait for it.
+   */
+  private static Executor checkWorkerExecutor(Executor executor) {
+    if (executor instanceof ThreadPoolExecutor) {
+      RejectedExecutionHandler handler =
+          ((ThreadPoolExecutor) executor).getRejectedExecutionHandler();
+      if (handler instanceof ThreadPoolExecutor.DiscardPolicy
+          || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy) {
+        throw new IllegalArgumentException(
+            "workerExecutor: "
+                + executor
+                + " with rejection handler "
+                + handler.getClass().getName()
+                + " (expected: a handler that runs or rejects every task, e.g."
+                + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
+      }
+    }
+    return executor;
   }
 
   /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
@@ -120,6 +146,11 @@ public final class ServerConfig {
   /** The caller-owned worker executor, or {@code null} for the server's own pool. */
   public Executor workerExecutor() {
     return workerExecutor;
+  }
+
+  /** How long a call may wait for the worker executor to start it. */
+  public Duration workerStartTimeout() {
+    return workerStartTimeout;
   }
 
   /** IO threads. */
@@ -187,6 +218,8 @@ public final class ServerConfig {
         + frameTimeout
         + ", drainTimeout="
         + drainTimeout
+        + ", workerStartTimeout="
+        + workerStartTimeout
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")

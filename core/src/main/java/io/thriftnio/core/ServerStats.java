@@ -21,8 +21,9 @@ package io.thriftnio.core;
  *     {@code maxFrameSize} whose header could be read and was answered {@code PROTOCOL_ERROR}.
  *     Declared IDL exceptions are successful calls. The same on every transport and strategy
  * @param overloadedCalls requests refused because the worker executor rejected them (its queue was
- *     full); each is answered {@code TApplicationException(INTERNAL_ERROR)} "server overloaded" and
- *     counted here only
+ *     full), or did not start them within {@link ServerConfig#workerStartTimeout()} (a long queue,
+ *     or an executor that dropped the task); each is answered {@code
+ *     TApplicationException(INTERNAL_ERROR)} "server overloaded" and counted here only
  * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
  *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
  *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead

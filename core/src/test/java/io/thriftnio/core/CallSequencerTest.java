@@ -7,6 +7,7 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -210,6 +211,81 @@ class CallSequencerTest {
     assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
     assertThat(counters.completedCalls.sum()).as("never ran").isZero();
     assertThat(connection.closedHalfFirst).isNull();
+  }
+
+  @Test
+  void answersACallTheWorkerNeverStartsAfterTheStartTimeoutAndTheRepliesBehindItLeave()
+      throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(100)).open(connection);
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    deliver(seq, "echo", 3);
+    seq.readComplete();
+    Runnable dropped = workers.take(0); // the executor returned and will never run it
+    runOnOtherThread(workers.take(1), workers.take(0));
+    assertThat(connection.sent).as("held behind the call not started").isEmpty();
+
+    assertThat(connection.awaitIoTask(5_000)).as("the timeout hands the replies over").isTrue();
+    connection.runIoTasks();
+    assertThat(seqids()).containsExactly(1, 2, 3);
+    TApplicationException notStarted = replies().get(0).exception();
+    assertThat(notStarted.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(notStarted.getMessage())
+        .contains("echo")
+        .contains("not started within 100 ms")
+        .contains("executor");
+    assertThat(replies().get(2).success()).isEqualTo("t3");
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(counters.completedCalls.sum()).isEqualTo(2);
+    assertThat(connection.closedHalfFirst).as("still open").isNull();
+
+    dropped.run(); // late: it must neither run the call nor answer again
+    connection.runIoTasks();
+    assertThat(connection.sent).hasSize(3);
+    assertThat(counters.completedCalls.sum()).isEqualTo(2);
+    assertThat(seq.pendingCalls()).isZero();
+  }
+
+  @Test
+  void releasesTheRequestOfACallNeverStartedOnAConnectionThatClosed() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+    deliver(seq, "echo", 1);
+    seq.readComplete();
+    Runnable dropped = workers.take(0);
+    seq.onClosed();
+    assertThat(connection.requests.get(0).releases.get()).as("the call holds it").isZero();
+
+    assertThat(connection.awaitIoTask(5_000)).as("the timeout answers the call").isTrue();
+    connection.runIoTasks();
+    assertThat(connection.requests.get(0).releases.get()).isEqualTo(1);
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(counters.droppedResponses.sum()).as("nobody to send it to").isEqualTo(1);
+    assertThat(connection.sent).isEmpty();
+    dropped.run();
+    assertThat(counters.completedCalls.sum()).isZero();
+  }
+
+  @Test
+  void aCallStartedWithinTheStartTimeoutIsNeverGivenUp() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker =
+        ProcessorInvoker.ofAsync(new MiniService.Async(handlers), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+    deliver(seq, "echo", 1);
+    seq.readComplete();
+    workers.take(0).run(); // started at once; the async handler completes much later
+    assertThat(connection.awaitIoTask(300)).as("nothing to hand over: the call runs").isFalse();
+    handlers.take(0).run();
+    assertThat(seqids()).containsExactly(1);
+    assertThat(replies().get(0).success()).isEqualTo("t1");
+    assertThat(counters.overloadedCalls.sum()).isZero();
   }
 
   @Test

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -72,6 +73,20 @@ final class MemoryConnection implements ServerConnection {
   public synchronized void execute(Runnable task) {
     executes++;
     ioTasks.add(task);
+    notifyAll();
+  }
+
+  /** Waits until a task is handed to the IO thread; whether one was within {@code millis}. */
+  synchronized boolean awaitIoTask(long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (ioTasks.isEmpty()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /** Runs the tasks handed to the IO thread; returns how many ran. */

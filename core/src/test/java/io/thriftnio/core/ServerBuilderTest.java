@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.thrift.TBaseAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -79,6 +84,9 @@ class ServerBuilderTest {
         .isEqualTo(10_000)
         .isEqualTo(ServerBuilder.DEFAULT_WORKER_QUEUE_CAPACITY);
     assertThat(c.workerExecutor()).isNull();
+    assertThat(c.workerStartTimeout())
+        .isEqualTo(Duration.ofSeconds(30))
+        .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
     assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
     assertThat(c.maxConnections()).isEqualTo(16_384).isEqualTo(ServerBuilder.DEFAULT_MAX_CONNECTIONS);
@@ -111,6 +119,7 @@ class ServerBuilderTest {
                     .workerThreads(3)
                     .workerQueueCapacity(5)
                     .workerExecutor(executor)
+                    .workerStartTimeout(Duration.ofMillis(7))
                     .ioThreads(2)
                     .maxFrameSize(1)
                     .maxConnections(7)
@@ -125,6 +134,7 @@ class ServerBuilderTest {
     assertThat(c.workerThreads()).isEqualTo(3);
     assertThat(c.workerQueueCapacity()).isEqualTo(5);
     assertThat(c.workerExecutor()).isSameAs(executor);
+    assertThat(c.workerStartTimeout()).isEqualTo(Duration.ofMillis(7));
     assertThat(c.ioThreads()).isEqualTo(2);
     assertThat(c.maxFrameSize()).isEqualTo(1);
     assertThat(c.maxConnections()).isEqualTo(7);
@@ -194,6 +204,45 @@ class ServerBuilderTest {
     assertRejected(b -> b.frameTimeout(null), "frameTimeout: null (expected: > 0)");
     assertThat(build(b -> b.frameTimeout(Duration.ofNanos(1))).frameTimeout()).isEqualTo(Duration.ofNanos(1));
     assertThat(build(b -> b.idleTimeout(Duration.ZERO)).idleTimeout()).isZero();
+    assertRejected(
+        b -> b.workerStartTimeout(Duration.ZERO), "workerStartTimeout: PT0S (expected: > 0)");
+    assertRejected(
+        b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
+    assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
+        .isEqualTo(Duration.ofNanos(1));
+  }
+
+  @Test
+  void aWorkerPoolThatDiscardsTasksIsRejected() {
+    for (RejectedExecutionHandler policy :
+        List.of(
+            new ThreadPoolExecutor.DiscardPolicy(), new ThreadPoolExecutor.DiscardOldestPolicy())) {
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), policy);
+      try {
+        assertThatThrownBy(() -> build(b -> b.workerExecutor(pool)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage(
+                "workerExecutor: "
+                    + pool
+                    + " with rejection handler "
+                    + policy.getClass().getName()
+                    + " (expected: a handler that runs or rejects every task, e.g."
+                    + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    for (RejectedExecutionHandler policy :
+        List.of(new ThreadPoolExecutor.AbortPolicy(), new ThreadPoolExecutor.CallerRunsPolicy())) {
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new SynchronousQueue<>(), policy);
+      try {
+        assertThat(build(b -> b.workerExecutor(pool)).workerExecutor()).isSameAs(pool);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
   }
 
   @Test

@@ -155,7 +155,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
             ProcessorInvoker.of(config),
             callWorker,
             counters,
-            config.maxCallsInFlightPerConnection());
+            config.maxCallsInFlightPerConnection(),
+            config.workerStartTimeout());
     this.serverFilter = new ThriftServerFilter(callPath);
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {

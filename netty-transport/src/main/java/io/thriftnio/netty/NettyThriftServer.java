@@ -236,7 +236,11 @@ public final class NettyThriftServer implements ThriftServer {
       }
       callPath =
           new CallPath(
-              ProcessorInvoker.of(config), worker, counters, config.maxCallsInFlightPerConnection());
+              ProcessorInvoker.of(config),
+              worker,
+              counters,
+              config.maxCallsInFlightPerConnection(),
+              config.workerStartTimeout());
       ThriftServerHandler.Settings settings =
           new ThriftServerHandler.Settings(
               callPath,

@@ -139,7 +139,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
    * ThriftFrameEncoder}. No idle or frame timeout. Calls are counted, and refused calls' log lines
    * thinned out, per handler, not per server. At most {@value
-   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
+   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight. A call {@code
+   * worker} has not started within {@link ServerBuilder#DEFAULT_WORKER_START_TIMEOUT} is answered
+   * as an overload (see {@link ServerBuilder#workerStartTimeout}).
    *
    * @param invoker runs the processor; its protocols and frame limit are used for the replies this
    *     handler writes itself

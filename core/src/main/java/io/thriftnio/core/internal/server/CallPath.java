@@ -3,6 +3,9 @@ package io.thriftnio.core.internal.server;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.internal.Checks;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TConfiguration;
@@ -19,6 +22,8 @@ public final class CallPath {
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
   final TConfiguration headerConfiguration;
+  /** How long a call may wait for {@link #worker} to start it, in nanoseconds. */
+  final long startTimeoutNanos;
 
   /**
    * @param invoker runs the processor
@@ -30,6 +35,25 @@ public final class CallPath {
    */
   public CallPath(
       ProcessorInvoker invoker, Executor worker, ServerCounters counters, int maxCallsInFlight) {
+    this(invoker, worker, counters, maxCallsInFlight, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
+  }
+
+  /**
+   * @param invoker runs the processor
+   * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
+   *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
+   * @param counters the server's counters
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most;
+   *     above it the connection is not read from
+   * @param workerStartTimeout how long a call may wait for {@code worker} to start it before it is
+   *     answered as an overload (see {@code ServerBuilder.workerStartTimeout})
+   */
+  public CallPath(
+      ProcessorInvoker invoker,
+      Executor worker,
+      ServerCounters counters,
+      int maxCallsInFlight,
+      Duration workerStartTimeout) {
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
     this.counters = Objects.requireNonNull(counters, "counters");
@@ -38,6 +62,11 @@ public final class CallPath {
           "maxCallsInFlight: " + maxCallsInFlight + " (expected: > 0)");
     }
     this.maxCallsInFlight = maxCallsInFlight;
+    Checks.positive("workerStartTimeout", workerStartTimeout);
+    this.startTimeoutNanos =
+        workerStartTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+            ? Long.MAX_VALUE
+            : workerStartTimeout.toNanos();
     int max = invoker.maxFrameSize();
     this.headerConfiguration =
         new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -13,9 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The calls of one server connection: dispatches each request, answers them in request order,
- * bounds the calls in flight, refuses calls the worker executor cannot take, and closes the
- * connection after a bad request or once a drain has answered everything. Transport-neutral: the
- * IO adapter delivers one request message at a time and implements {@link ServerConnection}.
+ * bounds the calls in flight, refuses calls the worker executor cannot take or does not start in
+ * time, and closes the connection after a bad request or once a drain has answered everything.
+ * Transport-neutral: the IO adapter delivers one request message at a time and implements {@link
+ * ServerConnection}.
  *
  * <pre>
  *  requests:   [ seq 1 ][ seq 2 ][ seq 3 ]          (one read batch)
@@ -31,52 +31,50 @@ import org.slf4j.LoggerFactory;
  * replies completed elsewhere are handed to the IO thread once per batch ({@link
  * ServerConnection#execute}) and flushed there.
  *
+ * <p>Pieces: this class takes requests in and dispatches them ({@link Call} is each one's place in
+ * the order, its worker task and its completion); {@link ReplyWriter} writes the replies that are
+ * due, flushes and closes; {@link OverloadReplies} answers calls the worker executor refused or
+ * {@link StartCheck} found not started within {@code workerStartTimeout}.
+ *
  * <p>Counting ({@code ServerStats}): a call that ran counts in {@code completedCalls}, and in
  * {@code failedCalls} when it ended in a {@code TApplicationException}, as {@link ProcessorInvoker}
- * reports it (the reply is never parsed again); a refused call counts in {@code overloadedCalls}
- * only; a request whose header is unreadable, and a frame the adapter's decoder refused, count in
- * {@code badFrames} (the latter also in {@code failedCalls} when it is answered); a reply that
- * could not be sent because the connection closed counts in {@code droppedResponses}.
+ * reports it (the reply is never parsed again); a call refused or not started in time counts in
+ * {@code overloadedCalls} only; a request whose header is unreadable, and a frame the adapter's
+ * decoder refused, count in {@code badFrames} (the latter also in {@code failedCalls} when it is
+ * answered); a reply that could not be sent because the connection closed counts in {@code
+ * droppedResponses}.
  */
 public final class CallSequencer {
 
-  private static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
+  static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
 
-  /** The server whose processor the current thread runs, if any. */
-  private static final ThreadLocal<CallPath> RUNNING = new ThreadLocal<>();
+  final CallPath path;
+  final ServerConnection connection;
+  private final ReplyWriter writer;
+  private final StartCheck startCheck = new StartCheck(this);
 
-  private final CallPath path;
-  private final ServerConnection connection;
-  private final Runnable writeTask = this::writeHandedOver;
-  private final boolean writesFromAnyThread;
-
-  // Guarded by this.
+  // Guarded by this; the writer's fields too.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
-  private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+  final ArrayDeque<Call> slots = new ArrayDeque<>();
   /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
-  private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
-  private boolean writing;
-  private boolean writeHandedOver;
-  private boolean unflushed;
-  private boolean inReadBatch;
-  private Thread readingThread;
+  final ArrayDeque<Call> waiting = new ArrayDeque<>();
+  boolean unflushed;
+  boolean inReadBatch;
+  Thread readingThread;
   private boolean dispatchingWaiting;
-  private volatile boolean draining;
+  volatile boolean draining;
   /** A close is decided: requests delivered from now on are dropped. */
-  private boolean closing;
+  boolean closing;
   /** Nothing more is written: the connection is gone, or its last reply has been written. */
-  private boolean closed;
+  boolean closed;
 
-  /** Owned by the writer. */
-  private final ArrayDeque<Slot> outbox = new ArrayDeque<>();
-
-  private volatile boolean readingPaused;
-  private volatile long lastActivityNanos = System.nanoTime();
+  volatile boolean readingPaused;
+  volatile long lastActivityNanos = System.nanoTime();
 
   CallSequencer(CallPath path, ServerConnection connection) {
     this.path = path;
     this.connection = connection;
-    this.writesFromAnyThread = connection.writesFromAnyThread();
+    this.writer = new ReplyWriter(this, connection);
   }
 
   /**
@@ -92,8 +90,9 @@ public final class CallSequencer {
    *     still be delivered)
    */
   public boolean onRequest(ByteBuffer payload, Object request) {
-    Slot slot;
+    Call slot;
     boolean dispatch;
+    boolean scheduleCheck = false;
     synchronized (this) {
       if (closing) {
         slot = null; // after a bad request or a close: nothing more is served
@@ -101,11 +100,14 @@ public final class CallSequencer {
       } else {
         inReadBatch = true;
         readingThread = Thread.currentThread();
-        lastActivityNanos = System.nanoTime();
-        slot = new Slot(payload, request);
+        long now = System.nanoTime();
+        lastActivityNanos = now;
+        slot = new Call(this, payload, request);
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
-        if (!dispatch) {
+        if (dispatch) {
+          scheduleCheck = startCheck.queued(slot, now);
+        } else {
           waiting.add(slot);
         }
       }
@@ -118,6 +120,9 @@ public final class CallSequencer {
     }
     if (dispatch) {
       dispatch(slot);
+    }
+    if (scheduleCheck) {
+      startCheck.schedule(path.startTimeoutNanos);
     }
     // During a drain, requests already read are still delivered and answered.
     boolean buffered = draining && connection.hasBufferedRequests();
@@ -136,7 +141,7 @@ public final class CallSequencer {
         return;
       }
     }
-    writeReady();
+    writer.writeReady();
   }
 
   /**
@@ -165,7 +170,7 @@ public final class CallSequencer {
       }
       closing = true;
       readingPaused = true;
-      Slot last = new Slot(null, null);
+      Call last = new Call(this, null, null);
       last.done = true;
       last.reply = reply;
       last.closeAfter = true;
@@ -174,7 +179,7 @@ public final class CallSequencer {
     if (reply != null) {
       path.counters.failedCalls.increment();
     }
-    writeReady();
+    writer.writeReady();
   }
 
   /**
@@ -190,11 +195,7 @@ public final class CallSequencer {
       readingPaused = true;
     }
     // The writer closes the connection once nothing is pending: it alone may call the IO methods.
-    if (connection.inIoThread()) {
-      write();
-    } else {
-      connection.execute(writeTask);
-    }
+    writer.writeOnIoThread();
   }
 
   /**
@@ -202,19 +203,20 @@ public final class CallSequencer {
    * own requests when they complete, and their replies are counted as dropped.
    */
   public void onClosed() {
-    Slot[] neverDispatched;
+    Call[] neverDispatched;
     synchronized (this) {
       closing = true;
       closed = true;
       readingPaused = true;
-      neverDispatched = waiting.toArray(new Slot[0]);
+      neverDispatched = waiting.toArray(new Call[0]);
       slots.removeAll(waiting);
       waiting.clear();
     }
-    for (Slot slot : neverDispatched) {
+    for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
     }
-    writeReady();
+    startCheck.connectionClosed();
+    writer.writeReady();
   }
 
   /** Calls received and not yet answered. */
@@ -243,7 +245,7 @@ public final class CallSequencer {
    * this very call.
    */
   public static boolean inCallOf(CallPath path) {
-    return RUNNING.get() == path;
+    return Call.RUNNING.get() == path;
   }
 
   /**
@@ -252,12 +254,12 @@ public final class CallSequencer {
    * @param task a task the server's worker executor returned from {@code shutdownNow()}
    */
   public static void abandon(Runnable task) {
-    if (task instanceof CallSequencer.Slot) {
-      ((CallSequencer.Slot) task).abandon();
+    if (task instanceof Call && ((Call) task).claim(false)) {
+      ((Call) task).abandon();
     }
   }
 
-  private void dispatch(Slot slot) {
+  private void dispatch(Call slot) {
     Executor worker = path.worker;
     if (worker == null) {
       slot.run();
@@ -269,71 +271,21 @@ public final class CallSequencer {
         HeaderCheck.unreadable(
             slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
     if (unreadable != null) {
+      slot.claim(false);
       slot.unreadable(unreadable);
       return;
     }
     try {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
-      refuseOverloaded(slot, e);
+      if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
+        OverloadReplies.refused(this, slot, e);
+      }
     }
-  }
-
-  private void refuseOverloaded(Slot slot, RejectedExecutionException e) {
-    path.counters.overloadedCalls.increment();
-    long refused = path.overloadLog.record();
-    ProcessorInvoker invoker = path.invoker;
-    TMessage header =
-        ErrorReplies.readHeader(
-            slot.payload, invoker.inputProtocolFactory(), invoker.maxFrameSize());
-    if (header == null) {
-      slot.unreadable(e);
-      return;
-    }
-    String message =
-        "server overloaded: "
-            + header.name
-            + " refused, the worker executor is full ("
-            + overloadDetail()
-            + ")";
-    if (refused != 0) { // the 1st, 2nd, 4th, 8th ...: under overload, every call would log
-      log.warn(
-          "{} for {} seqid {} from {} ({} calls refused so far)",
-          message,
-          header.name,
-          header.seqid,
-          connection.remoteAddress(),
-          refused);
-    }
-    ByteBuffer reply =
-        ErrorReplies.applicationException(
-            header,
-            TApplicationException.INTERNAL_ERROR,
-            message,
-            invoker.outputProtocolFactory(),
-            invoker.maxFrameSize());
-    finish(slot, reply, false);
-  }
-
-  private String overloadDetail() {
-    Executor worker = path.worker;
-    if (worker instanceof ThreadPoolExecutor) {
-      ThreadPoolExecutor pool = (ThreadPoolExecutor) worker;
-      int queued = pool.getQueue().size();
-      return "active="
-          + pool.getActiveCount()
-          + "/"
-          + pool.getMaximumPoolSize()
-          + ", queued="
-          + queued
-          + "/"
-          + (queued + pool.getQueue().remainingCapacity());
-    }
-    return "executor " + worker;
   }
 
   /** Records a call's outcome, on the thread that completed it, and writes what is ready. */
-  private void finish(Slot slot, ByteBuffer reply, boolean closeAfter) {
+  void finish(Call slot, ByteBuffer reply, boolean closeAfter) {
     Object request = slot.request;
     slot.request = null;
     if (request != null) {
@@ -348,133 +300,7 @@ public final class CallSequencer {
         readingPaused = true;
       }
     }
-    writeReady();
-  }
-
-  private void writeReady() {
-    if (!connection.inIoThread()) {
-      boolean handOver;
-      synchronized (this) {
-        Slot head = slots.peekFirst();
-        if (writeHandedOver || head == null || !head.done) {
-          return; // the writer already handed over will take this one too, or it is not due yet
-        }
-        handOver = !(writesFromAnyThread && slots.size() == 1);
-        writeHandedOver = handOver;
-      }
-      if (handOver) {
-        connection.execute(writeTask);
-        return;
-      }
-      // The only reply pending, on an adapter that writes from any thread: no hand-over needed.
-    }
-    write();
-  }
-
-  private void writeHandedOver() {
-    synchronized (this) {
-      writeHandedOver = false;
-    }
-    write();
-  }
-
-  /**
-   * Writes every reply that is due. One writer at a time; a thread that finds a writer at work
-   * leaves its reply to it (the writer looks again before it stops).
-   */
-  private void write() {
-    synchronized (this) {
-      if (writing) {
-        return;
-      }
-      writing = true;
-    }
-    boolean answered;
-    boolean dispatchWaiting;
-    boolean wrote = false;
-    while (true) {
-      boolean dropping;
-      boolean flush = false;
-      boolean closeForDrain = false;
-      boolean buffered = draining && connection.hasBufferedRequests();
-      synchronized (this) {
-        if (wrote) {
-          unflushed = true;
-          wrote = false;
-        }
-        dropping = closed;
-        Slot head;
-        while ((head = slots.peekFirst()) != null && head.done) {
-          slots.pollFirst();
-          outbox.add(head);
-          if (head.closeAfter && !closed) {
-            closed = true; // later requests are never answered
-            for (Slot slot : waiting) {
-              slot.done = true;
-            }
-            break;
-          }
-        }
-        if (!outbox.isEmpty()) {
-          lastActivityNanos = System.nanoTime();
-        } else if (unflushed
-            && !dropping
-            && !(inReadBatch && readingThread == Thread.currentThread())) {
-          unflushed = false;
-          flush = true;
-        } else if (draining && !closing && slots.isEmpty() && !buffered) {
-          closing = true;
-          closed = true;
-          closeForDrain = true;
-        } else {
-          writing = false;
-          answered = slots.isEmpty() && !closing;
-          dispatchWaiting = !waiting.isEmpty() || (readingPaused && !draining && !closing);
-          break;
-        }
-      }
-      if (flush) {
-        connection.flush();
-      } else if (closeForDrain) {
-        connection.close(false);
-      } else {
-        wrote = writeOutbox(dropping);
-      }
-    }
-    if (answered) {
-      connection.allAnswered();
-    }
-    if (dispatchWaiting) {
-      dispatchWaiting();
-    }
-  }
-
-  /** Writes the replies taken from the head of the queue; whether any awaits a flush. */
-  private boolean writeOutbox(boolean dropping) {
-    boolean wrote = false;
-    for (Slot slot; (slot = outbox.poll()) != null; ) {
-      Object neverDispatched = slot.request;
-      if (neverDispatched != null) {
-        slot.request = null; // a waiting request dropped at close: its memory goes back now
-        connection.release(neverDispatched);
-        continue;
-      }
-      if (dropping) {
-        if (slot.reply != null) {
-          path.counters.droppedResponses.increment(); // the connection closed during the call
-        }
-        continue;
-      }
-      if (slot.reply != null) {
-        connection.write(slot.reply);
-        wrote = true;
-      }
-      if (slot.closeAfter) {
-        connection.close(slot.reply != null); // flushes
-        wrote = false;
-      }
-    }
-    return wrote;
+    writer.writeReady();
   }
 
   /**
@@ -484,7 +310,7 @@ public final class CallSequencer {
    * itself (a window between the two once left a pipelining WORKER connection with requests
    * waiting, reading paused and nothing in flight to wake it).
    */
-  private void dispatchWaiting() {
+  void dispatchWaiting() {
     synchronized (this) {
       if (dispatchingWaiting) {
         return; // the running loop looks at the state again before it stops
@@ -495,7 +321,8 @@ public final class CallSequencer {
     boolean stopped = false;
     try {
       while (true) {
-        Slot next;
+        Call next;
+        boolean scheduleCheck;
         synchronized (this) {
           if (closing || waiting.isEmpty() || slots.size() - waiting.size() >= path.maxCallsInFlight) {
             if (readingPaused
@@ -511,8 +338,12 @@ public final class CallSequencer {
             break;
           }
           next = waiting.pollFirst();
+          scheduleCheck = startCheck.queued(next, System.nanoTime());
         }
         dispatch(next);
+        if (scheduleCheck) {
+          startCheck.schedule(path.startTimeoutNanos);
+        }
       }
     } finally {
       if (!stopped) {
@@ -523,62 +354,6 @@ public final class CallSequencer {
     }
     if (resume) {
       connection.resumeReading();
-    }
-  }
-
-  /** One request's place in the reply order; also its worker task and its completion. */
-  private final class Slot implements Runnable, ProcessorInvoker.Completion {
-    final ByteBuffer payload;
-    /** The adapter's handle, until released; {@code null} after. */
-    Object request;
-    ByteBuffer reply;
-    boolean done;
-    boolean closeAfter;
-
-    Slot(ByteBuffer payload, Object request) {
-      this.payload = payload;
-      this.request = request;
-    }
-
-    @Override
-    public void run() {
-      CallPath outer = RUNNING.get();
-      RUNNING.set(path);
-      try {
-        path.invoker.invoke(payload, this);
-      } catch (RuntimeException | Error e) {
-        // The invoker promises not to throw; if it did, the request still gets its place back.
-        unreadable(e);
-      } finally {
-        RUNNING.set(outer);
-      }
-    }
-
-    @Override
-    public void replied(ByteBuffer frame, boolean failed) {
-      path.counters.completedCalls.increment();
-      if (failed) {
-        path.counters.failedCalls.increment();
-      }
-      finish(this, frame, false);
-    }
-
-    @Override
-    public void unreadable(Throwable cause) {
-      path.counters.badFrames.increment();
-      log.warn(
-          "Closing connection from {}: request message header unreadable ({})",
-          connection.remoteAddress(),
-          cause.toString());
-      finish(this, null, true);
-    }
-
-    void abandon() {
-      Object r = request;
-      request = null;
-      if (r != null) {
-        connection.release(r);
-      }
     }
   }
 }
