@@ -9,6 +9,7 @@ import io.thriftnio.core.internal.server.CallPath;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -80,6 +81,9 @@ public final class ThriftServerFilter extends BaseFilter {
   private final CallPath path;
   private volatile boolean draining;
 
+  /** Runs as a frame reaches this filter, before its call path sees it; tests widen races. */
+  volatile Consumer<Connection<?>> beforeRequest = c -> {};
+
   /**
    * A filter that runs {@code processor} for every frame, with {@code TBinaryProtocol}, the
    * protocol of libthrift's own servers, and frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE}
@@ -142,7 +146,13 @@ public final class ThriftServerFilter extends BaseFilter {
     Connection<?> connection = ctx.getConnection();
     GrizzlyServerConnection adapter = adapterOf(connection);
     Buffer message = ctx.getMessage();
-    boolean more = adapter.calls.onRequest(message.toByteBuffer(), null);
+    boolean more;
+    try {
+      beforeRequest.accept(connection);
+      more = adapter.calls.onRequest(message.toByteBuffer(), null);
+    } finally {
+      ThriftFrameFilter.requestDelivered(connection); // the call is counted: the read is over
+    }
     if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
       adapter.calls.readComplete(); // the last frame of this read: its replies leave together
     }
