@@ -26,6 +26,7 @@ import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.threadpool.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +83,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
  * refused), stops starting new requests, lets calls in flight answer for up to {@code
- * drainTimeout}, then closes every connection and the threads the server owns.
+ * drainTimeout}, then closes every connection and the threads the server owns. Called in one of
+ * the server's calls or on a Grizzly selector thread, it returns at once and the drain goes on in
+ * a thread named {@code thrift-nio-grizzly-server-close-PORT}.
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
@@ -180,9 +183,9 @@ public final class GrizzlyThriftServer extends LifecycleServer {
 
     @Override
     public boolean inIoThread() {
-      // Not told apart on Grizzly (as before): a close() in a call of this server is detected by
-      // the lifecycle itself.
-      return false;
+      // Any Grizzly selector thread, this server's or another transport's: waiting there for the
+      // drain would stall its connections, which may be the very ones that must finish.
+      return Threads.isService();
     }
 
     @Override

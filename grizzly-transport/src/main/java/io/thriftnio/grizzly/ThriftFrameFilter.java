@@ -273,7 +273,8 @@ public final class ThriftFrameFilter extends BaseFilter {
   /**
    * The read clock of {@code connection}: a read begins in this filter, and ends here unless a
    * frame is passed on, in which case the next filter ends it with {@link #requestDelivered} once
-   * the request is with the call path. The idle sweep commits its decision against it.
+   * the request is with the call path. The idle sweep commits its decision against it. In a chain
+   * without a {@link ThriftServerFilter} (a client's) nothing ends such a read, and nothing sweeps.
    */
   static ReadActivity reads(Connection<?> connection) {
     return STATE.get(connection).reads;

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,6 +50,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -526,6 +528,58 @@ class GrizzlyThriftServerTest {
     assertThat(server.stats().timedOutConnections()).isZero();
     c.awaitClosedBy(Duration.ofSeconds(10)); // idle after the reply: closed
     await("the idle close to be counted", () -> server.stats().timedOutConnections() == 1);
+  }
+
+  /**
+   * {@code close()} on a Grizzly selector thread outside any call (here a client transport's
+   * connect event) must not wait for the drain there, as on Netty's event loops: it returns at once
+   * and a close thread finishes the drain once the call in flight is answered.
+   */
+  @Test
+  void aCloseOnAGrizzlySelectorThreadHandsTheDrainToACloseThread() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .drainTimeout(Duration.ofSeconds(20))
+                .bind(ANY_PORT));
+    RawConnection busy = raw(server);
+    busy.writeFrame(call("sleep", 1, new BenchService.sleep_args(1)));
+    assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<String> closedOn = new CompletableFuture<>();
+    TCPNIOTransport client = TCPNIOTransportBuilder.newInstance().build();
+    client.setIOStrategy(SameThreadIOStrategy.getInstance()); // events on the selector thread
+    client.setProcessor(
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(
+                new BaseFilter() {
+                  @Override
+                  public NextAction handleConnect(FilterChainContext ctx) {
+                    server.close();
+                    closedOn.complete(Thread.currentThread().getName());
+                    return ctx.getStopAction();
+                  }
+                })
+            .build());
+    client.start();
+    closeables.add(client::shutdownNow);
+    client.connect(server.localAddress());
+
+    assertThat(closedOn.get(10, TimeUnit.SECONDS))
+        .as("close() returned on the selector thread while a call was in flight")
+        .contains("SelectorRunner");
+    assertThat(server.isRunning()).isFalse();
+    String closer = "thrift-nio-grizzly-server-close-" + server.localAddress().getPort();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .anyMatch(t -> t.getName().equals(closer));
+    release.countDown();
+    RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result());
+    busy.awaitClosedBy(WITHIN);
+    server.close(); // from the test thread: waits for the close thread to finish
+    assertThat(server.stats().openConnections()).isZero();
   }
 
   @Test

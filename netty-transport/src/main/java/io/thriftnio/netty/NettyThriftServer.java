@@ -60,7 +60,9 @@ import java.net.InetSocketAddress;
  * <p>{@link #close()} is graceful: it stops accepting (new connections are refused), stops reading
  * from open connections, lets each finish the calls it has received and closes it once they are
  * answered, and after {@code drainTimeout} closes whatever is left; then it stops the worker pool
- * and, if the server owns them, the event loops. It is idempotent and bounded in time.
+ * and, if the server owns them, the event loops. It is idempotent and bounded in time. Called on
+ * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
+ * in a thread named {@code thrift-nio-netty-close-PORT}.
  */
 public final class NettyThriftServer extends LifecycleServer {
 

@@ -53,7 +53,7 @@ public final class ServerLifecycle {
      */
     InetSocketAddress bind() throws IOException;
 
-    /** Closes the listening socket; returns within {@link #SHUTDOWN_GRACE_MILLIS}-ish. */
+    /** Closes the listening socket; returns within a few seconds, closed or not. */
     void stopAccepting();
 
     /** Whether the current thread is one of the IO threads the server's connections run on. */
