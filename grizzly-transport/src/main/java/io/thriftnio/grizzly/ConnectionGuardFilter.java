@@ -1,5 +1,6 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.grizzly.internal.CloseListeners;
@@ -19,15 +20,15 @@ import org.glassfish.grizzly.filterchain.NextAction;
  */
 final class ConnectionGuardFilter extends BaseFilter {
 
-  private static final Attribute<RegisteredConnection<GrizzlyConnectionHandle>> REGISTERED =
+  private static final Attribute<RegisteredConnection<ConnectionHandle>> REGISTERED =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           ConnectionGuardFilter.class.getName() + ".registered");
 
-  private final ConnectionRegistry<GrizzlyConnectionHandle> registry;
+  private final ConnectionRegistry<ConnectionHandle> registry;
   private final ThriftServerFilter serverFilter;
 
   ConnectionGuardFilter(
-      ConnectionRegistry<GrizzlyConnectionHandle> registry, ThriftServerFilter serverFilter) {
+      ConnectionRegistry<ConnectionHandle> registry, ThriftServerFilter serverFilter) {
     this.registry = registry;
     this.serverFilter = serverFilter;
   }
@@ -35,7 +36,7 @@ final class ConnectionGuardFilter extends BaseFilter {
   @Override
   public NextAction handleAccept(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();
-    RegisteredConnection<GrizzlyConnectionHandle> registered =
+    RegisteredConnection<ConnectionHandle> registered =
         registry.admit(
             new GrizzlyConnectionHandle(connection, serverFilter),
             address(connection.getPeerAddress()),
@@ -51,7 +52,7 @@ final class ConnectionGuardFilter extends BaseFilter {
   }
 
   /** The registration of {@code connection}, or {@code null} if it was not admitted. */
-  static RegisteredConnection<GrizzlyConnectionHandle> registered(Connection<?> connection) {
+  static RegisteredConnection<ConnectionHandle> registered(Connection<?> connection) {
     return REGISTERED.get(connection);
   }
 

@@ -6,7 +6,6 @@ import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
-import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
@@ -96,8 +95,6 @@ public final class GrizzlyThriftServer extends LifecycleServer {
 
   private final TCPNIOTransport suppliedTransport;
   private final boolean ownsTransport;
-  private final ConnectionRegistry<GrizzlyConnectionHandle> registry;
-  private final ServerLifecycle lifecycle;
   private final ThriftServerFilter serverFilter;
   private final FilterChain filterChain;
   final TimeoutSweep timeouts;
@@ -109,12 +106,9 @@ public final class GrizzlyThriftServer extends LifecycleServer {
   private volatile ScheduledExecutorService timer;
 
   private GrizzlyThriftServer(Builder b, ServerConfig config) {
-    super(config);
+    super("Grizzly Thrift server", THREAD_PREFIX, config);
     this.suppliedTransport = b.transport;
     this.ownsTransport = b.transport == null || b.ownsTransport;
-    this.registry = new ConnectionRegistry<>(config.maxConnections(), counters);
-    this.lifecycle =
-        new ServerLifecycle("Grizzly Thrift server", THREAD_PREFIX, config, counters, registry);
     this.lifecycle.transport(new Binding());
     this.timeouts = new TimeoutSweep(registry, TimeoutPolicy.of(config), config.tls() != null);
     ThriftFrameFilter frameFilter =
@@ -134,6 +128,12 @@ public final class GrizzlyThriftServer extends LifecycleServer {
     this.filterChain = chain.add(frameFilter).add(serverFilter).build();
   }
 
+  @Override
+  public GrizzlyThriftServer start() throws IOException {
+    super.start();
+    return this;
+  }
+
   /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
   private IoStrategy grizzlyStrategy() {
     return config.ioStrategy() == IoStrategy.WORKER ? IoStrategy.SAME_THREAD : config.ioStrategy();
@@ -142,17 +142,6 @@ public final class GrizzlyThriftServer extends LifecycleServer {
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  @Override
-  public GrizzlyThriftServer start() throws IOException {
-    super.start();
-    return this;
-  }
-
-  @Override
-  protected ServerLifecycle lifecycle() {
-    return lifecycle;
   }
 
   /** The server's side of {@link ServerLifecycle}: the transport, the listening connection. */
@@ -169,6 +158,11 @@ public final class GrizzlyThriftServer extends LifecycleServer {
       long period = timeouts.periodMillis();
       timer.scheduleWithFixedDelay(timeouts, period, period, TimeUnit.MILLISECONDS);
       return (InetSocketAddress) serverConnection.getLocalAddress();
+    }
+
+    @Override
+    public void beginStopAccepting() {
+      serverFilter.drain(); // connections without a call path yet drain as they get one
     }
 
     @Override
@@ -309,6 +303,19 @@ public final class GrizzlyThriftServer extends LifecycleServer {
     private Builder() {}
 
     /**
+     * Validates the settings and creates the server with its filter chain, not yet started: no
+     * thread runs and no socket is open until {@link GrizzlyThriftServer#start()}.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
+     *     asks for the OPENSSL provider (Grizzly uses the JDK's TLS)
+     */
+    @Override
+    public GrizzlyThriftServer build() {
+      return new GrizzlyThriftServer(this, config());
+    }
+
+    /**
      * Serves on a caller's transport instead of one created by the server. If the transport is
      * not yet started, the server configures it (IO strategy, selector runners, worker pool,
      * write queue limit) and starts it; a started transport is used as it is, with its own
@@ -324,19 +331,6 @@ public final class GrizzlyThriftServer extends LifecycleServer {
       this.transport = transport;
       this.ownsTransport = shutdownOnClose;
       return this;
-    }
-
-    /**
-     * Validates the settings and creates the server, not yet started.
-     *
-     * @throws IllegalArgumentException if a value is out of range
-     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
-     *     asks for the OPENSSL provider
-     */
-    @Override
-    public GrizzlyThriftServer build() {
-      ServerConfig config = config();
-      return new GrizzlyThriftServer(this, config);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.RegisteredConnection;
@@ -26,7 +27,7 @@ final class TimeoutSweep implements Runnable {
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           TimeoutSweep.class.getName() + ".unwritableSince");
 
-  private final ConnectionRegistry<GrizzlyConnectionHandle> registry;
+  private final ConnectionRegistry<ConnectionHandle> registry;
   private final TimeoutPolicy policy;
   private final boolean tls;
 
@@ -34,7 +35,7 @@ final class TimeoutSweep implements Runnable {
   volatile Consumer<Connection<?>> beforeIdleClose = c -> {};
 
   TimeoutSweep(
-      ConnectionRegistry<GrizzlyConnectionHandle> registry, TimeoutPolicy policy, boolean tls) {
+      ConnectionRegistry<ConnectionHandle> registry, TimeoutPolicy policy, boolean tls) {
     this.registry = registry;
     this.policy = policy;
     this.tls = tls;
@@ -54,7 +55,7 @@ final class TimeoutSweep implements Runnable {
   /** One sweep as of {@code now}; tests run it with a clock set ahead. */
   void sweep(long now) {
     try {
-      for (RegisteredConnection<GrizzlyConnectionHandle> r : registry.connections()) {
+      for (RegisteredConnection<ConnectionHandle> r : registry.connections()) {
         check(r, now);
       }
     } catch (RuntimeException e) {
@@ -62,8 +63,8 @@ final class TimeoutSweep implements Runnable {
     }
   }
 
-  private void check(RegisteredConnection<GrizzlyConnectionHandle> r, long now) {
-    Connection<?> c = r.handle().connection();
+  private void check(RegisteredConnection<ConnectionHandle> r, long now) {
+    Connection<?> c = ((GrizzlyConnectionHandle) r.handle()).connection(); // the guard's kind
     long handshakingSince =
         tls && TlsFilters.handshaking(c) ? r.acceptedAtNanos() : TimeoutPolicy.NONE;
     ReadActivity reads = ThriftFrameFilter.reads(c);

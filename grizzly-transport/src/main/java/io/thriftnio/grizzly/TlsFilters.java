@@ -1,6 +1,7 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.tls.ClientTls;
@@ -37,7 +38,7 @@ final class TlsFilters {
    * The server filter; handshake failures are counted and logged by the server's {@code registry}
    * ({@link ConnectionRegistry#tlsFailed}), and a completed handshake notes the peer's identity.
    */
-  static SSLFilter server(ServerTls tls, ConnectionRegistry<GrizzlyConnectionHandle> registry) {
+  static SSLFilter server(ServerTls tls, ConnectionRegistry<ConnectionHandle> registry) {
     SSLContext context = JdkTls.serverContext(tls, "Grizzly");
     SSLEngineConfigurator engines =
         new SSLEngineConfigurator(context, false, false, false) {
@@ -60,7 +61,7 @@ final class TlsFilters {
           @Override
           public void onComplete(Connection<?> connection) {
             HANDSHAKEN.set(connection, Boolean.TRUE);
-            RegisteredConnection<GrizzlyConnectionHandle> r =
+            RegisteredConnection<ConnectionHandle> r =
                 ConnectionGuardFilter.registered(connection);
             SSLEngine engine = SSLUtils.getSSLEngine(connection);
             if (r != null && engine != null) {
@@ -70,7 +71,7 @@ final class TlsFilters {
 
           @Override
           public void onFailure(Connection<?> connection, Throwable t) {
-            RegisteredConnection<GrizzlyConnectionHandle> r =
+            RegisteredConnection<ConnectionHandle> r =
                 ConnectionGuardFilter.registered(connection);
             if (r != null) {
               registry.tlsFailed(r, JdkTls.describe(t)); // counted once per connection; closes it

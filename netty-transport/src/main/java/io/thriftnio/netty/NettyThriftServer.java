@@ -16,7 +16,7 @@ import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.server.ConnectionRegistry;
+import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerLifecycle;
@@ -72,8 +72,6 @@ public final class NettyThriftServer extends LifecycleServer {
   private final IoTransport transport;
   private final EventLoopGroup suppliedGroup;
   private final boolean shutdownSuppliedGroup;
-  private final ConnectionRegistry<NettyConnectionHandle> registry;
-  private final ServerLifecycle lifecycle;
   private final ThriftFrameEncoder encoder;
   private final ByteBufAllocator allocator;
   private final SslContext sslContext;
@@ -90,16 +88,13 @@ public final class NettyThriftServer extends LifecycleServer {
       boolean shutdown,
       ByteBufAllocator allocator,
       SslContext sslContext) {
-    super(config);
+    super("Thrift server", "thrift-nio-netty", config);
     this.allocator = allocator;
     this.sslContext = sslContext;
     this.transport = transport;
     this.suppliedGroup = suppliedGroup;
     this.shutdownSuppliedGroup = shutdown;
     this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
-    this.registry = new ConnectionRegistry<>(config.maxConnections(), counters);
-    this.lifecycle =
-        new ServerLifecycle("Thrift server", "thrift-nio-netty", config, counters, registry);
     this.lifecycle.transport(new Binding());
     this.settings =
         new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));
@@ -191,11 +186,6 @@ public final class NettyThriftServer extends LifecycleServer {
     return this;
   }
 
-  @Override
-  protected ServerLifecycle lifecycle() {
-    return lifecycle;
-  }
-
   /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */
   private final class Binding implements ServerLifecycle.Transport {
     @Override
@@ -244,6 +234,11 @@ public final class NettyThriftServer extends LifecycleServer {
     }
 
     @Override
+    public void beginStopAccepting() {
+      serverChannel.close(); // the listening socket's fd closes at its loop's next select
+    }
+
+    @Override
     public boolean inIoThread() {
       EventLoopGroup g = group;
       return g != null && EventLoops.inEventLoopOf(g);
@@ -270,7 +265,7 @@ public final class NettyThriftServer extends LifecycleServer {
   }
 
   private void initConnection(Channel ch) {
-    RegisteredConnection<NettyConnectionHandle> registered =
+    RegisteredConnection<ConnectionHandle> registered =
         registry.admit(
             new NettyConnectionHandle(ch), ch.remoteAddress(), ch.localAddress(), System.nanoTime());
     if (registered == null) {

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import java.nio.channels.ClosedChannelException;
@@ -25,12 +26,12 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
 
   private static final Logger log = LoggerFactory.getLogger(TlsHandshakeWatcher.class);
 
-  private final ConnectionRegistry<NettyConnectionHandle> registry;
-  private final RegisteredConnection<NettyConnectionHandle> connection;
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final RegisteredConnection<ConnectionHandle> connection;
 
   TlsHandshakeWatcher(
-      ConnectionRegistry<NettyConnectionHandle> registry,
-      RegisteredConnection<NettyConnectionHandle> connection) {
+      ConnectionRegistry<ConnectionHandle> registry,
+      RegisteredConnection<ConnectionHandle> connection) {
     this.registry = registry;
     this.connection = connection;
   }

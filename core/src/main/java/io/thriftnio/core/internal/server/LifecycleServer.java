@@ -21,15 +21,22 @@ public abstract class LifecycleServer implements ThriftServer {
   /** The server's counters, behind {@link #stats()}. */
   protected final ServerCounters counters = new ServerCounters();
 
+  /** The server's open connections. */
+  protected final ConnectionRegistry<ConnectionHandle> registry;
+
+  /** The server's lifecycle; the subclass's constructor gives it its {@code Transport}. */
+  protected final ServerLifecycle lifecycle;
+
   /**
+   * @param name the server's name in log lines, e.g. {@code "Thrift server"}
+   * @param threadPrefix the prefix of its threads' names, e.g. {@code "thrift-nio-netty"}
    * @param config the server's settings
    */
-  protected LifecycleServer(ServerConfig config) {
+  protected LifecycleServer(String name, String threadPrefix, ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
+    this.registry = new ConnectionRegistry<>(config.maxConnections(), counters);
+    this.lifecycle = new ServerLifecycle(name, threadPrefix, config, counters, registry);
   }
-
-  /** The server's lifecycle, made by the subclass's constructor. */
-  protected abstract ServerLifecycle lifecycle();
 
   /**
    * Binds and starts serving; does nothing if running.
@@ -39,18 +46,18 @@ public abstract class LifecycleServer implements ThriftServer {
    */
   @Override
   public LifecycleServer start() throws IOException {
-    lifecycle().start();
+    lifecycle.start();
     return this;
   }
 
   @Override
   public final InetSocketAddress localAddress() {
-    return lifecycle().localAddress();
+    return lifecycle.localAddress();
   }
 
   @Override
   public final boolean isRunning() {
-    return lifecycle().isRunning();
+    return lifecycle.isRunning();
   }
 
   @Override
@@ -76,6 +83,6 @@ public abstract class LifecycleServer implements ThriftServer {
    */
   @Override
   public final void close() {
-    lifecycle().close();
+    lifecycle.close();
   }
 }

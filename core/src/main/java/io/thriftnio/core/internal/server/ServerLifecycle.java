@@ -56,6 +56,13 @@ public final class ServerLifecycle {
     /** Closes the listening socket; returns within a few seconds, closed or not. */
     void stopAccepting();
 
+    /**
+     * Starts closing the listening socket without waiting for anything: called where {@code
+     * close()} cannot wait (in a call, on an IO thread), before {@link #stopAccepting()} follows
+     * on the close thread. Meanwhile the registry refuses new connections. Default: nothing.
+     */
+    default void beginStopAccepting() {}
+
     /** Whether the current thread is one of the IO threads the server's connections run on. */
     boolean inIoThread();
 
@@ -212,7 +219,12 @@ public final class ServerLifecycle {
       return;
     }
     if (cannotWait) {
-      registry.refuseNew(); // stop accepting now; the closing thread closes the listening socket
+      registry.refuseNew(); // stop accepting now; the closing thread waits for the socket
+      try {
+        transport.beginStopAccepting();
+      } catch (RuntimeException e) {
+        log.warn("Could not close the listening socket {}", localAddress, e);
+      }
       Thread closer =
           new Thread(this::finishClose, threadPrefix + "-close-" + localAddress.getPort());
       // Not a daemon: the close is bounded in time and should complete, like a close() on any

@@ -47,6 +47,7 @@ class ServerLifecycleTest {
   private static final class FakeTransport implements ServerLifecycle.Transport {
     final AtomicInteger binds = new AtomicInteger();
     final AtomicInteger stops = new AtomicInteger();
+    final AtomicInteger stopsBegun = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
     volatile IOException bindFailure;
     volatile Thread ioThread;
@@ -63,6 +64,11 @@ class ServerLifecycleTest {
     @Override
     public void stopAccepting() {
       stops.incrementAndGet();
+    }
+
+    @Override
+    public void beginStopAccepting() {
+      stopsBegun.incrementAndGet();
     }
 
     @Override
@@ -215,6 +221,7 @@ class ServerLifecycleTest {
     lifecycle.close(); // returns at once: waiting here would stall this loop's connections
     assertThat(lifecycle.isRunning()).isFalse();
     assertThat(registry.isClosing()).as("new connections refused at once").isTrue();
+    assertThat(transport.stopsBegun.get()).as("the listening socket closing at once").isEqualTo(1);
     assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
     assertThat(busy.drainThread.get()).isEqualTo("test-close-45678");
     lifecycle.close(); // still on the IO thread: returns, does not wait
