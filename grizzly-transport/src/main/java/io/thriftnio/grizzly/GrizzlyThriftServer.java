@@ -1,42 +1,31 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
-import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.WorkerPools;
-import io.thriftnio.core.internal.server.CallPath;
-import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.LifecycleServer;
+import io.thriftnio.core.internal.server.ServerLifecycle;
+import io.thriftnio.core.internal.server.TimeoutPolicy;
 import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.concurrent.atomic.AtomicLong;
-import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.Grizzly;
-import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
-import org.glassfish.grizzly.ssl.SSLFilter;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.threadpool.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,93 +82,56 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
  * refused), stops starting new requests, lets calls in flight answer for up to {@code
- * drainTimeout}, then closes every connection and the threads the server owns.
+ * drainTimeout}, then closes every connection and the threads the server owns. Called in one of
+ * the server's calls or on a Grizzly selector thread, it returns at once and the drain goes on in
+ * a thread named {@code thrift-nio-grizzly-server-close-PORT}.
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
-public final class GrizzlyThriftServer implements ThriftServer {
+public final class GrizzlyThriftServer extends LifecycleServer {
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyThriftServer.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-server";
-  /** When the sweep first found a connection's write queue full; absent while it is not. */
-  private static final Attribute<Long> UNWRITABLE_SINCE =
-      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
-          GrizzlyThriftServer.class.getName() + ".unwritableSince");
 
-  private final ServerConfig config;
-  private final ServerCounters counters = new ServerCounters();
   private final TCPNIOTransport suppliedTransport;
   private final boolean ownsTransport;
-  private final ConnectionGuardFilter guard;
-  private final ThriftFrameFilter frameFilter;
   private final ThriftServerFilter serverFilter;
-  /** Runs each call for WORKER; null for the other strategies. */
-  private final Executor callWorker;
-  private final CallPath callPath;
   private final FilterChain filterChain;
-  private final Object lock = new Object();
-  private final CountDownLatch closed = new CountDownLatch(1);
-  private final AtomicLong tlsFailuresLog = new AtomicLong();
+  final TimeoutSweep timeouts;
 
-  private TCPNIOTransport transport;
-  private FollowerPool workerPool;
-  private TCPNIOServerConnection serverConnection;
-  private InetSocketAddress localAddress;
-  private ScheduledExecutorService timer;
-  private State state = State.NEW;
-
-  /** Runs between the sweep finding a connection idle and closing it; tests widen the race. */
-  volatile Consumer<Connection<?>> beforeIdleClose = c -> {};
-
-  private enum State {
-    NEW,
-    RUNNING,
-    CLOSING,
-    CLOSED
-  }
+  /** Set by {@link #start()} under the lifecycle's lock, read by {@link #close()} after it. */
+  private volatile TCPNIOTransport transport;
+  private volatile FollowerPool workerPool;
+  private volatile TCPNIOServerConnection serverConnection;
+  private volatile ScheduledExecutorService timer;
 
   private GrizzlyThriftServer(Builder b, ServerConfig config) {
-    this.config = config;
+    super("Grizzly Thrift server", THREAD_PREFIX, config);
     this.suppliedTransport = b.transport;
     this.ownsTransport = b.transport == null || b.ownsTransport;
-    this.guard = new ConnectionGuardFilter(config.maxConnections(), counters);
-    this.frameFilter =
+    this.lifecycle.transport(new Binding());
+    this.timeouts = new TimeoutSweep(registry, TimeoutPolicy.of(config), config.tls() != null);
+    ThriftFrameFilter frameFilter =
         new ThriftFrameFilter(
             config.maxFrameSize(),
             config.inputProtocolFactory(),
             () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment);
-    this.callWorker = callWorker(config);
-    this.callPath =
-        new CallPath(
-            ProcessorInvoker.of(config),
-            callWorker,
-            counters,
-            config.maxCallsInFlightPerConnection(),
-            config.workerStartTimeout());
-    this.serverFilter = new ThriftServerFilter(callPath);
-    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
+    this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
+    FilterChainBuilder chain =
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(new ConnectionGuardFilter(registry, serverFilter));
     if (config.tls() != null) {
-      SSLFilter tls = TlsFilters.server(config.tls(), counters, tlsFailuresLog);
-      chain.add(tls);
+      chain.add(TlsFilters.server(config.tls(), registry));
     }
     this.filterChain = chain.add(frameFilter).add(serverFilter).build();
   }
 
-  /**
-   * Where calls run for {@link IoStrategy#WORKER}: the caller's executor, or a bounded pool of the
-   * server's own (its threads start with the first call). Requests are read on the selector
-   * threads and each is handed to it, as on Netty.
-   */
-  private static Executor callWorker(ServerConfig config) {
-    if (config.ioStrategy() != IoStrategy.WORKER) {
-      return null;
-    }
-    if (config.workerExecutor() != null) {
-      return config.workerExecutor();
-    }
-    return WorkerPools.newBoundedPool(
-        THREAD_PREFIX + "-worker", config.workerThreads(), config.workerQueueCapacity());
+  @Override
+  public GrizzlyThriftServer start() throws IOException {
+    super.start();
+    return this;
   }
 
   /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
@@ -192,39 +144,69 @@ public final class GrizzlyThriftServer implements ThriftServer {
     return new Builder();
   }
 
-  @Override
-  public GrizzlyThriftServer start() throws IOException {
-    synchronized (lock) {
-      if (state == State.RUNNING) {
-        return this;
-      }
-      if (state != State.NEW) {
-        throw new IllegalStateException("server closed (state " + state + "); build a new one");
-      }
+  /** The server's side of {@link ServerLifecycle}: the transport, the listening connection. */
+  private final class Binding implements ServerLifecycle.Transport {
+    @Override
+    public InetSocketAddress bind() throws IOException {
+      transport = suppliedTransport != null ? prepareSupplied(suppliedTransport) : newTransport();
+      // The chain goes on the listening connection before it accepts anything, so a shared
+      // transport's own processor never sees this server's connections.
+      serverConnection = bindListener();
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              new NamedThreadFactory(THREAD_PREFIX + "-timer"));
+      long period = timeouts.periodMillis();
+      timer.scheduleWithFixedDelay(timeouts, period, period, TimeUnit.MILLISECONDS);
+      return (InetSocketAddress) serverConnection.getLocalAddress();
+    }
+
+    @Override
+    public void beginStopAccepting() {
+      serverFilter.drain(); // connections without a call path yet drain as they get one
+    }
+
+    @Override
+    public void stopAccepting() {
+      serverFilter.drain();
       try {
-        transport = suppliedTransport != null ? prepareSupplied(suppliedTransport) : newTransport();
-        // The chain goes on the listening connection before it accepts anything, so a shared
-        // transport's own processor never sees this server's connections.
-        serverConnection = bind();
-        localAddress = (InetSocketAddress) serverConnection.getLocalAddress();
-        timer =
-            Executors.newSingleThreadScheduledExecutor(
-                new NamedThreadFactory(THREAD_PREFIX + "-timer"));
-        long period = sweepPeriodMillis();
-        timer.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
-      } catch (IOException | RuntimeException e) {
-        state = State.CLOSED;
-        releaseResources();
-        closed.countDown();
-        throw e;
+        transport.unbind(serverConnection);
+      } catch (RuntimeException e) {
+        log.warn("Could not unbind {}", lifecycle.boundAddress(), e);
       }
-      state = State.RUNNING;
-      log.info("Grizzly Thrift server listening on {} ({})", localAddress, config);
-      return this;
+    }
+
+    @Override
+    public boolean inIoThread() {
+      // Any Grizzly selector thread, this server's or another transport's: waiting there for the
+      // drain would stall its connections, which may be the very ones that must finish.
+      return Threads.isService();
+    }
+
+    @Override
+    public void release() {
+      if (timer != null) {
+        timer.shutdownNow();
+      }
+      TCPNIOTransport t = transport != null ? transport : suppliedTransport;
+      if (t != null && ownsTransport) {
+        try {
+          t.shutdownNow();
+        } catch (IOException | RuntimeException e) {
+          log.warn("Error shutting down the Grizzly transport", e);
+        }
+      }
+      if (workerPool != null) {
+        workerPool.shutdownNow();
+      }
+    }
+
+    @Override
+    public String describe() {
+      return config.toString();
     }
   }
 
-  private TCPNIOServerConnection bind() throws BindException {
+  private TCPNIOServerConnection bindListener() throws BindException {
     try {
       return TCPNIOBindingHandler.builder(transport)
           .processor(filterChain)
@@ -278,7 +260,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
       case SAME_THREAD:
         return null;
       case WORKER:
-        return null; // the call path dispatches to callWorker
+        return null; // the call path dispatches to the lifecycle's worker executor
       case LEADER_FOLLOWER:
         if (config.workerExecutor() != null) {
           return new FollowerPool(config.workerExecutor(), false);
@@ -291,7 +273,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
                 config.workerThreads(),
                 60,
                 TimeUnit.SECONDS,
-                new java.util.concurrent.LinkedBlockingQueue<>(),
+                new LinkedBlockingQueue<>(),
                 new NamedThreadFactory(THREAD_PREFIX + "-leader"));
         followers.allowCoreThreadTimeOut(true);
         return new FollowerPool(followers, true);
@@ -300,264 +282,14 @@ public final class GrizzlyThriftServer implements ThriftServer {
     }
   }
 
-  private long sweepPeriodMillis() {
-    long shortest = config.frameTimeout().toMillis();
-    if (config.tls() != null) {
-      shortest = Math.min(shortest, config.tls().handshakeTimeout().toMillis());
-    }
-    if (!config.idleTimeout().isZero()) {
-      shortest = Math.min(shortest, config.idleTimeout().toMillis());
-    }
-    return Math.max(5, Math.min(1000, shortest / 4));
+  /** The server's call path filter; tests hook into its reads. */
+  ThriftServerFilter serverFilter() {
+    return serverFilter;
   }
 
-  /** Closes idle connections and stalled partial frames. Runs on the timer thread. */
-  private void sweep() {
-    sweep(System.nanoTime());
-  }
-
-  /** One sweep as of {@code now}; tests run it with a clock set ahead. */
+  /** One timeout sweep as of {@code now}; tests run it with a clock set ahead. */
   void sweep(long now) {
-    try {
-      long idleNanos = config.idleTimeout().toNanos();
-      long frameNanos = config.frameTimeout().toNanos();
-      long handshakeNanos = config.tls() != null ? config.tls().handshakeTimeout().toNanos() : 0;
-      for (Connection<?> c : guard.connections()) {
-        if (handshakeNanos > 0 && TlsFilters.handshaking(c)) {
-          long acceptedAt = guard.acceptedAt(c);
-          if (acceptedAt != 0 && now - acceptedAt > handshakeNanos) {
-            TlsFilters.fail(c, counters, tlsFailuresLog, "handshake timed out after "
-                + config.tls().handshakeTimeout().toMillis() + " ms");
-          }
-          continue;
-        }
-        long partialSince = ThriftFrameFilter.partialFrameSince(c);
-        if (partialSince != 0 && now - partialSince > frameNanos) {
-          ThriftFrameFilter.discardRest(c);
-          timeOut(c, "a frame started " + millisSince(partialSince, now) + " ms ago is incomplete"
-              + " (frameTimeout " + config.frameTimeout().toMillis() + " ms)");
-          continue;
-        }
-        if (isStalledReader(c, now, frameNanos)) {
-          continue;
-        }
-        if (idleNanos > 0 && partialSince == 0 && ThriftServerFilter.inFlight(c) == 0) {
-          long lastRead = ThriftFrameFilter.lastRead(c);
-          long accepted = guard.acceptedAt(c);
-          if (accepted == 0 || lastRead == ThriftFrameFilter.IDLE_CLOSED) {
-            continue; // closed meanwhile
-          }
-          long last =
-              Math.max(Math.max(ThriftServerFilter.lastActivity(c), lastRead), accepted);
-          // Calls start only on a read, so if no byte has been read since lastRead (checked and
-          // committed in one step by claimIdle), none has started since inFlight was 0 (issue 7).
-          if (now - last > idleNanos) {
-            beforeIdleClose.accept(c);
-            if (ThriftFrameFilter.claimIdle(c, lastRead)) {
-              timeOut(c, "idle for " + millisSince(last, now) + " ms (idleTimeout "
-                  + config.idleTimeout().toMillis() + " ms)");
-            }
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      log.warn("Timeout sweep failed; will retry", e);
-    }
-  }
-
-  /**
-   * Closes {@code c} if its responses have stayed above maxPendingWriteBytes for frameTimeout in a
-   * row: a peer that sends and never reads is no longer read from, so no other clock would end it.
-   */
-  private boolean isStalledReader(Connection<?> c, long now, long frameNanos) {
-    if (c.canWrite()) {
-      UNWRITABLE_SINCE.remove(c);
-      return false;
-    }
-    Long since = UNWRITABLE_SINCE.get(c);
-    if (since == null) {
-      UNWRITABLE_SINCE.set(c, now);
-      return false;
-    }
-    if (now - since <= frameNanos) {
-      return false;
-    }
-    timeOut(c, "its responses have waited unread for " + millisSince(since, now) + " ms"
-        + " (frameTimeout " + config.frameTimeout().toMillis() + " ms, above maxPendingWriteBytes"
-        + " " + config.maxPendingWriteBytes() + "): stalled reader");
-    return true;
-  }
-
-  private static long millisSince(long since, long now) {
-    return TimeUnit.NANOSECONDS.toMillis(now - since);
-  }
-
-  private void timeOut(Connection<?> c, String why) {
-    if (c.isOpen()) {
-      counters.timedOutConnections.increment();
-      log.info("Closing connection from {}: {}", c.getPeerAddress(), why);
-      // Not closeSilently(): a graceful close waits for the write queue, and a peer that stopped
-      // reading never drains it.
-      c.terminateSilently();
-    }
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    synchronized (lock) {
-      if (localAddress == null) {
-        throw new IllegalStateException("server not started");
-      }
-      return localAddress;
-    }
-  }
-
-  @Override
-  public boolean isRunning() {
-    synchronized (lock) {
-      return state == State.RUNNING;
-    }
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return counters.snapshot();
-  }
-
-  /**
-   * Closes the server gracefully, as the class documentation says, and returns once it is closed.
-   * Idempotent: a concurrent or later call waits for the first one to finish.
-   *
-   * <p>In a handler of this server (a call that closes its own server, on any strategy), waiting
-   * would wait for that very call to finish, and on a selector thread would stall its
-   * connections for the whole {@code drainTimeout}. There it stops accepting, hands the drain to a
-   * thread named {@code thrift-nio-grizzly-close-PORT} and returns at once; {@link #isRunning()}
-   * is then false while calls may still be finishing.
-   */
-  @Override
-  public void close() {
-    boolean inCall = CallSequencer.inCallOf(callPath);
-    boolean closedByOther = false;
-    synchronized (lock) {
-      if (state == State.NEW) {
-        // Never started: what the server owns (a transport handed over with shutdownOnClose, its
-        // own worker pool) is released all the same.
-        state = State.CLOSED;
-        transport = suppliedTransport;
-        releaseResources();
-        closed.countDown();
-        return;
-      }
-      if (state != State.RUNNING) {
-        closedByOther = true;
-      } else {
-        state = State.CLOSING;
-      }
-    }
-    if (closedByOther) {
-      if (!inCall) {
-        awaitClosedByOther(); // not under the lock: the closing thread takes it to finish
-      }
-      return;
-    }
-    if (inCall) {
-      guard.refuseNew();
-      serverFilter.drain();
-      Thread closer = new Thread(this::finishClose, THREAD_PREFIX + "-close-" + localAddress.getPort());
-      // Not a daemon: the close is bounded in time and should complete, like one on any thread.
-      closer.start();
-      return;
-    }
-    finishClose();
-  }
-
-  private void finishClose() {
-    try {
-      drainAndClose();
-    } finally {
-      synchronized (lock) {
-        state = State.CLOSED;
-      }
-      closed.countDown();
-    }
-  }
-
-  private void awaitClosedByOther() {
-    // Another thread runs the close; wait for it, bounded like close itself.
-    try {
-      closed.await(config.drainTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void drainAndClose() {
-    long deadline = System.nanoTime() + config.drainTimeout().toNanos();
-    guard.refuseNew();
-    serverFilter.drain();
-    try {
-      transport.unbind(serverConnection);
-    } catch (RuntimeException e) {
-      log.warn("Could not unbind {}", localAddress, e);
-    }
-    for (Connection<?> c : new ArrayList<>(guard.connections())) {
-      serverFilter.drain(c);
-    }
-    boolean interrupted = false;
-    try {
-      if (!guard.awaitAllClosed(deadline)) {
-        List<Connection<?>> left = new ArrayList<>(guard.connections());
-        int calls = 0;
-        for (Connection<?> c : left) {
-          calls += ThriftServerFilter.inFlight(c);
-        }
-        log.warn(
-            "Drain timeout {} ms passed with {} calls in flight on {} connections; closing them",
-            config.drainTimeout().toMillis(),
-            calls,
-            left.size());
-        for (Connection<?> c : left) {
-          c.terminateSilently();
-        }
-      }
-    } catch (InterruptedException e) {
-      interrupted = true;
-      for (Connection<?> c : new ArrayList<>(guard.connections())) {
-        c.terminateSilently();
-      }
-    }
-    releaseResources();
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    log.info("Grizzly Thrift server on {} closed ({})", localAddress, counters.snapshot());
-  }
-
-  private void releaseResources() {
-    if (timer != null) {
-      timer.shutdownNow();
-    }
-    if (transport != null && ownsTransport) {
-      try {
-        transport.shutdownNow();
-      } catch (IOException | RuntimeException e) {
-        log.warn("Error shutting down the Grizzly transport", e);
-      }
-    }
-    if (workerPool != null) {
-      workerPool.shutdownNow();
-    }
-    if (callWorker != null && callWorker != config.workerExecutor()) {
-      // The drain is over: tasks that never ran hold requests no call will release.
-      for (Runnable never : ((ExecutorService) callWorker).shutdownNow()) {
-        CallSequencer.abandon(never);
-      }
-    }
+    timeouts.sweep(now);
   }
 
   /**
@@ -569,6 +301,19 @@ public final class GrizzlyThriftServer implements ThriftServer {
     private boolean ownsTransport;
 
     private Builder() {}
+
+    /**
+     * Validates the settings and creates the server with its filter chain, not yet started: no
+     * thread runs and no socket is open until {@link GrizzlyThriftServer#start()}.
+     *
+     * @throws IllegalArgumentException if a value is out of range
+     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
+     *     asks for the OPENSSL provider (Grizzly uses the JDK's TLS)
+     */
+    @Override
+    public GrizzlyThriftServer build() {
+      return new GrizzlyThriftServer(this, config());
+    }
 
     /**
      * Serves on a caller's transport instead of one created by the server. If the transport is
@@ -586,19 +331,6 @@ public final class GrizzlyThriftServer implements ThriftServer {
       this.transport = transport;
       this.ownsTransport = shutdownOnClose;
       return this;
-    }
-
-    /**
-     * Validates the settings and creates the server, not yet started.
-     *
-     * @throws IllegalArgumentException if a value is out of range
-     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
-     *     asks for the OPENSSL provider
-     */
-    @Override
-    public GrizzlyThriftServer build() {
-      ServerConfig config = config();
-      return new GrizzlyThriftServer(this, config);
     }
   }
 }

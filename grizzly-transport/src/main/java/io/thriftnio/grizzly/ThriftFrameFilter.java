@@ -3,14 +3,14 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.server.HeaderPeek;
+import io.thriftnio.core.internal.server.ReadActivity;
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
-import org.apache.thrift.protocol.TMessage;
-import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.Filter;
@@ -125,10 +125,20 @@ public final class ThriftFrameFilter extends BaseFilter {
     Connection<?> connection = ctx.getConnection();
     Buffer input = ctx.getMessage();
     ParseState state = STATE.get(connection);
-    if (!state.readActivity()) {
+    if (!state.reads.beginRead(System.nanoTime())) {
       // The idle sweep closed this connection before these bytes reached us (issue 7).
       return ctx.getStopAction();
     }
+    state.passedOn = false;
+    NextAction next = parse(ctx, connection, input, state);
+    if (!state.passedOn) {
+      state.reads.endRead(System.nanoTime()); // else the next filter ends it: requestDelivered
+    }
+    return next;
+  }
+
+  private NextAction parse(
+      FilterChainContext ctx, Connection<?> connection, Buffer input, ParseState state) {
     if (state.rejected) {
       // Bytes read after the bad frame (the rest of it, say) while the connection is closing.
       return ctx.getStopAction();
@@ -170,6 +180,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     state.moreBuffered = remainder != null && holdsWholeFrame(remainder);
     input.position(start + Framing.HEADER_SIZE);
     ctx.setMessage(input);
+    state.passedOn = true;
     return ctx.getInvokeAction(remainder);
   }
 
@@ -260,25 +271,22 @@ public final class ThriftFrameFilter extends BaseFilter {
   }
 
   /**
-   * When bytes last arrived on {@code connection} ({@link System#nanoTime()}), 0 if never, or
-   * {@link #IDLE_CLOSED} once {@link #claimIdle} succeeded.
+   * The read clock of {@code connection}: a read begins in this filter, and ends here unless a
+   * frame is passed on, in which case the next filter ends it with {@link #requestDelivered} once
+   * the request is with the call path. The idle sweep commits its decision against it. In a chain
+   * without a {@link ThriftServerFilter} (a client's) nothing ends such a read, and nothing sweeps.
    */
-  static long lastRead(Connection<?> connection) {
-    return STATE.get(connection).lastReadNanos;
+  static ReadActivity reads(Connection<?> connection) {
+    return STATE.get(connection).reads;
   }
 
-  /**
-   * Commits the idle sweep's decision: succeeds only if nothing has been read on {@code
-   * connection} since {@link #lastRead} returned {@code seen}; from then on its reads are dropped.
-   * The check and the commit are one step, so a request that arrives while the sweep decides keeps
-   * its connection.
-   */
-  static boolean claimIdle(Connection<?> connection, long seen) {
-    return STATE.get(connection).claimIdle(seen);
+  /** The frame passed on by the current read of {@code connection} has reached the call path. */
+  static void requestDelivered(Connection<?> connection) {
+    ParseState state = STATE.peek(connection);
+    if (state != null) {
+      state.reads.endRead(System.nanoTime());
+    }
   }
-
-  /** {@link #lastRead} of a connection the idle sweep is closing. */
-  static final long IDLE_CLOSED = Long.MIN_VALUE;
 
   /**
    * The server closes {@code connection} for its own reasons (a timeout): its partial frame, if
@@ -293,32 +301,13 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   /** Per-connection parse state. */
   private static final class ParseState {
-    private static final AtomicLongFieldUpdater<ParseState> LAST_READ =
-        AtomicLongFieldUpdater.newUpdater(ParseState.class, "lastReadNanos");
-
     volatile long partialSinceNanos;
     volatile boolean rejected;
     /** Another whole frame follows the one being delivered, in the same read. */
     volatile boolean moreBuffered;
-    volatile long lastReadNanos;
-
-    /** Notes a read; {@code false} if the idle sweep has claimed the connection. */
-    boolean readActivity() {
-      long now = System.nanoTime();
-      while (true) {
-        long last = lastReadNanos;
-        if (last == IDLE_CLOSED) {
-          return false;
-        }
-        if (LAST_READ.compareAndSet(this, last, now == IDLE_CLOSED || now == 0 ? 1 : now)) {
-          return true;
-        }
-      }
-    }
-
-    boolean claimIdle(long seen) {
-      return seen != IDLE_CLOSED && LAST_READ.compareAndSet(this, seen, IDLE_CLOSED);
-    }
+    final ReadActivity reads = new ReadActivity();
+    /** The current read passed a frame on; confined to the reading thread. */
+    boolean passedOn;
 
     void partial() {
       if (partialSinceNanos == 0) {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -81,6 +82,9 @@ public final class ThriftServerFilter extends BaseFilter {
   private final CallPath path;
   private volatile boolean draining;
 
+  /** Runs as a frame reaches this filter, before its call path sees it; tests widen races. */
+  volatile Consumer<Connection<?>> beforeRequest = c -> {};
+
   /**
    * A filter that runs {@code processor} for every frame, with {@code TBinaryProtocol}, the
    * protocol of libthrift's own servers, and frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE}
@@ -143,11 +147,17 @@ public final class ThriftServerFilter extends BaseFilter {
     Connection<?> connection = ctx.getConnection();
     GrizzlyServerConnection adapter = adapterOf(connection);
     Buffer message = ctx.getMessage();
-    // The call reads a copy of its own: a binary argument the handler keeps stays valid whatever
-    // Grizzly does with its read buffer next, and a frame that spanned reads is copied once.
-    byte[] request = new byte[message.remaining()];
-    message.get(request);
-    boolean more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
+    boolean more;
+    try {
+      beforeRequest.accept(connection);
+      // The call reads a copy of its own: a binary argument the handler keeps stays valid whatever
+      // Grizzly does with its read buffer next, and a frame that spanned reads is copied once.
+      byte[] request = new byte[message.remaining()];
+      message.get(request);
+      more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
+    } finally {
+      ThriftFrameFilter.requestDelivered(connection); // the call is counted: the read is over
+    }
     if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
       adapter.calls.readComplete(); // the last frame of this read: its replies leave together
     }

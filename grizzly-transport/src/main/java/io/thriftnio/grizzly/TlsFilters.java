@@ -1,11 +1,12 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.internal.JdkTls;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.ConnectionRegistry;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import org.glassfish.grizzly.Connection;
@@ -14,8 +15,7 @@ import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.ssl.SSLBaseFilter;
 import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
 import org.glassfish.grizzly.ssl.SSLFilter;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.glassfish.grizzly.ssl.SSLUtils;
 
 /**
  * Grizzly {@link SSLFilter}s from the core TLS settings. The engines are made by {@link JdkTls}
@@ -28,23 +28,17 @@ import org.slf4j.LoggerFactory;
  */
 final class TlsFilters {
 
-  private static final Logger log = LoggerFactory.getLogger(TlsFilters.class);
-
   /** Set once the handshake of a server connection has completed. */
   private static final Attribute<Boolean> HANDSHAKEN =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute("thrift-nio.tls-handshaken");
 
-  /** Set once a server connection's TLS failure has been counted: it is counted once. */
-  private static final Attribute<Boolean> FAILED =
-      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute("thrift-nio.tls-failed");
-
   private TlsFilters() {}
 
   /**
-   * The server filter; handshake failures are counted in {@code counters.tlsFailures}, and logged
-   * at the powers of two of {@code failures}.
+   * The server filter; handshake failures are counted and logged by the server's {@code registry}
+   * ({@link ConnectionRegistry#tlsFailed}), and a completed handshake notes the peer's identity.
    */
-  static SSLFilter server(ServerTls tls, ServerCounters counters, AtomicLong failures) {
+  static SSLFilter server(ServerTls tls, ConnectionRegistry<ConnectionHandle> registry) {
     SSLContext context = JdkTls.serverContext(tls, "Grizzly");
     SSLEngineConfigurator engines =
         new SSLEngineConfigurator(context, false, false, false) {
@@ -67,11 +61,23 @@ final class TlsFilters {
           @Override
           public void onComplete(Connection<?> connection) {
             HANDSHAKEN.set(connection, Boolean.TRUE);
+            RegisteredConnection<ConnectionHandle> r =
+                ConnectionGuardFilter.registered(connection);
+            SSLEngine engine = SSLUtils.getSSLEngine(connection);
+            if (r != null && engine != null) {
+              r.tlsEstablished(engine.getSession());
+            }
           }
 
           @Override
           public void onFailure(Connection<?> connection, Throwable t) {
-            fail(connection, counters, failures, JdkTls.describe(t));
+            RegisteredConnection<ConnectionHandle> r =
+                ConnectionGuardFilter.registered(connection);
+            if (r != null) {
+              registry.tlsFailed(r, JdkTls.describe(t)); // counted once per connection; closes it
+            } else {
+              connection.closeSilently(); // never admitted: refused and closing already
+            }
           }
         });
     return filter;
@@ -83,29 +89,6 @@ final class TlsFilters {
    */
   static boolean handshaking(Connection<?> connection) {
     return !Boolean.TRUE.equals(HANDSHAKEN.get(connection));
-  }
-
-  /** Counts (once) and logs (at powers of two) a failed server handshake, and closes it. */
-  static void fail(Connection<?> connection, ServerCounters counters, AtomicLong failures,
-      String reason) {
-    // The timeout sweep and the selector's handshake listener may fail the same connection at
-    // once: the check and the mark are one step, so it counts once.
-    synchronized (FAILED) {
-      if (FAILED.isSet(connection)) {
-        return;
-      }
-      FAILED.set(connection, Boolean.TRUE);
-    }
-    counters.tlsFailures.increment();
-    long n = failures.incrementAndGet();
-    if ((n & (n - 1)) == 0) { // the 1st, 2nd, 4th, 8th ...: a scan, not a flood of lines
-      log.warn(
-          "TLS handshake with {} failed: {} ({} TLS failures so far)",
-          connection.getPeerAddress(),
-          reason,
-          n);
-    }
-    connection.closeSilently();
   }
 
   /** A client filter for {@link GrizzlyClientResources}; engines come per connection. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
@@ -14,16 +15,19 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.thrift.TApplicationException;
@@ -46,6 +50,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -383,7 +388,7 @@ class GrizzlyThriftServerTest {
         captured
             .toString(java.nio.charset.StandardCharsets.UTF_8)
             .lines()
-            .filter(line -> line.contains("Refusing connection"))
+            .filter(line -> line.contains("Rejected connection"))
             .collect(java.util.stream.Collectors.toList());
     assertThat(warnings).hasSize(4);
     assertThat(warnings.get(0)).contains("maxConnections 1 reached").contains("(1 rejected so far)");
@@ -432,7 +437,7 @@ class GrizzlyThriftServerTest {
     ExecutorService caller = Executors.newSingleThreadExecutor();
     closeables.add(caller::shutdownNow);
     AtomicReference<Future<?>> call = new AtomicReference<>();
-    server.beforeIdleClose =
+    server.timeouts.beforeIdleClose =
         c -> {
           if (call.get() != null) {
             return;
@@ -457,6 +462,56 @@ class GrizzlyThriftServerTest {
     assertThat(server.stats().timedOutConnections()).isZero();
   }
 
+  /**
+   * A read has passed the idle check and holds a request on its way to the call path when the
+   * sweep finds the connection idle (by a clock set ahead). The read in progress must keep the
+   * connection: a call must not start on a connection already closed as idle, and the caller gets
+   * its answer. Deterministic: the selector thread holds the request until the sweep is over.
+   */
+  @Test
+  void anIdleSweepDuringTheReadOfARequestKeepsTheConnectionAndTheCall() throws Exception {
+    AtomicInteger callsStarted = new AtomicInteger();
+    GrizzlyThriftServer server =
+        (GrizzlyThriftServer)
+            started(
+                GrizzlyThriftServer.builder()
+                    .processor(
+                        new BenchService.Processor<>(
+                            new BenchHandler() {
+                              @Override
+                              public ByteBuffer echo(ByteBuffer payload) {
+                                callsStarted.incrementAndGet();
+                                return super.echo(payload);
+                              }
+                            }))
+                    .ioStrategy(IoStrategy.SAME_THREAD)
+                    .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
+                    .bind(ANY_PORT));
+    BenchService.Client client = stockClient(server);
+    ExecutorService timer = Executors.newSingleThreadExecutor();
+    closeables.add(timer::shutdownNow);
+    long later = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    AtomicInteger sweeps = new AtomicInteger();
+    server.serverFilter().beforeRequest =
+        c -> {
+          if (sweeps.getAndIncrement() == 0) {
+            try {
+              timer.submit(() -> server.sweep(later)).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+              throw new AssertionError("the sweep did not run", e);
+            }
+          }
+        };
+    ByteBuffer answer = client.echo(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+    assertThat(answer).isEqualTo(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+    assertThat(sweeps.get()).as("sweeps run during the read").isEqualTo(1);
+    assertThat(callsStarted.get()).isEqualTo(1);
+    ServerStats stats = server.stats();
+    assertThat(stats.timedOutConnections()).as("closed as idle").isZero();
+    assertThat(stats.droppedResponses()).isZero();
+    assertThat(client.echo(ByteBuffer.wrap(new byte[] {4}))).isEqualTo(ByteBuffer.wrap(new byte[] {4}));
+  }
+
   @Test
   void anIdleTimeoutNeverClosesAConnectionWithACallInFlight() throws Exception {
     ThriftServer server =
@@ -473,6 +528,58 @@ class GrizzlyThriftServerTest {
     assertThat(server.stats().timedOutConnections()).isZero();
     c.awaitClosedBy(Duration.ofSeconds(10)); // idle after the reply: closed
     await("the idle close to be counted", () -> server.stats().timedOutConnections() == 1);
+  }
+
+  /**
+   * {@code close()} on a Grizzly selector thread outside any call (here a client transport's
+   * connect event) must not wait for the drain there, as on Netty's event loops: it returns at once
+   * and a close thread finishes the drain once the call in flight is answered.
+   */
+  @Test
+  void aCloseOnAGrizzlySelectorThreadHandsTheDrainToACloseThread() throws Exception {
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .drainTimeout(Duration.ofSeconds(20))
+                .bind(ANY_PORT));
+    RawConnection busy = raw(server);
+    busy.writeFrame(call("sleep", 1, new BenchService.sleep_args(1)));
+    assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<String> closedOn = new CompletableFuture<>();
+    TCPNIOTransport client = TCPNIOTransportBuilder.newInstance().build();
+    client.setIOStrategy(SameThreadIOStrategy.getInstance()); // events on the selector thread
+    client.setProcessor(
+        FilterChainBuilder.stateless()
+            .add(new TransportFilter())
+            .add(
+                new BaseFilter() {
+                  @Override
+                  public NextAction handleConnect(FilterChainContext ctx) {
+                    server.close();
+                    closedOn.complete(Thread.currentThread().getName());
+                    return ctx.getStopAction();
+                  }
+                })
+            .build());
+    client.start();
+    closeables.add(client::shutdownNow);
+    client.connect(server.localAddress());
+
+    assertThat(closedOn.get(10, TimeUnit.SECONDS))
+        .as("close() returned on the selector thread while a call was in flight")
+        .contains("SelectorRunner");
+    assertThat(server.isRunning()).isFalse();
+    String closer = "thrift-nio-grizzly-server-close-" + server.localAddress().getPort();
+    assertThat(Thread.getAllStackTraces().keySet())
+        .anyMatch(t -> t.getName().equals(closer));
+    release.countDown();
+    RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result());
+    busy.awaitClosedBy(WITHIN);
+    server.close(); // from the test thread: waits for the close thread to finish
+    assertThat(server.stats().openConnections()).isZero();
   }
 
   @Test

@@ -2,61 +2,52 @@ package io.thriftnio.netty;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.thriftnio.core.internal.server.TimeoutPolicy;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The idle timeout and the frame timeout of one server connection, on one timer that is re-armed
- * for the nearest deadline. Confined to the connection's event loop.
+ * The clocks of one server connection and the one timer that checks them against core's {@link
+ * TimeoutPolicy}, re-armed for the nearest deadline. Confined to the connection's event loop, so
+ * no read can slip between a check and its close.
  *
- * <ul>
- *   <li>Idle: no frame has arrived and no call has been answered for {@code idleTimeout}, and no
- *       call is in flight and no frame has started.
- *   <li>Frame: a frame started (bytes of it are buffered in the {@link ThriftFrameDecoder}) and is
- *       not complete {@code frameTimeout} after the last complete frame or its first byte.
- *   <li>Stalled reader: the connection has not been writable (responses above {@code
- *       maxPendingWriteBytes} wait for the peer) for {@code frameTimeout} in a row. A peer that
- *       sends requests and never reads their responses would otherwise hold the connection, and
- *       the responses, forever: the server stops reading from it, so no other clock runs.
- * </ul>
- *
- * While the connection is not read from (backpressure, drain), neither the idle nor the frame
- * clock runs against the peer.
+ * <p>The frame clock runs from the last complete frame or the first byte of the incomplete one. The
+ * TLS handshake timeout is {@code SslHandler}'s own. While the connection is not read from
+ * (backpressure, drain), neither the idle nor the frame clock runs against the peer.
  */
 final class ConnectionTimeouts {
 
+  private static final long NONE = TimeoutPolicy.NONE;
+
   /** What the timeouts need from the connection. */
   interface Connection {
-    boolean hasCallsInFlight();
+    int pendingCalls();
 
     boolean isClosing();
 
     /** Closes the connection for the reason given. */
-    void timedOut(String why);
+    void timedOut(TimeoutPolicy.Verdict verdict);
   }
 
-  private final long idleTimeoutNanos;
-  private final long frameTimeoutNanos;
+  private final TimeoutPolicy policy;
   private ChannelHandlerContext ctx;
   private Connection connection;
   private ThriftFrameDecoder decoder;
   private long lastActivityNanos;
-  private long partialSinceNanos = -1;
-  private long unwritableSinceNanos = -1;
+  private long partialSinceNanos = NONE;
+  private long unwritableSinceNanos = NONE;
   private boolean frameDecodedInBatch;
   private ScheduledFuture<?> timer;
   private long timerDeadlineNanos;
 
-  /**
-   * @param idleTimeoutNanos 0 for none
-   * @param frameTimeoutNanos 0 for none
-   */
-  ConnectionTimeouts(long idleTimeoutNanos, long frameTimeoutNanos) {
-    this.idleTimeoutNanos = idleTimeoutNanos;
-    this.frameTimeoutNanos = frameTimeoutNanos;
+  ConnectionTimeouts(TimeoutPolicy policy) {
+    this.policy = policy;
   }
 
   /** The connection became active. */
   void start(ChannelHandlerContext ctx, Connection connection) {
+    if (!policy.isEnabled()) {
+      return;
+    }
     this.ctx = ctx;
     this.connection = connection;
     this.decoder = ctx.pipeline().get(ThriftFrameDecoder.class);
@@ -77,15 +68,15 @@ final class ConnectionTimeouts {
 
   /** A read batch ended: notes whether it left a frame unfinished. */
   void readBatchComplete() {
-    if (frameTimeoutNanos <= 0 || decoder == null) {
+    if (ctx == null || decoder == null) {
       return;
     }
     if (!decoder.hasPartialFrame()) {
-      partialSinceNanos = -1;
-    } else if (partialSinceNanos < 0 || frameDecodedInBatch) {
+      partialSinceNanos = NONE;
+    } else if (partialSinceNanos == NONE || frameDecodedInBatch) {
       // Time a frame from the last completed one, so a peer streaming many frames in large
       // reads, each read ending inside a frame, is not taken for a slow sender.
-      partialSinceNanos = System.nanoTime();
+      partialSinceNanos = TimeoutPolicy.stamp(System.nanoTime());
       arm();
     }
     frameDecodedInBatch = false;
@@ -93,10 +84,13 @@ final class ConnectionTimeouts {
 
   /** The connection's writability changed (its pending responses crossed a water mark). */
   void writabilityChanged(boolean writable) {
+    if (ctx == null) {
+      return;
+    }
     if (writable) {
-      unwritableSinceNanos = -1;
-    } else if (unwritableSinceNanos < 0 && frameTimeoutNanos > 0) {
-      unwritableSinceNanos = System.nanoTime();
+      unwritableSinceNanos = NONE;
+    } else if (unwritableSinceNanos == NONE) {
+      unwritableSinceNanos = TimeoutPolicy.stamp(System.nanoTime());
       arm();
     }
   }
@@ -110,7 +104,15 @@ final class ConnectionTimeouts {
   }
 
   private void arm() {
-    long deadline = nextDeadline();
+    long now = System.nanoTime();
+    long deadline =
+        policy.nextDeadline(
+            now,
+            lastActivityNanos,
+            partialSinceNanos,
+            unwritableSinceNanos,
+            connection.pendingCalls(),
+            NONE);
     if (deadline == Long.MAX_VALUE) {
       return;
     }
@@ -121,33 +123,7 @@ final class ConnectionTimeouts {
       timer.cancel(false);
     }
     timerDeadlineNanos = deadline;
-    long delay = Math.max(0, deadline - System.nanoTime());
-    timer = ctx.executor().schedule(this::check, delay, TimeUnit.NANOSECONDS);
-  }
-
-  private long nextDeadline() {
-    long deadline = Long.MAX_VALUE;
-    if (frameTimeoutNanos > 0 && partialSinceNanos >= 0) {
-      deadline = partialSinceNanos + frameTimeoutNanos;
-    }
-    if (frameTimeoutNanos > 0 && unwritableSinceNanos >= 0) {
-      long stalled = unwritableSinceNanos + frameTimeoutNanos;
-      if (deadline == Long.MAX_VALUE || stalled - deadline < 0) {
-        deadline = stalled;
-      }
-    }
-    if (idleTimeoutNanos > 0) {
-      long idle =
-          isIdle() ? lastActivityNanos + idleTimeoutNanos : System.nanoTime() + idleTimeoutNanos;
-      if (deadline == Long.MAX_VALUE || idle - deadline < 0) {
-        deadline = idle;
-      }
-    }
-    return deadline;
-  }
-
-  private boolean isIdle() {
-    return !connection.hasCallsInFlight() && partialSinceNanos < 0;
+    timer = ctx.executor().schedule(this::check, Math.max(0, deadline - now), TimeUnit.NANOSECONDS);
   }
 
   private void check() {
@@ -156,43 +132,29 @@ final class ConnectionTimeouts {
       return;
     }
     long now = System.nanoTime();
-    if (unwritableSinceNanos >= 0 && now - unwritableSinceNanos >= frameTimeoutNanos) {
-      connection.timedOut(
-          "its responses have waited unread for "
-              + TimeUnit.NANOSECONDS.toMillis(now - unwritableSinceNanos)
-              + " ms (frameTimeout "
-              + TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos)
-              + " ms, above maxPendingWriteBytes): stalled reader");
-      return;
-    }
-    if (!ctx.channel().config().isAutoRead()) {
+    boolean reading = ctx.channel().config().isAutoRead();
+    if (!reading) {
       // We are not reading (backpressure): the peer is not the slow one.
       lastActivityNanos = now;
-      if (partialSinceNanos >= 0) {
-        partialSinceNanos = now;
+      if (partialSinceNanos != NONE) {
+        partialSinceNanos = TimeoutPolicy.stamp(now);
       }
     }
-    if (frameTimeoutNanos > 0
-        && partialSinceNanos >= 0
-        && now - partialSinceNanos >= frameTimeoutNanos) {
+    TimeoutPolicy.Verdict verdict =
+        policy.check(
+            now,
+            lastActivityNanos,
+            partialSinceNanos,
+            unwritableSinceNanos,
+            connection.pendingCalls(),
+            NONE);
+    if (verdict == null) {
+      arm();
+      return;
+    }
+    if (verdict.kind() == TimeoutPolicy.Kind.PARTIAL_REQUEST) {
       decoder.discardRest();
-      connection.timedOut(
-          "a frame started "
-              + TimeUnit.NANOSECONDS.toMillis(now - partialSinceNanos)
-              + " ms ago is not complete (frameTimeout "
-              + TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos)
-              + " ms): slow or stalled sender");
-      return;
     }
-    if (idleTimeoutNanos > 0 && isIdle() && now - lastActivityNanos >= idleTimeoutNanos) {
-      connection.timedOut(
-          "no request for "
-              + TimeUnit.NANOSECONDS.toMillis(now - lastActivityNanos)
-              + " ms (idleTimeout "
-              + TimeUnit.NANOSECONDS.toMillis(idleTimeoutNanos)
-              + " ms)");
-      return;
-    }
-    arm();
+    connection.timedOut(verdict);
   }
 }

@@ -4,7 +4,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -12,35 +11,23 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.WorkerPools;
-import io.thriftnio.core.internal.server.CallPath;
-import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.LifecycleServer;
+import io.thriftnio.core.internal.server.RegisteredConnection;
+import io.thriftnio.core.internal.server.ServerLifecycle;
+import io.thriftnio.core.internal.server.TimeoutPolicy;
 import io.thriftnio.netty.internal.EventLoops;
-import io.thriftnio.core.internal.EveryPowerOfTwo;
+import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Thrift server on Netty 4.2: framed transport, any {@code TProcessor} or {@code
@@ -73,44 +60,26 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()} is graceful: it stops accepting (new connections are refused), stops reading
  * from open connections, lets each finish the calls it has received and closes it once they are
  * answered, and after {@code drainTimeout} closes whatever is left; then it stops the worker pool
- * and, if the server owns them, the event loops. It is idempotent and bounded in time.
+ * and, if the server owns them, the event loops. It is idempotent and bounded in time. Called on
+ * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
+ * in a thread named {@code thrift-nio-netty-close-PORT}.
  */
-public final class NettyThriftServer implements ThriftServer {
+public final class NettyThriftServer extends LifecycleServer {
 
-  private static final Logger log = LoggerFactory.getLogger(NettyThriftServer.class);
-
-  /** Time allowed for the event loops and the worker pool to stop once the drain is over. */
+  /** Time allowed for the event loops to stop once the drain is over. */
   private static final long SHUTDOWN_GRACE_MILLIS = 3000;
 
-  private enum State {
-    NEW,
-    RUNNING,
-    CLOSED
-  }
-
-  private final ServerConfig config;
   private final IoTransport transport;
   private final EventLoopGroup suppliedGroup;
   private final boolean shutdownSuppliedGroup;
-  private final ServerCounters counters = new ServerCounters();
-  private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
-  private final AtomicInteger openConnections = new AtomicInteger();
-  private final CompletableFuture<Void> allConnectionsClosed = new CompletableFuture<>();
-  private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final ThriftFrameEncoder encoder;
   private final ByteBufAllocator allocator;
-  private final EveryPowerOfTwo rejectedConnectionsLog = new EveryPowerOfTwo();
-  private final EveryPowerOfTwo tlsFailuresLog = new EveryPowerOfTwo();
   private final SslContext sslContext;
+  private final ThriftServerHandler.Settings settings;
 
-  private final Object lock = new Object();
-  private State state = State.NEW;
-  private volatile boolean closing;
-  private EventLoopGroup group;
-  private ThreadPoolExecutor ownWorkers;
-  private CallPath callPath;
+  /** Set by {@link #start()}, under the lifecycle's lock; read by {@link #close()}. */
+  private volatile EventLoopGroup group;
   private Channel serverChannel;
-  private volatile InetSocketAddress localAddress;
 
   private NettyThriftServer(
       ServerConfig config,
@@ -119,13 +88,16 @@ public final class NettyThriftServer implements ThriftServer {
       boolean shutdown,
       ByteBufAllocator allocator,
       SslContext sslContext) {
+    super("Thrift server", "thrift-nio-netty", config);
     this.allocator = allocator;
     this.sslContext = sslContext;
-    this.config = config;
     this.transport = transport;
     this.suppliedGroup = suppliedGroup;
     this.shutdownSuppliedGroup = shutdown;
     this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
+    this.lifecycle.transport(new Binding());
+    this.settings =
+        new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));
   }
 
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
@@ -210,42 +182,21 @@ public final class NettyThriftServer implements ThriftServer {
 
   @Override
   public NettyThriftServer start() throws IOException {
-    synchronized (lock) {
-      if (state == State.CLOSED) {
-        throw new IllegalStateException("server closed: " + config.bindAddress());
-      }
-      if (state == State.RUNNING) {
-        return this;
-      }
+    super.start();
+    return this;
+  }
+
+  /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */
+  private final class Binding implements ServerLifecycle.Transport {
+    @Override
+    public InetSocketAddress bind() throws IOException {
       group =
           suppliedGroup != null
               ? suppliedGroup
               : new MultiThreadIoEventLoopGroup(
                   config.ioThreads(),
-                  new io.thriftnio.netty.internal.IoThreadFactory("thrift-nio-netty-io", false),
+                  new IoThreadFactory("thrift-nio-netty-io", false),
                   transport.handlerFactory());
-      Executor worker = null;
-      if (config.ioStrategy() == IoStrategy.WORKER) {
-        worker = config.workerExecutor();
-        if (worker == null) {
-          ownWorkers =
-              WorkerPools.newBoundedPool(
-                  "thrift-nio-netty-worker", config.workerThreads(), config.workerQueueCapacity());
-          worker = ownWorkers;
-        }
-      }
-      callPath =
-          new CallPath(
-              ProcessorInvoker.of(config),
-              worker,
-              counters,
-              config.maxCallsInFlightPerConnection(),
-              config.workerStartTimeout());
-      ThriftServerHandler.Settings settings =
-          new ThriftServerHandler.Settings(
-              callPath,
-              config.idleTimeout().toNanos(),
-              config.frameTimeout().toNanos());
       int high = config.maxPendingWriteBytes();
       ServerBootstrap bootstrap =
           new ServerBootstrap()
@@ -259,7 +210,7 @@ public final class NettyThriftServer implements ThriftServer {
                   new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                      initConnection(ch, settings);
+                      initConnection(ch);
                     }
                   });
       if (allocator != null) {
@@ -268,62 +219,64 @@ public final class NettyThriftServer implements ThriftServer {
       ChannelFuture bound = bootstrap.bind(config.bindAddress()).awaitUninterruptibly();
       if (!bound.isSuccess()) {
         Throwable cause = bound.cause();
-        releaseThreads(false);
-        state = State.CLOSED;
-        closed.complete(null);
         BindException e =
             new BindException("cannot bind " + config.bindAddress() + ": " + cause.getMessage());
         e.initCause(cause);
         throw e;
       }
       serverChannel = bound.channel();
-      localAddress = (InetSocketAddress) serverChannel.localAddress();
-      state = State.RUNNING;
-      log.info(
-          "Thrift server listening on {} ({}, {}, {} IO threads)",
-          localAddress,
-          transport.type(),
-          config.ioStrategy(),
-          suppliedGroup != null ? "caller's" : Integer.toString(config.ioThreads()));
-      return this;
+      return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    @Override
+    public void stopAccepting() {
+      serverChannel.close().awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS);
+    }
+
+    @Override
+    public void beginStopAccepting() {
+      serverChannel.close(); // the listening socket's fd closes at its loop's next select
+    }
+
+    @Override
+    public boolean inIoThread() {
+      EventLoopGroup g = group;
+      return g != null && EventLoops.inEventLoopOf(g);
+    }
+
+    @Override
+    public void release() {
+      EventLoopGroup g = group != null ? group : suppliedGroup;
+      boolean owned = suppliedGroup == null || shutdownSuppliedGroup;
+      if (g != null && owned) {
+        EventLoops.shutdown(g, SHUTDOWN_GRACE_MILLIS);
+      }
+    }
+
+    @Override
+    public String describe() {
+      return transport.type()
+          + ", "
+          + config.ioStrategy()
+          + ", "
+          + (suppliedGroup != null ? "caller's" : Integer.toString(config.ioThreads()))
+          + " IO threads";
     }
   }
 
-  private void initConnection(Channel ch, ThriftServerHandler.Settings settings) {
-    if (closing) {
-      ch.close(); // accepted while the listening socket was closing
+  private void initConnection(Channel ch) {
+    RegisteredConnection<ConnectionHandle> registered =
+        registry.admit(
+            new NettyConnectionHandle(ch), ch.remoteAddress(), ch.localAddress(), System.nanoTime());
+    if (registered == null) {
+      ch.close(); // over maxConnections (counted and logged), or accepted while closing
       return;
     }
-    if (openConnections.incrementAndGet() > config.maxConnections()) {
-      openConnections.decrementAndGet();
-      counters.rejectedConnections.increment();
-      long rejected = rejectedConnectionsLog.record();
-      if (rejected != 0) { // the 1st, 2nd, 4th, 8th ...: a flood of connections, not of log lines
-        log.warn(
-            "Rejected connection from {}: maxConnections {} reached ({} rejected so far)",
-            ch.remoteAddress(),
-            config.maxConnections(),
-            rejected);
-      }
-      ch.close();
-      return;
-    }
-    counters.acceptedConnections.increment();
-    counters.openConnections.increment();
-    connections.add(ch);
-    ch.closeFuture()
-        .addListener(
-            f -> {
-              connections.remove(ch);
-              counters.openConnections.decrement();
-              if (openConnections.decrementAndGet() == 0 && closing) {
-                allConnectionsClosed.complete(null);
-              }
-            });
+    ch.closeFuture().addListener(f -> registry.closed(registered));
     if (sslContext != null) {
       ch.pipeline()
           .addLast("tls", NettyTls.serverHandler(sslContext, config.tls(), ch.alloc()))
-          .addLast("tlsHandshakeWatcher", new TlsHandshakeWatcher(counters, tlsFailuresLog));
+          .addLast("tlsHandshakeWatcher", new TlsHandshakeWatcher(registry, registered));
     }
     ch.pipeline()
         .addLast(
@@ -334,192 +287,16 @@ public final class NettyThriftServer implements ThriftServer {
                 counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", new ThriftServerHandler(settings));
-    if (closing) {
-      // close() began between the check above and now, and may not have seen this connection.
-      ChannelHandlerContext ctx = ch.pipeline().context(ThriftServerHandler.class);
-      ch.eventLoop().execute(() -> ((ThriftServerHandler) ctx.handler()).startDrain(ctx));
-    }
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    InetSocketAddress address = localAddress;
-    if (address == null) {
-      throw new IllegalStateException("server not started: " + config.bindAddress());
-    }
-    return address;
-  }
-
-  @Override
-  public boolean isRunning() {
-    synchronized (lock) {
-      return state == State.RUNNING;
-    }
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return counters.snapshot();
-  }
-
-  /**
-   * Closes the server gracefully, as described in the class documentation, and returns once it is
-   * closed. Idempotent: a concurrent or later call waits for the first one to finish.
-   *
-   * <p>On one of the server's own event loops (in a {@code SAME_THREAD} handler, a channel future
-   * listener, a task submitted to the group), or in a handler of this server on any strategy, it
-   * cannot return once closed: waiting there would
-   * stall the connections of that loop, which then could not drain, for the whole {@code
-   * drainTimeout}. There it stops accepting, hands the drain and the thread shutdown to a thread
-   * named {@code thrift-nio-netty-close-PORT}, and returns at once: {@link #isRunning()} is then
-   * false, while connections may still be finishing their calls for up to {@code drainTimeout}. A
-   * later call of {@code close()} from another thread waits for that close to finish.
-   */
-  @Override
-  public void close() {
-    State before;
-    boolean onOwnLoop;
-    synchronized (lock) {
-      before = state;
-      state = State.CLOSED;
-      // In a call (a handler closing its own server, on any strategy), waiting for the drain
-      // would wait for that very call.
-      onOwnLoop =
-          (group != null && EventLoops.inEventLoopOf(group))
-              || (callPath != null && CallSequencer.inCallOf(callPath));
-    }
-    if (before == State.CLOSED) {
-      if (!onOwnLoop) {
-        awaitClosedByOtherCaller();
-      }
-      return;
-    }
-    if (before == State.RUNNING && onOwnLoop) {
-      closing = true;
-      serverChannel.close(); // stop accepting now; the drain waits for it on the closing thread
-      Thread closer =
-          new Thread(() -> finishClose(before), "thrift-nio-netty-close-" + localAddress.getPort());
-      // Not a daemon: the close is bounded in time and should complete, like a close() on any
-      // other thread, even if the application's last thread ends meanwhile.
-      closer.start();
-      return;
-    }
-    finishClose(before);
-  }
-
-  private void finishClose(State before) {
-    try {
-      if (before == State.RUNNING) {
-        drain();
-      }
-      releaseThreads(before == State.NEW);
-    } finally {
-      closed.complete(null);
-    }
-    if (before == State.RUNNING) {
-      log.info("Thrift server on {} closed; {}", localAddress, counters.snapshot());
-    }
-  }
-
-  private void drain() {
-    closing = true;
-    boolean interrupted = false;
-    // 1. Stop accepting: the listening socket closes, new connections are refused.
-    serverChannel.close().awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS);
-    // 2. Each connection stops reading and closes once its received calls are answered.
-    if (openConnections.get() == 0) {
-      allConnectionsClosed.complete(null);
-    }
-    for (Channel ch : connections) {
-      ChannelHandlerContext ctx = ch.pipeline().context(ThriftServerHandler.class);
-      if (ctx == null) {
-        continue;
-      }
-      ThriftServerHandler handler = (ThriftServerHandler) ctx.handler();
-      try {
-        ch.eventLoop().execute(() -> handler.startDrain(ctx));
-      } catch (RejectedExecutionException loopGone) {
-        ch.close(); // the caller's group was shut down under us; nothing left to drain
-      }
-    }
-    long drainMillis = config.drainTimeout().toMillis();
-    try {
-      allConnectionsClosed.get(drainMillis, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      log.warn(
-          "Drain timeout {} ms passed with {} connections still serving calls on {}; closing them",
-          drainMillis,
-          connections.size(),
-          localAddress);
-    } catch (InterruptedException e) {
-      interrupted = true;
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e); // never completed exceptionally
-    }
-    // 3. Whatever is left is closed now.
-    for (Channel ch : connections) {
-      ch.close();
-    }
-    if (!interrupted) {
-      try {
-        allConnectionsClosed.get(SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (TimeoutException | ExecutionException e) {
-        log.warn("{} connections of {} did not close in time", connections.size(), localAddress);
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt(); // restored; close() goes on without waiting further
-    }
-  }
-
-  private void releaseThreads(boolean neverStarted) {
-    if (ownWorkers != null) {
-      // The drain is over: whatever still runs has lost its connection. Tasks that never ran hold
-      // request frames that no call will release.
-      for (Runnable never : ownWorkers.shutdownNow()) {
-        CallSequencer.abandon(never);
-      }
-      awaitQuietly(ownWorkers);
-    }
-    EventLoopGroup g = group != null ? group : suppliedGroup;
-    boolean owned = suppliedGroup == null || shutdownSuppliedGroup;
-    if (g == null || !owned || (neverStarted && suppliedGroup == null)) {
-      return;
-    }
-    EventLoops.shutdown(g, SHUTDOWN_GRACE_MILLIS);
-  }
-
-  private static void awaitQuietly(ThreadPoolExecutor pool) {
-    try {
-      pool.awaitTermination(SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void awaitClosedByOtherCaller() {
-    try {
-      closed.get(
-          config.drainTimeout().toMillis() + 4 * SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      // The first caller is still closing or failed; close() must not hang or throw here.
-      log.debug("close() returned before a concurrent close() finished", e);
+    if (registry.isClosing()) {
+      // close() began after the admission, and its drain may not have seen this connection.
+      registered.handle().startDrain();
     }
   }
 
   @Override
   public String toString() {
     return "NettyThriftServer{"
-        + (localAddress != null ? localAddress : config.bindAddress())
+        + (lifecycle.boundAddress() != null ? lifecycle.boundAddress() : config.bindAddress())
         + ", "
         + transport.type()
         + ", "

@@ -16,6 +16,7 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.internal.server.TimeoutPolicy;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -156,8 +157,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
                 worker,
                 new ServerCounters(),
                 ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION),
-            0,
-            0));
+            TimeoutPolicy.off()));
   }
 
   ThriftServerHandler(Settings settings) {
@@ -169,23 +169,17 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
             counters.droppedResponses.increment();
           }
         };
-    this.timeouts = new ConnectionTimeouts(settings.idleTimeoutNanos, settings.frameTimeoutNanos);
+    this.timeouts = new ConnectionTimeouts(settings.timeouts);
   }
 
   /** Everything a server's handlers share; immutable. */
   static final class Settings {
     final CallPath path;
-    final long idleTimeoutNanos;
-    final long frameTimeoutNanos;
+    final TimeoutPolicy timeouts;
 
-    /**
-     * @param idleTimeoutNanos 0 for none
-     * @param frameTimeoutNanos 0 for none
-     */
-    Settings(CallPath path, long idleTimeoutNanos, long frameTimeoutNanos) {
+    Settings(CallPath path, TimeoutPolicy timeouts) {
       this.path = path;
-      this.idleTimeoutNanos = idleTimeoutNanos;
-      this.frameTimeoutNanos = frameTimeoutNanos;
+      this.timeouts = timeouts;
     }
   }
 
@@ -377,8 +371,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   /** This connection as the timeouts see it. */
   private final class TimeoutView implements ConnectionTimeouts.Connection {
     @Override
-    public boolean hasCallsInFlight() {
-      return calls.pendingCalls() > 0;
+    public int pendingCalls() {
+      return calls.pendingCalls();
     }
 
     @Override
@@ -387,9 +381,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void timedOut(String why) {
-      settings.path.counters().timedOutConnections.increment();
-      log.info("Closing connection from {}: {}", ctx.channel().remoteAddress(), why);
+    public void timedOut(TimeoutPolicy.Verdict verdict) {
+      TimeoutPolicy.reportTimedOut(
+          verdict, ctx.channel().remoteAddress(), settings.path.counters());
       calls.onClosed();
       ctx.close();
     }

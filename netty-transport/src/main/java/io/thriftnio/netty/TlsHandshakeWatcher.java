@@ -3,10 +3,12 @@ package io.thriftnio.netty;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
-import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.ConnectionRegistry;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import java.nio.channels.ClosedChannelException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -15,21 +17,23 @@ import org.slf4j.LoggerFactory;
 /**
  * Sits behind the server's {@code SslHandler} until the handshake completes: a failed or
  * timed-out handshake (a plain-text client, a missing or untrusted client certificate) closes the
- * connection and counts one {@code tlsFailures}, with one log line at most per power of two of
- * failures. A connection closed before any TLS error (a TCP health check) is not counted, as on
- * Grizzly. On success it leaves the pipeline.
+ * connection and counts one {@code tlsFailures} in the server's connection registry, with one log
+ * line at most per power of two of failures. A connection closed before any TLS error (a TCP health
+ * check) is not counted, as on Grizzly. On success it notes the peer's identity and leaves the
+ * pipeline.
  */
 final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
 
   private static final Logger log = LoggerFactory.getLogger(TlsHandshakeWatcher.class);
 
-  private final ServerCounters counters;
-  private final EveryPowerOfTwo failuresLog;
-  private boolean failed;
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final RegisteredConnection<ConnectionHandle> connection;
 
-  TlsHandshakeWatcher(ServerCounters counters, EveryPowerOfTwo failuresLog) {
-    this.counters = counters;
-    this.failuresLog = failuresLog;
+  TlsHandshakeWatcher(
+      ConnectionRegistry<ConnectionHandle> registry,
+      RegisteredConnection<ConnectionHandle> connection) {
+    this.registry = registry;
+    this.connection = connection;
   }
 
   @Override
@@ -37,6 +41,10 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
     if (evt instanceof SslHandshakeCompletionEvent) {
       SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
       if (done.isSuccess()) {
+        SslHandler tls = ctx.pipeline().get(SslHandler.class);
+        if (tls != null) {
+          connection.tlsEstablished(tls.engine().getSession());
+        }
         ctx.pipeline().remove(this);
       } else if (done.cause() instanceof ClosedChannelException) {
         // Closed before a TLS error: a TCP health check or a port probe, or the server's own close.
@@ -59,19 +67,7 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
   }
 
   private void fail(ChannelHandlerContext ctx, Throwable cause) {
-    if (!failed) {
-      failed = true;
-      counters.tlsFailures.increment();
-      long n = failuresLog.record();
-      if (n != 0) {
-        log.warn(
-            "TLS handshake with {} failed: {} ({} TLS failures so far)",
-            ctx.channel().remoteAddress(),
-            reason(cause),
-            n);
-      }
-    }
-    ctx.close();
+    registry.tlsFailed(connection, reason(cause)); // counted once per connection; closes it
   }
 
   private static String reason(Throwable cause) {

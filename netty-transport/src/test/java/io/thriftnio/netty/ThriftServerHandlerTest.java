@@ -12,6 +12,7 @@ import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.TimeoutPolicy;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
@@ -81,7 +82,7 @@ class ThriftServerHandlerTest {
   }
 
   private ThriftServerHandler.Settings settings(ProcessorInvoker invoker, Executor worker) {
-    return new ThriftServerHandler.Settings(new CallPath(invoker, worker, counters, 100), 0, 0);
+    return new ThriftServerHandler.Settings(new CallPath(invoker, worker, counters, 100), TimeoutPolicy.off());
   }
 
   private EmbeddedChannel serve(ThriftServerHandler.Settings settings) throws Exception {

@@ -26,6 +26,26 @@
  * written under a lock; replies completed off the IO thread are handed to it once per batch, and
  * the replies of one read batch are flushed once.
  *
+ * <p>Around the connections, also once for every transport: {@link
+ * io.thriftnio.core.internal.server.ServerLifecycle} (new, running, closing, closed; idempotent
+ * start and close; the drain and its timeout; the worker pool; a close in a call or on an IO thread
+ * handed to a close thread), {@link io.thriftnio.core.internal.server.ConnectionRegistry} (admit or
+ * refuse against {@code maxConnections}, count, log refusals and TLS failures thinned out, drain,
+ * wait until all closed) over each adapter's {@link
+ * io.thriftnio.core.internal.server.ConnectionHandle}, and {@link
+ * io.thriftnio.core.internal.server.TimeoutPolicy}, a pure decision over a connection's clocks
+ * that a transport's timer or sweep applies. A transport's server implements {@link
+ * io.thriftnio.core.internal.server.ServerLifecycle.Transport}: bind, stop accepting, tell its IO
+ * threads, release its threads. None of these knows the framing: a connection is registered at
+ * accept, before any codec is chosen, and carries its peer's addresses and TLS identity.
+ *
+ * <pre>
+ *  ServerLifecycle --bind / stopAccepting / release--&gt; transport's server
+ *       |  drainAll, awaitAllClosed, closeAll
+ *  ConnectionRegistry --startDrain / closeNow--&gt; ConnectionHandle (one per connection)
+ *  TimeoutPolicy.check(clocks) --verdict--&gt; transport closes, registry counts and logs
+ * </pre>
+ *
  * <p>Shared helpers: {@link io.thriftnio.core.internal.server.HeaderPeek} reads the header of a
  * frame that is too large from whatever the adapter buffered, and {@link
  * io.thriftnio.core.internal.server.ErrorReplies} writes the replies the server makes itself.

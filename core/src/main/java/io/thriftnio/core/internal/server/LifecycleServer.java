@@ -1,0 +1,88 @@
+package io.thriftnio.core.internal.server;
+
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.internal.ServerCounters;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * The {@link ThriftServer} contract over a {@link ServerLifecycle}, shared by every transport's
+ * server: a transport's server adds its builder and the {@link ServerLifecycle.Transport} that binds
+ * and releases its threads. Not part of the API: program against {@link ThriftServer}.
+ */
+public abstract class LifecycleServer implements ThriftServer {
+
+  /** The server's settings. */
+  protected final ServerConfig config;
+
+  /** The server's counters, behind {@link #stats()}. */
+  protected final ServerCounters counters = new ServerCounters();
+
+  /** The server's open connections. */
+  protected final ConnectionRegistry<ConnectionHandle> registry;
+
+  /** The server's lifecycle; the subclass's constructor gives it its {@code Transport}. */
+  protected final ServerLifecycle lifecycle;
+
+  /**
+   * @param name the server's name in log lines, e.g. {@code "Thrift server"}
+   * @param threadPrefix the prefix of its threads' names, e.g. {@code "thrift-nio-netty"}
+   * @param config the server's settings
+   */
+  protected LifecycleServer(String name, String threadPrefix, ServerConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.registry = new ConnectionRegistry<>(config.maxConnections(), counters);
+    this.lifecycle = new ServerLifecycle(name, threadPrefix, config, counters, registry);
+  }
+
+  /**
+   * Binds and starts serving; does nothing if running.
+   *
+   * @throws java.net.BindException if the address cannot be bound, naming it
+   * @throws IllegalStateException if the server was closed
+   */
+  @Override
+  public LifecycleServer start() throws IOException {
+    lifecycle.start();
+    return this;
+  }
+
+  @Override
+  public final InetSocketAddress localAddress() {
+    return lifecycle.localAddress();
+  }
+
+  @Override
+  public final boolean isRunning() {
+    return lifecycle.isRunning();
+  }
+
+  @Override
+  public final ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public final ServerStats stats() {
+    return counters.snapshot();
+  }
+
+  /**
+   * Closes the server gracefully and returns once it is closed: stops accepting, lets every
+   * connection answer the calls it has received for up to {@code drainTimeout}, closes what is
+   * left, then stops the threads the server owns. Idempotent: a concurrent or later call waits for
+   * the first one to finish.
+   *
+   * <p>In a call of this server (on any strategy), or on one of its IO threads, waiting would wait
+   * for that very call, or stall that thread's connections for the whole {@code drainTimeout}.
+   * There it stops accepting, hands the drain to a thread named {@code ...-close-PORT}, and returns
+   * at once: {@link #isRunning()} is then false while calls may still be finishing.
+   */
+  @Override
+  public final void close() {
+    lifecycle.close();
+  }
+}

@@ -1,0 +1,323 @@
+package io.thriftnio.core.internal.server;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.WorkerPools;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of one server, written once for every transport: new, running, closing, closed; an
+ * idempotent {@link #start()} and {@link #close()}; the graceful drain; the worker pool. The
+ * transport plugs in through {@link Transport}. Not part of the API.
+ *
+ * <pre>
+ *  NEW --start--&gt; RUNNING --close--&gt; CLOSING --drained, threads released--&gt; CLOSED
+ *   |                                                                        ^
+ *   +--close (releases what the server owns) / bind failure------------------+
+ * </pre>
+ *
+ * <p>{@link #close()}: stop accepting (new connections are refused), drain every connection (stop
+ * reading, answer what was received, close), and after {@code drainTimeout} close whatever is left;
+ * then stop the worker pool (tasks that never ran are {@linkplain CallSequencer#abandon abandoned})
+ * and release the transport's threads. A second, concurrent close waits for the first outside the
+ * lock. Called in a call of this server, or on one of its IO threads, it cannot wait for the drain
+ * (which waits for that very call, or that thread): there it stops accepting, hands the rest to a
+ * thread named {@code PREFIX-close-PORT}, and returns at once.
+ */
+public final class ServerLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(ServerLifecycle.class);
+
+  /** Time allowed for connections, the worker pool and the IO threads to stop after the drain. */
+  static final long SHUTDOWN_GRACE_MILLIS = 3000;
+
+  /** What the lifecycle asks of a transport. */
+  public interface Transport {
+    /**
+     * Creates what the server runs on (unless the caller supplied it) and binds the listening
+     * socket. On failure the lifecycle calls {@link #release()}.
+     *
+     * @return the bound address
+     * @throws java.net.BindException if the address cannot be bound, naming it
+     */
+    InetSocketAddress bind() throws IOException;
+
+    /** Closes the listening socket; returns within a few seconds, closed or not. */
+    void stopAccepting();
+
+    /**
+     * Starts closing the listening socket without waiting for anything: called where {@code
+     * close()} cannot wait (in a call, on an IO thread), before {@link #stopAccepting()} follows
+     * on the close thread. Meanwhile the registry refuses new connections. Default: nothing.
+     */
+    default void beginStopAccepting() {}
+
+    /** Whether the current thread is one of the IO threads the server's connections run on. */
+    boolean inIoThread();
+
+    /**
+     * Releases the threads the server owns (its event loops or transport, its timer), started or
+     * not. Called once.
+     */
+    void release();
+
+    /** What the "listening" log line says of the server, e.g. its IO transport and strategy. */
+    String describe();
+  }
+
+  private enum State {
+    NEW,
+    RUNNING,
+    CLOSING,
+    CLOSED
+  }
+
+  private final String name;
+  private final String threadPrefix;
+  private final ServerConfig config;
+  private final ServerCounters counters;
+  private final ConnectionRegistry<?> registry;
+  private final ThreadPoolExecutor ownWorkers;
+  private final CallPath callPath;
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final Object lock = new Object();
+  private Transport transport;
+  private State state = State.NEW;
+  private volatile InetSocketAddress localAddress;
+
+  /**
+   * @param name the server's name in log lines, e.g. {@code "Thrift server"}
+   * @param threadPrefix the prefix of the names of the server's threads: {@code -worker-N}, {@code
+   *     -close-PORT}
+   * @param config the settings
+   * @param counters the server's counters
+   * @param registry the server's connections
+   */
+  public ServerLifecycle(
+      String name,
+      String threadPrefix,
+      ServerConfig config,
+      ServerCounters counters,
+      ConnectionRegistry<?> registry) {
+    this.name = name;
+    this.threadPrefix = threadPrefix;
+    this.config = config;
+    this.counters = counters;
+    this.registry = registry;
+    Executor worker = null;
+    ThreadPoolExecutor own = null;
+    if (config.ioStrategy() == IoStrategy.WORKER) {
+      worker = config.workerExecutor();
+      if (worker == null) {
+        // Its threads start with the first call: a server never started holds none.
+        own =
+            WorkerPools.newBoundedPool(
+                threadPrefix + "-worker", config.workerThreads(), config.workerQueueCapacity());
+        worker = own;
+      }
+    }
+    this.ownWorkers = own;
+    this.callPath =
+        new CallPath(
+            ProcessorInvoker.of(config),
+            worker,
+            counters,
+            config.maxCallsInFlightPerConnection(),
+            config.workerStartTimeout());
+  }
+
+  /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
+  public void transport(Transport transport) {
+    this.transport = transport;
+  }
+
+  /** The call path every connection of the server shares. */
+  public CallPath callPath() {
+    return callPath;
+  }
+
+  /** Binds and starts serving; idempotent while running. */
+  public void start() throws IOException {
+    synchronized (lock) {
+      if (state == State.RUNNING) {
+        return;
+      }
+      if (state != State.NEW) {
+        throw new IllegalStateException(
+            "server closed: " + config.bindAddress() + "; build a new one");
+      }
+      try {
+        localAddress = transport.bind();
+      } catch (IOException | RuntimeException e) {
+        state = State.CLOSED;
+        try {
+          releaseThreads();
+        } finally {
+          closed.complete(null);
+        }
+        throw e;
+      }
+      state = State.RUNNING;
+    }
+    log.info("{} listening on {} ({})", name, localAddress, transport.describe());
+  }
+
+  /** Whether the server is serving: started and not closing. */
+  public boolean isRunning() {
+    synchronized (lock) {
+      return state == State.RUNNING;
+    }
+  }
+
+  /** The bound address. */
+  public InetSocketAddress localAddress() {
+    InetSocketAddress address = localAddress;
+    if (address == null) {
+      throw new IllegalStateException("server not started: " + config.bindAddress());
+    }
+    return address;
+  }
+
+  /** The bound address, or {@code null} before {@link #start()} has bound it. */
+  public InetSocketAddress boundAddress() {
+    return localAddress;
+  }
+
+  /** Closes the server as the class documentation says. Idempotent; bounded in time. */
+  public void close() {
+    boolean cannotWait = CallSequencer.inCallOf(callPath) || transport.inIoThread();
+    State before;
+    synchronized (lock) {
+      before = state;
+      if (before == State.NEW) {
+        state = State.CLOSED;
+      } else if (before == State.RUNNING) {
+        state = State.CLOSING;
+      }
+    }
+    if (before == State.NEW) {
+      // Never started: what the server owns (a supplied transport handed over, its worker pool)
+      // is released all the same.
+      try {
+        releaseThreads();
+      } finally {
+        closed.complete(null);
+      }
+      return;
+    }
+    if (before != State.RUNNING) {
+      if (!cannotWait) {
+        awaitClosedByOtherCaller(); // not under the lock: the closing thread takes it to finish
+      }
+      return;
+    }
+    if (cannotWait) {
+      registry.refuseNew(); // stop accepting now; the closing thread waits for the socket
+      try {
+        transport.beginStopAccepting();
+      } catch (RuntimeException e) {
+        log.warn("Could not close the listening socket {}", localAddress, e);
+      }
+      Thread closer =
+          new Thread(this::finishClose, threadPrefix + "-close-" + localAddress.getPort());
+      // Not a daemon: the close is bounded in time and should complete, like a close() on any
+      // other thread, even if the application's last thread ends meanwhile.
+      closer.start();
+      return;
+    }
+    finishClose();
+  }
+
+  private void finishClose() {
+    try {
+      drain();
+      releaseThreads();
+    } finally {
+      synchronized (lock) {
+        state = State.CLOSED;
+      }
+      closed.complete(null);
+    }
+    log.info("{} on {} closed; {}", name, localAddress, counters.snapshot());
+  }
+
+  private void drain() {
+    long drainNanos = config.drainTimeout().toNanos();
+    long deadline = System.nanoTime() + drainNanos;
+    // 1. Stop accepting: connections accepted from now on are closed at once.
+    registry.refuseNew();
+    try {
+      transport.stopAccepting();
+    } catch (RuntimeException e) {
+      log.warn("Could not close the listening socket {}", localAddress, e);
+    }
+    // 2. Each connection stops reading and closes once its received calls are answered.
+    registry.drainAll();
+    boolean interrupted = false;
+    try {
+      if (!registry.awaitAllClosed(deadline)) {
+        log.warn(
+            "Drain timeout {} ms passed with {} calls in flight on {} connections of {}; closing"
+                + " them",
+            TimeUnit.NANOSECONDS.toMillis(drainNanos),
+            registry.pendingCalls(),
+            registry.size(),
+            localAddress);
+        // 3. Whatever is left is closed now.
+        registry.closeAll();
+        long grace = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_GRACE_MILLIS);
+        if (!registry.awaitAllClosed(grace)) {
+          log.warn("{} connections of {} did not close in time", registry.size(), localAddress);
+        }
+      }
+    } catch (InterruptedException e) {
+      interrupted = true;
+      registry.closeAll();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt(); // restored; close() goes on without waiting further
+    }
+  }
+
+  private void releaseThreads() {
+    try {
+      if (ownWorkers != null) {
+        // The drain is over: whatever still runs has lost its connection. Tasks that never ran
+        // hold requests that no call will release.
+        for (Runnable never : ownWorkers.shutdownNow()) {
+          CallSequencer.abandon(never);
+        }
+        try {
+          ownWorkers.awaitTermination(SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt(); // restored; the transport is released all the same
+        }
+      }
+    } finally {
+      transport.release();
+    }
+  }
+
+  private void awaitClosedByOtherCaller() {
+    try {
+      closed.get(
+          config.drainTimeout().toMillis() + 4 * SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // The first caller is still closing or failed; close() must not hang or throw here.
+      log.debug("close() returned before a concurrent close() finished", e);
+    }
+  }
+}

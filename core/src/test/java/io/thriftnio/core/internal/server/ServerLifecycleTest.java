@@ -1,0 +1,244 @@
+package io.thriftnio.core.internal.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.internal.ServerCounters;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The server lifecycle over a transport and connections without sockets: idempotent start and
+ * close, a never-started close, a failed bind, the drain and its timeout, a close on an IO thread,
+ * and a concurrent close.
+ */
+@Timeout(10)
+class ServerLifecycleTest {
+
+  private static final InetSocketAddress BOUND = new InetSocketAddress("127.0.0.1", 45678);
+
+  /** Only to get a validated config. */
+  private static final class Configs extends ServerBuilder<Configs> {
+    ServerConfig get() {
+      return config();
+    }
+
+    @Override
+    public ThriftServer build() {
+      throw new UnsupportedOperationException("configs only");
+    }
+  }
+
+  /** A transport that counts what the lifecycle asks of it. */
+  private static final class FakeTransport implements ServerLifecycle.Transport {
+    final AtomicInteger binds = new AtomicInteger();
+    final AtomicInteger stops = new AtomicInteger();
+    final AtomicInteger stopsBegun = new AtomicInteger();
+    final AtomicInteger releases = new AtomicInteger();
+    volatile IOException bindFailure;
+    volatile Thread ioThread;
+
+    @Override
+    public InetSocketAddress bind() throws IOException {
+      binds.incrementAndGet();
+      if (bindFailure != null) {
+        throw bindFailure;
+      }
+      return BOUND;
+    }
+
+    @Override
+    public void stopAccepting() {
+      stops.incrementAndGet();
+    }
+
+    @Override
+    public void beginStopAccepting() {
+      stopsBegun.incrementAndGet();
+    }
+
+    @Override
+    public boolean inIoThread() {
+      return Thread.currentThread() == ioThread;
+    }
+
+    @Override
+    public void release() {
+      releases.incrementAndGet();
+    }
+
+    @Override
+    public String describe() {
+      return "fake";
+    }
+  }
+
+  /** A connection whose drain waits for its one pending call, which the test completes. */
+  private static final class BusyHandle implements ConnectionHandle {
+    final CountDownLatch drainStarted = new CountDownLatch(1);
+    final AtomicReference<String> drainThread = new AtomicReference<>();
+    final AtomicInteger closes = new AtomicInteger();
+    Runnable onClose = () -> {};
+
+    @Override
+    public void startDrain() {
+      drainThread.set(Thread.currentThread().getName());
+      drainStarted.countDown();
+    }
+
+    @Override
+    public int pendingCalls() {
+      return 1;
+    }
+
+    @Override
+    public void closeNow() {
+      if (closes.incrementAndGet() == 1) {
+        onClose.run();
+      }
+    }
+  }
+
+  private final ServerCounters counters = new ServerCounters();
+  private final FakeTransport transport = new FakeTransport();
+  private final ConnectionRegistry<ConnectionHandle> registry =
+      new ConnectionRegistry<>(10, counters);
+
+  private ServerLifecycle lifecycle(Configs configs) {
+    ServerConfig config =
+        configs.processor((in, out) -> {}).bind(new InetSocketAddress("127.0.0.1", 0)).get();
+    ServerLifecycle lifecycle = new ServerLifecycle("Test server", "test", config, counters, registry);
+    lifecycle.transport(transport);
+    return lifecycle;
+  }
+
+  private BusyHandle busyConnection() {
+    BusyHandle busy = new BusyHandle();
+    RegisteredConnection<ConnectionHandle> c = registry.admit(busy, null, null, System.nanoTime());
+    busy.onClose = () -> registry.closed(c);
+    return busy;
+  }
+
+  @Test
+  void startAndCloseAreIdempotent() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs());
+    lifecycle.start();
+    lifecycle.start();
+    assertThat(transport.binds.get()).isEqualTo(1);
+    assertThat(lifecycle.isRunning()).isTrue();
+    assertThat(lifecycle.localAddress()).isEqualTo(BOUND);
+    lifecycle.close();
+    lifecycle.close();
+    assertThat(lifecycle.isRunning()).isFalse();
+    assertThat(transport.stops.get()).isEqualTo(1);
+    assertThat(transport.releases.get()).isEqualTo(1);
+    assertThatThrownBy(lifecycle::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("server closed: /127.0.0.1:0; build a new one");
+  }
+
+  @Test
+  void closingANeverStartedServerReleasesWhatItOwns() {
+    ServerLifecycle lifecycle =
+        lifecycle(new Configs().ioStrategy(IoStrategy.WORKER).workerThreads(2));
+    ThreadPoolExecutor workers = (ThreadPoolExecutor) lifecycle.callPath().worker;
+    lifecycle.close();
+    assertThat(transport.binds.get()).isZero();
+    assertThat(transport.stops.get()).isZero();
+    assertThat(transport.releases.get()).isEqualTo(1);
+    assertThat(workers.isShutdown()).isTrue();
+    assertThatThrownBy(lifecycle::localAddress)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("server not started: /127.0.0.1:0");
+    assertThatThrownBy(lifecycle::start).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aFailedBindReleasesEverythingAndRethrows() {
+    ServerLifecycle lifecycle =
+        lifecycle(new Configs().ioStrategy(IoStrategy.WORKER).workerThreads(2));
+    BindException refused = new BindException("cannot bind /127.0.0.1:0: in use");
+    transport.bindFailure = refused;
+    assertThatThrownBy(lifecycle::start).isSameAs(refused);
+    assertThat(lifecycle.isRunning()).isFalse();
+    assertThat(transport.releases.get()).isEqualTo(1);
+    assertThat(((ThreadPoolExecutor) lifecycle.callPath().worker).isShutdown()).isTrue();
+    lifecycle.close();
+    assertThat(transport.releases.get()).as("released once").isEqualTo(1);
+  }
+
+  @Test
+  void theDrainClosesIdleConnectionsAtOnceAndTheRestAfterDrainTimeout() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofMillis(200)));
+    lifecycle.start();
+    FakeHandle idle = new FakeHandle();
+    FakeHandle.admit(castRegistry(), idle);
+    BusyHandle busy = busyConnection();
+    long start = System.nanoTime();
+    lifecycle.close();
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertThat(idle.drains.get()).isEqualTo(1);
+    assertThat(idle.closes.get()).isEqualTo(1);
+    assertThat(busy.drainStarted.getCount()).isZero();
+    assertThat(busy.closes.get()).as("closed once the drain timed out").isEqualTo(1);
+    assertThat(tookMillis).isBetween(200L, 5_000L);
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
+  void aConnectionThatAnswersDuringTheDrainEndsItEarly() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(lifecycle::close);
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(closing).isNotDone();
+    busy.closeNow(); // its last call answered
+    closing.get(5, TimeUnit.SECONDS);
+    assertThat(transport.releases.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aCloseOnAnIoThreadHandsTheDrainToACloseThreadAndALaterCloseWaitsForIt() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    transport.ioThread = Thread.currentThread();
+    lifecycle.close(); // returns at once: waiting here would stall this loop's connections
+    assertThat(lifecycle.isRunning()).isFalse();
+    assertThat(registry.isClosing()).as("new connections refused at once").isTrue();
+    assertThat(transport.stopsBegun.get()).as("the listening socket closing at once").isEqualTo(1);
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(busy.drainThread.get()).isEqualTo("test-close-45678");
+    lifecycle.close(); // still on the IO thread: returns, does not wait
+    CompletableFuture<Integer> second =
+        CompletableFuture.supplyAsync(
+            () -> {
+              lifecycle.close();
+              return transport.releases.get();
+            });
+    assertThat(second).isNotDone();
+    busy.closeNow();
+    assertThat(second.get(5, TimeUnit.SECONDS)).as("released when the second close returned")
+        .isEqualTo(1);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private ConnectionRegistry<FakeHandle> castRegistry() {
+    return (ConnectionRegistry) registry;
+  }
+}
