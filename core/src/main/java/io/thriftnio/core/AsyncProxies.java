@@ -1,12 +1,12 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.Reflection;
 import static io.thriftnio.core.AsyncClients.execute;
 import static io.thriftnio.core.AsyncClients.unwrap;
 
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
@@ -106,11 +106,11 @@ final class AsyncProxies {
     void invoke(AsyncCaller<?> caller, Object[] args) {
       AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[args.length - 1];
       Object[] sendArgs = Arrays.copyOf(args, args.length - 1);
-      Send sendStep = client -> invokeClient(send, client, sendArgs);
+      Send sendStep = client -> Reflection.invoke(send, client, sendArgs);
       CompletableFuture<?> future =
           receive == null
               ? caller.callOneway(sendStep)
-              : caller.call(sendStep, client -> invokeClient(receive, client, new Object[0]));
+              : caller.call(sendStep, client -> Reflection.invoke(receive, client, new Object[0]));
       // The future completes on the caller's executor already: the callback runs there, without a
       // second hop. Only a future complete before whenComplete returns (a fast reply, a failed
       // encode) would run it on the proxy caller's thread: that one is handed to the executor.
@@ -139,26 +139,6 @@ final class AsyncProxies {
             }
           });
       registered.set(true);
-    }
-
-    private static Object invokeClient(Method m, Object client, Object[] args) throws TException {
-      try {
-        return m.invoke(client, args);
-      } catch (InvocationTargetException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof TException) {
-          throw (TException) cause;
-        }
-        if (cause instanceof RuntimeException) {
-          throw (RuntimeException) cause;
-        }
-        if (cause instanceof Error) {
-          throw (Error) cause;
-        }
-        throw new TException(cause);
-      } catch (IllegalAccessException e) {
-        throw new IllegalStateException(e);
-      }
     }
   }
 }

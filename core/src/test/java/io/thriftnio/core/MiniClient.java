@@ -17,10 +17,10 @@ import org.apache.thrift.protocol.TType;
  * TApplicationException} and then checks the sequence id, as {@code TServiceClient.receiveBase}
  * does.
  */
-final class MiniClient extends TServiceClient {
+public final class MiniClient extends TServiceClient {
 
   /** The matching generated-style {@code AsyncIface}. */
-  interface AsyncIface {
+  public interface AsyncIface {
     void echo(String text, AsyncMethodCallback<String> callback) throws TException;
 
     void oneway(String text, AsyncMethodCallback<Void> callback) throws TException;

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.AsyncClientConnections;
@@ -208,7 +209,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 (client, cb) -> {
                   Object[] withPoolCallback = Arrays.copyOf(args, args.length);
                   withPoolCallback[args.length - 1] = cb;
-                  Proxies.invoke(method, client, withPoolCallback);
+                  Reflection.invoke(method, client, withPoolCallback);
                 },
                 future));
   }

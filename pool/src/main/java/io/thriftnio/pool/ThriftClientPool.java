@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.EndpointPool;
@@ -200,7 +201,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
           if (method.getDeclaringClass() == Object.class) {
             return Proxies.objectMethod(proxy, method, args, iface);
           }
-          return call(client -> Proxies.invoke(method, client, args));
+          return call(client -> Reflection.invoke(method, client, args));
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));

@@ -1,10 +1,8 @@
 package io.thriftnio.pool.internal;
 
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
@@ -93,27 +91,6 @@ public final class Proxies {
         return System.identityHashCode(proxy);
       default:
         return "pooled proxy for " + iface.getName();
-    }
-  }
-
-  /** Calls {@code method} on {@code target}, throwing what it threw. */
-  public static Object invoke(Method method, Object target, Object[] args) throws TException {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof TException) {
-        throw (TException) cause;
-      }
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      if (cause instanceof Error) {
-        throw (Error) cause;
-      }
-      throw new UndeclaredThrowableException(cause);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException(method + " is not accessible", e);
     }
   }
 }
