@@ -15,25 +15,35 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
-/** Compiles and runs README's Grizzly client on a filter chain of the user's own, as written. */
+/**
+ * Compiles and runs README's filter-chain and pipeline blocks as written: the Grizzly client on a
+ * chain of the user's own, a Grizzly server chain built from a processor, and Netty's handler in a
+ * user's pipeline with a protocol factory.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ClientChainSnippetTest {
+class ChainSnippetsTest {
 
-  private static final Pattern SNIPPET =
-      Pattern.compile(
-          "<!-- client-chain:begin -->\\s*```java\\n(.*?)```\\s*<!-- client-chain:end -->",
-          Pattern.DOTALL);
-
-  @Test
-  void readmeClientChainCompilesAndRuns(@TempDir Path dir) throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "client-chain, ClientChain, last sale: CHAIN",
+    "server-chain, ServerChain, last sale: GRIZZLY",
+    "netty-pipeline, NettyPipeline, last sale: NETTY"
+  })
+  void readmeBlockCompilesAndRuns(String block, String mainClass, String prints, @TempDir Path dir)
+      throws Exception {
     String readme = Files.readString(Path.of("..", "README.md"));
-    Matcher m = SNIPPET.matcher(readme);
-    assertThat(m.find()).as("README.md has a client-chain block").isTrue();
-    Path source = dir.resolve("ClientChain.java");
+    Matcher m =
+        Pattern.compile(
+                "<!-- " + block + ":begin -->\\s*```java\\n(.*?)```\\s*<!-- " + block + ":end -->",
+                Pattern.DOTALL)
+            .matcher(readme);
+    assertThat(m.find()).as("README.md has a %s block", block).isTrue();
+    Path source = dir.resolve(mainClass + ".java");
     Files.writeString(source, m.group(1));
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
@@ -52,14 +62,13 @@ class ClientChainSnippetTest {
     PrintStream original = System.out;
     try (URLClassLoader loader =
         new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
-      Method main = loader.loadClass("ClientChain").getMethod("main", String[].class);
+      Method main = loader.loadClass(mainClass).getMethod("main", String[].class);
       System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
       main.invoke(null, (Object) new String[0]);
     } finally {
       System.setOut(original);
     }
-    assertThat(printed.toString(StandardCharsets.UTF_8).lines())
-        .containsExactly("last sale: CHAIN");
-    assertThat(readme).contains("It prints `last sale: CHAIN`.");
+    assertThat(printed.toString(StandardCharsets.UTF_8).lines()).containsExactly(prints);
+    assertThat(readme).contains("It prints `" + prints + "`.");
   }
 }
