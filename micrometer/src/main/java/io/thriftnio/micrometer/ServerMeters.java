@@ -1,0 +1,126 @@
+package io.thriftnio.micrometer;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
+import java.util.Objects;
+import java.util.function.ToLongFunction;
+
+/**
+ * Binds a server's {@link ServerStats} to a {@link MeterRegistry}. Every meter is read from
+ * {@link ThriftServer#stats()} when the registry publishes, so binding costs the call path nothing.
+ *
+ * <pre>{@code
+ * new ServerMeters(server, "quotes").bindTo(registry);
+ * }</pre>
+ *
+ * <p>Meters, each tagged {@code server} (the name given) and {@code transport} ({@code netty},
+ * {@code grizzly}, or the server class's simple name), plus any tags given:
+ *
+ * <table>
+ *   <caption>meters</caption>
+ *   <tr><th>name</th><th>type</th><th>{@link ServerStats} field</th></tr>
+ *   <tr><td>{@code thrift.server.connections}</td><td>gauge</td><td>{@code openConnections}</td></tr>
+ *   <tr><td>{@code thrift.server.connections.accepted}</td><td>counter</td>
+ *       <td>{@code acceptedConnections}</td></tr>
+ *   <tr><td>{@code thrift.server.connections.rejected}</td><td>counter</td>
+ *       <td>{@code rejectedConnections}</td></tr>
+ *   <tr><td>{@code thrift.server.connections.timed.out}</td><td>counter</td>
+ *       <td>{@code timedOutConnections}</td></tr>
+ *   <tr><td>{@code thrift.server.tls.failures}</td><td>counter</td><td>{@code tlsFailures}</td></tr>
+ *   <tr><td>{@code thrift.server.calls}</td><td>counter, tag {@code outcome}</td>
+ *       <td>{@code completed}: {@code completedCalls} (failed calls included), {@code failed}:
+ *       {@code failedCalls}, {@code overloaded}: {@code overloadedCalls}</td></tr>
+ *   <tr><td>{@code thrift.server.responses.dropped}</td><td>counter</td>
+ *       <td>{@code droppedResponses}</td></tr>
+ *   <tr><td>{@code thrift.server.frames.bad}</td><td>counter</td><td>{@code badFrames}</td></tr>
+ *   <tr><td>{@code thrift.server.frames.truncated}</td><td>counter</td>
+ *       <td>{@code truncatedFrames}</td></tr>
+ * </table>
+ *
+ * <p>The registry holds the server weakly, as Micrometer does for function meters: keep a
+ * reference to the server while it runs (a running server is referenced by its threads anyway).
+ */
+public final class ServerMeters implements MeterBinder {
+
+  private final ThriftServer server;
+  private final Tags tags;
+
+  /**
+   * @param server the server to observe
+   * @param name the {@code server} tag's value, e.g. the service name
+   */
+  public ServerMeters(ThriftServer server, String name) {
+    this(server, name, Tags.empty());
+  }
+
+  /**
+   * @param server the server to observe
+   * @param name the {@code server} tag's value, e.g. the service name
+   * @param tags further tags on every meter
+   */
+  public ServerMeters(ThriftServer server, String name, Iterable<Tag> tags) {
+    this.server = Objects.requireNonNull(server, "server");
+    this.tags =
+        Tags.of(tags)
+            .and("server", Objects.requireNonNull(name, "name"))
+            .and("transport", transportOf(server));
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Gauge.builder("thrift.server.connections", server, s -> s.stats().openConnections())
+        .description("connections open now")
+        .tags(tags)
+        .register(registry);
+    counter(registry, "thrift.server.connections.accepted", "connections accepted", Tags.empty(),
+        ServerStats::acceptedConnections);
+    counter(registry, "thrift.server.connections.rejected",
+        "connections refused at maxConnections", Tags.empty(), ServerStats::rejectedConnections);
+    counter(registry, "thrift.server.connections.timed.out",
+        "connections closed by the idle or frame timeout", Tags.empty(),
+        ServerStats::timedOutConnections);
+    counter(registry, "thrift.server.tls.failures", "failed or timed-out TLS handshakes",
+        Tags.empty(), ServerStats::tlsFailures);
+    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "completed"),
+        ServerStats::completedCalls);
+    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "failed"),
+        ServerStats::failedCalls);
+    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "overloaded"),
+        ServerStats::overloadedCalls);
+    counter(registry, "thrift.server.responses.dropped",
+        "responses whose connection closed first", Tags.empty(), ServerStats::droppedResponses);
+    counter(registry, "thrift.server.frames.bad", "connections closed for a bad frame",
+        Tags.empty(), ServerStats::badFrames);
+    counter(registry, "thrift.server.frames.truncated",
+        "connections the peer ended inside a frame", Tags.empty(), ServerStats::truncatedFrames);
+  }
+
+  private void counter(
+      MeterRegistry registry,
+      String name,
+      String description,
+      Tags extra,
+      ToLongFunction<ServerStats> field) {
+    FunctionCounter.builder(name, server, s -> field.applyAsLong(s.stats()))
+        .description(description)
+        .tags(tags.and(extra))
+        .register(registry);
+  }
+
+  private static String transportOf(ThriftServer server) {
+    String name = server.getClass().getSimpleName();
+    if (name.startsWith("Netty")) {
+      return "netty";
+    }
+    if (name.startsWith("Grizzly")) {
+      return "grizzly";
+    }
+    return name;
+  }
+}

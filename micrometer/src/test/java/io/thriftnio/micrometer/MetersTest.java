@@ -1,0 +1,88 @@
+package io.thriftnio.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.pool.ClientTransportFactory;
+import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchError;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The meters read back from a {@link SimpleMeterRegistry} after real calls. */
+@Timeout(60)
+class MetersTest {
+
+  @Test
+  void serverAndPoolMetersCountRealCalls() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (ThriftServer server =
+        NettyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .protocol(new TCompactProtocol.Factory())
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .build()
+            .start()) {
+      new ServerMeters(server, "bench", Tags.of("zone", "a")).bindTo(registry);
+      PoolMeters poolMeters = new PoolMeters(registry, "bench-pool");
+      InetSocketAddress address = server.localAddress();
+      String endpoint = address.getHostString() + ":" + address.getPort();
+      try (ThriftClientPool<BenchService.Client> pool =
+          ThriftClientPool.builder(BenchService.Client::new)
+              .protocol(new TCompactProtocol.Factory())
+              .transport(
+                  ClientTransportFactory.framedSocket(
+                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .endpoint(address)
+              .metrics(poolMeters)
+              .build()) {
+        poolMeters.bindStats(pool::stats).bindTo(registry);
+        BenchService.Iface bench = pool.iface(BenchService.Iface.class);
+        for (int i = 0; i < 5; i++) {
+          bench.echo(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+        }
+        try {
+          bench.fail(0, "declared"); // a declared exception: a successful call for the server
+        } catch (BenchError expected) {
+          // the handler's declared exception
+        }
+
+        assertThat(registry.get("thrift.pool.borrow")
+                .tags("pool", "bench-pool", "endpoint", endpoint, "outcome", "acquired")
+                .timer()
+                .count())
+            .isEqualTo(6);
+        assertThat(registry.get("thrift.pool.connections.created")
+                .tags("pool", "bench-pool", "endpoint", endpoint)
+                .counter()
+                .count())
+            .isEqualTo(1.0);
+        assertThat(registry.get("thrift.pool.connections").tags("state", "idle").gauge().value())
+            .isEqualTo(1.0);
+        assertThat(registry.get("thrift.pool.waiting").gauge().value()).isZero();
+      }
+
+      assertThat(registry.get("thrift.server.calls")
+              .tags("server", "bench", "transport", "netty", "zone", "a", "outcome", "completed")
+              .functionCounter()
+              .count())
+          .isEqualTo(6.0);
+      assertThat(registry.get("thrift.server.calls").tags("outcome", "failed").functionCounter()
+              .count())
+          .isZero();
+      assertThat(registry.get("thrift.server.connections.accepted").functionCounter().count())
+          .isEqualTo(1.0);
+      assertThat(registry.get("thrift.server.connections").gauge().value())
+          .isEqualTo((double) server.stats().openConnections());
+    }
+  }
+}
