@@ -1,11 +1,11 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.Reflection;
 import static io.thriftnio.core.AsyncClients.execute;
 import static io.thriftnio.core.AsyncClients.unwrap;
 
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
+import io.thriftnio.core.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

@@ -26,8 +26,8 @@ import java.util.function.Supplier;
  * meters.bindStats(pool::stats).bindTo(registry);
  * }</pre>
  *
- * <p>Meters, each tagged {@code pool} (the name given); event meters also {@code endpoint}
- * ({@code host:port}):
+ * <p>Meters, each tagged {@code pool} (the name given); event meters also {@code endpoint} ({@code
+ * host:port}):
  *
  * <table>
  *   <caption>meters</caption>
@@ -130,7 +130,9 @@ public final class PoolMeters implements PoolMetrics {
   }
 
   private Counter counter(String name, InetSocketAddress endpoint) {
-    return Counter.builder(name).tags(tags.and("endpoint", endpointTag(endpoint))).register(registry);
+    return Counter.builder(name)
+        .tags(tags.and("endpoint", endpointTag(endpoint)))
+        .register(registry);
   }
 
   private static String endpointTag(InetSocketAddress endpoint) {

@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.function.ToLongFunction;
 
 /**
- * Binds a server's {@link ServerStats} to a {@link MeterRegistry}. Every meter is read from
- * {@link ThriftServer#stats()} when the registry publishes, so binding costs the call path nothing.
+ * Binds a server's {@link ServerStats} to a {@link MeterRegistry}. Every meter is read from {@link
+ * ThriftServer#stats()} when the registry publishes, so binding costs the call path nothing.
  *
  * <pre>{@code
  * new ServerMeters(server, "quotes").bindTo(registry);
@@ -43,8 +43,8 @@ import java.util.function.ToLongFunction;
  *       <td>{@code truncatedFrames}</td></tr>
  * </table>
  *
- * <p>The registry holds the server weakly, as Micrometer does for function meters: keep a
- * reference to the server while it runs (a running server is referenced by its threads anyway).
+ * <p>The registry holds the server weakly, as Micrometer does for function meters: keep a reference
+ * to the server while it runs (a running server is referenced by its threads anyway).
  */
 public final class ServerMeters implements MeterBinder {
 
@@ -78,27 +78,66 @@ public final class ServerMeters implements MeterBinder {
         .description("connections open now")
         .tags(tags)
         .register(registry);
-    counter(registry, "thrift.server.connections.accepted", "connections accepted", Tags.empty(),
+    counter(
+        registry,
+        "thrift.server.connections.accepted",
+        "connections accepted",
+        Tags.empty(),
         ServerStats::acceptedConnections);
-    counter(registry, "thrift.server.connections.rejected",
-        "connections refused at maxConnections", Tags.empty(), ServerStats::rejectedConnections);
-    counter(registry, "thrift.server.connections.timed.out",
-        "connections closed by the idle or frame timeout", Tags.empty(),
+    counter(
+        registry,
+        "thrift.server.connections.rejected",
+        "connections refused at maxConnections",
+        Tags.empty(),
+        ServerStats::rejectedConnections);
+    counter(
+        registry,
+        "thrift.server.connections.timed.out",
+        "connections closed by the idle or frame timeout",
+        Tags.empty(),
         ServerStats::timedOutConnections);
-    counter(registry, "thrift.server.tls.failures", "failed or timed-out TLS handshakes",
-        Tags.empty(), ServerStats::tlsFailures);
-    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "completed"),
+    counter(
+        registry,
+        "thrift.server.tls.failures",
+        "failed or timed-out TLS handshakes",
+        Tags.empty(),
+        ServerStats::tlsFailures);
+    counter(
+        registry,
+        "thrift.server.calls",
+        "calls by outcome",
+        Tags.of("outcome", "completed"),
         ServerStats::completedCalls);
-    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "failed"),
+    counter(
+        registry,
+        "thrift.server.calls",
+        "calls by outcome",
+        Tags.of("outcome", "failed"),
         ServerStats::failedCalls);
-    counter(registry, "thrift.server.calls", "calls by outcome", Tags.of("outcome", "overloaded"),
+    counter(
+        registry,
+        "thrift.server.calls",
+        "calls by outcome",
+        Tags.of("outcome", "overloaded"),
         ServerStats::overloadedCalls);
-    counter(registry, "thrift.server.responses.dropped",
-        "responses whose connection closed first", Tags.empty(), ServerStats::droppedResponses);
-    counter(registry, "thrift.server.frames.bad", "connections closed for a bad frame",
-        Tags.empty(), ServerStats::badFrames);
-    counter(registry, "thrift.server.frames.truncated",
-        "connections the peer ended inside a frame", Tags.empty(), ServerStats::truncatedFrames);
+    counter(
+        registry,
+        "thrift.server.responses.dropped",
+        "responses whose connection closed first",
+        Tags.empty(),
+        ServerStats::droppedResponses);
+    counter(
+        registry,
+        "thrift.server.frames.bad",
+        "connections closed for a bad frame",
+        Tags.empty(),
+        ServerStats::badFrames);
+    counter(
+        registry,
+        "thrift.server.frames.truncated",
+        "connections the peer ended inside a frame",
+        Tags.empty(),
+        ServerStats::truncatedFrames);
   }
 
   private void counter(

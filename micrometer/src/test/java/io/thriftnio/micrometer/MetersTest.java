@@ -56,28 +56,39 @@ class MetersTest {
           // the handler's declared exception
         }
 
-        assertThat(registry.get("thrift.pool.borrow")
-                .tags("pool", "bench-pool", "endpoint", endpoint, "outcome", "acquired")
-                .timer()
-                .count())
+        assertThat(
+                registry
+                    .get("thrift.pool.borrow")
+                    .tags("pool", "bench-pool", "endpoint", endpoint, "outcome", "acquired")
+                    .timer()
+                    .count())
             .isEqualTo(6);
-        assertThat(registry.get("thrift.pool.connections.created")
-                .tags("pool", "bench-pool", "endpoint", endpoint)
-                .counter()
-                .count())
+        assertThat(
+                registry
+                    .get("thrift.pool.connections.created")
+                    .tags("pool", "bench-pool", "endpoint", endpoint)
+                    .counter()
+                    .count())
             .isEqualTo(1.0);
         assertThat(registry.get("thrift.pool.connections").tags("state", "idle").gauge().value())
             .isEqualTo(1.0);
         assertThat(registry.get("thrift.pool.waiting").gauge().value()).isZero();
       }
 
-      assertThat(registry.get("thrift.server.calls")
-              .tags("server", "bench", "transport", "netty", "zone", "a", "outcome", "completed")
-              .functionCounter()
-              .count())
+      assertThat(
+              registry
+                  .get("thrift.server.calls")
+                  .tags(
+                      "server", "bench", "transport", "netty", "zone", "a", "outcome", "completed")
+                  .functionCounter()
+                  .count())
           .isEqualTo(6.0);
-      assertThat(registry.get("thrift.server.calls").tags("outcome", "failed").functionCounter()
-              .count())
+      assertThat(
+              registry
+                  .get("thrift.server.calls")
+                  .tags("outcome", "failed")
+                  .functionCounter()
+                  .count())
           .isZero();
       assertThat(registry.get("thrift.server.connections.accepted").functionCounter().count())
           .isEqualTo(1.0);
