@@ -146,8 +146,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    * worker} has not started within {@link ServerBuilder#DEFAULT_WORKER_START_TIMEOUT} is answered
    * as an overload (see {@link ServerBuilder#workerStartTimeout}).
    *
-   * @param invoker runs the processor; its protocols and frame limit are used for the replies this
-   *     handler writes itself
+   * @param invoker runs the processor (with {@link ProcessorInvoker#withInterceptors} for
+   *     interceptors); its protocols and frame limit are used for the replies this handler writes
+   *     itself
    * @param worker runs the processor for {@link IoStrategy#WORKER}; {@code null} for {@link
    *     IoStrategy#SAME_THREAD}
    */
