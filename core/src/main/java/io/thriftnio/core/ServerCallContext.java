@@ -29,12 +29,12 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * }</pre>
  *
  * <p>An asynchronous handler ({@code AsyncIface}) calls {@link #current()} when its method is
- * called, on that thread, and carries the object to wherever it completes: the context stays
- * valid, and readable from any thread, after the call.
+ * called, on that thread, and carries the object to wherever it completes: the context stays valid,
+ * and readable from any thread, after the call.
  *
  * <p>{@link #current()} is set only on the thread running a call, only while the processor runs it;
- * it never leaks to the next call of a pooled thread. With no interceptor configured, the object
- * is created only when {@link #current()} is first asked during the call, and a handler that never
+ * it never leaks to the next call of a pooled thread. With no interceptor configured, the object is
+ * created only when {@link #current()} is first asked during the call, and a handler that never
  * asks costs nothing. Thread-safe.
  */
 public final class ServerCallContext {
@@ -74,12 +74,15 @@ public final class ServerCallContext {
   private final int seqId;
   private final byte messageType;
   private final TProtocolFactory protocolFactory;
+
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
   // by the one that completes it (the handler's callback hands the call over).
   /** Interceptors whose {@code beforeCall} returned: they see the outcome. */
   int entered;
+
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
+
   /** Created on the first {@link #setAttribute}; guarded by this. */
   private Map<Key<?>, Object> attributes;
 
@@ -175,8 +178,8 @@ public final class ServerCallContext {
   }
 
   /**
-   * The method called, as the request's message header names it ({@code "Service:method"} through
-   * a {@code TMultiplexedProcessor}).
+   * The method called, as the request's message header names it ({@code "Service:method"} through a
+   * {@code TMultiplexedProcessor}).
    */
   public String methodName() {
     return methodName;
@@ -203,8 +206,8 @@ public final class ServerCallContext {
   }
 
   /**
-   * The connection's number: unique in this JVM, the same for every call of the connection, from
-   * 1 in the order connections are opened; 0 when the invoker runs outside a server connection.
+   * The connection's number: unique in this JVM, the same for every call of the connection, from 1
+   * in the order connections are opened; 0 when the invoker runs outside a server connection.
    */
   public long connectionId() {
     return connectionId;

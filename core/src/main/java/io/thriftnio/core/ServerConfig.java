@@ -1,10 +1,10 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import io.thriftnio.core.tls.ServerTls;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;

@@ -49,8 +49,8 @@ public interface ServerInterceptor {
    *
    * @param context the call's context
    * @param outcome how it ended
-   * @param nanos the time from the first interceptor's {@code beforeCall} to the reply being
-   *     built, in nanoseconds ({@link System#nanoTime()} differences)
+   * @param nanos the time from the first interceptor's {@code beforeCall} to the reply being built,
+   *     in nanoseconds ({@link System#nanoTime()} differences)
    */
   default void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {}
 }

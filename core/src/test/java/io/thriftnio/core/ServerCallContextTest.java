@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TAsyncProcessor;
+import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TField;
@@ -24,7 +25,6 @@ import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.protocol.TStruct;
 import org.apache.thrift.protocol.TType;
-import org.apache.thrift.TConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -188,7 +188,10 @@ class ServerCallContextTest {
     invoke(invoker, "echo", 1, "x");
     assertThat(events)
         .containsExactly(
-            "a:before echo", "b:before echo", "handler", "b:after echo SUCCESS",
+            "a:before echo",
+            "b:before echo",
+            "handler",
+            "b:after echo SUCCESS",
             "a:after echo SUCCESS");
 
     events.clear();

@@ -77,6 +77,7 @@ public abstract class CallContextSuite {
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
   private static final ServerCallContext.Key<String> USER = ServerCallContext.Key.of("user");
   private static final String CLIENT_SUBJECT = "CN=thrift-nio test client";
+
   /** A type no server produces on its own, so a reply with it can only come from the refusal. */
   private static final int REFUSED_TYPE = TApplicationException.UNSUPPORTED_CLIENT_TYPE;
 
@@ -91,8 +92,7 @@ public abstract class CallContextSuite {
 
   /**
    * Whether the server speaks mutual TLS (client certificates from {@link TestPki#shared()}
-   * required) and the suite's connections present {@link TestPki#clientKeys()}. Default: plain
-   * TCP.
+   * required) and the suite's connections present {@link TestPki#clientKeys()}. Default: plain TCP.
    */
   protected boolean tls() {
     return false;
@@ -125,8 +125,8 @@ public abstract class CallContextSuite {
     @Override
     public ByteBuffer echo(ByteBuffer payload) {
       echoes.incrementAndGet();
-      return ByteBuffer.wrap(answer(ServerCallContext.current(), UTF_8.decode(payload).toString())
-          .getBytes(UTF_8));
+      return ByteBuffer.wrap(
+          answer(ServerCallContext.current(), UTF_8.decode(payload).toString()).getBytes(UTF_8));
     }
 
     @Override
@@ -294,8 +294,7 @@ public abstract class CallContextSuite {
     ThriftServer server = start(handler);
     RawConnection c = open(server);
     c.write(
-        frame(
-            "fire", TMessageType.ONEWAY, 8, new BenchService.fire_args(ByteBuffer.allocate(1))));
+        frame("fire", TMessageType.ONEWAY, 8, new BenchService.fire_args(ByteBuffer.allocate(1))));
     ServerCallContext fired = handler.fired.poll(10, TimeUnit.SECONDS);
     assertThat(fired).as("fire ran").isNotNull();
     assertThat(fired.isOneway()).isTrue();
@@ -318,8 +317,7 @@ public abstract class CallContextSuite {
                 () -> cb.onComplete(ByteBuffer.wrap(answer(context, question).getBytes(UTF_8))));
           }
         };
-    ThriftServer server =
-        start(builder().asyncProcessor(new BenchService.AsyncProcessor<>(async)));
+    ThriftServer server = start(builder().asyncProcessor(new BenchService.AsyncProcessor<>(async)));
     RawConnection c = open(server);
     assertThat(ask(c, 1, "remote")).isEqualTo(hostPort(c.localAddress()));
     assertThat(ask(c, 2, "method")).isEqualTo("echo");
@@ -625,8 +623,7 @@ public abstract class CallContextSuite {
     ask(c, 1, "x");
     assertThat(log.lines.poll(10, TimeUnit.SECONDS)).startsWith("echo SUCCESS" + from);
     c.write(
-        frame(
-            "fire", TMessageType.ONEWAY, 2, new BenchService.fire_args(ByteBuffer.allocate(1))));
+        frame("fire", TMessageType.ONEWAY, 2, new BenchService.fire_args(ByteBuffer.allocate(1))));
     assertThat(log.lines.poll(10, TimeUnit.SECONDS)).startsWith("fire ONEWAY" + from);
   }
 }

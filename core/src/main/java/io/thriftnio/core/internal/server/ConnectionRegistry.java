@@ -46,17 +46,16 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   public ConnectionRegistry(int maxConnections, ServerCounters counters) {
     if (maxConnections <= 0) {
-      throw new IllegalArgumentException(
-          "maxConnections: " + maxConnections + " (expected: > 0)");
+      throw new IllegalArgumentException("maxConnections: " + maxConnections + " (expected: > 0)");
     }
     this.maxConnections = maxConnections;
     this.counters = counters;
   }
 
   /**
-   * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned
-   * out) logged; while the server closes it is refused quietly. The caller closes a refused
-   * connection, and calls {@link #closed} once an admitted one closes.
+   * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned out)
+   * logged; while the server closes it is refused quietly. The caller closes a refused connection,
+   * and calls {@link #closed} once an admitted one closes.
    *
    * @param handle the adapter's handle
    * @param remote the peer's address, for log lines; may be {@code null}
@@ -64,7 +63,8 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    * @param now {@link System#nanoTime()} of the accept
    * @return the registration, or {@code null} if refused
    */
-  public RegisteredConnection<H> admit(H handle, SocketAddress remote, SocketAddress local, long now) {
+  public RegisteredConnection<H> admit(
+      H handle, SocketAddress remote, SocketAddress local, long now) {
     if (closing) {
       return null; // accepted while the listening socket was closing
     }

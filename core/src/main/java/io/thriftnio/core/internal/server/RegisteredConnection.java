@@ -7,8 +7,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * One open connection of a server, as its {@link ConnectionRegistry} keeps it: the adapter's
- * {@link ConnectionHandle}, who the peer is and when it was accepted. Not part of the API.
+ * One open connection of a server, as its {@link ConnectionRegistry} keeps it: the adapter's {@link
+ * ConnectionHandle}, who the peer is and when it was accepted. Not part of the API.
  *
  * <p>The peer identity (the authenticated principal of a TLS client certificate) is set by the
  * adapter once its handshake completes, for whatever needs to know the caller at call time.
