@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
@@ -111,6 +112,36 @@ final class CallMessages {
     }
     return new TApplicationException(
         TApplicationException.INTERNAL_ERROR, "Internal error processing " + request.name);
+  }
+
+  /**
+   * How the call that produced {@code reply} (a reply message, no length prefix) ended: an {@code
+   * EXCEPTION} message is an application exception, or an undeclared failure for {@code
+   * INTERNAL_ERROR} (what libthrift's processors answer when a handler throws an undeclared
+   * exception); a {@code REPLY} whose result struct starts with field 0 (the return value), or is
+   * empty (a void method), is a success, any other field a declared exception. Read only for
+   * interceptors.
+   */
+  static CallOutcome outcome(
+      ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
+    try {
+      TProtocol reader = protocol.getProtocol(FrameInputTransport.of(configuration, reply));
+      TMessage message = reader.readMessageBegin();
+      if (message.type == TMessageType.EXCEPTION) {
+        TApplicationException e = TApplicationException.readFrom(reader);
+        return e.getType() == TApplicationException.INTERNAL_ERROR
+            ? CallOutcome.UNDECLARED_FAILURE
+            : CallOutcome.APPLICATION_EXCEPTION;
+      }
+      reader.readStructBegin();
+      TField first = reader.readFieldBegin();
+      return first.type == TType.STOP || first.id == 0
+          ? CallOutcome.SUCCESS
+          : CallOutcome.DECLARED_EXCEPTION;
+    } catch (TException | RuntimeException unreadable) {
+      // Our own output, written by the processor: unreadable only if the processor wrote garbage.
+      return CallOutcome.UNDECLARED_FAILURE;
+    }
   }
 
   /** Writes {@code failure} as the reply to {@code request} and finishes the frame. */

@@ -1,7 +1,9 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.internal.AsyncProcessorBridge;
+import io.thriftnio.core.internal.server.ServerConnection;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -50,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * whether the reply is a {@link TApplicationException}, so that a server counts failed calls
  * without reading its replies again.
  *
+ * <p>While the processor runs a call (and while an asynchronous processor starts one), {@link
+ * ServerCallContext#current()} returns that call's context on the running thread. {@link
+ * ServerInterceptor}s given to {@link #withInterceptors} run around every call.
+ *
  * <p>Thread-safe: one invoker serves every connection of a server.
  */
 public final class ProcessorInvoker {
@@ -78,12 +84,40 @@ public final class ProcessorInvoker {
      * @param cause why, with the bytes' story where libthrift tells it
      */
     void unreadable(Throwable cause);
+
+    /**
+     * The connection the call came on, for {@link ServerCallContext}: its addresses and TLS
+     * session. Default: {@code null}, unknown. For the server call path; not part of the API.
+     */
+    default ServerConnection connection() {
+      return null;
+    }
+
+    /** The connection's number, for {@link ServerCallContext#connectionId()}. Default: 0. */
+    default long connectionId() {
+      return 0;
+    }
+
+    /**
+     * {@link System#nanoTime()} when the request arrived, for {@link
+     * ServerCallContext#receivedAtNanos()}. Default: the time it is asked, during the call.
+     */
+    default long receivedAtNanos() {
+      return System.nanoTime();
+    }
   }
+
+  private static final ServerInterceptor[] NO_INTERCEPTORS = new ServerInterceptor[0];
+
+  /** The call the current thread's processor runs; {@code null} (never removed) between calls. */
+  private static final ThreadLocal<Call> CURRENT = new ThreadLocal<>();
 
   private static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
 
   private final TProcessor processor;
+  private final TAsyncProcessor asyncProcessor;
   private final AsyncProcessorBridge asyncBridge;
+  private final ServerInterceptor[] interceptors;
   private final TProtocolFactory inputProtocolFactory;
   private final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
@@ -96,8 +130,11 @@ public final class ProcessorInvoker {
       TAsyncProcessor asyncProcessor,
       TProtocolFactory inputProtocolFactory,
       TProtocolFactory outputProtocolFactory,
-      int maxFrameSize) {
+      int maxFrameSize,
+      ServerInterceptor[] interceptors) {
     this.processor = processor;
+    this.asyncProcessor = asyncProcessor;
+    this.interceptors = interceptors;
     this.asyncBridge = asyncProcessor == null ? null : new AsyncProcessorBridge(asyncProcessor);
     this.inputProtocolFactory =
         Objects.requireNonNull(inputProtocolFactory, "inputProtocolFactory");
@@ -128,7 +165,8 @@ public final class ProcessorInvoker {
         null,
         inputProtocolFactory,
         outputProtocolFactory,
-        maxFrameSize);
+        maxFrameSize,
+        NO_INTERCEPTORS);
   }
 
   /**
@@ -150,22 +188,61 @@ public final class ProcessorInvoker {
         Objects.requireNonNull(processor, "processor"),
         inputProtocolFactory,
         outputProtocolFactory,
-        maxFrameSize);
+        maxFrameSize,
+        NO_INTERCEPTORS);
   }
 
-  /** An invoker for the processor and protocols of a server configuration. */
+  /** An invoker for the processor, protocols and interceptors of a server configuration. */
   public static ProcessorInvoker of(ServerConfig config) {
-    return config.processor() != null
-        ? of(
-            config.processor(),
-            config.inputProtocolFactory(),
-            config.outputProtocolFactory(),
-            config.maxFrameSize())
-        : ofAsync(
-            config.asyncProcessor(),
-            config.inputProtocolFactory(),
-            config.outputProtocolFactory(),
-            config.maxFrameSize());
+    ProcessorInvoker invoker =
+        config.processor() != null
+            ? of(
+                config.processor(),
+                config.inputProtocolFactory(),
+                config.outputProtocolFactory(),
+                config.maxFrameSize())
+            : ofAsync(
+                config.asyncProcessor(),
+                config.inputProtocolFactory(),
+                config.outputProtocolFactory(),
+                config.maxFrameSize());
+    return config.interceptors().isEmpty()
+        ? invoker
+        : invoker.withInterceptors(config.interceptors());
+  }
+
+  /**
+   * This invoker's processor and protocols with {@code interceptors} around every call, in order
+   * (see {@link ServerInterceptor}), replacing any it had. For a pipeline of your own; servers take
+   * theirs from {@link ServerBuilder#interceptors}.
+   *
+   * @param interceptors the interceptors, first to run first; may be empty
+   * @return a new invoker
+   * @throws NullPointerException if the list or an element is {@code null}
+   */
+  public ProcessorInvoker withInterceptors(List<? extends ServerInterceptor> interceptors) {
+    ServerInterceptor[] chain = interceptors.toArray(new ServerInterceptor[0]);
+    for (int i = 0; i < chain.length; i++) {
+      Objects.requireNonNull(chain[i], "interceptors[" + i + "]");
+    }
+    return new ProcessorInvoker(
+        processor,
+        asyncProcessor,
+        inputProtocolFactory,
+        outputProtocolFactory,
+        maxFrameSize,
+        chain);
+  }
+
+  /** The interceptors around every call, first to run first. */
+  public List<ServerInterceptor> interceptors() {
+    return List.of(interceptors);
+  }
+
+  /** The context of the call the current thread runs, or {@code null}. */
+  static ServerCallContext currentContext() {
+    Call call = CURRENT.get();
+    return call == null ? null : call.context();
   }
 
   /** The protocol requests are read with. */
@@ -248,9 +325,17 @@ public final class ProcessorInvoker {
     boolean clean = false;
     try {
       if (isCallOrOneway(payload, call)) {
-        processor.process(call.in, call.out);
-        call.complete();
-        clean = true;
+        if (admitted(call)) {
+          Call outer = CURRENT.get();
+          CURRENT.set(call);
+          try {
+            processor.process(call.in, call.out);
+          } finally {
+            CURRENT.set(outer);
+          }
+          call.complete();
+        }
+        clean = true; // a refusal wrote its whole reply, and never read the request
       }
     } catch (Throwable t) {
       call.fail(t);
@@ -260,9 +345,22 @@ public final class ProcessorInvoker {
   }
 
   private void invokeAsync(ByteBuffer payload, Call call) {
-    if (isCallOrOneway(payload, call)) {
-      asyncBridge.process(call);
+    if (isCallOrOneway(payload, call) && admitted(call)) {
+      Call outer = CURRENT.get();
+      CURRENT.set(call);
+      try {
+        asyncBridge.process(call);
+      } finally {
+        CURRENT.set(outer);
+      }
     }
+  }
+
+  /** Whether the interceptors, if any, let the call run; if not, they have answered it. */
+  private boolean admitted(Call call) {
+    return interceptors.length == 0
+        || call.requestType == CallMessages.UNREADABLE // fails before any handler runs
+        || call.intercept();
   }
 
   /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */
@@ -301,6 +399,9 @@ public final class ProcessorInvoker {
     /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
     private int requestType = CallMessages.UNREADABLE;
 
+    /** Created when first asked for, by the call's thread while it runs. */
+    private ServerCallContext context;
+
     private Call(ByteBuffer payload, Completion completion, Codecs.Codec codec)
         throws TTransportException {
       this.payload = payload;
@@ -327,11 +428,135 @@ public final class ProcessorInvoker {
         return;
       }
       if (output.payloadSize() == 0 || isOnewayRequest()) {
+        if (entered()) {
+          afterCall(CallOutcome.ONEWAY);
+        }
         completion.replied(null, false);
       } else {
         ByteBuffer frame = output.toFrame();
         codecs.replied(frame.remaining());
-        completion.replied(frame, isExceptionReply());
+        boolean failed = isExceptionReply();
+        if (entered()) {
+          afterCall(CallMessages.outcome(output.payload(), outputProtocolFactory, configuration));
+        }
+        completion.replied(frame, failed);
+      }
+    }
+
+    /** Whether interceptors have run {@code beforeCall} and must see the outcome. */
+    private boolean entered() {
+      ServerCallContext c = context;
+      return c != null && c.entered > 0;
+    }
+
+    /** This call's context, created on the first request. */
+    ServerCallContext context() {
+      ServerCallContext c = context;
+      if (c == null) {
+        String name = "";
+        int seqId = 0;
+        try {
+          TMessage header = readHeader(payload);
+          name = header.name;
+          seqId = header.seqid;
+        } catch (TException | RuntimeException unreadable) {
+          // Asked before the processor read the header, which then fails the call; no handler
+          // runs, and nobody sees the empty name but an interceptor's afterCall.
+        }
+        c =
+            new ServerCallContext(
+                completion.connection(),
+                completion.connectionId(),
+                completion.receivedAtNanos(),
+                name,
+                seqId,
+                (byte) requestType,
+                inputProtocolFactory);
+        context = c;
+      }
+      return c;
+    }
+
+    /**
+     * Runs every interceptor's {@code beforeCall}; answers the call if one refuses or fails.
+     *
+     * @return whether the call may run
+     */
+    private boolean intercept() {
+      ServerCallContext c = context();
+      c.startNanos = System.nanoTime();
+      Call outer = CURRENT.get();
+      CURRENT.set(this);
+      try {
+        for (ServerInterceptor interceptor : interceptors) {
+          interceptor.beforeCall(c);
+          c.entered++;
+        }
+        return true;
+      } catch (TApplicationException refusal) {
+        answer(refusal, CallOutcome.REFUSED);
+        return false;
+      } catch (Throwable t) {
+        // Whatever an interceptor throws fails this call alone, as a handler's failure would.
+        log.warn(
+            "Interceptor {} failed before {} (seqid {}) from {}; answering INTERNAL_ERROR",
+            interceptors[c.entered].getClass().getName(),
+            c.methodName(),
+            c.seqId(),
+            c.remoteAddress(),
+            t);
+        String message = "Internal error processing " + c.methodName();
+        answer(
+            new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
+            CallOutcome.UNDECLARED_FAILURE);
+        return false;
+      } finally {
+        CURRENT.set(outer);
+      }
+    }
+
+    /** Answers the call with {@code failure} without running the processor. */
+    private void answer(TApplicationException failure, CallOutcome outcome) {
+      if (!DONE.compareAndSet(this, 0, 1)) {
+        return;
+      }
+      afterCall(outcome);
+      if (isOnewayRequest()) {
+        completion.replied(null, true);
+        return;
+      }
+      ServerCallContext c = context();
+      ByteBuffer frame;
+      try {
+        TMessage request = new TMessage(c.methodName(), TMessageType.EXCEPTION, c.seqId());
+        frame = CallMessages.exceptionReply(request, failure, out, output);
+      } catch (Throwable t) {
+        completion.unreadable(t);
+        return;
+      }
+      completion.replied(frame, true);
+    }
+
+    /** Runs {@code afterCall} of the interceptors that were entered, last first. */
+    private void afterCall(CallOutcome outcome) {
+      ServerCallContext c = context;
+      long nanos = System.nanoTime() - c.startNanos;
+      int entered = c.entered;
+      c.entered = 0;
+      for (int i = entered - 1; i >= 0; i--) {
+        try {
+          interceptors[i].afterCall(c, outcome, nanos);
+        } catch (Throwable t) {
+          // The reply is decided; a failing afterCall must not change it or skip the others.
+          log.warn(
+              "Interceptor {} failed after {} (seqid {}, {}) from {}",
+              interceptors[i].getClass().getName(),
+              c.methodName(),
+              c.seqId(),
+              outcome,
+              c.remoteAddress(),
+              t);
+        }
       }
     }
 
@@ -362,11 +587,20 @@ public final class ProcessorInvoker {
         request = readHeader(payload);
       } catch (Throwable unreadable) {
         unreadable.addSuppressed(cause);
+        if (entered()) {
+          afterCall(CallOutcome.UNDECLARED_FAILURE);
+        }
         completion.unreadable(unreadable);
         return;
       }
       TApplicationException failure =
           CallMessages.failure(request, cause, payload, inputProtocolFactory, configuration);
+      if (entered()) {
+        afterCall(
+            failure.getType() == TApplicationException.INTERNAL_ERROR
+                ? CallOutcome.UNDECLARED_FAILURE
+                : CallOutcome.APPLICATION_EXCEPTION);
+      }
       if (failure.getType() == TApplicationException.INTERNAL_ERROR) {
         log.error(
             "Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);

@@ -3,6 +3,8 @@ package io.thriftnio.core;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -63,6 +65,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
   ServerTls tls;
+
+  /** {@code null} after {@code interceptors(null)}, refused at build(). */
+  List<ServerInterceptor> interceptors = new ArrayList<>();
 
   /** For subclasses. */
   protected ServerBuilder() {}
@@ -272,6 +277,35 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B tls(ServerTls tls) {
     this.tls = tls;
+    return self();
+  }
+
+  /**
+   * The interceptors that run around every call, in order: the first one's {@code beforeCall} runs
+   * first and its {@code afterCall} last (see {@link ServerInterceptor}). Replaces any set before.
+   * Default: none; with none, a call costs what it costs without this feature.
+   *
+   * @param interceptors the chain, first to run first, empty for none; neither it nor an element
+   *     may be {@code null} (checked at {@link #build()})
+   * @return this builder
+   */
+  public B interceptors(List<? extends ServerInterceptor> interceptors) {
+    this.interceptors = interceptors == null ? null : new ArrayList<>(interceptors);
+    return self();
+  }
+
+  /**
+   * Adds an interceptor after those already configured (see {@link #interceptors(List)}).
+   *
+   * @param interceptor runs after the interceptors added before it; not {@code null} (checked at
+   *     {@link #build()})
+   * @return this builder
+   */
+  public B addInterceptor(ServerInterceptor interceptor) {
+    if (interceptors == null) {
+      interceptors = new ArrayList<>();
+    }
+    interceptors.add(interceptor);
     return self();
   }
 

@@ -4,6 +4,7 @@ import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -36,6 +37,7 @@ public final class ServerConfig {
   private final int maxPendingWriteBytes;
   private final int maxCallsInFlightPerConnection;
   private final ServerTls tls;
+  private final List<ServerInterceptor> interceptors;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -79,6 +81,20 @@ public final class ServerConfig {
     this.maxCallsInFlightPerConnection =
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
     this.tls = b.tls;
+    this.interceptors = checkInterceptors(b.interceptors);
+  }
+
+  private static List<ServerInterceptor> checkInterceptors(List<ServerInterceptor> interceptors) {
+    if (interceptors == null) {
+      throw new IllegalArgumentException("interceptors: null (expected: a list, empty for none)");
+    }
+    for (int i = 0; i < interceptors.size(); i++) {
+      if (interceptors.get(i) == null) {
+        throw new IllegalArgumentException(
+            "interceptors[" + i + "]: null (expected: an interceptor)");
+      }
+    }
+    return List.copyOf(interceptors);
   }
 
   /**
@@ -193,6 +209,11 @@ public final class ServerConfig {
     return maxCallsInFlightPerConnection;
   }
 
+  /** The interceptors around every call, first to run first; empty by default. */
+  public List<ServerInterceptor> interceptors() {
+    return interceptors;
+  }
+
   /** The TLS settings, or {@code null} when the server speaks plain TCP. */
   public ServerTls tls() {
     return tls;
@@ -223,6 +244,7 @@ public final class ServerConfig {
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")
+        + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
         + '}';
   }
 }

@@ -301,4 +301,24 @@ class ServerBuilderTest {
     assertThat(first.workerThreads()).isEqualTo(64);
     assertThat(b.build().config().maxFrameSize()).isEqualTo(2000);
   }
+
+  @Test
+  void interceptorsKeepTheirOrderAndNullsAreRefusedAtBuild() {
+    ServerInterceptor a = new ServerInterceptor() {};
+    ServerInterceptor b = new ServerInterceptor() {};
+    ServerInterceptor c = new ServerInterceptor() {};
+    assertThat(minimal().build().config().interceptors()).as("default: none").isEmpty();
+    assertThat(build(x -> x.interceptors(List.of(a, b)).addInterceptor(c)).interceptors())
+        .containsExactly(a, b, c);
+    assertThat(build(x -> x.addInterceptor(a).interceptors(List.of(b))).interceptors())
+        .as("interceptors(list) replaces")
+        .containsExactly(b);
+    assertThat(build(x -> x.addInterceptor(a)).toString()).contains("interceptors=1");
+    assertThatThrownBy(() -> build(x -> x.addInterceptor(a).addInterceptor(null)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("interceptors[1]: null (expected: an interceptor)");
+    assertThatThrownBy(() -> build(x -> x.interceptors(null)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("interceptors: null (expected: a list, empty for none)");
+  }
 }

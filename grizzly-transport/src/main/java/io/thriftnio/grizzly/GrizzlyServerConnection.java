@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
@@ -25,6 +27,7 @@ import org.glassfish.grizzly.memory.CompositeBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.nio.NIOConnection;
 import org.glassfish.grizzly.nio.SelectorRunner;
+import org.glassfish.grizzly.ssl.SSLUtils;
 
 /**
  * One Grizzly server connection as core's call path sees it ({@link ServerConnection}), the state
@@ -265,6 +268,19 @@ final class GrizzlyServerConnection implements ServerConnection {
   public SocketAddress remoteAddress() {
     Object peer = connection.getPeerAddress();
     return peer instanceof SocketAddress ? (SocketAddress) peer : null;
+  }
+
+  @Override
+  public SocketAddress localAddress() {
+    Object local = connection.getLocalAddress();
+    return local instanceof SocketAddress ? (SocketAddress) local : null;
+  }
+
+  @Override
+  public SSLSession tlsSession() {
+    // Set on the connection by whichever SSLFilter serves it: the server's, or a user's own chain.
+    SSLEngine engine = SSLUtils.getSSLEngine(connection);
+    return engine == null ? null : engine.getSession();
   }
 
   /**

@@ -124,8 +124,8 @@ public final class ThriftServerFilter extends BaseFilter {
    * flight.
    *
    * @param invoker runs the processor, e.g. {@code ProcessorInvoker.of(processor, protocol,
-   *     protocol, maxFrameSize)}; its protocols and frame limit are used for the replies this
-   *     filter writes itself
+   *     protocol, maxFrameSize)}, with {@link ProcessorInvoker#withInterceptors} for interceptors;
+   *     its protocols and frame limit are used for the replies this filter writes itself
    */
   public ThriftServerFilter(ProcessorInvoker invoker) {
     this(

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
@@ -24,6 +25,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -146,8 +148,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    * worker} has not started within {@link ServerBuilder#DEFAULT_WORKER_START_TIMEOUT} is answered
    * as an overload (see {@link ServerBuilder#workerStartTimeout}).
    *
-   * @param invoker runs the processor; its protocols and frame limit are used for the replies this
-   *     handler writes itself
+   * @param invoker runs the processor (with {@link ProcessorInvoker#withInterceptors} for
+   *     interceptors); its protocols and frame limit are used for the replies this handler writes
+   *     itself
    * @param worker runs the processor for {@link IoStrategy#WORKER}; {@code null} for {@link
    *     IoStrategy#SAME_THREAD}
    */
@@ -367,6 +370,18 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public SocketAddress remoteAddress() {
       return ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+      return ctx.channel().localAddress();
+    }
+
+    @Override
+    public SSLSession tlsSession() {
+      // Whoever built the pipeline (the server, or a user's own) put the SslHandler before us.
+      SslHandler tls = ctx.pipeline().get(SslHandler.class);
+      return tls == null ? null : tls.engine().getSession();
     }
   }
 

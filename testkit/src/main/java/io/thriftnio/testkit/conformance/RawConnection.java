@@ -89,6 +89,11 @@ public final class RawConnection implements AutoCloseable {
     return new RawConnection(s);
   }
 
+  /** This side's address of the connection, as the server sees it as the peer's. */
+  public InetSocketAddress localAddress() {
+    return (InetSocketAddress) socket.getLocalSocketAddress();
+  }
+
   /** Writes bytes as they are. */
   public RawConnection write(byte[] bytes) throws IOException {
     out.write(bytes);

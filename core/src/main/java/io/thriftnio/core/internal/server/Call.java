@@ -41,6 +41,9 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   /** The adapter's handle, until released; {@code null} after. */
   Object request;
 
+  /** {@link System#nanoTime()} when the request was delivered. */
+  long receivedAtNanos;
+
   ByteBuffer reply;
   boolean done;
   boolean closeAfter;
@@ -97,6 +100,21 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
       calls.path.counters.failedCalls.increment();
     }
     calls.finish(this, frame, false);
+  }
+
+  @Override
+  public ServerConnection connection() {
+    return calls.connection;
+  }
+
+  @Override
+  public long connectionId() {
+    return calls.id;
+  }
+
+  @Override
+  public long receivedAtNanos() {
+    return receivedAtNanos;
   }
 
   @Override

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -47,6 +48,12 @@ import org.slf4j.LoggerFactory;
 public final class CallSequencer {
 
   static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
+
+  /** Connection numbers, unique in the JVM: a handler in a pipeline of its own has no registry. */
+  private static final AtomicLong IDS = new AtomicLong();
+
+  /** This connection's number, for {@code ServerCallContext.connectionId()}. */
+  final long id = IDS.incrementAndGet();
 
   final CallPath path;
   final ServerConnection connection;
@@ -107,6 +114,7 @@ public final class CallSequencer {
         long now = System.nanoTime();
         lastActivityNanos = now;
         slot = new Call(this, payload, request);
+        slot.receivedAtNanos = now;
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
         if (dispatch) {

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import javax.net.ssl.SSLSession;
 
 /**
  * One server connection as the call path sees it: what an IO adapter (Netty's {@code
@@ -81,6 +82,19 @@ public interface ServerConnection {
   /** Every request received so far has been answered (the idle clock may start). */
   void allAnswered();
 
-  /** The peer's address, for log lines; {@code null} if unknown. */
+  /** The peer's address, for log lines and the call context; {@code null} if unknown. */
   SocketAddress remoteAddress();
+
+  /** The server's address of the connection, for the call context; {@code null} if unknown. */
+  default SocketAddress localAddress() {
+    return null;
+  }
+
+  /**
+   * The connection's TLS session once its handshake is done, for the call context; {@code null} for
+   * plain TCP. Called only by a call that asks, on any thread.
+   */
+  default SSLSession tlsSession() {
+    return null;
+  }
 }

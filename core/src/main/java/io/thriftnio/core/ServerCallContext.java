@@ -1,0 +1,269 @@
+package io.thriftnio.core;
+
+import io.thriftnio.core.internal.server.ServerConnection;
+import java.net.SocketAddress;
+import java.security.Principal;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * The call a server is serving: who called (addresses, TLS peer), on which connection, which method
+ * with which sequence id, and when it arrived; plus attributes that {@link ServerInterceptor}s
+ * attach for the handler.
+ *
+ * <p>A synchronous handler ({@code Iface}) gets it with {@link #current()}, on every {@link
+ * IoStrategy}:
+ *
+ * <pre>{@code
+ * public String whoAmI() {
+ *   return String.valueOf(ServerCallContext.current().remoteAddress());
+ * }
+ * }</pre>
+ *
+ * <p>An asynchronous handler ({@code AsyncIface}) calls {@link #current()} when its method is
+ * called, on that thread, and carries the object to wherever it completes: the context stays valid,
+ * and readable from any thread, after the call.
+ *
+ * <p>{@link #current()} is set only on the thread running a call, only while the processor runs it;
+ * it never leaks to the next call of a pooled thread. With no interceptor configured, the object is
+ * created only when {@link #current()} is first asked during the call, and a handler that never
+ * asks costs nothing. Thread-safe.
+ */
+public final class ServerCallContext {
+
+  /**
+   * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
+   * instance in a constant.
+   *
+   * @param <T> the type of the attribute's value
+   */
+  public static final class Key<T> {
+    private final String name;
+
+    private Key(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /**
+     * A new key, distinct from every other key, even of the same name.
+     *
+     * @param name for {@link #toString()} only
+     */
+    public static <T> Key<T> of(String name) {
+      return new Key<>(name);
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private final ServerConnection connection;
+  private final long connectionId;
+  private final long receivedAtNanos;
+  private final String methodName;
+  private final int seqId;
+  private final byte messageType;
+  private final TProtocolFactory protocolFactory;
+
+  // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
+  // by the one that completes it (the handler's callback hands the call over).
+  /** Interceptors whose {@code beforeCall} returned: they see the outcome. */
+  int entered;
+
+  /** {@link System#nanoTime()} before the first {@code beforeCall}. */
+  long startNanos;
+
+  /** Created on the first {@link #setAttribute}; guarded by this. */
+  private Map<Key<?>, Object> attributes;
+
+  ServerCallContext(
+      ServerConnection connection,
+      long connectionId,
+      long receivedAtNanos,
+      String methodName,
+      int seqId,
+      byte messageType,
+      TProtocolFactory protocolFactory) {
+    this.connection = connection;
+    this.connectionId = connectionId;
+    this.receivedAtNanos = receivedAtNanos;
+    this.methodName = methodName;
+    this.seqId = seqId;
+    this.messageType = messageType;
+    this.protocolFactory = protocolFactory;
+  }
+
+  /**
+   * The context of the call the current thread is running.
+   *
+   * @throws IllegalStateException if the current thread is not running a call of a thrift-nio
+   *     server (or of a {@link ProcessorInvoker}) right now
+   */
+  public static ServerCallContext current() {
+    ServerCallContext context = ProcessorInvoker.currentContext();
+    if (context == null) {
+      throw new IllegalStateException(
+          "ServerCallContext.current() called on thread "
+              + Thread.currentThread().getName()
+              + ", which is not running a Thrift call: the context is set only while a handler's"
+              + " method runs on the thread that called it (an async handler must take it when"
+              + " its method is called and carry it to where it completes)");
+    }
+    return context;
+  }
+
+  /** The caller's address; {@code null} if the transport does not know it. */
+  public SocketAddress remoteAddress() {
+    return connection == null ? null : connection.remoteAddress();
+  }
+
+  /** The server's address of this connection; {@code null} if the transport does not know it. */
+  public SocketAddress localAddress() {
+    return connection == null ? null : connection.localAddress();
+  }
+
+  /** The connection's TLS session, once its handshake is done; empty for plain TCP. */
+  public Optional<SSLSession> tlsSession() {
+    return Optional.ofNullable(connection == null ? null : connection.tlsSession());
+  }
+
+  /**
+   * The certificate the TLS peer authenticated with (the first of its chain); empty for plain TCP
+   * or a client that sent none (client authentication {@code NONE} or {@code OPTIONAL}).
+   */
+  public Optional<X509Certificate> peerCertificate() {
+    Certificate[] chain = peerCertificates();
+    return chain.length > 0 && chain[0] instanceof X509Certificate
+        ? Optional.of((X509Certificate) chain[0])
+        : Optional.empty();
+  }
+
+  /**
+   * The TLS peer's authenticated identity, for an X.509 certificate its subject ({@code
+   * javax.security.auth.x500.X500Principal}); empty for plain TCP or a client that sent no
+   * certificate.
+   */
+  public Optional<Principal> peerPrincipal() {
+    SSLSession session = connection == null ? null : connection.tlsSession();
+    if (session == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(session.getPeerPrincipal());
+    } catch (SSLPeerUnverifiedException anonymous) {
+      return Optional.empty(); // the client sent no certificate: no identity
+    }
+  }
+
+  private Certificate[] peerCertificates() {
+    SSLSession session = connection == null ? null : connection.tlsSession();
+    if (session == null) {
+      return new Certificate[0];
+    }
+    try {
+      return session.getPeerCertificates();
+    } catch (SSLPeerUnverifiedException anonymous) {
+      return new Certificate[0]; // the client sent no certificate
+    }
+  }
+
+  /**
+   * The method called, as the request's message header names it ({@code "Service:method"} through a
+   * {@code TMultiplexedProcessor}).
+   */
+  public String methodName() {
+    return methodName;
+  }
+
+  /** The request's sequence id, which its reply carries. */
+  public int seqId() {
+    return seqId;
+  }
+
+  /** The request's message type: {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}. */
+  public byte messageType() {
+    return messageType;
+  }
+
+  /** Whether the call is oneway: the caller awaits no reply. */
+  public boolean isOneway() {
+    return messageType == TMessageType.ONEWAY;
+  }
+
+  /** The protocol the request is read with. */
+  public TProtocolFactory protocolFactory() {
+    return protocolFactory;
+  }
+
+  /**
+   * The connection's number: unique in this JVM, the same for every call of the connection, from 1
+   * in the order connections are opened; 0 when the invoker runs outside a server connection.
+   */
+  public long connectionId() {
+    return connectionId;
+  }
+
+  /**
+   * When the request arrived: {@link System#nanoTime()} at the moment the transport handed the
+   * whole request frame to the call path, before any wait for a worker. Subtract from {@code
+   * System.nanoTime()} for the time since.
+   */
+  public long receivedAtNanos() {
+    return receivedAtNanos;
+  }
+
+  /**
+   * An attribute an interceptor or the handler has set.
+   *
+   * @return its value, or {@code null} if not set
+   */
+  @SuppressWarnings("unchecked")
+  public synchronized <T> T attribute(Key<T> key) {
+    return attributes == null ? null : (T) attributes.get(Objects.requireNonNull(key, "key"));
+  }
+
+  /**
+   * Sets an attribute, for the handler and the interceptors of this call only.
+   *
+   * @param value the value; {@code null} removes it
+   * @return this context
+   */
+  public synchronized <T> ServerCallContext setAttribute(Key<T> key, T value) {
+    Objects.requireNonNull(key, "key");
+    if (value == null) {
+      if (attributes != null) {
+        attributes.remove(key);
+      }
+      return this;
+    }
+    if (attributes == null) {
+      attributes = new HashMap<>(4);
+    }
+    attributes.put(key, value);
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "ServerCallContext{method="
+        + methodName
+        + ", seqId="
+        + seqId
+        + (isOneway() ? ", oneway" : "")
+        + ", connection="
+        + connectionId
+        + ", remote="
+        + remoteAddress()
+        + '}';
+  }
+}

@@ -1,0 +1,56 @@
+package io.thriftnio.core;
+
+import org.apache.thrift.TApplicationException;
+
+/**
+ * Runs around every call a server serves, with its {@link ServerCallContext}: for access logs,
+ * authorisation, limits, metrics. Configured, in order, with {@link
+ * ServerBuilder#interceptors(java.util.List)}.
+ *
+ * <pre>
+ *  request -&gt; beforeCall(1) -&gt; beforeCall(2) -&gt; handler
+ *  reply   &lt;- afterCall(1)  &lt;- afterCall(2)  &lt;-+
+ * </pre>
+ *
+ * <p>Contract:
+ *
+ * <ul>
+ *   <li>{@link #beforeCall} runs on the thread that will run the handler (the IO thread or a
+ *       worker, as the {@link IoStrategy} says), in configuration order, before the arguments are
+ *       read. Throwing a {@link TApplicationException} refuses the call: the handler never runs,
+ *       later interceptors' {@code beforeCall} neither, and the caller gets that exception's type
+ *       and message (nothing for a oneway call); the call counts as failed.
+ *   <li>{@link #afterCall} runs once the reply is built, in reverse order, for every interceptor
+ *       whose {@code beforeCall} returned normally, on the thread that completed the call (for an
+ *       asynchronous processor, the one its handler called back on), before the reply is queued.
+ *   <li>Any other exception from {@code beforeCall} fails that call alone: the caller gets {@code
+ *       TApplicationException(INTERNAL_ERROR)}, a WARN line names the interceptor, the method and
+ *       the peer, and the connection stays open. An exception from {@code afterCall} is logged at
+ *       WARN and does not change the reply.
+ *   <li>Replies leave in request order on a pipelining connection whatever the interceptors do.
+ * </ul>
+ *
+ * <p>Implementations are shared by every connection and called concurrently: they must be
+ * thread-safe. They must not block on the IO thread ({@link IoStrategy#SAME_THREAD}).
+ */
+public interface ServerInterceptor {
+
+  /**
+   * The call is about to run. Attributes set on {@code context} here are seen by the handler
+   * (through {@link ServerCallContext#current()}) and by {@link #afterCall}.
+   *
+   * @param context the call's context
+   * @throws TApplicationException to refuse the call; its type and message reach the caller
+   */
+  default void beforeCall(ServerCallContext context) throws TApplicationException {}
+
+  /**
+   * The call is over.
+   *
+   * @param context the call's context
+   * @param outcome how it ended
+   * @param nanos the time from the first interceptor's {@code beforeCall} to the reply being built,
+   *     in nanoseconds ({@link System#nanoTime()} differences)
+   */
+  default void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {}
+}

@@ -1,0 +1,23 @@
+package io.thriftnio.grizzly;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.testkit.conformance.CallContextSuite;
+
+/** The call context suite: Grizzly server, LEADER_FOLLOWER, mutual TLS. */
+class GrizzlyLeaderFollowerTlsCallContextTest extends CallContextSuite {
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return GrizzlyThriftServer.builder();
+  }
+
+  @Override
+  protected IoStrategy strategy() {
+    return IoStrategy.LEADER_FOLLOWER;
+  }
+
+  @Override
+  protected boolean tls() {
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+package io.thriftnio.netty;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.testkit.conformance.CallContextSuite;
+
+/** The call context suite: Netty server, SAME_THREAD. */
+class NettySameThreadCallContextTest extends CallContextSuite {
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return NettyThriftServer.builder();
+  }
+
+  @Override
+  protected IoStrategy strategy() {
+    return IoStrategy.SAME_THREAD;
+  }
+}
