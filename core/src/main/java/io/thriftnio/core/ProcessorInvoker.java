@@ -6,15 +6,12 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TProcessor;
-import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
-import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
@@ -110,20 +107,20 @@ public final class ProcessorInvoker {
   private static final ServerInterceptor[] NO_INTERCEPTORS = new ServerInterceptor[0];
 
   /** The call the current thread's processor runs; {@code null} (never removed) between calls. */
-  private static final ThreadLocal<Call> CURRENT = new ThreadLocal<>();
+  static final ThreadLocal<InvokerCall> CURRENT = new ThreadLocal<>();
 
-  private static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
+  static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
 
   private final TProcessor processor;
   private final TAsyncProcessor asyncProcessor;
   private final AsyncProcessorBridge asyncBridge;
-  private final ServerInterceptor[] interceptors;
-  private final TProtocolFactory inputProtocolFactory;
-  private final TProtocolFactory outputProtocolFactory;
+  final ServerInterceptor[] interceptors;
+  final TProtocolFactory inputProtocolFactory;
+  final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
   // Shared by every call: protocols and transports only read it.
-  private final TConfiguration configuration;
-  private final Codecs codecs;
+  final TConfiguration configuration;
+  final Codecs codecs;
 
   private ProcessorInvoker(
       TProcessor processor,
@@ -241,7 +238,7 @@ public final class ProcessorInvoker {
 
   /** The context of the call the current thread runs, or {@code null}. */
   static ServerCallContext currentContext() {
-    Call call = CURRENT.get();
+    InvokerCall call = CURRENT.get();
     return call == null ? null : call.context();
   }
 
@@ -310,10 +307,10 @@ public final class ProcessorInvoker {
       return;
     }
     Codecs.Codec codec;
-    Call call;
+    InvokerCall call;
     try {
       codec = asyncBridge == null ? codecs.borrow() : codecs.fresh();
-      call = new Call(payload, completion, codec);
+      call = new InvokerCall(this, payload, completion, codec);
     } catch (TTransportException e) {
       completion.unreadable(e);
       return;
@@ -326,7 +323,7 @@ public final class ProcessorInvoker {
     try {
       if (isCallOrOneway(payload, call)) {
         if (admitted(call)) {
-          Call outer = CURRENT.get();
+          InvokerCall outer = CURRENT.get();
           CURRENT.set(call);
           try {
             processor.process(call.in, call.out);
@@ -344,9 +341,9 @@ public final class ProcessorInvoker {
     }
   }
 
-  private void invokeAsync(ByteBuffer payload, Call call) {
+  private void invokeAsync(ByteBuffer payload, InvokerCall call) {
     if (isCallOrOneway(payload, call) && admitted(call)) {
-      Call outer = CURRENT.get();
+      InvokerCall outer = CURRENT.get();
       CURRENT.set(call);
       try {
         asyncBridge.process(call);
@@ -357,14 +354,14 @@ public final class ProcessorInvoker {
   }
 
   /** Whether the interceptors, if any, let the call run; if not, they have answered it. */
-  private boolean admitted(Call call) {
+  private boolean admitted(InvokerCall call) {
     return interceptors.length == 0
         || call.requestType == CallMessages.UNREADABLE // fails before any handler runs
         || call.intercept();
   }
 
   /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */
-  private boolean isCallOrOneway(ByteBuffer payload, Call call) {
+  private boolean isCallOrOneway(ByteBuffer payload, InvokerCall call) {
     int type = CallMessages.type(payload, inputProtocolFactory, configuration);
     call.requestType = type;
     if (type != TMessageType.CALL
@@ -379,251 +376,5 @@ public final class ProcessorInvoker {
       return false;
     }
     return true;
-  }
-
-  /**
-   * One request in progress. Package-private methods are the contract with {@link
-   * AsyncProcessorBridge}.
-   */
-  public final class Call {
-    private static final AtomicIntegerFieldUpdater<Call> DONE =
-        AtomicIntegerFieldUpdater.newUpdater(Call.class, "done");
-
-    private final ByteBuffer payload;
-    private final FrameOutputTransport output;
-    private final TProtocol in;
-    private final TProtocol out;
-    private final Completion completion;
-    private volatile int done;
-
-    /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
-    private int requestType = CallMessages.UNREADABLE;
-
-    /** Created when first asked for, by the call's thread while it runs. */
-    private ServerCallContext context;
-
-    private Call(ByteBuffer payload, Completion completion, Codecs.Codec codec)
-        throws TTransportException {
-      this.payload = payload;
-      this.completion = completion;
-      this.output = codec.output;
-      this.in = codec.in;
-      this.out = codec.out;
-      codec.input.reset(payload);
-    }
-
-    /** The protocol reading the request. */
-    public TProtocol inputProtocol() {
-      return in;
-    }
-
-    /** The protocol writing the response. */
-    public TProtocol outputProtocol() {
-      return out;
-    }
-
-    /** The processor has written its whole response, or nothing for a oneway call. */
-    public void complete() {
-      if (!DONE.compareAndSet(this, 0, 1)) {
-        return;
-      }
-      if (output.payloadSize() == 0 || isOnewayRequest()) {
-        if (entered()) {
-          afterCall(CallOutcome.ONEWAY);
-        }
-        completion.replied(null, false);
-      } else {
-        ByteBuffer frame = output.toFrame();
-        codecs.replied(frame.remaining());
-        boolean failed = isExceptionReply();
-        if (entered()) {
-          afterCall(CallMessages.outcome(output.payload(), outputProtocolFactory, configuration));
-        }
-        completion.replied(frame, failed);
-      }
-    }
-
-    /** Whether interceptors have run {@code beforeCall} and must see the outcome. */
-    private boolean entered() {
-      ServerCallContext c = context;
-      return c != null && c.entered > 0;
-    }
-
-    /** This call's context, created on the first request. */
-    ServerCallContext context() {
-      ServerCallContext c = context;
-      if (c == null) {
-        String name = "";
-        int seqId = 0;
-        try {
-          TMessage header = readHeader(payload);
-          name = header.name;
-          seqId = header.seqid;
-        } catch (TException | RuntimeException unreadable) {
-          // Asked before the processor read the header, which then fails the call; no handler
-          // runs, and nobody sees the empty name but an interceptor's afterCall.
-        }
-        c =
-            new ServerCallContext(
-                completion.connection(),
-                completion.connectionId(),
-                completion.receivedAtNanos(),
-                name,
-                seqId,
-                (byte) requestType,
-                inputProtocolFactory);
-        context = c;
-      }
-      return c;
-    }
-
-    /**
-     * Runs every interceptor's {@code beforeCall}; answers the call if one refuses or fails.
-     *
-     * @return whether the call may run
-     */
-    private boolean intercept() {
-      ServerCallContext c = context();
-      c.startNanos = System.nanoTime();
-      Call outer = CURRENT.get();
-      CURRENT.set(this);
-      try {
-        for (ServerInterceptor interceptor : interceptors) {
-          interceptor.beforeCall(c);
-          c.entered++;
-        }
-        return true;
-      } catch (TApplicationException refusal) {
-        answer(refusal, CallOutcome.REFUSED);
-        return false;
-      } catch (Throwable t) {
-        // Whatever an interceptor throws fails this call alone, as a handler's failure would.
-        log.warn(
-            "Interceptor {} failed before {} (seqid {}) from {}; answering INTERNAL_ERROR",
-            interceptors[c.entered].getClass().getName(),
-            c.methodName(),
-            c.seqId(),
-            c.remoteAddress(),
-            t);
-        String message = "Internal error processing " + c.methodName();
-        answer(
-            new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
-            CallOutcome.UNDECLARED_FAILURE);
-        return false;
-      } finally {
-        CURRENT.set(outer);
-      }
-    }
-
-    /** Answers the call with {@code failure} without running the processor. */
-    private void answer(TApplicationException failure, CallOutcome outcome) {
-      if (!DONE.compareAndSet(this, 0, 1)) {
-        return;
-      }
-      afterCall(outcome);
-      if (isOnewayRequest()) {
-        completion.replied(null, true);
-        return;
-      }
-      ServerCallContext c = context();
-      ByteBuffer frame;
-      try {
-        TMessage request = new TMessage(c.methodName(), TMessageType.EXCEPTION, c.seqId());
-        frame = CallMessages.exceptionReply(request, failure, out, output);
-      } catch (Throwable t) {
-        completion.unreadable(t);
-        return;
-      }
-      completion.replied(frame, true);
-    }
-
-    /** Runs {@code afterCall} of the interceptors that were entered, last first. */
-    private void afterCall(CallOutcome outcome) {
-      ServerCallContext c = context;
-      long nanos = System.nanoTime() - c.startNanos;
-      int entered = c.entered;
-      c.entered = 0;
-      for (int i = entered - 1; i >= 0; i--) {
-        try {
-          interceptors[i].afterCall(c, outcome, nanos);
-        } catch (Throwable t) {
-          // The reply is decided; a failing afterCall must not change it or skip the others.
-          log.warn(
-              "Interceptor {} failed after {} (seqid {}, {}) from {}",
-              interceptors[i].getClass().getName(),
-              c.methodName(),
-              c.seqId(),
-              outcome,
-              c.remoteAddress(),
-              t);
-        }
-      }
-    }
-
-    // libthrift's processors answer an undeclared handler exception themselves, with an
-    // INTERNAL_ERROR reply: the reply's own header says whether the call failed.
-    private boolean isExceptionReply() {
-      return CallMessages.type(output.payload(), outputProtocolFactory, configuration)
-          == TMessageType.EXCEPTION;
-    }
-
-    // libthrift's sync processors answer even a oneway request when its arguments are malformed
-    // (ProcessFunction) or its method is unknown (TBaseProcessor); a reply nobody awaits would be
-    // matched to the caller's next call on a pipelined connection.
-    private boolean isOnewayRequest() {
-      return requestType == TMessageType.ONEWAY;
-    }
-
-    /**
-     * The processor could not produce a response: answer with a {@link TApplicationException} when
-     * the request's header can be read, else fail the call.
-     */
-    public void fail(Throwable cause) {
-      if (!DONE.compareAndSet(this, 0, 1)) {
-        return;
-      }
-      TMessage request;
-      try {
-        request = readHeader(payload);
-      } catch (Throwable unreadable) {
-        unreadable.addSuppressed(cause);
-        if (entered()) {
-          afterCall(CallOutcome.UNDECLARED_FAILURE);
-        }
-        completion.unreadable(unreadable);
-        return;
-      }
-      TApplicationException failure =
-          CallMessages.failure(request, cause, payload, inputProtocolFactory, configuration);
-      if (entered()) {
-        afterCall(
-            failure.getType() == TApplicationException.INTERNAL_ERROR
-                ? CallOutcome.UNDECLARED_FAILURE
-                : CallOutcome.APPLICATION_EXCEPTION);
-      }
-      if (failure.getType() == TApplicationException.INTERNAL_ERROR) {
-        log.error(
-            "Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
-      } else {
-        log.debug("Malformed request for {}", request.name, cause);
-      }
-      if (request.type == TMessageType.ONEWAY) {
-        completion.replied(null, true);
-        return;
-      }
-      ByteBuffer frame;
-      try {
-        frame = CallMessages.exceptionReply(request, failure, out, output);
-      } catch (Throwable t) {
-        t.addSuppressed(cause);
-        completion.unreadable(t);
-        return;
-      }
-      completion.replied(frame, true);
-    }
-
-    private TMessage readHeader(ByteBuffer frame) throws TException {
-      return CallMessages.read(frame, inputProtocolFactory, configuration);
-    }
   }
 }

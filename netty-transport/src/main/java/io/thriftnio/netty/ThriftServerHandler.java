@@ -47,16 +47,11 @@ import org.slf4j.LoggerFactory;
  *  written:    [ seq 1 ][ seq 2 ][ seq 3 ]          (held back until seq 1 is done; one flush)
  * </pre>
  *
- * <p>Where the processor runs is the {@link IoStrategy}: on the event loop that read the frame
- * ({@code worker == null}, {@link IoStrategy#SAME_THREAD}), or on a worker executor ({@link
- * IoStrategy#WORKER}). Either way, and with an asynchronous processor that completes whenever it
- * likes, responses leave in request order, so pipelining clients match them first-in, first-out.
- * Responses produced while one read batch is handled leave in a single flush, at {@code
- * channelReadComplete}; responses completed later are flushed together once the event loop has run
- * every completion already queued.
- *
- * <p>The decisions (order, limits, overload, what a failure gets, what is counted) are the server
- * call path of thrift-nio's core, the same on every transport; this handler is its Netty adapter.
+ * <p>The processor runs on the event loop ({@link IoStrategy#SAME_THREAD}) or a worker executor
+ * ({@link IoStrategy#WORKER}); responses leave in request order either way, those of one read batch
+ * in one flush. The decisions (order, limits, overload, what a failure gets, what is counted) are
+ * the server call path of thrift-nio's core, the same on every transport; this handler is its Netty
+ * adapter.
  *
  * <p>Failures:
  *
@@ -83,16 +78,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Pitfalls</h2>
  *
  * <ul>
- *   <li>Not {@code @Sharable}: it holds the connection's queue of responses. Create one per
- *       channel.
- *   <li>A request's frame buffer is held until its call completes. With a worker executor and a
- *       pipelining client, many frames may be held at once; bound the executor's queue (the
- *       server's own pool is bounded) rather than letting it queue without limit.
+ *   <li>Not {@code @Sharable}: it holds the connection's queue of responses; one per channel.
+ *   <li>Each request is copied out of the read buffer, which goes back to the pool at once; the
+ *       copy lives until its call completes. Bound the worker executor's queue (the server's own
+ *       pool is bounded): a pipelining client can have many calls queued.
  *   <li>With {@code SAME_THREAD}, a handler that blocks stalls every connection of its event loop.
- *   <li>A request's frame is released when its call completes, never before: the processor may read
- *       it until then, even after the connection has closed. An asynchronous handler that drops its
- *       callback without calling it holds that frame forever (Netty's leak detector reports it);
- *       complete every callback, if only with an error.
+ *   <li>An asynchronous handler that never calls its callback leaves every later reply on the
+ *       connection waiting behind it: complete every callback, if only with an error.
  * </ul>
  */
 public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {

@@ -1,6 +1,6 @@
 package io.thriftnio.core.internal;
 
-import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.InvokerCall;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -21,8 +21,8 @@ import org.apache.thrift.transport.TTransportException;
  * takes an inner class of {@link AbstractNonblockingServer}. Generated async handlers use four of
  * its methods: the two protocols, {@code responseReady()} when the response is written, and {@code
  * close()} when it cannot be. This bridge supplies a frame buffer whose four methods talk to a
- * {@link ProcessorInvoker.Call}; the never-started host server and placeholder socket exist only to
- * satisfy the constructors. Not part of the public API.
+ * {@link InvokerCall}; the never-started host server and placeholder socket exist only to satisfy
+ * the constructors. Not part of the public API.
  */
 public final class AsyncProcessorBridge {
 
@@ -40,7 +40,7 @@ public final class AsyncProcessorBridge {
   }
 
   /** Starts processing; the call completes or fails when the handler calls back. */
-  public void process(ProcessorInvoker.Call call) {
+  public void process(InvokerCall call) {
     try {
       processor.process(host.newFrameBuffer(placeholder, call));
     } catch (Throwable t) {
@@ -53,7 +53,7 @@ public final class AsyncProcessorBridge {
       super(new TNonblockingServer.Args(null));
     }
 
-    AsyncFrameBuffer newFrameBuffer(TNonblockingTransport transport, ProcessorInvoker.Call call)
+    AsyncFrameBuffer newFrameBuffer(TNonblockingTransport transport, InvokerCall call)
         throws TTransportException {
       return new BridgedFrameBuffer(transport, call);
     }
@@ -80,9 +80,9 @@ public final class AsyncProcessorBridge {
     }
 
     private final class BridgedFrameBuffer extends AsyncFrameBuffer {
-      private final ProcessorInvoker.Call call;
+      private final InvokerCall call;
 
-      BridgedFrameBuffer(TNonblockingTransport transport, ProcessorInvoker.Call call)
+      BridgedFrameBuffer(TNonblockingTransport transport, InvokerCall call)
           throws TTransportException {
         super(transport, null, null);
         this.call = call;
