@@ -29,6 +29,7 @@ class MetersTest {
         NettyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .protocol(new TCompactProtocol.Factory())
+            .addInterceptor(new MethodTimers(registry, Tags.of("server", "bench")))
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .build()
             .start()) {
@@ -90,6 +91,20 @@ class MetersTest {
                   .functionCounter()
                   .count())
           .isZero();
+      assertThat(
+              registry
+                  .get("thrift.server.requests")
+                  .tags("server", "bench", "method", "echo", "outcome", "success")
+                  .timer()
+                  .count())
+          .isEqualTo(5);
+      assertThat(
+              registry
+                  .get("thrift.server.requests")
+                  .tags("method", "fail", "outcome", "declared_exception")
+                  .timer()
+                  .count())
+          .isEqualTo(1);
       assertThat(registry.get("thrift.server.connections.accepted").functionCounter().count())
           .isEqualTo(1.0);
       assertThat(registry.get("thrift.server.connections").gauge().value())
