@@ -4,6 +4,7 @@ import io.thriftnio.core.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import io.thriftnio.core.tls.ServerTls;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -36,6 +37,7 @@ public final class ServerConfig {
   private final int maxPendingWriteBytes;
   private final int maxCallsInFlightPerConnection;
   private final ServerTls tls;
+  private final List<ConnectionListener> connectionListeners;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -79,6 +81,7 @@ public final class ServerConfig {
     this.maxCallsInFlightPerConnection =
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
     this.tls = b.tls;
+    this.connectionListeners = List.copyOf(b.connectionListeners);
   }
 
   /**
@@ -198,6 +201,11 @@ public final class ServerConfig {
     return tls;
   }
 
+  /** The connection listeners, in the order they run; empty if none. */
+  public List<ConnectionListener> connectionListeners() {
+    return connectionListeners;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig{bind="
@@ -223,6 +231,9 @@ public final class ServerConfig {
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")
+        + (connectionListeners.isEmpty()
+            ? ""
+            : ", connectionListeners=" + connectionListeners.size())
         + '}';
   }
 }
