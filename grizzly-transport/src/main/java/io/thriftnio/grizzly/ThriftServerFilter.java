@@ -1,11 +1,14 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.RegisteredConnection;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -210,6 +213,11 @@ public final class ThriftServerFilter extends BaseFilter {
 
   @Override
   public void exceptionOccurred(FilterChainContext ctx, Throwable error) {
+    RegisteredConnection<?> registered = ConnectionGuardFilter.registered(ctx.getConnection());
+    if (registered != null && !(error instanceof EOFException)) {
+      // Grizzly closes the connection after this; an end of stream is the peer's own close.
+      registered.noteClose(CloseCause.ERROR);
+    }
     if (error instanceof IOException) {
       log.debug("Connection from {} failed", ctx.getConnection().getPeerAddress(), error);
     } else {

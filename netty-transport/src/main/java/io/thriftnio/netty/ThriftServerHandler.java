@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DuplexChannel;
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
@@ -15,6 +16,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
 import java.io.IOException;
@@ -107,6 +109,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private CallSequencer calls;
   private ChannelFuture lastWrite;
+  /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
+  private RegisteredConnection<?> registration;
 
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
@@ -183,6 +187,18 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Called by {@link NettyThriftServer} before the channel is active. */
+  void registration(RegisteredConnection<?> registration) {
+    this.registration = registration;
+  }
+
+  /** Notes for the connection listeners why the server closes this channel; first note wins. */
+  private void noteClose(CloseCause cause) {
+    if (registration != null) {
+      registration.noteClose(cause);
+    }
+  }
+
   /** Calls received on this connection whose responses have not been written yet. */
   int pendingCalls() {
     return calls == null ? 0 : calls.pendingCalls();
@@ -256,6 +272,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       updateAutoRead();
       return;
     }
+    noteClose(CloseCause.ERROR);
     if (cause instanceof IOException) {
       log.debug("Connection from {} failed; closing", ctx.channel().remoteAddress(), cause);
     } else {
@@ -325,6 +342,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void close(boolean halfCloseFirst) {
+      if (registration != null) {
+        registration.noteClosedAfterReplies(); // a bad request, or the end of a drain
+      }
       ctx.flush();
       if (!halfCloseFirst || lastWrite == null || !(ctx.channel() instanceof DuplexChannel)) {
         closeAfterLastWrite();
@@ -366,6 +386,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     public SocketAddress remoteAddress() {
       return ctx.channel().remoteAddress();
     }
+
+    @Override
+    public RegisteredConnection<?> registration() {
+      return registration;
+    }
   }
 
   /** This connection as the timeouts see it. */
@@ -382,6 +407,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void timedOut(TimeoutPolicy.Verdict verdict) {
+      noteClose(verdict.kind().closeCause());
       TimeoutPolicy.reportTimedOut(
           verdict, ctx.channel().remoteAddress(), settings.path.counters());
       calls.onClosed();
