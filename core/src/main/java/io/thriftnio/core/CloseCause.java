@@ -6,7 +6,11 @@ package io.thriftnio.core;
  * FIN crosses the server's.
  */
 public enum CloseCause {
-  /** The peer closed the connection (or it ended without the server deciding anything). */
+  /**
+   * The peer closed the connection, or reset it, or it failed with an IO error (a broken pipe,
+   * say): it ended without the server deciding anything. A reset is not told apart from a close:
+   * Grizzly reports both as an end of stream.
+   */
   PEER_CLOSED,
   /** No request for {@code idleTimeout} while no call was in flight. */
   IDLE,
@@ -30,6 +34,6 @@ public enum CloseCause {
    * received calls answered) and closed, or still open when {@code drainTimeout} passed.
    */
   SERVER_CLOSING,
-  /** An IO error (a reset, say) or an unexpected failure on the connection. */
+  /** An unexpected failure on the server's side of the connection (not an IO error). */
   ERROR
 }

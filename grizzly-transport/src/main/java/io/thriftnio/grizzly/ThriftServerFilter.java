@@ -8,7 +8,6 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.RegisteredConnection;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -214,8 +213,9 @@ public final class ThriftServerFilter extends BaseFilter {
   @Override
   public void exceptionOccurred(FilterChainContext ctx, Throwable error) {
     RegisteredConnection<?> registered = ConnectionGuardFilter.registered(ctx.getConnection());
-    if (registered != null && !(error instanceof EOFException)) {
-      // Grizzly closes the connection after this; an end of stream is the peer's own close.
+    if (registered != null && !(error instanceof IOException)) {
+      // Grizzly closes the connection after this. An IO error is the peer's doing (a reset):
+      // Grizzly reports a reset as an end of stream, so both transports call it PEER_CLOSED.
       registered.noteClose(CloseCause.ERROR);
     }
     if (error instanceof IOException) {

@@ -272,10 +272,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       updateAutoRead();
       return;
     }
-    noteClose(CloseCause.ERROR);
     if (cause instanceof IOException) {
+      // The peer's doing (a reset, a broken pipe): PEER_CLOSED, as on Grizzly, which reports a
+      // reset as an end of stream.
       log.debug("Connection from {} failed; closing", ctx.channel().remoteAddress(), cause);
     } else {
+      noteClose(CloseCause.ERROR);
       log.warn(
           "Unexpected failure on connection from {}; closing",
           ctx.channel().remoteAddress(),

@@ -178,6 +178,39 @@ public abstract class ConnectionEventsSuite {
   }
 
   @Test
+  void aFrameNotCompletedWithinFrameTimeoutClosesAsFrameTimeout() throws Exception {
+    Recorder recorder = new Recorder();
+    ThriftServer server =
+        start(
+            builder(new BenchHandler())
+                .frameTimeout(Duration.ofMillis(200))
+                .connectionListener(recorder));
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      assertThat(recorder.next().kind()).isEqualTo("open");
+      c.write(new byte[] {0, 0, 0, 100, 1, 2}); // 2 of 100 bytes, then nothing
+      c.awaitClosedBy(Duration.ofSeconds(WAIT_SECONDS));
+      Event close = recorder.next();
+      assertThat(close.kind()).isEqualTo("close");
+      assertThat(close.cause()).isEqualTo(CloseCause.FRAME_TIMEOUT);
+    }
+  }
+
+  @Test
+  void aConnectionResetByThePeerClosesAsPeerClosed() throws Exception {
+    Recorder recorder = new Recorder();
+    ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      assertThat(recorder.next().kind()).isEqualTo("open");
+      c.reset(); // RST, not FIN
+    }
+    Event close = recorder.next();
+    assertThat(close.kind()).isEqualTo("close");
+    assertThat(close.cause())
+        .as("a reset is the peer's close on both transports (Grizzly sees an end of stream)")
+        .isEqualTo(CloseCause.PEER_CLOSED);
+  }
+
+  @Test
   void aFrameWithANegativeLengthClosesAsBadRequest() throws Exception {
     Recorder recorder = new Recorder();
     ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
