@@ -6,12 +6,12 @@ import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
-import org.apache.thrift.protocol.TProtocolException;
-import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.protocol.TProtocolUtil;
 import org.apache.thrift.protocol.TType;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * The messages {@link ProcessorInvoker} reads and writes besides the processor's: a message's type,
@@ -52,9 +52,7 @@ final class CallMessages {
   /** Parses the header of {@code payload}; the payload's position is not moved. */
   static TMessage read(ByteBuffer payload, TProtocolFactory protocol, TConfiguration configuration)
       throws TException {
-    return protocol
-        .getProtocol(FrameInputTransport.of(configuration, payload))
-        .readMessageBegin();
+    return protocol.getProtocol(FrameInputTransport.of(configuration, payload)).readMessageBegin();
   }
 
   /**
@@ -95,7 +93,10 @@ final class CallMessages {
       // Only the output transport throws it here: the response outgrew maxFrameSize.
       return new TApplicationException(
           TApplicationException.INTERNAL_ERROR,
-          "Response to " + request.name + " exceeds maxFrameSize " + configuration.getMaxFrameSize());
+          "Response to "
+              + request.name
+              + " exceeds maxFrameSize "
+              + configuration.getMaxFrameSize());
     }
     if (cause instanceof TProtocolException || cause instanceof TTransportException) {
       return new TApplicationException(

@@ -54,12 +54,16 @@ public interface ClientResources extends AutoCloseable {
   ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
       throws TTransportException;
 
-  /** {@link #openTransport(InetSocketAddress, ClientOptions)} with {@link ClientOptions#defaults()}. */
+  /**
+   * {@link #openTransport(InetSocketAddress, ClientOptions)} with {@link ClientOptions#defaults()}.
+   */
   default TTransport openTransport(InetSocketAddress address) throws TTransportException {
     return openTransport(address, ClientOptions.defaults());
   }
 
-  /** {@link #openChannel(InetSocketAddress, ClientOptions)} with {@link ClientOptions#defaults()}. */
+  /**
+   * {@link #openChannel(InetSocketAddress, ClientOptions)} with {@link ClientOptions#defaults()}.
+   */
   default ThriftChannel openChannel(InetSocketAddress address) throws TTransportException {
     return openChannel(address, ClientOptions.defaults());
   }

@@ -7,8 +7,8 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * The transports and protocols of {@link ProcessorInvoker}'s calls. A synchronous call borrows its
- * thread's set and gives it back when it completes, as stock servers reuse theirs per connection
- * (a libthrift protocol alone allocates a 256-byte array); only the reply's array is new per call,
+ * thread's set and gives it back when it completes, as stock servers reuse theirs per connection (a
+ * libthrift protocol alone allocates a 256-byte array); only the reply's array is new per call,
  * since the reply leaves on its own. Replies start at about the size of the last one, so that a
  * steady workload builds them without growing arrays.
  */
@@ -23,6 +23,7 @@ final class Codecs {
     final FrameOutputTransport output;
     final TProtocol in;
     final TProtocol out;
+
     /** In use by a call on the owning thread; set and read by that thread only. */
     boolean busy;
 
@@ -38,6 +39,7 @@ final class Codecs {
   private final TProtocolFactory inputProtocolFactory;
   private final TProtocolFactory outputProtocolFactory;
   private final ThreadLocal<Codec> perThread = new ThreadLocal<>();
+
   /** Written without synchronisation: any recent value serves. */
   private int replyCapacity = MIN_REPLY_CAPACITY;
 

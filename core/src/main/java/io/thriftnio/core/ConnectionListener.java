@@ -12,18 +12,18 @@ package io.thriftnio.core;
  *     +--&gt; onRefused(cause)                                   (no onOpen, no onClose)
  * </pre>
  *
- * <p>Guarantees: for one connection, {@link #onOpen} returns before {@link #onClose} is called,
- * and each is called at most once; {@code onClose} is called for every connection {@code onOpen}
- * was called for, including those the server's {@code close()} ends (it returns after their {@code
+ * <p>Guarantees: for one connection, {@link #onOpen} returns before {@link #onClose} is called, and
+ * each is called at most once; {@code onClose} is called for every connection {@code onOpen} was
+ * called for, including those the server's {@code close()} ends (it returns after their {@code
  * onClose}). A connection never opened gets {@link #onRefused} instead.
  *
  * <p>Threads: {@code onOpen} runs on the connection's IO thread (at accept, or where its TLS
  * handshake completed); {@code onClose} on the IO thread that saw the close, or the thread that
  * closed the connection (a timeout sweep, the server's close); {@code beforeCall} on the thread
  * that runs the call (the IO thread for {@code SAME_THREAD} and {@code LEADER_FOLLOWER}, a worker
- * for {@code WORKER}). None is called while the server holds a lock. A listener must be
- * thread-safe and should be quick: a slow {@code onOpen} or {@code onClose} holds up the IO
- * thread's other connections.
+ * for {@code WORKER}). None is called while the server holds a lock. A listener must be thread-safe
+ * and should be quick: a slow {@code onOpen} or {@code onClose} holds up the IO thread's other
+ * connections.
  *
  * <p>A listener that throws is logged at WARN (the 1st, 2nd, 4th, 8th ... failure of the server,
  * with the running count); the connection, the call and the other listeners go on as if it had
@@ -41,8 +41,8 @@ public interface ConnectionListener {
   void onClose(ConnectionInfo connection, CloseCause cause);
 
   /**
-   * A call is about to run on {@code connection}, on the thread that runs it, before the
-   * processor reads its request. Default: nothing.
+   * A call is about to run on {@code connection}, on the thread that runs it, before the processor
+   * reads its request. Default: nothing.
    */
   default void beforeCall(ConnectionInfo connection) {}
 

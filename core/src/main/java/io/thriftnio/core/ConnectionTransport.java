@@ -2,8 +2,8 @@ package io.thriftnio.core;
 
 import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
-import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.SocketAddressProvider;
+import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -11,8 +11,8 @@ import org.apache.thrift.transport.TTransportException;
  * given for one connection: the same object as the input and the output transport of {@code
  * processContext}, and under the protocols of {@code createContext} and {@code deleteContext}. It
  * stands for the connection; it does not carry its bytes, which the server reads and writes itself
- * (pipelined calls of one connection may run at once on a {@code WORKER} server, so no transport
- * of a single call could stand for the connection).
+ * (pipelined calls of one connection may run at once on a {@code WORKER} server, so no transport of
+ * a single call could stand for the connection).
  *
  * <pre>{@code
  * public void processContext(ServerContext ctx, TTransport in, TTransport out) {
@@ -22,12 +22,11 @@ import org.apache.thrift.transport.TTransportException;
  * }</pre>
  *
  * <p>Like libthrift's own socket transports it is a {@link SocketAddressProvider}, so handler code
- * that asks a transport for its peer's address works unchanged. {@link #isOpen()} is true until the connection closes (it is false in {@code deleteContext});
- * reading or writing throws a {@link TTransportException} that says so; {@link #close()} does not
- * close the connection.
+ * that asks a transport for its peer's address works unchanged. {@link #isOpen()} is true until the
+ * connection closes (it is false in {@code deleteContext}); reading or writing throws a {@link
+ * TTransportException} that says so; {@link #close()} does not close the connection.
  */
-public final class ConnectionTransport extends TEndpointTransport
-    implements SocketAddressProvider {
+public final class ConnectionTransport extends TEndpointTransport implements SocketAddressProvider {
 
   private final ConnectionInfo connection;
   private volatile boolean open = true;
@@ -77,7 +76,9 @@ public final class ConnectionTransport extends TEndpointTransport
   public int read(byte[] buf, int off, int len) throws TTransportException {
     throw new TTransportException(
         TTransportException.UNKNOWN,
-        "read from the event transport of " + connection + " (expected: none; the server reads"
+        "read from the event transport of "
+            + connection
+            + " (expected: none; the server reads"
             + " requests itself)");
   }
 
@@ -90,7 +91,9 @@ public final class ConnectionTransport extends TEndpointTransport
   public void write(byte[] buf, int off, int len) throws TTransportException {
     throw new TTransportException(
         TTransportException.UNKNOWN,
-        "write to the event transport of " + connection + " (expected: none; the server writes"
+        "write to the event transport of "
+            + connection
+            + " (expected: none; the server writes"
             + " replies itself)");
   }
 

@@ -25,9 +25,8 @@ public final class FrameInputTransport extends TEndpointTransport {
   private ByteBuffer frame = EMPTY;
 
   /**
-   * @param configuration the configuration handed to protocols (recursion limit, sizes); its
-   *     {@code maxMessageSize} must be at least the largest frame that will be reset into this
-   *     transport
+   * @param configuration the configuration handed to protocols (recursion limit, sizes); its {@code
+   *     maxMessageSize} must be at least the largest frame that will be reset into this transport
    * @throws TTransportException never in practice; declared by the superclass constructor
    */
   public FrameInputTransport(TConfiguration configuration) throws TTransportException {
@@ -93,7 +92,8 @@ public final class FrameInputTransport extends TEndpointTransport {
         return 0;
       }
       throw new TTransportException(
-          TTransportException.END_OF_FILE, "read past the end of the frame (" + len + " bytes asked)");
+          TTransportException.END_OF_FILE,
+          "read past the end of the frame (" + len + " bytes asked)");
     }
     frame.get(buf, off, n);
     consumed(n);
@@ -102,8 +102,7 @@ public final class FrameInputTransport extends TEndpointTransport {
 
   @Override
   public void write(byte[] buf, int off, int len) throws TTransportException {
-    throw new TTransportException(
-        TTransportException.NOT_OPEN, "FrameInputTransport is read-only");
+    throw new TTransportException(TTransportException.NOT_OPEN, "FrameInputTransport is read-only");
   }
 
   @Override

@@ -32,9 +32,9 @@ public final class FrameOutputTransport extends TEndpointTransport {
   private int size;
 
   /**
-   * @param configuration the configuration handed to protocols; its {@code maxFrameSize} bounds
-   *     the payload (at most {@code Integer.MAX_VALUE - 12} bytes, the largest array a JVM
-   *     allocates less the length prefix)
+   * @param configuration the configuration handed to protocols; its {@code maxFrameSize} bounds the
+   *     payload (at most {@code Integer.MAX_VALUE - 12} bytes, the largest array a JVM allocates
+   *     less the length prefix)
    * @param initialCapacity the initial payload capacity in bytes; the array grows as needed
    * @throws TTransportException never in practice; declared by the superclass constructor
    */

@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * Runs a Thrift processor for one request frame and yields the response frame.
  *
  * <p>Both processor kinds are supported: a synchronous {@link TProcessor} (including {@link
- * org.apache.thrift.TMultiplexedProcessor}) runs on the calling thread; a {@link
- * TAsyncProcessor} (a generated {@code AsyncProcessor}) completes whenever its handler calls back.
- * Input and output protocol factories may differ.
+ * org.apache.thrift.TMultiplexedProcessor}) runs on the calling thread; a {@link TAsyncProcessor}
+ * (a generated {@code AsyncProcessor}) completes whenever its handler calls back. Input and output
+ * protocol factories may differ.
  *
  * <p>Outcomes of {@link #invoke(ByteBuffer)}:
  *
@@ -37,9 +37,8 @@ import org.slf4j.LoggerFactory;
  *       ends early, or whose arguments libthrift cannot decode, yields {@link
  *       TApplicationException#PROTOCOL_ERROR}; the calling thread never sees the throwable;
  *   <li>a message whose type is neither {@code CALL} nor {@code ONEWAY} (a {@code REPLY} sent as a
- *       request, or a type that does not exist) yields {@link
- *       TApplicationException#PROTOCOL_ERROR} without running the processor: stock processors
- *       would run the handler for it;
+ *       request, or a type that does not exist) yields {@link TApplicationException#PROTOCOL_ERROR}
+ *       without running the processor: stock processors would run the handler for it;
  *   <li>bytes after a whole message, inside its frame, are ignored, as by every stock libthrift
  *       processor: the frame, not the message, keeps the connection's stream in step;
  *   <li>a frame whose message header cannot be read at all completes exceptionally with a {@link
@@ -270,7 +269,9 @@ public final class ProcessorInvoker {
   private boolean isCallOrOneway(ByteBuffer payload, Call call) {
     int type = CallMessages.type(payload, inputProtocolFactory, configuration);
     call.requestType = type;
-    if (type != TMessageType.CALL && type != TMessageType.ONEWAY && type != CallMessages.UNREADABLE) {
+    if (type != TMessageType.CALL
+        && type != TMessageType.ONEWAY
+        && type != CallMessages.UNREADABLE) {
       // Stock processors never look at the type: a REPLY or EXCEPTION sent as a request, or a
       // type that does not exist, would run the handler.
       call.fail(
@@ -296,6 +297,7 @@ public final class ProcessorInvoker {
     private final TProtocol out;
     private final Completion completion;
     private volatile int done;
+
     /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
     private int requestType = CallMessages.UNREADABLE;
 
@@ -348,8 +350,8 @@ public final class ProcessorInvoker {
     }
 
     /**
-     * The processor could not produce a response: answer with a {@link TApplicationException}
-     * when the request's header can be read, else fail the call.
+     * The processor could not produce a response: answer with a {@link TApplicationException} when
+     * the request's header can be read, else fail the call.
      */
     public void fail(Throwable cause) {
       if (!DONE.compareAndSet(this, 0, 1)) {
@@ -366,7 +368,8 @@ public final class ProcessorInvoker {
       TApplicationException failure =
           CallMessages.failure(request, cause, payload, inputProtocolFactory, configuration);
       if (failure.getType() == TApplicationException.INTERNAL_ERROR) {
-        log.error("Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
+        log.error(
+            "Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
       } else {
         log.debug("Malformed request for {}", request.name, cause);
       }

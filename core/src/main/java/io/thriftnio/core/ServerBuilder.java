@@ -1,8 +1,8 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import io.thriftnio.core.tls.ServerTls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -15,9 +15,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * The settings every thrift-nio server shares. Transport builders extend it with their own knobs
  * and implement {@link #build()}.
  *
- * <p>Setters only record values; {@link #build()} validates all of them together and fails with
- * an {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the
- * setting and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. Not thread-safe.
+ * <p>Setters only record values; {@link #build()} validates all of them together and fails with an
+ * {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the setting
+ * and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
@@ -135,8 +135,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Requests that may wait for a thread of the server's own worker pool. When the queue is full,
-   * a request is answered with {@code TApplicationException(INTERNAL_ERROR)} saying the server is
+   * Requests that may wait for a thread of the server's own worker pool. When the queue is full, a
+   * request is answered with {@code TApplicationException(INTERNAL_ERROR)} saying the server is
    * overloaded, instead of queueing without bound. Default: {@value
    * #DEFAULT_WORKER_QUEUE_CAPACITY}.
    */
@@ -153,8 +153,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * <p>The executor must run every task it accepts, or refuse it by throwing {@link
    * java.util.concurrent.RejectedExecutionException}, which the server answers as an overload
    * ({@code TApplicationException(INTERNAL_ERROR)}, counted in {@link
-   * ServerStats#overloadedCalls()}). Replies leave a connection in request order, so a task that
-   * is silently dropped would hold back every later reply on its connection. Therefore:
+   * ServerStats#overloadedCalls()}). Replies leave a connection in request order, so a task that is
+   * silently dropped would hold back every later reply on its connection. Therefore:
    *
    * <ul>
    *   <li>{@link #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} whose
@@ -173,11 +173,11 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it. A
-   * call not started by then is answered with {@code TApplicationException(INTERNAL_ERROR, "...
-   * not started within N ms ...")}, counted in {@link ServerStats#overloadedCalls()}, and its
-   * request memory released; its task does nothing if the executor runs it later. This sheds calls
-   * whose callers have most likely given up (a client's request timeout is 30 seconds by default),
-   * and keeps a connection moving when an executor drops a task without throwing: replies leave in
+   * call not started by then is answered with {@code TApplicationException(INTERNAL_ERROR, "... not
+   * started within N ms ...")}, counted in {@link ServerStats#overloadedCalls()}, and its request
+   * memory released; its task does nothing if the executor runs it later. This sheds calls whose
+   * callers have most likely given up (a client's request timeout is 30 seconds by default), and
+   * keeps a connection moving when an executor drops a task without throwing: replies leave in
    * request order, so a call that never starts would hold back every later reply. A call that has
    * started is never interrupted. Checked by one timer per connection, armed only while calls wait
    * for the executor. Default: 30 seconds.
@@ -187,17 +187,15 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
     return self();
   }
 
-  /**
-   * IO threads (event loops or selector runners). Default: the number of available processors.
-   */
+  /** IO threads (event loops or selector runners). Default: the number of available processors. */
   public B ioThreads(int ioThreads) {
     this.ioThreads = ioThreads;
     return self();
   }
 
   /**
-   * The largest request payload accepted, in bytes (the 4-byte length prefix not counted); a
-   * larger declared length closes the connection. Also bounds responses. Default: {@value
+   * The largest request payload accepted, in bytes (the 4-byte length prefix not counted); a larger
+   * declared length closes the connection. Also bounds responses. Default: {@value
    * Framing#DEFAULT_MAX_FRAME_SIZE}, libthrift's default.
    */
   public B maxFrameSize(int maxFrameSize) {
@@ -216,8 +214,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Closes a connection on which no complete frame arrived for this long, and no call is in
-   * flight. Default: {@link Duration#ZERO}, off, because pooled clients keep idle connections.
+   * Closes a connection on which no complete frame arrived for this long, and no call is in flight.
+   * Default: {@link Duration#ZERO}, off, because pooled clients keep idle connections.
    */
   public B idleTimeout(Duration idleTimeout) {
     this.idleTimeout = idleTimeout;
@@ -246,9 +244,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Response bytes that may wait to be written on one connection; above it the server stops
-   * reading from that connection until writes drain, and closes it if they do not drain within
-   * {@link #frameTimeout(Duration)}. Default: 32 MiB.
+   * Response bytes that may wait to be written on one connection; above it the server stops reading
+   * from that connection until writes drain, and closes it if they do not drain within {@link
+   * #frameTimeout(Duration)}. Default: 32 MiB.
    */
   public B maxPendingWriteBytes(int maxPendingWriteBytes) {
     this.maxPendingWriteBytes = maxPendingWriteBytes;
@@ -269,8 +267,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Serves TLS on every connection: the handshake first, then the framed Thrift messages inside
-   * TLS records. A connection whose handshake fails or times out is closed and counted in {@link
+   * Serves TLS on every connection: the handshake first, then the framed Thrift messages inside TLS
+   * records. A connection whose handshake fails or times out is closed and counted in {@link
    * ServerStats#tlsFailures()}. Default: {@code null}, plain TCP.
    *
    * @param tls the key material and TLS settings, or {@code null} for plain TCP
@@ -282,8 +280,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Adds a listener told of every connection's open and close (with its {@link CloseCause}) and,
-   * if it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
+   * Adds a listener told of every connection's open and close (with its {@link CloseCause}) and, if
+   * it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
    * guarantees. May be called several times: listeners run in the order added. A stock {@code
    * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
    * Default: none (the server then does no per-connection or per-call listener work at all).

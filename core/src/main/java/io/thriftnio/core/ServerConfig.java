@@ -1,9 +1,9 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import io.thriftnio.core.tls.ServerTls;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionHandler;

@@ -8,8 +8,8 @@ package io.thriftnio.core;
  * @param rejectedConnections connections closed at once because {@link
  *     ServerConfig#maxConnections()} was reached
  * @param openConnections connections open now
- * @param badFrames connections closed for breaking the frame rules (a length {@code <= 0} or
- *     above {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read)
+ * @param badFrames connections closed for breaking the frame rules (a length {@code <= 0} or above
+ *     {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read)
  * @param timedOutConnections connections closed by the idle timeout or the frame timeout (a slow
  *     sender, or a stalled reader whose responses do not drain)
  * @param completedCalls requests the processor ran, oneway calls included, calls that failed
@@ -27,14 +27,14 @@ package io.thriftnio.core;
  * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
  *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
  *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead
- * @param droppedResponses responses never delivered because their connection closed while the
- *     call ran or before the response could be written (the peer left, or the connection timed
- *     out); oneway calls, which have no response, are not counted
+ * @param droppedResponses responses never delivered because their connection closed while the call
+ *     ran or before the response could be written (the peer left, or the connection timed out);
+ *     oneway calls, which have no response, are not counted
  * @param tlsFailures connections of a TLS server closed because their handshake failed (a
- *     plain-text or otherwise non-TLS client, an untrusted or missing client certificate, no
- *     common protocol or cipher suite) or did not complete within the handshake timeout; they are
- *     counted here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that
- *     closes before any TLS error (a TCP health check, say) is not counted
+ *     plain-text or otherwise non-TLS client, an untrusted or missing client certificate, no common
+ *     protocol or cipher suite) or did not complete within the handshake timeout; they are counted
+ *     here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that closes before
+ *     any TLS error (a TCP health check, say) is not counted
  */
 public record ServerStats(
     long acceptedConnections,

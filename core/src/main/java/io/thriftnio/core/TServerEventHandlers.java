@@ -33,8 +33,7 @@ import org.apache.thrift.transport.TTransportException;
  *   <li>{@code processContext(context, inTransport, outTransport)}: before each call of the
  *       connection, on the thread that runs the call (a worker for {@code WORKER}; for an
  *       asynchronous processor, the thread that starts it), so a thread-local it sets is seen by
- *       the handler's method; pipelined calls of one connection may run at once on {@code
- *       WORKER};
+ *       the handler's method; pipelined calls of one connection may run at once on {@code WORKER};
  *   <li>{@code deleteContext(context, in, out)}: once the connection has closed, for any reason,
  *       including the server's close, which returns after it.
  * </ul>

@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
  * connection closes, every pending call fails with a {@code TTransportException} that names the
  * peer and the number of calls pending.
  *
- * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection
- * ({@code maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}; oneway messages count until
+ * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection ({@code
+ * maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}; oneway messages count until
  * written): a call beyond it fails at once with a {@link TooManyPendingCallsException}, nothing is
  * sent, and the channel stays usable.
  *
@@ -29,9 +29,9 @@ public interface ThriftChannel extends AutoCloseable {
 
   /**
    * Default limit of calls waiting for responses on one channel: {@value}. Far above the pools'
-   * default of 32 calls in flight per connection and any useful pipelining depth (a connection
-   * is one TCP stream: past a few hundred calls in flight, latency grows and throughput does not),
-   * low enough that a caller outrunning a stalled server fails fast instead of piling up requests.
+   * default of 32 calls in flight per connection and any useful pipelining depth (a connection is
+   * one TCP stream: past a few hundred calls in flight, latency grows and throughput does not), low
+   * enough that a caller outrunning a stalled server fails fast instead of piling up requests.
    */
   int DEFAULT_MAX_PENDING_CALLS = 1024;
 

@@ -29,7 +29,10 @@ import org.junit.jupiter.api.Timeout;
 class AsyncClientsTest {
 
   private static final List<TProtocolFactory> PROTOCOLS =
-      List.of(new TBinaryProtocol.Factory(), new TCompactProtocol.Factory(), new TJSONProtocol.Factory());
+      List.of(
+          new TBinaryProtocol.Factory(),
+          new TCompactProtocol.Factory(),
+          new TJSONProtocol.Factory());
 
   private final ExecutorService executor =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "async-clients-test"));
@@ -76,7 +79,8 @@ class AsyncClientsTest {
       AsyncCaller<MiniClient> caller =
           AsyncClients.caller(channel, MiniClient::new, protocol, executor);
       channel.holdReplies();
-      CompletableFuture<String> first = caller.call(c -> c.send_echo("first"), MiniClient::recv_echo);
+      CompletableFuture<String> first =
+          caller.call(c -> c.send_echo("first"), MiniClient::recv_echo);
       CompletableFuture<String> second =
           caller.call(c -> c.send_echo("second"), MiniClient::recv_echo);
       channel.releaseSwapped();

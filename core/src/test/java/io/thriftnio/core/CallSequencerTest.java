@@ -74,7 +74,8 @@ class CallSequencerTest {
   }
 
   private boolean deliver(CallSequencer seq, String method, int seqid) throws Exception {
-    return seq.onRequest(MiniService.call(BINARY, method, seqid, "t" + seqid), connection.newRequest());
+    return seq.onRequest(
+        MiniService.call(BINARY, method, seqid, "t" + seqid), connection.newRequest());
   }
 
   private List<Reply> replies() throws Exception {

@@ -35,7 +35,6 @@ class FrameInputTransportTest {
    */
   static final String LIBTHRIFT_CURRENT = "libthrift-current";
 
-
   private static final TConfiguration CONFIG = new TConfiguration();
 
   /** Writes with {@code factory} into a byte array (no length prefix). */
@@ -201,7 +200,8 @@ class FrameInputTransportTest {
             });
     TProtocol p = f.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(message)));
     p.readMessageBegin();
-    assertThatThrownBy(p::readListBegin).isInstanceOfAny(TTransportException.class, TProtocolException.class);
+    assertThatThrownBy(p::readListBegin)
+        .isInstanceOfAny(TTransportException.class, TProtocolException.class);
   }
 
   @ParameterizedTest

@@ -58,7 +58,9 @@ class FrameOutputTransportTest {
 
     ByteBuffer frame = t.toFrame();
     int length = Framing.decodeLength(frame.array(), frame.arrayOffset() + frame.position());
-    assertThat(length).isEqualTo(frame.remaining() - Framing.HEADER_SIZE).isEqualTo(t.payloadSize());
+    assertThat(length)
+        .isEqualTo(frame.remaining() - Framing.HEADER_SIZE)
+        .isEqualTo(t.payloadSize());
     frame.position(frame.position() + Framing.HEADER_SIZE);
     TProtocol in = new TBinaryProtocol(FrameInputTransport.of(new TConfiguration(), frame));
     TMessage m = in.readMessageBegin();

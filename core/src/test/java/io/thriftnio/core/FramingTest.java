@@ -30,7 +30,9 @@ class FramingTest {
   void lengthAtTheLimitIsAcceptedAndOneMoreIsRejected() throws Exception {
     assertThat(Framing.checkLength(1000, 1000, PEER)).isEqualTo(1000);
     assertThat(Framing.checkLength(1, 1000, null)).isEqualTo(1);
-    assertThat(Framing.checkLength(Framing.DEFAULT_MAX_FRAME_SIZE, Framing.DEFAULT_MAX_FRAME_SIZE, PEER))
+    assertThat(
+            Framing.checkLength(
+                Framing.DEFAULT_MAX_FRAME_SIZE, Framing.DEFAULT_MAX_FRAME_SIZE, PEER))
         .isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
 
     assertThatThrownBy(() -> Framing.checkLength(1001, 1000, PEER))
@@ -94,7 +96,19 @@ class FramingTest {
 
   @ParameterizedTest
   @ValueSource(
-      ints = {0, 1, 11, 255, 256, 65_535, 16_384_000, Integer.MAX_VALUE, -1, -256, Integer.MIN_VALUE})
+      ints = {
+        0,
+        1,
+        11,
+        255,
+        256,
+        65_535,
+        16_384_000,
+        Integer.MAX_VALUE,
+        -1,
+        -256,
+        Integer.MIN_VALUE
+      })
   void lengthRoundTripsBigEndian(int length) {
     byte[] buf = new byte[7];
     Framing.encodeLength(length, buf, 2);
@@ -125,7 +139,9 @@ class FramingTest {
     assertThat(Framing.describeForeignBytes(header("PRI "))).contains("HTTP");
     assertThat(Framing.describeForeignBytes(header("SSH-"))).contains("SSH");
     assertThat(Framing.describeForeignBytes(0x16030100)).contains("TLS");
-    assertThat(Framing.describeForeignBytes(header("*1\r\n"))).contains("Redis").contains("*1\\r\\n");
+    assertThat(Framing.describeForeignBytes(header("*1\r\n")))
+        .contains("Redis")
+        .contains("*1\\r\\n");
     assertThat(Framing.describeForeignBytes(header("*12\r"))).contains("Redis");
     assertThat(Framing.describeForeignBytes(header("$4\r\n"))).contains("Redis");
   }

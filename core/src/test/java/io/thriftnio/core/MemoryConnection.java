@@ -18,15 +18,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class MemoryConnection implements ServerConnection {
   final Thread ioThread = Thread.currentThread();
   private final List<ByteBuffer> unflushed = new ArrayList<>();
+
   /** Reply frames flushed, copied, in order. */
   final List<ByteBuffer> sent = new ArrayList<>();
+
   final List<Request> requests = new ArrayList<>();
   private final ArrayDeque<Runnable> ioTasks = new ArrayDeque<>();
   int flushes;
   int executes;
   int resumes;
+
   /** null while open; else whether the close half-closed first. */
   Boolean closedHalfFirst;
+
   int answeredSignals;
 
   /** A request's memory: counts releases. */

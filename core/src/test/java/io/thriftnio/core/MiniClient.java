@@ -65,7 +65,11 @@ final class MiniClient extends TServiceClient {
     if (msg.seqid != seqid_) {
       throw new TApplicationException(
           TApplicationException.BAD_SEQUENCE_ID,
-          method + " failed: out of sequence response: expected " + seqid_ + " but got " + msg.seqid);
+          method
+              + " failed: out of sequence response: expected "
+              + seqid_
+              + " but got "
+              + msg.seqid);
     }
     String text = MiniService.readText(iprot_, (short) 0);
     iprot_.readMessageEnd();

@@ -22,8 +22,8 @@ import org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer;
  * Requests carry {@code struct { 1: string text }}, replies {@code struct { 0: string success }}.
  *
  * <p>Methods: {@code echo} replies with its text, {@code upper} with its text upper-cased, {@code
- * oneway} replies nothing, {@code big} replies with {@code text} repeated 1000 times, {@code
- * throw} throws {@link IllegalStateException}, {@code error} throws {@link AssertionError}, {@code
+ * oneway} replies nothing, {@code big} replies with {@code text} repeated 1000 times, {@code throw}
+ * throws {@link IllegalStateException}, {@code error} throws {@link AssertionError}, {@code
  * overflow} overflows the stack. Anything else is answered {@code UNKNOWN_METHOD}, as generated
  * processors do.
  */
@@ -57,9 +57,7 @@ final class MiniService {
   /** A decoded reply. */
   record Reply(TMessage header, String success, TApplicationException exception) {}
 
-  /**
-   * Decodes a response frame (length prefix included), checking that the prefix matches.
-   */
+  /** Decodes a response frame (length prefix included), checking that the prefix matches. */
   static Reply decode(TProtocolFactory f, ByteBuffer frame) throws TException {
     ByteBuffer b = frame.duplicate();
     int length = b.getInt();

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.MiniService.Reply;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -43,7 +43,8 @@ class ProcessorInvokerTest {
     ASYNC.shutdownNow();
   }
 
-  private static ProcessorInvoker invoker(String kind, TProtocolFactory in, TProtocolFactory out, int max) {
+  private static ProcessorInvoker invoker(
+      String kind, TProtocolFactory in, TProtocolFactory out, int max) {
     return kind.equals("sync")
         ? ProcessorInvoker.of(new MiniService.Sync(), in, out, max)
         : ProcessorInvoker.ofAsync(new MiniService.Async(ASYNC), in, out, max);
@@ -85,16 +86,22 @@ class ProcessorInvokerTest {
     List<String> replies = new ArrayList<>();
     String[] texts = {"a", "b".repeat(5000), "c", "d".repeat(40), ""};
     for (int i = 0; i < texts.length; i++) {
-      replies.add(MiniService.decode(COMPACT, await(invoker.invoke(
-          MiniService.call(COMPACT, "echo", i, texts[i])))).success());
+      replies.add(
+          MiniService.decode(
+                  COMPACT, await(invoker.invoke(MiniService.call(COMPACT, "echo", i, texts[i]))))
+              .success());
     }
     assertThat(replies).containsExactly(texts);
 
-    Reply failed = MiniService.decode(COMPACT, await(invoker.invoke(
-        MiniService.call(COMPACT, "throw", 9, "x"))));
+    Reply failed =
+        MiniService.decode(
+            COMPACT, await(invoker.invoke(MiniService.call(COMPACT, "throw", 9, "x"))));
     assertThat(failed.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
-    assertThat(MiniService.decode(COMPACT, await(invoker.invoke(
-        MiniService.call(COMPACT, "upper", 10, "after")))).success()).isEqualTo("AFTER");
+    assertThat(
+            MiniService.decode(
+                    COMPACT, await(invoker.invoke(MiniService.call(COMPACT, "upper", 10, "after"))))
+                .success())
+        .isEqualTo("AFTER");
 
     ByteBuffer[] inner = new ByteBuffer[1];
     CompletableFuture<ByteBuffer> outer = new CompletableFuture<>();
@@ -168,7 +175,8 @@ class ProcessorInvokerTest {
     assertInternalError(invoker("async"), method);
   }
 
-  private static void assertInternalError(ProcessorInvoker invoker, String method) throws Exception {
+  private static void assertInternalError(ProcessorInvoker invoker, String method)
+      throws Exception {
     ByteBuffer frame = await(invoker.invoke(MiniService.call(BINARY, method, 99, "boom")));
     Reply reply = MiniService.decode(BINARY, frame);
     assertThat(reply.header().type).isEqualTo(TMessageType.EXCEPTION);
@@ -232,7 +240,8 @@ class ProcessorInvokerTest {
   @ValueSource(strings = {"sync", "async"})
   void unknownMethodGetsUnknownMethodReply(String kind) throws Exception {
     Reply reply =
-        MiniService.decode(BINARY, await(invoker(kind).invoke(MiniService.call(BINARY, "nope", 77, "x"))));
+        MiniService.decode(
+            BINARY, await(invoker(kind).invoke(MiniService.call(BINARY, "nope", 77, "x"))));
     assertThat(reply.header().type).isEqualTo(TMessageType.EXCEPTION);
     assertThat(reply.header().seqid).isEqualTo(77);
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD);
@@ -242,12 +251,15 @@ class ProcessorInvokerTest {
   @Test
   void libthriftBaseProcessorsAnswerUnknownMethods() throws Exception {
     ProcessorInvoker sync =
-        ProcessorInvoker.of(new TBaseProcessor<Object>(new Object(), Map.of()) {}, BINARY, BINARY, MAX);
+        ProcessorInvoker.of(
+            new TBaseProcessor<Object>(new Object(), Map.of()) {}, BINARY, BINARY, MAX);
     ProcessorInvoker async =
-        ProcessorInvoker.ofAsync(new TBaseAsyncProcessor<>(new Object(), Map.of()), BINARY, BINARY, MAX);
+        ProcessorInvoker.ofAsync(
+            new TBaseAsyncProcessor<>(new Object(), Map.of()), BINARY, BINARY, MAX);
     for (ProcessorInvoker invoker : new ProcessorInvoker[] {sync, async}) {
       Reply reply =
-          MiniService.decode(BINARY, await(invoker.invoke(MiniService.call(BINARY, "missing", 4, "x"))));
+          MiniService.decode(
+              BINARY, await(invoker.invoke(MiniService.call(BINARY, "missing", 4, "x"))));
       assertThat(reply.header().seqid).isEqualTo(4);
       assertThat(reply.exception().getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD);
     }
@@ -263,21 +275,27 @@ class ProcessorInvokerTest {
     ByteBuffer unknownOneway = MiniService.request(BINARY, "nope", TMessageType.ONEWAY, 9, "x");
     assertThat(await(invoker(kind).invoke(unknownOneway))).isNull();
     ProcessorInvoker stock =
-        ProcessorInvoker.of(new TBaseProcessor<Object>(new Object(), Map.of()) {}, BINARY, BINARY, MAX);
+        ProcessorInvoker.of(
+            new TBaseProcessor<Object>(new Object(), Map.of()) {}, BINARY, BINARY, MAX);
     assertThat(await(stock.invoke(unknownOneway.duplicate()))).isNull();
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"sync", "async"})
-  void responseAboveMaxFrameSizeIsAnInternalErrorNotAMalformedRequest(String kind) throws Exception {
+  void responseAboveMaxFrameSizeIsAnInternalErrorNotAMalformedRequest(String kind)
+      throws Exception {
     ProcessorInvoker invoker = invoker(kind, BINARY, BINARY, 4096);
     Reply reply =
-        MiniService.decode(BINARY, await(invoker.invoke(MiniService.call(BINARY, "big", 6, "0123456789"))));
+        MiniService.decode(
+            BINARY, await(invoker.invoke(MiniService.call(BINARY, "big", 6, "0123456789"))));
     assertThat(reply.header().seqid).isEqualTo(6);
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
     assertThat(reply.exception().getMessage()).contains("big").doesNotContain("Malformed");
     // The invoker still serves calls that fit.
-    assertThat(MiniService.decode(BINARY, await(invoker.invoke(MiniService.call(BINARY, "echo", 7, "ok")))).success())
+    assertThat(
+            MiniService.decode(
+                    BINARY, await(invoker.invoke(MiniService.call(BINARY, "echo", 7, "ok"))))
+                .success())
         .isEqualTo("ok");
   }
 
@@ -288,11 +306,15 @@ class ProcessorInvokerTest {
     TProtocolFactory f =
         protocol.equals("binary")
             ? BINARY
-            : protocol.equals("compact") ? COMPACT : new org.apache.thrift.protocol.TJSONProtocol.Factory();
+            : protocol.equals("compact")
+                ? COMPACT
+                : new org.apache.thrift.protocol.TJSONProtocol.Factory();
     MiniService.Sync processor = new MiniService.Sync();
     ProcessorInvoker invoker = ProcessorInvoker.of(processor, f, f, MAX);
     for (byte type : new byte[] {TMessageType.REPLY, TMessageType.EXCEPTION, 0, 5}) {
-      Reply reply = MiniService.decode(f, await(invoker.invoke(MiniService.request(f, "upper", type, 9, "x"))));
+      Reply reply =
+          MiniService.decode(
+              f, await(invoker.invoke(MiniService.request(f, "upper", type, 9, "x"))));
       assertThat(reply.header().seqid).isEqualTo(9);
       assertThat(reply.exception().getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
       assertThat(reply.exception().getMessage()).contains("message type " + type);
@@ -305,7 +327,8 @@ class ProcessorInvokerTest {
   @Test
   void requestAboveMaxFrameSizeIsRefused() throws Exception {
     ProcessorInvoker invoker = invoker("sync", BINARY, BINARY, 64);
-    CompletableFuture<ByteBuffer> f = invoker.invoke(MiniService.call(BINARY, "echo", 1, "x".repeat(100)));
+    CompletableFuture<ByteBuffer> f =
+        invoker.invoke(MiniService.call(BINARY, "echo", 1, "x".repeat(100)));
     assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(TException.class);
@@ -317,7 +340,9 @@ class ProcessorInvokerTest {
       throws Exception {
     ByteBuffer request = MiniService.call(BINARY, "echo", 3, "x".repeat(100));
     int max = request.remaining();
-    assertThat(MiniService.decode(BINARY, await(invoker(kind, BINARY, BINARY, max).invoke(request))).success())
+    assertThat(
+            MiniService.decode(BINARY, await(invoker(kind, BINARY, BINARY, max).invoke(request)))
+                .success())
         .isEqualTo("x".repeat(100));
 
     assertThatThrownBy(() -> await(invoker(kind, BINARY, BINARY, max - 1).invoke(request)))
@@ -336,13 +361,15 @@ class ProcessorInvokerTest {
     assertThatThrownBy(() -> ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxFrameSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> ProcessorInvoker.of((org.apache.thrift.TProcessor) null, BINARY, BINARY, MAX))
+    assertThatThrownBy(
+            () -> ProcessorInvoker.of((org.apache.thrift.TProcessor) null, BINARY, BINARY, MAX))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("processor");
     assertThatThrownBy(() -> ProcessorInvoker.of(new MiniService.Sync(), null, BINARY, MAX))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("inputProtocolFactory");
-    assertThatThrownBy(() -> ProcessorInvoker.ofAsync(new MiniService.Async(ASYNC), BINARY, null, MAX))
+    assertThatThrownBy(
+            () -> ProcessorInvoker.ofAsync(new MiniService.Async(ASYNC), BINARY, null, MAX))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("outputProtocolFactory");
   }

@@ -114,7 +114,9 @@ class ServerBuilderTest {
         .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
     assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
-    assertThat(c.maxConnections()).isEqualTo(16_384).isEqualTo(ServerBuilder.DEFAULT_MAX_CONNECTIONS);
+    assertThat(c.maxConnections())
+        .isEqualTo(16_384)
+        .isEqualTo(ServerBuilder.DEFAULT_MAX_CONNECTIONS);
     assertThat(c.idleTimeout()).isEqualTo(Duration.ZERO);
     assertThat(c.frameTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
@@ -187,7 +189,8 @@ class ServerBuilderTest {
 
   @Test
   void limitsAtTheirBoundary() {
-    assertThat(build(b -> b.maxFrameSize(Integer.MAX_VALUE)).maxFrameSize()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(build(b -> b.maxFrameSize(Integer.MAX_VALUE)).maxFrameSize())
+        .isEqualTo(Integer.MAX_VALUE);
     assertRejected(b -> b.maxFrameSize(0), "maxFrameSize: 0 (expected: > 0)");
     assertRejected(b -> b.maxFrameSize(-1), "maxFrameSize: -1 (expected: > 0)");
     assertRejected(
@@ -221,18 +224,21 @@ class ServerBuilderTest {
   @Test
   void durationsAtTheirBoundary() {
     Duration minusOne = Duration.ofNanos(-1);
-    assertRejected(b -> b.idleTimeout(minusOne), "idleTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
+    assertRejected(
+        b -> b.idleTimeout(minusOne), "idleTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
     assertRejected(b -> b.idleTimeout(null), "idleTimeout: null (expected: >= 0, 0 = off)");
-    assertRejected(b -> b.drainTimeout(Duration.ofSeconds(-1)), "drainTimeout: PT-1S (expected: >= 0, 0 = off)");
+    assertRejected(
+        b -> b.drainTimeout(Duration.ofSeconds(-1)),
+        "drainTimeout: PT-1S (expected: >= 0, 0 = off)");
     assertRejected(b -> b.frameTimeout(Duration.ZERO), "frameTimeout: PT0S (expected: > 0)");
     assertRejected(b -> b.frameTimeout(minusOne), "frameTimeout: PT-0.000000001S (expected: > 0)");
     assertRejected(b -> b.frameTimeout(null), "frameTimeout: null (expected: > 0)");
-    assertThat(build(b -> b.frameTimeout(Duration.ofNanos(1))).frameTimeout()).isEqualTo(Duration.ofNanos(1));
+    assertThat(build(b -> b.frameTimeout(Duration.ofNanos(1))).frameTimeout())
+        .isEqualTo(Duration.ofNanos(1));
     assertThat(build(b -> b.idleTimeout(Duration.ZERO)).idleTimeout()).isZero();
     assertRejected(
         b -> b.workerStartTimeout(Duration.ZERO), "workerStartTimeout: PT0S (expected: > 0)");
-    assertRejected(
-        b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
+    assertRejected(b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
     assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
         .isEqualTo(Duration.ofNanos(1));
   }

@@ -19,11 +19,11 @@ import org.glassfish.grizzly.CompletionHandler;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
 import org.glassfish.grizzly.IOEvent;
+import org.glassfish.grizzly.Transport.State;
 import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.CompositeBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
-import org.glassfish.grizzly.Transport.State;
 import org.glassfish.grizzly.nio.NIOConnection;
 import org.glassfish.grizzly.nio.SelectorRunner;
 
@@ -35,6 +35,7 @@ import org.glassfish.grizzly.nio.SelectorRunner;
 final class GrizzlyServerConnection implements ServerConnection {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(GrizzlyServerConnection.class);
+
   /**
    * How long a connection that was sent an error reply stays half-closed, its input read and
    * discarded, before it is closed: closing with unread input sends a reset, which can destroy the
@@ -48,14 +49,18 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   final Connection<?> connection;
   final CallSequencer calls;
+
   /** Replies written and not yet flushed; owned by the sequencer's writer. */
   private final List<Buffer> unflushed = new ArrayList<>(4);
+
   /** Whether read interest is on, as last set; written under this object's lock. */
   private volatile boolean reading = true;
 
   private final CallPath path;
+
   /** Its registration in the server's registry; {@code null} in a user's own filter chain. */
   private final RegisteredConnection<?> registration;
+
   /** The selector thread that reads this connection; {@code null} if not an NIO connection. */
   private final SelectorRunner selector;
 
@@ -63,7 +68,9 @@ final class GrizzlyServerConnection implements ServerConnection {
     this.connection = connection;
     this.path = path;
     this.selector =
-        connection instanceof NIOConnection ? ((NIOConnection) connection).getSelectorRunner() : null;
+        connection instanceof NIOConnection
+            ? ((NIOConnection) connection).getSelectorRunner()
+            : null;
     this.registration = ConnectionGuardFilter.registered(connection); // admitted at accept
     this.calls = path.open(this);
   }
@@ -72,8 +79,8 @@ final class GrizzlyServerConnection implements ServerConnection {
    * Makes the connection's read interest follow the call path ({@link
    * CallSequencer#isReadingPaused()}), as Netty's auto-read does: while paused, the whole frames
    * already read still reach the call path, which keeps them undispatched. Called after every
-   * request delivered and on every resume, so the last call sees the latest state; not a
-   * suspended filter chain, which, resumed off the selector thread, was not always read again.
+   * request delivered and on every resume, so the last call sees the latest state; not a suspended
+   * filter chain, which, resumed off the selector thread, was not always read again.
    */
   void syncReading() {
     synchronized (this) {
@@ -139,8 +146,7 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   /** Writes {@code batch}; if it cannot be written (the peer reset meanwhile), counts it. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private void writeCounted(
-      Buffer batch, int replies, CompletionHandler<WriteResult<?, ?>> then) {
+  private void writeCounted(Buffer batch, int replies, CompletionHandler<WriteResult<?, ?>> then) {
     ServerCounters counters = path.counters();
     CompletionHandler<WriteResult<?, ?>> handler =
         new EmptyCompletionHandler<WriteResult<?, ?>>() {
@@ -185,8 +191,8 @@ final class GrizzlyServerConnection implements ServerConnection {
   /**
    * Grizzly's write queue takes writes from any thread. Calls run on a worker executor ({@code
    * WORKER}) still hand their replies to the connection's selector thread whenever other replies
-   * are pending, so that the selector writes every reply that is ready with one system call
-   * instead of each worker writing its own; elsewhere the completing thread writes.
+   * are pending, so that the selector writes every reply that is ready with one system call instead
+   * of each worker writing its own; elsewhere the completing thread writes.
    */
   @Override
   public boolean inIoThread() {

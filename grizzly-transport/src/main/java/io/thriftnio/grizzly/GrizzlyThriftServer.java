@@ -4,7 +4,6 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
@@ -53,8 +52,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With {@linkplain ServerBuilder#tls TLS}, Grizzly's {@code SSLFilter} follows the guard. A
  * failed handshake, or one not complete within the handshake timeout after accept (checked by the
- * timer thread), closes the connection and counts in {@link ServerStats#tlsFailures()}. The
- * {@code OPENSSL} provider is refused at {@code build()}: Grizzly uses the JDK's TLS.
+ * timer thread), closes the connection and counts in {@link ServerStats#tlsFailures()}. The {@code
+ * OPENSSL} provider is refused at {@code build()}: Grizzly uses the JDK's TLS.
  *
  * <table>
  *   <caption>Strategies</caption>
@@ -73,18 +72,18 @@ import org.slf4j.LoggerFactory;
  *           executor, which must not reject</td></tr>
  * </table>
  *
- * <p>Memory comes from a pooled memory manager shared by this module. Each connection's async
- * write queue is bounded by {@code maxPendingWriteBytes}: above it the server stops reading from
- * that connection until the peer has taken its responses. Idle connections ({@code idleTimeout})
- * and stalled partial frames ({@code frameTimeout}) are closed by a timer thread and counted in
- * {@link ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}; the
+ * <p>Memory comes from a pooled memory manager shared by this module. Each connection's async write
+ * queue is bounded by {@code maxPendingWriteBytes}: above it the server stops reading from that
+ * connection until the peer has taken its responses. Idle connections ({@code idleTimeout}) and
+ * stalled partial frames ({@code frameTimeout}) are closed by a timer thread and counted in {@link
+ * ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}; the
  * selector threads are not daemon threads (a running server keeps the JVM alive, as on Netty).
  *
- * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are
- * refused), stops starting new requests, lets calls in flight answer for up to {@code
- * drainTimeout}, then closes every connection and the threads the server owns. Called in one of
- * the server's calls or on a Grizzly selector thread, it returns at once and the drain goes on in
- * a thread named {@code thrift-nio-grizzly-server-close-PORT}.
+ * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are refused),
+ * stops starting new requests, lets calls in flight answer for up to {@code drainTimeout}, then
+ * closes every connection and the threads the server owns. Called in one of the server's calls or
+ * on a Grizzly selector thread, it returns at once and the drain goes on in a thread named {@code
+ * thrift-nio-grizzly-server-close-PORT}.
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
@@ -101,6 +100,7 @@ public final class GrizzlyThriftServer extends LifecycleServer {
 
   /** Set by {@link #start()} under the lifecycle's lock, read by {@link #close()} after it. */
   private volatile TCPNIOTransport transport;
+
   private volatile FollowerPool workerPool;
   private volatile TCPNIOServerConnection serverConnection;
   private volatile ScheduledExecutorService timer;
@@ -247,7 +247,9 @@ public final class GrizzlyThriftServer extends LifecycleServer {
       if (workerPool != null) {
         t.setWorkerThreadPool(workerPool);
       }
-      t.getAsyncQueueIO().getWriter().setMaxPendingBytesPerConnection(config.maxPendingWriteBytes());
+      t.getAsyncQueueIO()
+          .getWriter()
+          .setMaxPendingBytesPerConnection(config.maxPendingWriteBytes());
       t.start();
     } else {
       log.debug("Using the caller's running transport {} with its own IO strategy", t.getName());
@@ -293,8 +295,8 @@ public final class GrizzlyThriftServer extends LifecycleServer {
   }
 
   /**
-   * Builds a {@link GrizzlyThriftServer}. Besides the {@linkplain ServerBuilder shared settings},
-   * a caller may supply its own {@link TCPNIOTransport}.
+   * Builds a {@link GrizzlyThriftServer}. Besides the {@linkplain ServerBuilder shared settings}, a
+   * caller may supply its own {@link TCPNIOTransport}.
    */
   public static final class Builder extends ServerBuilder<Builder> {
     private TCPNIOTransport transport;
@@ -316,11 +318,11 @@ public final class GrizzlyThriftServer extends LifecycleServer {
     }
 
     /**
-     * Serves on a caller's transport instead of one created by the server. If the transport is
-     * not yet started, the server configures it (IO strategy, selector runners, worker pool,
-     * write queue limit) and starts it; a started transport is used as it is, with its own
-     * strategy and pools. The server binds its own listening connection on it and sets its filter
-     * chain on that connection only. Default: none (the server creates and owns its transport).
+     * Serves on a caller's transport instead of one created by the server. If the transport is not
+     * yet started, the server configures it (IO strategy, selector runners, worker pool, write
+     * queue limit) and starts it; a started transport is used as it is, with its own strategy and
+     * pools. The server binds its own listening connection on it and sets its filter chain on that
+     * connection only. Default: none (the server creates and owns its transport).
      *
      * @param transport the transport
      * @param shutdownOnClose whether {@link GrizzlyThriftServer#close()} shuts the transport down;

@@ -31,13 +31,13 @@ import org.glassfish.grizzly.memory.Buffers;
  *  flush()     patches the length and writes | length | payload | to the connection
  * </pre>
  *
- * <p>The {@link TConfiguration} is real: the read budget is the request's length, and the
- * response may not exceed its {@code maxFrameSize}. {@link GrizzlyThriftServer} does not need this
- * class (its {@link ThriftServerFilter} uses core's {@code ProcessorInvoker}). Not thread-safe;
- * one instance per request.
+ * <p>The {@link TConfiguration} is real: the read budget is the request's length, and the response
+ * may not exceed its {@code maxFrameSize}. {@link GrizzlyThriftServer} does not need this class
+ * (its {@link ThriftServerFilter} uses core's {@code ProcessorInvoker}). Not thread-safe; one
+ * instance per request.
  *
- * <p><b>Synchronous, same-thread use only.</b> {@link #flush()} writes the response straight to
- * the connection, so responses leave in the order the flushes happen, not the order the requests
+ * <p><b>Synchronous, same-thread use only.</b> {@link #flush()} writes the response straight to the
+ * connection, so responses leave in the order the flushes happen, not the order the requests
  * arrived. That is the request order only when each request is processed to completion on the
  * thread that read it, before the next one is read, as in the example above with Grizzly's
  * same-thread strategy. With worker threads, {@code ctx.suspend()}, or an async processor, two
@@ -96,8 +96,8 @@ public final class TGrizzlyServerTransport extends TEndpointTransport {
   }
 
   /**
-   * Writes the response frame to the connection (Grizzly's async write queue) and starts a new
-   * one. Does nothing if nothing was written (a oneway call).
+   * Writes the response frame to the connection (Grizzly's async write queue) and starts a new one.
+   * Does nothing if nothing was written (a oneway call).
    *
    * @throws TTransportException {@code NOT_OPEN} if the connection is closed
    */

@@ -34,16 +34,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The message handed to the next filter's {@code handleRead} is a Grizzly {@link Buffer} whose
  * position is the first payload byte and whose limit is the end of the frame. It is a view of the
- * bytes read (split off, not copied) when the frame arrived in one read; a frame that spanned
- * reads arrives as Grizzly's composite of those reads. The filter never disposes the buffers it
- * passes on, so a handler may keep them until it has answered.
+ * bytes read (split off, not copied) when the frame arrived in one read; a frame that spanned reads
+ * arrives as Grizzly's composite of those reads. The filter never disposes the buffers it passes
+ * on, so a handler may keep them until it has answered.
  *
  * <p>Behaviour:
  *
  * <ul>
  *   <li>An incomplete frame (or fewer than four bytes) is kept by the chain and completed by the
- *       next read (Grizzly's stop action with remainder); nothing is allocated in proportion to
- *       the declared length.
+ *       next read (Grizzly's stop action with remainder); nothing is allocated in proportion to the
+ *       declared length.
  *   <li>Several frames in one read are all delivered, one after another (invoke action with the
  *       remainder).
  *   <li>A length {@code <= 0} or {@code > maxFrameSize} is rejected as soon as the four length
@@ -53,9 +53,9 @@ import org.slf4j.LoggerFactory;
  *   <li>In a server's chain (a {@link ThriftServerFilter} after this filter) the connection is not
  *       closed at once: the server filter answers every call received before the bad frame, then
  *       closes. For a frame that is too large, {@link GrizzlyThriftServer} also reads the message
- *       header from the bytes that arrived with the length (never waiting for more), and the
- *       caller gets a {@code TApplicationException(PROTOCOL_ERROR)} for that sequence id after
- *       those earlier responses.
+ *       header from the bytes that arrived with the length (never waiting for more), and the caller
+ *       gets a {@code TApplicationException(PROTOCOL_ERROR)} for that sequence id after those
+ *       earlier responses.
  * </ul>
  *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
@@ -303,9 +303,12 @@ public final class ThriftFrameFilter extends BaseFilter {
   private static final class ParseState {
     volatile long partialSinceNanos;
     volatile boolean rejected;
+
     /** Another whole frame follows the one being delivered, in the same read. */
     volatile boolean moreBuffered;
+
     final ReadActivity reads = new ReadActivity();
+
     /** The current read passed a frame on; confined to the reading thread. */
     boolean passedOn;
 

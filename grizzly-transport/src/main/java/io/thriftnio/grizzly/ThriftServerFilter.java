@@ -51,14 +51,13 @@ import org.slf4j.LoggerFactory;
  * Grizzly's IO strategy delivers the read on: the selector thread with {@code
  * SameThreadIOStrategy}, a worker with {@code WorkerThreadIOStrategy}, the leader with {@code
  * LeaderFollowerNIOStrategy}. ({@link GrizzlyThriftServer} with {@code IoStrategy.WORKER} reads on
- * the selector threads and runs each request on its worker pool, so that one connection's
- * pipelined calls run in parallel.) The decisions (order, limits, overload, what a failure gets,
- * what is counted) are the server call path of thrift-nio's core, the same on every transport;
- * this filter is its Grizzly adapter. An asynchronous
- * processor may complete later, on any thread, and in any order: each connection keeps a queue of
- * its calls, and a response leaves only after every earlier response on that connection has, so
- * pipelining clients match responses first-in, first-out. Oneway calls take a place in the queue
- * and send nothing.
+ * the selector threads and runs each request on its worker pool, so that one connection's pipelined
+ * calls run in parallel.) The decisions (order, limits, overload, what a failure gets, what is
+ * counted) are the server call path of thrift-nio's core, the same on every transport; this filter
+ * is its Grizzly adapter. An asynchronous processor may complete later, on any thread, and in any
+ * order: each connection keeps a queue of its calls, and a response leaves only after every earlier
+ * response on that connection has, so pipelining clients match responses first-in, first-out.
+ * Oneway calls take a place in the queue and send nothing.
  *
  * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
  * closed. A frame that {@link ThriftFrameFilter} rejects ends the connection after every earlier
@@ -175,8 +174,8 @@ public final class ThriftServerFilter extends BaseFilter {
   }
 
   /**
-   * Stops reading from the connection (Grizzly disables read interest while a context is
-   * suspended) until its write queue drops below the limit.
+   * Stops reading from the connection (Grizzly disables read interest while a context is suspended)
+   * until its write queue drops below the limit.
    */
   private NextAction suspendUntilWritable(FilterChainContext ctx, Connection<?> connection) {
     ctx.suspend();
@@ -221,8 +220,8 @@ public final class ThriftServerFilter extends BaseFilter {
     if (error instanceof IOException) {
       log.debug("Connection from {} failed", ctx.getConnection().getPeerAddress(), error);
     } else {
-      log.warn("Unexpected failure on connection from {}", ctx.getConnection().getPeerAddress(),
-          error);
+      log.warn(
+          "Unexpected failure on connection from {}", ctx.getConnection().getPeerAddress(), error);
     }
   }
 

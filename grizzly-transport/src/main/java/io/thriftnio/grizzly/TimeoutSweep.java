@@ -34,8 +34,7 @@ final class TimeoutSweep implements Runnable {
   /** Runs between the sweep finding a connection idle and committing it; tests widen the race. */
   volatile Consumer<Connection<?>> beforeIdleClose = c -> {};
 
-  TimeoutSweep(
-      ConnectionRegistry<ConnectionHandle> registry, TimeoutPolicy policy, boolean tls) {
+  TimeoutSweep(ConnectionRegistry<ConnectionHandle> registry, TimeoutPolicy policy, boolean tls) {
     this.registry = registry;
     this.policy = policy;
     this.tls = tls;

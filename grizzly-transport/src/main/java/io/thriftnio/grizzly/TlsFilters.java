@@ -22,8 +22,8 @@ import org.glassfish.grizzly.ssl.SSLUtils;
  * rather than by {@link SSLEngineConfigurator}'s own settings, whose {@code setSSLParameters}
  * ignores its argument in Grizzly 4.0.
  *
- * <p>Grizzly's own handshake timeout blocks a thread on a synchronous read and starts only with
- * the first bytes, so it cannot close a client that never speaks: the server's timeout sweep uses
+ * <p>Grizzly's own handshake timeout blocks a thread on a synchronous read and starts only with the
+ * first bytes, so it cannot close a client that never speaks: the server's timeout sweep uses
  * {@link #handshaking} instead, and clients wait on their handshake future.
  */
 final class TlsFilters {
@@ -52,7 +52,8 @@ final class TlsFilters {
             return engine; // made complete by createSSLEngine
           }
         };
-    SSLFilter filter = new SSLFilter(engines, new SSLEngineConfigurator(context, true, false, false));
+    SSLFilter filter =
+        new SSLFilter(engines, new SSLEngineConfigurator(context, true, false, false));
     filter.addHandshakeListener(
         new SSLBaseFilter.HandshakeListener() {
           @Override
@@ -61,8 +62,7 @@ final class TlsFilters {
           @Override
           public void onComplete(Connection<?> connection) {
             HANDSHAKEN.set(connection, Boolean.TRUE);
-            RegisteredConnection<ConnectionHandle> r =
-                ConnectionGuardFilter.registered(connection);
+            RegisteredConnection<ConnectionHandle> r = ConnectionGuardFilter.registered(connection);
             SSLEngine engine = SSLUtils.getSSLEngine(connection);
             if (r != null && engine != null) {
               r.tlsEstablished(engine.getSession());
@@ -71,8 +71,7 @@ final class TlsFilters {
 
           @Override
           public void onFailure(Connection<?> connection, Throwable t) {
-            RegisteredConnection<ConnectionHandle> r =
-                ConnectionGuardFilter.registered(connection);
+            RegisteredConnection<ConnectionHandle> r = ConnectionGuardFilter.registered(connection);
             if (r != null) {
               registry.tlsFailed(r, JdkTls.describe(t)); // counted once per connection; closes it
             } else {

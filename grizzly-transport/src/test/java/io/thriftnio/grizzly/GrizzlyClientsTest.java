@@ -1,14 +1,12 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ThriftChannel;
-import org.apache.thrift.transport.TTransport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -32,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -179,8 +178,7 @@ class GrizzlyClientsTest {
   void aReadThatFailedOnTheConnectionsEndLeavesTheTransportClosed() throws Exception {
     TGrizzlyClientTransport transport = queued(server.localAddress());
     closeables.add(transport::close);
-    transport.onClosed(
-        new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
+    transport.onClosed(new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -189,8 +187,8 @@ class GrizzlyClientsTest {
   }
 
   /**
-   * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes
-   * (one answer and noise after it), and holds the connection open.
+   * A socket server that reads one request frame, then sends {@code frames} frames of 8 bytes (one
+   * answer and noise after it), and holds the connection open.
    */
   private InetSocketAddress floodingPeer(int frames) throws Exception {
     ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -289,7 +287,8 @@ class GrizzlyClientsTest {
           try {
             TTransport t =
                 resources.openTransport(
-                    address, ClientOptions.builder().connectTimeout(Duration.ofMillis(300)).build());
+                    address,
+                    ClientOptions.builder().connectTimeout(Duration.ofMillis(300)).build());
             fillers.add(t::close);
             Socket filler = new Socket();
             fillers.add(filler);
@@ -333,12 +332,20 @@ class GrizzlyClientsTest {
   @Test
   void channelCallTimeoutFailsTheCallAndClosesTheChannelFailingTheOthers() throws Exception {
     GrizzlyThriftChannel channel =
-        (GrizzlyThriftChannel) resources.openChannel(server.localAddress(), ClientOptions.builder().requestTimeout(Duration.ofSeconds(20)).callbackExecutor(Runnable::run).build());
+        (GrizzlyThriftChannel)
+            resources.openChannel(
+                server.localAddress(),
+                ClientOptions.builder()
+                    .requestTimeout(Duration.ofSeconds(20))
+                    .callbackExecutor(Runnable::run)
+                    .build());
     closeables.add(channel);
     AsyncClients.AsyncCaller<BenchService.Client> caller =
         AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
-    CompletableFuture<Object> blocked = caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
-    CompletableFuture<Object> second = caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+    CompletableFuture<Object> blocked =
+        caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
+    CompletableFuture<Object> second =
+        caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
     CompletableFuture<ByteBuffer> timed =
         channel.exchange(ByteBuffer.wrap(encodeEcho(3)), Duration.ofMillis(200));
     assertThatThrownBy(() -> timed.get(10, TimeUnit.SECONDS))
@@ -355,10 +362,13 @@ class GrizzlyClientsTest {
         .isInstanceOf(TTransportException.class)
         .hasMessageContaining("calls pending")
         .hasMessageContaining("timed out");
-    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TTransportException.class);
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(TTransportException.class);
     assertThat(channel.isOpen()).isFalse();
     assertThat(channel.pendingCalls()).isZero();
-    assertThatThrownBy(() -> channel.exchange(ByteBuffer.wrap(encodeEcho(1))).get(5, TimeUnit.SECONDS))
+    assertThatThrownBy(
+            () -> channel.exchange(ByteBuffer.wrap(encodeEcho(1))).get(5, TimeUnit.SECONDS))
         .cause()
         .isInstanceOf(TTransportException.class);
   }
@@ -399,7 +409,13 @@ class GrizzlyClientsTest {
         Executors.newSingleThreadExecutor(r -> new Thread(r, "chosen-callback-thread"));
     try {
       GrizzlyThriftChannel channel =
-          (GrizzlyThriftChannel) resources.openChannel(server.localAddress(), ClientOptions.builder().requestTimeout(Duration.ofSeconds(10)).callbackExecutor(callbacks).build());
+          (GrizzlyThriftChannel)
+              resources.openChannel(
+                  server.localAddress(),
+                  ClientOptions.builder()
+                      .requestTimeout(Duration.ofSeconds(10))
+                      .callbackExecutor(callbacks)
+                      .build());
       closeables.add(channel);
       AtomicReference<String> thread = new AtomicReference<>();
       // Hold the single callback thread so the reply cannot complete before the stage is attached.
@@ -429,8 +445,10 @@ class GrizzlyClientsTest {
       // ask until the oneway has run (a oneway sent and never run would fail here after 10 s).
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       long fired;
-      while ((fired = caller.call(c -> c.send_fired(), BenchService.Client::recv_fired)
-                  .get(10, TimeUnit.SECONDS))
+      while ((fired =
+                  caller
+                      .call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                      .get(10, TimeUnit.SECONDS))
               == 0
           && System.nanoTime() < deadline) {
         Thread.onSpinWait();
@@ -447,7 +465,13 @@ class GrizzlyClientsTest {
       InetSocketAddress address = (InetSocketAddress) listener.getLocalSocketAddress();
       // Direct completion: the timed-out call's failure callback runs inside the timeout handling.
       GrizzlyThriftChannel channel =
-          (GrizzlyThriftChannel) resources.openChannel(address, ClientOptions.builder().requestTimeout(Duration.ofSeconds(20)).callbackExecutor(Runnable::run).build());
+          (GrizzlyThriftChannel)
+              resources.openChannel(
+                  address,
+                  ClientOptions.builder()
+                      .requestTimeout(Duration.ofSeconds(20))
+                      .callbackExecutor(Runnable::run)
+                      .build());
       closeables.add(channel);
       Socket peer = listener.accept();
       closeables.add(peer);
@@ -538,14 +562,17 @@ class GrizzlyClientsTest {
     closeables.add(channel);
     CompletableFuture<ByteBuffer> call = channel.exchange(ByteBuffer.wrap(encodeEcho(1)));
     assertThat(completionHeld.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(((java.util.concurrent.ScheduledThreadPoolExecutor) resources.timer()).getQueue()).as("live timer tasks").isEmpty();
+    assertThat(((java.util.concurrent.ScheduledThreadPoolExecutor) resources.timer()).getQueue())
+        .as("live timer tasks")
+        .isEmpty();
     held.forEach(Runnable::run);
     assertThat(call.get(10, TimeUnit.SECONDS).remaining()).isPositive();
   }
 
   @Test
   void aShutDownTimerFailsTheCallInsteadOfThrowingFromExchange() throws Exception {
-    GrizzlyThriftChannel channel = (GrizzlyThriftChannel) resources.openChannel(server.localAddress());
+    GrizzlyThriftChannel channel =
+        (GrizzlyThriftChannel) resources.openChannel(server.localAddress());
     closeables.add(channel);
     resources.timer().shutdown();
     CompletableFuture<ByteBuffer> call = channel.exchange(ByteBuffer.wrap(encodeEcho(1)));
@@ -562,7 +589,8 @@ class GrizzlyClientsTest {
 
   @Test
   void channelFuturesCompleteOffTheIoThreadByDefault() throws Exception {
-    GrizzlyThriftChannel channel = (GrizzlyThriftChannel) resources.openChannel(server.localAddress());
+    GrizzlyThriftChannel channel =
+        (GrizzlyThriftChannel) resources.openChannel(server.localAddress());
     closeables.add(channel);
     AtomicReference<Thread> completedOn = new AtomicReference<>();
     // sleep() waits for the release latch, so the stage is attached before the reply exists.

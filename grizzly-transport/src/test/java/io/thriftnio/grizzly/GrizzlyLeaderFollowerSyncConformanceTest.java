@@ -5,7 +5,9 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 
-/** The conformance suite: Grizzly server, LEADER_FOLLOWER, this module's TGrizzlyClientTransport. */
+/**
+ * The conformance suite: Grizzly server, LEADER_FOLLOWER, this module's TGrizzlyClientTransport.
+ */
 class GrizzlyLeaderFollowerSyncConformanceTest extends ConformanceSuite {
   @Override
   protected ServerBuilder<?> newServerBuilder() {

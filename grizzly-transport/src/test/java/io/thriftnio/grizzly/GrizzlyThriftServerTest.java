@@ -246,8 +246,7 @@ class GrizzlyThriftServerTest {
     long before = allocatedByAllThreads(threads);
     // "GET " is a length of 1,195,725,856; "/ HT" would be a 790 MB method name.
     c.write(
-        "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
-            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     assertThat(c.awaitClosedBy(WITHIN)).isEmpty();
     long allocated = allocatedByAllThreads(threads) - before;
     assertThat(allocated).as("bytes allocated by every thread").isLessThan(32L << 20);
@@ -281,13 +280,16 @@ class GrizzlyThriftServerTest {
     assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
     RawConnection queued = raw(server);
     queued.writeFrame(call("get_last_sale", 2, new BenchService.get_last_sale_args("Q")));
-    await("the second read event to wait in the caller's queue", () -> callerPool.getQueue().size() == 1);
+    await(
+        "the second read event to wait in the caller's queue",
+        () -> callerPool.getQueue().size() == 1);
 
     RawConnection refused = raw(server);
     refused.writeFrame(call("get_last_sale", 3, new BenchService.get_last_sale_args("R")));
     assertThatThrownBy(
-            () -> RawConnection.decodeReply(
-                PROTOCOL, refused.readFrame(), new BenchService.get_last_sale_result()))
+            () ->
+                RawConnection.decodeReply(
+                    PROTOCOL, refused.readFrame(), new BenchService.get_last_sale_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> {
@@ -298,7 +300,9 @@ class GrizzlyThriftServerTest {
     assertThat(server.stats().failedCalls()).as("a refusal counts as overloaded only").isZero();
 
     release.countDown();
-    assertThat(RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result()).seqid)
+    assertThat(
+            RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result())
+                .seqid)
         .isEqualTo(1);
     BenchService.get_last_sale_result q = new BenchService.get_last_sale_result();
     RawConnection.decodeReply(PROTOCOL, queued.readFrame(), q);
@@ -324,7 +328,9 @@ class GrizzlyThriftServerTest {
     int size = 64 * 1024;
     ByteArrayOutputStream batch = new ByteArrayOutputStream();
     for (int seq = 1; seq <= calls; seq++) {
-      batch.write(RawConnection.frame(call("echo", seq, new BenchService.echo_args(Payloads.of(size, seq)))));
+      batch.write(
+          RawConnection.frame(
+              call("echo", seq, new BenchService.echo_args(Payloads.of(size, seq)))));
     }
     // A client with a tiny receive window that does not read at first: the server's responses
     // pile up in its write queue, far above the 16 KiB limit, so the server must stop reading
@@ -346,7 +352,8 @@ class GrizzlyThriftServerTest {
             },
             "pipelining-writer");
     writer.start();
-    await("two responses to be queued for a client that is not reading",
+    await(
+        "two responses to be queued for a client that is not reading",
         () -> server.stats().completedCalls() >= 2);
     for (int seq = 1; seq <= calls; seq++) {
       byte[] frame = new byte[in.readInt()];
@@ -371,7 +378,8 @@ class GrizzlyThriftServerTest {
                 .bind(ANY_PORT));
     RawConnection admitted = raw(server);
     admitted.writeFrame(
-        RawConnection.encodeCall(PROTOCOL, "echo", 1, new BenchService.echo_args(Payloads.of(8, 1))));
+        RawConnection.encodeCall(
+            PROTOCOL, "echo", 1, new BenchService.echo_args(Payloads.of(8, 1))));
     admitted.readFrame(); // answered: it holds the only slot
     // slf4j-simple (configured by the build to log to System.out) resolves the stream per line.
     java.io.PrintStream original = System.out;
@@ -391,7 +399,9 @@ class GrizzlyThriftServerTest {
             .filter(line -> line.contains("Rejected connection"))
             .collect(java.util.stream.Collectors.toList());
     assertThat(warnings).hasSize(4);
-    assertThat(warnings.get(0)).contains("maxConnections 1 reached").contains("(1 rejected so far)");
+    assertThat(warnings.get(0))
+        .contains("maxConnections 1 reached")
+        .contains("(1 rejected so far)");
     assertThat(warnings.get(1)).contains("(2 rejected so far)");
     assertThat(warnings.get(2)).contains("(4 rejected so far)");
     assertThat(warnings.get(3)).contains("(8 rejected so far)");
@@ -442,10 +452,12 @@ class GrizzlyThriftServerTest {
           if (call.get() != null) {
             return;
           }
-          call.set(caller.submit(() -> {
-            client.sleep(1);
-            return null;
-          }));
+          call.set(
+              caller.submit(
+                  () -> {
+                    client.sleep(1);
+                    return null;
+                  }));
           try {
             assertThat(sleeping.await(10, TimeUnit.SECONDS)).as("the call started").isTrue();
           } catch (InterruptedException e) {
@@ -463,8 +475,8 @@ class GrizzlyThriftServerTest {
   }
 
   /**
-   * A read has passed the idle check and holds a request on its way to the call path when the
-   * sweep finds the connection idle (by a clock set ahead). The read in progress must keep the
+   * A read has passed the idle check and holds a request on its way to the call path when the sweep
+   * finds the connection idle (by a clock set ahead). The read in progress must keep the
    * connection: a call must not start on a connection already closed as idle, and the caller gets
    * its answer. Deterministic: the selector thread holds the request until the sweep is over.
    */
@@ -509,7 +521,8 @@ class GrizzlyThriftServerTest {
     ServerStats stats = server.stats();
     assertThat(stats.timedOutConnections()).as("closed as idle").isZero();
     assertThat(stats.droppedResponses()).isZero();
-    assertThat(client.echo(ByteBuffer.wrap(new byte[] {4}))).isEqualTo(ByteBuffer.wrap(new byte[] {4}));
+    assertThat(client.echo(ByteBuffer.wrap(new byte[] {4})))
+        .isEqualTo(ByteBuffer.wrap(new byte[] {4}));
   }
 
   @Test
@@ -523,7 +536,8 @@ class GrizzlyThriftServerTest {
                 .bind(ANY_PORT));
     RawConnection c = raw(server);
     c.writeFrame(call("sleep", 9, new BenchService.sleep_args(600)));
-    TMessage reply = RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result());
+    TMessage reply =
+        RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result());
     assertThat(reply.seqid).isEqualTo(9);
     assertThat(server.stats().timedOutConnections()).isZero();
     c.awaitClosedBy(Duration.ofSeconds(10)); // idle after the reply: closed
@@ -573,8 +587,7 @@ class GrizzlyThriftServerTest {
         .contains("SelectorRunner");
     assertThat(server.isRunning()).isFalse();
     String closer = "thrift-nio-grizzly-server-close-" + server.localAddress().getPort();
-    assertThat(Thread.getAllStackTraces().keySet())
-        .anyMatch(t -> t.getName().equals(closer));
+    assertThat(Thread.getAllStackTraces().keySet()).anyMatch(t -> t.getName().equals(closer));
     release.countDown();
     RawConnection.decodeReply(PROTOCOL, busy.readFrame(), new BenchService.sleep_result());
     busy.awaitClosedBy(WITHIN);
@@ -682,8 +695,11 @@ class GrizzlyThriftServerTest {
       c.write(
           concat(
               RawConnection.frame(call("sleep", 1, new BenchService.sleep_args(100))),
-              RawConnection.frame(call("get_last_sale", 2, new BenchService.get_last_sale_args("F")))));
-      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()).seqid)
+              RawConnection.frame(
+                  call("get_last_sale", 2, new BenchService.get_last_sale_args("F")))));
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
           .isEqualTo(1);
       BenchService.get_last_sale_result r = new BenchService.get_last_sale_result();
       assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), r).seqid).isEqualTo(2);
@@ -699,7 +715,8 @@ class GrizzlyThriftServerTest {
 
   @Test
   void serverTransportRunsAProcessorInAUsersOwnFilterChain() throws Exception {
-    BenchService.Processor<BenchHandler> processor = new BenchService.Processor<>(new BenchHandler());
+    BenchService.Processor<BenchHandler> processor =
+        new BenchService.Processor<>(new BenchHandler());
     TCPNIOTransport transport = TCPNIOTransportBuilder.newInstance().build();
     closeables.add(transport::shutdownNow);
     transport.setProcessor(

@@ -1,11 +1,10 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ClientOptions;
-import org.apache.thrift.transport.TTransport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
@@ -124,7 +123,9 @@ class GrizzlyTlsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = IoStrategy.class, names = {"SAME_THREAD", "WORKER", "LEADER_FOLLOWER"})
+  @EnumSource(
+      value = IoStrategy.class,
+      names = {"SAME_THREAD", "WORKER", "LEADER_FOLLOWER"})
   void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
     ThriftServer server = server(PKI.serverTls().build(), strategy);
     ClientTls tls = PKI.clientTls().build();
@@ -191,27 +192,40 @@ class GrizzlyTlsTest {
     try (RawConnection plain = RawConnection.open(server.localAddress())) {
       plain.writeFrame(
           RawConnection.encodeCall(
-              new TBinaryProtocol.Factory(), "get_last_sale", 1,
+              new TBinaryProtocol.Factory(),
+              "get_last_sale",
+              1,
               new BenchService.get_last_sale_args("plain")));
       byte[] answered = plain.awaitClosedBy(WITHIN);
       assertThat(answered.length).as("bytes before the close").isLessThan(1024);
     }
-    await("the plain-text connection to be counted and gone", server,
+    await(
+        "the plain-text connection to be counted and gone",
+        server,
         s -> s.tlsFailures() == 1 && s.openConnections() == 0);
     assertThat(server.stats().badFrames()).isZero();
     // The server still serves TLS clients.
-    assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("ok")
-            .getSymbol()).isEqualTo("ok");
+    assertThat(
+            syncClient(server.localAddress(), PKI.clientTls().build())
+                .get_last_sale("ok")
+                .getSymbol())
+        .isEqualTo("ok");
   }
 
   @Test
   void aTcpProbeThatClosesWithoutSpeakingIsNotATlsFailure() throws Exception {
     ThriftServer server = server(PKI.serverTls().build());
     RawConnection.open(server.localAddress()).close();
-    await("the probe to be gone", server, s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
+    await(
+        "the probe to be gone",
+        server,
+        s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
     // One IO thread: this handshake runs after the probe's close has been handled.
-    assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("after")
-            .getSymbol()).isEqualTo("after");
+    assertThat(
+            syncClient(server.localAddress(), PKI.clientTls().build())
+                .get_last_sale("after")
+                .getSymbol())
+        .isEqualTo("after");
     assertThat(server.stats().tlsFailures()).isZero();
   }
 
@@ -246,14 +260,17 @@ class GrizzlyTlsTest {
     try (RawConnection silent = RawConnection.open(server.localAddress())) {
       silent.awaitClosedBy(WITHIN);
     }
-    await("the timed-out handshake to be counted", server,
+    await(
+        "the timed-out handshake to be counted",
+        server,
         s -> s.tlsFailures() == 1 && s.openConnections() == 0);
     assertThat(server.stats().timedOutConnections()).isZero();
   }
 
   @Test
   void aClientHandshakeTimeoutFailsTheConnectWithTimedOut() throws Exception {
-    try (java.net.ServerSocket mute = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket mute =
+        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address = new InetSocketAddress(mute.getInetAddress(), mute.getLocalPort());
       ClientTls impatient = PKI.clientTls().handshakeTimeout(Duration.ofMillis(200)).build();
       assertThatThrownBy(() -> syncClient(address, impatient))
@@ -285,11 +302,12 @@ class GrizzlyTlsTest {
   void openSslIsRefusedAtBuildBecauseGrizzlyUsesTheJdk() {
     KeyManagerFactory keys = PKI.serverKeys();
     assertThatThrownBy(
-            () -> GrizzlyThriftServer.builder()
-                .processor(new BenchService.Processor<>(new BenchHandler()))
-                .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .build())
+            () ->
+                GrizzlyThriftServer.builder()
+                    .processor(new BenchService.Processor<>(new BenchHandler()))
+                    .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                    .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
     assertThatThrownBy(

@@ -5,7 +5,10 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ConformanceSuite;
 
-/** The conformance suite: Grizzly server, WORKER, this module's GrizzlyThriftChannel through AsyncClients. */
+/**
+ * The conformance suite: Grizzly server, WORKER, this module's GrizzlyThriftChannel through
+ * AsyncClients.
+ */
 class GrizzlyWorkerChannelConformanceTest extends ConformanceSuite {
   @Override
   protected ServerBuilder<?> newServerBuilder() {

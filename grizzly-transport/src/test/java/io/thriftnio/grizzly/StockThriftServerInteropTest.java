@@ -48,8 +48,7 @@ class StockThriftServerInteropTest {
   @BeforeEach
   void startStockServer() throws Exception {
     socket =
-        new TNonblockingServerSocket(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        new TNonblockingServerSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     CountDownLatch started = new CountDownLatch(1);
     server =
         new TThreadedSelectorServer(
@@ -116,8 +115,10 @@ class StockThriftServerInteropTest {
             .isTrue();
       }
       caller.callOneway(c -> c.send_fire(Payloads.of(5, 5))).get(10, TimeUnit.SECONDS);
-      assertThat(caller.call(c -> c.send_fired(), BenchService.Client::recv_fired)
-              .get(10, TimeUnit.SECONDS))
+      assertThat(
+              caller
+                  .call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
           .isEqualTo(1L);
       assertThat(channel.pendingCalls()).isZero();
     } finally {

@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link ThriftFrameFilter} in a real chain on loopback against random streams ({@link
- * FrameInputs}) written in random pieces, one connection each: the frames passed on are exactly
- * the complete valid frames of the stream, in order; a bad length is counted once and closes the
+ * FrameInputs}) written in random pieces, one connection each: the frames passed on are exactly the
+ * complete valid frames of the stream, in order; a bad length is counted once and closes the
  * connection, with nothing passed on after it; a stream without one stays open until the client
  * closes. Open descriptors stay level. Long run: see {@link Fuzz}.
  */
@@ -51,7 +51,9 @@ class ThriftFrameFilterFuzzTest {
   @Test
   void passesOnExactlyTheValidFramesAndClosesOnBadLengths() throws Exception {
     TCPNIOTransport transport =
-        TCPNIOTransportBuilder.newInstance().setIOStrategy(SameThreadIOStrategy.getInstance()).build();
+        TCPNIOTransportBuilder.newInstance()
+            .setIOStrategy(SameThreadIOStrategy.getInstance())
+            .build();
     transport.setSelectorRunnersCount(1);
     transport.setProcessor(
         FilterChainBuilder.stateless()

@@ -57,11 +57,11 @@ class ThriftFrameFilterTest {
     if (gatherBytes > 0) {
       chain.add(new GatherFilter(gatherBytes));
     }
-    chain
-        .add(new ThriftFrameFilter(maxFrameSize, badFrames::incrementAndGet))
-        .add(new Collector());
+    chain.add(new ThriftFrameFilter(maxFrameSize, badFrames::incrementAndGet)).add(new Collector());
     TCPNIOTransport transport =
-        TCPNIOTransportBuilder.newInstance().setIOStrategy(SameThreadIOStrategy.getInstance()).build();
+        TCPNIOTransportBuilder.newInstance()
+            .setIOStrategy(SameThreadIOStrategy.getInstance())
+            .build();
     transport.setSelectorRunnersCount(1);
     if (readBufferSize > 0) {
       transport.setReadBufferSize(readBufferSize);
@@ -70,7 +70,9 @@ class ThriftFrameFilterTest {
     transports.add(transport);
     transport.start();
     return (InetSocketAddress)
-        transport.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).getLocalAddress();
+        transport
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .getLocalAddress();
   }
 
   private static byte[] payload(int length, int seed) {
@@ -172,7 +174,8 @@ class ThriftFrameFilterTest {
             new org.apache.thrift.protocol.TBinaryProtocol.Factory(),
             "echo",
             7,
-            new io.thriftnio.testkit.gen.BenchService.echo_args(java.nio.ByteBuffer.allocate(2000)));
+            new io.thriftnio.testkit.gen.BenchService.echo_args(
+                java.nio.ByteBuffer.allocate(2000)));
     try (RawConnection raw = RawConnection.open(address)) {
       raw.writeFrame(call);
       assertThat(raw.awaitClosedBy(WITHIN)).isEmpty();
@@ -186,7 +189,8 @@ class ThriftFrameFilterTest {
     InetSocketAddress address = serve(Framing.DEFAULT_MAX_FRAME_SIZE, 0, 0);
     try (RawConnection raw = RawConnection.open(address)) {
       // "GET " read as a length is 1195725856, above the default limit.
-      raw.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      raw.write(
+          "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       raw.awaitClosedBy(WITHIN);
     }
     assertThat(badFrames.get()).isEqualTo(1);
@@ -232,8 +236,8 @@ class ThriftFrameFilterTest {
   }
 
   /**
-   * Holds the first bytes back until {@code total} have arrived, then passes them on as one
-   * buffer; later bytes pass straight through. One connection per test.
+   * Holds the first bytes back until {@code total} have arrived, then passes them on as one buffer;
+   * later bytes pass straight through. One connection per test.
    */
   private static final class GatherFilter extends BaseFilter {
     private final int total;

@@ -57,7 +57,10 @@ class UnreadableHeaderThenCallTest {
       wire.writeBytes(
           RawConnection.frame(
               RawConnection.encodeCall(
-                  PROTOCOL, "echo", 1, new BenchService.echo_args(ByteBuffer.wrap(new byte[] {1})))));
+                  PROTOCOL,
+                  "echo",
+                  1,
+                  new BenchService.echo_args(ByteBuffer.wrap(new byte[] {1})))));
       try (RawConnection raw = RawConnection.open(server.localAddress())) {
         raw.write(wire.toByteArray()); // one write: both frames usually arrive in one read
         assertThat(raw.awaitClosedBy(WITHIN)).as("bytes before the close").isEmpty();

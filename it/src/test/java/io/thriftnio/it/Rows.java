@@ -64,17 +64,13 @@ public final class Rows {
   }
 
   public static final ClientKind NETTY_SYNC =
-      ClientKinds.syncTransport(
-          "netty-sync", address -> NETTY.openTransport(address));
+      ClientKinds.syncTransport("netty-sync", address -> NETTY.openTransport(address));
 
   public static final ClientKind NETTY_ASYNC =
-      ClientKinds.channel(
-          "netty-async", address -> NETTY.openChannel(address));
+      ClientKinds.channel("netty-async", address -> NETTY.openChannel(address));
 
   public static final ClientKind GRIZZLY_SYNC =
-      ClientKinds.syncTransport(
-          "grizzly-sync",
-          address -> GRIZZLY.openTransport(address));
+      ClientKinds.syncTransport("grizzly-sync", address -> GRIZZLY.openTransport(address));
 
   public static final ClientKind GRIZZLY_ASYNC =
       ClientKinds.channel("grizzly-async", address -> GRIZZLY.openChannel(address));
@@ -106,26 +102,20 @@ public final class Rows {
                     .endpoint(address)
                     .callTimeout(Duration.ofSeconds(60))
                     .build();
-            return new ClientKinds.Opened<>(
-                pool.asyncIface(BenchService.AsyncIface.class), pool);
+            return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
           });
 
   /** The sync pool over this library's Netty sync transport. */
   public static final ClientKind POOLED_NETTY_SYNC =
-      pooledSync(
-          "pooled-netty-sync", address -> NETTY.openTransport(address));
+      pooledSync("pooled-netty-sync", address -> NETTY.openTransport(address));
 
   /** The sync pool over this library's Grizzly sync transport. */
   public static final ClientKind POOLED_GRIZZLY_SYNC =
-      pooledSync(
-          "pooled-grizzly-sync",
-          address -> GRIZZLY.openTransport(address));
+      pooledSync("pooled-grizzly-sync", address -> GRIZZLY.openTransport(address));
 
   /** The channel pool over Netty channels, many calls in flight per connection. */
   public static final ClientKind POOLED_NETTY_CHANNEL =
-      pooledChannel(
-          "pooled-netty-channel",
-          address -> NETTY.openChannel(address));
+      pooledChannel("pooled-netty-channel", address -> NETTY.openChannel(address));
 
   /** The channel pool over Grizzly channels. */
   public static final ClientKind POOLED_GRIZZLY_CHANNEL =

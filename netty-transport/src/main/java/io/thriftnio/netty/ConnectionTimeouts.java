@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The clocks of one server connection and the one timer that checks them against core's {@link
- * TimeoutPolicy}, re-armed for the nearest deadline. Confined to the connection's event loop, so
- * no read can slip between a check and its close.
+ * TimeoutPolicy}, re-armed for the nearest deadline. Confined to the connection's event loop, so no
+ * read can slip between a check and its close.
  *
  * <p>The frame clock runs from the last complete frame or the first byte of the incomplete one. The
  * TLS handshake timeout is {@code SslHandler}'s own. While the connection is not read from

@@ -15,7 +15,6 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.LifecycleServer;
@@ -48,9 +47,9 @@ import java.net.InetSocketAddress;
  * <p>Each connection's pipeline is {@link ThriftFrameDecoder} (limits) - {@link ThriftFrameEncoder}
  * - {@link ThriftServerHandler} (dispatch, response order, timeouts), behind an {@code SslHandler}
  * when {@link ServerBuilder#tls TLS} is set (a failed or timed-out handshake closes the connection
- * and counts in {@link ServerStats#tlsFailures()}). Threads: the event loops are
- * named {@code thrift-nio-netty-io-N} (they are not daemon threads: a running server keeps the JVM
- * alive), the server's own worker pool {@code thrift-nio-netty-worker-N}.
+ * and counts in {@link ServerStats#tlsFailures()}). Threads: the event loops are named {@code
+ * thrift-nio-netty-io-N} (they are not daemon threads: a running server keeps the JVM alive), the
+ * server's own worker pool {@code thrift-nio-netty-worker-N}.
  *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
@@ -80,6 +79,7 @@ public final class NettyThriftServer extends LifecycleServer {
 
   /** Set by {@link #start()}, under the lifecycle's lock; read by {@link #close()}. */
   private volatile EventLoopGroup group;
+
   private Channel serverChannel;
 
   private NettyThriftServer(
@@ -268,7 +268,10 @@ public final class NettyThriftServer extends LifecycleServer {
   private void initConnection(Channel ch) {
     RegisteredConnection<ConnectionHandle> registered =
         registry.admit(
-            new NettyConnectionHandle(ch), ch.remoteAddress(), ch.localAddress(), System.nanoTime());
+            new NettyConnectionHandle(ch),
+            ch.remoteAddress(),
+            ch.localAddress(),
+            System.nanoTime());
     if (registered == null) {
       ch.close(); // over maxConnections (counted and logged), or accepted while closing
       return;

@@ -122,8 +122,8 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
-   * The server closes the connection for its own reasons (a timeout): the partial frame, if any,
-   * is dropped without counting it as the peer's.
+   * The server closes the connection for its own reasons (a timeout): the partial frame, if any, is
+   * dropped without counting it as the peer's.
    */
   void discardRest() {
     rejected = true;

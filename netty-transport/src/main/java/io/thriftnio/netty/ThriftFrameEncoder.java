@@ -50,7 +50,8 @@ public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
       throws Exception {
     if (msg instanceof Framed) {
-      // Already framed by the server's call path: one buffer, no prefix to add, no combined promise.
+      // Already framed by the server's call path: one buffer, no prefix to add, no combined
+      // promise.
       ctx.write(((Framed) msg).frame, promise);
       return;
     }

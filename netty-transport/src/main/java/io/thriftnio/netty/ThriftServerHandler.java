@@ -104,11 +104,14 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   private final Settings settings;
   private final ConnectionTimeouts timeouts;
+
   /** A response that could not be written: the connection broke (a reset) after the call began. */
   private final ChannelFutureListener countDropped;
+
   private ChannelHandlerContext ctx;
   private CallSequencer calls;
   private ChannelFuture lastWrite;
+
   /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
   private RegisteredConnection<?> registration;
 

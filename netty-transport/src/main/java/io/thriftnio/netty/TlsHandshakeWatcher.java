@@ -15,12 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sits behind the server's {@code SslHandler} until the handshake completes: a failed or
- * timed-out handshake (a plain-text client, a missing or untrusted client certificate) closes the
- * connection and counts one {@code tlsFailures} in the server's connection registry, with one log
- * line at most per power of two of failures. A connection closed before any TLS error (a TCP health
- * check) is not counted, as on Grizzly. On success it notes the peer's identity and leaves the
- * pipeline.
+ * Sits behind the server's {@code SslHandler} until the handshake completes: a failed or timed-out
+ * handshake (a plain-text client, a missing or untrusted client certificate) closes the connection
+ * and counts one {@code tlsFailures} in the server's connection registry, with one log line at most
+ * per power of two of failures. A connection closed before any TLS error (a TCP health check) is
+ * not counted, as on Grizzly. On success it notes the peer's identity and leaves the pipeline.
  */
 final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
 
@@ -48,7 +47,8 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
         ctx.pipeline().remove(this);
       } else if (done.cause() instanceof ClosedChannelException) {
         // Closed before a TLS error: a TCP health check or a port probe, or the server's own close.
-        log.debug("Connection from {} closed during the TLS handshake", ctx.channel().remoteAddress());
+        log.debug(
+            "Connection from {} closed during the TLS handshake", ctx.channel().remoteAddress());
       } else {
         fail(ctx, done.cause());
       }

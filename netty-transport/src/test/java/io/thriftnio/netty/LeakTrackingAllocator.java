@@ -17,6 +17,7 @@ import java.util.List;
  */
 final class LeakTrackingAllocator implements ByteBufAllocator {
   private final ByteBufAllocator delegate = new UnpooledByteBufAllocator(false);
+
   /** Buffers kept before released ones are dropped from the list, so long runs stay small. */
   private static final int PRUNE_AT = 1 << 16;
 

@@ -39,7 +39,8 @@ class NettySameThreadServerFuzzTest extends ServerFuzzSuite {
 
   @Override
   protected int defaultInputs() {
-    return 500; // a Netty connection costs more here than a Grizzly one: keeps the build's run short
+    return 500; // a Netty connection costs more here than a Grizzly one: keeps the build's run
+    // short
   }
 
   @Override

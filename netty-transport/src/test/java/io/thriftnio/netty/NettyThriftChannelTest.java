@@ -1,11 +1,10 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.ClientOptions;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.AsyncBenchHandler;
@@ -76,7 +75,9 @@ class NettyThriftChannelTest {
 
   private NettyThriftChannel connect(InetSocketAddress address) throws TTransportException {
     NettyThriftChannel ch =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(address, ClientOptions.builder().callbackExecutor(callbacks).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                address, ClientOptions.builder().callbackExecutor(callbacks).build());
     closeables.add(ch);
     return ch;
   }
@@ -339,7 +340,10 @@ class NettyThriftChannelTest {
   void anOversizeRequestFailsAloneAndTheChannelStaysUsable() throws Exception {
     ThriftServer server = server(new AsyncBenchHandler());
     NettyThriftChannel channel =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1024).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                server.localAddress(),
+                ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1024).build());
     closeables.add(channel);
     CompletableFuture<ByteBuffer> big =
         channel.exchange(encode("echo", 1, new BenchService.echo_args(Payloads.of(2000, 1))));
@@ -369,7 +373,10 @@ class NettyThriftChannelTest {
         };
     ThriftServer server = server(silent);
     NettyThriftChannel channel =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxPendingCalls(2).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                server.localAddress(),
+                ClientOptions.builder().callbackExecutor(callbacks).maxPendingCalls(2).build());
     closeables.add(channel);
     CompletableFuture<ByteBuffer> first =
         channel.exchange(encode("sleep", 1, new BenchService.sleep_args(1)));
@@ -410,7 +417,10 @@ class NettyThriftChannelTest {
   @Test
   void maxPendingCallsIsValidatedAtConnect() {
     InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
-    assertThatThrownBy(() -> NettyClientKinds.RESOURCES.openChannel(nowhere, ClientOptions.builder().maxPendingCalls(0).build()))
+    assertThatThrownBy(
+            () ->
+                NettyClientKinds.RESOURCES.openChannel(
+                    nowhere, ClientOptions.builder().maxPendingCalls(0).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxPendingCalls: 0 (expected: > 0)");
   }
@@ -419,7 +429,10 @@ class NettyThriftChannelTest {
   void aResponseAboveMaxFrameSizeFailsTheCallAndClosesTheChannel() throws Exception {
     ThriftServer server = server(new AsyncBenchHandler());
     NettyThriftChannel channel =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1000).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                server.localAddress(),
+                ClientOptions.builder().callbackExecutor(callbacks).maxFrameSize(1000).build());
     closeables.add(channel);
     // db_work(100) answers far more than 1000 bytes for a request far below.
     CompletableFuture<ByteBuffer> big =
@@ -431,5 +444,4 @@ class NettyThriftChannelTest {
         .hasMessageContaining("1 calls pending");
     assertThat(channel.isOpen()).isFalse();
   }
-
 }

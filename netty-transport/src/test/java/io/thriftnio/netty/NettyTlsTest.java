@@ -1,7 +1,5 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.ClientOptions;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
@@ -102,7 +101,9 @@ class NettyTlsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = IoStrategy.class, names = {"SAME_THREAD", "WORKER"})
+  @EnumSource(
+      value = IoStrategy.class,
+      names = {"SAME_THREAD", "WORKER"})
   void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
     ThriftServer server = server(PKI.serverTls().build(), strategy);
     ClientTls tls = PKI.clientTls().build();
@@ -112,7 +113,9 @@ class NettyTlsTest {
     assertThat(sync.get_last_sale("TLS").getSymbol()).isEqualTo("TLS");
 
     NettyThriftChannel channel =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(tls).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                server.localAddress(), ClientOptions.builder().tls(tls).build());
     open.add(channel);
     BenchService.AsyncIface async =
         AsyncClients.asyncIface(
@@ -152,7 +155,9 @@ class NettyTlsTest {
     assertThat(Payloads.check(sync.echo(Payloads.of(Payloads.LARGE, 4)), Payloads.LARGE, 4))
         .isTrue();
     NettyThriftChannel channel =
-        (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(tls).build());
+        (NettyThriftChannel)
+            NettyClientKinds.RESOURCES.openChannel(
+                server.localAddress(), ClientOptions.builder().tls(tls).build());
     open.add(channel);
     BenchService.AsyncIface async =
         AsyncClients.asyncIface(
@@ -167,8 +172,9 @@ class NettyTlsTest {
 
     // An OpenSSL server still refuses a client without a certificate, and counts it.
     assertThatThrownBy(
-            () -> syncClient(server.localAddress(), PKI.clientTls().provider(clientProvider).build())
-                .get_last_sale("x"))
+            () ->
+                syncClient(server.localAddress(), PKI.clientTls().provider(clientProvider).build())
+                    .get_last_sale("x"))
         .isInstanceOf(TTransportException.class);
     await("the certificate-less client to be counted", server, s -> s.tlsFailures() == 1);
   }
@@ -216,17 +222,24 @@ class NettyTlsTest {
     try (RawConnection plain = RawConnection.open(server.localAddress())) {
       plain.writeFrame(
           RawConnection.encodeCall(
-              new TBinaryProtocol.Factory(), "get_last_sale", 1,
+              new TBinaryProtocol.Factory(),
+              "get_last_sale",
+              1,
               new BenchService.get_last_sale_args("plain")));
       byte[] answered = plain.awaitClosedBy(WITHIN);
       assertThat(answered.length).as("bytes before the close").isLessThan(1024);
     }
-    await("the plain-text connection to be counted and gone", server,
+    await(
+        "the plain-text connection to be counted and gone",
+        server,
         s -> s.tlsFailures() == 1 && s.openConnections() == 0);
     assertThat(server.stats().badFrames()).isZero();
     // The server still serves TLS clients.
-    assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("ok")
-            .getSymbol()).isEqualTo("ok");
+    assertThat(
+            syncClient(server.localAddress(), PKI.clientTls().build())
+                .get_last_sale("ok")
+                .getSymbol())
+        .isEqualTo("ok");
   }
 
   @ParameterizedTest
@@ -282,17 +295,23 @@ class NettyTlsTest {
   void aTcpProbeThatClosesWithoutSpeakingIsNotATlsFailure() throws Exception {
     ThriftServer server = server(PKI.serverTls().build());
     RawConnection.open(server.localAddress()).close();
-    await("the probe to be gone", server, s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
+    await(
+        "the probe to be gone",
+        server,
+        s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
     // One IO thread: this handshake runs after the probe's close has been handled.
-    assertThat(syncClient(server.localAddress(), PKI.clientTls().build()).get_last_sale("after")
-            .getSymbol()).isEqualTo("after");
+    assertThat(
+            syncClient(server.localAddress(), PKI.clientTls().build())
+                .get_last_sale("after")
+                .getSymbol())
+        .isEqualTo("after");
     assertThat(server.stats().tlsFailures()).isZero();
   }
 
   /**
-   * A peer that resets every connection at once often closes the channel, and empties its
-   * pipeline, before connect() returns to the caller; the caller must still get a clear
-   * TTransportException, every time.
+   * A peer that resets every connection at once often closes the channel, and empties its pipeline,
+   * before connect() returns to the caller; the caller must still get a clear TTransportException,
+   * every time.
    */
   @Test
   void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
@@ -311,7 +330,10 @@ class NettyTlsTest {
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
     assertThatThrownBy(
-            () -> NettyClientKinds.RESOURCES.openChannel(server.localAddress(), ClientOptions.builder().tls(PKI.clientTls().build()).build()))
+            () ->
+                NettyClientKinds.RESOURCES.openChannel(
+                    server.localAddress(),
+                    ClientOptions.builder().tls(PKI.clientTls().build()).build()))
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
   }
@@ -322,14 +344,17 @@ class NettyTlsTest {
     try (RawConnection silent = RawConnection.open(server.localAddress())) {
       silent.awaitClosedBy(WITHIN);
     }
-    await("the timed-out handshake to be counted", server,
+    await(
+        "the timed-out handshake to be counted",
+        server,
         s -> s.tlsFailures() == 1 && s.openConnections() == 0);
     assertThat(server.stats().timedOutConnections()).isZero();
   }
 
   @Test
   void aClientHandshakeTimeoutFailsTheConnectWithTimedOut() throws Exception {
-    try (java.net.ServerSocket mute = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket mute =
+        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address = new InetSocketAddress(mute.getInetAddress(), mute.getLocalPort());
       ClientTls impatient = PKI.clientTls().handshakeTimeout(Duration.ofMillis(200)).build();
       assertThatThrownBy(() -> syncClient(address, impatient))
@@ -364,15 +389,21 @@ class NettyTlsTest {
     assumeFalse(OpenSsl.isAvailable(), "netty-tcnative is on the class path");
     KeyManagerFactory keys = PKI.serverKeys();
     assertThatThrownBy(
-            () -> NettyThriftServer.builder()
-                .processor(new BenchService.Processor<>(new BenchHandler()))
-                .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .build())
+            () ->
+                NettyThriftServer.builder()
+                    .processor(new BenchService.Processor<>(new BenchHandler()))
+                    .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                    .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("tls provider: OPENSSL (expected: JDK, or netty-tcnative");
     assertThatThrownBy(
-            () -> NettyClientKinds.RESOURCES.openTransport(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), ClientOptions.builder().tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build()).build()))
+            () ->
+                NettyClientKinds.RESOURCES.openTransport(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
+                    ClientOptions.builder()
+                        .tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
+                        .build()))
         .hasMessageStartingWith("tls provider: OPENSSL");
   }
 

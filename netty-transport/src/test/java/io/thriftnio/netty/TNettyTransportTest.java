@@ -3,6 +3,7 @@ package io.thriftnio.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
@@ -23,7 +24,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import io.thriftnio.core.ClientOptions;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@link ThriftFrameDecoder} against random streams ({@link FrameInputs}) fed in random pieces:
- * it emits exactly the complete valid frames of the stream, in order; a bad length raises one
- * {@link InvalidFrameException} caused by a {@link FrameSizeException} with that length, and
- * nothing after it; and every buffer is released. Long run: see {@link Fuzz}.
+ * {@link ThriftFrameDecoder} against random streams ({@link FrameInputs}) fed in random pieces: it
+ * emits exactly the complete valid frames of the stream, in order; a bad length raises one {@link
+ * InvalidFrameException} caused by a {@link FrameSizeException} with that length, and nothing after
+ * it; and every buffer is released. Long run: see {@link Fuzz}.
  */
 @Timeout(3600) // a long run sets its own budget (Fuzz.SECONDS)
 class ThriftFrameDecoderFuzzTest {
@@ -90,7 +90,8 @@ class ThriftFrameDecoderFuzzTest {
       assertThat(errors.get(0).getCause())
           .isInstanceOfSatisfying(
               FrameSizeException.class,
-              e -> assertThat(e.getMessage()).contains(Integer.toString(expected.rejectedLength())));
+              e ->
+                  assertThat(e.getMessage()).contains(Integer.toString(expected.rejectedLength())));
     }
     alloc.assertAllReleased();
   }

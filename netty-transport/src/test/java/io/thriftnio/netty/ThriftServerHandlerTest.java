@@ -82,7 +82,8 @@ class ThriftServerHandlerTest {
   }
 
   private ThriftServerHandler.Settings settings(ProcessorInvoker invoker, Executor worker) {
-    return new ThriftServerHandler.Settings(new CallPath(invoker, worker, counters, 100), TimeoutPolicy.off());
+    return new ThriftServerHandler.Settings(
+        new CallPath(invoker, worker, counters, 100), TimeoutPolicy.off());
   }
 
   private EmbeddedChannel serve(ThriftServerHandler.Settings settings) throws Exception {
@@ -173,8 +174,10 @@ class ThriftServerHandlerTest {
     ByteBuf inbound = alloc.heapBuffer();
     byte[] first = bytesOf(Payloads.of(64, 1));
     byte[] second = bytesOf(Payloads.of(64, 2));
-    inbound.writeBytes(RawConnection.frame(call("echo", 1, new BenchService.echo_args(ByteBuffer.wrap(first)))));
-    inbound.writeBytes(RawConnection.frame(call("echo", 2, new BenchService.echo_args(ByteBuffer.wrap(second)))));
+    inbound.writeBytes(
+        RawConnection.frame(call("echo", 1, new BenchService.echo_args(ByteBuffer.wrap(first)))));
+    inbound.writeBytes(
+        RawConnection.frame(call("echo", 2, new BenchService.echo_args(ByteBuffer.wrap(second)))));
     byte[] memory = inbound.array();
     channel.writeInbound(inbound);
     assertThat(responses()).hasSize(2);

@@ -16,8 +16,8 @@ import org.apache.thrift.transport.TTransportException;
  * (every message one {@code TFramedTransport} frame), and should carry a read timeout: a pooled
  * call that waits forever holds its connection forever.
  *
- * <p>Any failure here is a connect failure: no request can have been written, so the pool marks
- * the endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
+ * <p>Any failure here is a connect failure: no request can have been written, so the pool marks the
+ * endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
  * TTransportException}s that name the endpoint.
  *
  * <p>The stock implementations are {@link #framedSocket(Duration, Duration)} and, for TLS, {@link
@@ -42,8 +42,9 @@ public interface ClientTransportFactory {
   TTransport open(InetSocketAddress endpoint) throws TTransportException;
 
   /**
-   * The sync transport of one of this library's transports: {@code resources.openTransport(endpoint,
-   * options)}. The same line serves Netty and Grizzly; only the resources differ.
+   * The sync transport of one of this library's transports: {@code
+   * resources.openTransport(endpoint, options)}. The same line serves Netty and Grizzly; only the
+   * resources differ.
    *
    * @param resources the transport's client resources; the pool does not close them
    * @param options each connection's settings (timeouts, frame limit, TLS)
@@ -72,8 +73,8 @@ public interface ClientTransportFactory {
    * pool can see without blocking whether the peer has closed an idle connection.
    *
    * @param connectTimeout how long a connect may take; must be positive
-   * @param readTimeout how long a read may block (the longest a call may wait for its reply);
-   *     must be positive
+   * @param readTimeout how long a read may block (the longest a call may wait for its reply); must
+   *     be positive
    * @return the factory
    */
   static ClientTransportFactory framedSocket(Duration connectTimeout, Duration readTimeout) {
@@ -81,8 +82,8 @@ public interface ClientTransportFactory {
   }
 
   /**
-   * Like {@link #framedSocket(Duration, Duration)}, with a maximum frame size: a reply frame
-   * longer than this fails the call and closes the connection.
+   * Like {@link #framedSocket(Duration, Duration)}, with a maximum frame size: a reply frame longer
+   * than this fails the call and closes the connection.
    *
    * @param connectTimeout how long a connect may take; must be positive
    * @param readTimeout how long a read may block; must be positive
@@ -100,14 +101,14 @@ public interface ClientTransportFactory {
   /**
    * Like {@link #framedSocket(Duration, Duration)}, over TLS: a JDK {@code SSLSocket} layered on
    * the connected socket, with the protocols, cipher suites, client certificate, hostname
-   * verification (on by default) and SNI of {@code tls}, wrapped in a {@code TFramedTransport}.
-   * The handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a failed
-   * or timed-out handshake is a connect failure ({@code NOT_OPEN} or {@code TIMED_OUT}) naming the
+   * verification (on by default) and SNI of {@code tls}, wrapped in a {@code TFramedTransport}. The
+   * handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a failed or
+   * timed-out handshake is a connect failure ({@code NOT_OPEN} or {@code TIMED_OUT}) naming the
    * endpoint.
    *
-   * <p>The pool cannot look at an idle TLS connection without reading TLS records (a TLS 1.3
-   * server sends session tickets after the handshake), so a connection the server closed while
-   * idle is found on its next use rather than at borrow time. Set {@link
+   * <p>The pool cannot look at an idle TLS connection without reading TLS records (a TLS 1.3 server
+   * sends session tickets after the handshake), so a connection the server closed while idle is
+   * found on its next use rather than at borrow time. Set {@link
    * PoolConfig.Builder#idleTimeout(Duration)} below the server's idle timeout to keep that rare.
    *
    * @param connectTimeout how long the TCP connect may take; must be positive

@@ -4,8 +4,8 @@ import io.thriftnio.core.internal.Checks;
 import java.time.Duration;
 
 /**
- * Limits and health settings shared by every pool in this package. Immutable; build one with
- * {@link #builder()}, or take {@link #defaults()}.
+ * Limits and health settings shared by every pool in this package. Immutable; build one with {@link
+ * #builder()}, or take {@link #defaults()}.
  *
  * <pre>{@code
  * PoolConfig config = PoolConfig.builder()
@@ -212,8 +212,8 @@ public final class PoolConfig {
     }
 
     /**
-     * Idle connections kept per endpoint; a connection returned beyond this is closed. Default {@value
-     * #DEFAULT_MAX_IDLE_PER_ENDPOINT}.
+     * Idle connections kept per endpoint; a connection returned beyond this is closed. Default
+     * {@value #DEFAULT_MAX_IDLE_PER_ENDPOINT}.
      *
      * @param maxIdlePerEndpoint {@code >= minIdlePerEndpoint}, {@code <= maxPerEndpoint}
      * @return this builder
@@ -276,8 +276,7 @@ public final class PoolConfig {
     /**
      * Time between evictor runs, which close connections idle for longer than {@link
      * #idleTimeout(Duration)}, validate the others and top up {@link #minIdlePerEndpoint(int)}.
-     * Zero turns the evictor off. Default {@link
-     * #DEFAULT_EVICTION_INTERVAL} (30 s).
+     * Zero turns the evictor off. Default {@link #DEFAULT_EVICTION_INTERVAL} (30 s).
      *
      * @param evictionInterval {@code >= 0}
      * @return this builder

@@ -5,8 +5,8 @@ import java.time.Duration;
 
 /**
  * Receives pool events, for a metrics library. Every method has a no-op default, so an
- * implementation overrides only what it records. Methods are called on the thread that caused
- * the event and must return quickly and never throw.
+ * implementation overrides only what it records. Methods are called on the thread that caused the
+ * event and must return quickly and never throw.
  */
 public interface PoolMetrics {
 

@@ -5,9 +5,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
- * No connection became available within the borrow timeout. The message names the endpoint and
- * the pool state: {@code Connection to 10.0.0.7:9090 not available, request timed out after
- * 5000ms (total=64, active=64, idle=0, waiting=312)}.
+ * No connection became available within the borrow timeout. The message names the endpoint and the
+ * pool state: {@code Connection to 10.0.0.7:9090 not available, request timed out after 5000ms
+ * (total=64, active=64, idle=0, waiting=312)}.
  */
 public final class PoolTimeoutException extends PoolException {
   private static final long serialVersionUID = 1L;

@@ -23,7 +23,6 @@ import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TNonblockingTransport;
 import org.apache.thrift.transport.TTransportException;
 
@@ -32,10 +31,10 @@ import org.apache.thrift.transport.TTransportException;
  * endpoint.
  *
  * <p>A {@code TAsyncClient} carries one call at a time and is unusable for good after any error.
- * The pool lends a client for exactly one call, takes it back when the call completes, and
- * destroys it after any failure (a declared IDL exception included: libthrift closes the client's
- * transport for those too). Clients are spread round-robin over several {@code
- * TAsyncClientManager}s, each with its own selector thread, rather than one.
+ * The pool lends a client for exactly one call, takes it back when the call completes, and destroys
+ * it after any failure (a declared IDL exception included: libthrift closes the client's transport
+ * for those too). Clients are spread round-robin over several {@code TAsyncClientManager}s, each
+ * with its own selector thread, rather than one.
  *
  * <pre>{@code
  * ThriftAsyncClientPool<BenchService.AsyncClient> pool =
@@ -114,7 +113,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private ThriftAsyncClientPool(Builder<A> b) {
     this.executor = b.executor;
     this.clientClass = b.clientClass;
-    this.name = "ThriftAsyncClientPool[" + (clientClass == null ? "?" : clientClass.getName()) + "]";
+    this.name =
+        "ThriftAsyncClientPool[" + (clientClass == null ? "?" : clientClass.getName()) + "]";
     this.connections =
         new AsyncClientConnections<>(
             b.clientFactory,
@@ -291,8 +291,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
               future.complete(response);
             } else {
               pool.invalidate(
-                  borrowed,
-                  failure != null ? failure : borrowed.connection.client.getError());
+                  borrowed, failure != null ? failure : borrowed.connection.client.getError());
               future.completeExceptionally(
                   failure != null
                       ? failure
@@ -309,8 +308,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    *
    * @param <A> the generated async client type
    */
-  public static final class Builder<A extends TAsyncClient>
-      extends PoolBuilder<A, Builder<A>> {
+  public static final class Builder<A extends TAsyncClient> extends PoolBuilder<A, Builder<A>> {
     private final AsyncClientFactory<A> clientFactory;
     private int selectorThreads = DEFAULT_SELECTOR_THREADS;
     private Duration connectTimeout = ClientOptions.DEFAULT_CONNECT_TIMEOUT;
@@ -321,12 +319,6 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     private Builder(AsyncClientFactory<A> clientFactory) {
       this.clientFactory = clientFactory;
     }
-
-
-
-
-
-
 
     /**
      * {@code TAsyncClientManager}s (one selector thread each) that clients are spread over,
@@ -388,6 +380,5 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       clientClass = AsyncClientConnections.sampleClientClass(clientFactory, protocolFactory());
       return new ThriftAsyncClientPool<>(this);
     }
-
   }
 }

@@ -1,9 +1,9 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.MultiplexedPool;
 import java.net.InetSocketAddress;
@@ -54,9 +54,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * stall the very replies that would free a connection.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
- * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
- * (a shared connection is idle only between calls); idle connections are closed by the idle
- * timeout. Thread-safe; {@link #close()} is idempotent.
+ * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply (a
+ * shared connection is idle only between calls); idle connections are closed by the idle timeout.
+ * Thread-safe; {@link #close()} is idempotent.
  *
  * @param <C> the generated client type
  */
@@ -239,12 +239,6 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       this.clientFactory = clientFactory;
       this.channelFactory = channelFactory;
     }
-
-
-
-
-
-
 
     /**
      * Calls one connection carries at once. Default {@value #DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION}.

@@ -40,8 +40,8 @@ import org.apache.thrift.transport.TTransportException;
  * <p>After each call the connection goes back to the pool if the call succeeded, or failed with a
  * declared IDL exception or a {@code TApplicationException} read from a whole reply, and the reply
  * was read to its end. After anything else (a transport, protocol or timeout error, a reply with
- * the wrong sequence id, an unexpected exception) the connection is closed: its stream may hold half
- * a reply. The error reaches the caller unchanged.
+ * the wrong sequence id, an unexpected exception) the connection is closed: its stream may hold
+ * half a reply. The error reaches the caller unchanged.
  *
  * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
  * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint. A
@@ -124,7 +124,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * @param <C> the generated client type
    * @return a new builder
    */
-  public static <C extends TServiceClient> Builder<C> builder(Function<TProtocol, C> clientFactory) {
+  public static <C extends TServiceClient> Builder<C> builder(
+      Function<TProtocol, C> clientFactory) {
     return new Builder<>(Checks.notNull("clientFactory", clientFactory));
   }
 
@@ -138,8 +139,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * @throws PoolTimeoutException if no connection became available within the borrow timeout
    * @throws PoolException if the pool is closed, no endpoint is up, or the wait was interrupted
    *     (the interrupt flag is then set again)
-   * @throws TException what the client threw, or a {@code TTransportException} if no endpoint
-   *     could be connected to
+   * @throws TException what the client threw, or a {@code TTransportException} if no endpoint could
+   *     be connected to
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
@@ -341,8 +342,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    *
    * @param <C> the generated client type
    */
-  public static final class Builder<C extends TServiceClient>
-      extends PoolBuilder<C, Builder<C>> {
+  public static final class Builder<C extends TServiceClient> extends PoolBuilder<C, Builder<C>> {
     private final Function<TProtocol, C> clientFactory;
     private ClientTransportFactory transportFactory =
         ClientTransportFactory.framedSocket(
@@ -351,7 +351,6 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     private Builder(Function<TProtocol, C> clientFactory) {
       this.clientFactory = clientFactory;
     }
-
 
     /**
      * Opens connections. Default {@link ClientTransportFactory#framedSocket(Duration, Duration)}
@@ -366,11 +365,6 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       this.transportFactory = Checks.notNull("transportFactory", transportFactory);
       return this;
     }
-
-
-
-
-
 
     /**
      * Builds the pool. No connection is opened until the first borrow (or the evictor's min idle

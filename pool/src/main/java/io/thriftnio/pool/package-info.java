@@ -11,15 +11,15 @@
  *       where one connection carries many calls in flight.
  * </ul>
  *
- * <p>Limits and health are configured once, in {@link io.thriftnio.pool.PoolConfig}. No type of
- * the underlying pool library appears in this package's API.
+ * <p>Limits and health are configured once, in {@link io.thriftnio.pool.PoolConfig}. No type of the
+ * underlying pool library appears in this package's API.
  *
  * <p><b>Borrowing blocks the calling thread.</b> Every pool borrows a connection on the thread that
  * makes the call, including the asynchronous pools' {@code call} and {@code asyncIface} proxies
  * (their futures and callbacks complete elsewhere, but the borrow does not). When the pool is
  * exhausted, or an endpoint must be connected first, that thread blocks for up to {@link
- * io.thriftnio.pool.PoolConfig#borrowTimeout()} plus the connect timeout. Never call a pool from
- * an event-loop or selector thread (Netty, Grizzly, a {@code TAsyncClientManager}, or a callback
+ * io.thriftnio.pool.PoolConfig#borrowTimeout()} plus the connect timeout. Never call a pool from an
+ * event-loop or selector thread (Netty, Grizzly, a {@code TAsyncClientManager}, or a callback
  * running on one): the replies that would free a connection may be waiting on that very thread.
  */
 package io.thriftnio.pool;

@@ -91,7 +91,9 @@ class BorrowCyclesTest {
       assertThat(pool.stats().destroyed()).isEqualTo(pool.stats().created());
       // The server (same process) closes its ends when it reads the FINs: then nothing is left.
       assertThat(Fds.await(() -> Fds.count() <= fdsBefore, Duration.ofSeconds(20)))
-          .as("open descriptors back to %d, now %d:%n%s%n%s", fdsBefore, Fds.count(), before, Fds.describe())
+          .as(
+              "open descriptors back to %d, now %d:%n%s%n%s",
+              fdsBefore, Fds.count(), before, Fds.describe())
           .isTrue();
     }
   }

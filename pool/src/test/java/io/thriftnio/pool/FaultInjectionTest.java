@@ -259,8 +259,12 @@ class FaultInjectionTest {
       assertThat(Fds.await(() -> pool.stats().waiting() == 1, Duration.ofSeconds(10))).isTrue();
       pool.close();
       waiter.join(10_000);
-      assertThat(failure.get()).isInstanceOf(PoolClosedException.class).hasMessageContaining("closed");
-      assertThat(interruptedAfter).as("the pool's own wake-up is not the caller's interrupt").isFalse();
+      assertThat(failure.get())
+          .isInstanceOf(PoolClosedException.class)
+          .hasMessageContaining("closed");
+      assertThat(interruptedAfter)
+          .as("the pool's own wake-up is not the caller's interrupt")
+          .isFalse();
       // The lent connection was closed under its holder; returning it only counts it.
       assertThat(transports.open).hasValue(0);
       held.close();
@@ -318,7 +322,9 @@ class FaultInjectionTest {
       assertThat(Fds.await(() -> !errors.isEmpty(), Duration.ofSeconds(10))).isTrue();
       peer.restart();
       restarted.set(true);
-      assertThat(afterRestart.await(15, TimeUnit.SECONDS)).as("recovered; errors: " + errors).isTrue();
+      assertThat(afterRestart.await(15, TimeUnit.SECONDS))
+          .as("recovered; errors: " + errors)
+          .isTrue();
       stop.set(true);
       for (Thread t : callers) {
         t.join(10_000);
@@ -384,7 +390,9 @@ class FaultInjectionTest {
       assertThat(Fds.await(() -> !errors.isEmpty(), Duration.ofSeconds(10))).isTrue();
       peer.restart();
       restarted.set(true);
-      assertThat(afterRestart.await(15, TimeUnit.SECONDS)).as("recovered; errors: " + errors).isTrue();
+      assertThat(afterRestart.await(15, TimeUnit.SECONDS))
+          .as("recovered; errors: " + errors)
+          .isTrue();
       stop.set(true);
       for (Thread t : callers) {
         t.join(10_000);
@@ -411,8 +419,7 @@ class FaultInjectionTest {
             .build();
     try (StubPeer live = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
-            syncPool(
-                new CountingTransports(Duration.ofSeconds(5)), config, dead, live.address())) {
+            syncPool(new CountingTransports(Duration.ofSeconds(5)), config, dead, live.address())) {
       long start = System.nanoTime();
       for (int i = 0; i < 50; i++) {
         // Every call succeeds: a connect failure moves the borrow to the live endpoint.

@@ -20,7 +20,10 @@ final class Fds {
     if (fds != null) {
       for (File f : fds) {
         try {
-          sb.append(f.getName()).append("->").append(java.nio.file.Files.readSymbolicLink(f.toPath())).append(' ');
+          sb.append(f.getName())
+              .append("->")
+              .append(java.nio.file.Files.readSymbolicLink(f.toPath()))
+              .append(' ');
         } catch (java.io.IOException e) {
           sb.append(f.getName()).append("->? ");
         }

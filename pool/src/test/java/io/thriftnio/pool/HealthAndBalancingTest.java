@@ -169,7 +169,8 @@ class HealthAndBalancingTest {
     ObjectName all = new ObjectName("org.apache.commons.pool2:*");
     int before = server.queryNames(all, null).size();
     try (StubPeer peer = StubPeer.start()) {
-      try (ThriftClientPool<BenchService.Client> quiet = pool(PoolConfig.defaults(), peer.address())) {
+      try (ThriftClientPool<BenchService.Client> quiet =
+          pool(PoolConfig.defaults(), peer.address())) {
         quiet.<Long>call(c -> c.fired());
         assertThat(server.queryNames(all, null)).hasSize(before);
       }

@@ -32,7 +32,8 @@ class PoolStatsUnderLoadTest {
   void totalNeverExceedsTheMaximumAndTheGaugesAddUp() throws Exception {
     try (StockServer server =
             StockServer.start(
-                StockServer.Kind.THREADED_SELECTOR, new BenchService.Processor<>(new BenchHandler()));
+                StockServer.Kind.THREADED_SELECTOR,
+                new BenchService.Processor<>(new BenchHandler()));
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
                 .endpoint(server.address())
@@ -87,12 +88,16 @@ class PoolStatsUnderLoadTest {
         }
       }
       assertThat(errors).isEmpty();
-      assertThat(wrong).as("samples with total above %d or gauges that do not add up", MAX).isEmpty();
+      assertThat(wrong)
+          .as("samples with total above %d or gauges that do not add up", MAX)
+          .isEmpty();
       // The check above means something only if connections were both lent and idle meanwhile.
       assertThat(busySamples).as("samples with connections both active and idle").isPositive();
       PoolStats quiet = pool.stats();
       assertThat(quiet.active()).isZero();
-      assertThat(quiet.total()).isEqualTo(quiet.created() - quiet.destroyed()).isLessThanOrEqualTo(MAX);
+      assertThat(quiet.total())
+          .isEqualTo(quiet.created() - quiet.destroyed())
+          .isLessThanOrEqualTo(MAX);
     }
   }
 }

@@ -1,9 +1,8 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.ClientOptions;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientResources;
@@ -32,14 +31,15 @@ import org.junit.jupiter.api.Timeout;
  * The pool rule for outages: after any sequence of connect failures, timeouts and interrupts, once
  * the endpoint accepts connections again a pool serves within its back-off plus a connect. A real
  * server is restarted {@value #RESTARTS} times on one port under {@value #CALLERS} callers, with
- * {@code minIdle} set so that the pool's own top-up connects fail alongside the callers' probes (the
- * mix that once left a pool down for good); after each restart every pool must serve again.
+ * {@code minIdle} set so that the pool's own top-up connects fail alongside the callers' probes
+ * (the mix that once left a pool down for good); after each restart every pool must serve again.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ServerRestartRecoveryTest {
   private static final int RESTARTS = 20;
   private static final int CALLERS = 200;
   private static final Duration MAX_BACKOFF = Duration.ofMillis(200);
+
   /** Far above the longest back-off plus a connect: a pool that misses it has stopped trying. */
   private static final Duration RECOVERY_BOUND = Duration.ofSeconds(15);
 
@@ -134,7 +134,9 @@ class ServerRestartRecoveryTest {
             ThriftChannelPool.builder(
                     BenchService.Client::new,
                     e ->
-                        resources.openChannel(e, ClientOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
+                        resources.openChannel(
+                            e,
+                            ClientOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
                 .endpoint(address)
                 .config(CONFIG)
                 .maxInFlightPerConnection(8)

@@ -32,8 +32,10 @@ final class StubPeer implements AutoCloseable {
   }
 
   volatile Mode mode = Mode.NORMAL;
+
   /** While set, replies wait for it to open (requests are still read and processed). */
   volatile java.util.concurrent.CountDownLatch replyGate;
+
   final AtomicInteger accepted = new AtomicInteger();
   final AtomicInteger stalled = new AtomicInteger();
   private final BenchService.Processor<BenchHandler> processor =

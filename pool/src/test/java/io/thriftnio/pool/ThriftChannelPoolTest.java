@@ -3,6 +3,9 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.pool.internal.MultiplexedPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
@@ -16,11 +19,8 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import io.thriftnio.core.FrameOutputTransport;
-import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.pool.internal.MultiplexedPool;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -66,7 +66,8 @@ class ThriftChannelPoolTest {
       pool.callOneway(c -> c.send_fire(payload.duplicate())).get(10, TimeUnit.SECONDS);
 
       BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
-      ThriftAsyncClientPoolTest.Callback<Nested> nested = new ThriftAsyncClientPoolTest.Callback<>();
+      ThriftAsyncClientPoolTest.Callback<Nested> nested =
+          new ThriftAsyncClientPoolTest.Callback<>();
       iface.get_nested(3, nested);
       assertThat(nested.get(10, TimeUnit.SECONDS)).isEqualTo(BenchHandler.nested(3));
       ThriftAsyncClientPoolTest.Callback<List<io.thriftnio.testkit.gen.TestInfo>> rows =
@@ -221,7 +222,8 @@ class ThriftChannelPoolTest {
       assertThat(pool.stats().invalidated()).isZero();
       assertThat(pool.stats().destroyed()).isZero();
       assertThat(pool.stats().total()).isEqualTo(1);
-      CompletableFuture<Long> next = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      CompletableFuture<Long> next =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
       assertThat(next.get(10, TimeUnit.SECONDS)).isZero();
       assertThat(pool.stats().created()).isEqualTo(1);
     }
@@ -386,7 +388,8 @@ class ThriftChannelPoolTest {
       pool.close();
       pool.close();
       assertThatThrownBy(() -> stuck.get(10, TimeUnit.SECONDS)).hasMessageContaining("closed");
-      CompletableFuture<Long> late = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      CompletableFuture<Long> late =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
       assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
           .cause()
           .isInstanceOf(PoolClosedException.class);
@@ -476,13 +479,16 @@ class ThriftChannelPoolTest {
       for (int i = 0; i < 3; i++) {
         pool.call(c -> c.send_get_last_sale("c"), BenchService.Client::recv_get_last_sale)
             .get(10, TimeUnit.SECONDS);
-        ThriftAsyncClientPoolTest.Callback<TradeReport> a = new ThriftAsyncClientPoolTest.Callback<>();
+        ThriftAsyncClientPoolTest.Callback<TradeReport> a =
+            new ThriftAsyncClientPoolTest.Callback<>();
         first.get_last_sale("a", a);
         a.get(10, TimeUnit.SECONDS);
-        ThriftAsyncClientPoolTest.Callback<TradeReport> b = new ThriftAsyncClientPoolTest.Callback<>();
+        ThriftAsyncClientPoolTest.Callback<TradeReport> b =
+            new ThriftAsyncClientPoolTest.Callback<>();
         second.get_last_sale("b", b);
         b.get(10, TimeUnit.SECONDS);
-        pool.callOneway(c -> c.send_fire(ByteBuffer.wrap(new byte[] {1}))).get(10, TimeUnit.SECONDS);
+        pool.callOneway(c -> c.send_fire(ByteBuffer.wrap(new byte[] {1})))
+            .get(10, TimeUnit.SECONDS);
       }
       assertThat(recorders).hasSize(1);
       assertThat(recorders.peek().seqids).hasSize(12).doesNotHaveDuplicates();

@@ -45,8 +45,7 @@ class ThriftClientPoolTest {
       iface.sleep(1);
       pool.run(c -> c.sleep(0));
       assertThatThrownBy(() -> iface.fail(42, "declared"))
-          .isInstanceOfSatisfying(
-              BenchError.class, e -> assertThat(e.getCode()).isEqualTo(42));
+          .isInstanceOfSatisfying(BenchError.class, e -> assertThat(e.getCode()).isEqualTo(42));
 
       try (ThriftClientPool.Lease<BenchService.Client> lease = pool.lease()) {
         lease.run(c -> c.fire(payload.duplicate()));
@@ -163,7 +162,8 @@ class ThriftClientPoolTest {
 
   @Test
   void readTimeoutOfTheStockFactoryIsValidated() {
-    assertThatThrownBy(() -> ClientTransportFactory.framedSocket(Duration.ZERO, Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () -> ClientTransportFactory.framedSocket(Duration.ZERO, Duration.ofSeconds(1)))
         .hasMessage("connectTimeout: PT0S (expected: > 0)");
   }
 }

@@ -1,14 +1,13 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.ClientOptions;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -100,7 +99,10 @@ class TlsPoolTest {
   void clientPoolOverNettyTlsTransports() throws Exception {
     ClientTls tls = clientTls();
     try (ThriftClientPool<BenchService.Client> pool =
-        clientPool(endpoint -> NettyClientResources.shared().openTransport(endpoint, ClientOptions.builder().tls(tls).build()))) {
+        clientPool(
+            endpoint ->
+                NettyClientResources.shared()
+                    .openTransport(endpoint, ClientOptions.builder().tls(tls).build()))) {
       java.util.List<io.thriftnio.testkit.gen.TestInfo> rows = pool.call(c -> c.db_work(3));
       assertThat(rows).hasSize(3);
       io.thriftnio.testkit.gen.Nested nested = pool.call(c -> c.get_nested(2));
@@ -116,9 +118,11 @@ class TlsPoolTest {
         ClientTransportFactory.framedTls(
             SECONDS_10,
             SECONDS_10,
-            PKI.clientTls().keyManagerFactory(PKI.clientKeys()).serverName("wrong.example").build());
-    String endpoint =
-        server.localAddress().getHostString() + ":" + server.localAddress().getPort();
+            PKI.clientTls()
+                .keyManagerFactory(PKI.clientKeys())
+                .serverName("wrong.example")
+                .build());
+    String endpoint = server.localAddress().getHostString() + ":" + server.localAddress().getPort();
     assertThatThrownBy(() -> wrongName.open(server.localAddress()))
         .isInstanceOf(TTransportException.class)
         .hasMessageStartingWith("TLS handshake with " + endpoint + " failed: ");
@@ -138,7 +142,9 @@ class TlsPoolTest {
     try (ThriftChannelPool<BenchService.Client> pool =
         ThriftChannelPool.builder(
                 BenchService.Client::new,
-                endpoint -> NettyClientResources.shared().openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
+                endpoint ->
+                    NettyClientResources.shared()
+                        .openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
             .endpoint(server.localAddress())
             .config(PoolConfig.defaults())
             .maxInFlightPerConnection(8)

@@ -85,18 +85,22 @@ public class AsyncBenchHandler implements BenchService.AsyncIface {
 
   @Override
   public void fail(int code, String message, AsyncMethodCallback<Void> cb) {
-    complete(cb, () -> {
-      delegate.fail(code, message);
-      return null;
-    });
+    complete(
+        cb,
+        () -> {
+          delegate.fail(code, message);
+          return null;
+        });
   }
 
   @Override
   public void fire(ByteBuffer payload, AsyncMethodCallback<Void> cb) {
-    complete(cb, () -> {
-      delegate.fire(payload);
-      return null;
-    });
+    complete(
+        cb,
+        () -> {
+          delegate.fire(payload);
+          return null;
+        });
   }
 
   @Override

@@ -17,12 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@code echo} returns its payload;
  *   <li>{@code get_last_sale(s)} returns {@code TradeReport(s, 25.50, 100, 1)};
- *   <li>{@code db_work(n)} returns n rows, row i with id=i, name="Some_Person_"+i, dob="1980-01-01",
- *       dbl=i*1.5, voter=(i%2==0), addr1="Addr1_"+i, addr2="Addr2_"+i, addr_city="City_"+i,
- *       addr_state="ST", addr_zip="0000"+i;
+ *   <li>{@code db_work(n)} returns n rows, row i with id=i, name="Some_Person_"+i,
+ *       dob="1980-01-01", dbl=i*1.5, voter=(i%2==0), addr1="Addr1_"+i, addr2="Addr2_"+i,
+ *       addr_city="City_"+i, addr_state="ST", addr_zip="0000"+i;
  *   <li>{@code get_nested(d)} returns a chain of d structs with ids "0".."d-1";
  *   <li>{@code sleep(ms)} sleeps; {@code fail(code, msg)} throws {@code BenchError(code, msg)};
- *   <li>{@code fire} counts calls and bytes; {@code fired()} returns the count of {@code fire} calls.
+ *   <li>{@code fire} counts calls and bytes; {@code fired()} returns the count of {@code fire}
+ *       calls.
  * </ul>
  *
  * Bad arguments (negative count, depth or millis; count above {@value #MAX_COUNT}; depth above
@@ -137,7 +138,6 @@ public class BenchHandler implements BenchService.Iface {
   }
 
   static BenchError badArgument(String name, int value, String expected) {
-    return new BenchError(
-        BAD_ARGUMENT, name + ": " + value + " (expected: " + expected + ")");
+    return new BenchError(BAD_ARGUMENT, name + ": " + value + " (expected: " + expected + ")");
   }
 }

@@ -3,9 +3,9 @@ package io.thriftnio.testkit;
 import io.thriftnio.testkit.gen.BenchError;
 
 /**
- * The reference handler, except that {@code fail(code, message)} with one of the codes below
- * throws an undeclared throwable instead of {@code BenchError}, so tests can check that servers
- * answer {@code TApplicationException(INTERNAL_ERROR)} and survive.
+ * The reference handler, except that {@code fail(code, message)} with one of the codes below throws
+ * an undeclared throwable instead of {@code BenchError}, so tests can check that servers answer
+ * {@code TApplicationException(INTERNAL_ERROR)} and survive.
  */
 public class FaultInjectingHandler extends BenchHandler {
 

@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.Locale;
 
 /**
- * Checkable payloads for the benchmark sizes: byte {@code i} of a payload made with {@code seed}
- * is a function of {@code i} and {@code seed}, so a receiver can verify every byte without keeping
- * a copy.
+ * Checkable payloads for the benchmark sizes: byte {@code i} of a payload made with {@code seed} is
+ * a function of {@code i} and {@code seed}, so a receiver can verify every byte without keeping a
+ * copy.
  */
 public final class Payloads {
 
@@ -31,8 +31,8 @@ public final class Payloads {
   }
 
   /**
-   * Whether {@code payload} (position to limit) is exactly the payload {@code of(size, seed)}.
-   * Does not move the buffer's position.
+   * Whether {@code payload} (position to limit) is exactly the payload {@code of(size, seed)}. Does
+   * not move the buffer's position.
    */
   public static boolean check(ByteBuffer payload, int size, long seed) {
     if (payload == null || payload.remaining() != size) {

@@ -54,7 +54,10 @@ class AsyncClientsTest {
     channel =
         new InMemoryChannel(
             ProcessorInvoker.of(
-                new BenchService.Processor<>(handler), PROTOCOL, PROTOCOL, Framing.DEFAULT_MAX_FRAME_SIZE));
+                new BenchService.Processor<>(handler),
+                PROTOCOL,
+                PROTOCOL,
+                Framing.DEFAULT_MAX_FRAME_SIZE));
     caller = AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
   }
 
@@ -89,26 +92,38 @@ class AsyncClientsTest {
 
   @Test
   void callEveryTwoWayMethod() throws Exception {
-    ByteBuffer echoed = await(caller.call(c -> c.send_echo(Payloads.of(Payloads.MEDIUM, 3)), BenchService.Client::recv_echo));
+    ByteBuffer echoed =
+        await(
+            caller.call(
+                c -> c.send_echo(Payloads.of(Payloads.MEDIUM, 3)), BenchService.Client::recv_echo));
     assertThat(Payloads.check(echoed, Payloads.MEDIUM, 3)).isTrue();
 
-    TradeReport sale = await(caller.call(c -> c.send_get_last_sale("MSFT"), BenchService.Client::recv_get_last_sale));
+    TradeReport sale =
+        await(
+            caller.call(
+                c -> c.send_get_last_sale("MSFT"), BenchService.Client::recv_get_last_sale));
     assertThat(sale).isEqualTo(new TradeReport("MSFT", 25.50, 100, 1));
 
-    List<TestInfo> rows = await(caller.call(c -> c.send_db_work(20), BenchService.Client::recv_db_work));
+    List<TestInfo> rows =
+        await(caller.call(c -> c.send_db_work(20), BenchService.Client::recv_db_work));
     assertThat(rows).hasSize(20).element(19).isEqualTo(BenchHandler.row(19));
 
-    Nested nested = await(caller.call(c -> c.send_get_nested(10), BenchService.Client::recv_get_nested));
+    Nested nested =
+        await(caller.call(c -> c.send_get_nested(10), BenchService.Client::recv_get_nested));
     assertThat(nested).isEqualTo(BenchHandler.nested(10));
 
     Object slept =
-        await(caller.call(c -> c.send_sleep(1), c -> {
-          c.recv_sleep();
-          return "slept";
-        }));
+        await(
+            caller.call(
+                c -> c.send_sleep(1),
+                c -> {
+                  c.recv_sleep();
+                  return "slept";
+                }));
     assertThat(slept).isEqualTo("slept");
 
-    assertThat(await(caller.call(BenchService.Client::send_fired, BenchService.Client::recv_fired))).isZero();
+    assertThat(await(caller.call(BenchService.Client::send_fired, BenchService.Client::recv_fired)))
+        .isZero();
   }
 
   @Test
@@ -119,20 +134,24 @@ class AsyncClientsTest {
     }
     assertThat(handler.fired()).isEqualTo(5);
     assertThat(handler.firedBytes()).isEqualTo(50);
-    assertThat(await(caller.call(BenchService.Client::send_fired, BenchService.Client::recv_fired))).isEqualTo(5L);
+    assertThat(await(caller.call(BenchService.Client::send_fired, BenchService.Client::recv_fired)))
+        .isEqualTo(5L);
   }
 
   @Test
   void declaredExceptionIsTheFuturesException() {
     CompletableFuture<Object> f =
-        caller.call(c -> c.send_fail(409, "conflict"), c -> {
-          c.recv_fail();
-          return null;
-        });
+        caller.call(
+            c -> c.send_fail(409, "conflict"),
+            c -> {
+              c.recv_fail();
+              return null;
+            });
     assertThat(failure(f)).isEqualTo(new BenchError(409, "conflict"));
 
     // get_nested declares no exception: its bad-argument BenchError arrives as INTERNAL_ERROR.
-    CompletableFuture<Nested> bad = caller.call(c -> c.send_get_nested(-1), BenchService.Client::recv_get_nested);
+    CompletableFuture<Nested> bad =
+        caller.call(c -> c.send_get_nested(-1), BenchService.Client::recv_get_nested);
     assertThat(failure(bad))
         .isInstanceOfSatisfying(
             TApplicationException.class,
@@ -157,9 +176,12 @@ class AsyncClientsTest {
   @Test
   void channelFailureIsTheFuturesException() {
     TTransportException broken =
-        new TTransportException(TTransportException.END_OF_FILE, "connection to in-memory closed, 1 call pending");
+        new TTransportException(
+            TTransportException.END_OF_FILE, "connection to in-memory closed, 1 call pending");
     channel.failWith(broken);
-    assertThat(failure(caller.call(c -> c.send_echo(Payloads.of(1, 1)), BenchService.Client::recv_echo)))
+    assertThat(
+            failure(
+                caller.call(c -> c.send_echo(Payloads.of(1, 1)), BenchService.Client::recv_echo)))
         .isSameAs(broken);
     assertThat(failure(caller.callOneway(c -> c.send_fire(Payloads.of(1, 1))))).isSameAs(broken);
     assertThat(handler.fired()).isZero();
@@ -169,13 +191,16 @@ class AsyncClientsTest {
   void encodingFailureFailsTheFuture() throws Exception {
     TException encode = new TException("cannot encode");
     CompletableFuture<ByteBuffer> f =
-        caller.call(c -> {
-          throw encode;
-        }, BenchService.Client::recv_echo);
+        caller.call(
+            c -> {
+              throw encode;
+            },
+            BenchService.Client::recv_echo);
     assertThat(failure(f)).isSameAs(encode);
     assertThat(channel.pendingCalls()).isZero();
 
-    // A request above the frame limit fails with FrameSizeException (the channel enforces the limit).
+    // A request above the frame limit fails with FrameSizeException (the channel enforces the
+    // limit).
     ByteBuffer tooBig = ByteBuffer.allocate(Framing.DEFAULT_MAX_FRAME_SIZE + 1);
     assertThat(failure(caller.call(c -> c.send_echo(tooBig), BenchService.Client::recv_echo)))
         .isInstanceOf(FrameSizeException.class);
@@ -185,10 +210,13 @@ class AsyncClientsTest {
   void decodingRunsOnTheGivenExecutorNotTheChannelThread() throws Exception {
     AtomicReference<String> decodedOn = new AtomicReference<>();
     ByteBuffer r =
-        await(caller.call(c -> c.send_echo(Payloads.of(5, 5)), c -> {
-          decodedOn.set(Thread.currentThread().getName());
-          return c.recv_echo();
-        }));
+        await(
+            caller.call(
+                c -> c.send_echo(Payloads.of(5, 5)),
+                c -> {
+                  decodedOn.set(Thread.currentThread().getName());
+                  return c.recv_echo();
+                }));
     assertThat(Payloads.check(r, 5, 5)).isTrue();
     assertThat(decodedOn.get()).isEqualTo(CALLBACK_THREAD);
   }
@@ -198,7 +226,9 @@ class AsyncClientsTest {
     List<CompletableFuture<ByteBuffer>> futures = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       int seed = i;
-      futures.add(caller.call(c -> c.send_echo(Payloads.of(64 + seed, seed)), BenchService.Client::recv_echo));
+      futures.add(
+          caller.call(
+              c -> c.send_echo(Payloads.of(64 + seed, seed)), BenchService.Client::recv_echo));
     }
     for (int i = 0; i < futures.size(); i++) {
       assertThat(Payloads.check(await(futures.get(i)), 64 + i, i)).as("call %d", i).isTrue();
@@ -218,11 +248,15 @@ class AsyncClientsTest {
     try {
       AsyncCaller<BenchService.Client> c2 =
           AsyncClients.caller(asyncChannel, BenchService.Client::new, PROTOCOL, callbacks);
-      CompletableFuture<Object> sleep = c2.call(c -> c.send_sleep(200), c -> {
-        c.recv_sleep();
-        return Thread.currentThread().getName();
-      });
-      CompletableFuture<TradeReport> quick = c2.call(c -> c.send_get_last_sale("Q"), BenchService.Client::recv_get_last_sale);
+      CompletableFuture<Object> sleep =
+          c2.call(
+              c -> c.send_sleep(200),
+              c -> {
+                c.recv_sleep();
+                return Thread.currentThread().getName();
+              });
+      CompletableFuture<TradeReport> quick =
+          c2.call(c -> c.send_get_last_sale("Q"), BenchService.Client::recv_get_last_sale);
       assertThat(await(quick).getSymbol()).isEqualTo("Q");
       assertThat(await(sleep)).isEqualTo(CALLBACK_THREAD);
     } finally {
@@ -265,7 +299,8 @@ class AsyncClientsTest {
 
     Callback<List<TestInfo>> rows = new Callback<>();
     iface.db_work(3, rows);
-    assertThat(await(rows.future)).containsExactly(BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2));
+    assertThat(await(rows.future))
+        .containsExactly(BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2));
 
     Callback<Nested> nested = new Callback<>();
     iface.get_nested(2, nested);
@@ -291,20 +326,27 @@ class AsyncClientsTest {
   }
 
   /**
-   * Even when a reply is complete before the proxy call returns (an instant peer), the callback runs
-   * on the executor, never on the thread that called the proxy.
+   * Even when a reply is complete before the proxy call returns (an instant peer), the callback
+   * runs on the executor, never on the thread that called the proxy.
    */
   @Test
   void proxyCallbacksRunOnTheExecutorEvenForInstantReplies() throws Exception {
     InMemoryChannel instant =
         new InMemoryChannel(
             ProcessorInvoker.of(
-                new BenchService.Processor<>(handler), PROTOCOL, PROTOCOL, Framing.DEFAULT_MAX_FRAME_SIZE),
+                new BenchService.Processor<>(handler),
+                PROTOCOL,
+                PROTOCOL,
+                Framing.DEFAULT_MAX_FRAME_SIZE),
             true);
     try {
       BenchService.AsyncIface iface =
           AsyncClients.asyncIface(
-              BenchService.AsyncIface.class, instant, BenchService.Client::new, PROTOCOL, callbacks);
+              BenchService.AsyncIface.class,
+              instant,
+              BenchService.Client::new,
+              PROTOCOL,
+              callbacks);
       List<Callback<Long>> all = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         Callback<Long> cb = new Callback<>();
@@ -341,7 +383,8 @@ class AsyncClientsTest {
             TApplicationException.class,
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
 
-    TTransportException broken = new TTransportException(TTransportException.TIMED_OUT, "timed out");
+    TTransportException broken =
+        new TTransportException(TTransportException.TIMED_OUT, "timed out");
     channel.failWith(broken);
     Callback<TradeReport> sale = new Callback<>();
     Callback<Void> fire = new Callback<>();
@@ -418,7 +461,9 @@ class AsyncClientsTest {
   @Test
   void proxyRejectsClassesAndMethodsWithoutCallback() {
     assertThatThrownBy(
-            () -> AsyncClients.asyncIface(String.class, channel, BenchService.Client::new, PROTOCOL, callbacks))
+            () ->
+                AsyncClients.asyncIface(
+                    String.class, channel, BenchService.Client::new, PROTOCOL, callbacks))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("expected: an interface");
     assertThatThrownBy(
@@ -456,7 +501,8 @@ class AsyncClientsTest {
 
   @Test
   void callerRequiresItsCollaborators() {
-    assertThatThrownBy(() -> AsyncClients.caller(null, BenchService.Client::new, PROTOCOL, callbacks))
+    assertThatThrownBy(
+            () -> AsyncClients.caller(null, BenchService.Client::new, PROTOCOL, callbacks))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("channel");
     assertThatThrownBy(() -> AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, null))

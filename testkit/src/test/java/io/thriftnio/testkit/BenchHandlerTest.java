@@ -192,8 +192,13 @@ class BenchHandlerTest {
 
     Outcome<List<TestInfo>> rows = new Outcome<>();
     async.db_work(5, rows);
-    assertThat(rows.get()).containsExactly(
-        BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2), BenchHandler.row(3), BenchHandler.row(4));
+    assertThat(rows.get())
+        .containsExactly(
+            BenchHandler.row(0),
+            BenchHandler.row(1),
+            BenchHandler.row(2),
+            BenchHandler.row(3),
+            BenchHandler.row(4));
 
     Outcome<Nested> nested = new Outcome<>();
     async.get_nested(3, nested);
@@ -245,7 +250,8 @@ class BenchHandlerTest {
     assertThat(sleep.future).isNotDone();
 
     assertThat(sleep.get()).isNull();
-    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
+    assertThat(System.nanoTime() - start)
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
     assertThat(sleep.thread).isNotSameAs(Thread.currentThread());
     assertThat(sleep.thread.getName()).isEqualTo("testkit-async-bench-timer");
   }

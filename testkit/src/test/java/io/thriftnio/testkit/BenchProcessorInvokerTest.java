@@ -8,7 +8,6 @@ import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
-import io.thriftnio.testkit.gen.Nested;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BenchProcessorInvokerTest {
 
   /** One invoker configuration: processor kind x protocol. */
-  record Setup(String name, ProcessorInvoker invoker, TProtocolFactory protocol, BenchHandler handler) {
+  record Setup(
+      String name, ProcessorInvoker invoker, TProtocolFactory protocol, BenchHandler handler) {
     @Override
     public String toString() {
       return name;
@@ -54,7 +54,10 @@ class BenchProcessorInvokerTest {
               new Setup(
                   "sync-" + p,
                   ProcessorInvoker.of(
-                      new BenchService.Processor<>(sync), protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE),
+                      new BenchService.Processor<>(sync),
+                      protocol,
+                      protocol,
+                      Framing.DEFAULT_MAX_FRAME_SIZE),
                   protocol,
                   sync)));
       BenchHandler shared = new BenchHandler();
@@ -103,8 +106,15 @@ class BenchProcessorInvokerTest {
   void echo(Setup s) throws Exception {
     for (int size : new int[] {0, Payloads.SMALL, Payloads.MEDIUM, Payloads.LARGE}) {
       BenchService.echo_result r =
-          call(s, "echo", size, new BenchService.echo_args(Payloads.of(size, size)), new BenchService.echo_result());
-      assertThat(Payloads.check(r.bufferForSuccess(), size, size)).as("echo of %d bytes", size).isTrue();
+          call(
+              s,
+              "echo",
+              size,
+              new BenchService.echo_args(Payloads.of(size, size)),
+              new BenchService.echo_result());
+      assertThat(Payloads.check(r.bufferForSuccess(), size, size))
+          .as("echo of %d bytes", size)
+          .isTrue();
     }
   }
 
@@ -112,7 +122,12 @@ class BenchProcessorInvokerTest {
   @MethodSource("setups")
   void getLastSale(Setup s) throws Exception {
     BenchService.get_last_sale_result r =
-        call(s, "get_last_sale", 2, new BenchService.get_last_sale_args("AAPL"), new BenchService.get_last_sale_result());
+        call(
+            s,
+            "get_last_sale",
+            2,
+            new BenchService.get_last_sale_args("AAPL"),
+            new BenchService.get_last_sale_result());
     assertThat(r.getSuccess()).isEqualTo(new TradeReport("AAPL", 25.50, 100, 1));
   }
 
@@ -120,7 +135,8 @@ class BenchProcessorInvokerTest {
   @MethodSource("setups")
   void dbWork(Setup s) throws Exception {
     BenchService.db_work_result r =
-        call(s, "db_work", 3, new BenchService.db_work_args(250), new BenchService.db_work_result());
+        call(
+            s, "db_work", 3, new BenchService.db_work_args(250), new BenchService.db_work_result());
     assertThat(r.getSuccess()).hasSize(250);
     for (int i = 0; i < 250; i++) {
       assertThat(r.getSuccess().get(i)).isEqualTo(BenchHandler.row(i));
@@ -131,7 +147,12 @@ class BenchProcessorInvokerTest {
   @MethodSource("setups")
   void getNestedUpToTheMaximumDepth(Setup s) throws Exception {
     BenchService.get_nested_result r =
-        call(s, "get_nested", 5, new BenchService.get_nested_args(BenchHandler.MAX_DEPTH), new BenchService.get_nested_result());
+        call(
+            s,
+            "get_nested",
+            5,
+            new BenchService.get_nested_args(BenchHandler.MAX_DEPTH),
+            new BenchService.get_nested_result());
     assertThat(r.getSuccess()).isEqualTo(BenchHandler.nested(BenchHandler.MAX_DEPTH));
   }
 
@@ -149,7 +170,12 @@ class BenchProcessorInvokerTest {
   @MethodSource("setups")
   void failReturnsTheDeclaredException(Setup s) throws Exception {
     BenchService.fail_result r =
-        call(s, "fail", 7, new BenchService.fail_args(418, "teapot"), new BenchService.fail_result());
+        call(
+            s,
+            "fail",
+            7,
+            new BenchService.fail_args(418, "teapot"),
+            new BenchService.fail_result());
     assertThat((Object) r.getError()).isEqualTo(new BenchError(418, "teapot"));
   }
 
@@ -163,7 +189,9 @@ class BenchProcessorInvokerTest {
   void badArgumentOnAMethodWithoutThrowsIsAnInternalError(Setup s) throws Exception {
     for (Object[] bad :
         new Object[][] {
-          {"get_nested", new BenchService.get_nested_args(61), new BenchService.get_nested_result()},
+          {
+            "get_nested", new BenchService.get_nested_args(61), new BenchService.get_nested_result()
+          },
           {"db_work", new BenchService.db_work_args(-1), new BenchService.db_work_result()},
         }) {
       byte[] reply = invoke(s, (String) bad[0], TMessageType.CALL, 8, (TBase<?, ?>) bad[1]);
@@ -179,7 +207,12 @@ class BenchProcessorInvokerTest {
   void fireIsOnewayAndFiredCountsIt(Setup s) throws Exception {
     for (int i = 0; i < 3; i++) {
       byte[] none =
-          invoke(s, "fire", TMessageType.ONEWAY, 20 + i, new BenchService.fire_args(Payloads.of(100, i)));
+          invoke(
+              s,
+              "fire",
+              TMessageType.ONEWAY,
+              20 + i,
+              new BenchService.fire_args(Payloads.of(100, i)));
       assertThat(none).isNull();
     }
     assertThat(s.handler().fired()).isEqualTo(3);
@@ -208,19 +241,29 @@ class BenchProcessorInvokerTest {
   private static void malformedOnewayRequestGetsNoReply(Setup s) throws Exception {
     byte[] request =
         RawConnection.encodeCall(
-            s.protocol(), "fire", TMessageType.ONEWAY, 60, new BenchService.fire_args(Payloads.of(3, 1)));
+            s.protocol(),
+            "fire",
+            TMessageType.ONEWAY,
+            60,
+            new BenchService.fire_args(Payloads.of(3, 1)));
     // Binary layout ends with: i32 length, 3 payload bytes, field stop. Make the length negative.
     ByteBuffer.wrap(request).putInt(request.length - 1 - 3 - 4, -5);
     assertThat(s.invoker().invoke(ByteBuffer.wrap(request)).get(10, TimeUnit.SECONDS)).isNull();
     assertThat(s.handler().fired()).isZero();
     // The same corruption in a two-way call is answered with PROTOCOL_ERROR.
     byte[] twoWay =
-        RawConnection.encodeCall(s.protocol(), "echo", TMessageType.CALL, 61, new BenchService.echo_args(Payloads.of(3, 1)));
+        RawConnection.encodeCall(
+            s.protocol(),
+            "echo",
+            TMessageType.CALL,
+            61,
+            new BenchService.echo_args(Payloads.of(3, 1)));
     ByteBuffer.wrap(twoWay).putInt(twoWay.length - 1 - 3 - 4, -5);
     ByteBuffer frame = s.invoker().invoke(ByteBuffer.wrap(twoWay)).get(10, TimeUnit.SECONDS);
     byte[] reply = new byte[frame.remaining() - 4];
     frame.duplicate().position(4).get(reply);
-    assertThatThrownBy(() -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.echo_result()))
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.echo_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR));
@@ -229,8 +272,10 @@ class BenchProcessorInvokerTest {
   @ParameterizedTest
   @MethodSource("setups")
   void unknownMethodIsAnswered(Setup s) throws Exception {
-    byte[] reply = invoke(s, "no_such_method", TMessageType.CALL, 31, new BenchService.fired_args());
-    assertThatThrownBy(() -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.fired_result()))
+    byte[] reply =
+        invoke(s, "no_such_method", TMessageType.CALL, 31, new BenchService.fired_args());
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.fired_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD));
@@ -241,12 +286,21 @@ class BenchProcessorInvokerTest {
   void responseLargerThanMaxFrameSizeIsAnInternalError(Setup s) throws Exception {
     ProcessorInvoker small =
         s.name().startsWith("sync")
-            ? ProcessorInvoker.of(new BenchService.Processor<>(new BenchHandler()), s.protocol(), s.protocol(), 10_000)
+            ? ProcessorInvoker.of(
+                new BenchService.Processor<>(new BenchHandler()),
+                s.protocol(),
+                s.protocol(),
+                10_000)
             : ProcessorInvoker.ofAsync(
-                new BenchService.AsyncProcessor<>(new AsyncBenchHandler()), s.protocol(), s.protocol(), 10_000);
+                new BenchService.AsyncProcessor<>(new AsyncBenchHandler()),
+                s.protocol(),
+                s.protocol(),
+                10_000);
     Setup limited = new Setup(s.name(), small, s.protocol(), s.handler());
-    byte[] reply = invoke(limited, "db_work", TMessageType.CALL, 40, new BenchService.db_work_args(1000));
-    assertThatThrownBy(() -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.db_work_result()))
+    byte[] reply =
+        invoke(limited, "db_work", TMessageType.CALL, 40, new BenchService.db_work_args(1000));
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(s.protocol(), reply, new BenchService.db_work_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> {
@@ -265,21 +319,29 @@ class BenchProcessorInvokerTest {
           FaultInjectingHandler.THROW_ERROR,
           FaultInjectingHandler.THROW_STACK_OVERFLOW
         }) {
-      byte[] reply = invoke(s, "fail", TMessageType.CALL, code, new BenchService.fail_args(code, "boom"));
+      byte[] reply =
+          invoke(s, "fail", TMessageType.CALL, code, new BenchService.fail_args(code, "boom"));
       TMessage[] header = new TMessage[1];
       assertThatThrownBy(
-              () -> header[0] = RawConnection.decodeReply(s.protocol(), reply, new BenchService.fail_result()))
+              () ->
+                  header[0] =
+                      RawConnection.decodeReply(
+                          s.protocol(), reply, new BenchService.fail_result()))
           .isInstanceOfSatisfying(
               TApplicationException.class,
               e -> {
-                assertThat(e.getType()).as("code %d", code).isEqualTo(TApplicationException.INTERNAL_ERROR);
+                assertThat(e.getType())
+                    .as("code %d", code)
+                    .isEqualTo(TApplicationException.INTERNAL_ERROR);
                 assertThat(e.getMessage()).contains("fail");
               });
       // The reply carries the request's seqid.
       ByteBuffer b = ByteBuffer.wrap(reply);
       TMessage m =
           s.protocol()
-              .getProtocol(io.thriftnio.core.FrameInputTransport.of(new org.apache.thrift.TConfiguration(), b))
+              .getProtocol(
+                  io.thriftnio.core.FrameInputTransport.of(
+                      new org.apache.thrift.TConfiguration(), b))
               .readMessageBegin();
       assertThat(m.type).isEqualTo(TMessageType.EXCEPTION);
       assertThat(m.seqid).isEqualTo(code);
@@ -301,24 +363,32 @@ class BenchProcessorInvokerTest {
         new Setup(
             "async-throwing",
             ProcessorInvoker.ofAsync(
-                new BenchService.AsyncProcessor<>(throwing), binary, binary, Framing.DEFAULT_MAX_FRAME_SIZE),
+                new BenchService.AsyncProcessor<>(throwing),
+                binary,
+                binary,
+                Framing.DEFAULT_MAX_FRAME_SIZE),
             binary,
             null);
-    byte[] reply = invoke(s, "echo", TMessageType.CALL, 50, new BenchService.echo_args(Payloads.of(1, 1)));
-    assertThatThrownBy(() -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
+    byte[] reply =
+        invoke(s, "echo", TMessageType.CALL, 50, new BenchService.echo_args(Payloads.of(1, 1)));
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
     // A oneway call whose handler throws gets no reply at all.
-    assertThat(invoke(s, "fire", TMessageType.ONEWAY, 51, new BenchService.fire_args(Payloads.of(1, 1)))).isNull();
+    assertThat(
+            invoke(
+                s, "fire", TMessageType.ONEWAY, 51, new BenchService.fire_args(Payloads.of(1, 1))))
+        .isNull();
   }
 
   /**
    * libthrift 0.23's TBinaryProtocol takes a negative binary or string length to its array fast
    * path, so the generated argument reader throws IndexOutOfBoundsException instead of a
-   * TProtocolException; once the JIT has compiled such code, an implicit exception may come
-   * without a stack trace. The request is still malformed: PROTOCOL_ERROR, the handler not run.
-   * The same exception type thrown by a handler stays an INTERNAL_ERROR.
+   * TProtocolException; once the JIT has compiled such code, an implicit exception may come without
+   * a stack trace. The request is still malformed: PROTOCOL_ERROR, the handler not run. The same
+   * exception type thrown by a handler stays an INTERNAL_ERROR.
    */
   @ParameterizedTest(name = "{0}, stackless {1}")
   @CsvSource({"sync, false", "async, false", "sync, true", "async, true"})
@@ -326,7 +396,8 @@ class BenchProcessorInvokerTest {
       throws Exception {
     TProtocolFactory binary = new TBinaryProtocol.Factory();
     TProtocolFactory libthrift023 = transport -> new Libthrift023Binary(transport, stackless);
-    java.util.concurrent.atomic.AtomicInteger echoes = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger echoes =
+        new java.util.concurrent.atomic.AtomicInteger();
     BenchHandler handler =
         new BenchHandler() {
           @Override
@@ -338,7 +409,10 @@ class BenchProcessorInvokerTest {
     ProcessorInvoker invoker =
         kind.equals("sync")
             ? ProcessorInvoker.of(
-                new BenchService.Processor<>(handler), libthrift023, binary, Framing.DEFAULT_MAX_FRAME_SIZE)
+                new BenchService.Processor<>(handler),
+                libthrift023,
+                binary,
+                Framing.DEFAULT_MAX_FRAME_SIZE)
             : ProcessorInvoker.ofAsync(
                 new BenchService.AsyncProcessor<>(new AsyncBenchHandler(handler)),
                 libthrift023,
@@ -353,7 +427,8 @@ class BenchProcessorInvokerTest {
     ByteBuffer frame = invoker.invoke(ByteBuffer.wrap(request)).get(10, TimeUnit.SECONDS);
     byte[] reply = new byte[frame.remaining() - Framing.HEADER_SIZE];
     frame.duplicate().position(Framing.HEADER_SIZE).get(reply);
-    assertThatThrownBy(() -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> {
@@ -365,7 +440,12 @@ class BenchProcessorInvokerTest {
             });
     // The emulation reads well-formed arguments as libthrift does.
     BenchService.echo_result ok =
-        call(s, "echo", 71, new BenchService.echo_args(Payloads.of(3, 1)), new BenchService.echo_result());
+        call(
+            s,
+            "echo",
+            71,
+            new BenchService.echo_args(Payloads.of(3, 1)),
+            new BenchService.echo_result());
     assertThat(Payloads.check(ok.bufferForSuccess(), 3, 1)).isTrue();
     assertThat(echoes).as("echo calls that reached the handler").hasValue(1);
   }
@@ -404,7 +484,8 @@ class BenchProcessorInvokerTest {
             TMessageType.CALL,
             72,
             new BenchService.echo_args(Payloads.of(3, 1)));
-    assertThatThrownBy(() -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
+    assertThatThrownBy(
+            () -> RawConnection.decodeReply(binary, reply, new BenchService.echo_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
@@ -435,7 +516,8 @@ class BenchProcessorInvokerTest {
         fastThrow.setStackTrace(new StackTraceElement[0]);
         throw fastThrow;
       }
-      ByteBuffer value = ByteBuffer.wrap(transport.getBuffer(), transport.getBufferPosition(), size);
+      ByteBuffer value =
+          ByteBuffer.wrap(transport.getBuffer(), transport.getBufferPosition(), size);
       transport.consumeBuffer(size);
       return value;
     }

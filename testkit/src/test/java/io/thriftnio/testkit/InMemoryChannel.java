@@ -16,8 +16,9 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * A {@link ThriftChannel} without a network: each request runs through a {@link ProcessorInvoker}
- * on a single "IO" thread named {@value #IO_THREAD} (or inline on the caller's thread), and the response frame's length prefix is
- * stripped, as a real channel's decoder would. {@link #failWith} makes every later call fail.
+ * on a single "IO" thread named {@value #IO_THREAD} (or inline on the caller's thread), and the
+ * response frame's length prefix is stripped, as a real channel's decoder would. {@link #failWith}
+ * makes every later call fail.
  */
 final class InMemoryChannel implements ThriftChannel {
   static final String IO_THREAD = "in-memory-io";

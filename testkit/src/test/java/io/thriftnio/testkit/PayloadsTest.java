@@ -85,7 +85,8 @@ class PayloadsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 300, 1000, 1024, 3072, 3000, 1536, 3 * 1024 * 1024, 5 * 1024 * 1024 + 1})
+  @ValueSource(
+      ints = {0, 1, 300, 1000, 1024, 3072, 3000, 1536, 3 * 1024 * 1024, 5 * 1024 * 1024 + 1})
   void formatSizeRoundTrips(int size) {
     assertThat(Payloads.parseSize(Payloads.formatSize(size))).isEqualTo(size);
   }
@@ -104,7 +105,9 @@ class PayloadsTest {
     assertThatThrownBy(() -> Payloads.parseSize(text))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "size: " + text + " (expected: bytes, or a number followed by k or m, e.g. 300, 3k, 3m)");
+            "size: "
+                + text
+                + " (expected: bytes, or a number followed by k or m, e.g. 300, 3k, 3m)");
   }
 
   @ParameterizedTest

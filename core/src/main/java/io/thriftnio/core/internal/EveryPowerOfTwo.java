@@ -3,10 +3,10 @@ package io.thriftnio.core.internal;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts a repeated event and picks the occurrences worth a log line: the 1st, 2nd, 4th, 8th ...
- * A flood of {@code n} events then costs about {@code log2(n)} lines, and the running count in
- * each line still tells how big the flood is. Thread-safe: of concurrent callers, exactly one gets
- * each power of two. Not part of the API.
+ * Counts a repeated event and picks the occurrences worth a log line: the 1st, 2nd, 4th, 8th ... A
+ * flood of {@code n} events then costs about {@code log2(n)} lines, and the running count in each
+ * line still tells how big the flood is. Thread-safe: of concurrent callers, exactly one gets each
+ * power of two. Not part of the API.
  *
  * <pre>{@code
  * long n = refusals.record();

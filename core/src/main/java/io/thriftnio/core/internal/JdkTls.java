@@ -66,8 +66,8 @@ public final class JdkTls {
   }
 
   /**
-   * A client-mode engine for a connection to {@code peer}: SNI and hostname verification on
-   * {@link ClientTls#peerHost(InetSocketAddress)}.
+   * A client-mode engine for a connection to {@code peer}: SNI and hostname verification on {@link
+   * ClientTls#peerHost(InetSocketAddress)}.
    */
   public static SSLEngine clientEngine(SSLContext context, ClientTls tls, InetSocketAddress peer) {
     String host = tls.peerHost(peer);

@@ -1,6 +1,9 @@
 package io.thriftnio.core.tls;
 
-/** Whether a TLS server asks its clients for a certificate; see {@link ServerTls.Builder#clientAuth}. */
+/**
+ * Whether a TLS server asks its clients for a certificate; see {@link
+ * ServerTls.Builder#clientAuth}.
+ */
 public enum ClientAuth {
   /** No client certificate is requested. */
   NONE,

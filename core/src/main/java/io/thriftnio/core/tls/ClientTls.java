@@ -22,11 +22,11 @@ import javax.net.ssl.TrustManagerFactory;
  * ClientTransportFactory pooled = ClientTransportFactory.framedTls(connect, read, tls);
  * }</pre>
  *
- * <p>Hostname verification is on by default: the server's certificate must name the host the
- * client connects to (the {@code HTTPS} endpoint identification of RFC 2818, against a DNS or IP
- * subject alternative name), or the {@link Builder#serverName(String) server name} set here. The
- * connection is ready only once the handshake has completed; a failed or timed-out handshake
- * fails the connect with an error naming the peer.
+ * <p>Hostname verification is on by default: the server's certificate must name the host the client
+ * connects to (the {@code HTTPS} endpoint identification of RFC 2818, against a DNS or IP subject
+ * alternative name), or the {@link Builder#serverName(String) server name} set here. The connection
+ * is ready only once the handshake has completed; a failed or timed-out handshake fails the connect
+ * with an error naming the peer.
  */
 public final class ClientTls {
 
@@ -58,8 +58,8 @@ public final class ClientTls {
   }
 
   /**
-   * A builder with the defaults documented on each setter: the JDK's trusted authorities, no
-   * client certificate, hostname verification on.
+   * A builder with the defaults documented on each setter: the JDK's trusted authorities, no client
+   * certificate, hostname verification on.
    *
    * @return the builder
    */
@@ -134,7 +134,9 @@ public final class ClientTls {
         + '}';
   }
 
-  /** Builds a {@link ClientTls}. Setters only record; {@link #build()} validates. Not thread-safe. */
+  /**
+   * Builds a {@link ClientTls}. Setters only record; {@link #build()} validates. Not thread-safe.
+   */
   public static final class Builder {
     private TrustManagerFactory trustManagerFactory;
     private KeyManagerFactory keyManagerFactory;
@@ -174,8 +176,8 @@ public final class ClientTls {
     /**
      * Whether the server's certificate must name the host connected to (or {@link
      * #serverName(String)}). Default: {@code true}. Turning it off lets any certificate signed by a
-     * trusted authority impersonate the server; do it only where the trust store holds nothing
-     * but the expected peers.
+     * trusted authority impersonate the server; do it only where the trust store holds nothing but
+     * the expected peers.
      *
      * @param hostnameVerification {@code false} to skip the name check
      * @return this builder

@@ -77,7 +77,10 @@ public final class ServerTls {
     return keyManagerFactory;
   }
 
-  /** Trust for client certificates, or {@code null} when {@link #clientAuth()} is NONE and none was set. */
+  /**
+   * Trust for client certificates, or {@code null} when {@link #clientAuth()} is NONE and none was
+   * set.
+   */
   public TrustManagerFactory trustManagerFactory() {
     return trustManagerFactory;
   }
@@ -122,7 +125,9 @@ public final class ServerTls {
         + '}';
   }
 
-  /** Builds a {@link ServerTls}. Setters only record; {@link #build()} validates. Not thread-safe. */
+  /**
+   * Builds a {@link ServerTls}. Setters only record; {@link #build()} validates. Not thread-safe.
+   */
   public static final class Builder {
     private final KeyManagerFactory keyManagerFactory;
     private TrustManagerFactory trustManagerFactory;
@@ -160,9 +165,9 @@ public final class ServerTls {
     }
 
     /**
-     * Time allowed from accept until the handshake has completed; a connection still
-     * handshaking then (for example one that opened TCP and never spoke TLS) is closed and counted
-     * as a TLS failure. Default: 10 seconds.
+     * Time allowed from accept until the handshake has completed; a connection still handshaking
+     * then (for example one that opened TCP and never spoke TLS) is closed and counted as a TLS
+     * failure. Default: 10 seconds.
      *
      * @param handshakeTimeout a positive duration
      * @return this builder
@@ -185,8 +190,7 @@ public final class ServerTls {
     }
 
     /**
-     * The cipher suites enabled. Default: empty, the provider's defaults for the enabled
-     * protocols.
+     * The cipher suites enabled. Default: empty, the provider's defaults for the enabled protocols.
      *
      * @param cipherSuites suite names, e.g. {@code TLS_AES_128_GCM_SHA256}
      * @return this builder

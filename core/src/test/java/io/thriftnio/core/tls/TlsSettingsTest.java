@@ -3,6 +3,7 @@ package io.thriftnio.core.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.internal.JdkTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
@@ -12,7 +13,6 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManagerFactory;
-import io.thriftnio.core.internal.JdkTls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,8 +54,11 @@ class TlsSettingsTest {
     assertThat(tls.protocols()).containsExactly("TLSv1.3", "TLSv1.2");
     assertThat(tls.provider()).isEqualTo(TlsProvider.JDK);
     assertThat(tls.peerHost(new InetSocketAddress("127.0.0.1", 1))).isEqualTo("127.0.0.1");
-    assertThat(ClientTls.builder().serverName("svc.example").build()
-            .peerHost(new InetSocketAddress("127.0.0.1", 1)))
+    assertThat(
+            ClientTls.builder()
+                .serverName("svc.example")
+                .build()
+                .peerHost(new InetSocketAddress("127.0.0.1", 1)))
         .isEqualTo("svc.example");
   }
 
@@ -79,8 +82,11 @@ class TlsSettingsTest {
     assertThatThrownBy(() -> ClientTls.builder().cipherSuites(null).build())
         .hasMessageStartingWith("cipherSuites: null");
     assertThat(
-            ServerTls.builder(keys()).clientAuth(ClientAuth.OPTIONAL).trustManagerFactory(trust())
-                .build().clientAuth())
+            ServerTls.builder(keys())
+                .clientAuth(ClientAuth.OPTIONAL)
+                .trustManagerFactory(trust())
+                .build()
+                .clientAuth())
         .isEqualTo(ClientAuth.OPTIONAL);
   }
 
@@ -92,22 +98,30 @@ class TlsSettingsTest {
     assertThat(byName.getUseClientMode()).isTrue();
     assertThat(byName.getSSLParameters().getEndpointIdentificationAlgorithm()).isEqualTo("HTTPS");
     assertThat(byName.getSSLParameters().getServerNames()).hasSize(1);
-    assertThat(Arrays.asList(byName.getEnabledProtocols())).containsExactlyInAnyOrder("TLSv1.3", "TLSv1.2");
+    assertThat(Arrays.asList(byName.getEnabledProtocols()))
+        .containsExactlyInAnyOrder("TLSv1.3", "TLSv1.2");
     SSLEngine byIp = JdkTls.clientEngine(context, client, new InetSocketAddress("127.0.0.1", 9));
     assertThat(byIp.getSSLParameters().getServerNames()).isNullOrEmpty();
     ClientTls off = ClientTls.builder().hostnameVerification(false).build();
-    assertThat(JdkTls.clientEngine(context, off, new InetSocketAddress("127.0.0.1", 9))
-            .getSSLParameters().getEndpointIdentificationAlgorithm())
+    assertThat(
+            JdkTls.clientEngine(context, off, new InetSocketAddress("127.0.0.1", 9))
+                .getSSLParameters()
+                .getEndpointIdentificationAlgorithm())
         .isNull();
 
     ServerTls server =
-        ServerTls.builder(keys()).clientAuth(ClientAuth.REQUIRE).trustManagerFactory(trust())
-            .protocols(List.of("TLSv1.3")).build();
+        ServerTls.builder(keys())
+            .clientAuth(ClientAuth.REQUIRE)
+            .trustManagerFactory(trust())
+            .protocols(List.of("TLSv1.3"))
+            .build();
     SSLEngine engine = JdkTls.serverEngine(JdkTls.serverContext(server, "test"), server);
     assertThat(engine.getNeedClientAuth()).isTrue();
     assertThat(engine.getEnabledProtocols()).containsExactly("TLSv1.3");
     assertThatThrownBy(
-            () -> JdkTls.clientContext(ClientTls.builder().provider(TlsProvider.OPENSSL).build(), "Grizzly"))
+            () ->
+                JdkTls.clientContext(
+                    ClientTls.builder().provider(TlsProvider.OPENSSL).build(), "Grizzly"))
         .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
   }
 }

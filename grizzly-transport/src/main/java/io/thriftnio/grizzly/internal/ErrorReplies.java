@@ -27,7 +27,11 @@ public final class ErrorReplies {
    * @throws TException if the request header cannot be read
    */
   public static ByteBuffer internalError(
-      ByteBuffer request, TProtocolFactory in, TProtocolFactory out, int maxFrameSize, String message)
+      ByteBuffer request,
+      TProtocolFactory in,
+      TProtocolFactory out,
+      int maxFrameSize,
+      String message)
       throws TException {
     TConfiguration configuration =
         new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
@@ -39,7 +43,8 @@ public final class ErrorReplies {
     FrameOutputTransport output = new FrameOutputTransport(configuration);
     TProtocol writer = out.getProtocol(output);
     writer.writeMessageBegin(new TMessage(header.name, TMessageType.EXCEPTION, header.seqid));
-    new TApplicationException(TApplicationException.INTERNAL_ERROR, message + " (" + header.name + ")")
+    new TApplicationException(
+            TApplicationException.INTERNAL_ERROR, message + " (" + header.name + ")")
         .write(writer);
     writer.writeMessageEnd();
     return output.toFrame();

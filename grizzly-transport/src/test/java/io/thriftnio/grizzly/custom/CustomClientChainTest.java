@@ -68,7 +68,8 @@ class CustomClientChainTest {
             }
           });
       byte[] call =
-          RawConnection.encodeCall(PROTOCOL, "echo", 7, new BenchService.echo_args(Payloads.of(32, 7)));
+          RawConnection.encodeCall(
+              PROTOCOL, "echo", 7, new BenchService.echo_args(Payloads.of(32, 7)));
       connection.write(Buffers.wrap(connection.getMemoryManager(), RawConnection.frame(call)));
 
       ByteBuffer payload = response.get(10, TimeUnit.SECONDS);

@@ -27,8 +27,9 @@ import picocli.CommandLine.Command;
     name = "thrift-nio-bench",
     mixinStandardHelpOptions = true,
     versionProvider = BenchMain.Version.class,
-    description = "Serves and benchmarks Thrift server rows: thrift-nio's Netty and Grizzly "
-        + "servers, the stock libthrift servers and a raw echo ceiling.",
+    description =
+        "Serves and benchmarks Thrift server rows: thrift-nio's Netty and Grizzly "
+            + "servers, the stock libthrift servers and a raw echo ceiling.",
     subcommands = {
       ServeCommand.class,
       MatrixCommand.class,

@@ -1,8 +1,8 @@
 package io.thriftnio.it.bench;
 
 /**
- * The outcome of one cell. Latencies are in microseconds. A skipped cell has {@link #skipped()}
- * set and zeros elsewhere.
+ * The outcome of one cell. Latencies are in microseconds. A skipped cell has {@link #skipped()} set
+ * and zeros elsewhere.
  *
  * @param server the server row
  * @param client the client kind

@@ -20,8 +20,8 @@ import org.knowm.xchart.style.Styler;
  * PNG charts of a run (XChart, rendered headless):
  *
  * <ul>
- *   <li>{@code calls-by-server-SIZE-PROTOCOL.png}: calls/s of every server row, one bar per
- *       client kind, at the largest connection count measured for that size;
+ *   <li>{@code calls-by-server-SIZE-PROTOCOL.png}: calls/s of every server row, one bar per client
+ *       kind, at the largest connection count measured for that size;
  *   <li>{@code calls-by-connections-SIZE-PROTOCOL-CLIENT.png}: calls/s against the connection
  *       count, one line per server row, where more than one count was measured.
  * </ul>
@@ -69,8 +69,14 @@ final class Charts {
         new CategoryChartBuilder()
             .width(WIDTH)
             .height(HEIGHT)
-            .title("calls/s by server: size " + size + ", " + protocol + ", " + connections
-                + " connections")
+            .title(
+                "calls/s by server: size "
+                    + size
+                    + ", "
+                    + protocol
+                    + ", "
+                    + connections
+                    + " connections")
             .xAxisTitle("server")
             .yAxisTitle("calls/s")
             .build();
@@ -80,11 +86,12 @@ final class Charts {
     for (String client : clients) {
       List<Double> y = new ArrayList<>();
       for (String server : servers) {
-        y.add(at.stream()
-            .filter(r -> r.server().equals(server) && r.client().equals(client))
-            .mapToDouble(CellResult::callsPerSec)
-            .findFirst()
-            .orElse(0));
+        y.add(
+            at.stream()
+                .filter(r -> r.server().equals(server) && r.client().equals(client))
+                .mapToDouble(CellResult::callsPerSec)
+                .findFirst()
+                .orElse(0));
       }
       chart.addSeries(client, servers, y);
     }
@@ -100,8 +107,7 @@ final class Charts {
         new XYChartBuilder()
             .width(WIDTH)
             .height(HEIGHT)
-            .title("calls/s by connections: size " + size + ", " + protocol + ", client "
-                + client)
+            .title("calls/s by connections: size " + size + ", " + protocol + ", client " + client)
             .xAxisTitle("connections")
             .yAxisTitle("calls/s")
             .build();
@@ -121,8 +127,9 @@ final class Charts {
       double[] y = counts.stream().mapToDouble(values::get).toArray();
       chart.addSeries(server, x, y);
     }
-    Path file = dir.resolve(
-        "calls-by-connections-" + slug(size) + "-" + protocol + "-" + slug(client) + ".png");
+    Path file =
+        dir.resolve(
+            "calls-by-connections-" + slug(size) + "-" + protocol + "-" + slug(client) + ".png");
     save(chart, file);
     return file;
   }
@@ -133,8 +140,14 @@ final class Charts {
    *
    * @param series name to one value per category, in category order
    */
-  static Path bars(Path file, String title, String xTitle, String yTitle, List<String> categories,
-      Map<String, List<Double>> series) throws IOException {
+  static Path bars(
+      Path file,
+      String title,
+      String xTitle,
+      String yTitle,
+      List<String> categories,
+      Map<String, List<Double>> series)
+      throws IOException {
     System.setProperty("java.awt.headless", "true");
     CategoryChart chart =
         new CategoryChartBuilder()

@@ -40,8 +40,7 @@ final class Cli {
       BigDecimal nanos = new BigDecimal(number).multiply(BigDecimal.valueOf(unitNanos));
       BigDecimal max = BigDecimal.valueOf(Duration.ofHours(1).toNanos());
       if (nanos.signum() < 0 || nanos.compareTo(max) > 0) {
-        throw new CommandLine.TypeConversionException(
-            "duration: " + value + " (expected: 0..1h)");
+        throw new CommandLine.TypeConversionException("duration: " + value + " (expected: 0..1h)");
       }
       return Duration.ofNanos(nanos.longValue());
     } catch (NumberFormatException e) {

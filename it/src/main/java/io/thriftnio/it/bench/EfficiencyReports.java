@@ -43,9 +43,9 @@ final class EfficiencyReports {
           + " completed in it; the client figure is the whole load-generator JVM (calling threads,"
           + " event loops, GC, JIT). Server alloc B/call: the server JVM's live threads' heap"
           + " allocation counters over the window, per call. Other load: the largest share of a"
-      + " window, over the rounds, that other processes of the machine ran on the server's or the"
-      + " load generator's CPU (from /proc/stat; pinned runs only); a cell above a few percent"
-      + " was disturbed.";
+          + " window, over the rounds, that other processes of the machine ran on the server's or the"
+          + " load generator's CPU (from /proc/stat; pinned runs only); a cell above a few percent"
+          + " was disturbed.";
 
   private EfficiencyReports() {}
 
@@ -66,19 +66,29 @@ final class EfficiencyReports {
   /** Server cost per client shape, grouped by shape. */
   static String serverTable(List<EfficiencyResult> results) {
     StringBuilder sb = new StringBuilder();
-    sb.append("| server | scenario | calls/s | server us/call | vs raw-echo | vs thrift-threadpool "
-        + "| client us/call | p50 us | p50 vs thrift-threadpool | p99 us | server alloc B/call "
-        + "| errors | other load |\n");
+    sb.append(
+        "| server | scenario | calls/s | server us/call | vs raw-echo | vs thrift-threadpool "
+            + "| client us/call | p50 us | p50 vs thrift-threadpool | p99 us | server alloc B/call "
+            + "| errors | other load |\n");
     sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (EfficiencyResult r : byScenario(results, false)) {
-      sb.append(String.format(Locale.ROOT,
-          "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
-          r.server(), r.scenario().name(), r.callsPerSec(), us(r.serverUsPerCall()),
-          ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall),
-          ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall),
-          us(r.clientUsPerCall()), r.p50Us(),
-          ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us),
-          r.p99Us(), bytes(r.serverAllocPerCall()), r.errors(), percent(r.otherLoad())));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
+              r.server(),
+              r.scenario().name(),
+              r.callsPerSec(),
+              us(r.serverUsPerCall()),
+              ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall),
+              ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall),
+              us(r.clientUsPerCall()),
+              r.p50Us(),
+              ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us),
+              r.p99Us(),
+              bytes(r.serverAllocPerCall()),
+              r.errors(),
+              percent(r.otherLoad())));
     }
     return sb.toString();
   }
@@ -90,17 +100,26 @@ final class EfficiencyReports {
       return "";
     }
     StringBuilder sb = new StringBuilder();
-    sb.append("| client | server | calls/s | client us/call | vs tsocket | p50 us | p50 vs tsocket "
-        + "| p99 us | server us/call | errors | other load |\n");
+    sb.append(
+        "| client | server | calls/s | client us/call | vs tsocket | p50 us | p50 vs tsocket "
+            + "| p99 us | server us/call | errors | other load |\n");
     sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (EfficiencyResult r : rows) {
-      sb.append(String.format(Locale.ROOT,
-          "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
-          r.scenario().client(), r.server(), r.callsPerSec(), us(r.clientUsPerCall()),
-          ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
-          r.p50Us(),
-          ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us),
-          r.p99Us(), us(r.serverUsPerCall()), r.errors(), percent(r.otherLoad())));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
+              r.scenario().client(),
+              r.server(),
+              r.callsPerSec(),
+              us(r.clientUsPerCall()),
+              ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
+              r.p50Us(),
+              ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us),
+              r.p99Us(),
+              us(r.serverUsPerCall()),
+              r.errors(),
+              percent(r.otherLoad())));
     }
     return sb.toString();
   }
@@ -109,9 +128,17 @@ final class EfficiencyReports {
     StringBuilder sb = new StringBuilder();
     for (EfficiencyResult r : results) {
       if (r.skipped() != null) {
-        sb.append("- ").append(r.server()).append(' ').append(r.scenario().name()).append(" (")
-            .append(r.scenario().shape()).append(")").append(r.ran() ? ", in some rounds" : "")
-            .append(": ").append(r.skipped()).append('\n');
+        sb.append("- ")
+            .append(r.server())
+            .append(' ')
+            .append(r.scenario().name())
+            .append(" (")
+            .append(r.scenario().shape())
+            .append(")")
+            .append(r.ran() ? ", in some rounds" : "")
+            .append(": ")
+            .append(r.skipped())
+            .append('\n');
       }
     }
     return sb.toString();
@@ -133,14 +160,19 @@ final class EfficiencyReports {
   }
 
   /**
-   * {@code r}'s metric over the reference's: the row {@code server} under the same scenario and
-   * the client {@code client} (null: {@code r}'s own).
+   * {@code r}'s metric over the reference's: the row {@code server} under the same scenario and the
+   * client {@code client} (null: {@code r}'s own).
    */
-  static double ratioValue(EfficiencyResult r, List<EfficiencyResult> results, String server,
-      String client, ToDoubleFunction<EfficiencyResult> metric) {
+  static double ratioValue(
+      EfficiencyResult r,
+      List<EfficiencyResult> results,
+      String server,
+      String client,
+      ToDoubleFunction<EfficiencyResult> metric) {
     String c = client != null ? client : r.scenario().client();
     for (EfficiencyResult base : results) {
-      if (base.ran() && base.server().equals(server)
+      if (base.ran()
+          && base.server().equals(server)
           && base.scenario().name().equals(r.scenario().name())
           && base.scenario().client().equals(c)) {
         double b = metric.applyAsDouble(base);
@@ -151,8 +183,12 @@ final class EfficiencyReports {
     return Double.NaN;
   }
 
-  private static String ratio(EfficiencyResult r, List<EfficiencyResult> results, String server,
-      String client, ToDoubleFunction<EfficiencyResult> metric) {
+  private static String ratio(
+      EfficiencyResult r,
+      List<EfficiencyResult> results,
+      String server,
+      String client,
+      ToDoubleFunction<EfficiencyResult> metric) {
     double v = ratioValue(r, results, server, client, metric);
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2fx", v);
   }
@@ -174,8 +210,7 @@ final class EfficiencyReports {
   }
 
   private static String jnum(double d) {
-    return Double.isNaN(d) || Double.isInfinite(d) ? "null"
-        : String.format(Locale.ROOT, "%.3f", d);
+    return Double.isNaN(d) || Double.isInfinite(d) ? "null" : String.format(Locale.ROOT, "%.3f", d);
   }
 
   static String csv(List<EfficiencyResult> results) {
@@ -185,76 +220,133 @@ final class EfficiencyReports {
         continue;
       }
       boolean clients = r.scenario().name().equals(EfficiencyScenario.CLIENT_TRANSPORTS);
-      sb.append(String.join(",",
-          r.server(), r.scenario().name(), r.scenario().client(),
-          Integer.toString(r.scenario().connections()),
-          Integer.toString(r.scenario().inFlight()),
-          Integer.toString(r.rounds().size()),
-          num(r.callsPerSec()), num(r.serverUsPerCall()), num(r.clientUsPerCall()),
-          num(r.p50Us()), num(r.p99Us()), num(r.serverAllocPerCall()),
-          num(ratioValue(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall)),
-          num(ratioValue(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall)),
-          num(ratioValue(r, results, THREAD_POOL, null, EfficiencyResult::p50Us)),
-          clients ? num(ratioValue(r, results, r.server(), "tsocket",
-              EfficiencyResult::clientUsPerCall)) : "",
-          clients ? num(ratioValue(r, results, r.server(), "tsocket", EfficiencyResult::p50Us))
-              : "",
-          Long.toString(r.errors()), num(r.otherLoad()))).append('\n');
+      sb.append(
+              String.join(
+                  ",",
+                  r.server(),
+                  r.scenario().name(),
+                  r.scenario().client(),
+                  Integer.toString(r.scenario().connections()),
+                  Integer.toString(r.scenario().inFlight()),
+                  Integer.toString(r.rounds().size()),
+                  num(r.callsPerSec()),
+                  num(r.serverUsPerCall()),
+                  num(r.clientUsPerCall()),
+                  num(r.p50Us()),
+                  num(r.p99Us()),
+                  num(r.serverAllocPerCall()),
+                  num(ratioValue(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall)),
+                  num(ratioValue(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall)),
+                  num(ratioValue(r, results, THREAD_POOL, null, EfficiencyResult::p50Us)),
+                  clients
+                      ? num(
+                          ratioValue(
+                              r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall))
+                      : "",
+                  clients
+                      ? num(ratioValue(r, results, r.server(), "tsocket", EfficiencyResult::p50Us))
+                      : "",
+                  Long.toString(r.errors()),
+                  num(r.otherLoad())))
+          .append('\n');
     }
     return sb.toString();
   }
 
-  static String json(EfficiencyCommand.Settings s, Pinning pin, List<EfficiencyResult> results,
-      Instant started) {
+  static String json(
+      EfficiencyCommand.Settings s, Pinning pin, List<EfficiencyResult> results, Instant started) {
     StringBuilder sb = new StringBuilder("{\n");
     sb.append("  \"run\": ").append(Reports.str(s.label())).append(",\n");
     sb.append("  \"started\": ").append(Reports.str(started.toString())).append(",\n");
     sb.append("  \"machine\": ").append(Reports.str(machine())).append(",\n");
-    sb.append("  \"pinning\": {\"pinned\": ").append(pin.pinned())
-        .append(", \"client_cpu\": ").append(pin.clientCpu())
-        .append(", \"server_cpu\": ").append(pin.serverCpu())
-        .append(", \"note\": ").append(Reports.str(pin.note())).append("},\n");
-    sb.append("  \"settings\": {\"rounds\": ").append(s.rounds())
-        .append(", \"warmup_ms\": ").append(s.warmup().toMillis())
-        .append(", \"warmup_calls\": ").append(s.warmupCalls())
-        .append(", \"duration_ms\": ").append(s.duration().toMillis())
-        .append(", \"size\": ").append(s.size())
-        .append(", \"protocol\": ").append(Reports.str(s.protocol()))
-        .append(", \"server_io_threads\": ").append(s.ioThreads())
-        .append(", \"server_workers\": ").append(s.workers())
+    sb.append("  \"pinning\": {\"pinned\": ")
+        .append(pin.pinned())
+        .append(", \"client_cpu\": ")
+        .append(pin.clientCpu())
+        .append(", \"server_cpu\": ")
+        .append(pin.serverCpu())
+        .append(", \"note\": ")
+        .append(Reports.str(pin.note()))
         .append("},\n");
-    sb.append("  \"measured\": ").append(Reports.str(CPU_NOTE + " Every number is the median"
-        + " over the rounds; rounds lists each round's own.")).append(",\n");
+    sb.append("  \"settings\": {\"rounds\": ")
+        .append(s.rounds())
+        .append(", \"warmup_ms\": ")
+        .append(s.warmup().toMillis())
+        .append(", \"warmup_calls\": ")
+        .append(s.warmupCalls())
+        .append(", \"duration_ms\": ")
+        .append(s.duration().toMillis())
+        .append(", \"size\": ")
+        .append(s.size())
+        .append(", \"protocol\": ")
+        .append(Reports.str(s.protocol()))
+        .append(", \"server_io_threads\": ")
+        .append(s.ioThreads())
+        .append(", \"server_workers\": ")
+        .append(s.workers())
+        .append("},\n");
+    sb.append("  \"measured\": ")
+        .append(
+            Reports.str(
+                CPU_NOTE
+                    + " Every number is the median"
+                    + " over the rounds; rounds lists each round's own."))
+        .append(",\n");
     sb.append("  \"results\": [");
     String sep = "\n";
     for (EfficiencyResult r : results) {
-      sb.append(sep).append("    {\"server\": ").append(Reports.str(r.server()))
-          .append(", \"scenario\": ").append(Reports.str(r.scenario().name()))
-          .append(", \"client\": ").append(Reports.str(r.scenario().client()))
-          .append(", \"connections\": ").append(r.scenario().connections())
-          .append(", \"in_flight\": ").append(r.scenario().inFlight());
+      sb.append(sep)
+          .append("    {\"server\": ")
+          .append(Reports.str(r.server()))
+          .append(", \"scenario\": ")
+          .append(Reports.str(r.scenario().name()))
+          .append(", \"client\": ")
+          .append(Reports.str(r.scenario().client()))
+          .append(", \"connections\": ")
+          .append(r.scenario().connections())
+          .append(", \"in_flight\": ")
+          .append(r.scenario().inFlight());
       if (r.ran()) {
-        sb.append(", \"calls_per_sec\": ").append(jnum(r.callsPerSec()))
-            .append(", \"server_us_per_call\": ").append(jnum(r.serverUsPerCall()))
-            .append(", \"client_us_per_call\": ").append(jnum(r.clientUsPerCall()))
-            .append(", \"p50_us\": ").append(jnum(r.p50Us()))
-            .append(", \"p99_us\": ").append(jnum(r.p99Us()))
-            .append(", \"server_alloc_bytes_per_call\": ").append(jnum(r.serverAllocPerCall()))
-            .append(", \"errors\": ").append(r.errors())
+        sb.append(", \"calls_per_sec\": ")
+            .append(jnum(r.callsPerSec()))
+            .append(", \"server_us_per_call\": ")
+            .append(jnum(r.serverUsPerCall()))
+            .append(", \"client_us_per_call\": ")
+            .append(jnum(r.clientUsPerCall()))
+            .append(", \"p50_us\": ")
+            .append(jnum(r.p50Us()))
+            .append(", \"p99_us\": ")
+            .append(jnum(r.p99Us()))
+            .append(", \"server_alloc_bytes_per_call\": ")
+            .append(jnum(r.serverAllocPerCall()))
+            .append(", \"errors\": ")
+            .append(r.errors())
             .append(", \"rounds\": [");
         String rsep = "";
         for (EfficiencyResult.Sample x : r.rounds()) {
-          sb.append(rsep).append("{\"calls\": ").append(x.calls())
-              .append(", \"seconds\": ").append(jnum(x.seconds()))
-              .append(", \"server_cpu_ns\": ").append(x.serverCpuNanos())
-              .append(", \"client_cpu_ns\": ").append(x.clientCpuNanos())
-              .append(", \"server_allocated_bytes\": ").append(x.serverAllocatedBytes())
-              .append(", \"p50_us\": ").append(x.p50Us())
-              .append(", \"p99_us\": ").append(x.p99Us())
-              .append(", \"errors\": ").append(x.errors())
-              .append(", \"check_failures\": ").append(x.checkFailures())
-              .append(", \"other_load_server_cpu\": ").append(jnum(x.otherOnServerCpu()))
-              .append(", \"other_load_client_cpu\": ").append(jnum(x.otherOnClientCpu()))
+          sb.append(rsep)
+              .append("{\"calls\": ")
+              .append(x.calls())
+              .append(", \"seconds\": ")
+              .append(jnum(x.seconds()))
+              .append(", \"server_cpu_ns\": ")
+              .append(x.serverCpuNanos())
+              .append(", \"client_cpu_ns\": ")
+              .append(x.clientCpuNanos())
+              .append(", \"server_allocated_bytes\": ")
+              .append(x.serverAllocatedBytes())
+              .append(", \"p50_us\": ")
+              .append(x.p50Us())
+              .append(", \"p99_us\": ")
+              .append(x.p99Us())
+              .append(", \"errors\": ")
+              .append(x.errors())
+              .append(", \"check_failures\": ")
+              .append(x.checkFailures())
+              .append(", \"other_load_server_cpu\": ")
+              .append(jnum(x.otherOnServerCpu()))
+              .append(", \"other_load_client_cpu\": ")
+              .append(jnum(x.otherOnClientCpu()))
               .append('}');
           rsep = ", ";
         }
@@ -278,13 +370,17 @@ final class EfficiencyReports {
     }
     List<Integer> online = List.of();
     try {
-      online = ProcStat.parseCpuList(Files.readString(
-          Path.of("/sys/devices/system/cpu/online"), StandardCharsets.US_ASCII));
+      online =
+          ProcStat.parseCpuList(
+              Files.readString(
+                  Path.of("/sys/devices/system/cpu/online"), StandardCharsets.US_ASCII));
     } catch (IOException | IllegalArgumentException e) {
       // Not Linux: the JVM's own count below is all there is.
     }
     return (online.isEmpty() ? "" : online.size() + " CPUs online; the load generator sees ")
-        + Reports.machine() + "; load generator GC " + String.join(" + ", gcs);
+        + Reports.machine()
+        + "; load generator GC "
+        + String.join(" + ", gcs);
   }
 
   /** What the rows show against the targets, one bullet each. */
@@ -298,52 +394,89 @@ final class EfficiencyReports {
       boolean same = r.server().endsWith("/same-thread");
       boolean worker = r.server().endsWith("/worker") || r.server().endsWith("/leader-follower");
       if (sc.equals("tsocket-40") && same) {
-        sb.append(String.format(Locale.ROOT, "- tsocket-40, %s: server us/call %s of raw-echo's%n",
-            r.server(), ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall)));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "- tsocket-40, %s: server us/call %s of raw-echo's%n",
+                r.server(),
+                ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall)));
       } else if (sc.equals("tsocket-40") && worker) {
-        sb.append(String.format(Locale.ROOT,
-            "- tsocket-40, %s: server us/call %s of thrift-threadpool's%n", r.server(),
-            ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall)));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "- tsocket-40, %s: server us/call %s of thrift-threadpool's%n",
+                r.server(),
+                ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall)));
       } else if (sc.equals("async-8x32") && (same || r.server().endsWith("/worker"))) {
         double limit = same ? 2.0 : 4.0;
         double v = r.serverUsPerCall();
-        sb.append(String.format(Locale.ROOT, "- async-8x32, %s: %s server us/call (target <= %.1f:"
-            + " %s)%n", r.server(), us(v), limit, v <= limit ? "met" : "not met"));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "- async-8x32, %s: %s server us/call (target <= %.1f:" + " %s)%n",
+                r.server(),
+                us(v),
+                limit,
+                v <= limit ? "met" : "not met"));
       } else if (sc.equals("seq-1") && same) {
-        sb.append(String.format(Locale.ROOT, "- seq-1, %s: p50 %s of thrift-threadpool's%n",
-            r.server(), ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us)));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "- seq-1, %s: p50 %s of thrift-threadpool's%n",
+                r.server(),
+                ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us)));
       } else if (sc.equals(EfficiencyScenario.CLIENT_TRANSPORTS)
           && !r.scenario().client().equals("tsocket")) {
-        sb.append(String.format(Locale.ROOT, "- client-transports, %s: client us/call %s, p50 %s"
-            + " of tsocket's%n", r.scenario().client(),
-            ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
-            ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us)));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "- client-transports, %s: client us/call %s, p50 %s" + " of tsocket's%n",
+                r.scenario().client(),
+                ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
+                ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us)));
       }
     }
     return sb.toString();
   }
 
-  static String reportMarkdown(EfficiencyCommand.Settings s, Pinning pin,
-      List<EfficiencyResult> results, Instant started, List<Path> charts, Path dir) {
+  static String reportMarkdown(
+      EfficiencyCommand.Settings s,
+      Pinning pin,
+      List<EfficiencyResult> results,
+      Instant started,
+      List<Path> charts,
+      Path dir) {
     StringBuilder sb = new StringBuilder("# thrift-nio efficiency: CPU per call\n\n");
     sb.append("- run: `").append(s.label()).append("`, started ").append(started).append('\n');
     sb.append("- machine: ").append(machine()).append('\n');
     sb.append("- pinning: ").append(pin.note()).append('\n');
-    sb.append("- echo of ").append(s.size()).append(" B, ").append(s.protocol())
-        .append(", server IO threads ").append(s.ioThreads()).append(", workers ")
-        .append(s.workers() == null ? "each row's default" : s.workers()).append('\n');
-    sb.append("- ").append(s.rounds()).append(" rounds interleaved across rows, each row in a"
-        + " fresh server JVM per round; per cell ").append(s.warmup().toMillis())
+    sb.append("- echo of ")
+        .append(s.size())
+        .append(" B, ")
+        .append(s.protocol())
+        .append(", server IO threads ")
+        .append(s.ioThreads())
+        .append(", workers ")
+        .append(s.workers() == null ? "each row's default" : s.workers())
+        .append('\n');
+    sb.append("- ")
+        .append(s.rounds())
+        .append(
+            " rounds interleaved across rows, each row in a"
+                + " fresh server JVM per round; per cell ")
+        .append(s.warmup().toMillis())
         .append(" ms warm-up (twice that for a server JVM's first cell, and until ")
-        .append(s.warmupCalls()).append(" calls are done, up to 4 times as long) and ")
-        .append(s.duration().toMillis()).append(" ms measured; every number is the median over"
-            + " the rounds\n");
+        .append(s.warmupCalls())
+        .append(" calls are done, up to 4 times as long) and ")
+        .append(s.duration().toMillis())
+        .append(" ms measured; every number is the median over" + " the rounds\n");
     sb.append("- ").append(CPU_NOTE).append("\n\n");
     sb.append("## Server cost\n\n").append(serverTable(results)).append('\n');
     String clients = clientTable(results);
     if (!clients.isEmpty()) {
       sb.append("## Sync client transports (one connection, sequential calls)\n\n")
-          .append(clients).append('\n');
+          .append(clients)
+          .append('\n');
     }
     String targets = targets(results);
     if (!targets.isEmpty()) {
@@ -364,15 +497,20 @@ final class EfficiencyReports {
   }
 
   /** Writes every output into {@code dir}; returns the files. */
-  static List<Path> writeAll(Path dir, EfficiencyCommand.Settings s, Pinning pin,
-      List<EfficiencyResult> results, Instant started) throws IOException {
+  static List<Path> writeAll(
+      Path dir,
+      EfficiencyCommand.Settings s,
+      Pinning pin,
+      List<EfficiencyResult> results,
+      Instant started)
+      throws IOException {
     Files.createDirectories(dir);
     List<Path> written = new ArrayList<>();
     written.add(write(dir.resolve("results.csv"), csv(results)));
     written.add(write(dir.resolve("results.json"), json(s, pin, results, started)));
     List<Path> charts = charts(dir, results);
-    written.add(write(dir.resolve("report.md"),
-        reportMarkdown(s, pin, results, started, charts, dir)));
+    written.add(
+        write(dir.resolve("report.md"), reportMarkdown(s, pin, results, started, charts, dir)));
     written.addAll(charts);
     return written;
   }
@@ -381,30 +519,47 @@ final class EfficiencyReports {
     List<Path> charts = new ArrayList<>();
     List<EfficiencyResult> servers = byScenario(results, false);
     if (!servers.isEmpty()) {
-      List<String> names = new ArrayList<>(new LinkedHashSet<>(
-          servers.stream().map(EfficiencyResult::server).toList()));
+      List<String> names =
+          new ArrayList<>(
+              new LinkedHashSet<>(servers.stream().map(EfficiencyResult::server).toList()));
       Map<String, List<Double>> series = new LinkedHashMap<>();
       for (EfficiencyResult r : servers) {
-        series.computeIfAbsent(r.scenario().name(), k -> {
-          List<Double> zeros = new ArrayList<>();
-          names.forEach(n -> zeros.add(0.0));
-          return zeros;
-        }).set(names.indexOf(r.server()), r.serverUsPerCall());
+        series
+            .computeIfAbsent(
+                r.scenario().name(),
+                k -> {
+                  List<Double> zeros = new ArrayList<>();
+                  names.forEach(n -> zeros.add(0.0));
+                  return zeros;
+                })
+            .set(names.indexOf(r.server()), r.serverUsPerCall());
       }
-      charts.add(Charts.bars(dir.resolve("efficiency-server-us-per-call.png"),
-          "server CPU per call (us, lower is better)", "server", "server us/call", names,
-          series));
+      charts.add(
+          Charts.bars(
+              dir.resolve("efficiency-server-us-per-call.png"),
+              "server CPU per call (us, lower is better)",
+              "server",
+              "server us/call",
+              names,
+              series));
     }
     List<EfficiencyResult> clients = byScenario(results, true);
     if (!clients.isEmpty()) {
       List<String> names = clients.stream().map(r -> r.scenario().client()).toList();
       Map<String, List<Double>> series = new LinkedHashMap<>();
-      series.put("client CPU us/call",
-          clients.stream().map(EfficiencyResult::clientUsPerCall).toList());
+      series.put(
+          "client CPU us/call", clients.stream().map(EfficiencyResult::clientUsPerCall).toList());
       series.put("p50 latency us", clients.stream().map(EfficiencyResult::p50Us).toList());
-      charts.add(Charts.bars(dir.resolve("efficiency-client-transports.png"),
-          "sync client transports against " + clients.get(0).server()
-              + ", one connection (us, lower is better)", "client", "us", names, series));
+      charts.add(
+          Charts.bars(
+              dir.resolve("efficiency-client-transports.png"),
+              "sync client transports against "
+                  + clients.get(0).server()
+                  + ", one connection (us, lower is better)",
+              "client",
+              "us",
+              names,
+              series));
     }
     return charts;
   }

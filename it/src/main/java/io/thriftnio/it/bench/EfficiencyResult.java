@@ -126,8 +126,12 @@ record EfficiencyResult(
    * middle two; NaN when none is known.
    */
   static double median(List<Double> values) {
-    double[] known = values.stream().mapToDouble(Double::doubleValue)
-        .filter(v -> !Double.isNaN(v)).sorted().toArray();
+    double[] known =
+        values.stream()
+            .mapToDouble(Double::doubleValue)
+            .filter(v -> !Double.isNaN(v))
+            .sorted()
+            .toArray();
     int n = known.length;
     if (n == 0) {
       return Double.NaN;

@@ -8,9 +8,9 @@ import java.net.InetSocketAddress;
 
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
- * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link GrizzlyClientResources#openTransport}) and
- * {@code grizzly-async} ({@code GrizzlyThriftChannel}). Each cell's clients run on their own
- * selector runners, one per processor, closed with the cell.
+ * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link
+ * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel}).
+ * Each cell's clients run on their own selector runners, one per processor, closed with the cell.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -48,10 +48,7 @@ final class GrizzlyRows implements RowProvider {
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       GrizzlyClientResources resources = resources(cell);
       return Lanes.syncConnections(
-          cell,
-          address,
-          a -> resources.openTransport(a, options(cell)),
-          resources);
+          cell, address, a -> resources.openTransport(a, options(cell)), resources);
     }
   }
 

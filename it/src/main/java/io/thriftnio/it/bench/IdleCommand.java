@@ -7,8 +7,8 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,8 +37,8 @@ import picocli.CommandLine.Option;
  *   <li>{@code --connections} plain TCP connections are opened and left idle;
  *   <li>the probe runs again: latency with them open; the server's threads, heap after GC,
  *       descriptors and open connections are read before and after;
- *   <li>every idle connection is checked still open (not reset or closed by the server), then
- *       all are reset (no TIME_WAIT left behind).
+ *   <li>every idle connection is checked still open (not reset or closed by the server), then all
+ *       are reset (no TIME_WAIT left behind).
  * </ol>
  *
  * Exit status 1 if a connection was lost or the server does not count all of them open.
@@ -58,45 +58,68 @@ final class IdleCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--server", required = true, paramLabel = "S",
-      description = "netty or grizzly")
+  @Option(names = "--server", required = true, paramLabel = "S", description = "netty or grizzly")
   String server;
 
-  @Option(names = "--strategy", paramLabel = "T",
+  @Option(
+      names = "--strategy",
+      paramLabel = "T",
       description = "same-thread, worker or leader-follower (default: worker)")
   String strategy;
 
-  @Option(names = "--connections", paramLabel = "N", defaultValue = "10000",
+  @Option(
+      names = "--connections",
+      paramLabel = "N",
+      defaultValue = "10000",
       description = "idle connections to open (default: ${DEFAULT-VALUE})")
   int connections;
 
-  @Option(names = "--protocol", paramLabel = "P", defaultValue = "binary",
+  @Option(
+      names = "--protocol",
+      paramLabel = "P",
+      defaultValue = "binary",
       description = "binary, compact or json (default: ${DEFAULT-VALUE})")
   String protocol;
 
-  @Option(names = "--probe-rate", paramLabel = "N", defaultValue = "200",
+  @Option(
+      names = "--probe-rate",
+      paramLabel = "N",
+      defaultValue = "200",
       description = "probe calls per second (default: ${DEFAULT-VALUE})")
   int probeRate;
 
-  @Option(names = "--probe-duration", paramLabel = "D", defaultValue = "10s",
+  @Option(
+      names = "--probe-duration",
+      paramLabel = "D",
+      defaultValue = "10s",
       converter = Cli.DurationConverter.class,
-      description = "how long the probe measures, without and then with the idle connections "
-          + "(default: ${DEFAULT-VALUE})")
+      description =
+          "how long the probe measures, without and then with the idle connections "
+              + "(default: ${DEFAULT-VALUE})")
   Duration probeDuration;
 
-  @Option(names = "--io-threads", paramLabel = "N",
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
       description = "the server's IO threads (default: the server's own)")
   Integer ioThreads;
 
-  @Option(names = "--workers", paramLabel = "N",
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
       description = "the server's worker threads (default: the server's own)")
   Integer workers;
 
-  @Option(names = "--server-jvm-arg", paramLabel = "ARG", defaultValue = "-Xmx512m",
+  @Option(
+      names = "--server-jvm-arg",
+      paramLabel = "ARG",
+      defaultValue = "-Xmx512m",
       description = "an argument for the server's JVM; repeatable (default: ${DEFAULT-VALUE})")
   List<String> serverJvmArgs;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "also write idle-SERVER-STRATEGY.md here")
   Path out;
 
@@ -116,8 +139,15 @@ final class IdleCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    List<String> serveArgs = new ArrayList<>(List.of(
-        "--server", name, "--protocol", protocol, "--connections", String.valueOf(connections + 16)));
+    List<String> serveArgs =
+        new ArrayList<>(
+            List.of(
+                "--server",
+                name,
+                "--protocol",
+                protocol,
+                "--connections",
+                String.valueOf(connections + 16)));
     if (ioThreads != null) {
       serveArgs.addAll(List.of("--io-threads", ioThreads.toString()));
     }
@@ -140,8 +170,12 @@ final class IdleCommand implements Callable<Integer> {
         long openStart = System.nanoTime();
         String openFailure = open(address, idle);
         double openSeconds = (System.nanoTime() - openStart) / 1e9;
-        err.printf(Locale.ROOT, "idle: opened %,d connections in %.1f s%s%n", idle.size(),
-            openSeconds, openFailure == null ? "" : "; then failed: " + openFailure);
+        err.printf(
+            Locale.ROOT,
+            "idle: opened %,d connections in %.1f s%s%n",
+            idle.size(),
+            openSeconds,
+            openFailure == null ? "" : "; then failed: " + openFailure);
         ServeProcess.Snapshot accepted = awaitOpen(child, idle.size() + 1, Duration.ofSeconds(60));
 
         Probe with = probe(probe, probeRate, probeDuration);
@@ -149,18 +183,29 @@ final class IdleCommand implements Callable<Integer> {
         ServeProcess.Snapshot after = child.stats(true);
         int stillOpen = stillOpen(idle);
 
-        String report = report(name, before, accepted, after, without, with, idle.size(),
-            openSeconds, openFailure, stillOpen);
+        String report =
+            report(
+                name,
+                before,
+                accepted,
+                after,
+                without,
+                with,
+                idle.size(),
+                openSeconds,
+                openFailure,
+                stillOpen);
         stdout.print(report);
         stdout.flush();
         if (out != null) {
           Files.createDirectories(out);
-          Files.writeString(out.resolve("idle-" + Charts.slug(name.replace('/', '-')) + ".md"),
-              report, StandardCharsets.UTF_8);
+          Files.writeString(
+              out.resolve("idle-" + Charts.slug(name.replace('/', '-')) + ".md"),
+              report,
+              StandardCharsets.UTF_8);
         }
-        boolean ok = openFailure == null
-            && stillOpen == connections
-            && after.open() == connections + 1;
+        boolean ok =
+            openFailure == null && stillOpen == connections && after.open() == connections + 1;
         return ok ? 0 : 1;
       } finally {
         transport.close();
@@ -201,7 +246,9 @@ final class IdleCommand implements Callable<Integer> {
     return s;
   }
 
-  /** Idle channels that are neither closed nor reset by the server: a read finds no bytes, no EOF. */
+  /**
+   * Idle channels that are neither closed nor reset by the server: a read finds no bytes, no EOF.
+   */
   private static int stillOpen(List<SocketChannel> idle) {
     int open = 0;
     ByteBuffer one = ByteBuffer.allocate(1);
@@ -235,11 +282,11 @@ final class IdleCommand implements Callable<Integer> {
 
   /**
    * What one probe phase measured, in microseconds: {@code call} from send to reply, {@code
-   * scheduled} from the moment the call was due (a stall delays the calls after it, and they
-   * show it: no coordinated omission), and the machine's load average around it.
+   * scheduled} from the moment the call was due (a stall delays the calls after it, and they show
+   * it: no coordinated omission), and the machine's load average around it.
    */
-  record Probe(Histogram call, Histogram scheduled, double seconds, String loadBefore,
-      String loadAfter) {
+  record Probe(
+      Histogram call, Histogram scheduled, double seconds, String loadBefore, String loadAfter) {
     double rate() {
       return call.getTotalCount() / seconds;
     }
@@ -271,8 +318,7 @@ final class IdleCommand implements Callable<Integer> {
       }
       next += period;
     }
-    return new Probe(call, scheduled, (System.nanoTime() - start) / 1e9, loadBefore,
-        loadAverage());
+    return new Probe(call, scheduled, (System.nanoTime() - start) / 1e9, loadBefore, loadAverage());
   }
 
   private static void record(Histogram h, long nanos) {
@@ -289,13 +335,19 @@ final class IdleCommand implements Callable<Integer> {
   }
 
   private static String latency(Probe p) {
-    return String.format(Locale.ROOT,
+    return String.format(
+        Locale.ROOT,
         "%,d calls (%.0f/s), p50 %,d us, p99 %,d us, max %,d us; from when due: p50 %,d us, "
             + "p99 %,d us; load average %s -> %s",
-        p.call().getTotalCount(), p.rate(), p.call().getValueAtPercentile(50),
-        p.call().getValueAtPercentile(99), p.call().getMaxValue(),
-        p.scheduled().getValueAtPercentile(50), p.scheduled().getValueAtPercentile(99),
-        p.loadBefore(), p.loadAfter());
+        p.call().getTotalCount(),
+        p.rate(),
+        p.call().getValueAtPercentile(50),
+        p.call().getValueAtPercentile(99),
+        p.call().getMaxValue(),
+        p.scheduled().getValueAtPercentile(50),
+        p.scheduled().getValueAtPercentile(99),
+        p.loadBefore(),
+        p.loadAfter());
   }
 
   private String report(
@@ -310,41 +362,85 @@ final class IdleCommand implements Callable<Integer> {
       String openFailure,
       int stillOpen) {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT,
-        "## idle: %s, %,d idle connections, probe %d calls/s for %s per phase%n%n",
-        name, connections, probeRate, probeDuration));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "## idle: %s, %,d idle connections, probe %d calls/s for %s per phase%n%n",
+            name,
+            connections,
+            probeRate,
+            probeDuration));
     sb.append("| server (child JVM) | without idle connections | with idle connections |\n");
     sb.append("|---|---:|---:|\n");
     row(sb, "open connections (ServerStats)", before.open(), after.open());
     row(sb, "JVM threads", before.threads(), after.threads());
-    sb.append(String.format(Locale.ROOT, "| heap used after GC (MiB) | %.1f | %.1f |%n",
-        JvmStats.mib(before.heap()), JvmStats.mib(after.heap())));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| heap used after GC (MiB) | %.1f | %.1f |%n",
+            JvmStats.mib(before.heap()),
+            JvmStats.mib(after.heap())));
     row(sb, "open descriptors", before.fds(), after.fds());
-    row(sb, "probe p50 (us)", without.call().getValueAtPercentile(50),
+    row(
+        sb,
+        "probe p50 (us)",
+        without.call().getValueAtPercentile(50),
         with.call().getValueAtPercentile(50));
-    row(sb, "probe p99 (us)", without.call().getValueAtPercentile(99),
+    row(
+        sb,
+        "probe p99 (us)",
+        without.call().getValueAtPercentile(99),
         with.call().getValueAtPercentile(99));
     row(sb, "probe max (us)", without.call().getMaxValue(), with.call().getMaxValue());
-    row(sb, "probe p99 from when due (us)", without.scheduled().getValueAtPercentile(99),
+    row(
+        sb,
+        "probe p99 from when due (us)",
+        without.scheduled().getValueAtPercentile(99),
         with.scheduled().getValueAtPercentile(99));
-    sb.append(String.format(Locale.ROOT, "| probe calls/s achieved | %.0f | %.0f |%n",
-        without.rate(), with.rate()));
-    sb.append(String.format(Locale.ROOT, "| machine load average (1 min), start -> end | %s -> %s "
-            + "| %s -> %s |%n", without.loadBefore(), without.loadAfter(), with.loadBefore(),
-        with.loadAfter()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| probe calls/s achieved | %.0f | %.0f |%n",
+            without.rate(),
+            with.rate()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| machine load average (1 min), start -> end | %s -> %s " + "| %s -> %s |%n",
+            without.loadBefore(),
+            without.loadAfter(),
+            with.loadBefore(),
+            with.loadAfter()));
     sb.append('\n');
-    sb.append(String.format(Locale.ROOT,
-        "- opened %,d of %,d connections in %.1f s%s%n", opened, connections, openSeconds,
-        openFailure == null ? "" : "; failed: " + openFailure));
-    sb.append(String.format(Locale.ROOT,
-        "- server counted %,d open (expected %,d: idle + probe) once they were opened, %,d "
-            + "after the second probe phase; accepted %,d, rejected %,d%n",
-        accepted.open(), opened + 1, after.open(), after.accepted(), after.rejected()));
-    sb.append(String.format(Locale.ROOT,
-        "- still open at the end (no EOF, no reset): %,d of %,d%n", stillOpen, opened));
-    sb.append(String.format(Locale.ROOT,
-        "- heap per idle connection: about %,.0f bytes%n",
-        opened == 0 ? 0.0 : (after.heap() - before.heap()) / (double) opened));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- opened %,d of %,d connections in %.1f s%s%n",
+            opened,
+            connections,
+            openSeconds,
+            openFailure == null ? "" : "; failed: " + openFailure));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- server counted %,d open (expected %,d: idle + probe) once they were opened, %,d "
+                + "after the second probe phase; accepted %,d, rejected %,d%n",
+            accepted.open(),
+            opened + 1,
+            after.open(),
+            after.accepted(),
+            after.rejected()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- still open at the end (no EOF, no reset): %,d of %,d%n",
+            stillOpen,
+            opened));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- heap per idle connection: about %,.0f bytes%n",
+            opened == 0 ? 0.0 : (after.heap() - before.heap()) / (double) opened));
     sb.append("\nServer threads by name with the idle connections open (digits as #):\n\n");
     sb.append("| threads | name |\n|---:|---|\n");
     for (Map.Entry<String, Integer> g : after.threadGroups().entrySet()) {

@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What this JVM holds right now: heap, file descriptors, threads. The soak and idle commands
- * sample it; {@code serve --control} reports it for a server running in its own process.
+ * What this JVM holds right now: heap, file descriptors, threads. The soak and idle commands sample
+ * it; {@code serve --control} reports it for a server running in its own process.
  */
 final class JvmStats {
 
@@ -19,8 +19,8 @@ final class JvmStats {
   }
 
   /**
-   * Heap in use after {@code System.gc()} twice, a short pause between: the live set, give or
-   * take what finalization and reference processing release late.
+   * Heap in use after {@code System.gc()} twice, a short pause between: the live set, give or take
+   * what finalization and reference processing release late.
    */
   static long heapUsedAfterGc() {
     System.gc();
@@ -59,8 +59,8 @@ final class JvmStats {
 
   /**
    * Bytes allocated on the heap so far by the live threads of this JVM (HotSpot's per-thread
-   * counters, {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}), or -1 where the
-   * JVM does not count them. Threads that have ended are no longer counted, so a difference over a
+   * counters, {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}), or -1 where the JVM
+   * does not count them. Threads that have ended are no longer counted, so a difference over a
    * window is exact only for threads that live through it.
    */
   static long allocatedBytes() {

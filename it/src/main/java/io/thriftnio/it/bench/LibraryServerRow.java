@@ -13,9 +13,9 @@ import java.util.function.Supplier;
 
 /**
  * A server row built from one of this library's {@link ServerBuilder}s, e.g. {@code
- * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset
- * thread counts keep the builder's defaults; a builder that rejects the strategy makes the row's
- * cells skip with the builder's message.
+ * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset thread
+ * counts keep the builder's defaults; a builder that rejects the strategy makes the row's cells
+ * skip with the builder's message.
  */
 final class LibraryServerRow implements ServerRow {
 

@@ -18,9 +18,9 @@ import org.HdrHistogram.Recorder;
  *
  * <p>A sync lane gets its own thread; an async lane keeps {@link ClientLoad.AsyncLane#depth()}
  * calls in flight, starting the next call from the completion of the last. Latency is recorded in
- * an HdrHistogram in microseconds; only calls that complete inside the measured window count.
- * Every phase is bounded in time, and the measured phase also by {@link CellSpec#maxCalls()}; a
- * lane whose call hangs past the drain bound is cut off by closing the client's connections.
+ * an HdrHistogram in microseconds; only calls that complete inside the measured window count. Every
+ * phase is bounded in time, and the measured phase also by {@link CellSpec#maxCalls()}; a lane
+ * whose call hangs past the drain bound is cut off by closing the client's connections.
  */
 final class LoadEngine {
 
@@ -35,9 +35,9 @@ final class LoadEngine {
   private static final int STOP = 2;
 
   /**
-   * Calls an async stream starts in a row that complete at once, before it hands itself to
-   * {@link #resumer}: a lane that fails (or answers) synchronously must not hold the thread that
-   * started it, least of all the thread that ends the phases.
+   * Calls an async stream starts in a row that complete at once, before it hands itself to {@link
+   * #resumer}: a lane that fails (or answers) synchronously must not hold the thread that started
+   * it, least of all the thread that ends the phases.
    */
   private static final int SYNC_COMPLETIONS_BEFORE_HANDOFF = 64;
 
@@ -57,8 +57,8 @@ final class LoadEngine {
 
     /**
      * Calls the warm-up must complete before the window opens, beyond its duration: a process
-     * starved by other load has not compiled its hot path after the usual warm-up. The warm-up
-     * goes on for at most {@value #WARMUP_STRETCH} times its duration. 0: the duration alone.
+     * starved by other load has not compiled its hot path after the usual warm-up. The warm-up goes
+     * on for at most {@value #WARMUP_STRETCH} times its duration. 0: the duration alone.
      */
     default long warmupCalls() {
       return 0;
@@ -104,8 +104,7 @@ final class LoadEngine {
    * Runs one cell as {@link #run(CellSpec, ClientLoad)} does, telling {@code window} when the
    * measured window opens and closes.
    */
-  static CellResult run(CellSpec cell, ClientLoad load, Window window)
-      throws InterruptedException {
+  static CellResult run(CellSpec cell, ClientLoad load, Window window) throws InterruptedException {
     LoadEngine engine = new LoadEngine(cell);
     try {
       return engine.drive(load, window);
@@ -145,7 +144,8 @@ final class LoadEngine {
     long warmupStart = System.nanoTime();
     boolean finishedEarly = done.await(cell.warmup().toNanos(), TimeUnit.NANOSECONDS);
     long stretchEnd = warmupStart + Window.WARMUP_STRETCH * cell.warmup().toNanos();
-    while (!finishedEarly && warmupCalls.get() < window.warmupCalls()
+    while (!finishedEarly
+        && warmupCalls.get() < window.warmupCalls()
         && System.nanoTime() < stretchEnd) {
       finishedEarly = done.await(TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.NANOSECONDS);
     }
@@ -171,7 +171,10 @@ final class LoadEngine {
     long drainNanos = cell.callTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
     if (!done.await(drainNanos, TimeUnit.NANOSECONDS)) {
       System.err.println(
-          "bench: " + cell.label() + ": calls still running " + (drainNanos / 1_000_000)
+          "bench: "
+              + cell.label()
+              + ": calls still running "
+              + (drainNanos / 1_000_000)
               + " ms after the end; closing the connections");
     }
     load.close();
@@ -262,9 +265,9 @@ final class LoadEngine {
     }
 
     /**
-     * Starts calls until one is still running when this method looks at it; that call's
-     * completion starts the next. A call that completes at once (a failure, or a very fast
-     * reply) loops here instead of nesting completions on the stack, and after {@value
+     * Starts calls until one is still running when this method looks at it; that call's completion
+     * starts the next. A call that completes at once (a failure, or a very fast reply) loops here
+     * instead of nesting completions on the stack, and after {@value
      * #SYNC_COMPLETIONS_BEFORE_HANDOFF} such calls the stream goes on on another thread.
      */
     void next() {
@@ -291,13 +294,14 @@ final class LoadEngine {
           call = CompletableFuture.failedFuture(e);
         }
         if (!call.isDone()) {
-          call.whenComplete((ok, failure) -> {
-            if (finish(t0, ok, failure)) {
-              next();
-            } else {
-              done.countDown();
-            }
-          });
+          call.whenComplete(
+              (ok, failure) -> {
+                if (finish(t0, ok, failure)) {
+                  next();
+                } else {
+                  done.countDown();
+                }
+              });
           return;
         }
         boolean failedAtOnce = call.isCompletedExceptionally();

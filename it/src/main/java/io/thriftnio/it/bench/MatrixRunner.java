@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or
- * uses {@code --target}), then runs every cell against it, one after another. A cell that cannot
- * run is skipped with its reason; nothing stops the run but an interrupt.
+ * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or uses
+ * {@code --target}), then runs every cell against it, one after another. A cell that cannot run is
+ * skipped with its reason; nothing stops the run but an interrupt.
  */
 final class MatrixRunner {
 
@@ -37,8 +37,16 @@ final class MatrixRunner {
           for (Workload workload : grid.workloads()) {
             for (int connections : grid.connections()) {
               for (String client : plan.clients()) {
-                String key = server + "|" + client + "|" + workload.label() + "|" + protocol + "|"
-                    + connections;
+                String key =
+                    server
+                        + "|"
+                        + client
+                        + "|"
+                        + workload.label()
+                        + "|"
+                        + protocol
+                        + "|"
+                        + connections;
                 if (seen.add(key)) {
                   cells.add(
                       new CellSpec(
@@ -145,8 +153,8 @@ final class MatrixRunner {
     try {
       load = kind.open(cell, address);
     } catch (Exception e) {
-      return CellResult.skipped(cell, "cannot connect " + cell.client() + " to " + address + ": "
-          + message(e));
+      return CellResult.skipped(
+          cell, "cannot connect " + cell.client() + " to " + address + ": " + message(e));
     }
     return LoadEngine.run(cell, load);
   }

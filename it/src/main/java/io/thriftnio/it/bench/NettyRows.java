@@ -1,7 +1,6 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
@@ -17,8 +16,9 @@ import java.time.Duration;
  * and that message is the skip reason), the same two strategies pinned to one transport for
  * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
- * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link NettyThriftChannel}). Each
- * cell's clients run on their own event loops, one per processor, closed with the cell.
+ * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link
+ * NettyThriftChannel}). Each cell's clients run on their own event loops, one per processor, closed
+ * with the cell.
  */
 final class NettyRows implements RowProvider {
 
@@ -81,7 +81,13 @@ final class NettyRows implements RowProvider {
       return Lanes.asyncConnections(
           cell,
           address,
-          a -> resources.openChannel(a, ClientOptions.builder().requestTimeout(cell.callTimeout()).callbackExecutor(Runnable::run).build()),
+          a ->
+              resources.openChannel(
+                  a,
+                  ClientOptions.builder()
+                      .requestTimeout(cell.callTimeout())
+                      .callbackExecutor(Runnable::run)
+                      .build()),
           Runnable::run,
           resources);
     }

@@ -33,36 +33,50 @@ record Pinning(int clientCpu, int serverCpu, String taskset, String note) {
   }
 
   /**
-   * Pins the load generator to {@code clientCpu} and servers to {@code serverCpu}, each -1 for
-   * the first and second CPU this process may run on; unpinned when {@code taskset} is missing or
-   * fewer than two CPUs are allowed.
+   * Pins the load generator to {@code clientCpu} and servers to {@code serverCpu}, each -1 for the
+   * first and second CPU this process may run on; unpinned when {@code taskset} is missing or fewer
+   * than two CPUs are allowed.
    */
   static Pinning decide(int clientCpu, int serverCpu) {
     String taskset = findOnPath("taskset");
     if (taskset == null) {
-      return unpinned("taskset is not on the PATH (util-linux); server and load generator share"
-          + " every CPU");
+      return unpinned(
+          "taskset is not on the PATH (util-linux); server and load generator share"
+              + " every CPU");
     }
     List<Integer> allowed = ProcStat.allowedCpus();
     if (clientCpu < 0 || serverCpu < 0) {
       if (allowed.size() < 2) {
-        return unpinned(allowed.size() + " CPU(s) allowed (" + allowed + "); server and load"
-            + " generator share it");
+        return unpinned(
+            allowed.size()
+                + " CPU(s) allowed ("
+                + allowed
+                + "); server and load"
+                + " generator share it");
       }
       clientCpu = clientCpu < 0 ? allowed.get(0) : clientCpu;
-      serverCpu = serverCpu < 0 ? (allowed.get(0) == clientCpu ? allowed.get(1) : allowed.get(0))
-          : serverCpu;
+      serverCpu =
+          serverCpu < 0
+              ? (allowed.get(0) == clientCpu ? allowed.get(1) : allowed.get(0))
+              : serverCpu;
     }
     if (clientCpu == serverCpu) {
-      throw new IllegalArgumentException("server-cpu: " + serverCpu
-          + " (expected: a CPU other than client-cpu " + clientCpu + ")");
+      throw new IllegalArgumentException(
+          "server-cpu: "
+              + serverCpu
+              + " (expected: a CPU other than client-cpu "
+              + clientCpu
+              + ")");
     }
     return pinned(clientCpu, serverCpu, taskset);
   }
 
   static Pinning pinned(int clientCpu, int serverCpu, String taskset) {
-    return new Pinning(clientCpu, serverCpu, taskset, "load generator on CPU " + clientCpu
-        + ", servers on CPU " + serverCpu + " (taskset -c)");
+    return new Pinning(
+        clientCpu,
+        serverCpu,
+        taskset,
+        "load generator on CPU " + clientCpu + ", servers on CPU " + serverCpu + " (taskset -c)");
   }
 
   static String findOnPath(String name) {

@@ -59,9 +59,13 @@ record Presets(
             List.of("all"),
             List.of("tsocket", "netty-async", "grizzly-async"),
             List.of(
-                grid(echo(Payloads.LARGE, Payloads.MEDIUM, Payloads.SMALL),
-                    List.of("compact", "binary"), List.of(40)),
-                grid(echo(Payloads.SMALL), List.of("compact"),
+                grid(
+                    echo(Payloads.LARGE, Payloads.MEDIUM, Payloads.SMALL),
+                    List.of("compact", "binary"),
+                    List.of(40)),
+                grid(
+                    echo(Payloads.SMALL),
+                    List.of("compact"),
                     List.of(20, 40, 60, 80, 100, 120, 150, 500, 1000))),
             Duration.ofSeconds(2),
             Duration.ofSeconds(5),
@@ -73,8 +77,11 @@ record Presets(
             name,
             List.of("all"),
             List.of("all"),
-            List.of(grid(echo(Payloads.SMALL, Payloads.MEDIUM, Payloads.LARGE),
-                List.of("binary", "compact"), List.of(1, 20, 40))),
+            List.of(
+                grid(
+                    echo(Payloads.SMALL, Payloads.MEDIUM, Payloads.LARGE),
+                    List.of("binary", "compact"),
+                    List.of(1, 20, 40))),
             Duration.ofSeconds(2),
             Duration.ofSeconds(5),
             null,
@@ -99,8 +106,11 @@ record Presets(
             name,
             List.of("netty/worker"),
             List.of("per-call-connection", "pooled-sync", "pooled-async"),
-            List.of(grid(List.of(Workload.sleep(POOL_SLEEP_MILLIS)), List.of("compact"),
-                List.of(100, 200, 500, 1000))),
+            List.of(
+                grid(
+                    List.of(Workload.sleep(POOL_SLEEP_MILLIS)),
+                    List.of("compact"),
+                    List.of(100, 200, 500, 1000))),
             Duration.ofSeconds(2),
             Duration.ofSeconds(10),
             1100,
@@ -118,8 +128,7 @@ record Presets(
             null,
             0);
       default:
-        throw new IllegalArgumentException(
-            "preset: " + name + " (expected: one of " + NAMES + ")");
+        throw new IllegalArgumentException("preset: " + name + " (expected: one of " + NAMES + ")");
     }
   }
 

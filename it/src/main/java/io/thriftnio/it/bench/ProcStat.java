@@ -97,12 +97,18 @@ final class ProcStat {
     String[] f = cpuLine.trim().split("\\s+");
     if (f.length < 9 || !f[0].startsWith("cpu")) {
       throw new IllegalArgumentException(
-          "cpu line: '" + cpuLine + "' (expected: cpuN user nice system idle iowait irq softirq"
+          "cpu line: '"
+              + cpuLine
+              + "' (expected: cpuN user nice system idle iowait irq softirq"
               + " steal ...)");
     }
     try {
-      return Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3])
-          + Long.parseLong(f[6]) + Long.parseLong(f[7]) + Long.parseLong(f[8]);
+      return Long.parseLong(f[1])
+          + Long.parseLong(f[2])
+          + Long.parseLong(f[3])
+          + Long.parseLong(f[6])
+          + Long.parseLong(f[7])
+          + Long.parseLong(f[8]);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("cpu line: '" + cpuLine + "' (expected: numbers)", e);
     }

@@ -4,8 +4,8 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * The live progress line on stderr: cell i of n, elapsed, ETA, last result. On a terminal the
- * line is redrawn in place; otherwise one line is printed per cell.
+ * The live progress line on stderr: cell i of n, elapsed, ETA, last result. On a terminal the line
+ * is redrawn in place; otherwise one line is printed per cell.
  */
 final class Progress {
 
@@ -55,8 +55,20 @@ final class Progress {
                   ? " errors " + r.errors() + " bad " + r.checkFailures()
                   : "");
     } else {
-      out.println((inPlace ? "\r\033[K" : "") + "skipped " + r.server() + " " + r.client() + " "
-          + r.size() + " " + r.protocol() + " x" + r.connections() + ": " + r.skipped());
+      out.println(
+          (inPlace ? "\r\033[K" : "")
+              + "skipped "
+              + r.server()
+              + " "
+              + r.client()
+              + " "
+              + r.size()
+              + " "
+              + r.protocol()
+              + " x"
+              + r.connections()
+              + ": "
+              + r.skipped());
     }
     print("cell " + finished + "/" + total + " done; last: " + last, !inPlace);
   }

@@ -10,8 +10,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,8 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Plain NIO: selector loops ({@code ioThreads}), the first of which also accepts and hands
  * connections out round-robin. Complete frames are written straight from the read buffer; only a
- * partial write is copied aside, and reading pauses until it drains. A length {@code <= 0} or
- * above the frame limit closes the connection, as every Thrift peer does.
+ * partial write is copied aside, and reading pauses until it drains. A length {@code <= 0} or above
+ * the frame limit closes the connection, as every Thrift peer does.
  */
 final class RawEchoServer implements RunningServer {
 
@@ -230,8 +228,13 @@ final class RawEchoServer implements RunningServer {
         int length = in.getInt(end);
         if (length <= 0 || length > maxFrameSize) {
           System.err.println(
-              "raw-echo: frame length " + length + " from " + channel.getRemoteAddress()
-                  + " (expected: 1.." + maxFrameSize + "); closing");
+              "raw-echo: frame length "
+                  + length
+                  + " from "
+                  + channel.getRemoteAddress()
+                  + " (expected: 1.."
+                  + maxFrameSize
+                  + "); closing");
           close(key);
           return;
         }

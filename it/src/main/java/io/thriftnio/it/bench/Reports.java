@@ -25,8 +25,9 @@ final class Reports {
   /** The results table of cells that ran. */
   static String markdownTable(List<CellResult> results) {
     StringBuilder sb = new StringBuilder();
-    sb.append("| server | client | size | protocol | connections | calls/s | p50 us | p99 us "
-        + "| p99.9 us | errors | bad payloads |\n");
+    sb.append(
+        "| server | client | size | protocol | connections | calls/s | p50 us | p99 us "
+            + "| p99.9 us | errors | bad payloads |\n");
     sb.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (CellResult r : results) {
       if (!r.ran()) {
@@ -57,8 +58,9 @@ final class Reports {
    */
   static String responseTable(List<CellResult> results) {
     StringBuilder sb = new StringBuilder();
-    sb.append("| server | client | call | parallelism | calls/s | mean ms | p95 ms | p99 ms "
-        + "| mean overhead ms | p95 overhead ms | connections opened | errors |\n");
+    sb.append(
+        "| server | client | call | parallelism | calls/s | mean ms | p95 ms | p99 ms "
+            + "| mean overhead ms | p95 overhead ms | connections opened | errors |\n");
     sb.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (CellResult r : results) {
       if (!r.ran()) {
@@ -90,9 +92,19 @@ final class Reports {
     StringBuilder sb = new StringBuilder();
     for (CellResult r : results) {
       if (!r.ran()) {
-        sb.append("- ").append(r.server()).append(' ').append(r.client()).append(' ')
-            .append(r.size()).append(' ').append(r.protocol()).append(" x")
-            .append(r.connections()).append(": ").append(r.skipped()).append('\n');
+        sb.append("- ")
+            .append(r.server())
+            .append(' ')
+            .append(r.client())
+            .append(' ')
+            .append(r.size())
+            .append(' ')
+            .append(r.protocol())
+            .append(" x")
+            .append(r.connections())
+            .append(": ")
+            .append(r.skipped())
+            .append('\n');
       }
     }
     return sb.toString();
@@ -143,14 +155,23 @@ final class Reports {
     sb.append("  \"started\": ").append(str(started.toString())).append(",\n");
     sb.append("  \"machine\": ").append(machineJson()).append(",\n");
     sb.append("  \"settings\": {")
-        .append("\"warmup_ms\": ").append(plan.warmup().toMillis())
-        .append(", \"duration_ms\": ").append(plan.duration().toMillis())
-        .append(", \"in_flight\": ").append(plan.inFlight())
-        .append(", \"pool_size\": ").append(plan.poolSize())
-        .append(", \"server_workers\": ").append(plan.serverWorkers())
-        .append(", \"server_io_threads\": ").append(plan.serverIoThreads())
-        .append(", \"target\": ").append(plan.target() == null ? "null" : str(
-            plan.target().getHostString() + ":" + plan.target().getPort()))
+        .append("\"warmup_ms\": ")
+        .append(plan.warmup().toMillis())
+        .append(", \"duration_ms\": ")
+        .append(plan.duration().toMillis())
+        .append(", \"in_flight\": ")
+        .append(plan.inFlight())
+        .append(", \"pool_size\": ")
+        .append(plan.poolSize())
+        .append(", \"server_workers\": ")
+        .append(plan.serverWorkers())
+        .append(", \"server_io_threads\": ")
+        .append(plan.serverIoThreads())
+        .append(", \"target\": ")
+        .append(
+            plan.target() == null
+                ? "null"
+                : str(plan.target().getHostString() + ":" + plan.target().getPort()))
         .append("},\n");
     sb.append("  \"results\": [");
     String sep = "\n";
@@ -203,14 +224,21 @@ final class Reports {
 
   private static String machineJson() {
     Runtime rt = Runtime.getRuntime();
-    return "{\"processors\": " + rt.availableProcessors()
-        + ", \"max_heap_mib\": " + rt.maxMemory() / (1024 * 1024)
-        + ", \"java\": " + str(System.getProperty("java.vm.name") + " "
-            + System.getProperty("java.version"))
-        + ", \"os\": " + str(System.getProperty("os.name") + " " + System.getProperty("os.version")
-            + " " + System.getProperty("os.arch"))
-        + ", \"jvm_args\": " + str(String.join(" ",
-            ManagementFactory.getRuntimeMXBean().getInputArguments()))
+    return "{\"processors\": "
+        + rt.availableProcessors()
+        + ", \"max_heap_mib\": "
+        + rt.maxMemory() / (1024 * 1024)
+        + ", \"java\": "
+        + str(System.getProperty("java.vm.name") + " " + System.getProperty("java.version"))
+        + ", \"os\": "
+        + str(
+            System.getProperty("os.name")
+                + " "
+                + System.getProperty("os.version")
+                + " "
+                + System.getProperty("os.arch"))
+        + ", \"jvm_args\": "
+        + str(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()))
         + "}";
   }
 
@@ -262,12 +290,19 @@ final class Reports {
     sb.append("- preset: `").append(plan.preset()).append("`\n");
     sb.append("- started: ").append(started).append('\n');
     sb.append("- machine: ").append(machine()).append('\n');
-    sb.append("- warm-up ").append(plan.warmup().toMillis()).append(" ms, measured ")
-        .append(plan.duration().toMillis()).append(" ms per cell; async in-flight per connection ")
-        .append(plan.inFlight()).append('\n');
-    sb.append("- servers: ").append(plan.target() != null
-        ? "external target " + plan.target().getHostString() + ":" + plan.target().getPort()
-        : "in-process on loopback").append("\n\n");
+    sb.append("- warm-up ")
+        .append(plan.warmup().toMillis())
+        .append(" ms, measured ")
+        .append(plan.duration().toMillis())
+        .append(" ms per cell; async in-flight per connection ")
+        .append(plan.inFlight())
+        .append('\n');
+    sb.append("- servers: ")
+        .append(
+            plan.target() != null
+                ? "external target " + plan.target().getHostString() + ":" + plan.target().getPort()
+                : "in-process on loopback")
+        .append("\n\n");
     sb.append("## Results\n\n").append(markdownTable(results)).append('\n');
     sb.append("## Response time and connections\n\n").append(responseTable(results)).append('\n');
     String skipped = skippedList(results);

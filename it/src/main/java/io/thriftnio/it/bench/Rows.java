@@ -10,8 +10,8 @@ import java.util.Map;
  * The registry of server rows and client kinds, by name.
  *
  * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly and pool
- * providers are in this build. Names of a provider that is missing stay known, with the reason,
- * so that {@code matrix} skips their cells with that reason instead of rejecting the name.
+ * providers are in this build. Names of a provider that is missing stay known, with the reason, so
+ * that {@code matrix} skips their cells with that reason instead of rejecting the name.
  */
 final class Rows {
 
@@ -29,9 +29,7 @@ final class Rows {
               List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
               List.of("grizzly-sync", "grizzly-async")),
           new Optional(
-              "io.thriftnio.it.bench.PoolRows",
-              List.of(),
-              List.of("pooled-sync", "pooled-async")));
+              "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")));
 
   private final Map<String, ServerRow> servers = new LinkedHashMap<>();
   private final Map<String, ClientKindRow> clients = new LinkedHashMap<>();
@@ -142,8 +140,10 @@ final class Rows {
           missing.keySet().stream().filter(n -> n.contains("/")).forEach(hit::add);
           break;
         case "ours":
-          known.stream().filter(n -> n.startsWith("netty/") || n.startsWith("grizzly/"))
-              .filter(this::listedOrMissing).forEach(hit::add);
+          known.stream()
+              .filter(n -> n.startsWith("netty/") || n.startsWith("grizzly/"))
+              .filter(this::listedOrMissing)
+              .forEach(hit::add);
           break;
         case "stock":
           known.stream().filter(n -> n.startsWith("thrift-")).forEach(hit::add);
@@ -152,13 +152,18 @@ final class Rows {
           if (servers.containsKey(sel) || missing.containsKey(sel)) {
             hit.add(sel);
           } else {
-            known.stream().filter(n -> n.startsWith(sel + "/"))
-                .filter(this::listedOrMissing).forEach(hit::add);
+            known.stream()
+                .filter(n -> n.startsWith(sel + "/"))
+                .filter(this::listedOrMissing)
+                .forEach(hit::add);
           }
       }
       if (hit.isEmpty()) {
         throw new IllegalArgumentException(
-            "server: " + sel + " (expected: all, ours, stock, netty, grizzly or one of " + known
+            "server: "
+                + sel
+                + " (expected: all, ours, stock, netty, grizzly or one of "
+                + known
                 + ")");
       }
       hit.stream().filter(h -> !out.contains(h)).forEach(out::add);

@@ -41,17 +41,19 @@ final class ServeCommand implements Callable<Integer> {
       names = "--server",
       required = true,
       paramLabel = "S",
-      description = "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
-          + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
-          + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
-          + "pin the transport")
+      description =
+          "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
+              + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
+              + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
+              + "pin the transport")
   String server;
 
   @Option(
       names = "--strategy",
       paramLabel = "T",
-      description = "same-thread, worker or leader-follower (netty and grizzly families only; "
-          + "default: worker)")
+      description =
+          "same-thread, worker or leader-follower (netty and grizzly families only; "
+              + "default: worker)")
   String strategy;
 
   @Option(
@@ -78,8 +80,9 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--workers",
       paramLabel = "N",
-      description = "worker threads (default: the row's own; 64 for the library's rows and the "
-          + "stock worker pools)")
+      description =
+          "worker threads (default: the row's own; 64 for the library's rows and the "
+              + "stock worker pools)")
   Integer workers;
 
   @Option(
@@ -92,21 +95,23 @@ final class ServeCommand implements Callable<Integer> {
       names = "--connections",
       paramLabel = "N",
       defaultValue = "1024",
-      description = "connections a thread-per-connection row (thrift-threadpool) must serve at "
-          + "once (default: ${DEFAULT-VALUE})")
+      description =
+          "connections a thread-per-connection row (thrift-threadpool) must serve at "
+              + "once (default: ${DEFAULT-VALUE})")
   int connections;
 
   @Option(
       names = "--async-handler",
-      description = "serve the async handler (AsyncBenchHandler) where the row takes an async "
-          + "processor")
+      description =
+          "serve the async handler (AsyncBenchHandler) where the row takes an async " + "processor")
   boolean asyncHandler;
 
   @Option(
       names = "--control",
-      description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
-          + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
-          + "of stdin stops the server (for a parent process)")
+      description =
+          "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
+              + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
+              + "of stdin stops the server (for a parent process)")
   boolean control;
 
   @Override
@@ -143,8 +148,15 @@ final class ServeCommand implements Callable<Integer> {
           row.start(
               new ServerSpec(host, port, protocol, workers, ioThreads, asyncHandler, connections));
     } catch (Exception e) {
-      err.println("serve: cannot start " + name + " on " + host + ":" + port + ": "
-          + MatrixRunner.message(e));
+      err.println(
+          "serve: cannot start "
+              + name
+              + " on "
+              + host
+              + ":"
+              + port
+              + ": "
+              + MatrixRunner.message(e));
       return 1;
     }
     CountDownLatch closed = new CountDownLatch(1);
@@ -161,8 +173,14 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println(
         "listening on " + running.address().getHostString() + ":" + running.address().getPort());
     System.out.flush();
-    err.println("serve: " + name + " (" + protocol + ") on " + running.address()
-        + "; SIGTERM or Ctrl-C stops it");
+    err.println(
+        "serve: "
+            + name
+            + " ("
+            + protocol
+            + ") on "
+            + running.address()
+            + "; SIGTERM or Ctrl-C stops it");
     err.flush();
     if (control) {
       BufferedReader in =
@@ -199,8 +217,13 @@ final class ServeCommand implements Callable<Integer> {
     if (!ours) {
       if (strategy != null) {
         throw new IllegalArgumentException(
-            "strategy: " + strategy + " (expected: none; only " + FAMILIES + " take one, not "
-                + server + ")");
+            "strategy: "
+                + strategy
+                + " (expected: none; only "
+                + FAMILIES
+                + " take one, not "
+                + server
+                + ")");
       }
       return server;
     }

@@ -7,8 +7,8 @@ import java.io.PrintStream;
 import java.util.Map;
 
 /**
- * The line protocol of {@code serve --control}: the parent writes {@code stats} or {@code
- * stats-gc} on the child's stdin; the child answers on stdout with
+ * The line protocol of {@code serve --control}: the parent writes {@code stats} or {@code stats-gc}
+ * on the child's stdin; the child answers on stdout with
  *
  * <pre>
  * stats open=N accepted=N rejected=N completed=N failed=N threads=N heap=BYTES fds=N
@@ -27,9 +27,9 @@ import java.util.Map;
  * allocated so far by its live threads ({@link JvmStats#allocatedBytes()}) and {@code completed}
  * the server's completed calls, each -1 where unknown.
  *
- * {@code stats-gc} collects garbage first, so {@code heap} is the live set. The server's counters
- * are -1 for rows that do not keep them. End of input closes the server and exits the process:
- * a parent that dies leaves no server behind.
+ * <p>{@code stats-gc} collects garbage first, so {@code heap} is the live set. The server's
+ * counters are -1 for rows that do not keep them. End of input closes the server and exits the
+ * process: a parent that dies leaves no server behind.
  */
 final class ServeControl {
 
@@ -68,19 +68,30 @@ final class ServeControl {
   }
 
   static String cpuLine(ServerStats s) {
-    return "cpu process_ns=" + JvmStats.processCpuNanos()
-        + " alloc_bytes=" + JvmStats.allocatedBytes()
-        + " completed=" + (s == null ? -1 : s.completedCalls());
+    return "cpu process_ns="
+        + JvmStats.processCpuNanos()
+        + " alloc_bytes="
+        + JvmStats.allocatedBytes()
+        + " completed="
+        + (s == null ? -1 : s.completedCalls());
   }
 
   static String statsLine(ServerStats s, long heap) {
-    return "stats open=" + (s == null ? -1 : s.openConnections())
-        + " accepted=" + (s == null ? -1 : s.acceptedConnections())
-        + " rejected=" + (s == null ? -1 : s.rejectedConnections())
-        + " completed=" + (s == null ? -1 : s.completedCalls())
-        + " failed=" + (s == null ? -1 : s.failedCalls())
-        + " threads=" + JvmStats.threadCount()
-        + " heap=" + heap
-        + " fds=" + JvmStats.openFds();
+    return "stats open="
+        + (s == null ? -1 : s.openConnections())
+        + " accepted="
+        + (s == null ? -1 : s.acceptedConnections())
+        + " rejected="
+        + (s == null ? -1 : s.rejectedConnections())
+        + " completed="
+        + (s == null ? -1 : s.completedCalls())
+        + " failed="
+        + (s == null ? -1 : s.failedCalls())
+        + " threads="
+        + JvmStats.threadCount()
+        + " heap="
+        + heap
+        + " fds="
+        + JvmStats.openFds();
   }
 }

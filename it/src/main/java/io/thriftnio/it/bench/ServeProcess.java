@@ -21,8 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code serve --control} in a child JVM on this JVM's classpath: its own descriptor limit, its
- * own threads and heap, so that what the parent measures of the server is the server alone.
+ * {@code serve --control} in a child JVM on this JVM's classpath: its own descriptor limit, its own
+ * threads and heap, so that what the parent measures of the server is the server alone.
  */
 final class ServeProcess implements AutoCloseable {
 
@@ -74,9 +74,12 @@ final class ServeProcess implements AutoCloseable {
     Matcher m = LISTENING.matcher(first == null ? "" : first);
     if (!m.matches()) {
       process.destroyForcibly();
-      throw new IOException("serve process: first line " + (first == null
-          ? "missing after " + startTimeout.toMillis() + " ms" : "'" + first + "'")
-          + " (expected: listening on HOST:PORT)");
+      throw new IOException(
+          "serve process: first line "
+              + (first == null
+                  ? "missing after " + startTimeout.toMillis() + " ms"
+                  : "'" + first + "'")
+              + " (expected: listening on HOST:PORT)");
     }
     this.address = new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
   }
@@ -106,8 +109,7 @@ final class ServeProcess implements AutoCloseable {
     command.add("--port");
     command.add("0");
     command.addAll(serveArgs);
-    Process p =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new ServeProcess(p, Duration.ofSeconds(60));
   }
 
@@ -145,8 +147,11 @@ final class ServeProcess implements AutoCloseable {
         throw new IOException("interrupted while waiting for the serve process's stats", e);
       }
       if (line == null) {
-        throw new IOException("serve process " + process.pid() + ": no stats within 30 s"
-            + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
+        throw new IOException(
+            "serve process "
+                + process.pid()
+                + ": no stats within 30 s"
+                + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
       }
       if (line.equals("end")) {
         break;
@@ -210,8 +215,13 @@ final class ServeProcess implements AutoCloseable {
       throw new IOException("interrupted while waiting for the serve process's " + what, e);
     }
     if (line == null) {
-      throw new IOException("serve process " + process.pid() + ": no " + what + " within 30 s"
-          + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
+      throw new IOException(
+          "serve process "
+              + process.pid()
+              + ": no "
+              + what
+              + " within 30 s"
+              + (process.isAlive() ? "" : " (exited with " + process.exitValue() + ")"));
     }
     return line;
   }
@@ -235,8 +245,9 @@ final class ServeProcess implements AutoCloseable {
   }
 
   private void drain() {
-    try (BufferedReader r = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         lines.add(line);

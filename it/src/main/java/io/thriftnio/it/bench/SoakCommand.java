@@ -26,8 +26,8 @@ import picocli.CommandLine.Option;
  * {@code soak}: a long run of pooled clients against one of this library's servers, with faults.
  *
  * <p>Server and clients run in this one JVM, so heap, descriptors and threads are the sum of both;
- * they are measured before anything starts and again after everything closed, which is what shows
- * a leak. Faults: every {@code --kill-every}, {@code --kill-count} random client connections are
+ * they are measured before anything starts and again after everything closed, which is what shows a
+ * leak. Faults: every {@code --kill-every}, {@code --kill-count} random client connections are
  * aborted under the pools (sockets reset, channels closed with calls in flight); every {@code
  * --restart-every}, the server is closed, stays down {@code --restart-pause}, and a new one starts
  * on the same port while the callers keep calling. Each fault opens a window that closes {@code
@@ -57,94 +57,148 @@ final class SoakCommand implements Callable<Integer> {
   @Option(names = "--server", required = true, paramLabel = "S", description = "netty or grizzly")
   String server;
 
-  @Option(names = "--strategy", paramLabel = "T",
+  @Option(
+      names = "--strategy",
+      paramLabel = "T",
       description = "same-thread, worker or leader-follower (default: worker)")
   String strategy;
 
-  @Option(names = "--protocol", paramLabel = "P", defaultValue = "binary",
+  @Option(
+      names = "--protocol",
+      paramLabel = "P",
+      defaultValue = "binary",
       description = "binary, compact or json (default: ${DEFAULT-VALUE})")
   String protocol;
 
-  @Option(names = "--connections", paramLabel = "N", defaultValue = "1000",
+  @Option(
+      names = "--connections",
+      paramLabel = "N",
+      defaultValue = "1000",
       description = "client connections, both pools together (default: ${DEFAULT-VALUE})")
   int connections;
 
-  @Option(names = "--async-share", paramLabel = "F", defaultValue = "0.5",
-      description = "share of the connections in the async ThriftChannelPool ("
-          + SoakLoad.ASYNC_CALLERS_PER_CONNECTION + " callers each); "
-          + "the rest are ThriftClientPool sockets, one caller thread each "
-          + "(default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--async-share",
+      paramLabel = "F",
+      defaultValue = "0.5",
+      description =
+          "share of the connections in the async ThriftChannelPool ("
+              + SoakLoad.ASYNC_CALLERS_PER_CONNECTION
+              + " callers each); "
+              + "the rest are ThriftClientPool sockets, one caller thread each "
+              + "(default: ${DEFAULT-VALUE})")
   double asyncShare;
 
-  @Option(names = "--duration", paramLabel = "D", defaultValue = "10m",
+  @Option(
+      names = "--duration",
+      paramLabel = "D",
+      defaultValue = "10m",
       converter = Cli.DurationConverter.class,
       description = "how long to run (default: ${DEFAULT-VALUE})")
   Duration duration;
 
-  @Option(names = "--sample", paramLabel = "D", defaultValue = "5s",
+  @Option(
+      names = "--sample",
+      paramLabel = "D",
+      defaultValue = "5s",
       converter = Cli.DurationConverter.class,
       description = "sampling interval (default: ${DEFAULT-VALUE})")
   Duration sample;
 
-  @Option(names = "--think", paramLabel = "D", defaultValue = "100ms",
+  @Option(
+      names = "--think",
+      paramLabel = "D",
+      defaultValue = "100ms",
       converter = Cli.DurationConverter.class,
       description = "each caller's pause between calls (default: ${DEFAULT-VALUE})")
   Duration think;
 
-  @Option(names = "--call-timeout", paramLabel = "D", defaultValue = "5s",
+  @Option(
+      names = "--call-timeout",
+      paramLabel = "D",
+      defaultValue = "5s",
       converter = Cli.DurationConverter.class,
       description = "read, request, connect and borrow timeout (default: ${DEFAULT-VALUE})")
   Duration callTimeout;
 
-  @Option(names = "--kill-every", paramLabel = "D", defaultValue = "15s",
+  @Option(
+      names = "--kill-every",
+      paramLabel = "D",
+      defaultValue = "15s",
       converter = Cli.DurationConverter.class,
       description = "how often to abort client connections; 0 never (default: ${DEFAULT-VALUE})")
   Duration killEvery;
 
-  @Option(names = "--kill-count", paramLabel = "N", defaultValue = "20",
+  @Option(
+      names = "--kill-count",
+      paramLabel = "N",
+      defaultValue = "20",
       description = "connections aborted each time (default: ${DEFAULT-VALUE})")
   int killCount;
 
-  @Option(names = "--restart-every", paramLabel = "D", defaultValue = "2m",
+  @Option(
+      names = "--restart-every",
+      paramLabel = "D",
+      defaultValue = "2m",
       converter = Cli.DurationConverter.class,
       description = "how often to restart the server; 0 never (default: ${DEFAULT-VALUE})")
   Duration restartEvery;
 
-  @Option(names = "--restart-pause", paramLabel = "D", defaultValue = "2s",
+  @Option(
+      names = "--restart-pause",
+      paramLabel = "D",
+      defaultValue = "2s",
       converter = Cli.DurationConverter.class,
       description = "how long the server stays down (default: ${DEFAULT-VALUE})")
   Duration restartPause;
 
-  @Option(names = "--fault-grace", paramLabel = "D",
+  @Option(
+      names = "--fault-grace",
+      paramLabel = "D",
       converter = Cli.DurationConverter.class,
-      description = "how long after a fault its errors still count as its own (default: the "
-          + "call timeout + 3s)")
+      description =
+          "how long after a fault its errors still count as its own (default: the "
+              + "call timeout + 3s)")
   Duration faultGrace;
 
-  @Option(names = "--large", paramLabel = "SIZE", defaultValue = "256k",
+  @Option(
+      names = "--large",
+      paramLabel = "SIZE",
+      defaultValue = "256k",
       description = "the large echo payload (default: ${DEFAULT-VALUE})")
   String large;
 
-  @Option(names = "--workers", paramLabel = "N",
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
       description = "the server's worker threads (default: the server's own)")
   Integer workers;
 
-  @Option(names = "--io-threads", paramLabel = "N",
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
       description = "the server's IO threads (default: the server's own)")
   Integer ioThreads;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "1",
       description = "seed of the kill choices (default: ${DEFAULT-VALUE})")
   long seed;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "output folder (default: it/target/soak)")
   Path out;
 
-  @Option(names = "--fail-on-findings",
-      description = "exit with 1 if an error fell outside every fault window, a reply was wrong, "
-          + "calls did not resume after the last restart, or descriptors or heap stayed above "
-          + "their baseline")
+  @Option(
+      names = "--fail-on-findings",
+      description =
+          "exit with 1 if an error fell outside every fault window, a reply was wrong, "
+              + "calls did not resume after the last restart, or descriptors or heap stayed above "
+              + "their baseline")
   boolean failOnFindings;
 
   private final Object serverLock = new Object();
@@ -171,8 +225,8 @@ final class SoakCommand implements Callable<Integer> {
         throw new IllegalArgumentException("async-share: " + asyncShare + " (expected: 0..1)");
       }
       if (duration.isZero() || sample.isZero()) {
-        throw new IllegalArgumentException("duration: " + duration + ", sample: " + sample
-            + " (expected: both > 0)");
+        throw new IllegalArgumentException(
+            "duration: " + duration + ", sample: " + sample + " (expected: both > 0)");
       }
       if (callTimeout.isZero()) {
         throw new IllegalArgumentException("call-timeout: 0 (expected: > 0)");
@@ -194,30 +248,55 @@ final class SoakCommand implements Callable<Integer> {
     int syncConnections = connections - asyncConnections;
 
     SoakReport.Baseline before = SoakReport.Baseline.now();
-    ServerSpec serverSpec = new ServerSpec(MatrixRunner.LOOPBACK, 0, protocol, workers, ioThreads,
-        false, connections + 64);
+    ServerSpec serverSpec =
+        new ServerSpec(
+            MatrixRunner.LOOPBACK, 0, protocol, workers, ioThreads, false, connections + 64);
     RunningServer first = row.start(serverSpec);
     InetSocketAddress address = first.address();
     synchronized (serverLock) {
       current = first;
     }
-    ServerSpec samePort = new ServerSpec(MatrixRunner.LOOPBACK, address.getPort(), protocol,
-        workers, ioThreads, false, connections + 64);
-    err.printf(Locale.ROOT, "soak: %s on %s, %d sync + %d async connections (%d callers), "
+    ServerSpec samePort =
+        new ServerSpec(
+            MatrixRunner.LOOPBACK,
+            address.getPort(),
+            protocol,
+            workers,
+            ioThreads,
+            false,
+            connections + 64);
+    err.printf(
+        Locale.ROOT,
+        "soak: %s on %s, %d sync + %d async connections (%d callers), "
             + "%s, in this JVM (client and server together)%n",
-        name, address, syncConnections, asyncConnections,
-        syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION, duration);
+        name,
+        address,
+        syncConnections,
+        asyncConnections,
+        syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION,
+        duration);
 
     SoakRecorder recorder = new SoakRecorder(grace.toNanos());
-    SoakReport report = new SoakReport(name, this, before, syncConnections, asyncConnections, grace);
+    SoakReport report =
+        new SoakReport(name, this, before, syncConnections, asyncConnections, grace);
     ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
-    SoakLoad load = new SoakLoad(address, Protocols.factory(protocol), syncConnections,
-        asyncConnections, callTimeout, think, largeSize, recorder);
-    ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "soak-sampler");
-      t.setDaemon(true);
-      return t;
-    });
+    SoakLoad load =
+        new SoakLoad(
+            address,
+            Protocols.factory(protocol),
+            syncConnections,
+            asyncConnections,
+            callTimeout,
+            think,
+            largeSize,
+            recorder);
+    ScheduledExecutorService sampler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "soak-sampler");
+              t.setDaemon(true);
+              return t;
+            });
     long start = System.nanoTime();
     Instant started = Instant.now();
     SplittableRandom random = new SplittableRandom(seed);
@@ -236,10 +315,12 @@ final class SoakCommand implements Callable<Integer> {
               err.println("soak: sampling failed: " + e);
             }
           },
-          sample.toNanos(), sample.toNanos(), TimeUnit.NANOSECONDS);
+          sample.toNanos(),
+          sample.toNanos(),
+          TimeUnit.NANOSECONDS);
       long end = start + duration.toNanos();
-      long nextKill = killEvery.isZero() || killCount == 0 ? Long.MAX_VALUE
-          : start + killEvery.toNanos();
+      long nextKill =
+          killEvery.isZero() || killCount == 0 ? Long.MAX_VALUE : start + killEvery.toNanos();
       long nextRestart = restartEvery.isZero() ? Long.MAX_VALUE : start + restartEvery.toNanos();
       while (true) {
         long next = Math.min(end, Math.min(nextKill, nextRestart));
@@ -275,7 +356,13 @@ final class SoakCommand implements Callable<Integer> {
         report.add(sample(start, recorder, load, events));
       }
       long lastOk = recorder.lastOkNanos();
-      report.finished(recorder, kills, killed, load.poolStats(), serverTotals(), now,
+      report.finished(
+          recorder,
+          kills,
+          killed,
+          load.poolStats(),
+          serverTotals(),
+          now,
           ((lastOk == 0 ? start : lastOk) - System.nanoTime()) / -1e9);
       load.close();
       synchronized (serverLock) {
@@ -336,8 +423,10 @@ final class SoakCommand implements Callable<Integer> {
       try {
         return row.start(spec);
       } catch (Exception e) {
-        boolean bind = e instanceof BindException || e.getCause() instanceof BindException
-            || String.valueOf(e.getMessage()).contains("Address already in use");
+        boolean bind =
+            e instanceof BindException
+                || e.getCause() instanceof BindException
+                || String.valueOf(e.getMessage()).contains("Address already in use");
         if (!bind || System.nanoTime() > deadline) {
           throw e;
         }

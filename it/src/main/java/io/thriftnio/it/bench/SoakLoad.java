@@ -1,7 +1,6 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.pool.ClientTransportFactory;
@@ -34,10 +33,9 @@ import org.apache.thrift.transport.layered.TLayeredTransport;
  * The soak's clients: a {@link ThriftClientPool} of stock framed sockets with one blocking caller
  * thread per connection, and a {@link ThriftChannelPool} of Netty channels with {@value
  * #ASYNC_CALLERS_PER_CONNECTION} callers per connection, each call picked from {@link SoakMix}.
- * Sync callers pause {@code think} between calls; async callers start together every {@code
- * think}. Every connection either pool opens is
- * remembered, so that {@link #kill(int, SplittableRandom)} can abort some at random under the
- * pools' feet.
+ * Sync callers pause {@code think} between calls; async callers start together every {@code think}.
+ * Every connection either pool opens is remembered, so that {@link #kill(int, SplittableRandom)}
+ * can abort some at random under the pools' feet.
  */
 final class SoakLoad implements AutoCloseable {
 
@@ -81,24 +79,26 @@ final class SoakLoad implements AutoCloseable {
     this.syncPool =
         ThriftClientPool.builder(BenchService.Client::new)
             .protocol(protocol)
-            .transport(endpoint -> {
-              TTransport t = sockets.open(endpoint);
-              Socket s = socketOf(t);
-              if (s != null) {
-                syncVictims.add(new Victim() {
-                  @Override
-                  public boolean alive() {
-                    return !s.isClosed();
-                  }
+            .transport(
+                endpoint -> {
+                  TTransport t = sockets.open(endpoint);
+                  Socket s = socketOf(t);
+                  if (s != null) {
+                    syncVictims.add(
+                        new Victim() {
+                          @Override
+                          public boolean alive() {
+                            return !s.isClosed();
+                          }
 
-                  @Override
-                  public void abort() {
-                    abortSocket(s);
+                          @Override
+                          public void abort() {
+                            abortSocket(s);
+                          }
+                        });
                   }
-                });
-              }
-              return t;
-            })
+                  return t;
+                })
             .endpoint(address)
             .config(config(syncConnections, callTimeout, true))
             .build();
@@ -111,18 +111,25 @@ final class SoakLoad implements AutoCloseable {
         ThriftChannelPool.builder(
                 BenchService.Client::new,
                 a -> {
-                  ThriftChannel ch = resources.openChannel(a, ClientOptions.builder().requestTimeout(callTimeout).callbackExecutor(Runnable::run).build());
-                  asyncVictims.add(new Victim() {
-                    @Override
-                    public boolean alive() {
-                      return ch.isOpen();
-                    }
+                  ThriftChannel ch =
+                      resources.openChannel(
+                          a,
+                          ClientOptions.builder()
+                              .requestTimeout(callTimeout)
+                              .callbackExecutor(Runnable::run)
+                              .build());
+                  asyncVictims.add(
+                      new Victim() {
+                        @Override
+                        public boolean alive() {
+                          return ch.isOpen();
+                        }
 
-                    @Override
-                    public void abort() {
-                      ch.close();
-                    }
-                  });
+                        @Override
+                        public void abort() {
+                          ch.close();
+                        }
+                      });
                   return ch;
                 })
             .protocol(protocol)
@@ -195,19 +202,21 @@ final class SoakLoad implements AutoCloseable {
       SoakMix call = SoakMix.pick(random);
       inFlight.incrementAndGet();
       try {
-        call.call(asyncPool, bytes).whenComplete((good, e) -> {
-          if (running) {
-            if (e != null) {
-              recorder.error(e);
-            } else if (good) {
-              recorder.ok();
-            } else {
-              recorder.badReply(call + " (async)");
-            }
-          }
-          inFlight.decrementAndGet();
-          busy.set(false);
-        });
+        call.call(asyncPool, bytes)
+            .whenComplete(
+                (good, e) -> {
+                  if (running) {
+                    if (e != null) {
+                      recorder.error(e);
+                    } else if (good) {
+                      recorder.ok();
+                    } else {
+                      recorder.badReply(call + " (async)");
+                    }
+                  }
+                  inFlight.decrementAndGet();
+                  busy.set(false);
+                });
       } catch (RuntimeException e) {
         if (running) {
           recorder.error(e);
@@ -238,9 +247,9 @@ final class SoakLoad implements AutoCloseable {
   }
 
   /**
-   * Sync connections open now, counted from the sockets the pool opened rather than from its
-   * stats: under load {@code PoolStats.total()} (active and idle read at two moments) can exceed
-   * the pool's own maximum.
+   * Sync connections open now, counted from the sockets the pool opened rather than from its stats:
+   * under load {@code PoolStats.total()} (active and idle read at two moments) can exceed the
+   * pool's own maximum.
    */
   int syncOpen() {
     return (int) syncVictims.stream().filter(Victim::alive).count();
@@ -291,17 +300,18 @@ final class SoakLoad implements AutoCloseable {
 
   /**
    * A pool of exactly {@code size} connections that keeps idle ones open forever. The sync pool
-   * also keeps {@code size} open through its evictor ({@code minIdle}), so that after a restart
-   * it reconnects in the background; the async pool has no such floor and reopens on demand.
+   * also keeps {@code size} open through its evictor ({@code minIdle}), so that after a restart it
+   * reconnects in the background; the async pool has no such floor and reopens on demand.
    */
   private static PoolConfig config(int size, Duration borrowTimeout, boolean keepOpen) {
     int n = Math.max(1, size);
-    PoolConfig.Builder b = PoolConfig.builder()
-        .maxTotal(n)
-        .maxPerEndpoint(n)
-        .maxIdlePerEndpoint(n)
-        .borrowTimeout(borrowTimeout)
-        .idleTimeout(Duration.ZERO);
+    PoolConfig.Builder b =
+        PoolConfig.builder()
+            .maxTotal(n)
+            .maxPerEndpoint(n)
+            .maxIdlePerEndpoint(n)
+            .borrowTimeout(borrowTimeout)
+            .idleTimeout(Duration.ZERO);
     if (keepOpen) {
       b.minIdlePerEndpoint(n).evictionInterval(Duration.ofSeconds(1));
     }

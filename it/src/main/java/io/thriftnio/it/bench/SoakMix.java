@@ -16,9 +16,9 @@ import java.util.concurrent.CompletionException;
 import org.apache.thrift.TException;
 
 /**
- * The soak's call mix over every method of {@code BenchService}: each call is checked, and
- * {@code fail} must come back as the declared {@code BenchError} with the code it was given
- * (which the pools treat as a healthy connection). Weights are percent.
+ * The soak's call mix over every method of {@code BenchService}: each call is checked, and {@code
+ * fail} must come back as the declared {@code BenchError} with the code it was given (which the
+ * pools treat as a healthy connection). Weights are percent.
  */
 enum SoakMix {
   ECHO_SMALL(33),
@@ -65,7 +65,8 @@ enum SoakMix {
   record Bytes(ByteBuffer small, ByteBuffer large, int largeSize) {
     static Bytes of(int largeSize) {
       return new Bytes(
-          Payloads.of(Payloads.SMALL, Workload.SEED), Payloads.of(largeSize, Workload.SEED),
+          Payloads.of(Payloads.SMALL, Workload.SEED),
+          Payloads.of(largeSize, Workload.SEED),
           largeSize);
     }
   }
@@ -122,26 +123,32 @@ enum SoakMix {
         return pool.call(c -> c.send_get_nested(NESTED_DEPTH), BenchService.Client::recv_get_nested)
             .thenApply(r -> depth(r) == NESTED_DEPTH);
       case SLEEP:
-        return pool.call(c -> c.send_sleep(SLEEP_MILLIS), c -> {
-          c.recv_sleep();
-          return true;
-        });
+        return pool.call(
+            c -> c.send_sleep(SLEEP_MILLIS),
+            c -> {
+              c.recv_sleep();
+              return true;
+            });
       case FIRE:
         return pool.callOneway(c -> c.send_fire(p.small().duplicate())).thenApply(v -> true);
       case FAIL:
-        return pool.call(c -> c.send_fail(FAIL_CODE, "soak"), c -> {
-          c.recv_fail();
-          return false;
-        }).handle((ok, e) -> {
-          Throwable cause = AsyncUnwrap.cause(e);
-          if (cause instanceof BenchError be) {
-            return be.getCode() == FAIL_CODE;
-          }
-          if (cause != null) {
-            throw new CompletionException(cause);
-          }
-          return ok;
-        });
+        return pool.call(
+                c -> c.send_fail(FAIL_CODE, "soak"),
+                c -> {
+                  c.recv_fail();
+                  return false;
+                })
+            .handle(
+                (ok, e) -> {
+                  Throwable cause = AsyncUnwrap.cause(e);
+                  if (cause instanceof BenchError be) {
+                    return be.getCode() == FAIL_CODE;
+                  }
+                  if (cause != null) {
+                    throw new CompletionException(cause);
+                  }
+                  return ok;
+                });
       default:
         throw new AssertionError(this);
     }

@@ -120,7 +120,9 @@ final class SoakRecorder {
     return found;
   }
 
-  /** A short name for what went wrong: the exception's class, with Thrift's type where it has one. */
+  /**
+   * A short name for what went wrong: the exception's class, with Thrift's type where it has one.
+   */
   static String kind(Throwable t) {
     if (t instanceof PoolTimeoutException) {
       return "pool-borrow-timeout";

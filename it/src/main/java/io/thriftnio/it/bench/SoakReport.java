@@ -53,19 +53,33 @@ final class SoakReport {
       String events) {
 
     String progressLine() {
-      return String.format(Locale.ROOT,
+      return String.format(
+          Locale.ROOT,
           "soak: %6.0fs ok %,d errors %,d (outside fault windows %,d) heap %.0f MiB fds %d "
               + "threads %d server open %d pools %d+%d %s",
-          seconds, ok, errors, errorsOutside, JvmStats.mib(heapUsed), fds, threads, serverOpen,
-          syncPoolOpen, asyncPoolOpen, events);
+          seconds,
+          ok,
+          errors,
+          errorsOutside,
+          JvmStats.mib(heapUsed),
+          fds,
+          threads,
+          serverOpen,
+          syncPoolOpen,
+          asyncPoolOpen,
+          events);
     }
   }
 
   /** One restart: when, how long closing took, how long the server was down. */
   record Restart(double atSeconds, double stopMillis, double downMillis) {
     String line() {
-      return String.format(Locale.ROOT,
-          "restart at %.0fs: close took %.0f ms, down %.0f ms", atSeconds, stopMillis, downMillis);
+      return String.format(
+          Locale.ROOT,
+          "restart at %.0fs: close took %.0f ms, down %.0f ms",
+          atSeconds,
+          stopMillis,
+          downMillis);
     }
   }
 
@@ -101,8 +115,11 @@ final class SoakReport {
     this.asyncConnections = asyncConnections;
     this.grace = grace;
     // The callers pause between calls; a restart at the very end may leave the server down.
-    this.quietLimitSeconds = grace.toNanos() / 1e9 + options.restartPause.toNanos() / 1e9
-        + 2 * options.think.toNanos() / 1e9 + 1;
+    this.quietLimitSeconds =
+        grace.toNanos() / 1e9
+            + options.restartPause.toNanos() / 1e9
+            + 2 * options.think.toNanos() / 1e9
+            + 1;
   }
 
   synchronized void add(Sample s) {
@@ -144,27 +161,38 @@ final class SoakReport {
     List<String> f = new ArrayList<>();
     long outside = recorder.errors(SoakRecorder.Window.NONE);
     if (outside > 0) {
-      f.add(outside + " errors outside every fault window: "
-          + recorder.errorsByKind(SoakRecorder.Window.NONE));
+      f.add(
+          outside
+              + " errors outside every fault window: "
+              + recorder.errorsByKind(SoakRecorder.Window.NONE));
     }
     if (recorder.badReplies() > 0) {
       f.add(recorder.badReplies() + " wrong replies");
     }
     if (!restarts.isEmpty() && recorder.recoveries().size() < restarts.size()) {
-      f.add("calls resumed after " + recorder.recoveries().size() + " of " + restarts.size()
-          + " restarts");
+      f.add(
+          "calls resumed after "
+              + recorder.recoveries().size()
+              + " of "
+              + restarts.size()
+              + " restarts");
     }
     if (quietAtEndSeconds > quietLimitSeconds) {
-      f.add(String.format(Locale.ROOT, "no call succeeded in the last %.1f s of the run",
-          quietAtEndSeconds));
+      f.add(
+          String.format(
+              Locale.ROOT, "no call succeeded in the last %.1f s of the run", quietAtEndSeconds));
     }
     if (after != null && after.fds() > before.fds() + SoakCommand.FD_TOLERANCE) {
       f.add("descriptors after the run " + after.fds() + " vs " + before.fds() + " before");
     }
     if (after != null
         && after.heapAfterGc() > before.heapAfterGc() + SoakCommand.HEAP_TOLERANCE_BYTES) {
-      f.add(String.format(Locale.ROOT, "heap after GC after the run %.1f MiB vs %.1f MiB before",
-          JvmStats.mib(after.heapAfterGc()), JvmStats.mib(before.heapAfterGc())));
+      f.add(
+          String.format(
+              Locale.ROOT,
+              "heap after GC after the run %.1f MiB vs %.1f MiB before",
+              JvmStats.mib(after.heapAfterGc()),
+              JvmStats.mib(before.heapAfterGc())));
     }
     return f;
   }
@@ -173,33 +201,64 @@ final class SoakReport {
     StringBuilder sb = new StringBuilder();
     long ok = recorder.okCalls();
     long errors = recorder.errors();
-    sb.append(String.format(Locale.ROOT, "## soak: %s, %,d connections (%,d sync, %,d async), "
-            + "%.0f s%n%n", server, syncConnections + asyncConnections, syncConnections,
-        asyncConnections, seconds));
-    sb.append(String.format(Locale.ROOT, "Started %s; client and server in one JVM (%s). "
-            + "Kill %d connections every %s, restart every %s (down %s), fault grace %s, think "
-            + "%s, call timeout %s.%n%n",
-        started, Reports.machine(), options.killCount, options.killEvery, options.restartEvery,
-        options.restartPause, grace, options.think, options.callTimeout));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "## soak: %s, %,d connections (%,d sync, %,d async), " + "%.0f s%n%n",
+            server,
+            syncConnections + asyncConnections,
+            syncConnections,
+            asyncConnections,
+            seconds));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Started %s; client and server in one JVM (%s). "
+                + "Kill %d connections every %s, restart every %s (down %s), fault grace %s, think "
+                + "%s, call timeout %s.%n%n",
+            started,
+            Reports.machine(),
+            options.killCount,
+            options.killEvery,
+            options.restartEvery,
+            options.restartPause,
+            grace,
+            options.think,
+            options.callTimeout));
     sb.append("| | value |\n|---|---:|\n");
     line(sb, "calls ok", String.format(Locale.ROOT, "%,d", ok));
     line(sb, "calls/s (mean)", String.format(Locale.ROOT, "%,.0f", ok / Math.max(seconds, 1e-9)));
     line(sb, "errors", String.format(Locale.ROOT, "%,d", errors));
-    line(sb, "errors in restart windows (calls lost around restarts)",
+    line(
+        sb,
+        "errors in restart windows (calls lost around restarts)",
         String.format(Locale.ROOT, "%,d", recorder.errors(SoakRecorder.Window.RESTART)));
-    line(sb, "errors in kill windows",
+    line(
+        sb,
+        "errors in kill windows",
         String.format(Locale.ROOT, "%,d", recorder.errors(SoakRecorder.Window.KILL)));
-    line(sb, "**errors outside fault windows**",
+    line(
+        sb,
+        "**errors outside fault windows**",
         String.format(Locale.ROOT, "**%,d**", recorder.errors(SoakRecorder.Window.NONE)));
     line(sb, "wrong replies", String.format(Locale.ROOT, "%,d", recorder.badReplies()));
     line(sb, "restarts", String.valueOf(restarts.size()));
     line(sb, "kills (connections aborted)", kills + " (" + killed + ")");
     List<Long> rec = recorder.recoveries();
-    line(sb, "first ok call after restart (ms)", rec.stream()
-        .map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList().toString());
-    line(sb, "server: accepted / completed / failed / rejected (all servers)",
-        String.format(Locale.ROOT, "%,d / %,d / %,d / %,d", serverTotals[0], serverTotals[1],
-            serverTotals[2], serverTotals[3]));
+    line(
+        sb,
+        "first ok call after restart (ms)",
+        rec.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList().toString());
+    line(
+        sb,
+        "server: accepted / completed / failed / rejected (all servers)",
+        String.format(
+            Locale.ROOT,
+            "%,d / %,d / %,d / %,d",
+            serverTotals[0],
+            serverTotals[1],
+            serverTotals[2],
+            serverTotals[3]));
     Sample first = samples.isEmpty() ? null : samples.get(0);
     Sample last = samples.isEmpty() ? null : samples.get(samples.size() - 1);
     long maxHeap = samples.stream().mapToLong(Sample::heapUsed).max().orElse(0);
@@ -207,39 +266,68 @@ final class SoakReport {
     int maxThreads = samples.stream().mapToInt(Sample::threads).max().orElse(0);
     sb.append("\n| JVM (client + server) | before | first sample | max | last sample | after |\n");
     sb.append("|---|---:|---:|---:|---:|---:|\n");
-    sb.append(String.format(Locale.ROOT, "| heap used (MiB) | %.1f (after GC) | %.1f | %.1f | "
-            + "%.1f | %.1f (after GC) |%n", JvmStats.mib(before.heapAfterGc()),
-        first == null ? 0 : JvmStats.mib(first.heapUsed()), JvmStats.mib(maxHeap),
-        last == null ? 0 : JvmStats.mib(last.heapUsed()), JvmStats.mib(after.heapAfterGc())));
-    sb.append(String.format(Locale.ROOT, "| open descriptors | %d | %d | %d | %d | %d |%n",
-        before.fds(), first == null ? 0 : first.fds(), maxFds, last == null ? 0 : last.fds(),
-        after.fds()));
-    sb.append(String.format(Locale.ROOT, "| threads | %d | %d | %d | %d | %d |%n",
-        before.threads(), first == null ? 0 : first.threads(), maxThreads,
-        last == null ? 0 : last.threads(), after.threads()));
-    sb.append(String.format(Locale.ROOT, "%nDescriptors back to baseline (within %d): %s. "
-            + "Heap after GC back to baseline (within %d MiB): %s.%n",
-        SoakCommand.FD_TOLERANCE, after.fds() <= before.fds() + SoakCommand.FD_TOLERANCE
-            ? "yes" : "**no**",
-        SoakCommand.HEAP_TOLERANCE_BYTES / (1024 * 1024),
-        after.heapAfterGc() <= before.heapAfterGc() + SoakCommand.HEAP_TOLERANCE_BYTES
-            ? "yes" : "**no**"));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| heap used (MiB) | %.1f (after GC) | %.1f | %.1f | " + "%.1f | %.1f (after GC) |%n",
+            JvmStats.mib(before.heapAfterGc()),
+            first == null ? 0 : JvmStats.mib(first.heapUsed()),
+            JvmStats.mib(maxHeap),
+            last == null ? 0 : JvmStats.mib(last.heapUsed()),
+            JvmStats.mib(after.heapAfterGc())));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| open descriptors | %d | %d | %d | %d | %d |%n",
+            before.fds(),
+            first == null ? 0 : first.fds(),
+            maxFds,
+            last == null ? 0 : last.fds(),
+            after.fds()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "| threads | %d | %d | %d | %d | %d |%n",
+            before.threads(),
+            first == null ? 0 : first.threads(),
+            maxThreads,
+            last == null ? 0 : last.threads(),
+            after.threads()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%nDescriptors back to baseline (within %d): %s. "
+                + "Heap after GC back to baseline (within %d MiB): %s.%n",
+            SoakCommand.FD_TOLERANCE,
+            after.fds() <= before.fds() + SoakCommand.FD_TOLERANCE ? "yes" : "**no**",
+            SoakCommand.HEAP_TOLERANCE_BYTES / (1024 * 1024),
+            after.heapAfterGc() <= before.heapAfterGc() + SoakCommand.HEAP_TOLERANCE_BYTES
+                ? "yes"
+                : "**no**"));
     for (SoakRecorder.Window w : SoakRecorder.Window.values()) {
       Map<String, Long> byKind = recorder.errorsByKind(w);
       if (!byKind.isEmpty()) {
-        sb.append("\nErrors ").append(switch (w) {
-          case RESTART -> "in restart windows";
-          case KILL -> "in kill windows";
-          case NONE -> "OUTSIDE fault windows";
-        }).append(" by kind:\n\n");
+        sb.append("\nErrors ")
+            .append(
+                switch (w) {
+                  case RESTART -> "in restart windows";
+                  case KILL -> "in kill windows";
+                  case NONE -> "OUTSIDE fault windows";
+                })
+            .append(" by kind:\n\n");
         byKind.forEach((k, v) -> sb.append(String.format(Locale.ROOT, "- %s: %,d%n", k, v)));
       }
     }
     Map<String, String> examples = recorder.examples();
     if (!examples.isEmpty()) {
       sb.append("\nFirst message of each kind:\n\n");
-      examples.forEach((k, v) -> sb.append("- ").append(k).append(": `")
-          .append(v.replace('`', '\'').replace('\n', ' ')).append("`\n"));
+      examples.forEach(
+          (k, v) ->
+              sb.append("- ")
+                  .append(k)
+                  .append(": `")
+                  .append(v.replace('`', '\'').replace('\n', ' '))
+                  .append("`\n"));
     }
     if (!restarts.isEmpty()) {
       sb.append("\nRestarts:\n\n");
@@ -269,20 +357,36 @@ final class SoakReport {
   }
 
   private String csv() {
-    StringBuilder sb = new StringBuilder(
-        "seconds,calls_ok,calls_per_s,errors,errors_in_interval,errors_outside_fault_windows,"
-            + "heap_used_mib,fds,threads,server_open,server_accepted,server_completed,"
-            + "server_failed,sync_pool_open,async_pool_open,events\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "seconds,calls_ok,calls_per_s,errors,errors_in_interval,errors_outside_fault_windows,"
+                + "heap_used_mib,fds,threads,server_open,server_accepted,server_completed,"
+                + "server_failed,sync_pool_open,async_pool_open,events\n");
     Sample prev = null;
     for (Sample s : samples) {
       double dt = prev == null ? s.seconds() : s.seconds() - prev.seconds();
       long dOk = s.ok() - (prev == null ? 0 : prev.ok());
       long dErr = s.errors() - (prev == null ? 0 : prev.errors());
-      sb.append(String.format(Locale.ROOT, "%.1f,%d,%.0f,%d,%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%s%n",
-          s.seconds(), s.ok(), dt > 0 ? dOk / dt : 0, s.errors(), dErr, s.errorsOutside(),
-          JvmStats.mib(s.heapUsed()), s.fds(), s.threads(), s.serverOpen(), s.serverAccepted(),
-          s.serverCompleted(), s.serverFailed(), s.syncPoolOpen(), s.asyncPoolOpen(),
-          s.events()));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%.1f,%d,%.0f,%d,%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%s%n",
+              s.seconds(),
+              s.ok(),
+              dt > 0 ? dOk / dt : 0,
+              s.errors(),
+              dErr,
+              s.errorsOutside(),
+              JvmStats.mib(s.heapUsed()),
+              s.fds(),
+              s.threads(),
+              s.serverOpen(),
+              s.serverAccepted(),
+              s.serverCompleted(),
+              s.serverFailed(),
+              s.syncPoolOpen(),
+              s.asyncPoolOpen(),
+              s.events()));
       prev = s;
     }
     return sb.toString();
@@ -341,9 +445,14 @@ final class SoakReport {
   }
 
   private XYChart chart(String title, String yTitle) {
-    XYChart c = new XYChartBuilder().width(800).height(420)
-        .title("soak " + server + ": " + title + " (vertical lines: restarts)")
-        .xAxisTitle("seconds").yAxisTitle(yTitle).build();
+    XYChart c =
+        new XYChartBuilder()
+            .width(800)
+            .height(420)
+            .title("soak " + server + ": " + title + " (vertical lines: restarts)")
+            .xAxisTitle("seconds")
+            .yAxisTitle(yTitle)
+            .build();
     c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     c.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
     c.getStyler().setYAxisDecimalPattern("#,###");

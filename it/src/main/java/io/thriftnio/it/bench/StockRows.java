@@ -102,7 +102,8 @@ final class StockRows implements RowProvider {
     @Override
     public String cannotServe(CellSpec cell) {
       if (kind == Kind.SIMPLE && cell.connections() > 1) {
-        return "TSimpleServer serves one connection at a time (cell has " + cell.connections()
+        return "TSimpleServer serves one connection at a time (cell has "
+            + cell.connections()
             + ")";
       }
       return null;
@@ -117,72 +118,78 @@ final class StockRows implements RowProvider {
       TServerTransport transport;
       TServer server;
       switch (kind) {
-        case SIMPLE: {
-          TServerSocket socket = blockingSocket(bind);
-          transport = socket;
-          server =
-              new TSimpleServer(
-                  new TServer.Args(socket)
-                      .processor(processor)
-                      .transportFactory(new TFramedTransport.Factory())
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case THREAD_POOL: {
-          TServerSocket socket = blockingSocket(bind);
-          transport = socket;
-          // A thread per connection: fewer threads than connections would leave the rest unserved.
-          int threads = Math.max(workers, spec.expectedConnections());
-          server =
-              new TThreadPoolServer(
-                  new TThreadPoolServer.Args(socket)
-                      .processor(processor)
-                      .transportFactory(new TFramedTransport.Factory())
-                      .protocolFactory(spec.protocolFactory())
-                      .minWorkerThreads(Math.min(threads, 5))
-                      .maxWorkerThreads(threads)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS));
-          break;
-        }
-        case NONBLOCKING: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new TNonblockingServer(
-                  new TNonblockingServer.Args(socket)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case HSHA: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new THsHaServer(
-                  new THsHaServer.Args(socket)
-                      .minWorkerThreads(workers)
-                      .maxWorkerThreads(workers)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case THREADED_SELECTOR: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new TThreadedSelectorServer(
-                  new TThreadedSelectorServer.Args(socket)
-                      .selectorThreads(ioThreads)
-                      .workerThreads(workers)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
+        case SIMPLE:
+          {
+            TServerSocket socket = blockingSocket(bind);
+            transport = socket;
+            server =
+                new TSimpleServer(
+                    new TServer.Args(socket)
+                        .processor(processor)
+                        .transportFactory(new TFramedTransport.Factory())
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case THREAD_POOL:
+          {
+            TServerSocket socket = blockingSocket(bind);
+            transport = socket;
+            // A thread per connection: fewer threads than connections would leave the rest
+            // unserved.
+            int threads = Math.max(workers, spec.expectedConnections());
+            server =
+                new TThreadPoolServer(
+                    new TThreadPoolServer.Args(socket)
+                        .processor(processor)
+                        .transportFactory(new TFramedTransport.Factory())
+                        .protocolFactory(spec.protocolFactory())
+                        .minWorkerThreads(Math.min(threads, 5))
+                        .maxWorkerThreads(threads)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS));
+            break;
+          }
+        case NONBLOCKING:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new TNonblockingServer(
+                    new TNonblockingServer.Args(socket)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case HSHA:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new THsHaServer(
+                    new THsHaServer.Args(socket)
+                        .minWorkerThreads(workers)
+                        .maxWorkerThreads(workers)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case THREADED_SELECTOR:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new TThreadedSelectorServer(
+                    new TThreadedSelectorServer.Args(socket)
+                        .selectorThreads(ioThreads)
+                        .workerThreads(workers)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
         default:
           throw new AssertionError(kind);
       }

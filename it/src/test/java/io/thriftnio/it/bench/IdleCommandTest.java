@@ -26,11 +26,29 @@ class IdleCommandTest {
   void idleConnectionsStayOpenAndCostNoThreads(String server, String strategy) throws Exception {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int status = BenchMain.execute(new String[] {
-        "idle", "--server", server, "--strategy", strategy, "--connections", "200",
-        "--probe-rate", "100", "--probe-duration", "500ms", "--io-threads", "2",
-        "--workers", "4", "--out", dir.toString()},
-        new PrintWriter(out, true), new PrintWriter(err, true));
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "idle",
+              "--server",
+              server,
+              "--strategy",
+              strategy,
+              "--connections",
+              "200",
+              "--probe-rate",
+              "100",
+              "--probe-duration",
+              "500ms",
+              "--io-threads",
+              "2",
+              "--workers",
+              "4",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
 
     String report = out.toString();
     assertThat(status).as(report + err).isZero();

@@ -19,8 +19,19 @@ import org.junit.jupiter.api.Timeout;
 class LoadEngineTest {
 
   private static CellSpec cell(Duration warmup, Duration duration, long maxCalls) {
-    return new CellSpec("fake", "fake", Workload.echo(300), "binary", 1, 1, 0, false, warmup,
-        duration, maxCalls, Duration.ofSeconds(1));
+    return new CellSpec(
+        "fake",
+        "fake",
+        Workload.echo(300),
+        "binary",
+        1,
+        1,
+        0,
+        false,
+        warmup,
+        duration,
+        maxCalls,
+        Duration.ofSeconds(1));
   }
 
   private static ClientLoad load(List<ClientLoad.Lane> lanes, AtomicBoolean closed) {
@@ -40,13 +51,15 @@ class LoadEngineTest {
   @Test
   void aFailedConnectionStopsItsLaneAndCountsOnce() throws Exception {
     AtomicInteger calls = new AtomicInteger();
-    ClientLoad.SyncLane failing = () -> {
-      calls.incrementAndGet();
-      throw new TTransportException("peer reset");
-    };
+    ClientLoad.SyncLane failing =
+        () -> {
+          calls.incrementAndGet();
+          throw new TTransportException("peer reset");
+        };
     AtomicBoolean closed = new AtomicBoolean();
-    CellResult r = LoadEngine.run(cell(Duration.ZERO, Duration.ofMillis(200), 0),
-        load(List.of(failing), closed));
+    CellResult r =
+        LoadEngine.run(
+            cell(Duration.ZERO, Duration.ofMillis(200), 0), load(List.of(failing), closed));
     assertThat(r.errors()).isEqualTo(1);
     assertThat(calls).hasValue(1);
     assertThat(r.calls()).isZero();
@@ -57,8 +70,10 @@ class LoadEngineTest {
   void badPayloadsAreCountedApartFromErrors() throws Exception {
     AtomicInteger n = new AtomicInteger();
     ClientLoad.SyncLane everyOtherBad = () -> n.incrementAndGet() % 2 == 0;
-    CellResult r = LoadEngine.run(cell(Duration.ZERO, Duration.ofMillis(100), 1000),
-        load(List.of(everyOtherBad), new AtomicBoolean()));
+    CellResult r =
+        LoadEngine.run(
+            cell(Duration.ZERO, Duration.ofMillis(100), 1000),
+            load(List.of(everyOtherBad), new AtomicBoolean()));
     assertThat(r.errors()).isZero();
     assertThat(r.checkFailures()).isPositive();
     assertThat(r.calls()).isGreaterThanOrEqualTo(1000);
@@ -70,41 +85,48 @@ class LoadEngineTest {
     try {
       AtomicInteger inFlight = new AtomicInteger();
       AtomicInteger maxInFlight = new AtomicInteger();
-      ClientLoad.AsyncLane deep = new ClientLoad.AsyncLane() {
-        @Override
-        public int depth() {
-          return 4;
-        }
+      ClientLoad.AsyncLane deep =
+          new ClientLoad.AsyncLane() {
+            @Override
+            public int depth() {
+              return 4;
+            }
 
-        @Override
-        public CompletableFuture<Boolean> call() {
-          maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-          CompletableFuture<Boolean> f = new CompletableFuture<>();
-          timer.schedule(() -> {
-            inFlight.decrementAndGet();
-            f.complete(true);
-          }, 1, TimeUnit.MILLISECONDS);
-          return f;
-        }
-      };
-      ClientLoad.AsyncLane failingAtOnce = new ClientLoad.AsyncLane() {
-        @Override
-        public int depth() {
-          return 1;
-        }
+            @Override
+            public CompletableFuture<Boolean> call() {
+              maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+              CompletableFuture<Boolean> f = new CompletableFuture<>();
+              timer.schedule(
+                  () -> {
+                    inFlight.decrementAndGet();
+                    f.complete(true);
+                  },
+                  1,
+                  TimeUnit.MILLISECONDS);
+              return f;
+            }
+          };
+      ClientLoad.AsyncLane failingAtOnce =
+          new ClientLoad.AsyncLane() {
+            @Override
+            public int depth() {
+              return 1;
+            }
 
-        @Override
-        public CompletableFuture<Boolean> call() {
-          return CompletableFuture.failedFuture(new TTransportException("refused"));
-        }
+            @Override
+            public CompletableFuture<Boolean> call() {
+              return CompletableFuture.failedFuture(new TTransportException("refused"));
+            }
 
-        @Override
-        public boolean continuesAfterError() {
-          return true;
-        }
-      };
-      CellResult r = LoadEngine.run(cell(Duration.ofMillis(50), Duration.ofMillis(300), 0),
-          load(List.of(deep, failingAtOnce), new AtomicBoolean()));
+            @Override
+            public boolean continuesAfterError() {
+              return true;
+            }
+          };
+      CellResult r =
+          LoadEngine.run(
+              cell(Duration.ofMillis(50), Duration.ofMillis(300), 0),
+              load(List.of(deep, failingAtOnce), new AtomicBoolean()));
       assertThat(maxInFlight).hasValue(4);
       assertThat(r.calls()).isPositive();
       // About one failure per millisecond of the 350 ms, not a spinning loop (millions).

@@ -14,15 +14,17 @@ class ProcStatTest {
   @Test
   void cpuTicksAreUtimePlusStimeCountedFromTheLastParenthesis() {
     // A command name with a space and a ')' in it: fields count from the last ')'.
-    String line = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 12345 0 3 0 "
-        + "1500 250 7 9 20 0 31 0 987654 4096000000 50000 18446744073709551615";
+    String line =
+        "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 12345 0 3 0 "
+            + "1500 250 7 9 20 0 31 0 987654 4096000000 50000 18446744073709551615";
     assertThat(ProcStat.cpuTicks(line)).isEqualTo(1750);
   }
 
   @Test
   void aLineThatIsNotAStatLineIsRejectedWithWhatWasWrong() {
     assertThatThrownBy(() -> ProcStat.cpuTicks("no parenthesis here"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stat line");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("stat line");
     assertThatThrownBy(() -> ProcStat.cpuTicks("1 (java) S 1 2 3"))
         .hasMessageContaining("fields after the command (expected: >= 13)");
     assertThatThrownBy(() -> ProcStat.cpuTicks("1 (java) S 1 1 1 0 -1 0 0 0 0 0 x 2 0 0"))

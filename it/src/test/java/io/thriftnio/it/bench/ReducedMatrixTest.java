@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The reduced matrix of issue 6, in-process: every server row of this build x every client kind,
- * 300 B, 2 connections, short phases. Every cell must run with zero errors and intact payloads;
- * the numbers are printed, not asserted.
+ * 300 B, 2 connections, short phases. Every cell must run with zero errors and intact payloads; the
+ * numbers are printed, not asserted.
  */
 class ReducedMatrixTest {
 
@@ -27,9 +27,14 @@ class ReducedMatrixTest {
     List<String> servers = rows.serverNames();
     List<String> clients = new ArrayList<>(rows.clientNames());
     clients.add("per-call-connection");
-    System.out.println("reduced matrix: servers " + servers + ", clients " + clients
-        + (rows.missingNames().isEmpty() ? "" : "; not in this build: "
-            + rows.missingNames().keySet()));
+    System.out.println(
+        "reduced matrix: servers "
+            + servers
+            + ", clients "
+            + clients
+            + (rows.missingNames().isEmpty()
+                ? ""
+                : "; not in this build: " + rows.missingNames().keySet()));
 
     List<String> multi = servers.stream().filter(s -> !s.equals("thrift-simple")).toList();
     List<CellResult> results = new ArrayList<>(run(rows, multi, clients, 2));
@@ -51,9 +56,9 @@ class ReducedMatrixTest {
   }
 
   /**
-   * The rows pinned to one Netty transport, named explicitly: each serves with zero errors, or,
-   * for a native transport that cannot load here, is skipped with the builder's reason. Epoll
-   * must run wherever it loads, which is every Linux x86_64 machine this build runs on.
+   * The rows pinned to one Netty transport, named explicitly: each serves with zero errors, or, for
+   * a native transport that cannot load here, is skipped with the builder's reason. Epoll must run
+   * wherever it loads, which is every Linux x86_64 machine this build runs on.
    */
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -92,7 +97,8 @@ class ReducedMatrixTest {
   void thriftSimpleWithManyConnectionsIsSkippedWithItsReason() throws Exception {
     List<CellResult> results =
         run(Rows.standard(), List.of("thrift-simple"), List.of("tsocket"), 2);
-    assertThat(results).singleElement()
+    assertThat(results)
+        .singleElement()
         .satisfies(r -> assertThat(r.skipped()).contains("one connection at a time"));
   }
 
@@ -103,7 +109,8 @@ class ReducedMatrixTest {
     new StockRows().register(rows);
     MatrixPlan plan = plan(List.of("netty/worker"), List.of("tsocket"), 1);
     List<CellResult> results = new MatrixRunner(rows, plan).run(quiet(1));
-    assertThat(results).singleElement()
+    assertThat(results)
+        .singleElement()
         .satisfies(r -> assertThat(r.skipped()).contains("netty/worker"));
   }
 
@@ -111,19 +118,31 @@ class ReducedMatrixTest {
   @Timeout(value = 1, unit = TimeUnit.MINUTES)
   void maxCallsBoundsTheMeasuredPhase() throws Exception {
     MatrixPlan plan =
-        new MatrixPlan("test", List.of("raw-echo"), List.of("tsocket"),
-            List.of(new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("binary"),
-                List.of(1))),
-            1, 0, Duration.ZERO, Duration.ofSeconds(20), 200, Duration.ofSeconds(10), null, null,
-            false, null);
+        new MatrixPlan(
+            "test",
+            List.of("raw-echo"),
+            List.of("tsocket"),
+            List.of(
+                new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("binary"), List.of(1))),
+            1,
+            0,
+            Duration.ZERO,
+            Duration.ofSeconds(20),
+            200,
+            Duration.ofSeconds(10),
+            null,
+            null,
+            false,
+            null);
     long t0 = System.nanoTime();
     List<CellResult> results = new MatrixRunner(Rows.standard(), plan).run(quiet(1));
     assertThat(results.get(0).calls()).isGreaterThanOrEqualTo(200);
     assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(15));
   }
 
-  static List<CellResult> run(Rows rows, List<String> servers, List<String> clients,
-      int connections) throws InterruptedException {
+  static List<CellResult> run(
+      Rows rows, List<String> servers, List<String> clients, int connections)
+      throws InterruptedException {
     MatrixPlan plan = plan(servers, clients, connections);
     MatrixRunner runner = new MatrixRunner(rows, plan);
     return runner.run(quiet(runner.cells().size()));
@@ -134,8 +153,9 @@ class ReducedMatrixTest {
         "test",
         servers,
         clients,
-        List.of(new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("compact"),
-            List.of(connections))),
+        List.of(
+            new MatrixPlan.Grid(
+                List.of(Workload.echo(300)), List.of("compact"), List.of(connections))),
         2,
         0,
         WARMUP,

@@ -20,15 +20,16 @@ class ServeControlTest {
 
   @Test
   void cpuAnswersCpuTimeAllocatedBytesAndCompletedCalls() throws Exception {
-    RunningServer stock = new RunningServer() {
-      @Override
-      public InetSocketAddress address() {
-        return new InetSocketAddress("127.0.0.1", 1);
-      }
+    RunningServer stock =
+        new RunningServer() {
+          @Override
+          public InetSocketAddress address() {
+            return new InetSocketAddress("127.0.0.1", 1);
+          }
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     ServeControl.answer(stock, new BufferedReader(new StringReader("cpu\nnope\n")), out);
@@ -40,7 +41,7 @@ class ServeControlTest {
     assertThat(Long.parseLong(m.group(2))).isPositive();
     assertThat(m.group(3)).isEqualTo("-1"); // a stock row keeps no counters
     assertThat(lines[1]).isEqualTo("end");
-    assertThat(lines[2]).isEqualTo(
-        "error unknown request: nope (expected: stats, stats-gc or cpu)");
+    assertThat(lines[2])
+        .isEqualTo("error unknown request: nope (expected: stats, stats-gc or cpu)");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.io.IOException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,10 +41,24 @@ class ServeProcessTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(missing == null, () -> server + ": " + missing);
 
     Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
-    List<String> command = new ArrayList<>(List.of(
-        java.toString(), "-cp", System.getProperty("java.class.path"),
-        BenchMain.class.getName(), "serve", "--server", server, "--protocol", "compact",
-        "--port", "0", "--io-threads", "1", "--workers", "4"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java.toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                BenchMain.class.getName(),
+                "serve",
+                "--server",
+                server,
+                "--protocol",
+                "compact",
+                "--port",
+                "0",
+                "--io-threads",
+                "1",
+                "--workers",
+                "4"));
     Process process =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     try {
@@ -60,8 +74,7 @@ class ServeProcessTest {
       int port = Integer.parseInt(m.group(1));
       assertThat(port).isPositive();
 
-      TTransport transport =
-          StockRows.openFramedSocket(new InetSocketAddress("127.0.0.1", port));
+      TTransport transport = StockRows.openFramedSocket(new InetSocketAddress("127.0.0.1", port));
       try {
         BenchService.Client client = new BenchService.Client(new TCompactProtocol(transport));
         ByteBuffer reply = client.echo(Payloads.of(300, 7));
@@ -84,8 +97,9 @@ class ServeProcessTest {
   }
 
   private static void drain(Process process, BlockingQueue<String> lines) {
-    try (BufferedReader r = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         lines.add(line);

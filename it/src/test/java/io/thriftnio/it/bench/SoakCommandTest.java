@@ -24,12 +24,35 @@ class SoakCommandTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void shortSoakWithKillsAndARestartRecoversAndWritesItsReports() throws Exception {
-    int status = BenchMain.execute(new String[] {
-        "soak", "--server", "netty", "--strategy", "worker", "--connections", "20",
-        "--duration", "7s", "--sample", "1s", "--kill-every", "1s", "--kill-count", "2",
-        "--restart-every", "3500ms", "--restart-pause", "500ms", "--large", "16k",
-        "--out", dir.toString()},
-        new PrintWriter(out, true), new PrintWriter(err, true));
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "netty",
+              "--strategy",
+              "worker",
+              "--connections",
+              "20",
+              "--duration",
+              "7s",
+              "--sample",
+              "1s",
+              "--kill-every",
+              "1s",
+              "--kill-count",
+              "2",
+              "--restart-every",
+              "3500ms",
+              "--restart-pause",
+              "500ms",
+              "--large",
+              "16k",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
 
     String summary = out.toString();
     assertThat(status).as(err.toString()).isZero();
@@ -55,9 +78,11 @@ class SoakCommandTest {
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void rejectsAServerThatIsNotOneOfOurs() {
-    int status = BenchMain.execute(
-        new String[] {"soak", "--server", "thrift-hsha"},
-        new PrintWriter(out, true), new PrintWriter(err, true));
+    int status =
+        BenchMain.execute(
+            new String[] {"soak", "--server", "thrift-hsha"},
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
 
     assertThat(status).isEqualTo(2);
     assertThat(err.toString()).contains("server: thrift-hsha (expected: netty or grizzly)");

@@ -32,8 +32,10 @@ final class Processes {
     String describe() {
       return String.join(" ", command)
           + (timedOut ? "\n  timed out and was killed" : "\n  exit code " + exitCode)
-          + "\n  --- stdout ---\n" + stdout
-          + "\n  --- stderr ---\n" + stderr;
+          + "\n  --- stdout ---\n"
+          + stdout
+          + "\n  --- stderr ---\n"
+          + stderr;
     }
   }
 

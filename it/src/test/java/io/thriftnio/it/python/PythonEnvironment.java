@@ -45,9 +45,9 @@ final class PythonEnvironment {
   }
 
   /**
-   * The interpreter to build the venv from: {@code explicit} when given (a path or a name on
-   * PATH), else the first of {@code python3}, {@code python} on PATH that is Python 3.8+ with the
-   * {@code venv} and {@code ensurepip} modules.
+   * The interpreter to build the venv from: {@code explicit} when given (a path or a name on PATH),
+   * else the first of {@code python3}, {@code python} on PATH that is Python 3.8+ with the {@code
+   * venv} and {@code ensurepip} modules.
    */
   static String findInterpreter(String explicit, String path, Path logs)
       throws UnavailableException, IOException, InterruptedException {
@@ -111,8 +111,8 @@ final class PythonEnvironment {
   }
 
   /**
-   * Makes sure the venv exists with every pin of {@code requirements} installed: reuses it when
-   * so, else (re)creates it from {@code interpreter} and pip-installs the file.
+   * Makes sure the venv exists with every pin of {@code requirements} installed: reuses it when so,
+   * else (re)creates it from {@code interpreter} and pip-installs the file.
    *
    * @throws UnavailableException when the venv cannot be created or pip fails
    */

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Assumptions;
  * src/test/python/bench_client.py} against a server, and starts {@code bench_server.py} for Java
  * clients to call.
  *
- * <p>The first use finds a Python 3 interpreter ({@code thriftnio.python} system property or
- * {@code THRIFTNIO_PYTHON}, else {@code python3} or {@code python} on PATH) and keeps a virtual
+ * <p>The first use finds a Python 3 interpreter ({@code thriftnio.python} system property or {@code
+ * THRIFTNIO_PYTHON}, else {@code python3} or {@code python} on PATH) and keeps a virtual
  * environment in {@code target/python-venv} with the pins of {@code requirements.txt}; later builds
  * reuse it while the pinned versions are installed.
  *
@@ -83,8 +83,8 @@ public final class PythonPeer {
   }
 
   /**
-   * The peer, set up if needed. Without a usable Python 3 this aborts the calling test, or fails
-   * it when Python is required (see the class comment).
+   * The peer, set up if needed. Without a usable Python 3 this aborts the calling test, or fails it
+   * when Python is required (see the class comment).
    */
   public static PythonPeer get() throws InterruptedException {
     prepare();

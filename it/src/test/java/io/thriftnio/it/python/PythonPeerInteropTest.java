@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.it.Rows;
 import io.thriftnio.testkit.BenchHandler;
-import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.conformance.BenchConnection;
 import io.thriftnio.testkit.conformance.ClientKind;
+import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -48,13 +48,15 @@ class PythonPeerInteropTest {
   }
 
   private static TProtocolFactory factory(String protocol) {
-    return protocol.equals("binary") ? new TBinaryProtocol.Factory() : new TCompactProtocol.Factory();
+    return protocol.equals("binary")
+        ? new TBinaryProtocol.Factory()
+        : new TCompactProtocol.Factory();
   }
 
   static Stream<Arguments> serversAndProtocols() {
     List<Arguments> cells = new ArrayList<>();
-    for (Rows.Server server : Stream.concat(
-            Rows.NETTY_SERVERS.stream(), Rows.GRIZZLY_SERVERS.stream()).toList()) {
+    for (Rows.Server server :
+        Stream.concat(Rows.NETTY_SERVERS.stream(), Rows.GRIZZLY_SERVERS.stream()).toList()) {
       for (String protocol : List.of("binary", "compact")) {
         cells.add(Arguments.of(server, protocol));
       }
@@ -78,13 +80,16 @@ class PythonPeerInteropTest {
             .build()
             .start()) {
       ClientRun run =
-          python.runClient("127.0.0.1", server.localAddress().getPort(), protocol, CONCURRENT_CLIENTS);
+          python.runClient(
+              "127.0.0.1", server.localAddress().getPort(), protocol, CONCURRENT_CLIENTS);
       assertThat(run.passed()).as("bench_client.py failed:%n%s", run).isTrue();
       assertThat(run.summaryValue("checks_failed")).as("%s", run).contains("0");
       assertThat(run.summaryValue("concurrent_clients"))
           .as("%s", run)
           .contains(Integer.toString(CONCURRENT_CLIENTS));
-      assertThat(run.summaryValue("fire_calls")).as("%s", run).contains(Long.toString(handler.fired()));
+      assertThat(run.summaryValue("fire_calls"))
+          .as("%s", run)
+          .contains(Long.toString(handler.fired()));
       assertThat(run.summaryValue("fire_bytes"))
           .as("%s", run)
           .contains(Long.toString(handler.firedBytes()));

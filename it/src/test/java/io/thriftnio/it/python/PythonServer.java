@@ -54,9 +54,7 @@ public final class PythonServer implements AutoCloseable {
       throws IOException, InterruptedException {
     Path stderrFile = logs.resolve("server-" + SERVERS.incrementAndGet() + ".err");
     ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectError(stderrFile.toFile());
+        new ProcessBuilder(command).directory(dir.toFile()).redirectError(stderrFile.toFile());
     Processes.applyEnvironment(builder.environment(), Map.of());
     Process process = builder.start();
     StringBuffer stdout = new StringBuffer();

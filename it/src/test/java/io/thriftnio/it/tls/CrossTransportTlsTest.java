@@ -1,9 +1,8 @@
 package io.thriftnio.it.tls;
 
-import io.thriftnio.core.ClientOptions;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;

@@ -4,7 +4,9 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.concurrent.TimeUnit;
 
-/** Shutting event loop groups down without blocking one of their own threads. Not part of the API. */
+/**
+ * Shutting event loop groups down without blocking one of their own threads. Not part of the API.
+ */
 public final class EventLoops {
 
   private EventLoops() {}
@@ -22,8 +24,8 @@ public final class EventLoops {
   /**
    * Starts a graceful shutdown of {@code group} (no quiet period, at most {@code graceMillis} for
    * the tasks already queued) and waits up to twice that for it to terminate, except on one of the
-   * group's own threads: that thread must return for the group to terminate, so there it returns
-   * at once.
+   * group's own threads: that thread must return for the group to terminate, so there it returns at
+   * once.
    *
    * @return whether the group had terminated on return
    */

@@ -91,7 +91,8 @@ public final class NettyTls {
   }
 
   /** A server handler with the handshake timeout of {@code tls}. */
-  public static SslHandler serverHandler(SslContext context, ServerTls tls, ByteBufAllocator alloc) {
+  public static SslHandler serverHandler(
+      SslContext context, ServerTls tls, ByteBufAllocator alloc) {
     SslHandler handler = context.newHandler(alloc);
     handler.setHandshakeTimeoutMillis(tls.handshakeTimeout().toMillis());
     return handler;

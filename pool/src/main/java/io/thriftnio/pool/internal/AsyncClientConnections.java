@@ -77,7 +77,8 @@ public final class AsyncClientConnections<A extends TAsyncClient>
     SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
     try {
       TNonblockingSocket socket = new TNonblockingSocket(channel);
-      TAsyncClientManager manager = managers[Math.floorMod(next.getAndIncrement(), managers.length)];
+      TAsyncClientManager manager =
+          managers[Math.floorMod(next.getAndIncrement(), managers.length)];
       A client = factory.create(protocolFactory, manager, socket);
       client.setTimeout(callMillis);
       return new AsyncConnection<>(endpoint, socket, client);

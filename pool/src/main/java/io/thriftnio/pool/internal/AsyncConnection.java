@@ -19,8 +19,8 @@ public final class AsyncConnection<A extends TAsyncClient> {
   }
 
   /**
-   * Full check of an idle client; never throws. {@code TAsyncClient} is unusable for good after
-   * any error, so {@code hasError()} alone condemns it.
+   * Full check of an idle client; never throws. {@code TAsyncClient} is unusable for good after any
+   * error, so {@code hasError()} alone condemns it.
    */
   public boolean validate(Predicate<? super A> validator) {
     try {

@@ -116,8 +116,7 @@ public final class EndpointPool<T> implements AutoCloseable {
     c.setTestOnBorrow(config.testOnBorrow());
     c.setTestOnReturn(false); // each pool checks for unread bytes itself; cheaper than a peek
     c.setTestWhileIdle(true);
-    c.setMinEvictableIdleDuration(
-        config.idleTimeout().isZero() ? FOREVER : config.idleTimeout());
+    c.setMinEvictableIdleDuration(config.idleTimeout().isZero() ? FOREVER : config.idleTimeout());
     c.setTimeBetweenEvictionRuns(
         config.evictionInterval().isZero() ? Duration.ofMillis(-1) : config.evictionInterval());
     c.setNumTestsPerEvictionRun(-1); // every idle connection, each run
@@ -144,8 +143,7 @@ public final class EndpointPool<T> implements AutoCloseable {
     return selector.borrow(name, this::borrowFrom, () -> stats().gauges());
   }
 
-  private Borrowed<T> borrowFrom(EndpointState endpoint)
-      throws TException, ConnectFailedException {
+  private Borrowed<T> borrowFrom(EndpointState endpoint) throws TException, ConnectFailedException {
     if (closed) {
       throw closedException();
     }

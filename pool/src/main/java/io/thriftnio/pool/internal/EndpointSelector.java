@@ -48,7 +48,9 @@ final class EndpointSelector {
     this.active = active;
   }
 
-  /** Stands for one connect in {@link #probeTimeout}: the connect timeout belongs to the transport. */
+  /**
+   * Stands for one connect in {@link #probeTimeout}: the connect timeout belongs to the transport.
+   */
   private static final Duration CONNECT_ALLOWANCE = Duration.ofSeconds(30);
 
   /**

@@ -13,9 +13,9 @@ import java.util.function.LongSupplier;
  * within its back-off plus one connect after the endpoint comes back. Three things make it hold:
  *
  * <ul>
- *   <li>A borrower gets a {@link Lease} and ends it exactly once ({@link Lease#close()} in a
- *       {@code finally}). A probe lease that ends without a success frees the probe, whatever
- *       happened in between; nothing else frees it, so no path can forget to.
+ *   <li>A borrower gets a {@link Lease} and ends it exactly once ({@link Lease#close()} in a {@code
+ *       finally}). A probe lease that ends without a success frees the probe, whatever happened in
+ *       between; nothing else frees it, so no path can forget to.
  *   <li>Leases are told apart by identity: ending a stale probe never frees a newer one.
  *   <li>Taking the probe, recording a failure and recording a success all hold this object's lock,
  *       so no probe is taken against a deadline that a concurrent failure has just moved.

@@ -25,8 +25,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * {@link ThriftChannel}; {@link SharedChannels} keeps the books.
  *
  * <p>Not built on commons-pool2: pool2 lends an object to one borrower at a time, while a
- * pipelining {@link ThriftChannel} is shared by many calls at once. Limits, endpoint choice, back-off
- * and errors follow the same {@link PoolConfig} as the exclusive pools.
+ * pipelining {@link ThriftChannel} is shared by many calls at once. Limits, endpoint choice,
+ * back-off and errors follow the same {@link PoolConfig} as the exclusive pools.
  *
  * <p>The pool presents itself as one {@link ThriftChannel}, so core's {@code AsyncClients} encodes
  * and decodes on top of it. Each exchange checks that the reply's message header carries the
@@ -39,8 +39,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * ThriftChannel} contract of the Netty and Grizzly channels fail only that call.
  *
  * <p>Borrowing happens on the calling thread of {@link #exchange} and {@link #send}: it may wait up
- * to {@link PoolConfig#borrowTimeout()} for a free slot, plus however long the {@link Opener}
- * takes to connect.
+ * to {@link PoolConfig#borrowTimeout()} for a free slot, plus however long the {@link Opener} takes
+ * to connect.
  */
 public final class MultiplexedPool implements ThriftChannel {
 
@@ -89,8 +89,7 @@ public final class MultiplexedPool implements ThriftChannel {
     }
     this.replies = new ReplyCheck(protocolFactory);
     this.shared =
-        new SharedChannels(
-            name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
+        new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
   }
 
   public List<InetSocketAddress> endpoints() {
@@ -118,7 +117,9 @@ public final class MultiplexedPool implements ThriftChannel {
     CompletableFuture<ByteBuffer> reply;
     try {
       reply =
-          timeout == null ? conn.channel.exchange(request) : conn.channel.exchange(request, timeout);
+          timeout == null
+              ? conn.channel.exchange(request)
+              : conn.channel.exchange(request, timeout);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
       return CompletableFuture.failedFuture(e);
@@ -158,8 +159,7 @@ public final class MultiplexedPool implements ThriftChannel {
       shared.release(conn, connectionFailure(e));
       return CompletableFuture.failedFuture(e);
     }
-    return written.whenComplete(
-        (ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    return written.whenComplete((ok, failure) -> shared.release(conn, connectionFailure(failure)));
   }
 
   /**

@@ -21,8 +21,8 @@ public final class Proxies {
   @FunctionalInterface
   public interface AsyncStart {
     /**
-     * Starts {@code method} with {@code args} (whose last element the starter replaces with its
-     * own callback) and completes {@code future} with the outcome.
+     * Starts {@code method} with {@code args} (whose last element the starter replaces with its own
+     * callback) and completes {@code future} with the outcome.
      */
     void start(Method method, Object[] args, CompletableFuture<Object> future);
   }
@@ -52,7 +52,9 @@ public final class Proxies {
                     callback.onComplete(result);
                   } else {
                     callback.onError(
-                        failure instanceof Exception ? (Exception) failure : new TException(failure));
+                        failure instanceof Exception
+                            ? (Exception) failure
+                            : new TException(failure));
                   }
                 } catch (RuntimeException e) {
                   log.warn("{}: AsyncMethodCallback of {} threw", owner, method.getName(), e);

@@ -152,8 +152,7 @@ final class SharedChannels implements AutoCloseable {
           throw new PoolTimeoutException(ep, waited, stats());
         }
         try {
-          afterWait =
-              endpoint.takeOrAwait(config.maxPerEndpoint(), this::reserveTotal, dead, left);
+          afterWait = endpoint.takeOrAwait(config.maxPerEndpoint(), this::reserveTotal, dead, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new PoolException(
@@ -200,7 +199,10 @@ final class SharedChannels implements AutoCloseable {
     return false;
   }
 
-  /** Connects on a reservation; the connection carries one call, the caller's or, to top up, none yet. */
+  /**
+   * Connects on a reservation; the connection carries one call, the caller's or, to top up, none
+   * yet.
+   */
   private Conn connect(EndpointChannels endpoint, long start, boolean lend)
       throws TException, ConnectFailedException {
     InetSocketAddress ep = endpoint.endpoint;
@@ -241,8 +243,8 @@ final class SharedChannels implements AutoCloseable {
   }
 
   /**
-   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up.
-   * A down endpoint is left to its probe; a failed connect marks it down like any other.
+   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up. A
+   * down endpoint is left to its probe; a failed connect marks it down like any other.
    */
   private void topUp() {
     int minIdle = config.minIdlePerEndpoint();

@@ -6,9 +6,9 @@ import io.thriftnio.pool.ClientTransportFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -89,7 +89,9 @@ public final class SocketTransports {
         String host = tls.peerHost(endpoint);
         SSLSocket ssl =
             (SSLSocket)
-                context.getSocketFactory().createSocket(channel.socket(), host, endpoint.getPort(), true);
+                context
+                    .getSocketFactory()
+                    .createSocket(channel.socket(), host, endpoint.getPort(), true);
         ssl.setUseClientMode(true);
         ssl.setSSLParameters(JdkTls.clientParameters(ssl.getSSLParameters(), tls, host));
         ssl.setSoTimeout(handshakeTimeoutMillis);

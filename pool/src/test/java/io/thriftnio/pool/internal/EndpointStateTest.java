@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The probe of a down endpoint, driven by a hand-moved clock. The rule under test: after any
- * sequence of connect failures, timeouts and interrupts, once the back-off has passed a borrower can
- * probe. Each case below is a path that once left the probe held for good.
+ * sequence of connect failures, timeouts and interrupts, once the back-off has passed a borrower
+ * can probe. Each case below is a path that once left the probe held for good.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EndpointStateTest {
@@ -38,7 +38,9 @@ class EndpointStateTest {
     clock.addAndGet(d.toNanos());
   }
 
-  /** Moves the clock until a probe is granted; fails when none comes within the longest back-off. */
+  /**
+   * Moves the clock until a probe is granted; fails when none comes within the longest back-off.
+   */
   private EndpointState.Lease probeWithinMaxBackoff() {
     long limit = clock.get() + MAX_BACKOFF.toNanos();
     while (clock.get() - limit <= 0) {
@@ -97,7 +99,8 @@ class EndpointStateTest {
 
   @Test
   void interruptedProbeConnectFreesTheProbe() {
-    // An interrupted connect says nothing about the endpoint, so connectFailed is not called; before
+    // An interrupted connect says nothing about the endpoint, so connectFailed is not called;
+    // before
     // the fix nothing else freed the probe either.
     state.connectFailed(refused());
     advance(BACKOFF);

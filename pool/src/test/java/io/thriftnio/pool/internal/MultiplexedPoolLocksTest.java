@@ -154,7 +154,8 @@ class MultiplexedPoolLocksTest {
         for (java.util.concurrent.Future<Long> f : done) {
           slowest = Math.max(slowest, f.get(60, TimeUnit.SECONDS));
         }
-        // A lost wake-up costs a waiter its whole borrow timeout (20 s); a call here takes far less.
+        // A lost wake-up costs a waiter its whole borrow timeout (20 s); a call here takes far
+        // less.
         assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(10));
         assertThat(pool.stats().timeouts()).isZero();
       } finally {

@@ -86,16 +86,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The suite's server is small and quick to time out, so that the cases are fast: {@value
  * #MAX_FRAME} bytes maxFrameSize, frameTimeout 1 s, idleTimeout 10 s, maxConnections {@value
- * #MAX_CONNECTIONS}, maxPendingWriteBytes 1 MiB, maxCallsInFlightPerConnection 64, 4 worker
- * threads with a queue of 1024. No
- * assertion is on time: a close is awaited with a generous bound, never measured.
+ * #MAX_CONNECTIONS}, maxPendingWriteBytes 1 MiB, maxCallsInFlightPerConnection 64, 4 worker threads
+ * with a queue of 1024. No assertion is on time: a close is awaited with a generous bound, never
+ * measured.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AdversarialSuite {
   /**
-   * Tag of the cases whose rejection comes from libthrift 0.25's own protocol checks (depth
-   * counted while skipping unknown fields, overlong compact varints); older libthrift accepts
-   * these inputs, so the {@code libthrift-oldest} build profile leaves them out.
+   * Tag of the cases whose rejection comes from libthrift 0.25's own protocol checks (depth counted
+   * while skipping unknown fields, overlong compact varints); older libthrift accepts these inputs,
+   * so the {@code libthrift-oldest} build profile leaves them out.
    */
   public static final String LIBTHRIFT_CURRENT = "libthrift-current";
 
@@ -106,12 +106,15 @@ public abstract class AdversarialSuite {
   protected static final int MAX_CONNECTIONS = 20;
 
   private static final int MAX_PENDING_WRITE_BYTES = 1024 * 1024;
+
   /** Below the 256 calls the pipelining case keeps in flight, so that it runs into the bound. */
   private static final int MAX_CALLS_IN_FLIGHT = 64;
+
   private static final Duration FRAME_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration WITHIN = Duration.ofSeconds(30);
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
   private static final TProtocolFactory COMPACT = new TCompactProtocol.Factory();
+
   /** Sockets that may stay open in the process after a case, e.g. one still in its close. */
   private static final int SOCKET_TOLERANCE = 2;
 
@@ -137,8 +140,8 @@ public abstract class AdversarialSuite {
   protected void assertNoLeaks() {}
 
   /**
-   * The largest buffer, in bytes, the server has allocated for its connections so far, or -1 if
-   * the transport cannot tell. Default: -1.
+   * The largest buffer, in bytes, the server has allocated for its connections so far, or -1 if the
+   * transport cannot tell. Default: -1.
    */
   protected long largestBufferAllocated() {
     return -1;
@@ -172,7 +175,9 @@ public abstract class AdversarialSuite {
     }
     if (socketsBeforeServer >= 0) {
       await(
-          "the process's sockets to come back to " + socketsBeforeServer + " after the server closed",
+          "the process's sockets to come back to "
+              + socketsBeforeServer
+              + " after the server closed",
           () -> openSockets() <= socketsBeforeServer + SOCKET_TOLERANCE);
     }
     if (!errorLogExpected) {
@@ -312,7 +317,8 @@ public abstract class AdversarialSuite {
 
   // ---- frames ---------------------------------------------------------------------------------
 
-  private static byte[] call(TProtocolFactory protocol, String method, int seqid, org.apache.thrift.TBase<?, ?> args)
+  private static byte[] call(
+      TProtocolFactory protocol, String method, int seqid, org.apache.thrift.TBase<?, ?> args)
       throws TException {
     return RawConnection.encodeCall(protocol, method, seqid, args);
   }
@@ -450,7 +456,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 3: the frame size limit --------------------------------------------------------------------
+  // ---- 3: the frame size limit
+  // --------------------------------------------------------------------
 
   @Test
   void acceptsAFrameOfExactlyMaxFrameSizeAndRejectsOneByteMore() throws Exception {
@@ -481,20 +488,24 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 4: other protocols on the port ---------------------------------------------------------------
+  // ---- 4: other protocols on the port
+  // ---------------------------------------------------------------
 
   static Stream<Arguments> foreignProtocols() {
     byte[] clientHello = new byte[64];
     byte[] head = {0x16, 0x03, 0x01, 0x00, (byte) 0xc8, 0x01, 0x00, 0x00, (byte) 0xc4, 0x03, 0x03};
     System.arraycopy(head, 0, clientHello, 0, head.length);
     return Stream.of(
-        Arguments.of("HTTP", "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+        Arguments.of(
+            "HTTP",
+            "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
             "HTTP request"),
         Arguments.of("TLS ClientHello", clientHello, "TLS handshake"),
-        Arguments.of("SSH banner", "SSH-2.0-OpenSSH_9.6\r\n".getBytes(StandardCharsets.US_ASCII),
+        Arguments.of(
+            "SSH banner",
+            "SSH-2.0-OpenSSH_9.6\r\n".getBytes(StandardCharsets.US_ASCII),
             "SSH banner"),
-        Arguments.of("Redis", "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII),
-            "Redis"));
+        Arguments.of("Redis", "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII), "Redis"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -512,7 +523,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 5: fragmentation and batching ------------------------------------------------------------------
+  // ---- 5: fragmentation and batching
+  // ------------------------------------------------------------------
 
   @Test
   void answersAFrameSentOneByteAtATime() throws Exception {
@@ -543,8 +555,7 @@ public abstract class AdversarialSuite {
       raw.write(batch.toByteArray());
       for (int seq = 1; seq <= 100; seq++) {
         BenchService.echo_result result = new BenchService.echo_result();
-        assertThat(RawConnection.decodeReply(BINARY, raw.readFrame(), result).seqid)
-            .isEqualTo(seq);
+        assertThat(RawConnection.decodeReply(BINARY, raw.readFrame(), result).seqid).isEqualTo(seq);
         assertThat(Payloads.check(result.success, 10, seq)).isTrue();
       }
     }
@@ -554,7 +565,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 6: the peer leaves inside a frame ----------------------------------------------------------------
+  // ---- 6: the peer leaves inside a frame
+  // ----------------------------------------------------------------
 
   @Test
   void aTruncatedFrameThenFinIsClosedQuietlyAndCounted() throws Exception {
@@ -589,7 +601,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 7, 8, 9, 10: messages that lie --------------------------------------------------------------------
+  // ---- 7, 8, 9, 10: messages that lie
+  // --------------------------------------------------------------------
 
   /** An echo call whose arguments are {@code fields} followed by STOP. */
   private static byte[] echoWithFields(int seqid, byte[] fields) {
@@ -683,8 +696,21 @@ public abstract class AdversarialSuite {
     start(COMPACT);
     // Compact header: protocol id, type CALL and version 1, then the seqid as a varint of 7 bytes.
     byte[] message = {
-      (byte) 0x82, 0x21, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
-      (byte) 0xFF, 0x01, 4, 'e', 'c', 'h', 'o', 0
+      (byte) 0x82,
+      0x21,
+      (byte) 0xFF,
+      (byte) 0xFF,
+      (byte) 0xFF,
+      (byte) 0xFF,
+      (byte) 0xFF,
+      (byte) 0xFF,
+      0x01,
+      4,
+      'e',
+      'c',
+      'h',
+      'o',
+      0
     };
     ServerStats before = server.stats();
     try (RawConnection bad = open()) {
@@ -755,8 +781,8 @@ public abstract class AdversarialSuite {
 
   /**
    * Bytes after a whole message, inside its frame, are ignored, as by every stock libthrift
-   * processor: the call is served and the connection goes on. The frame boundary is what keeps
-   * the stream in step, so the garbage can never be read as the next request.
+   * processor: the call is served and the connection goes on. The frame boundary is what keeps the
+   * stream in step, so the garbage can never be read as the next request.
    */
   @Test
   void trailingBytesAfterAWholeMessageInsideItsFrameAreIgnored() throws Exception {
@@ -777,7 +803,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 11, 12: slow senders ---------------------------------------------------------------------------
+  // ---- 11, 12: slow senders
+  // ---------------------------------------------------------------------------
 
   /** Writes {@code bytes} one per second from another thread, until done or the server closes. */
   private static CompletableFuture<Void> dribble(RawConnection c, byte[] bytes) {
@@ -829,7 +856,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 13: too many connections -------------------------------------------------------------------------
+  // ---- 13: too many connections
+  // -------------------------------------------------------------------------
 
   @Test
   void connectionsBeyondTheLimitAreRefusedAndTheOthersServeOn() throws Exception {
@@ -850,9 +878,12 @@ public abstract class AdversarialSuite {
     assertThat(server.stats().openConnections()).isEqualTo(MAX_CONNECTIONS);
     for (int i = 0; i < members.size(); i++) {
       RawConnection c = members.get(i);
-      c.writeFrame(call(BINARY, "get_last_sale", 100 + i, new BenchService.get_last_sale_args("n")));
-      assertThat(RawConnection.decodeReply(
-          BINARY, c.readFrame(), new BenchService.get_last_sale_result()).seqid)
+      c.writeFrame(
+          call(BINARY, "get_last_sale", 100 + i, new BenchService.get_last_sale_args("n")));
+      assertThat(
+              RawConnection.decodeReply(
+                      BINARY, c.readFrame(), new BenchService.get_last_sale_result())
+                  .seqid)
           .isEqualTo(100 + i);
     }
     List<String> expected = new ArrayList<>();
@@ -864,7 +895,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 14: a peer that never reads ------------------------------------------------------------------------
+  // ---- 14: a peer that never reads
+  // ------------------------------------------------------------------------
 
   @Test
   void aPeerThatNeverReadsIsNoLongerReadFromAndIsClosed() throws Exception {
@@ -891,7 +923,8 @@ public abstract class AdversarialSuite {
               }
             });
     Throwable end = writer.get(WITHIN.toSeconds() * 2, TimeUnit.SECONDS);
-    assertThat(end).as("the server closed the connection (%d requests sent)", sent.get())
+    assertThat(end)
+        .as("the server closed the connection (%d requests sent)", sent.get())
         .isNotNull();
     awaitCount("timedOutConnections", ServerStats::timedOutConnections, 1);
     long echoes = handler.calls().getOrDefault("echo(" + size + " B)", 0L);
@@ -930,7 +963,8 @@ public abstract class AdversarialSuite {
     ByteArrayOutputStream batch = new ByteArrayOutputStream();
     int calls = 500;
     for (int seq = 1; seq <= calls; seq++) {
-      batch.write(RawConnection.frame(call(BINARY, "sleep", seq, new BenchService.sleep_args(seq))));
+      batch.write(
+          RawConnection.frame(call(BINARY, "sleep", seq, new BenchService.sleep_args(seq))));
     }
     try (RawConnection raw = open()) {
       raw.write(batch.toByteArray());
@@ -949,7 +983,8 @@ public abstract class AdversarialSuite {
         for (int seq = first; seq <= last; seq++) {
           answered++;
           assertThat(
-                  RawConnection.decodeReply(BINARY, raw.readFrame(), new BenchService.sleep_result())
+                  RawConnection.decodeReply(
+                          BINARY, raw.readFrame(), new BenchService.sleep_result())
                       .seqid)
               .isEqualTo(answered);
         }
@@ -969,7 +1004,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 15: a saturated worker pool -----------------------------------------------------------------------
+  // ---- 15: a saturated worker pool
+  // -----------------------------------------------------------------------
 
   /** Twelve connections, each sending one {@code sleep(millis)} call, all at once. */
   private List<RawConnection> twelveSleepers(int millis) throws Exception {
@@ -997,7 +1033,8 @@ public abstract class AdversarialSuite {
     int overloaded = 0;
     for (int i = 0; i < callers.size(); i++) {
       try {
-        RawConnection.decodeReply(BINARY, callers.get(i).readFrame(), new BenchService.sleep_result());
+        RawConnection.decodeReply(
+            BINARY, callers.get(i).readFrame(), new BenchService.sleep_result());
         ok++;
       } catch (TApplicationException e) {
         assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
@@ -1037,7 +1074,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 16: handlers that throw ------------------------------------------------------------------------------
+  // ---- 16: handlers that throw
+  // ------------------------------------------------------------------------------
 
   @Test
   void handlerThrowablesBecomeInternalErrorsAndEveryThreadServesOn() throws Exception {
@@ -1072,7 +1110,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 17: many messages, no message-size limit -------------------------------------------------------------
+  // ---- 17: many messages, no message-size limit
+  // -------------------------------------------------------------
 
   /**
    * 10^6 echo calls of 80 bytes on one connection, 256 sent ahead (more than the server's
@@ -1138,7 +1177,8 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- 18: the caller leaves during its call ----------------------------------------------------------------
+  // ---- 18: the caller leaves during its call
+  // ----------------------------------------------------------------
 
   @Test
   void aCallWhoseCallerResetsIsDroppedQuietlyAndCounted() throws Exception {
@@ -1153,11 +1193,12 @@ public abstract class AdversarialSuite {
     finishCase();
   }
 
-  // ---- helpers ------------------------------------------------------------------------------------------------
+  // ---- helpers
+  // ------------------------------------------------------------------------------------------------
 
   /**
-   * A well-behaved client on its own connection: calls {@code get_last_sale("good-N")} in a loop
-   * on a thread of its own and checks every answer.
+   * A well-behaved client on its own connection: calls {@code get_last_sale("good-N")} in a loop on
+   * a thread of its own and checks every answer.
    */
   private static final class GoodClient {
     private final TTransport transport;
@@ -1178,8 +1219,7 @@ public abstract class AdversarialSuite {
       thread.setDaemon(true);
     }
 
-    static GoodClient start(InetSocketAddress address, TProtocolFactory protocol)
-        throws Exception {
+    static GoodClient start(InetSocketAddress address, TProtocolFactory protocol) throws Exception {
       GoodClient g = new GoodClient(address, protocol);
       g.thread.start();
       return g;
@@ -1197,7 +1237,9 @@ public abstract class AdversarialSuite {
             ok.incrementAndGet();
           }
         } catch (TApplicationException e) {
-          if (!(tolerateOverload && e.getMessage() != null && e.getMessage().contains("overloaded"))) {
+          if (!(tolerateOverload
+              && e.getMessage() != null
+              && e.getMessage().contains("overloaded"))) {
             failures.add(symbol + ": " + e);
           }
         } catch (TException | RuntimeException e) {
@@ -1234,7 +1276,9 @@ public abstract class AdversarialSuite {
     /** One call after the loop stopped; returns the symbol answered. */
     String callOnce(String symbol) throws TException {
       try {
-        return client.get_last_sale(RecordingHandler.GOOD + symbol).getSymbol()
+        return client
+            .get_last_sale(RecordingHandler.GOOD + symbol)
+            .getSymbol()
             .substring(RecordingHandler.GOOD.length());
       } finally {
         transport.close();

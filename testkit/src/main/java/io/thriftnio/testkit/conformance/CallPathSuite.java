@@ -97,7 +97,9 @@ public abstract class CallPathSuite {
               1,
               new BenchService.fail_args(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x")));
       assertThatThrownBy(
-              () -> RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.fail_result()))
+              () ->
+                  RawConnection.decodeReply(
+                      PROTOCOL, c.readFrame(), new BenchService.fail_result()))
           .isInstanceOfSatisfying(
               TApplicationException.class,
               e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR));
@@ -107,7 +109,9 @@ public abstract class CallPathSuite {
       assertThat((Object) declared.error).isInstanceOf(BenchError.class);
       c.write(call("no_such_method", 3, new BenchService.sleep_args(0)));
       assertThatThrownBy(
-              () -> RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()))
+              () ->
+                  RawConnection.decodeReply(
+                      PROTOCOL, c.readFrame(), new BenchService.sleep_result()))
           .isInstanceOfSatisfying(
               TApplicationException.class,
               e -> assertThat(e.getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD));
@@ -152,9 +156,13 @@ public abstract class CallPathSuite {
       both.writeBytes(call("sleep", 1, new BenchService.sleep_args(1)));
       both.writeBytes(call("sleep", 2, new BenchService.sleep_args(2)));
       c.write(both.toByteArray());
-      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()).seqid)
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
           .isEqualTo(1);
-      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()).seqid)
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
           .isEqualTo(2);
     }
     assertThat(handler.firstSawSecond).as("the second call started while the first ran").isTrue();
@@ -196,7 +204,9 @@ public abstract class CallPathSuite {
         Thread.sleep(5); // polling a state
       }
       handler.release.countDown();
-      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result()).seqid)
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
           .isEqualTo(1);
       BenchService.get_last_sale_result second = new BenchService.get_last_sale_result();
       assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), second).seqid).isEqualTo(2);
@@ -259,8 +269,7 @@ public abstract class CallPathSuite {
     try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address =
           new InetSocketAddress(InetAddress.getLoopbackAddress(), taken.getLocalPort());
-      ThriftServer server =
-          builder(new FaultInjectingHandler()).bind(address).build();
+      ThriftServer server = builder(new FaultInjectingHandler()).bind(address).build();
       servers.add(server);
       assertThatThrownBy(server::start)
           .isInstanceOf(BindException.class)

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Timeout;
  * pass it report identically. A transport runs it through a one-method subclass.
  *
  * <p>The peers are plain sockets: one that reads and never answers, one that answers every frame
- * with a frame of {@value StubPeer#OVERSIZE} bytes, one that never reads, one that answers with noise after
- * the answer.
+ * with a frame of {@value StubPeer#OVERSIZE} bytes, one that never reads, one that answers with
+ * noise after the answer.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 public abstract class ClientContractSuite {

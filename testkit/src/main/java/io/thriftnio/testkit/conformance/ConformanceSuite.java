@@ -268,8 +268,8 @@ public abstract class ConformanceSuite {
     BenchService.Iface client = connect(server, protocol);
     assertThat(Payloads.check(client.echo(Payloads.of(Payloads.LARGE, 1)), Payloads.LARGE, 1))
         .isTrue();
-    assertThat(client.db_work(3)).containsExactly(
-        BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2));
+    assertThat(client.db_work(3))
+        .containsExactly(BenchHandler.row(0), BenchHandler.row(1), BenchHandler.row(2));
     client.sleep(20);
     assertThatThrownBy(() -> client.fail(5, "async")).isInstanceOf(BenchError.class);
     client.fire(Payloads.of(10, 1));
@@ -318,12 +318,12 @@ public abstract class ConformanceSuite {
                 .ioStrategy(strategy())
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
     InetSocketAddress a = server.localAddress();
-    TTransport transport = new TFramedTransport(new TSocket(a.getHostString(), a.getPort(), 30_000));
+    TTransport transport =
+        new TFramedTransport(new TSocket(a.getHostString(), a.getPort(), 30_000));
     transport.open();
     clients.add(transport::close);
     BenchService.Client client =
-        new BenchService.Client(
-            new TMultiplexedProtocol(protocol.getProtocol(transport), "bench"));
+        new BenchService.Client(new TMultiplexedProtocol(protocol.getProtocol(transport), "bench"));
     assertThat(client.get_last_sale("MUX").getSymbol()).isEqualTo("MUX");
     assertThat(client.db_work(2)).hasSize(2);
   }
@@ -427,7 +427,8 @@ public abstract class ConformanceSuite {
     ThriftServer server = start(builder(protocol, new BenchHandler()));
     BenchService.Iface good = connect(server, protocol);
     byte[] call =
-        RawConnection.encodeCall(protocol, "echo", 1, new BenchService.echo_args(Payloads.of(64, 1)));
+        RawConnection.encodeCall(
+            protocol, "echo", 1, new BenchService.echo_args(Payloads.of(64, 1)));
     byte[] truncated = java.util.Arrays.copyOf(RawConnection.frame(call), 30);
     try (RawConnection fin = openRaw(server.localAddress())) {
       fin.write(truncated);
@@ -435,7 +436,9 @@ public abstract class ConformanceSuite {
     RawConnection rst = openRaw(server.localAddress());
     rst.write(truncated);
     rst.reset();
-    await("both truncated connections to be closed", () -> server.stats().openConnections() <= 1,
+    await(
+        "both truncated connections to be closed",
+        () -> server.stats().openConnections() <= 1,
         CLOSE_WITHIN);
     assertThat(good.get_last_sale("still").getSymbol()).isEqualTo("still");
   }
@@ -445,7 +448,11 @@ public abstract class ConformanceSuite {
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
     byte[] probe =
         RawConnection.encodeCall(
-            protocol, "fire", TMessageType.ONEWAY, 1, new BenchService.fire_args(Payloads.of(0, 0)));
+            protocol,
+            "fire",
+            TMessageType.ONEWAY,
+            1,
+            new BenchService.fire_args(Payloads.of(0, 0)));
     int overhead = probe.length;
     int maxFrameSize = 64 * 1024;
     BenchHandler handler = new BenchHandler();
@@ -485,7 +492,8 @@ public abstract class ConformanceSuite {
     assertThat(server.stats().badFrames()).isGreaterThanOrEqualTo(1);
   }
 
-  // ---- limits -------------------------------------------------------------------------------------
+  // ---- limits
+  // -------------------------------------------------------------------------------------
 
   @Test
   void closesIdleConnections() throws Exception {
@@ -496,7 +504,9 @@ public abstract class ConformanceSuite {
     try (RawConnection idle = openRaw(server.localAddress())) {
       idle.awaitClosedBy(CLOSE_WITHIN);
     }
-    await("the idle close to be counted", () -> server.stats().timedOutConnections() >= 1,
+    await(
+        "the idle close to be counted",
+        () -> server.stats().timedOutConnections() >= 1,
         CLOSE_WITHIN);
   }
 
@@ -528,7 +538,8 @@ public abstract class ConformanceSuite {
     assertThat(second.get_last_sale("2b").getSymbol()).isEqualTo("2b");
   }
 
-  // ---- lifecycle ----------------------------------------------------------------------------------
+  // ---- lifecycle
+  // ----------------------------------------------------------------------------------
 
   @Test
   void closeLetsFiftyCallsInFlightFinishThenRefusesConnections() throws Exception {
@@ -557,8 +568,8 @@ public abstract class ConformanceSuite {
       for (int i = 0; i < 50; i++) {
         RawConnection c = openRaw(address);
         connections.add(c);
-        c.writeFrame(RawConnection.encodeCall(protocol, "sleep", i + 1,
-            new BenchService.sleep_args(200)));
+        c.writeFrame(
+            RawConnection.encodeCall(protocol, "sleep", i + 1, new BenchService.sleep_args(200)));
       }
       await("50 calls in flight", () -> started.get() == 50, CLOSE_WITHIN);
       server.close();
@@ -574,8 +585,7 @@ public abstract class ConformanceSuite {
       }
     }
     assertThat(server.isRunning()).isFalse();
-    assertThatThrownBy(() -> openRaw(address).close())
-        .isInstanceOf(ConnectException.class);
+    assertThatThrownBy(() -> openRaw(address).close()).isInstanceOf(ConnectException.class);
   }
 
   @Test
@@ -594,7 +604,8 @@ public abstract class ConformanceSuite {
   @Test
   void builderRejectsBadValuesWithTheirNumbers() {
     assertThatThrownBy(
-            () -> builder(new TBinaryProtocol.Factory(), new BenchHandler()).maxFrameSize(-1).build())
+            () ->
+                builder(new TBinaryProtocol.Factory(), new BenchHandler()).maxFrameSize(-1).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxFrameSize: -1 (expected: > 0)");
     assertThatThrownBy(

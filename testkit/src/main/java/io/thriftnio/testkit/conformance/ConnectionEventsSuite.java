@@ -139,8 +139,7 @@ public abstract class ConnectionEventsSuite {
   // ---- causes ---------------------------------------------------------------------------------
 
   @Test
-  void aConnectionOpensWithItsAddressesAndClosesAsPeerClosedWhenTheClientLeaves()
-      throws Exception {
+  void aConnectionOpensWithItsAddressesAndClosesAsPeerClosedWhenTheClientLeaves() throws Exception {
     Recorder recorder = new Recorder();
     ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
     SocketAddress clientSide;
@@ -320,9 +319,7 @@ public abstract class ConnectionEventsSuite {
         };
     ThriftServer server =
         start(
-            builder(new BenchHandler())
-                .connectionListener(throwing)
-                .connectionListener(recorder));
+            builder(new BenchHandler()).connectionListener(throwing).connectionListener(recorder));
     try (StockClient c = new StockClient(server.localAddress())) {
       for (int i = 0; i < 3; i++) {
         assertThat(c.client.get_last_sale("S" + i).getSymbol()).isEqualTo("S" + i);

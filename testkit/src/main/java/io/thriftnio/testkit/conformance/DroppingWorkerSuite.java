@@ -142,8 +142,7 @@ public abstract class DroppingWorkerSuite {
 
   private void assertDiscardingPoolRefused(RejectedExecutionHandler policy, String name) {
     ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(1), policy);
+        new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(1), policy);
     try {
       ServerBuilder<?> builder =
           newServerBuilder()

@@ -26,8 +26,9 @@ import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * A socket (plain, or TLS with {@link #open(InetSocketAddress, SSLSocketFactory)}) for writing exact bytes (good or bad frames) and reading raw frames back, so that
- * tests control what crosses the wire. Not thread-safe.
+ * A socket (plain, or TLS with {@link #open(InetSocketAddress, SSLSocketFactory)}) for writing
+ * exact bytes (good or bad frames) and reading raw frames back, so that tests control what crosses
+ * the wire. Not thread-safe.
  */
 public final class RawConnection implements AutoCloseable {
 
@@ -202,8 +203,8 @@ public final class RawConnection implements AutoCloseable {
    * @return the reply's message header
    * @throws org.apache.thrift.TApplicationException if the reply is an exception message
    */
-  public static TMessage decodeReply(
-      TProtocolFactory protocol, byte[] payload, TBase<?, ?> result) throws TException {
+  public static TMessage decodeReply(TProtocolFactory protocol, byte[] payload, TBase<?, ?> result)
+      throws TException {
     TProtocol p = protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload)));
     TMessage msg = p.readMessageBegin();
     if (msg.type == TMessageType.EXCEPTION) {

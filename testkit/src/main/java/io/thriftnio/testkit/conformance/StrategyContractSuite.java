@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The observable contract of the IO strategies: with 10 clients calling a handler that sleeps
- * 100 ms, {@link IoStrategy#WORKER} with 10 worker threads serves about 100 calls/s while {@link
+ * The observable contract of the IO strategies: with 10 clients calling a handler that sleeps 100
+ * ms, {@link IoStrategy#WORKER} with 10 worker threads serves about 100 calls/s while {@link
  * IoStrategy#SAME_THREAD} on one IO thread serves about 10. The test asserts the ratio with a wide
  * margin (at least 5x, where 10x is expected); absolute rates belong to the bench.
  */

@@ -68,7 +68,8 @@ public final class CallInputs {
           int length = maxFrameSize + 1 + random.nextInt(1000);
           byte[] header = new byte[4];
           io.thriftnio.core.Framing.encodeLength(length, header, 0);
-          return new FrameInputs.Stream("length " + length + " over the limit, then a call", concat(header, call));
+          return new FrameInputs.Stream(
+              "length " + length + " over the limit, then a call", concat(header, call));
         }
       case 0:
       case 1:
@@ -111,7 +112,9 @@ public final class CallInputs {
     TBase<?, ?> args;
     switch (method) {
       case "echo":
-        args = new BenchService.echo_args(ByteBuffer.wrap(FrameInputs.randomBytes(random, random.nextInt(200))));
+        args =
+            new BenchService.echo_args(
+                ByteBuffer.wrap(FrameInputs.randomBytes(random, random.nextInt(200))));
         break;
       case "get_last_sale":
         args = new BenchService.get_last_sale_args(randomString(random));
@@ -134,7 +137,8 @@ public final class CallInputs {
             method,
             TMessageType.ONEWAY,
             seqid,
-            new BenchService.fire_args(ByteBuffer.wrap(FrameInputs.randomBytes(random, random.nextInt(100)))));
+            new BenchService.fire_args(
+                ByteBuffer.wrap(FrameInputs.randomBytes(random, random.nextInt(100)))));
       default:
         args = new BenchService.fired_args();
         break;
@@ -152,12 +156,14 @@ public final class CallInputs {
     int consumed = call.length - source.remaining();
     byte[] out = new byte[h.remaining() + call.length - consumed];
     h.get(out, 0, h.remaining());
-    System.arraycopy(call, consumed, out, out.length - (call.length - consumed), call.length - consumed);
+    System.arraycopy(
+        call, consumed, out, out.length - (call.length - consumed), call.length - consumed);
     return out;
   }
 
   /** A valid message header for a real method, then random bytes as its arguments. */
-  public static byte[] headerThenRandom(Random random, TProtocolFactory protocol) throws TException {
+  public static byte[] headerThenRandom(Random random, TProtocolFactory protocol)
+      throws TException {
     String method = METHODS.get(random.nextInt(METHODS.size()));
     byte type = method.equals("fire") ? TMessageType.ONEWAY : TMessageType.CALL;
     FrameOutputTransport t = new FrameOutputTransport(CONFIG);
@@ -173,7 +179,11 @@ public final class CallInputs {
     int n = random.nextInt(20);
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < n; i++) {
-      sb.append((char) (random.nextInt(4) == 0 ? 0x80 + random.nextInt(0x700) : 0x20 + random.nextInt(0x5f)));
+      sb.append(
+          (char)
+              (random.nextInt(4) == 0
+                  ? 0x80 + random.nextInt(0x700)
+                  : 0x20 + random.nextInt(0x5f)));
     }
     return sb.toString();
   }

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The reference handler for fuzzing: counts the calls that reach it, checks what arrives, and keeps
- * random arguments cheap (a {@code sleep} above 5 ms or a {@code db_work} above 200 rows is
- * refused with a {@code BenchError}, so that one mutated integer cannot stall the run).
+ * random arguments cheap (a {@code sleep} above 5 ms or a {@code db_work} above 200 rows is refused
+ * with a {@code BenchError}, so that one mutated integer cannot stall the run).
  *
  * <p>Generated code types the arguments; what can still go wrong is a value the frame cannot have
  * carried: a binary or string larger than the frame. Those are recorded as {@link #violations()}.

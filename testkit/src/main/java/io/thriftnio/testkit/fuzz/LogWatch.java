@@ -64,7 +64,8 @@ public final class LogWatch implements AutoCloseable {
       if (!lines[i].contains(" ERROR ")) {
         continue;
       }
-      String context = String.join("\n", Arrays.copyOfRange(lines, i, Math.min(lines.length, i + 3)));
+      String context =
+          String.join("\n", Arrays.copyOfRange(lines, i, Math.min(lines.length, i + 3)));
       if (!names(context, expected)) {
         found.add(context);
       }
@@ -72,7 +73,11 @@ public final class LogWatch implements AutoCloseable {
     synchronized (severe) {
       for (LogRecord r : severe) {
         String context =
-            r.getLoggerName() + ": " + r.getMessage() + " " + (r.getThrown() == null ? "" : r.getThrown());
+            r.getLoggerName()
+                + ": "
+                + r.getMessage()
+                + " "
+                + (r.getThrown() == null ? "" : r.getThrown());
         if (!names(context, expected)) {
           found.add(context);
         }

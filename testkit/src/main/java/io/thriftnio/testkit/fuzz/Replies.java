@@ -33,8 +33,8 @@ public final class Replies {
   private Replies() {}
 
   /**
-   * Checks that {@code received} is a sequence of frames, each a {@code REPLY} to a two-way
-   * {@code BenchService} method whose result decodes, or an {@code EXCEPTION} carrying a {@link
+   * Checks that {@code received} is a sequence of frames, each a {@code REPLY} to a two-way {@code
+   * BenchService} method whose result decodes, or an {@code EXCEPTION} carrying a {@link
    * TApplicationException}. An incomplete last frame is tolerated: the server may reset the
    * connection (it closes with the client's unread bytes in its buffer), and a reset can drop bytes
    * in flight.

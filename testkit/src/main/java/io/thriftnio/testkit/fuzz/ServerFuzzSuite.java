@@ -9,8 +9,8 @@ import io.thriftnio.testkit.gen.BenchService;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.SocketException;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Timeout;
  *   <li>everything it sent is well-formed replies ({@link Replies});
  * </ul>
  *
- * <p>Every {@value #PROBE_EVERY} inputs and at the end a good client still gets its echo. At the end:
- * the handler saw no impossible argument ({@link FuzzHandler}), no ERROR was logged for an
+ * <p>Every {@value #PROBE_EVERY} inputs and at the end a good client still gets its echo. At the
+ * end: the handler saw no impossible argument ({@link FuzzHandler}), no ERROR was logged for an
  * exception other than the handler's own {@code BenchError}, the counters agree with what the
  * client did, the open descriptors are back where they were, and {@link #afterClose} runs the
  * subclass's checks (buffers released).
@@ -126,8 +126,12 @@ public abstract class ServerFuzzSuite {
         ServerStats stats = awaitQuiet(server, handler, 0, 0);
         assertThat(stats.acceptedConnections()).as("accepted, %s", stats).isEqualTo(connections[0]);
         assertThat(stats.rejectedConnections()).as("rejected, %s", stats).isZero();
-        assertThat(stats.badFrames()).as("bad frames, %s", stats).isLessThanOrEqualTo(connections[0]);
-        assertThat(stats.failedCalls()).as("failed, %s", stats).isLessThanOrEqualTo(stats.completedCalls());
+        assertThat(stats.badFrames())
+            .as("bad frames, %s", stats)
+            .isLessThanOrEqualTo(connections[0]);
+        assertThat(stats.failedCalls())
+            .as("failed, %s", stats)
+            .isLessThanOrEqualTo(stats.completedCalls());
         assertThat(stats.overloadedCalls()).as("overloaded, %s", stats).isZero();
         assertThat(stats.timedOutConnections()).as("timed out, %s", stats).isZero();
         fdsAfter = OpenFiles.count();
@@ -150,11 +154,17 @@ public abstract class ServerFuzzSuite {
         fdsBefore,
         fdsAfter,
         logLines);
-    assertThat(handler.violations()).as("arguments the handler saw (seed %d)", run.seed()).isEmpty();
-    assertThat(errors).as("errors logged for unexpected exceptions (seed %d)", run.seed()).isEmpty();
+    assertThat(handler.violations())
+        .as("arguments the handler saw (seed %d)", run.seed())
+        .isEmpty();
+    assertThat(errors)
+        .as("errors logged for unexpected exceptions (seed %d)", run.seed())
+        .isEmpty();
     // Loose: other tests' threads and the JVM may open a few files meanwhile; a leak per
     // connection would show hundreds.
-    assertThat(fdsAfter).as("open descriptors (seed %d)", run.seed()).isLessThanOrEqualTo(fdsBefore + 16);
+    assertThat(fdsAfter)
+        .as("open descriptors (seed %d)", run.seed())
+        .isLessThanOrEqualTo(fdsBefore + 16);
     afterClose();
   }
 
@@ -227,10 +237,13 @@ public abstract class ServerFuzzSuite {
     byte[] payload = ("probe after input " + after).getBytes(StandardCharsets.UTF_8);
     try (RawConnection raw = RawConnection.open(address)) {
       raw.writeFrame(
-          RawConnection.encodeCall(protocol, "echo", 7, new BenchService.echo_args(ByteBuffer.wrap(payload))));
+          RawConnection.encodeCall(
+              protocol, "echo", 7, new BenchService.echo_args(ByteBuffer.wrap(payload))));
       BenchService.echo_result result = new BenchService.echo_result();
       RawConnection.decodeReply(protocol, raw.readFrame(), result);
-      assertThat(result.getSuccess()).as("the echo of a good client after input %d", after).isEqualTo(payload);
+      assertThat(result.getSuccess())
+          .as("the echo of a good client after input %d", after)
+          .isEqualTo(payload);
     }
   }
 
@@ -250,11 +263,7 @@ public abstract class ServerFuzzSuite {
           .as(
               "connections closed and calls counted within %s: %s, handler calls %d (before: %d"
                   + " completed, %d handler calls)",
-              WITHIN,
-              stats,
-              handler.calls(),
-              completedBefore,
-              callsBefore)
+              WITHIN, stats, handler.calls(), completedBefore, callsBefore)
           .isLessThan(deadline);
       Thread.sleep(10); // polling counters
       stats = server.stats();

@@ -1,6 +1,6 @@
 /**
- * One seeded fuzz engine for every transport: {@link io.thriftnio.testkit.fuzz.Fuzz} (seed,
- * budget, replay, failure messages with the input in hex), the input generators {@link
+ * One seeded fuzz engine for every transport: {@link io.thriftnio.testkit.fuzz.Fuzz} (seed, budget,
+ * replay, failure messages with the input in hex), the input generators {@link
  * io.thriftnio.testkit.fuzz.FrameInputs} (byte streams and the model of what a frame decoder must
  * make of them) and {@link io.thriftnio.testkit.fuzz.CallInputs} (calls of {@code bench.thrift},
  * whole or mutated, by {@link io.thriftnio.testkit.fuzz.Mutations}), the checks {@link

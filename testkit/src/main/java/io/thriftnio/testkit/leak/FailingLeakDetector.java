@@ -5,9 +5,10 @@ import io.netty.util.ResourceLeakDetector;
 /**
  * A Netty leak detector that, besides logging, records every leak it reports in {@link
  * LeakReports}, where {@link LeakCheckExtension} turns it into a test failure. Netty builds its
- * detectors through {@code ResourceLeakDetectorFactory}, which instantiates this class when the
- * JVM runs with {@code -Dio.netty.customResourceLeakDetector=io.thriftnio.testkit.leak.FailingLeakDetector}
- * (the netty-transport and it modules set it for surefire).
+ * detectors through {@code ResourceLeakDetectorFactory}, which instantiates this class when the JVM
+ * runs with {@code
+ * -Dio.netty.customResourceLeakDetector=io.thriftnio.testkit.leak.FailingLeakDetector} (the
+ * netty-transport and it modules set it for surefire).
  *
  * <p>Like Netty's own detector it reports a buffer only once it has been garbage collected without
  * being released, so it never reports a buffer that is merely still in use. Netty reports each
@@ -48,15 +49,22 @@ public class FailingLeakDetector<T> extends ResourceLeakDetector<T> {
 
   @Override
   protected void reportTracedLeak(String resourceType, String records) {
-    LeakReports.add("LEAK: " + resourceType + ".release() was not called before it was garbage"
-        + " collected." + records);
+    LeakReports.add(
+        "LEAK: "
+            + resourceType
+            + ".release() was not called before it was garbage"
+            + " collected."
+            + records);
     super.reportTracedLeak(resourceType, records);
   }
 
   @Override
   protected void reportUntracedLeak(String resourceType) {
-    LeakReports.add("LEAK: " + resourceType + ".release() was not called before it was garbage"
-        + " collected (no access records).");
+    LeakReports.add(
+        "LEAK: "
+            + resourceType
+            + ".release() was not called before it was garbage"
+            + " collected (no access records).");
     super.reportUntracedLeak(resourceType);
   }
 }

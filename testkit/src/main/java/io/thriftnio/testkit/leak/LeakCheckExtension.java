@@ -18,8 +18,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * with the surefire property {@code io.netty.customResourceLeakDetector}.
  *
  * <p>A leak is found when its buffer is garbage collected, which may be after the test that leaked
- * it has finished; the report then fails the next test, and the allocation records it carries
- * point at the culprit.
+ * it has finished; the report then fails the next test, and the allocation records it carries point
+ * at the culprit.
  */
 public final class LeakCheckExtension implements BeforeAllCallback, AfterEachCallback {
 

@@ -28,8 +28,8 @@ public final class LeakReports {
   }
 
   /**
-   * Whether Netty's buffer leak detector is a {@link FailingLeakDetector} running at PARANOID level.
-   * Loads Netty's buffer classes, so that their detector exists.
+   * Whether Netty's buffer leak detector is a {@link FailingLeakDetector} running at PARANOID
+   * level. Loads Netty's buffer classes, so that their detector exists.
    */
   public static boolean activeForBuffers() {
     UnpooledByteBufAllocator.DEFAULT.directBuffer(1).release(); // tracked: heap ones are not
@@ -40,8 +40,8 @@ public final class LeakReports {
   /**
    * Makes the detector report every leaked buffer that is already unreachable, then takes the
    * reports: runs the garbage collector and allocates a buffer (Netty drains its queue of collected
-   * buffers on allocation), a few times, since references are queued after a collection by
-   * another thread.
+   * buffers on allocation), a few times, since references are queued after a collection by another
+   * thread.
    *
    * @return the leak reports since the last call, each with its access records; empty if none
    */

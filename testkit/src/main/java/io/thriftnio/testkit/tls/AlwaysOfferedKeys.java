@@ -30,7 +30,9 @@ final class AlwaysOfferedKeys extends X509ExtendedKeyManager {
   }
 
   static KeyManagerFactory factory(KeyManagerFactory keys) {
-    KeyManager[] managers = {new AlwaysOfferedKeys((X509ExtendedKeyManager) keys.getKeyManagers()[0])};
+    KeyManager[] managers = {
+      new AlwaysOfferedKeys((X509ExtendedKeyManager) keys.getKeyManagers()[0])
+    };
     KeyManagerFactorySpi spi =
         new KeyManagerFactorySpi() {
           @Override

@@ -11,9 +11,9 @@ import org.apache.thrift.transport.TTransportException;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
- * A loopback peer that accepts every connection and resets it at once (RST, no bytes): the
- * quickest way to close a client's channel while its connect or TLS handshake is still being set
- * up. Closing the peer stops it.
+ * A loopback peer that accepts every connection and resets it at once (RST, no bytes): the quickest
+ * way to close a client's channel while its connect or TLS handshake is still being set up. Closing
+ * the peer stops it.
  */
 public final class ResettingPeer implements AutoCloseable {
 

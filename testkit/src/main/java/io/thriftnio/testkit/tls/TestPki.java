@@ -6,9 +6,9 @@ import io.thriftnio.core.tls.ClientAuth;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import java.io.File;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
-import java.security.GeneralSecurityException;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
@@ -44,8 +44,11 @@ public final class TestPki {
             .ecp256()
             .notBefore(now.minus(Duration.ofHours(1)))
             .notAfter(now.plus(Duration.ofDays(1)));
-    ca = base.copy().subject("CN=thrift-nio test CA").setIsCertificateAuthority(true)
-        .buildSelfSigned();
+    ca =
+        base.copy()
+            .subject("CN=thrift-nio test CA")
+            .setIsCertificateAuthority(true)
+            .buildSelfSigned();
     server =
         base.copy()
             .subject("CN=localhost")
@@ -61,12 +64,16 @@ public final class TestPki {
             .addExtendedKeyUsageServerAuth()
             .buildIssuedBy(ca);
     client =
-        base.copy().subject("CN=thrift-nio test client").addExtendedKeyUsageClientAuth()
+        base.copy()
+            .subject("CN=thrift-nio test client")
+            .addExtendedKeyUsageClientAuth()
             .buildIssuedBy(ca);
-    wrongCa = base.copy().subject("CN=untrusted CA").setIsCertificateAuthority(true)
-        .buildSelfSigned();
+    wrongCa =
+        base.copy().subject("CN=untrusted CA").setIsCertificateAuthority(true).buildSelfSigned();
     wrongCaClient =
-        base.copy().subject("CN=untrusted client").addExtendedKeyUsageClientAuth()
+        base.copy()
+            .subject("CN=untrusted client")
+            .addExtendedKeyUsageClientAuth()
             .buildIssuedBy(wrongCa);
   }
 
@@ -111,8 +118,8 @@ public final class TestPki {
 
   /**
    * A client key and certificate from an authority nobody trusts. Its key manager offers the
-   * certificate whatever authorities the server names: the JDK's own would send no certificate
-   * at all, and the test would then only show what {@link #clientTls()} without keys shows.
+   * certificate whatever authorities the server names: the JDK's own would send no certificate at
+   * all, and the test would then only show what {@link #clientTls()} without keys shows.
    */
   public KeyManagerFactory wrongCaClientKeys() {
     return AlwaysOfferedKeys.factory(keys(wrongCaClient));
@@ -132,7 +139,9 @@ public final class TestPki {
 
   /** A mutual-TLS server: client certificates from the test CA required. */
   public ServerTls.Builder mutualServerTls() {
-    return ServerTls.builder(serverKeys()).clientAuth(ClientAuth.REQUIRE).trustManagerFactory(trust());
+    return ServerTls.builder(serverKeys())
+        .clientAuth(ClientAuth.REQUIRE)
+        .trustManagerFactory(trust());
   }
 
   /** A client trusting the test CA, hostname verification on, no client certificate. */

@@ -84,8 +84,10 @@ class StockInteropTest {
     try (StockServer server = new StockServer(protocol);
         BenchConnection connection = kind.connect(server.address, protocol)) {
       BenchService.Iface c = connection.iface();
-      assertThat(Payloads.check(c.echo(Payloads.of(Payloads.MEDIUM, 11)), Payloads.MEDIUM, 11)).isTrue();
-      assertThat(Payloads.check(c.echo(Payloads.of(Payloads.LARGE, 12)), Payloads.LARGE, 12)).isTrue();
+      assertThat(Payloads.check(c.echo(Payloads.of(Payloads.MEDIUM, 11)), Payloads.MEDIUM, 11))
+          .isTrue();
+      assertThat(Payloads.check(c.echo(Payloads.of(Payloads.LARGE, 12)), Payloads.LARGE, 12))
+          .isTrue();
       assertThat(c.get_last_sale("IBM")).isEqualTo(new TradeReport("IBM", 25.50, 100, 1));
       assertThat(c.db_work(100)).hasSize(100).element(99).isEqualTo(BenchHandler.row(99));
       Nested nested = c.get_nested(BenchHandler.MAX_DEPTH);
@@ -113,11 +115,14 @@ class StockInteropTest {
       byte[] three =
           concat(
               RawConnection.frame(
-                  RawConnection.encodeCall(protocol, "get_last_sale", 101, new BenchService.get_last_sale_args("A"))),
+                  RawConnection.encodeCall(
+                      protocol, "get_last_sale", 101, new BenchService.get_last_sale_args("A"))),
               RawConnection.frame(
-                  RawConnection.encodeCall(protocol, "get_last_sale", 102, new BenchService.get_last_sale_args("B"))),
+                  RawConnection.encodeCall(
+                      protocol, "get_last_sale", 102, new BenchService.get_last_sale_args("B"))),
               RawConnection.frame(
-                  RawConnection.encodeCall(protocol, "db_work", 103, new BenchService.db_work_args(2))));
+                  RawConnection.encodeCall(
+                      protocol, "db_work", 103, new BenchService.db_work_args(2))));
       raw.write(three);
 
       BenchService.get_last_sale_result a = new BenchService.get_last_sale_result();
@@ -133,9 +138,11 @@ class StockInteropTest {
       assertThat(rows.getSuccess()).containsExactly(BenchHandler.row(0), BenchHandler.row(1));
 
       // An unknown method comes back as a TApplicationException from decodeReply.
-      raw.writeFrame(RawConnection.encodeCall(protocol, "nope", 104, new BenchService.fired_args()));
+      raw.writeFrame(
+          RawConnection.encodeCall(protocol, "nope", 104, new BenchService.fired_args()));
       byte[] reply = raw.readFrame();
-      assertThatThrownBy(() -> RawConnection.decodeReply(protocol, reply, new BenchService.fired_result()))
+      assertThatThrownBy(
+              () -> RawConnection.decodeReply(protocol, reply, new BenchService.fired_result()))
           .isInstanceOfSatisfying(
               TApplicationException.class,
               e -> assertThat(e.getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD));
@@ -171,8 +178,10 @@ class StockInteropTest {
   void encodeCallWritesOneMessageThatDecodesBack(String protocolName) throws Exception {
     TProtocolFactory protocol = protocol(protocolName);
     byte[] call =
-        RawConnection.encodeCall(protocol, "fail", TMessageType.CALL, 77, new BenchService.fail_args(1, "m"));
-    TProtocol in = protocol.getProtocol(FrameInputTransport.of(new TConfiguration(), ByteBuffer.wrap(call)));
+        RawConnection.encodeCall(
+            protocol, "fail", TMessageType.CALL, 77, new BenchService.fail_args(1, "m"));
+    TProtocol in =
+        protocol.getProtocol(FrameInputTransport.of(new TConfiguration(), ByteBuffer.wrap(call)));
     TMessage m = in.readMessageBegin();
     assertThat(m.name).isEqualTo("fail");
     assertThat(m.type).isEqualTo(TMessageType.CALL);
@@ -183,7 +192,12 @@ class StockInteropTest {
     assertThat(args).isEqualTo(new BenchService.fail_args(1, "m"));
 
     byte[] oneway =
-        RawConnection.encodeCall(protocol, "fire", TMessageType.ONEWAY, 1, new BenchService.fire_args(Payloads.of(1, 1)));
+        RawConnection.encodeCall(
+            protocol,
+            "fire",
+            TMessageType.ONEWAY,
+            1,
+            new BenchService.fire_args(Payloads.of(1, 1)));
     assertThat(
             protocol
                 .getProtocol(FrameInputTransport.of(new TConfiguration(), ByteBuffer.wrap(oneway)))
@@ -202,7 +216,8 @@ class StockInteropTest {
     TProtocolFactory protocol = protocol(protocolName);
     BenchService.get_nested_result sent = new BenchService.get_nested_result();
     sent.setSuccess(BenchHandler.nested(3));
-    byte[] reply = message(protocol, new TMessage("get_nested", TMessageType.REPLY, 5), sent::write);
+    byte[] reply =
+        message(protocol, new TMessage("get_nested", TMessageType.REPLY, 5), sent::write);
     BenchService.get_nested_result got = new BenchService.get_nested_result();
     TMessage m = RawConnection.decodeReply(protocol, reply, got);
     assertThat(m.seqid).isEqualTo(5);
@@ -212,8 +227,12 @@ class StockInteropTest {
         message(
             protocol,
             new TMessage("get_nested", TMessageType.EXCEPTION, 6),
-            p -> new TApplicationException(TApplicationException.INTERNAL_ERROR, "kaputt").write(p));
-    assertThatThrownBy(() -> RawConnection.decodeReply(protocol, exception, new BenchService.get_nested_result()))
+            p ->
+                new TApplicationException(TApplicationException.INTERNAL_ERROR, "kaputt").write(p));
+    assertThatThrownBy(
+            () ->
+                RawConnection.decodeReply(
+                    protocol, exception, new BenchService.get_nested_result()))
         .isInstanceOfSatisfying(
             TApplicationException.class,
             e -> {
@@ -227,7 +246,8 @@ class StockInteropTest {
     void write(TProtocol p) throws Exception;
   }
 
-  private static byte[] message(TProtocolFactory protocol, TMessage header, Body body) throws Exception {
+  private static byte[] message(TProtocolFactory protocol, TMessage header, Body body)
+      throws Exception {
     FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
     TProtocol p = protocol.getProtocol(t);
     p.writeMessageBegin(header);

@@ -8,14 +8,14 @@ import java.nio.ByteBuffer;
 /**
  * One request's place in its connection's reply order; also its worker task and its completion.
  *
- * <p>Start claim: the worker that runs the task and the start timeout of {@link CallSequencer}
- * race for the call; {@link #claim} decides it once (started, or given up), so a task an executor
- * runs after the call was answered as not started does nothing, and a call that started is never
+ * <p>Start claim: the worker that runs the task and the start timeout of {@link CallSequencer} race
+ * for the call; {@link #claim} decides it once (started, or given up), so a task an executor runs
+ * after the call was answered as not started does nothing, and a call that started is never
  * answered twice.
  *
  * <p>Threads: {@link #reply}, {@link #done}, {@link #closeAfter} and {@link #queued} are guarded by
- * the sequencer's monitor; {@link #request} belongs to whoever holds the claim (then to the
- * writer, for a call never dispatched); {@link #payload} is read only by the claim's holder.
+ * the sequencer's monitor; {@link #request} belongs to whoever holds the claim (then to the writer,
+ * for a call never dispatched); {@link #payload} is read only by the claim's holder.
  */
 final class Call implements Runnable, ProcessorInvoker.Completion {
 
@@ -37,14 +37,19 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
 
   private final CallSequencer calls;
   final ByteBuffer payload;
+
   /** The adapter's handle, until released; {@code null} after. */
   Object request;
+
   ByteBuffer reply;
   boolean done;
   boolean closeAfter;
+
   /** Handed to the worker executor, at {@link #queuedAtNanos}. */
   boolean queued;
+
   long queuedAtNanos;
+
   @SuppressWarnings("unused") // through STATE
   private volatile int state;
 

@@ -1,10 +1,10 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.ProcessorInvoker;
-import io.thriftnio.core.internal.EveryPowerOfTwo;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.internal.EveryPowerOfTwo;
+import io.thriftnio.core.internal.ServerCounters;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -22,8 +22,10 @@ public final class CallPath {
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
   final TConfiguration headerConfiguration;
+
   /** How long a call may wait for {@link #worker} to start it, in nanoseconds. */
   final long startTimeoutNanos;
+
   /** The server's connection listeners, told before each call; {@code null} if none. */
   final ConnectionEvents events;
 
@@ -32,8 +34,8 @@ public final class CallPath {
    * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
    *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
    * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most;
-   *     above it the connection is not read from
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most; above
+   *     it the connection is not read from
    */
   public CallPath(
       ProcessorInvoker invoker, Executor worker, ServerCounters counters, int maxCallsInFlight) {
@@ -45,8 +47,8 @@ public final class CallPath {
    * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
    *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
    * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most;
-   *     above it the connection is not read from
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most; above
+   *     it the connection is not read from
    * @param workerStartTimeout how long a call may wait for {@code worker} to start it before it is
    *     answered as an overload (see {@code ServerBuilder.workerStartTimeout})
    */
@@ -91,8 +93,7 @@ public final class CallPath {
             ? Long.MAX_VALUE
             : workerStartTimeout.toNanos();
     int max = invoker.maxFrameSize();
-    this.headerConfiguration =
-        new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
+    this.headerConfiguration = new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
   }
 
   /** The sequencer of a new connection. */

@@ -56,15 +56,19 @@ public final class CallSequencer {
   // Guarded by this; the writer's fields too.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
   final ArrayDeque<Call> slots = new ArrayDeque<>();
+
   /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
   final ArrayDeque<Call> waiting = new ArrayDeque<>();
+
   boolean unflushed;
   boolean inReadBatch;
   Thread readingThread;
   private boolean dispatchingWaiting;
   volatile boolean draining;
+
   /** A close is decided: requests delivered from now on are dropped. */
   boolean closing;
+
   /** Nothing more is written: the connection is gone, or its last reply has been written. */
   boolean closed;
 
@@ -83,8 +87,8 @@ public final class CallSequencer {
    *
    * @param payload the request message (no framing), from position to limit; read in place until
    *     {@link ServerConnection#release} is called with {@code request}
-   * @param request the adapter's handle for the memory behind {@code payload}, given back to
-   *     {@link ServerConnection#release} exactly once; may be {@code null}
+   * @param request the adapter's handle for the memory behind {@code payload}, given back to {@link
+   *     ServerConnection#release} exactly once; may be {@code null}
    * @return whether the adapter may deliver further requests now; if {@code false}, it stops
    *     reading until {@link ServerConnection#resumeReading()} (requests it has already decoded may
    *     still be delivered)
@@ -324,7 +328,9 @@ public final class CallSequencer {
         Call next;
         boolean scheduleCheck;
         synchronized (this) {
-          if (closing || waiting.isEmpty() || slots.size() - waiting.size() >= path.maxCallsInFlight) {
+          if (closing
+              || waiting.isEmpty()
+              || slots.size() - waiting.size() >= path.maxCallsInFlight) {
             if (readingPaused
                 && !draining
                 && !closing

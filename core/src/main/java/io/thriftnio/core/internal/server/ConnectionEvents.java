@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Calls a server's {@link ConnectionListener}s, in order, each guarded: a listener that throws is
  * logged (the 1st, 2nd, 4th, 8th ... failure, with the running count) and the others, the
- * connection and the call go on. Holds no lock while a listener runs. Exists only for a server
- * with listeners: without any, the registry and the call path see {@code null} and do no work.
- * Not part of the API.
+ * connection and the call go on. Holds no lock while a listener runs. Exists only for a server with
+ * listeners: without any, the registry and the call path see {@code null} and do no work. Not part
+ * of the API.
  *
  * <p>When each event fires is decided by {@link RegisteredConnection} (open after the TLS
  * handshake, close after open, exactly once) and {@link ConnectionRegistry} (the cause).
@@ -29,8 +29,8 @@ public final class ConnectionEvents {
 
   /**
    * @param listeners the listeners, in the order they run
-   * @param opensAfterTls whether connections open once their TLS handshake completes (a TLS
-   *     server) rather than at accept
+   * @param opensAfterTls whether connections open once their TLS handshake completes (a TLS server)
+   *     rather than at accept
    */
   public ConnectionEvents(List<ConnectionListener> listeners, boolean opensAfterTls) {
     this.listeners = List.copyOf(listeners);
@@ -62,8 +62,8 @@ public final class ConnectionEvents {
   /**
    * A call is about to run on the current thread on {@code connection}'s connection.
    *
-   * @param connection the connection's registration; {@code null} (a connection outside a
-   *     server's registry) or not yet opened: nothing is called
+   * @param connection the connection's registration; {@code null} (a connection outside a server's
+   *     registry) or not yet opened: nothing is called
    */
   public void beforeCall(RegisteredConnection<?> connection) {
     ConnectionInfo info = connection == null ? null : connection.info();

@@ -68,8 +68,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   public ConnectionRegistry(int maxConnections, ServerCounters counters, ConnectionEvents events) {
     if (maxConnections <= 0) {
-      throw new IllegalArgumentException(
-          "maxConnections: " + maxConnections + " (expected: > 0)");
+      throw new IllegalArgumentException("maxConnections: " + maxConnections + " (expected: > 0)");
     }
     this.maxConnections = maxConnections;
     this.counters = counters;
@@ -82,9 +81,9 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   }
 
   /**
-   * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned
-   * out) logged; while the server closes it is refused quietly. The caller closes a refused
-   * connection, and calls {@link #closed} once an admitted one closes.
+   * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned out)
+   * logged; while the server closes it is refused quietly. The caller closes a refused connection,
+   * and calls {@link #closed} once an admitted one closes.
    *
    * @param handle the adapter's handle
    * @param remote the peer's address, for log lines; may be {@code null}
@@ -92,7 +91,8 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    * @param now {@link System#nanoTime()} of the accept
    * @return the registration, or {@code null} if refused
    */
-  public RegisteredConnection<H> admit(H handle, SocketAddress remote, SocketAddress local, long now) {
+  public RegisteredConnection<H> admit(
+      H handle, SocketAddress remote, SocketAddress local, long now) {
     if (closing) {
       refused(remote, local, CloseCause.SERVER_CLOSING);
       return null; // accepted while the listening socket was closing
@@ -112,8 +112,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
       return null;
     }
     RegisteredConnection<H> c =
-        new RegisteredConnection<>(
-            ids.incrementAndGet(), handle, remote, local, now, this, events);
+        new RegisteredConnection<>(ids.incrementAndGet(), handle, remote, local, now, this, events);
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);

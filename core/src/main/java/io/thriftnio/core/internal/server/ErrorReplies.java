@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replies a server writes itself, without running the processor: an overload refusal, an answer
- * to a frame above the size limit. Not part of the API.
+ * Replies a server writes itself, without running the processor: an overload refusal, an answer to
+ * a frame above the size limit. Not part of the API.
  */
 public final class ErrorReplies {
   private static final Logger log = LoggerFactory.getLogger(ErrorReplies.class);
@@ -30,7 +30,8 @@ public final class ErrorReplies {
    */
   public static TMessage readHeader(ByteBuffer payload, TProtocolFactory input, int maxFrameSize) {
     try {
-      TProtocol in = input.getProtocol(FrameInputTransport.of(configuration(maxFrameSize), payload));
+      TProtocol in =
+          input.getProtocol(FrameInputTransport.of(configuration(maxFrameSize), payload));
       return in.readMessageBegin();
     } catch (TException | RuntimeException unreadable) {
       return null; // the caller closes the connection: there is no sequence id to answer

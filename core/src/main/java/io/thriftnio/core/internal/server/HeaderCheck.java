@@ -7,10 +7,10 @@ import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * Tells, before a request is handed to a worker, whether its message header can be read: a
- * request that cannot be answered closes the connection, and the requests after it must not
- * start meanwhile on other workers. Strict binary and compact headers are checked in place; other
- * protocols are parsed. Not part of the API.
+ * Tells, before a request is handed to a worker, whether its message header can be read: a request
+ * that cannot be answered closes the connection, and the requests after it must not start meanwhile
+ * on other workers. Strict binary and compact headers are checked in place; other protocols are
+ * parsed. Not part of the API.
  */
 final class HeaderCheck {
   private HeaderCheck() {}

@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * The {@link ThriftServer} contract over a {@link ServerLifecycle}, shared by every transport's
- * server: a transport's server adds its builder and the {@link ServerLifecycle.Transport} that binds
- * and releases its threads. Not part of the API: program against {@link ThriftServer}.
+ * server: a transport's server adds its builder and the {@link ServerLifecycle.Transport} that
+ * binds and releases its threads. Not part of the API: program against {@link ThriftServer}.
  */
 public abstract class LifecycleServer implements ThriftServer {
 

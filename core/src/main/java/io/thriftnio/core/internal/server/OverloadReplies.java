@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers a call the worker executor did not run: refused ({@code RejectedExecutionException}),
- * or not started within {@code workerStartTimeout} (an executor that dropped the task, or a queue
- * that long). Either is answered with {@code TApplicationException(INTERNAL_ERROR)} naming the
- * method and the executor's numbers, counted in {@code overloadedCalls} only, and logged at the
- * 1st, 2nd, 4th, 8th ... occurrence per server: under overload, every call would log.
+ * Answers a call the worker executor did not run: refused ({@code RejectedExecutionException}), or
+ * not started within {@code workerStartTimeout} (an executor that dropped the task, or a queue that
+ * long). Either is answered with {@code TApplicationException(INTERNAL_ERROR)} naming the method
+ * and the executor's numbers, counted in {@code overloadedCalls} only, and logged at the 1st, 2nd,
+ * 4th, 8th ... occurrence per server: under overload, every call would log.
  */
 final class OverloadReplies {
   private static final Logger log = LoggerFactory.getLogger(OverloadReplies.class);

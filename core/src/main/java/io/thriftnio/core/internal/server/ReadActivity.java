@@ -47,8 +47,8 @@ public final class ReadActivity {
   }
 
   /**
-   * The read begun last has handed its requests to the call path (or kept a partial one), at
-   * {@code now}.
+   * The read begun last has handed its requests to the call path (or kept a partial one), at {@code
+   * now}.
    */
   public void endRead(long now) {
     long next = now & ~READING;
@@ -69,8 +69,8 @@ public final class ReadActivity {
   }
 
   /**
-   * When the last read of {@code snapshot} happened ({@link System#nanoTime()}, to 2 ns), or
-   * {@link TimeoutPolicy#NONE} if there was none or it was claimed.
+   * When the last read of {@code snapshot} happened ({@link System#nanoTime()}, to 2 ns), or {@link
+   * TimeoutPolicy#NONE} if there was none or it was claimed.
    */
   public static long lastRead(long snapshot) {
     return snapshot == CLAIMED ? TimeoutPolicy.NONE : snapshot & ~READING;

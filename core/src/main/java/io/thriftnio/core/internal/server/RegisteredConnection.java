@@ -14,15 +14,15 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * One open connection of a server, as its {@link ConnectionRegistry} keeps it: the adapter's
- * {@link ConnectionHandle}, who the peer is and when it was accepted. Not part of the API.
+ * One open connection of a server, as its {@link ConnectionRegistry} keeps it: the adapter's {@link
+ * ConnectionHandle}, who the peer is and when it was accepted. Not part of the API.
  *
  * <p>The peer identity (the authenticated principal of a TLS client certificate) is set by the
  * adapter once its handshake completes, for whatever needs to know the caller at call time.
  *
- * <p>Close cause: whoever decides to close the connection (a timeout, a TLS failure, a bad
- * request, the server's close, an error) {@linkplain #noteClose notes why} before closing it; the
- * first note wins, and a connection closed without one was closed by its peer.
+ * <p>Close cause: whoever decides to close the connection (a timeout, a TLS failure, a bad request,
+ * the server's close, an error) {@linkplain #noteClose notes why} before closing it; the first note
+ * wins, and a connection closed without one was closed by its peer.
  *
  * <p>Listener events (only with {@link ConnectionEvents}): open and close each fire at most once,
  * and a close that comes while the open's listeners run is fired by the opening thread once they

@@ -4,15 +4,15 @@ import java.util.ArrayDeque;
 
 /**
  * The ordered reply writer of one {@link CallSequencer}: takes every reply that is due from the
- * head of the sequencer's queue and writes it, flushes once per read batch or hand-over, closes
- * the connection after a last reply or once a drain has answered everything.
+ * head of the sequencer's queue and writes it, flushes once per read batch or hand-over, closes the
+ * connection after a last reply or once a drain has answered everything.
  *
  * <p>Threads: one writer at a time, and only on a thread where {@link
  * ServerConnection#inIoThread()} is true; a thread that finds a writer at work leaves its reply to
- * it (the writer looks again before it stops), and a completion on another thread hands the
- * writing over to the IO thread once per batch. The fields marked so, and the sequencer's queue
- * and flags, are guarded by the sequencer's monitor, held only for bookkeeping: the connection's
- * IO methods are called outside it.
+ * it (the writer looks again before it stops), and a completion on another thread hands the writing
+ * over to the IO thread once per batch. The fields marked so, and the sequencer's queue and flags,
+ * are guarded by the sequencer's monitor, held only for bookkeeping: the connection's IO methods
+ * are called outside it.
  */
 final class ReplyWriter {
 

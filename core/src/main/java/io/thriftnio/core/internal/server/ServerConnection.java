@@ -19,8 +19,8 @@ public interface ServerConnection {
   /**
    * Queues one reply for sending; nothing need leave before {@link #flush()}.
    *
-   * @param frame the whole reply frame, its 4-byte length prefix included and already patched,
-   *     from position to limit; the adapter may keep it until it is written
+   * @param frame the whole reply frame, its 4-byte length prefix included and already patched, from
+   *     position to limit; the adapter may keep it until it is written
    */
   void write(ByteBuffer frame);
 
@@ -34,8 +34,8 @@ public interface ServerConnection {
    * Whether a thread where {@link #inIoThread()} is false may write a reply itself when it is the
    * only reply pending on the connection, instead of handing it over with {@link #execute}: true
    * for an adapter whose writes are thread-safe and cost no more off the IO thread (Grizzly's write
-   * queue). Replies completed while others are pending are still handed over, so that the IO
-   * thread writes them in one go. Read once, when the sequencer is created.
+   * queue). Replies completed while others are pending are still handed over, so that the IO thread
+   * writes them in one go. Read once, when the sequencer is created.
    */
   default boolean writesFromAnyThread() {
     return false;
@@ -65,9 +65,9 @@ public interface ServerConnection {
   /**
    * Flushes what was written and closes the connection once it has been sent.
    *
-   * @param halfCloseFirst after an error reply: shut the output down once the reply has been
-   *     sent, keep reading (and discarding) for a moment, then close; closing with unread input
-   *     would send a reset, which can destroy the reply before the peer reads it
+   * @param halfCloseFirst after an error reply: shut the output down once the reply has been sent,
+   *     keep reading (and discarding) for a moment, then close; closing with unread input would
+   *     send a reset, which can destroy the reply before the peer reads it
    */
   void close(boolean halfCloseFirst);
 

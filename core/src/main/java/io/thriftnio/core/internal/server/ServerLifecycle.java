@@ -59,8 +59,8 @@ public final class ServerLifecycle {
 
     /**
      * Starts closing the listening socket without waiting for anything: called where {@code
-     * close()} cannot wait (in a call, on an IO thread), before {@link #stopAccepting()} follows
-     * on the close thread. Meanwhile the registry refuses new connections. Default: nothing.
+     * close()} cannot wait (in a call, on an IO thread), before {@link #stopAccepting()} follows on
+     * the close thread. Meanwhile the registry refuses new connections. Default: nothing.
      */
     default void beginStopAccepting() {}
 

@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
  * it can leave. An executor that drops a task without throwing (a discard policy, say) would
  * otherwise hold every later reply on the connection for ever: replies leave in request order.
  *
- * <p>Cost: no timer per call. One check per connection is scheduled at a time, and only while
- * calls wait for the executor; a check that finds calls still waiting schedules the next for the
- * oldest one's deadline. All connections of all servers share one daemon timer thread, which ends
- * after a minute without checks, so no server has to stop it.
+ * <p>Cost: no timer per call. One check per connection is scheduled at a time, and only while calls
+ * wait for the executor; a check that finds calls still waiting schedules the next for the oldest
+ * one's deadline. All connections of all servers share one daemon timer thread, which ends after a
+ * minute without checks, so no server has to stop it.
  *
  * <p>Threads: {@link #queued} runs under the sequencer's monitor, which also guards {@link
  * #scheduled}; the check runs on the timer thread. A call given up is claimed first ({@link
@@ -26,8 +26,10 @@ final class StartCheck implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(StartCheck.class);
 
   private final CallSequencer calls;
+
   /** A check is scheduled. Guarded by calls. */
   private boolean scheduled;
+
   /** The check last scheduled, for a close to cancel. Guarded by calls. */
   private ScheduledFuture<?> future;
 

@@ -121,8 +121,8 @@ public final class TimeoutPolicy {
   /**
    * Decides about one connection as of {@code now}.
    *
-   * @param lastActivity when a request last arrived or a reply was last sent, or the connection
-   *     was accepted
+   * @param lastActivity when a request last arrived or a reply was last sent, or the connection was
+   *     accepted
    * @param partialSince when the request being received started to arrive; {@link #NONE} if none
    * @param unwritableSince since when its responses have been above {@code maxPendingWriteBytes};
    *     {@link #NONE} if they are not
@@ -214,8 +214,7 @@ public final class TimeoutPolicy {
    * its peer. A TLS handshake timeout is a TLS failure instead: see {@link
    * ConnectionRegistry#tlsFailed}.
    */
-  public static void reportTimedOut(
-      Verdict verdict, SocketAddress peer, ServerCounters counters) {
+  public static void reportTimedOut(Verdict verdict, SocketAddress peer, ServerCounters counters) {
     counters.timedOutConnections.increment();
     log.info("Closing connection from {}: {}", peer, verdict.reason());
   }

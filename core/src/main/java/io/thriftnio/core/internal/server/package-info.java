@@ -1,13 +1,13 @@
 /**
- * The server call path, written once for every IO adapter. Not an API: anything here may change
- * in any release.
+ * The server call path, written once for every IO adapter. Not an API: anything here may change in
+ * any release.
  *
- * <p>Design. An adapter (Netty's {@code ThriftServerHandler}, Grizzly's {@code
- * ThriftServerFilter}, the in-memory connection of the tests) turns bytes into request messages and
- * implements {@link io.thriftnio.core.internal.server.ServerConnection}, a small interface of IO
- * verbs: write one reply buffer (its length already patched), flush, resume reading, close after
- * the writes issued so far (optionally half-closing first), run a task on the IO thread, release a
- * request's memory. Everything that decides lives here, in one {@link
+ * <p>Design. An adapter (Netty's {@code ThriftServerHandler}, Grizzly's {@code ThriftServerFilter},
+ * the in-memory connection of the tests) turns bytes into request messages and implements {@link
+ * io.thriftnio.core.internal.server.ServerConnection}, a small interface of IO verbs: write one
+ * reply buffer (its length already patched), flush, resume reading, close after the writes issued
+ * so far (optionally half-closing first), run a task on the IO thread, release a request's memory.
+ * Everything that decides lives here, in one {@link
  * io.thriftnio.core.internal.server.CallSequencer} per connection over a server-wide {@link
  * io.thriftnio.core.internal.server.CallPath}: where a call runs ({@code SAME_THREAD} inline,
  * {@code WORKER} one task per request, so one connection's pipelined calls run in parallel), the
@@ -33,8 +33,8 @@
  * refuse against {@code maxConnections}, count, log refusals and TLS failures thinned out, drain,
  * wait until all closed) over each adapter's {@link
  * io.thriftnio.core.internal.server.ConnectionHandle}, and {@link
- * io.thriftnio.core.internal.server.TimeoutPolicy}, a pure decision over a connection's clocks
- * that a transport's timer or sweep applies. A transport's server implements {@link
+ * io.thriftnio.core.internal.server.TimeoutPolicy}, a pure decision over a connection's clocks that
+ * a transport's timer or sweep applies. A transport's server implements {@link
  * io.thriftnio.core.internal.server.ServerLifecycle.Transport}: bind, stop accepting, tell its IO
  * threads, release its threads. None of these knows the framing: a connection is registered at
  * accept, before any codec is chosen, and carries its peer's addresses and TLS identity.
@@ -50,8 +50,8 @@
  * io.thriftnio.core.internal.server.ConnectionEvents} calls them, each guarded, under no lock; a
  * {@link io.thriftnio.core.internal.server.RegisteredConnection} fires its open (at admission, or
  * after the TLS handshake) and its close once each, in that order, with the cause noted first by
- * whoever decided the close; the call path runs the per-call event on the call's thread, before
- * the processor, through {@link io.thriftnio.core.internal.server.ServerConnection#registration()}.
+ * whoever decided the close; the call path runs the per-call event on the call's thread, before the
+ * processor, through {@link io.thriftnio.core.internal.server.ServerConnection#registration()}.
  *
  * <p>Shared helpers: {@link io.thriftnio.core.internal.server.HeaderPeek} reads the header of a
  * frame that is too large from whatever the adapter buffered, and {@link

@@ -121,7 +121,8 @@ class ServerLifecycleTest {
   private ServerLifecycle lifecycle(Configs configs) {
     ServerConfig config =
         configs.processor((in, out) -> {}).bind(new InetSocketAddress("127.0.0.1", 0)).get();
-    ServerLifecycle lifecycle = new ServerLifecycle("Test server", "test", config, counters, registry);
+    ServerLifecycle lifecycle =
+        new ServerLifecycle("Test server", "test", config, counters, registry);
     lifecycle.transport(transport);
     return lifecycle;
   }
@@ -233,7 +234,8 @@ class ServerLifecycleTest {
             });
     assertThat(second).isNotDone();
     busy.closeNow();
-    assertThat(second.get(5, TimeUnit.SECONDS)).as("released when the second close returned")
+    assertThat(second.get(5, TimeUnit.SECONDS))
+        .as("released when the second close returned")
         .isEqualTo(1);
   }
 

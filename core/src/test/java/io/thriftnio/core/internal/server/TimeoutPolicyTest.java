@@ -14,6 +14,7 @@ class TimeoutPolicyTest {
 
   private static final long MS = 1_000_000;
   private static final long NONE = TimeoutPolicy.NONE;
+
   /** A clock value far from 0, so that NONE is never a real moment here. */
   private static final long T0 = 1_000_000 * MS;
 
@@ -83,11 +84,9 @@ class TimeoutPolicyTest {
   void theNextDeadlineIsTheNearestClock() {
     assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE)).isEqualTo(T0 + 300 * MS);
     assertThat(policy.nextDeadline(T0, T0, T0 + 5 * MS, NONE, 0, NONE)).isEqualTo(T0 + 105 * MS);
-    assertThat(policy.nextDeadline(T0, T0, NONE, T0 - 20 * MS, 0, NONE))
-        .isEqualTo(T0 + 80 * MS);
+    assertThat(policy.nextDeadline(T0, T0, NONE, T0 - 20 * MS, 0, NONE)).isEqualTo(T0 + 80 * MS);
     // With a call in flight the idle clock is looked at again a whole timeout from now.
-    assertThat(policy.nextDeadline(T0 + 7 * MS, T0, NONE, NONE, 1, NONE))
-        .isEqualTo(T0 + 307 * MS);
+    assertThat(policy.nextDeadline(T0 + 7 * MS, T0, NONE, NONE, 1, NONE)).isEqualTo(T0 + 307 * MS);
     assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, T0 - MS)).isEqualTo(T0 + 49 * MS);
   }
 
