@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -65,6 +66,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
   ServerTls tls;
+  final List<ConnectionListener> connectionListeners = new ArrayList<>();
 
   /** {@code null} after {@code interceptors(null)}, refused at build(). */
   List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -306,6 +308,22 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
       interceptors = new ArrayList<>();
     }
     interceptors.add(interceptor);
+    return self();
+  }
+
+  /**
+   * Adds a listener told of every connection's open and close (with its {@link CloseCause}) and, if
+   * it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
+   * guarantees. May be called several times: listeners run in the order added. A stock {@code
+   * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
+   * Default: none (the server then does no per-connection or per-call listener work at all).
+   *
+   * @param listener the listener
+   * @return this builder
+   * @throws NullPointerException if {@code listener} is null
+   */
+  public B connectionListener(ConnectionListener listener) {
+    connectionListeners.add(Objects.requireNonNull(listener, "listener"));
     return self();
   }
 

@@ -38,6 +38,7 @@ public final class ServerConfig {
   private final int maxCallsInFlightPerConnection;
   private final ServerTls tls;
   private final List<ServerInterceptor> interceptors;
+  private final List<ConnectionListener> connectionListeners;
 
   ServerConfig(ServerBuilder<?> b) {
     if ((b.processor == null) == (b.asyncProcessor == null)) {
@@ -82,6 +83,7 @@ public final class ServerConfig {
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
     this.tls = b.tls;
     this.interceptors = checkInterceptors(b.interceptors);
+    this.connectionListeners = List.copyOf(b.connectionListeners);
   }
 
   private static List<ServerInterceptor> checkInterceptors(List<ServerInterceptor> interceptors) {
@@ -219,6 +221,11 @@ public final class ServerConfig {
     return tls;
   }
 
+  /** The connection listeners, in the order they run; empty if none. */
+  public List<ConnectionListener> connectionListeners() {
+    return connectionListeners;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig{bind="
@@ -245,6 +252,9 @@ public final class ServerConfig {
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")
         + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
+        + (connectionListeners.isEmpty()
+            ? ""
+            : ", connectionListeners=" + connectionListeners.size())
         + '}';
   }
 }

@@ -72,6 +72,31 @@ class ServerBuilderTest {
     return settings.apply(minimal()).build().config();
   }
 
+  /** A listener that does nothing; each instance is a distinct listener. */
+  private static ConnectionListener quietListener() {
+    return new ConnectionListener() {
+      @Override
+      public void onOpen(ConnectionInfo connection) {}
+
+      @Override
+      public void onClose(ConnectionInfo connection, CloseCause cause) {}
+    };
+  }
+
+  @Test
+  void connectionListenersAreNoneByDefaultAndKeptInTheOrderAdded() {
+    assertThat(minimal().build().config().connectionListeners()).isEmpty();
+    ConnectionListener first = quietListener();
+    ConnectionListener second = quietListener();
+    assertThat(
+            build(b -> b.connectionListener(first).connectionListener(second))
+                .connectionListeners())
+        .containsExactly(first, second);
+    assertThatThrownBy(() -> minimal().connectionListener(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("listener");
+  }
+
   @Test
   void everyDefault() {
     ServerConfig c = minimal().build().config();

@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -60,6 +61,9 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   private final CallPath path;
 
+  /** Its registration in the server's registry; {@code null} in a user's own filter chain. */
+  private final RegisteredConnection<?> registration;
+
   /** The selector thread that reads this connection; {@code null} if not an NIO connection. */
   private final SelectorRunner selector;
 
@@ -70,6 +74,7 @@ final class GrizzlyServerConnection implements ServerConnection {
         connection instanceof NIOConnection
             ? ((NIOConnection) connection).getSelectorRunner()
             : null;
+    this.registration = ConnectionGuardFilter.registered(connection); // admitted at accept
     this.calls = path.open(this);
   }
 
@@ -229,6 +234,9 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   @Override
   public void close(boolean halfCloseFirst) {
+    if (registration != null) {
+      registration.noteClosedAfterReplies(); // a bad request, or the end of a drain
+    }
     if (!halfCloseFirst) {
       flush();
       connection.closeSilently(); // after the responses already queued
@@ -262,6 +270,11 @@ final class GrizzlyServerConnection implements ServerConnection {
   @Override
   public void allAnswered() {
     // The timeout sweep reads the sequencer's lastActivityNanos.
+  }
+
+  @Override
+  public RegisteredConnection<?> registration() {
+    return registration;
   }
 
   @Override

@@ -1,11 +1,13 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -209,6 +211,12 @@ public final class ThriftServerFilter extends BaseFilter {
 
   @Override
   public void exceptionOccurred(FilterChainContext ctx, Throwable error) {
+    RegisteredConnection<?> registered = ConnectionGuardFilter.registered(ctx.getConnection());
+    if (registered != null && !(error instanceof IOException)) {
+      // Grizzly closes the connection after this. An IO error is the peer's doing (a reset):
+      // Grizzly reports a reset as an end of stream, so both transports call it PEER_CLOSED.
+      registered.noteClose(CloseCause.ERROR);
+    }
     if (error instanceof IOException) {
       log.debug("Connection from {} failed", ctx.getConnection().getPeerAddress(), error);
     } else {

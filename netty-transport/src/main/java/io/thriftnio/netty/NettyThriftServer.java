@@ -10,6 +10,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
@@ -276,6 +277,8 @@ public final class NettyThriftServer extends LifecycleServer {
       return;
     }
     ch.closeFuture().addListener(f -> registry.closed(registered));
+    ThriftServerHandler handler = new ThriftServerHandler(settings);
+    handler.registration(registered);
     if (sslContext != null) {
       ch.pipeline()
           .addLast("tls", NettyTls.serverHandler(sslContext, config.tls(), ch.alloc()))
@@ -289,9 +292,10 @@ public final class NettyThriftServer extends LifecycleServer {
                 config.inputProtocolFactory(),
                 counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
-        .addLast("thriftServerHandler", new ThriftServerHandler(settings));
+        .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {
       // close() began after the admission, and its drain may not have seen this connection.
+      registered.noteClose(CloseCause.SERVER_CLOSING);
       registered.handle().startDrain();
     }
   }

@@ -2,13 +2,11 @@ package io.thriftnio.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.ssl.SslHandler;
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
@@ -16,16 +14,12 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
-import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
 import java.io.IOException;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLSession;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -95,14 +89,17 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   static final long LINGER_MILLIS = 1000;
 
   private final Settings settings;
-  private final ConnectionTimeouts timeouts;
+  final ConnectionTimeouts timeouts;
 
   /** A response that could not be written: the connection broke (a reset) after the call began. */
-  private final ChannelFutureListener countDropped;
+  final ChannelFutureListener countDropped;
 
-  private ChannelHandlerContext ctx;
-  private CallSequencer calls;
-  private ChannelFuture lastWrite;
+  ChannelHandlerContext ctx;
+  CallSequencer calls;
+  ChannelFuture lastWrite;
+
+  /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
+  RegisteredConnection<?> registration;
 
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
@@ -180,6 +177,18 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Called by {@link NettyThriftServer} before the channel is active. */
+  void registration(RegisteredConnection<?> registration) {
+    this.registration = registration;
+  }
+
+  /** Notes for the connection listeners why the server closes this channel; first note wins. */
+  private void noteClose(CloseCause cause) {
+    if (registration != null) {
+      registration.noteClose(cause);
+    }
+  }
+
   /** Calls received on this connection whose responses have not been written yet. */
   int pendingCalls() {
     return calls == null ? 0 : calls.pendingCalls();
@@ -188,7 +197,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    this.calls = settings.path.open(new Connection());
+    this.calls = settings.path.open(new NettyServerConnection(this));
   }
 
   @Override
@@ -239,7 +248,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     super.channelWritabilityChanged(ctx);
   }
 
-  private void updateAutoRead() {
+  void updateAutoRead() {
     // Backpressure: a client that does not read its responses stops being read from, and so does
     // one that pipelines more than maxCallsInFlight requests, until calls are answered.
     ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !calls.isReadingPaused());
@@ -254,8 +263,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (cause instanceof IOException) {
+      // The peer's doing (a reset, a broken pipe): PEER_CLOSED, as on Grizzly, which reports a
+      // reset as an end of stream.
       log.debug("Connection from {} failed; closing", ctx.channel().remoteAddress(), cause);
     } else {
+      noteClose(CloseCause.ERROR);
       log.warn(
           "Unexpected failure on connection from {}; closing",
           ctx.channel().remoteAddress(),
@@ -282,101 +294,6 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     updateAutoRead();
   }
 
-  /** This channel as the call path sees it. Its IO methods run on the event loop. */
-  private final class Connection implements ServerConnection {
-    @Override
-    public void write(ByteBuffer frame) {
-      // The frame carries its length prefix: the encoder passes it on as one buffer.
-      Object reply = new ThriftFrameEncoder.Framed(Unpooled.wrappedBuffer(frame));
-      lastWrite = ctx.write(reply).addListener(countDropped);
-    }
-
-    @Override
-    public void flush() {
-      ctx.flush();
-    }
-
-    @Override
-    public boolean inIoThread() {
-      return ctx.executor().inEventLoop();
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      try {
-        ctx.executor().execute(task);
-      } catch (RejectedExecutionException loopShutDown) {
-        task.run(); // the loop is gone with its channels: the writes fail and count as dropped
-      }
-    }
-
-    @Override
-    public void resumeReading() {
-      updateAutoRead();
-    }
-
-    @Override
-    public void release(Object request) {
-      ((ByteBuf) request).release();
-    }
-
-    @Override
-    public void close(boolean halfCloseFirst) {
-      ctx.flush();
-      if (!halfCloseFirst || lastWrite == null || !(ctx.channel() instanceof DuplexChannel)) {
-        closeAfterLastWrite();
-        return;
-      }
-      // Half-close, keep reading (and discarding) for a moment, then close: closing with unread
-      // input would send a reset, which can destroy the error reply before the peer reads it.
-      lastWrite.addListener(
-          (ChannelFutureListener)
-              f -> {
-                if (!f.isSuccess()) {
-                  ctx.close();
-                  return;
-                }
-                ((DuplexChannel) ctx.channel()).shutdownOutput();
-                ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
-              });
-    }
-
-    private void closeAfterLastWrite() {
-      if (lastWrite == null || lastWrite.isDone()) {
-        ctx.close();
-      } else {
-        lastWrite.addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    @Override
-    public boolean hasBufferedRequests() {
-      return false; // the decoder delivers every whole frame of a read at once
-    }
-
-    @Override
-    public void allAnswered() {
-      timeouts.allCallsAnswered();
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-      return ctx.channel().remoteAddress();
-    }
-
-    @Override
-    public SocketAddress localAddress() {
-      return ctx.channel().localAddress();
-    }
-
-    @Override
-    public SSLSession tlsSession() {
-      // Whoever built the pipeline (the server, or a user's own) put the SslHandler before us.
-      SslHandler tls = ctx.pipeline().get(SslHandler.class);
-      return tls == null ? null : tls.engine().getSession();
-    }
-  }
-
   /** This connection as the timeouts see it. */
   private final class TimeoutView implements ConnectionTimeouts.Connection {
     @Override
@@ -391,6 +308,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void timedOut(TimeoutPolicy.Verdict verdict) {
+      noteClose(verdict.kind().closeCause());
       TimeoutPolicy.reportTimedOut(
           verdict, ctx.channel().remoteAddress(), settings.path.counters());
       calls.onClosed();

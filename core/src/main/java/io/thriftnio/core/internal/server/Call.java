@@ -84,6 +84,10 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
     CallPath outer = RUNNING.get();
     RUNNING.set(path);
     try {
+      ConnectionEvents events = path.events;
+      if (events != null) {
+        events.beforeCall(calls.connection.registration()); // never throws
+      }
       path.invoker.invoke(payload, this);
     } catch (RuntimeException | Error e) {
       // The invoker promises not to throw; if it did, the request still gets its place back.

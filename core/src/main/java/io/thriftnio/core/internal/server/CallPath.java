@@ -26,6 +26,9 @@ public final class CallPath {
   /** How long a call may wait for {@link #worker} to start it, in nanoseconds. */
   final long startTimeoutNanos;
 
+  /** The server's connection listeners, told before each call; {@code null} if none. */
+  final ConnectionEvents events;
+
   /**
    * @param invoker runs the processor
    * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
@@ -55,6 +58,27 @@ public final class CallPath {
       ServerCounters counters,
       int maxCallsInFlight,
       Duration workerStartTimeout) {
+    this(invoker, worker, counters, maxCallsInFlight, workerStartTimeout, null);
+  }
+
+  /**
+   * @param invoker runs the processor
+   * @param worker runs each call; {@code null} runs it on the thread that delivered the request
+   * @param counters the server's counters
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most
+   * @param workerStartTimeout how long a call may wait for {@code worker} to start it
+   * @param events the server's connection listeners, whose {@code beforeCall} runs on the call's
+   *     thread before each call of a connection that has a {@linkplain
+   *     ServerConnection#registration() registration}; {@code null} for none
+   */
+  public CallPath(
+      ProcessorInvoker invoker,
+      Executor worker,
+      ServerCounters counters,
+      int maxCallsInFlight,
+      Duration workerStartTimeout,
+      ConnectionEvents events) {
+    this.events = events;
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
     this.counters = Objects.requireNonNull(counters, "counters");

@@ -1,8 +1,11 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import java.net.SocketAddress;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,6 +27,15 @@ import org.slf4j.LoggerFactory;
  *            |  over maxConnections, or the server closing: refused (the adapter closes it)
  * </pre>
  *
+ * <p>Connection listeners ({@link ConnectionEvents}, when the server has any): a connection opens
+ * for them when admitted, or on a TLS server once its handshake completes ({@link
+ * RegisteredConnection#tlsEstablished}); it closes for them in {@link #closed}, before it leaves
+ * the open set, so that {@link #awaitAllClosed} (the server's close) returns after its {@code
+ * onClose}. The cause is the one noted by whoever decided the close (this registry notes {@link
+ * CloseCause#TLS_FAILURE}, the timeouts, {@link CloseCause#SERVER_CLOSING}; the adapters note
+ * errors and bad requests), else {@link CloseCause#PEER_CLOSED}. A refused connection is reported
+ * as refused, with {@link CloseCause#LIMIT} or {@link CloseCause#SERVER_CLOSING}.
+ *
  * @param <H> the adapter's connection handle
  */
 public final class ConnectionRegistry<H extends ConnectionHandle> {
@@ -32,6 +44,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   private final int maxConnections;
   private final ServerCounters counters;
+  private final ConnectionEvents events;
   private final Set<RegisteredConnection<H>> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger admitted = new AtomicInteger();
   private final AtomicLong ids = new AtomicLong();
@@ -45,11 +58,26 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    * @param counters the server's counters
    */
   public ConnectionRegistry(int maxConnections, ServerCounters counters) {
+    this(maxConnections, counters, null);
+  }
+
+  /**
+   * @param maxConnections connections open at once, at most
+   * @param counters the server's counters
+   * @param events the server's connection listeners; {@code null} if it has none
+   */
+  public ConnectionRegistry(int maxConnections, ServerCounters counters, ConnectionEvents events) {
     if (maxConnections <= 0) {
       throw new IllegalArgumentException("maxConnections: " + maxConnections + " (expected: > 0)");
     }
     this.maxConnections = maxConnections;
     this.counters = counters;
+    this.events = events;
+  }
+
+  /** The server's connection listeners; {@code null} if it has none. */
+  public ConnectionEvents events() {
+    return events;
   }
 
   /**
@@ -66,6 +94,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   public RegisteredConnection<H> admit(
       H handle, SocketAddress remote, SocketAddress local, long now) {
     if (closing) {
+      refused(remote, local, CloseCause.SERVER_CLOSING);
       return null; // accepted while the listening socket was closing
     }
     if (admitted.incrementAndGet() > maxConnections) {
@@ -79,19 +108,42 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
             maxConnections,
             rejected);
       }
+      refused(remote, local, CloseCause.LIMIT);
       return null;
     }
     RegisteredConnection<H> c =
-        new RegisteredConnection<>(ids.incrementAndGet(), handle, remote, local, now);
+        new RegisteredConnection<>(ids.incrementAndGet(), handle, remote, local, now, this, events);
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);
+    if (events != null && !events.opensAfterTls()) {
+      c.open();
+    }
     return c;
   }
 
-  /** {@code c} closed. Idempotent. */
+  private void refused(SocketAddress remote, SocketAddress local, CloseCause cause) {
+    if (events != null) {
+      events.refused(
+          new ConnectionInfo(ids.incrementAndGet(), remote, local, Instant.now(), null, List.of()),
+          cause);
+    }
+  }
+
+  /**
+   * {@code c} closed: tells the listeners (with the noted cause), then forgets it. Idempotent;
+   * called once per connection by its adapter's close notification.
+   */
   public void closed(RegisteredConnection<H> c) {
-    if (c == null || !open.remove(c)) {
+    if (c == null || !open.contains(c)) {
+      return;
+    }
+    CloseCause cause = c.closeCause();
+    if (cause == null) {
+      cause = closing ? CloseCause.SERVER_CLOSING : CloseCause.PEER_CLOSED;
+    }
+    c.close(cause); // before it leaves the set: the server's close waits for its onClose
+    if (!open.remove(c)) {
       return;
     }
     admitted.decrementAndGet();
@@ -106,6 +158,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    * tlsFailures}, logs it (thinned out) with the peer and {@code reason}, and closes it.
    */
   public void tlsFailed(RegisteredConnection<H> c, String reason) {
+    c.noteClose(CloseCause.TLS_FAILURE);
     if (c.markTlsFailed()) {
       counters.tlsFailures.increment();
       long n = tlsFailuresLog.record();
@@ -129,6 +182,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
       tlsFailed(c, verdict.reason());
       return;
     }
+    c.noteClose(verdict.kind().closeCause());
     TimeoutPolicy.reportTimedOut(verdict, c.remoteAddress(), counters);
     c.handle().closeNow();
   }
@@ -165,6 +219,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   /** Drains every open connection ({@link ConnectionHandle#startDrain}). */
   public void drainAll() {
     for (RegisteredConnection<H> c : open) {
+      c.noteClose(CloseCause.SERVER_CLOSING);
       c.handle().startDrain();
     }
   }
@@ -173,6 +228,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   public void closeAll() {
     List<RegisteredConnection<H>> left = new ArrayList<>(open);
     for (RegisteredConnection<H> c : left) {
+      c.noteClose(CloseCause.SERVER_CLOSING);
       c.handle().closeNow();
     }
   }

@@ -34,7 +34,8 @@ public abstract class LifecycleServer implements ThriftServer {
    */
   protected LifecycleServer(String name, String threadPrefix, ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
-    this.registry = new ConnectionRegistry<>(config.maxConnections(), counters);
+    this.registry =
+        new ConnectionRegistry<>(config.maxConnections(), counters, ConnectionEvents.of(config));
     this.lifecycle = new ServerLifecycle(name, threadPrefix, config, counters, registry);
   }
 

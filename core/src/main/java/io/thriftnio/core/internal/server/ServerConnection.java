@@ -97,4 +97,13 @@ public interface ServerConnection {
   default SSLSession tlsSession() {
     return null;
   }
+
+  /**
+   * The connection's registration in its server's {@link ConnectionRegistry}, for the connection
+   * listeners' per-call event; {@code null} (the default) for a connection outside a server (a
+   * user's own pipeline or filter chain).
+   */
+  default RegisteredConnection<?> registration() {
+    return null;
+  }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +93,7 @@ public final class ServerLifecycle {
   private final CallPath callPath;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final Object lock = new Object();
+  private final AtomicBoolean startAnnounced = new AtomicBoolean();
   private Transport transport;
   private State state = State.NEW;
   private volatile InetSocketAddress localAddress;
@@ -134,7 +136,8 @@ public final class ServerLifecycle {
             worker,
             counters,
             config.maxCallsInFlightPerConnection(),
-            config.workerStartTimeout());
+            config.workerStartTimeout(),
+            registry.events());
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
@@ -149,6 +152,21 @@ public final class ServerLifecycle {
 
   /** Binds and starts serving; idempotent while running. */
   public void start() throws IOException {
+    synchronized (lock) {
+      if (state == State.RUNNING) {
+        return;
+      }
+      if (state != State.NEW) {
+        throw new IllegalStateException(
+            "server closed: " + config.bindAddress() + "; build a new one");
+      }
+    }
+    ConnectionEvents events = registry.events();
+    if (events != null && startAnnounced.compareAndSet(false, true)) {
+      // Outside the lock (a listener runs under none of ours), before the bind: it precedes
+      // every connection.
+      events.serverStarting(config);
+    }
     synchronized (lock) {
       if (state == State.RUNNING) {
         return;

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.internal.ServerCounters;
 import java.net.SocketAddress;
@@ -37,7 +38,19 @@ public final class TimeoutPolicy {
     TLS_HANDSHAKE,
     STALLED_READER,
     PARTIAL_REQUEST,
-    IDLE
+    IDLE;
+
+    /** What connection listeners are told of a close for this timeout. */
+    public CloseCause closeCause() {
+      switch (this) {
+        case TLS_HANDSHAKE:
+          return CloseCause.TLS_FAILURE;
+        case IDLE:
+          return CloseCause.IDLE;
+        default:
+          return CloseCause.FRAME_TIMEOUT;
+      }
+    }
   }
 
   /**

@@ -46,6 +46,13 @@
  *  TimeoutPolicy.check(clocks) --verdict--&gt; transport closes, registry counts and logs
  * </pre>
  *
+ * <p>Connection listeners, when a server has any: {@link
+ * io.thriftnio.core.internal.server.ConnectionEvents} calls them, each guarded, under no lock; a
+ * {@link io.thriftnio.core.internal.server.RegisteredConnection} fires its open (at admission, or
+ * after the TLS handshake) and its close once each, in that order, with the cause noted first by
+ * whoever decided the close; the call path runs the per-call event on the call's thread, before the
+ * processor, through {@link io.thriftnio.core.internal.server.ServerConnection#registration()}.
+ *
  * <p>Shared helpers: {@link io.thriftnio.core.internal.server.HeaderPeek} reads the header of a
  * frame that is too large from whatever the adapter buffered, and {@link
  * io.thriftnio.core.internal.server.ErrorReplies} writes the replies the server makes itself.
