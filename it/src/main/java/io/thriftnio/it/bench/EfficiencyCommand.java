@@ -7,7 +7,9 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,6 +53,9 @@ import picocli.CommandLine.Option;
           + " connections x 32 calls in flight), seq-1 (one TSocket, sequential calls),"
           + " client-transports (one connection, sequential calls against thrift-threadpool from"
           + " tsocket, netty-sync and grizzly-sync).",
+      "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
+          + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
+          + " speak TLS and trust it.",
       "Prints a Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out; a progress line per cell goes to stderr."
     })
@@ -370,6 +375,15 @@ final class EfficiencyCommand implements Callable<Integer> {
   static int measure(Settings s, Pinning pin, PrintWriter out, PrintWriter err)
       throws IOException, InterruptedException {
     Rows rows = Rows.standard();
+    BenchTls tls = null;
+    if (s.servers().stream().map(rows::server).anyMatch(r -> r != null && r.tls())) {
+      try {
+        // One CA for the whole run: every serve child gets the directory, the clients trust it.
+        tls = BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+      } catch (GeneralSecurityException e) {
+        throw new IOException("cannot make the TLS rows' certificates: " + e.getMessage(), e);
+      }
+    }
     int perRound = s.cells();
     int total = perRound * s.rounds();
     err.printf(Locale.ROOT, "efficiency: %d servers, %d cells x %d rounds, about %s; %s%n",
@@ -395,7 +409,11 @@ final class EfficiencyCommand implements Callable<Integer> {
         ServeProcess serve = null;
         if (cannot == null) {
           try {
-            serve = ServeProcess.start(pin.serverPrefix(), List.of(), serveArgs(s, server));
+            serve =
+                ServeProcess.start(
+                    pin.serverPrefix(),
+                    List.of(),
+                    serveArgs(s, server, rows.server(server).tls() ? tls : null));
           } catch (IOException e) {
             cannot = "cannot start " + server + ": " + MatrixRunner.message(e);
           }
@@ -409,7 +427,7 @@ final class EfficiencyCommand implements Callable<Integer> {
             String why = cannot;
             EfficiencyResult.Sample sample = null;
             if (why == null) {
-              Object r = runCell(rows, s, pin, server, shape, serve, first);
+              Object r = runCell(rows, s, pin, server, shape, serve, first, tls);
               first = false;
               if (r instanceof EfficiencyResult.Sample) {
                 sample = (EfficiencyResult.Sample) r;
@@ -452,13 +470,17 @@ final class EfficiencyCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static List<String> serveArgs(Settings s, String server) {
+  private static List<String> serveArgs(Settings s, String server, BenchTls tls) {
     List<String> args = new ArrayList<>(List.of(
         "--server", server, "--protocol", s.protocol(),
         "--io-threads", Integer.toString(s.ioThreads())));
     if (s.workers() != null) {
       args.add("--workers");
       args.add(Integer.toString(s.workers()));
+    }
+    if (tls != null) {
+      args.add("--tls-dir");
+      args.add(tls.dir().toString());
     }
     return args;
   }
@@ -469,7 +491,7 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   /** Runs one cell; returns its {@link EfficiencyResult.Sample}, or why it could not run. */
   private static Object runCell(Rows rows, Settings s, Pinning pin, String server,
-      EfficiencyScenario shape, ServeProcess serve, boolean firstOfServer)
+      EfficiencyScenario shape, ServeProcess serve, boolean firstOfServer, BenchTls tls)
       throws InterruptedException {
     ServerRow row = rows.server(server);
     ClientKindRow kind = rows.client(shape.client());
@@ -479,7 +501,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     }
     CellSpec cell = new CellSpec(server, shape.client(), Workload.echo(s.size()), s.protocol(),
         shape.connections(), shape.inFlight(), 0, row.rawEcho(),
-        firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(), s.duration(), 0, CALL_TIMEOUT);
+        firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(), s.duration(), 0, CALL_TIMEOUT,
+        row.tls() ? tls.clientTls() : null);
     String why = row.cannotServe(cell);
     if (why == null) {
       why = kind.cannotRun(cell);

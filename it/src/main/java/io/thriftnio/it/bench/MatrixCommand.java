@@ -91,6 +91,12 @@ final class MatrixCommand implements Callable<Integer> {
           + "(default: the single --servers name, else 'target')")
   String targetServer;
 
+  @Option(names = "--tls-dir", paramLabel = "DIR",
+      description = "certificates of the TLS rows (netty-tls/..., netty-openssl/...,"
+          + " grizzly-tls/...) as 'serve --tls-dir' wrote them, for --target; clients trust its"
+          + " ca.pem (default: a fresh CA in a temporary directory, for in-process rows)")
+  Path tlsDir;
+
   @Option(names = "--out", paramLabel = "DIR",
       description = "output folder (default: it/target/matrix)")
   Path out;
@@ -158,7 +164,7 @@ final class MatrixCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    MatrixRunner runner = new MatrixRunner(rows, plan);
+    MatrixRunner runner = new MatrixRunner(rows, plan, tlsDir);
     int cells = runner.cells().size();
     double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
     err.printf("matrix: preset %s, %d cells, about %s; servers %s; clients %s%n", plan.preset(),

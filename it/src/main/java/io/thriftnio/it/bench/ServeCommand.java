@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +26,10 @@ import picocli.CommandLine.Option;
     description = {
       "Starts one server row serving the testkit BenchService handler.",
       "Prints 'listening on HOST:PORT' as its first line; runs until SIGTERM/SIGINT, then closes"
-          + " gracefully and prints 'closed'."
+          + " gracefully and prints 'closed'.",
+      "TLS rows (netty-tls, netty-openssl, grizzly-tls) serve with the certificates in --tls-dir"
+          + " (ca.pem, server.pem, server-key.pem); without it a fresh CA is made in a temporary"
+          + " directory, named on stderr: clients must trust its ca.pem."
     })
 final class ServeCommand implements Callable<Integer> {
 
@@ -33,7 +38,15 @@ final class ServeCommand implements Callable<Integer> {
 
   /** The row families that take a strategy. */
   static final List<String> FAMILIES =
-      List.of("netty", "netty-nio", "netty-epoll", "netty-iouring", "grizzly");
+      List.of(
+          "netty",
+          "netty-nio",
+          "netty-epoll",
+          "netty-iouring",
+          "netty-tls",
+          "netty-openssl",
+          "grizzly",
+          "grizzly-tls");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -44,7 +57,8 @@ final class ServeCommand implements Callable<Integer> {
       description = "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
           + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
           + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
-          + "pin the transport")
+          + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
+          + "TLS through netty-tcnative (same-thread or worker)")
   String server;
 
   @Option(
@@ -103,6 +117,14 @@ final class ServeCommand implements Callable<Integer> {
   boolean asyncHandler;
 
   @Option(
+      names = "--tls-dir",
+      paramLabel = "DIR",
+      description = "TLS rows: the certificates to serve with, as a parent wrote them (ca.pem, "
+          + "server.pem, server-key.pem); default: a fresh CA and server certificate in a "
+          + "temporary directory, named on stderr")
+  Path tlsDir;
+
+  @Option(
       names = "--control",
       description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
           + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
@@ -139,9 +161,21 @@ final class ServeCommand implements Callable<Integer> {
     }
     RunningServer running;
     try {
+      BenchTls tls = null;
+      if (row.tls()) {
+        tls = tlsDir != null
+            ? BenchTls.load(tlsDir)
+            : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+        if (tlsDir == null) {
+          err.println("serve: " + name + " serves TLS with a fresh CA; clients must trust "
+              + tls.caFile());
+          err.flush();
+        }
+      }
       running =
           row.start(
-              new ServerSpec(host, port, protocol, workers, ioThreads, asyncHandler, connections));
+              new ServerSpec(
+                  host, port, protocol, workers, ioThreads, asyncHandler, connections, tls));
     } catch (Exception e) {
       err.println("serve: cannot start " + name + " on " + host + ":" + port + ": "
           + MatrixRunner.message(e));
