@@ -80,7 +80,8 @@ final class EfficiencyCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--servers", split = ",", paramLabel = "S",
-      description = "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ... "
+      description = "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
+          + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
           + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
           + "thrift-threaded-selector and raw-echo)")
   List<String> servers;

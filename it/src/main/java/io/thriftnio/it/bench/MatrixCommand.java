@@ -54,7 +54,8 @@ final class MatrixCommand implements Callable<Integer> {
   @Option(names = "--servers", split = ",", paramLabel = "S",
       description = "server rows: all, ours, stock, netty, grizzly, netty/worker, "
           + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
-          + "netty-epoll/..., netty-iouring/... (default: the preset's)")
+          + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
+          + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
   List<String> servers;
 
   @Option(names = "--clients", split = ",", paramLabel = "C",
