@@ -82,8 +82,11 @@ final class BenchTls {
     X509Bundle ca;
     X509Bundle server;
     try {
-      ca = base.copy().subject("CN=thrift-nio bench CA").setIsCertificateAuthority(true)
-          .buildSelfSigned();
+      ca =
+          base.copy()
+              .subject("CN=thrift-nio bench CA")
+              .setIsCertificateAuthority(true)
+              .buildSelfSigned();
       server =
           base.copy()
               .subject("CN=localhost")
@@ -94,7 +97,7 @@ final class BenchTls {
               .buildIssuedBy(ca);
     } catch (GeneralSecurityException e) {
       throw e;
-    } catch (Exception e) {
+    } catch (Exception e) { // CertificateBuilder declares Exception
       throw new GeneralSecurityException("cannot make the bench certificates: " + e, e);
     }
     Files.createDirectories(dir);
@@ -106,11 +109,10 @@ final class BenchTls {
   }
 
   /**
-   * Loads the files {@link #generate(Path)} writes (or the same three made another way: PEM, an
-   * EC or RSA key in PKCS#8).
+   * Loads the files {@link #generate(Path)} writes (or the same three made another way: PEM, an EC
+   * or RSA key in PKCS#8).
    *
-   * @param dir the directory holding {@value #CA_FILE}, {@value #CERT_FILE} and {@value
-   *     #KEY_FILE}
+   * @param dir the directory holding {@value #CA_FILE}, {@value #CERT_FILE} and {@value #KEY_FILE}
    * @return the certificates
    * @throws IOException if a file is missing or unreadable
    * @throws GeneralSecurityException if a file does not hold what its name says
@@ -118,15 +120,13 @@ final class BenchTls {
   static BenchTls load(Path dir) throws IOException, GeneralSecurityException {
     CertificateFactory x509 = CertificateFactory.getInstance("X.509");
     Collection<? extends Certificate> cas = certificates(x509, dir.resolve(CA_FILE));
-    Certificate[] chain =
-        certificates(x509, dir.resolve(CERT_FILE)).toArray(new Certificate[0]);
+    Certificate[] chain = certificates(x509, dir.resolve(CERT_FILE)).toArray(new Certificate[0]);
     PrivateKey key = privateKey(dir.resolve(KEY_FILE));
 
     KeyStore keyStore = KeyStore.getInstance("PKCS12");
     keyStore.load(null, null);
     keyStore.setKeyEntry("server", key, PASSWORD, chain);
-    KeyManagerFactory keys =
-        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     keys.init(keyStore, PASSWORD);
 
     KeyStore trustStore = KeyStore.getInstance("PKCS12");

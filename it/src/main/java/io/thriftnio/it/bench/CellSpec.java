@@ -11,8 +11,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param client the client kind's name
  * @param workload what each call does
  * @param protocol the protocol name
- * @param connections connections for per-connection kinds; concurrent callers (the parallelism)
- *     for pooled kinds and {@code per-call-connection}
+ * @param connections connections for per-connection kinds; concurrent callers (the parallelism) for
+ *     pooled kinds and {@code per-call-connection}
  * @param inFlight calls kept in flight per connection by the async connection kinds
  * @param poolSize the pool's connection limit, or 0 for the kind's default
  * @param raw whether the server echoes frames (no Thrift decoding): send prepared frames and
@@ -52,14 +52,38 @@ record CellSpec(
       Duration duration,
       long maxCalls,
       Duration callTimeout) {
-    this(server, client, workload, protocol, connections, inFlight, poolSize, raw, warmup,
-        duration, maxCalls, callTimeout, null);
+    this(
+        server,
+        client,
+        workload,
+        protocol,
+        connections,
+        inFlight,
+        poolSize,
+        raw,
+        warmup,
+        duration,
+        maxCalls,
+        callTimeout,
+        null);
   }
 
   /** This cell over TLS with {@code tls}, or plain with {@code null}. */
   CellSpec withTls(ClientTls tls) {
-    return new CellSpec(server, client, workload, protocol, connections, inFlight, poolSize, raw,
-        warmup, duration, maxCalls, callTimeout, tls);
+    return new CellSpec(
+        server,
+        client,
+        workload,
+        protocol,
+        connections,
+        inFlight,
+        poolSize,
+        raw,
+        warmup,
+        duration,
+        maxCalls,
+        callTimeout,
+        tls);
   }
 
   TProtocolFactory protocolFactory() {

@@ -26,19 +26,19 @@ import picocli.CommandLine.Option;
  * {@code efficiency}: what a call costs the server and the client, each in its own process on its
  * own CPU.
  *
- * <p>Every server row runs as a {@code serve --control} child JVM pinned with {@code taskset -c}
- * to one CPU; the load generator is this command re-run in a child JVM pinned to another CPU (so
- * that every one of its threads, JIT and GC included, is born there, and the JVM that started it
- * stays unpinned). Where {@code taskset} is missing or fewer than two CPUs are allowed, both run
+ * <p>Every server row runs as a {@code serve --control} child JVM pinned with {@code taskset -c} to
+ * one CPU; the load generator is this command re-run in a child JVM pinned to another CPU (so that
+ * every one of its threads, JIT and GC included, is born there, and the JVM that started it stays
+ * unpinned). Where {@code taskset} is missing or fewer than two CPUs are allowed, both run
  * unpinned, the load generator in this JVM, and the reports say so.
  *
  * <p>Per cell (a server row under one client shape) and round: calls/s, p50/p99 latency, the
  * server's and the load generator's CPU time over the measured window ({@code utime + stime} of
  * {@code /proc/PID/stat}: every thread of the process) divided by the calls completed in it, and
  * the server's heap allocation per call (its live threads' allocation counters, read over {@code
- * serve}'s control channel). Rounds are interleaved across rows (round 1 runs every row, then
- * round 2 ...), each row in a fresh server JVM each round; every reported number is the median
- * over the rounds.
+ * serve}'s control channel). Rounds are interleaved across rows (round 1 runs every row, then round
+ * 2 ...), each row in a fresh server JVM each round; every reported number is the median over the
+ * rounds.
  */
 @Command(
     name = "efficiency",
@@ -79,78 +79,127 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--servers", split = ",", paramLabel = "S",
-      description = "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
-          + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
-          + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
-          + "thrift-threaded-selector and raw-echo)")
+  @Option(
+      names = "--servers",
+      split = ",",
+      paramLabel = "S",
+      description =
+          "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
+              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
+              + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
+              + "thrift-threaded-selector and raw-echo)")
   List<String> servers;
 
-  @Option(names = "--scenarios", split = ",", paramLabel = "NAME", defaultValue = "all",
-      description = "all, tsocket-40, async-8x32, seq-1, client-transports "
-          + "(default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--scenarios",
+      split = ",",
+      paramLabel = "NAME",
+      defaultValue = "all",
+      description =
+          "all, tsocket-40, async-8x32, seq-1, client-transports " + "(default: ${DEFAULT-VALUE})")
   List<String> scenarios;
 
-  @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "3",
       description = "rounds over every row; the median is reported (default: ${DEFAULT-VALUE})")
   int rounds;
 
-  @Option(names = "--warmup", paramLabel = "D", defaultValue = "2s",
+  @Option(
+      names = "--warmup",
+      paramLabel = "D",
+      defaultValue = "2s",
       converter = Cli.DurationConverter.class,
-      description = "load before each measurement; a fresh server JVM's first cell gets twice "
-          + "this (default: ${DEFAULT-VALUE})")
+      description =
+          "load before each measurement; a fresh server JVM's first cell gets twice "
+              + "this (default: ${DEFAULT-VALUE})")
   Duration warmup;
 
-  @Option(names = "--warmup-calls", paramLabel = "N", defaultValue = "10000",
-      description = "calls each warm-up must also complete, so that a server starved by other "
-          + "load has compiled its hot path; the warm-up stretches to at most 4 times its "
-          + "duration for them (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--warmup-calls",
+      paramLabel = "N",
+      defaultValue = "10000",
+      description =
+          "calls each warm-up must also complete, so that a server starved by other "
+              + "load has compiled its hot path; the warm-up stretches to at most 4 times its "
+              + "duration for them (default: ${DEFAULT-VALUE})")
   long warmupCalls;
 
-  @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
+  @Option(
+      names = "--duration",
+      paramLabel = "D",
+      defaultValue = "5s",
       converter = Cli.DurationConverter.class,
-      description = "measured window per cell; CPU time comes in 10 ms ticks, so several seconds "
-          + "(default: ${DEFAULT-VALUE})")
+      description =
+          "measured window per cell; CPU time comes in 10 ms ticks, so several seconds "
+              + "(default: ${DEFAULT-VALUE})")
   Duration duration;
 
-  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "300",
+  @Option(
+      names = "--size",
+      paramLabel = "SIZE",
+      defaultValue = "300",
       description = "echo payload bytes, e.g. 300, 3k (default: ${DEFAULT-VALUE})")
   String size;
 
-  @Option(names = "--protocol", paramLabel = "P", defaultValue = "compact",
+  @Option(
+      names = "--protocol",
+      paramLabel = "P",
+      defaultValue = "compact",
       description = "binary, compact or json (default: ${DEFAULT-VALUE})")
   String protocol;
 
-  @Option(names = "--io-threads", paramLabel = "N", defaultValue = "1",
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
+      defaultValue = "1",
       description = "IO / selector threads of every server row (default: ${DEFAULT-VALUE})")
   int ioThreads;
 
-  @Option(names = "--workers", paramLabel = "N",
-      description = "worker threads of every server row (default: each row's own, 64 for the "
-          + "library's rows and the stock worker pools)")
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
+      description =
+          "worker threads of every server row (default: each row's own, 64 for the "
+              + "library's rows and the stock worker pools)")
   Integer workers;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "output folder (default: it/target/efficiency)")
   Path out;
 
-  @Option(names = "--client-cpu", paramLabel = "N", defaultValue = "-1",
+  @Option(
+      names = "--client-cpu",
+      paramLabel = "N",
+      defaultValue = "-1",
       description = "CPU of the load generator (default: the first CPU this process may use)")
   int clientCpu;
 
-  @Option(names = "--server-cpu", paramLabel = "N", defaultValue = "-1",
+  @Option(
+      names = "--server-cpu",
+      paramLabel = "N",
+      defaultValue = "-1",
       description = "CPU of every server child (default: the second CPU this process may use)")
   int serverCpu;
 
-  @Option(names = "--no-pin",
+  @Option(
+      names = "--no-pin",
       description = "run unpinned, the load generator in this JVM, even where taskset could pin")
   boolean noPin;
 
-  @Option(names = "--pinned-child", hidden = true,
+  @Option(
+      names = "--pinned-child",
+      hidden = true,
       description = "this JVM is the load generator, already pinned to --client-cpu")
   boolean pinnedChild;
 
-  @Option(names = "--label", hidden = true, defaultValue = "efficiency",
+  @Option(
+      names = "--label",
+      hidden = true,
+      defaultValue = "efficiency",
       description = "the run's name in the reports")
   String label;
 
@@ -193,22 +242,37 @@ final class EfficiencyCommand implements Callable<Integer> {
 
     /** The command line that re-runs these settings as the pinned load generator. */
     List<String> childArgs(Pinning pin) {
-      List<String> args = new ArrayList<>(List.of(
-          "efficiency",
-          "--servers", String.join(",", servers),
-          "--scenarios", String.join(",", scenarios),
-          "--rounds", Integer.toString(rounds),
-          "--warmup", warmup.toMillis() + "ms",
-          "--warmup-calls", Long.toString(warmupCalls),
-          "--duration", duration.toMillis() + "ms",
-          "--size", Integer.toString(size),
-          "--protocol", protocol,
-          "--io-threads", Integer.toString(ioThreads),
-          "--out", out.toAbsolutePath().toString(),
-          "--client-cpu", Integer.toString(pin.clientCpu()),
-          "--server-cpu", Integer.toString(pin.serverCpu()),
-          "--label", label,
-          "--pinned-child"));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "efficiency",
+                  "--servers",
+                  String.join(",", servers),
+                  "--scenarios",
+                  String.join(",", scenarios),
+                  "--rounds",
+                  Integer.toString(rounds),
+                  "--warmup",
+                  warmup.toMillis() + "ms",
+                  "--warmup-calls",
+                  Long.toString(warmupCalls),
+                  "--duration",
+                  duration.toMillis() + "ms",
+                  "--size",
+                  Integer.toString(size),
+                  "--protocol",
+                  protocol,
+                  "--io-threads",
+                  Integer.toString(ioThreads),
+                  "--out",
+                  out.toAbsolutePath().toString(),
+                  "--client-cpu",
+                  Integer.toString(pin.clientCpu()),
+                  "--server-cpu",
+                  Integer.toString(pin.serverCpu()),
+                  "--label",
+                  label,
+                  "--pinned-child"));
       if (workers != null) {
         args.add("--workers");
         args.add(Integer.toString(workers));
@@ -219,8 +283,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     /** About how long the run takes, in seconds: cells, plus a server start per row and round. */
     double estimateSeconds() {
       double cell = (warmup.toMillis() + duration.toMillis()) / 1000.0 + 0.3;
-      long starts = servers.stream()
-          .filter(s -> shapes.stream().anyMatch(sh -> sh.runsOn(s))).count();
+      long starts =
+          servers.stream().filter(s -> shapes.stream().anyMatch(sh -> sh.runsOn(s))).count();
       double start = 1.5 + warmup.toMillis() / 1000.0;
       return rounds * (cells() * cell + starts * start);
     }
@@ -237,8 +301,7 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   Settings settings() {
     Rows rows = Rows.standard();
-    List<String> serverNames =
-        rows.expandServers(servers != null ? servers : DEFAULT_SERVERS);
+    List<String> serverNames = rows.expandServers(servers != null ? servers : DEFAULT_SERVERS);
     List<EfficiencyScenario> shapes = EfficiencyScenario.resolve(scenarios);
     Protocols.factory(protocol);
     int bytes = Payloads.parseSize(size);
@@ -259,21 +322,39 @@ final class EfficiencyCommand implements Callable<Integer> {
       throw new IllegalArgumentException("workers: " + workers + " (expected: 1..100000)");
     }
     if (pinnedChild && (clientCpu < 0 || serverCpu < 0)) {
-      throw new IllegalArgumentException("pinned-child: needs --client-cpu and --server-cpu (got "
-          + clientCpu + ", " + serverCpu + ")");
+      throw new IllegalArgumentException(
+          "pinned-child: needs --client-cpu and --server-cpu (got "
+              + clientCpu
+              + ", "
+              + serverCpu
+              + ")");
     }
     if (warmupCalls < 0) {
       throw new IllegalArgumentException("warmup-calls: " + warmupCalls + " (expected: >= 0)");
     }
-    return new Settings(label, serverNames, List.copyOf(scenarios), shapes, rounds, warmup,
-        warmupCalls, duration, bytes, protocol, ioThreads, workers,
-        out != null ? out : MatrixCommand.defaultOut("efficiency"), clientCpu, serverCpu, noPin,
+    return new Settings(
+        label,
+        serverNames,
+        List.copyOf(scenarios),
+        shapes,
+        rounds,
+        warmup,
+        warmupCalls,
+        duration,
+        bytes,
+        protocol,
+        ioThreads,
+        workers,
+        out != null ? out : MatrixCommand.defaultOut("efficiency"),
+        clientCpu,
+        serverCpu,
+        noPin,
         pinnedChild);
   }
 
   /**
-   * The main job's measurement ({@code matrix --preset quick} where it can pin): every default
-   * row and scenario, two rounds of 1 s warm-up and 2 s measurement, about four minutes.
+   * The main job's measurement ({@code matrix --preset quick} where it can pin): every default row
+   * and scenario, two rounds of 1 s warm-up and 2 s measurement, about four minutes.
    */
   static Settings quick(Path out) {
     EfficiencyCommand c = new EfficiencyCommand();
@@ -303,8 +384,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     if (settings.noPin()) {
       pin = Pinning.unpinned("--no-pin");
     } else if (settings.pinnedChild()) {
-      pin = Pinning.pinned(settings.clientCpu(), settings.serverCpu(),
-          Pinning.findOnPath("taskset"));
+      pin =
+          Pinning.pinned(settings.clientCpu(), settings.serverCpu(), Pinning.findOnPath("taskset"));
     } else {
       pin = Pinning.decide(settings.clientCpu(), settings.serverCpu());
     }
@@ -318,16 +399,20 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   /** Re-runs the command in a child JVM pinned to the client CPU; copies its output to ours. */
-  private static int runPinnedChild(Settings settings, Pinning pin, PrintWriter out,
-      PrintWriter err) throws IOException, InterruptedException {
+  private static int runPinnedChild(
+      Settings settings, Pinning pin, PrintWriter out, PrintWriter err)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(pin.clientPrefix());
     command.add(ServeProcess.javaCommand());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(BenchMain.class.getName());
     command.addAll(settings.childArgs(pin));
-    err.println("efficiency: " + pin.note() + "; the load generator is a child JVM on CPU "
-        + pin.clientCpu());
+    err.println(
+        "efficiency: "
+            + pin.note()
+            + "; the load generator is a child JVM on CPU "
+            + pin.clientCpu());
     err.flush();
     Process child = new ProcessBuilder(command).start();
     // SIGTERM to this JVM ends the load generator too (it then closes its server children).
@@ -354,19 +439,22 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   private static Thread copier(InputStream from, PrintWriter to, String name) {
-    Thread t = new Thread(() -> {
-      try (Reader r = new InputStreamReader(from, StandardCharsets.UTF_8)) {
-        char[] buf = new char[8192];
-        int n;
-        while ((n = r.read(buf)) >= 0) {
-          to.write(buf, 0, n);
-          to.flush();
-        }
-      } catch (IOException e) {
-        to.println("efficiency: lost the load generator's output: " + e);
-        to.flush();
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              try (Reader r = new InputStreamReader(from, StandardCharsets.UTF_8)) {
+                char[] buf = new char[8192];
+                int n;
+                while ((n = r.read(buf)) >= 0) {
+                  to.write(buf, 0, n);
+                  to.flush();
+                }
+              } catch (IOException e) {
+                to.println("efficiency: lost the load generator's output: " + e);
+                to.flush();
+              }
+            },
+            name);
     t.setDaemon(true);
     t.start();
     return t;
@@ -387,8 +475,13 @@ final class EfficiencyCommand implements Callable<Integer> {
     }
     int perRound = s.cells();
     int total = perRound * s.rounds();
-    err.printf(Locale.ROOT, "efficiency: %d servers, %d cells x %d rounds, about %s; %s%n",
-        s.servers().size(), perRound, s.rounds(), Progress.clock(s.estimateSeconds()),
+    err.printf(
+        Locale.ROOT,
+        "efficiency: %d servers, %d cells x %d rounds, about %s; %s%n",
+        s.servers().size(),
+        perRound,
+        s.rounds(),
+        Progress.clock(s.estimateSeconds()),
         pin.note());
     err.flush();
     Map<String, List<EfficiencyResult.Sample>> samples = new LinkedHashMap<>();
@@ -403,10 +496,12 @@ final class EfficiencyCommand implements Callable<Integer> {
         if (mine.isEmpty()) {
           continue;
         }
-        String cannot = rows.server(server) == null
-            ? (rows.missing(server) != null ? rows.missing(server)
-                : server + " is not a row of this build")
-            : null;
+        String cannot =
+            rows.server(server) == null
+                ? (rows.missing(server) != null
+                    ? rows.missing(server)
+                    : server + " is not a row of this build")
+                : null;
         ServeProcess serve = null;
         if (cannot == null) {
           try {
@@ -472,9 +567,15 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   private static List<String> serveArgs(Settings s, String server, BenchTls tls) {
-    List<String> args = new ArrayList<>(List.of(
-        "--server", server, "--protocol", s.protocol(),
-        "--io-threads", Integer.toString(s.ioThreads())));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--server",
+                server,
+                "--protocol",
+                s.protocol(),
+                "--io-threads",
+                Integer.toString(s.ioThreads())));
     if (s.workers() != null) {
       args.add("--workers");
       args.add(Integer.toString(s.workers()));
@@ -491,8 +592,15 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   /** Runs one cell; returns its {@link EfficiencyResult.Sample}, or why it could not run. */
-  private static Object runCell(Rows rows, Settings s, Pinning pin, String server,
-      EfficiencyScenario shape, ServeProcess serve, boolean firstOfServer, BenchTls tls)
+  private static Object runCell(
+      Rows rows,
+      Settings s,
+      Pinning pin,
+      String server,
+      EfficiencyScenario shape,
+      ServeProcess serve,
+      boolean firstOfServer,
+      BenchTls tls)
       throws InterruptedException {
     ServerRow row = rows.server(server);
     ClientKindRow kind = rows.client(shape.client());
@@ -500,10 +608,21 @@ final class EfficiencyCommand implements Callable<Integer> {
       String missing = rows.missing(shape.client());
       return missing != null ? missing : shape.client() + " is not a client kind of this build";
     }
-    CellSpec cell = new CellSpec(server, shape.client(), Workload.echo(s.size()), s.protocol(),
-        shape.connections(), shape.inFlight(), 0, row.rawEcho(),
-        firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(), s.duration(), 0, CALL_TIMEOUT,
-        row.tls() ? tls.clientTls() : null);
+    CellSpec cell =
+        new CellSpec(
+            server,
+            shape.client(),
+            Workload.echo(s.size()),
+            s.protocol(),
+            shape.connections(),
+            shape.inFlight(),
+            0,
+            row.rawEcho(),
+            firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(),
+            s.duration(),
+            0,
+            CALL_TIMEOUT,
+            row.tls() ? tls.clientTls() : null);
     String why = row.cannotServe(cell);
     if (why == null) {
       why = kind.cannotRun(cell);
@@ -515,7 +634,11 @@ final class EfficiencyCommand implements Callable<Integer> {
     try {
       load = kind.open(cell, serve.address());
     } catch (Exception e) {
-      return "cannot connect " + shape.client() + " to " + serve.address() + ": "
+      return "cannot connect "
+          + shape.client()
+          + " to "
+          + serve.address()
+          + ": "
           + MatrixRunner.message(e);
     }
     Sampler sampler = new Sampler(serve, pin, s.warmupCalls());
@@ -537,27 +660,57 @@ final class EfficiencyCommand implements Callable<Integer> {
         sampler.otherOnClientCpu);
   }
 
-  private static void progress(PrintWriter err, long t0, int done, int total, int round,
-      int rounds, String server, EfficiencyScenario shape, EfficiencyResult.Sample sample,
+  private static void progress(
+      PrintWriter err,
+      long t0,
+      int done,
+      int total,
+      int round,
+      int rounds,
+      String server,
+      EfficiencyScenario shape,
+      EfficiencyResult.Sample sample,
       String why) {
     double elapsed = (System.nanoTime() - t0) / 1e9;
     double eta = elapsed / done * (total - done);
-    String head = String.format(Locale.ROOT, "[%s elapsed, ETA %s] round %d/%d cell %d/%d %s %s"
-        + " (%s): ", Progress.clock(elapsed), Progress.clock(eta), round, rounds, done, total,
-        server, shape.name(), shape.shape());
+    String head =
+        String.format(
+            Locale.ROOT,
+            "[%s elapsed, ETA %s] round %d/%d cell %d/%d %s %s" + " (%s): ",
+            Progress.clock(elapsed),
+            Progress.clock(eta),
+            round,
+            rounds,
+            done,
+            total,
+            server,
+            shape.name(),
+            shape.shape());
     if (sample == null) {
       err.println(head + "skipped: " + why);
     } else {
-      err.println(head + String.format(Locale.ROOT,
-          "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us, "
-              + "alloc %,.0f B/call%s%s",
-          sample.callsPerSec(), sample.serverUsPerCall(), sample.clientUsPerCall(),
-          sample.p50Us(), sample.p99Us(), sample.serverAllocPerCall(),
-          Double.isNaN(sample.otherOnServerCpu()) ? "" : String.format(Locale.ROOT,
-              "; other load on server CPU %.0f%%, client CPU %.0f%%",
-              100 * sample.otherOnServerCpu(), 100 * sample.otherOnClientCpu()),
-          sample.errors() + sample.checkFailures() > 0
-              ? ", errors " + sample.errors() + " bad " + sample.checkFailures() : ""));
+      err.println(
+          head
+              + String.format(
+                  Locale.ROOT,
+                  "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us,"
+                      + " alloc %,.0f B/call%s%s",
+                  sample.callsPerSec(),
+                  sample.serverUsPerCall(),
+                  sample.clientUsPerCall(),
+                  sample.p50Us(),
+                  sample.p99Us(),
+                  sample.serverAllocPerCall(),
+                  Double.isNaN(sample.otherOnServerCpu())
+                      ? ""
+                      : String.format(
+                          Locale.ROOT,
+                          "; other load on server CPU %.0f%%, client CPU %.0f%%",
+                          100 * sample.otherOnServerCpu(),
+                          100 * sample.otherOnClientCpu()),
+                  sample.errors() + sample.checkFailures() > 0
+                      ? ", errors " + sample.errors() + " bad " + sample.checkFailures()
+                      : ""));
     }
     err.flush();
   }
@@ -620,15 +773,15 @@ final class EfficiencyCommand implements Callable<Integer> {
         long server = serverCpu(c);
         serverCpu = server < 0 || serverCpu < 0 ? -1 : server - serverCpu;
         clientCpu = client < 0 || clientCpu < 0 ? -1 : client - clientCpu;
-        serverAlloc = c.allocatedBytes() < 0 || serverAlloc < 0
-            ? -1 : c.allocatedBytes() - serverAlloc;
+        serverAlloc =
+            c.allocatedBytes() < 0 || serverAlloc < 0 ? -1 : c.allocatedBytes() - serverAlloc;
         if (pin.pinned()) {
           // What the pinned CPU did besides our process: other load on a shared machine.
           double window = System.nanoTime() - windowStart;
-          otherOnServerCpu = other(serverCpuBusy, ProcStat.cpuBusyNanos(pin.serverCpu()),
-              serverCpu, window);
-          otherOnClientCpu = other(clientCpuBusy, ProcStat.cpuBusyNanos(pin.clientCpu()),
-              clientCpu, window);
+          otherOnServerCpu =
+              other(serverCpuBusy, ProcStat.cpuBusyNanos(pin.serverCpu()), serverCpu, window);
+          otherOnClientCpu =
+              other(clientCpuBusy, ProcStat.cpuBusyNanos(pin.clientCpu()), clientCpu, window);
         }
       } catch (IOException e) {
         failure = e;

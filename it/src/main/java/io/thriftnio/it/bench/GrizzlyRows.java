@@ -9,10 +9,11 @@ import java.net.InetSocketAddress;
 
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
- * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link GrizzlyClientResources#openTransport}) and
- * {@code grizzly-async} ({@code GrizzlyThriftChannel}); the TLS rows {@code grizzly-tls/same-thread}
- * and {@code grizzly-tls/worker} (named only; the JDK's TLS). Each cell's clients run on their own
- * selector runners, one per processor, closed with the cell, and speak TLS when the cell does.
+ * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link
+ * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel});
+ * the TLS rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named only; the
+ * JDK's TLS). Each cell's clients run on their own selector runners, one per processor, closed with
+ * the cell, and speak TLS when the cell does.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -56,10 +57,7 @@ final class GrizzlyRows implements RowProvider {
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       GrizzlyClientResources resources = resources(cell);
       return Lanes.syncConnections(
-          cell,
-          address,
-          a -> resources.openTransport(a, options(cell)),
-          resources);
+          cell, address, a -> resources.openTransport(a, options(cell)), resources);
     }
   }
 

@@ -14,9 +14,9 @@ import java.util.function.Supplier;
 
 /**
  * A server row built from one of this library's {@link ServerBuilder}s, e.g. {@code
- * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset
- * thread counts keep the builder's defaults; a builder that rejects the strategy makes the row's
- * cells skip with the builder's message. A TLS row ({@code netty-tls/worker}) serves with the
+ * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset thread
+ * counts keep the builder's defaults; a builder that rejects the strategy makes the row's cells
+ * skip with the builder's message. A TLS row ({@code netty-tls/worker}) serves with the
  * certificates of {@link ServerSpec#tls()} and its {@link TlsProvider}; where the provider cannot
  * load, {@code build()}'s message is the skip reason.
  */
@@ -106,7 +106,8 @@ final class LibraryServerRow implements ServerRow {
     if (tls != null) {
       if (spec.tls() == null) {
         throw new IllegalStateException(
-            name + " serves TLS: no certificates (expected: serve --tls-dir DIR, or none for a"
+            name
+                + " serves TLS: no certificates (expected: serve --tls-dir DIR, or none for a"
                 + " fresh CA)");
       }
       b.tls(spec.tls().serverTls(tls));

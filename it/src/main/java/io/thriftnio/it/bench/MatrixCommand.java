@@ -47,98 +47,159 @@ final class MatrixCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--preset", defaultValue = "quick", paramLabel = "NAME",
+  @Option(
+      names = "--preset",
+      defaultValue = "quick",
+      paramLabel = "NAME",
       description = "quick, seed, full, sleep, pool or dbwork (default: ${DEFAULT-VALUE})")
   String preset;
 
-  @Option(names = "--servers", split = ",", paramLabel = "S",
-      description = "server rows: all, ours, stock, netty, grizzly, netty/worker, "
-          + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
-          + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
-          + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
+  @Option(
+      names = "--servers",
+      split = ",",
+      paramLabel = "S",
+      description =
+          "server rows: all, ours, stock, netty, grizzly, netty/worker, "
+              + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
+              + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
+              + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
   List<String> servers;
 
-  @Option(names = "--clients", split = ",", paramLabel = "C",
-      description = "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, "
-          + "grizzly-async, pooled-sync, pooled-async, per-call-connection (default: the preset's)")
+  @Option(
+      names = "--clients",
+      split = ",",
+      paramLabel = "C",
+      description =
+          "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, grizzly-async,"
+              + " pooled-sync, pooled-async, per-call-connection (default: the preset's)")
   List<String> clients;
 
-  @Option(names = "--sizes", split = ",", paramLabel = "SIZE",
+  @Option(
+      names = "--sizes",
+      split = ",",
+      paramLabel = "SIZE",
       description = "echo payload sizes: 300, 3k, 3m (default: the preset's)")
   List<String> sizes;
 
-  @Option(names = "--protocols", split = ",", paramLabel = "P",
+  @Option(
+      names = "--protocols",
+      split = ",",
+      paramLabel = "P",
       description = "binary, compact, json (default: the preset's)")
   List<String> protocols;
 
-  @Option(names = "--connections", split = ",", paramLabel = "N",
+  @Option(
+      names = "--connections",
+      split = ",",
+      paramLabel = "N",
       description = "connection counts; the parallelism for pooled kinds (default: the preset's)")
   List<Integer> connections;
 
-  @Option(names = "--warmup", paramLabel = "D", converter = Cli.DurationConverter.class,
+  @Option(
+      names = "--warmup",
+      paramLabel = "D",
+      converter = Cli.DurationConverter.class,
       description = "load before each measurement, e.g. 2s (default: the preset's)")
   Duration warmup;
 
-  @Option(names = "--duration", paramLabel = "D", converter = Cli.DurationConverter.class,
+  @Option(
+      names = "--duration",
+      paramLabel = "D",
+      converter = Cli.DurationConverter.class,
       description = "measurement per cell, e.g. 5s (default: the preset's)")
   Duration duration;
 
-  @Option(names = "--target", paramLabel = "HOST:PORT", converter = Cli.AddressConverter.class,
+  @Option(
+      names = "--target",
+      paramLabel = "HOST:PORT",
+      converter = Cli.AddressConverter.class,
       description = "measure a 'serve' running elsewhere instead of in-process rows")
   InetSocketAddress target;
 
-  @Option(names = "--target-server", paramLabel = "S",
-      description = "what --target runs, for the tables; raw-echo switches to raw frames "
-          + "(default: the single --servers name, else 'target')")
+  @Option(
+      names = "--target-server",
+      paramLabel = "S",
+      description =
+          "what --target runs, for the tables; raw-echo switches to raw frames "
+              + "(default: the single --servers name, else 'target')")
   String targetServer;
 
-  @Option(names = "--tls-dir", paramLabel = "DIR",
-      description = "certificates of the TLS rows (netty-tls/..., netty-openssl/...,"
-          + " grizzly-tls/...) as 'serve --tls-dir' wrote them, for --target; clients trust its"
-          + " ca.pem (default: a fresh CA in a temporary directory, for in-process rows)")
+  @Option(
+      names = "--tls-dir",
+      paramLabel = "DIR",
+      description =
+          "certificates of the TLS rows (netty-tls/..., netty-openssl/...,"
+              + " grizzly-tls/...) as 'serve --tls-dir' wrote them, for --target; clients trust its"
+              + " ca.pem (default: a fresh CA in a temporary directory, for in-process rows)")
   Path tlsDir;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "output folder (default: it/target/matrix)")
   Path out;
 
-  @Option(names = "--in-flight", paramLabel = "N", defaultValue = "1",
-      description = "calls kept in flight per connection by netty-async and grizzly-async; "
-          + "pooled kinds run one call per caller (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--in-flight",
+      paramLabel = "N",
+      defaultValue = "1",
+      description =
+          "calls kept in flight per connection by netty-async and grizzly-async; "
+              + "pooled kinds run one call per caller (default: ${DEFAULT-VALUE})")
   int inFlight;
 
-  @Option(names = "--pool-size", paramLabel = "N", defaultValue = "0",
-      description = "pooled kinds' connection limit; 0: pooled-sync one per caller, "
-          + "pooled-async one per 32 callers (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--pool-size",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "pooled kinds' connection limit; 0: pooled-sync one per caller, "
+              + "pooled-async one per 32 callers (default: ${DEFAULT-VALUE})")
   int poolSize;
 
-  @Option(names = "--max-calls", paramLabel = "N", defaultValue = "0",
-      description = "stop a cell's measurement after this many calls; 0: time only "
-          + "(default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--max-calls",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "stop a cell's measurement after this many calls; 0: time only "
+              + "(default: ${DEFAULT-VALUE})")
   long maxCalls;
 
-  @Option(names = "--call-timeout", paramLabel = "D", defaultValue = "30s",
+  @Option(
+      names = "--call-timeout",
+      paramLabel = "D",
+      defaultValue = "30s",
       converter = Cli.DurationConverter.class,
       description = "one call's limit before it counts as an error (default: ${DEFAULT-VALUE})")
   Duration callTimeout;
 
-  @Option(names = "--workers", paramLabel = "N",
-      description = "worker threads of every in-process server row (default: the preset's, "
-          + "else each row's)")
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
+      description =
+          "worker threads of every in-process server row (default: the preset's, "
+              + "else each row's)")
   Integer workers;
 
-  @Option(names = "--io-threads", paramLabel = "N",
-      description = "IO threads of every in-process server row (default: the preset's, else "
-          + "the processors)")
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
+      description =
+          "IO threads of every in-process server row (default: the preset's, else "
+              + "the processors)")
   Integer ioThreads;
 
-  @Option(names = "--async-handler",
+  @Option(
+      names = "--async-handler",
       description = "serve the async handler where a row takes an async processor")
   boolean asyncHandler;
 
-  @Option(names = "--in-process",
-      description = "run the quick preset's in-process matrix even where it would measure as "
-          + "'efficiency' does (two or more CPUs and taskset)")
+  @Option(
+      names = "--in-process",
+      description =
+          "run the quick preset's in-process matrix even where it would measure as "
+              + "'efficiency' does (two or more CPUs and taskset)")
   boolean inProcess;
 
   @Override
@@ -148,9 +209,10 @@ final class MatrixCommand implements Callable<Integer> {
     if (quickRunsEfficiency()) {
       Pinning pin = Pinning.decide(-1, -1);
       if (pin.pinned()) {
-        err.println("matrix: preset quick measures as 'efficiency' does (server and load"
-            + " generator in separate JVMs on separate CPUs); --in-process runs the in-process"
-            + " matrix instead");
+        err.println(
+            "matrix: preset quick measures as 'efficiency' does (server and load"
+                + " generator in separate JVMs on separate CPUs); --in-process runs the in-process"
+                + " matrix instead");
         err.flush();
         return EfficiencyCommand.execute(
             EfficiencyCommand.quick(out != null ? out : defaultOut()), stdout, err);
@@ -168,8 +230,9 @@ final class MatrixCommand implements Callable<Integer> {
     MatrixRunner runner = new MatrixRunner(rows, plan, tlsDir);
     int cells = runner.cells().size();
     double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
-    err.printf("matrix: preset %s, %d cells, about %s; servers %s; clients %s%n", plan.preset(),
-        cells, Progress.clock(cells * perCell), plan.servers(), plan.clients());
+    err.printf(
+        "matrix: preset %s, %d cells, about %s; servers %s; clients %s%n",
+        plan.preset(), cells, Progress.clock(cells * perCell), plan.servers(), plan.clients());
     for (var e : rows.missingNames().entrySet()) {
       if (plan.servers().contains(e.getKey()) || plan.clients().contains(e.getKey())) {
         err.println("matrix: " + e.getKey() + " will be skipped: " + e.getValue());
@@ -206,10 +269,22 @@ final class MatrixCommand implements Callable<Integer> {
    * --in-process}: where the machine can pin, it then runs {@link EfficiencyCommand#quick}.
    */
   boolean quickRunsEfficiency() {
-    return preset.equals("quick") && !inProcess && servers == null && clients == null
-        && sizes == null && protocols == null && connections == null && warmup == null
-        && duration == null && target == null && targetServer == null && workers == null
-        && ioThreads == null && maxCalls == 0 && inFlight == 1 && poolSize == 0
+    return preset.equals("quick")
+        && !inProcess
+        && servers == null
+        && clients == null
+        && sizes == null
+        && protocols == null
+        && connections == null
+        && warmup == null
+        && duration == null
+        && target == null
+        && targetServer == null
+        && workers == null
+        && ioThreads == null
+        && maxCalls == 0
+        && inFlight == 1
+        && poolSize == 0
         && !asyncHandler;
   }
 
@@ -234,10 +309,12 @@ final class MatrixCommand implements Callable<Integer> {
           workloads.add(Workload.echo(size));
         }
       }
-      grids = List.of(new MatrixPlan.Grid(
-          workloads,
-          protocols != null ? List.copyOf(protocols) : base.protocols(),
-          connections != null ? List.copyOf(connections) : base.connections()));
+      grids =
+          List.of(
+              new MatrixPlan.Grid(
+                  workloads,
+                  protocols != null ? List.copyOf(protocols) : base.protocols(),
+                  connections != null ? List.copyOf(connections) : base.connections()));
     }
     for (MatrixPlan.Grid g : grids) {
       g.protocols().forEach(Protocols::factory);
@@ -290,8 +367,12 @@ final class MatrixCommand implements Callable<Integer> {
     if (serverIo != null && (serverIo < 1 || serverIo > 1024)) {
       throw new IllegalArgumentException("io-threads: " + serverIo + " (expected: 1..1024)");
     }
-    boolean custom = servers != null || clients != null || sizes != null || protocols != null
-        || connections != null;
+    boolean custom =
+        servers != null
+            || clients != null
+            || sizes != null
+            || protocols != null
+            || connections != null;
     return new MatrixPlan(
         custom ? preset + "+options" : preset,
         serverNames,
@@ -321,11 +402,14 @@ final class MatrixCommand implements Callable<Integer> {
   /** {@code it/target/LEAF}, found as {@link #defaultOut()} finds {@code it/target/matrix}. */
   static Path defaultOut(String leaf) {
     try {
-      Path code = Paths.get(MatrixCommand.class.getProtectionDomain().getCodeSource().getLocation()
-          .toURI());
+      Path code =
+          Paths.get(
+              MatrixCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       Path parent = code.getParent();
-      if (parent != null && parent.getFileName() != null
-          && parent.getFileName().toString().equals("target") && Files.isDirectory(parent)) {
+      if (parent != null
+          && parent.getFileName() != null
+          && parent.getFileName().toString().equals("target")
+          && Files.isDirectory(parent)) {
         return parent.resolve(leaf);
       }
     } catch (URISyntaxException | RuntimeException e) {

@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or
- * uses {@code --target}), then runs every cell against it, one after another. A cell that cannot
- * run is skipped with its reason; nothing stops the run but an interrupt.
+ * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or uses
+ * {@code --target}), then runs every cell against it, one after another. A cell that cannot run is
+ * skipped with its reason; nothing stops the run but an interrupt.
  *
  * <p>The cells of a TLS row ({@link ServerRow#tls()}) run TLS clients that trust the run's {@link
  * BenchTls}: loaded from the directory given, else made on first use in a temporary directory.
@@ -49,9 +49,10 @@ final class MatrixRunner {
   /** The run's certificates, loaded or made on first use. */
   BenchTls tls() throws IOException, GeneralSecurityException {
     if (tls == null) {
-      tls = tlsDir != null
-          ? BenchTls.load(tlsDir)
-          : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+      tls =
+          tlsDir != null
+              ? BenchTls.load(tlsDir)
+              : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
     }
     return tls;
   }
@@ -67,8 +68,16 @@ final class MatrixRunner {
           for (Workload workload : grid.workloads()) {
             for (int connections : grid.connections()) {
               for (String client : plan.clients()) {
-                String key = server + "|" + client + "|" + workload.label() + "|" + protocol + "|"
-                    + connections;
+                String key =
+                    server
+                        + "|"
+                        + client
+                        + "|"
+                        + workload.label()
+                        + "|"
+                        + protocol
+                        + "|"
+                        + connections;
                 if (seen.add(key)) {
                   cells.add(
                       new CellSpec(
@@ -155,8 +164,8 @@ final class MatrixRunner {
       try {
         cell = cell.withTls(tls().clientTls());
       } catch (IOException | GeneralSecurityException e) {
-        return CellResult.skipped(cell, "no TLS certificates for " + cell.server() + ": "
-            + message(e));
+        return CellResult.skipped(
+            cell, "no TLS certificates for " + cell.server() + ": " + message(e));
       }
     }
     InetSocketAddress address;
@@ -184,8 +193,8 @@ final class MatrixRunner {
     try {
       load = kind.open(cell, address);
     } catch (Exception e) {
-      return CellResult.skipped(cell, "cannot connect " + cell.client() + " to " + address + ": "
-          + message(e));
+      return CellResult.skipped(
+          cell, "cannot connect " + cell.client() + " to " + address + ": " + message(e));
     }
     return LoadEngine.run(cell, load);
   }

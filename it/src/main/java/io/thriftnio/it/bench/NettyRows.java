@@ -1,7 +1,6 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.netty.NettyClientResources;
@@ -20,9 +19,9 @@ import java.time.Duration;
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
  * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link
  * NettyThriftChannel}). TLS rows, named only: {@code netty-tls/same-thread} and {@code
- * netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...} (netty-tcnative's BoringSSL; where it
- * cannot load, the builder's reason is the skip reason). Each cell's clients run on their own event
- * loops, one per processor, closed with the cell, and speak TLS when the cell does.
+ * netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...} (netty-tcnative's BoringSSL; where
+ * it cannot load, the builder's reason is the skip reason). Each cell's clients run on their own
+ * event loops, one per processor, closed with the cell, and speak TLS when the cell does.
  */
 final class NettyRows implements RowProvider {
 

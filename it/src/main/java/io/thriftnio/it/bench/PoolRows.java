@@ -1,7 +1,6 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
@@ -20,14 +19,14 @@ import java.util.concurrent.Executors;
 import org.apache.thrift.transport.TTransport;
 
 /**
- * The pooled client kinds. In their cells {@code connections} is the number of concurrent
- * callers (the parallelism), each with one call at a time; the pool decides how many connections
- * carry them, and {@link ClientLoad#connectionsOpened()} reports how many it opened.
+ * The pooled client kinds. In their cells {@code connections} is the number of concurrent callers
+ * (the parallelism), each with one call at a time; the pool decides how many connections carry
+ * them, and {@link ClientLoad#connectionsOpened()} reports how many it opened.
  *
  * <ul>
  *   <li>{@code pooled-sync}: {@link ThriftClientPool} over stock framed sockets; a call holds a
- *       connection for its whole length, so the pool has one connection per caller unless
- *       {@code --pool-size} says otherwise.
+ *       connection for its whole length, so the pool has one connection per caller unless {@code
+ *       --pool-size} says otherwise.
  *   <li>{@code pooled-async}: {@link ThriftChannelPool} over Netty channels, {@value
  *       #IN_FLIGHT_PER_CONNECTION} calls in flight per connection (more if {@code --pool-size}
  *       needs it to seat every caller), so the pool needs callers / {@value
@@ -83,13 +82,17 @@ final class PoolRows implements RowProvider {
       for (int i = 0; i < callers; i++) {
         if (frame != null) {
           byte[] echo = new byte[frame.length];
-          lanes.add(pooledLane(() -> pool.call(c -> {
-            TTransport t = c.getOutputProtocol().getTransport();
-            t.write(frame);
-            t.flush();
-            c.getInputProtocol().getTransport().readAll(echo, 0, echo.length);
-            return Arrays.equals(frame, echo);
-          })));
+          lanes.add(
+              pooledLane(
+                  () ->
+                      pool.call(
+                          c -> {
+                            TTransport t = c.getOutputProtocol().getTransport();
+                            t.write(frame);
+                            t.flush();
+                            c.getInputProtocol().getTransport().readAll(echo, 0, echo.length);
+                            return Arrays.equals(frame, echo);
+                          })));
         } else {
           lanes.add(pooledLane(() -> pool.call(workload::call)));
         }

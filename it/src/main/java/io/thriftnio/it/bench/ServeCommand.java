@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
           + " gracefully and prints 'closed'.",
       "TLS rows (netty-tls, netty-openssl, grizzly-tls) serve with the certificates in --tls-dir"
           + " (ca.pem, server.pem, server-key.pem); without it a fresh CA is made in a temporary"
-          + " directory, named on stderr: clients must trust its ca.pem."
+          + " directory, named on stderr: clients must trust its ca.pem. The certificate names"
+          + " localhost, 127.0.0.1 and ::1 only."
     })
 final class ServeCommand implements Callable<Integer> {
 
@@ -54,18 +55,20 @@ final class ServeCommand implements Callable<Integer> {
       names = "--server",
       required = true,
       paramLabel = "S",
-      description = "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
-          + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
-          + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
-          + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
-          + "TLS through netty-tcnative (same-thread or worker)")
+      description =
+          "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
+              + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
+              + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
+              + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
+              + "TLS through netty-tcnative (same-thread or worker)")
   String server;
 
   @Option(
       names = "--strategy",
       paramLabel = "T",
-      description = "same-thread, worker or leader-follower (netty and grizzly families only; "
-          + "default: worker)")
+      description =
+          "same-thread, worker or leader-follower (netty and grizzly families only; "
+              + "default: worker)")
   String strategy;
 
   @Option(
@@ -92,8 +95,9 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--workers",
       paramLabel = "N",
-      description = "worker threads (default: the row's own; 64 for the library's rows and the "
-          + "stock worker pools)")
+      description =
+          "worker threads (default: the row's own; 64 for the library's rows and the "
+              + "stock worker pools)")
   Integer workers;
 
   @Option(
@@ -106,29 +110,32 @@ final class ServeCommand implements Callable<Integer> {
       names = "--connections",
       paramLabel = "N",
       defaultValue = "1024",
-      description = "connections a thread-per-connection row (thrift-threadpool) must serve at "
-          + "once (default: ${DEFAULT-VALUE})")
+      description =
+          "connections a thread-per-connection row (thrift-threadpool) must serve at "
+              + "once (default: ${DEFAULT-VALUE})")
   int connections;
 
   @Option(
       names = "--async-handler",
-      description = "serve the async handler (AsyncBenchHandler) where the row takes an async "
-          + "processor")
+      description =
+          "serve the async handler (AsyncBenchHandler) where the row takes an async " + "processor")
   boolean asyncHandler;
 
   @Option(
       names = "--tls-dir",
       paramLabel = "DIR",
-      description = "TLS rows: the certificates to serve with, as a parent wrote them (ca.pem, "
-          + "server.pem, server-key.pem); default: a fresh CA and server certificate in a "
-          + "temporary directory, named on stderr")
+      description =
+          "TLS rows: the certificates to serve with, as a parent wrote them (ca.pem, "
+              + "server.pem, server-key.pem); default: a fresh CA and server certificate in a "
+              + "temporary directory, named on stderr")
   Path tlsDir;
 
   @Option(
       names = "--control",
-      description = "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
-          + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
-          + "of stdin stops the server (for a parent process)")
+      description =
+          "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
+              + " and descriptors, and 'cpu' with its CPU time and allocated bytes; end of stdin"
+              + " stops the server (for a parent process)")
   boolean control;
 
   @Override
@@ -163,12 +170,13 @@ final class ServeCommand implements Callable<Integer> {
     try {
       BenchTls tls = null;
       if (row.tls()) {
-        tls = tlsDir != null
-            ? BenchTls.load(tlsDir)
-            : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+        tls =
+            tlsDir != null
+                ? BenchTls.load(tlsDir)
+                : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
         if (tlsDir == null) {
-          err.println("serve: " + name + " serves TLS with a fresh CA; clients must trust "
-              + tls.caFile());
+          err.println(
+              "serve: " + name + " serves TLS with a fresh CA; clients must trust " + tls.caFile());
           err.flush();
         }
       }
@@ -177,8 +185,15 @@ final class ServeCommand implements Callable<Integer> {
               new ServerSpec(
                   host, port, protocol, workers, ioThreads, asyncHandler, connections, tls));
     } catch (Exception e) {
-      err.println("serve: cannot start " + name + " on " + host + ":" + port + ": "
-          + MatrixRunner.message(e));
+      err.println(
+          "serve: cannot start "
+              + name
+              + " on "
+              + host
+              + ":"
+              + port
+              + ": "
+              + MatrixRunner.message(e));
       return 1;
     }
     CountDownLatch closed = new CountDownLatch(1);
@@ -195,8 +210,14 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println(
         "listening on " + running.address().getHostString() + ":" + running.address().getPort());
     System.out.flush();
-    err.println("serve: " + name + " (" + protocol + ") on " + running.address()
-        + "; SIGTERM or Ctrl-C stops it");
+    err.println(
+        "serve: "
+            + name
+            + " ("
+            + protocol
+            + ") on "
+            + running.address()
+            + "; SIGTERM or Ctrl-C stops it");
     err.flush();
     if (control) {
       BufferedReader in =
@@ -233,8 +254,13 @@ final class ServeCommand implements Callable<Integer> {
     if (!ours) {
       if (strategy != null) {
         throw new IllegalArgumentException(
-            "strategy: " + strategy + " (expected: none; only " + FAMILIES + " take one, not "
-                + server + ")");
+            "strategy: "
+                + strategy
+                + " (expected: none; only "
+                + FAMILIES
+                + " take one, not "
+                + server
+                + ")");
       }
       return server;
     }

@@ -5,18 +5,20 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.server.THsHaServer;
@@ -34,7 +36,8 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 
 /**
  * The rows that need only libthrift: the stock Thrift servers, the raw echo ceiling, the stock
- * {@code TSocket} client and a new connection per call.
+ * {@code TSocket} client and a new connection per call. Against a TLS row the stock clients run
+ * over a JDK {@code SSLSocket} (the stock servers serve plain TCP only).
  *
  * <p>Thread counts: rows with a worker pool get {@code --workers} (default {@value
  * ServerBuilder#DEFAULT_WORKER_THREADS}, the library's default, so stock and library rows run with
@@ -115,7 +118,11 @@ final class StockRows implements RowProvider {
       socket.setSSLParameters(params);
       socket.startHandshake();
     } catch (Exception e) {
-      plain.close();
+      try {
+        plain.close();
+      } catch (IOException closing) {
+        e.addSuppressed(closing);
+      }
       throw e;
     }
     // TSocket over a connected socket is open already: TFramedTransport.open() would reject it.
@@ -130,7 +137,7 @@ final class StockRows implements RowProvider {
           tls.trustManagerFactory() != null ? tls.trustManagerFactory().getTrustManagers() : null,
           null);
       return context;
-    } catch (java.security.GeneralSecurityException e) {
+    } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot make a TLS context for " + tls, e);
     }
   }
@@ -160,7 +167,8 @@ final class StockRows implements RowProvider {
     @Override
     public String cannotServe(CellSpec cell) {
       if (kind == Kind.SIMPLE && cell.connections() > 1) {
-        return "TSimpleServer serves one connection at a time (cell has " + cell.connections()
+        return "TSimpleServer serves one connection at a time (cell has "
+            + cell.connections()
             + ")";
       }
       return null;
@@ -175,72 +183,78 @@ final class StockRows implements RowProvider {
       TServerTransport transport;
       TServer server;
       switch (kind) {
-        case SIMPLE: {
-          TServerSocket socket = blockingSocket(bind);
-          transport = socket;
-          server =
-              new TSimpleServer(
-                  new TServer.Args(socket)
-                      .processor(processor)
-                      .transportFactory(new TFramedTransport.Factory())
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case THREAD_POOL: {
-          TServerSocket socket = blockingSocket(bind);
-          transport = socket;
-          // A thread per connection: fewer threads than connections would leave the rest unserved.
-          int threads = Math.max(workers, spec.expectedConnections());
-          server =
-              new TThreadPoolServer(
-                  new TThreadPoolServer.Args(socket)
-                      .processor(processor)
-                      .transportFactory(new TFramedTransport.Factory())
-                      .protocolFactory(spec.protocolFactory())
-                      .minWorkerThreads(Math.min(threads, 5))
-                      .maxWorkerThreads(threads)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS));
-          break;
-        }
-        case NONBLOCKING: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new TNonblockingServer(
-                  new TNonblockingServer.Args(socket)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case HSHA: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new THsHaServer(
-                  new THsHaServer.Args(socket)
-                      .minWorkerThreads(workers)
-                      .maxWorkerThreads(workers)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
-        case THREADED_SELECTOR: {
-          TNonblockingServerSocket socket = nonblockingSocket(bind);
-          transport = socket;
-          server =
-              new TThreadedSelectorServer(
-                  new TThreadedSelectorServer.Args(socket)
-                      .selectorThreads(ioThreads)
-                      .workerThreads(workers)
-                      .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
-                      .stopTimeoutUnit(TimeUnit.SECONDS)
-                      .processor(processor)
-                      .protocolFactory(spec.protocolFactory()));
-          break;
-        }
+        case SIMPLE:
+          {
+            TServerSocket socket = blockingSocket(bind);
+            transport = socket;
+            server =
+                new TSimpleServer(
+                    new TServer.Args(socket)
+                        .processor(processor)
+                        .transportFactory(new TFramedTransport.Factory())
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case THREAD_POOL:
+          {
+            TServerSocket socket = blockingSocket(bind);
+            transport = socket;
+            // A thread per connection: fewer threads than connections would leave the rest
+            // unserved.
+            int threads = Math.max(workers, spec.expectedConnections());
+            server =
+                new TThreadPoolServer(
+                    new TThreadPoolServer.Args(socket)
+                        .processor(processor)
+                        .transportFactory(new TFramedTransport.Factory())
+                        .protocolFactory(spec.protocolFactory())
+                        .minWorkerThreads(Math.min(threads, 5))
+                        .maxWorkerThreads(threads)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS));
+            break;
+          }
+        case NONBLOCKING:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new TNonblockingServer(
+                    new TNonblockingServer.Args(socket)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case HSHA:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new THsHaServer(
+                    new THsHaServer.Args(socket)
+                        .minWorkerThreads(workers)
+                        .maxWorkerThreads(workers)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
+        case THREADED_SELECTOR:
+          {
+            TNonblockingServerSocket socket = nonblockingSocket(bind);
+            transport = socket;
+            server =
+                new TThreadedSelectorServer(
+                    new TThreadedSelectorServer.Args(socket)
+                        .selectorThreads(ioThreads)
+                        .workerThreads(workers)
+                        .stopTimeoutVal(STOP_TIMEOUT_SECONDS)
+                        .stopTimeoutUnit(TimeUnit.SECONDS)
+                        .processor(processor)
+                        .protocolFactory(spec.protocolFactory()));
+            break;
+          }
         default:
           throw new AssertionError(kind);
       }
@@ -342,8 +356,7 @@ final class StockRows implements RowProvider {
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      return Lanes.syncConnections(
-          cell, address, a -> openFramedSocket(cell, a), null);
+      return Lanes.syncConnections(cell, address, a -> openFramedSocket(cell, a), null);
     }
   }
 

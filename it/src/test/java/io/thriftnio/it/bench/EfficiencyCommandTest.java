@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code efficiency} command end to end on two rows and one scenario: server children,
- * pinning where the machine allows it, CPU and allocation sampling, and every output file.
+ * The {@code efficiency} command end to end on two rows and one scenario: server children, pinning
+ * where the machine allows it, CPU and allocation sampling, and every output file.
  */
 class EfficiencyCommandTest {
 
@@ -33,9 +33,21 @@ class EfficiencyCommandTest {
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void twoRowsGiveCallsAndCpuPerCallForEveryRow() throws Exception {
-    int status = run("efficiency", "--servers", "raw-echo,thrift-threadpool",
-        "--scenarios", "seq-1", "--rounds", "1", "--warmup", "200ms", "--duration", "1s",
-        "--out", dir.toString());
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "raw-echo,thrift-threadpool",
+            "--scenarios",
+            "seq-1",
+            "--rounds",
+            "1",
+            "--warmup",
+            "200ms",
+            "--duration",
+            "1s",
+            "--out",
+            dir.toString());
 
     assertThat(status).as(err.toString()).isZero();
     assertThat(err.toString())
@@ -61,15 +73,16 @@ class EfficiencyCommandTest {
       assertThat(Double.parseDouble(row.get("server_us_per_call"))).as(line).isPositive();
       assertThat(Double.parseDouble(row.get("client_us_per_call"))).as(line).isPositive();
       assertThat(Double.parseDouble(row.get("p50_us"))).as(line).isPositive();
-      assertThat(Double.parseDouble(row.get("server_alloc_bytes_per_call"))).as(line)
-          .isPositive();
+      assertThat(Double.parseDouble(row.get("server_alloc_bytes_per_call"))).as(line).isPositive();
       assertThat(row.get("errors")).as(line).isEqualTo("0");
     }
     assertThat(csv.get(1)).startsWith("raw-echo,seq-1,tsocket,1,1,1,");
     assertThat(csv.get(2)).startsWith("thrift-threadpool,seq-1,tsocket,1,1,1,");
 
     String json = Files.readString(dir.resolve("results.json"));
-    assertThat(json).contains("\"pinning\": {\"pinned\": ").contains("\"rounds\": [{\"calls\": ")
+    assertThat(json)
+        .contains("\"pinning\": {\"pinned\": ")
+        .contains("\"rounds\": [{\"calls\": ")
         .contains("\"server\": \"thrift-threadpool\"");
     assertThat(Files.readString(dir.resolve("report.md")))
         .contains("# thrift-nio efficiency: CPU per call")
@@ -83,12 +96,26 @@ class EfficiencyCommandTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void noPinRunsTheLoadGeneratorHereAndSaysSo() throws Exception {
-    int status = run("efficiency", "--servers", "raw-echo", "--scenarios", "seq-1",
-        "--rounds", "1", "--warmup", "100ms", "--duration", "500ms", "--no-pin",
-        "--out", dir.toString());
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "raw-echo",
+            "--scenarios",
+            "seq-1",
+            "--rounds",
+            "1",
+            "--warmup",
+            "100ms",
+            "--duration",
+            "500ms",
+            "--no-pin",
+            "--out",
+            dir.toString());
 
     assertThat(status).as(err.toString()).isZero();
-    assertThat(err.toString()).contains("efficiency: unpinned: --no-pin")
+    assertThat(err.toString())
+        .contains("efficiency: unpinned: --no-pin")
         .doesNotContain("child JVM on CPU");
     assertThat(Files.readString(dir.resolve("report.md"))).contains("- pinning: unpinned");
     List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
@@ -102,9 +129,24 @@ class EfficiencyCommandTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aTlsRowsServeChildAndTheClientsShareTheRunsCa() throws Exception {
     // Were the child's CA not the one the clients trust, every handshake would fail: errors.
-    int status = run("efficiency", "--servers", "netty-tls/same-thread", "--scenarios", "seq-1",
-        "--rounds", "1", "--warmup", "100ms", "--warmup-calls", "0", "--duration", "500ms",
-        "--no-pin", "--out", dir.toString());
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "netty-tls/same-thread",
+            "--scenarios",
+            "seq-1",
+            "--rounds",
+            "1",
+            "--warmup",
+            "100ms",
+            "--warmup-calls",
+            "0",
+            "--duration",
+            "500ms",
+            "--no-pin",
+            "--out",
+            dir.toString());
 
     assertThat(status).as(err.toString()).isZero();
     assertThat(err.toString()).doesNotContain("skipped");
@@ -132,9 +174,15 @@ class EfficiencyCommandTest {
   @Test
   void scenariosResolveToTheirClientShapes() {
     List<EfficiencyScenario> all = EfficiencyScenario.resolve(List.of("all"));
-    assertThat(all).extracting(EfficiencyScenario::shape).containsExactly(
-        "tsocket x40", "netty-async 8x32", "tsocket x1", "tsocket x1", "netty-sync x1",
-        "grizzly-sync x1");
+    assertThat(all)
+        .extracting(EfficiencyScenario::shape)
+        .containsExactly(
+            "tsocket x40",
+            "netty-async 8x32",
+            "tsocket x1",
+            "tsocket x1",
+            "netty-sync x1",
+            "grizzly-sync x1");
     assertThat(all.get(3).runsOn("thrift-threadpool")).isTrue();
     assertThat(all.get(3).runsOn("netty/worker")).isFalse();
     assertThat(all.get(0).runsOn("netty/worker")).isTrue();

@@ -30,9 +30,25 @@ class MatrixCommandTest {
 
   @Test
   void smallRunWritesTheTableAndEveryReportFile() throws Exception {
-    int status = run("matrix", "--servers", "raw-echo,thrift-nonblocking", "--clients", "tsocket",
-        "--sizes", "300", "--protocols", "compact", "--connections", "1,2",
-        "--warmup", "100ms", "--duration", "300ms", "--out", dir.toString());
+    int status =
+        run(
+            "matrix",
+            "--servers",
+            "raw-echo,thrift-nonblocking",
+            "--clients",
+            "tsocket",
+            "--sizes",
+            "300",
+            "--protocols",
+            "compact",
+            "--connections",
+            "1,2",
+            "--warmup",
+            "100ms",
+            "--duration",
+            "300ms",
+            "--out",
+            dir.toString());
 
     assertThat(status).as(err.toString()).isZero();
     assertThat(out.toString())
@@ -41,15 +57,18 @@ class MatrixCommandTest {
         .contains("| thrift-nonblocking | tsocket | 300 | compact | 1 |");
     List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
     assertThat(csv.get(0))
-        .isEqualTo("server,client,size,protocol,connections,calls_per_sec,"
-            + "p50_us,p99_us,p999_us,errors");
+        .isEqualTo(
+            "server,client,size,protocol,connections,calls_per_sec,"
+                + "p50_us,p99_us,p999_us,errors");
     assertThat(csv).hasSize(1 + 4);
     assertThat(csv.get(1)).startsWith("raw-echo,tsocket,300,compact,1,").endsWith(",0");
     assertThat(Files.readString(dir.resolve("results.json")))
-        .contains("\"results\": [").contains("\"server\": \"thrift-nonblocking\"")
+        .contains("\"results\": [")
+        .contains("\"server\": \"thrift-nonblocking\"")
         .contains("\"check_failures\": 0");
     assertThat(Files.readString(dir.resolve("report.md")))
-        .contains("# thrift-nio throughput matrix").contains("| raw-echo | tsocket |")
+        .contains("# thrift-nio throughput matrix")
+        .contains("| raw-echo | tsocket |")
         .contains("![calls-by-server-300-compact.png](calls-by-server-300-compact.png)");
     assertPng(dir.resolve("calls-by-server-300-compact.png"));
     assertPng(dir.resolve("calls-by-connections-300-compact-tsocket.png"));
@@ -58,12 +77,27 @@ class MatrixCommandTest {
 
   @Test
   void skippedCellsArePrintedWithTheirReason() {
-    int status = run("matrix", "--servers", "thrift-simple", "--clients", "tsocket",
-        "--sizes", "300", "--connections", "2", "--warmup", "0s", "--duration", "100ms",
-        "--out", dir.toString());
+    int status =
+        run(
+            "matrix",
+            "--servers",
+            "thrift-simple",
+            "--clients",
+            "tsocket",
+            "--sizes",
+            "300",
+            "--connections",
+            "2",
+            "--warmup",
+            "0s",
+            "--duration",
+            "100ms",
+            "--out",
+            dir.toString());
 
     assertThat(status).isZero();
-    assertThat(out.toString()).contains("Skipped:")
+    assertThat(out.toString())
+        .contains("Skipped:")
         .contains("thrift-simple tsocket 300 compact x2: TSimpleServer serves one connection");
     assertThat(err.toString()).contains("skipped thrift-simple");
   }
@@ -73,10 +107,14 @@ class MatrixCommandTest {
     assertThat(run("--help")).isZero();
     assertThat(out.toString()).contains("serve").contains("matrix");
     assertThat(run("serve", "--help")).isZero();
-    assertThat(out.toString()).contains("--server=S").contains("--strategy=T")
+    assertThat(out.toString())
+        .contains("--server=S")
+        .contains("--strategy=T")
         .contains("listening on HOST:PORT");
     assertThat(run("matrix", "--help")).isZero();
-    assertThat(out.toString()).contains("--preset").contains("--target=HOST:PORT")
+    assertThat(out.toString())
+        .contains("--preset")
+        .contains("--target=HOST:PORT")
         .contains("--connections");
   }
 
@@ -93,8 +131,9 @@ class MatrixCommandTest {
     assertThat(run("matrix", "--warmup", "soon")).isEqualTo(2);
     assertThat(run("serve", "--server", "thrift-hsha", "--strategy", "worker")).isEqualTo(2);
     assertThat(err.toString())
-        .contains("only [netty, netty-nio, netty-epoll, netty-iouring, netty-tls, netty-openssl,"
-            + " grizzly, grizzly-tls] take one");
+        .contains(
+            "only [netty, netty-nio, netty-epoll, netty-iouring, netty-tls, netty-openssl,"
+                + " grizzly, grizzly-tls] take one");
   }
 
   @Test
@@ -104,11 +143,14 @@ class MatrixCommandTest {
     quick.callTimeout = Duration.ofSeconds(30);
     quick.inFlight = 1;
     MatrixPlan plan = quick.plan(Rows.standard());
-    assertThat(plan.grids()).singleElement().satisfies(g -> {
-      assertThat(g.workloads()).extracting(Workload::label).containsExactly("300", "3k");
-      assertThat(g.protocols()).containsExactly("compact");
-      assertThat(g.connections()).containsExactly(1, 40);
-    });
+    assertThat(plan.grids())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.workloads()).extracting(Workload::label).containsExactly("300", "3k");
+              assertThat(g.protocols()).containsExactly("compact");
+              assertThat(g.connections()).containsExactly(1, 40);
+            });
     assertThat(plan.servers()).contains("raw-echo", "thrift-threadpool", "thrift-simple");
 
     Presets seed = Presets.of("seed");
@@ -142,23 +184,42 @@ class MatrixCommandTest {
     assertThatThrownBy(() -> ServeCommand.rowName("netty", "fast"))
         .hasMessageContaining("strategy: fast");
     Rows rows = Rows.standard();
-    assertThat(rows.expandServers(List.of("stock"))).containsExactly("thrift-simple",
-        "thrift-threadpool", "thrift-nonblocking", "thrift-hsha", "thrift-threaded-selector");
+    assertThat(rows.expandServers(List.of("stock")))
+        .containsExactly(
+            "thrift-simple",
+            "thrift-threadpool",
+            "thrift-nonblocking",
+            "thrift-hsha",
+            "thrift-threaded-selector");
     assertThat(rows.expandServers(List.of("netty")))
         .containsExactly("netty/same-thread", "netty/worker");
-    assertThat(rows.expandClients(List.of("all"))).contains("tsocket", "netty-async",
-        "pooled-async").doesNotContain("per-call-connection");
+    assertThat(rows.expandClients(List.of("all")))
+        .contains("tsocket", "netty-async", "pooled-async")
+        .doesNotContain("per-call-connection");
   }
 
   @Test
   void csvHeaderIsExactAndSkippedCellsStayOutOfIt() {
-    CellSpec cell = new CellSpec("a", "b", Workload.echo(300), "binary", 1, 1, 0, false,
-        Duration.ZERO, Duration.ofSeconds(1), 0, Duration.ofSeconds(1));
+    CellSpec cell =
+        new CellSpec(
+            "a",
+            "b",
+            Workload.echo(300),
+            "binary",
+            1,
+            1,
+            0,
+            false,
+            Duration.ZERO,
+            Duration.ofSeconds(1),
+            0,
+            Duration.ofSeconds(1));
     String csv = Reports.csv(List.of(CellResult.skipped(cell, "why")));
     assertThat(csv).isEqualTo(Reports.CSV_HEADER + "\n");
     assertThat(Reports.CSV_HEADER)
-        .isEqualTo("server,client,size,protocol,connections,calls_per_sec,"
-            + "p50_us,p99_us,p999_us,errors");
+        .isEqualTo(
+            "server,client,size,protocol,connections,calls_per_sec,"
+                + "p50_us,p99_us,p999_us,errors");
   }
 
   private static void assertPng(Path file) throws Exception {

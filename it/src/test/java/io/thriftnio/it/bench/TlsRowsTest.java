@@ -23,8 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The TLS rows: in process, each serves TLS clients of the bench's kinds trusting the run's CA,
- * and turns away a plain-TCP client; they are named only, and say why when started without
+ * The TLS rows: in process, each serves TLS clients of the bench's kinds trusting the run's CA, and
+ * turns away a plain-TCP client; they are named only, and say why when started without
  * certificates.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -51,8 +51,20 @@ class TlsRowsTest {
         row.start(new ServerSpec(MatrixRunner.LOOPBACK, 0, "binary", null, 1, false, 16, tls))) {
       for (String client : List.of("tsocket", "netty-async", "grizzly-sync")) {
         CellSpec cell =
-            new CellSpec(name, client, Workload.echo(300), "binary", 2, 1, 0, false,
-                Duration.ZERO, Duration.ofSeconds(10), 100, TIMEOUT, tls.clientTls());
+            new CellSpec(
+                name,
+                client,
+                Workload.echo(300),
+                "binary",
+                2,
+                1,
+                0,
+                false,
+                Duration.ZERO,
+                Duration.ofSeconds(10),
+                100,
+                TIMEOUT,
+                tls.clientTls());
         CellResult r = LoadEngine.run(cell, rows.client(client).open(cell, server.address()));
         assertThat(r.errors()).as(client).isZero();
         assertThat(r.checkFailures()).as(client).isZero();
@@ -85,7 +97,8 @@ class TlsRowsTest {
     }
     String reason = "OpenSSL is not available: " + OpenSsl.unavailabilityCause();
     String env = System.getenv("THRIFTNIO_REQUIRE_NATIVE");
-    if ("1".equals(env) || "true".equalsIgnoreCase(env)
+    if ("1".equals(env)
+        || "true".equalsIgnoreCase(env)
         || Boolean.getBoolean("thriftnio.requireNative")) {
       Assertions.fail(reason + " (required by THRIFTNIO_REQUIRE_NATIVE=1)");
     }
@@ -99,8 +112,9 @@ class TlsRowsTest {
     assertThatThrownBy(
             () -> row.start(new ServerSpec(MatrixRunner.LOOPBACK, 0, "binary", null, 1, false, 16)))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("netty-tls/worker serves TLS: no certificates (expected: serve --tls-dir DIR,"
-            + " or none for a fresh CA)");
+        .hasMessage(
+            "netty-tls/worker serves TLS: no certificates (expected: serve --tls-dir DIR,"
+                + " or none for a fresh CA)");
   }
 
   @Test
