@@ -28,9 +28,9 @@ import picocli.CommandLine.Option;
       "Prints 'listening on HOST:PORT' as its first line; runs until SIGTERM/SIGINT, then closes"
           + " gracefully and prints 'closed'.",
       "TLS rows (netty-tls, netty-openssl, grizzly-tls) serve with the certificates in --tls-dir"
-          + " (ca.pem, server.pem, server-key.pem); without it a fresh CA is made in a temporary"
-          + " directory, named on stderr: clients must trust its ca.pem. The certificate names"
-          + " localhost, 127.0.0.1 and ::1 only."
+          + " (ca.pem, server.pem, server-key.pem); where it holds no ca.pem, or without it (then"
+          + " in a temporary directory), a fresh CA is made, and stderr names its ca.pem: clients"
+          + " must trust it. The certificate names localhost, 127.0.0.1 and ::1 only."
     })
 final class ServeCommand implements Callable<Integer> {
 
@@ -125,9 +125,9 @@ final class ServeCommand implements Callable<Integer> {
       names = "--tls-dir",
       paramLabel = "DIR",
       description =
-          "TLS rows: the certificates to serve with, as a parent wrote them (ca.pem, "
-              + "server.pem, server-key.pem); default: a fresh CA and server certificate in a "
-              + "temporary directory, named on stderr")
+          "TLS rows: the certificates to serve with (ca.pem, server.pem, server-key.pem), as "
+              + "a parent wrote them; where DIR holds no ca.pem, a fresh set is written there "
+              + "(default: a fresh set in a temporary directory, named on stderr)")
   Path tlsDir;
 
   @Option(
@@ -170,11 +170,13 @@ final class ServeCommand implements Callable<Integer> {
     try {
       BenchTls tls = null;
       if (row.tls()) {
-        tls =
-            tlsDir != null
-                ? BenchTls.load(tlsDir)
-                : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
-        if (tlsDir == null) {
+        boolean fresh = tlsDir == null || !Files.exists(tlsDir.resolve(BenchTls.CA_FILE));
+        if (!fresh) {
+          tls = BenchTls.load(tlsDir);
+        } else {
+          tls =
+              BenchTls.generate(
+                  tlsDir != null ? tlsDir : Files.createTempDirectory("thrift-nio-bench-tls"));
           err.println(
               "serve: " + name + " serves TLS with a fresh CA; clients must trust " + tls.caFile());
           err.flush();

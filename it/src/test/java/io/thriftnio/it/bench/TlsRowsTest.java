@@ -107,6 +107,35 @@ class TlsRowsTest {
   }
 
   @Test
+  void serveWritesAFreshCaIntoAnEmptyTlsDirAndAClientTrustingItCalls() throws Exception {
+    Path tlsDir = dir.resolve("serve-tls");
+    try (ServeProcess serve =
+        ServeProcess.start(
+            List.of(), List.of("--server", "netty-tls/worker", "--tls-dir", tlsDir.toString()))) {
+      // What matrix --target ... --tls-dir does: trust the CA that serve wrote.
+      BenchTls tls = BenchTls.load(tlsDir);
+      CellSpec cell =
+          new CellSpec(
+              "netty-tls/worker",
+              "tsocket",
+              Workload.echo(300),
+              "binary",
+              1,
+              1,
+              0,
+              false,
+              Duration.ZERO,
+              Duration.ofSeconds(10),
+              50,
+              TIMEOUT,
+              tls.clientTls());
+      CellResult r = LoadEngine.run(cell, Rows.standard().client("tsocket").open(cell, serve.address()));
+      assertThat(r.errors()).isZero();
+      assertThat(r.calls()).isGreaterThanOrEqualTo(50);
+    }
+  }
+
+  @Test
   void aTlsRowStartedWithoutCertificatesSaysWhatItNeeds() {
     ServerRow row = Rows.standard().server("netty-tls/worker");
     assertThatThrownBy(
