@@ -129,7 +129,8 @@ class TlsRowsTest {
               50,
               TIMEOUT,
               tls.clientTls());
-      CellResult r = LoadEngine.run(cell, Rows.standard().client("tsocket").open(cell, serve.address()));
+      CellResult r =
+          LoadEngine.run(cell, Rows.standard().client("tsocket").open(cell, serve.address()));
       assertThat(r.errors()).isZero();
       assertThat(r.calls()).isGreaterThanOrEqualTo(50);
     }
