@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.tls.ClientTls;
 import java.time.Duration;
 import org.apache.thrift.protocol.TProtocolFactory;
 
@@ -20,6 +21,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param duration measured load
  * @param maxCalls a bound on calls in the measured phase, or 0 for none (time bounds the cell)
  * @param callTimeout the longest one call may take before it counts as an error
+ * @param tls what the clients speak TLS with (a TLS row's cells), or {@code null} for plain TCP
  */
 record CellSpec(
     String server,
@@ -33,7 +35,56 @@ record CellSpec(
     Duration warmup,
     Duration duration,
     long maxCalls,
-    Duration callTimeout) {
+    Duration callTimeout,
+    ClientTls tls) {
+
+  /** A plain-TCP cell. */
+  CellSpec(
+      String server,
+      String client,
+      Workload workload,
+      String protocol,
+      int connections,
+      int inFlight,
+      int poolSize,
+      boolean raw,
+      Duration warmup,
+      Duration duration,
+      long maxCalls,
+      Duration callTimeout) {
+    this(
+        server,
+        client,
+        workload,
+        protocol,
+        connections,
+        inFlight,
+        poolSize,
+        raw,
+        warmup,
+        duration,
+        maxCalls,
+        callTimeout,
+        null);
+  }
+
+  /** This cell over TLS with {@code tls}, or plain with {@code null}. */
+  CellSpec withTls(ClientTls tls) {
+    return new CellSpec(
+        server,
+        client,
+        workload,
+        protocol,
+        connections,
+        inFlight,
+        poolSize,
+        raw,
+        warmup,
+        duration,
+        maxCalls,
+        callTimeout,
+        tls);
+  }
 
   TProtocolFactory protocolFactory() {
     return Protocols.factory(protocol);

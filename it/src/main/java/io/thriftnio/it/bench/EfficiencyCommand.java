@@ -7,7 +7,9 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,6 +53,9 @@ import picocli.CommandLine.Option;
           + " connections x 32 calls in flight), seq-1 (one TSocket, sequential calls),"
           + " client-transports (one connection, sequential calls against thrift-threadpool from"
           + " tsocket, netty-sync and grizzly-sync).",
+      "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
+          + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
+          + " speak TLS and trust it.",
       "Prints a Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out; a progress line per cell goes to stderr."
     })
@@ -79,7 +84,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "S",
       description =
-          "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ... "
+          "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
+              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
               + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
               + "thrift-threaded-selector and raw-echo)")
   List<String> servers;
@@ -458,6 +464,15 @@ final class EfficiencyCommand implements Callable<Integer> {
   static int measure(Settings s, Pinning pin, PrintWriter out, PrintWriter err)
       throws IOException, InterruptedException {
     Rows rows = Rows.standard();
+    BenchTls tls = null;
+    if (s.servers().stream().map(rows::server).anyMatch(r -> r != null && r.tls())) {
+      try {
+        // One CA for the whole run: every serve child gets the directory, the clients trust it.
+        tls = BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+      } catch (GeneralSecurityException e) {
+        throw new IOException("cannot make the TLS rows' certificates: " + e.getMessage(), e);
+      }
+    }
     int perRound = s.cells();
     int total = perRound * s.rounds();
     err.printf(
@@ -490,7 +505,11 @@ final class EfficiencyCommand implements Callable<Integer> {
         ServeProcess serve = null;
         if (cannot == null) {
           try {
-            serve = ServeProcess.start(pin.serverPrefix(), List.of(), serveArgs(s, server));
+            serve =
+                ServeProcess.start(
+                    pin.serverPrefix(),
+                    List.of(),
+                    serveArgs(s, server, rows.server(server).tls() ? tls : null));
           } catch (IOException e) {
             cannot = "cannot start " + server + ": " + MatrixRunner.message(e);
           }
@@ -504,7 +523,7 @@ final class EfficiencyCommand implements Callable<Integer> {
             String why = cannot;
             EfficiencyResult.Sample sample = null;
             if (why == null) {
-              Object r = runCell(rows, s, pin, server, shape, serve, first);
+              Object r = runCell(rows, s, pin, server, shape, serve, first, tls);
               first = false;
               if (r instanceof EfficiencyResult.Sample) {
                 sample = (EfficiencyResult.Sample) r;
@@ -547,7 +566,7 @@ final class EfficiencyCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static List<String> serveArgs(Settings s, String server) {
+  private static List<String> serveArgs(Settings s, String server, BenchTls tls) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -560,6 +579,10 @@ final class EfficiencyCommand implements Callable<Integer> {
     if (s.workers() != null) {
       args.add("--workers");
       args.add(Integer.toString(s.workers()));
+    }
+    if (tls != null) {
+      args.add("--tls-dir");
+      args.add(tls.dir().toString());
     }
     return args;
   }
@@ -576,7 +599,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       String server,
       EfficiencyScenario shape,
       ServeProcess serve,
-      boolean firstOfServer)
+      boolean firstOfServer,
+      BenchTls tls)
       throws InterruptedException {
     ServerRow row = rows.server(server);
     ClientKindRow kind = rows.client(shape.client());
@@ -597,7 +621,8 @@ final class EfficiencyCommand implements Callable<Integer> {
             firstOfServer ? s.warmup().multipliedBy(2) : s.warmup(),
             s.duration(),
             0,
-            CALL_TIMEOUT);
+            CALL_TIMEOUT,
+            row.tls() ? tls.clientTls() : null);
     String why = row.cannotServe(cell);
     if (why == null) {
       why = kind.cannotRun(cell);
@@ -668,8 +693,8 @@ final class EfficiencyCommand implements Callable<Integer> {
           head
               + String.format(
                   Locale.ROOT,
-                  "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us, "
-                      + "alloc %,.0f B/call%s%s",
+                  "%,.0f calls/s, server %.1f us/call, client %.1f us/call, p50 %,d us, p99 %,d us,"
+                      + " alloc %,.0f B/call%s%s",
                   sample.callsPerSec(),
                   sample.serverUsPerCall(),
                   sample.clientUsPerCall(),

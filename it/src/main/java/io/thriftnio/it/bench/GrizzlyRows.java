@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import java.net.InetSocketAddress;
@@ -9,8 +10,10 @@ import java.net.InetSocketAddress;
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
  * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link
- * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel}).
- * Each cell's clients run on their own selector runners, one per processor, closed with the cell.
+ * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel});
+ * the TLS rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named only; the
+ * JDK's TLS). Each cell's clients run on their own selector runners, one per processor, closed with
+ * the cell, and speak TLS when the cell does.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -18,6 +21,11 @@ final class GrizzlyRows implements RowProvider {
   public void register(Rows rows) {
     for (IoStrategy s : IoStrategy.values()) {
       rows.server(new LibraryServerRow("grizzly", s, GrizzlyThriftServer::builder, true));
+    }
+    for (IoStrategy s : new IoStrategy[] {IoStrategy.SAME_THREAD, IoStrategy.WORKER}) {
+      rows.server(
+          new LibraryServerRow(
+              "grizzly-tls", s, GrizzlyThriftServer::builder, false, TlsProvider.JDK));
     }
     rows.client(new Sync());
     rows.client(new Async());
@@ -35,6 +43,7 @@ final class GrizzlyRows implements RowProvider {
         .requestTimeout(cell.callTimeout())
         // Replies are decoded on the selector thread and the next call starts from there.
         .callbackExecutor(Runnable::run)
+        .tls(cell.tls())
         .build();
   }
 

@@ -4,6 +4,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -15,7 +16,9 @@ import java.util.function.Supplier;
  * A server row built from one of this library's {@link ServerBuilder}s, e.g. {@code
  * NettyThriftServer::builder} with {@link IoStrategy#WORKER} as {@code netty/worker}. Unset thread
  * counts keep the builder's defaults; a builder that rejects the strategy makes the row's cells
- * skip with the builder's message.
+ * skip with the builder's message. A TLS row ({@code netty-tls/worker}) serves with the
+ * certificates of {@link ServerSpec#tls()} and its {@link TlsProvider}; where the provider cannot
+ * load, {@code build()}'s message is the skip reason.
  */
 final class LibraryServerRow implements ServerRow {
 
@@ -23,6 +26,7 @@ final class LibraryServerRow implements ServerRow {
   private final IoStrategy strategy;
   private final Supplier<? extends ServerBuilder<?>> builder;
   private final boolean listed;
+  private final TlsProvider tls;
 
   /**
    * A row.
@@ -37,10 +41,29 @@ final class LibraryServerRow implements ServerRow {
       IoStrategy strategy,
       Supplier<? extends ServerBuilder<?>> builder,
       boolean listed) {
+    this(family, strategy, builder, listed, null);
+  }
+
+  /**
+   * A row that serves TLS, or plain TCP.
+   *
+   * @param family e.g. {@code netty-tls}
+   * @param strategy the IO strategy
+   * @param builder a fresh builder per start
+   * @param listed whether {@code all} and the family name include it
+   * @param tls the TLS implementation, or {@code null} for plain TCP
+   */
+  LibraryServerRow(
+      String family,
+      IoStrategy strategy,
+      Supplier<? extends ServerBuilder<?>> builder,
+      boolean listed,
+      TlsProvider tls) {
     this.name = family + "/" + strategyName(strategy);
     this.strategy = strategy;
     this.builder = builder;
     this.listed = listed;
+    this.tls = tls;
   }
 
   /** {@code SAME_THREAD} as the CLI spells it: {@code same-thread}. */
@@ -59,6 +82,11 @@ final class LibraryServerRow implements ServerRow {
   }
 
   @Override
+  public boolean tls() {
+    return tls != null;
+  }
+
+  @Override
   public RunningServer start(ServerSpec spec) throws Exception {
     ServerBuilder<?> b = builder.get();
     if (spec.asyncHandler()) {
@@ -74,6 +102,15 @@ final class LibraryServerRow implements ServerRow {
     }
     if (spec.ioThreads() != null) {
       b.ioThreads(spec.ioThreads());
+    }
+    if (tls != null) {
+      if (spec.tls() == null) {
+        throw new IllegalStateException(
+            name
+                + " serves TLS: no certificates (expected: serve --tls-dir DIR, or none for a"
+                + " fresh CA)");
+      }
+      b.tls(spec.tls().serverTls(tls));
     }
     b.maxConnections(Math.max(ServerBuilder.DEFAULT_MAX_CONNECTIONS, spec.expectedConnections()));
     ThriftServer server = b.build().start();

@@ -61,7 +61,8 @@ final class MatrixCommand implements Callable<Integer> {
       description =
           "server rows: all, ours, stock, netty, grizzly, netty/worker, "
               + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
-              + "netty-epoll/..., netty-iouring/... (default: the preset's)")
+              + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
+              + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
   List<String> servers;
 
   @Option(
@@ -69,8 +70,8 @@ final class MatrixCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "C",
       description =
-          "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, "
-              + "grizzly-async, pooled-sync, pooled-async, per-call-connection (default: the preset's)")
+          "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, grizzly-async,"
+              + " pooled-sync, pooled-async, per-call-connection (default: the preset's)")
   List<String> clients;
 
   @Option(
@@ -122,6 +123,15 @@ final class MatrixCommand implements Callable<Integer> {
           "what --target runs, for the tables; raw-echo switches to raw frames "
               + "(default: the single --servers name, else 'target')")
   String targetServer;
+
+  @Option(
+      names = "--tls-dir",
+      paramLabel = "DIR",
+      description =
+          "certificates of the TLS rows (netty-tls/..., netty-openssl/...,"
+              + " grizzly-tls/...) as 'serve --tls-dir' wrote them, for --target; clients trust its"
+              + " ca.pem (default: a fresh CA in a temporary directory, for in-process rows)")
+  Path tlsDir;
 
   @Option(
       names = "--out",
@@ -217,7 +227,7 @@ final class MatrixCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    MatrixRunner runner = new MatrixRunner(rows, plan);
+    MatrixRunner runner = new MatrixRunner(rows, plan, tlsDir);
     int cells = runner.cells().size();
     double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
     err.printf(

@@ -1,6 +1,10 @@
 package io.thriftnio.it.bench;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -12,6 +16,9 @@ import java.util.Set;
  * Runs a {@link MatrixPlan}: for each server row, starts it once per protocol on loopback (or uses
  * {@code --target}), then runs every cell against it, one after another. A cell that cannot run is
  * skipped with its reason; nothing stops the run but an interrupt.
+ *
+ * <p>The cells of a TLS row ({@link ServerRow#tls()}) run TLS clients that trust the run's {@link
+ * BenchTls}: loaded from the directory given, else made on first use in a temporary directory.
  */
 final class MatrixRunner {
 
@@ -20,10 +27,34 @@ final class MatrixRunner {
 
   private final Rows rows;
   private final MatrixPlan plan;
+  private final Path tlsDir;
+  private BenchTls tls;
 
   MatrixRunner(Rows rows, MatrixPlan plan) {
+    this(rows, plan, null);
+  }
+
+  /**
+   * A runner.
+   *
+   * @param tlsDir where the TLS rows' certificates are ({@code serve --tls-dir}, for {@code
+   *     --target}), or {@code null} to make them when a TLS row first runs
+   */
+  MatrixRunner(Rows rows, MatrixPlan plan, Path tlsDir) {
     this.rows = rows;
     this.plan = plan;
+    this.tlsDir = tlsDir;
+  }
+
+  /** The run's certificates, loaded or made on first use. */
+  BenchTls tls() throws IOException, GeneralSecurityException {
+    if (tls == null) {
+      tls =
+          tlsDir != null
+              ? BenchTls.load(tlsDir)
+              : BenchTls.generate(Files.createTempDirectory("thrift-nio-bench-tls"));
+    }
+    return tls;
   }
 
   /** The cells in run order, without duplicates (a preset's grids may overlap). */
@@ -111,8 +142,9 @@ final class MatrixRunner {
   }
 
   private CellResult runCell(
-      CellSpec cell, Map<String, RunningServer> started, Map<String, String> startFailures)
+      CellSpec plainCell, Map<String, RunningServer> started, Map<String, String> startFailures)
       throws InterruptedException {
+    CellSpec cell = plainCell;
     ServerRow row = rows.server(cell.server());
     ClientKindRow kind = rows.client(cell.client());
     if (row == null && plan.target() == null) {
@@ -127,6 +159,14 @@ final class MatrixRunner {
     }
     if (why != null) {
       return CellResult.skipped(cell, why);
+    }
+    if (row != null && row.tls()) {
+      try {
+        cell = cell.withTls(tls().clientTls());
+      } catch (IOException | GeneralSecurityException e) {
+        return CellResult.skipped(
+            cell, "no TLS certificates for " + cell.server() + ": " + message(e));
+      }
     }
     InetSocketAddress address;
     if (plan.target() != null) {
@@ -159,7 +199,10 @@ final class MatrixRunner {
     return LoadEngine.run(cell, load);
   }
 
-  /** The spec every row of this run starts with, for one protocol. */
+  /**
+   * The spec every row of this run starts with, for one protocol; with the run's certificates once
+   * a TLS row has asked for them.
+   */
   ServerSpec serverSpec(String protocol) {
     int expected = plan.maxConnections() * Math.max(1, plan.inFlight()) + 16;
     return new ServerSpec(
@@ -169,7 +212,8 @@ final class MatrixRunner {
         plan.serverWorkers(),
         plan.serverIoThreads(),
         plan.asyncHandler(),
-        expected);
+        expected,
+        tls);
   }
 
   private static String reason(String name, String missing) {

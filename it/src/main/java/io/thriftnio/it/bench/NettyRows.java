@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
@@ -17,8 +18,10 @@ import java.time.Duration;
  * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
  * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link
- * NettyThriftChannel}). Each cell's clients run on their own event loops, one per processor, closed
- * with the cell.
+ * NettyThriftChannel}). TLS rows, named only: {@code netty-tls/same-thread} and {@code
+ * netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...} (netty-tcnative's BoringSSL; where
+ * it cannot load, the builder's reason is the skip reason). Each cell's clients run on their own
+ * event loops, one per processor, closed with the cell, and speak TLS when the cell does.
  */
 final class NettyRows implements RowProvider {
 
@@ -32,6 +35,8 @@ final class NettyRows implements RowProvider {
     pinned(rows, "netty-nio", NettyTransportType.NIO);
     pinned(rows, "netty-epoll", NettyTransportType.EPOLL);
     pinned(rows, "netty-iouring", NettyTransportType.IO_URING);
+    tls(rows, "netty-tls", TlsProvider.JDK);
+    tls(rows, "netty-openssl", TlsProvider.OPENSSL);
     rows.client(new Sync());
     rows.client(new Async());
   }
@@ -42,6 +47,13 @@ final class NettyRows implements RowProvider {
       rows.server(
           new LibraryServerRow(
               family, s, () -> NettyThriftServer.builder().transport(transport), false));
+    }
+  }
+
+  /** {@code family/same-thread} and {@code family/worker} serving TLS with {@code provider}. */
+  private static void tls(Rows rows, String family, TlsProvider provider) {
+    for (IoStrategy s : new IoStrategy[] {IoStrategy.SAME_THREAD, IoStrategy.WORKER}) {
+      rows.server(new LibraryServerRow(family, s, NettyThriftServer::builder, false, provider));
     }
   }
 
@@ -62,7 +74,9 @@ final class NettyRows implements RowProvider {
       return Lanes.syncConnections(
           cell,
           address,
-          a -> resources.openTransport(a, ClientOptions.builder().readTimeout(timeout).build()),
+          a ->
+              resources.openTransport(
+                  a, ClientOptions.builder().readTimeout(timeout).tls(cell.tls()).build()),
           resources);
     }
   }
@@ -87,6 +101,7 @@ final class NettyRows implements RowProvider {
                   ClientOptions.builder()
                       .requestTimeout(cell.callTimeout())
                       .callbackExecutor(Runnable::run)
+                      .tls(cell.tls())
                       .build()),
           Runnable::run,
           resources);

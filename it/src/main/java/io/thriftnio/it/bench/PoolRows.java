@@ -68,7 +68,11 @@ final class PoolRows implements RowProvider {
       ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .protocol(cell.protocolFactory())
-              .transport(ClientTransportFactory.framedSocket(CONNECT_TIMEOUT, cell.callTimeout()))
+              .transport(
+                  cell.tls() == null
+                      ? ClientTransportFactory.framedSocket(CONNECT_TIMEOUT, cell.callTimeout())
+                      : ClientTransportFactory.framedTls(
+                          CONNECT_TIMEOUT, cell.callTimeout(), cell.tls()))
               .endpoint(address)
               .config(config(size, cell.callTimeout()))
               .build();
@@ -146,6 +150,7 @@ final class PoolRows implements RowProvider {
                           ClientOptions.builder()
                               .requestTimeout(cell.callTimeout())
                               .callbackExecutor(Runnable::run)
+                              .tls(cell.tls())
                               .build()))
               .protocol(cell.protocolFactory())
               .endpoint(address)

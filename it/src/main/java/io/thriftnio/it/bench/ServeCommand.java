@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +26,11 @@ import picocli.CommandLine.Option;
     description = {
       "Starts one server row serving the testkit BenchService handler.",
       "Prints 'listening on HOST:PORT' as its first line; runs until SIGTERM/SIGINT, then closes"
-          + " gracefully and prints 'closed'."
+          + " gracefully and prints 'closed'.",
+      "TLS rows (netty-tls, netty-openssl, grizzly-tls) serve with the certificates in --tls-dir"
+          + " (ca.pem, server.pem, server-key.pem); where it holds no ca.pem, or without it (then"
+          + " in a temporary directory), a fresh CA is made, and stderr names its ca.pem: clients"
+          + " must trust it. The certificate names localhost, 127.0.0.1 and ::1 only."
     })
 final class ServeCommand implements Callable<Integer> {
 
@@ -33,7 +39,15 @@ final class ServeCommand implements Callable<Integer> {
 
   /** The row families that take a strategy. */
   static final List<String> FAMILIES =
-      List.of("netty", "netty-nio", "netty-epoll", "netty-iouring", "grizzly");
+      List.of(
+          "netty",
+          "netty-nio",
+          "netty-epoll",
+          "netty-iouring",
+          "netty-tls",
+          "netty-openssl",
+          "grizzly",
+          "grizzly-tls");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -45,7 +59,8 @@ final class ServeCommand implements Callable<Integer> {
           "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
               + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
               + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
-              + "pin the transport")
+              + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
+              + "TLS through netty-tcnative (same-thread or worker)")
   String server;
 
   @Option(
@@ -107,11 +122,20 @@ final class ServeCommand implements Callable<Integer> {
   boolean asyncHandler;
 
   @Option(
+      names = "--tls-dir",
+      paramLabel = "DIR",
+      description =
+          "TLS rows: the certificates to serve with (ca.pem, server.pem, server-key.pem), as "
+              + "a parent wrote them; where DIR holds no ca.pem, a fresh set is written there "
+              + "(default: a fresh set in a temporary directory, named on stderr)")
+  Path tlsDir;
+
+  @Option(
       names = "--control",
       description =
-          "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, "
-              + "threads, heap and descriptors, and 'cpu' with its CPU time and allocated bytes; end "
-              + "of stdin stops the server (for a parent process)")
+          "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
+              + " and descriptors, and 'cpu' with its CPU time and allocated bytes; end of stdin"
+              + " stops the server (for a parent process)")
   boolean control;
 
   @Override
@@ -144,9 +168,24 @@ final class ServeCommand implements Callable<Integer> {
     }
     RunningServer running;
     try {
+      BenchTls tls = null;
+      if (row.tls()) {
+        boolean fresh = tlsDir == null || !Files.exists(tlsDir.resolve(BenchTls.CA_FILE));
+        if (!fresh) {
+          tls = BenchTls.load(tlsDir);
+        } else {
+          tls =
+              BenchTls.generate(
+                  tlsDir != null ? tlsDir : Files.createTempDirectory("thrift-nio-bench-tls"));
+          err.println(
+              "serve: " + name + " serves TLS with a fresh CA; clients must trust " + tls.caFile());
+          err.flush();
+        }
+      }
       running =
           row.start(
-              new ServerSpec(host, port, protocol, workers, ioThreads, asyncHandler, connections));
+              new ServerSpec(
+                  host, port, protocol, workers, ioThreads, asyncHandler, connections, tls));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "

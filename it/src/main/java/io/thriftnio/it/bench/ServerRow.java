@@ -16,6 +16,14 @@ interface ServerRow {
     return false;
   }
 
+  /**
+   * Whether the row serves TLS; its cells' clients then speak TLS, trusting the CA of the run's
+   * {@link BenchTls}.
+   */
+  default boolean tls() {
+    return false;
+  }
+
   /** Whether the row is part of {@code all} and of family names like {@code netty}. */
   default boolean listed() {
     return true;

@@ -13,6 +13,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param asyncHandler serve {@code AsyncBenchHandler} through an async processor where the row can
  * @param expectedConnections the most connections a run will open at once; thread-per-connection
  *     rows size their pool from it
+ * @param tls the certificates TLS rows serve with, or {@code null} when none were made (a TLS row
+ *     then fails to start and says so)
  */
 record ServerSpec(
     String host,
@@ -21,7 +23,20 @@ record ServerSpec(
     Integer workers,
     Integer ioThreads,
     boolean asyncHandler,
-    int expectedConnections) {
+    int expectedConnections,
+    BenchTls tls) {
+
+  /** A spec without TLS certificates. */
+  ServerSpec(
+      String host,
+      int port,
+      String protocol,
+      Integer workers,
+      Integer ioThreads,
+      boolean asyncHandler,
+      int expectedConnections) {
+    this(host, port, protocol, workers, ioThreads, asyncHandler, expectedConnections, null);
+  }
 
   TProtocolFactory protocolFactory() {
     return Protocols.factory(protocol);

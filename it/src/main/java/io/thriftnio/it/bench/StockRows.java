@@ -2,14 +2,23 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.server.THsHaServer;
@@ -27,7 +36,8 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 
 /**
  * The rows that need only libthrift: the stock Thrift servers, the raw echo ceiling, the stock
- * {@code TSocket} client and a new connection per call.
+ * {@code TSocket} client and a new connection per call. Against a TLS row the stock clients run
+ * over a JDK {@code SSLSocket} (the stock servers serve plain TCP only).
  *
  * <p>Thread counts: rows with a worker pool get {@code --workers} (default {@value
  * ServerBuilder#DEFAULT_WORKER_THREADS}, the library's default, so stock and library rows run with
@@ -75,6 +85,61 @@ final class StockRows implements RowProvider {
     TTransport framed = new TFramedTransport(socket);
     framed.open();
     return framed;
+  }
+
+  /** One JSSE context per run's client TLS settings; built once, not per connection. */
+  private static final Map<ClientTls, SSLContext> CONTEXTS = new ConcurrentHashMap<>();
+
+  /**
+   * A framed connection for one cell's client: a stock {@code TSocket}, over a JDK {@code
+   * SSLSocket} when the cell speaks TLS (handshake done, host name verified).
+   */
+  static TTransport openFramedSocket(CellSpec cell, InetSocketAddress address) throws Exception {
+    if (cell.tls() == null) {
+      return openFramedSocket(address, cell.callTimeout());
+    }
+    int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, cell.callTimeout().toMillis()));
+    ClientTls tls = cell.tls();
+    SSLContext context = CONTEXTS.computeIfAbsent(tls, StockRows::sslContext);
+    Socket plain = new Socket();
+    SSLSocket socket;
+    try {
+      plain.setTcpNoDelay(true);
+      plain.connect(address, millis);
+      plain.setSoTimeout(millis);
+      String host = tls.peerHost(address);
+      socket =
+          (SSLSocket) context.getSocketFactory().createSocket(plain, host, address.getPort(), true);
+      SSLParameters params = socket.getSSLParameters();
+      if (tls.hostnameVerification()) {
+        params.setEndpointIdentificationAlgorithm("HTTPS");
+      }
+      params.setProtocols(tls.protocols().toArray(new String[0]));
+      socket.setSSLParameters(params);
+      socket.startHandshake();
+    } catch (Exception e) {
+      try {
+        plain.close();
+      } catch (IOException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+    // TSocket over a connected socket is open already: TFramedTransport.open() would reject it.
+    return new TFramedTransport(new TSocket(socket));
+  }
+
+  private static SSLContext sslContext(ClientTls tls) {
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(
+          tls.keyManagerFactory() != null ? tls.keyManagerFactory().getKeyManagers() : null,
+          tls.trustManagerFactory() != null ? tls.trustManagerFactory().getTrustManagers() : null,
+          null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot make a TLS context for " + tls, e);
+    }
   }
 
   private enum Kind {
@@ -291,8 +356,7 @@ final class StockRows implements RowProvider {
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      return Lanes.syncConnections(
-          cell, address, a -> openFramedSocket(a, cell.callTimeout()), null);
+      return Lanes.syncConnections(cell, address, a -> openFramedSocket(cell, a), null);
     }
   }
 
@@ -320,7 +384,7 @@ final class StockRows implements RowProvider {
             new ClientLoad.SyncLane() {
               @Override
               public boolean call() throws Exception {
-                TTransport transport = openFramedSocket(address, cell.callTimeout());
+                TTransport transport = openFramedSocket(cell, address);
                 opened.incrementAndGet();
                 try {
                   return Lanes.syncLane(cell, transport).call();

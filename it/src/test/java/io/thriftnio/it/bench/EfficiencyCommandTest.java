@@ -126,6 +126,40 @@ class EfficiencyCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aTlsRowsServeChildAndTheClientsShareTheRunsCa() throws Exception {
+    // Were the child's CA not the one the clients trust, every handshake would fail: errors.
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "netty-tls/same-thread",
+            "--scenarios",
+            "seq-1",
+            "--rounds",
+            "1",
+            "--warmup",
+            "100ms",
+            "--warmup-calls",
+            "0",
+            "--duration",
+            "500ms",
+            "--no-pin",
+            "--out",
+            dir.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(err.toString()).doesNotContain("skipped");
+    List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
+    assertThat(csv).hasSize(2);
+    assertThat(csv.get(1)).startsWith("netty-tls/same-thread,seq-1,tsocket,");
+    List<String> header = List.of(csv.get(0).split(","));
+    String[] f = csv.get(1).split(",", -1);
+    assertThat(Double.parseDouble(f[header.indexOf("calls_per_sec")])).as("calls/s").isPositive();
+    assertThat(f[header.indexOf("errors")]).as("errors").isEqualTo("0");
+  }
+
+  @Test
   void badOptionsAreRejectedWithTheValue() {
     assertThat(run("efficiency", "--scenarios", "nope")).isEqualTo(2);
     assertThat(err.toString()).contains("scenario: nope (expected: all or one of [tsocket-40,");

@@ -131,7 +131,9 @@ class MatrixCommandTest {
     assertThat(run("matrix", "--warmup", "soon")).isEqualTo(2);
     assertThat(run("serve", "--server", "thrift-hsha", "--strategy", "worker")).isEqualTo(2);
     assertThat(err.toString())
-        .contains("only [netty, netty-nio, netty-epoll, netty-iouring, grizzly] take one");
+        .contains(
+            "only [netty, netty-nio, netty-epoll, netty-iouring, netty-tls, netty-openssl,"
+                + " grizzly, grizzly-tls] take one");
   }
 
   @Test
