@@ -38,7 +38,8 @@ final class AsyncProxies {
     InvocationHandler handler =
         (proxy, method, args) -> {
           if (method.getDeclaringClass() == Object.class) {
-            return objectMethod(proxy, method, args, asyncIface);
+            return Reflection.objectMethod(
+                proxy, method, args, "AsyncClients proxy for " + asyncIface.getName());
           }
           MethodPlan plan = plans.computeIfAbsent(method, m -> plan(m, caller.sampleClientClass()));
           plan.invoke(caller, args);
@@ -51,17 +52,6 @@ final class AsyncProxies {
     Object proxy =
         Proxy.newProxyInstance(asyncIface.getClassLoader(), new Class<?>[] {asyncIface}, handler);
     return asyncIface.cast(proxy);
-  }
-
-  private static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
-    switch (method.getName()) {
-      case "equals":
-        return proxy == args[0];
-      case "hashCode":
-        return System.identityHashCode(proxy);
-      default:
-        return "AsyncClients proxy for " + iface.getName();
-    }
   }
 
   static MethodPlan plan(Method asyncMethod, Class<?> clientClass) {

@@ -200,7 +200,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     InvocationHandler handler =
         (proxy, method, args) -> {
           if (method.getDeclaringClass() == Object.class) {
-            return Proxies.objectMethod(proxy, method, args, iface);
+            return Reflection.objectMethod(
+                proxy, method, args, "pooled proxy for " + iface.getName());
           }
           return call(client -> Reflection.invoke(method, client, args));
         };

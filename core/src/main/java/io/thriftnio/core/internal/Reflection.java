@@ -34,4 +34,21 @@ public final class Reflection {
       throw new IllegalStateException(method + " is not accessible", e);
     }
   }
+
+  /**
+   * {@code equals}, {@code hashCode} and {@code toString} of a proxy, by identity.
+   *
+   * @param description what {@code toString} returns
+   */
+  public static Object objectMethod(
+      Object proxy, Method method, Object[] args, String description) {
+    switch (method.getName()) {
+      case "equals":
+        return proxy == args[0];
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      default:
+        return description;
+    }
+  }
 }

@@ -96,6 +96,9 @@ final class LibraryServerRow implements ServerRow {
     }
     b.protocol(spec.protocolFactory());
     b.ioStrategy(strategy);
+    if (spec.accessLog()) {
+      b.addInterceptor(new AccessLog(System.err));
+    }
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     if (spec.workers() != null) {
       b.workerThreads(spec.workers());

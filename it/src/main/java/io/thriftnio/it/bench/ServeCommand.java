@@ -131,6 +131,13 @@ final class ServeCommand implements Callable<Integer> {
   Path tlsDir;
 
   @Option(
+      names = "--access-log",
+      description =
+          "print one line per call on stderr: peer, method, outcome, microseconds (netty and"
+              + " grizzly rows, from a server interceptor)")
+  boolean accessLog;
+
+  @Option(
       names = "--control",
       description =
           "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
@@ -185,7 +192,15 @@ final class ServeCommand implements Callable<Integer> {
       running =
           row.start(
               new ServerSpec(
-                  host, port, protocol, workers, ioThreads, asyncHandler, connections, tls));
+                  host,
+                  port,
+                  protocol,
+                  workers,
+                  ioThreads,
+                  asyncHandler,
+                  connections,
+                  tls,
+                  accessLog));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "

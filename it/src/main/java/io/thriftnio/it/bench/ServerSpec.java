@@ -15,6 +15,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *     rows size their pool from it
  * @param tls the certificates TLS rows serve with, or {@code null} when none were made (a TLS row
  *     then fails to start and says so)
+ * @param accessLog library rows print one line per call on stderr ({@code serve --access-log})
  */
 record ServerSpec(
     String host,
@@ -24,7 +25,21 @@ record ServerSpec(
     Integer ioThreads,
     boolean asyncHandler,
     int expectedConnections,
-    BenchTls tls) {
+    BenchTls tls,
+    boolean accessLog) {
+
+  /** A spec without an access log. */
+  ServerSpec(
+      String host,
+      int port,
+      String protocol,
+      Integer workers,
+      Integer ioThreads,
+      boolean asyncHandler,
+      int expectedConnections,
+      BenchTls tls) {
+    this(host, port, protocol, workers, ioThreads, asyncHandler, expectedConnections, tls, false);
+  }
 
   /** A spec without TLS certificates. */
   ServerSpec(

@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -36,7 +37,8 @@ public final class Proxies {
     InvocationHandler handler =
         (proxy, method, args) -> {
           if (method.getDeclaringClass() == Object.class) {
-            return objectMethod(proxy, method, args, iface);
+            return Reflection.objectMethod(
+                proxy, method, args, "pooled proxy for " + iface.getName());
           }
           @SuppressWarnings("unchecked")
           AsyncMethodCallback<Object> callback =
@@ -81,18 +83,6 @@ public final class Proxies {
               + " (expected: an interface "
               + (clientClass == null ? "the client" : clientClass.getName())
               + " implements)");
-    }
-  }
-
-  /** {@code equals}, {@code hashCode} and {@code toString} of a proxy, by identity. */
-  public static Object objectMethod(Object proxy, Method method, Object[] args, Class<?> iface) {
-    switch (method.getName()) {
-      case "equals":
-        return proxy == args[0];
-      case "hashCode":
-        return System.identityHashCode(proxy);
-      default:
-        return "pooled proxy for " + iface.getName();
     }
   }
 }
