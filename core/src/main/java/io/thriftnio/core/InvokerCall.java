@@ -11,7 +11,7 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * One request in progress in a {@link ProcessorInvoker}. Package-private methods are the contract
- * with {@link AsyncProcessorBridge}.
+ * with {@link io.thriftnio.core.internal.AsyncProcessorBridge}.
  */
 public final class InvokerCall {
   private static final AtomicIntegerFieldUpdater<InvokerCall> DONE =
