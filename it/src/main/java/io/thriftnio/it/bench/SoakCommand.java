@@ -276,9 +276,13 @@ final class SoakCommand implements Callable<Integer> {
         syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION,
         duration);
 
+    String overload = sameThreadOverload(syncConnections, asyncConnections);
+    if (overload != null) {
+      err.println("soak: warning: " + overload);
+    }
     SoakRecorder recorder = new SoakRecorder(grace.toNanos());
     SoakReport report =
-        new SoakReport(name, this, before, syncConnections, asyncConnections, grace);
+        new SoakReport(name, this, before, syncConnections, asyncConnections, grace, overload);
     ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
     SoakLoad load =
         new SoakLoad(
@@ -477,5 +481,35 @@ final class SoakCommand implements Callable<Integer> {
         load.syncOpen(),
         load.asyncOpen(),
         String.join(" ", ev));
+  }
+
+  /**
+   * Why a {@code same-thread} run is expected to time out, or null: its handlers run on the IO
+   * threads, and the mix's {@code sleep} caps what they serve ({@link SoakMix#sameThreadCeiling}).
+   * Past that ceiling requests queue behind sleeping handlers until callers time out, accepts
+   * included (the acceptor shares the loops): overload the configuration chose, not a fault.
+   */
+  private String sameThreadOverload(int syncConnections, int asyncConnections) {
+    if (!strategy.equals("same-thread") || think.isZero()) {
+      return null;
+    }
+    int loops = ioThreads != null ? ioThreads : Runtime.getRuntime().availableProcessors();
+    double ceiling = SoakMix.sameThreadCeiling(loops);
+    int callers = syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION;
+    double offered = callers * 1e9 / think.toNanos();
+    if (offered <= ceiling) {
+      return null;
+    }
+    return String.format(
+        Locale.ROOT,
+        "same-thread runs the mix's sleep(%d ms) on the %d IO threads, so it serves at most about"
+            + " %,.0f calls/s; %,d callers thinking %s offer up to %,.0f calls/s. Expect timeouts"
+            + " from overload; raise --io-threads or --think to soak without it.",
+        SoakMix.SLEEP_MILLIS,
+        loops,
+        ceiling,
+        callers,
+        think,
+        offered);
   }
 }

@@ -57,6 +57,15 @@ enum SoakMix {
     this.weight = weight;
   }
 
+  /**
+   * The most calls per second a {@code same-thread} server can serve with this mix: {@code sleep}
+   * holds an IO thread for {@link #SLEEP_MILLIS}, so {@code ioThreads} of them serve at most {@code
+   * ioThreads * 1000 / (share of sleep * SLEEP_MILLIS)} calls/s, whatever else the mix costs.
+   */
+  static double sameThreadCeiling(int ioThreads) {
+    return ioThreads * 1000.0 / (SLEEP.weight / 100.0 * SLEEP_MILLIS);
+  }
+
   static SoakMix pick(SplittableRandom random) {
     return BY_PERCENT[random.nextInt(100)];
   }

@@ -85,6 +85,7 @@ final class SoakReport {
 
   private final String server;
   private final SoakCommand options;
+  private final String overload; // null unless the configuration overloads the server by design
   private final Baseline before;
   private final int syncConnections;
   private final int asyncConnections;
@@ -107,8 +108,10 @@ final class SoakReport {
       Baseline before,
       int syncConnections,
       int asyncConnections,
-      Duration grace) {
+      Duration grace,
+      String overload) {
     this.server = server;
+    this.overload = overload;
     this.options = options;
     this.before = before;
     this.syncConnections = syncConnections;
@@ -337,6 +340,9 @@ final class SoakReport {
     List<String> findings = findings();
     sb.append("\nFindings: ").append(findings.isEmpty() ? "none" : "").append('\n');
     findings.forEach(f -> sb.append("- ").append(f).append('\n'));
+    if (overload != null) {
+      sb.append("\nOverload by configuration: ").append(overload).append('\n');
+    }
     sb.append('\n');
     return sb.toString();
   }

@@ -76,6 +76,48 @@ class SoakCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void saysWhenASameThreadServerIsOverloadedByTheMixItself() {
+    // One IO thread serves at most 1,000 calls/s of a mix with 10 % sleep(10 ms); 30 callers
+    // thinking 5 ms offer up to 6,000.
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "grizzly",
+              "--strategy",
+              "same-thread",
+              "--io-threads",
+              "1",
+              "--connections",
+              "20",
+              "--duration",
+              "2s",
+              "--sample",
+              "1s",
+              "--think",
+              "5ms",
+              "--kill-every",
+              "0",
+              "--restart-every",
+              "0",
+              "--large",
+              "16k",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(err.toString())
+        .contains("soak: warning: same-thread runs the mix's sleep(10 ms) on the 1 IO threads")
+        .contains("at most about 1,000 calls/s");
+    assertThat(out.toString()).contains("Overload by configuration: same-thread runs");
+  }
+
+  @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void rejectsAServerThatIsNotOneOfOurs() {
     int status =
