@@ -47,7 +47,10 @@ public final class ConnectionInfo {
     this.peerCertificates = List.copyOf(peerCertificates);
   }
 
-  /** The connection's number, unique within its server, from 1 in accept order. */
+  /**
+   * The connection's number: unique in this JVM, increasing in accept order, and the same as {@link
+   * ServerCallContext#connectionId()} of its calls.
+   */
   public long id() {
     return id;
   }

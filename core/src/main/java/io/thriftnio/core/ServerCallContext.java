@@ -206,8 +206,9 @@ public final class ServerCallContext {
   }
 
   /**
-   * The connection's number: unique in this JVM, the same for every call of the connection, from 1
-   * in the order connections are opened; 0 when the invoker runs outside a server connection.
+   * The connection's number: unique in this JVM, the same for every call of the connection,
+   * increasing in the order connections are opened, and the same as the connection's {@link
+   * ConnectionInfo#id()} for listeners; 0 when the invoker runs outside a server connection.
    */
   public long connectionId() {
     return connectionId;

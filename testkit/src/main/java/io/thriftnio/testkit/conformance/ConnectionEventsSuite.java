@@ -7,6 +7,7 @@ import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.ConnectionListener;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.TServerEventHandlers;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -141,13 +143,24 @@ public abstract class ConnectionEventsSuite {
   @Test
   void aConnectionOpensWithItsAddressesAndClosesAsPeerClosedWhenTheClientLeaves() throws Exception {
     Recorder recorder = new Recorder();
-    ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
+    AtomicLong callsConnection = new AtomicLong();
+    BenchHandler handler =
+        new BenchHandler() {
+          @Override
+          public TradeReport get_last_sale(String symbol) {
+            callsConnection.set(ServerCallContext.current().connectionId());
+            return super.get_last_sale(symbol);
+          }
+        };
+    ThriftServer server = start(builder(handler).connectionListener(recorder));
     SocketAddress clientSide;
     try (StockClient c = new StockClient(server.localAddress())) {
       clientSide = c.localAddress();
       assertThat(c.client.get_last_sale("A").getSymbol()).isEqualTo("A");
       Event open = recorder.next();
       assertThat(open.kind()).isEqualTo("open");
+      // One numbering: the listener and the call context name the connection alike.
+      assertThat(open.connection().id()).isPositive().isEqualTo(callsConnection.get());
       assertThat(open.connection().remoteAddress()).isEqualTo(clientSide);
       assertThat(open.connection().localAddress()).isEqualTo(server.localAddress());
       assertThat(open.connection().peerPrincipal()).isEmpty();

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -49,11 +48,11 @@ public final class CallSequencer {
 
   static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
 
-  /** Connection numbers, unique in the JVM: a handler in a pipeline of its own has no registry. */
-  private static final AtomicLong IDS = new AtomicLong();
-
-  /** This connection's number, for {@code ServerCallContext.connectionId()}. */
-  final long id = IDS.incrementAndGet();
+  /**
+   * This connection's number, for {@code ServerCallContext.connectionId()}: its registration's, or
+   * a new one when it has none (a handler in a pipeline of the user's own).
+   */
+  final long id;
 
   final CallPath path;
   final ServerConnection connection;
@@ -86,6 +85,8 @@ public final class CallSequencer {
     this.path = path;
     this.connection = connection;
     this.writer = new ReplyWriter(this, connection);
+    RegisteredConnection<?> registration = connection.registration();
+    this.id = registration != null ? registration.id() : ConnectionIds.next();
   }
 
   /**

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,6 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   private final ConnectionEvents events;
   private final Set<RegisteredConnection<H>> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger admitted = new AtomicInteger();
-  private final AtomicLong ids = new AtomicLong();
   private final EveryPowerOfTwo rejectedLog = new EveryPowerOfTwo();
   private final EveryPowerOfTwo tlsFailuresLog = new EveryPowerOfTwo();
   private final Object changed = new Object();
@@ -112,7 +110,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
       return null;
     }
     RegisteredConnection<H> c =
-        new RegisteredConnection<>(ids.incrementAndGet(), handle, remote, local, now, this, events);
+        new RegisteredConnection<>(ConnectionIds.next(), handle, remote, local, now, this, events);
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);
@@ -125,7 +123,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   private void refused(SocketAddress remote, SocketAddress local, CloseCause cause) {
     if (events != null) {
       events.refused(
-          new ConnectionInfo(ids.incrementAndGet(), remote, local, Instant.now(), null, List.of()),
+          new ConnectionInfo(ConnectionIds.next(), remote, local, Instant.now(), null, List.of()),
           cause);
     }
   }

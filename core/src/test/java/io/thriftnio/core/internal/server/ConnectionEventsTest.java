@@ -18,7 +18,9 @@ import java.security.Principal;
 import java.security.cert.Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -60,31 +62,45 @@ class ConnectionEventsTest {
   private final ServerCounters counters = new ServerCounters();
   private final Recorder recorder = new Recorder();
 
-  /** Records events as strings: {@code open 1}, {@code close 1 IDLE}, {@code refused 3 LIMIT}. */
+  /**
+   * Records events as strings: {@code open 1}, {@code close 1 IDLE}, {@code refused 3 LIMIT}. The
+   * numbers are the order in which the recorder first saw each connection id (ids are JVM-wide and
+   * increase in admission order, so other tests' connections shift them).
+   */
   static final class Recorder implements ConnectionListener {
     final List<String> events = new CopyOnWriteArrayList<>();
     final List<ConnectionInfo> infos = new CopyOnWriteArrayList<>();
+    private final Map<Long, Integer> numbers = new ConcurrentHashMap<>();
+
+    private synchronized int n(ConnectionInfo c) {
+      Integer seen = numbers.get(c.id());
+      if (seen == null) {
+        seen = numbers.size() + 1;
+        numbers.put(c.id(), seen);
+      }
+      return seen;
+    }
 
     @Override
     public void onOpen(ConnectionInfo c) {
       infos.add(c);
-      events.add("open " + c.id());
+      events.add("open " + n(c));
     }
 
     @Override
     public void onClose(ConnectionInfo c, CloseCause cause) {
-      events.add("close " + c.id() + " " + cause);
+      events.add("close " + n(c) + " " + cause);
     }
 
     @Override
     public void onRefused(ConnectionInfo c, CloseCause cause) {
       infos.add(c);
-      events.add("refused " + c.id() + " " + cause);
+      events.add("refused " + n(c) + " " + cause);
     }
 
     @Override
     public void beforeCall(ConnectionInfo c) {
-      events.add("call " + c.id());
+      events.add("call " + n(c));
     }
   }
 
