@@ -92,7 +92,8 @@ public final class InvokerCall {
       String name = "";
       int seqId = 0;
       try {
-        TMessage header = readHeader(payload);
+        TMessage header =
+            CallMessages.header(payload, invoker.inputProtocolFactory, invoker.configuration);
         name = header.name;
         seqId = header.seqid;
       } catch (TException | RuntimeException unreadable) {

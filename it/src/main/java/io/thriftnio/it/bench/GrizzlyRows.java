@@ -27,6 +27,8 @@ final class GrizzlyRows implements RowProvider {
           new LibraryServerRow(
               "grizzly-tls", s, GrizzlyThriftServer::builder, false, TlsProvider.JDK));
     }
+    LibraryServerRow.interceptorRows(
+        rows, "grizzly", GrizzlyThriftServer::builder, IoStrategy.values());
     rows.client(new Sync());
     rows.client(new Async());
   }

@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.TlsProvider;
@@ -9,6 +10,7 @@ import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -86,6 +88,29 @@ final class LibraryServerRow implements ServerRow {
     return tls != null;
   }
 
+  /**
+   * Registers {@code family-empty-chain/S} (an empty interceptor list) and {@code
+   * family-one-interceptor/S} (one {@link CallTimer}) for each strategy, named only: beside {@code
+   * family/S} in one {@code efficiency} run they show what the interceptor chain costs per call.
+   */
+  static void interceptorRows(
+      Rows rows,
+      String family,
+      Supplier<? extends ServerBuilder<?>> builder,
+      IoStrategy... strategies) {
+    for (IoStrategy s : strategies) {
+      rows.server(
+          new LibraryServerRow(
+              family + "-empty-chain", s, () -> builder.get().interceptors(List.of()), false));
+      rows.server(
+          new LibraryServerRow(
+              family + "-one-interceptor",
+              s,
+              () -> builder.get().addInterceptor(new CallTimer()),
+              false));
+    }
+  }
+
   @Override
   public RunningServer start(ServerSpec spec) throws Exception {
     ServerBuilder<?> b = builder.get();
@@ -131,6 +156,11 @@ final class LibraryServerRow implements ServerRow {
       @Override
       public ServerStats stats() {
         return server.stats();
+      }
+
+      @Override
+      public ServerConfig config() {
+        return server.config();
       }
 
       @Override

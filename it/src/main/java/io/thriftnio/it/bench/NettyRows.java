@@ -35,6 +35,8 @@ final class NettyRows implements RowProvider {
     pinned(rows, "netty-nio", NettyTransportType.NIO);
     pinned(rows, "netty-epoll", NettyTransportType.EPOLL);
     pinned(rows, "netty-iouring", NettyTransportType.IO_URING);
+    LibraryServerRow.interceptorRows(
+        rows, "netty", NettyThriftServer::builder, IoStrategy.SAME_THREAD, IoStrategy.WORKER);
     tls(rows, "netty-tls", TlsProvider.JDK);
     tls(rows, "netty-openssl", TlsProvider.OPENSSL);
     rows.client(new Sync());

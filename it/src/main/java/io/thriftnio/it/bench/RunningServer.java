@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import java.net.InetSocketAddress;
 
@@ -16,6 +17,11 @@ interface RunningServer extends AutoCloseable {
 
   /** The server's counters, or {@code null} when the row is not one of this library's servers. */
   default ServerStats stats() {
+    return null;
+  }
+
+  /** The server's configuration, or {@code null} when the row is not one of this library's. */
+  default ServerConfig config() {
     return null;
   }
 

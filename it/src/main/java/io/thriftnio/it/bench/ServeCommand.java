@@ -46,8 +46,12 @@ final class ServeCommand implements Callable<Integer> {
           "netty-iouring",
           "netty-tls",
           "netty-openssl",
+          "netty-empty-chain",
+          "netty-one-interceptor",
           "grizzly",
-          "grizzly-tls");
+          "grizzly-tls",
+          "grizzly-empty-chain",
+          "grizzly-one-interceptor");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
