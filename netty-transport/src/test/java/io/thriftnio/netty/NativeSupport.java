@@ -1,6 +1,7 @@
 package io.thriftnio.netty;
 
 import io.netty.handler.ssl.OpenSsl;
+import io.thriftnio.netty.internal.IoTransport;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -32,10 +33,10 @@ final class NativeSupport {
         }
         return;
       case IO_URING:
-        if (!io.netty.channel.uring.IoUring.isAvailable()) {
-          skipOrFail(
-              "io_uring is not available: " + io.netty.channel.uring.IoUring.unavailabilityCause(),
-              false);
+        // Through the library, which configures Netty's io_uring before it first loads.
+        String why = IoTransport.ioUringUnavailability();
+        if (why != null) {
+          skipOrFail("io_uring is not available: " + why, false);
         }
         return;
       default:

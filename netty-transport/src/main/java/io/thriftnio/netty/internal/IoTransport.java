@@ -185,8 +185,30 @@ public final class IoTransport {
     }
   }
 
+  /**
+   * The system property that turns Netty's multishot {@code POLL_ADD} for io_uring on or off. With
+   * it on (Netty's default), Netty 4.2.18 on Linux 6.18 misses a reset that arrives right behind
+   * data: the channel keeps waiting for a read that never completes, so a client that sends a
+   * request (or part of one) and aborts leaves its connection open on the server until a timeout
+   * closes it, or forever without {@code idleTimeout}. In the conformance suite that was about half
+   * of the runs with it on and none of 8 with it off.
+   */
+  public static final String IO_URING_POLL_ADD_MULTISHOT =
+      "io.netty.iouring.pollAddMultishotEnabled";
+
   /** Loaded only once the io_uring classes are known to be present. */
   private static final class IoUring {
+    static {
+      // Netty reads the property once, when its IoUring class initialises, which the first use
+      // below does. A value the user set wins; a caller who loaded io_uring first keeps Netty's.
+      if (System.getProperty(IO_URING_POLL_ADD_MULTISHOT) == null) {
+        System.setProperty(IO_URING_POLL_ADD_MULTISHOT, "false");
+        log.debug(
+            "{}=false: Netty's multishot POLL_ADD can miss a peer's reset (see IoTransport)",
+            IO_URING_POLL_ADD_MULTISHOT);
+      }
+    }
+
     static String unavailability() {
       return io.netty.channel.uring.IoUring.isAvailable()
           ? null
