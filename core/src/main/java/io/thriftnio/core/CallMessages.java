@@ -1,10 +1,10 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.MessageReader;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
-import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
@@ -53,7 +53,7 @@ final class CallMessages {
   /** Parses the header of {@code payload}; the payload's position is not moved. */
   static TMessage read(ByteBuffer payload, TProtocolFactory protocol, TConfiguration configuration)
       throws TException {
-    return protocol.getProtocol(FrameInputTransport.of(configuration, payload)).readMessageBegin();
+    return MessageReader.header(payload, protocol, configuration);
   }
 
   /**
@@ -124,23 +124,16 @@ final class CallMessages {
    */
   static CallOutcome outcome(
       ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
-    try {
-      TProtocol reader = protocol.getProtocol(FrameInputTransport.of(configuration, reply));
-      TMessage message = reader.readMessageBegin();
-      if (message.type == TMessageType.EXCEPTION) {
-        TApplicationException e = TApplicationException.readFrom(reader);
-        return e.getType() == TApplicationException.INTERNAL_ERROR
-            ? CallOutcome.UNDECLARED_FAILURE
-            : CallOutcome.APPLICATION_EXCEPTION;
-      }
-      reader.readStructBegin();
-      TField first = reader.readFieldBegin();
-      return first.type == TType.STOP || first.id == 0
-          ? CallOutcome.SUCCESS
-          : CallOutcome.DECLARED_EXCEPTION;
-    } catch (TException | RuntimeException unreadable) {
-      // Our own output, written by the processor: unreadable only if the processor wrote garbage.
-      return CallOutcome.UNDECLARED_FAILURE;
+    switch (MessageReader.replyKind(reply, protocol, configuration)) {
+      case RESULT:
+        return CallOutcome.SUCCESS;
+      case DECLARED_EXCEPTION:
+        return CallOutcome.DECLARED_EXCEPTION;
+      case APPLICATION_EXCEPTION:
+        return CallOutcome.APPLICATION_EXCEPTION;
+      default:
+        // INTERNAL_ERROR, or our own output unreadable: only if the processor wrote garbage.
+        return CallOutcome.UNDECLARED_FAILURE;
     }
   }
 

@@ -5,9 +5,6 @@ import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -45,11 +42,9 @@ public final class ServerCallContext {
    *
    * @param <T> the type of the attribute's value
    */
-  public static final class Key<T> {
-    private final String name;
-
+  public static final class Key<T> extends CallAttributes.NamedKey {
     private Key(String name) {
-      this.name = Objects.requireNonNull(name, "name");
+      super(name);
     }
 
     /**
@@ -59,11 +54,6 @@ public final class ServerCallContext {
      */
     public static <T> Key<T> of(String name) {
       return new Key<>(name);
-    }
-
-    @Override
-    public String toString() {
-      return name;
     }
   }
 
@@ -83,8 +73,7 @@ public final class ServerCallContext {
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
 
-  /** Created on the first {@link #setAttribute}; guarded by this. */
-  private Map<Key<?>, Object> attributes;
+  private final CallAttributes attributes = new CallAttributes();
 
   ServerCallContext(
       ServerConnection connection,
@@ -228,8 +217,8 @@ public final class ServerCallContext {
    * @return its value, or {@code null} if not set
    */
   @SuppressWarnings("unchecked")
-  public synchronized <T> T attribute(Key<T> key) {
-    return attributes == null ? null : (T) attributes.get(Objects.requireNonNull(key, "key"));
+  public <T> T attribute(Key<T> key) {
+    return (T) attributes.get(key);
   }
 
   /**
@@ -238,18 +227,8 @@ public final class ServerCallContext {
    * @param value the value; {@code null} removes it
    * @return this context
    */
-  public synchronized <T> ServerCallContext setAttribute(Key<T> key, T value) {
-    Objects.requireNonNull(key, "key");
-    if (value == null) {
-      if (attributes != null) {
-        attributes.remove(key);
-      }
-      return this;
-    }
-    if (attributes == null) {
-      attributes = new HashMap<>(4);
-    }
-    attributes.put(key, value);
+  public <T> ServerCallContext setAttribute(Key<T> key, T value) {
+    attributes.set(key, value);
     return this;
   }
 
