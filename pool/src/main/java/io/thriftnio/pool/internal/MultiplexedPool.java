@@ -1,8 +1,11 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.ClientInterception.Call;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
@@ -50,7 +53,11 @@ public final class MultiplexedPool implements ThriftChannel {
   }
 
   private final ReplyCheck replies;
+  private final TProtocolFactory protocolFactory;
   private final SharedChannels shared;
+
+  /** {@code null} without interceptors. */
+  private final ClientInterception interception;
 
   public MultiplexedPool(
       String name,
@@ -70,6 +77,31 @@ public final class MultiplexedPool implements ThriftChannel {
         protocolFactory,
         validator,
         maxInFlight,
+        null,
+        System::nanoTime);
+  }
+
+  /** With interceptors around each call: {@code null} for none. */
+  public MultiplexedPool(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      ClientInterception interception) {
+    this(
+        name,
+        endpoints,
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        interception,
         System::nanoTime);
   }
 
@@ -84,10 +116,36 @@ public final class MultiplexedPool implements ThriftChannel {
       Predicate<? super ThriftChannel> validator,
       int maxInFlight,
       LongSupplier clock) {
+    this(
+        name,
+        endpoints,
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        null,
+        clock);
+  }
+
+  private MultiplexedPool(
+      String name,
+      List<InetSocketAddress> endpoints,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      ClientInterception interception,
+      LongSupplier clock) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
     }
     this.replies = new ReplyCheck(protocolFactory);
+    this.protocolFactory = protocolFactory;
+    this.interception = interception;
     this.shared =
         new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
   }
@@ -113,6 +171,12 @@ public final class MultiplexedPool implements ThriftChannel {
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    Call call;
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
+    }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     CompletableFuture<ByteBuffer> reply;
     try {
@@ -122,6 +186,7 @@ public final class MultiplexedPool implements ThriftChannel {
               : conn.channel.exchange(request, timeout);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
+      end(call, null, e);
       return CompletableFuture.failedFuture(e);
     }
     reply.whenComplete(
@@ -130,11 +195,13 @@ public final class MultiplexedPool implements ThriftChannel {
             // Timed out (the channel closes itself), closed, or a bad frame: the connection's
             // failure, shared by its other calls. A refused request is only this call's.
             shared.release(conn, connectionFailure(failure));
+            end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
           shared.release(conn, mismatch);
+          end(call, response, mismatch);
           if (mismatch != null) {
             result.completeExceptionally(mismatch);
           } else {
@@ -146,20 +213,75 @@ public final class MultiplexedPool implements ThriftChannel {
 
   @Override
   public CompletableFuture<Void> send(ByteBuffer request) {
+    TMessage sent = null;
     Conn conn;
+    Call call;
     try {
+      if (interception != null) {
+        sent = replies.header(request);
+      }
       conn = shared.acquire();
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
     }
     CompletableFuture<Void> written;
     try {
       written = conn.channel.send(request);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
+      end(call, null, e);
       return CompletableFuture.failedFuture(e);
     }
-    return written.whenComplete((ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    if (call == null) {
+      return written.whenComplete(
+          (ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    }
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    written.whenComplete(
+        (ok, failure) -> {
+          shared.release(conn, connectionFailure(failure));
+          if (failure != null) {
+            call.endWithFailure(failure);
+            result.completeExceptionally(failure);
+          } else {
+            call.end(ClientCallOutcome.ONEWAY, null);
+            result.complete(null);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * Runs the interceptors' {@code beforeCall} for {@code sent} on {@code conn}: {@code null}
+   * without interceptors. A refusal gives the connection back untouched: nothing was written.
+   */
+  private Call begin(TMessage sent, Conn conn) throws TException {
+    if (interception == null) {
+      return null;
+    }
+    try {
+      return interception.begin(sent.name, sent.seqid, sent.type, conn.endpoint);
+    } catch (TException refusal) {
+      shared.release(conn, null);
+      throw refusal;
+    }
+  }
+
+  /** Ends {@code call}, if any: with its reply, or with the failure that stands in for one. */
+  private void end(Call call, ByteBuffer response, Throwable failure) {
+    if (call == null) {
+      return;
+    }
+    if (failure != null) {
+      call.endWithFailure(failure);
+    } else {
+      call.endWithReply(response, protocolFactory);
+    }
   }
 
   /**

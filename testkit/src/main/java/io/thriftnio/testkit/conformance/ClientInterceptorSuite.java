@@ -14,6 +14,8 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.FaultInjectingHandler;
+import io.thriftnio.testkit.RecordingClientInterceptor;
+import io.thriftnio.testkit.RecordingClientInterceptor.Ended;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.IOException;
@@ -79,45 +81,6 @@ public abstract class ClientInterceptorSuite {
     }
   }
 
-  /** One {@code afterCall}, as an interceptor saw it. */
-  record Ended(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
-
-  /** Records what it sees; {@code events} names each hook with the interceptor's name. */
-  static final class Recorder implements ClientInterceptor {
-    static final ClientCallContext.Key<Long> STARTED = ClientCallContext.Key.of("started");
-    final String name;
-    final List<String> events;
-    final List<Ended> ended = new CopyOnWriteArrayList<>();
-
-    Recorder(String name, List<String> events) {
-      this.name = name;
-      this.events = events;
-    }
-
-    Recorder() {
-      this("r", new CopyOnWriteArrayList<>());
-    }
-
-    @Override
-    public void beforeCall(ClientCallContext context) {
-      events.add("before " + name + " " + context.methodName());
-      context.setAttribute(STARTED, System.nanoTime());
-    }
-
-    @Override
-    public void afterCall(
-        ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
-      events.add("after " + name + " " + context.methodName() + " " + outcome);
-      ended.add(new Ended(context, outcome, failure, nanos));
-    }
-
-    Ended only() {
-      assertThat(ended).hasSize(1);
-      return ended.get(0);
-    }
-  }
-
   private ThriftServer server() throws IOException {
     ThriftServer server =
         newServerBuilder()
@@ -154,7 +117,7 @@ public abstract class ClientInterceptorSuite {
   @Test
   void aSuccessGivesMethodSeqIdEndpointAndTime() throws Exception {
     ThriftServer server = server();
-    Recorder r = new Recorder();
+    RecordingClientInterceptor r = new RecordingClientInterceptor();
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), r);
 
     long before = System.nanoTime();
@@ -174,7 +137,8 @@ public abstract class ClientInterceptorSuite {
     assertThat(e.context().isOneway()).isFalse();
     assertThat(e.context().remoteAddress()).isEqualTo(server.localAddress());
     assertThat(e.nanos()).isPositive().isLessThanOrEqualTo(elapsed);
-    assertThat(e.context().attribute(Recorder.STARTED)).isBetween(before, before + elapsed);
+    assertThat(e.context().attribute(RecordingClientInterceptor.STARTED))
+        .isBetween(before, before + elapsed);
   }
 
   @Test
@@ -187,7 +151,7 @@ public abstract class ClientInterceptorSuite {
             .build();
     closeables.add(server);
     server.start();
-    Recorder r = new Recorder();
+    RecordingClientInterceptor r = new RecordingClientInterceptor();
     AsyncCaller<BenchService.Client> caller =
         caller(
             server.localAddress(),
@@ -206,7 +170,7 @@ public abstract class ClientInterceptorSuite {
   @Test
   void aDeclaredExceptionAndAnApplicationExceptionAreTold() throws Exception {
     ThriftServer server = server();
-    Recorder r = new Recorder();
+    RecordingClientInterceptor r = new RecordingClientInterceptor();
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), r);
 
     Throwable declared = failureOf(caller.call(c -> c.send_fail(7, "declared"), RECV_FAIL));
@@ -218,17 +182,17 @@ public abstract class ClientInterceptorSuite {
 
     assertThat(declared).isInstanceOf(BenchError.class);
     assertThat(application).isInstanceOf(TApplicationException.class);
-    assertThat(r.ended)
+    assertThat(r.ended())
         .extracting(Ended::outcome)
         .containsExactly(
             ClientCallOutcome.DECLARED_EXCEPTION, ClientCallOutcome.APPLICATION_EXCEPTION);
-    assertThat(r.ended).extracting(Ended::failure).containsOnlyNulls();
+    assertThat(r.ended()).extracting(Ended::failure).containsOnlyNulls();
   }
 
   @Test
   void aTransportFailureIsToldWithTheFailureTheCallerGets() throws Exception {
     try (StubPeer peer = new StubPeer(StubPeer.Mode.OVERSIZE)) {
-      Recorder r = new Recorder();
+      RecordingClientInterceptor r = new RecordingClientInterceptor();
       AsyncCaller<BenchService.Client> caller =
           caller(
               peer.address,
@@ -254,7 +218,7 @@ public abstract class ClientInterceptorSuite {
   @Test
   void aTimeoutIsTold() throws Exception {
     try (StubPeer peer = new StubPeer(StubPeer.Mode.SILENT)) {
-      Recorder r = new Recorder();
+      RecordingClientInterceptor r = new RecordingClientInterceptor();
       AsyncCaller<BenchService.Client> caller =
           caller(
               peer.address,
@@ -281,7 +245,7 @@ public abstract class ClientInterceptorSuite {
   @Test
   void aOnewayMessageIsToldOnceWritten() throws Exception {
     ThriftServer server = server();
-    Recorder r = new Recorder();
+    RecordingClientInterceptor r = new RecordingClientInterceptor();
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), r);
 
     caller.callOneway(c -> c.send_fire(ByteBuffer.allocate(3))).get(10, TimeUnit.SECONDS);
@@ -298,7 +262,7 @@ public abstract class ClientInterceptorSuite {
     ThriftServer server = server();
     TException no = new TException("echo is not allowed here");
     List<String> events = new CopyOnWriteArrayList<>();
-    Recorder outer = new Recorder("outer", events);
+    RecordingClientInterceptor outer = new RecordingClientInterceptor("outer", events);
     ClientInterceptor refuser =
         new ClientInterceptor() {
           @Override
@@ -308,7 +272,7 @@ public abstract class ClientInterceptorSuite {
             }
           }
         };
-    Recorder inner = new Recorder("inner", events);
+    RecordingClientInterceptor inner = new RecordingClientInterceptor("inner", events);
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), outer, refuser, inner);
 
     Throwable failure =
@@ -319,8 +283,8 @@ public abstract class ClientInterceptorSuite {
         .get(10, TimeUnit.SECONDS);
 
     assertThat(failure).isSameAs(no);
-    assertThat(outer.ended.get(0).outcome()).isEqualTo(ClientCallOutcome.REFUSED);
-    assertThat(outer.ended.get(0).failure()).isSameAs(no);
+    assertThat(outer.ended().get(0).outcome()).isEqualTo(ClientCallOutcome.REFUSED);
+    assertThat(outer.ended().get(0).failure()).isSameAs(no);
     assertThat(events)
         .containsExactly(
             "before outer echo",
@@ -346,7 +310,7 @@ public abstract class ClientInterceptorSuite {
             }
           }
         };
-    Recorder r = new Recorder();
+    RecordingClientInterceptor r = new RecordingClientInterceptor();
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), r, failing);
 
     Throwable failure =
@@ -359,10 +323,10 @@ public abstract class ClientInterceptorSuite {
         .hasCause(bug)
         .hasMessageContaining("echo to ")
         .hasMessageContaining(failing.getClass().getName());
-    assertThat(r.ended)
+    assertThat(r.ended())
         .extracting(Ended::outcome)
         .containsExactly(ClientCallOutcome.REFUSED, ClientCallOutcome.SUCCESS);
-    assertThat(r.ended.get(0).failure()).isSameAs(failure);
+    assertThat(r.ended().get(0).failure()).isSameAs(failure);
     assertThat(handler.calls()).containsOnlyKeys("fired()");
   }
 
@@ -370,15 +334,8 @@ public abstract class ClientInterceptorSuite {
   void anAfterCallThatThrowsChangesNothing() throws Exception {
     ThriftServer server = server();
     List<String> events = new CopyOnWriteArrayList<>();
-    Recorder outer = new Recorder("outer", events);
-    ClientInterceptor throwing =
-        new ClientInterceptor() {
-          @Override
-          public void afterCall(
-              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
-            throw new IllegalStateException("afterCall bug");
-          }
-        };
+    RecordingClientInterceptor outer = new RecordingClientInterceptor("outer", events);
+    ClientInterceptor throwing = RecordingClientInterceptor.throwingAfterCall();
     AsyncCaller<BenchService.Client> caller = caller(server.localAddress(), outer, throwing);
 
     ByteBuffer reply =
