@@ -11,10 +11,11 @@ import org.apache.thrift.protocol.TMessageType;
  *
  * <p>One context per Thrift message sent. The method name and sequence id are read from the
  * request's own message header, so they are what the server sees ({@code "Service:method"} through
- * a {@code TMultiplexedProtocol}). Thread-safe: {@code beforeCall} and {@code afterCall} may run on
- * different threads.
+ * a {@code TMultiplexedProtocol}); a channel whose request bytes hold no header it can read gives
+ * the name {@code ""}. Thread-safe: {@code beforeCall} and {@code afterCall} may run on different
+ * threads.
  */
-public final class ClientCallContext {
+public final class ClientCallContext extends AbstractCallContext {
 
   /**
    * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
@@ -22,7 +23,7 @@ public final class ClientCallContext {
    *
    * @param <T> the type of the attribute's value
    */
-  public static final class Key<T> extends CallAttributes.NamedKey {
+  public static final class Key<T> extends AbstractCallContext.NamedKey {
     private Key(String name) {
       super(name);
     }
@@ -37,12 +38,7 @@ public final class ClientCallContext {
     }
   }
 
-  private final String methodName;
-  private final int seqId;
-  private final byte messageType;
   private final SocketAddress remoteAddress;
-
-  private final CallAttributes attributes = new CallAttributes();
 
   /**
    * A context. The channels and pools of this library make one per call; the constructor is public
@@ -56,33 +52,8 @@ public final class ClientCallContext {
    */
   public ClientCallContext(
       String methodName, int seqId, byte messageType, SocketAddress remoteAddress) {
-    this.methodName = Objects.requireNonNull(methodName, "methodName");
-    this.seqId = seqId;
-    this.messageType = messageType;
+    super(Objects.requireNonNull(methodName, "methodName"), seqId, messageType);
     this.remoteAddress = remoteAddress;
-  }
-
-  /**
-   * The method called, as the request's message header names it; {@code ""} if a channel's request
-   * bytes hold no readable header.
-   */
-  public String methodName() {
-    return methodName;
-  }
-
-  /** The request's sequence id, which its reply carries. */
-  public int seqId() {
-    return seqId;
-  }
-
-  /** The request's message type: {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}. */
-  public byte messageType() {
-    return messageType;
-  }
-
-  /** Whether the call is oneway: no reply is awaited. */
-  public boolean isOneway() {
-    return messageType == TMessageType.ONEWAY;
   }
 
   /**
@@ -100,7 +71,7 @@ public final class ClientCallContext {
    */
   @SuppressWarnings("unchecked")
   public <T> T attribute(Key<T> key) {
-    return (T) attributes.get(key);
+    return (T) get(key);
   }
 
   /**
@@ -110,19 +81,12 @@ public final class ClientCallContext {
    * @return this context
    */
   public <T> ClientCallContext setAttribute(Key<T> key, T value) {
-    attributes.set(key, value);
+    set(key, value);
     return this;
   }
 
   @Override
   public String toString() {
-    return "ClientCallContext{method="
-        + methodName
-        + ", seqId="
-        + seqId
-        + (isOneway() ? ", oneway" : "")
-        + ", remote="
-        + remoteAddress
-        + '}';
+    return "ClientCallContext{" + describeMessage() + ", remote=" + remoteAddress + '}';
   }
 }

@@ -8,7 +8,6 @@ import java.security.cert.X509Certificate;
 import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
-import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -34,7 +33,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * created only when {@link #current()} is first asked during the call, and a handler that never
  * asks costs nothing. Thread-safe.
  */
-public final class ServerCallContext {
+public final class ServerCallContext extends AbstractCallContext {
 
   /**
    * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
@@ -42,7 +41,7 @@ public final class ServerCallContext {
    *
    * @param <T> the type of the attribute's value
    */
-  public static final class Key<T> extends CallAttributes.NamedKey {
+  public static final class Key<T> extends AbstractCallContext.NamedKey {
     private Key(String name) {
       super(name);
     }
@@ -60,9 +59,6 @@ public final class ServerCallContext {
   private final ServerConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
-  private final String methodName;
-  private final int seqId;
-  private final byte messageType;
   private final TProtocolFactory protocolFactory;
 
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
@@ -73,8 +69,6 @@ public final class ServerCallContext {
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
 
-  private final CallAttributes attributes = new CallAttributes();
-
   ServerCallContext(
       ServerConnection connection,
       long connectionId,
@@ -83,12 +77,10 @@ public final class ServerCallContext {
       int seqId,
       byte messageType,
       TProtocolFactory protocolFactory) {
+    super(methodName, seqId, messageType);
     this.connection = connection;
     this.connectionId = connectionId;
     this.receivedAtNanos = receivedAtNanos;
-    this.methodName = methodName;
-    this.seqId = seqId;
-    this.messageType = messageType;
     this.protocolFactory = protocolFactory;
   }
 
@@ -166,29 +158,6 @@ public final class ServerCallContext {
     }
   }
 
-  /**
-   * The method called, as the request's message header names it ({@code "Service:method"} through a
-   * {@code TMultiplexedProcessor}).
-   */
-  public String methodName() {
-    return methodName;
-  }
-
-  /** The request's sequence id, which its reply carries. */
-  public int seqId() {
-    return seqId;
-  }
-
-  /** The request's message type: {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}. */
-  public byte messageType() {
-    return messageType;
-  }
-
-  /** Whether the call is oneway: the caller awaits no reply. */
-  public boolean isOneway() {
-    return messageType == TMessageType.ONEWAY;
-  }
-
   /** The protocol the request is read with. */
   public TProtocolFactory protocolFactory() {
     return protocolFactory;
@@ -218,7 +187,7 @@ public final class ServerCallContext {
    */
   @SuppressWarnings("unchecked")
   public <T> T attribute(Key<T> key) {
-    return (T) attributes.get(key);
+    return (T) get(key);
   }
 
   /**
@@ -228,17 +197,14 @@ public final class ServerCallContext {
    * @return this context
    */
   public <T> ServerCallContext setAttribute(Key<T> key, T value) {
-    attributes.set(key, value);
+    set(key, value);
     return this;
   }
 
   @Override
   public String toString() {
-    return "ServerCallContext{method="
-        + methodName
-        + ", seqId="
-        + seqId
-        + (isOneway() ? ", oneway" : "")
+    return "ServerCallContext{"
+        + describeMessage()
         + ", connection="
         + connectionId
         + ", remote="

@@ -96,8 +96,8 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             b.channelFactory::connect,
             b.protocolFactory(),
             b.validator(),
-            b.maxInFlight,
-            b.interception());
+            b.maxInFlight);
+    pool.intercept(b.interception());
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 

@@ -56,8 +56,8 @@ public final class MultiplexedPool implements ThriftChannel {
   private final TProtocolFactory protocolFactory;
   private final SharedChannels shared;
 
-  /** {@code null} without interceptors. */
-  private final ClientInterception interception;
+  /** {@code null} without interceptors; see {@link #intercept}. */
+  private ClientInterception interception;
 
   public MultiplexedPool(
       String name,
@@ -77,31 +77,6 @@ public final class MultiplexedPool implements ThriftChannel {
         protocolFactory,
         validator,
         maxInFlight,
-        null,
-        System::nanoTime);
-  }
-
-  /** With interceptors around each call: {@code null} for none. */
-  public MultiplexedPool(
-      String name,
-      List<InetSocketAddress> endpoints,
-      PoolConfig config,
-      PoolMetrics metrics,
-      Opener opener,
-      TProtocolFactory protocolFactory,
-      Predicate<? super ThriftChannel> validator,
-      int maxInFlight,
-      ClientInterception interception) {
-    this(
-        name,
-        endpoints,
-        config,
-        metrics,
-        opener,
-        protocolFactory,
-        validator,
-        maxInFlight,
-        interception,
         System::nanoTime);
   }
 
@@ -116,38 +91,21 @@ public final class MultiplexedPool implements ThriftChannel {
       Predicate<? super ThriftChannel> validator,
       int maxInFlight,
       LongSupplier clock) {
-    this(
-        name,
-        endpoints,
-        config,
-        metrics,
-        opener,
-        protocolFactory,
-        validator,
-        maxInFlight,
-        null,
-        clock);
-  }
-
-  private MultiplexedPool(
-      String name,
-      List<InetSocketAddress> endpoints,
-      PoolConfig config,
-      PoolMetrics metrics,
-      Opener opener,
-      TProtocolFactory protocolFactory,
-      Predicate<? super ThriftChannel> validator,
-      int maxInFlight,
-      ClientInterception interception,
-      LongSupplier clock) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
     }
     this.replies = new ReplyCheck(protocolFactory);
     this.protocolFactory = protocolFactory;
-    this.interception = interception;
     this.shared =
         new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
+  }
+
+  /**
+   * Runs {@code interception} around each call from now on; {@code null} for none. Called by the
+   * owner before it shares the pool (it then publishes the pool through a final field).
+   */
+  public void intercept(ClientInterception interception) {
+    this.interception = interception;
   }
 
   public List<InetSocketAddress> endpoints() {

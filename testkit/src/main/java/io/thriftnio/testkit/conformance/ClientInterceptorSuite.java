@@ -189,23 +189,21 @@ public abstract class ClientInterceptorSuite {
     assertThat(r.ended()).extracting(Ended::failure).containsOnlyNulls();
   }
 
+  /** An echo through a channel with {@code options} and {@code r} to {@code peer}: its failure. */
+  private Throwable echoFailure(
+      StubPeer peer, ClientOptions.Builder options, RecordingClientInterceptor r) throws Exception {
+    AsyncCaller<BenchService.Client> caller =
+        caller(peer.address, options.interceptors(List.of(r)).build(), BINARY);
+    return failureOf(
+        caller.call(c -> c.send_echo(ByteBuffer.allocate(1)), BenchService.Client::recv_echo));
+  }
+
   @Test
   void aTransportFailureIsToldWithTheFailureTheCallerGets() throws Exception {
     try (StubPeer peer = new StubPeer(StubPeer.Mode.OVERSIZE)) {
       RecordingClientInterceptor r = new RecordingClientInterceptor();
-      AsyncCaller<BenchService.Client> caller =
-          caller(
-              peer.address,
-              ClientOptions.builder()
-                  .maxFrameSize(StubPeer.OVERSIZE - 1)
-                  .interceptors(List.of(r))
-                  .build(),
-              BINARY);
-
       Throwable failure =
-          failureOf(
-              caller.call(
-                  c -> c.send_echo(ByteBuffer.allocate(1)), BenchService.Client::recv_echo));
+          echoFailure(peer, ClientOptions.builder().maxFrameSize(StubPeer.OVERSIZE - 1), r);
 
       assertThat(failure).isInstanceOf(TTransportException.class);
       Ended e = r.only();
@@ -219,19 +217,8 @@ public abstract class ClientInterceptorSuite {
   void aTimeoutIsTold() throws Exception {
     try (StubPeer peer = new StubPeer(StubPeer.Mode.SILENT)) {
       RecordingClientInterceptor r = new RecordingClientInterceptor();
-      AsyncCaller<BenchService.Client> caller =
-          caller(
-              peer.address,
-              ClientOptions.builder()
-                  .requestTimeout(Duration.ofMillis(200))
-                  .interceptors(List.of(r))
-                  .build(),
-              BINARY);
-
       Throwable failure =
-          failureOf(
-              caller.call(
-                  c -> c.send_echo(ByteBuffer.allocate(1)), BenchService.Client::recv_echo));
+          echoFailure(peer, ClientOptions.builder().requestTimeout(Duration.ofMillis(200)), r);
 
       assertThat(((TTransportException) failure).getType())
           .isEqualTo(TTransportException.TIMED_OUT);
