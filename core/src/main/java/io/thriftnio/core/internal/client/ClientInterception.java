@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Function;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TException;
@@ -110,9 +111,7 @@ public final class ClientInterception {
    * gives a failed future.
    */
   public <T> CompletableFuture<T> around(
-      ByteBuffer request,
-      SocketAddress remote,
-      java.util.function.Function<ByteBuffer, CompletableFuture<T>> send) {
+      ByteBuffer request, SocketAddress remote, Function<ByteBuffer, CompletableFuture<T>> send) {
     Call call;
     try {
       call = begin(request, remote);
