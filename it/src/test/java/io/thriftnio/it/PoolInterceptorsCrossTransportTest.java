@@ -17,7 +17,7 @@ import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
-import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.EchoCountingHandler;
 import io.thriftnio.testkit.RecordingClientInterceptor;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetAddress;
@@ -54,17 +54,6 @@ class PoolInterceptorsCrossTransportTest {
     }
   }
 
-  /** Counts the echo calls that reach it. */
-  static final class Handler extends BenchHandler {
-    final AtomicInteger echoes = new AtomicInteger();
-
-    @Override
-    public ByteBuffer echo(ByteBuffer payload) {
-      echoes.incrementAndGet();
-      return super.echo(payload);
-    }
-  }
-
   private static final TException NO = new TException("no second echo");
 
   /** Refuses every echo after the first. */
@@ -83,7 +72,7 @@ class PoolInterceptorsCrossTransportTest {
   @ParameterizedTest
   @EnumSource(Transport.class)
   void syncAndChannelPoolsOverTheTransportsConnections(Transport transport) throws Exception {
-    Handler handler = new Handler();
+    EchoCountingHandler handler = new EchoCountingHandler();
     RecordingClientInterceptor syncRecorder = new RecordingClientInterceptor();
     RecordingClientInterceptor channelRecorder = new RecordingClientInterceptor();
     try (ThriftServer server =
@@ -120,7 +109,7 @@ class PoolInterceptorsCrossTransportTest {
           .isInstanceOf(ExecutionException.class)
           .hasCause(NO);
 
-      assertThat(handler.echoes).hasValue(2);
+      assertThat(handler.echoes()).isEqualTo(2);
       for (RecordingClientInterceptor r : List.of(syncRecorder, channelRecorder)) {
         assertThat(r.outcomes())
             .containsExactly(ClientCallOutcome.SUCCESS, ClientCallOutcome.REFUSED);

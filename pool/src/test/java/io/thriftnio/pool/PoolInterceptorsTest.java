@@ -8,6 +8,7 @@ import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.testkit.EchoCountingHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.RecordingClientInterceptor;
 import io.thriftnio.testkit.RecordingClientInterceptor.Ended;
@@ -22,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TTupleProtocol;
@@ -42,17 +42,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PoolInterceptorsTest {
 
-  /** Counts the echo calls that reach it. */
-  static final class Handler extends FaultInjectingHandler {
-    final AtomicInteger echoes = new AtomicInteger();
-
-    @Override
-    public ByteBuffer echo(ByteBuffer payload) {
-      echoes.incrementAndGet();
-      return super.echo(payload);
-    }
-  }
-
   /** Refuses {@code echo} while {@link #refuse} is set. */
   static final class EchoGate implements ClientInterceptor {
     final TException refusal = new TException("echo refused by the gate");
@@ -66,7 +55,7 @@ class PoolInterceptorsTest {
     }
   }
 
-  private final Handler handler = new Handler();
+  private final EchoCountingHandler handler = new EchoCountingHandler();
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final RecordingClientInterceptor outer = new RecordingClientInterceptor("outer", events);
   private final RecordingClientInterceptor inner = new RecordingClientInterceptor("inner", events);
@@ -119,10 +108,13 @@ class PoolInterceptorsTest {
             "after outer echo SUCCESS");
   }
 
-  /** After the outcomes: the gate refuses echo; the caller got {@code failure}. */
-  private void assertRefused(Throwable failure, int echoesBefore) {
+  /**
+   * After the outcomes, whose one echo the server served: the gate refused the next echo, and the
+   * caller got {@code failure}.
+   */
+  private void assertRefused(Throwable failure) {
     assertThat(failure).isSameAs(gate.refusal);
-    assertThat(handler.echoes).hasValue(echoesBefore);
+    assertThat(handler.echoes()).isEqualTo(1);
     Ended refused = outer.ended().get(outer.ended().size() - 1);
     assertThat(refused.outcome()).isEqualTo(ClientCallOutcome.REFUSED);
     assertThat(refused.failure()).isSameAs(gate.refusal);
@@ -148,12 +140,12 @@ class PoolInterceptorsTest {
       assertThat(inner.ended()).extracting(e -> e.context().seqId()).doesNotHaveDuplicates();
 
       gate.refuse = true;
-      assertRefused(
-          catchThrowable(() -> pool.call(c -> c.echo(ByteBuffer.allocate(3)))),
-          handler.echoes.get());
-      // Nothing was written: the connection went back to the pool and serves the next call.
+      assertRefused(catchThrowable(() -> pool.call(c -> c.echo(ByteBuffer.allocate(3)))));
+      // Nothing was written: the connection went back to the pool and serves the next call, the
+      // server's second echo.
       gate.refuse = false;
       pool.call(c -> c.echo(ByteBuffer.allocate(3)));
+      assertThat(handler.echoes()).isEqualTo(2);
       assertThat(pool.stats().created()).isEqualTo(1);
       assertThat(pool.stats().invalidated()).isZero();
     }
@@ -205,8 +197,7 @@ class PoolInterceptorsTest {
 
       gate.refuse = true;
       assertRefused(
-          failureOf(pool.<ByteBuffer>call((c, cb) -> c.echo(ByteBuffer.allocate(3), cb))),
-          handler.echoes.get());
+          failureOf(pool.<ByteBuffer>call((c, cb) -> c.echo(ByteBuffer.allocate(3), cb))));
     }
   }
 
@@ -253,12 +244,13 @@ class PoolInterceptorsTest {
       gate.refuse = true;
       assertRefused(
           failureOf(
-              pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)),
-          handler.echoes.get());
-      // Nothing was written: the connection stayed open and in the pool.
+              pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)));
+      // Nothing was written: the connection stayed open and in the pool, and carries the server's
+      // second echo.
       gate.refuse = false;
       pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)
           .get(10, TimeUnit.SECONDS);
+      assertThat(handler.echoes()).isEqualTo(2);
       assertThat(pool.stats().created()).isEqualTo(1);
     }
   }
