@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
@@ -106,24 +107,42 @@ public final class ClientInterception {
   }
 
   /**
-   * Starts a call as {@link #begin(ByteBuffer, SocketAddress)} does and sends it with {@code send};
-   * the returned future completes after the call has ended. A refusal, or {@code send} throwing,
-   * gives a failed future.
+   * A channel's call: starts it as {@link #begin(ByteBuffer, SocketAddress)} does, sends it with
+   * {@code exchange}, and ends it with what its reply carries. The returned future completes after
+   * the interceptors have seen the end; a refusal gives a failed future and sends nothing.
    */
-  public <T> CompletableFuture<T> around(
-      ByteBuffer request, SocketAddress remote, Function<ByteBuffer, CompletableFuture<T>> send) {
+  public CompletableFuture<ByteBuffer> exchange(
+      ByteBuffer request,
+      SocketAddress remote,
+      Function<ByteBuffer, CompletableFuture<ByteBuffer>> exchange) {
+    return around(request, remote, exchange, (call, reply) -> call.endWithReply(reply));
+  }
+
+  /** A channel's oneway message, as {@link #exchange}: it ends once written. */
+  public CompletableFuture<Void> send(
+      ByteBuffer request,
+      SocketAddress remote,
+      Function<ByteBuffer, CompletableFuture<Void>> send) {
+    return around(request, remote, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
+  }
+
+  private <T> CompletableFuture<T> around(
+      ByteBuffer request,
+      SocketAddress remote,
+      Function<ByteBuffer, CompletableFuture<T>> send,
+      BiConsumer<Call, T> ended) {
     Call call;
+    CompletableFuture<T> sent;
     try {
       call = begin(request, remote);
     } catch (TException refusal) {
       return CompletableFuture.failedFuture(refusal);
     }
-    CompletableFuture<T> sent;
     try {
       sent = send.apply(request);
     } catch (RuntimeException e) {
       call.endWithFailure(e);
-      throw e;
+      return CompletableFuture.failedFuture(e);
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     sent.whenComplete(
@@ -131,14 +150,10 @@ public final class ClientInterception {
           if (failure != null) {
             call.endWithFailure(failure);
             result.completeExceptionally(failure);
-            return;
-          }
-          if (value instanceof ByteBuffer) {
-            call.endWithReply((ByteBuffer) value);
           } else {
-            call.end(ClientCallOutcome.ONEWAY, null);
+            ended.accept(call, value);
+            result.complete(value);
           }
-          result.complete(value);
         });
     return result;
   }

@@ -85,14 +85,14 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
     return interception == null
         ? calls.exchange(request, timeout)
-        : interception.around(request, address, r -> calls.exchange(r, timeout));
+        : interception.exchange(request, address, r -> calls.exchange(r, timeout));
   }
 
   @Override
   public final CompletableFuture<Void> send(ByteBuffer request) {
     return interception == null
         ? calls.send(request)
-        : interception.around(request, address, calls::send);
+        : interception.send(request, address, calls::send);
   }
 
   /**
@@ -102,7 +102,7 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   public final CompletableFuture<ByteBuffer> exchangeOnIoThread(ByteBuffer request) {
     return interception == null
         ? calls.exchange(request, requestTimeout, Runnable::run)
-        : interception.around(
+        : interception.exchange(
             request, address, r -> calls.exchange(r, requestTimeout, Runnable::run));
   }
 
@@ -110,7 +110,7 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {
     return interception == null
         ? calls.send(request, Runnable::run)
-        : interception.around(request, address, r -> calls.send(r, Runnable::run));
+        : interception.send(request, address, r -> calls.send(r, Runnable::run));
   }
 
   @Override
