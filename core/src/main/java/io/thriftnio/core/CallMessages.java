@@ -1,11 +1,10 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.MessageReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
-import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
@@ -54,106 +53,7 @@ final class CallMessages {
   /** Parses the header of {@code payload}; the payload's position is not moved. */
   static TMessage read(ByteBuffer payload, TProtocolFactory protocol, TConfiguration configuration)
       throws TException {
-    return protocol.getProtocol(FrameInputTransport.of(configuration, payload)).readMessageBegin();
-  }
-
-  /**
-   * The header of {@code payload}, read in place for strict binary and compact (no protocol, no
-   * transport: the interceptors' context asks for it on every call) and parsed for the others.
-   */
-  static TMessage header(
-      ByteBuffer payload, TProtocolFactory protocol, TConfiguration configuration)
-      throws TException {
-    InPlace h = InPlace.of(payload);
-    if (h != null && h.seqIdKnown) {
-      return new TMessage(h.name(payload), h.type, h.seqId);
-    }
-    return read(payload.duplicate(), protocol, configuration);
-  }
-
-  /**
-   * Where a strict-binary or compact header's parts lie in a buffer; {@code null} from {@link #of}
-   * for any other protocol or a header cut short, which the caller then parses the slow way.
-   */
-  private static final class InPlace {
-    byte type;
-    int seqId;
-    boolean seqIdKnown;
-    int nameStart;
-    int nameLength;
-
-    /** The index just past the header: the result struct's first field header. */
-    int end;
-
-    static InPlace of(ByteBuffer b) {
-      int p = b.position();
-      int limit = b.limit();
-      if (limit - p < 2) {
-        return null;
-      }
-      int b0 = b.get(p) & 0xff;
-      int b1 = b.get(p + 1) & 0xff;
-      InPlace h = new InPlace();
-      if (b0 == 0x80 && b1 == 0x01) {
-        if (limit - p < 12) {
-          return null;
-        }
-        h.type = b.get(p + 3);
-        h.nameLength = b.getInt(p + 4);
-        h.nameStart = p + 8;
-        if (h.nameLength < 0 || h.nameLength > limit - h.nameStart - 4) {
-          return null;
-        }
-        h.seqId = b.getInt(h.nameStart + h.nameLength);
-        h.seqIdKnown = true;
-        h.end = h.nameStart + h.nameLength + 4;
-        return h;
-      }
-      if (b0 == 0x82 && (b1 & 0x1f) == 1) {
-        h.type = (byte) ((b1 >>> 5) & 0x07);
-        long seq = varint(b, p + 2, limit);
-        if (seq < 0) {
-          return null;
-        }
-        h.seqId = (int) (seq >>> 8);
-        int at = p + 2 + (int) (seq & 0xff);
-        long len = varint(b, at, limit);
-        if (len < 0) {
-          return null;
-        }
-        h.nameStart = at + (int) (len & 0xff);
-        h.nameLength = (int) (len >>> 8);
-        if (h.nameLength < 0 || h.nameLength > limit - h.nameStart) {
-          return null;
-        }
-        h.seqIdKnown = true;
-        h.end = h.nameStart + h.nameLength;
-        return h;
-      }
-      return null;
-    }
-
-    String name(ByteBuffer b) {
-      byte[] bytes = new byte[nameLength];
-      b.get(nameStart, bytes, 0, nameLength);
-      return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    /**
-     * A compact varint32 at {@code at}: its value in the high 32 bits' place (shifted left by 8)
-     * and its length in bytes in the low 8; -1 if it is cut short or longer than five bytes.
-     */
-    private static long varint(ByteBuffer b, int at, int limit) {
-      long value = 0;
-      for (int i = 0; i < 5 && at + i < limit; i++) {
-        int x = b.get(at + i) & 0xff;
-        value |= (long) (x & 0x7f) << (7 * i);
-        if ((x & 0x80) == 0) {
-          return ((value & 0xffffffffL) << 8) | (i + 1);
-        }
-      }
-      return -1;
-    }
+    return MessageReader.header(payload, protocol, configuration);
   }
 
   /**
@@ -224,45 +124,16 @@ final class CallMessages {
    */
   static CallOutcome outcome(
       ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
-    InPlace h = InPlace.of(reply);
-    if (h != null && h.type == TMessageType.REPLY && h.end < reply.limit()) {
-      // The first field header, in place: binary's is a type byte (0 = STOP) and an i16 id;
-      // compact's a byte of id delta and type (0 = STOP), the id following as a zigzag varint when
-      // the delta is 0. Field 0 is the return value; any other, a declared exception.
-      int field = reply.get(h.end) & 0xff;
-      if (field == 0) {
+    switch (MessageReader.replyKind(reply, protocol, configuration)) {
+      case RESULT:
         return CallOutcome.SUCCESS;
-      }
-      boolean binary = (reply.get(reply.position()) & 0xff) == 0x80;
-      if (binary) {
-        if (h.end + 3 <= reply.limit()) {
-          return reply.getShort(h.end + 1) == 0
-              ? CallOutcome.SUCCESS
-              : CallOutcome.DECLARED_EXCEPTION;
-        }
-      } else if ((field >>> 4) != 0) {
-        return CallOutcome.DECLARED_EXCEPTION; // a delta from 0: an id above 0
-      } else if (h.end + 1 < reply.limit()) {
-        return reply.get(h.end + 1) == 0 ? CallOutcome.SUCCESS : CallOutcome.DECLARED_EXCEPTION;
-      }
-    }
-    try {
-      TProtocol reader = protocol.getProtocol(FrameInputTransport.of(configuration, reply));
-      TMessage message = reader.readMessageBegin();
-      if (message.type == TMessageType.EXCEPTION) {
-        TApplicationException e = TApplicationException.readFrom(reader);
-        return e.getType() == TApplicationException.INTERNAL_ERROR
-            ? CallOutcome.UNDECLARED_FAILURE
-            : CallOutcome.APPLICATION_EXCEPTION;
-      }
-      reader.readStructBegin();
-      TField first = reader.readFieldBegin();
-      return first.type == TType.STOP || first.id == 0
-          ? CallOutcome.SUCCESS
-          : CallOutcome.DECLARED_EXCEPTION;
-    } catch (TException | RuntimeException unreadable) {
-      // Our own output, written by the processor: unreadable only if the processor wrote garbage.
-      return CallOutcome.UNDECLARED_FAILURE;
+      case DECLARED_EXCEPTION:
+        return CallOutcome.DECLARED_EXCEPTION;
+      case APPLICATION_EXCEPTION:
+        return CallOutcome.APPLICATION_EXCEPTION;
+      default:
+        // INTERNAL_ERROR, or our own output unreadable: only if the processor wrote garbage.
+        return CallOutcome.UNDECLARED_FAILURE;
     }
   }
 

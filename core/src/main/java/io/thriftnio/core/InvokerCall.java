@@ -93,7 +93,7 @@ public final class InvokerCall {
       int seqId = 0;
       try {
         TMessage header =
-            CallMessages.header(payload, invoker.inputProtocolFactory, invoker.configuration);
+            CallMessages.read(payload, invoker.inputProtocolFactory, invoker.configuration);
         name = header.name;
         seqId = header.seqid;
       } catch (TException | RuntimeException unreadable) {

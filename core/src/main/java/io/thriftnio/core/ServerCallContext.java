@@ -5,13 +5,9 @@ import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
-import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -37,7 +33,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * created only when {@link #current()} is first asked during the call, and a handler that never
  * asks costs nothing. Thread-safe.
  */
-public final class ServerCallContext {
+public final class ServerCallContext extends AbstractCallContext {
 
   /**
    * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
@@ -45,11 +41,9 @@ public final class ServerCallContext {
    *
    * @param <T> the type of the attribute's value
    */
-  public static final class Key<T> {
-    private final String name;
-
+  public static final class Key<T> extends AbstractCallContext.NamedKey {
     private Key(String name) {
-      this.name = Objects.requireNonNull(name, "name");
+      super(name);
     }
 
     /**
@@ -60,19 +54,11 @@ public final class ServerCallContext {
     public static <T> Key<T> of(String name) {
       return new Key<>(name);
     }
-
-    @Override
-    public String toString() {
-      return name;
-    }
   }
 
   private final ServerConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
-  private final String methodName;
-  private final int seqId;
-  private final byte messageType;
   private final TProtocolFactory protocolFactory;
 
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
@@ -83,9 +69,6 @@ public final class ServerCallContext {
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
 
-  /** Created on the first {@link #setAttribute}; guarded by this. */
-  private Map<Key<?>, Object> attributes;
-
   ServerCallContext(
       ServerConnection connection,
       long connectionId,
@@ -94,12 +77,10 @@ public final class ServerCallContext {
       int seqId,
       byte messageType,
       TProtocolFactory protocolFactory) {
+    super(methodName, seqId, messageType);
     this.connection = connection;
     this.connectionId = connectionId;
     this.receivedAtNanos = receivedAtNanos;
-    this.methodName = methodName;
-    this.seqId = seqId;
-    this.messageType = messageType;
     this.protocolFactory = protocolFactory;
   }
 
@@ -177,29 +158,6 @@ public final class ServerCallContext {
     }
   }
 
-  /**
-   * The method called, as the request's message header names it ({@code "Service:method"} through a
-   * {@code TMultiplexedProcessor}).
-   */
-  public String methodName() {
-    return methodName;
-  }
-
-  /** The request's sequence id, which its reply carries. */
-  public int seqId() {
-    return seqId;
-  }
-
-  /** The request's message type: {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}. */
-  public byte messageType() {
-    return messageType;
-  }
-
-  /** Whether the call is oneway: the caller awaits no reply. */
-  public boolean isOneway() {
-    return messageType == TMessageType.ONEWAY;
-  }
-
   /** The protocol the request is read with. */
   public TProtocolFactory protocolFactory() {
     return protocolFactory;
@@ -229,8 +187,8 @@ public final class ServerCallContext {
    * @return its value, or {@code null} if not set
    */
   @SuppressWarnings("unchecked")
-  public synchronized <T> T attribute(Key<T> key) {
-    return attributes == null ? null : (T) attributes.get(Objects.requireNonNull(key, "key"));
+  public <T> T attribute(Key<T> key) {
+    return (T) get(key);
   }
 
   /**
@@ -239,28 +197,15 @@ public final class ServerCallContext {
    * @param value the value; {@code null} removes it
    * @return this context
    */
-  public synchronized <T> ServerCallContext setAttribute(Key<T> key, T value) {
-    Objects.requireNonNull(key, "key");
-    if (value == null) {
-      if (attributes != null) {
-        attributes.remove(key);
-      }
-      return this;
-    }
-    if (attributes == null) {
-      attributes = new HashMap<>(4);
-    }
-    attributes.put(key, value);
+  public <T> ServerCallContext setAttribute(Key<T> key, T value) {
+    set(key, value);
     return this;
   }
 
   @Override
   public String toString() {
-    return "ServerCallContext{method="
-        + methodName
-        + ", seqId="
-        + seqId
-        + (isOneway() ? ", oneway" : "")
+    return "ServerCallContext{"
+        + describeMessage()
         + ", connection="
         + connectionId
         + ", remote="

@@ -79,7 +79,7 @@ class CallMessagesTest {
         }) {
       ByteBuffer payload = message(f, m, result(null));
       int position = payload.position();
-      TMessage read = CallMessages.header(payload, f, CONFIG);
+      TMessage read = CallMessages.read(payload, f, CONFIG);
       assertThat(read.name).isEqualTo(m.name);
       assertThat(read.type).isEqualTo(m.type);
       assertThat(read.seqid).isEqualTo(m.seqid);
@@ -92,7 +92,7 @@ class CallMessagesTest {
   void aHeaderCutShortFailsAsTheProtocolWould(String name, TProtocolFactory f) throws TException {
     ByteBuffer payload = message(f, new TMessage("echo", TMessageType.CALL, 1), result(null));
     ByteBuffer cut = payload.duplicate().limit(6);
-    assertThatThrownBy(() -> CallMessages.header(cut, f, CONFIG)).isInstanceOf(TException.class);
+    assertThatThrownBy(() -> CallMessages.read(cut, f, CONFIG)).isInstanceOf(TException.class);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,6 +1,8 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.internal.client.ClientInterception;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private PoolConfig config = PoolConfig.defaults();
   private PoolMetrics metrics = PoolMetrics.NONE;
   private Predicate<? super V> validator;
+  private List<ClientInterceptor> interceptors = List.of();
 
   PoolBuilder() {}
 
@@ -101,6 +104,32 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     return self();
   }
 
+  /**
+   * The interceptors that run around each Thrift call made through the pool, in order: the first
+   * one's {@code beforeCall} runs first and its {@code afterCall} last (see {@link
+   * ClientInterceptor}). A pool lambda that makes two calls makes two pairs. The context's {@link
+   * io.thriftnio.core.ClientCallContext#remoteAddress()} is the endpoint the call went to. A call
+   * an interceptor refuses writes nothing. Replaces any set before. Default: none; with none, a
+   * call costs what it costs without this feature.
+   *
+   * <p>How each pool runs them: {@link ThriftClientPool} and {@link ThriftAsyncClientPool} decorate
+   * each connection's protocol, so the call starts at the generated client's {@code
+   * writeMessageBegin} (a refusal is thrown there, before any byte is written) and ends as its
+   * reply is read to the end, or when the pool learns of its failure; {@link ThriftChannelPool}
+   * reads each request's header once the endpoint is chosen, and the reply's outcome from its
+   * bytes. The first two need a protocol whose generated code runs through a decorator: not {@code
+   * TTupleProtocol} ({@code build()} refuses it). Channels whose {@link
+   * io.thriftnio.core.ClientOptions} carry interceptors run theirs too, below the pool's.
+   *
+   * @param interceptors the chain, first to run first, empty for none; neither it nor an element
+   *     may be {@code null}
+   * @return this builder
+   */
+  public final B interceptors(List<? extends ClientInterceptor> interceptors) {
+    this.interceptors = Checks.noNulls("interceptors", interceptors);
+    return self();
+  }
+
   final List<InetSocketAddress> endpoints() {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
@@ -122,5 +151,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
 
   final Predicate<? super V> validator() {
     return validator;
+  }
+
+  /** The interceptors, {@code null} for none. */
+  final ClientInterception interception() {
+    return ClientInterception.of(interceptors);
   }
 }

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
+import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
 import io.thriftnio.pool.internal.EndpointPool;
@@ -123,6 +124,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             b.connectTimeout,
             b.callTimeout,
             b.validator(),
+            b.interception(),
             b.selectorThreads);
     this.pool = new EndpointPool<>(name, b.endpoints(), b.config(), b.metrics(), connections);
   }
@@ -284,6 +286,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         return;
       }
       inFlight.remove(this);
+      // Before the caller hears: a reply read to its end has ended the call already.
+      borrowed.connection.settleCall(failure);
       completeOnExecutor(
           () -> {
             // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.
@@ -378,6 +382,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      */
     public ThriftAsyncClientPool<A> build() {
       endpoints();
+      if (interception() != null) {
+        InterceptedConnection.checkDecoratable(protocolFactory());
+      }
       clientClass = AsyncClientConnections.sampleClientClass(clientFactory, protocolFactory());
       return new ThriftAsyncClientPool<>(this);
     }

@@ -97,6 +97,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             b.protocolFactory(),
             b.validator(),
             b.maxInFlight);
+    pool.intercept(b.interception());
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
+import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
 import io.thriftnio.pool.internal.Failures;
@@ -105,7 +106,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             b.config(),
             b.metrics(),
             SyncConnection.connections(
-                b.transportFactory::open, b.clientFactory, protocolFactory, b.validator()));
+                b.transportFactory::open,
+                b.clientFactory,
+                protocolFactory,
+                b.validator(),
+                b.interception()));
   }
 
   private static Class<?> sampleClientClass(
@@ -173,7 +178,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   }
 
   private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
-    boolean keep = failure == null || Failures.keepsConnection(failure);
+    boolean refused = b.connection.settleCall(failure);
+    boolean keep = failure == null || refused || Failures.keepsConnection(failure);
     if (keep && b.connection.isClean()) {
       pool.release(b);
     } else {
@@ -291,14 +297,18 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             "lease of a connection to " + borrowed.endpoint + " is spoiled by an earlier failure",
             spoiled);
       }
+      R result;
       try {
-        return call.call(borrowed.connection.client);
+        result = call.call(borrowed.connection.client);
       } catch (Throwable t) {
-        if (!Failures.keepsConnection(t)) {
+        boolean refused = borrowed.connection.settleCall(t);
+        if (!refused && !Failures.keepsConnection(t)) {
           spoiled = t;
         }
         throw t;
       }
+      borrowed.connection.settleCall(null);
+      return result;
     }
 
     /**
@@ -377,6 +387,9 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      */
     public ThriftClientPool<C> build() {
       endpoints();
+      if (interception() != null) {
+        InterceptedConnection.checkDecoratable(protocolFactory());
+      }
       return new ThriftClientPool<>(this);
     }
   }

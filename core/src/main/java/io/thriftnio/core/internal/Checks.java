@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal;
 
 import java.time.Duration;
+import java.util.List;
 
 /** Argument checks whose messages share one form: {@code name: value (expected: rule)}. */
 public final class Checks {
@@ -39,5 +40,22 @@ public final class Checks {
       throw new IllegalArgumentException(name + ": null (expected: not null)");
     }
     return value;
+  }
+
+  /**
+   * A copy of {@code list}, checked: neither it nor an element is {@code null}.
+   *
+   * @throws IllegalArgumentException naming the first {@code null}
+   */
+  public static <T> List<T> noNulls(String name, List<? extends T> list) {
+    if (list == null) {
+      throw new IllegalArgumentException(name + ": null (expected: a list, empty for none)");
+    }
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i) == null) {
+        throw new IllegalArgumentException(name + "[" + i + "]: null (expected: not null)");
+      }
+    }
+    return List.copyOf(list);
   }
 }

@@ -1,5 +1,7 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -25,6 +27,7 @@ public final class AsyncClientConnections<A extends TAsyncClient>
   private final int connectMillis;
   private final long callMillis;
   private final Predicate<? super A> validator;
+  private final ClientInterception interception;
   private final TAsyncClientManager[] managers;
   private final AtomicInteger next = new AtomicInteger();
 
@@ -39,12 +42,14 @@ public final class AsyncClientConnections<A extends TAsyncClient>
       Duration connectTimeout,
       Duration callTimeout,
       Predicate<? super A> validator,
+      ClientInterception interception,
       int selectorThreads) {
     this.factory = factory;
     this.protocolFactory = protocolFactory;
     this.connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
     this.callMillis = callTimeout.toMillis();
     this.validator = validator;
+    this.interception = interception;
     this.managers = new TAsyncClientManager[selectorThreads];
     try {
       for (int i = 0; i < managers.length; i++) {
@@ -79,9 +84,17 @@ public final class AsyncClientConnections<A extends TAsyncClient>
       TNonblockingSocket socket = new TNonblockingSocket(channel);
       TAsyncClientManager manager =
           managers[Math.floorMod(next.getAndIncrement(), managers.length)];
-      A client = factory.create(protocolFactory, manager, socket);
+      if (interception == null) {
+        A client = factory.create(protocolFactory, manager, socket);
+        client.setTimeout(callMillis);
+        return new AsyncConnection<>(endpoint, socket, client, null);
+      }
+      // The stock client encodes on the caller's thread and decodes on its selector thread, each
+      // through a protocol of this factory: both pass through the interceptors.
+      InterceptedConnection calls = new InterceptedConnection(interception, endpoint);
+      A client = factory.create(calls.wrap(protocolFactory), manager, socket);
       client.setTimeout(callMillis);
-      return new AsyncConnection<>(endpoint, socket, client);
+      return new AsyncConnection<>(endpoint, socket, client, calls);
     } catch (IOException | RuntimeException | Error e) {
       SocketTransports.closeQuietly(channel);
       throw e;

@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.client.InterceptedConnection;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.function.Predicate;
@@ -12,10 +13,28 @@ public final class AsyncConnection<A extends TAsyncClient> {
   public final TNonblockingSocket socket;
   public final A client;
 
-  public AsyncConnection(InetSocketAddress endpoint, TNonblockingSocket socket, A client) {
+  /** Runs the interceptors around the client's calls; {@code null} without interceptors. */
+  private final InterceptedConnection interception;
+
+  public AsyncConnection(
+      InetSocketAddress endpoint,
+      TNonblockingSocket socket,
+      A client,
+      InterceptedConnection interception) {
     this.endpoint = endpoint;
     this.socket = socket;
     this.client = client;
+    this.interception = interception;
+  }
+
+  /**
+   * The client's call ended with {@code failure} ({@code null} for success): ends it for the
+   * interceptors if reading its reply has not already.
+   */
+  public void settleCall(Throwable failure) {
+    if (interception != null) {
+      interception.settle(failure);
+    }
   }
 
   /**

@@ -1,8 +1,11 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.ClientInterception.Call;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
@@ -50,7 +53,11 @@ public final class MultiplexedPool implements ThriftChannel {
   }
 
   private final ReplyCheck replies;
+  private final TProtocolFactory protocolFactory;
   private final SharedChannels shared;
+
+  /** {@code null} without interceptors; see {@link #intercept}. */
+  private ClientInterception interception;
 
   public MultiplexedPool(
       String name,
@@ -88,8 +95,17 @@ public final class MultiplexedPool implements ThriftChannel {
       throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
     }
     this.replies = new ReplyCheck(protocolFactory);
+    this.protocolFactory = protocolFactory;
     this.shared =
         new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
+  }
+
+  /**
+   * Runs {@code interception} around each call from now on; {@code null} for none. Called by the
+   * owner before it shares the pool (it then publishes the pool through a final field).
+   */
+  public void intercept(ClientInterception interception) {
+    this.interception = interception;
   }
 
   public List<InetSocketAddress> endpoints() {
@@ -113,6 +129,12 @@ public final class MultiplexedPool implements ThriftChannel {
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    Call call;
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
+    }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     CompletableFuture<ByteBuffer> reply;
     try {
@@ -122,6 +144,7 @@ public final class MultiplexedPool implements ThriftChannel {
               : conn.channel.exchange(request, timeout);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
+      end(call, null, e);
       return CompletableFuture.failedFuture(e);
     }
     reply.whenComplete(
@@ -130,11 +153,13 @@ public final class MultiplexedPool implements ThriftChannel {
             // Timed out (the channel closes itself), closed, or a bad frame: the connection's
             // failure, shared by its other calls. A refused request is only this call's.
             shared.release(conn, connectionFailure(failure));
+            end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
           shared.release(conn, mismatch);
+          end(call, response, mismatch);
           if (mismatch != null) {
             result.completeExceptionally(mismatch);
           } else {
@@ -146,20 +171,75 @@ public final class MultiplexedPool implements ThriftChannel {
 
   @Override
   public CompletableFuture<Void> send(ByteBuffer request) {
+    TMessage sent = null;
     Conn conn;
+    Call call;
     try {
+      if (interception != null) {
+        sent = replies.header(request);
+      }
       conn = shared.acquire();
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
     }
     CompletableFuture<Void> written;
     try {
       written = conn.channel.send(request);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
+      end(call, null, e);
       return CompletableFuture.failedFuture(e);
     }
-    return written.whenComplete((ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    if (call == null) {
+      return written.whenComplete(
+          (ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    }
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    written.whenComplete(
+        (ok, failure) -> {
+          shared.release(conn, connectionFailure(failure));
+          if (failure != null) {
+            call.endWithFailure(failure);
+            result.completeExceptionally(failure);
+          } else {
+            call.end(ClientCallOutcome.ONEWAY, null);
+            result.complete(null);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * Runs the interceptors' {@code beforeCall} for {@code sent} on {@code conn}: {@code null}
+   * without interceptors. A refusal gives the connection back untouched: nothing was written.
+   */
+  private Call begin(TMessage sent, Conn conn) throws TException {
+    if (interception == null) {
+      return null;
+    }
+    try {
+      return interception.begin(sent.name, sent.seqid, sent.type, conn.endpoint);
+    } catch (TException refusal) {
+      shared.release(conn, null);
+      throw refusal;
+    }
+  }
+
+  /** Ends {@code call}, if any: with its reply, or with the failure that stands in for one. */
+  private void end(Call call, ByteBuffer response, Throwable failure) {
+    if (call == null) {
+      return;
+    }
+    if (failure != null) {
+      call.endWithFailure(failure);
+    } else {
+      call.endWithReply(response, protocolFactory);
+    }
   }
 
   /**

@@ -1,10 +1,9 @@
 package io.thriftnio.pool.internal;
 
-import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.internal.MessageReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
@@ -17,11 +16,6 @@ import org.apache.thrift.transport.TTransportException;
  * the connection, can act on it (by closing it).
  */
 final class ReplyCheck {
-  // Only a message header is read, in place; the channel has enforced its frame limit.
-  private static final TConfiguration HEADER_CONFIGURATION =
-      new TConfiguration(
-          Integer.MAX_VALUE, Integer.MAX_VALUE, TConfiguration.DEFAULT_RECURSION_DEPTH);
-
   private final TProtocolFactory protocolFactory;
 
   ReplyCheck(TProtocolFactory protocolFactory) {
@@ -30,9 +24,8 @@ final class ReplyCheck {
 
   /** Reads a message's header in place: no copy of the (possibly large) message. */
   TMessage header(ByteBuffer message) throws TException {
-    return protocolFactory
-        .getProtocol(FrameInputTransport.of(HEADER_CONFIGURATION, message.duplicate()))
-        .readMessageBegin();
+    // Only a message header is read, in place; the channel has enforced its frame limit.
+    return MessageReader.header(message, protocolFactory, MessageReader.BOUNDED_BY_FRAME);
   }
 
   /** The failure for a reply that does not answer {@code sent}, or {@code null} if it does. */

@@ -1,5 +1,7 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.InterceptedConnection;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -15,10 +17,36 @@ public final class SyncConnection<C extends TServiceClient> {
   public final TTransport transport;
   public final C client;
 
+  /** Runs the interceptors around the client's calls; {@code null} without interceptors. */
+  private final InterceptedConnection interception;
+
   public SyncConnection(InetSocketAddress endpoint, TTransport transport, C client) {
+    this(endpoint, transport, client, null);
+  }
+
+  private SyncConnection(
+      InetSocketAddress endpoint,
+      TTransport transport,
+      C client,
+      InterceptedConnection interception) {
     this.endpoint = endpoint;
     this.transport = transport;
     this.client = client;
+    this.interception = interception;
+  }
+
+  /**
+   * The client is done for now, having thrown {@code failure} ({@code null} for none): ends its
+   * call still open, if any. Whether the connection may be kept follows.
+   *
+   * @return whether {@code failure} is an interceptor's refusal, which wrote nothing
+   */
+  public boolean settleCall(Throwable failure) {
+    if (interception == null) {
+      return false;
+    }
+    interception.settle(failure);
+    return interception.refused(failure);
   }
 
   /** Cheap check after a call: open, and the last reply read to its end. */
@@ -52,7 +80,8 @@ public final class SyncConnection<C extends TServiceClient> {
       TransportOpener opener,
       Function<TProtocol, C> clientFactory,
       TProtocolFactory protocolFactory,
-      Predicate<? super C> validator) {
+      Predicate<? super C> validator,
+      ClientInterception interception) {
     return new EndpointPool.Connections<>() {
       @Override
       public SyncConnection<C> open(InetSocketAddress endpoint) throws Exception {
@@ -63,8 +92,13 @@ public final class SyncConnection<C extends TServiceClient> {
                 TTransportException.NOT_OPEN,
                 "the transport opened to " + Names.endpoint(endpoint) + " is not open");
           }
-          C client = clientFactory.apply(protocolFactory.getProtocol(transport));
-          return new SyncConnection<>(endpoint, transport, client);
+          TProtocol protocol = protocolFactory.getProtocol(transport);
+          if (interception == null) {
+            return new SyncConnection<>(endpoint, transport, clientFactory.apply(protocol));
+          }
+          InterceptedConnection calls = new InterceptedConnection(interception, endpoint);
+          return new SyncConnection<>(
+              endpoint, transport, clientFactory.apply(calls.wrap(protocol)), calls);
         } catch (Exception | Error e) {
           transport.close();
           throw e;

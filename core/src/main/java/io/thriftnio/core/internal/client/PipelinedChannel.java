@@ -26,6 +26,9 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
 
   private final Duration requestTimeout;
 
+  /** {@code null} without interceptors. */
+  private final ClientInterception interception;
+
   /**
    * @param address the server
    * @param options the connection's settings
@@ -49,6 +52,7 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
             options.callbackExecutor(),
             this);
     calls.onClose(onClose);
+    this.interception = ClientInterception.of(options.interceptors());
   }
 
   /** Whether the connection is open, as the IO library sees it. */
@@ -74,17 +78,21 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
 
   @Override
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
-    return calls.exchange(request);
+    return exchange(request, requestTimeout);
   }
 
   @Override
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
-    return calls.exchange(request, timeout);
+    return interception == null
+        ? calls.exchange(request, timeout)
+        : interception.exchange(request, address, r -> calls.exchange(r, timeout));
   }
 
   @Override
   public final CompletableFuture<Void> send(ByteBuffer request) {
-    return calls.send(request);
+    return interception == null
+        ? calls.send(request)
+        : interception.send(request, address, calls::send);
   }
 
   /**
@@ -92,12 +100,17 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
    * hops to its own executor next ({@link io.thriftnio.core.AsyncClients}): one hop, not two.
    */
   public final CompletableFuture<ByteBuffer> exchangeOnIoThread(ByteBuffer request) {
-    return calls.exchange(request, requestTimeout, Runnable::run);
+    return interception == null
+        ? calls.exchange(request, requestTimeout, Runnable::run)
+        : interception.exchange(
+            request, address, r -> calls.exchange(r, requestTimeout, Runnable::run));
   }
 
   /** {@link #send(ByteBuffer)} completing on the IO thread; see {@link #exchangeOnIoThread}. */
   public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {
-    return calls.send(request, Runnable::run);
+    return interception == null
+        ? calls.send(request, Runnable::run)
+        : interception.send(request, address, r -> calls.send(r, Runnable::run));
   }
 
   @Override

@@ -1,0 +1,86 @@
+package io.thriftnio.core;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.thrift.protocol.TMessageType;
+
+/**
+ * What the server's and the client's call contexts share: the request's message header (method,
+ * sequence id, type) and the attributes that interceptors of one call set, in a small map created
+ * on the first set and guarded by this object, since those interceptors may run on different
+ * threads.
+ */
+abstract class AbstractCallContext {
+  private final String methodName;
+  private final int seqId;
+  private final byte messageType;
+  private Map<Object, Object> attributes; // guarded by this
+
+  AbstractCallContext(String methodName, int seqId, byte messageType) {
+    this.methodName = methodName;
+    this.seqId = seqId;
+    this.messageType = messageType;
+  }
+
+  /**
+   * The method called, as the request's message header names it ({@code "Service:method"} for a
+   * service multiplexed with {@code TMultiplexedProtocol} / {@code TMultiplexedProcessor}).
+   */
+  public String methodName() {
+    return methodName;
+  }
+
+  /** The request's sequence id, which its reply carries. */
+  public int seqId() {
+    return seqId;
+  }
+
+  /** The request's message type: {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}. */
+  public byte messageType() {
+    return messageType;
+  }
+
+  /** Whether the call is oneway: the caller awaits no reply. */
+  public boolean isOneway() {
+    return messageType == TMessageType.ONEWAY;
+  }
+
+  final synchronized Object get(NamedKey key) {
+    return attributes == null ? null : attributes.get(Objects.requireNonNull(key, "key"));
+  }
+
+  /** Sets {@code key} to {@code value}; {@code null} removes it. */
+  final synchronized void set(NamedKey key, Object value) {
+    Objects.requireNonNull(key, "key");
+    if (value == null) {
+      if (attributes != null) {
+        attributes.remove(key);
+      }
+      return;
+    }
+    if (attributes == null) {
+      attributes = new HashMap<>(4);
+    }
+    attributes.put(key, value);
+  }
+
+  /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */
+  final String describeMessage() {
+    return "method=" + methodName + ", seqId=" + seqId + (isOneway() ? ", oneway" : "");
+  }
+
+  /** The name of a typed attribute; compares by identity. */
+  abstract static class NamedKey {
+    private final String name;
+
+    NamedKey(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public final String toString() {
+      return name;
+    }
+  }
+}

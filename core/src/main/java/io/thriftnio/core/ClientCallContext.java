@@ -1,0 +1,92 @@
+package io.thriftnio.core;
+
+import java.net.SocketAddress;
+import java.util.Objects;
+import org.apache.thrift.protocol.TMessageType;
+
+/**
+ * The call a client is making, as {@link ClientInterceptor}s see it: which method with which
+ * sequence id, call or oneway, to which endpoint; plus attributes that an interceptor's {@code
+ * beforeCall} sets for its {@code afterCall}.
+ *
+ * <p>One context per Thrift message sent. The method name and sequence id are read from the
+ * request's own message header, so they are what the server sees ({@code "Service:method"} through
+ * a {@code TMultiplexedProtocol}); a channel whose request bytes hold no header it can read gives
+ * the name {@code ""}. Thread-safe: {@code beforeCall} and {@code afterCall} may run on different
+ * threads.
+ */
+public final class ClientCallContext extends AbstractCallContext {
+
+  /**
+   * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
+   * instance in a constant.
+   *
+   * @param <T> the type of the attribute's value
+   */
+  public static final class Key<T> extends AbstractCallContext.NamedKey {
+    private Key(String name) {
+      super(name);
+    }
+
+    /**
+     * A new key, distinct from every other key, even of the same name.
+     *
+     * @param name for {@link #toString()} only
+     */
+    public static <T> Key<T> of(String name) {
+      return new Key<>(name);
+    }
+  }
+
+  private final SocketAddress remoteAddress;
+
+  /**
+   * A context. The channels and pools of this library make one per call; the constructor is public
+   * so that an interceptor can be tested on its own, and a {@link ThriftChannel} of one's own can
+   * run interceptors with the same contract.
+   *
+   * @param methodName the method, as the request's message header names it; not {@code null}
+   * @param seqId the request's sequence id
+   * @param messageType {@link TMessageType#CALL} or {@link TMessageType#ONEWAY}
+   * @param remoteAddress the endpoint the call goes to; {@code null} if unknown
+   */
+  public ClientCallContext(
+      String methodName, int seqId, byte messageType, SocketAddress remoteAddress) {
+    super(Objects.requireNonNull(methodName, "methodName"), seqId, messageType);
+    this.remoteAddress = remoteAddress;
+  }
+
+  /**
+   * The endpoint the call goes to: the address a channel was opened to, or the pool endpoint chosen
+   * for this call; {@code null} if unknown.
+   */
+  public SocketAddress remoteAddress() {
+    return remoteAddress;
+  }
+
+  /**
+   * An attribute an interceptor has set.
+   *
+   * @return its value, or {@code null} if not set
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T attribute(Key<T> key) {
+    return (T) get(key);
+  }
+
+  /**
+   * Sets an attribute, for the interceptors of this call only.
+   *
+   * @param value the value; {@code null} removes it
+   * @return this context
+   */
+  public <T> ClientCallContext setAttribute(Key<T> key, T value) {
+    set(key, value);
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return "ClientCallContext{" + describeMessage() + ", remote=" + remoteAddress + '}';
+  }
+}

@@ -1,0 +1,65 @@
+package io.thriftnio.core;
+
+import org.apache.thrift.TException;
+
+/**
+ * Runs around every Thrift call a client makes, with its {@link ClientCallContext}: for access
+ * logs, metrics, tracing, client-side limits. Framed Thrift has no headers, so an interceptor adds
+ * nothing to the wire; it can refuse a call before anything is sent.
+ *
+ * <p>Configured, in order, on a channel with {@link ClientOptions.Builder#interceptors} and on
+ * every pool with {@code PoolBuilder.interceptors} (module {@code thrift-nio-pool}).
+ *
+ * <pre>
+ *  call  -&gt; beforeCall(1) -&gt; beforeCall(2) -&gt; request on the wire
+ *  reply &lt;- afterCall(1)  &lt;- afterCall(2)  &lt;- reply, failure or timeout
+ * </pre>
+ *
+ * <p>Contract:
+ *
+ * <ul>
+ *   <li>One {@code beforeCall} and one {@code afterCall} per Thrift message sent, however the
+ *       messages are grouped: a pool lambda that makes two calls makes two pairs.
+ *   <li>{@link #beforeCall} runs on the calling thread, in configuration order, before any byte of
+ *       the request is sent. Throwing a {@link TException} refuses the call: nothing is sent, later
+ *       interceptors' {@code beforeCall} does not run, and the caller gets that very exception (a
+ *       synchronous call throws it, a future fails with it). Any other exception refuses the call
+ *       too, and the caller gets a {@code TException} that names the interceptor, the method and
+ *       the endpoint, with the exception as its cause. Either way the outcome is {@link
+ *       ClientCallOutcome#REFUSED}.
+ *   <li>{@link #afterCall} runs once the call has ended, in reverse order, for every interceptor
+ *       whose {@code beforeCall} returned normally, before the caller sees the result. It runs on
+ *       the thread that ended the call: the caller's for a synchronous call, an IO, timer or
+ *       callback thread for an asynchronous one. An exception it throws is logged at WARN and
+ *       changes nothing: the caller gets the same result, and the other interceptors still run.
+ * </ul>
+ *
+ * <p>Implementations are shared by every connection and called concurrently: they must be
+ * thread-safe, and must not block, since {@code afterCall} may run on an IO thread.
+ */
+public interface ClientInterceptor {
+
+  /**
+   * The call is about to be sent. Attributes set on {@code context} here are seen by {@link
+   * #afterCall}.
+   *
+   * @param context the call's context
+   * @throws TException to refuse the call; the caller gets this exception and nothing is sent
+   */
+  default void beforeCall(ClientCallContext context) throws TException {}
+
+  /**
+   * The call is over.
+   *
+   * @param context the call's context
+   * @param outcome how it ended
+   * @param failure what ended it for {@link ClientCallOutcome#TRANSPORT_FAILURE}, {@link
+   *     ClientCallOutcome#TIMEOUT} and {@link ClientCallOutcome#REFUSED}; {@code null} for the
+   *     others: a reply arrived (the outcome says what it carried; the generated client decodes any
+   *     exception in it after this hook) or a oneway message was written
+   * @param nanos the time from the first interceptor's {@code beforeCall} to the end of the call,
+   *     in nanoseconds ({@link System#nanoTime()} differences)
+   */
+  default void afterCall(
+      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
+}

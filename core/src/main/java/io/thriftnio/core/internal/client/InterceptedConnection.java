@@ -1,0 +1,197 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.internal.MessageReader.ReplyKind;
+import io.thriftnio.core.internal.client.ClientInterception.Call;
+import java.net.SocketAddress;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TField;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolDecorator;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.scheme.StandardScheme;
+import org.apache.thrift.transport.TMemoryBuffer;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * Runs interceptors around the calls a generated client makes on one connection, through its
+ * protocols: {@link #wrap(TProtocol)} (or {@link #wrap(TProtocolFactory)}) decorates them so that
+ * {@code writeMessageBegin} starts a call, before a byte of it is written, and reading a reply to
+ * its {@code readMessageEnd} ends it with what the reply carried (read as it goes by, never twice).
+ * A call that fails otherwise (a write or flush failure, a timeout reported elsewhere) is ended by
+ * {@link #settle(Throwable)}, which the pool calls once the client is done with.
+ *
+ * <pre>
+ *  send_echo: writeMessageBegin -&gt; beforeCall... (a refusal throws here: nothing written)
+ *  recv_echo: readMessageBegin (type) .. readFieldBegin (first result field) .. readMessageEnd
+ *             -&gt; afterCall(SUCCESS | DECLARED_EXCEPTION | APPLICATION_EXCEPTION)
+ * </pre>
+ *
+ * <p>One call at a time per connection, as a generated client (sync, or libthrift's {@code
+ * TAsyncClient}) makes them; the call may start and end on different threads. Not part of the API.
+ */
+public final class InterceptedConnection {
+  private final ClientInterception chain;
+  private final SocketAddress endpoint;
+  private volatile Call current;
+  private volatile Throwable lastRefusal;
+
+  /**
+   * @param chain the interceptors
+   * @param endpoint the connection's endpoint, for the contexts
+   */
+  public InterceptedConnection(ClientInterception chain, SocketAddress endpoint) {
+    this.chain = chain;
+    this.endpoint = endpoint;
+  }
+
+  /**
+   * Checks that protocols of {@code factory} can be decorated: generated code picks its encoding by
+   * {@code getScheme()}, and {@code TTupleProtocol}'s tuple scheme casts the protocol itself, so no
+   * decorator can stand in for it (libthrift's {@code TMultiplexedProtocol} has the same limit).
+   *
+   * @throws IllegalArgumentException if it cannot
+   */
+  public static void checkDecoratable(TProtocolFactory factory) {
+    try {
+      TProtocol sample = factory.getProtocol(new TMemoryBuffer(16));
+      if (sample.getScheme() != StandardScheme.class) {
+        throw new IllegalArgumentException(
+            "interceptors: not supported with "
+                + sample.getClass().getName()
+                + " (expected: a protocol with the standard scheme, as TBinaryProtocol,"
+                + " TCompactProtocol and TJSONProtocol; its generated code cannot run through"
+                + " the protocol decorator that runs the interceptors)");
+      }
+    } catch (TTransportException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@code protocol}, running the interceptors. */
+  public TProtocol wrap(TProtocol protocol) {
+    return new Intercepting(protocol);
+  }
+
+  /** A factory whose protocols run the interceptors, for a client that makes its own. */
+  public TProtocolFactory wrap(TProtocolFactory factory) {
+    return transport -> new Intercepting(factory.getProtocol(transport));
+  }
+
+  /**
+   * The client is done (its pool call returned or threw {@code failure}, {@code null} for none):
+   * ends a call still open, a oneway message as written, anything else with its failure.
+   */
+  public void settle(Throwable failure) {
+    Call call = current;
+    if (call == null || call.hasEnded()) {
+      return;
+    }
+    current = null;
+    if (failure != null) {
+      call.endWithResult(failure);
+    } else if (call.isOneway()) {
+      call.end(ClientCallOutcome.ONEWAY, null);
+    } else {
+      call.end(
+          ClientCallOutcome.TRANSPORT_FAILURE,
+          new TTransportException(
+              "the client returned without reading the reply to "
+                  + describe(call)
+                  + " from "
+                  + ClientErrors.peer(endpoint)));
+    }
+  }
+
+  /** Whether {@code failure} is an interceptor's refusal of this connection's last call. */
+  public boolean refused(Throwable failure) {
+    return failure != null && failure == lastRefusal;
+  }
+
+  private static String describe(Call call) {
+    return call.context.methodName() + " (seqid " + call.context.seqId() + ")";
+  }
+
+  private void begin(TMessage message) throws TException {
+    Call previous = current;
+    if (previous != null && !previous.hasEnded()) {
+      // The client went on to the next message: a oneway one was sent; a call whose reply was
+      // not read through here failed on the way, and its caller chose to carry on.
+      settle(null);
+    }
+    try {
+      current = chain.begin(message.name, message.seqid, message.type, endpoint);
+    } catch (TException refusal) {
+      current = null;
+      lastRefusal = refusal;
+      throw refusal;
+    }
+  }
+
+  private void fail(TException failure) {
+    Call call = current;
+    if (call != null) {
+      current = null;
+      call.endWithFailure(failure);
+    }
+  }
+
+  private final class Intercepting extends TProtocolDecorator {
+    private boolean firstField; // the next readFieldBegin is the result struct's first field
+    private ReplyKind kind;
+
+    Intercepting(TProtocol protocol) {
+      super(protocol);
+    }
+
+    @Override
+    public void writeMessageBegin(TMessage message) throws TException {
+      begin(message);
+      super.writeMessageBegin(message);
+    }
+
+    @Override
+    public TMessage readMessageBegin() throws TException {
+      TMessage message;
+      try {
+        message = super.readMessageBegin();
+      } catch (TException e) {
+        fail(e); // timeouts and closed connections surface here, waiting for the reply
+        throw e;
+      }
+      firstField = message.type != TMessageType.EXCEPTION;
+      kind = firstField ? null : ReplyKind.APPLICATION_EXCEPTION;
+      return message;
+    }
+
+    @Override
+    public TField readFieldBegin() throws TException {
+      TField field = super.readFieldBegin();
+      if (firstField) {
+        firstField = false;
+        kind = ReplyKind.ofResultField(field);
+      }
+      return field;
+    }
+
+    @Override
+    public void readMessageEnd() throws TException {
+      super.readMessageEnd();
+      Call call = current;
+      if (call == null || kind == null) {
+        return;
+      }
+      current = null;
+      call.end(
+          kind == ReplyKind.RESULT
+              ? ClientCallOutcome.SUCCESS
+              : kind == ReplyKind.DECLARED_EXCEPTION
+                  ? ClientCallOutcome.DECLARED_EXCEPTION
+                  : ClientCallOutcome.APPLICATION_EXCEPTION,
+          null);
+      kind = null;
+    }
+  }
+}

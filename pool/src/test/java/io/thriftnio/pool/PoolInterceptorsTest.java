@@ -1,0 +1,311 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.ClientCallContext;
+import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.testkit.EchoCountingHandler;
+import io.thriftnio.testkit.FaultInjectingHandler;
+import io.thriftnio.testkit.RecordingClientInterceptor;
+import io.thriftnio.testkit.RecordingClientInterceptor.Ended;
+import io.thriftnio.testkit.gen.BenchError;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TTupleProtocol;
+import org.apache.thrift.transport.TTransportException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link PoolBuilder#interceptors} on each of the three pools: one before/after pair per Thrift
+ * call (two calls in one pool lambda make two pairs), the method, endpoint and outcome of a
+ * success, a declared exception, an application exception, a oneway message, a timeout and a
+ * transport failure; a refusal the caller gets while the server never sees the call; the order of
+ * two interceptors around one whose {@code afterCall} throws without changing anything.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class PoolInterceptorsTest {
+
+  /** Refuses {@code echo} while {@link #refuse} is set. */
+  static final class EchoGate implements ClientInterceptor {
+    final TException refusal = new TException("echo refused by the gate");
+    volatile boolean refuse;
+
+    @Override
+    public void beforeCall(ClientCallContext context) throws TException {
+      if (refuse && context.methodName().equals("echo")) {
+        throw refusal;
+      }
+    }
+  }
+
+  private final EchoCountingHandler handler = new EchoCountingHandler();
+  private final List<String> events = new CopyOnWriteArrayList<>();
+  private final RecordingClientInterceptor outer = new RecordingClientInterceptor("outer", events);
+  private final RecordingClientInterceptor inner = new RecordingClientInterceptor("inner", events);
+  private final EchoGate gate = new EchoGate();
+
+  /** outer, a throwing afterCall, the gate, inner: the chain every pool below gets. */
+  private final List<ClientInterceptor> chain =
+      List.of(outer, RecordingClientInterceptor.throwingAfterCall(), gate, inner);
+
+  private StockServer server;
+  private InetSocketAddress endpoint;
+
+  @BeforeEach
+  void start() throws Exception {
+    server =
+        StockServer.start(
+            StockServer.Kind.THREADED_SELECTOR, new BenchService.Processor<>(handler));
+    endpoint = server.address();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  /** The four outcomes a server can give, in the order the tests below make the calls. */
+  private void assertServedOutcomes() {
+    assertThat(inner.outcomes())
+        .containsExactly(
+            ClientCallOutcome.SUCCESS,
+            ClientCallOutcome.DECLARED_EXCEPTION,
+            ClientCallOutcome.APPLICATION_EXCEPTION,
+            ClientCallOutcome.ONEWAY);
+    assertThat(inner.ended())
+        .extracting(e -> e.context().methodName())
+        .containsExactly("echo", "fail", "fail", "fire");
+    assertThat(inner.ended())
+        .allSatisfy(
+            e -> {
+              assertThat(e.context().remoteAddress()).isEqualTo(endpoint);
+              assertThat(e.failure()).isNull();
+              assertThat(e.nanos()).isPositive();
+            });
+    assertThat(outer.outcomes()).isEqualTo(inner.outcomes());
+    assertThat(events.subList(0, 4))
+        .containsExactly(
+            "before outer echo",
+            "before inner echo",
+            "after inner echo SUCCESS",
+            "after outer echo SUCCESS");
+  }
+
+  /**
+   * After the outcomes, whose one echo the server served: the gate refused the next echo, and the
+   * caller got {@code failure}.
+   */
+  private void assertRefused(Throwable failure) {
+    assertThat(failure).isSameAs(gate.refusal);
+    assertThat(handler.echoes()).isEqualTo(1);
+    Ended refused = outer.ended().get(outer.ended().size() - 1);
+    assertThat(refused.outcome()).isEqualTo(ClientCallOutcome.REFUSED);
+    assertThat(refused.failure()).isSameAs(gate.refusal);
+    assertThat(inner.ended()).hasSize(4); // its beforeCall never ran
+  }
+
+  @Test
+  void syncPoolOnePairPerThriftCallEvenInOneLambda() throws Exception {
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoint(endpoint)
+            .interceptors(chain)
+            .build()) {
+      pool.run(
+          c -> {
+            c.echo(ByteBuffer.allocate(3));
+            assertThatThrownBy(() -> c.fail(7, "declared")).isInstanceOf(BenchError.class);
+            assertThatThrownBy(() -> c.fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x"))
+                .isInstanceOf(TApplicationException.class);
+            c.fire(ByteBuffer.allocate(1));
+          });
+      assertServedOutcomes();
+      assertThat(inner.ended()).extracting(e -> e.context().seqId()).doesNotHaveDuplicates();
+
+      gate.refuse = true;
+      assertRefused(catchThrowable(() -> pool.call(c -> c.echo(ByteBuffer.allocate(3)))));
+      // Nothing was written: the connection went back to the pool and serves the next call, the
+      // server's second echo.
+      gate.refuse = false;
+      pool.call(c -> c.echo(ByteBuffer.allocate(3)));
+      assertThat(handler.echoes()).isEqualTo(2);
+      assertThat(pool.stats().created()).isEqualTo(1);
+      assertThat(pool.stats().invalidated()).isZero();
+    }
+  }
+
+  @Test
+  void syncPoolTellsTimeoutsAndTransportFailures() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftClientPool<BenchService.Client> pool =
+            ThriftClientPool.builder(BenchService.Client::new)
+                .endpoint(peer.address())
+                .transport(
+                    ClientTransportFactory.framedSocket(
+                        Duration.ofSeconds(5), Duration.ofMillis(300)))
+                .interceptors(List.of(inner))
+                .build()) {
+      peer.mode = StubPeer.Mode.STALL;
+      Throwable timeout = catchThrowable(() -> pool.call(c -> c.fired()));
+      peer.mode = StubPeer.Mode.WRONG_SEQID;
+      Throwable wrongReply = catchThrowable(() -> pool.call(c -> c.fired()));
+
+      assertThat(((TTransportException) timeout).getType())
+          .isEqualTo(TTransportException.TIMED_OUT);
+      assertThat(wrongReply).isInstanceOf(TApplicationException.class);
+      assertThat(inner.outcomes())
+          .containsExactly(ClientCallOutcome.TIMEOUT, ClientCallOutcome.TRANSPORT_FAILURE);
+      assertThat(inner.ended()).extracting(Ended::failure).containsExactly(timeout, wrongReply);
+    }
+  }
+
+  @Test
+  void asyncClientPool() throws Exception {
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            .endpoint(endpoint)
+            .interceptors(chain)
+            .build()) {
+      pool.<ByteBuffer>call((c, cb) -> c.echo(ByteBuffer.allocate(3), cb))
+          .get(10, TimeUnit.SECONDS);
+      assertThat(failureOf(pool.<Void>call((c, cb) -> c.fail(7, "declared", cb))))
+          .isInstanceOf(BenchError.class);
+      assertThat(
+              failureOf(
+                  pool.<Void>call(
+                      (c, cb) -> c.fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x", cb))))
+          .isInstanceOf(TApplicationException.class);
+      pool.<Void>call((c, cb) -> c.fire(ByteBuffer.allocate(1), cb)).get(10, TimeUnit.SECONDS);
+      assertServedOutcomes();
+
+      gate.refuse = true;
+      assertRefused(
+          failureOf(pool.<ByteBuffer>call((c, cb) -> c.echo(ByteBuffer.allocate(3), cb))));
+    }
+  }
+
+  @Test
+  void asyncClientPoolTellsTimeouts() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                .endpoint(peer.address())
+                .callTimeout(Duration.ofMillis(300))
+                .interceptors(List.of(inner))
+                .build()) {
+      peer.mode = StubPeer.Mode.STALL;
+      Throwable timeout = failureOf(pool.<Long>call((c, cb) -> c.fired(cb)));
+
+      assertThat(timeout).isInstanceOf(TimeoutException.class);
+      assertThat(inner.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+      assertThat(inner.only().failure()).isSameAs(timeout);
+    }
+  }
+
+  @Test
+  void channelPool() throws Exception {
+    try (NettyClientResources resources = NettyClientResources.create(1);
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+                .endpoint(endpoint)
+                .interceptors(chain)
+                .build()) {
+      pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)
+          .get(10, TimeUnit.SECONDS);
+      assertThat(
+              failureOf(pool.call(c -> c.send_fail(7, "declared"), PoolInterceptorsTest::recvFail)))
+          .isInstanceOf(BenchError.class);
+      assertThat(
+              failureOf(
+                  pool.call(
+                      c -> c.send_fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x"),
+                      PoolInterceptorsTest::recvFail)))
+          .isInstanceOf(TApplicationException.class);
+      pool.callOneway(c -> c.send_fire(ByteBuffer.allocate(1))).get(10, TimeUnit.SECONDS);
+      assertServedOutcomes();
+
+      gate.refuse = true;
+      assertRefused(
+          failureOf(
+              pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)));
+      // Nothing was written: the connection stayed open and in the pool, and carries the server's
+      // second echo.
+      gate.refuse = false;
+      pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)
+          .get(10, TimeUnit.SECONDS);
+      assertThat(handler.echoes()).isEqualTo(2);
+      assertThat(pool.stats().created()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void channelPoolTellsTimeouts() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        NettyClientResources resources = NettyClientResources.create(1);
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    resources,
+                    ClientOptions.builder().requestTimeout(Duration.ofMillis(300)).build())
+                .endpoint(peer.address())
+                .interceptors(List.of(inner))
+                .build()) {
+      peer.mode = StubPeer.Mode.STALL;
+      Throwable timeout =
+          failureOf(pool.call(c -> c.send_fired(), BenchService.Client::recv_fired));
+
+      assertThat(((TTransportException) timeout).getType())
+          .isEqualTo(TTransportException.TIMED_OUT);
+      assertThat(inner.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+      assertThat(inner.only().failure()).isSameAs(timeout);
+    }
+  }
+
+  @Test
+  void aProtocolNoDecoratorCanStandInForIsRefusedAtBuild() {
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoint(endpoint)
+                    .protocol(new TTupleProtocol.Factory())
+                    .interceptors(chain)
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "interceptors: not supported with " + TTupleProtocol.class.getName());
+    assertThatThrownBy(() -> ThriftClientPool.builder(BenchService.Client::new).interceptors(null))
+        .hasMessage("interceptors: null (expected: a list, empty for none)");
+  }
+
+  private static Void recvFail(BenchService.Client c) throws TException {
+    c.recv_fail();
+    return null;
+  }
+
+  private static Throwable failureOf(CompletableFuture<?> f) {
+    assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+    return f.handle((ok, t) -> t).join();
+  }
+
+  private static Throwable catchThrowable(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+    return org.assertj.core.api.Assertions.catchThrowable(call);
+  }
+}
