@@ -124,7 +124,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             b.callTimeout,
             b.validator(),
             b.selectorThreads);
-    this.pool = new EndpointPool<>(name, b.endpoints(), b.config(), b.metrics(), connections);
+    this.pool = new EndpointPool<>(name, b.endpointSource(), b.config(), b.metrics(), connections);
   }
 
   /**
@@ -214,7 +214,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 future));
   }
 
-  /** The endpoints, in the order given. */
+  /** The endpoints now: the fixed list in the order given, or the source's current set. */
   public List<InetSocketAddress> endpoints() {
     return pool.endpoints();
   }
@@ -374,10 +374,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * borrow (or the evictor's min idle upkeep).
      *
      * @return the pool
-     * @throws IllegalArgumentException if no endpoint was given
+     * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
+     *     both
      */
     public ThriftAsyncClientPool<A> build() {
-      endpoints();
+      endpointSource();
       clientClass = AsyncClientConnections.sampleClientClass(clientFactory, protocolFactory());
       return new ThriftAsyncClientPool<>(this);
     }

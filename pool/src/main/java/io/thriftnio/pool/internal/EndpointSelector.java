@@ -6,11 +6,11 @@ import io.thriftnio.pool.PoolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -18,21 +18,55 @@ import java.util.function.ToIntFunction;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
-/** Picks the endpoint of the next borrow: round-robin or least active, skipping those down. */
+/**
+ * Picks the endpoint of the next borrow: round-robin or least active, skipping those down. The set
+ * of endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
+ * works on the set it read when it began.
+ */
 final class EndpointSelector {
-  private final List<EndpointState> endpoints;
-  private final Map<InetSocketAddress, EndpointState> byAddress = new HashMap<>();
+  private volatile List<EndpointState> endpoints = List.of(); // replaced whole by update()
+  private final Map<InetSocketAddress, EndpointState> byAddress = new ConcurrentHashMap<>();
+  private final PoolConfig config;
   private final Balancer balancer;
   private final ToIntFunction<InetSocketAddress> active;
+  private final LongSupplier clock;
   private final AtomicInteger next = new AtomicInteger();
+  private volatile String source = "the endpoint source";
 
   EndpointSelector(
       List<InetSocketAddress> addresses,
       PoolConfig config,
       ToIntFunction<InetSocketAddress> active,
       LongSupplier clock) {
-    List<EndpointState> list = new ArrayList<>();
-    for (InetSocketAddress a : new LinkedHashSet<>(addresses)) {
+    this.config = config;
+    this.balancer = config.balancer();
+    this.active = active;
+    this.clock = clock;
+    update(addresses);
+  }
+
+  /** Names the source in errors. */
+  void source(String source) {
+    this.source = source;
+  }
+
+  /**
+   * Replaces the set of endpoints with {@code addresses}. Endpoints that stay keep their state
+   * (down, back-off) and their place in the order; new ones are appended, up. Returns those that
+   * left, which the pool drains. Never blocks on anything but a concurrent update.
+   */
+  synchronized List<EndpointState> update(List<InetSocketAddress> addresses) {
+    Set<InetSocketAddress> wanted = new LinkedHashSet<>(addresses);
+    List<EndpointState> kept = new ArrayList<>();
+    List<EndpointState> left = new ArrayList<>();
+    for (EndpointState e : endpoints) {
+      if (wanted.remove(e.address)) {
+        kept.add(e);
+      } else {
+        left.add(e);
+      }
+    }
+    for (InetSocketAddress a : wanted) {
       EndpointState s =
           new EndpointState(
               a,
@@ -40,12 +74,19 @@ final class EndpointSelector {
               config.maxEndpointBackoff(),
               probeTimeout(config),
               clock);
-      list.add(s);
+      kept.add(s);
       byAddress.put(a, s);
     }
-    this.endpoints = Collections.unmodifiableList(list);
-    this.balancer = config.balancer();
-    this.active = active;
+    endpoints = List.copyOf(kept);
+    for (EndpointState e : left) {
+      byAddress.remove(e.address, e);
+    }
+    return left;
+  }
+
+  /** Whether {@code address} is in the current set. */
+  boolean contains(InetSocketAddress address) {
+    return byAddress.containsKey(address);
   }
 
   /**
@@ -65,6 +106,7 @@ final class EndpointSelector {
     return endpoints;
   }
 
+  /** The state of {@code address}, or {@code null} if it is not in the current set. */
   EndpointState state(InetSocketAddress address) {
     return byAddress.get(address);
   }
@@ -75,7 +117,11 @@ final class EndpointSelector {
    * closes the lease when its attempt on that endpoint ends, however it ends.
    */
   EndpointState.Lease select(List<EndpointState> exclude) {
+    List<EndpointState> endpoints = this.endpoints;
     int n = endpoints.size();
+    if (n == 0) {
+      return null;
+    }
     int start = n == 1 ? 0 : Math.floorMod(next.getAndIncrement(), n);
     if (balancer == Balancer.LEAST_ACTIVE && n > 1) {
       EndpointState best = null;
@@ -163,6 +209,9 @@ final class EndpointSelector {
     if (lastConnectFailure != null) {
       return new TTransportException(
           TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
+    }
+    if (endpoints.isEmpty()) {
+      return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
     }
     return new PoolException(
         pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);

@@ -3,6 +3,7 @@ package io.thriftnio.pool.internal;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
@@ -73,6 +74,28 @@ public final class MultiplexedPool implements ThriftChannel {
         System::nanoTime);
   }
 
+  /** A pool that follows {@code source}: started here, closed by {@link #close()}. */
+  public MultiplexedPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight) {
+    this(
+        name,
+        source,
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        System::nanoTime);
+  }
+
   /** With the clock that times endpoint back-offs; tests drive it by hand. */
   MultiplexedPool(
       String name,
@@ -84,14 +107,34 @@ public final class MultiplexedPool implements ThriftChannel {
       Predicate<? super ThriftChannel> validator,
       int maxInFlight,
       LongSupplier clock) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-    }
-    this.replies = new ReplyCheck(protocolFactory);
-    this.shared =
-        new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
+    this(
+        name,
+        EndpointSource.of(endpoints),
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        clock);
   }
 
+  private MultiplexedPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      LongSupplier clock) {
+    this.replies = new ReplyCheck(protocolFactory);
+    this.shared =
+        new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
+  }
+
+  /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     return shared.endpoints();
   }
