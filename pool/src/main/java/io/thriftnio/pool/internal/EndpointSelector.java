@@ -117,7 +117,11 @@ final class EndpointSelector {
    * closes the lease when its attempt on that endpoint ends, however it ends.
    */
   EndpointState.Lease select(List<EndpointState> exclude) {
-    List<EndpointState> endpoints = this.endpoints;
+    return select(this.endpoints, exclude);
+  }
+
+  /** {@link #select(List)} among {@code endpoints}, a snapshot of the set. */
+  private EndpointState.Lease select(List<EndpointState> endpoints, List<EndpointState> exclude) {
     int n = endpoints.size();
     if (n == 0) {
       return null;
@@ -179,9 +183,10 @@ final class EndpointSelector {
     List<EndpointState> tried = null;
     Throwable lastConnectFailure = null;
     while (true) {
-      EndpointState.Lease lease = select(tried);
+      List<EndpointState> set = endpoints;
+      EndpointState.Lease lease = select(set, tried);
       if (lease == null) {
-        throw noneAvailable(pool, lastConnectFailure, gauges.get());
+        throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
       }
       EndpointState endpoint = lease.endpoint();
       try (lease) {
@@ -202,7 +207,8 @@ final class EndpointSelector {
    * Why a borrow found no endpoint: the last connect failure of this borrow when there was one
    * (nothing was written, so the caller may retry), else which endpoints are down and for how long.
    */
-  private TException noneAvailable(String pool, Throwable lastConnectFailure, String gauges) {
+  private TException noneAvailable(
+      String pool, boolean emptySet, Throwable lastConnectFailure, String gauges) {
     if (lastConnectFailure instanceof TException) {
       return (TException) lastConnectFailure;
     }
@@ -210,7 +216,7 @@ final class EndpointSelector {
       return new TTransportException(
           TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
     }
-    if (endpoints.isEmpty()) {
+    if (emptySet) {
       return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
     }
     return new PoolException(
