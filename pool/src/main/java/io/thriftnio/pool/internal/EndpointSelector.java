@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -19,8 +20,8 @@ import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Picks the endpoint of the next borrow: round-robin or least active, skipping those down. The set
- * of endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
+ * Picks the endpoint of the next borrow ({@link Balancer}), skipping those down. The set of
+ * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
  * works on the set it read when it began.
  */
 final class EndpointSelector {
@@ -126,6 +127,13 @@ final class EndpointSelector {
     if (n == 0) {
       return null;
     }
+    if (balancer == Balancer.POWER_OF_TWO_CHOICES && n > 1) {
+      EndpointState.Lease lease = twoChoices(endpoints, exclude);
+      if (lease != null) {
+        return lease;
+      }
+      // Both drawn are down or tried: look at every endpoint, as the other balancers do.
+    }
     int start = n == 1 ? 0 : Math.floorMod(next.getAndIncrement(), n);
     if (balancer == Balancer.LEAST_ACTIVE && n > 1) {
       EndpointState best = null;
@@ -157,6 +165,46 @@ final class EndpointSelector {
       }
     }
     return null;
+  }
+
+  /**
+   * Two distinct endpoints at random: a down one whose back-off has passed is probed (a probe takes
+   * precedence, or a revived endpoint would wait for both draws to fail); else the less active of
+   * those up and not tried; {@code null} if neither.
+   */
+  private EndpointState.Lease twoChoices(
+      List<EndpointState> endpoints, List<EndpointState> exclude) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    int n = endpoints.size();
+    int i = random.nextInt(n);
+    int j = random.nextInt(n - 1);
+    if (j >= i) {
+      j++;
+    }
+    EndpointState a = endpoints.get(i);
+    EndpointState b = endpoints.get(j);
+    boolean aFree = exclude == null || !exclude.contains(a);
+    boolean bFree = exclude == null || !exclude.contains(b);
+    EndpointState.Lease probe = probeIfDown(a, aFree);
+    if (probe == null) {
+      probe = probeIfDown(b, bFree);
+    }
+    if (probe != null) {
+      return probe;
+    }
+    boolean aUp = aFree && a.isUp();
+    boolean bUp = bFree && b.isUp();
+    EndpointState best;
+    if (aUp && bUp) {
+      best = active.applyAsInt(b.address) < active.applyAsInt(a.address) ? b : a;
+    } else {
+      best = aUp ? a : bUp ? b : null;
+    }
+    return best == null ? null : best.tryAcquire();
+  }
+
+  private static EndpointState.Lease probeIfDown(EndpointState e, boolean free) {
+    return free && !e.isUp() ? e.tryAcquire() : null;
   }
 
   /** One borrow attempt on the chosen endpoint. */
