@@ -29,6 +29,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryForever;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.x.discovery.ServiceDiscovery;
 import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
@@ -69,15 +70,27 @@ class ZooKeeperDiscoveryTest {
   void stopAll() throws Exception {
     stop.set(true);
     callers.shutdownNow();
-    servers.forEach(ThriftServer::close);
-    curators.forEach(CuratorFramework::close);
+    closeServersAndCurators();
     zk.close();
   }
 
+  /** Servers first: their close deregisters through their curator, which must still be open. */
+  private void closeServersAndCurators() {
+    servers.forEach(ThriftServer::close);
+    servers.clear();
+    curators.forEach(CuratorFramework::close);
+    curators.clear();
+  }
+
   private CuratorFramework curator(int sessionMillis) throws InterruptedException {
+    return curator(zk.getConnectString(), sessionMillis);
+  }
+
+  private CuratorFramework curator(String connectString, int sessionMillis)
+      throws InterruptedException {
     CuratorFramework c =
         CuratorFrameworkFactory.builder()
-            .connectString(zk.getConnectString())
+            .connectString(connectString)
             .sessionTimeoutMs(sessionMillis)
             .connectionTimeoutMs(1000)
             .retryPolicy(new RetryForever(100))
@@ -301,6 +314,42 @@ class ZooKeeperDiscoveryTest {
       assertThat(await(() -> b.stats().completedCalls() > 10, Duration.ofSeconds(20))).isTrue();
       stopCalls(running);
       assertThat(failures).as("failed calls").isEmpty();
+    }
+  }
+
+  @Test
+  void everyMemberOfAnEnsembleRestartedInTurnFailsNoCall() throws Exception {
+    try (TestingCluster ensemble = new TestingCluster(3)) {
+      ensemble.start();
+      String connect = ensemble.getConnectString();
+      ThriftServer a = server();
+      ThriftServer b = server();
+      register(a, curator(connect, 10_000));
+      register(b, curator(connect, 10_000));
+      CuratorFramework client = curator(connect, 10_000);
+      try (ThriftClientPool<BenchService.Client> pool = pool(client)) {
+        assertThat(await(() -> pool.endpoints().size() == 2, Duration.ofSeconds(10))).isTrue();
+        List<Future<?>> running = callWhileRunning(pool);
+        for (InstanceSpec member : ensemble.getInstances()) {
+          assertThat(ensemble.killServer(member)).isTrue();
+          moreCalls(30);
+          assertThat(ensemble.restartServer(member)).isTrue();
+          moreCalls(30);
+        }
+        // The watch survived: a server registered now reaches the pool.
+        ThriftServer c = server();
+        register(c, curator(connect, 10_000));
+        assertThat(await(() -> pool.endpoints().size() == 3, Duration.ofSeconds(30)))
+            .as("after the restarts: %s", pool.endpoints())
+            .isTrue();
+        assertThat(await(() -> c.stats().completedCalls() > 5, Duration.ofSeconds(20))).isTrue();
+        stopCalls(running);
+        assertThat(failures).as("failed calls").isEmpty();
+        assertThat(pool.endpoints())
+            .containsExactlyInAnyOrder(a.localAddress(), b.localAddress(), c.localAddress());
+      } finally {
+        closeServersAndCurators(); // while the ensemble still runs
+      }
     }
   }
 }
