@@ -25,8 +25,8 @@ import java.util.List;
  * #close()} when it is closed; a source serves one pool. The source calls the listener with the
  * whole current set, first as soon as it knows one (during {@code start} when it can) and then
  * after each change, one call at a time, never while holding a lock the listener could need. The
- * listener only updates the pool's books; it neither blocks nor connects. {@link #toString()} names
- * the source in the pool's errors.
+ * listener only updates the pool's books; it neither blocks nor connects. Its {@code toString()}
+ * names the source in the pool's errors.
  */
 public interface EndpointSource extends AutoCloseable {
 

@@ -124,7 +124,13 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             b.callTimeout,
             b.validator(),
             b.selectorThreads);
-    this.pool = new EndpointPool<>(name, b.endpointSource(), b.config(), b.metrics(), connections);
+    try {
+      this.pool =
+          new EndpointPool<>(name, b.endpointSource(), b.config(), b.metrics(), connections);
+    } catch (RuntimeException | Error e) {
+      connections.close(); // the selector threads, started above
+      throw e;
+    }
   }
 
   /**

@@ -54,8 +54,8 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object lock = new Object(); // one publication at a time
   private volatile boolean connected = true;
-  private ServiceDiscovery<Object> discovery;
-  private ServiceCache<Object> cache;
+  private volatile ServiceDiscovery<Object> discovery; // set once in start()
+  private volatile ServiceCache<Object> cache; // set once in start()
   private Listener listener; // guarded by lock
   private Set<InetSocketAddress> last; // guarded by lock
 

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * server.close(); // deregisters, waits the grace, then drains
  * }</pre>
  *
- * <p>Leaving is graceful: {@link #register} adds a {@linkplain ThriftServer#beforeDrain hook} to
- * the server, so {@code server.close()} first deletes the node, then waits the {@linkplain
+ * <p>Leaving is graceful: {@link Builder#register} adds a {@linkplain ThriftServer#beforeDrain
+ * hook} to the server, so {@code server.close()} first deletes the node, then waits the {@linkplain
  * Builder#deregisterGrace(Duration) deregister grace} while the server still serves (the time
  * clients take to see the node go and stop choosing the server), and only then stops accepting and
  * drains. Calls already sent finish; none is refused. {@link #close()} does the same without
