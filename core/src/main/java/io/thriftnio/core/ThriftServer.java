@@ -53,6 +53,20 @@ public interface ThriftServer extends AutoCloseable {
   ServerStats stats();
 
   /**
+   * Adds a hook that {@link #close()} runs first, before the server stops accepting and drains: the
+   * place to withdraw the server from service discovery (a ZooKeeper node, a load balancer's list)
+   * while it still accepts and serves every call, so that clients stop choosing it before it stops
+   * answering. Hooks run once, in the order added, on the thread that closes (the server's {@code
+   * -close-PORT} thread when {@code close()} was called in a call or on an IO thread, never an IO
+   * thread); the drain timeout starts after the last hook returns. A hook that throws is logged and
+   * the close goes on. Added after the close began, a hook does not run.
+   *
+   * @param hook not null; should return within a few seconds, since close() waits for it
+   * @return {@code true} if the hook will run, {@code false} if the close has begun
+   */
+  boolean beforeDrain(Runnable hook);
+
+  /**
    * Stops the server gracefully; see the class documentation. Idempotent; returns once the server
    * is closed.
    */

@@ -56,6 +56,11 @@ class ServerBuilderTest {
         }
 
         @Override
+        public boolean beforeDrain(Runnable hook) {
+          return false;
+        }
+
+        @Override
         public void close() {}
       };
     }

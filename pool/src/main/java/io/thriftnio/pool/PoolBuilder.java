@@ -20,6 +20,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  */
 public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private final List<InetSocketAddress> endpoints = new ArrayList<>();
+  private EndpointSource endpointSource;
   private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
   private PoolConfig config = PoolConfig.defaults();
   private PoolMetrics metrics = PoolMetrics.NONE;
@@ -45,7 +46,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * Adds an endpoint. At least one is required; no default.
+   * Adds an endpoint, to a fixed list ({@link EndpointSource#of(List)}). An endpoint or an {@link
+   * #endpointSource(EndpointSource)} is required; no default.
    *
    * @param endpoint not null
    * @return this builder
@@ -56,7 +58,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * Adds endpoints. At least one is required; no default.
+   * Adds endpoints, to a fixed list ({@link EndpointSource#of(List)}). An endpoint or an {@link
+   * #endpointSource(EndpointSource)} is required; no default.
    *
    * @param endpoints not null, no null element
    * @return this builder
@@ -65,6 +68,21 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     for (InetSocketAddress e : Checks.notNull("endpoints", endpoints)) {
       endpoint(e);
     }
+    return self();
+  }
+
+  /**
+   * Where the endpoints come from, for a set that changes: the pool follows the source (new
+   * endpoints are used by new borrows, those that leave are drained, an empty set fails borrows at
+   * once). The pool starts the source when it is built and closes it when it is closed; a source
+   * serves one pool. Instead of {@link #endpoint(InetSocketAddress)}; no default.
+   *
+   * @param endpointSource not null, not started
+   * @return this builder
+   * @see DnsEndpointSource
+   */
+  public final B endpointSource(EndpointSource endpointSource) {
+    this.endpointSource = Checks.notNull("endpointSource", endpointSource);
     return self();
   }
 
@@ -130,11 +148,28 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     return self();
   }
 
-  final List<InetSocketAddress> endpoints() {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+  /**
+   * The source the pool follows: the one given, or a fixed one of the endpoints given.
+   *
+   * @throws IllegalArgumentException if neither or both were given
+   */
+  final EndpointSource endpointSource() {
+    if (endpointSource != null) {
+      if (!endpoints.isEmpty()) {
+        throw new IllegalArgumentException(
+            "endpoints: "
+                + endpoints
+                + " (expected: none with endpointSource "
+                + endpointSource
+                + "; add them to the source)");
+      }
+      return endpointSource;
     }
-    return List.copyOf(endpoints);
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException(
+          "endpoints: [] (expected: at least one, or an endpointSource)");
+    }
+    return EndpointSource.of(endpoints);
   }
 
   final TProtocolFactory protocolFactory() {

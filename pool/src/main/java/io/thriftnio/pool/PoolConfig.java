@@ -182,7 +182,7 @@ public final class PoolConfig {
     private boolean testOnBorrow = true;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Duration evictionInterval = DEFAULT_EVICTION_INTERVAL;
-    private Balancer balancer = Balancer.ROUND_ROBIN;
+    private Balancer balancer = Balancer.POWER_OF_TWO_CHOICES;
     private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
     private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
     private String jmxName;
@@ -287,7 +287,7 @@ public final class PoolConfig {
     }
 
     /**
-     * How the endpoint of the next borrow is chosen. Default {@link Balancer#ROUND_ROBIN}.
+     * How the endpoint of the next borrow is chosen. Default {@link Balancer#POWER_OF_TWO_CHOICES}.
      *
      * @param balancer not null
      * @return this builder

@@ -126,7 +126,13 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             b.validator(),
             b.interception(),
             b.selectorThreads);
-    this.pool = new EndpointPool<>(name, b.endpoints(), b.config(), b.metrics(), connections);
+    try {
+      this.pool =
+          new EndpointPool<>(name, b.endpointSource(), b.config(), b.metrics(), connections);
+    } catch (RuntimeException | Error e) {
+      connections.close(); // the selector threads, started above
+      throw e;
+    }
   }
 
   /**
@@ -216,7 +222,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 future));
   }
 
-  /** The endpoints, in the order given. */
+  /** The endpoints now: the fixed list in the order given, or the source's current set. */
   public List<InetSocketAddress> endpoints() {
     return pool.endpoints();
   }
@@ -378,10 +384,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * borrow (or the evictor's min idle upkeep).
      *
      * @return the pool
-     * @throws IllegalArgumentException if no endpoint was given
+     * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
+     *     both
      */
     public ThriftAsyncClientPool<A> build() {
-      endpoints();
+      endpointSource();
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

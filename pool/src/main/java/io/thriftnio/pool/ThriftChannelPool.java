@@ -90,7 +90,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     this.pool =
         new MultiplexedPool(
             "ThriftChannelPool",
-            b.endpoints(),
+            b.endpointSource(),
             b.config(),
             b.metrics(),
             b.channelFactory::connect,
@@ -194,7 +194,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     return AsyncClients.asyncIface(asyncIface, caller);
   }
 
-  /** The endpoints, in the order given. */
+  /** The endpoints now: the fixed list in the order given, or the source's current set. */
   public List<InetSocketAddress> endpoints() {
     return pool.endpoints();
   }
@@ -268,10 +268,11 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      * Builds the pool. No connection is opened until the first call.
      *
      * @return the pool
-     * @throws IllegalArgumentException if no endpoint was given
+     * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
+     *     both
      */
     public ThriftChannelPool<C> build() {
-      endpoints();
+      endpointSource();
       return new ThriftChannelPool<>(this);
     }
   }

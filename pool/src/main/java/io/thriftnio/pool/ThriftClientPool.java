@@ -102,7 +102,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     this.pool =
         new EndpointPool<>(
             name,
-            b.endpoints(),
+            b.endpointSource(),
             b.config(),
             b.metrics(),
             SyncConnection.connections(
@@ -226,7 +226,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     return new Lease<>(this, pool.borrow());
   }
 
-  /** The endpoints, in the order given. */
+  /** The endpoints now: the fixed list in the order given, or the source's current set. */
   public List<InetSocketAddress> endpoints() {
     return pool.endpoints();
   }
@@ -383,10 +383,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      * upkeep).
      *
      * @return the pool
-     * @throws IllegalArgumentException if no endpoint was given
+     * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
+     *     both
      */
     public ThriftClientPool<C> build() {
-      endpoints();
+      endpointSource();
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

@@ -432,7 +432,8 @@ class FaultInjectionTest {
           .isLessThanOrEqualTo(1 + elapsedMillis / 300);
 
       try (StubPeer revived = StubPeer.startOn(deadPort)) {
-        // Round-robin gives the endpoint a probe once the back-off has passed.
+        // The balancer (power of two choices) gives the endpoint a probe once the back-off has
+        // passed.
         assertThat(
                 Fds.await(
                     () -> {

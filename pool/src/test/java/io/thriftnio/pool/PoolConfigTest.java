@@ -19,7 +19,7 @@ class PoolConfigTest {
     assertThat(c.testOnBorrow()).isTrue();
     assertThat(c.idleTimeout()).isEqualTo(Duration.ofMinutes(10));
     assertThat(c.evictionInterval()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.balancer()).isEqualTo(Balancer.ROUND_ROBIN);
+    assertThat(c.balancer()).isEqualTo(Balancer.POWER_OF_TWO_CHOICES);
     assertThat(c.endpointBackoff()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.jmxName()).as("JMX off unless asked").isNull();

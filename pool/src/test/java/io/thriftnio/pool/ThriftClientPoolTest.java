@@ -140,7 +140,7 @@ class ThriftClientPoolTest {
   void builderNeedsAnEndpoint() {
     assertThatThrownBy(() -> ThriftClientPool.builder(BenchService.Client::new).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("endpoints: [] (expected: at least one)");
+        .hasMessage("endpoints: [] (expected: at least one, or an endpointSource)");
   }
 
   @Test

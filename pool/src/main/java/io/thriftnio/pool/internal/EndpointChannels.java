@@ -17,13 +17,15 @@ final class EndpointChannels {
   /** One connection and the calls it carries. */
   static final class Conn {
     final InetSocketAddress endpoint;
+    final EndpointChannels owner;
     final ThriftChannel channel;
     int inFlight; // guarded by the owner's lock
     long idleSince = System.nanoTime(); // guarded by the owner's lock
     boolean removed; // guarded by the owner's lock
 
-    Conn(InetSocketAddress endpoint, ThriftChannel channel) {
-      this.endpoint = endpoint;
+    Conn(EndpointChannels owner, ThriftChannel channel) {
+      this.endpoint = owner.endpoint;
+      this.owner = owner;
       this.channel = channel;
     }
   }
@@ -46,6 +48,7 @@ final class EndpointChannels {
   private final List<Conn> conns = new ArrayList<>(); // guarded by lock
   private int connecting; // guarded by lock
   private int waiting; // guarded by lock
+  private boolean retired; // guarded by lock: the endpoint left the source
 
   EndpointChannels(InetSocketAddress endpoint, int maxInFlight) {
     this.endpoint = endpoint;
@@ -92,6 +95,9 @@ final class EndpointChannels {
   }
 
   private Grant takeLocked(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
+    if (retired) {
+      return null;
+    }
     Conn best = null;
     for (int i = conns.size() - 1; i >= 0; i--) {
       Conn c = conns.get(i);
@@ -137,7 +143,7 @@ final class EndpointChannels {
 
   /** A reserved connect succeeded: the connection joins, carrying the caller's call. */
   Conn connected(ThriftChannel channel) {
-    Conn c = new Conn(endpoint, channel);
+    Conn c = new Conn(this, channel);
     c.inFlight = 1;
     lock.lock();
     try {
@@ -174,11 +180,54 @@ final class EndpointChannels {
       if (c.inFlight == 0) {
         c.idleSince = System.nanoTime();
       }
-      boolean removed = (remove || !c.channel.isOpen()) && remove(c);
+      boolean removed =
+          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0)) && remove(c);
       if (waiting > 0) {
         released.signal();
       }
       return removed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The endpoint left the pool's source: no call takes a slot here any more, waiters wake (and go
+   * elsewhere), and the idle connections are taken off the books and returned for closing; busy
+   * ones leave when their last call ends ({@link #release}).
+   */
+  List<Conn> retire() {
+    lock.lock();
+    try {
+      retired = true;
+      List<Conn> idle = new ArrayList<>();
+      for (Conn c : new ArrayList<>(conns)) {
+        if (c.inFlight == 0 && remove(c)) {
+          idle.add(c);
+        }
+      }
+      released.signalAll();
+      return idle;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether the endpoint left the pool's source. */
+  boolean isRetired() {
+    lock.lock();
+    try {
+      return retired;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a retired endpoint has nothing left: no connection, no connect under way. */
+  boolean isDrained() {
+    lock.lock();
+    try {
+      return retired && conns.isEmpty() && connecting == 0;
     } finally {
       lock.unlock();
     }
@@ -193,7 +242,8 @@ final class EndpointChannels {
     lock.lock();
     try {
       c.inFlight--;
-      boolean removed = (remove || !c.channel.isOpen()) && remove(c);
+      boolean removed =
+          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0)) && remove(c);
       if (waiting > 0) {
         released.signal();
       }

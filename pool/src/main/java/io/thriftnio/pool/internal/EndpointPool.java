@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolClosedException;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
@@ -66,6 +67,8 @@ public final class EndpointPool<T> implements AutoCloseable {
   private final PoolMetrics metrics;
   private final Connections<T> connections;
   private final EndpointSelector selector;
+  private final EndpointSource source;
+  private final Object updates = new Object(); // one endpoint update at a time
   private final GenericKeyedObjectPool<InetSocketAddress, T> pool;
   private final Set<T> lent = ConcurrentHashMap.newKeySet();
   private final LongAdder borrowed = new LongAdder();
@@ -82,7 +85,21 @@ public final class EndpointPool<T> implements AutoCloseable {
       PoolConfig config,
       PoolMetrics metrics,
       Connections<T> connections) {
-    this(name, endpoints, config, metrics, connections, System::nanoTime);
+    this(name, EndpointSource.of(endpoints), config, metrics, connections, System::nanoTime);
+  }
+
+  /**
+   * A pool that follows {@code source}: started here, closed by {@link #close()}. An endpoint that
+   * leaves is drained: its idle connections close now, its lent ones when they come back, and no
+   * new connection is opened to it.
+   */
+  public EndpointPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Connections<T> connections) {
+    this(name, source, config, metrics, connections, System::nanoTime);
   }
 
   /** With the clock that times endpoint back-offs; tests drive it by hand. */
@@ -93,15 +110,46 @@ public final class EndpointPool<T> implements AutoCloseable {
       PoolMetrics metrics,
       Connections<T> connections,
       LongSupplier clock) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-    }
+    this(name, EndpointSource.of(endpoints), config, metrics, connections, clock);
+  }
+
+  private EndpointPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Connections<T> connections,
+      LongSupplier clock) {
     this.name = name;
     this.config = config;
     this.metrics = metrics;
     this.connections = connections;
-    this.selector = new EndpointSelector(endpoints, config, this::activeOn, clock);
+    this.source = source;
+    this.selector = new EndpointSelector(List.of(), config, this::activeOn, clock);
+    selector.source(String.valueOf(source));
     this.pool = new GenericKeyedObjectPool<>(new Factory(), pool2Config(config));
+    try {
+      source.start(this::endpointsChanged);
+    } catch (RuntimeException | Error e) {
+      pool.close();
+      source.close();
+      throw e;
+    }
+  }
+
+  /** The source published: endpoints that left are drained (idle connections closed now). */
+  private void endpointsChanged(List<InetSocketAddress> endpoints) {
+    synchronized (updates) {
+      if (closed) {
+        return;
+      }
+      List<EndpointState> left = selector.update(endpoints);
+      for (EndpointState e : left) {
+        log.info("{}: endpoint {} left {}; draining it", name, Names.endpoint(e.address), source);
+        // Idle connections close now; lent ones when they come back (release()).
+        pool.clear(e.address);
+      }
+    }
   }
 
   private static <T> GenericKeyedObjectPoolConfig<T> pool2Config(PoolConfig config) {
@@ -224,6 +272,11 @@ public final class EndpointPool<T> implements AutoCloseable {
       log.warn("{}: could not return a connection to {}", name, Names.endpoint(b.endpoint), e);
       connections.close(b.connection);
     }
+    if (!selector.contains(b.endpoint)) {
+      // The endpoint left: the connection is closed unless a borrower waiting for this endpoint
+      // took it. Checked after the return, so an update racing with it cannot leave it idle.
+      pool.clear(b.endpoint);
+    }
   }
 
   /** Destroys a connection whose call failed ({@code cause}) or that is unfit to reuse. */
@@ -244,6 +297,7 @@ public final class EndpointPool<T> implements AutoCloseable {
     return pool.getNumActive(endpoint);
   }
 
+  /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     List<InetSocketAddress> list = new ArrayList<>();
     for (EndpointState e : selector.all()) {
@@ -298,7 +352,14 @@ public final class EndpointPool<T> implements AutoCloseable {
     if (closed) {
       return;
     }
-    closed = true;
+    synchronized (updates) {
+      closed = true;
+    }
+    try {
+      source.close();
+    } catch (RuntimeException e) {
+      log.warn("{}: closing {} threw", name, source, e);
+    }
     pool.close();
     for (T t : lent) {
       connections.close(t);
@@ -308,6 +369,12 @@ public final class EndpointPool<T> implements AutoCloseable {
   private final class Factory extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
     @Override
     public T create(InetSocketAddress endpoint) throws ConnectFailedException {
+      if (!selector.contains(endpoint)) {
+        // It left the source between the choice and the connect: the borrow goes elsewhere.
+        throw new ConnectFailedException(
+            new PoolException(
+                name + ": endpoint " + Names.endpoint(endpoint) + " left " + source, null));
+      }
       T t;
       try {
         t = connections.open(endpoint);

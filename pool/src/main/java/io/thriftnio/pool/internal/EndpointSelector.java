@@ -6,11 +6,12 @@ import io.thriftnio.pool.PoolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -18,21 +19,55 @@ import java.util.function.ToIntFunction;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
-/** Picks the endpoint of the next borrow: round-robin or least active, skipping those down. */
+/**
+ * Picks the endpoint of the next borrow ({@link Balancer}), skipping those down. The set of
+ * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
+ * works on the set it read when it began.
+ */
 final class EndpointSelector {
-  private final List<EndpointState> endpoints;
-  private final Map<InetSocketAddress, EndpointState> byAddress = new HashMap<>();
+  private volatile List<EndpointState> endpoints = List.of(); // replaced whole by update()
+  private final Map<InetSocketAddress, EndpointState> byAddress = new ConcurrentHashMap<>();
+  private final PoolConfig config;
   private final Balancer balancer;
   private final ToIntFunction<InetSocketAddress> active;
+  private final LongSupplier clock;
   private final AtomicInteger next = new AtomicInteger();
+  private volatile String source = "the endpoint source";
 
   EndpointSelector(
       List<InetSocketAddress> addresses,
       PoolConfig config,
       ToIntFunction<InetSocketAddress> active,
       LongSupplier clock) {
-    List<EndpointState> list = new ArrayList<>();
-    for (InetSocketAddress a : new LinkedHashSet<>(addresses)) {
+    this.config = config;
+    this.balancer = config.balancer();
+    this.active = active;
+    this.clock = clock;
+    update(addresses);
+  }
+
+  /** Names the source in errors. */
+  void source(String source) {
+    this.source = source;
+  }
+
+  /**
+   * Replaces the set of endpoints with {@code addresses}. Endpoints that stay keep their state
+   * (down, back-off) and their place in the order; new ones are appended, up. Returns those that
+   * left, which the pool drains. Never blocks on anything but a concurrent update.
+   */
+  synchronized List<EndpointState> update(List<InetSocketAddress> addresses) {
+    Set<InetSocketAddress> wanted = new LinkedHashSet<>(addresses);
+    List<EndpointState> kept = new ArrayList<>();
+    List<EndpointState> left = new ArrayList<>();
+    for (EndpointState e : endpoints) {
+      if (wanted.remove(e.address)) {
+        kept.add(e);
+      } else {
+        left.add(e);
+      }
+    }
+    for (InetSocketAddress a : wanted) {
       EndpointState s =
           new EndpointState(
               a,
@@ -40,12 +75,19 @@ final class EndpointSelector {
               config.maxEndpointBackoff(),
               probeTimeout(config),
               clock);
-      list.add(s);
+      kept.add(s);
       byAddress.put(a, s);
     }
-    this.endpoints = Collections.unmodifiableList(list);
-    this.balancer = config.balancer();
-    this.active = active;
+    endpoints = List.copyOf(kept);
+    for (EndpointState e : left) {
+      byAddress.remove(e.address, e);
+    }
+    return left;
+  }
+
+  /** Whether {@code address} is in the current set. */
+  boolean contains(InetSocketAddress address) {
+    return byAddress.containsKey(address);
   }
 
   /**
@@ -65,6 +107,7 @@ final class EndpointSelector {
     return endpoints;
   }
 
+  /** The state of {@code address}, or {@code null} if it is not in the current set. */
   EndpointState state(InetSocketAddress address) {
     return byAddress.get(address);
   }
@@ -75,7 +118,22 @@ final class EndpointSelector {
    * closes the lease when its attempt on that endpoint ends, however it ends.
    */
   EndpointState.Lease select(List<EndpointState> exclude) {
+    return select(this.endpoints, exclude);
+  }
+
+  /** {@link #select(List)} among {@code endpoints}, a snapshot of the set. */
+  private EndpointState.Lease select(List<EndpointState> endpoints, List<EndpointState> exclude) {
     int n = endpoints.size();
+    if (n == 0) {
+      return null;
+    }
+    if (balancer == Balancer.POWER_OF_TWO_CHOICES && n > 1) {
+      EndpointState.Lease lease = twoChoices(endpoints, exclude);
+      if (lease != null) {
+        return lease;
+      }
+      // Both drawn are down or tried: look at every endpoint, as the other balancers do.
+    }
     int start = n == 1 ? 0 : Math.floorMod(next.getAndIncrement(), n);
     if (balancer == Balancer.LEAST_ACTIVE && n > 1) {
       EndpointState best = null;
@@ -109,6 +167,46 @@ final class EndpointSelector {
     return null;
   }
 
+  /**
+   * Two distinct endpoints at random: a down one whose back-off has passed is probed (a probe takes
+   * precedence, or a revived endpoint would wait for both draws to fail); else the less active of
+   * those up and not tried; {@code null} if neither.
+   */
+  private EndpointState.Lease twoChoices(
+      List<EndpointState> endpoints, List<EndpointState> exclude) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    int n = endpoints.size();
+    int i = random.nextInt(n);
+    int j = random.nextInt(n - 1);
+    if (j >= i) {
+      j++;
+    }
+    EndpointState a = endpoints.get(i);
+    EndpointState b = endpoints.get(j);
+    boolean aFree = exclude == null || !exclude.contains(a);
+    boolean bFree = exclude == null || !exclude.contains(b);
+    EndpointState.Lease probe = probeIfDown(a, aFree);
+    if (probe == null) {
+      probe = probeIfDown(b, bFree);
+    }
+    if (probe != null) {
+      return probe;
+    }
+    boolean aUp = aFree && a.isUp();
+    boolean bUp = bFree && b.isUp();
+    EndpointState best;
+    if (aUp && bUp) {
+      best = active.applyAsInt(b.address) < active.applyAsInt(a.address) ? b : a;
+    } else {
+      best = aUp ? a : bUp ? b : null;
+    }
+    return best == null ? null : best.tryAcquire();
+  }
+
+  private static EndpointState.Lease probeIfDown(EndpointState e, boolean free) {
+    return free && !e.isUp() ? e.tryAcquire() : null;
+  }
+
   /** One borrow attempt on the chosen endpoint. */
   @FunctionalInterface
   interface Attempt<T> {
@@ -133,9 +231,10 @@ final class EndpointSelector {
     List<EndpointState> tried = null;
     Throwable lastConnectFailure = null;
     while (true) {
-      EndpointState.Lease lease = select(tried);
+      List<EndpointState> set = endpoints;
+      EndpointState.Lease lease = select(set, tried);
       if (lease == null) {
-        throw noneAvailable(pool, lastConnectFailure, gauges.get());
+        throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
       }
       EndpointState endpoint = lease.endpoint();
       try (lease) {
@@ -156,13 +255,17 @@ final class EndpointSelector {
    * Why a borrow found no endpoint: the last connect failure of this borrow when there was one
    * (nothing was written, so the caller may retry), else which endpoints are down and for how long.
    */
-  private TException noneAvailable(String pool, Throwable lastConnectFailure, String gauges) {
+  private TException noneAvailable(
+      String pool, boolean emptySet, Throwable lastConnectFailure, String gauges) {
     if (lastConnectFailure instanceof TException) {
       return (TException) lastConnectFailure;
     }
     if (lastConnectFailure != null) {
       return new TTransportException(
           TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
+    }
+    if (emptySet) {
+      return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
     }
     return new PoolException(
         pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);

@@ -6,6 +6,7 @@ import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
@@ -80,6 +81,28 @@ public final class MultiplexedPool implements ThriftChannel {
         System::nanoTime);
   }
 
+  /** A pool that follows {@code source}: started here, closed by {@link #close()}. */
+  public MultiplexedPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight) {
+    this(
+        name,
+        source,
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        System::nanoTime);
+  }
+
   /** With the clock that times endpoint back-offs; tests drive it by hand. */
   MultiplexedPool(
       String name,
@@ -91,13 +114,32 @@ public final class MultiplexedPool implements ThriftChannel {
       Predicate<? super ThriftChannel> validator,
       int maxInFlight,
       LongSupplier clock) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
-    }
+    this(
+        name,
+        EndpointSource.of(endpoints),
+        config,
+        metrics,
+        opener,
+        protocolFactory,
+        validator,
+        maxInFlight,
+        clock);
+  }
+
+  private MultiplexedPool(
+      String name,
+      EndpointSource source,
+      PoolConfig config,
+      PoolMetrics metrics,
+      Opener opener,
+      TProtocolFactory protocolFactory,
+      Predicate<? super ThriftChannel> validator,
+      int maxInFlight,
+      LongSupplier clock) {
     this.replies = new ReplyCheck(protocolFactory);
     this.protocolFactory = protocolFactory;
     this.shared =
-        new SharedChannels(name, endpoints, config, metrics, opener, validator, maxInFlight, clock);
+        new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
   }
 
   /**
@@ -108,6 +150,7 @@ public final class MultiplexedPool implements ThriftChannel {
     this.interception = interception;
   }
 
+  /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     return shared.endpoints();
   }

@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolClosedException;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
@@ -13,9 +14,10 @@ import io.thriftnio.pool.internal.EndpointChannels.Grant;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +47,13 @@ final class SharedChannels implements AutoCloseable {
   private final MultiplexedPool.Opener opener;
   private final Predicate<? super ThriftChannel> validator;
   private final EndpointSelector selector;
-  private final Map<InetSocketAddress, EndpointChannels> books = new LinkedHashMap<>();
+  private final EndpointSource source;
+  private final int maxInFlight;
+  // The endpoints in the source's set now; a borrow that finds none for its choice goes elsewhere.
+  private final Map<InetSocketAddress, EndpointChannels> books = new ConcurrentHashMap<>();
+  // Endpoints that left the source with calls still in flight, until their last connection closes.
+  private final Set<EndpointChannels> draining = ConcurrentHashMap.newKeySet();
+  private final Object updates = new Object(); // one endpoint update at a time
   private final AtomicInteger total = new AtomicInteger(); // open + connecting, every endpoint
   private final ScheduledExecutorService evictor;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -58,7 +66,7 @@ final class SharedChannels implements AutoCloseable {
 
   SharedChannels(
       String name,
-      List<InetSocketAddress> endpoints,
+      EndpointSource source,
       PoolConfig config,
       PoolMetrics metrics,
       MultiplexedPool.Opener opener,
@@ -70,10 +78,10 @@ final class SharedChannels implements AutoCloseable {
     this.metrics = metrics;
     this.opener = opener;
     this.validator = validator;
-    this.selector = new EndpointSelector(endpoints, config, this::activeOn, clock);
-    for (EndpointState e : selector.all()) {
-      books.put(e.address, new EndpointChannels(e.address, maxInFlight));
-    }
+    this.source = source;
+    this.maxInFlight = maxInFlight;
+    this.selector = new EndpointSelector(List.of(), config, this::activeOn, clock);
+    selector.source(String.valueOf(source));
     if (config.evictionInterval().isZero()) {
       evictor = null;
     } else {
@@ -84,10 +92,59 @@ final class SharedChannels implements AutoCloseable {
       ex.scheduleWithFixedDelay(this::evict, every, every, TimeUnit.NANOSECONDS);
       evictor = ex;
     }
+    try {
+      source.start(this::endpointsChanged);
+    } catch (RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * The source published. New endpoints get books before the selector can choose them; those that
+   * left are retired: their idle connections close now, their busy ones when their calls end.
+   */
+  private void endpointsChanged(List<InetSocketAddress> endpoints) {
+    List<Conn> idle = new ArrayList<>();
+    synchronized (updates) {
+      if (closed.get()) {
+        return;
+      }
+      for (InetSocketAddress a : endpoints) {
+        books.computeIfAbsent(a, k -> new EndpointChannels(k, maxInFlight));
+      }
+      for (EndpointState e : selector.update(endpoints)) {
+        EndpointChannels gone = books.remove(e.address);
+        if (gone != null) {
+          log.info("{}: endpoint {} left {}; draining it", name, Names.endpoint(e.address), source);
+          draining.add(gone);
+          idle.addAll(gone.retire());
+          forgetIfDrained(gone);
+        }
+      }
+    }
+    closeAll(idle); // outside the update lock: closing a channel may take a moment
+  }
+
+  private void forgetIfDrained(EndpointChannels endpoint) {
+    if (endpoint.isDrained()) {
+      draining.remove(endpoint);
+    }
   }
 
   List<InetSocketAddress> endpoints() {
-    return List.copyOf(books.keySet());
+    List<InetSocketAddress> list = new ArrayList<>();
+    for (EndpointState e : selector.all()) {
+      list.add(e.address);
+    }
+    return list;
+  }
+
+  /** The endpoints' books, current and draining. */
+  private List<EndpointChannels> allBooks() {
+    List<EndpointChannels> all = new ArrayList<>(books.values());
+    all.addAll(draining);
+    return all;
   }
 
   boolean isClosed() {
@@ -97,7 +154,7 @@ final class SharedChannels implements AutoCloseable {
   /** Calls in flight on every endpoint. */
   int pendingCalls() {
     int n = 0;
-    for (EndpointChannels e : books.values()) {
+    for (EndpointChannels e : allBooks()) {
       n += e.active();
     }
     return n;
@@ -105,8 +162,22 @@ final class SharedChannels implements AutoCloseable {
 
   /** A connection with a slot taken for one call; release it with {@link #release}. */
   Conn acquire() throws TException {
-    return selector.borrow(
-        name, endpoint -> acquireFrom(books.get(endpoint.address)), this::gauges);
+    return selector.borrow(name, endpoint -> acquireFrom(booksOf(endpoint)), this::gauges);
+  }
+
+  /** The books of a chosen endpoint; a connect failure if it left the source meanwhile. */
+  private EndpointChannels booksOf(EndpointState endpoint) throws ConnectFailedException {
+    EndpointChannels books = this.books.get(endpoint.address);
+    if (books == null) {
+      throw leftSource(endpoint.address);
+    }
+    return books;
+  }
+
+  private ConnectFailedException leftSource(InetSocketAddress endpoint) {
+    return new ConnectFailedException(
+        new PoolException(
+            name + ": endpoint " + Names.endpoint(endpoint) + " left " + source, null));
   }
 
   private Conn acquireFrom(EndpointChannels endpoint) throws TException, ConnectFailedException {
@@ -119,6 +190,9 @@ final class SharedChannels implements AutoCloseable {
       while (true) {
         if (closed.get()) {
           throw closedException();
+        }
+        if (endpoint.isRetired()) {
+          throw leftSource(ep); // it left while this call waited: another endpoint takes it
         }
         Grant grant =
             afterWait != null
@@ -217,11 +291,13 @@ final class SharedChannels implements AutoCloseable {
     } catch (Exception | Error e) {
       total.decrementAndGet();
       endpoint.connectFailed();
+      forgetIfDrained(endpoint);
       connectFailures.increment();
       metrics.connectFailed(ep, e);
-      if (!Thread.currentThread().isInterrupted()) {
+      EndpointState state = selector.state(ep);
+      if (state != null && !Thread.currentThread().isInterrupted()) {
         // An interrupted connect says nothing about the endpoint.
-        selector.state(ep).connectFailed(e);
+        state.connectFailed(e);
       }
       throw new ConnectFailedException(e);
     }
@@ -251,7 +327,7 @@ final class SharedChannels implements AutoCloseable {
     for (EndpointChannels endpoint : books.values()) {
       while (minIdle > 0
           && !closed.get()
-          && selector.state(endpoint.endpoint).isUp()
+          && isUp(endpoint.endpoint)
           && endpoint.reserveTopUp(minIdle, this::reserveTotal)) {
         try {
           release(connect(endpoint, System.nanoTime(), false), null);
@@ -260,6 +336,11 @@ final class SharedChannels implements AutoCloseable {
         }
       }
     }
+  }
+
+  private boolean isUp(InetSocketAddress endpoint) {
+    EndpointState state = selector.state(endpoint);
+    return state != null && state.isUp();
   }
 
   private boolean valid(Conn c) {
@@ -273,7 +354,7 @@ final class SharedChannels implements AutoCloseable {
 
   /** A call ended; {@code failure} condemns its connection when not null. */
   void release(Conn c, Throwable failure) {
-    boolean close = books.get(c.endpoint).release(c, failure != null || closed.get());
+    boolean close = c.owner.release(c, failure != null || closed.get());
     if (failure != null) {
       metrics.invalidated(c.endpoint, failure);
       if (close) {
@@ -282,6 +363,7 @@ final class SharedChannels implements AutoCloseable {
     }
     if (close) {
       closeOne(c);
+      forgetIfDrained(c.owner);
     }
   }
 
@@ -335,7 +417,8 @@ final class SharedChannels implements AutoCloseable {
 
   /** Calls in flight on {@code endpoint}, for {@code LEAST_ACTIVE}. */
   int activeOn(InetSocketAddress endpoint) {
-    return books.get(endpoint).active();
+    EndpointChannels e = books.get(endpoint);
+    return e == null ? 0 : e.active();
   }
 
   /** The up/down state of one endpoint; for tests. */
@@ -345,7 +428,7 @@ final class SharedChannels implements AutoCloseable {
 
   PoolStats stats() {
     int[] counts = new int[3]; // open, active, waiting
-    for (EndpointChannels e : books.values()) {
+    for (EndpointChannels e : allBooks()) {
       e.count(counts);
     }
     return new PoolStats(
@@ -372,14 +455,21 @@ final class SharedChannels implements AutoCloseable {
   /** Closes every connection (calls in flight fail) and wakes waiting borrowers. Idempotent. */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
+    synchronized (updates) {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
     }
     if (evictor != null) {
       evictor.shutdownNow();
     }
+    try {
+      source.close();
+    } catch (RuntimeException e) {
+      log.warn("{}: closing {} threw", name, source, e);
+    }
     List<Conn> toClose = new ArrayList<>();
-    for (EndpointChannels e : books.values()) {
+    for (EndpointChannels e : allBooks()) {
       toClose.addAll(e.removeAll());
     }
     closeAll(toClose);

@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.pool.Balancer;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import java.net.InetSocketAddress;
@@ -28,7 +29,11 @@ class MultiplexedPoolLocksTest {
     CountDownLatch unblock = new CountDownLatch(1);
     AtomicBoolean blockNext = new AtomicBoolean();
     PoolConfig config =
-        PoolConfig.builder().testOnBorrow(true).evictionInterval(Duration.ZERO).build();
+        PoolConfig.builder()
+            .testOnBorrow(true)
+            .evictionInterval(Duration.ZERO)
+            .balancer(Balancer.ROUND_ROBIN) // the endpoints in turn, as the comments below say
+            .build();
     try (MultiplexedPool pool =
         new MultiplexedPool(
             "test-channels",

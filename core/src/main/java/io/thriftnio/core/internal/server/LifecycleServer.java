@@ -71,6 +71,14 @@ public abstract class LifecycleServer implements ThriftServer {
     return counters.snapshot();
   }
 
+  @Override
+  public final boolean beforeDrain(Runnable hook) {
+    if (hook == null) {
+      throw new IllegalArgumentException("hook: null (expected: not null)");
+    }
+    return lifecycle.beforeDrain(hook);
+  }
+
   /**
    * Closes the server gracefully and returns once it is closed: stops accepting, lets every
    * connection answer the calls it has received for up to {@code drainTimeout}, closes what is

@@ -7,6 +7,8 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -35,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * lock. Called in a call of this server, or on one of its IO threads, it cannot wait for the drain
  * (which waits for that very call, or that thread): there it stops accepting, hands the rest to a
  * thread named {@code PREFIX-close-PORT}, and returns at once.
+ *
+ * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the server stops accepting:
+ * a server withdraws from discovery there while it still serves every call. With hooks, a close
+ * that cannot wait hands them to the close thread too, so a hook never runs on an IO thread.
  */
 public final class ServerLifecycle {
 
@@ -94,6 +100,7 @@ public final class ServerLifecycle {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final Object lock = new Object();
   private final AtomicBoolean startAnnounced = new AtomicBoolean();
+  private final List<Runnable> beforeDrain = new ArrayList<>(); // guarded by lock
   private Transport transport;
   private State state = State.NEW;
   private volatile InetSocketAddress localAddress;
@@ -191,6 +198,37 @@ public final class ServerLifecycle {
     log.info("{} listening on {} ({})", name, localAddress, transport.describe());
   }
 
+  /**
+   * Adds a hook that {@link #close()} runs before it stops accepting and drains; hooks run once, in
+   * the order added, on the closing thread. A hook that throws is logged and the close goes on.
+   *
+   * @return whether the hook will run: {@code false} once the close has begun
+   */
+  public boolean beforeDrain(Runnable hook) {
+    synchronized (lock) {
+      if (state == State.CLOSING || state == State.CLOSED) {
+        return false;
+      }
+      beforeDrain.add(hook);
+      return true;
+    }
+  }
+
+  private void runBeforeDrainHooks() {
+    List<Runnable> hooks;
+    synchronized (lock) {
+      hooks = new ArrayList<>(beforeDrain);
+      beforeDrain.clear();
+    }
+    for (Runnable hook : hooks) {
+      try {
+        hook.run();
+      } catch (RuntimeException | Error e) {
+        log.warn("A before-drain hook of {} on {} threw; closing goes on", name, localAddress, e);
+      }
+    }
+  }
+
   /** Whether the server is serving: started and not closing. */
   public boolean isRunning() {
     synchronized (lock) {
@@ -216,8 +254,10 @@ public final class ServerLifecycle {
   public void close() {
     boolean cannotWait = CallSequencer.inCallOf(callPath) || transport.inIoThread();
     State before;
+    boolean hooks;
     synchronized (lock) {
       before = state;
+      hooks = !beforeDrain.isEmpty();
       if (before == State.NEW) {
         state = State.CLOSED;
       } else if (before == State.RUNNING) {
@@ -241,12 +281,14 @@ public final class ServerLifecycle {
       return;
     }
     if (cannotWait) {
-      registry.refuseNew(); // stop accepting now; the closing thread waits for the socket
-      try {
-        transport.beginStopAccepting();
-      } catch (RuntimeException e) {
-        log.warn("Could not close the listening socket {}", localAddress, e);
-      }
+      if (!hooks) {
+        registry.refuseNew(); // stop accepting now; the closing thread waits for the socket
+        try {
+          transport.beginStopAccepting();
+        } catch (RuntimeException e) {
+          log.warn("Could not close the listening socket {}", localAddress, e);
+        }
+      } // else the hooks run first, on the closing thread, while the server still accepts
       Thread closer =
           new Thread(this::finishClose, threadPrefix + "-close-" + localAddress.getPort());
       // Not a daemon: the close is bounded in time and should complete, like a close() on any
@@ -259,6 +301,7 @@ public final class ServerLifecycle {
 
   private void finishClose() {
     try {
+      runBeforeDrainHooks();
       drain();
       releaseThreads();
     } finally {

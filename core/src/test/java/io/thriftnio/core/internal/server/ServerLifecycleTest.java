@@ -239,6 +239,69 @@ class ServerLifecycleTest {
         .isEqualTo(1);
   }
 
+  @Test
+  void beforeDrainHooksRunInOrderWhileTheServerStillAcceptsThenTheDrainBegins() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    assertThat(
+            lifecycle.beforeDrain(
+                () ->
+                    seen.add(
+                        "first: accepting="
+                            + !registry.isClosing()
+                            + " stops="
+                            + transport.stops.get()
+                            + " draining="
+                            + (busy.drainStarted.getCount() == 0))))
+        .isTrue();
+    assertThat(
+            lifecycle.beforeDrain(
+                () -> {
+                  seen.add("second");
+                  throw new IllegalStateException("a failing hook (from the test)");
+                }))
+        .isTrue();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(lifecycle::close);
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(seen).containsExactly("first: accepting=true stops=0 draining=false", "second");
+    assertThat(lifecycle.beforeDrain(() -> seen.add("late"))).as("added after close").isFalse();
+    busy.closeNow();
+    closing.get(5, TimeUnit.SECONDS);
+    assertThat(seen).hasSize(2);
+  }
+
+  @Test
+  void withHooksACloseOnAnIoThreadRunsThemOnTheCloseThreadBeforeItStopsAccepting()
+      throws Exception {
+    ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    CountDownLatch hookRunning = new CountDownLatch(1);
+    CountDownLatch hookMayReturn = new CountDownLatch(1);
+    AtomicReference<String> hookThread = new AtomicReference<>();
+    lifecycle.beforeDrain(
+        () -> {
+          hookThread.set(Thread.currentThread().getName());
+          hookRunning.countDown();
+          try {
+            hookMayReturn.await(5, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    transport.ioThread = Thread.currentThread();
+    lifecycle.close(); // returns at once, as without hooks
+    assertThat(hookRunning.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(hookThread.get()).isEqualTo("test-close-45678");
+    assertThat(registry.isClosing()).as("still accepting while the hook runs").isFalse();
+    assertThat(transport.stopsBegun.get()).isZero();
+    hookMayReturn.countDown();
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    busy.closeNow();
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   private ConnectionRegistry<FakeHandle> castRegistry() {
     return (ConnectionRegistry) registry;

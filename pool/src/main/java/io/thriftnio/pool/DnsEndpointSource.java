@@ -1,0 +1,253 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.pool.internal.Names;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The endpoints behind a DNS name: every address the name resolves to, with one port, resolved
+ * again every {@linkplain Builder#interval(Duration) interval}. This is how a Kubernetes headless
+ * service publishes its pods ({@code my-service.my-namespace.svc.cluster.local}).
+ *
+ * <pre>{@code
+ * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
+ *     .endpointSource(DnsEndpointSource.builder("bench.prod.svc.cluster.local", 9090).build())
+ *     .build();
+ * }</pre>
+ *
+ * <p>The first resolution runs in {@link #start(Listener)}, on the pool builder's thread, so a pool
+ * built on a name that resolves serves at once; the later ones run on a daemon thread named {@code
+ * thrift-nio-dns-N}. The pool hears only changes of the set: the order in which a DNS server
+ * rotates its answers is no change. A resolution that fails, or returns no address, keeps the last
+ * set (an endpoint that is really gone then fails its connects and is marked down) and is logged: a
+ * WARN line for the first failure in a row, DEBUG for the next ones, INFO when it resolves again.
+ *
+ * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
+ * without a security manager), so the default {@link #systemResolver()} sees a change up to that
+ * much later than the interval; lower the cache time in {@code java.security} or with {@code
+ * Security.setProperty("networkaddress.cache.ttl", "5")} where that matters.
+ */
+public final class DnsEndpointSource implements EndpointSource {
+  private static final Logger log = LoggerFactory.getLogger(DnsEndpointSource.class);
+
+  /** Default {@link Builder#interval(Duration)}: 5 seconds. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+
+  /** Resolves a host name to its addresses; {@link #systemResolver()} asks the JVM. */
+  @FunctionalInterface
+  public interface Resolver {
+    /**
+     * Resolves {@code host}.
+     *
+     * @param host the name to resolve
+     * @return every address of {@code host}, in any order
+     * @throws UnknownHostException if the name does not resolve now
+     */
+    List<InetAddress> resolve(String host) throws UnknownHostException;
+  }
+
+  /** {@code InetAddress.getAllByName}: the JVM's resolver, with its cache. */
+  public static Resolver systemResolver() {
+    return host -> List.of(InetAddress.getAllByName(host));
+  }
+
+  private final String host;
+  private final int port;
+  private final Duration interval;
+  private final Resolver resolver;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Object lock = new Object(); // one resolution at a time
+  private volatile ScheduledThreadPoolExecutor timer;
+  private Set<InetSocketAddress> last; // guarded by lock; null before the first success
+  private int failuresInARow; // guarded by lock
+
+  private DnsEndpointSource(Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.interval = b.interval;
+    this.resolver = b.resolver;
+  }
+
+  /**
+   * A builder.
+   *
+   * @param host the name to resolve, not empty
+   * @param port the port every address serves on, 1 to 65535
+   * @return a new builder
+   */
+  public static Builder builder(String host, int port) {
+    Checks.notNull("host", host);
+    if (host.isBlank()) {
+      throw new IllegalArgumentException("host: \"" + host + "\" (expected: a host name)");
+    }
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("port: " + port + " (expected: 1 to 65535)");
+    }
+    return new Builder(host, port);
+  }
+
+  /**
+   * Resolves the name once and publishes what it finds, then again every interval.
+   *
+   * @throws IllegalStateException if started before or closed
+   */
+  @Override
+  public void start(Listener listener) {
+    Checks.notNull("listener", listener);
+    if (closed.get() || !started.compareAndSet(false, true)) {
+      throw new IllegalStateException(this + " was started or closed (expected: one pool each)");
+    }
+    refresh(listener);
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("thrift-nio-dns"));
+    t.setRemoveOnCancelPolicy(true);
+    long every = interval.toNanos();
+    t.scheduleWithFixedDelay(() -> refresh(listener), every, every, TimeUnit.NANOSECONDS);
+    timer = t;
+    if (closed.get()) {
+      t.shutdownNow(); // close() ran meanwhile and saw no timer
+    }
+  }
+
+  /** One resolution; publishes a changed set. Never throws: the timer would stop. */
+  private void refresh(Listener listener) {
+    synchronized (lock) {
+      if (closed.get()) {
+        return;
+      }
+      Set<InetSocketAddress> now;
+      try {
+        now = resolve();
+      } catch (UnknownHostException | RuntimeException e) {
+        failed(e);
+        return;
+      }
+      if (failuresInARow > 0) {
+        log.info("{} resolves again after {} failed resolution(s)", this, failuresInARow);
+        failuresInARow = 0;
+      }
+      if (now.equals(last)) {
+        return;
+      }
+      log.info(
+          "{} now resolves to {} (was {})", this, names(now), last == null ? "-" : names(last));
+      last = now;
+      try {
+        listener.endpointsChanged(List.copyOf(now));
+      } catch (RuntimeException e) {
+        log.warn("{}: the pool failed to take the new endpoints {}", this, names(now), e);
+      }
+    }
+  }
+
+  private Set<InetSocketAddress> resolve() throws UnknownHostException {
+    List<InetAddress> addresses = resolver.resolve(host);
+    Set<InetSocketAddress> set = new LinkedHashSet<>();
+    if (addresses != null) {
+      for (InetAddress a : addresses) {
+        if (a != null) {
+          // Without the name: messages then tell the addresses apart by their IP.
+          set.add(new InetSocketAddress(InetAddress.getByAddress(a.getAddress()), port));
+        }
+      }
+    }
+    if (set.isEmpty()) {
+      throw new UnknownHostException(host + ": the resolver returned no address");
+    }
+    return set;
+  }
+
+  private void failed(Exception e) {
+    failuresInARow++;
+    String kept = last == null ? "no endpoint yet" : "keeping " + names(last);
+    if (failuresInARow == 1) {
+      log.warn("{} failed to resolve ({}); {}", this, e.toString(), kept);
+    } else {
+      log.debug("{} failed to resolve {} times in a row ({}); {}", this, failuresInARow, e, kept);
+    }
+  }
+
+  private static List<String> names(Set<InetSocketAddress> set) {
+    List<String> names = new ArrayList<>();
+    for (InetSocketAddress a : set) {
+      names.add(Names.endpoint(a));
+    }
+    return names;
+  }
+
+  /** Stops resolving. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    ScheduledThreadPoolExecutor t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DNS " + host + ":" + port + " every " + interval.toMillis() + "ms";
+  }
+
+  /** Builds a {@link DnsEndpointSource}. */
+  public static final class Builder {
+    private final String host;
+    private final int port;
+    private Duration interval = DEFAULT_INTERVAL;
+    private Resolver resolver = systemResolver();
+
+    private Builder(String host, int port) {
+      this.host = host;
+      this.port = port;
+    }
+
+    /**
+     * How long after one resolution the next one starts. Default {@link #DEFAULT_INTERVAL} (5 s).
+     *
+     * @param interval {@code > 0}
+     * @return this builder
+     */
+    public Builder interval(Duration interval) {
+      this.interval = Checks.positive("interval", interval);
+      return this;
+    }
+
+    /**
+     * Resolves the name. Default {@link DnsEndpointSource#systemResolver()}; tests and users with a
+     * DNS client of their own give theirs.
+     *
+     * @param resolver not null
+     * @return this builder
+     */
+    public Builder resolver(Resolver resolver) {
+      this.resolver = Checks.notNull("resolver", resolver);
+      return this;
+    }
+
+    /**
+     * Builds the source; nothing is resolved until a pool starts it.
+     *
+     * @return the source
+     */
+    public DnsEndpointSource build() {
+      return new DnsEndpointSource(this);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.thriftnio.zookeeper;
+
+import io.thriftnio.core.internal.Checks;
+
+/** Checks of the ZooKeeper path parts, with messages in the project's form. */
+final class Paths {
+  private Paths() {}
+
+  static String basePath(String basePath) {
+    Checks.notNull("basePath", basePath);
+    if (!basePath.startsWith("/") || basePath.length() < 2 || basePath.endsWith("/")) {
+      throw new IllegalArgumentException(
+          "basePath: \"" + basePath + "\" (expected: an absolute path such as /services)");
+    }
+    return basePath;
+  }
+
+  static String serviceName(String name) {
+    return part("serviceName", name);
+  }
+
+  static String part(String what, String value) {
+    Checks.notNull(what, value);
+    if (value.isBlank() || value.contains("/")) {
+      throw new IllegalArgumentException(
+          what + ": \"" + value + "\" (expected: one path part, not blank, no /)");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,256 @@
+package io.thriftnio.zookeeper;
+
+import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.EndpointSource;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.x.discovery.ServiceCache;
+import org.apache.curator.x.discovery.ServiceDiscovery;
+import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
+import org.apache.curator.x.discovery.ServiceInstance;
+import org.apache.curator.x.discovery.details.ServiceCacheListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The servers registered in ZooKeeper under one service name, in Curator's service-discovery format
+ * (by {@link ZooKeeperRegistration} or by any Curator {@code ServiceDiscovery}): every enabled
+ * instance under {@code BASE_PATH/SERVICE_NAME}, as its address and port, watched for changes.
+ *
+ * <pre>{@code
+ * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
+ *     .endpointSource(ZooKeeperEndpointSource.builder(curator, "/services", "bench").build())
+ *     .build();
+ * }</pre>
+ *
+ * <p>{@link #start} loads the current set, waiting up to the {@linkplain
+ * Builder#startTimeout(Duration) start timeout} for ZooKeeper; past it the pool starts with no
+ * endpoint and fills when the load completes. While the connection to ZooKeeper is suspended or its
+ * session lost, the pool keeps the last set it heard: the servers are most likely still there, and
+ * one that is not fails its connects and is marked down. Changes resume once Curator has
+ * reconnected and reloaded. The {@link CuratorFramework} belongs to the caller: it must be started,
+ * and it is not closed here.
+ */
+public final class ZooKeeperEndpointSource implements EndpointSource {
+  private static final Logger log = LoggerFactory.getLogger(ZooKeeperEndpointSource.class);
+
+  /** Default {@link Builder#startTimeout(Duration)}: 10 seconds. */
+  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(10);
+
+  private final CuratorFramework curator;
+  private final String basePath;
+  private final String serviceName;
+  private final Duration startTimeout;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Object lock = new Object(); // one publication at a time
+  private volatile boolean connected = true;
+  private volatile ServiceDiscovery<Object> discovery; // set once in start()
+  private volatile ServiceCache<Object> cache; // set once in start()
+  private Listener listener; // guarded by lock
+  private Set<InetSocketAddress> last; // guarded by lock
+
+  private ZooKeeperEndpointSource(Builder b) {
+    this.curator = b.curator;
+    this.basePath = b.basePath;
+    this.serviceName = b.serviceName;
+    this.startTimeout = b.startTimeout;
+  }
+
+  /**
+   * A builder.
+   *
+   * @param curator a started Curator client; not closed by the source
+   * @param basePath where services are registered, e.g. {@code "/services"}
+   * @param serviceName the service whose servers to use, e.g. {@code "bench"}
+   * @return a new builder
+   */
+  public static Builder builder(CuratorFramework curator, String basePath, String serviceName) {
+    return new Builder(
+        Checks.notNull("curator", curator),
+        Paths.basePath(basePath),
+        Paths.serviceName(serviceName));
+  }
+
+  @Override
+  public void start(Listener listener) {
+    Checks.notNull("listener", listener);
+    if (closed.get() || !started.compareAndSet(false, true)) {
+      throw new IllegalStateException(this + " was started or closed (expected: one pool each)");
+    }
+    synchronized (lock) {
+      this.listener = listener;
+    }
+    discovery =
+        ServiceDiscoveryBuilder.builder(Object.class)
+            .client(curator)
+            .basePath(basePath)
+            .watchInstances(false)
+            .build();
+    cache = discovery.serviceCacheBuilder().name(serviceName).build();
+    cache.addListener(new Changes());
+    CountDownLatch loaded;
+    try {
+      discovery.start();
+      loaded = cache.startImmediate();
+    } catch (Exception e) {
+      close();
+      throw new IllegalStateException(this + ": could not start: " + e, e);
+    }
+    try {
+      if (!loaded.await(startTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        log.warn(
+            "{}: ZooKeeper did not answer within {} ms; the pool starts with no endpoint",
+            this,
+            startTimeout.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // restored; the set arrives when the load completes
+    }
+    publish();
+  }
+
+  /** Reads the cache and tells the pool when the set changed. */
+  private void publish() {
+    synchronized (lock) {
+      if (closed.get() || listener == null) {
+        return;
+      }
+      if (!connected) {
+        return; // keep the last set until Curator has reconnected and reloaded
+      }
+      Set<InetSocketAddress> now = new LinkedHashSet<>();
+      for (ServiceInstance<Object> i : cache.getInstances()) {
+        if (i.getAddress() == null || i.getPort() == null || Boolean.FALSE.equals(i.isEnabled())) {
+          continue; // not a server to call: no address or port, or disabled by its owner
+        }
+        now.add(new InetSocketAddress(i.getAddress(), i.getPort()));
+      }
+      if (now.equals(last)) {
+        return;
+      }
+      if (now.isEmpty() && last != null && !last.isEmpty()) {
+        // After an outage longer than the servers' sessions, ZooKeeper deletes every node at once
+        // and the servers register again a moment later: an empty set is far likelier that than
+        // a service with no server left, and publishing it would fail every call meanwhile.
+        log.warn("{}: no server registered; keeping the last set {}", this, last);
+        return;
+      }
+      log.info("{}: now {} (was {})", this, now, last == null ? "-" : last);
+      last = now;
+      try {
+        listener.endpointsChanged(List.copyOf(now));
+      } catch (RuntimeException e) {
+        log.warn("{}: the pool failed to take the new endpoints {}", this, now, e);
+      }
+    }
+  }
+
+  /** Cache changes and connection states, on Curator's threads. */
+  private final class Changes implements ServiceCacheListener {
+    @Override
+    public void cacheChanged() {
+      publish();
+    }
+
+    @Override
+    public void stateChanged(CuratorFramework client, ConnectionState state) {
+      switch (state) {
+        case SUSPENDED:
+        case LOST:
+          connected = false;
+          log.warn(
+              "{}: ZooKeeper connection {}; keeping the last set",
+              ZooKeeperEndpointSource.this,
+              state);
+          break;
+        case CONNECTED:
+        case RECONNECTED:
+          connected = true;
+          log.info("{}: ZooKeeper connection {}", ZooKeeperEndpointSource.this, state);
+          publish(); // what changed meanwhile, as far as the cache has reloaded
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** The addresses published last; for tests. */
+  List<InetSocketAddress> current() {
+    synchronized (lock) {
+      return last == null ? List.of() : new ArrayList<>(last);
+    }
+  }
+
+  /** Stops watching. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (cache != null) {
+        cache.close();
+      }
+    } catch (Exception e) {
+      log.warn("{}: closing the cache threw", this, e);
+    }
+    try {
+      if (discovery != null) {
+        discovery.close();
+      }
+    } catch (Exception e) {
+      log.warn("{}: closing the discovery threw", this, e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ZooKeeper " + basePath + "/" + serviceName;
+  }
+
+  /** Builds a {@link ZooKeeperEndpointSource}. */
+  public static final class Builder {
+    private final CuratorFramework curator;
+    private final String basePath;
+    private final String serviceName;
+    private Duration startTimeout = DEFAULT_START_TIMEOUT;
+
+    private Builder(CuratorFramework curator, String basePath, String serviceName) {
+      this.curator = curator;
+      this.basePath = basePath;
+      this.serviceName = serviceName;
+    }
+
+    /**
+     * How long {@link ZooKeeperEndpointSource#start} (so the pool's {@code build()}) waits for the
+     * first load. Default {@link #DEFAULT_START_TIMEOUT} (10 s).
+     *
+     * @param startTimeout {@code >= 0}
+     * @return this builder
+     */
+    public Builder startTimeout(Duration startTimeout) {
+      this.startTimeout = Checks.nonNegative("startTimeout", startTimeout);
+      return this;
+    }
+
+    /**
+     * Builds the source; nothing is read until a pool starts it.
+     *
+     * @return the source
+     */
+    public ZooKeeperEndpointSource build() {
+      return new ZooKeeperEndpointSource(this);
+    }
+  }
+}
