@@ -290,7 +290,8 @@ public final class NettyThriftServer extends LifecycleServer {
             new ThriftFrameDecoder(
                 config.maxFrameSize(),
                 config.inputProtocolFactory(),
-                counters.truncatedFrames::increment))
+                counters.truncatedFrames::increment,
+                config.transports()))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {
