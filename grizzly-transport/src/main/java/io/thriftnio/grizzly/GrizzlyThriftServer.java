@@ -116,7 +116,8 @@ public final class GrizzlyThriftServer extends LifecycleServer {
             config.maxFrameSize(),
             config.inputProtocolFactory(),
             () -> {}, // the server filter counts the frames it is told of
-            counters.truncatedFrames::increment);
+            counters.truncatedFrames::increment,
+            config.transports());
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
     FilterChainBuilder chain =
         FilterChainBuilder.stateless()
