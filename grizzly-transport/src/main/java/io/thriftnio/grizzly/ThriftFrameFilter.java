@@ -9,6 +9,7 @@ import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import org.apache.thrift.protocol.TMessage;
@@ -140,7 +141,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     this.headerProtocol = headerProtocol;
     this.badFrameListener = badFrameListener;
     this.truncatedFrameListener = truncatedFrameListener;
-    this.accepted = Set.copyOf(accepted);
+    this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
   }
 
   /** The largest payload accepted, in bytes. */
@@ -277,28 +278,19 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   private void rejectMessage(
       FilterChainContext ctx, ParseState state, UnframedMessages.InvalidMessageException e) {
-    String reason =
-        "invalid unframed "
-            + state.walk.protocol()
-            + " message from "
-            + ctx.getConnection().getPeerAddress()
-            + ": "
-            + e.getMessage();
+    String reason = e.describe(state.walk.protocol(), ctx.getConnection().getPeerAddress());
     log.warn("Closing connection: {}", reason);
     refuse(ctx, state, e.header(), reason);
   }
 
   private void refuseTransport(FilterChainContext ctx, Buffer input, ParseState state) {
-    int count = Math.min(4, input.remaining());
-    int first = 0;
-    for (int i = 0; i < count; i++) {
-      first = first << 8 | (input.get(input.position() + i) & 0xff);
-    }
     String reason =
-        "connection from "
-            + ctx.getConnection().getPeerAddress()
-            + " refused: "
-            + WireKind.describeRefusal(first, count, accepted);
+        WireKind.describeRefusal(
+            input::get,
+            input.position(),
+            input.remaining(),
+            accepted,
+            ctx.getConnection().getPeerAddress());
     log.warn("{}", reason);
     refuse(ctx, state, null, reason);
   }

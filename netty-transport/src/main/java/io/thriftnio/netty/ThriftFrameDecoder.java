@@ -9,6 +9,7 @@ import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.HeaderPeek;
 import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -133,7 +134,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.truncatedFrameListener = truncatedFrameListener;
-    this.accepted = Set.copyOf(accepted);
+    this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
     if (this.accepted.equals(Set.of(WireTransport.FRAMED))) {
       this.kind = WireKind.FRAMED; // nothing to detect: foreign bytes meet the framing rules
     }
@@ -220,13 +221,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     } catch (UnframedMessages.InvalidMessageException e) {
       rejected = true;
       in.skipBytes(in.readableBytes());
-      String reason =
-          "invalid unframed "
-              + walk.protocol()
-              + " message from "
-              + ctx.channel().remoteAddress()
-              + ": "
-              + e.getMessage();
+      String reason = e.describe(walk.protocol(), ctx.channel().remoteAddress());
       log.warn("Invalid message, the connection must close: {}", reason);
       throw new InvalidMessageException(reason, e.header());
     }
@@ -238,18 +233,15 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
   private void failOnUnknownTransport(ChannelHandlerContext ctx, ByteBuf in)
       throws InvalidMessageException {
-    int count = Math.min(4, in.readableBytes());
-    int first = 0;
-    for (int i = 0; i < count; i++) {
-      first = first << 8 | in.getUnsignedByte(in.readerIndex() + i);
-    }
+    String reason =
+        WireKind.describeRefusal(
+            in::getByte,
+            in.readerIndex(),
+            in.readableBytes(),
+            accepted,
+            ctx.channel().remoteAddress());
     rejected = true;
     in.skipBytes(in.readableBytes());
-    String reason =
-        "connection from "
-            + ctx.channel().remoteAddress()
-            + " refused: "
-            + WireKind.describeRefusal(first, count, accepted);
     log.warn("{}", reason);
     throw new InvalidMessageException(reason, null);
   }

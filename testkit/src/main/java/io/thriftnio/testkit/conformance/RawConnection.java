@@ -211,7 +211,11 @@ public final class RawConnection implements AutoCloseable {
    */
   public static TMessage decodeReply(TProtocolFactory protocol, byte[] payload, TBase<?, ?> result)
       throws TException {
-    TProtocol p = protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload)));
+    return readReply(
+        protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload))), result);
+  }
+
+  private static TMessage readReply(TProtocol p, TBase<?, ?> result) throws TException {
     TMessage msg = p.readMessageBegin();
     if (msg.type == TMessageType.EXCEPTION) {
       throw org.apache.thrift.TApplicationException.readFrom(p);
@@ -231,14 +235,7 @@ public final class RawConnection implements AutoCloseable {
   public TMessage readUnframedReply(TProtocolFactory protocol, TBase<?, ?> result)
       throws TException {
     // Nothing reads ahead: the protocol takes exactly the reply's bytes off the stream.
-    TProtocol p = protocol.getProtocol(new TIOStreamTransport(CONFIG, in));
-    TMessage msg = p.readMessageBegin();
-    if (msg.type == TMessageType.EXCEPTION) {
-      throw org.apache.thrift.TApplicationException.readFrom(p);
-    }
-    result.read(p);
-    p.readMessageEnd();
-    return msg;
+    return readReply(protocol.getProtocol(new TIOStreamTransport(CONFIG, in)), result);
   }
 
   /** Reads exactly {@code n} bytes or fails; for tests that read partial data. */

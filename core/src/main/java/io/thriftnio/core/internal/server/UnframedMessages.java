@@ -60,6 +60,15 @@ public final class UnframedMessages {
       this.header = header;
     }
 
+    /**
+     * A line for the log and the error reply: the protocol, the peer and what was wrong.
+     *
+     * @param peer the remote address, or whatever the IO library reports
+     */
+    public String describe(Protocol protocol, Object peer) {
+      return "invalid unframed " + protocol + " message from " + peer + ": " + getMessage();
+    }
+
     /** The message's header when it was read before the fault, for an answer; else null. */
     public TMessage header() {
       return header;
@@ -100,7 +109,6 @@ public final class UnframedMessages {
   private static final int MAX_KEPT_NAME = 1024;
 
   private static final int INCOMPLETE = 0;
-  private static final int TOO_LONG = -1;
 
   private static final int NONE = -1;
 
@@ -415,23 +423,21 @@ public final class UnframedMessages {
                 b.get(at) & 0xff, versionAndType));
       }
       checkMessageType(versionAndType >>> 5);
-      int seqidBytes = varintLength(b, at + 2, end - pos - 2, 5);
+      int seqidBytes = varint(b, at + 2, end - pos - 2, 5, "sequence id");
       if (seqidBytes == INCOMPLETE) {
         return false;
       }
-      int lengthBytes = varintLength(b, at + 2 + seqidBytes, end - pos - 2 - seqidBytes, 5);
+      int lengthBytes =
+          varint(b, at + 2 + seqidBytes, end - pos - 2 - seqidBytes, 5, "name length");
       if (lengthBytes == INCOMPLETE) {
         return false;
       }
-      if (seqidBytes == TOO_LONG || lengthBytes == TOO_LONG) {
-        throw invalid("a header varint longer than 5 bytes");
-      }
-      int length = (int) varint(b, at + 2 + seqidBytes);
+      int length = (int) varintValue(b, at + 2 + seqidBytes);
       pos += 2 + seqidBytes + lengthBytes;
       beginName(b, start, length);
       return true;
     }
-    int seqid = (int) varint(b, start + 2);
+    int seqid = (int) varintValue(b, start + 2);
     endHeader(b, start, (byte) ((b.get(start + 1) & 0xff) >>> 5), seqid);
     return true;
   }
@@ -450,12 +456,9 @@ public final class UnframedMessages {
     int type = first & 0x0f;
     int idBytes = 0;
     if ((first >>> 4) == 0) {
-      idBytes = varintLength(b, at + 1, end - pos - 1, 3);
+      idBytes = varint(b, at + 1, end - pos - 1, 3, "field id");
       if (idBytes == INCOMPLETE) {
         return false;
-      }
-      if (idBytes == TOO_LONG) {
-        throw invalid("a field id varint longer than 3 bytes");
       }
     }
     checkCompactType(type);
@@ -482,25 +485,16 @@ public final class UnframedMessages {
       case C_I32:
       case C_I64:
         {
-          int n = varintLength(b, at, have, type == C_I64 ? 10 : type == C_I32 ? 5 : 3);
-          if (n == INCOMPLETE) {
-            return false;
-          }
-          if (n == TOO_LONG) {
-            throw invalid("an integer varint longer than its type allows");
-          }
-          return fixed(have, n);
+          int n = varint(b, at, have, type == C_I64 ? 10 : type == C_I32 ? 5 : 3, "integer");
+          return n != INCOMPLETE && fixed(have, n);
         }
       case C_BINARY:
         {
-          int n = varintLength(b, at, have, 5);
+          int n = varint(b, at, have, 5, "binary length");
           if (n == INCOMPLETE) {
             return false;
           }
-          if (n == TOO_LONG) {
-            throw invalid("a binary length varint longer than 5 bytes");
-          }
-          long length = varint(b, at);
+          long length = varintValue(b, at);
           pos += n;
           declareBytes("binary", length > Integer.MAX_VALUE ? -1 : (int) length);
           pendingType = NONE;
@@ -521,14 +515,11 @@ public final class UnframedMessages {
           long size = first >>> 4;
           int n = 1;
           if (size == 15) {
-            int sizeBytes = varintLength(b, at + 1, have - 1, 5);
+            int sizeBytes = varint(b, at + 1, have - 1, 5, "container size");
             if (sizeBytes == INCOMPLETE) {
               return false;
             }
-            if (sizeBytes == TOO_LONG) {
-              throw invalid("a container size varint longer than 5 bytes");
-            }
-            size = varint(b, at + 1);
+            size = varintValue(b, at + 1);
             n += sizeBytes;
           }
           checkCompactType(element);
@@ -541,14 +532,11 @@ public final class UnframedMessages {
         }
       case C_MAP:
         {
-          int sizeBytes = varintLength(b, at, have, 5);
+          int sizeBytes = varint(b, at, have, 5, "map size");
           if (sizeBytes == INCOMPLETE) {
             return false;
           }
-          if (sizeBytes == TOO_LONG) {
-            throw invalid("a map size varint longer than 5 bytes");
-          }
-          long size = varint(b, at);
+          long size = varintValue(b, at);
           if (size == 0) {
             pos += sizeBytes;
             pendingType = NONE;
@@ -592,10 +580,12 @@ public final class UnframedMessages {
   }
 
   /**
-   * Length of the varint at {@code at}: {@link #INCOMPLETE} if {@code have} bytes do not end it,
-   * {@link #TOO_LONG} if it runs over {@code max} bytes.
+   * Length of the varint at {@code at}, or {@link #INCOMPLETE} if {@code have} bytes do not end it.
+   *
+   * @throws InvalidMessageException if it runs over {@code max} bytes
    */
-  private static int varintLength(ByteSource b, int at, int have, int max) {
+  private int varint(ByteSource b, int at, int have, int max, String what)
+      throws InvalidMessageException {
     for (int i = 0; i < max; i++) {
       if (i >= have) {
         return INCOMPLETE;
@@ -604,11 +594,11 @@ public final class UnframedMessages {
         return i + 1;
       }
     }
-    return TOO_LONG;
+    throw invalid("a " + what + " varint longer than " + max + " bytes");
   }
 
   /** The unsigned value of a varint already known to be whole (at most 10 bytes). */
-  private static long varint(ByteSource b, int at) {
+  private static long varintValue(ByteSource b, int at) {
     long value = 0;
     for (int shift = 0; ; shift += 7) {
       int x = b.get(at++);

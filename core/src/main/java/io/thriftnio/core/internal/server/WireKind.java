@@ -85,24 +85,38 @@ public enum WireKind {
   }
 
   /**
-   * Why a connection's first bytes were refused, for the log line and the error: the bytes, the
-   * transports accepted and, when recognised, what they look like.
+   * Why a connection's first bytes were refused, for the log line and the error: the peer, the
+   * bytes, the transports accepted and, when recognised, what they look like.
    *
-   * @param firstBytes up to the first 4 bytes received, big-endian in an int
-   * @param count how many of them there are, 1..4
+   * @param bytes the buffered bytes
+   * @param start index of the connection's first byte
+   * @param available bytes buffered from {@code start}, at least 1
+   * @param peer the remote address, or whatever the IO library reports
    */
-  public static String describeRefusal(int firstBytes, int count, Set<WireTransport> accepted) {
-    StringBuilder sb = new StringBuilder("first bytes");
+  public static String describeRefusal(
+      UnframedMessages.ByteSource bytes,
+      int start,
+      int available,
+      Set<WireTransport> accepted,
+      Object peer) {
+    int count = Math.min(4, available);
+    int first = 0;
+    StringBuilder sb =
+        new StringBuilder("connection from ").append(peer).append(" refused: first bytes");
     for (int i = 0; i < count; i++) {
-      sb.append(String.format(" %02x", (firstBytes >>> (8 * (count - 1 - i))) & 0xff));
+      int b = bytes.get(start + i) & 0xff;
+      first = first << 8 | b;
+      sb.append(String.format(" %02x", b));
     }
     sb.append(" match no accepted transport (accepted: ").append(accepted).append(')');
-    String foreign = count == 4 ? Framing.describeForeignBytes(firstBytes) : null;
+    String foreign = count == 4 ? Framing.describeForeignBytes(first) : null;
+    int lead = first >>> (8 * (count - 1));
     if (foreign != null) {
       sb.append("; they look like ").append(foreign);
-    } else if ((firstBytes >>> (8 * (count - 1))) == 0x80
-        || (firstBytes >>> (8 * (count - 1))) == 0x82) {
-      sb.append("; they look like an unframed Thrift message: accept WireTransport.UNFRAMED");
+    } else if (lead == 0x80 || lead == 0x82 || lead == '[') {
+      sb.append("; they look like an unframed Thrift message (WireTransport.UNFRAMED)");
+    } else if (lead < 0x80) {
+      sb.append("; they look like a frame length (WireTransport.FRAMED)");
     }
     return sb.toString();
   }

@@ -390,8 +390,17 @@ class UnframedMessagesTest {
     assertThat(WireKind.detect((byte) 0x00, unframed)).isNull();
     assertThat(WireKind.detect((byte) 0x81, both)).isNull();
     assertThat(WireKind.detect((byte) 0xff, both)).isNull();
-    assertThat(WireKind.describeRefusal(0x81ffffff, 4, both))
+    byte[] garbage = {(byte) 0x81, (byte) 0xff, (byte) 0xff, (byte) 0xff, 1};
+    assertThat(WireKind.describeRefusal(source(garbage), 0, 5, both, "/10.0.0.1:5"))
         .isEqualTo(
-            "first bytes 81 ff ff ff match no accepted transport (accepted: [FRAMED, UNFRAMED])");
+            "connection from /10.0.0.1:5 refused: first bytes 81 ff ff ff match no accepted"
+                + " transport (accepted: [FRAMED, UNFRAMED])");
+    byte[] framedBytes = {0, 0, 0, 9};
+    assertThat(WireKind.describeRefusal(source(framedBytes), 0, 4, unframed, "p"))
+        .endsWith("(accepted: [UNFRAMED]); they look like a frame length (WireTransport.FRAMED)");
+    byte[] http = "GET / HTTP/1.1".getBytes();
+    assertThat(WireKind.describeRefusal(source(http), 0, http.length, unframed, "p"))
+        .contains("first bytes 47 45 54 20")
+        .endsWith("they look like an HTTP request (\"GET\")");
   }
 }
