@@ -64,6 +64,15 @@ import org.slf4j.LoggerFactory;
  *       earlier responses.
  * </ul>
  *
+ * <p>In a {@link GrizzlyThriftServer} that accepts {@link io.thriftnio.core.WireTransport#UNFRAMED}
+ * peers ({@link io.thriftnio.core.ServerBuilder#transports}), the first byte of each connection
+ * decides: a length prefix is framed as above; a strict-binary ({@code 80 01}), compact ({@code
+ * 82}) or JSON ({@code [}) message start makes the connection unframed, and each message is passed
+ * on whole, the same way (its end found by walking its encoding, resumed on each read; a declared
+ * size that would exceed {@code maxFrameSize} is refused as soon as it is read); the server then
+ * writes its replies without the prefix. First bytes of no accepted transport, and an invalid
+ * unframed message, close the connection as a bad frame does.
+ *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
  * connection {@link Attribute}. Writes pass through unchanged; whoever writes sends whole frames.
  */

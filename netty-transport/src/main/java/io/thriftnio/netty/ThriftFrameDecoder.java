@@ -42,6 +42,15 @@ import org.slf4j.LoggerFactory;
  * exception carries it, so a server can answer that sequence id with a {@code
  * TApplicationException}.
  *
+ * <p>In a {@link NettyThriftServer} that accepts {@link io.thriftnio.core.WireTransport#UNFRAMED}
+ * peers ({@link io.thriftnio.core.ServerBuilder#transports}), the first byte of the connection
+ * decides: a length prefix is framed as above; a strict-binary ({@code 80 01}), compact ({@code
+ * 82}) or JSON ({@code [}) message start makes the connection unframed, and each message is passed
+ * on whole, the same way, once its last byte has arrived (its end found by walking its encoding,
+ * resumed on each read; a declared size that would exceed {@code maxFrameSize} is refused as soon
+ * as it is read). First bytes of no accepted transport, and an invalid unframed message, raise an
+ * exception the server's handler answers and closes on, like an invalid frame.
+ *
  * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
  * receiver owns it and must release it. Memory grows with the bytes received, never with the length
  * declared.
