@@ -177,6 +177,25 @@ public abstract class UnframedSuite {
     assertThat(server.stats().completedCalls()).isEqualTo(110);
   }
 
+  /**
+   * Calls sent one byte per write, so that the server's reads end anywhere in them, are served: the
+   * walk resumes across reads.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void servesCallsSentOneBytePerWrite(String name, TProtocolFactory protocol) throws Exception {
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    RawConnection raw = raw(server);
+    for (int seq = 1; seq <= 2; seq++) {
+      for (byte b : echoCall(protocol, seq)) {
+        raw.write(new byte[] {b});
+      }
+      BenchService.echo_result result = new BenchService.echo_result();
+      assertThat(raw.readUnframedReply(protocol, result).seqid).isEqualTo(seq);
+      assertThat(Payloads.check(result.success, seq * 10, seq)).isTrue();
+    }
+  }
+
   /** A message of exactly {@code maxFrameSize} bytes is served; one byte more closes. */
   @Test
   void acceptsAMessageOfExactlyMaxFrameSizeAndRefusesOneByteMore() throws Exception {
