@@ -112,6 +112,9 @@ public final class UnframedMessages {
 
   private static final int NONE = -1;
 
+  /** Stack entries allowed per struct level: a struct, a map, a list in it, and one more. */
+  private static final int STACK_PER_LEVEL = 4;
+
   private static final int STRUCT = 0;
   private static final int LIST = 1;
   private static final int MAP = 2;
@@ -133,6 +136,10 @@ public final class UnframedMessages {
   // The open structs and containers: kind, element types, elements left (a map counts keys and
   // values apart, so its count is twice its size).
   private int depth;
+
+  /** The structs among the {@code depth} entries, the arguments struct included. */
+  private int structs;
+
   private int[] kind;
   private int[] keyType;
   private int[] valueType;
@@ -145,7 +152,8 @@ public final class UnframedMessages {
   /**
    * @param protocol the encoding of the connection's messages
    * @param maxMessageSize the largest message accepted, in bytes ({@code maxFrameSize})
-   * @param maxDepth the deepest nesting of structs and containers accepted
+   * @param maxDepth the deepest nesting of structs below the arguments struct accepted (containers
+   *     between them not counted); a JSON message's brackets are counted all together against it
    */
   public UnframedMessages(Protocol protocol, int maxMessageSize, int maxDepth) {
     this.protocol = protocol;
@@ -191,6 +199,7 @@ public final class UnframedMessages {
     header = null;
     pendingType = NONE;
     depth = 0;
+    structs = 0;
     inString = false;
     escaped = false;
   }
@@ -289,7 +298,7 @@ public final class UnframedMessages {
     int type = b.get(start + pos);
     if (type == T_STOP) {
       pos++;
-      depth--;
+      popStruct();
       return true;
     }
     if (end - pos < 3) {
@@ -450,7 +459,7 @@ public final class UnframedMessages {
     int first = b.get(at) & 0xff;
     if (first == T_STOP) {
       pos++;
-      depth--;
+      popStruct();
       return true;
     }
     int type = first & 0x0f;
@@ -628,8 +637,8 @@ public final class UnframedMessages {
       } else if (c == '"') {
         inString = true;
       } else if (c == '[' || c == '{') {
-        if (++depth > maxDepth) {
-          throw invalid("JSON nesting deeper than " + maxDepth);
+        if (++depth > STACK_PER_LEVEL * (maxDepth + 1)) {
+          throw invalid("JSON brackets nested more than " + (depth - 1) + " levels");
         }
       } else if (c == ']' || c == '}') {
         if (--depth == 0) {
@@ -714,12 +723,23 @@ public final class UnframedMessages {
     }
   }
 
+  /**
+   * Opens a struct or container. Structs count against {@code maxDepth} below the message's own
+   * arguments struct, as libthrift's recursion limit counts them; containers do not, but the whole
+   * stack is bounded at {@link #STACK_PER_LEVEL} entries per level, so that memory stays bounded.
+   */
   private void push(int k, int key, int value, long elements) throws InvalidMessageException {
-    if (depth == maxDepth) {
-      throw invalid("structs and containers nested deeper than " + maxDepth);
+    if (k == STRUCT && structs > maxDepth) {
+      throw invalid("structs nested more than " + maxDepth + " levels below the arguments");
+    }
+    if (depth == STACK_PER_LEVEL * (maxDepth + 1)) {
+      throw invalid("containers and structs nested more than " + depth + " levels");
+    }
+    if (k == STRUCT) {
+      structs++;
     }
     if (depth == kind.length) {
-      int n = Math.min(kind.length * 2, maxDepth + 1);
+      int n = Math.min(kind.length * 2, STACK_PER_LEVEL * (maxDepth + 1));
       kind = Arrays.copyOf(kind, n);
       keyType = Arrays.copyOf(keyType, n);
       valueType = Arrays.copyOf(valueType, n);
@@ -730,6 +750,11 @@ public final class UnframedMessages {
     valueType[depth] = value;
     left[depth] = elements;
     depth++;
+  }
+
+  private void popStruct() {
+    depth--;
+    structs--;
   }
 
   private InvalidMessageException invalid(String what) {

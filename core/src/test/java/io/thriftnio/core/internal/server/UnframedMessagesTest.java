@@ -7,6 +7,7 @@ import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.UnframedMessages.InvalidMessageException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.UUID;
 import java.util.function.Function;
@@ -333,22 +334,48 @@ class UnframedMessagesTest {
         .hasMessageContaining("a list of 1000000000 elements");
   }
 
-  @Test
-  void nestingIsBounded() {
-    ByteBuffer b = ByteBuffer.allocate(1000);
+  /** Args, then {@code levels} nested structs in field 1, then every STOP. */
+  private static byte[] nestedStructs(int levels) {
+    ByteBuffer b = ByteBuffer.allocate(12 + 4 * levels + levels + 1);
     b.putInt(0x80010001).putInt(0).putInt(1);
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < levels; i++) {
       b.put((byte) TType.STRUCT).putShort((short) 1);
+    }
+    for (int i = 0; i <= levels; i++) {
+      b.put((byte) TType.STOP);
+    }
+    return Arrays.copyOf(b.array(), b.position());
+  }
+
+  @Test
+  void structsNestUpToLibthriftsLimitBelowTheArguments() throws Exception {
+    byte[] deepest = nestedStructs(64);
+    assertThat(WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(deepest), 0, deepest.length))
+        .isEqualTo(deepest.length);
+    byte[] tooDeep = nestedStructs(65);
+    assertThatThrownBy(
+            () -> WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(tooDeep), 0, tooDeep.length))
+        .isInstanceOf(InvalidMessageException.class)
+        .hasMessageContaining("structs nested more than 64 levels below the arguments");
+  }
+
+  @Test
+  void containersNestBoundedToo() {
+    ByteBuffer b = ByteBuffer.allocate(4000);
+    b.putInt(0x80010001).putInt(0).putInt(1);
+    b.put((byte) TType.LIST).putShort((short) 1);
+    for (int i = 0; i < 300; i++) {
+      b.put((byte) TType.LIST).putInt(1); // a list of one list ...
     }
     UnframedMessages walk = WireKind.UNFRAMED_BINARY.newWalk(LIMIT);
     assertThatThrownBy(() -> walk.next(source(b.array()), 0, b.position()))
         .isInstanceOf(InvalidMessageException.class)
-        .hasMessageContaining("nested deeper than 64");
-    byte[] json = "[1,\"x\",1,0,{".concat("{\"1\":".repeat(200)).getBytes();
+        .hasMessageContaining("containers and structs nested more than 260 levels");
+    byte[] json = "[1,\"x\",1,0,{".concat("{\"1\":".repeat(300)).getBytes();
     assertThatThrownBy(
             () -> WireKind.UNFRAMED_JSON.newWalk(LIMIT).next(source(json), 0, json.length))
         .isInstanceOf(InvalidMessageException.class)
-        .hasMessageContaining("JSON nesting deeper than 64");
+        .hasMessageContaining("JSON brackets nested more than 260 levels");
   }
 
   @Test
