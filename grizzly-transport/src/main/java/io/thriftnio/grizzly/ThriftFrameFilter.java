@@ -90,6 +90,9 @@ public final class ThriftFrameFilter extends BaseFilter {
   private final Runnable truncatedFrameListener;
   private final Set<WireTransport> accepted;
 
+  /** Nothing to detect: foreign first bytes meet the framing rules, as they always did. */
+  private final boolean framedOnly;
+
   /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
   public ThriftFrameFilter() {
     this(Framing.DEFAULT_MAX_FRAME_SIZE);
@@ -151,6 +154,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     this.badFrameListener = badFrameListener;
     this.truncatedFrameListener = truncatedFrameListener;
     this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
+    this.framedOnly = this.accepted.equals(EnumSet.of(WireTransport.FRAMED));
   }
 
   /** The largest payload accepted, in bytes. */
@@ -186,9 +190,7 @@ public final class ThriftFrameFilter extends BaseFilter {
         return ctx.getStopAction();
       }
       state.kind =
-          accepted.equals(Set.of(WireTransport.FRAMED))
-              ? WireKind.FRAMED // nothing to detect: foreign bytes meet the framing rules
-              : WireKind.detect(input.get(input.position()), accepted);
+          framedOnly ? WireKind.FRAMED : WireKind.detect(input.get(input.position()), accepted);
       if (state.kind == null) {
         refuseTransport(ctx, input, state);
         return ctx.getStopAction();
