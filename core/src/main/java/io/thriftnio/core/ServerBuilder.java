@@ -59,6 +59,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   Duration workerStartTimeout = DEFAULT_WORKER_START_TIMEOUT;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
+  WireTransport[] transports = {WireTransport.FRAMED};
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
   Duration idleTimeout = Duration.ZERO;
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -203,6 +204,31 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B maxFrameSize(int maxFrameSize) {
     this.maxFrameSize = maxFrameSize;
+    return self();
+  }
+
+  /**
+   * The transports the server accepts, all on its one port: each connection's first bytes say which
+   * one it speaks (a length prefix for {@link WireTransport#FRAMED}; {@code 80 01}, {@code 82} or
+   * {@code [} for a strict-binary, compact or JSON message of {@link WireTransport#UNFRAMED}), and
+   * its replies go back the same way. A connection whose first bytes match none is closed, logged
+   * and counted in {@link ServerStats#badFrames()}. Everything else applies to every transport
+   * alike: the IO strategy, pipelining with replies in order, {@link #maxFrameSize} (for an
+   * unframed message, the largest message, refused as soon as a declared size would exceed it), the
+   * timeouts (an unframed message counts as a frame for {@link #frameTimeout}), TLS, the limits,
+   * the stats and the call context. Default: {@link WireTransport#FRAMED} alone.
+   *
+   * @param first a transport
+   * @param more further transports; repeats are ignored
+   * @return this builder
+   */
+  public B transports(WireTransport first, WireTransport... more) {
+    WireTransport[] all = new WireTransport[1 + (more == null ? 0 : more.length)];
+    all[0] = first;
+    if (more != null) {
+      System.arraycopy(more, 0, all, 1, more.length);
+    }
+    this.transports = all;
     return self();
   }
 

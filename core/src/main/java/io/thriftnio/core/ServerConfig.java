@@ -4,7 +4,10 @@ import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -30,6 +33,7 @@ public final class ServerConfig {
   private final Duration workerStartTimeout;
   private final int ioThreads;
   private final int maxFrameSize;
+  private final Set<WireTransport> transports;
   private final int maxConnections;
   private final Duration idleTimeout;
   private final Duration frameTimeout;
@@ -74,6 +78,7 @@ public final class ServerConfig {
     this.workerStartTimeout = Checks.positive("workerStartTimeout", b.workerStartTimeout);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
+    this.transports = checkTransports(b.transports);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
     this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
@@ -84,6 +89,22 @@ public final class ServerConfig {
     this.tls = b.tls;
     this.interceptors = checkInterceptors(b.interceptors);
     this.connectionListeners = List.copyOf(b.connectionListeners);
+  }
+
+  private static Set<WireTransport> checkTransports(WireTransport[] transports) {
+    EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
+    for (int i = 0; i < transports.length; i++) {
+      if (transports[i] == null) {
+        throw new IllegalArgumentException(
+            "transports["
+                + i
+                + "]: null (expected: one of "
+                + EnumSet.allOf(WireTransport.class)
+                + ")");
+      }
+      set.add(transports[i]);
+    }
+    return Collections.unmodifiableSet(set);
   }
 
   private static List<ServerInterceptor> checkInterceptors(List<ServerInterceptor> interceptors) {
@@ -181,6 +202,11 @@ public final class ServerConfig {
     return maxFrameSize;
   }
 
+  /** The transports accepted on the server's port; never empty. */
+  public Set<WireTransport> transports() {
+    return transports;
+  }
+
   /** Connections open at once. */
   public int maxConnections() {
     return maxConnections;
@@ -236,6 +262,8 @@ public final class ServerConfig {
         + ioThreads
         + ", workerThreads="
         + (workerExecutor != null ? "external" : Integer.toString(workerThreads))
+        + ", transports="
+        + transports
         + ", maxFrameSize="
         + maxFrameSize
         + ", maxConnections="

@@ -130,6 +130,7 @@ class ServerBuilderTest {
         .isEqualTo(1024)
         .isEqualTo(ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
     assertThat(c.tls()).as("plain TCP unless tls(...) is set").isNull();
+    assertThat(c.transports()).as("framed alone, as before").containsExactly(WireTransport.FRAMED);
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.toString())
@@ -279,6 +280,26 @@ class ServerBuilderTest {
         pool.shutdownNow();
       }
     }
+  }
+
+  @Test
+  void transportsAreASetAndNullsAreRefusedAtBuild() {
+    assertThat(
+            build(
+                    b ->
+                        b.transports(
+                            WireTransport.UNFRAMED, WireTransport.FRAMED, WireTransport.UNFRAMED))
+                .transports())
+        .containsExactly(WireTransport.FRAMED, WireTransport.UNFRAMED);
+    assertThat(build(b -> b.transports(WireTransport.UNFRAMED)).transports())
+        .containsExactly(WireTransport.UNFRAMED);
+    assertThat(build(b -> b.transports(WireTransport.UNFRAMED)).toString())
+        .contains("transports=[UNFRAMED]");
+    assertRejected(
+        b -> b.transports(WireTransport.FRAMED, (WireTransport) null),
+        "transports[1]: null (expected: one of [FRAMED, UNFRAMED])");
+    assertRejected(
+        b -> b.transports(null), "transports[0]: null (expected: one of [FRAMED, UNFRAMED])");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
@@ -120,6 +121,9 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   @Override
   public void write(ByteBuffer frame) {
+    if (ThriftFrameFilter.repliesUnframed(connection)) {
+      frame.position(frame.position() + Framing.HEADER_SIZE); // the peer reads messages bare
+    }
     unflushed.add(Buffers.wrap(connection.getMemoryManager(), frame));
   }
 

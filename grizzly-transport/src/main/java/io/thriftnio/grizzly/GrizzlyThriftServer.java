@@ -50,6 +50,10 @@ import org.slf4j.LoggerFactory;
  *                     (maxConnections)     (frame rules)         (ProcessorInvoker, ordered replies)
  * </pre>
  *
+ * <p>Framed peers only by default; with {@link ServerBuilder#transports} also unframed peers (a
+ * bare {@code TSocket}) on the same port, told apart by each connection's first byte, their replies
+ * unframed, every other setting applying alike.
+ *
  * <p>With {@linkplain ServerBuilder#tls TLS}, Grizzly's {@code SSLFilter} follows the guard. A
  * failed handshake, or one not complete within the handshake timeout after accept (checked by the
  * timer thread), closes the connection and counts in {@link ServerStats#tlsFailures()}. The {@code
@@ -116,7 +120,8 @@ public final class GrizzlyThriftServer extends LifecycleServer {
             config.maxFrameSize(),
             config.inputProtocolFactory(),
             () -> {}, // the server filter counts the frames it is told of
-            counters.truncatedFrames::increment);
+            counters.truncatedFrames::increment,
+            config.transports());
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
     FilterChainBuilder chain =
         FilterChainBuilder.stateless()

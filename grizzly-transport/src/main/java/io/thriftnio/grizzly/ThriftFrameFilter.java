@@ -2,10 +2,16 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.HeaderPeek;
 import io.thriftnio.core.internal.server.ReadActivity;
+import io.thriftnio.core.internal.server.UnframedMessages;
+import io.thriftnio.core.internal.server.WireKind;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
@@ -58,6 +64,15 @@ import org.slf4j.LoggerFactory;
  *       earlier responses.
  * </ul>
  *
+ * <p>In a {@link GrizzlyThriftServer} that accepts {@link io.thriftnio.core.WireTransport#UNFRAMED}
+ * peers ({@link io.thriftnio.core.ServerBuilder#transports}), the first byte of each connection
+ * decides: a length prefix is framed as above; a strict-binary ({@code 80 01}), compact ({@code
+ * 82}) or JSON ({@code [}) message start makes the connection unframed, and each message is passed
+ * on whole, the same way (its end found by walking its encoding, resumed on each read; a declared
+ * size that would exceed {@code maxFrameSize} is refused as soon as it is read); the server then
+ * writes its replies without the prefix. First bytes of no accepted transport, and an invalid
+ * unframed message, close the connection as a bad frame does.
+ *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
  * connection {@link Attribute}. Writes pass through unchanged; whoever writes sends whole frames.
  */
@@ -73,6 +88,10 @@ public final class ThriftFrameFilter extends BaseFilter {
   private final TProtocolFactory headerProtocol;
   private final Runnable badFrameListener;
   private final Runnable truncatedFrameListener;
+  private final Set<WireTransport> accepted;
+
+  /** Nothing to detect: foreign first bytes meet the framing rules, as they always did. */
+  private final boolean framedOnly;
 
   /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
   public ThriftFrameFilter() {
@@ -109,10 +128,33 @@ public final class ThriftFrameFilter extends BaseFilter {
       TProtocolFactory headerProtocol,
       Runnable badFrameListener,
       Runnable truncatedFrameListener) {
+    this(
+        maxFrameSize,
+        headerProtocol,
+        badFrameListener,
+        truncatedFrameListener,
+        EnumSet.of(WireTransport.FRAMED));
+  }
+
+  /**
+   * A filter for a server that accepts the {@code accepted} transports on its port: the first byte
+   * of each connection says which one it speaks ({@link WireKind#detect}). An unframed message is
+   * passed on whole, as a frame's payload is, its end found by core's {@link UnframedMessages} with
+   * {@code maxFrameSize} as the largest message; {@link #repliesUnframed} then tells the server
+   * filter to send replies without the length prefix.
+   */
+  ThriftFrameFilter(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Runnable badFrameListener,
+      Runnable truncatedFrameListener,
+      Set<WireTransport> accepted) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.badFrameListener = badFrameListener;
     this.truncatedFrameListener = truncatedFrameListener;
+    this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
+    this.framedOnly = this.accepted.equals(EnumSet.of(WireTransport.FRAMED));
   }
 
   /** The largest payload accepted, in bytes. */
@@ -142,6 +184,23 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (state.rejected) {
       // Bytes read after the bad frame (the rest of it, say) while the connection is closing.
       return ctx.getStopAction();
+    }
+    if (state.kind == null) {
+      if (!input.hasRemaining()) {
+        return ctx.getStopAction();
+      }
+      state.kind =
+          framedOnly ? WireKind.FRAMED : WireKind.detect(input.get(input.position()), accepted);
+      if (state.kind == null) {
+        refuseTransport(ctx, input, state);
+        return ctx.getStopAction();
+      }
+      if (state.kind.unframed()) {
+        state.walk = state.kind.newWalk(maxFrameSize);
+      }
+    }
+    if (state.walk != null) {
+      return parseUnframed(ctx, connection, input, state);
     }
     if (input.remaining() < Framing.HEADER_SIZE) {
       state.partial();
@@ -182,6 +241,93 @@ public final class ThriftFrameFilter extends BaseFilter {
     ctx.setMessage(input);
     state.passedOn = true;
     return ctx.getInvokeAction(remainder);
+  }
+
+  private NextAction parseUnframed(
+      FilterChainContext ctx, Connection<?> connection, Buffer input, ParseState state) {
+    int start = input.position();
+    int length = state.aheadLength;
+    state.aheadLength = UnframedMessages.NEED_MORE;
+    try {
+      if (state.aheadFailure != null) {
+        throw state.aheadFailure;
+      }
+      if (length == UnframedMessages.NEED_MORE) {
+        length = state.walk.next(input::get, start, input.remaining());
+      }
+    } catch (UnframedMessages.InvalidMessageException e) {
+      rejectMessage(ctx, state, e);
+      return ctx.getStopAction();
+    }
+    if (length == UnframedMessages.NEED_MORE) {
+      state.partial();
+      return ctx.getStopAction(input);
+    }
+    state.walk.reset();
+    state.complete();
+    int end = start + length;
+    Buffer remainder = input.limit() > end ? input.split(end) : null;
+    state.moreBuffered = remainder != null && holdsWholeMessage(state, remainder);
+    ctx.setMessage(input);
+    state.passedOn = true;
+    return ctx.getInvokeAction(remainder);
+  }
+
+  /**
+   * Whether {@code buffer} starts with a whole unframed message. The walk keeps what it learned, so
+   * the next read goes on from there instead of walking those bytes again.
+   */
+  private static boolean holdsWholeMessage(ParseState state, Buffer buffer) {
+    try {
+      state.aheadLength = state.walk.next(buffer::get, buffer.position(), buffer.remaining());
+    } catch (UnframedMessages.InvalidMessageException e) {
+      state.aheadFailure = e; // refused when its turn comes, after the replies before it
+      return false;
+    }
+    return state.aheadLength != UnframedMessages.NEED_MORE;
+  }
+
+  private void rejectMessage(
+      FilterChainContext ctx, ParseState state, UnframedMessages.InvalidMessageException e) {
+    String reason = e.describe(state.walk.protocol(), ctx.getConnection().getPeerAddress());
+    log.warn("Closing connection: {}", reason);
+    refuse(ctx, state, e.header(), reason);
+  }
+
+  private void refuseTransport(FilterChainContext ctx, Buffer input, ParseState state) {
+    String reason =
+        WireKind.describeRefusal(
+            input::get,
+            input.position(),
+            input.remaining(),
+            accepted,
+            ctx.getConnection().getPeerAddress());
+    log.warn("{}", reason);
+    refuse(ctx, state, null, reason);
+  }
+
+  /** Closes a connection that cannot be read on, after the replies its server filter owes. */
+  private void refuse(FilterChainContext ctx, ParseState state, TMessage header, String reason) {
+    Connection<?> connection = ctx.getConnection();
+    state.rejected = true;
+    state.partialSinceNanos = 0;
+    badFrameListener.run();
+    ThriftServerFilter server = serverFilterAfter(ctx);
+    if (server != null) {
+      server.refuse(connection, header, reason);
+    } else {
+      connection.closeSilently();
+    }
+  }
+
+  /**
+   * Whether replies on {@code connection} leave without the length prefix: its first bytes were an
+   * unframed message.
+   */
+  static boolean repliesUnframed(Connection<?> connection) {
+    ParseState state = STATE.peek(connection);
+    WireKind kind = state == null ? null : state.kind;
+    return kind != null && kind.unframed();
   }
 
   @Override
@@ -301,6 +447,18 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   /** Per-connection parse state. */
   private static final class ParseState {
+    /** What the connection speaks, once its first byte is here. */
+    volatile WireKind kind;
+
+    /** Finds each message's end on an unframed connection; confined to the reading thread. */
+    UnframedMessages walk;
+
+    /** The length of the next unframed message, found by a look-ahead; else NEED_MORE. */
+    int aheadLength = UnframedMessages.NEED_MORE;
+
+    /** The next unframed message was found invalid by a look-ahead. */
+    UnframedMessages.InvalidMessageException aheadFailure;
+
     volatile long partialSinceNanos;
     volatile boolean rejected;
 

@@ -200,6 +200,14 @@ public final class ThriftServerFilter extends BaseFilter {
     adapterOf(connection).calls.onBadFrame(header, cause.getMessage());
   }
 
+  /**
+   * For {@link ThriftFrameFilter}: {@code connection} cannot be read on (first bytes of no accepted
+   * transport, an invalid unframed message); answer {@code header} if known, then close.
+   */
+  void refuse(Connection<?> connection, TMessage header, String reason) {
+    adapterOf(connection).calls.onBadFrame(header, reason);
+  }
+
   @Override
   public NextAction handleClose(FilterChainContext ctx) throws IOException {
     GrizzlyServerConnection adapter = CALLS.peek(ctx.getConnection());

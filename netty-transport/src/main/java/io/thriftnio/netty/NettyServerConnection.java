@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
+import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
 import java.net.SocketAddress;
@@ -26,6 +27,9 @@ final class NettyServerConnection implements ServerConnection {
 
   @Override
   public void write(ByteBuffer frame) {
+    if (handler.unframed) {
+      frame.position(frame.position() + Framing.HEADER_SIZE); // the peer reads messages bare
+    }
     // The frame carries its length prefix: the encoder passes it on as one buffer.
     Object reply = new ThriftFrameEncoder.Framed(Unpooled.wrappedBuffer(frame));
     handler.lastWrite = handler.ctx.write(reply).addListener(handler.countDropped);

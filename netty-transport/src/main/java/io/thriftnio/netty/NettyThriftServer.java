@@ -51,6 +51,10 @@ import java.net.InetSocketAddress;
  * thrift-nio-netty-io-N} (they are not daemon threads: a running server keeps the JVM alive), the
  * server's own worker pool {@code thrift-nio-netty-worker-N}.
  *
+ * <p>Framed peers only by default; with {@link ServerBuilder#transports} also unframed peers (a
+ * bare {@code TSocket}) on the same port, told apart by each connection's first byte, their replies
+ * unframed, every other setting applying alike.
+ *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
  * idleTimeout} closes a connection with no request and no call in flight; {@code frameTimeout}
@@ -290,7 +294,8 @@ public final class NettyThriftServer extends LifecycleServer {
             new ThriftFrameDecoder(
                 config.maxFrameSize(),
                 config.inputProtocolFactory(),
-                counters.truncatedFrames::increment))
+                counters.truncatedFrames::increment,
+                config.transports()))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {

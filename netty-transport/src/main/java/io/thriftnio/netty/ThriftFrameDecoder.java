@@ -5,8 +5,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.HeaderPeek;
+import io.thriftnio.core.internal.server.UnframedMessages;
+import io.thriftnio.core.internal.server.WireKind;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.slf4j.Logger;
@@ -35,6 +41,15 @@ import org.slf4j.LoggerFactory;
  * the length (it never waits for more: a hostile peer would hold the connection open), and the
  * exception carries it, so a server can answer that sequence id with a {@code
  * TApplicationException}.
+ *
+ * <p>In a {@link NettyThriftServer} that accepts {@link io.thriftnio.core.WireTransport#UNFRAMED}
+ * peers ({@link io.thriftnio.core.ServerBuilder#transports}), the first byte of the connection
+ * decides: a length prefix is framed as above; a strict-binary ({@code 80 01}), compact ({@code
+ * 82}) or JSON ({@code [}) message start makes the connection unframed, and each message is passed
+ * on whole, the same way, once its last byte has arrived (its end found by walking its encoding,
+ * resumed on each read; a declared size that would exceed {@code maxFrameSize} is refused as soon
+ * as it is read). First bytes of no accepted transport, and an invalid unframed message, raise an
+ * exception the server's handler answers and closes on, like an invalid frame.
  *
  * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
  * receiver owns it and must release it. Memory grows with the bytes received, never with the length
@@ -66,7 +81,14 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private final int maxFrameSize;
   private final TProtocolFactory headerProtocol;
   private final Runnable truncatedFrameListener;
+  private final Set<WireTransport> accepted;
   private boolean rejected;
+
+  /** The connection's kind, once its first byte is here; FRAMED from the start if alone. */
+  private WireKind kind;
+
+  /** Finds each message's end on an unframed connection; null on a framed one. */
+  private UnframedMessages walk;
 
   /**
    * A decoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes, that
@@ -103,9 +125,40 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    */
   ThriftFrameDecoder(
       int maxFrameSize, TProtocolFactory headerProtocol, Runnable truncatedFrameListener) {
+    this(maxFrameSize, headerProtocol, truncatedFrameListener, EnumSet.of(WireTransport.FRAMED));
+  }
+
+  /**
+   * A decoder for a server that accepts the {@code accepted} transports on its port: the first byte
+   * of the connection says which one it speaks ({@link WireKind#detect}). An unframed message is
+   * passed on whole, as a frame's payload is, its end found by core's {@link UnframedMessages} with
+   * {@code maxFrameSize} as the largest message; a {@link WireDetected} event goes ahead of it so
+   * that the handler sends its replies unframed.
+   */
+  ThriftFrameDecoder(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Runnable truncatedFrameListener,
+      Set<WireTransport> accepted) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.truncatedFrameListener = truncatedFrameListener;
+    this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
+    if (this.accepted.equals(Set.of(WireTransport.FRAMED))) {
+      this.kind = WireKind.FRAMED; // nothing to detect: foreign bytes meet the framing rules
+    }
+  }
+
+  /**
+   * Fired once, ahead of a connection's first request, when the connection turns out to be
+   * unframed: its replies must leave without the length prefix.
+   */
+  static final class WireDetected {
+    final WireKind kind;
+
+    WireDetected(WireKind kind) {
+      this.kind = kind;
+    }
   }
 
   /** The largest payload accepted, in bytes. */
@@ -136,6 +189,24 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
+    if (kind == null) {
+      if (!in.isReadable()) {
+        return;
+      }
+      kind = WireKind.detect(in.getByte(in.readerIndex()), accepted);
+      if (kind == null) {
+        failOnUnknownTransport(ctx, in);
+        return;
+      }
+      if (kind.unframed()) {
+        walk = kind.newWalk(maxFrameSize);
+        ctx.fireUserEventTriggered(new WireDetected(kind));
+      }
+    }
+    if (walk != null) {
+      decodeUnframed(ctx, in, out);
+      return;
+    }
     if (in.readableBytes() < Framing.HEADER_SIZE) {
       return;
     }
@@ -149,6 +220,39 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     }
     in.skipBytes(Framing.HEADER_SIZE);
     out.add(in.readRetainedSlice(length));
+  }
+
+  private void decodeUnframed(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+      throws InvalidMessageException {
+    int length;
+    try {
+      length = walk.next(in::getByte, in.readerIndex(), in.readableBytes());
+    } catch (UnframedMessages.InvalidMessageException e) {
+      rejected = true;
+      in.skipBytes(in.readableBytes());
+      String reason = e.describe(walk.protocol(), ctx.channel().remoteAddress());
+      log.warn("Invalid message, the connection must close: {}", reason);
+      throw new InvalidMessageException(reason, e.header());
+    }
+    if (length != UnframedMessages.NEED_MORE) {
+      walk.reset();
+      out.add(in.readRetainedSlice(length));
+    }
+  }
+
+  private void failOnUnknownTransport(ChannelHandlerContext ctx, ByteBuf in)
+      throws InvalidMessageException {
+    String reason =
+        WireKind.describeRefusal(
+            in::getByte,
+            in.readerIndex(),
+            in.readableBytes(),
+            accepted,
+            ctx.channel().remoteAddress());
+    rejected = true;
+    in.skipBytes(in.readableBytes());
+    log.warn("{}", reason);
+    throw new InvalidMessageException(reason, null);
   }
 
   @Override

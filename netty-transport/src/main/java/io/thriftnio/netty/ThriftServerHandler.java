@@ -98,6 +98,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   CallSequencer calls;
   ChannelFuture lastWrite;
 
+  /** Replies leave without their length prefix: the decoder found an unframed peer. */
+  boolean unframed;
+
   /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
   RegisteredConnection<?> registration;
 
@@ -235,6 +238,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof ThriftFrameDecoder.WireDetected) {
+      unframed = ((ThriftFrameDecoder.WireDetected) evt).kind.unframed();
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
+  }
+
+  @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     calls.readComplete();
     timeouts.readBatchComplete();
@@ -262,6 +274,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       updateAutoRead();
       return;
     }
+    InvalidMessageException refused = findCause(cause, InvalidMessageException.class);
+    if (refused != null) {
+      calls.onBadFrame(refused.header(), refused.getMessage());
+      updateAutoRead();
+      return;
+    }
     if (cause instanceof IOException) {
       // The peer's doing (a reset, a broken pipe): PEER_CLOSED, as on Grizzly, which reports a
       // reset as an end of stream.
@@ -277,9 +295,13 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   }
 
   private static InvalidFrameException findInvalidFrame(Throwable cause) {
+    return findCause(cause, InvalidFrameException.class);
+  }
+
+  private static <T extends Throwable> T findCause(Throwable cause, Class<T> type) {
     for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof InvalidFrameException) {
-        return (InvalidFrameException) t;
+      if (type.isInstance(t)) {
+        return type.cast(t);
       }
     }
     return null;

@@ -5,11 +5,13 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -124,6 +126,8 @@ final class LibraryServerRow implements ServerRow {
     if (spec.accessLog()) {
       b.addInterceptor(new AccessLog(System.err));
     }
+    WireTransport[] transports = spec.transports().toArray(new WireTransport[0]);
+    b.transports(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     if (spec.workers() != null) {
       b.workerThreads(spec.workers());

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,7 +8,10 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -142,6 +146,16 @@ final class ServeCommand implements Callable<Integer> {
   boolean accessLog;
 
   @Option(
+      names = "--transports",
+      paramLabel = "T[,T]",
+      split = ",",
+      description =
+          "framed, unframed or both, comma-separated: what the server accepts on its one port,"
+              + " told apart per connection by its first byte (netty and grizzly rows; default:"
+              + " framed)")
+  List<String> transports = List.of("framed");
+
+  @Option(
       names = "--control",
       description =
           "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
@@ -154,6 +168,7 @@ final class ServeCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     Rows rows = Rows.standard();
     String name;
+    Set<WireTransport> accepted;
     try {
       name = rowName(server, strategy);
       Protocols.factory(protocol);
@@ -165,6 +180,7 @@ final class ServeCommand implements Callable<Integer> {
       if (ioThreads != null) {
         check("io-threads", ioThreads, 1, 1024);
       }
+      accepted = transports(transports);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -204,7 +220,8 @@ final class ServeCommand implements Callable<Integer> {
                   asyncHandler,
                   connections,
                   tls,
-                  accessLog));
+                  accessLog,
+                  accepted));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "
@@ -298,5 +315,22 @@ final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           name + ": " + value + " (expected: " + min + ".." + max + ")");
     }
+  }
+
+  /** Parses {@code --transports}: {@code framed}, {@code unframed}, in any case and order. */
+  static Set<WireTransport> transports(List<String> names) {
+    EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
+    for (String n : names) {
+      try {
+        set.add(WireTransport.valueOf(n.trim().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "transports: " + n + " (expected: framed, unframed or framed,unframed)", e);
+      }
+    }
+    if (set.isEmpty()) {
+      throw new IllegalArgumentException("transports: none (expected: framed, unframed or both)");
+    }
+    return set;
   }
 }

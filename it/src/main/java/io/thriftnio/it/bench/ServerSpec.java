@@ -1,5 +1,8 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
+import java.util.EnumSet;
+import java.util.Set;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -16,6 +19,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param tls the certificates TLS rows serve with, or {@code null} when none were made (a TLS row
  *     then fails to start and says so)
  * @param accessLog library rows print one line per call on stderr ({@code serve --access-log})
+ * @param transports what the row accepts on its port ({@code serve --transports}); only library
+ *     rows accept more than {@code FRAMED}
  */
 record ServerSpec(
     String host,
@@ -26,7 +31,48 @@ record ServerSpec(
     boolean asyncHandler,
     int expectedConnections,
     BenchTls tls,
-    boolean accessLog) {
+    boolean accessLog,
+    Set<WireTransport> transports) {
+
+  /** A spec for framed peers alone. */
+  ServerSpec(
+      String host,
+      int port,
+      String protocol,
+      Integer workers,
+      Integer ioThreads,
+      boolean asyncHandler,
+      int expectedConnections,
+      BenchTls tls,
+      boolean accessLog) {
+    this(
+        host,
+        port,
+        protocol,
+        workers,
+        ioThreads,
+        asyncHandler,
+        expectedConnections,
+        tls,
+        accessLog,
+        EnumSet.of(WireTransport.FRAMED));
+  }
+
+  /**
+   * Refuses a spec that asks a row serving framed peers alone for more.
+   *
+   * @param row the row's name, for the message
+   * @throws IllegalStateException if {@link #transports()} holds more than {@code FRAMED}
+   */
+  void requireFramedOnly(String row) {
+    if (!transports.equals(EnumSet.of(WireTransport.FRAMED))) {
+      throw new IllegalStateException(
+          row
+              + " serves framed peers only: transports "
+              + transports
+              + " (expected: framed; the netty and grizzly rows take unframed too)");
+    }
+  }
 
   /** A spec without an access log. */
   ServerSpec(

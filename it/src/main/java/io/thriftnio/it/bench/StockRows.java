@@ -176,6 +176,7 @@ final class StockRows implements RowProvider {
 
     @Override
     public RunningServer start(ServerSpec spec) throws Exception {
+      spec.requireFramedOnly(name());
       InetSocketAddress bind = new InetSocketAddress(spec.host(), spec.port());
       TProcessor processor = new BenchService.Processor<>(new BenchHandler());
       int workers = spec.workersOr(ServerBuilder.DEFAULT_WORKER_THREADS);
@@ -339,6 +340,7 @@ final class StockRows implements RowProvider {
 
     @Override
     public RunningServer start(ServerSpec spec) throws Exception {
+      spec.requireFramedOnly(name());
       return new RawEchoServer(
               new InetSocketAddress(spec.host(), spec.port()),
               spec.ioThreadsOr(Runtime.getRuntime().availableProcessors()),

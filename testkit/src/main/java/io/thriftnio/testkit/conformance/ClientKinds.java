@@ -4,6 +4,7 @@ import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLSocketFactory;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -50,6 +52,31 @@ public final class ClientKinds {
           TTransport framed = new TFramedTransport(socket);
           framed.open();
           return framed;
+        });
+  }
+
+  /**
+   * Stock libthrift without framing: a bare {@code TSocket}, as Python's, Ruby's and PHP's default
+   * clients speak. The server must accept {@code WireTransport.UNFRAMED}.
+   */
+  public static ClientKind stockUnframedSocket() {
+    return syncTransport(
+        "tsocket-unframed",
+        address -> {
+          TSocket socket = new TSocket(address.getHostString(), address.getPort(), 30_000);
+          socket.open();
+          return socket;
+        });
+  }
+
+  /** As {@link #stockUnframedSocket()}, over TLS through {@code tls}. */
+  public static ClientKind stockUnframedSocket(SSLSocketFactory tls) {
+    return syncTransport(
+        "tsocket-unframed-tls",
+        address -> {
+          Socket s = tls.createSocket(address.getHostString(), address.getPort());
+          s.setSoTimeout(30_000);
+          return new TSocket(s);
         });
   }
 

@@ -24,6 +24,7 @@ import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TIOStreamTransport;
 
 /**
  * A socket (plain, or TLS with {@link #open(InetSocketAddress, SSLSocketFactory)}) for writing
@@ -210,7 +211,11 @@ public final class RawConnection implements AutoCloseable {
    */
   public static TMessage decodeReply(TProtocolFactory protocol, byte[] payload, TBase<?, ?> result)
       throws TException {
-    TProtocol p = protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload)));
+    return readReply(
+        protocol.getProtocol(FrameInputTransport.of(CONFIG, ByteBuffer.wrap(payload))), result);
+  }
+
+  private static TMessage readReply(TProtocol p, TBase<?, ?> result) throws TException {
     TMessage msg = p.readMessageBegin();
     if (msg.type == TMessageType.EXCEPTION) {
       throw org.apache.thrift.TApplicationException.readFrom(p);
@@ -218,6 +223,19 @@ public final class RawConnection implements AutoCloseable {
     result.read(p);
     p.readMessageEnd();
     return msg;
+  }
+
+  /**
+   * Reads one unframed reply (a message straight off the stream, no length prefix) into {@code
+   * result}, as a bare {@code TSocket} client would.
+   *
+   * @return the reply's message header
+   * @throws org.apache.thrift.TApplicationException if the reply is an exception message
+   */
+  public TMessage readUnframedReply(TProtocolFactory protocol, TBase<?, ?> result)
+      throws TException {
+    // Nothing reads ahead: the protocol takes exactly the reply's bytes off the stream.
+    return readReply(protocol.getProtocol(new TIOStreamTransport(CONFIG, in)), result);
   }
 
   /** Reads exactly {@code n} bytes or fails; for tests that read partial data. */

@@ -1,0 +1,30 @@
+package io.thriftnio.core;
+
+/**
+ * How Thrift messages are delimited on a connection. A server accepts one or more of them on the
+ * same port ({@link ServerBuilder#transports}); each connection's first bytes say which one it
+ * speaks, and its replies go back the same way.
+ *
+ * <pre>
+ * FRAMED    | 00 00 00 0B | 80 01 00 01 ... |     a 4-byte big-endian length, then the message
+ * UNFRAMED  | 80 01 00 01 ... | 80 01 ...         messages back to back: strict binary (80 01),
+ *           | 82 21 ... |                         compact (82) or JSON ([)
+ * </pre>
+ */
+public enum WireTransport {
+  /**
+   * Thrift's framed transport ({@code TFramedTransport}, {@code TFastFramedTransport}): each
+   * message is preceded by its length. The default, and the only kind a server accepts unless told
+   * otherwise.
+   */
+  FRAMED,
+
+  /**
+   * Messages without a length prefix, as a plain {@code TSocket} or a {@code TBufferedTransport}
+   * sends them (Python's, Ruby's and PHP's default clients, the HBase Thrift server's peers). The
+   * server finds each message's end by walking it with its protocol's encoding: strict {@code
+   * TBinaryProtocol}, {@code TCompactProtocol} or {@code TJSONProtocol}; the non-strict binary
+   * encoding (no version word) cannot be told from a frame length and is not accepted.
+   */
+  UNFRAMED
+}

@@ -1,0 +1,85 @@
+package io.thriftnio.it.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.WireTransport;
+import io.thriftnio.testkit.gen.BenchService;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code serve --transports}: library rows serve framed and unframed peers on one port. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServeTransportsTest {
+
+  private static ServerSpec spec(EnumSet<WireTransport> transports) {
+    return new ServerSpec(
+        MatrixRunner.LOOPBACK, 0, "compact", null, 1, false, 16, null, false, transports);
+  }
+
+  private static String lastSale(InetSocketAddress a, boolean framed, String symbol)
+      throws Exception {
+    TTransport t = new TSocket(a.getHostString(), a.getPort(), 10_000);
+    if (framed) {
+      t = new TFramedTransport(t);
+    }
+    try (TTransport open = t) {
+      open.open();
+      return new BenchService.Client(new TCompactProtocol(open)).get_last_sale(symbol).getSymbol();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"netty/worker", "grizzly/same-thread"})
+  void aLibraryRowServesFramedAndUnframedPeersOnOnePort(String name) throws Exception {
+    try (RunningServer server =
+        Rows.standard().server(name).start(spec(EnumSet.allOf(WireTransport.class)))) {
+      assertThat(lastSale(server.address(), false, "UNFRAMED")).isEqualTo("UNFRAMED");
+      assertThat(lastSale(server.address(), true, "FRAMED")).isEqualTo("FRAMED");
+    }
+  }
+
+  @Test
+  void aStockRowRefusesUnframed() {
+    assertThatThrownBy(
+            () ->
+                Rows.standard()
+                    .server("thrift-threaded-selector")
+                    .start(spec(EnumSet.allOf(WireTransport.class))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED]"
+                + " (expected: framed; the netty and grizzly rows take unframed too)");
+  }
+
+  @Test
+  void parsesTheOptionAndRefusesUnknownNames() {
+    assertThat(ServeCommand.transports(List.of("unframed", "FRAMED")))
+        .containsExactly(WireTransport.FRAMED, WireTransport.UNFRAMED);
+    assertThat(ServeCommand.transports(List.of("unframed")))
+        .containsExactly(WireTransport.UNFRAMED);
+    StringWriter err = new StringWriter();
+    int code =
+        BenchMain.execute(
+            new String[] {
+              "serve", "--server", "netty", "--port", "0", "--transports", "framed,http"
+            },
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true));
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("transports: http (expected: framed, unframed or framed,unframed)");
+  }
+}
