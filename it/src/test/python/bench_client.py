@@ -2,9 +2,11 @@
 """Python interop client for BenchService: calls every bench.thrift method against a server and
 checks each result against the reference semantics of io.thriftnio.testkit.BenchHandler.
 
-Stock Python Thrift only: TSocket + TFramedTransport + TBinaryProtocol or TCompactProtocol.
+Stock Python Thrift only: TSocket + TFramedTransport (or, with --transport buffered, the unframed
+TBufferedTransport that is Python's default) + TBinaryProtocol or TCompactProtocol.
 
-    bench_client.py --port 9090 [--host 127.0.0.1] [--protocol binary|compact] [--clients 32]
+    bench_client.py --port 9090 [--host 127.0.0.1] [--protocol binary|compact]
+                    [--transport framed|buffered] [--clients 32]
 
 Bad arguments (db_work(-1), get_nested(61), sleep(-1), ...) make the handler throw BenchError(400).
 Where bench.thrift declares `throws (BenchError)` for the method, the client expects exactly that;
@@ -127,12 +129,15 @@ def _short(value):
 
 
 class Connection(object):
-    """One framed connection and its generated client."""
+    """One connection, framed or buffered (unframed), and its generated client."""
 
     def __init__(self, args):
         socket = TSocket.TSocket(args.host, args.port)
         socket.setTimeout(args.timeout_ms)
-        self.transport = TTransport.TFramedTransport(socket)
+        if args.transport == "buffered":
+            self.transport = TTransport.TBufferedTransport(socket)
+        else:
+            self.transport = TTransport.TFramedTransport(socket)
         self.client = BenchService.Client(common.protocol_factory(args.protocol)
                                           .getProtocol(self.transport))
         self.transport.open()
@@ -301,6 +306,8 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--protocol", choices=common.PROTOCOLS, default="binary")
+    parser.add_argument("--transport", choices=("framed", "buffered"), default="framed",
+                        help="framed, or buffered: unframed messages (default: framed)")
     parser.add_argument("--clients", type=int, default=0,
                         help="concurrent clients, each on its own connection (default: 0, none)")
     parser.add_argument("--calls", type=int, default=20,
@@ -343,6 +350,7 @@ def main(argv=None):
         "host": args.host,
         "port": args.port,
         "protocol": args.protocol,
+        "transport": args.transport,
         "calls": calls[0],
         "concurrent_clients": args.clients,
         "concurrent_calls": concurrent_calls,

@@ -37,14 +37,18 @@ public final class ClientRun {
   }
 
   /**
-   * The raw JSON text of a number or boolean in the summary line ({@code "640"}, {@code "true"}),
-   * if present.
+   * A value of the summary line, if present: the raw JSON text of a number or boolean ({@code
+   * "640"}, {@code "true"}), or a string's content without its quotes.
    */
   public Optional<String> summaryValue(String key) {
     Matcher m =
-        Pattern.compile("\"" + Pattern.quote(key) + "\": (-?[0-9.]+|true|false|null)")
+        Pattern.compile(
+                "\"" + Pattern.quote(key) + "\": (?:\"([^\"]*)\"|(-?[0-9.]+|true|false|null))")
             .matcher(result.stdout());
-    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    if (!m.find()) {
+      return Optional.empty();
+    }
+    return Optional.of(m.group(1) != null ? m.group(1) : m.group(2));
   }
 
   /** The command, exit code and output, for assertion messages. */

@@ -123,6 +123,15 @@ public final class PythonPeer {
    */
   public ClientRun runClient(String host, int port, String protocol, int clients)
       throws IOException, InterruptedException {
+    return runClient(host, port, protocol, "framed", clients);
+  }
+
+  /**
+   * Runs {@code bench_client.py} with {@code transport}: {@code framed}, or {@code buffered}
+   * (Python's default unframed {@code TBufferedTransport}).
+   */
+  public ClientRun runClient(String host, int port, String protocol, String transport, int clients)
+      throws IOException, InterruptedException {
     List<String> command =
         List.of(
             python.toString(),
@@ -133,6 +142,8 @@ public final class PythonPeer {
             Integer.toString(port),
             "--protocol",
             protocol,
+            "--transport",
+            transport,
             "--clients",
             Integer.toString(clients));
     return new ClientRun(Processes.run(command, scripts, Map.of(), CLIENT_TIMEOUT, logs));

@@ -3,6 +3,7 @@ package io.thriftnio.it.python;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.it.Rows;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.conformance.BenchConnection;
@@ -93,6 +94,35 @@ class PythonPeerInteropTest {
       assertThat(run.summaryValue("fire_bytes"))
           .as("%s", run)
           .contains(Long.toString(handler.firedBytes()));
+      assertThat(server.stats().badFrames()).isZero();
+    }
+  }
+
+  @ParameterizedTest(name = "python buffered -> {0} ({1})")
+  @MethodSource("serversAndProtocols")
+  void pythonsUnframedClientPassesEveryCheckAgainstAServerThatTakesBoth(
+      Rows.Server row, String protocol) throws Exception {
+    PythonPeer python = PythonPeer.get();
+    BenchHandler handler = new BenchHandler();
+    try (ThriftServer server =
+        row.builder()
+            .get()
+            .processor(new BenchService.Processor<>(handler))
+            .protocol(factory(protocol))
+            .ioStrategy(row.strategy())
+            .transports(WireTransport.FRAMED, WireTransport.UNFRAMED)
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start()) {
+      int port = server.localAddress().getPort();
+      ClientRun buffered =
+          python.runClient("127.0.0.1", port, protocol, "buffered", CONCURRENT_CLIENTS);
+      assertThat(buffered.passed()).as("bench_client.py failed:%n%s", buffered).isTrue();
+      assertThat(buffered.summaryValue("transport")).as("%s", buffered).contains("buffered");
+      assertThat(buffered.summaryValue("checks_failed")).as("%s", buffered).contains("0");
+      // The same port still serves framed Python clients.
+      ClientRun framed = python.runClient("127.0.0.1", port, protocol, "framed", 4);
+      assertThat(framed.passed()).as("bench_client.py failed:%n%s", framed).isTrue();
       assertThat(server.stats().badFrames()).isZero();
     }
   }
