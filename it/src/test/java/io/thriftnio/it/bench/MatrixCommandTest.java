@@ -133,7 +133,8 @@ class MatrixCommandTest {
     assertThat(err.toString())
         .contains(
             "only [netty, netty-nio, netty-epoll, netty-iouring, netty-tls, netty-openssl,"
-                + " grizzly, grizzly-tls] take one");
+                + " netty-empty-chain, netty-one-interceptor, grizzly, grizzly-tls,"
+                + " grizzly-empty-chain, grizzly-one-interceptor] take one");
   }
 
   @Test
