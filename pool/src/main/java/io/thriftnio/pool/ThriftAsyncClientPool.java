@@ -194,7 +194,12 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
               if (waitFailed != null) {
                 completeOnExecutor(() -> future.completeExceptionally(waitFailed));
               } else {
-                start(call, future, lent);
+                try {
+                  start(call, future, lent);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait: the caller hears it.
+                  completeOnExecutor(() -> future.completeExceptionally(e));
+                }
               }
             });
   }

@@ -124,6 +124,8 @@ public final class AsyncBorrows<T> implements AutoCloseable {
     this.timer =
         new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("thrift-nio-pool-timer"));
     timer.setRemoveOnCancelPolicy(true);
+    timer.setKeepAliveTime(30, TimeUnit.SECONDS);
+    timer.allowCoreThreadTimeOut(true); // an idle pool keeps no thread
     this.connect =
         new ThreadPoolExecutor(
             CONNECTORS,

@@ -184,7 +184,12 @@ public final class MultiplexedPool implements ThriftChannel {
               if (waitFailed != null) {
                 result.completeExceptionally(waitFailed);
               } else {
-                relay(exchange(sent, c, request, timeout), result);
+                try {
+                  relay(exchange(sent, c, request, timeout), result);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait (an IO thread): the caller hears it.
+                  result.completeExceptionally(e);
+                }
               }
             });
     return result;
@@ -269,7 +274,12 @@ public final class MultiplexedPool implements ThriftChannel {
               if (waitFailed != null) {
                 result.completeExceptionally(waitFailed);
               } else {
-                relay(send(header, c, request), result);
+                try {
+                  relay(send(header, c, request), result);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait (an IO thread): the caller hears it.
+                  result.completeExceptionally(e);
+                }
               }
             });
     return result;
