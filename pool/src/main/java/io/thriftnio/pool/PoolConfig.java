@@ -272,16 +272,18 @@ public final class PoolConfig {
     /**
      * Calls of an async pool ({@link ThriftChannelPool}, {@link ThriftAsyncClientPool}) that may
      * wait at once for a connection, in a queue served in arrival order; the call that finds the
-     * queue full fails at once with a {@link PoolException} naming the limit. Zero: a call that
-     * finds every connection busy fails at once. The sync {@link ThriftClientPool} does not use it
-     * (its callers wait on their own threads). Default {@value #DEFAULT_MAX_WAITING}.
+     * queue full fails at once with a {@link PoolException} naming the limit. A call that must wait
+     * for a connect waits in the queue too, so at least one place is needed; to fail at once
+     * instead of waiting for a busy connection, set {@link #borrowTimeout(Duration)} to zero. The
+     * sync {@link ThriftClientPool} does not use it (its callers wait on their own threads).
+     * Default {@value #DEFAULT_MAX_WAITING}.
      *
-     * @param maxWaiting {@code >= 0}
+     * @param maxWaiting {@code > 0}
      * @return this builder
      */
     public Builder maxWaiting(int maxWaiting) {
-      if (maxWaiting < 0) {
-        throw new IllegalArgumentException("maxWaiting: " + maxWaiting + " (expected: >= 0)");
+      if (maxWaiting <= 0) {
+        throw new IllegalArgumentException("maxWaiting: " + maxWaiting + " (expected: > 0)");
       }
       this.maxWaiting = maxWaiting;
       return this;

@@ -223,6 +223,35 @@ class AsyncPoolsNeverBlockTest {
   }
 
   @Test
+  void zeroBorrowTimeoutFailsACallThatFindsEveryConnectionBusy() throws Exception {
+    PoolConfig config =
+        PoolConfig.builder()
+            .maxTotal(1)
+            .maxPerEndpoint(1)
+            .maxIdlePerEndpoint(1)
+            .borrowTimeout(Duration.ZERO)
+            .build();
+    try (ThriftChannelPool<BenchService.Client> pool = channelPool(config)) {
+      // The first call still connects (off this thread): a connect is no wait for a busy one.
+      pool.call(c -> c.send_fired(), BenchService.Client::recv_fired).get(10, TimeUnit.SECONDS);
+      CompletableFuture<Void> busy =
+          pool.call(
+              c -> c.send_sleep(2_000),
+              c -> {
+                c.recv_sleep();
+                return null;
+              });
+      CompletableFuture<Long> refused =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThatThrownBy(() -> refused.get(1, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(PoolTimeoutException.class)
+          .hasMessageContaining("total=1, active=1");
+      assertThat(busy).isNotDone();
+    }
+  }
+
+  @Test
   void asyncClientPoolQueueIsBoundedToo() throws Exception {
     PoolConfig config =
         PoolConfig.builder()
