@@ -71,6 +71,19 @@ public interface ThriftChannel extends AutoCloseable {
   /** The peer's address. */
   SocketAddress remoteAddress();
 
+  /**
+   * Runs {@code action} once when the connection closes, however it closes ({@link #close()}, the
+   * peer closing or resetting it, a timeout, a bad frame), on the thread that saw the close; at
+   * once on the calling thread if it is closed already. Pools use it to drop a closed connection at
+   * once instead of at its next use.
+   *
+   * <p>The default does nothing: a channel that cannot tell is found closed when next used ({@link
+   * #isOpen()}). The Netty and Grizzly channels of this library run it.
+   *
+   * @param action must neither block nor throw
+   */
+  default void whenClosed(Runnable action) {}
+
   /** Closes the connection; pending calls fail. Idempotent. */
   @Override
   void close();

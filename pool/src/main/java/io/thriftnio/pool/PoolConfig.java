@@ -28,6 +28,14 @@ public final class PoolConfig {
   /** Default {@link Builder#minIdlePerEndpoint(int)}: {@value}. */
   public static final int DEFAULT_MIN_IDLE_PER_ENDPOINT = 0;
 
+  /**
+   * Default {@link Builder#maxWaiting(int)}: {@value}. A waiting call holds its request and a few
+   * hundred bytes; ten thousand is room for a burst of ten thousand concurrent callers (the bench
+   * drives a thousand) while a caller that outruns the servers for good fails fast instead of
+   * growing the heap until every waiter times out.
+   */
+  public static final int DEFAULT_MAX_WAITING = 10_000;
+
   /** Default {@link Builder#borrowTimeout(Duration)}: 5 seconds. */
   public static final Duration DEFAULT_BORROW_TIMEOUT = Duration.ofSeconds(5);
 
@@ -50,6 +58,7 @@ public final class PoolConfig {
   private final int maxIdlePerEndpoint;
   private final int minIdlePerEndpoint;
   private final Duration borrowTimeout;
+  private final int maxWaiting;
   private final boolean testOnBorrow;
   private final Duration idleTimeout;
   private final Duration evictionInterval;
@@ -64,6 +73,7 @@ public final class PoolConfig {
     this.maxIdlePerEndpoint = b.maxIdlePerEndpoint;
     this.minIdlePerEndpoint = b.minIdlePerEndpoint;
     this.borrowTimeout = b.borrowTimeout;
+    this.maxWaiting = b.maxWaiting;
     this.testOnBorrow = b.testOnBorrow;
     this.idleTimeout = b.idleTimeout;
     this.evictionInterval = b.evictionInterval;
@@ -106,6 +116,14 @@ public final class PoolConfig {
   /** How long a borrow waits for a connection when the limits are reached; zero fails at once. */
   public Duration borrowTimeout() {
     return borrowTimeout;
+  }
+
+  /**
+   * Calls of an async pool that may wait for a connection at once; see {@link
+   * Builder#maxWaiting(int)}.
+   */
+  public int maxWaiting() {
+    return maxWaiting;
   }
 
   /** Whether an idle connection is validated before it is lent. */
@@ -155,6 +173,8 @@ public final class PoolConfig {
         + minIdlePerEndpoint
         + ", borrowTimeout="
         + borrowTimeout
+        + ", maxWaiting="
+        + maxWaiting
         + ", testOnBorrow="
         + testOnBorrow
         + ", idleTimeout="
@@ -179,6 +199,7 @@ public final class PoolConfig {
     private int maxIdlePerEndpoint = DEFAULT_MAX_IDLE_PER_ENDPOINT;
     private int minIdlePerEndpoint = DEFAULT_MIN_IDLE_PER_ENDPOINT;
     private Duration borrowTimeout = DEFAULT_BORROW_TIMEOUT;
+    private int maxWaiting = DEFAULT_MAX_WAITING;
     private boolean testOnBorrow = true;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Duration evictionInterval = DEFAULT_EVICTION_INTERVAL;
@@ -245,6 +266,26 @@ public final class PoolConfig {
      */
     public Builder borrowTimeout(Duration borrowTimeout) {
       this.borrowTimeout = borrowTimeout;
+      return this;
+    }
+
+    /**
+     * Calls of an async pool ({@link ThriftChannelPool}, {@link ThriftAsyncClientPool}) that may
+     * wait at once for a connection, in a queue served in arrival order; the call that finds the
+     * queue full fails at once with a {@link PoolException} naming the limit. A call that must wait
+     * for a connect waits in the queue too, so at least one place is needed; to fail at once
+     * instead of waiting for a busy connection, set {@link #borrowTimeout(Duration)} to zero. The
+     * sync {@link ThriftClientPool} does not use it (its callers wait on their own threads).
+     * Default {@value #DEFAULT_MAX_WAITING}.
+     *
+     * @param maxWaiting {@code > 0}
+     * @return this builder
+     */
+    public Builder maxWaiting(int maxWaiting) {
+      if (maxWaiting <= 0) {
+        throw new IllegalArgumentException("maxWaiting: " + maxWaiting + " (expected: > 0)");
+      }
+      this.maxWaiting = maxWaiting;
       return this;
     }
 

@@ -53,4 +53,21 @@ public record PoolStats(
         + connectFailures
         + '}';
   }
+
+  /** These stats with {@code waiting} borrowers waiting instead. */
+  PoolStats withWaiting(int waiting) {
+    return waiting == this.waiting
+        ? this
+        : new PoolStats(
+            total,
+            active,
+            idle,
+            waiting,
+            borrowed,
+            created,
+            destroyed,
+            invalidated,
+            timeouts,
+            connectFailures);
+  }
 }

@@ -18,7 +18,7 @@ public final class PoolTimeoutException extends PoolException {
   /**
    * Creates the exception.
    *
-   * @param endpoint the endpoint waited for
+   * @param endpoint the endpoint waited for, or {@code null} when any could have served
    * @param waited how long the borrower waited
    * @param stats the pool state when it gave up
    */
@@ -36,7 +36,10 @@ public final class PoolTimeoutException extends PoolException {
     this.stats = stats;
   }
 
-  /** The endpoint the borrower waited for. */
+  /**
+   * The endpoint the borrower waited for; {@code null} for a call of an async pool with several
+   * endpoints that waited in the pool's queue, where any endpoint could have served it.
+   */
   public InetSocketAddress endpoint() {
     return endpoint;
   }

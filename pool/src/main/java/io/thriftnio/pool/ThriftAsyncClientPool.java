@@ -4,6 +4,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.pool.internal.AsyncBorrows;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
 import io.thriftnio.pool.internal.EndpointPool;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
@@ -48,13 +50,16 @@ import org.apache.thrift.transport.TTransportException;
  * }</pre>
  *
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
- * selector thread. The borrow itself happens on the calling thread: when the pool is exhausted the
- * caller waits up to {@link PoolConfig#borrowTimeout()} (set it to zero to fail at once instead),
- * and when a client must be created it also connects there, for up to {@link
- * Builder#connectTimeout(Duration)}. So {@link #call} and the methods of an {@link #asyncIface}
- * proxy may block for up to borrowTimeout + connectTimeout, and must not be called from an
- * event-loop or selector thread (a {@code TAsyncClientManager}'s, Netty's, Grizzly's): blocking it
- * can stall the very completions that would return a client to the pool.
+ * selector thread.
+ *
+ * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} proxy
+ * return at once, so they may be called from an event-loop or selector thread or a completion
+ * callback running there. A free connection is taken on the calling thread (no thread hop);
+ * otherwise the call waits, as a future, in a queue of at most {@link PoolConfig#maxWaiting()}
+ * calls served in arrival order as connections free or open, and fails with {@link
+ * PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that finds the queue full
+ * fails at once with a {@link PoolException}. Connections are opened by up to four connector
+ * threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
  * PoolClosedException}.
@@ -111,6 +116,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final EndpointPool<AsyncConnection<A>> pool;
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
 
   private ThriftAsyncClientPool(Builder<A> b) {
     this.executor = b.executor;
@@ -133,6 +139,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       connections.close(); // the selector threads, started above
       throw e;
     }
+    this.borrows = new AsyncBorrows<>(name, b.config(), b.metrics(), new Waiters());
+    pool.onFree(borrows::dispatch);
   }
 
   /**
@@ -148,11 +156,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   /**
-   * Borrows a client (on this thread, waiting up to the borrow timeout) and starts one call on it.
-   *
-   * <p>Blocks for up to {@link PoolConfig#borrowTimeout()} + {@link
-   * Builder#connectTimeout(Duration)} when the pool is exhausted or a client must be connected:
-   * never call it from an event-loop or selector thread.
+   * Starts one call on a pooled client: at once when one is idle, else when one frees or opens.
+   * Never blocks the caller.
    *
    * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
    * @param <R> the result
@@ -171,12 +176,36 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   /** Completes {@code future} on the executor: stages attached before this run there too. */
   private <R> void start(AsyncCall<? super A, R> call, CompletableFuture<R> future) {
     Borrowed<AsyncConnection<A>> b;
+    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
     try {
-      b = pool.borrow();
+      b = borrows.now(choice);
     } catch (TException | RuntimeException e) {
       completeOnExecutor(() -> future.completeExceptionally(e));
       return;
     }
+    if (b != null) {
+      start(call, future, b);
+      return;
+    }
+    borrows
+        .later(choice)
+        .whenComplete(
+            (lent, waitFailed) -> {
+              if (waitFailed != null) {
+                completeOnExecutor(() -> future.completeExceptionally(waitFailed));
+              } else {
+                try {
+                  start(call, future, lent);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait: the caller hears it.
+                  completeOnExecutor(() -> future.completeExceptionally(e));
+                }
+              }
+            });
+  }
+
+  private <R> void start(
+      AsyncCall<? super A, R> call, CompletableFuture<R> future, Borrowed<AsyncConnection<A>> b) {
     InFlight<R> f = new InFlight<>(b, future);
     inFlight.add(f);
     if (closed.get()) {
@@ -196,10 +225,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    * once the client is back in the pool or destroyed. A borrow failure reaches the callback's
    * {@code onError}.
    *
-   * <p>Each method of the proxy borrows on the calling thread before it returns, and may block for
-   * up to {@link PoolConfig#borrowTimeout()} + {@link Builder#connectTimeout(Duration)} when the
-   * pool is exhausted or a client must be connected: never call it from an event-loop or selector
-   * thread.
+   * <p>Each method of the proxy returns at once; a call that finds no idle client waits in the
+   * pool's queue.
    *
    * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
    * @param <I> the interface type
@@ -229,7 +256,48 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
   /** A snapshot of the pool's state and counters. */
   public PoolStats stats() {
-    return pool.stats();
+    // Calls waiting in the queue; pool2's own waiters are the connector threads, not calls.
+    return pool.stats().withWaiting(borrows.waiting());
+  }
+
+  /** The async queue's view of the pool. */
+  private final class Waiters implements AsyncBorrows.Source<Borrowed<AsyncConnection<A>>> {
+    @Override
+    public Borrowed<AsyncConnection<A>> tryNow(
+        InetSocketAddress preferred, Consumer<InetSocketAddress> chosen) throws TException {
+      return pool.tryBorrowNow(preferred, chosen);
+    }
+
+    @Override
+    public Borrowed<AsyncConnection<A>> borrow(InetSocketAddress preferred) throws TException {
+      return pool.borrow(preferred);
+    }
+
+    @Override
+    public void giveBack(Borrowed<AsyncConnection<A>> borrowed) {
+      pool.giveBack(borrowed);
+    }
+
+    @Override
+    public PoolStats stats() {
+      return ThriftAsyncClientPool.this.stats();
+    }
+
+    @Override
+    public InetSocketAddress soleEndpoint() {
+      List<InetSocketAddress> all = pool.endpoints();
+      return all.size() == 1 ? all.get(0) : null;
+    }
+
+    @Override
+    public PoolClosedException closedException() {
+      return pool.closedException();
+    }
+
+    @Override
+    public void timedOut() {
+      pool.countTimeout();
+    }
   }
 
   /**
@@ -241,6 +309,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    borrows.close();
     pool.close();
     for (InFlight<?> f : inFlight) {
       f.settle(null, pool.closedException());

@@ -33,25 +33,28 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <p>Each call goes to the least loaded open connection of the chosen endpoint that has fewer than
  * {@link Builder#maxInFlightPerConnection(int)} calls in flight; a new connection is opened when
- * all are full and the limits allow; otherwise the caller waits up to {@link
- * PoolConfig#borrowTimeout()} on the calling thread. A connection is closed when an exchange on it
- * fails (timeout, transport failure) or its reply carries another call's name or sequence id; the
- * calls it still carried fail with it. Declared IDL exceptions, {@code TApplicationException}s, and
- * requests the channel refuses before writing them ({@link io.thriftnio.core.FrameSizeException}
- * for a request above its frame limit, {@code IllegalArgumentException}) fail only their own call
- * and leave it open. Encoding and decoding go through the generated {@code Client}'s {@code send_x}
- * / {@code recv_x} (core's {@link AsyncClients}), which also numbers requests and rejects a reply
- * to another call: {@link #call}, {@link #callOneway} and every {@link #asyncIface} proxy of a pool
- * draw from one sequence, so no two calls on a connection carry the same sequence id (until it
- * wraps, after 2<sup>32</sup> calls); futures complete on the executor.
+ * all are full and the limits allow; otherwise the call waits in the pool's queue up to {@link
+ * PoolConfig#borrowTimeout()}. A connection that closes (the peer closed or reset it) leaves the
+ * pool at once, from its {@link ThriftChannel#whenClosed} event. A connection is closed when an
+ * exchange on it fails (timeout, transport failure) or its reply carries another call's name or
+ * sequence id; the calls it still carried fail with it. Declared IDL exceptions, {@code
+ * TApplicationException}s, and requests the channel refuses before writing them ({@link
+ * io.thriftnio.core.FrameSizeException} for a request above its frame limit, {@code
+ * IllegalArgumentException}) fail only their own call and leave it open. Encoding and decoding go
+ * through the generated {@code Client}'s {@code send_x} / {@code recv_x} (core's {@link
+ * AsyncClients}), which also numbers requests and rejects a reply to another call: {@link #call},
+ * {@link #callOneway} and every {@link #asyncIface} proxy of a pool draw from one sequence, so no
+ * two calls on a connection carry the same sequence id (until it wraps, after 2<sup>32</sup>
+ * calls); futures complete on the executor.
  *
- * <p><b>Blocking.</b> {@link #call}, {@link #callOneway} and the methods of an {@link #asyncIface}
- * proxy borrow a connection on the calling thread before they return their future: when every
- * connection is full, or the endpoint must be connected first, the caller blocks for up to {@link
- * PoolConfig#borrowTimeout()} plus the time the {@link ChannelFactory} takes to connect (its
- * connect timeout). Do not call them from an event-loop or selector thread (a Netty {@code
- * EventLoop}, a Grizzly selector, a channel's completion callback running there): blocking it can
- * stall the very replies that would free a connection.
+ * <p><b>Never blocks the caller.</b> {@link #call}, {@link #callOneway} and the methods of an
+ * {@link #asyncIface} proxy return at once, so they may be called from an event-loop or selector
+ * thread or a completion callback running there. A free connection is taken on the calling thread
+ * (no thread hop); otherwise the call waits, as a future, in a queue of at most {@link
+ * PoolConfig#maxWaiting()} calls served in arrival order as connections free or open, and fails
+ * with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that finds the
+ * queue full fails at once with a {@link PoolException}. Connections are opened by up to four
+ * connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
  * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply (a
@@ -148,9 +151,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /**
    * Calls a two-way method.
    *
-   * <p>Borrows on the calling thread before returning, and may block for up to {@link
-   * PoolConfig#borrowTimeout()} plus a connect when the pool is exhausted or an endpoint must be
-   * connected: never call it from an event-loop or selector thread.
+   * <p>Returns at once: a call that finds no free connection waits in the pool's queue.
    *
    * @param send encodes the request, e.g. {@code c -> c.send_echo(payload)}
    * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
@@ -167,7 +168,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /**
    * Sends a oneway method.
    *
-   * <p>Borrows on the calling thread, and may block, as {@link #call} does.
+   * <p>Returns at once, as {@link #call} does.
    *
    * @param send encodes the request, e.g. {@code c -> c.send_fire(payload)}
    * @return completes on the executor once the message is written
@@ -180,9 +181,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    * A proxy implementing {@code asyncIface} (the generated {@code AsyncIface}) over the pool; see
    * {@link AsyncClients#asyncIface}. Callbacks run on the executor.
    *
-   * <p>Each method of the proxy borrows on the calling thread before it returns, and may block for
-   * up to {@link PoolConfig#borrowTimeout()} plus a connect when the pool is exhausted or an
-   * endpoint must be connected: never call it from an event-loop or selector thread.
+   * <p>Each method of the proxy returns at once, as {@link #call} does.
    *
    * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
    * @param <I> the interface type

@@ -14,12 +14,10 @@
  * <p>Limits and health are configured once, in {@link io.thriftnio.pool.PoolConfig}. No type of the
  * underlying pool library appears in this package's API.
  *
- * <p><b>Borrowing blocks the calling thread.</b> Every pool borrows a connection on the thread that
- * makes the call, including the asynchronous pools' {@code call} and {@code asyncIface} proxies
- * (their futures and callbacks complete elsewhere, but the borrow does not). When the pool is
- * exhausted, or an endpoint must be connected first, that thread blocks for up to {@link
- * io.thriftnio.pool.PoolConfig#borrowTimeout()} plus the connect timeout. Never call a pool from an
- * event-loop or selector thread (Netty, Grizzly, a {@code TAsyncClientManager}, or a callback
- * running on one): the replies that would free a connection may be waiting on that very thread.
+ * <p><b>Blocking.</b> The sync {@link io.thriftnio.pool.ThriftClientPool} borrows on the calling
+ * thread, which waits up to {@link io.thriftnio.pool.PoolConfig#borrowTimeout()} plus a connect:
+ * never call it from an event-loop or selector thread. The async pools never block the caller:
+ * their calls wait, as futures, in a bounded queue ({@link
+ * io.thriftnio.pool.PoolConfig#maxWaiting()}), and connect on threads of their own.
  */
 package io.thriftnio.pool;

@@ -16,6 +16,7 @@ class PoolConfigTest {
     assertThat(c.maxIdlePerEndpoint()).isEqualTo(8);
     assertThat(c.minIdlePerEndpoint()).isZero();
     assertThat(c.borrowTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.maxWaiting()).isEqualTo(10_000);
     assertThat(c.testOnBorrow()).isTrue();
     assertThat(c.idleTimeout()).isEqualTo(Duration.ofMinutes(10));
     assertThat(c.evictionInterval()).isEqualTo(Duration.ofSeconds(30));
@@ -43,6 +44,9 @@ class PoolConfigTest {
     assertThatThrownBy(() -> PoolConfig.builder().borrowTimeout(Duration.ofMillis(-1)).build())
         .hasMessageStartingWith("borrowTimeout: PT-0.001S (expected: >= 0");
     assertThat(PoolConfig.builder().borrowTimeout(Duration.ZERO).build().borrowTimeout()).isZero();
+    assertThat(PoolConfig.builder().maxWaiting(1).build().maxWaiting()).isEqualTo(1);
+    assertThatThrownBy(() -> PoolConfig.builder().maxWaiting(0).build())
+        .hasMessage("maxWaiting: 0 (expected: > 0)");
     assertThatThrownBy(() -> PoolConfig.builder().endpointBackoff(Duration.ZERO).build())
         .hasMessage("endpointBackoff: PT0S (expected: > 0)");
     assertThatThrownBy(

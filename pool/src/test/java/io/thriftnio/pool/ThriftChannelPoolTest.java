@@ -197,7 +197,8 @@ class ThriftChannelPoolTest {
         ByteBuffer payload = Payloads.of(100, i);
         inFlight.add(pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo));
       }
-      assertThat(pool.pendingCalls()).isEqualTo(3);
+      // The first call connects off this thread; the three go out once the connection is open.
+      assertThat(Fds.await(() -> pool.pendingCalls() == 3, Duration.ofSeconds(10))).isTrue();
 
       CompletableFuture<ByteBuffer> oversized =
           pool.call(
@@ -300,6 +301,12 @@ class ThriftChannelPoolTest {
                 8)) {
       peer.replyGate = replies;
       CompletableFuture<ByteBuffer> first = pool.exchange(firedRequest());
+      // The first call connects off this thread: the second goes out once the first is written.
+      assertThat(
+              Fds.await(
+                  () -> !channels.isEmpty() && channels.peek().pendingCalls() == 1,
+                  Duration.ofSeconds(10)))
+          .isTrue();
       CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest());
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .cause()

@@ -265,6 +265,19 @@ final class EndpointChannels {
     }
   }
 
+  /**
+   * Takes {@code c} off the books if it is idle and still on them: for the caller to close. A busy
+   * one stays until its calls are released.
+   */
+  boolean removeIfIdle(Conn c) {
+    lock.lock();
+    try {
+      return c.inFlight == 0 && remove(c);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Takes the oldest idle connection off the books, for the caller to close; or {@code null}. */
   Conn removeOldestIdle() {
     lock.lock();

@@ -15,6 +15,7 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.commons.pool2.BaseKeyedPooledObjectFactory;
 import org.apache.commons.pool2.DestroyMode;
@@ -78,6 +79,22 @@ public final class EndpointPool<T> implements AutoCloseable {
   private final LongAdder timeouts = new LongAdder();
   private final LongAdder connectFailures = new LongAdder();
   private volatile boolean closed;
+  private volatile Runnable onFree = () -> {};
+
+  /**
+   * Set while a borrow may only take an idle connection: the factory then refuses to connect, so
+   * that pool2's borrow returns at once.
+   */
+  private static final ThreadLocal<Boolean> idleOnly = new ThreadLocal<>();
+
+  /** The factory's refusal while {@link #idleOnly} is set; no stack trace, it is not an error. */
+  private static final class WouldConnect extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    WouldConnect() {
+      super("a connect is needed", null, false, false);
+    }
+  }
 
   public EndpointPool(
       String name,
@@ -188,10 +205,77 @@ public final class EndpointPool<T> implements AutoCloseable {
           name + ": interrupted before borrowing (" + stats().gauges() + ")",
           new InterruptedException());
     }
-    return selector.borrow(name, this::borrowFrom, () -> stats().gauges());
+    return selector.borrow(name, e -> borrowFrom(e, true), () -> stats().gauges());
   }
 
-  private Borrowed<T> borrowFrom(EndpointState endpoint) throws TException, ConnectFailedException {
+  /**
+   * Runs {@code action} after a connection comes back or is destroyed, on the thread that gave it
+   * back: the async pools serve their waiting calls from it. Set once, before the pool is shared.
+   */
+  public void onFree(Runnable action) {
+    this.onFree = action;
+  }
+
+  /**
+   * An idle connection lent now, on the calling thread, or {@code null} when none is idle: never
+   * waits, never connects (the async pools' fast path).
+   */
+  public Borrowed<T> tryBorrowNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen)
+      throws TException {
+    if (closed) {
+      throw closedException();
+    }
+    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, chosen);
+  }
+
+  /**
+   * {@link #borrow()} for an async pool's connector: tries {@code preferred} first when it is in
+   * the set and up, and does not count a timeout (the waiting call's own timer does).
+   */
+  public Borrowed<T> borrow(InetSocketAddress preferred) throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    return selector.borrow(
+        name, e -> borrowFrom(e, false), () -> stats().gauges(), preferred, null);
+  }
+
+  private Borrowed<T> tryIdle(EndpointState endpoint) throws TException {
+    if (pool.getNumIdle(endpoint.address) == 0) {
+      return null;
+    }
+    T t;
+    idleOnly.set(Boolean.TRUE);
+    try {
+      // One nanosecond: pool2 reads a zero wait as "no limit" in one of its paths.
+      t = pool.borrowObject(endpoint.address, Duration.ofNanos(1));
+    } catch (WouldConnect | NoSuchElementException e) {
+      return null; // none idle after all (taken meanwhile, or failed validation and destroyed)
+    } catch (IllegalStateException e) {
+      if (closed || pool.isClosed()) {
+        throw closedException();
+      }
+      throw new PoolException(name + ": borrow failed: " + e.getMessage(), e);
+    } catch (TException | RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new PoolException(name + ": borrow failed: " + e, e);
+    } finally {
+      idleOnly.remove();
+    }
+    return lend(endpoint, t, System.nanoTime());
+  }
+
+  /** Counts a borrow that gave up after the borrow timeout outside this class (an async waiter). */
+  public void countTimeout() {
+    timeouts.increment();
+  }
+
+  /** {@code countTimeout}: whether a timeout is the caller's (an async connector's is not). */
+  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout)
+      throws TException, ConnectFailedException {
     if (closed) {
       throw closedException();
     }
@@ -220,8 +304,10 @@ public final class EndpointPool<T> implements AutoCloseable {
                 + ")",
             e.getCause());
       }
-      timeouts.increment();
-      metrics.borrowTimedOut(endpoint.address, waited);
+      if (countTimeout) {
+        timeouts.increment();
+        metrics.borrowTimedOut(endpoint.address, waited);
+      }
       throw new PoolTimeoutException(endpoint.address, waited, stats());
     } catch (InterruptedException e) {
       if (closed) {
@@ -247,6 +333,10 @@ public final class EndpointPool<T> implements AutoCloseable {
     } catch (Exception e) {
       throw new PoolException(name + ": borrow failed: " + e, e);
     }
+    return lend(endpoint, t, start);
+  }
+
+  private Borrowed<T> lend(EndpointState endpoint, T t, long start) throws TException {
     lent.add(t);
     if (closed) {
       // close() ran while this borrow completed: the connection is not lent after all.
@@ -277,6 +367,13 @@ public final class EndpointPool<T> implements AutoCloseable {
       // took it. Checked after the return, so an update racing with it cannot leave it idle.
       pool.clear(b.endpoint);
     }
+    onFree.run();
+  }
+
+  /** Gives back a connection that no call used: it does not count as borrowed. */
+  public void giveBack(Borrowed<T> b) {
+    borrowed.decrement();
+    release(b);
   }
 
   /** Destroys a connection whose call failed ({@code cause}) or that is unfit to reuse. */
@@ -290,6 +387,7 @@ public final class EndpointPool<T> implements AutoCloseable {
       log.warn("{}: could not destroy a connection to {}", name, Names.endpoint(b.endpoint), e);
       connections.close(b.connection);
     }
+    onFree.run();
   }
 
   /** Connections lent out now to {@code endpoint}. */
@@ -368,7 +466,10 @@ public final class EndpointPool<T> implements AutoCloseable {
 
   private final class Factory extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
     @Override
-    public T create(InetSocketAddress endpoint) throws ConnectFailedException {
+    public T create(InetSocketAddress endpoint) throws ConnectFailedException, WouldConnect {
+      if (idleOnly.get() != null) {
+        throw new WouldConnect();
+      }
       if (!selector.contains(endpoint)) {
         // It left the source between the choice and the connect: the borrow goes elsewhere.
         throw new ConnectFailedException(

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -228,19 +229,43 @@ final class EndpointSelector {
    * @param gauges the pool's state, for errors
    */
   <T> T borrow(String pool, Attempt<T> attempt, Supplier<String> gauges) throws TException {
+    return borrow(pool, attempt, gauges, null, null);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier)} that tries {@code preferred} first while it is in
+   * the set and up (an async waiter goes where the balancer sent it), and reports each endpoint
+   * attempted to {@code chosen} when not null.
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      Consumer<InetSocketAddress> chosen)
+      throws TException {
     List<EndpointState> tried = null;
     Throwable lastConnectFailure = null;
+    EndpointState first = preferred == null ? null : byAddress.get(preferred);
     while (true) {
       List<EndpointState> set = endpoints;
-      EndpointState.Lease lease = select(set, tried);
+      EndpointState.Lease preferredLease =
+          first != null && first.isUp() ? first.tryAcquire() : null;
+      first = null;
+      EndpointState.Lease lease = preferredLease != null ? preferredLease : select(set, tried);
       if (lease == null) {
         throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
       }
       EndpointState endpoint = lease.endpoint();
+      if (chosen != null) {
+        chosen.accept(endpoint.address);
+      }
       try (lease) {
         T borrowed = attempt.on(endpoint);
-        endpoint.succeeded();
-        return borrowed;
+        if (borrowed != null) {
+          endpoint.succeeded();
+        }
+        return borrowed; // null: an attempt that would wait (the async pools' fast path)
       } catch (ConnectFailedException f) {
         lastConnectFailure = f.getCause();
         if (tried == null) {

@@ -42,9 +42,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * TooManyPendingCallsException} or an {@link IllegalArgumentException}, which by the {@link
  * ThriftChannel} contract of the Netty and Grizzly channels fail only that call.
  *
- * <p>Borrowing happens on the calling thread of {@link #exchange} and {@link #send}: it may wait up
- * to {@link PoolConfig#borrowTimeout()} for a free slot, plus however long the {@link Opener} takes
- * to connect.
+ * <p>{@link #exchange} and {@link #send} never block: a free slot is taken on the calling thread;
+ * otherwise the call waits in the pool's bounded queue ({@link AsyncBorrows}) and a connector
+ * thread opens connections; the {@link Opener} runs there, never on the caller's thread.
  */
 public final class MultiplexedPool implements ThriftChannel {
 
@@ -166,12 +166,49 @@ public final class MultiplexedPool implements ThriftChannel {
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
     TMessage sent;
     Conn conn;
+    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
     try {
       sent = replies.header(request);
-      conn = shared.acquire();
+      conn = shared.now(choice);
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (conn != null) {
+      return exchange(sent, conn, request, timeout);
+    }
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    shared
+        .later(choice)
+        .whenComplete(
+            (c, waitFailed) -> {
+              if (waitFailed != null) {
+                result.completeExceptionally(waitFailed);
+              } else {
+                try {
+                  relay(exchange(sent, c, request, timeout), result);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait (an IO thread): the caller hears it.
+                  result.completeExceptionally(e);
+                }
+              }
+            });
+    return result;
+  }
+
+  private static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+    from.whenComplete(
+        (value, failure) -> {
+          if (failure != null) {
+            to.completeExceptionally(failure);
+          } else {
+            to.complete(value);
+          }
+        });
+  }
+
+  /** The exchange on a connection with a slot taken for it. */
+  private CompletableFuture<ByteBuffer> exchange(
+      TMessage sent, Conn conn, ByteBuffer request, Duration timeout) {
     Call call;
     try {
       call = begin(sent, conn);
@@ -216,15 +253,41 @@ public final class MultiplexedPool implements ThriftChannel {
   public CompletableFuture<Void> send(ByteBuffer request) {
     TMessage sent = null;
     Conn conn;
-    Call call;
+    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
     try {
       if (interception != null) {
         sent = replies.header(request);
       }
-      conn = shared.acquire();
+      conn = shared.now(choice);
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (conn != null) {
+      return send(sent, conn, request);
+    }
+    TMessage header = sent;
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    shared
+        .later(choice)
+        .whenComplete(
+            (c, waitFailed) -> {
+              if (waitFailed != null) {
+                result.completeExceptionally(waitFailed);
+              } else {
+                try {
+                  relay(send(header, c, request), result);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait (an IO thread): the caller hears it.
+                  result.completeExceptionally(e);
+                }
+              }
+            });
+    return result;
+  }
+
+  /** The oneway send on a connection with a slot taken for it. */
+  private CompletableFuture<Void> send(TMessage sent, Conn conn, ByteBuffer request) {
+    Call call;
     try {
       call = begin(sent, conn);
     } catch (TException refusal) {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.thrift.TException;
@@ -63,6 +65,7 @@ final class SharedChannels implements AutoCloseable {
   private final LongAdder invalidated = new LongAdder();
   private final LongAdder timeouts = new LongAdder();
   private final LongAdder connectFailures = new LongAdder();
+  private final AsyncBorrows<Conn> waiters;
 
   SharedChannels(
       String name,
@@ -82,6 +85,7 @@ final class SharedChannels implements AutoCloseable {
     this.maxInFlight = maxInFlight;
     this.selector = new EndpointSelector(List.of(), config, this::activeOn, clock);
     selector.source(String.valueOf(source));
+    this.waiters = new AsyncBorrows<>(name, config, metrics, new Waiters());
     if (config.evictionInterval().isZero()) {
       evictor = null;
     } else {
@@ -160,9 +164,105 @@ final class SharedChannels implements AutoCloseable {
     return n;
   }
 
-  /** A connection with a slot taken for one call; release it with {@link #release}. */
+  /**
+   * A connection with a slot taken, taken on the calling thread without waiting or connecting; or
+   * {@code null}: then {@link #later()}.
+   */
+  Conn now(AsyncBorrows.Choice choice) throws TException {
+    return waiters.now(choice);
+  }
+
+  /** Waits in the pool's queue for a slot; never blocks the caller. */
+  CompletableFuture<Conn> later(AsyncBorrows.Choice choice) {
+    return waiters.later(choice);
+  }
+
+  /** The async queue's view of this pool. */
+  private final class Waiters implements AsyncBorrows.Source<Conn> {
+    @Override
+    public Conn tryNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen)
+        throws TException {
+      return selector.borrow(
+          name,
+          endpoint -> tryFrom(booksOf(endpoint)),
+          SharedChannels.this::gauges,
+          preferred,
+          chosen);
+    }
+
+    @Override
+    public Conn borrow(InetSocketAddress preferred) throws TException {
+      return selector.borrow(
+          name,
+          endpoint -> acquireFrom(booksOf(endpoint), false),
+          SharedChannels.this::gauges,
+          preferred,
+          null);
+    }
+
+    @Override
+    public void giveBack(Conn lent) {
+      borrowed.decrement(); // counted when taken, but no call used it
+      release(lent, null);
+    }
+
+    @Override
+    public PoolStats stats() {
+      return SharedChannels.this.stats();
+    }
+
+    @Override
+    public InetSocketAddress soleEndpoint() {
+      List<EndpointState> all = selector.all();
+      return all.size() == 1 ? all.get(0).address : null;
+    }
+
+    @Override
+    public PoolClosedException closedException() {
+      return SharedChannels.this.closedException();
+    }
+
+    @Override
+    public void timedOut() {
+      timeouts.increment();
+    }
+  }
+
+  /** A slot on an open connection of {@code endpoint} now, or {@code null}; never connects. */
+  private Conn tryFrom(EndpointChannels endpoint) throws TException {
+    if (closed.get()) {
+      throw closedException();
+    }
+    List<Conn> dead = new ArrayList<>();
+    try {
+      while (true) {
+        Grant grant = endpoint.take(config.maxPerEndpoint(), () -> false, dead);
+        if (grant == null) {
+          return null;
+        }
+        if (grant.fresh && config.testOnBorrow() && !valid(grant.conn)) {
+          if (endpoint.release(grant.conn, true)) {
+            invalidated.increment();
+            metrics.invalidated(endpoint.endpoint, null);
+            dead.add(grant.conn);
+          }
+          continue;
+        }
+        borrowed.increment();
+        metrics.borrowed(endpoint.endpoint, Duration.ZERO);
+        return grant.conn;
+      }
+    } finally {
+      closeAll(dead);
+    }
+  }
+
+  /**
+   * A connection with a slot taken for one call, connecting or waiting on the calling thread;
+   * release it with {@link #release}.
+   */
   Conn acquire() throws TException {
-    return selector.borrow(name, endpoint -> acquireFrom(booksOf(endpoint)), this::gauges);
+    return selector.borrow(name, endpoint -> acquireFrom(booksOf(endpoint), true), this::gauges);
   }
 
   /** The books of a chosen endpoint; a connect failure if it left the source meanwhile. */
@@ -180,7 +280,12 @@ final class SharedChannels implements AutoCloseable {
             name + ": endpoint " + Names.endpoint(endpoint) + " left " + source, null));
   }
 
-  private Conn acquireFrom(EndpointChannels endpoint) throws TException, ConnectFailedException {
+  /**
+   * Borrows on the calling thread. {@code countTimeout}: whether a timeout is the caller's (a
+   * connector's timeout is none: the queue's own timer fails its waiters).
+   */
+  private Conn acquireFrom(EndpointChannels endpoint, boolean countTimeout)
+      throws TException, ConnectFailedException {
     InetSocketAddress ep = endpoint.endpoint;
     long start = System.nanoTime();
     long deadline = start + config.borrowTimeout().toNanos();
@@ -220,9 +325,11 @@ final class SharedChannels implements AutoCloseable {
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          timeouts.increment();
           Duration waited = Duration.ofNanos(System.nanoTime() - start);
-          metrics.borrowTimedOut(ep, waited);
+          if (countTimeout) {
+            timeouts.increment();
+            metrics.borrowTimedOut(ep, waited);
+          }
           throw new PoolTimeoutException(ep, waited, stats());
         }
         try {
@@ -304,6 +411,7 @@ final class SharedChannels implements AutoCloseable {
     created.increment();
     metrics.created(ep);
     Conn c = endpoint.connected(channel);
+    channel.whenClosed(() -> closedUnderUs(c));
     if (closed.get()) {
       // close() ran while this connect completed: the connection is not lent after all.
       if (endpoint.release(c, true)) {
@@ -352,6 +460,20 @@ final class SharedChannels implements AutoCloseable {
     }
   }
 
+  /**
+   * The channel closed (the peer closed or reset it, the server stopped): an idle connection leaves
+   * the books now, counted as invalidated and destroyed, so that no call is sent on it; a busy one
+   * leaves when its failed calls are released. Runs on the thread that saw the close.
+   */
+  private void closedUnderUs(Conn c) {
+    if (c.owner.removeIfIdle(c)) {
+      invalidated.increment();
+      metrics.invalidated(c.endpoint, null);
+      closeOne(c);
+      forgetIfDrained(c.owner);
+    }
+  }
+
   /** A call ended; {@code failure} condemns its connection when not null. */
   void release(Conn c, Throwable failure) {
     boolean close = c.owner.release(c, failure != null || closed.get());
@@ -365,6 +487,7 @@ final class SharedChannels implements AutoCloseable {
       closeOne(c);
       forgetIfDrained(c.owner);
     }
+    waiters.dispatch();
   }
 
   private void closeAll(List<Conn> list) {
@@ -388,6 +511,7 @@ final class SharedChannels implements AutoCloseable {
     for (EndpointChannels e : books.values()) {
       e.wakeAll();
     }
+    waiters.dispatch(); // room to connect for a waiter
   }
 
   /**
@@ -435,7 +559,7 @@ final class SharedChannels implements AutoCloseable {
         counts[0],
         counts[1],
         counts[0] - counts[1],
-        counts[2],
+        waiters.waiting(), // calls; a connector thread waiting inside is not one
         borrowed.sum(),
         created.sum(),
         destroyed.sum(),
@@ -463,6 +587,7 @@ final class SharedChannels implements AutoCloseable {
     if (evictor != null) {
       evictor.shutdownNow();
     }
+    waiters.close();
     try {
       source.close();
     } catch (RuntimeException e) {

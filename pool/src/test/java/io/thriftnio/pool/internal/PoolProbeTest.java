@@ -226,7 +226,8 @@ class PoolProbeTest {
       try {
         assertThatThrownBy(() -> send(pool)).isInstanceOf(TTransportException.class);
       } finally {
-        assertThat(Thread.interrupted()).as("the interrupt reaches the caller").isTrue();
+        // The connect ran on the pool's connector thread: the caller's thread is not touched.
+        assertThat(Thread.interrupted()).as("the caller's thread interrupted").isFalse();
       }
       assertThat(pool.state(ENDPOINT).isProbing()).isFalse();
 

@@ -107,11 +107,19 @@ public final class PipelinedCalls {
     this.link = link;
   }
 
-  /** Runs {@code action} once, after the table has closed (for a registry of open connections). */
+  /**
+   * Runs {@code action} once, after the table has closed (for a registry of open connections, a
+   * pool): at once if it has. Actions added earlier run first.
+   */
   public void onClose(Runnable action) {
     synchronized (lock) {
       if (!closed) {
-        onClose = action;
+        Runnable before = onClose;
+        onClose =
+            () -> {
+              before.run();
+              action.run();
+            };
         return;
       }
     }

@@ -128,6 +128,11 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
     return address;
   }
 
+  @Override
+  public final void whenClosed(Runnable action) {
+    calls.onClose(action);
+  }
+
   /** Closes the connection; every pending call fails. Idempotent. */
   @Override
   public void close() {
