@@ -237,7 +237,7 @@ final class SoakReport {
         String.format(
             Locale.ROOT,
             "Started %s; clients and servers in one JVM (%s). "
-                + "%sKill %d connections every %s, %s every %s (down %s), fault grace %s, think "
+                + "%s%s, %s every %s (down %s), fault grace %s, think "
                 + "%s, call timeout %s.%n%n",
             started,
             Reports.machine(),
@@ -249,8 +249,9 @@ final class SoakReport {
                     options.servers,
                     options.deregisterGrace)
                 : "",
-            options.killCount,
-            options.killEvery,
+            options.killEvery.isZero() || options.killCount == 0
+                ? "No connection kills"
+                : "Kill " + options.killCount + " connections every " + options.killEvery,
             rolling ? "a rolling graceful restart of each server" : "restart",
             options.restartEvery,
             options.restartPause,
