@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.testkit.Payloads;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -188,6 +189,18 @@ final class SoakCommand implements Callable<Integer> {
   Duration deregisterGrace;
 
   @Option(
+      names = "--kill-server-at",
+      paramLabel = "D",
+      defaultValue = "0",
+      converter = Cli.DurationConverter.class,
+      description =
+          "with --discovery zookeeper: the last of the --servers runs in a child JVM, registered"
+              + " with a ZooKeeper session of its own, and is killed (SIGKILL) this long after the"
+              + " start: no deregistration, no drain, its node goes when its session expires; 0"
+              + " never (default: ${DEFAULT-VALUE})")
+  Duration killServerAt;
+
+  @Option(
       names = "--fault-grace",
       paramLabel = "D",
       converter = Cli.DurationConverter.class,
@@ -245,6 +258,7 @@ final class SoakCommand implements Callable<Integer> {
   private final Object serverLock = new Object();
   // One server, or --servers of them in discovery order; an element is null while it is down.
   private final List<RunningServer> current = new ArrayList<>(); // guarded by serverLock
+  private ServeProcess child; // the server --kill-server-at kills; guarded by serverLock
   private long[] closedTotals = new long[4]; // accepted, completed, failed, rejected; serverLock
 
   @Override
@@ -280,6 +294,12 @@ final class SoakCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "discovery: " + discovery + " (expected: none or zookeeper)");
       }
+      if (!killServerAt.isZero() && (!zooKeeper() || servers < 2)) {
+        throw new IllegalArgumentException(
+            "kill-server-at: "
+                + killServerAt
+                + " (expected: 0, or --discovery zookeeper with --servers 2 or more)");
+      }
       int maxServers = zooKeeper() ? 9 : 1;
       if (servers < 1 || servers > maxServers) {
         throw new IllegalArgumentException(
@@ -307,8 +327,15 @@ final class SoakCommand implements Callable<Integer> {
         new ServerSpec(
             MatrixRunner.LOOPBACK, 0, protocol, workers, ioThreads, false, connections + 64);
     SoakZooKeeper zk = zooKeeper() ? SoakZooKeeper.start(deregisterGrace) : null;
+    boolean killOne = !killServerAt.isZero();
     try {
-      for (int i = 0; i < servers; i++) {
+      if (killOne) {
+        ServeProcess p = startChild(zk);
+        synchronized (serverLock) {
+          child = p;
+        }
+      }
+      for (int i = killOne ? 1 : 0; i < servers; i++) {
         RunningServer s = row.start(anyPort);
         synchronized (serverLock) {
           current.add(s);
@@ -411,8 +438,9 @@ final class SoakCommand implements Callable<Integer> {
       long nextKill =
           killEvery.isZero() || killCount == 0 ? Long.MAX_VALUE : start + killEvery.toNanos();
       long nextRestart = restartEvery.isZero() ? Long.MAX_VALUE : start + restartEvery.toNanos();
+      long serverKill = killOne ? start + killServerAt.toNanos() : Long.MAX_VALUE;
       while (true) {
-        long next = Math.min(end, Math.min(nextKill, nextRestart));
+        long next = Math.min(Math.min(end, serverKill), Math.min(nextKill, nextRestart));
         long wait = next - System.nanoTime();
         if (wait > 0) {
           LockSupport.parkNanos(wait);
@@ -421,7 +449,13 @@ final class SoakCommand implements Callable<Integer> {
         if (next == end) {
           break;
         }
-        if (next == nextRestart) {
+        if (next == serverKill) {
+          serverKill = Long.MAX_VALUE;
+          String line = killChild(recorder, sampler, start);
+          report.serverKilled(line);
+          events.add("kill-server");
+          err.println("soak: " + line);
+        } else if (next == nextRestart) {
           nextRestart += restartEvery.toNanos();
           if (zk != null) {
             rollingRound(row, anyPort, zk, recorder, report, start, events, err);
@@ -521,8 +555,12 @@ final class SoakCommand implements Callable<Integer> {
       PrintWriter err)
       throws Exception {
     recorder.phase(SoakRecorder.Phase.DURING);
+    int inThisJvm;
+    synchronized (serverLock) {
+      inThisJvm = current.size(); // without the child --kill-server-at kills
+    }
     try {
-      for (int i = 0; i < servers; i++) {
+      for (int i = 0; i < inThisJvm; i++) {
         Object fault = recorder.faultStarted(SoakRecorder.Window.GRACEFUL);
         long t0 = System.nanoTime();
         RunningServer old;
@@ -559,6 +597,56 @@ final class SoakCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The server {@code --kill-server-at} kills: {@code serve} in a child JVM, registered through a
+   * ZooKeeper session of its own; returns once it is registered.
+   */
+  private ServeProcess startChild(SoakZooKeeper zk) throws IOException {
+    List<String> args = new ArrayList<>();
+    args.addAll(List.of("--server", server, "--protocol", protocol, "--host"));
+    args.add(MatrixRunner.LOOPBACK);
+    if (strategy != null) {
+      args.addAll(List.of("--strategy", strategy));
+    }
+    args.addAll(List.of("--connections", String.valueOf(connections + 64)));
+    if (workers != null) {
+      args.addAll(List.of("--workers", String.valueOf(workers)));
+    }
+    if (ioThreads != null) {
+      args.addAll(List.of("--io-threads", String.valueOf(ioThreads)));
+    }
+    args.addAll(List.of("--zookeeper", zk.connectString()));
+    args.addAll(List.of("--zk-session-timeout", SoakZooKeeper.SESSION_MILLIS + "ms"));
+    return ServeProcess.start(List.of("-Xmx512m"), args);
+  }
+
+  /**
+   * Kills the child server. Its fault window lasts until its ZooKeeper session has expired (the
+   * pools may choose it until then) and then the fault grace.
+   */
+  private String killChild(SoakRecorder recorder, ScheduledExecutorService timer, long runStart)
+      throws InterruptedException {
+    ServeProcess p;
+    synchronized (serverLock) {
+      p = child;
+      child = null;
+    }
+    Object fault = recorder.faultStarted(SoakRecorder.Window.KILL);
+    long t0 = System.nanoTime();
+    p.kill();
+    timer.schedule(
+        () -> recorder.faultEnded(fault), SoakZooKeeper.SESSION_MILLIS, TimeUnit.MILLISECONDS);
+    return String.format(
+        Locale.ROOT,
+        "killed server %d %s (pid %d, SIGKILL) at %.0fs; its node stays until its session expires"
+            + " (%d ms)",
+        servers,
+        p.address(),
+        p.pid(),
+        (t0 - runStart) / 1e9,
+        SoakZooKeeper.SESSION_MILLIS);
+  }
+
   private boolean zooKeeper() {
     return "zookeeper".equals(discovery);
   }
@@ -566,6 +654,14 @@ final class SoakCommand implements Callable<Integer> {
   /** Closes every server still up, each gracefully. */
   private void closeServers() {
     List<RunningServer> open;
+    ServeProcess p;
+    synchronized (serverLock) {
+      p = child;
+      child = null;
+    }
+    if (p != null) {
+      p.close(); // graceful: deregisters, drains, exits
+    }
     synchronized (serverLock) {
       open = new ArrayList<>(current);
       current.clear();

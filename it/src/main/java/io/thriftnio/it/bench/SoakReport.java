@@ -103,6 +103,7 @@ final class SoakReport {
   private final Duration grace;
   private final List<Sample> samples = new ArrayList<>(); // guarded by this
   private final List<Restart> restarts = new ArrayList<>(); // guarded by this
+  private final List<String> serverKills = new ArrayList<>(); // guarded by this
   private SoakRecorder recorder;
   private int kills;
   private int killed;
@@ -143,6 +144,10 @@ final class SoakReport {
   /** Seconds since the last sample, or the time since the start if none. */
   synchronized double sinceLastSample(double nowSeconds) {
     return samples.isEmpty() ? nowSeconds : nowSeconds - samples.get(samples.size() - 1).seconds();
+  }
+
+  synchronized void serverKilled(String line) {
+    serverKills.add(line);
   }
 
   synchronized void restart(Restart r) {
@@ -283,6 +288,9 @@ final class SoakReport {
     line(sb, "wrong replies", String.format(Locale.ROOT, "%,d", recorder.badReplies()));
     line(sb, "restarts", String.valueOf(restarts.size()));
     line(sb, "kills (connections aborted)", kills + " (" + killed + ")");
+    if (!serverKills.isEmpty()) {
+      line(sb, "servers killed (SIGKILL, no deregistration)", String.valueOf(serverKills.size()));
+    }
     List<Long> rec = recorder.recoveries();
     if (!rolling) {
       line(
@@ -399,6 +407,12 @@ final class SoakReport {
                   .append(": `")
                   .append(v.replace('`', '\'').replace('\n', ' '))
                   .append("`\n"));
+    }
+    if (!serverKills.isEmpty()) {
+      sb.append(
+          "\nServer kills (its calls count in kill windows; its own counts are not in the"
+              + " server totals):\n\n");
+      serverKills.forEach(k -> sb.append("- ").append(k).append('\n'));
     }
     if (!restarts.isEmpty()) {
       sb.append("\nRestarts:\n\n");

@@ -60,10 +60,16 @@ final class SoakZooKeeper implements AutoCloseable {
 
   private static CuratorFramework connect(String connectString)
       throws IOException, InterruptedException {
+    return connect(connectString, SESSION_MILLIS);
+  }
+
+  /** A started Curator session, connected, with a session timeout of {@code sessionMillis}. */
+  static CuratorFramework connect(String connectString, int sessionMillis)
+      throws IOException, InterruptedException {
     CuratorFramework c =
         CuratorFrameworkFactory.builder()
             .connectString(connectString)
-            .sessionTimeoutMs(SESSION_MILLIS)
+            .sessionTimeoutMs(sessionMillis)
             .connectionTimeoutMs(5_000)
             .retryPolicy(new RetryForever(100))
             .build();
@@ -85,12 +91,17 @@ final class SoakZooKeeper implements AutoCloseable {
    * serves the deregister grace and drains.
    */
   ZooKeeperRegistration register(RunningServer server) throws Exception {
+    return register(serverSession, server, deregisterGrace);
+  }
+
+  /** Registers {@code server} through {@code session}, as {@link #register(RunningServer)}. */
+  static ZooKeeperRegistration register(
+      CuratorFramework session, RunningServer server, Duration deregisterGrace) throws Exception {
     if (server.server() == null) {
       throw new IllegalArgumentException(
           "server: " + server.address() + " (expected: one of this library's servers)");
     }
-    return ZooKeeperRegistration.builder(
-            serverSession, SoakCommand.ZK_BASE_PATH, SoakCommand.ZK_SERVICE)
+    return ZooKeeperRegistration.builder(session, SoakCommand.ZK_BASE_PATH, SoakCommand.ZK_SERVICE)
         .deregisterGrace(deregisterGrace)
         .register(server.server());
   }

@@ -98,6 +98,61 @@ class SoakZooKeeperTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aKilledServerFailsOnlyInsideItsKillWindowAndTheOthersCarryOn() throws Exception {
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "netty",
+              "--strategy",
+              "worker",
+              "--discovery",
+              "zookeeper",
+              "--servers",
+              "3",
+              "--connections",
+              "30",
+              // The kill at 4 s, the node gone by 14 s (10 s session), the window closed at 16 s
+              // (2 s fault grace), then 6 s on two servers in which no call may fail.
+              "--duration",
+              "22s",
+              "--fault-grace",
+              "2s",
+              "--sample",
+              "1s",
+              "--kill-every",
+              "0",
+              "--restart-every",
+              "0",
+              "--kill-server-at",
+              "4s",
+              "--large",
+              "16k",
+              "--fail-on-findings",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+
+    String summary = out.toString();
+    assertThat(status).as(err.toString() + summary).isZero();
+    assertThat(summary)
+        .contains("| servers killed (SIGKILL, no deregistration) | 1 |")
+        .contains("| **errors outside fault windows** | **0** |")
+        .contains("| wrong replies | 0 |")
+        .contains("Findings: none");
+    // Calls went on after the kill window closed: the last samples count new successes.
+    List<String> csv = Files.readAllLines(dir.resolve("samples.csv"), StandardCharsets.UTF_8);
+    String[] last = csv.get(csv.size() - 1).split(",");
+    String[] earlier = csv.get(csv.size() - 3).split(",");
+    assertThat(Long.parseLong(last[1])).isGreaterThan(Long.parseLong(earlier[1]));
+    assertThat(csv).anyMatch(line -> line.contains("kill-server"));
+  }
+
+  @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void severalServersNeedDiscovery() {
     int status =
