@@ -206,7 +206,7 @@ final class SoakLoad implements AutoCloseable {
         }
       } catch (Exception e) {
         if (running) {
-          recorder.error(e);
+          recorder.poolError(e, "sync");
         }
       } finally {
         inFlight.decrementAndGet();
@@ -243,7 +243,7 @@ final class SoakLoad implements AutoCloseable {
                 (good, e) -> {
                   if (running) {
                     if (e != null) {
-                      recorder.error(e);
+                      recorder.poolError(e, "async");
                     } else if (good) {
                       recorder.ok(System.nanoTime() - t0);
                     } else {
@@ -255,7 +255,7 @@ final class SoakLoad implements AutoCloseable {
                 });
       } catch (RuntimeException e) {
         if (running) {
-          recorder.error(e);
+          recorder.poolError(e, "async");
         }
         inFlight.decrementAndGet();
         busy.set(false);

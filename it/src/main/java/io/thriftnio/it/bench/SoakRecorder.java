@@ -144,6 +144,15 @@ final class SoakRecorder {
     error(cause, kind(cause));
   }
 
+  /**
+   * A call of {@code pool} failed; its kind is {@link #kind} after the pool's name, e.g. {@code
+   * "sync transport-eof"}.
+   */
+  void poolError(Throwable t, String pool) {
+    Throwable cause = AsyncUnwrap.cause(t);
+    error(cause, pool + " " + kind(cause));
+  }
+
   private void error(Throwable cause, String kind) {
     Window w = windowAt(System.nanoTime());
     errors.get(w).computeIfAbsent(kind, k -> new LongAdder()).increment();
