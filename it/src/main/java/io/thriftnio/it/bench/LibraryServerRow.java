@@ -168,6 +168,11 @@ final class LibraryServerRow implements ServerRow {
       }
 
       @Override
+      public ThriftServer server() {
+        return server;
+      }
+
+      @Override
       public void close() {
         server.close();
       }

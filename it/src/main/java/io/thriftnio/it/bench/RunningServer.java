@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import java.net.InetSocketAddress;
 
 /** A started server row. {@link #close()} is graceful and idempotent. */
@@ -22,6 +23,11 @@ interface RunningServer extends AutoCloseable {
 
   /** The server's configuration, or {@code null} when the row is not one of this library's. */
   default ServerConfig config() {
+    return null;
+  }
+
+  /** The server itself, or {@code null} when the row is not one of this library's servers. */
+  default ThriftServer server() {
     return null;
   }
 

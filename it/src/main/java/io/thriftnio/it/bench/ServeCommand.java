@@ -1,6 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.zookeeper.ZooKeeperRegistration;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -8,12 +9,14 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.apache.curator.framework.CuratorFramework;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -156,6 +159,24 @@ final class ServeCommand implements Callable<Integer> {
   List<String> transports = List.of("framed");
 
   @Option(
+      names = "--zookeeper",
+      paramLabel = "CONNECT",
+      description =
+          "register the server in this ZooKeeper (host:port), under the path soak --discovery"
+              + " zookeeper watches, with a session of its own; closing deregisters it first")
+  String zooKeeper;
+
+  @Option(
+      names = "--zk-session-timeout",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = Cli.DurationConverter.class,
+      description =
+          "with --zookeeper: the session timeout, how long the node outlives a killed process"
+              + " (default: ${DEFAULT-VALUE})")
+  Duration zkSessionTimeout;
+
+  @Option(
       names = "--control",
       description =
           "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
@@ -234,12 +255,31 @@ final class ServeCommand implements Callable<Integer> {
               + MatrixRunner.message(e));
       return 1;
     }
+    CuratorFramework session = null;
+    if (zooKeeper != null) {
+      try {
+        session = SoakZooKeeper.connect(zooKeeper, (int) zkSessionTimeout.toMillis());
+        SoakZooKeeper.register(session, running, ZooKeeperRegistration.DEFAULT_DEREGISTER_GRACE);
+      } catch (Exception e) {
+        running.close();
+        if (session != null) {
+          session.close();
+        }
+        err.println(
+            "serve: cannot register in ZooKeeper at " + zooKeeper + ": " + MatrixRunner.message(e));
+        return 1;
+      }
+    }
+    CuratorFramework registered = session;
     CountDownLatch closed = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  running.close();
+                  running.close(); // deregisters first when registered
+                  if (registered != null) {
+                    registered.close();
+                  }
                   System.out.println("closed");
                   System.out.flush();
                   closed.countDown();

@@ -226,6 +226,15 @@ final class ServeProcess implements AutoCloseable {
     return line;
   }
 
+  /**
+   * Kills the child at once (SIGKILL): no shutdown hook runs, so its server neither deregisters nor
+   * drains; the kernel resets its connections. Waits until it is gone.
+   */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
   /** Closes the child's stdin (it then closes its server and exits) and waits for it. */
   @Override
   public void close() {

@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.testkit.Payloads;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -32,6 +33,13 @@ import picocli.CommandLine.Option;
  * --restart-every}, the server is closed, stays down {@code --restart-pause}, and a new one starts
  * on the same port while the callers keep calling. Each fault opens a window that closes {@code
  * --fault-grace} after it ended; an error outside every window is a finding.
+ *
+ * <p>With {@code --discovery zookeeper}, a real ZooKeeper starts in this JVM, {@code --servers}
+ * servers register in it ({@code ZooKeeperRegistration}) and both pools follow it ({@code
+ * ZooKeeperEndpointSource}); every {@code --restart-every} a rolling round closes each server in
+ * turn gracefully (its node deleted, {@code --deregister-grace} served, then drained) and starts a
+ * new one on a free port. An error during a graceful restart is a finding too, and the summary
+ * gives the latency of successful calls before, during and after the rounds.
  */
 @Command(
     name = "soak",
@@ -153,6 +161,46 @@ final class SoakCommand implements Callable<Integer> {
   Duration restartPause;
 
   @Option(
+      names = "--discovery",
+      paramLabel = "D",
+      defaultValue = "none",
+      description =
+          "none: the pools call one server at a fixed address; zookeeper: an embedded ZooKeeper, "
+              + "--servers servers registered in it, pools that follow it, and every "
+              + "--restart-every a rolling graceful restart of each server in turn "
+              + "(default: ${DEFAULT-VALUE})")
+  String discovery;
+
+  @Option(
+      names = "--servers",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "servers, with --discovery zookeeper only (default: ${DEFAULT-VALUE})")
+  int servers;
+
+  @Option(
+      names = "--deregister-grace",
+      paramLabel = "D",
+      defaultValue = "1s",
+      converter = Cli.DurationConverter.class,
+      description =
+          "with --discovery zookeeper: how long a closing server serves after its node is "
+              + "deleted, before it drains (default: ${DEFAULT-VALUE})")
+  Duration deregisterGrace;
+
+  @Option(
+      names = "--kill-server-at",
+      paramLabel = "D",
+      defaultValue = "0",
+      converter = Cli.DurationConverter.class,
+      description =
+          "with --discovery zookeeper: the last of the --servers runs in a child JVM, registered"
+              + " with a ZooKeeper session of its own, and is killed (SIGKILL) this long after the"
+              + " start: no deregistration, no drain, its node goes when its session expires; 0"
+              + " never (default: ${DEFAULT-VALUE})")
+  Duration killServerAt;
+
+  @Option(
       names = "--fault-grace",
       paramLabel = "D",
       converter = Cli.DurationConverter.class,
@@ -201,8 +249,16 @@ final class SoakCommand implements Callable<Integer> {
               + "their baseline")
   boolean failOnFindings;
 
+  /** ZooKeeper path under which {@code --discovery zookeeper} registers the servers. */
+  static final String ZK_BASE_PATH = "/thrift-nio-bench";
+
+  /** The service name the servers register under. */
+  static final String ZK_SERVICE = "bench";
+
   private final Object serverLock = new Object();
-  private RunningServer current; // guarded by serverLock
+  // One server, or --servers of them in discovery order; an element is null while it is down.
+  private final List<RunningServer> current = new ArrayList<>(); // guarded by serverLock
+  private ServeProcess child; // the server --kill-server-at kills; guarded by serverLock
   private long[] closedTotals = new long[4]; // accepted, completed, failed, rejected; serverLock
 
   @Override
@@ -234,6 +290,25 @@ final class SoakCommand implements Callable<Integer> {
       if (killCount < 0) {
         throw new IllegalArgumentException("kill-count: " + killCount + " (expected: >= 0)");
       }
+      if (!discovery.equals("none") && !discovery.equals("zookeeper")) {
+        throw new IllegalArgumentException(
+            "discovery: " + discovery + " (expected: none or zookeeper)");
+      }
+      if (!killServerAt.isZero() && (!zooKeeper() || servers < 2)) {
+        throw new IllegalArgumentException(
+            "kill-server-at: "
+                + killServerAt
+                + " (expected: 0, or --discovery zookeeper with --servers 2 or more)");
+      }
+      int maxServers = zooKeeper() ? 9 : 1;
+      if (servers < 1 || servers > maxServers) {
+        throw new IllegalArgumentException(
+            "servers: "
+                + servers
+                + " (expected: 1.."
+                + maxServers
+                + (zooKeeper() ? ")" : "; several need --discovery zookeeper)"));
+      }
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -248,13 +323,37 @@ final class SoakCommand implements Callable<Integer> {
     int syncConnections = connections - asyncConnections;
 
     SoakReport.Baseline before = SoakReport.Baseline.now();
-    ServerSpec serverSpec =
+    ServerSpec anyPort =
         new ServerSpec(
             MatrixRunner.LOOPBACK, 0, protocol, workers, ioThreads, false, connections + 64);
-    RunningServer first = row.start(serverSpec);
-    InetSocketAddress address = first.address();
+    SoakZooKeeper zk = zooKeeper() ? SoakZooKeeper.start(deregisterGrace) : null;
+    boolean killOne = !killServerAt.isZero();
+    try {
+      if (killOne) {
+        ServeProcess p = startChild(zk);
+        synchronized (serverLock) {
+          child = p;
+        }
+      }
+      for (int i = killOne ? 1 : 0; i < servers; i++) {
+        RunningServer s = row.start(anyPort);
+        synchronized (serverLock) {
+          current.add(s);
+        }
+        if (zk != null) {
+          zk.register(s);
+        }
+      }
+    } catch (Exception e) {
+      closeServers();
+      if (zk != null) {
+        zk.close();
+      }
+      throw e;
+    }
+    InetSocketAddress address;
     synchronized (serverLock) {
-      current = first;
+      address = current.get(0).address();
     }
     ServerSpec samePort =
         new ServerSpec(
@@ -270,7 +369,9 @@ final class SoakCommand implements Callable<Integer> {
         "soak: %s on %s, %d sync + %d async connections (%d callers), "
             + "%s, in this JVM (client and server together)%n",
         name,
-        address,
+        zk == null
+            ? address
+            : servers + " servers registered in ZooKeeper at " + zk.connectString(),
         syncConnections,
         asyncConnections,
         syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION,
@@ -285,15 +386,26 @@ final class SoakCommand implements Callable<Integer> {
         new SoakReport(name, this, before, syncConnections, asyncConnections, grace, overload);
     ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
     SoakLoad load =
-        new SoakLoad(
-            address,
-            Protocols.factory(protocol),
-            syncConnections,
-            asyncConnections,
-            callTimeout,
-            think,
-            largeSize,
-            recorder);
+        zk != null
+            ? new SoakLoad(
+                zk::source,
+                false,
+                Protocols.factory(protocol),
+                syncConnections,
+                asyncConnections,
+                callTimeout,
+                think,
+                largeSize,
+                recorder)
+            : new SoakLoad(
+                address,
+                Protocols.factory(protocol),
+                syncConnections,
+                asyncConnections,
+                callTimeout,
+                think,
+                largeSize,
+                recorder);
     ScheduledExecutorService sampler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -326,8 +438,9 @@ final class SoakCommand implements Callable<Integer> {
       long nextKill =
           killEvery.isZero() || killCount == 0 ? Long.MAX_VALUE : start + killEvery.toNanos();
       long nextRestart = restartEvery.isZero() ? Long.MAX_VALUE : start + restartEvery.toNanos();
+      long serverKill = killOne ? start + killServerAt.toNanos() : Long.MAX_VALUE;
       while (true) {
-        long next = Math.min(end, Math.min(nextKill, nextRestart));
+        long next = Math.min(Math.min(end, serverKill), Math.min(nextKill, nextRestart));
         long wait = next - System.nanoTime();
         if (wait > 0) {
           LockSupport.parkNanos(wait);
@@ -336,12 +449,25 @@ final class SoakCommand implements Callable<Integer> {
         if (next == end) {
           break;
         }
-        if (next == nextRestart) {
+        if (next == serverKill) {
+          serverKill = Long.MAX_VALUE;
+          String line = killChild(recorder, sampler, start);
+          report.serverKilled(line);
+          events.add("kill-server");
+          err.println("soak: " + line);
+        } else if (next == nextRestart) {
           nextRestart += restartEvery.toNanos();
-          SoakReport.Restart r = restart(row, samePort, recorder, start);
-          report.restart(r);
-          events.add("restart");
-          err.println("soak: " + r.line());
+          if (zk != null) {
+            rollingRound(row, anyPort, zk, recorder, report, start, events, err);
+            // A round longer than --restart-every is followed by the next one at once, not by
+            // the rounds it overran.
+            nextRestart = Math.max(nextRestart, System.nanoTime());
+          } else {
+            SoakReport.Restart r = restart(row, samePort, recorder, start);
+            report.restart(r);
+            events.add("restart");
+            err.println("soak: " + r.line());
+          }
         } else {
           nextKill += killEvery.toNanos();
           Object fault = recorder.faultStarted(SoakRecorder.Window.KILL);
@@ -369,11 +495,9 @@ final class SoakCommand implements Callable<Integer> {
           now,
           ((lastOk == 0 ? start : lastOk) - System.nanoTime()) / -1e9);
       load.close();
-      synchronized (serverLock) {
-        if (current != null) {
-          current.close();
-          current = null;
-        }
+      closeServers();
+      if (zk != null) {
+        zk.close();
       }
     }
     // Threads and sockets take a moment to go: event loops finish their shutdown asynchronously.
@@ -393,30 +517,173 @@ final class SoakCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     RunningServer old;
     synchronized (serverLock) {
-      old = current;
+      old = current.get(0);
     }
     old.close();
     long stopped = System.nanoTime();
     synchronized (serverLock) {
-      ServerStats s = old.stats();
-      if (s != null) {
-        closedTotals[0] += s.acceptedConnections();
-        closedTotals[1] += s.completedCalls();
-        closedTotals[2] += s.failedCalls();
-        closedTotals[3] += s.rejectedConnections();
-      }
-      current = null;
+      addClosedTotals(old);
+      current.set(0, null);
     }
     Thread.sleep(restartPause.toMillis());
     RunningServer fresh = startWithRetry(row, samePort, Duration.ofSeconds(30));
     long up = System.nanoTime();
     synchronized (serverLock) {
-      current = fresh;
+      current.set(0, fresh);
     }
     recorder.restarted();
     recorder.faultEnded(fault);
     return new SoakReport.Restart(
-        (t0 - runStart) / 1e9, (stopped - t0) / 1e6, (up - stopped) / 1e6);
+        (t0 - runStart) / 1e9, (stopped - t0) / 1e6, (up - stopped) / 1e6, null);
+  }
+
+  /**
+   * One rolling round: each server in turn is closed gracefully (its node deleted, the deregister
+   * grace served, then drained), stays down {@code --restart-pause}, and a new one starts on a free
+   * port and registers. The next server's turn waits another deregister grace, the time the pools
+   * take to hear of the new node, so that at most one server is ever out of service. Every call
+   * that fails meanwhile is a finding.
+   */
+  private void rollingRound(
+      ServerRow row,
+      ServerSpec anyPort,
+      SoakZooKeeper zk,
+      SoakRecorder recorder,
+      SoakReport report,
+      long runStart,
+      ConcurrentLinkedQueue<String> events,
+      PrintWriter err)
+      throws Exception {
+    recorder.phase(SoakRecorder.Phase.DURING);
+    int inThisJvm;
+    synchronized (serverLock) {
+      inThisJvm = current.size(); // without the child --kill-server-at kills
+    }
+    try {
+      for (int i = 0; i < inThisJvm; i++) {
+        Object fault = recorder.faultStarted(SoakRecorder.Window.GRACEFUL);
+        long t0 = System.nanoTime();
+        RunningServer old;
+        synchronized (serverLock) {
+          old = current.get(i);
+        }
+        old.close(); // deregisters, serves the grace, drains
+        long stopped = System.nanoTime();
+        synchronized (serverLock) {
+          addClosedTotals(old);
+          current.set(i, null);
+        }
+        Thread.sleep(restartPause.toMillis());
+        RunningServer fresh = row.start(anyPort);
+        synchronized (serverLock) {
+          current.set(i, fresh);
+        }
+        zk.register(fresh);
+        long up = System.nanoTime();
+        Thread.sleep(deregisterGrace.toMillis());
+        recorder.faultEnded(fault);
+        SoakReport.Restart r =
+            new SoakReport.Restart(
+                (t0 - runStart) / 1e9,
+                (stopped - t0) / 1e6,
+                (up - stopped) / 1e6,
+                "server " + (i + 1) + " " + old.address() + " -> " + fresh.address());
+        report.restart(r);
+        events.add("graceful-restart-" + (i + 1));
+        err.println("soak: " + r.line());
+      }
+    } finally {
+      recorder.phase(SoakRecorder.Phase.AFTER);
+    }
+  }
+
+  /**
+   * The server {@code --kill-server-at} kills: {@code serve} in a child JVM, registered through a
+   * ZooKeeper session of its own; returns once it is registered.
+   */
+  private ServeProcess startChild(SoakZooKeeper zk) throws IOException {
+    List<String> args = new ArrayList<>();
+    args.addAll(List.of("--server", server, "--protocol", protocol, "--host"));
+    args.add(MatrixRunner.LOOPBACK);
+    if (strategy != null) {
+      args.addAll(List.of("--strategy", strategy));
+    }
+    args.addAll(List.of("--connections", String.valueOf(connections + 64)));
+    if (workers != null) {
+      args.addAll(List.of("--workers", String.valueOf(workers)));
+    }
+    if (ioThreads != null) {
+      args.addAll(List.of("--io-threads", String.valueOf(ioThreads)));
+    }
+    args.addAll(List.of("--zookeeper", zk.connectString()));
+    args.addAll(List.of("--zk-session-timeout", SoakZooKeeper.SESSION_MILLIS + "ms"));
+    return ServeProcess.start(List.of("-Xmx512m"), args);
+  }
+
+  /**
+   * Kills the child server. Its fault window lasts until its ZooKeeper session has expired (the
+   * pools may choose it until then) and then the fault grace.
+   */
+  private String killChild(SoakRecorder recorder, ScheduledExecutorService timer, long runStart)
+      throws InterruptedException {
+    ServeProcess p;
+    synchronized (serverLock) {
+      p = child;
+      child = null;
+    }
+    Object fault = recorder.faultStarted(SoakRecorder.Window.KILL);
+    long t0 = System.nanoTime();
+    p.kill();
+    timer.schedule(
+        () -> recorder.faultEnded(fault), SoakZooKeeper.SESSION_MILLIS, TimeUnit.MILLISECONDS);
+    return String.format(
+        Locale.ROOT,
+        "killed server %d %s (pid %d, SIGKILL) at %.0fs; its node stays until its session expires"
+            + " (%d ms)",
+        servers,
+        p.address(),
+        p.pid(),
+        (t0 - runStart) / 1e9,
+        SoakZooKeeper.SESSION_MILLIS);
+  }
+
+  private boolean zooKeeper() {
+    return "zookeeper".equals(discovery);
+  }
+
+  /** Closes every server still up, each gracefully. */
+  private void closeServers() {
+    List<RunningServer> open;
+    ServeProcess p;
+    synchronized (serverLock) {
+      p = child;
+      child = null;
+    }
+    if (p != null) {
+      p.close(); // graceful: deregisters, drains, exits
+    }
+    synchronized (serverLock) {
+      open = new ArrayList<>(current);
+      current.clear();
+    }
+    for (RunningServer s : open) {
+      if (s != null) {
+        s.close();
+        synchronized (serverLock) {
+          addClosedTotals(s);
+        }
+      }
+    }
+  }
+
+  private void addClosedTotals(RunningServer closed) {
+    ServerStats s = closed.stats();
+    if (s != null) {
+      closedTotals[0] += s.acceptedConnections();
+      closedTotals[1] += s.completedCalls();
+      closedTotals[2] += s.failedCalls();
+      closedTotals[3] += s.rejectedConnections();
+    }
   }
 
   /** The old server's port may take a moment to be free again. */
@@ -444,14 +711,14 @@ final class SoakCommand implements Callable<Integer> {
     synchronized (serverLock) {
       long[] t = closedTotals.clone();
       long open = 0;
-      if (current != null) {
-        ServerStats s = current.stats();
+      for (RunningServer r : current) {
+        ServerStats s = r == null ? null : r.stats();
         if (s != null) {
           t[0] += s.acceptedConnections();
           t[1] += s.completedCalls();
           t[2] += s.failedCalls();
           t[3] += s.rejectedConnections();
-          open = s.openConnections();
+          open += s.openConnections();
         }
       }
       return new long[] {t[0], t[1], t[2], t[3], open};
@@ -471,6 +738,8 @@ final class SoakCommand implements Callable<Integer> {
         recorder.okCalls(),
         recorder.errors(),
         recorder.errors(SoakRecorder.Window.NONE),
+        recorder.errors(SoakRecorder.Window.GRACEFUL),
+        recorder.intervalP99Millis(),
         JvmStats.heapUsed(),
         JvmStats.openFds(),
         JvmStats.threadCount(),

@@ -4,6 +4,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.pool.ClientTransportFactory;
+import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
@@ -24,6 +25,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
@@ -63,8 +65,40 @@ final class SoakLoad implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean running = true;
 
+  /**
+   * The clients of one server at {@code address}, keeping every connection open (see {@link
+   * #config}).
+   */
   SoakLoad(
       InetSocketAddress address,
+      TProtocolFactory protocol,
+      int syncConnections,
+      int asyncConnections,
+      Duration callTimeout,
+      Duration think,
+      int largeSize,
+      SoakRecorder recorder) {
+    this(
+        () -> EndpointSource.of(address),
+        true,
+        protocol,
+        syncConnections,
+        asyncConnections,
+        callTimeout,
+        think,
+        largeSize,
+        recorder);
+  }
+
+  /**
+   * The clients of the servers {@code endpoints} publishes; each pool gets a source of its own.
+   *
+   * @param keepOpen whether the sync pool keeps its size open through its evictor, which suits one
+   *     fixed endpoint; with several that come and go, connections open on demand instead
+   */
+  SoakLoad(
+      Supplier<EndpointSource> endpoints,
+      boolean keepOpen,
       TProtocolFactory protocol,
       int syncConnections,
       int asyncConnections,
@@ -99,8 +133,8 @@ final class SoakLoad implements AutoCloseable {
                   }
                   return t;
                 })
-            .endpoint(address)
-            .config(config(syncConnections, callTimeout, true))
+            .endpointSource(endpoints.get())
+            .config(config(syncConnections, callTimeout, keepOpen))
             .build();
     this.resources = NettyClientResources.create(NettyRows.clientIoThreads());
     this.asyncCallers = asyncConnections * ASYNC_CALLERS_PER_CONNECTION;
@@ -133,7 +167,7 @@ final class SoakLoad implements AutoCloseable {
                   return ch;
                 })
             .protocol(protocol)
-            .endpoint(address)
+            .endpointSource(endpoints.get())
             .config(config(asyncConnections, callTimeout, false))
             .maxInFlightPerConnection(ASYNC_CALLERS_PER_CONNECTION)
             .executor(asyncStarter)
@@ -163,15 +197,16 @@ final class SoakLoad implements AutoCloseable {
     while (running) {
       SoakMix call = SoakMix.pick(random);
       inFlight.incrementAndGet();
+      long t0 = System.nanoTime();
       try {
         if (call.call(syncPool, bytes)) {
-          recorder.ok();
+          recorder.ok(System.nanoTime() - t0);
         } else {
           recorder.badReply(call + " (sync)");
         }
       } catch (Exception e) {
         if (running) {
-          recorder.error(e);
+          recorder.poolError(e, "sync");
         }
       } finally {
         inFlight.decrementAndGet();
@@ -201,15 +236,16 @@ final class SoakLoad implements AutoCloseable {
       }
       SoakMix call = SoakMix.pick(random);
       inFlight.incrementAndGet();
+      long t0 = System.nanoTime();
       try {
         call.call(asyncPool, bytes)
             .whenComplete(
                 (good, e) -> {
                   if (running) {
                     if (e != null) {
-                      recorder.error(e);
+                      recorder.poolError(e, "async");
                     } else if (good) {
-                      recorder.ok();
+                      recorder.ok(System.nanoTime() - t0);
                     } else {
                       recorder.badReply(call + " (async)");
                     }
@@ -219,7 +255,7 @@ final class SoakLoad implements AutoCloseable {
                 });
       } catch (RuntimeException e) {
         if (running) {
-          recorder.error(e);
+          recorder.poolError(e, "async");
         }
         inFlight.decrementAndGet();
         busy.set(false);

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,6 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
@@ -28,7 +32,22 @@ final class SoakRecorder {
   enum Window {
     RESTART,
     KILL,
+    /**
+     * A graceful restart of one server of several (deregister, grace, drain): no call may fail in
+     * it, so an error here is a finding like one outside every window.
+     */
+    GRACEFUL,
     NONE
+  }
+
+  /**
+   * Where a successful call's latency is counted: before the first rolling round of graceful
+   * restarts, inside a round, or after the first round and outside every round.
+   */
+  enum Phase {
+    BEFORE,
+    DURING,
+    AFTER
   }
 
   /** One fault: a kill or a restart, from its start to its end plus the grace. */
@@ -53,12 +72,24 @@ final class SoakRecorder {
   private final AtomicLong restartedAt = new AtomicLong();
   private volatile long lastOk;
   private final List<Long> recoveries = new ArrayList<>(); // guarded by this
+  private final Map<Phase, Histogram> latencies = new EnumMap<>(Phase.class);
+  private final Recorder interval = new Recorder(3);
+  private Histogram intervalScratch; // the sampler's only
+  private volatile Phase phase = Phase.BEFORE;
 
   SoakRecorder(long graceNanos) {
     this.graceNanos = graceNanos;
     for (Window w : Window.values()) {
       errors.put(w, new ConcurrentHashMap<>());
     }
+    for (Phase p : Phase.values()) {
+      latencies.put(p, new ConcurrentHistogram(3));
+    }
+  }
+
+  /** From now on, successful calls count in {@code p}. */
+  void phase(Phase p) {
+    phase = p;
   }
 
   /** A fault begins now; returns a handle to end it. */
@@ -79,6 +110,19 @@ final class SoakRecorder {
   }
 
   void ok() {
+    ok(-1);
+  }
+
+  /**
+   * A call succeeded.
+   *
+   * @param latencyNanos from the call's start to its reply, or negative if not measured
+   */
+  void ok(long latencyNanos) {
+    if (latencyNanos >= 0) {
+      latencies.get(phase).recordValue(latencyNanos);
+      interval.recordValue(latencyNanos);
+    }
     ok.increment();
     lastOk = System.nanoTime();
     long since = restartedAt.get();
@@ -100,6 +144,15 @@ final class SoakRecorder {
     error(cause, kind(cause));
   }
 
+  /**
+   * A call of {@code pool} failed; its kind is {@link #kind} after the pool's name, e.g. {@code
+   * "sync transport-eof"}.
+   */
+  void poolError(Throwable t, String pool) {
+    Throwable cause = AsyncUnwrap.cause(t);
+    error(cause, pool + " " + kind(cause));
+  }
+
   private void error(Throwable cause, String kind) {
     Window w = windowAt(System.nanoTime());
     errors.get(w).computeIfAbsent(kind, k -> new LongAdder()).increment();
@@ -114,7 +167,10 @@ final class SoakRecorder {
         if (f.kind == Window.RESTART) {
           return Window.RESTART;
         }
-        found = Window.KILL;
+        // A connection kill explains more errors than a graceful restart, which explains none.
+        if (f.kind == Window.KILL || found == Window.NONE) {
+          found = f.kind;
+        }
       }
     }
     return found;
@@ -159,6 +215,22 @@ final class SoakRecorder {
           + (c != null && c != t ? "-" + c.getClass().getSimpleName() : "");
     }
     return t.getClass().getSimpleName();
+  }
+
+  /** Latencies of the successful calls in phase {@code p}, in nanoseconds; a copy. */
+  Histogram latencies(Phase p) {
+    return latencies.get(p).copy();
+  }
+
+  /**
+   * The 99th percentile latency in milliseconds of the calls that succeeded since the last call of
+   * this method, or 0 if none did; one caller (the sampler) at a time.
+   */
+  synchronized double intervalP99Millis() {
+    intervalScratch = interval.getIntervalHistogram(intervalScratch);
+    return intervalScratch.getTotalCount() == 0
+        ? 0
+        : intervalScratch.getValueAtPercentile(99) / 1e6;
   }
 
   /** {@link System#nanoTime()} of the last successful call, or 0 if none succeeded. */

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.imageio.ImageIO;
+import org.HdrHistogram.Histogram;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -41,6 +43,8 @@ final class SoakReport {
       long ok,
       long errors,
       long errorsOutside,
+      long errorsGraceful,
+      double p99Millis,
       long heapUsed,
       int fds,
       int threads,
@@ -55,12 +59,14 @@ final class SoakReport {
     String progressLine() {
       return String.format(
           Locale.ROOT,
-          "soak: %6.0fs ok %,d errors %,d (outside fault windows %,d) heap %.0f MiB fds %d "
-              + "threads %d server open %d pools %d+%d %s",
+          "soak: %6.0fs ok %,d errors %,d (outside fault windows %,d, in graceful restarts %,d) "
+              + "p99 %.1f ms heap %.0f MiB fds %d threads %d server open %d pools %d+%d %s",
           seconds,
           ok,
           errors,
           errorsOutside,
+          errorsGraceful,
+          p99Millis,
           JvmStats.mib(heapUsed),
           fds,
           threads,
@@ -71,14 +77,19 @@ final class SoakReport {
     }
   }
 
-  /** One restart: when, how long closing took, how long the server was down. */
-  record Restart(double atSeconds, double stopMillis, double downMillis) {
+  /**
+   * One restart: when, how long closing took, how long the server was down; {@code graceful} names
+   * the server of a rolling round's graceful restart, and is null for a restart of the one server.
+   */
+  record Restart(double atSeconds, double stopMillis, double downMillis, String graceful) {
     String line() {
       return String.format(
           Locale.ROOT,
-          "restart at %.0fs: close took %.0f ms, down %.0f ms",
+          "%s at %.0fs: close took %.0f ms%s, down %.0f ms",
+          graceful == null ? "restart" : "graceful restart of " + graceful,
           atSeconds,
           stopMillis,
+          graceful == null ? "" : " (deregister, grace, drain)",
           downMillis);
     }
   }
@@ -92,6 +103,7 @@ final class SoakReport {
   private final Duration grace;
   private final List<Sample> samples = new ArrayList<>(); // guarded by this
   private final List<Restart> restarts = new ArrayList<>(); // guarded by this
+  private final List<String> serverKills = new ArrayList<>(); // guarded by this
   private SoakRecorder recorder;
   private int kills;
   private int killed;
@@ -134,6 +146,10 @@ final class SoakReport {
     return samples.isEmpty() ? nowSeconds : nowSeconds - samples.get(samples.size() - 1).seconds();
   }
 
+  synchronized void serverKilled(String line) {
+    serverKills.add(line);
+  }
+
   synchronized void restart(Restart r) {
     restarts.add(r);
   }
@@ -172,12 +188,20 @@ final class SoakReport {
     if (recorder.badReplies() > 0) {
       f.add(recorder.badReplies() + " wrong replies");
     }
-    if (!restarts.isEmpty() && recorder.recoveries().size() < restarts.size()) {
+    long graceful = recorder.errors(SoakRecorder.Window.GRACEFUL);
+    if (graceful > 0) {
+      f.add(
+          graceful
+              + " errors during graceful restarts: "
+              + recorder.errorsByKind(SoakRecorder.Window.GRACEFUL));
+    }
+    long plainRestarts = restarts.stream().filter(r -> r.graceful() == null).count();
+    if (plainRestarts > 0 && recorder.recoveries().size() < plainRestarts) {
       f.add(
           "calls resumed after "
               + recorder.recoveries().size()
               + " of "
-              + restarts.size()
+              + plainRestarts
               + " restarts");
     }
     if (quietAtEndSeconds > quietLimitSeconds) {
@@ -213,16 +237,27 @@ final class SoakReport {
             syncConnections,
             asyncConnections,
             seconds));
+    boolean rolling = "zookeeper".equals(options.discovery);
     sb.append(
         String.format(
             Locale.ROOT,
-            "Started %s; client and server in one JVM (%s). "
-                + "Kill %d connections every %s, restart every %s (down %s), fault grace %s, think "
+            "Started %s; clients and servers in one JVM (%s). "
+                + "%s%s, %s every %s (down %s), fault grace %s, think "
                 + "%s, call timeout %s.%n%n",
             started,
             Reports.machine(),
-            options.killCount,
-            options.killEvery,
+            rolling
+                ? String.format(
+                    Locale.ROOT,
+                    "%d servers registered in an embedded ZooKeeper, pools following it; "
+                        + "deregister grace %s. ",
+                    options.servers,
+                    options.deregisterGrace)
+                : "",
+            options.killEvery.isZero() || options.killCount == 0
+                ? "No connection kills"
+                : "Kill " + options.killCount + " connections every " + options.killEvery,
+            rolling ? "a rolling graceful restart of each server" : "restart",
             options.restartEvery,
             options.restartPause,
             grace,
@@ -236,6 +271,12 @@ final class SoakReport {
         sb,
         "errors in restart windows (calls lost around restarts)",
         String.format(Locale.ROOT, "%,d", recorder.errors(SoakRecorder.Window.RESTART)));
+    if (rolling) {
+      line(
+          sb,
+          "**errors during graceful restarts**",
+          String.format(Locale.ROOT, "**%,d**", recorder.errors(SoakRecorder.Window.GRACEFUL)));
+    }
     line(
         sb,
         "errors in kill windows",
@@ -247,11 +288,16 @@ final class SoakReport {
     line(sb, "wrong replies", String.format(Locale.ROOT, "%,d", recorder.badReplies()));
     line(sb, "restarts", String.valueOf(restarts.size()));
     line(sb, "kills (connections aborted)", kills + " (" + killed + ")");
+    if (!serverKills.isEmpty()) {
+      line(sb, "servers killed (SIGKILL, no deregistration)", String.valueOf(serverKills.size()));
+    }
     List<Long> rec = recorder.recoveries();
-    line(
-        sb,
-        "first ok call after restart (ms)",
-        rec.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList().toString());
+    if (!rolling) {
+      line(
+          sb,
+          "first ok call after restart (ms)",
+          rec.stream().map(n -> String.format(Locale.ROOT, "%.0f", n / 1e6)).toList().toString());
+    }
     line(
         sb,
         "server: accepted / completed / failed / rejected (all servers)",
@@ -262,6 +308,35 @@ final class SoakReport {
             serverTotals[1],
             serverTotals[2],
             serverTotals[3]));
+    sb.append(
+        "\n| latency of ok calls (ms) | calls | p50 | p99 | p99.9 | max |\n"
+            + "|---|---:|---:|---:|---:|---:|\n");
+    for (SoakRecorder.Phase p : SoakRecorder.Phase.values()) {
+      if (!rolling && p != SoakRecorder.Phase.BEFORE) {
+        break; // one phase only: the recorder's phases follow the rolling rounds
+      }
+      Histogram h = recorder.latencies(p);
+      String what =
+          switch (p) {
+            case BEFORE -> rolling ? "before the first rolling round" : "all";
+            case DURING -> "during rolling rounds";
+            case AFTER -> "after the first rolling round, between rounds";
+          };
+      if (h.getTotalCount() == 0) {
+        sb.append("| ").append(what).append(" | 0 | | | | |\n");
+        continue;
+      }
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,d | %.1f | %.1f | %.1f | %.1f |%n",
+              what,
+              h.getTotalCount(),
+              h.getValueAtPercentile(50) / 1e6,
+              h.getValueAtPercentile(99) / 1e6,
+              h.getValueAtPercentile(99.9) / 1e6,
+              h.getMaxValue() / 1e6));
+    }
     Sample first = samples.isEmpty() ? null : samples.get(0);
     Sample last = samples.isEmpty() ? null : samples.get(samples.size() - 1);
     long maxHeap = samples.stream().mapToLong(Sample::heapUsed).max().orElse(0);
@@ -315,6 +390,7 @@ final class SoakReport {
                 switch (w) {
                   case RESTART -> "in restart windows";
                   case KILL -> "in kill windows";
+                  case GRACEFUL -> "DURING GRACEFUL RESTARTS";
                   case NONE -> "OUTSIDE fault windows";
                 })
             .append(" by kind:\n\n");
@@ -331,6 +407,12 @@ final class SoakReport {
                   .append(": `")
                   .append(v.replace('`', '\'').replace('\n', ' '))
                   .append("`\n"));
+    }
+    if (!serverKills.isEmpty()) {
+      sb.append(
+          "\nServer kills (its calls count in kill windows; its own counts are not in the"
+              + " server totals):\n\n");
+      serverKills.forEach(k -> sb.append("- ").append(k).append('\n'));
     }
     if (!restarts.isEmpty()) {
       sb.append("\nRestarts:\n\n");
@@ -366,7 +448,7 @@ final class SoakReport {
     StringBuilder sb =
         new StringBuilder(
             "seconds,calls_ok,calls_per_s,errors,errors_in_interval,errors_outside_fault_windows,"
-                + "heap_used_mib,fds,threads,server_open,server_accepted,server_completed,"
+                + "errors_in_graceful_restarts,p99_ms,heap_used_mib,fds,threads,server_open,server_accepted,server_completed,"
                 + "server_failed,sync_pool_open,async_pool_open,events\n");
     Sample prev = null;
     for (Sample s : samples) {
@@ -376,13 +458,15 @@ final class SoakReport {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%.1f,%d,%.0f,%d,%d,%d,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%s%n",
+              "%.1f,%d,%.0f,%d,%d,%d,%d,%.2f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%s%n",
               s.seconds(),
               s.ok(),
               dt > 0 ? dOk / dt : 0,
               s.errors(),
               dErr,
               s.errorsOutside(),
+              s.errorsGraceful(),
+              s.p99Millis(),
               JvmStats.mib(s.heapUsed()),
               s.fds(),
               s.threads(),
@@ -408,6 +492,8 @@ final class SoakReport {
     double[] heap = new double[n];
     double[] fds = new double[n];
     double[] threads = new double[n];
+    double[] p99 = new double[n];
+    double[] graceful = new double[n];
     Sample prev = null;
     for (int i = 0; i < n; i++) {
       Sample s = samples.get(i);
@@ -419,17 +505,25 @@ final class SoakReport {
       heap[i] = JvmStats.mib(s.heapUsed());
       fds[i] = s.fds();
       threads[i] = s.threads();
+      p99[i] = s.p99Millis();
+      graceful[i] = s.errorsGraceful() - (prev == null ? 0 : prev.errorsGraceful());
       prev = s;
     }
     if (n == 0) {
       t = new double[] {0};
-      rate = errors = outside = heap = fds = threads = new double[] {0};
+      rate = errors = outside = heap = fds = threads = p99 = graceful = new double[] {0};
     }
     XYChart calls = chart("calls/s (ok)", "calls/s");
     add(calls, "calls/s", t, rate);
     XYChart err = chart("errors per sampling interval", "errors");
     add(err, "all errors", t, errors);
     add(err, "outside fault windows", t, outside);
+    if ("zookeeper".equals(options.discovery)) {
+      add(err, "in graceful restarts", t, graceful);
+    }
+    XYChart latency = chart("p99 latency of ok calls per sampling interval (ms)", "ms");
+    latency.getStyler().setYAxisDecimalPattern("#,##0.#");
+    add(latency, "p99", t, p99);
     XYChart mem = chart("heap used (MiB, no forced GC)", "MiB");
     add(mem, "heap used", t, heap);
     XYChart fd = chart("open descriptors and threads", "count");
@@ -437,9 +531,11 @@ final class SoakReport {
     add(fd, "threads", t, threads);
     int w = 800;
     int h = 420;
-    BufferedImage image = new BufferedImage(2 * w, 2 * h, BufferedImage.TYPE_INT_RGB);
+    BufferedImage image = new BufferedImage(2 * w, 3 * h, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
-    XYChart[] charts = {calls, err, mem, fd};
+    g.setColor(Color.WHITE);
+    g.fillRect(0, 0, 2 * w, 3 * h);
+    XYChart[] charts = {calls, latency, err, mem, fd};
     for (int i = 0; i < charts.length; i++) {
       for (Restart r : restarts) {
         charts[i].addAnnotation(new AnnotationLine(r.atSeconds(), true, false));

@@ -16,6 +16,25 @@ class SoakRecorderTest {
   private static final long GRACE = TimeUnit.MILLISECONDS.toNanos(200);
 
   @Test
+  void anErrorInAGracefulRestartCountsThereUnlessAKillExplainsIt() {
+    SoakRecorder r = new SoakRecorder(GRACE);
+    TTransportException eof = new TTransportException(TTransportException.END_OF_FILE, "eof");
+
+    Object graceful = r.faultStarted(SoakRecorder.Window.GRACEFUL);
+    r.poolError(eof, "sync");
+    Object kill = r.faultStarted(SoakRecorder.Window.KILL);
+    r.poolError(eof, "async"); // both open: the kill's
+    r.faultEnded(kill);
+    r.faultEnded(graceful);
+
+    assertThat(r.errorsByKind(SoakRecorder.Window.GRACEFUL))
+        .isEqualTo(Map.of("sync transport-eof", 1L));
+    assertThat(r.errorsByKind(SoakRecorder.Window.KILL))
+        .isEqualTo(Map.of("async transport-eof", 1L));
+    assertThat(r.errors(SoakRecorder.Window.NONE)).isZero();
+  }
+
+  @Test
   void errorsCountInTheWindowOfTheFaultThatIsOpenAndOutsideOtherwise() throws Exception {
     SoakRecorder r = new SoakRecorder(GRACE);
     TTransportException eof = new TTransportException(TTransportException.END_OF_FILE, "eof");
