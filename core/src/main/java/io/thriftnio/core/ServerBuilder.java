@@ -32,6 +32,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /** Default {@link #maxConnections(int)}: {@value}. */
   public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
 
+  /** Default {@link #httpPath}: {@value}. */
+  public static final String DEFAULT_HTTP_PATH = "/";
+
   /** Default {@link #frameTimeout(Duration)}: 30 seconds. */
   public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
 
@@ -60,6 +63,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireTransport[] transports = {WireTransport.FRAMED};
+  String httpPath = DEFAULT_HTTP_PATH;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
   Duration idleTimeout = Duration.ZERO;
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -229,6 +233,20 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
       System.arraycopy(more, 0, all, 1, more.length);
     }
     this.transports = all;
+    return self();
+  }
+
+  /**
+   * The path that {@link WireTransport#HTTP} peers post their calls to, e.g. {@code /thrift}; the
+   * query string of a request is ignored. Another path is answered {@code 404}, another method than
+   * {@code POST} {@code 405}. Used only when {@link #transports} includes HTTP. Default: {@value
+   * #DEFAULT_HTTP_PATH}.
+   *
+   * @param path an absolute path: starts with {@code /}, no query, no spaces
+   * @return this builder
+   */
+  public B httpPath(String path) {
+    this.httpPath = path;
     return self();
   }
 
