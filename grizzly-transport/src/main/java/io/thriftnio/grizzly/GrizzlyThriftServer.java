@@ -319,7 +319,15 @@ public final class GrizzlyThriftServer extends LifecycleServer {
      */
     @Override
     public GrizzlyThriftServer build() {
-      return new GrizzlyThriftServer(this, config());
+      ServerConfig config = config();
+      if (config.transports().contains(io.thriftnio.core.WireTransport.HTTP)) {
+        throw new IllegalStateException(
+            "transports: "
+                + config.transports()
+                + " (expected: FRAMED, UNFRAMED): the Grizzly server does not serve HTTP peers yet;"
+                + " NettyThriftServer does");
+      }
+      return new GrizzlyThriftServer(this, config);
     }
 
     /**

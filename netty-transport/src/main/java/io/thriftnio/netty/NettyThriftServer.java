@@ -295,7 +295,8 @@ public final class NettyThriftServer extends LifecycleServer {
                 config.maxFrameSize(),
                 config.inputProtocolFactory(),
                 counters.truncatedFrames::increment,
-                config.transports()))
+                config.transports(),
+                config.httpPath()))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {
