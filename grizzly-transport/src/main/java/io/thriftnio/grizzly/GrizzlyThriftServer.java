@@ -121,7 +121,8 @@ public final class GrizzlyThriftServer extends LifecycleServer {
             config.inputProtocolFactory(),
             () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment,
-            config.transports());
+            config.transports(),
+            config.httpPath());
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
     FilterChainBuilder chain =
         FilterChainBuilder.stateless()
@@ -319,15 +320,7 @@ public final class GrizzlyThriftServer extends LifecycleServer {
      */
     @Override
     public GrizzlyThriftServer build() {
-      ServerConfig config = config();
-      if (config.transports().contains(io.thriftnio.core.WireTransport.HTTP)) {
-        throw new IllegalStateException(
-            "transports: "
-                + config.transports()
-                + " (expected: FRAMED, UNFRAMED): the Grizzly server does not serve HTTP peers yet;"
-                + " NettyThriftServer does");
-      }
-      return new GrizzlyThriftServer(this, config);
+      return new GrizzlyThriftServer(this, config());
     }
 
     /**

@@ -1,37 +1,13 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import io.thriftnio.testkit.conformance.ConformanceSuite;
 
 /**
- * The conformance suite for HTTP peers: Netty server on NIO accepting framed, unframed and HTTP on
- * one port, Worker, stock libthrift THttpClient on Apache HttpClient (the suite's raw-frame tests
- * stay framed).
+ * As {@link NettyWorkerHttpConformanceTest}, with THttpClient's other back-end, Apache HttpClient
+ * 5.
  */
-class NettyWorkerHttpApacheConformanceTest extends ConformanceSuite {
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return NettyThriftServer.builder()
-        .transport(NettyTransportType.NIO)
-        .ioThreads(2)
-        .transports(WireTransport.FRAMED, WireTransport.UNFRAMED, WireTransport.HTTP)
-        .httpPath("/thrift");
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return IoStrategy.WORKER;
-  }
-
-  @Override
-  protected boolean servesHttp() {
-    return true;
-  }
-
+class NettyWorkerHttpApacheConformanceTest extends NettyWorkerHttpConformanceTest {
   @Override
   protected ClientKind clientKind() {
     return ClientKinds.stockHttpApache("/thrift");
