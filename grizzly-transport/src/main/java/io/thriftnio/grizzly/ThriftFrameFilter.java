@@ -74,7 +74,11 @@ import org.slf4j.LoggerFactory;
  * on whole, the same way (its end found by walking its encoding, resumed on each read; a declared
  * size that would exceed {@code maxFrameSize} is refused as soon as it is read); the server then
  * writes its replies without the prefix. First bytes of no accepted transport, and an invalid
- * unframed message, close the connection as a bad frame does.
+ * unframed message, close the connection as a bad frame does. With {@link
+ * io.thriftnio.core.WireTransport#HTTP} accepted, an upper-case first byte makes the connection
+ * HTTP: each request is read by core's {@code HttpRequestReader} and its body, copied once, passed
+ * on with what its answer needs; refusals and {@code 100 Continue} go to the server filter in
+ * request order.
  *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
  * connection {@link Attribute}. Writes pass through unchanged; whoever writes sends whole frames.

@@ -54,7 +54,12 @@ import org.slf4j.LoggerFactory;
  * on whole, the same way, once its last byte has arrived (its end found by walking its encoding,
  * resumed on each read; a declared size that would exceed {@code maxFrameSize} is refused as soon
  * as it is read). First bytes of no accepted transport, and an invalid unframed message, raise an
- * exception the server's handler answers and closes on, like an invalid frame.
+ * exception the server's handler answers and closes on, like an invalid frame. An upper-case first
+ * byte, when {@link io.thriftnio.core.WireTransport#HTTP} is accepted, makes the connection HTTP:
+ * each request is read by core's {@code HttpRequestReader} (bounded header section, {@code
+ * Content-Length} or chunked body up to {@code maxFrameSize}), nothing consumed before it is whole,
+ * and its body passed on with what its answer needs; a refused request and a {@code 100 Continue}
+ * go to the handler as events, in request order.
  *
  * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
  * receiver owns it and must release it. Memory grows with the bytes received, never with the length

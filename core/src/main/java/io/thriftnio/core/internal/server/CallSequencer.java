@@ -360,7 +360,8 @@ public final class CallSequencer {
       } else if (!closeAfter) {
         httpHead = HttpResponses.ok(http, 0); // a oneway call: HTTP still wants its answer
       } else {
-        httpHead = HttpResponses.error(400, "the body is not a readable Thrift message", false);
+        httpHead =
+            HttpResponses.error(400, "the body is not a readable Thrift message", false, false);
       }
       closeAfter |= !http.keepAlive();
     }

@@ -87,19 +87,22 @@ public final class HttpRequestReader {
 
     /** The whole answer, {@code Connection: close}, its reason as a plain-text body. */
     public ByteBuffer response() {
-      return HttpResponses.error(status, getMessage(), false);
+      return HttpResponses.error(status, getMessage(), false, false);
     }
   }
 
   /** What a whole request asks, for its answer. Immutable. */
   public static final class Request {
     private final boolean keepAlive;
+    private final boolean http10;
     private final String contentType;
     private final int refusal;
     private final String refusalReason;
 
-    Request(boolean keepAlive, String contentType, int refusal, String refusalReason) {
+    Request(
+        boolean keepAlive, boolean http10, String contentType, int refusal, String refusalReason) {
       this.keepAlive = keepAlive;
+      this.http10 = http10;
       this.contentType = contentType;
       this.refusal = refusal;
       this.refusalReason = refusalReason;
@@ -108,6 +111,14 @@ public final class HttpRequestReader {
     /** Whether the connection stays open after the answer. */
     public boolean keepAlive() {
       return keepAlive;
+    }
+
+    /**
+     * Whether the answer must say {@code Connection: keep-alive}: an HTTP/1.0 peer that asked for
+     * it closes otherwise.
+     */
+    public boolean saysKeepAlive() {
+      return keepAlive && http10;
     }
 
     /**
@@ -126,7 +137,7 @@ public final class HttpRequestReader {
 
     /** The answer to a request with a {@link #refusal()}. */
     public ByteBuffer refusalResponse() {
-      return HttpResponses.error(refusal, refusalReason, keepAlive);
+      return HttpResponses.error(refusal, refusalReason, keepAlive, saysKeepAlive());
     }
   }
 
@@ -524,13 +535,13 @@ public final class HttpRequestReader {
     if (refusal != 0 && (hasBody || expectContinue)) {
       // Not worth reading a body to throw it away: answer, then close.
       closeRequested = true;
-      request = new Request(false, null, refusal, reason);
+      request = new Request(false, http10, null, refusal, reason);
       state = State.DONE;
       bodyStart = pos;
       return;
     }
     if (refusal != 0) {
-      request = new Request(keepAlive(), null, refusal, reason);
+      request = new Request(keepAlive(), http10, null, refusal, reason);
       state = State.DONE;
       bodyStart = pos;
       return;
@@ -583,7 +594,7 @@ public final class HttpRequestReader {
   private void finish() {
     state = State.DONE;
     if (request == null) {
-      request = new Request(keepAlive(), responseType(contentType), 0, null);
+      request = new Request(keepAlive(), http10, responseType(contentType), 0, null);
     }
   }
 

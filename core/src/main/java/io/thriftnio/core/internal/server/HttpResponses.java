@@ -42,6 +42,8 @@ public final class HttpResponses {
         .append("\r\n");
     if (!request.keepAlive()) {
       sb.append("Connection: close\r\n");
+    } else if (request.saysKeepAlive()) {
+      sb.append("Connection: keep-alive\r\n");
     }
     sb.append("\r\n");
     return ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.US_ASCII));
@@ -54,8 +56,10 @@ public final class HttpResponses {
    * @param status the status code
    * @param reason what was wrong, for the peer's logs
    * @param keepAlive whether the connection stays open after it
+   * @param saysKeepAlive whether to say so ({@code Connection: keep-alive}, for HTTP/1.0 peers)
    */
-  public static ByteBuffer error(int status, String reason, boolean keepAlive) {
+  public static ByteBuffer error(
+      int status, String reason, boolean keepAlive, boolean saysKeepAlive) {
     byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
     StringBuilder sb = new StringBuilder(160);
     sb.append("HTTP/1.1 ").append(status).append(' ').append(reasonPhrase(status)).append("\r\n");
@@ -67,6 +71,8 @@ public final class HttpResponses {
         .append("\r\n");
     if (!keepAlive) {
       sb.append("Connection: close\r\n");
+    } else if (saysKeepAlive) {
+      sb.append("Connection: keep-alive\r\n");
     }
     sb.append("\r\n");
     byte[] head = sb.toString().getBytes(StandardCharsets.US_ASCII);

@@ -143,12 +143,13 @@ class HttpRequestReaderTest {
                 .keepAlive())
         .as("HTTP/1.0 closes by default")
         .isFalse();
-    assertThat(
-            readEverySplit(
-                    "/", "POST / HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 1\r\n\r\nx")
-                .request
-                .keepAlive())
-        .isTrue();
+    Read http10 =
+        readEverySplit(
+            "/", "POST / HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 1\r\n\r\nx");
+    assertThat(http10.request.keepAlive()).isTrue();
+    assertThat(text(HttpResponses.ok(http10.request, 3)))
+        .as("an HTTP/1.0 peer is told the connection stays")
+        .contains("Connection: keep-alive\r\n");
   }
 
   @Test
