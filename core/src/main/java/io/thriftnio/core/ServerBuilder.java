@@ -32,6 +32,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /** Default {@link #maxConnections(int)}: {@value}. */
   public static final int DEFAULT_MAX_CONNECTIONS = 16_384;
 
+  /** Default {@link #httpPath}: {@value}. */
+  public static final String DEFAULT_HTTP_PATH = "/";
+
   /** Default {@link #frameTimeout(Duration)}: 30 seconds. */
   public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
 
@@ -60,6 +63,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireTransport[] transports = {WireTransport.FRAMED};
+  String httpPath = DEFAULT_HTTP_PATH;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
   Duration idleTimeout = Duration.ZERO;
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -210,13 +214,15 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   /**
    * The transports the server accepts, all on its one port: each connection's first bytes say which
    * one it speaks (a length prefix for {@link WireTransport#FRAMED}; {@code 80 01}, {@code 82} or
-   * {@code [} for a strict-binary, compact or JSON message of {@link WireTransport#UNFRAMED}), and
-   * its replies go back the same way. A connection whose first bytes match none is closed, logged
-   * and counted in {@link ServerStats#badFrames()}. Everything else applies to every transport
-   * alike: the IO strategy, pipelining with replies in order, {@link #maxFrameSize} (for an
-   * unframed message, the largest message, refused as soon as a declared size would exceed it), the
-   * timeouts (an unframed message counts as a frame for {@link #frameTimeout}), TLS, the limits,
-   * the stats and the call context. Default: {@link WireTransport#FRAMED} alone.
+   * {@code [} for a strict-binary, compact or JSON message of {@link WireTransport#UNFRAMED}; an
+   * upper-case letter, a method name, for {@link WireTransport#HTTP}), and its replies go back the
+   * same way. A connection whose first bytes match none is closed, logged and counted in {@link
+   * ServerStats#badFrames()}. Everything else applies to every transport alike: the IO strategy,
+   * pipelining with replies in order, {@link #maxFrameSize} (for an unframed message, the largest
+   * message, refused as soon as a declared size would exceed it; for HTTP, the largest body,
+   * refused with {@code 413}), the timeouts (an unframed message, an HTTP request, counts as a
+   * frame for {@link #frameTimeout}), TLS, the limits, the stats and the call context. Default:
+   * {@link WireTransport#FRAMED} alone.
    *
    * @param first a transport
    * @param more further transports; repeats are ignored
@@ -229,6 +235,20 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
       System.arraycopy(more, 0, all, 1, more.length);
     }
     this.transports = all;
+    return self();
+  }
+
+  /**
+   * The path that {@link WireTransport#HTTP} peers post their calls to, e.g. {@code /thrift}; the
+   * query string of a request is ignored. Another path is answered {@code 404}, another method than
+   * {@code POST} {@code 405}. Used only when {@link #transports} includes HTTP. Default: {@value
+   * #DEFAULT_HTTP_PATH}.
+   *
+   * @param path an absolute path: starts with {@code /}, no query, no spaces
+   * @return this builder
+   */
+  public B httpPath(String path) {
+    this.httpPath = path;
     return self();
   }
 

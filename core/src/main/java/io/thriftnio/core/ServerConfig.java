@@ -34,6 +34,7 @@ public final class ServerConfig {
   private final int ioThreads;
   private final int maxFrameSize;
   private final Set<WireTransport> transports;
+  private final String httpPath;
   private final int maxConnections;
   private final Duration idleTimeout;
   private final Duration frameTimeout;
@@ -79,6 +80,7 @@ public final class ServerConfig {
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.transports = checkTransports(b.transports);
+    this.httpPath = checkHttpPath(b.httpPath);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
     this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
@@ -105,6 +107,19 @@ public final class ServerConfig {
       set.add(transports[i]);
     }
     return Collections.unmodifiableSet(set);
+  }
+
+  private static String checkHttpPath(String path) {
+    if (path == null
+        || !path.startsWith("/")
+        || path.indexOf('?') >= 0
+        || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
+      throw new IllegalArgumentException(
+          "httpPath: "
+              + (path == null ? "null" : "'" + path + "'")
+              + " (expected: an absolute path, starting with /, without query or spaces)");
+    }
+    return path;
   }
 
   private static List<ServerInterceptor> checkInterceptors(List<ServerInterceptor> interceptors) {
@@ -207,6 +222,11 @@ public final class ServerConfig {
     return transports;
   }
 
+  /** The path HTTP peers post their calls to. */
+  public String httpPath() {
+    return httpPath;
+  }
+
   /** Connections open at once. */
   public int maxConnections() {
     return maxConnections;
@@ -264,6 +284,7 @@ public final class ServerConfig {
         + (workerExecutor != null ? "external" : Integer.toString(workerThreads))
         + ", transports="
         + transports
+        + (transports.contains(WireTransport.HTTP) ? ", httpPath=" + httpPath : "")
         + ", maxFrameSize="
         + maxFrameSize
         + ", maxConnections="

@@ -9,6 +9,7 @@ package io.thriftnio.core;
  * FRAMED    | 00 00 00 0B | 80 01 00 01 ... |     a 4-byte big-endian length, then the message
  * UNFRAMED  | 80 01 00 01 ... | 80 01 ...         messages back to back: strict binary (80 01),
  *           | 82 21 ... |                         compact (82) or JSON ([)
+ * HTTP      | POST / HTTP/1.1 ... \r\n\r\n | 80 01 ... |   an HTTP/1.1 request, the body one message
  * </pre>
  */
 public enum WireTransport {
@@ -26,5 +27,15 @@ public enum WireTransport {
    * TBinaryProtocol}, {@code TCompactProtocol} or {@code TJSONProtocol}; the non-strict binary
    * encoding (no version word) cannot be told from a frame length and is not accepted.
    */
-  UNFRAMED
+  UNFRAMED,
+
+  /**
+   * Thrift over HTTP/1.1, as libthrift's {@code THttpClient} and {@code TServlet} speak it: each
+   * call is a {@code POST} to the server's {@link ServerBuilder#httpPath} whose body is one message
+   * (in the server's protocol); the reply is a {@code 200} whose body is the reply message (empty
+   * for a oneway call). Keep-alive and pipelined requests are served; {@code Content-Length} and
+   * chunked bodies, and {@code Expect: 100-continue}, are understood. A connection speaks HTTP when
+   * its first byte is an upper-case letter (a method name).
+   */
+  HTTP
 }

@@ -131,6 +131,7 @@ class ServerBuilderTest {
         .isEqualTo(ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
     assertThat(c.tls()).as("plain TCP unless tls(...) is set").isNull();
     assertThat(c.transports()).as("framed alone, as before").containsExactly(WireTransport.FRAMED);
+    assertThat(c.httpPath()).isEqualTo("/").isEqualTo(ServerBuilder.DEFAULT_HTTP_PATH);
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.toString())
@@ -297,9 +298,26 @@ class ServerBuilderTest {
         .contains("transports=[UNFRAMED]");
     assertRejected(
         b -> b.transports(WireTransport.FRAMED, (WireTransport) null),
-        "transports[1]: null (expected: one of [FRAMED, UNFRAMED])");
+        "transports[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP])");
     assertRejected(
-        b -> b.transports(null), "transports[0]: null (expected: one of [FRAMED, UNFRAMED])");
+        b -> b.transports(null), "transports[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP])");
+  }
+
+  @Test
+  void httpPathIsValidatedAtBuild() {
+    ServerConfig c = build(b -> b.transports(WireTransport.HTTP).httpPath("/thrift"));
+    assertThat(c.httpPath()).isEqualTo("/thrift");
+    assertThat(c.toString()).contains("transports=[HTTP], httpPath=/thrift");
+    assertRejected(
+        b -> b.httpPath("thrift"),
+        "httpPath: 'thrift' (expected: an absolute path, starting with /, without query or"
+            + " spaces)");
+    assertRejected(
+        b -> b.httpPath("/a?b"),
+        "httpPath: '/a?b' (expected: an absolute path, starting with /, without query or spaces)");
+    assertRejected(
+        b -> b.httpPath(null),
+        "httpPath: null (expected: an absolute path, starting with /, without query or spaces)");
   }
 
   @Test

@@ -128,6 +128,16 @@ final class GrizzlyServerConnection implements ServerConnection {
   }
 
   @Override
+  public void writeHttp(ByteBuffer head, ByteBuffer frame) {
+    MemoryManager<?> memory = connection.getMemoryManager();
+    unflushed.add(Buffers.wrap(memory, head));
+    if (frame != null) {
+      frame.position(frame.position() + Framing.HEADER_SIZE); // the body is the bare reply
+      unflushed.add(Buffers.wrap(memory, frame));
+    }
+  }
+
+  @Override
   public void flush() {
     flush(null);
   }

@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>Framed peers only by default; with {@link ServerBuilder#transports} also unframed peers (a
- * bare {@code TSocket}) on the same port, told apart by each connection's first byte, their replies
- * unframed, every other setting applying alike.
+ * bare {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
+ * ServerBuilder#httpPath}) on the same port, told apart by each connection's first byte, their
+ * replies unframed or HTTP responses, every other setting applying alike.
  *
  * <p>With {@linkplain ServerBuilder#tls TLS}, Grizzly's {@code SSLFilter} follows the guard. A
  * failed handshake, or one not complete within the handshake timeout after accept (checked by the
@@ -121,7 +122,8 @@ public final class GrizzlyThriftServer extends LifecycleServer {
             config.inputProtocolFactory(),
             () -> {}, // the server filter counts the frames it is told of
             counters.truncatedFrames::increment,
-            config.transports());
+            config.transports(),
+            config.httpPath());
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
     FilterChainBuilder chain =
         FilterChainBuilder.stateless()

@@ -2,8 +2,11 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.HeaderPeek;
+import io.thriftnio.core.internal.server.HttpRequestReader;
+import io.thriftnio.core.internal.server.HttpResponses;
 import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
@@ -71,7 +74,11 @@ import org.slf4j.LoggerFactory;
  * on whole, the same way (its end found by walking its encoding, resumed on each read; a declared
  * size that would exceed {@code maxFrameSize} is refused as soon as it is read); the server then
  * writes its replies without the prefix. First bytes of no accepted transport, and an invalid
- * unframed message, close the connection as a bad frame does.
+ * unframed message, close the connection as a bad frame does. With {@link
+ * io.thriftnio.core.WireTransport#HTTP} accepted, an upper-case first byte makes the connection
+ * HTTP: each request is read by core's {@code HttpRequestReader} and its body, copied once, passed
+ * on with what its answer needs; refusals and {@code 100 Continue} go to the server filter in
+ * request order.
  *
  * <p>One instance serves every connection of a filter chain: the per-connection state lives in a
  * connection {@link Attribute}. Writes pass through unchanged; whoever writes sends whole frames.
@@ -89,6 +96,8 @@ public final class ThriftFrameFilter extends BaseFilter {
   private final Runnable badFrameListener;
   private final Runnable truncatedFrameListener;
   private final Set<WireTransport> accepted;
+
+  private final String httpPath;
 
   /** Nothing to detect: foreign first bytes meet the framing rules, as they always did. */
   private final boolean framedOnly;
@@ -149,6 +158,28 @@ public final class ThriftFrameFilter extends BaseFilter {
       Runnable badFrameListener,
       Runnable truncatedFrameListener,
       Set<WireTransport> accepted) {
+    this(
+        maxFrameSize,
+        headerProtocol,
+        badFrameListener,
+        truncatedFrameListener,
+        accepted,
+        ServerBuilder.DEFAULT_HTTP_PATH);
+  }
+
+  /**
+   * As above, with {@link WireTransport#HTTP} peers posting to {@code httpPath}: each request's
+   * body is passed on as an {@link HttpCall}; a refused request, and a {@code 100 Continue} that is
+   * due, are handed to the server filter in request order.
+   */
+  ThriftFrameFilter(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Runnable badFrameListener,
+      Runnable truncatedFrameListener,
+      Set<WireTransport> accepted,
+      String httpPath) {
+    this.httpPath = httpPath;
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.badFrameListener = badFrameListener;
@@ -197,7 +228,12 @@ public final class ThriftFrameFilter extends BaseFilter {
       }
       if (state.kind.unframed()) {
         state.walk = state.kind.newWalk(maxFrameSize);
+      } else if (state.kind.http()) {
+        state.http = new HttpRequestReader(httpPath, maxFrameSize);
       }
+    }
+    if (state.http != null) {
+      return parseHttp(ctx, input, state);
     }
     if (state.walk != null) {
       return parseUnframed(ctx, connection, input, state);
@@ -271,6 +307,88 @@ public final class ThriftFrameFilter extends BaseFilter {
     ctx.setMessage(input);
     state.passedOn = true;
     return ctx.getInvokeAction(remainder);
+  }
+
+  /** One HTTP request's body, copied out of the read buffer, and what its answer needs. */
+  static final class HttpCall {
+    final byte[] body;
+    final HttpRequestReader.Request request;
+
+    HttpCall(byte[] body, HttpRequestReader.Request request) {
+      this.body = body;
+      this.request = request;
+    }
+  }
+
+  private NextAction parseHttp(FilterChainContext ctx, Buffer input, ParseState state) {
+    Buffer rest = input;
+    while (true) {
+      int start = rest.position();
+      int length;
+      try {
+        length = state.http.next(rest::get, start, rest.remaining());
+      } catch (HttpRequestReader.Refused e) {
+        log.warn("{}", e.describe(ctx.getConnection().getPeerAddress()));
+        state.rejected = true;
+        state.partialSinceNanos = 0;
+        badFrameListener.run();
+        respondHttp(ctx, e.response(), true, true);
+        return ctx.getStopAction();
+      }
+      if (length == HttpRequestReader.NEED_MORE) {
+        if (state.http.takeContinue()) {
+          respondHttp(ctx, HttpResponses.continue100(), false, false);
+        }
+        state.partial();
+        return ctx.getStopAction(rest);
+      }
+      state.complete();
+      HttpRequestReader.Request request = state.http.request();
+      if (!request.keepAlive()) {
+        state.rejected = true; // nothing after this request is read: the connection closes after it
+      }
+      int end = start + length;
+      Buffer remainder = rest.limit() > end ? rest.split(end) : null;
+      if (request.refusal() != 0) {
+        state.http.reset();
+        log.debug(
+            "HTTP request from {} refused with {}",
+            ctx.getConnection().getPeerAddress(),
+            request.refusal());
+        badFrameListener.run();
+        respondHttp(ctx, request.refusalResponse(), true, !request.keepAlive());
+        if (remainder == null || state.rejected) {
+          return ctx.getStopAction();
+        }
+        rest = remainder;
+        continue;
+      }
+      byte[] body = new byte[state.http.bodyLength()];
+      if (state.http.chunked()) {
+        state.http.copyBody(rest::get, start, body);
+      } else {
+        int from = start + state.http.bodyStart();
+        for (int i = 0; i < body.length; i++) {
+          body[i] = rest.get(from + i); // absolute: the buffer may be a composite of many reads
+        }
+      }
+      state.http.reset();
+      state.moreBuffered = false; // each request's reply leaves at once
+      ctx.setMessage(new HttpCall(body, request));
+      state.passedOn = true;
+      return state.rejected ? ctx.getInvokeAction() : ctx.getInvokeAction(remainder);
+    }
+  }
+
+  /** Hands an HTTP response without a call to the server filter, or closes without one. */
+  private static void respondHttp(
+      FilterChainContext ctx, java.nio.ByteBuffer response, boolean refusal, boolean closeAfter) {
+    ThriftServerFilter server = serverFilterAfter(ctx);
+    if (server != null) {
+      server.respondHttp(ctx.getConnection(), response, refusal, closeAfter);
+    } else if (closeAfter) {
+      ctx.getConnection().closeSilently();
+    }
   }
 
   /**
@@ -452,6 +570,9 @@ public final class ThriftFrameFilter extends BaseFilter {
 
     /** Finds each message's end on an unframed connection; confined to the reading thread. */
     UnframedMessages walk;
+
+    /** Reads each request on an HTTP connection; confined to the reading thread. */
+    HttpRequestReader http;
 
     /** The length of the next unframed message, found by a look-ahead; else NEED_MORE. */
     int aheadLength = UnframedMessages.NEED_MORE;

@@ -147,15 +147,22 @@ public final class ThriftServerFilter extends BaseFilter {
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();
     GrizzlyServerConnection adapter = adapterOf(connection);
-    Buffer message = ctx.getMessage();
+    Object message = ctx.getMessage();
     boolean more;
     try {
       beforeRequest.accept(connection);
-      // The call reads a copy of its own: a binary argument the handler keeps stays valid whatever
-      // Grizzly does with its read buffer next, and a frame that spanned reads is copied once.
-      byte[] request = new byte[message.remaining()];
-      message.get(request);
-      more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
+      if (message instanceof ThriftFrameFilter.HttpCall) {
+        ThriftFrameFilter.HttpCall http = (ThriftFrameFilter.HttpCall) message;
+        more = adapter.calls.onHttpRequest(ByteBuffer.wrap(http.body), null, http.request);
+      } else {
+        // The call reads a copy of its own: a binary argument the handler keeps stays valid
+        // whatever Grizzly does with its read buffer next, and a frame that spanned reads is
+        // copied once.
+        Buffer frame = (Buffer) message;
+        byte[] request = new byte[frame.remaining()];
+        frame.get(request);
+        more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
+      }
     } finally {
       ThriftFrameFilter.requestDelivered(connection); // the call is counted: the read is over
     }
@@ -206,6 +213,17 @@ public final class ThriftServerFilter extends BaseFilter {
    */
   void refuse(Connection<?> connection, TMessage header, String reason) {
     adapterOf(connection).calls.onBadFrame(header, reason);
+  }
+
+  /**
+   * For {@link ThriftFrameFilter}: an HTTP response without a call, after every earlier reply (a
+   * refused request, or {@code 100 Continue}); then closes if {@code closeAfter}.
+   */
+  void respondHttp(
+      Connection<?> connection, ByteBuffer response, boolean refusal, boolean closeAfter) {
+    GrizzlyServerConnection adapter = adapterOf(connection);
+    adapter.calls.onHttpResponse(response, refusal, closeAfter);
+    adapter.calls.readComplete(); // no request of this read reaches handleRead: flush it now
   }
 
   @Override

@@ -36,6 +36,19 @@ final class NettyServerConnection implements ServerConnection {
   }
 
   @Override
+  public void writeHttp(ByteBuffer head, ByteBuffer frame) {
+    ByteBuf response;
+    if (frame == null) {
+      response = Unpooled.wrappedBuffer(head);
+    } else {
+      frame.position(frame.position() + Framing.HEADER_SIZE);
+      response = Unpooled.wrappedBuffer(head, frame); // one write, no copy of the reply
+    }
+    Object reply = new ThriftFrameEncoder.Framed(response);
+    handler.lastWrite = handler.ctx.write(reply).addListener(handler.countDropped);
+  }
+
+  @Override
   public void flush() {
     handler.ctx.flush();
   }

@@ -52,8 +52,9 @@ import java.net.InetSocketAddress;
  * server's own worker pool {@code thrift-nio-netty-worker-N}.
  *
  * <p>Framed peers only by default; with {@link ServerBuilder#transports} also unframed peers (a
- * bare {@code TSocket}) on the same port, told apart by each connection's first byte, their replies
- * unframed, every other setting applying alike.
+ * bare {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
+ * ServerBuilder#httpPath}) on the same port, told apart by each connection's first byte, their
+ * replies unframed or HTTP responses, every other setting applying alike.
  *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
@@ -295,7 +296,8 @@ public final class NettyThriftServer extends LifecycleServer {
                 config.maxFrameSize(),
                 config.inputProtocolFactory(),
                 counters.truncatedFrames::increment,
-                config.transports()))
+                config.transports(),
+                config.httpPath()))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {

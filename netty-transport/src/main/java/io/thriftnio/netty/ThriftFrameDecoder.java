@@ -1,14 +1,19 @@
 package io.thriftnio.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.server.HeaderPeek;
+import io.thriftnio.core.internal.server.HttpRequestReader;
+import io.thriftnio.core.internal.server.HttpResponses;
 import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
+import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -49,7 +54,12 @@ import org.slf4j.LoggerFactory;
  * on whole, the same way, once its last byte has arrived (its end found by walking its encoding,
  * resumed on each read; a declared size that would exceed {@code maxFrameSize} is refused as soon
  * as it is read). First bytes of no accepted transport, and an invalid unframed message, raise an
- * exception the server's handler answers and closes on, like an invalid frame.
+ * exception the server's handler answers and closes on, like an invalid frame. An upper-case first
+ * byte, when {@link io.thriftnio.core.WireTransport#HTTP} is accepted, makes the connection HTTP:
+ * each request is read by core's {@code HttpRequestReader} (bounded header section, {@code
+ * Content-Length} or chunked body up to {@code maxFrameSize}), nothing consumed before it is whole,
+ * and its body passed on with what its answer needs; a refused request and a {@code 100 Continue}
+ * go to the handler as events, in request order.
  *
  * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
  * receiver owns it and must release it. Memory grows with the bytes received, never with the length
@@ -89,6 +99,11 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
   /** Finds each message's end on an unframed connection; null on a framed one. */
   private UnframedMessages walk;
+
+  /** Reads each request on an HTTP connection; null on another. */
+  private HttpRequestReader http;
+
+  private final String httpPath;
 
   /**
    * A decoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes, that
@@ -140,6 +155,26 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       TProtocolFactory headerProtocol,
       Runnable truncatedFrameListener,
       Set<WireTransport> accepted) {
+    this(
+        maxFrameSize,
+        headerProtocol,
+        truncatedFrameListener,
+        accepted,
+        ServerBuilder.DEFAULT_HTTP_PATH);
+  }
+
+  /**
+   * As above, with {@link WireTransport#HTTP} peers posting to {@code httpPath}: each request's
+   * body is passed on as an {@link HttpRequestMessage}, and a request refused (or a {@code 100
+   * Continue} due) as an {@link HttpResponseEvent}.
+   */
+  ThriftFrameDecoder(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Runnable truncatedFrameListener,
+      Set<WireTransport> accepted,
+      String httpPath) {
+    this.httpPath = httpPath;
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     this.headerProtocol = headerProtocol;
     this.truncatedFrameListener = truncatedFrameListener;
@@ -158,6 +193,30 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
     WireDetected(WireKind kind) {
       this.kind = kind;
+    }
+  }
+
+  /** One HTTP request's body, with what its answer needs; the receiver releases {@link #body}. */
+  static final class HttpRequestMessage {
+    final ByteBuf body;
+    final HttpRequestReader.Request request;
+
+    HttpRequestMessage(ByteBuf body, HttpRequestReader.Request request) {
+      this.body = body;
+      this.request = request;
+    }
+  }
+
+  /** An HTTP response without a call, in request order: a refusal or {@code 100 Continue}. */
+  static final class HttpResponseEvent {
+    final ByteBuffer response;
+    final boolean refusal;
+    final boolean closeAfter;
+
+    HttpResponseEvent(ByteBuffer response, boolean refusal, boolean closeAfter) {
+      this.response = response;
+      this.refusal = refusal;
+      this.closeAfter = closeAfter;
     }
   }
 
@@ -201,7 +260,14 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       if (kind.unframed()) {
         walk = kind.newWalk(maxFrameSize);
         ctx.fireUserEventTriggered(new WireDetected(kind));
+      } else if (kind.http()) {
+        http = new HttpRequestReader(httpPath, maxFrameSize);
+        ctx.fireUserEventTriggered(new WireDetected(kind));
       }
+    }
+    if (http != null) {
+      decodeHttp(ctx, in, out);
+      return;
     }
     if (walk != null) {
       decodeUnframed(ctx, in, out);
@@ -238,6 +304,52 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       walk.reset();
       out.add(in.readRetainedSlice(length));
     }
+  }
+
+  private void decodeHttp(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    int length;
+    try {
+      length = http.next(in::getByte, in.readerIndex(), in.readableBytes());
+    } catch (HttpRequestReader.Refused e) {
+      rejected = true;
+      in.skipBytes(in.readableBytes());
+      log.warn("{}", e.describe(ctx.channel().remoteAddress()));
+      ctx.fireUserEventTriggered(new HttpResponseEvent(e.response(), true, true));
+      return;
+    }
+    if (length == HttpRequestReader.NEED_MORE) {
+      if (http.takeContinue()) {
+        ctx.fireUserEventTriggered(
+            new HttpResponseEvent(HttpResponses.continue100(), false, false));
+      }
+      return;
+    }
+    HttpRequestReader.Request request = http.request();
+    if (!request.keepAlive()) {
+      rejected = true; // nothing after this request is read: the connection closes after it
+    }
+    if (request.refusal() != 0) {
+      in.skipBytes(length);
+      http.reset();
+      log.debug(
+          "HTTP request from {} refused with {}", ctx.channel().remoteAddress(), request.refusal());
+      ctx.fireUserEventTriggered(
+          new HttpResponseEvent(request.refusalResponse(), true, !request.keepAlive()));
+      return;
+    }
+    ByteBuf body;
+    if (http.chunked()) {
+      byte[] bytes = new byte[http.bodyLength()];
+      http.copyBody(in::getByte, in.readerIndex(), bytes);
+      body = Unpooled.wrappedBuffer(bytes);
+      in.skipBytes(length);
+    } else {
+      in.skipBytes(http.bodyStart());
+      body = in.readRetainedSlice(http.bodyLength());
+      in.skipBytes(length - http.bodyStart() - http.bodyLength());
+    }
+    http.reset();
+    out.add(new HttpRequestMessage(body, request));
   }
 
   private void failOnUnknownTransport(ChannelHandlerContext ctx, ByteBuf in)

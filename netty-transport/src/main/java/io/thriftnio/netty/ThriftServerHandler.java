@@ -218,6 +218,20 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof ThriftFrameDecoder.HttpRequestMessage) {
+      ThriftFrameDecoder.HttpRequestMessage http = (ThriftFrameDecoder.HttpRequestMessage) msg;
+      timeouts.frameReceived();
+      byte[] request;
+      try {
+        request = ByteBufUtil.getBytes(http.body);
+      } finally {
+        http.body.release();
+      }
+      if (!calls.onHttpRequest(ByteBuffer.wrap(request), null, http.request)) {
+        updateAutoRead();
+      }
+      return;
+    }
     if (!(msg instanceof ByteBuf)) {
       ctx.fireChannelRead(msg);
       return;
@@ -241,6 +255,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt instanceof ThriftFrameDecoder.WireDetected) {
       unframed = ((ThriftFrameDecoder.WireDetected) evt).kind.unframed();
+      return;
+    }
+    if (evt instanceof ThriftFrameDecoder.HttpResponseEvent) {
+      ThriftFrameDecoder.HttpResponseEvent response = (ThriftFrameDecoder.HttpResponseEvent) evt;
+      if (response.refusal) {
+        timeouts.frameReceived(); // a whole request, if a refused one
+      }
+      calls.onHttpResponse(response.response, response.refusal, response.closeAfter);
+      updateAutoRead();
       return;
     }
     super.userEventTriggered(ctx, evt);

@@ -150,12 +150,12 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--transports",
-      paramLabel = "T[,T]",
+      paramLabel = "T[,T...]",
       split = ",",
       description =
-          "framed, unframed or both, comma-separated: what the server accepts on its one port,"
-              + " told apart per connection by its first byte (netty and grizzly rows; default:"
-              + " framed)")
+          "framed, unframed, http, comma-separated: what the server accepts on its one port,"
+              + " told apart per connection by its first byte; http peers post to / (netty and"
+              + " grizzly rows; default: framed)")
   List<String> transports = List.of("framed");
 
   @Option(
@@ -357,7 +357,10 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  /** Parses {@code --transports}: {@code framed}, {@code unframed}, in any case and order. */
+  /**
+   * Parses {@code --transports}: {@code framed}, {@code unframed}, {@code http}, in any case and
+   * order.
+   */
   static Set<WireTransport> transports(List<String> names) {
     EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
     for (String n : names) {
@@ -365,11 +368,12 @@ final class ServeCommand implements Callable<Integer> {
         set.add(WireTransport.valueOf(n.trim().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "transports: " + n + " (expected: framed, unframed or framed,unframed)", e);
+            "transports: " + n + " (expected: framed, unframed, http, comma-separated)", e);
       }
     }
     if (set.isEmpty()) {
-      throw new IllegalArgumentException("transports: none (expected: framed, unframed or both)");
+      throw new IllegalArgumentException(
+          "transports: none (expected: framed, unframed, http, comma-separated)");
     }
     return set;
   }

@@ -70,7 +70,7 @@ record ServerSpec(
           row
               + " serves framed peers only: transports "
               + transports
-              + " (expected: framed; the netty and grizzly rows take unframed too)");
+              + " (expected: framed; the netty and grizzly rows take unframed and http too)");
     }
   }
 

@@ -60,8 +60,9 @@ class ServeTransportsTest {
                     .start(spec(EnumSet.allOf(WireTransport.class))))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
-            "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED]"
-                + " (expected: framed; the netty and grizzly rows take unframed too)");
+            "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED,"
+                + " HTTP] (expected: framed; the netty and grizzly rows take unframed and http"
+                + " too)");
   }
 
   @Test
@@ -70,16 +71,18 @@ class ServeTransportsTest {
         .containsExactly(WireTransport.FRAMED, WireTransport.UNFRAMED);
     assertThat(ServeCommand.transports(List.of("unframed")))
         .containsExactly(WireTransport.UNFRAMED);
+    assertThat(ServeCommand.transports(List.of("http", "framed")))
+        .containsExactly(WireTransport.FRAMED, WireTransport.HTTP);
     StringWriter err = new StringWriter();
     int code =
         BenchMain.execute(
             new String[] {
-              "serve", "--server", "netty", "--port", "0", "--transports", "framed,http"
+              "serve", "--server", "netty", "--port", "0", "--transports", "framed,gopher"
             },
             new PrintWriter(new StringWriter(), true),
             new PrintWriter(err, true));
     assertThat(code).isEqualTo(2);
     assertThat(err.toString())
-        .contains("transports: http (expected: framed, unframed or framed,unframed)");
+        .contains("transports: gopher (expected: framed, unframed, http, comma-separated)");
   }
 }

@@ -14,9 +14,12 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLSocketFactory;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.THttpClient;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
@@ -67,6 +70,48 @@ public final class ClientKinds {
           socket.open();
           return socket;
         });
+  }
+
+  /**
+   * Stock libthrift over HTTP: {@code THttpClient} with its default back-end, the JDK's {@code
+   * HttpURLConnection}, posting to {@code path}. The server must accept {@code WireTransport.HTTP}.
+   */
+  public static ClientKind stockHttp(String path) {
+    return syncTransport(
+        "thttpclient",
+        address -> {
+          THttpClient http = new THttpClient(url(address, path));
+          http.setConnectTimeout(30_000);
+          http.setReadTimeout(30_000);
+          http.open();
+          return http;
+        });
+  }
+
+  /**
+   * As {@link #stockHttp(String)}, with {@code THttpClient}'s other back-end, Apache HttpClient 5
+   * (one client, keep-alive connections pooled, closed with the transport).
+   */
+  public static ClientKind stockHttpApache(String path) {
+    return named(
+        "thttpclient-apache",
+        (address, protocol) -> {
+          CloseableHttpClient apache = HttpClients.createDefault();
+          THttpClient http = new THttpClient(url(address, path), apache);
+          http.open();
+          BenchService.Iface client = new BenchService.Client(protocol.getProtocol(http));
+          return connection(
+              new Opened<>(
+                  client,
+                  () -> {
+                    http.close();
+                    apache.close();
+                  }));
+        });
+  }
+
+  private static String url(InetSocketAddress address, String path) {
+    return "http://" + address.getHostString() + ":" + address.getPort() + path;
   }
 
   /** As {@link #stockUnframedSocket()}, over TLS through {@code tls}. */

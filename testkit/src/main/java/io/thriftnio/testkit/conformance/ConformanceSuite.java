@@ -48,6 +48,7 @@ import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -84,6 +85,15 @@ public abstract class ConformanceSuite {
   /** The client kind that calls the server. Default: stock {@code TSocket + TFramedTransport}. */
   protected ClientKind clientKind() {
     return ClientKinds.stockSocket();
+  }
+
+  /**
+   * Whether the server under test accepts {@code WireTransport.HTTP}: an HTTP request among the bad
+   * inputs is then a request it answers, and the {@link #clientKind()} (an HTTP client) shares its
+   * pooled connections among callers. Default: {@code false}.
+   */
+  protected boolean servesHttp() {
+    return false;
   }
 
   /**
@@ -411,6 +421,16 @@ public abstract class ConformanceSuite {
     ThriftServer server = start(builder(protocol, new BenchHandler()));
     BenchService.Iface good = connect(server, protocol);
     assertThat(good.get_last_sale("before").getSymbol()).isEqualTo("before");
+    if (servesHttp() && name.equals("http request")) {
+      try (RawConnection http = openRaw(server.localAddress())) {
+        http.write(bytes);
+        RawConnection.HttpAnswer answer = http.readHttpResponse();
+        assertThat(answer.status()).as("a GET is answered, not a Thrift call").isEqualTo(405);
+        assertThat(answer.header("Allow")).isEqualTo("POST");
+      }
+      assertThat(good.get_last_sale("after").getSymbol()).isEqualTo("after");
+      return;
+    }
     try (RawConnection bad = openRaw(server.localAddress())) {
       bad.write(bytes);
       byte[] before = bad.awaitClosedBy(CLOSE_WITHIN);
@@ -524,6 +544,10 @@ public abstract class ConformanceSuite {
 
   @Test
   void refusesConnectionsOverTheLimitAndKeepsServingTheOthers() throws Exception {
+    Assumptions.assumeFalse(
+        servesHttp(),
+        "HTTP clients share pooled connections, so two clients need not hold two; the limit is"
+            + " applied at accept, before any transport is detected, and tested with the others");
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
     ThriftServer server = start(builder(protocol, new BenchHandler()).maxConnections(2));
     BenchService.Iface first = connect(server, protocol);

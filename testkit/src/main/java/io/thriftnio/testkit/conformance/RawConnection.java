@@ -248,4 +248,42 @@ public final class RawConnection implements AutoCloseable {
     }
     return b;
   }
+
+  /** An HTTP response read off the connection: status, header section and body. */
+  public record HttpAnswer(int status, String head, byte[] body) {
+    /** A header field's value (name case-insensitive), or {@code null}. */
+    public String header(String name) {
+      for (String line : head.split("\r\n")) {
+        int colon = line.indexOf(':');
+        if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+          return line.substring(colon + 1).trim();
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Reads one HTTP response: its head up to the empty line, then {@code Content-Length} bytes of
+   * body (none without one). Fails if the connection ends first.
+   */
+  public HttpAnswer readHttpResponse() throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!(head.length() >= 4 && head.substring(head.length() - 4).equals("\r\n\r\n"))) {
+      int b = in.read();
+      if (b < 0) {
+        throw new EOFException("connection closed inside an HTTP response head: " + head);
+      }
+      head.append((char) b);
+      if (head.length() > 65_536) {
+        throw new IOException("HTTP response head over 64 KiB");
+      }
+    }
+    String text = head.toString();
+    String[] statusLine = text.substring(0, text.indexOf("\r\n")).split(" ", 3);
+    HttpAnswer headOnly = new HttpAnswer(Integer.parseInt(statusLine[1]), text, new byte[0]);
+    String length = headOnly.header("Content-Length");
+    byte[] body = length == null ? new byte[0] : readExactly(Integer.parseInt(length));
+    return new HttpAnswer(headOnly.status(), text, body);
+  }
 }

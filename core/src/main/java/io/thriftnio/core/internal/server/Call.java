@@ -45,6 +45,16 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   long receivedAtNanos;
 
   ByteBuffer reply;
+
+  /** The HTTP request this call answers; {@code null} on a framed or unframed connection. */
+  HttpRequestReader.Request http;
+
+  /**
+   * The HTTP response head written before {@link #reply} (or a whole response without one); set
+   * when the call is done, {@code null} on a framed or unframed connection.
+   */
+  ByteBuffer httpHead;
+
   boolean done;
   boolean closeAfter;
 

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -102,6 +103,52 @@ public final class CallSequencer {
    *     still be delivered)
    */
   public boolean onRequest(ByteBuffer payload, Object request) {
+    return onRequest(payload, request, null);
+  }
+
+  /**
+   * An HTTP request arrived ({@link io.thriftnio.core.WireTransport#HTTP}): as {@link
+   * #onRequest(ByteBuffer, Object)}, its body the request message. Its reply is written with an
+   * HTTP head ({@link ServerConnection#writeHttp}): a {@code 200} with the reply as its body (empty
+   * for a oneway call), or a {@code 400} when the message cannot be read; the connection closes
+   * after it unless the request keeps it alive.
+   *
+   * @param http what the request asks of its answer
+   */
+  public boolean onHttpRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
+    return onRequest(payload, request, http);
+  }
+
+  /**
+   * Answers an HTTP request without a call, after every earlier reply: a refusal ({@code 4xx}, the
+   * request counted in {@code badFrames}) or {@code 100 Continue}.
+   *
+   * @param response the whole response
+   * @param refusal whether it refuses a request (counted)
+   * @param closeAfter whether the connection closes after it; nothing later is read or answered
+   */
+  public void onHttpResponse(ByteBuffer response, boolean refusal, boolean closeAfter) {
+    if (refusal) {
+      path.counters.badFrames.increment();
+    }
+    synchronized (this) {
+      if (closing) {
+        return;
+      }
+      if (closeAfter) {
+        closing = true;
+        readingPaused = true;
+      }
+      Call last = new Call(this, null, null);
+      last.done = true;
+      last.httpHead = response;
+      last.closeAfter = closeAfter;
+      slots.add(last);
+    }
+    writer.writeReady();
+  }
+
+  private boolean onRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
     Call slot;
     boolean dispatch;
     boolean scheduleCheck = false;
@@ -115,6 +162,7 @@ public final class CallSequencer {
         long now = System.nanoTime();
         lastActivityNanos = now;
         slot = new Call(this, payload, request);
+        slot.http = http;
         slot.receivedAtNanos = now;
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
@@ -304,8 +352,22 @@ public final class CallSequencer {
     if (request != null) {
       connection.release(request); // the invoker has read the request for the last time
     }
+    HttpRequestReader.Request http = slot.http;
+    ByteBuffer httpHead = null;
+    if (http != null) {
+      if (reply != null) {
+        httpHead = HttpResponses.ok(http, reply.remaining() - Framing.HEADER_SIZE);
+      } else if (!closeAfter) {
+        httpHead = HttpResponses.ok(http, 0); // a oneway call: HTTP still wants its answer
+      } else {
+        httpHead =
+            HttpResponses.error(400, "the body is not a readable Thrift message", false, false);
+      }
+      closeAfter |= !http.keepAlive();
+    }
     synchronized (this) {
       slot.reply = reply;
+      slot.httpHead = httpHead;
       slot.closeAfter = closeAfter;
       slot.done = true;
       if (closeAfter) {

@@ -154,18 +154,22 @@ final class ReplyWriter {
         connection.release(neverDispatched);
         continue;
       }
+      boolean answer = call.reply != null || call.httpHead != null;
       if (dropping) {
-        if (call.reply != null) {
+        if (answer) {
           calls.path.counters.droppedResponses.increment(); // the connection closed during the call
         }
         continue;
       }
-      if (call.reply != null) {
+      if (call.httpHead != null) {
+        connection.writeHttp(call.httpHead, call.reply);
+        wrote = true;
+      } else if (call.reply != null) {
         connection.write(call.reply);
         wrote = true;
       }
       if (call.closeAfter) {
-        connection.close(call.reply != null); // flushes
+        connection.close(answer); // flushes
         wrote = false;
       }
     }

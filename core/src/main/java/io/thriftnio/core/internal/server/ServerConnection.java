@@ -25,7 +25,20 @@ public interface ServerConnection {
    */
   void write(ByteBuffer frame);
 
-  /** Sends every reply queued by {@link #write}. */
+  /**
+   * Queues one HTTP response for sending ({@link io.thriftnio.core.WireTransport#HTTP}): {@code
+   * head}, then the reply message of {@code frame} without its length prefix.
+   *
+   * @param head the response's status line and header fields, or a whole response
+   * @param frame the reply frame as given to {@link #write}, or {@code null} when {@code head} is
+   *     all there is
+   * @throws UnsupportedOperationException by default: the adapter serves no HTTP peers
+   */
+  default void writeHttp(ByteBuffer head, ByteBuffer frame) {
+    throw new UnsupportedOperationException("HTTP replies on " + getClass().getName());
+  }
+
+  /** Sends every reply queued by {@link #write} and {@link #writeHttp}. */
   void flush();
 
   /** Whether the current thread may call {@link #write} and the other IO methods. */

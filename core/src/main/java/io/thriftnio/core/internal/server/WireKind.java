@@ -14,12 +14,14 @@ import java.util.Set;
  * 80           UNFRAMED_BINARY   UNFRAMED accepted (strict binary: 80 01 = version 1)
  * 82           UNFRAMED_COMPACT  UNFRAMED accepted (compact protocol id)
  * 5b '['       UNFRAMED_JSON     UNFRAMED accepted (a JSON message is an array)
+ * 41..5a A-Z   HTTP              HTTP accepted (a request line starts with a method name)
  * other        none: the connection is refused, counted and closed
  * </pre>
  *
  * <p>A frame starting with {@code 5b} would declare at least 1,526,726,656 bytes, above any
- * sensible {@code maxFrameSize}, so with both kinds accepted {@code [} means JSON. A new kind (an
- * HTTP request line) adds a row here and a splitter in the adapters, nothing else.
+ * sensible {@code maxFrameSize}, so with both kinds accepted {@code [} means JSON; in the same way
+ * an upper-case letter would declare at least 1,090,519,040 bytes, so with HTTP accepted it starts
+ * a request line. A new kind adds a row here and a splitter in the adapters, nothing else.
  */
 public enum WireKind {
   /** A 4-byte length prefix, then the message. Replies are framed. */
@@ -29,7 +31,9 @@ public enum WireKind {
   /** {@code TCompactProtocol} messages back to back. Replies unframed. */
   UNFRAMED_COMPACT(UnframedMessages.Protocol.COMPACT),
   /** {@code TJSONProtocol} messages back to back. Replies unframed. */
-  UNFRAMED_JSON(UnframedMessages.Protocol.JSON);
+  UNFRAMED_JSON(UnframedMessages.Protocol.JSON),
+  /** HTTP/1.1 requests ({@link HttpRequestReader}). Replies are HTTP responses. */
+  HTTP(null);
 
   /** Nesting accepted by an unframed walk: libthrift's default recursion limit. */
   public static final int MAX_DEPTH = 64;
@@ -45,14 +49,19 @@ public enum WireKind {
     return protocol != null;
   }
 
+  /** Whether requests and replies are HTTP messages. */
+  public boolean http() {
+    return this == HTTP;
+  }
+
   /**
    * A walker for this kind's messages, limited to {@code maxMessageSize} bytes each.
    *
-   * @throws IllegalStateException for {@link #FRAMED}
+   * @throws IllegalStateException for {@link #FRAMED} and {@link #HTTP}
    */
   public UnframedMessages newWalk(int maxMessageSize) {
     if (protocol == null) {
-      throw new IllegalStateException("FRAMED has no message walk");
+      throw new IllegalStateException(this + " has no message walk");
     }
     return new UnframedMessages(protocol, maxMessageSize, MAX_DEPTH);
   }
@@ -77,6 +86,9 @@ public enum WireKind {
       if (b == '[') {
         return UNFRAMED_JSON;
       }
+    }
+    if (b >= 'A' && b <= 'Z' && accepted.contains(WireTransport.HTTP)) {
+      return HTTP;
     }
     if (b < 0x80 && accepted.contains(WireTransport.FRAMED)) {
       return FRAMED;
@@ -115,6 +127,8 @@ public enum WireKind {
       sb.append("; they look like ").append(foreign);
     } else if (lead == 0x80 || lead == 0x82 || lead == '[') {
       sb.append("; they look like an unframed Thrift message (WireTransport.UNFRAMED)");
+    } else if (lead >= 'A' && lead <= 'Z') {
+      sb.append("; they look like an HTTP request (WireTransport.HTTP)");
     } else if (lead < 0x80) {
       sb.append("; they look like a frame length (WireTransport.FRAMED)");
     }

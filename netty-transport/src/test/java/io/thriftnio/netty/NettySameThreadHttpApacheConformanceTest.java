@@ -1,0 +1,15 @@
+package io.thriftnio.netty;
+
+import io.thriftnio.testkit.conformance.ClientKind;
+import io.thriftnio.testkit.conformance.ClientKinds;
+
+/**
+ * As {@link NettySameThreadHttpConformanceTest}, with THttpClient's other back-end, Apache
+ * HttpClient 5.
+ */
+class NettySameThreadHttpApacheConformanceTest extends NettySameThreadHttpConformanceTest {
+  @Override
+  protected ClientKind clientKind() {
+    return ClientKinds.stockHttpApache("/thrift");
+  }
+}
