@@ -42,6 +42,8 @@ public final class ClientOptions {
   private final Executor callbackExecutor;
   private final ClientTls tls;
   private final List<ClientInterceptor> interceptors;
+  private final WireTransport transport;
+  private final String httpPath;
 
   private ClientOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
@@ -52,6 +54,8 @@ public final class ClientOptions {
     this.callbackExecutor = b.callbackExecutor;
     this.tls = b.tls;
     this.interceptors = List.copyOf(b.interceptors);
+    this.transport = b.transport;
+    this.httpPath = b.httpPath;
   }
 
   /** Every default. */
@@ -75,6 +79,8 @@ public final class ClientOptions {
     b.callbackExecutor = callbackExecutor;
     b.tls = tls;
     b.interceptors = new ArrayList<>(interceptors);
+    b.transport = transport;
+    b.httpPath = httpPath;
     return b;
   }
 
@@ -121,6 +127,16 @@ public final class ClientOptions {
     return interceptors;
   }
 
+  /** How messages are delimited on the connection; {@link WireTransport#FRAMED} by default. */
+  public WireTransport transport() {
+    return transport;
+  }
+
+  /** The path an {@link WireTransport#HTTP} connection posts its calls to; {@code /} by default. */
+  public String httpPath() {
+    return httpPath;
+  }
+
   @Override
   public String toString() {
     return "ClientOptions{connectTimeout="
@@ -137,6 +153,9 @@ public final class ClientOptions {
         + (tls != null)
         + ", interceptors="
         + interceptors.size()
+        + ", transport="
+        + transport
+        + (transport == WireTransport.HTTP ? ", httpPath=" + httpPath : "")
         + "}";
   }
 
@@ -150,6 +169,8 @@ public final class ClientOptions {
     private Executor callbackExecutor = ForkJoinPool.commonPool();
     private ClientTls tls;
     private List<ClientInterceptor> interceptors = new ArrayList<>();
+    private WireTransport transport = WireTransport.FRAMED;
+    private String httpPath = ServerBuilder.DEFAULT_HTTP_PATH;
 
     private Builder() {}
 
@@ -259,6 +280,47 @@ public final class ClientOptions {
      */
     public Builder interceptors(List<? extends ClientInterceptor> interceptors) {
       this.interceptors = new ArrayList<>(Checks.noNulls("interceptors", interceptors));
+      return this;
+    }
+
+    /**
+     * How messages are delimited on the connection: {@link WireTransport#FRAMED} (the default, what
+     * {@code TFramedTransport} peers speak), {@link WireTransport#UNFRAMED} (what a plain {@code
+     * TSocket} or {@code TBufferedTransport} server speaks; replies are delimited by walking them
+     * with their protocol's encoding: strict binary, compact or JSON), or {@link
+     * WireTransport#HTTP} (a {@code POST} of each call to {@link #httpPath(String)} over a
+     * keep-alive HTTP/1.1 connection, as {@code THttpClient} does). {@link #maxFrameSize(int)}
+     * bounds each message whatever the transport.
+     *
+     * @param transport not null
+     * @return this builder
+     */
+    public Builder transport(WireTransport transport) {
+      this.transport = Checks.notNull("transport", transport);
+      return this;
+    }
+
+    /**
+     * The path an {@link WireTransport#HTTP} connection posts its calls to, e.g. {@code /thrift}.
+     * Ignored by the other transports. Default {@value ServerBuilder#DEFAULT_HTTP_PATH}.
+     *
+     * @param httpPath an absolute path: starts with {@code /}, no spaces or control characters
+     * @return this builder
+     */
+    public Builder httpPath(String httpPath) {
+      Checks.notNull("httpPath", httpPath);
+      boolean ok = httpPath.startsWith("/");
+      for (int i = 0; ok && i < httpPath.length(); i++) {
+        char c = httpPath.charAt(i);
+        ok = c > ' ' && c < 0x7f;
+      }
+      if (!ok) {
+        throw new IllegalArgumentException(
+            "httpPath: \""
+                + httpPath
+                + "\" (expected: an absolute path, starting with /, of visible ASCII characters)");
+      }
+      this.httpPath = httpPath;
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ public abstract class AbstractClientResources implements ClientResources {
   public final TTransport openTransport(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
+    checkSupported(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     Runnable onClose = () -> forget(self);
     TTransport transport =
@@ -56,10 +58,21 @@ public abstract class AbstractClientResources implements ClientResources {
   public final ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
+    checkSupported(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     ThriftChannel channel = connectChannel(address, options, () -> forget(self));
     self.set(channel);
     return register(channel, address);
+  }
+
+  /** Refuses, before connecting, a transport this client cannot speak yet. */
+  private static void checkSupported(ClientOptions options) {
+    if (options.transport() != WireTransport.FRAMED) {
+      throw new UnsupportedOperationException(
+          "transport: "
+              + options.transport()
+              + " (expected: FRAMED; not yet supported by clients)");
+    }
   }
 
   /** A connection that failed to connect closes before it is known: nothing to forget then. */
