@@ -3,10 +3,11 @@
 checks each result against the reference semantics of io.thriftnio.testkit.BenchHandler.
 
 Stock Python Thrift only: TSocket + TFramedTransport (or, with --transport buffered, the unframed
-TBufferedTransport that is Python's default) + TBinaryProtocol or TCompactProtocol.
+TBufferedTransport that is Python's default; with --transport http, THttpClient posting each call
+to --http-path) + TBinaryProtocol or TCompactProtocol.
 
     bench_client.py --port 9090 [--host 127.0.0.1] [--protocol binary|compact]
-                    [--transport framed|buffered] [--clients 32]
+                    [--transport framed|buffered|http] [--http-path /] [--clients 32]
 
 Bad arguments (db_work(-1), get_nested(61), sleep(-1), ...) make the handler throw BenchError(400).
 Where bench.thrift declares `throws (BenchError)` for the method, the client expects exactly that;
@@ -28,7 +29,7 @@ import traceback
 import bench_common as common
 
 from thrift.Thrift import TApplicationException  # noqa: E402
-from thrift.transport import TSocket, TTransport  # noqa: E402
+from thrift.transport import THttpClient, TSocket, TTransport  # noqa: E402
 from thriftnio_bench import BenchService  # noqa: E402
 from thriftnio_bench.ttypes import BenchError, TestInfo, TradeReport  # noqa: E402
 
@@ -129,9 +130,19 @@ def _short(value):
 
 
 class Connection(object):
-    """One connection, framed or buffered (unframed), and its generated client."""
+    """One connection, framed, buffered (unframed) or HTTP, and its generated client."""
 
     def __init__(self, args):
+        if args.transport == "http":
+            # THttpClient posts each message on flush() and reads the whole reply then, so a oneway
+            # call's empty 200 is consumed before the next call.
+            self.transport = THttpClient.THttpClient(
+                "http://%s:%d%s" % (args.host, args.port, args.http_path))
+            self.transport.setTimeout(args.timeout_ms)
+            self.client = BenchService.Client(common.protocol_factory(args.protocol)
+                                              .getProtocol(self.transport))
+            self.transport.open()
+            return
         socket = TSocket.TSocket(args.host, args.port)
         socket.setTimeout(args.timeout_ms)
         if args.transport == "buffered":
@@ -306,8 +317,11 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--protocol", choices=common.PROTOCOLS, default="binary")
-    parser.add_argument("--transport", choices=("framed", "buffered"), default="framed",
-                        help="framed, or buffered: unframed messages (default: framed)")
+    parser.add_argument("--transport", choices=("framed", "buffered", "http"), default="framed",
+                        help="framed, buffered (unframed messages) or http (THttpClient)"
+                             " (default: framed)")
+    parser.add_argument("--http-path", default="/",
+                        help="the path --transport http posts to (default: /)")
     parser.add_argument("--clients", type=int, default=0,
                         help="concurrent clients, each on its own connection (default: 0, none)")
     parser.add_argument("--calls", type=int, default=20,
@@ -319,6 +333,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if not 1 <= args.port <= 65535:
         parser.error("port: %d (expected: 1..65535)" % args.port)
+    if not args.http_path.startswith("/"):
+        parser.error("http-path: %r (expected: an absolute path, starting with /)" % args.http_path)
     for name, low in (("clients", 0), ("calls", 1), ("timeout_ms", 1), ("oneway_wait_ms", 0)):
         value = getattr(args, name)
         if value < low:

@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assertions;
@@ -127,25 +129,30 @@ public final class PythonPeer {
   }
 
   /**
-   * Runs {@code bench_client.py} with {@code transport}: {@code framed}, or {@code buffered}
-   * (Python's default unframed {@code TBufferedTransport}).
+   * Runs {@code bench_client.py} with {@code transport}: {@code framed}, {@code buffered} (Python's
+   * default unframed {@code TBufferedTransport}) or {@code http} ({@code THttpClient}).
+   *
+   * @param more further arguments, e.g. {@code --http-path /thrift}
    */
-  public ClientRun runClient(String host, int port, String protocol, String transport, int clients)
+  public ClientRun runClient(
+      String host, int port, String protocol, String transport, int clients, String... more)
       throws IOException, InterruptedException {
-    List<String> command =
-        List.of(
-            python.toString(),
-            scripts.resolve("bench_client.py").toString(),
-            "--host",
-            host,
-            "--port",
-            Integer.toString(port),
-            "--protocol",
-            protocol,
-            "--transport",
-            transport,
-            "--clients",
-            Integer.toString(clients));
+    List<String> command = new ArrayList<>();
+    Collections.addAll(
+        command,
+        python.toString(),
+        scripts.resolve("bench_client.py").toString(),
+        "--host",
+        host,
+        "--port",
+        Integer.toString(port),
+        "--protocol",
+        protocol,
+        "--transport",
+        transport,
+        "--clients",
+        Integer.toString(clients));
+    Collections.addAll(command, more);
     return new ClientRun(Processes.run(command, scripts, Map.of(), CLIENT_TIMEOUT, logs));
   }
 

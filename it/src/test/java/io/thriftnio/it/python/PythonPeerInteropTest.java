@@ -25,11 +25,13 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The official Python Thrift library against this library, both ways, framed transport:
+ * The official Python Thrift library against this library, both ways:
  *
  * <ul>
  *   <li>{@code bench_client.py} (every method including oneway and the declared exception, payloads
- *       up to 3 MiB, then 32 concurrent clients) against every server row, binary and compact;
+ *       up to 3 MiB, then 32 concurrent clients) against every server row, binary and compact, with
+ *       Python's framed transport, its default unframed {@code TBufferedTransport}, and its {@code
+ *       THttpClient} (on a port that takes all three);
  *   <li>this library's Netty and Grizzly sync and async clients and both pools against a Python
  *       {@code TThreadedServer} running {@code bench_server.py}.
  * </ul>
@@ -123,6 +125,42 @@ class PythonPeerInteropTest {
       // The same port still serves framed Python clients.
       ClientRun framed = python.runClient("127.0.0.1", port, protocol, "framed", 4);
       assertThat(framed.passed()).as("bench_client.py failed:%n%s", framed).isTrue();
+      assertThat(server.stats().badFrames()).isZero();
+    }
+  }
+
+  @ParameterizedTest(name = "python http -> {0} ({1})")
+  @MethodSource("serversAndProtocols")
+  void pythonsHttpClientPassesEveryCheckOnAPortThatTakesEveryTransport(
+      Rows.Server row, String protocol) throws Exception {
+    PythonPeer python = PythonPeer.get();
+    BenchHandler handler = new BenchHandler();
+    try (ThriftServer server =
+        row.builder()
+            .get()
+            .processor(new BenchService.Processor<>(handler))
+            .protocol(factory(protocol))
+            .ioStrategy(row.strategy())
+            .transports(WireTransport.FRAMED, WireTransport.UNFRAMED, WireTransport.HTTP)
+            .httpPath("/thrift")
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start()) {
+      int port = server.localAddress().getPort();
+      ClientRun http =
+          python.runClient(
+              "127.0.0.1", port, protocol, "http", CONCURRENT_CLIENTS, "--http-path", "/thrift");
+      assertThat(http.passed()).as("bench_client.py failed:%n%s", http).isTrue();
+      assertThat(http.summaryValue("transport")).as("%s", http).contains("http");
+      assertThat(http.summaryValue("checks_failed")).as("%s", http).contains("0");
+      assertThat(http.summaryValue("fire_calls"))
+          .as("%s", http)
+          .contains(Long.toString(handler.fired()));
+      // Framed and unframed Python clients on the same port, after the HTTP ones.
+      ClientRun framed = python.runClient("127.0.0.1", port, protocol, "framed", 4);
+      assertThat(framed.passed()).as("bench_client.py failed:%n%s", framed).isTrue();
+      ClientRun buffered = python.runClient("127.0.0.1", port, protocol, "buffered", 4);
+      assertThat(buffered.passed()).as("bench_client.py failed:%n%s", buffered).isTrue();
       assertThat(server.stats().badFrames()).isZero();
     }
   }
