@@ -13,9 +13,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.SSLConnectionSocketFactoryBuilder;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -98,6 +101,38 @@ public final class ClientKinds {
         (address, protocol) -> {
           CloseableHttpClient apache = HttpClients.createDefault();
           THttpClient http = new THttpClient(url(address, path), apache);
+          http.open();
+          BenchService.Iface client = new BenchService.Client(protocol.getProtocol(http));
+          return connection(
+              new Opened<>(
+                  client,
+                  () -> {
+                    http.close();
+                    apache.close();
+                  }));
+        });
+  }
+
+  /**
+   * As {@link #stockHttpApache(String)}, over HTTPS with {@code tls} (Apache HttpClient 5 verifies
+   * the server's host name against its certificate, so the server's certificate must name the
+   * address the test connects to).
+   */
+  public static ClientKind stockHttpsApache(String path, SSLContext tls) {
+    return named(
+        "thttpclient-apache-https",
+        (address, protocol) -> {
+          CloseableHttpClient apache =
+              HttpClients.custom()
+                  .setConnectionManager(
+                      PoolingHttpClientConnectionManagerBuilder.create()
+                          .setSSLSocketFactory(
+                              SSLConnectionSocketFactoryBuilder.create().setSslContext(tls).build())
+                          .build())
+                  .build();
+          THttpClient http =
+              new THttpClient(
+                  "https://" + address.getHostString() + ":" + address.getPort() + path, apache);
           http.open();
           BenchService.Iface client = new BenchService.Client(protocol.getProtocol(http));
           return connection(

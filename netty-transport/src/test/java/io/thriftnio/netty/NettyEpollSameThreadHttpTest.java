@@ -1,0 +1,29 @@
+package io.thriftnio.netty;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.testkit.conformance.HttpSuite;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * HTTP peers beyond the conformance suite: Netty server on Epoll, SAME_THREAD, where the native
+ * transport's read and close behaviour shows. Skipped, saying why, where Epoll does not load.
+ */
+@Tag("native-transport")
+class NettyEpollSameThreadHttpTest extends HttpSuite {
+  @BeforeAll
+  static void transportLoadsHere() {
+    NativeSupport.assumeTransport(NettyTransportType.EPOLL);
+  }
+
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return NettyThriftServer.builder().transport(NettyTransportType.EPOLL).ioThreads(2);
+  }
+
+  @Override
+  protected IoStrategy strategy() {
+    return IoStrategy.SAME_THREAD;
+  }
+}

@@ -1,0 +1,30 @@
+package io.thriftnio.netty;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.testkit.conformance.UnframedSuite;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * Unframed peers beyond the conformance suite: Netty server on io_uring, SAME_THREAD, where the
+ * native transport's read and close behaviour shows. Skipped, saying why, where io_uring does not
+ * load.
+ */
+@Tag("native-transport")
+class NettyIoUringSameThreadUnframedTest extends UnframedSuite {
+  @BeforeAll
+  static void transportLoadsHere() {
+    NativeSupport.assumeTransport(NettyTransportType.IO_URING);
+  }
+
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return NettyThriftServer.builder().transport(NettyTransportType.IO_URING).ioThreads(2);
+  }
+
+  @Override
+  protected IoStrategy strategy() {
+    return IoStrategy.SAME_THREAD;
+  }
+}
