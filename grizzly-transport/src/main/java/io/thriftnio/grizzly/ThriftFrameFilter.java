@@ -5,6 +5,7 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.UnframedMessages;
+import io.thriftnio.core.internal.client.UnframedReplies;
 import io.thriftnio.core.internal.server.HeaderPeek;
 import io.thriftnio.core.internal.server.HttpRequestReader;
 import io.thriftnio.core.internal.server.HttpResponses;
@@ -434,6 +435,8 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (server != null) {
       server.refuse(connection, header, reason);
     } else {
+      // A client's (an unframed reply it cannot cut): its caller learns why, not just "closed".
+      ThriftClientFilter.failed(connection, UnframedReplies.invalid(reason));
       connection.closeSilently();
     }
   }
@@ -454,6 +457,13 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (state != null && state.partialSinceNanos != 0 && !state.rejected) {
       log.debug("{} closed in the middle of a frame", ctx.getConnection().getPeerAddress());
       truncatedFrameListener.run();
+      if (state.walk != null && serverFilterAfter(ctx) == null) {
+        // A client's unframed reply cut short: its callers learn how far it got, not just "closed".
+        ThriftClientFilter.failed(
+            ctx.getConnection(),
+            UnframedReplies.truncated(
+                peerOf(ctx.getConnection()), state.walk.walked(), maxFrameSize));
+      }
     }
     return ctx.getInvokeAction();
   }
