@@ -415,12 +415,15 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   private void refuseTransport(FilterChainContext ctx, Buffer input, ParseState state) {
     String reason =
-        WireKind.describeRefusal(
-            input::get,
-            input.position(),
-            input.remaining(),
-            accepted,
-            ctx.getConnection().getPeerAddress());
+        serverFilterAfter(ctx) == null // a client's: the same words as every unframed client's
+            ? UnframedReplies.notAReplyReason(
+                ctx.getConnection().getPeerAddress(), input.get(input.position()))
+            : WireKind.describeRefusal(
+                input::get,
+                input.position(),
+                input.remaining(),
+                accepted,
+                ctx.getConnection().getPeerAddress());
     log.warn("{}", reason);
     refuse(ctx, state, null, reason);
   }

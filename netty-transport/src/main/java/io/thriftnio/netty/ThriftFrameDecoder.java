@@ -372,12 +372,15 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private void failOnUnknownTransport(ChannelHandlerContext ctx, ByteBuf in)
       throws InvalidMessageException {
     String reason =
-        WireKind.describeRefusal(
-            in::getByte,
-            in.readerIndex(),
-            in.readableBytes(),
-            accepted,
-            ctx.channel().remoteAddress());
+        replies
+            ? UnframedReplies.notAReplyReason(
+                ctx.channel().remoteAddress(), in.getByte(in.readerIndex()))
+            : WireKind.describeRefusal(
+                in::getByte,
+                in.readerIndex(),
+                in.readableBytes(),
+                accepted,
+                ctx.channel().remoteAddress());
     rejected = true;
     in.skipBytes(in.readableBytes());
     log.warn("{}", reason);

@@ -148,13 +148,16 @@ public final class UnframedReplies {
    * (a framed one, say, whose length prefix starts {@code 00}).
    */
   public static TTransportException notAReply(SocketAddress peer, byte first) {
-    return new TTransportException(
-        TTransportException.CORRUPTED_DATA,
-        String.format(
-            "invalid unframed reply from %s: first byte %02x (expected: 80 strict binary, 82"
-                + " compact or 5b '[' JSON; a framed server's replies start with a length);"
-                + " connection closed",
-            ClientErrors.peer(peer), first & 0xff));
+    return invalid(notAReplyReason(peer, first));
+  }
+
+  /** {@link #notAReply}'s text, for an IO adapter that reports it its own way first. */
+  public static String notAReplyReason(Object peer, byte first) {
+    return String.format(
+        "invalid unframed reply from %s: first byte %02x (expected: 80 strict binary, 82 compact or"
+            + " 5b '[' JSON; a framed server's replies start with a length)",
+        peer instanceof SocketAddress ? ClientErrors.peer((SocketAddress) peer) : peer,
+        first & 0xff);
   }
 
   /** A reply that breaks its encoding or the size limit; {@code reason} says which and where. */
