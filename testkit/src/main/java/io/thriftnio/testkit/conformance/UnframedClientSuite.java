@@ -3,12 +3,14 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.RecordingClientInterceptor;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
@@ -20,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -257,6 +260,33 @@ public abstract class UnframedClientSuite {
     closeAfter.add(channel);
     assertFailsWith(
         () -> exchange(channel), TTransportException.CORRUPTED_DATA, "unknown field type 99");
+  }
+
+  /** Timeouts and interceptors belong to the sync transport and the channel, framed or not. */
+  @Test
+  void aSilentServerTimesTheCallsOutAndInterceptorsSeeIt() throws Throwable {
+    StubPeer peer = peer(new byte[0], false); // reads the request, never answers
+    TTransport transport =
+        resources()
+            .openTransport(
+                peer.address, UNFRAMED.toBuilder().readTimeout(Duration.ofMillis(200)).build());
+    closeAfter.add(transport);
+    assertFailsWith(
+        () -> call(transport), TTransportException.TIMED_OUT, "within readTimeout 200 ms");
+    assertThat(transport.isOpen()).isFalse();
+
+    RecordingClientInterceptor recorder = new RecordingClientInterceptor();
+    ClientOptions options =
+        UNFRAMED.toBuilder()
+            .requestTimeout(Duration.ofMillis(200))
+            .interceptors(List.of(recorder))
+            .build();
+    ThriftChannel channel = resources().openChannel(peer.address, options);
+    closeAfter.add(channel);
+    assertFailsWith(
+        () -> exchange(channel), TTransportException.TIMED_OUT, "timed out after 200 ms");
+    assertThat(recorder.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+    assertThat(recorder.only().context().methodName()).isEqualTo("ping");
   }
 
   // ---- fixtures -----------------------------------------------------------------------------
