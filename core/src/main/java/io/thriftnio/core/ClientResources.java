@@ -31,7 +31,8 @@ public interface ClientResources extends AutoCloseable {
    * ClientOptions#readTimeout()} passes. Any generated {@code Client} works on it. Over plain TCP
    * it is a blocking socket driven by the caller's thread on every transport (the cost of {@code
    * TSocket} + {@code TFramedTransport}, no thread handoff); over TLS the transport's own engine
-   * runs on its IO threads.
+   * runs on its IO threads. With {@link ClientOptions#transport()} {@link WireTransport#UNFRAMED}
+   * the message goes out without the length prefix and each reply's end is found by walking it.
    *
    * @param address the server
    * @param options the connection's settings
@@ -43,7 +44,8 @@ public interface ClientResources extends AutoCloseable {
       throws TTransportException;
 
   /**
-   * Opens a pipelined channel: many calls in flight, responses matched first in, first out.
+   * Opens a pipelined channel: many calls in flight, responses matched first in, first out; framed,
+   * or unframed as {@link ClientOptions#transport()} says.
    *
    * @param address the server
    * @param options the connection's settings

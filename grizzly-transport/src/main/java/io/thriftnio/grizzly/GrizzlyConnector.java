@@ -2,11 +2,13 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +32,9 @@ import org.glassfish.grizzly.ssl.SSLFilter;
 /**
  * Connects client connections of one {@link TCPNIOTransport}, each with the filter chain its
  * options call for: {@code TransportFilter -> [SSLFilter] -> ThriftFrameFilter(maxFrameSize) ->
- * ThriftClientFilter}. Chains are made once per frame limit and TLS settings, and shared.
+ * ThriftClientFilter}, the frame filter cutting unframed replies for {@code
+ * WireTransport.UNFRAMED}. Chains are made once per frame limit, TLS settings and transport, and
+ * shared.
  */
 final class GrizzlyConnector {
 
@@ -163,24 +167,29 @@ final class GrizzlyConnector {
     }
   }
 
-  /** A chain's identity: the frame limit and the TLS settings instance. */
+  /** A chain's identity: the frame limit, the TLS settings instance and whether unframed. */
   private static final class Key {
     final int maxFrameSize;
     final ClientTls tls;
+    final boolean unframed;
 
     Key(ClientOptions options) {
       this.maxFrameSize = options.maxFrameSize();
       this.tls = options.tls().orElse(null);
+      this.unframed = options.transport() == WireTransport.UNFRAMED;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Key && ((Key) o).maxFrameSize == maxFrameSize && ((Key) o).tls == tls;
+      return o instanceof Key
+          && ((Key) o).maxFrameSize == maxFrameSize
+          && ((Key) o).tls == tls
+          && ((Key) o).unframed == unframed;
     }
 
     @Override
     public int hashCode() {
-      return 31 * maxFrameSize + System.identityHashCode(tls);
+      return (31 * maxFrameSize + System.identityHashCode(tls)) * 2 + (unframed ? 1 : 0);
     }
   }
 
@@ -199,8 +208,14 @@ final class GrizzlyConnector {
       if (ssl != null) {
         b.add(ssl);
       }
-      this.filters =
-          b.add(new ThriftFrameFilter(key.maxFrameSize)).add(new ThriftClientFilter()).build();
+      // Unframed, the server's unframed path cuts replies too: the grammar is the same, the first
+      // reply's first byte says binary, compact or JSON.
+      ThriftFrameFilter frames =
+          key.unframed
+              ? new ThriftFrameFilter(
+                  key.maxFrameSize, null, () -> {}, () -> {}, EnumSet.of(WireTransport.UNFRAMED))
+              : new ThriftFrameFilter(key.maxFrameSize);
+      this.filters = b.add(frames).add(new ThriftClientFilter()).build();
     }
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.client.PipelinedChannel;
 import io.thriftnio.grizzly.internal.CloseListeners;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
@@ -39,6 +40,9 @@ public final class GrizzlyThriftChannel extends PipelinedChannel
   private final Connection<?> connection;
   private final AtomicLong unwrittenBytes = new AtomicLong();
 
+  /** Requests leave without the length prefix ({@code WireTransport.UNFRAMED}). */
+  private final boolean unframed;
+
   GrizzlyThriftChannel(
       InetSocketAddress address,
       Connection<?> connection,
@@ -47,6 +51,7 @@ public final class GrizzlyThriftChannel extends PipelinedChannel
       Runnable onClose) {
     super(address, options, timer, onClose);
     this.connection = connection;
+    this.unframed = options.transport() == WireTransport.UNFRAMED;
     ThriftClientFilter.register(connection, this);
     CloseListeners.onClose(connection, () -> onClosed(null));
   }
@@ -76,11 +81,18 @@ public final class GrizzlyThriftChannel extends PipelinedChannel
   public void write(ByteBuffer payload, Consumer<Throwable> done) {
     int length = payload.remaining();
     MemoryManager<?> mm = connection.getMemoryManager();
-    byte[] header = new byte[Framing.HEADER_SIZE];
-    Framing.encodeLength(length, header, 0);
-    // Zero-copy: the prefix and the caller's buffer go out as one composite write.
-    Buffer frame = Buffers.appendBuffers(mm, Buffers.wrap(mm, header), Buffers.wrap(mm, payload));
-    long size = Framing.HEADER_SIZE + (long) length;
+    Buffer frame;
+    long size;
+    if (unframed) {
+      frame = Buffers.wrap(mm, payload);
+      size = length;
+    } else {
+      byte[] header = new byte[Framing.HEADER_SIZE];
+      Framing.encodeLength(length, header, 0);
+      // Zero-copy: the prefix and the caller's buffer go out as one composite write.
+      frame = Buffers.appendBuffers(mm, Buffers.wrap(mm, header), Buffers.wrap(mm, payload));
+      size = Framing.HEADER_SIZE + (long) length;
+    }
     unwrittenBytes.addAndGet(size);
     GrizzlyWrites.write(
         connection,

@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
@@ -53,7 +54,11 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
   TGrizzlyClientTransport(
       InetSocketAddress address, Connection<?> connection, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    super(address, options.maxFrameSize(), options.readTimeout().toMillis());
+    super(
+        address,
+        options.maxFrameSize(),
+        options.readTimeout().toMillis(),
+        options.transport() != WireTransport.UNFRAMED);
     this.connection = connection;
     this.writeTimeoutMillis = options.readTimeout().toMillis();
     this.onClose = onClose;
@@ -74,8 +79,10 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
 
   /**
    * A transport over a connected {@code connection}; of the options, {@code maxFrameSize} (for
-   * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds responses)
-   * and {@code readTimeout} apply.
+   * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds responses),
+   * {@code readTimeout} and {@code transport} apply. The chain must speak that transport: a {@code
+   * ThriftFrameFilter(maxFrameSize)} chain is framed; for {@code WireTransport.UNFRAMED} open the
+   * transport with {@link GrizzlyClientResources#openTransport}, whose chains cut unframed replies.
    *
    * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
    *     ThriftClientFilter}

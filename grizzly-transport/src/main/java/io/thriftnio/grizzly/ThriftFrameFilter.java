@@ -4,11 +4,12 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.internal.UnframedMessages;
+import io.thriftnio.core.internal.client.UnframedReplies;
 import io.thriftnio.core.internal.server.HeaderPeek;
 import io.thriftnio.core.internal.server.HttpRequestReader;
 import io.thriftnio.core.internal.server.HttpResponses;
 import io.thriftnio.core.internal.server.ReadActivity;
-import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -414,12 +415,15 @@ public final class ThriftFrameFilter extends BaseFilter {
 
   private void refuseTransport(FilterChainContext ctx, Buffer input, ParseState state) {
     String reason =
-        WireKind.describeRefusal(
-            input::get,
-            input.position(),
-            input.remaining(),
-            accepted,
-            ctx.getConnection().getPeerAddress());
+        serverFilterAfter(ctx) == null // a client's: the same words as every unframed client's
+            ? UnframedReplies.notAReplyReason(
+                ctx.getConnection().getPeerAddress(), input.get(input.position()))
+            : WireKind.describeRefusal(
+                input::get,
+                input.position(),
+                input.remaining(),
+                accepted,
+                ctx.getConnection().getPeerAddress());
     log.warn("{}", reason);
     refuse(ctx, state, null, reason);
   }
@@ -434,6 +438,8 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (server != null) {
       server.refuse(connection, header, reason);
     } else {
+      // A client's (an unframed reply it cannot cut): its caller learns why, not just "closed".
+      ThriftClientFilter.failed(connection, UnframedReplies.invalid(reason));
       connection.closeSilently();
     }
   }
@@ -454,6 +460,13 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (state != null && state.partialSinceNanos != 0 && !state.rejected) {
       log.debug("{} closed in the middle of a frame", ctx.getConnection().getPeerAddress());
       truncatedFrameListener.run();
+      if (state.walk != null && serverFilterAfter(ctx) == null) {
+        // A client's unframed reply cut short: its callers learn how far it got, not just "closed".
+        ThriftClientFilter.failed(
+            ctx.getConnection(),
+            UnframedReplies.truncated(
+                peerOf(ctx.getConnection()), state.walk.walked(), maxFrameSize));
+      }
     }
     return ctx.getInvokeAction();
   }

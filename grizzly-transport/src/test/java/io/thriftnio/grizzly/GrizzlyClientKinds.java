@@ -1,6 +1,7 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
 import io.thriftnio.testkit.tls.TestPki;
@@ -40,5 +41,38 @@ final class GrizzlyClientKinds {
         ClientOptions.builder().tls(TestPki.shared().clientTls().build()).build();
     return ClientKinds.channel(
         "grizzly-channel-tls", address -> resources().openChannel(address, options));
+  }
+
+  private static final ClientOptions UNFRAMED =
+      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+
+  /** Core's sync transport speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind unframedSyncTransport() {
+    return ClientKinds.syncTransport(
+        "grizzly-sync-unframed", address -> resources().openTransport(address, UNFRAMED));
+  }
+
+  /** {@link GrizzlyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind unframedChannel() {
+    return ClientKinds.channel(
+        "grizzly-channel-unframed", address -> resources().openChannel(address, UNFRAMED));
+  }
+
+  private static final ClientOptions TLS_UNFRAMED =
+      ClientOptions.builder()
+          .tls(TestPki.shared().clientTls().build())
+          .transport(WireTransport.UNFRAMED)
+          .build();
+
+  /** Sync transports over TLS speaking {@code WireTransport.UNFRAMED} (Grizzly's TLS transport). */
+  static ClientKind tlsUnframedSyncTransport() {
+    return ClientKinds.syncTransport(
+        "grizzly-sync-tls-unframed", address -> resources().openTransport(address, TLS_UNFRAMED));
+  }
+
+  /** {@link GrizzlyThriftChannel}s over TLS speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind tlsUnframedChannel() {
+    return ClientKinds.channel(
+        "grizzly-channel-tls-unframed", address -> resources().openChannel(address, TLS_UNFRAMED));
   }
 }

@@ -16,6 +16,7 @@ import io.netty.util.concurrent.Future;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.AbstractClientResources;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -165,8 +166,8 @@ public final class NettyClientResources extends AbstractClientResources {
 
   /**
    * Opens a connection whose pipeline is an optional {@link SslHandler}, a {@link
-   * ThriftFrameDecoder}, a {@link ThriftFrameEncoder} and {@code handler}; returns once connected
-   * and, with TLS, once the handshake has completed.
+   * ThriftFrameDecoder}, a {@link ThriftFrameEncoder} (none for {@link WireTransport#UNFRAMED}) and
+   * {@code handler}; returns once connected and, with TLS, once the handshake has completed.
    */
   private Channel connect(InetSocketAddress address, ClientOptions options, ChannelHandler handler)
       throws TTransportException {
@@ -174,6 +175,7 @@ public final class NettyClientResources extends AbstractClientResources {
     ClientTls tls = options.tls().orElse(null);
     SslContext sslContext = tls != null ? NettyTls.clientContext(tls) : null;
     int maxFrameSize = options.maxFrameSize();
+    boolean unframed = options.transport() == WireTransport.UNFRAMED;
     long timeoutMillis = Math.max(1, options.connectTimeout().toMillis());
     // Kept here, not looked up in the pipeline later: a peer that closes at once (a plain-text
     // server answering a ClientHello) empties the pipeline before connect() returns.
@@ -193,6 +195,17 @@ public final class NettyClientResources extends AbstractClientResources {
                     if (tls != null) {
                       sslHandler.set(NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
                       ch.pipeline().addLast("tls", sslHandler.get());
+                    }
+                    if (unframed) {
+                      // The server's unframed path cuts replies too: the grammar is the same, the
+                      // first reply's first byte says binary, compact or JSON. Requests leave as
+                      // they are (the call table and the transport bound their size).
+                      ch.pipeline()
+                          .addLast(
+                              "thriftFrameDecoder",
+                              ThriftFrameDecoder.forUnframedReplies(maxFrameSize))
+                          .addLast("thriftClientHandler", handler);
+                      return;
                     }
                     ch.pipeline()
                         .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))

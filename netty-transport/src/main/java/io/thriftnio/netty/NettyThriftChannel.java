@@ -11,6 +11,7 @@ import io.netty.util.internal.ThreadExecutorMap;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.client.PipelinedChannel;
+import io.thriftnio.core.internal.client.UnframedReplies;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
@@ -135,7 +136,9 @@ public final class NettyThriftChannel extends PipelinedChannel {
       connectionEnded(
           cause instanceof InvalidFrameException
               ? ((InvalidFrameException) cause).getCause()
-              : cause);
+              : cause instanceof InvalidMessageException
+                  ? UnframedReplies.invalid(cause.getMessage())
+                  : cause);
     }
 
     @Override

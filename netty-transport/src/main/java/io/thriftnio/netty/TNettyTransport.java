@@ -8,8 +8,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
+import io.thriftnio.core.internal.client.UnframedReplies;
 import java.net.InetSocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
@@ -24,9 +26,17 @@ final class TNettyTransport extends QueuedFramedTransport {
   private final Runnable onClose;
   private volatile Channel channel;
 
+  /** The prefix the frame array starts with, which the encoder writes itself; 0 unframed. */
+  private final int prefix;
+
   TNettyTransport(InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    super(address, options.maxFrameSize(), options.readTimeout().toMillis());
+    super(
+        address,
+        options.maxFrameSize(),
+        options.readTimeout().toMillis(),
+        options.transport() != WireTransport.UNFRAMED);
+    this.prefix = options.transport() == WireTransport.UNFRAMED ? 0 : Framing.HEADER_SIZE;
     this.onClose = onClose;
   }
 
@@ -58,14 +68,14 @@ final class TNettyTransport extends QueuedFramedTransport {
     onClose.run();
   }
 
-  /** Copies the frame's payload (the encoder adds the prefix) and sends it without waiting. */
+  /**
+   * Copies the frame's payload (the encoder adds the prefix; unframed, there is none) and sends it
+   * without waiting.
+   */
   @Override
   protected void sendFrame(byte[] frame, int length) {
     Channel ch = channel;
-    ByteBuf payload =
-        ch.alloc()
-            .buffer(length - Framing.HEADER_SIZE)
-            .writeBytes(frame, Framing.HEADER_SIZE, length - Framing.HEADER_SIZE);
+    ByteBuf payload = ch.alloc().buffer(length - prefix).writeBytes(frame, prefix, length - prefix);
     requestSent();
     ch.writeAndFlush(payload)
         .addListener(
@@ -93,7 +103,9 @@ final class TNettyTransport extends QueuedFramedTransport {
       connectionEnded(
           cause instanceof InvalidFrameException
               ? ClientErrors.frameSize(((InvalidFrameException) cause).getCause(), address)
-              : cause);
+              : cause instanceof InvalidMessageException
+                  ? UnframedReplies.invalid(cause.getMessage())
+                  : cause);
       ctx.close();
     }
 

@@ -8,10 +8,11 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.internal.UnframedMessages;
+import io.thriftnio.core.internal.client.UnframedReplies;
 import io.thriftnio.core.internal.server.HeaderPeek;
 import io.thriftnio.core.internal.server.HttpRequestReader;
 import io.thriftnio.core.internal.server.HttpResponses;
-import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.internal.server.WireKind;
 import java.nio.ByteBuffer;
 import java.util.Collections;
@@ -185,6 +186,22 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
+   * A decoder for a client of an unframed server: each reply is passed on whole once walked (its
+   * encoding told by the first reply's first byte), and a connection that ends inside a reply
+   * raises an {@code END_OF_FILE} {@code TTransportException} that names the bytes received, so
+   * that waiting callers learn more than "closed".
+   */
+  static ThriftFrameDecoder forUnframedReplies(int maxFrameSize) {
+    ThriftFrameDecoder decoder =
+        new ThriftFrameDecoder(maxFrameSize, null, () -> {}, EnumSet.of(WireTransport.UNFRAMED));
+    decoder.replies = true;
+    return decoder;
+  }
+
+  /** Whether a client's replies are decoded ({@link #forUnframedReplies}). */
+  private boolean replies;
+
+  /**
    * Fired once, ahead of a connection's first request, when the connection turns out to be
    * unframed: its replies must leave without the length prefix.
    */
@@ -355,12 +372,15 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private void failOnUnknownTransport(ChannelHandlerContext ctx, ByteBuf in)
       throws InvalidMessageException {
     String reason =
-        WireKind.describeRefusal(
-            in::getByte,
-            in.readerIndex(),
-            in.readableBytes(),
-            accepted,
-            ctx.channel().remoteAddress());
+        replies
+            ? UnframedReplies.notAReplyReason(
+                ctx.channel().remoteAddress(), in.getByte(in.readerIndex()))
+            : WireKind.describeRefusal(
+                in::getByte,
+                in.readerIndex(),
+                in.readableBytes(),
+                accepted,
+                ctx.channel().remoteAddress());
     rejected = true;
     in.skipBytes(in.readableBytes());
     log.warn("{}", reason);
@@ -372,12 +392,17 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       throws Exception {
     super.decodeLast(ctx, in, out);
     if (!rejected && in.isReadable()) {
+      int received = in.readableBytes();
       log.debug(
           "Connection from {} ended inside a frame: {} bytes of it dropped",
           ctx.channel().remoteAddress(),
-          in.readableBytes());
-      in.skipBytes(in.readableBytes());
+          received);
+      in.skipBytes(received);
       truncatedFrameListener.run();
+      if (replies) {
+        ctx.fireExceptionCaught(
+            UnframedReplies.truncated(ctx.channel().remoteAddress(), received, maxFrameSize));
+      }
     }
   }
 

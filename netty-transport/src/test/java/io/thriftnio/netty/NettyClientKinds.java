@@ -1,6 +1,7 @@
 package io.thriftnio.netty;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
@@ -68,5 +69,36 @@ final class NettyClientKinds {
     ClientOptions options = ClientOptions.builder().tls(tls).build();
     return ClientKinds.channel(
         "netty-async-tls", address -> RESOURCES.openChannel(address, options));
+  }
+
+  private static final ClientOptions UNFRAMED =
+      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+
+  /** Core's sync transport speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind unframedSyncTransport() {
+    return ClientKinds.syncTransport(
+        "netty-sync-unframed", address -> RESOURCES.openTransport(address, UNFRAMED));
+  }
+
+  /** {@link NettyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind unframedChannel() {
+    return ClientKinds.channel(
+        "netty-async-unframed", address -> RESOURCES.openChannel(address, UNFRAMED));
+  }
+
+  /** Sync transports over TLS speaking {@code WireTransport.UNFRAMED} (Netty's TLS transport). */
+  static ClientKind unframedSyncTransport(ClientTls tls) {
+    ClientOptions options =
+        ClientOptions.builder().tls(tls).transport(WireTransport.UNFRAMED).build();
+    return ClientKinds.syncTransport(
+        "netty-sync-tls-unframed", address -> RESOURCES.openTransport(address, options));
+  }
+
+  /** {@link NettyThriftChannel} clients over TLS speaking {@code WireTransport.UNFRAMED}. */
+  static ClientKind unframedChannel(ClientTls tls) {
+    ClientOptions options =
+        ClientOptions.builder().tls(tls).transport(WireTransport.UNFRAMED).build();
+    return ClientKinds.channel(
+        "netty-async-tls-unframed", address -> RESOURCES.openChannel(address, options));
   }
 }

@@ -12,9 +12,10 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Opens the transport of one pooled synchronous connection. The result must be open and framed
- * (every message one {@code TFramedTransport} frame), and should carry a read timeout: a pooled
- * call that waits forever holds its connection forever.
+ * Opens the transport of one pooled synchronous connection. The result must be open and speak what
+ * the server speaks (framed: every message one {@code TFramedTransport} frame; or unframed, for a
+ * server that accepts it), and should carry a read timeout: a pooled call that waits forever holds
+ * its connection forever.
  *
  * <p>Any failure here is a connect failure: no request can have been written, so the pool marks the
  * endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
@@ -28,6 +29,10 @@ import org.apache.thrift.transport.TTransportException;
  * ClientTransportFactory netty =
  *     ClientTransportFactory.of(nettyResources, ClientOptions.builder().tls(clientTls).build());
  * }</pre>
+ *
+ * <p>For an unframed server ({@code TServerSocket} without framing, a Python or HBase Thrift
+ * server), use {@link #unframedSocket(Duration, Duration)}, or {@link #of} with {@code
+ * ClientOptions.builder().transport(WireTransport.UNFRAMED)}.
  */
 @FunctionalInterface
 public interface ClientTransportFactory {
@@ -36,7 +41,7 @@ public interface ClientTransportFactory {
    * Opens a connection.
    *
    * @param endpoint where to connect
-   * @return an open, framed transport
+   * @return an open transport, framed or unframed as the server expects
    * @throws TTransportException if the connection cannot be opened
    */
   TTransport open(InetSocketAddress endpoint) throws TTransportException;
@@ -96,6 +101,28 @@ public interface ClientTransportFactory {
     Checks.positive("readTimeout", readTimeout);
     Checks.positive("maxFrameSize", maxFrameSize);
     return new SocketTransports.FramedSocketFactory(connectTimeout, readTimeout, maxFrameSize);
+  }
+
+  /**
+   * Stock libthrift without framing: a bare {@code TSocket}, for servers that speak unframed
+   * (libthrift's {@code TServerSocket} servers without a framed transport factory, Python's and
+   * HBase's Thrift servers, or this library's servers with {@code WireTransport.UNFRAMED}). The
+   * socket is set up as {@link #framedSocket(Duration, Duration)}'s is, so the pool sees an idle
+   * connection the peer closed in the same way. Reply size is bounded by libthrift's own message
+   * size limit ({@code TConfiguration.DEFAULT_MAX_MESSAGE_SIZE}); for replies bounded by {@code
+   * maxFrameSize} and walked before they are read, use {@link #of} with {@code
+   * ClientOptions.transport(WireTransport.UNFRAMED)}.
+   *
+   * @param connectTimeout how long a connect may take; must be positive
+   * @param readTimeout how long a read may block (the longest a call may wait for its reply); must
+   *     be positive
+   * @return the factory
+   */
+  static ClientTransportFactory unframedSocket(Duration connectTimeout, Duration readTimeout) {
+    Checks.positive("connectTimeout", connectTimeout);
+    Checks.positive("readTimeout", readTimeout);
+    return new SocketTransports.FramedSocketFactory(
+        connectTimeout, readTimeout, TConfiguration.DEFAULT_MAX_FRAME_SIZE, false);
   }
 
   /**

@@ -23,16 +23,30 @@ import org.apache.thrift.transport.layered.TLayeredTransport;
 public final class SocketTransports {
   private SocketTransports() {}
 
-  /** The stock {@code TSocket} + {@code TFramedTransport} factory. */
+  /**
+   * The stock {@code TSocket} + {@code TFramedTransport} factory, or, unframed, the bare {@code
+   * TSocket}.
+   */
   public static final class FramedSocketFactory implements ClientTransportFactory {
     private final int connectTimeoutMillis;
     private final int readTimeoutMillis;
     private final int maxFrameSize;
+    private final boolean framed;
 
     public FramedSocketFactory(Duration connectTimeout, Duration readTimeout, int maxFrameSize) {
+      this(connectTimeout, readTimeout, maxFrameSize, true);
+    }
+
+    /**
+     * @param framed whether to wrap the socket in a {@code TFramedTransport}; if not, {@code
+     *     maxFrameSize} is ignored
+     */
+    public FramedSocketFactory(
+        Duration connectTimeout, Duration readTimeout, int maxFrameSize, boolean framed) {
       this.connectTimeoutMillis = millis(connectTimeout);
       this.readTimeoutMillis = millis(readTimeout);
       this.maxFrameSize = maxFrameSize;
+      this.framed = framed;
     }
 
     @Override
@@ -41,7 +55,8 @@ public final class SocketTransports {
       try {
         Socket socket = channel.socket();
         socket.setSoTimeout(readTimeoutMillis);
-        return new TFramedTransport(new TSocket(socket), maxFrameSize);
+        TSocket bare = new TSocket(socket);
+        return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
       } catch (IOException | TTransportException | RuntimeException e) {
         closeQuietly(channel);
         throw new TTransportException(
@@ -53,13 +68,12 @@ public final class SocketTransports {
 
     @Override
     public String toString() {
-      return "framedSocket(connectTimeout="
+      return (framed ? "framedSocket" : "unframedSocket")
+          + "(connectTimeout="
           + connectTimeoutMillis
           + "ms, readTimeout="
           + readTimeoutMillis
-          + "ms, maxFrameSize="
-          + maxFrameSize
-          + ")";
+          + (framed ? "ms, maxFrameSize=" + maxFrameSize + ")" : "ms)");
     }
   }
 

@@ -9,7 +9,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 
-/** A socket peer for {@link ClientContractSuite}: each connection is served as its mode says. */
+/**
+ * A socket peer for the client suites: each connection is served as its mode (or its service) says.
+ */
 final class StubPeer implements AutoCloseable {
   enum Mode {
     SILENT,
@@ -26,6 +28,25 @@ final class StubPeer implements AutoCloseable {
   final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   StubPeer(Mode mode) throws IOException {
+    this(
+        "client-contract-peer",
+        s -> {
+          if (mode != Mode.NOT_READING) {
+            serve(s, mode);
+          } // else holds the connection and never reads: the client's writes pile up
+        });
+  }
+
+  /** How a peer serves one accepted connection, on a thread of its own. */
+  @FunctionalInterface
+  interface Service {
+    void serve(Socket socket);
+  }
+
+  /**
+   * A peer that serves each connection with {@code service}, on a daemon thread named {@code name}.
+   */
+  StubPeer(String name, Service service) throws IOException {
     Thread acceptor =
         new Thread(
             () -> {
@@ -33,10 +54,7 @@ final class StubPeer implements AutoCloseable {
                 try {
                   Socket s = server.accept();
                   accepted.add(s);
-                  if (mode == Mode.NOT_READING) {
-                    continue; // holds the connection and never reads: the client's writes pile up
-                  }
-                  Thread t = new Thread(() -> serve(s, mode), "client-contract-peer");
+                  Thread t = new Thread(() -> service.serve(s), name);
                   t.setDaemon(true);
                   t.start();
                 } catch (IOException closed) {
@@ -44,7 +62,7 @@ final class StubPeer implements AutoCloseable {
                 }
               }
             },
-            "client-contract-acceptor");
+            name + "-acceptor");
     acceptor.setDaemon(true);
     acceptor.start();
   }

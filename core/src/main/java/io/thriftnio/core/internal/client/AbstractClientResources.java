@@ -67,11 +67,11 @@ public abstract class AbstractClientResources implements ClientResources {
 
   /** Refuses, before connecting, a transport this client cannot speak yet. */
   private static void checkSupported(ClientOptions options) {
-    if (options.transport() != WireTransport.FRAMED) {
+    if (options.transport() == WireTransport.HTTP) {
       throw new UnsupportedOperationException(
           "transport: "
               + options.transport()
-              + " (expected: FRAMED; not yet supported by clients)");
+              + " (expected: FRAMED or UNFRAMED; not yet supported by clients)");
     }
   }
 

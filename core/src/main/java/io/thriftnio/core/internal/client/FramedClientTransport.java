@@ -19,6 +19,10 @@ import org.apache.thrift.transport.TTransportException;
  *                    getBuffer() exposes it for libthrift's fast path
  * </pre>
  *
+ * <p>Unframed ({@code WireTransport.UNFRAMED}), the same logic runs without the prefix: {@code
+ * flush()} hands the bare message to {@code sendFrame}, and {@code receiveFrame} supplies one whole
+ * reply message, its end found by walking it.
+ *
  * <p>Each response frame bounds the {@link TConfiguration} message size, so libthrift's size checks
  * compare declared sizes with the bytes actually present. Subclasses move the bytes: {@link
  * SocketFramedTransport} over a blocking socket on the caller's thread, or an IO adapter whose
@@ -34,8 +38,11 @@ public abstract class FramedClientTransport extends TEndpointTransport {
   /** The largest frame sent or accepted, length prefix excluded. */
   protected final int maxFrameSize;
 
-  private byte[] out = new byte[Framing.HEADER_SIZE + INITIAL_CAPACITY];
-  private int outSize = Framing.HEADER_SIZE;
+  /** Bytes reserved for the length prefix: {@link Framing#HEADER_SIZE}, or 0 when unframed. */
+  private final int prefix;
+
+  private byte[] out;
+  private int outSize;
   private byte[] frame = new byte[0];
   private int framePos;
   private int frameEnd;
@@ -46,9 +53,23 @@ public abstract class FramedClientTransport extends TEndpointTransport {
    */
   protected FramedClientTransport(InetSocketAddress address, int maxFrameSize)
       throws TTransportException {
+    this(address, maxFrameSize, true);
+  }
+
+  /**
+   * @param address the server
+   * @param maxFrameSize the largest message, in bytes
+   * @param framed whether each message goes out behind its 4-byte length; if not, {@link
+   *     #sendFrame} gets the bare message
+   */
+  protected FramedClientTransport(InetSocketAddress address, int maxFrameSize, boolean framed)
+      throws TTransportException {
     super(new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH));
     this.address = address;
     this.maxFrameSize = maxFrameSize;
+    this.prefix = framed ? Framing.HEADER_SIZE : 0;
+    this.out = new byte[prefix + INITIAL_CAPACITY];
+    this.outSize = prefix;
   }
 
   /** The server's address, as given. */
@@ -57,8 +78,8 @@ public abstract class FramedClientTransport extends TEndpointTransport {
   }
 
   /**
-   * Sends one whole frame, prefix included; the array is reused once this returns, so an adapter
-   * that sends later copies it.
+   * Sends one whole frame, prefix included (unframed: one message); the array is reused once this
+   * returns, so an adapter that sends later copies it.
    */
   protected abstract void sendFrame(byte[] frame, int length) throws TTransportException;
 
@@ -98,34 +119,33 @@ public abstract class FramedClientTransport extends TEndpointTransport {
   @Override
   public final void write(byte[] buf, int off, int len) throws TTransportException {
     long size = (long) outSize + len;
-    if (size - Framing.HEADER_SIZE > maxFrameSize) {
-      outSize = Framing.HEADER_SIZE;
+    if (size - prefix > maxFrameSize) {
+      outSize = prefix;
       throw new FrameSizeException(
-          (int) Math.min(Integer.MAX_VALUE, size - Framing.HEADER_SIZE), maxFrameSize, address);
+          (int) Math.min(Integer.MAX_VALUE, size - prefix), maxFrameSize, address);
     }
     if (size > out.length) {
       out =
           Arrays.copyOf(
-              out,
-              (int) Math.min(maxFrameSize + Framing.HEADER_SIZE, Math.max(size, 2L * out.length)));
+              out, (int) Math.min(maxFrameSize + prefix, Math.max(size, 2L * out.length)));
     }
     System.arraycopy(buf, off, out, outSize, len);
     outSize = (int) size;
   }
 
   /**
-   * Sends the bytes written since the last flush as one frame. On an interrupted thread it sends
-   * nothing, closes the transport and throws, the interrupt flag kept: a caller being cancelled
-   * does not start a call it will not wait for.
+   * Sends the bytes written since the last flush as one frame (or one bare message). On an
+   * interrupted thread it sends nothing, closes the transport and throws, the interrupt flag kept:
+   * a caller being cancelled does not start a call it will not wait for.
    */
   @Override
   public final void flush() throws TTransportException {
     checkOpen("flush");
     int size = outSize;
-    if (size == Framing.HEADER_SIZE) {
+    if (size == prefix) {
       return;
     }
-    outSize = Framing.HEADER_SIZE;
+    outSize = prefix;
     if (Thread.currentThread().isInterrupted()) {
       close();
       throw new TTransportException(
@@ -134,7 +154,9 @@ public abstract class FramedClientTransport extends TEndpointTransport {
               + ClientErrors.peer(address)
               + " called on an interrupted thread; nothing sent, transport closed");
     }
-    Framing.encodeLength(size - Framing.HEADER_SIZE, out, 0);
+    if (prefix != 0) {
+      Framing.encodeLength(size - prefix, out, 0);
+    }
     sendFrame(out, size);
   }
 

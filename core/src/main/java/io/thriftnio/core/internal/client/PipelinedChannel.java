@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * A {@link ThriftChannel} whose calls are core's {@link PipelinedCalls}: an IO adapter extends it,
@@ -61,7 +62,8 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   /**
    * The connection ended: in order ({@code null}), or with {@code cause}. A frame over {@code
    * maxFrameSize} fails the waiting calls with {@code CORRUPTED_DATA}; the text is the same
-   * whichever library reported it.
+   * whichever library reported it. A {@code TTransportException} (an invalid unframed reply, say)
+   * gives the waiting calls its type and text.
    */
   protected final void connectionEnded(Throwable cause) {
     if (cause == null) {
@@ -69,7 +71,7 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
     } else if (cause instanceof FrameSizeException) {
       FrameSizeException e = ClientErrors.frameSize((FrameSizeException) cause, address);
       calls.close(ClientErrors.describe(e), e);
-    } else if (cause instanceof IOException) {
+    } else if (cause instanceof IOException || cause instanceof TTransportException) {
       calls.close(ClientErrors.describe(cause), cause);
     } else {
       calls.close("unexpected " + cause, cause);

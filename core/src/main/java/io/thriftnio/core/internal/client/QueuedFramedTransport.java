@@ -44,7 +44,17 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
   protected QueuedFramedTransport(
       InetSocketAddress address, int maxFrameSize, long readTimeoutMillis)
       throws TTransportException {
-    super(address, maxFrameSize);
+    this(address, maxFrameSize, readTimeoutMillis, true);
+  }
+
+  /**
+   * @param framed whether requests go out behind their length; if not, the IO adapter cuts whole
+   *     unframed replies and hands each to {@link #frameArrived}
+   */
+  protected QueuedFramedTransport(
+      InetSocketAddress address, int maxFrameSize, long readTimeoutMillis, boolean framed)
+      throws TTransportException {
+    super(address, maxFrameSize, framed);
     this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +23,12 @@ import org.apache.thrift.transport.TTransportException;
  * <p>A response frame is read into one reusable array, grown as its bytes arrive (never to the
  * declared length up front) and bounded by {@code maxFrameSize}. A frame read when every flushed
  * request has had its response is a protocol violation. Every failure closes the transport, since
- * its stream may hold half a message. Not part of the API.
+ * its stream may hold half a message.
+ *
+ * <p>With {@link WireTransport#UNFRAMED} options the same transport speaks to an unframed server
+ * ({@code TServerSocket} without framing, a Python or HBase Thrift server): requests leave without
+ * the prefix and each reply's end is found by walking it ({@link UnframedReplies}); the rules above
+ * hold with "reply" for "frame". Not part of the API.
  */
 public final class SocketFramedTransport extends FramedClientTransport {
 
@@ -40,10 +46,13 @@ public final class SocketFramedTransport extends FramedClientTransport {
   /** Responses owed: requests flushed and not yet answered (oneway ones never are). */
   private int owed;
 
+  /** Cuts replies out of the stream on an unframed connection; null on a framed one. */
+  private final UnframedReplies unframed;
+
   private SocketFramedTransport(
       InetSocketAddress address, ClientOptions options, Socket socket, Runnable onClose)
       throws TTransportException, IOException {
-    super(address, options.maxFrameSize());
+    super(address, options.maxFrameSize(), options.transport() != WireTransport.UNFRAMED);
     this.socket = socket;
     // Buffered so that a small response (length and frame) takes one read call, as TSocket's
     // does; a large frame is read straight into the frame array, past the buffer.
@@ -51,6 +60,10 @@ public final class SocketFramedTransport extends FramedClientTransport {
     this.out = socket.getOutputStream();
     this.readTimeoutMillis = options.readTimeout().toMillis();
     this.onClose = onClose;
+    this.unframed =
+        options.transport() == WireTransport.UNFRAMED
+            ? new UnframedReplies(in, address, options.maxFrameSize())
+            : null;
   }
 
   /**
@@ -91,6 +104,9 @@ public final class SocketFramedTransport extends FramedClientTransport {
     }
     closed = true;
     dropFrame();
+    if (unframed != null) {
+      unframed.clear();
+    }
     closeQuietly(socket);
     onClose.run();
   }
@@ -118,6 +134,10 @@ public final class SocketFramedTransport extends FramedClientTransport {
   @Override
   protected void receiveFrame() throws TTransportException {
     try {
+      if (unframed != null) {
+        receiveUnframed();
+        return;
+      }
       if (!readFully(header, 0, Framing.HEADER_SIZE)) {
         close();
         throw ClientErrors.closedByPeer(address);
@@ -146,6 +166,23 @@ public final class SocketFramedTransport extends FramedClientTransport {
       close();
       throw ClientErrors.connectionFailed(address, e);
     }
+  }
+
+  /** The next unframed reply, its end found by walking it; the caller maps IO failures. */
+  private void receiveUnframed() throws IOException, TTransportException {
+    int length;
+    try {
+      length = unframed.next();
+    } catch (TTransportException e) {
+      close();
+      throw e;
+    }
+    if (owed == 0) {
+      close();
+      throw ClientErrors.protocolViolation(address, length, "with no call waiting for it");
+    }
+    owed--;
+    setFrame(unframed.buffer(), length);
   }
 
   /** The frame's bytes in the reusable array, grown only as they arrive. */
@@ -191,6 +228,9 @@ public final class SocketFramedTransport extends FramedClientTransport {
 
   @Override
   public String toString() {
-    return "SocketFramedTransport{" + ClientErrors.peer(address) + (closed ? ", closed}" : "}");
+    return "SocketFramedTransport{"
+        + ClientErrors.peer(address)
+        + (unframed != null ? ", unframed" : "")
+        + (closed ? ", closed}" : "}");
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.internal.UnframedMessages;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.internal.UnframedMessages;
 import java.util.Set;
 
 /**

@@ -1,4 +1,4 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -8,7 +8,8 @@ import org.apache.thrift.protocol.TMessage;
  * Finds where an unframed Thrift message ends ({@code TSocket} without {@code TFramedTransport},
  * {@code TBufferedTransport}) by walking it with its protocol's encoding, without decoding values.
  * One instance per connection; it keeps its place between reads, so a message that arrives in many
- * reads is walked once, not again from its start on each read. Not part of the API.
+ * reads is walked once, not again from its start on each read. Servers walk requests with it and
+ * unframed clients walk replies: the grammar is the same. Not part of the API.
  *
  * <pre>
  * bytes received:  | 80 01 00 01 | 00 00 00 04 'e' 'c' 'h' 'o' | 00 00 00 07 | 0b 00 01 ... 00 | 80 01 ...
@@ -46,7 +47,24 @@ public final class UnframedMessages {
     /** {@code TCompactProtocol}: a message starts {@code 82}. */
     COMPACT,
     /** {@code TJSONProtocol}: a message is a JSON array, {@code [1,"name",...]}. */
-    JSON
+    JSON;
+
+    /**
+     * The encoding a message starting with {@code first} is in: {@code 80} binary, {@code 82}
+     * compact, {@code [} JSON; {@code null} for any other byte.
+     */
+    public static Protocol of(byte first) {
+      switch (first & 0xff) {
+        case 0x80:
+          return BINARY;
+        case 0x82:
+          return COMPACT;
+        case '[':
+          return JSON;
+        default:
+          return null;
+      }
+    }
   }
 
   /** A message that breaks the protocol's encoding or the limits; the stream cannot go on. */

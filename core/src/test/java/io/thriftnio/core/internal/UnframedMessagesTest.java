@@ -1,10 +1,11 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.server.UnframedMessages.InvalidMessageException;
+import io.thriftnio.core.internal.UnframedMessages.InvalidMessageException;
+import io.thriftnio.core.internal.server.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
