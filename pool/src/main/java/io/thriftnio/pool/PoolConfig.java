@@ -51,6 +51,22 @@ public final class PoolConfig {
   /** Default {@link Builder#maxEndpointBackoff(Duration)}: 30 seconds. */
   public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(30);
 
+  /**
+   * Default {@link Builder#retryBudgetRatio(double)}: {@value}, one retry for every ten calls, as
+   * in Finagle's and Envoy's budgets: a fleet with one endpoint of three down sees at most 10% more
+   * attempts, never the doubling or tripling of per-call retry counts.
+   */
+  public static final double DEFAULT_RETRY_BUDGET_RATIO = 0.1;
+
+  /**
+   * Default {@link Builder#minRetriesPerSecond(int)}: {@value}, so a pool that makes few calls can
+   * still retry the odd refused connect.
+   */
+  public static final int DEFAULT_MIN_RETRIES_PER_SECOND = 10;
+
+  /** Default {@link Builder#retryBudgetWindow(Duration)}: 10 seconds. */
+  public static final Duration DEFAULT_RETRY_BUDGET_WINDOW = Duration.ofSeconds(10);
+
   private static final PoolConfig DEFAULTS = builder().build();
 
   private final int maxTotal;
@@ -66,6 +82,9 @@ public final class PoolConfig {
   private final Duration endpointBackoff;
   private final Duration maxEndpointBackoff;
   private final String jmxName;
+  private final double retryBudgetRatio;
+  private final int minRetriesPerSecond;
+  private final Duration retryBudgetWindow;
 
   private PoolConfig(Builder b) {
     this.maxTotal = b.maxTotal;
@@ -81,6 +100,9 @@ public final class PoolConfig {
     this.endpointBackoff = b.endpointBackoff;
     this.maxEndpointBackoff = b.maxEndpointBackoff;
     this.jmxName = b.jmxName;
+    this.retryBudgetRatio = b.retryBudgetRatio;
+    this.minRetriesPerSecond = b.minRetriesPerSecond;
+    this.retryBudgetWindow = b.retryBudgetWindow;
   }
 
   /** A new builder, starting from the defaults. */
@@ -161,6 +183,21 @@ public final class PoolConfig {
     return jmxName;
   }
 
+  /** Retries allowed per call made, over {@link #retryBudgetWindow()}; see the builder. */
+  public double retryBudgetRatio() {
+    return retryBudgetRatio;
+  }
+
+  /** Retries allowed per second whatever the number of calls; see the builder. */
+  public int minRetriesPerSecond() {
+    return minRetriesPerSecond;
+  }
+
+  /** The sliding window over which calls and retries are counted for the retry budget. */
+  public Duration retryBudgetWindow() {
+    return retryBudgetWindow;
+  }
+
   @Override
   public String toString() {
     return "PoolConfig{maxTotal="
@@ -189,6 +226,12 @@ public final class PoolConfig {
         + maxEndpointBackoff
         + ", jmxName="
         + jmxName
+        + ", retryBudgetRatio="
+        + retryBudgetRatio
+        + ", minRetriesPerSecond="
+        + minRetriesPerSecond
+        + ", retryBudgetWindow="
+        + retryBudgetWindow
         + '}';
   }
 
@@ -207,6 +250,9 @@ public final class PoolConfig {
     private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
     private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
     private String jmxName;
+    private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
+    private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
+    private Duration retryBudgetWindow = DEFAULT_RETRY_BUDGET_WINDOW;
 
     private Builder() {}
 
@@ -376,6 +422,52 @@ public final class PoolConfig {
     }
 
     /**
+     * The share of recent calls that may be retried: over the last {@link
+     * #retryBudgetWindow(Duration)}, a pool retries at most {@code retryBudgetRatio × calls +
+     * minRetriesPerSecond × window seconds} times. A retry is a second attempt of a call on another
+     * endpoint: after a connect that failed (refused, timed out, unreachable), which cannot have
+     * reached a handler, or, for a method declared idempotent, after a transport error. With the
+     * budget spent, the call fails with the error of its last attempt, saying that the budget is
+     * exhausted and the pool's state; {@link PoolStats#retries()} and {@link
+     * PoolStats#retriesRefused()} count both outcomes. Zero, with {@link #minRetriesPerSecond(int)}
+     * zero, turns retries off. Default {@value #DEFAULT_RETRY_BUDGET_RATIO}.
+     *
+     * @param retryBudgetRatio {@code >= 0} and {@code <= 1000}
+     * @return this builder
+     */
+    public Builder retryBudgetRatio(double retryBudgetRatio) {
+      this.retryBudgetRatio = retryBudgetRatio;
+      return this;
+    }
+
+    /**
+     * Retries per second a pool may make whatever its number of calls (the budget's floor; see
+     * {@link #retryBudgetRatio(double)}). It is a reserve over the window: with the defaults, up to
+     * 100 retries in 10 s on top of the share of calls. Default {@value
+     * #DEFAULT_MIN_RETRIES_PER_SECOND}.
+     *
+     * @param minRetriesPerSecond {@code >= 0}
+     * @return this builder
+     */
+    public Builder minRetriesPerSecond(int minRetriesPerSecond) {
+      this.minRetriesPerSecond = minRetriesPerSecond;
+      return this;
+    }
+
+    /**
+     * The sliding window over which the retry budget counts calls and retries, kept in ten slices:
+     * counts older than the window are forgotten one slice at a time. Default {@link
+     * #DEFAULT_RETRY_BUDGET_WINDOW} (10 s).
+     *
+     * @param retryBudgetWindow {@code >= 10ms} (ten slices of at least a millisecond)
+     * @return this builder
+     */
+    public Builder retryBudgetWindow(Duration retryBudgetWindow) {
+      this.retryBudgetWindow = retryBudgetWindow;
+      return this;
+    }
+
+    /**
      * Checks every value and builds the configuration.
      *
      * @return the configuration
@@ -418,6 +510,16 @@ public final class PoolConfig {
       }
       if (jmxName != null && jmxName.isBlank()) {
         throw new IllegalArgumentException("jmxName: '' (expected: null or a non-blank name)");
+      }
+      if (!(retryBudgetRatio >= 0 && retryBudgetRatio <= 1000)) {
+        throw new IllegalArgumentException(
+            "retryBudgetRatio: " + retryBudgetRatio + " (expected: >= 0 and <= 1000)");
+      }
+      Checks.nonNegative("minRetriesPerSecond", minRetriesPerSecond);
+      Checks.notNull("retryBudgetWindow", retryBudgetWindow);
+      if (retryBudgetWindow.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException(
+            "retryBudgetWindow: " + retryBudgetWindow + " (expected: >= PT0.01S)");
       }
       return new PoolConfig(this);
     }

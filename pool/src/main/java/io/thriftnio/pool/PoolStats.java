@@ -17,6 +17,10 @@ package io.thriftnio.pool;
  *     (included in {@code destroyed})
  * @param timeouts borrows that gave up after the borrow timeout
  * @param connectFailures connection attempts that failed
+ * @param retries second attempts of calls on another endpoint, each taken from the retry budget
+ *     ({@link PoolConfig#retryBudgetRatio()}): after a failed connect, or after a transport error
+ *     of a call declared idempotent
+ * @param retriesRefused retries the spent budget refused: those calls failed with their own error
  */
 public record PoolStats(
     int total,
@@ -28,7 +32,9 @@ public record PoolStats(
     long destroyed,
     long invalidated,
     long timeouts,
-    long connectFailures) {
+    long connectFailures,
+    long retries,
+    long retriesRefused) {
 
   /** The gauges as {@code total=, active=, idle=, waiting=}, the form error messages use. */
   public String gauges() {
@@ -51,6 +57,10 @@ public record PoolStats(
         + timeouts
         + ", connectFailures="
         + connectFailures
+        + ", retries="
+        + retries
+        + ", retriesRefused="
+        + retriesRefused
         + '}';
   }
 
@@ -68,6 +78,8 @@ public record PoolStats(
             destroyed,
             invalidated,
             timeouts,
-            connectFailures);
+            connectFailures,
+            retries,
+            retriesRefused);
   }
 }

@@ -9,6 +9,7 @@ import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
+import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
@@ -117,8 +119,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
+  private final Predicate<String> idempotent;
 
   private ThriftAsyncClientPool(Builder<A> b) {
+    this.idempotent = b.idempotentMethods();
     this.executor = b.executor;
     this.clientClass = b.clientClass;
     this.name =
@@ -169,14 +173,22 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    start(call, future);
+    borrowAndStart(call, future, null, null);
     return future;
   }
 
-  /** Completes {@code future} on the executor: stages attached before this run there too. */
-  private <R> void start(AsyncCall<? super A, R> call, CompletableFuture<R> future) {
+  /**
+   * Completes {@code future} on the executor: stages attached before this run there too. {@code
+   * method}: the call's method when it may be retried after a transport error (idempotent, not
+   * retried yet), else {@code null}; {@code avoid}: where the call failed, for its retry.
+   */
+  private <R> void borrowAndStart(
+      AsyncCall<? super A, R> call,
+      CompletableFuture<R> future,
+      String method,
+      InetSocketAddress avoid) {
     Borrowed<AsyncConnection<A>> b;
-    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
+    AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
     try {
       b = borrows.now(choice);
     } catch (TException | RuntimeException e) {
@@ -184,7 +196,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       return;
     }
     if (b != null) {
-      start(call, future, b);
+      start(call, future, b, method);
       return;
     }
     borrows
@@ -195,7 +207,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 completeOnExecutor(() -> future.completeExceptionally(waitFailed));
               } else {
                 try {
-                  start(call, future, lent);
+                  start(call, future, lent, method);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait: the caller hears it.
                   completeOnExecutor(() -> future.completeExceptionally(e));
@@ -205,8 +217,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   private <R> void start(
-      AsyncCall<? super A, R> call, CompletableFuture<R> future, Borrowed<AsyncConnection<A>> b) {
-    InFlight<R> f = new InFlight<>(b, future);
+      AsyncCall<? super A, R> call,
+      CompletableFuture<R> future,
+      Borrowed<AsyncConnection<A>> b,
+      String method) {
+    InFlight<R> f = new InFlight<>(b, future, call, method);
     inFlight.add(f);
     if (closed.get()) {
       f.settle(null, pool.closedException());
@@ -240,13 +255,15 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         asyncIface,
         name,
         (method, args, future) ->
-            start(
+            borrowAndStart(
                 (client, cb) -> {
                   Object[] withPoolCallback = Arrays.copyOf(args, args.length);
                   withPoolCallback[args.length - 1] = cb;
                   Reflection.invoke(method, client, withPoolCallback);
                 },
-                future));
+                future,
+                idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
+                null));
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -264,8 +281,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final class Waiters implements AsyncBorrows.Source<Borrowed<AsyncConnection<A>>> {
     @Override
     public Borrowed<AsyncConnection<A>> tryNow(
-        InetSocketAddress preferred, Consumer<InetSocketAddress> chosen) throws TException {
-      return pool.tryBorrowNow(preferred, chosen);
+        InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
+        throws TException {
+      return pool.tryBorrowNow(preferred, avoid, chosen);
     }
 
     @Override
@@ -297,6 +315,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     @Override
     public void timedOut() {
       pool.countTimeout();
+    }
+
+    @Override
+    public void callStarted() {
+      pool.callStarted();
     }
   }
 
@@ -339,11 +362,37 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final class InFlight<R> implements AsyncMethodCallback<R> {
     private final Borrowed<AsyncConnection<A>> borrowed;
     private final CompletableFuture<R> future;
+    private final AsyncCall<? super A, R> call;
+    private final String retryable; // the idempotent method not retried yet, or null
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    InFlight(Borrowed<AsyncConnection<A>> borrowed, CompletableFuture<R> future) {
+    InFlight(
+        Borrowed<AsyncConnection<A>> borrowed,
+        CompletableFuture<R> future,
+        AsyncCall<? super A, R> call,
+        String retryable) {
       this.borrowed = borrowed;
       this.future = future;
+      this.call = call;
+      this.retryable = retryable;
+    }
+
+    /**
+     * Retries the call elsewhere, once, if its idempotent method failed in transport and the budget
+     * allows; {@code false} if the caller is to hear {@code failure} (noting a refused retry).
+     */
+    private boolean retried(Throwable failure) {
+      if (retryable == null || closed.get() || !Failures.inTransport(failure)) {
+        return false;
+      }
+      if (!pool.tryRetry()) {
+        failure.addSuppressed(
+            new PoolException(
+                name + ": idempotent " + retryable + " not retried: " + pool.retryRefused(), null));
+        return false;
+      }
+      borrowAndStart(call, future, null, borrowed.endpoint);
+      return true;
     }
 
     @Override
@@ -372,6 +421,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             } else {
               pool.invalidate(
                   borrowed, failure != null ? failure : borrowed.connection.client.getError());
+              if (failure != null && retried(failure)) {
+                return;
+              }
               future.completeExceptionally(
                   failure != null
                       ? failure

@@ -101,6 +101,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             b.validator(),
             b.maxInFlight);
     pool.intercept(b.interception());
+    pool.idempotent(b.idempotentMethods());
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 

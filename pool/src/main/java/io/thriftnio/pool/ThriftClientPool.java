@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
@@ -46,8 +47,11 @@ import org.apache.thrift.transport.TTransportException;
  * half a reply. The error reaches the caller unchanged.
  *
  * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
- * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint. A
- * call is never retried once its request may have been written.
+ * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint,
+ * within the retry budget ({@link PoolConfig#retryBudgetRatio()}). A call is never retried once its
+ * request may have been written, except a call through {@link #iface} of a method declared {@link
+ * PoolBuilder#idempotent(String...) idempotent}: after a transport error it is retried once on
+ * another endpoint, within the same budget.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *
@@ -93,8 +97,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   private final Function<TProtocol, C> clientFactory;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
+  private final Predicate<String> idempotent;
 
   private ThriftClientPool(Builder<C> b) {
+    this.idempotent = b.idempotentMethods();
     this.clientFactory = b.clientFactory;
     this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
@@ -150,7 +156,36 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
+    return call(null, call);
+  }
+
+  /**
+   * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
+   * after a transport error when the method is idempotent and the budget allows.
+   */
+  private <R> R call(String method, ClientCall<? super C, R> call) throws TException {
     Borrowed<SyncConnection<C>> b = pool.borrow();
+    try {
+      return attempt(b, call);
+    } catch (TException | RuntimeException | Error t) {
+      if (method == null
+          || idempotent == null
+          || !Failures.inTransport(t)
+          || !idempotent.test(method)) {
+        throw t;
+      }
+      if (!pool.tryRetry()) {
+        t.addSuppressed(
+            new PoolException(
+                name + ": idempotent " + method + " not retried: " + pool.retryRefused(), null));
+        throw t;
+      }
+      return attempt(pool.borrowForRetry(b.endpoint), call);
+    }
+  }
+
+  private <R> R attempt(Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call)
+      throws TException {
     Throwable failure = null;
     try {
       return call.call(b.connection.client);
@@ -209,7 +244,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             return Reflection.objectMethod(
                 proxy, method, args, "pooled proxy for " + iface.getName());
           }
-          return call(client -> Reflection.invoke(method, client, args));
+          return call(method.getName(), client -> Reflection.invoke(method, client, args));
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));

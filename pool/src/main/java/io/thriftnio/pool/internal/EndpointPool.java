@@ -205,7 +205,26 @@ public final class EndpointPool<T> implements AutoCloseable {
           name + ": interrupted before borrowing (" + stats().gauges() + ")",
           new InterruptedException());
     }
+    callStarted();
     return selector.borrow(name, e -> borrowFrom(e, true), () -> stats().gauges());
+  }
+
+  /** A call starts: it adds to the retry budget. {@link #borrow()} counts its own. */
+  public void callStarted() {
+    selector.budget().deposit();
+  }
+
+  /**
+   * Takes one retry of a call from the retry budget: {@code false} when it is spent (counted in
+   * {@link PoolStats#retriesRefused()}).
+   */
+  public boolean tryRetry() {
+    return selector.budget().tryWithdraw();
+  }
+
+  /** What a call's error says when its retry was refused: the budget and the pool state. */
+  public String retryRefused() {
+    return selector.exhausted(stats().gauges());
   }
 
   /**
@@ -220,12 +239,28 @@ public final class EndpointPool<T> implements AutoCloseable {
    * An idle connection lent now, on the calling thread, or {@code null} when none is idle: never
    * waits, never connects (the async pools' fast path).
    */
-  public Borrowed<T> tryBorrowNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen)
+  public Borrowed<T> tryBorrowNow(
+      InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
       throws TException {
     if (closed) {
       throw closedException();
     }
-    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, chosen);
+    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, avoid, chosen);
+  }
+
+  /**
+   * The borrow of a call's retry: not a new call for the budget (the retry was taken from it
+   * already), and elsewhere than {@code avoid}, where the call failed, unless no other endpoint can
+   * take it.
+   */
+  public Borrowed<T> borrowForRetry(InetSocketAddress avoid) throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    return selector.borrow(
+        name, e -> borrowFrom(e, true), () -> stats().gauges(), null, avoid, null);
   }
 
   /**
@@ -429,7 +464,9 @@ public final class EndpointPool<T> implements AutoCloseable {
         destroyed.sum(),
         invalidated.sum(),
         timeouts.sum(),
-        connectFailures.sum());
+        connectFailures.sum(),
+        selector.budget().retried(),
+        selector.budget().refused());
   }
 
   public boolean isClosed() {

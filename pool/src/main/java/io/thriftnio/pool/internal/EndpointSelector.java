@@ -33,6 +33,7 @@ final class EndpointSelector {
   private final ToIntFunction<InetSocketAddress> active;
   private final LongSupplier clock;
   private final AtomicInteger next = new AtomicInteger();
+  private final RetryBudget budget;
   private volatile String source = "the endpoint source";
 
   EndpointSelector(
@@ -44,7 +45,13 @@ final class EndpointSelector {
     this.balancer = config.balancer();
     this.active = active;
     this.clock = clock;
+    this.budget = new RetryBudget(config, clock);
     update(addresses);
+  }
+
+  /** The pool's retry budget: calls deposit, retries on another endpoint withdraw. */
+  RetryBudget budget() {
+    return budget;
   }
 
   /** Names the source in errors. */
@@ -221,7 +228,8 @@ final class EndpointSelector {
 
   /**
    * The borrow loop of every pool: choose an endpoint, attempt, and after a connect failure try the
-   * others, each once. The lease on the chosen endpoint ends with its attempt, however it ends: a
+   * others, each once, each retry taken from the {@link RetryBudget} (spent: the connect failure is
+   * the caller's error). The lease on the chosen endpoint ends with its attempt, however it ends: a
    * probe that did not succeed is freed for the next borrower (a probe left held once kept an
    * endpoint down for good).
    *
@@ -244,17 +252,47 @@ final class EndpointSelector {
       InetSocketAddress preferred,
       Consumer<InetSocketAddress> chosen)
       throws TException {
+    return borrow(pool, attempt, gauges, preferred, null, chosen);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier, InetSocketAddress, Consumer)} that goes to {@code
+   * avoid} (where a call just failed, when not null) only if no other endpoint can take it.
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      InetSocketAddress avoid,
+      Consumer<InetSocketAddress> chosen)
+      throws TException {
     List<EndpointState> tried = null;
+    EndpointState avoided = avoid == null ? null : byAddress.get(avoid);
+    if (avoided != null) {
+      tried = new ArrayList<>();
+      tried.add(avoided);
+    }
     Throwable lastConnectFailure = null;
+    InetSocketAddress lastFailed = null;
     EndpointState first = preferred == null ? null : byAddress.get(preferred);
     while (true) {
       List<EndpointState> set = endpoints;
       EndpointState.Lease preferredLease =
           first != null && first.isUp() ? first.tryAcquire() : null;
       first = null;
-      EndpointState.Lease lease = preferredLease != null ? preferredLease : select(set, tried);
+      EndpointState.Lease chosenLease =
+          preferredLease != null ? preferredLease : select(set, tried);
+      if (chosenLease == null && avoided != null && tried.remove(avoided)) {
+        chosenLease = select(set, tried); // no other endpoint: the one avoided rather than none
+      }
+      EndpointState.Lease lease = chosenLease;
       if (lease == null) {
         throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
+      }
+      if (lastConnectFailure != null && !budget.tryWithdraw()) {
+        lease.close();
+        throw budgetExhausted(pool, lastFailed, lastConnectFailure, gauges.get());
       }
       EndpointState endpoint = lease.endpoint();
       if (chosen != null) {
@@ -268,6 +306,7 @@ final class EndpointSelector {
         return borrowed; // null: an attempt that would wait (the async pools' fast path)
       } catch (ConnectFailedException f) {
         lastConnectFailure = f.getCause();
+        lastFailed = endpoint.address;
         if (tried == null) {
           tried = new ArrayList<>();
         }
@@ -294,6 +333,35 @@ final class EndpointSelector {
     }
     return new PoolException(
         pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);
+  }
+
+  /**
+   * The connect failure that ends a borrow because the retry budget is spent: the same kind of
+   * error, saying so, with the budget's and the pool's numbers, caused by the original.
+   */
+  private TException budgetExhausted(
+      String pool, InetSocketAddress endpoint, Throwable connectFailure, String gauges) {
+    String message =
+        pool
+            + ": connect to "
+            + Names.endpoint(endpoint)
+            + " failed: "
+            + connectFailure.getMessage()
+            + "; not retried on another endpoint: "
+            + exhausted(gauges);
+    if (connectFailure instanceof PoolException) {
+      return new PoolException(message, connectFailure);
+    }
+    int type =
+        connectFailure instanceof TTransportException
+            ? ((TTransportException) connectFailure).getType()
+            : TTransportException.NOT_OPEN;
+    return new TTransportException(type, message, connectFailure);
+  }
+
+  /** {@code retry budget exhausted (...) (total=...)}: what a refused retry adds to its error. */
+  String exhausted(String gauges) {
+    return "retry budget exhausted (" + budget.describe() + ") (" + gauges + ")";
   }
 
   String describeDown() {

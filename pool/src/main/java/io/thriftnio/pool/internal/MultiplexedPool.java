@@ -8,6 +8,7 @@ import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.internal.EndpointChannels.Conn;
@@ -59,6 +60,9 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** {@code null} without interceptors; see {@link #intercept}. */
   private ClientInterception interception;
+
+  /** {@code null} when no method is idempotent; see {@link #idempotent}. */
+  private Predicate<String> idempotent;
 
   public MultiplexedPool(
       String name,
@@ -150,6 +154,14 @@ public final class MultiplexedPool implements ThriftChannel {
     this.interception = interception;
   }
 
+  /**
+   * Retries calls of the methods {@code idempotent} accepts once, on another endpoint, after a
+   * transport error, within the retry budget; {@code null} for none. Set as {@link #intercept} is.
+   */
+  public void idempotent(Predicate<String> idempotent) {
+    this.idempotent = idempotent;
+  }
+
   /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     return shared.endpoints();
@@ -165,15 +177,59 @@ public final class MultiplexedPool implements ThriftChannel {
   @Override
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
     TMessage sent;
-    Conn conn;
-    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
     try {
       sent = replies.header(request);
+    } catch (TException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Predicate<String> idempotent = this.idempotent;
+    if (idempotent == null || !idempotent.test(sent.name)) {
+      return attempt(sent, request, timeout, new AsyncBorrows.Choice());
+    }
+    // The channel reads the request from its position: each attempt gets its own view of it.
+    AsyncBorrows.Choice first = new AsyncBorrows.Choice();
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    attempt(sent, request.duplicate(), timeout, first)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure == null) {
+                result.complete(response);
+              } else if (first.sentTo == null // a borrow failure: it retried connects itself
+                  || !Failures.inTransport(failure)
+                  || shared.isClosed()) {
+                result.completeExceptionally(failure);
+              } else if (!shared.tryRetry()) {
+                Failures.unwrap(failure)
+                    .addSuppressed(
+                        new PoolException(
+                            shared.name()
+                                + ": idempotent "
+                                + sent.name
+                                + " not retried: "
+                                + shared.retryRefused(),
+                            null));
+                result.completeExceptionally(failure);
+              } else {
+                relay(
+                    attempt(
+                        sent, request.duplicate(), timeout, new AsyncBorrows.Choice(first.sentTo)),
+                    result);
+              }
+            });
+    return result;
+  }
+
+  /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
+  private CompletableFuture<ByteBuffer> attempt(
+      TMessage sent, ByteBuffer request, Duration timeout, AsyncBorrows.Choice choice) {
+    Conn conn;
+    try {
       conn = shared.now(choice);
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     if (conn != null) {
+      choice.sentTo = conn.endpoint;
       return exchange(sent, conn, request, timeout);
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
@@ -185,6 +241,7 @@ public final class MultiplexedPool implements ThriftChannel {
                 result.completeExceptionally(waitFailed);
               } else {
                 try {
+                  choice.sentTo = c.endpoint;
                   relay(exchange(sent, c, request, timeout), result);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait (an IO thread): the caller hears it.
