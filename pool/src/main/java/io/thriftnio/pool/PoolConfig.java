@@ -67,6 +67,16 @@ public final class PoolConfig {
   /** Default {@link Builder#retryBudgetWindow(Duration)}: 10 seconds. */
   public static final Duration DEFAULT_RETRY_BUDGET_WINDOW = Duration.ofSeconds(10);
 
+  /**
+   * Default {@link Builder#ejectAfterConsecutiveFailures(int)}: {@value}. Low enough to stop
+   * sending to a broken endpoint within a handful of calls, high enough that one dropped connection
+   * or one slow reply does not take an endpoint out.
+   */
+  public static final int DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES = 5;
+
+  /** Default {@link Builder#callDeadline(Duration)}: zero, no deadline. */
+  public static final Duration DEFAULT_CALL_DEADLINE = Duration.ZERO;
+
   private static final PoolConfig DEFAULTS = builder().build();
 
   private final int maxTotal;
@@ -85,6 +95,8 @@ public final class PoolConfig {
   private final double retryBudgetRatio;
   private final int minRetriesPerSecond;
   private final Duration retryBudgetWindow;
+  private final Duration callDeadline;
+  private final int ejectAfterConsecutiveFailures;
 
   private PoolConfig(Builder b) {
     this.maxTotal = b.maxTotal;
@@ -103,6 +115,8 @@ public final class PoolConfig {
     this.retryBudgetRatio = b.retryBudgetRatio;
     this.minRetriesPerSecond = b.minRetriesPerSecond;
     this.retryBudgetWindow = b.retryBudgetWindow;
+    this.callDeadline = b.callDeadline;
+    this.ejectAfterConsecutiveFailures = b.ejectAfterConsecutiveFailures;
   }
 
   /** A new builder, starting from the defaults. */
@@ -198,6 +212,22 @@ public final class PoolConfig {
     return retryBudgetWindow;
   }
 
+  /**
+   * The time a call may take from start to end, waiting for a connection included; zero for none.
+   * See {@link Builder#callDeadline(Duration)}.
+   */
+  public Duration callDeadline() {
+    return callDeadline;
+  }
+
+  /**
+   * Consecutive call failures in transport that take an endpoint out for a back-off; zero for
+   * never. See {@link Builder#ejectAfterConsecutiveFailures(int)}.
+   */
+  public int ejectAfterConsecutiveFailures() {
+    return ejectAfterConsecutiveFailures;
+  }
+
   @Override
   public String toString() {
     return "PoolConfig{maxTotal="
@@ -232,6 +262,10 @@ public final class PoolConfig {
         + minRetriesPerSecond
         + ", retryBudgetWindow="
         + retryBudgetWindow
+        + ", callDeadline="
+        + callDeadline
+        + ", ejectAfterConsecutiveFailures="
+        + ejectAfterConsecutiveFailures
         + '}';
   }
 
@@ -253,6 +287,8 @@ public final class PoolConfig {
     private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
     private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
     private Duration retryBudgetWindow = DEFAULT_RETRY_BUDGET_WINDOW;
+    private Duration callDeadline = DEFAULT_CALL_DEADLINE;
+    private int ejectAfterConsecutiveFailures = DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES;
 
     private Builder() {}
 
@@ -468,6 +504,54 @@ public final class PoolConfig {
     }
 
     /**
+     * The time a call may take in all: waiting for a connection (and connecting), its retries, and
+     * the call itself until its reply. When it passes, the call fails with a {@link
+     * CallDeadlineException} that says whether it was still waiting for a connection or in the
+     * call, with the pool state. How each pool ends a call in flight:
+     *
+     * <ul>
+     *   <li>{@link ThriftClientPool}: the connection is closed under the blocked call (a read
+     *       timeout bounds each read, not a call, so it cannot stand for the deadline), and
+     *       destroyed.
+     *   <li>{@link ThriftAsyncClientPool}: the caller hears at the deadline; the client's own call
+     *       timeout is set to the time left, so the client fails and is destroyed by then too.
+     *   <li>{@link ThriftChannelPool}: the caller hears at the deadline; the call keeps its slot on
+     *       the shared connection until its reply (discarded) or the channel's own timeout, since
+     *       cutting it short would close the connection under the other calls it carries.
+     * </ul>
+     *
+     * A call still waiting in an async pool's queue at its deadline gives its connection back
+     * unused when it is served. {@link ThriftClientPool#lease()} is not bounded. Zero: no deadline;
+     * the borrow timeout and the connection's timeouts bound the parts. Default zero.
+     *
+     * @param callDeadline {@code >= 0}
+     * @return this builder
+     */
+    public Builder callDeadline(Duration callDeadline) {
+      this.callDeadline = callDeadline;
+      return this;
+    }
+
+    /**
+     * Outlier ejection: an endpoint whose calls fail in transport this many times in a row
+     * (connection closed or reset, timed out, reply out of step; not declared IDL exceptions nor
+     * {@code TApplicationException}s, which are answers) is taken out as a failed connect takes it
+     * out: for {@link #endpointBackoff(Duration)}, doubling with each ejection that follows without
+     * a successful call in between, up to {@link #maxEndpointBackoff(Duration)}; then one borrower
+     * probes it and it is back once that borrow succeeds. Counted in {@link PoolStats#ejections()}.
+     * The last endpoint up is never ejected: refusing every call would be worse than calls that may
+     * fail, so the pool keeps sending to it (and its connect failures still mark it down as
+     * before). Zero turns ejection off. Default {@value #DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES}.
+     *
+     * @param ejectAfterConsecutiveFailures {@code >= 0}
+     * @return this builder
+     */
+    public Builder ejectAfterConsecutiveFailures(int ejectAfterConsecutiveFailures) {
+      this.ejectAfterConsecutiveFailures = ejectAfterConsecutiveFailures;
+      return this;
+    }
+
+    /**
      * Checks every value and builds the configuration.
      *
      * @return the configuration
@@ -521,6 +605,8 @@ public final class PoolConfig {
         throw new IllegalArgumentException(
             "retryBudgetWindow: " + retryBudgetWindow + " (expected: >= PT0.01S)");
       }
+      Checks.nonNegative("callDeadline", callDeadline);
+      Checks.nonNegative("ejectAfterConsecutiveFailures", ejectAfterConsecutiveFailures);
       return new PoolConfig(this);
     }
   }

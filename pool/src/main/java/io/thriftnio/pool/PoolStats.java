@@ -21,6 +21,8 @@ package io.thriftnio.pool;
  *     ({@link PoolConfig#retryBudgetRatio()}): after a failed connect, or after a transport error
  *     of a call declared idempotent
  * @param retriesRefused retries the spent budget refused: those calls failed with their own error
+ * @param ejections endpoints taken out after {@link PoolConfig#ejectAfterConsecutiveFailures()}
+ *     call failures in a row
  */
 public record PoolStats(
     int total,
@@ -34,7 +36,8 @@ public record PoolStats(
     long timeouts,
     long connectFailures,
     long retries,
-    long retriesRefused) {
+    long retriesRefused,
+    long ejections) {
 
   /** The gauges as {@code total=, active=, idle=, waiting=}, the form error messages use. */
   public String gauges() {
@@ -61,6 +64,8 @@ public record PoolStats(
         + retries
         + ", retriesRefused="
         + retriesRefused
+        + ", ejections="
+        + ejections
         + '}';
   }
 
@@ -80,6 +85,7 @@ public record PoolStats(
             timeouts,
             connectFailures,
             retries,
-            retriesRefused);
+            retriesRefused,
+            ejections);
   }
 }

@@ -7,6 +7,7 @@ import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.AsyncBorrows;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
+import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
 import io.thriftnio.pool.internal.Failures;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -121,7 +123,15 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
   private final Predicate<String> idempotent;
 
+  /** How long after a call's deadline its client's own timeout ends it. */
+  private static final long DEADLINE_SLACK_MILLIS = 100;
+
+  private final long deadlineNanos;
+  private final long callMillis; // the clients' own call timeout, 0 for none
+
   private ThriftAsyncClientPool(Builder<A> b) {
+    this.deadlineNanos = b.config().callDeadline().toNanos();
+    this.callMillis = b.callTimeout.toMillis();
     this.idempotent = b.idempotentMethods();
     this.executor = b.executor;
     this.clientClass = b.clientClass;
@@ -173,7 +183,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    borrowAndStart(call, future, null, null);
+    borrowAndStart(call, future, null, null, armDeadline(future));
     return future;
   }
 
@@ -186,7 +196,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       AsyncCall<? super A, R> call,
       CompletableFuture<R> future,
       String method,
-      InetSocketAddress avoid) {
+      InetSocketAddress avoid,
+      CallClock clock) {
     Borrowed<AsyncConnection<A>> b;
     AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
     try {
@@ -196,7 +207,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       return;
     }
     if (b != null) {
-      start(call, future, b, method);
+      start(call, future, b, method, clock);
       return;
     }
     borrows
@@ -207,7 +218,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 completeOnExecutor(() -> future.completeExceptionally(waitFailed));
               } else {
                 try {
-                  start(call, future, lent, method);
+                  start(call, future, lent, method, clock);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait: the caller hears it.
                   completeOnExecutor(() -> future.completeExceptionally(e));
@@ -220,8 +231,23 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       AsyncCall<? super A, R> call,
       CompletableFuture<R> future,
       Borrowed<AsyncConnection<A>> b,
-      String method) {
-    InFlight<R> f = new InFlight<>(b, future, call, method);
+      String method,
+      CallClock clock) {
+    if (clock != null) {
+      long left = clock.deadline - System.nanoTime();
+      if (future.isDone() || left <= 0) {
+        pool.giveBack(b); // the deadline passed while the call waited: it never starts
+        return;
+      }
+      clock.sentTo = b.endpoint;
+      // The client's own timeout ends the call just after the deadline (frees and destroys the
+      // client); the slack lets the pool's timer, which knows where the call was, speak first
+      // whatever the selector thread's timeout granularity.
+      long leftMillis = (left + 999_999) / 1_000_000 + DEADLINE_SLACK_MILLIS;
+      b.connection.client.setTimeout(
+          callMillis == 0 ? leftMillis : Math.min(callMillis, leftMillis));
+    }
+    InFlight<R> f = new InFlight<>(b, future, call, method, clock);
     inFlight.add(f);
     if (closed.get()) {
       f.settle(null, pool.closedException());
@@ -263,7 +289,51 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 },
                 future,
                 idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
-                null));
+                null,
+                armDeadline(future)));
+  }
+
+  /** When a call with a deadline must end, and where it went; {@code null} without a deadline. */
+  private static final class CallClock {
+    final long deadline; // nanoTime
+    volatile InetSocketAddress sentTo; // null while the call waits for a connection
+
+    CallClock(long deadline) {
+      this.deadline = deadline;
+    }
+  }
+
+  /**
+   * Fails {@code future} at the pool's call deadline, if one is set, saying whether the call waited
+   * or was in flight; the timer goes when the future completes first.
+   */
+  private CallClock armDeadline(CompletableFuture<?> future) {
+    if (deadlineNanos == 0) {
+      return null;
+    }
+    CallClock clock = new CallClock(System.nanoTime() + deadlineNanos);
+    ScheduledFuture<?> timer =
+        Deadlines.schedule(
+            () -> {
+              InetSocketAddress at = clock.sentTo;
+              CallDeadlineException e =
+                  deadlinePassed(
+                      at == null
+                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
+                          : CallDeadlineException.Phase.IN_CALL,
+                      at,
+                      null);
+              completeOnExecutor(() -> future.completeExceptionally(e));
+            },
+            deadlineNanos);
+    future.whenComplete((result, failure) -> timer.cancel(false));
+    return clock;
+  }
+
+  private CallDeadlineException deadlinePassed(
+      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+    return new CallDeadlineException(
+        name, phase, Duration.ofNanos(deadlineNanos), endpoint, stats(), cause);
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -364,17 +434,28 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     private final CompletableFuture<R> future;
     private final AsyncCall<? super A, R> call;
     private final String retryable; // the idempotent method not retried yet, or null
+    private final CallClock clock; // null without a deadline
     private final AtomicBoolean settled = new AtomicBoolean();
 
     InFlight(
         Borrowed<AsyncConnection<A>> borrowed,
         CompletableFuture<R> future,
         AsyncCall<? super A, R> call,
-        String retryable) {
+        String retryable,
+        CallClock clock) {
       this.borrowed = borrowed;
       this.future = future;
       this.call = call;
       this.retryable = retryable;
+      this.clock = clock;
+    }
+
+    /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
+    private Throwable explain(Throwable failure) {
+      if (clock == null || System.nanoTime() - clock.deadline < 0) {
+        return failure;
+      }
+      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, borrowed.endpoint, failure);
     }
 
     /**
@@ -382,7 +463,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * allows; {@code false} if the caller is to hear {@code failure} (noting a refused retry).
      */
     private boolean retried(Throwable failure) {
-      if (retryable == null || closed.get() || !Failures.inTransport(failure)) {
+      if (retryable == null
+          || closed.get()
+          || !Failures.inTransport(failure)
+          || (clock != null && System.nanoTime() - clock.deadline >= 0)) {
         return false;
       }
       if (!pool.tryRetry()) {
@@ -391,7 +475,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 name + ": idempotent " + retryable + " not retried: " + pool.retryRefused(), null));
         return false;
       }
-      borrowAndStart(call, future, null, borrowed.endpoint);
+      borrowAndStart(call, future, null, borrowed.endpoint, clock);
       return true;
     }
 
@@ -412,6 +496,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       inFlight.remove(this);
       // Before the caller hears: a reply read to its end has ended the call already.
       borrowed.connection.settleCall(failure);
+      pool.callEnded(borrowed.endpoint, failure);
       completeOnExecutor(
           () -> {
             // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.
@@ -426,7 +511,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
               }
               future.completeExceptionally(
                   failure != null
-                      ? failure
+                      ? explain(failure)
                       : new TTransportException(
                           "client reported an error after success",
                           borrowed.connection.client.getError()));

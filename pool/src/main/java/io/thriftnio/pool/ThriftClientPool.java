@@ -4,6 +4,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
 import io.thriftnio.pool.internal.Failures;
@@ -14,6 +15,8 @@ import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.thrift.TException;
@@ -98,8 +101,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
   private final Predicate<String> idempotent;
+  private final long deadlineNanos;
 
   private ThriftClientPool(Builder<C> b) {
+    this.deadlineNanos = b.config().callDeadline().toNanos();
     this.idempotent = b.idempotentMethods();
     this.clientFactory = b.clientFactory;
     this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
@@ -148,6 +153,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}
    * @param <R> the result
    * @return what {@code call} returned
+   * @throws CallDeadlineException if {@link PoolConfig#callDeadline()} passed, waiting for a
+   *     connection or in the call (whose connection is then closed under it)
    * @throws PoolTimeoutException if no connection became available within the borrow timeout
    * @throws PoolException if the pool is closed, no endpoint is up, or the wait was interrupted
    *     (the interrupt flag is then set again)
@@ -164,9 +171,38 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * after a transport error when the method is idempotent and the budget allows.
    */
   private <R> R call(String method, ClientCall<? super C, R> call) throws TException {
-    Borrowed<SyncConnection<C>> b = pool.borrow();
+    if (deadlineNanos == 0) {
+      return call(method, call, 0, pool.borrow());
+    }
+    long start = System.nanoTime();
+    Borrowed<SyncConnection<C>> b;
     try {
-      return attempt(b, call);
+      b = pool.borrow(Duration.ofNanos(deadlineNanos));
+    } catch (PoolTimeoutException e) {
+      if (System.nanoTime() - start < deadlineNanos) {
+        throw e; // the borrow timeout, shorter than the deadline
+      }
+      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+    }
+    if (System.nanoTime() - start >= deadlineNanos) {
+      pool.giveBack(b); // a connect took the time that was left
+      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, null);
+    }
+    return call(method, call, start + deadlineNanos, b);
+  }
+
+  private CallDeadlineException deadlinePassed(
+      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+    return new CallDeadlineException(
+        name, phase, Duration.ofNanos(deadlineNanos), endpoint, pool.stats(), cause);
+  }
+
+  /** {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none. */
+  private <R> R call(
+      String method, ClientCall<? super C, R> call, long deadline, Borrowed<SyncConnection<C>> b)
+      throws TException {
+    try {
+      return attempt(b, call, deadline);
     } catch (TException | RuntimeException | Error t) {
       if (method == null
           || idempotent == null
@@ -180,19 +216,57 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 name + ": idempotent " + method + " not retried: " + pool.retryRefused(), null));
         throw t;
       }
-      return attempt(pool.borrowForRetry(b.endpoint), call);
+      if (deadline == 0) {
+        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw t; // no time for a retry: the budget's share goes unused this once
+      }
+      Borrowed<SyncConnection<C>> again;
+      try {
+        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(left));
+      } catch (PoolTimeoutException e) {
+        throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+      }
+      return attempt(again, call, deadline);
     }
   }
 
-  private <R> R attempt(Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call)
+  /**
+   * One attempt on a borrowed connection. With a deadline, the connection is closed under the call
+   * when it passes: the blocked read fails at once, and the caller hears {@link
+   * CallDeadlineException} (caused by that failure) instead.
+   */
+  private <R> R attempt(Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call, long deadline)
       throws TException {
     Throwable failure = null;
+    AtomicBoolean cut = null;
+    ScheduledFuture<?> watchdog = null;
+    if (deadline != 0) {
+      AtomicBoolean passed = new AtomicBoolean();
+      cut = passed;
+      watchdog =
+          Deadlines.schedule(
+              () -> {
+                passed.set(true);
+                b.connection.close();
+              },
+              deadline - System.nanoTime());
+    }
     try {
       return call.call(b.connection.client);
     } catch (Throwable t) {
       failure = t;
+      if (cut != null && cut.get()) {
+        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, b.endpoint, t);
+        throw (CallDeadlineException) failure;
+      }
       throw t;
     } finally {
+      if (watchdog != null) {
+        watchdog.cancel(false);
+      }
       settle(b, failure);
     }
   }
@@ -214,6 +288,9 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
 
   private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
     boolean refused = b.connection.settleCall(failure);
+    if (!refused) {
+      pool.callEnded(b.endpoint, failure);
+    }
     boolean keep = failure == null || refused || Failures.keepsConnection(failure);
     if (keep && b.connection.isClean()) {
       pool.release(b);

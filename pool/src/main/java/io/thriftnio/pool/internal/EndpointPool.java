@@ -206,7 +206,27 @@ public final class EndpointPool<T> implements AutoCloseable {
           new InterruptedException());
     }
     callStarted();
-    return selector.borrow(name, e -> borrowFrom(e, true), () -> stats().gauges());
+    return selector.borrow(
+        name, e -> borrowFrom(e, true, config.borrowTimeout()), () -> stats().gauges());
+  }
+
+  /**
+   * {@link #borrow()} that waits at most {@code maxWait} for a busy pool, when that is less than
+   * the borrow timeout (a call's deadline is nearer).
+   */
+  public Borrowed<T> borrow(Duration maxWait) throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    callStarted();
+    Duration wait = min(maxWait, config.borrowTimeout());
+    return selector.borrow(name, e -> borrowFrom(e, true, wait), () -> stats().gauges());
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) < 0 ? a : b;
   }
 
   /** A call starts: it adds to the retry budget. {@link #borrow()} counts its own. */
@@ -253,14 +273,15 @@ public final class EndpointPool<T> implements AutoCloseable {
    * already), and elsewhere than {@code avoid}, where the call failed, unless no other endpoint can
    * take it.
    */
-  public Borrowed<T> borrowForRetry(InetSocketAddress avoid) throws TException {
+  public Borrowed<T> borrowForRetry(InetSocketAddress avoid, Duration maxWait) throws TException {
     if (Thread.currentThread().isInterrupted()) {
       throw new PoolException(
           name + ": interrupted before borrowing (" + stats().gauges() + ")",
           new InterruptedException());
     }
+    Duration wait = min(maxWait, config.borrowTimeout());
     return selector.borrow(
-        name, e -> borrowFrom(e, true), () -> stats().gauges(), null, avoid, null);
+        name, e -> borrowFrom(e, true, wait), () -> stats().gauges(), null, avoid, null);
   }
 
   /**
@@ -274,7 +295,11 @@ public final class EndpointPool<T> implements AutoCloseable {
           new InterruptedException());
     }
     return selector.borrow(
-        name, e -> borrowFrom(e, false), () -> stats().gauges(), preferred, null);
+        name,
+        e -> borrowFrom(e, false, config.borrowTimeout()),
+        () -> stats().gauges(),
+        preferred,
+        null);
   }
 
   private Borrowed<T> tryIdle(EndpointState endpoint) throws TException {
@@ -309,7 +334,7 @@ public final class EndpointPool<T> implements AutoCloseable {
   }
 
   /** {@code countTimeout}: whether a timeout is the caller's (an async connector's is not). */
-  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout)
+  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout, Duration wait)
       throws TException, ConnectFailedException {
     if (closed) {
       throw closedException();
@@ -317,7 +342,11 @@ public final class EndpointPool<T> implements AutoCloseable {
     long start = System.nanoTime();
     T t;
     try {
-      t = pool.borrowObject(endpoint.address, config.borrowTimeout());
+      // One nanosecond at least: pool2 reads a zero wait as "no limit" in one of its paths.
+      t =
+          pool.borrowObject(
+              endpoint.address,
+              wait.isZero() && !config.borrowTimeout().isZero() ? Duration.ofNanos(1) : wait);
     } catch (ConnectFailedException f) {
       // Marked down in create(); nothing was written, so another endpoint may take the call.
       throw f;
@@ -425,6 +454,19 @@ public final class EndpointPool<T> implements AutoCloseable {
     onFree.run();
   }
 
+  /**
+   * A call on {@code endpoint} ended, with {@code failure} or {@code null} for a reply: feeds
+   * outlier ejection ({@link PoolConfig#ejectAfterConsecutiveFailures()}).
+   */
+  public void callEnded(InetSocketAddress endpoint, Throwable failure) {
+    selector.callEnded(endpoint, failure, name);
+  }
+
+  /** The pool's configuration. */
+  public PoolConfig config() {
+    return config;
+  }
+
   /** Connections lent out now to {@code endpoint}. */
   public int activeOn(InetSocketAddress endpoint) {
     return pool.getNumActive(endpoint);
@@ -466,7 +508,8 @@ public final class EndpointPool<T> implements AutoCloseable {
         timeouts.sum(),
         connectFailures.sum(),
         selector.budget().retried(),
-        selector.budget().refused());
+        selector.budget().refused(),
+        selector.ejections());
   }
 
   public boolean isClosed() {

@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.pool.CallDeadlineException;
 import io.thriftnio.pool.PoolException;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
@@ -44,12 +45,14 @@ public final class Failures {
    * be retried only if its method is idempotent, and counts towards an endpoint's ejection. Not
    * transport failures: an answer from the server (a declared exception, a {@code
    * TApplicationException} other than {@code BAD_SEQUENCE_ID}), the pool's own refusals ({@link
-   * PoolException}: nothing was sent, and a borrow retries connects itself), and requests a channel
-   * refused before writing them.
+   * PoolException}: nothing was sent, and a borrow retries connects itself), a {@link
+   * CallDeadlineException} (the caller's time is up, whatever the endpoint did), and requests a
+   * channel refused before writing them.
    */
   public static boolean inTransport(Throwable failure) {
     Throwable f = unwrap(failure);
     if (f instanceof PoolException
+        || f instanceof CallDeadlineException
         || f instanceof FrameSizeException
         || f instanceof TooManyPendingCallsException) {
       return false;

@@ -6,6 +6,7 @@ import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.pool.CallDeadlineException;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.thrift.TException;
@@ -60,6 +62,9 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** {@code null} without interceptors; see {@link #intercept}. */
   private ClientInterception interception;
+
+  /** {@link PoolConfig#callDeadline()} in nanoseconds, 0 for none. */
+  private final long deadlineNanos;
 
   /** {@code null} when no method is idempotent; see {@link #idempotent}. */
   private Predicate<String> idempotent;
@@ -141,6 +146,7 @@ public final class MultiplexedPool implements ThriftChannel {
       int maxInFlight,
       LongSupplier clock) {
     this.replies = new ReplyCheck(protocolFactory);
+    this.deadlineNanos = config.callDeadline().toNanos();
     this.protocolFactory = protocolFactory;
     this.shared =
         new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
@@ -182,21 +188,66 @@ public final class MultiplexedPool implements ThriftChannel {
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (deadlineNanos == 0) {
+      return retrying(sent, request, timeout, null);
+    }
+    // The deadline fails the caller's future; the exchange under it runs on (see callDeadline).
+    CallState state = new CallState();
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    state.caller = result;
+    ScheduledFuture<?> timer =
+        Deadlines.schedule(
+            () -> {
+              AsyncBorrows.Choice choice = state.choice;
+              InetSocketAddress at = choice == null ? null : choice.sentTo;
+              result.completeExceptionally(
+                  new CallDeadlineException(
+                      shared.name(),
+                      at == null
+                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
+                          : CallDeadlineException.Phase.IN_CALL,
+                      Duration.ofNanos(deadlineNanos),
+                      at,
+                      shared.stats(),
+                      null));
+            },
+            deadlineNanos);
+    relay(retrying(sent, request, timeout, state), result);
+    result.whenComplete((response, failure) -> timer.cancel(false));
+    return result;
+  }
+
+  /** The part of a call a deadline watches: the attempt in progress and the caller's future. */
+  private static final class CallState {
+    volatile AsyncBorrows.Choice choice;
+    volatile CompletableFuture<ByteBuffer> caller;
+
+    /** Whether the caller has heard already (its deadline passed): nothing more to send. */
+    boolean over() {
+      CompletableFuture<ByteBuffer> c = caller;
+      return c != null && c.isDone();
+    }
+  }
+
+  /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
+  private CompletableFuture<ByteBuffer> retrying(
+      TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
     Predicate<String> idempotent = this.idempotent;
     if (idempotent == null || !idempotent.test(sent.name)) {
-      return attempt(sent, request, timeout, new AsyncBorrows.Choice());
+      return attempt(sent, request, timeout, new AsyncBorrows.Choice(), state);
     }
     // The channel reads the request from its position: each attempt gets its own view of it.
     AsyncBorrows.Choice first = new AsyncBorrows.Choice();
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
-    attempt(sent, request.duplicate(), timeout, first)
+    attempt(sent, request.duplicate(), timeout, first, state)
         .whenComplete(
             (response, failure) -> {
               if (failure == null) {
                 result.complete(response);
               } else if (first.sentTo == null // a borrow failure: it retried connects itself
                   || !Failures.inTransport(failure)
-                  || shared.isClosed()) {
+                  || shared.isClosed()
+                  || (state != null && state.over())) {
                 result.completeExceptionally(failure);
               } else if (!shared.tryRetry()) {
                 Failures.unwrap(failure)
@@ -212,7 +263,11 @@ public final class MultiplexedPool implements ThriftChannel {
               } else {
                 relay(
                     attempt(
-                        sent, request.duplicate(), timeout, new AsyncBorrows.Choice(first.sentTo)),
+                        sent,
+                        request.duplicate(),
+                        timeout,
+                        new AsyncBorrows.Choice(first.sentTo),
+                        state),
                     result);
               }
             });
@@ -221,7 +276,14 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
   private CompletableFuture<ByteBuffer> attempt(
-      TMessage sent, ByteBuffer request, Duration timeout, AsyncBorrows.Choice choice) {
+      TMessage sent,
+      ByteBuffer request,
+      Duration timeout,
+      AsyncBorrows.Choice choice,
+      CallState state) {
+    if (state != null) {
+      state.choice = choice;
+    }
     Conn conn;
     try {
       conn = shared.now(choice);
@@ -240,6 +302,11 @@ public final class MultiplexedPool implements ThriftChannel {
               if (waitFailed != null) {
                 result.completeExceptionally(waitFailed);
               } else {
+                if (state != null && state.over()) {
+                  shared.giveBack(c); // its deadline passed while it waited: never sent
+                  result.cancel(false);
+                  return;
+                }
                 try {
                   choice.sentTo = c.endpoint;
                   relay(exchange(sent, c, request, timeout), result);
@@ -290,12 +357,14 @@ public final class MultiplexedPool implements ThriftChannel {
             // Timed out (the channel closes itself), closed, or a bad frame: the connection's
             // failure, shared by its other calls. A refused request is only this call's.
             shared.release(conn, connectionFailure(failure));
+            shared.callEnded(conn.endpoint, failure);
             end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
           shared.release(conn, mismatch);
+          shared.callEnded(conn.endpoint, mismatch);
           end(call, response, mismatch);
           if (mismatch != null) {
             result.completeExceptionally(mismatch);

@@ -159,6 +159,17 @@ final class SharedChannels implements AutoCloseable {
     return name;
   }
 
+  /** A call on {@code endpoint} ended: feeds outlier ejection; see {@link EndpointPool}. */
+  void callEnded(InetSocketAddress endpoint, Throwable failure) {
+    selector.callEnded(endpoint, failure, name);
+  }
+
+  /** Gives back a slot that no call used: it does not count as borrowed. */
+  void giveBack(Conn lent) {
+    borrowed.decrement();
+    release(lent, null);
+  }
+
   /** Takes one retry of a call from the retry budget; {@code false} when it is spent. */
   boolean tryRetry() {
     return selector.budget().tryWithdraw();
@@ -589,7 +600,8 @@ final class SharedChannels implements AutoCloseable {
         timeouts.sum(),
         connectFailures.sum(),
         selector.budget().retried(),
-        selector.budget().refused());
+        selector.budget().refused(),
+        selector.ejections());
   }
 
   private String gauges() {
