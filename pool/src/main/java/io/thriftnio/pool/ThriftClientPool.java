@@ -56,6 +56,13 @@ import org.apache.thrift.transport.TTransportException;
  * PoolBuilder#idempotent(String...) idempotent}: after a transport error it is retried once on
  * another endpoint, within the same budget.
  *
+ * <p>An idle connection that closes leaves the pool at once when its transport reports the close
+ * ({@link io.thriftnio.core.CloseAware}): this library's TLS transports over Netty and Grizzly see
+ * the peer close or reset it on their IO thread. A plain {@link ClientTransportFactory#of} socket
+ * reports only the closes it makes itself, and a stock {@code TSocket} none: nothing reads an idle
+ * blocking socket, so those are found closed when validated at the next borrow ({@link
+ * PoolConfig#testOnBorrow()}, which peeks the socket) or by the evictor.
+ *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *
  * @param <C> the generated client type

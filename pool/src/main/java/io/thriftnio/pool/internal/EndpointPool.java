@@ -50,6 +50,13 @@ public final class EndpointPool<T> implements AutoCloseable {
 
     /** Closes quietly; idempotent. */
     void close(T connection);
+
+    /**
+     * Runs {@code action} once when {@code connection} closes, if the transport can tell (see
+     * {@link io.thriftnio.core.CloseAware}); at once if it is closed already. The default does
+     * nothing: such a connection is found closed when validated.
+     */
+    default void whenClosed(T connection, Runnable action) {}
   }
 
   /** A lent connection and where it goes. */
@@ -462,6 +469,28 @@ public final class EndpointPool<T> implements AutoCloseable {
     selector.callEnded(endpoint, failure, name);
   }
 
+  /**
+   * A connection closed by itself (the peer closed or reset it, a timeout): if idle, it leaves the
+   * pool now, before a borrow finds it. A lent one is left to its borrower, whose call fails and
+   * destroys it.
+   */
+  private void closedUnderUs(InetSocketAddress endpoint, T t) {
+    if (closed || lent.contains(t)) {
+      return;
+    }
+    try {
+      pool.invalidateObject(endpoint, t, DestroyMode.NORMAL);
+    } catch (IllegalStateException e) {
+      return; // not in the pool any more: destroyed already (this close was the pool's own)
+    } catch (Exception e) {
+      log.warn("{}: could not drop a closed connection to {}", name, Names.endpoint(endpoint), e);
+      return;
+    }
+    invalidated.increment();
+    metrics.invalidated(endpoint, null);
+    onFree.run();
+  }
+
   /** The pool's configuration. */
   public PoolConfig config() {
     return config;
@@ -572,6 +601,7 @@ public final class EndpointPool<T> implements AutoCloseable {
       }
       created.increment();
       metrics.created(endpoint);
+      connections.whenClosed(t, () -> closedUnderUs(endpoint, t));
       return t;
     }
 

@@ -93,6 +93,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
     dropFrame();
     closeQuietly(socket);
     onClose.run();
+    notifyClosed();
   }
 
   @Override
