@@ -87,6 +87,8 @@ class CallDeadlineTest {
                 .endpoint(peer.address())
                 .config(config())
                 .build()) {
+      // The one connection open first: the first call below takes it at once, the second waits.
+      assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)).isZero();
       peer.replyGate = new CountDownLatch(1);
       try {
         long start = System.nanoTime();
@@ -116,6 +118,11 @@ class CallDeadlineTest {
                 .config(config())
                 .maxInFlightPerConnection(1)
                 .build()) {
+      // The one connection open first: the first call below takes it at once, the second waits.
+      assertThat(
+              pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .isZero();
       peer.replyGate = new CountDownLatch(1);
       try {
         long start = System.nanoTime();

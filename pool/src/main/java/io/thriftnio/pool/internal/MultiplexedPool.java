@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.thrift.TException;
@@ -65,6 +67,9 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** {@link PoolConfig#callDeadline()} in nanoseconds, 0 for none. */
   private final long deadlineNanos;
+
+  /** Hedge delay in nanoseconds for idempotent calls, 0 for none; see {@link #hedgeAfter}. */
+  private volatile long hedge;
 
   /** {@code null} when no method is idempotent; see {@link #idempotent}. */
   private Predicate<String> idempotent;
@@ -168,6 +173,14 @@ public final class MultiplexedPool implements ThriftChannel {
     this.idempotent = idempotent;
   }
 
+  /**
+   * Sends an idempotent call to a second endpoint when no reply has come {@code delay} after it was
+   * sent, from the retry budget; zero for never. Set as {@link #intercept} is.
+   */
+  public void hedgeAfter(Duration delay) {
+    this.hedge = delay.toNanos();
+  }
+
   /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     return shared.endpoints();
@@ -236,42 +249,92 @@ public final class MultiplexedPool implements ThriftChannel {
     if (idempotent == null || !idempotent.test(sent.name)) {
       return attempt(sent, request, timeout, new AsyncBorrows.Choice(), state);
     }
-    // The channel reads the request from its position: each attempt gets its own view of it.
-    AsyncBorrows.Choice first = new AsyncBorrows.Choice();
-    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
-    attempt(sent, request.duplicate(), timeout, first, state)
-        .whenComplete(
-            (response, failure) -> {
-              if (failure == null) {
-                result.complete(response);
-              } else if (first.sentTo == null // a borrow failure: it retried connects itself
-                  || !Failures.inTransport(failure)
-                  || shared.isClosed()
-                  || (state != null && state.over())) {
-                result.completeExceptionally(failure);
-              } else if (!shared.tryRetry()) {
-                Failures.unwrap(failure)
-                    .addSuppressed(
-                        new PoolException(
-                            shared.name()
-                                + ": idempotent "
-                                + sent.name
-                                + " not retried: "
-                                + shared.retryRefused(),
-                            null));
-                result.completeExceptionally(failure);
-              } else {
-                relay(
-                    attempt(
-                        sent,
-                        request.duplicate(),
-                        timeout,
-                        new AsyncBorrows.Choice(first.sentTo),
-                        state),
-                    result);
-              }
-            });
-    return result;
+    return new Attempts(sent, request, timeout, state).start();
+  }
+
+  /**
+   * The attempts of one idempotent call: the first, and at most one more, on another endpoint and
+   * from the retry budget: a retry after a transport failure, or a hedge when no reply has come
+   * {@link #hedge} after the first was sent. The first reply wins; the other attempt's reply, if
+   * any, is dropped as it arrives (its slot frees then). The call fails when every attempt made has
+   * failed, with the last failure.
+   */
+  private final class Attempts {
+    private final TMessage sent;
+    private final ByteBuffer request;
+    private final Duration timeout;
+    private final CallState state;
+    private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
+    private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    private final AtomicBoolean extraTaken = new AtomicBoolean();
+    private final AtomicInteger outstanding = new AtomicInteger(1);
+
+    Attempts(TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+      this.sent = sent;
+      this.request = request;
+      this.timeout = timeout;
+      this.state = state;
+    }
+
+    CompletableFuture<ByteBuffer> start() {
+      run(first);
+      long hedgeNanos = hedge;
+      if (hedgeNanos > 0) {
+        ScheduledFuture<?> timer = Deadlines.schedule(this::hedge, hedgeNanos);
+        result.whenComplete((response, failure) -> timer.cancel(false));
+      }
+      return result;
+    }
+
+    /** One attempt; the channel reads the request from its position, so each gets its own view. */
+    private void run(AsyncBorrows.Choice choice) {
+      attempt(sent, request.duplicate(), timeout, choice, state)
+          .whenComplete((response, failure) -> ended(response, failure));
+    }
+
+    private boolean over() {
+      return result.isDone() || shared.isClosed() || (state != null && state.over());
+    }
+
+    /** No reply yet: the same call to another endpoint, if the first was sent and budget allows. */
+    private void hedge() {
+      if (over() || first.sentTo == null || !extraTaken.compareAndSet(false, true)) {
+        return;
+      }
+      if (!shared.tryRetry()) {
+        return; // the budget is spent: the first attempt carries on alone
+      }
+      outstanding.incrementAndGet();
+      run(new AsyncBorrows.Choice(first.sentTo));
+    }
+
+    private void ended(ByteBuffer response, Throwable failure) {
+      if (failure == null) {
+        result.complete(response); // the first reply wins; a later one is dropped
+        return;
+      }
+      if (first.sentTo != null // else a borrow failure: the borrow retried connects itself
+          && Failures.inTransport(failure)
+          && !over()
+          && extraTaken.compareAndSet(false, true)) {
+        if (shared.tryRetry()) {
+          run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
+          return;
+        }
+        Failures.unwrap(failure)
+            .addSuppressed(
+                new PoolException(
+                    shared.name()
+                        + ": idempotent "
+                        + sent.name
+                        + " not retried: "
+                        + shared.retryRefused(),
+                    null));
+      }
+      if (outstanding.decrementAndGet() == 0) {
+        result.completeExceptionally(failure);
+      }
+    }
   }
 
   /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
