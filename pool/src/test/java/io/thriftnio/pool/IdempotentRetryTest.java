@@ -3,11 +3,15 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ChannelClosedException;
+import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -203,6 +207,72 @@ class IdempotentRetryTest {
       PoolStats stats = pool.stats();
       assertThat(stats.retries()).isEqualTo(1);
       assertThat(stats.retriesRefused()).isZero();
+    }
+  }
+
+  /** A channel that refuses every call as closed before writing it: the race it stands for. */
+  private static ThriftChannel refusingAsClosed(ThriftChannel real) {
+    return new ThriftChannel() {
+      @Override
+      public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+        return CompletableFuture.failedFuture(
+            new ChannelClosedException(
+                "channel to " + real.remoteAddress() + " is closed (test); call not sent"));
+      }
+
+      @Override
+      public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+        return exchange(request);
+      }
+
+      @Override
+      public CompletableFuture<Void> send(ByteBuffer request) {
+        return real.send(request);
+      }
+
+      @Override
+      public int pendingCalls() {
+        return real.pendingCalls();
+      }
+
+      @Override
+      public boolean isOpen() {
+        return real.isOpen();
+      }
+
+      @Override
+      public SocketAddress remoteAddress() {
+        return real.remoteAddress();
+      }
+
+      @Override
+      public void close() {
+        real.close();
+      }
+    };
+  }
+
+  @org.junit.jupiter.api.Test
+  void aCallTheChannelDidNotSendIsRetriedWhateverItsMethod() throws Exception {
+    try (StubPeer refusing = StubPeer.start();
+        StubPeer healthy = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(
+                    BenchService.Client::new,
+                    endpoint -> {
+                      SocketThriftChannel c = SocketThriftChannel.connect(endpoint);
+                      return endpoint.equals(refusing.address()) ? refusingAsClosed(c) : c;
+                    })
+                .endpoints(refusing.address(), healthy.address())
+                .config(config().build())
+                .build()) {
+      TradeReport report =
+          pool.call(c -> c.send_get_last_sale("ACME"), BenchService.Client::recv_get_last_sale)
+              .get(10, TimeUnit.SECONDS);
+      assertThat(report.getSymbol()).isEqualTo("ACME");
+      assertThat(refusing.handled).hasValue(0);
+      assertThat(healthy.handled).hasValue(1);
+      assertThat(pool.stats().retries()).isEqualTo(1);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
@@ -247,7 +248,35 @@ public final class MultiplexedPool implements ThriftChannel {
       TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
     Predicate<String> idempotent = this.idempotent;
     if (idempotent == null || !idempotent.test(sent.name)) {
-      return attempt(sent, request, timeout, new AsyncBorrows.Choice(), state);
+      AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
+      int from = request.position();
+      return attempt(sent, request, timeout, choice, state)
+          .exceptionallyCompose(
+              failure -> {
+                if (!(Failures.unwrap(failure) instanceof ChannelClosedException)
+                    || choice.sentTo == null
+                    || shared.isClosed()
+                    || (state != null && state.over())) {
+                  return CompletableFuture.failedFuture(failure);
+                }
+                // The channel had closed before the request was written: no handler saw it, so
+                // any call may go elsewhere, once, from the budget.
+                if (!shared.tryRetry()) {
+                  Failures.unwrap(failure)
+                      .addSuppressed(
+                          new PoolException(
+                              shared.name()
+                                  + ": "
+                                  + sent.name
+                                  + " not sent, and not retried: "
+                                  + shared.retryRefused(),
+                              null));
+                  return CompletableFuture.failedFuture(failure);
+                }
+                ByteBuffer again = request.duplicate();
+                again.position(from);
+                return attempt(sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state);
+              });
     }
     return new Attempts(sent, request, timeout, state).start();
   }
