@@ -154,10 +154,11 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   /**
    * Declares the methods that may run twice: after a transport error (the connection broke or timed
    * out, so the request may have reached the server) a call of one of them is retried once on
-   * another endpoint, taking the retry from the budget ({@link PoolConfig#retryBudgetRatio()}).
-   * Calls of other methods are never retried once their request may have been written; every call
-   * is retried, within the budget, when its connect failed. Replaces any declaration before.
-   * Default: none.
+   * another endpoint, taking the retry from the budget ({@link PoolConfig#retryBudgetRatio()});
+   * {@link ThriftChannelPool.Builder#hedgeAfter(java.time.Duration)} hedges only these. Calls of
+   * other methods are never retried once their request may have been written; every call is
+   * retried, within the budget, when its connect failed. Replaces any declaration before. Default:
+   * none.
    *
    * <p>The pool knows a call's method from the request ({@link ThriftChannelPool}) or from the
    * proxy method called ({@link ThriftClientPool#iface}, {@link ThriftAsyncClientPool#asyncIface}).
