@@ -5,7 +5,9 @@ import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.ClientInterception;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -26,6 +28,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private PoolMetrics metrics = PoolMetrics.NONE;
   private Predicate<? super V> validator;
   private List<ClientInterceptor> interceptors = List.of();
+  private Predicate<String> idempotent;
 
   PoolBuilder() {}
 
@@ -146,6 +149,50 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   public final B interceptors(List<? extends ClientInterceptor> interceptors) {
     this.interceptors = Checks.noNulls("interceptors", interceptors);
     return self();
+  }
+
+  /**
+   * Declares the methods that may run twice: after a transport error (the connection broke or timed
+   * out, so the request may have reached the server) a call of one of them is retried once on
+   * another endpoint, taking the retry from the budget ({@link PoolConfig#retryBudgetRatio()});
+   * {@link ThriftChannelPool.Builder#hedgeAfter(java.time.Duration)} hedges only these. Calls of
+   * other methods are never retried once their request may have been written; every call is
+   * retried, within the budget, when its connect failed. Replaces any declaration before. Default:
+   * none.
+   *
+   * <p>The pool knows a call's method from the request ({@link ThriftChannelPool}) or from the
+   * proxy method called ({@link ThriftClientPool#iface}, {@link ThriftAsyncClientPool#asyncIface}).
+   * A lambda given to {@code call} on {@link ThriftClientPool} or {@link ThriftAsyncClientPool} may
+   * make any call, or several: it is never retried after a write.
+   *
+   * @param methodNames the IDL names of the methods, as in the generated code ({@code "echo"});
+   *     none for none
+   * @return this builder
+   */
+  public final B idempotent(String... methodNames) {
+    Set<String> names =
+        Set.copyOf(
+            Checks.noNulls(
+                "methodNames", Arrays.asList(Checks.notNull("methodNames", methodNames))));
+    this.idempotent = names.isEmpty() ? null : names::contains;
+    return self();
+  }
+
+  /**
+   * Declares the methods that may run twice by a test of the method's name; see {@link
+   * #idempotent(String...)}. Default: none.
+   *
+   * @param idempotent true for an idempotent method's name; {@code null} for none
+   * @return this builder
+   */
+  public final B idempotent(Predicate<String> idempotent) {
+    this.idempotent = idempotent;
+    return self();
+  }
+
+  /** The idempotent methods, {@code null} for none. */
+  final Predicate<String> idempotentMethods() {
+    return idempotent;
   }
 
   /**

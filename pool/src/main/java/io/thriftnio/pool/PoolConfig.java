@@ -51,6 +51,32 @@ public final class PoolConfig {
   /** Default {@link Builder#maxEndpointBackoff(Duration)}: 30 seconds. */
   public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(30);
 
+  /**
+   * Default {@link Builder#retryBudgetRatio(double)}: {@value}, one retry for every ten calls, as
+   * in Finagle's and Envoy's budgets: a fleet with one endpoint of three down sees at most 10% more
+   * attempts, never the doubling or tripling of per-call retry counts.
+   */
+  public static final double DEFAULT_RETRY_BUDGET_RATIO = 0.1;
+
+  /**
+   * Default {@link Builder#minRetriesPerSecond(int)}: {@value}, so a pool that makes few calls can
+   * still retry the odd refused connect.
+   */
+  public static final int DEFAULT_MIN_RETRIES_PER_SECOND = 10;
+
+  /** Default {@link Builder#retryBudgetWindow(Duration)}: 10 seconds. */
+  public static final Duration DEFAULT_RETRY_BUDGET_WINDOW = Duration.ofSeconds(10);
+
+  /**
+   * Default {@link Builder#ejectAfterConsecutiveFailures(int)}: {@value}. Low enough to stop
+   * sending to a broken endpoint within a handful of calls, high enough that one dropped connection
+   * or one slow reply does not take an endpoint out.
+   */
+  public static final int DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES = 5;
+
+  /** Default {@link Builder#callDeadline(Duration)}: zero, no deadline. */
+  public static final Duration DEFAULT_CALL_DEADLINE = Duration.ZERO;
+
   private static final PoolConfig DEFAULTS = builder().build();
 
   private final int maxTotal;
@@ -66,6 +92,11 @@ public final class PoolConfig {
   private final Duration endpointBackoff;
   private final Duration maxEndpointBackoff;
   private final String jmxName;
+  private final double retryBudgetRatio;
+  private final int minRetriesPerSecond;
+  private final Duration retryBudgetWindow;
+  private final Duration callDeadline;
+  private final int ejectAfterConsecutiveFailures;
 
   private PoolConfig(Builder b) {
     this.maxTotal = b.maxTotal;
@@ -81,6 +112,11 @@ public final class PoolConfig {
     this.endpointBackoff = b.endpointBackoff;
     this.maxEndpointBackoff = b.maxEndpointBackoff;
     this.jmxName = b.jmxName;
+    this.retryBudgetRatio = b.retryBudgetRatio;
+    this.minRetriesPerSecond = b.minRetriesPerSecond;
+    this.retryBudgetWindow = b.retryBudgetWindow;
+    this.callDeadline = b.callDeadline;
+    this.ejectAfterConsecutiveFailures = b.ejectAfterConsecutiveFailures;
   }
 
   /** A new builder, starting from the defaults. */
@@ -161,6 +197,37 @@ public final class PoolConfig {
     return jmxName;
   }
 
+  /** Retries allowed per call made, over {@link #retryBudgetWindow()}; see the builder. */
+  public double retryBudgetRatio() {
+    return retryBudgetRatio;
+  }
+
+  /** Retries allowed per second whatever the number of calls; see the builder. */
+  public int minRetriesPerSecond() {
+    return minRetriesPerSecond;
+  }
+
+  /** The sliding window over which calls and retries are counted for the retry budget. */
+  public Duration retryBudgetWindow() {
+    return retryBudgetWindow;
+  }
+
+  /**
+   * The time a call may take from start to end, waiting for a connection included; zero for none.
+   * See {@link Builder#callDeadline(Duration)}.
+   */
+  public Duration callDeadline() {
+    return callDeadline;
+  }
+
+  /**
+   * Consecutive call failures in transport that take an endpoint out for a back-off; zero for
+   * never. See {@link Builder#ejectAfterConsecutiveFailures(int)}.
+   */
+  public int ejectAfterConsecutiveFailures() {
+    return ejectAfterConsecutiveFailures;
+  }
+
   @Override
   public String toString() {
     return "PoolConfig{maxTotal="
@@ -189,6 +256,16 @@ public final class PoolConfig {
         + maxEndpointBackoff
         + ", jmxName="
         + jmxName
+        + ", retryBudgetRatio="
+        + retryBudgetRatio
+        + ", minRetriesPerSecond="
+        + minRetriesPerSecond
+        + ", retryBudgetWindow="
+        + retryBudgetWindow
+        + ", callDeadline="
+        + callDeadline
+        + ", ejectAfterConsecutiveFailures="
+        + ejectAfterConsecutiveFailures
         + '}';
   }
 
@@ -207,6 +284,11 @@ public final class PoolConfig {
     private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
     private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
     private String jmxName;
+    private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
+    private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
+    private Duration retryBudgetWindow = DEFAULT_RETRY_BUDGET_WINDOW;
+    private Duration callDeadline = DEFAULT_CALL_DEADLINE;
+    private int ejectAfterConsecutiveFailures = DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES;
 
     private Builder() {}
 
@@ -376,6 +458,100 @@ public final class PoolConfig {
     }
 
     /**
+     * The share of recent calls that may be retried: over the last {@link
+     * #retryBudgetWindow(Duration)}, a pool retries at most {@code retryBudgetRatio × calls +
+     * minRetriesPerSecond × window seconds} times. A retry is a second attempt of a call on another
+     * endpoint: after a connect that failed (refused, timed out, unreachable), which cannot have
+     * reached a handler, or, for a method declared idempotent, after a transport error. With the
+     * budget spent, the call fails with the error of its last attempt, saying that the budget is
+     * exhausted and the pool's state; {@link PoolStats#retries()} and {@link
+     * PoolStats#retriesRefused()} count both outcomes. Zero, with {@link #minRetriesPerSecond(int)}
+     * zero, turns retries off. Default {@value #DEFAULT_RETRY_BUDGET_RATIO}.
+     *
+     * @param retryBudgetRatio {@code >= 0} and {@code <= 1000}
+     * @return this builder
+     */
+    public Builder retryBudgetRatio(double retryBudgetRatio) {
+      this.retryBudgetRatio = retryBudgetRatio;
+      return this;
+    }
+
+    /**
+     * Retries per second a pool may make whatever its number of calls (the budget's floor; see
+     * {@link #retryBudgetRatio(double)}). It is a reserve over the window: with the defaults, up to
+     * 100 retries in 10 s on top of the share of calls. Default {@value
+     * #DEFAULT_MIN_RETRIES_PER_SECOND}.
+     *
+     * @param minRetriesPerSecond {@code >= 0}
+     * @return this builder
+     */
+    public Builder minRetriesPerSecond(int minRetriesPerSecond) {
+      this.minRetriesPerSecond = minRetriesPerSecond;
+      return this;
+    }
+
+    /**
+     * The sliding window over which the retry budget counts calls and retries, kept in ten slices:
+     * counts older than the window are forgotten one slice at a time. Default {@link
+     * #DEFAULT_RETRY_BUDGET_WINDOW} (10 s).
+     *
+     * @param retryBudgetWindow {@code >= 10ms} (ten slices of at least a millisecond)
+     * @return this builder
+     */
+    public Builder retryBudgetWindow(Duration retryBudgetWindow) {
+      this.retryBudgetWindow = retryBudgetWindow;
+      return this;
+    }
+
+    /**
+     * The time a call may take in all: waiting for a connection (and connecting), its retries, and
+     * the call itself until its reply. When it passes, the call fails with a {@link
+     * CallDeadlineException} that says whether it was still waiting for a connection or in the
+     * call, with the pool state. How each pool ends a call in flight:
+     *
+     * <ul>
+     *   <li>{@link ThriftClientPool}: the connection is closed under the blocked call (a read
+     *       timeout bounds each read, not a call, so it cannot stand for the deadline), and
+     *       destroyed.
+     *   <li>{@link ThriftAsyncClientPool}: the caller hears at the deadline; the client's own call
+     *       timeout is set to the time left, so the client fails and is destroyed by then too.
+     *   <li>{@link ThriftChannelPool}: the caller hears at the deadline; the call keeps its slot on
+     *       the shared connection until its reply (discarded) or the channel's own timeout, since
+     *       cutting it short would close the connection under the other calls it carries.
+     * </ul>
+     *
+     * A call still waiting in an async pool's queue at its deadline gives its connection back
+     * unused when it is served. {@link ThriftClientPool#lease()} is not bounded. Zero: no deadline;
+     * the borrow timeout and the connection's timeouts bound the parts. Default zero.
+     *
+     * @param callDeadline {@code >= 0}
+     * @return this builder
+     */
+    public Builder callDeadline(Duration callDeadline) {
+      this.callDeadline = callDeadline;
+      return this;
+    }
+
+    /**
+     * Outlier ejection: an endpoint whose calls fail in transport this many times in a row
+     * (connection closed or reset, timed out, reply out of step; not declared IDL exceptions nor
+     * {@code TApplicationException}s, which are answers) is taken out as a failed connect takes it
+     * out: for {@link #endpointBackoff(Duration)}, doubling with each ejection that follows without
+     * a successful call in between, up to {@link #maxEndpointBackoff(Duration)}; then one borrower
+     * probes it and it is back once that borrow succeeds. Counted in {@link PoolStats#ejections()}.
+     * The last endpoint up is never ejected: refusing every call would be worse than calls that may
+     * fail, so the pool keeps sending to it (and its connect failures still mark it down as
+     * before). Zero turns ejection off. Default {@value #DEFAULT_EJECT_AFTER_CONSECUTIVE_FAILURES}.
+     *
+     * @param ejectAfterConsecutiveFailures {@code >= 0}
+     * @return this builder
+     */
+    public Builder ejectAfterConsecutiveFailures(int ejectAfterConsecutiveFailures) {
+      this.ejectAfterConsecutiveFailures = ejectAfterConsecutiveFailures;
+      return this;
+    }
+
+    /**
      * Checks every value and builds the configuration.
      *
      * @return the configuration
@@ -419,6 +595,18 @@ public final class PoolConfig {
       if (jmxName != null && jmxName.isBlank()) {
         throw new IllegalArgumentException("jmxName: '' (expected: null or a non-blank name)");
       }
+      if (!(retryBudgetRatio >= 0 && retryBudgetRatio <= 1000)) {
+        throw new IllegalArgumentException(
+            "retryBudgetRatio: " + retryBudgetRatio + " (expected: >= 0 and <= 1000)");
+      }
+      Checks.nonNegative("minRetriesPerSecond", minRetriesPerSecond);
+      Checks.notNull("retryBudgetWindow", retryBudgetWindow);
+      if (retryBudgetWindow.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new IllegalArgumentException(
+            "retryBudgetWindow: " + retryBudgetWindow + " (expected: >= PT0.01S)");
+      }
+      Checks.nonNegative("callDeadline", callDeadline);
+      Checks.nonNegative("ejectAfterConsecutiveFailures", ejectAfterConsecutiveFailures);
       return new PoolConfig(this);
     }
   }

@@ -17,6 +17,12 @@ package io.thriftnio.pool;
  *     (included in {@code destroyed})
  * @param timeouts borrows that gave up after the borrow timeout
  * @param connectFailures connection attempts that failed
+ * @param retries second attempts of calls on another endpoint, each taken from the retry budget
+ *     ({@link PoolConfig#retryBudgetRatio()}): after a failed connect, or after a transport error
+ *     of a call declared idempotent
+ * @param retriesRefused retries the spent budget refused: those calls failed with their own error
+ * @param ejections endpoints taken out after {@link PoolConfig#ejectAfterConsecutiveFailures()}
+ *     call failures in a row
  */
 public record PoolStats(
     int total,
@@ -28,7 +34,10 @@ public record PoolStats(
     long destroyed,
     long invalidated,
     long timeouts,
-    long connectFailures) {
+    long connectFailures,
+    long retries,
+    long retriesRefused,
+    long ejections) {
 
   /** The gauges as {@code total=, active=, idle=, waiting=}, the form error messages use. */
   public String gauges() {
@@ -51,6 +60,12 @@ public record PoolStats(
         + timeouts
         + ", connectFailures="
         + connectFailures
+        + ", retries="
+        + retries
+        + ", retriesRefused="
+        + retriesRefused
+        + ", ejections="
+        + ejections
         + '}';
   }
 
@@ -68,6 +83,9 @@ public record PoolStats(
             destroyed,
             invalidated,
             timeouts,
-            connectFailures);
+            connectFailures,
+            retries,
+            retriesRefused,
+            ejections);
   }
 }

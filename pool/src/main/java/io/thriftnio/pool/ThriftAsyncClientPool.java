@@ -7,8 +7,10 @@ import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.AsyncBorrows;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
+import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
+import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -20,8 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
@@ -51,6 +55,10 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
  * selector thread.
+ *
+ * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
+ * client is registered with no selector), so such a connection is found at the next borrow ({@link
+ * PoolConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it closes.
  *
  * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} proxy
  * return at once, so they may be called from an event-loop or selector thread or a completion
@@ -117,8 +125,18 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
+  private final Predicate<String> idempotent;
+
+  /** How long after a call's deadline its client's own timeout ends it. */
+  private static final long DEADLINE_SLACK_MILLIS = 100;
+
+  private final long deadlineNanos;
+  private final long callMillis; // the clients' own call timeout, 0 for none
 
   private ThriftAsyncClientPool(Builder<A> b) {
+    this.deadlineNanos = b.config().callDeadline().toNanos();
+    this.callMillis = b.callTimeout.toMillis();
+    this.idempotent = b.idempotentMethods();
     this.executor = b.executor;
     this.clientClass = b.clientClass;
     this.name =
@@ -169,14 +187,23 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    start(call, future);
+    borrowAndStart(call, future, null, null, armDeadline(future));
     return future;
   }
 
-  /** Completes {@code future} on the executor: stages attached before this run there too. */
-  private <R> void start(AsyncCall<? super A, R> call, CompletableFuture<R> future) {
+  /**
+   * Completes {@code future} on the executor: stages attached before this run there too. {@code
+   * method}: the call's method when it may be retried after a transport error (idempotent, not
+   * retried yet), else {@code null}; {@code avoid}: where the call failed, for its retry.
+   */
+  private <R> void borrowAndStart(
+      AsyncCall<? super A, R> call,
+      CompletableFuture<R> future,
+      String method,
+      InetSocketAddress avoid,
+      CallClock clock) {
     Borrowed<AsyncConnection<A>> b;
-    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
+    AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
     try {
       b = borrows.now(choice);
     } catch (TException | RuntimeException e) {
@@ -184,7 +211,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       return;
     }
     if (b != null) {
-      start(call, future, b);
+      start(call, future, b, method, clock);
       return;
     }
     borrows
@@ -195,7 +222,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 completeOnExecutor(() -> future.completeExceptionally(waitFailed));
               } else {
                 try {
-                  start(call, future, lent);
+                  start(call, future, lent, method, clock);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait: the caller hears it.
                   completeOnExecutor(() -> future.completeExceptionally(e));
@@ -205,8 +232,26 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   private <R> void start(
-      AsyncCall<? super A, R> call, CompletableFuture<R> future, Borrowed<AsyncConnection<A>> b) {
-    InFlight<R> f = new InFlight<>(b, future);
+      AsyncCall<? super A, R> call,
+      CompletableFuture<R> future,
+      Borrowed<AsyncConnection<A>> b,
+      String method,
+      CallClock clock) {
+    if (clock != null) {
+      long left = clock.deadline - System.nanoTime();
+      if (future.isDone() || left <= 0) {
+        pool.giveBack(b); // the deadline passed while the call waited: it never starts
+        return;
+      }
+      clock.sentTo = b.endpoint;
+      // The client's own timeout ends the call just after the deadline (frees and destroys the
+      // client); the slack lets the pool's timer, which knows where the call was, speak first
+      // whatever the selector thread's timeout granularity.
+      long leftMillis = (left + 999_999) / 1_000_000 + DEADLINE_SLACK_MILLIS;
+      b.connection.client.setTimeout(
+          callMillis == 0 ? leftMillis : Math.min(callMillis, leftMillis));
+    }
+    InFlight<R> f = new InFlight<>(b, future, call, method, clock);
     inFlight.add(f);
     if (closed.get()) {
       f.settle(null, pool.closedException());
@@ -240,13 +285,59 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         asyncIface,
         name,
         (method, args, future) ->
-            start(
+            borrowAndStart(
                 (client, cb) -> {
                   Object[] withPoolCallback = Arrays.copyOf(args, args.length);
                   withPoolCallback[args.length - 1] = cb;
                   Reflection.invoke(method, client, withPoolCallback);
                 },
-                future));
+                future,
+                idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
+                null,
+                armDeadline(future)));
+  }
+
+  /** When a call with a deadline must end, and where it went; {@code null} without a deadline. */
+  private static final class CallClock {
+    final long deadline; // nanoTime
+    volatile InetSocketAddress sentTo; // null while the call waits for a connection
+
+    CallClock(long deadline) {
+      this.deadline = deadline;
+    }
+  }
+
+  /**
+   * Fails {@code future} at the pool's call deadline, if one is set, saying whether the call waited
+   * or was in flight; the timer goes when the future completes first.
+   */
+  private CallClock armDeadline(CompletableFuture<?> future) {
+    if (deadlineNanos == 0) {
+      return null;
+    }
+    CallClock clock = new CallClock(System.nanoTime() + deadlineNanos);
+    ScheduledFuture<?> timer =
+        Deadlines.schedule(
+            () -> {
+              InetSocketAddress at = clock.sentTo;
+              CallDeadlineException e =
+                  deadlinePassed(
+                      at == null
+                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
+                          : CallDeadlineException.Phase.IN_CALL,
+                      at,
+                      null);
+              completeOnExecutor(() -> future.completeExceptionally(e));
+            },
+            deadlineNanos);
+    future.whenComplete((result, failure) -> timer.cancel(false));
+    return clock;
+  }
+
+  private CallDeadlineException deadlinePassed(
+      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+    return new CallDeadlineException(
+        name, phase, Duration.ofNanos(deadlineNanos), endpoint, stats(), cause);
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -264,8 +355,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final class Waiters implements AsyncBorrows.Source<Borrowed<AsyncConnection<A>>> {
     @Override
     public Borrowed<AsyncConnection<A>> tryNow(
-        InetSocketAddress preferred, Consumer<InetSocketAddress> chosen) throws TException {
-      return pool.tryBorrowNow(preferred, chosen);
+        InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
+        throws TException {
+      return pool.tryBorrowNow(preferred, avoid, chosen);
     }
 
     @Override
@@ -297,6 +389,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     @Override
     public void timedOut() {
       pool.countTimeout();
+    }
+
+    @Override
+    public void callStarted() {
+      pool.callStarted();
     }
   }
 
@@ -339,11 +436,51 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final class InFlight<R> implements AsyncMethodCallback<R> {
     private final Borrowed<AsyncConnection<A>> borrowed;
     private final CompletableFuture<R> future;
+    private final AsyncCall<? super A, R> call;
+    private final String retryable; // the idempotent method not retried yet, or null
+    private final CallClock clock; // null without a deadline
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    InFlight(Borrowed<AsyncConnection<A>> borrowed, CompletableFuture<R> future) {
+    InFlight(
+        Borrowed<AsyncConnection<A>> borrowed,
+        CompletableFuture<R> future,
+        AsyncCall<? super A, R> call,
+        String retryable,
+        CallClock clock) {
       this.borrowed = borrowed;
       this.future = future;
+      this.call = call;
+      this.retryable = retryable;
+      this.clock = clock;
+    }
+
+    /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
+    private Throwable explain(Throwable failure) {
+      if (clock == null || System.nanoTime() - clock.deadline < 0) {
+        return failure;
+      }
+      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, borrowed.endpoint, failure);
+    }
+
+    /**
+     * Retries the call elsewhere, once, if its idempotent method failed in transport and the budget
+     * allows; {@code false} if the caller is to hear {@code failure} (noting a refused retry).
+     */
+    private boolean retried(Throwable failure) {
+      if (retryable == null
+          || closed.get()
+          || !Failures.inTransport(failure)
+          || (clock != null && System.nanoTime() - clock.deadline >= 0)) {
+        return false;
+      }
+      if (!pool.tryRetry()) {
+        failure.addSuppressed(
+            new PoolException(
+                name + ": idempotent " + retryable + " not retried: " + pool.retryRefused(), null));
+        return false;
+      }
+      borrowAndStart(call, future, null, borrowed.endpoint, clock);
+      return true;
     }
 
     @Override
@@ -363,6 +500,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       inFlight.remove(this);
       // Before the caller hears: a reply read to its end has ended the call already.
       borrowed.connection.settleCall(failure);
+      pool.callEnded(borrowed.endpoint, failure);
       completeOnExecutor(
           () -> {
             // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.
@@ -372,9 +510,12 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             } else {
               pool.invalidate(
                   borrowed, failure != null ? failure : borrowed.connection.client.getError());
+              if (failure != null && retried(failure)) {
+                return;
+              }
               future.completeExceptionally(
                   failure != null
-                      ? failure
+                      ? explain(failure)
                       : new TTransportException(
                           "client reported an error after success",
                           borrowed.connection.client.getError()));

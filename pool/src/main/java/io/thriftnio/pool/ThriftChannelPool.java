@@ -7,6 +7,7 @@ import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.pool.internal.MultiplexedPool;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -101,6 +102,8 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             b.validator(),
             b.maxInFlight);
     pool.intercept(b.interception());
+    pool.idempotent(b.idempotentMethods());
+    pool.hedgeAfter(b.hedgeAfter);
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 
@@ -233,6 +236,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     private final ChannelFactory channelFactory;
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
     private Executor executor = ForkJoinPool.commonPool();
+    private Duration hedgeAfter = Duration.ZERO;
 
     private Builder(
         BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
@@ -248,6 +252,23 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      */
     public Builder<C> maxInFlightPerConnection(int maxInFlightPerConnection) {
       this.maxInFlight = Checks.positive("maxInFlightPerConnection", maxInFlightPerConnection);
+      return this;
+    }
+
+    /**
+     * Hedged requests for the methods declared {@link PoolBuilder#idempotent(String...)
+     * idempotent}: when no reply has come this long after such a call was sent, the same request
+     * goes to another endpoint, taken from the retry budget ({@link PoolConfig#retryBudgetRatio()},
+     * counted in {@link PoolStats#retries()}); the first reply wins and the other is dropped when
+     * it arrives. A call makes at most one extra attempt, hedge or retry. Set it near the p95 or
+     * p99 latency of the method: it trims the tail at the cost of that share of extra requests.
+     * Zero turns hedging off. Default zero.
+     *
+     * @param hedgeAfter {@code >= 0}
+     * @return this builder
+     */
+    public Builder<C> hedgeAfter(Duration hedgeAfter) {
+      this.hedgeAfter = Checks.nonNegative("hedgeAfter", hedgeAfter);
       return this;
     }
 

@@ -4,6 +4,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
 import io.thriftnio.pool.internal.Failures;
@@ -14,7 +15,10 @@ import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
@@ -46,8 +50,18 @@ import org.apache.thrift.transport.TTransportException;
  * half a reply. The error reaches the caller unchanged.
  *
  * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
- * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint. A
- * call is never retried once its request may have been written.
+ * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint,
+ * within the retry budget ({@link PoolConfig#retryBudgetRatio()}). A call is never retried once its
+ * request may have been written, except a call through {@link #iface} of a method declared {@link
+ * PoolBuilder#idempotent(String...) idempotent}: after a transport error it is retried once on
+ * another endpoint, within the same budget.
+ *
+ * <p>An idle connection that closes leaves the pool at once when its transport reports the close
+ * ({@link io.thriftnio.core.CloseAware}): this library's TLS transports over Netty and Grizzly see
+ * the peer close or reset it on their IO thread. A plain {@link ClientTransportFactory#of} socket
+ * reports only the closes it makes itself, and a stock {@code TSocket} none: nothing reads an idle
+ * blocking socket, so those are found closed when validated at the next borrow ({@link
+ * PoolConfig#testOnBorrow()}, which peeks the socket) or by the evictor.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *
@@ -93,8 +107,12 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   private final Function<TProtocol, C> clientFactory;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
+  private final Predicate<String> idempotent;
+  private final long deadlineNanos;
 
   private ThriftClientPool(Builder<C> b) {
+    this.deadlineNanos = b.config().callDeadline().toNanos();
+    this.idempotent = b.idempotentMethods();
     this.clientFactory = b.clientFactory;
     this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
@@ -142,6 +160,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}
    * @param <R> the result
    * @return what {@code call} returned
+   * @throws CallDeadlineException if {@link PoolConfig#callDeadline()} passed, waiting for a
+   *     connection or in the call (whose connection is then closed under it)
    * @throws PoolTimeoutException if no connection became available within the borrow timeout
    * @throws PoolException if the pool is closed, no endpoint is up, or the wait was interrupted
    *     (the interrupt flag is then set again)
@@ -150,14 +170,110 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
-    Borrowed<SyncConnection<C>> b = pool.borrow();
+    return call(null, call);
+  }
+
+  /**
+   * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
+   * after a transport error when the method is idempotent and the budget allows.
+   */
+  private <R> R call(String method, ClientCall<? super C, R> call) throws TException {
+    if (deadlineNanos == 0) {
+      return call(method, call, 0, pool.borrow());
+    }
+    long start = System.nanoTime();
+    Borrowed<SyncConnection<C>> b;
+    try {
+      b = pool.borrow(Duration.ofNanos(deadlineNanos));
+    } catch (PoolTimeoutException e) {
+      if (System.nanoTime() - start < deadlineNanos) {
+        throw e; // the borrow timeout, shorter than the deadline
+      }
+      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+    }
+    if (System.nanoTime() - start >= deadlineNanos) {
+      pool.giveBack(b); // a connect took the time that was left
+      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, null);
+    }
+    return call(method, call, start + deadlineNanos, b);
+  }
+
+  private CallDeadlineException deadlinePassed(
+      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+    return new CallDeadlineException(
+        name, phase, Duration.ofNanos(deadlineNanos), endpoint, pool.stats(), cause);
+  }
+
+  /** {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none. */
+  private <R> R call(
+      String method, ClientCall<? super C, R> call, long deadline, Borrowed<SyncConnection<C>> b)
+      throws TException {
+    try {
+      return attempt(b, call, deadline);
+    } catch (TException | RuntimeException | Error t) {
+      if (method == null
+          || idempotent == null
+          || !Failures.inTransport(t)
+          || !idempotent.test(method)) {
+        throw t;
+      }
+      if (!pool.tryRetry()) {
+        t.addSuppressed(
+            new PoolException(
+                name + ": idempotent " + method + " not retried: " + pool.retryRefused(), null));
+        throw t;
+      }
+      if (deadline == 0) {
+        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0);
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw t; // no time for a retry: the budget's share goes unused this once
+      }
+      Borrowed<SyncConnection<C>> again;
+      try {
+        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(left));
+      } catch (PoolTimeoutException e) {
+        throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+      }
+      return attempt(again, call, deadline);
+    }
+  }
+
+  /**
+   * One attempt on a borrowed connection. With a deadline, the connection is closed under the call
+   * when it passes: the blocked read fails at once, and the caller hears {@link
+   * CallDeadlineException} (caused by that failure) instead.
+   */
+  private <R> R attempt(Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call, long deadline)
+      throws TException {
     Throwable failure = null;
+    AtomicBoolean cut = null;
+    ScheduledFuture<?> watchdog = null;
+    if (deadline != 0) {
+      AtomicBoolean passed = new AtomicBoolean();
+      cut = passed;
+      watchdog =
+          Deadlines.schedule(
+              () -> {
+                passed.set(true);
+                b.connection.close();
+              },
+              deadline - System.nanoTime());
+    }
     try {
       return call.call(b.connection.client);
     } catch (Throwable t) {
       failure = t;
+      if (cut != null && cut.get()) {
+        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, b.endpoint, t);
+        throw (CallDeadlineException) failure;
+      }
       throw t;
     } finally {
+      if (watchdog != null) {
+        watchdog.cancel(false);
+      }
       settle(b, failure);
     }
   }
@@ -179,6 +295,9 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
 
   private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
     boolean refused = b.connection.settleCall(failure);
+    if (!refused) {
+      pool.callEnded(b.endpoint, failure);
+    }
     boolean keep = failure == null || refused || Failures.keepsConnection(failure);
     if (keep && b.connection.isClean()) {
       pool.release(b);
@@ -209,7 +328,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             return Reflection.objectMethod(
                 proxy, method, args, "pooled proxy for " + iface.getName());
           }
-          return call(client -> Reflection.invoke(method, client, args));
+          return call(method.getName(), client -> Reflection.invoke(method, client, args));
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));

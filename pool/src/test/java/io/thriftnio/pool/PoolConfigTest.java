@@ -24,6 +24,52 @@ class PoolConfigTest {
     assertThat(c.endpointBackoff()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.jmxName()).as("JMX off unless asked").isNull();
+    assertThat(c.retryBudgetRatio()).isEqualTo(0.1);
+    assertThat(c.minRetriesPerSecond()).isEqualTo(10);
+    assertThat(c.retryBudgetWindow()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.callDeadline()).as("no deadline unless asked").isZero();
+    assertThat(c.ejectAfterConsecutiveFailures()).isEqualTo(5);
+  }
+
+  @Test
+  void ejectionAtTheBoundary() {
+    assertThat(PoolConfig.builder().ejectAfterConsecutiveFailures(0).build())
+        .extracting(PoolConfig::ejectAfterConsecutiveFailures)
+        .isEqualTo(0);
+    assertThatThrownBy(() -> PoolConfig.builder().ejectAfterConsecutiveFailures(-1).build())
+        .hasMessage("ejectAfterConsecutiveFailures: -1 (expected: >= 0)");
+  }
+
+  @Test
+  void callDeadlineAtTheBoundary() {
+    assertThat(PoolConfig.builder().callDeadline(Duration.ofNanos(1)).build().callDeadline())
+        .isEqualTo(Duration.ofNanos(1));
+    assertThatThrownBy(() -> PoolConfig.builder().callDeadline(Duration.ofMillis(-1)).build())
+        .hasMessageStartingWith("callDeadline: PT-0.001S (expected: >= 0");
+  }
+
+  @Test
+  void retryBudgetAtTheBoundary() {
+    PoolConfig off = PoolConfig.builder().retryBudgetRatio(0).minRetriesPerSecond(0).build();
+    assertThat(off.retryBudgetRatio()).isZero();
+    assertThat(PoolConfig.builder().retryBudgetRatio(1000).build().retryBudgetRatio())
+        .isEqualTo(1000);
+    assertThatThrownBy(() -> PoolConfig.builder().retryBudgetRatio(1000.5).build())
+        .hasMessage("retryBudgetRatio: 1000.5 (expected: >= 0 and <= 1000)");
+    assertThatThrownBy(() -> PoolConfig.builder().retryBudgetRatio(-0.1).build())
+        .hasMessage("retryBudgetRatio: -0.1 (expected: >= 0 and <= 1000)");
+    assertThatThrownBy(() -> PoolConfig.builder().retryBudgetRatio(Double.NaN).build())
+        .hasMessage("retryBudgetRatio: NaN (expected: >= 0 and <= 1000)");
+    assertThatThrownBy(() -> PoolConfig.builder().minRetriesPerSecond(-1).build())
+        .hasMessage("minRetriesPerSecond: -1 (expected: >= 0)");
+    assertThat(
+            PoolConfig.builder()
+                .retryBudgetWindow(Duration.ofMillis(10))
+                .build()
+                .retryBudgetWindow())
+        .isEqualTo(Duration.ofMillis(10));
+    assertThatThrownBy(() -> PoolConfig.builder().retryBudgetWindow(Duration.ofMillis(9)).build())
+        .hasMessage("retryBudgetWindow: PT0.009S (expected: >= PT0.01S)");
   }
 
   @Test
@@ -64,7 +110,7 @@ class PoolConfigTest {
 
   @Test
   void statsFormatIsTheOneErrorsUse() {
-    PoolStats s = new PoolStats(3, 2, 1, 5, 10, 4, 1, 1, 0, 0);
+    PoolStats s = new PoolStats(3, 2, 1, 5, 10, 4, 1, 1, 0, 0, 0, 0, 0);
     assertThat(s.gauges()).isEqualTo("total=3, active=2, idle=1, waiting=5");
     assertThat(s.toString())
         .startsWith("PoolStats{total=3, active=2, idle=1, waiting=5, borrowed=10");

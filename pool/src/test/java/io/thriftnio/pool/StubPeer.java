@@ -28,8 +28,13 @@ final class StubPeer implements AutoCloseable {
   enum Mode {
     NORMAL,
     STALL,
-    WRONG_SEQID
+    WRONG_SEQID,
+    /** Runs the handler, then closes the connection instead of replying. */
+    DROP_AFTER_HANDLER
   }
+
+  /** Requests the handler ran, whatever happened to the reply. */
+  final AtomicInteger handled = new AtomicInteger();
 
   volatile Mode mode = Mode.NORMAL;
 
@@ -121,6 +126,9 @@ final class StubPeer implements AutoCloseable {
               while (!listening.isClosed()) {
                 try {
                   Socket s = listening.accept();
+                  // A reply is two writes (length, then bytes): without this, Nagle holds the
+                  // second until the client's delayed ACK, 40 ms a call.
+                  s.setTcpNoDelay(true);
                   accepted.incrementAndGet();
                   sockets.add(s);
                   Thread t = new Thread(() -> serve(s), "stub-peer-conn");
@@ -150,6 +158,10 @@ final class StubPeer implements AutoCloseable {
           continue;
         }
         byte[] reply = process(frame);
+        handled.incrementAndGet();
+        if (m == Mode.DROP_AFTER_HANDLER) {
+          return; // closes the connection: the caller cannot tell whether the handler ran
+        }
         if (reply.length == 0) {
           continue; // oneway
         }

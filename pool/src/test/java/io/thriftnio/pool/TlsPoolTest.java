@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.transport.TTransportException;
@@ -61,6 +62,44 @@ class TlsPoolTest {
         .transport(factory)
         .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
         .build();
+  }
+
+  @Test
+  void idleConnectionsOfOurSyncTransportLeaveWhenTheServerClosesThem() throws Exception {
+    ClientOptions options = ClientOptions.builder().tls(clientTls()).build();
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoint(server.localAddress())
+            .transport(ClientTransportFactory.of(NettyClientResources.shared(), options))
+            .config(
+                PoolConfig.builder()
+                    .maxPerEndpoint(4)
+                    .maxIdlePerEndpoint(4)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
+            .build()) {
+      // Three connections, then idle.
+      try (ThriftClientPool.Lease<BenchService.Client> a = pool.lease();
+          ThriftClientPool.Lease<BenchService.Client> b = pool.lease();
+          ThriftClientPool.Lease<BenchService.Client> c = pool.lease()) {
+        for (ThriftClientPool.Lease<BenchService.Client> lease : List.of(a, b, c)) {
+          assertThat(lease.call(client -> client.get_last_sale("A")).getSymbol()).isEqualTo("A");
+        }
+      }
+      PoolStats before = pool.stats();
+      assertThat(before.idle()).isEqualTo(3);
+
+      server.close();
+
+      // No borrow, no evictor: only the transports' close events (CloseAware) empty the pool.
+      assertThat(Fds.await(() -> pool.stats().total() == 0, SECONDS_10))
+          .as("connections left in the pool: %s", pool.stats())
+          .isTrue();
+      PoolStats after = pool.stats();
+      assertThat(after.destroyed()).isEqualTo(3);
+      assertThat(after.invalidated()).isEqualTo(3);
+      assertThat(after.borrowed()).isEqualTo(before.borrowed());
+    }
   }
 
   @Test

@@ -52,9 +52,12 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   public interface Source<T> {
     /**
      * A free connection now, or {@code null}; never waits nor connects. Looks at {@code preferred}
-     * first when not null and up; reports the endpoints it looked at to {@code chosen}.
+     * first when not null and up, and at {@code avoid} only when no other endpoint can serve;
+     * reports the endpoints it looked at to {@code chosen}.
      */
-    T tryNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen) throws TException;
+    T tryNow(
+        InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
+        throws TException;
 
     /**
      * The pool's ordinary borrow: may connect and wait up to the borrow timeout; tries {@code
@@ -76,11 +79,31 @@ public final class AsyncBorrows<T> implements AutoCloseable {
 
     /** A waiter gave up after the borrow timeout: counted in {@link PoolStats#timeouts()}. */
     void timedOut();
+
+    /** A call starts (once per call, before its first borrow): it adds to the retry budget. */
+    void callStarted();
   }
 
   /** Where the balancer sent a call that found nothing free: its connect goes there. */
   public static final class Choice implements Consumer<InetSocketAddress> {
     InetSocketAddress endpoint;
+    private final InetSocketAddress avoid;
+
+    /** The choice of a call's first attempt. */
+    public Choice() {
+      this(null);
+    }
+
+    /**
+     * The choice of a call's retry: it goes elsewhere than {@code avoid} where it can, and does not
+     * count as a new call for the retry budget.
+     */
+    public Choice(InetSocketAddress avoid) {
+      this.avoid = avoid;
+    }
+
+    /** Where the call was sent: the endpoint of the connection it was given, or {@code null}. */
+    InetSocketAddress sentTo;
 
     @Override
     public void accept(InetSocketAddress endpoint) {
@@ -145,7 +168,10 @@ public final class AsyncBorrows<T> implements AutoCloseable {
     if (closed) {
       throw source.closedException();
     }
-    return waiting > 0 ? null : source.tryNow(null, choice);
+    if (choice.avoid == null) {
+      source.callStarted();
+    }
+    return waiting > 0 ? null : source.tryNow(null, choice.avoid, choice);
   }
 
   /**
@@ -219,7 +245,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
       T t;
       try {
         // Where the balancer sent the head: serving it from another endpoint would undo the choice.
-        t = source.tryNow(head.preferred, NOWHERE);
+        t = source.tryNow(head.preferred, null, NOWHERE);
       } catch (TException | RuntimeException e) {
         // The pool cannot lend at all (closed, no endpoint up): the head waiter hears why.
         fail(poll(), e);

@@ -50,6 +50,13 @@ public final class EndpointPool<T> implements AutoCloseable {
 
     /** Closes quietly; idempotent. */
     void close(T connection);
+
+    /**
+     * Runs {@code action} once when {@code connection} closes, if the transport can tell (see
+     * {@link io.thriftnio.core.CloseAware}); at once if it is closed already. The default does
+     * nothing: such a connection is found closed when validated.
+     */
+    default void whenClosed(T connection, Runnable action) {}
   }
 
   /** A lent connection and where it goes. */
@@ -205,7 +212,46 @@ public final class EndpointPool<T> implements AutoCloseable {
           name + ": interrupted before borrowing (" + stats().gauges() + ")",
           new InterruptedException());
     }
-    return selector.borrow(name, e -> borrowFrom(e, true), () -> stats().gauges());
+    callStarted();
+    return selector.borrow(
+        name, e -> borrowFrom(e, true, config.borrowTimeout()), () -> stats().gauges());
+  }
+
+  /**
+   * {@link #borrow()} that waits at most {@code maxWait} for a busy pool, when that is less than
+   * the borrow timeout (a call's deadline is nearer).
+   */
+  public Borrowed<T> borrow(Duration maxWait) throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    callStarted();
+    Duration wait = min(maxWait, config.borrowTimeout());
+    return selector.borrow(name, e -> borrowFrom(e, true, wait), () -> stats().gauges());
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) < 0 ? a : b;
+  }
+
+  /** A call starts: it adds to the retry budget. {@link #borrow()} counts its own. */
+  public void callStarted() {
+    selector.budget().deposit();
+  }
+
+  /**
+   * Takes one retry of a call from the retry budget: {@code false} when it is spent (counted in
+   * {@link PoolStats#retriesRefused()}).
+   */
+  public boolean tryRetry() {
+    return selector.budget().tryWithdraw();
+  }
+
+  /** What a call's error says when its retry was refused: the budget and the pool state. */
+  public String retryRefused() {
+    return selector.exhausted(stats().gauges());
   }
 
   /**
@@ -220,12 +266,29 @@ public final class EndpointPool<T> implements AutoCloseable {
    * An idle connection lent now, on the calling thread, or {@code null} when none is idle: never
    * waits, never connects (the async pools' fast path).
    */
-  public Borrowed<T> tryBorrowNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen)
+  public Borrowed<T> tryBorrowNow(
+      InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
       throws TException {
     if (closed) {
       throw closedException();
     }
-    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, chosen);
+    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, avoid, chosen);
+  }
+
+  /**
+   * The borrow of a call's retry: not a new call for the budget (the retry was taken from it
+   * already), and elsewhere than {@code avoid}, where the call failed, unless no other endpoint can
+   * take it.
+   */
+  public Borrowed<T> borrowForRetry(InetSocketAddress avoid, Duration maxWait) throws TException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new PoolException(
+          name + ": interrupted before borrowing (" + stats().gauges() + ")",
+          new InterruptedException());
+    }
+    Duration wait = min(maxWait, config.borrowTimeout());
+    return selector.borrow(
+        name, e -> borrowFrom(e, true, wait), () -> stats().gauges(), null, avoid, null);
   }
 
   /**
@@ -239,7 +302,11 @@ public final class EndpointPool<T> implements AutoCloseable {
           new InterruptedException());
     }
     return selector.borrow(
-        name, e -> borrowFrom(e, false), () -> stats().gauges(), preferred, null);
+        name,
+        e -> borrowFrom(e, false, config.borrowTimeout()),
+        () -> stats().gauges(),
+        preferred,
+        null);
   }
 
   private Borrowed<T> tryIdle(EndpointState endpoint) throws TException {
@@ -274,7 +341,7 @@ public final class EndpointPool<T> implements AutoCloseable {
   }
 
   /** {@code countTimeout}: whether a timeout is the caller's (an async connector's is not). */
-  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout)
+  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout, Duration wait)
       throws TException, ConnectFailedException {
     if (closed) {
       throw closedException();
@@ -282,7 +349,11 @@ public final class EndpointPool<T> implements AutoCloseable {
     long start = System.nanoTime();
     T t;
     try {
-      t = pool.borrowObject(endpoint.address, config.borrowTimeout());
+      // One nanosecond at least: pool2 reads a zero wait as "no limit" in one of its paths.
+      t =
+          pool.borrowObject(
+              endpoint.address,
+              wait.isZero() && !config.borrowTimeout().isZero() ? Duration.ofNanos(1) : wait);
     } catch (ConnectFailedException f) {
       // Marked down in create(); nothing was written, so another endpoint may take the call.
       throw f;
@@ -390,6 +461,41 @@ public final class EndpointPool<T> implements AutoCloseable {
     onFree.run();
   }
 
+  /**
+   * A call on {@code endpoint} ended, with {@code failure} or {@code null} for a reply: feeds
+   * outlier ejection ({@link PoolConfig#ejectAfterConsecutiveFailures()}).
+   */
+  public void callEnded(InetSocketAddress endpoint, Throwable failure) {
+    selector.callEnded(endpoint, failure, name);
+  }
+
+  /**
+   * A connection closed by itself (the peer closed or reset it, a timeout): if idle, it leaves the
+   * pool now, before a borrow finds it. A lent one is left to its borrower, whose call fails and
+   * destroys it.
+   */
+  private void closedUnderUs(InetSocketAddress endpoint, T t) {
+    if (closed || lent.contains(t)) {
+      return;
+    }
+    try {
+      pool.invalidateObject(endpoint, t, DestroyMode.NORMAL);
+    } catch (IllegalStateException e) {
+      return; // not in the pool any more: destroyed already (this close was the pool's own)
+    } catch (Exception e) {
+      log.warn("{}: could not drop a closed connection to {}", name, Names.endpoint(endpoint), e);
+      return;
+    }
+    invalidated.increment();
+    metrics.invalidated(endpoint, null);
+    onFree.run();
+  }
+
+  /** The pool's configuration. */
+  public PoolConfig config() {
+    return config;
+  }
+
   /** Connections lent out now to {@code endpoint}. */
   public int activeOn(InetSocketAddress endpoint) {
     return pool.getNumActive(endpoint);
@@ -429,7 +535,10 @@ public final class EndpointPool<T> implements AutoCloseable {
         destroyed.sum(),
         invalidated.sum(),
         timeouts.sum(),
-        connectFailures.sum());
+        connectFailures.sum(),
+        selector.budget().retried(),
+        selector.budget().refused(),
+        selector.ejections());
   }
 
   public boolean isClosed() {
@@ -492,6 +601,7 @@ public final class EndpointPool<T> implements AutoCloseable {
       }
       created.increment();
       metrics.created(endpoint);
+      connections.whenClosed(t, () -> closedUnderUs(endpoint, t));
       return t;
     }
 

@@ -13,12 +13,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Picks the endpoint of the next borrow ({@link Balancer}), skipping those down. The set of
@@ -26,6 +29,7 @@ import org.apache.thrift.transport.TTransportException;
  * works on the set it read when it began.
  */
 final class EndpointSelector {
+  private static final Logger log = LoggerFactory.getLogger(EndpointSelector.class);
   private volatile List<EndpointState> endpoints = List.of(); // replaced whole by update()
   private final Map<InetSocketAddress, EndpointState> byAddress = new ConcurrentHashMap<>();
   private final PoolConfig config;
@@ -33,6 +37,10 @@ final class EndpointSelector {
   private final ToIntFunction<InetSocketAddress> active;
   private final LongSupplier clock;
   private final AtomicInteger next = new AtomicInteger();
+  private final RetryBudget budget;
+  private final int ejectAfter;
+  private final LongAdder ejections = new LongAdder();
+  private final Object ejecting = new Object(); // one ejection decision at a time
   private volatile String source = "the endpoint source";
 
   EndpointSelector(
@@ -44,7 +52,66 @@ final class EndpointSelector {
     this.balancer = config.balancer();
     this.active = active;
     this.clock = clock;
+    this.budget = new RetryBudget(config, clock);
+    this.ejectAfter = config.ejectAfterConsecutiveFailures();
     update(addresses);
+  }
+
+  /**
+   * A call on {@code address} ended with {@code failure} ({@code null}: a reply): an answer ends
+   * the endpoint's run of failures, a transport failure adds to it, and the {@link
+   * PoolConfig#ejectAfterConsecutiveFailures()}-th ejects the endpoint unless it is the last one
+   * up. Other failures (the pool's own, a deadline) say nothing about the endpoint.
+   */
+  void callEnded(InetSocketAddress address, Throwable failure, String pool) {
+    if (ejectAfter == 0) {
+      return;
+    }
+    EndpointState e = byAddress.get(address);
+    if (e == null) {
+      return;
+    }
+    if (failure == null || Failures.keepsConnection(Failures.unwrap(failure))) {
+      e.callSucceeded();
+      return;
+    }
+    if (!Failures.inTransport(failure) || e.callFailed() < ejectAfter) {
+      return;
+    }
+    boolean ejected;
+    synchronized (ejecting) {
+      // The last endpoint up stays: refusing every call would be worse than calls that may fail.
+      ejected = anotherUp(e) && e.eject(Failures.unwrap(failure));
+    }
+    if (ejected) {
+      ejections.increment();
+      log.warn(
+          "{}: ejected endpoint {} after {} call failures in a row (last: {}): {}",
+          pool,
+          Names.endpoint(address),
+          ejectAfter,
+          Failures.unwrap(failure).toString(),
+          e.describeDown());
+    }
+  }
+
+  private boolean anotherUp(EndpointState e) {
+    for (EndpointState other : endpoints) {
+      if (other != e && other.isUp()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Endpoints ejected after consecutive call failures, since the pool started. */
+  long ejections() {
+    return ejections.sum();
+  }
+
+  /** The pool's retry budget: calls deposit, retries on another endpoint withdraw. */
+  RetryBudget budget() {
+    return budget;
   }
 
   /** Names the source in errors. */
@@ -221,7 +288,8 @@ final class EndpointSelector {
 
   /**
    * The borrow loop of every pool: choose an endpoint, attempt, and after a connect failure try the
-   * others, each once. The lease on the chosen endpoint ends with its attempt, however it ends: a
+   * others, each once, each retry taken from the {@link RetryBudget} (spent: the connect failure is
+   * the caller's error). The lease on the chosen endpoint ends with its attempt, however it ends: a
    * probe that did not succeed is freed for the next borrower (a probe left held once kept an
    * endpoint down for good).
    *
@@ -234,8 +302,8 @@ final class EndpointSelector {
 
   /**
    * {@link #borrow(String, Attempt, Supplier)} that tries {@code preferred} first while it is in
-   * the set and up (an async waiter goes where the balancer sent it), and reports each endpoint
-   * attempted to {@code chosen} when not null.
+   * the set and up or due for its probe (an async waiter goes where the balancer sent it), and
+   * reports each endpoint attempted to {@code chosen} when not null.
    */
   <T> T borrow(
       String pool,
@@ -244,17 +312,49 @@ final class EndpointSelector {
       InetSocketAddress preferred,
       Consumer<InetSocketAddress> chosen)
       throws TException {
+    return borrow(pool, attempt, gauges, preferred, null, chosen);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier, InetSocketAddress, Consumer)} that goes to {@code
+   * avoid} (where a call just failed, when not null) only if no other endpoint can take it.
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      InetSocketAddress avoid,
+      Consumer<InetSocketAddress> chosen)
+      throws TException {
     List<EndpointState> tried = null;
+    EndpointState avoided = avoid == null ? null : byAddress.get(avoid);
+    if (avoided != null) {
+      tried = new ArrayList<>();
+      tried.add(avoided);
+    }
     Throwable lastConnectFailure = null;
+    InetSocketAddress lastFailed = null;
     EndpointState first = preferred == null ? null : byAddress.get(preferred);
     while (true) {
       List<EndpointState> set = endpoints;
-      EndpointState.Lease preferredLease =
-          first != null && first.isUp() ? first.tryAcquire() : null;
+      // A preferred endpoint that is down but due for its probe is probed here: the balancer sent
+      // the call there for that probe, and serving it from another endpoint's free connection
+      // instead kept an ejected endpoint out for good while the others had connections to spare.
+      EndpointState.Lease preferredLease = first != null ? first.tryAcquire() : null;
       first = null;
-      EndpointState.Lease lease = preferredLease != null ? preferredLease : select(set, tried);
+      EndpointState.Lease chosenLease =
+          preferredLease != null ? preferredLease : select(set, tried);
+      if (chosenLease == null && avoided != null && tried.remove(avoided)) {
+        chosenLease = select(set, tried); // no other endpoint: the one avoided rather than none
+      }
+      EndpointState.Lease lease = chosenLease;
       if (lease == null) {
         throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
+      }
+      if (lastConnectFailure != null && !budget.tryWithdraw()) {
+        lease.close();
+        throw budgetExhausted(pool, lastFailed, lastConnectFailure, gauges.get());
       }
       EndpointState endpoint = lease.endpoint();
       if (chosen != null) {
@@ -268,6 +368,7 @@ final class EndpointSelector {
         return borrowed; // null: an attempt that would wait (the async pools' fast path)
       } catch (ConnectFailedException f) {
         lastConnectFailure = f.getCause();
+        lastFailed = endpoint.address;
         if (tried == null) {
           tried = new ArrayList<>();
         }
@@ -294,6 +395,35 @@ final class EndpointSelector {
     }
     return new PoolException(
         pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);
+  }
+
+  /**
+   * The connect failure that ends a borrow because the retry budget is spent: the same kind of
+   * error, saying so, with the budget's and the pool's numbers, caused by the original.
+   */
+  private TException budgetExhausted(
+      String pool, InetSocketAddress endpoint, Throwable connectFailure, String gauges) {
+    String message =
+        pool
+            + ": connect to "
+            + Names.endpoint(endpoint)
+            + " failed: "
+            + connectFailure.getMessage()
+            + "; not retried on another endpoint: "
+            + exhausted(gauges);
+    if (connectFailure instanceof PoolException) {
+      return new PoolException(message, connectFailure);
+    }
+    int type =
+        connectFailure instanceof TTransportException
+            ? ((TTransportException) connectFailure).getType()
+            : TTransportException.NOT_OPEN;
+    return new TTransportException(type, message, connectFailure);
+  }
+
+  /** {@code retry budget exhausted (...) (total=...)}: what a refused retry adds to its error. */
+  String exhausted(String gauges) {
+    return "retry budget exhausted (" + budget.describe() + ") (" + gauges + ")";
   }
 
   String describeDown() {

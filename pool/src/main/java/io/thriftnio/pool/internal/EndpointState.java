@@ -2,11 +2,15 @@ package io.thriftnio.pool.internal;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
- * Up or down, for one endpoint. Down after a connect failure, for a back-off that doubles with each
- * outage step; when the back-off has passed, exactly one borrower at a time may probe it.
+ * Up or down, for one endpoint. Down after a connect failure, or when ejected after consecutive
+ * call failures ({@link #eject}), for a back-off that doubles with each outage step; when the
+ * back-off has passed, exactly one borrower at a time may probe it. After an ejection the outage
+ * steps are kept until a call succeeds ({@link #callSucceeded()}), not only a borrow: an endpoint
+ * that accepts connections but fails every call is ejected for longer each time.
  *
  * <p>The rule this class keeps: <em>whatever sequence of connect failures, timeouts and interrupts
  * came before, once the back-off has passed some borrower can probe</em>. So a pool serves again
@@ -39,6 +43,8 @@ final class EndpointState {
   private Lease probe; // the probe in flight, or null; guarded by this
   private long probeSince; // guarded by this
   private Throwable lastFailure; // guarded by this
+  private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
+  private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
 
   EndpointState(
       InetSocketAddress address, Duration backoff, Duration maxBackoff, Duration probeTimeout) {
@@ -117,11 +123,50 @@ final class EndpointState {
   void succeeded() {
     if (down) {
       synchronized (this) {
-        failures = 0;
+        if (!ejected) {
+          failures = 0;
+        }
         probe = null;
         down = false;
       }
     }
+  }
+
+  /** A call on this endpoint got its answer: the run of failures ends. */
+  void callSucceeded() {
+    if (callFailures.get() != 0) {
+      callFailures.set(0);
+    }
+    if (ejected) {
+      synchronized (this) {
+        if (!down) {
+          ejected = false;
+          failures = 0;
+        }
+      }
+    }
+  }
+
+  /** A call on this endpoint failed in transport: the failures in a row, this one included. */
+  int callFailed() {
+    return callFailures.incrementAndGet();
+  }
+
+  /**
+   * Takes the endpoint out after consecutive call failures, as a connect failure would (one more
+   * outage step, the back-off, then a probe); {@code false} if it is down already. The probe is
+   * untouched: its borrower frees it.
+   */
+  synchronized boolean eject(Throwable cause) {
+    if (down) {
+      return false;
+    }
+    callFailures.set(0);
+    ejected = true;
+    lastFailure = cause;
+    failures++;
+    markDown(clock.getAsLong());
+    return true;
   }
 
   /**
@@ -136,6 +181,11 @@ final class EndpointState {
       return;
     }
     failures++;
+    markDown(now);
+  }
+
+  /** Down for the back-off of the current outage step; holds this object's lock. */
+  private void markDown(long now) {
     int shift = Math.min(failures - 1, 30);
     long backoff = baseBackoffNanos << shift;
     if (backoff <= 0 || backoff > maxBackoffNanos) {
@@ -163,7 +213,7 @@ final class EndpointState {
         + left
         + "ms more after "
         + failures
-        + " connect failure(s)"
+        + (ejected ? " outage(s), ejected after call failures" : " connect failure(s)")
         + (probe == null ? "" : ", probe in flight")
         + (lastFailure == null ? "" : " (last: " + lastFailure.getMessage() + ")");
   }

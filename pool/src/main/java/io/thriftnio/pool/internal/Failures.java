@@ -1,5 +1,13 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.pool.CallDeadlineException;
+import io.thriftnio.pool.PoolException;
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TException;
@@ -29,5 +37,42 @@ public final class Failures {
       return ((TApplicationException) failure).getType() != TApplicationException.BAD_SEQUENCE_ID;
     }
     return failure instanceof TException && failure instanceof TBase;
+  }
+
+  /**
+   * Whether a call that ended with {@code failure} failed in transport: the connection broke, timed
+   * out or went out of step, so the request may or may not have reached a handler. Such a call may
+   * be retried only if its method is idempotent, and counts towards an endpoint's ejection. Not
+   * transport failures: an answer from the server (a declared exception, a {@code
+   * TApplicationException} other than {@code BAD_SEQUENCE_ID}), the pool's own refusals ({@link
+   * PoolException}: nothing was sent, and a borrow retries connects itself), a {@link
+   * CallDeadlineException} (the caller's time is up, whatever the endpoint did), and requests a
+   * channel refused before writing them.
+   */
+  public static boolean inTransport(Throwable failure) {
+    Throwable f = unwrap(failure);
+    if (f instanceof PoolException
+        || f instanceof CallDeadlineException
+        || f instanceof FrameSizeException
+        || f instanceof TooManyPendingCallsException) {
+      return false;
+    }
+    if (f instanceof TApplicationException) {
+      return ((TApplicationException) f).getType() == TApplicationException.BAD_SEQUENCE_ID;
+    }
+    return f instanceof org.apache.thrift.transport.TTransportException
+        || f instanceof org.apache.thrift.protocol.TProtocolException
+        || f instanceof IOException
+        || f instanceof TimeoutException;
+  }
+
+  /** The failure inside the wrappers a {@code CompletableFuture} adds. */
+  public static Throwable unwrap(Throwable failure) {
+    Throwable f = failure;
+    while ((f instanceof CompletionException || f instanceof ExecutionException)
+        && f.getCause() != null) {
+      f = f.getCause();
+    }
+    return f;
   }
 }

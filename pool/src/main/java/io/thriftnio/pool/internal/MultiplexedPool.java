@@ -1,13 +1,16 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.pool.CallDeadlineException;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.internal.EndpointChannels.Conn;
@@ -18,6 +21,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.thrift.TException;
@@ -59,6 +65,15 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** {@code null} without interceptors; see {@link #intercept}. */
   private ClientInterception interception;
+
+  /** {@link PoolConfig#callDeadline()} in nanoseconds, 0 for none. */
+  private final long deadlineNanos;
+
+  /** Hedge delay in nanoseconds for idempotent calls, 0 for none; see {@link #hedgeAfter}. */
+  private volatile long hedge;
+
+  /** {@code null} when no method is idempotent; see {@link #idempotent}. */
+  private Predicate<String> idempotent;
 
   public MultiplexedPool(
       String name,
@@ -137,6 +152,7 @@ public final class MultiplexedPool implements ThriftChannel {
       int maxInFlight,
       LongSupplier clock) {
     this.replies = new ReplyCheck(protocolFactory);
+    this.deadlineNanos = config.callDeadline().toNanos();
     this.protocolFactory = protocolFactory;
     this.shared =
         new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
@@ -148,6 +164,22 @@ public final class MultiplexedPool implements ThriftChannel {
    */
   public void intercept(ClientInterception interception) {
     this.interception = interception;
+  }
+
+  /**
+   * Retries calls of the methods {@code idempotent} accepts once, on another endpoint, after a
+   * transport error, within the retry budget; {@code null} for none. Set as {@link #intercept} is.
+   */
+  public void idempotent(Predicate<String> idempotent) {
+    this.idempotent = idempotent;
+  }
+
+  /**
+   * Sends an idempotent call to a second endpoint when no reply has come {@code delay} after it was
+   * sent, from the retry budget; zero for never. Set as {@link #intercept} is.
+   */
+  public void hedgeAfter(Duration delay) {
+    this.hedge = delay.toNanos();
   }
 
   /** The endpoints now, in the source's order. */
@@ -165,15 +197,193 @@ public final class MultiplexedPool implements ThriftChannel {
   @Override
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
     TMessage sent;
-    Conn conn;
-    AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
     try {
       sent = replies.header(request);
+    } catch (TException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (deadlineNanos == 0) {
+      return retrying(sent, request, timeout, null);
+    }
+    // The deadline fails the caller's future; the exchange under it runs on (see callDeadline).
+    CallState state = new CallState();
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    state.caller = result;
+    ScheduledFuture<?> timer =
+        Deadlines.schedule(
+            () -> {
+              AsyncBorrows.Choice choice = state.choice;
+              InetSocketAddress at = choice == null ? null : choice.sentTo;
+              result.completeExceptionally(
+                  new CallDeadlineException(
+                      shared.name(),
+                      at == null
+                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
+                          : CallDeadlineException.Phase.IN_CALL,
+                      Duration.ofNanos(deadlineNanos),
+                      at,
+                      shared.stats(),
+                      null));
+            },
+            deadlineNanos);
+    relay(retrying(sent, request, timeout, state), result);
+    result.whenComplete((response, failure) -> timer.cancel(false));
+    return result;
+  }
+
+  /** The part of a call a deadline watches: the attempt in progress and the caller's future. */
+  private static final class CallState {
+    volatile AsyncBorrows.Choice choice;
+    volatile CompletableFuture<ByteBuffer> caller;
+
+    /** Whether the caller has heard already (its deadline passed): nothing more to send. */
+    boolean over() {
+      CompletableFuture<ByteBuffer> c = caller;
+      return c != null && c.isDone();
+    }
+  }
+
+  /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
+  private CompletableFuture<ByteBuffer> retrying(
+      TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+    Predicate<String> idempotent = this.idempotent;
+    if (idempotent == null || !idempotent.test(sent.name)) {
+      AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
+      int from = request.position();
+      return attempt(sent, request, timeout, choice, state)
+          .exceptionallyCompose(
+              failure -> {
+                if (!(Failures.unwrap(failure) instanceof ChannelClosedException)
+                    || choice.sentTo == null
+                    || shared.isClosed()
+                    || (state != null && state.over())) {
+                  return CompletableFuture.failedFuture(failure);
+                }
+                // The channel had closed before the request was written: no handler saw it, so
+                // any call may go elsewhere, once, from the budget.
+                if (!shared.tryRetry()) {
+                  Failures.unwrap(failure)
+                      .addSuppressed(
+                          new PoolException(
+                              shared.name()
+                                  + ": "
+                                  + sent.name
+                                  + " not sent, and not retried: "
+                                  + shared.retryRefused(),
+                              null));
+                  return CompletableFuture.failedFuture(failure);
+                }
+                ByteBuffer again = request.duplicate();
+                again.position(from);
+                return attempt(sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state);
+              });
+    }
+    return new Attempts(sent, request, timeout, state).start();
+  }
+
+  /**
+   * The attempts of one idempotent call: the first, and at most one more, on another endpoint and
+   * from the retry budget: a retry after a transport failure, or a hedge when no reply has come
+   * {@link #hedge} after the first was sent. The first reply wins; the other attempt's reply, if
+   * any, is dropped as it arrives (its slot frees then). The call fails when every attempt made has
+   * failed, with the last failure.
+   */
+  private final class Attempts {
+    private final TMessage sent;
+    private final ByteBuffer request;
+    private final Duration timeout;
+    private final CallState state;
+    private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
+    private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    private final AtomicBoolean extraTaken = new AtomicBoolean();
+    private final AtomicInteger outstanding = new AtomicInteger(1);
+
+    Attempts(TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+      this.sent = sent;
+      this.request = request;
+      this.timeout = timeout;
+      this.state = state;
+    }
+
+    CompletableFuture<ByteBuffer> start() {
+      run(first);
+      long hedgeNanos = hedge;
+      if (hedgeNanos > 0) {
+        ScheduledFuture<?> timer = Deadlines.schedule(this::hedge, hedgeNanos);
+        result.whenComplete((response, failure) -> timer.cancel(false));
+      }
+      return result;
+    }
+
+    /** One attempt; the channel reads the request from its position, so each gets its own view. */
+    private void run(AsyncBorrows.Choice choice) {
+      attempt(sent, request.duplicate(), timeout, choice, state)
+          .whenComplete((response, failure) -> ended(response, failure));
+    }
+
+    private boolean over() {
+      return result.isDone() || shared.isClosed() || (state != null && state.over());
+    }
+
+    /** No reply yet: the same call to another endpoint, if the first was sent and budget allows. */
+    private void hedge() {
+      if (over() || first.sentTo == null || !extraTaken.compareAndSet(false, true)) {
+        return;
+      }
+      if (!shared.tryRetry()) {
+        return; // the budget is spent: the first attempt carries on alone
+      }
+      outstanding.incrementAndGet();
+      run(new AsyncBorrows.Choice(first.sentTo));
+    }
+
+    private void ended(ByteBuffer response, Throwable failure) {
+      if (failure == null) {
+        result.complete(response); // the first reply wins; a later one is dropped
+        return;
+      }
+      if (first.sentTo != null // else a borrow failure: the borrow retried connects itself
+          && Failures.inTransport(failure)
+          && !over()
+          && extraTaken.compareAndSet(false, true)) {
+        if (shared.tryRetry()) {
+          run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
+          return;
+        }
+        Failures.unwrap(failure)
+            .addSuppressed(
+                new PoolException(
+                    shared.name()
+                        + ": idempotent "
+                        + sent.name
+                        + " not retried: "
+                        + shared.retryRefused(),
+                    null));
+      }
+      if (outstanding.decrementAndGet() == 0) {
+        result.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
+  private CompletableFuture<ByteBuffer> attempt(
+      TMessage sent,
+      ByteBuffer request,
+      Duration timeout,
+      AsyncBorrows.Choice choice,
+      CallState state) {
+    if (state != null) {
+      state.choice = choice;
+    }
+    Conn conn;
+    try {
       conn = shared.now(choice);
     } catch (TException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     if (conn != null) {
+      choice.sentTo = conn.endpoint;
       return exchange(sent, conn, request, timeout);
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
@@ -184,7 +394,13 @@ public final class MultiplexedPool implements ThriftChannel {
               if (waitFailed != null) {
                 result.completeExceptionally(waitFailed);
               } else {
+                if (state != null && state.over()) {
+                  shared.giveBack(c); // its deadline passed while it waited: never sent
+                  result.cancel(false);
+                  return;
+                }
                 try {
+                  choice.sentTo = c.endpoint;
                   relay(exchange(sent, c, request, timeout), result);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait (an IO thread): the caller hears it.
@@ -233,12 +449,14 @@ public final class MultiplexedPool implements ThriftChannel {
             // Timed out (the channel closes itself), closed, or a bad frame: the connection's
             // failure, shared by its other calls. A refused request is only this call's.
             shared.release(conn, connectionFailure(failure));
+            shared.callEnded(conn.endpoint, failure);
             end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
           shared.release(conn, mismatch);
+          shared.callEnded(conn.endpoint, mismatch);
           end(call, response, mismatch);
           if (mismatch != null) {
             result.completeExceptionally(mismatch);

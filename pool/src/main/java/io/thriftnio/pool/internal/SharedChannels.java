@@ -155,6 +155,31 @@ final class SharedChannels implements AutoCloseable {
     return closed.get();
   }
 
+  String name() {
+    return name;
+  }
+
+  /** A call on {@code endpoint} ended: feeds outlier ejection; see {@link EndpointPool}. */
+  void callEnded(InetSocketAddress endpoint, Throwable failure) {
+    selector.callEnded(endpoint, failure, name);
+  }
+
+  /** Gives back a slot that no call used: it does not count as borrowed. */
+  void giveBack(Conn lent) {
+    borrowed.decrement();
+    release(lent, null);
+  }
+
+  /** Takes one retry of a call from the retry budget; {@code false} when it is spent. */
+  boolean tryRetry() {
+    return selector.budget().tryWithdraw();
+  }
+
+  /** What a call's error says when its retry was refused: the budget and the pool state. */
+  String retryRefused() {
+    return selector.exhausted(gauges());
+  }
+
   /** Calls in flight on every endpoint. */
   int pendingCalls() {
     int n = 0;
@@ -180,13 +205,15 @@ final class SharedChannels implements AutoCloseable {
   /** The async queue's view of this pool. */
   private final class Waiters implements AsyncBorrows.Source<Conn> {
     @Override
-    public Conn tryNow(InetSocketAddress preferred, Consumer<InetSocketAddress> chosen)
+    public Conn tryNow(
+        InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
         throws TException {
       return selector.borrow(
           name,
           endpoint -> tryFrom(booksOf(endpoint)),
           SharedChannels.this::gauges,
           preferred,
+          avoid,
           chosen);
     }
 
@@ -226,6 +253,11 @@ final class SharedChannels implements AutoCloseable {
     public void timedOut() {
       timeouts.increment();
     }
+
+    @Override
+    public void callStarted() {
+      selector.budget().deposit();
+    }
   }
 
   /** A slot on an open connection of {@code endpoint} now, or {@code null}; never connects. */
@@ -262,6 +294,7 @@ final class SharedChannels implements AutoCloseable {
    * release it with {@link #release}.
    */
   Conn acquire() throws TException {
+    selector.budget().deposit();
     return selector.borrow(name, endpoint -> acquireFrom(booksOf(endpoint), true), this::gauges);
   }
 
@@ -565,7 +598,10 @@ final class SharedChannels implements AutoCloseable {
         destroyed.sum(),
         invalidated.sum(),
         timeouts.sum(),
-        connectFailures.sum());
+        connectFailures.sum(),
+        selector.budget().retried(),
+        selector.budget().refused(),
+        selector.ejections());
   }
 
   private String gauges() {

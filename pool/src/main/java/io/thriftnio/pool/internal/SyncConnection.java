@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import java.net.InetSocketAddress;
@@ -113,6 +114,13 @@ public final class SyncConnection<C extends TServiceClient> {
       @Override
       public void close(SyncConnection<C> connection) {
         connection.close();
+      }
+
+      @Override
+      public void whenClosed(SyncConnection<C> connection, Runnable action) {
+        if (connection.transport instanceof CloseAware) {
+          ((CloseAware) connection.transport).whenClosed(action);
+        }
       }
     };
   }

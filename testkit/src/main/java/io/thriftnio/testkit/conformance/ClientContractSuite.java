@@ -3,6 +3,7 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.FrameSizeException;
@@ -98,7 +99,7 @@ public abstract class ClientContractSuite {
     assertThat(channel.isOpen()).isFalse();
     assertFails(
         channel.exchange(ByteBuffer.wrap(REQUEST)),
-        TTransportException.class,
+        ChannelClosedException.class,
         TTransportException.NOT_OPEN,
         "channel to " + peer.address + " is closed (the channel was closed); call not sent");
   }
@@ -290,7 +291,7 @@ public abstract class ClientContractSuite {
     assertThat(channel.isOpen()).isFalse();
     assertFails(
         channel.exchange(ByteBuffer.wrap(REQUEST)),
-        TTransportException.class,
+        ChannelClosedException.class,
         TTransportException.NOT_OPEN,
         "channel to "
             + peer.address

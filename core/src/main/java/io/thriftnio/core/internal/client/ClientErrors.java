@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.JdkTls;
 import java.net.InetSocketAddress;
@@ -79,9 +80,8 @@ public final class ClientErrors {
   }
 
   /** {@code NOT_OPEN}: a call made on a channel that is closed; nothing was sent. */
-  public static TTransportException channelClosed(SocketAddress address, String reason) {
-    return new TTransportException(
-        TTransportException.NOT_OPEN,
+  public static ChannelClosedException channelClosed(SocketAddress address, String reason) {
+    return new ChannelClosedException(
         "channel to " + peer(address) + " is closed (" + reason + "); call not sent");
   }
 

@@ -1,12 +1,17 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The framed sync-transport logic every client transport of this library shares, like {@code
@@ -28,7 +33,8 @@ import org.apache.thrift.transport.TTransportException;
  * SocketFramedTransport} over a blocking socket on the caller's thread, or an IO adapter whose
  * event loop hands frames over. Not thread-safe, like every {@code TTransport}.
  */
-public abstract class FramedClientTransport extends TEndpointTransport {
+public abstract class FramedClientTransport extends TEndpointTransport implements CloseAware {
+  private static final Logger log = LoggerFactory.getLogger(FramedClientTransport.class);
 
   private static final int INITIAL_CAPACITY = 256;
 
@@ -70,6 +76,43 @@ public abstract class FramedClientTransport extends TEndpointTransport {
     this.prefix = framed ? Framing.HEADER_SIZE : 0;
     this.out = new byte[prefix + INITIAL_CAPACITY];
     this.outSize = prefix;
+  }
+
+  private final Object closeLock = new Object();
+  private List<Runnable> closeActions = new ArrayList<>(2); // null once closed; guarded by lock
+
+  @Override
+  public final void whenClosed(Runnable action) {
+    synchronized (closeLock) {
+      if (closeActions != null) {
+        closeActions.add(action);
+        return;
+      }
+    }
+    action.run();
+  }
+
+  /**
+   * The connection has closed (locally, or the peer closed it): runs the {@link #whenClosed}
+   * actions, once. Subclasses call it from every path that ends the connection.
+   */
+  protected final void notifyClosed() {
+    List<Runnable> actions;
+    synchronized (closeLock) {
+      actions = closeActions;
+      closeActions = null;
+    }
+    if (actions == null) {
+      return;
+    }
+    for (Runnable action : actions) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        // One listener's bug must not keep the others from hearing, nor fail the close.
+        log.warn("a close listener of the transport to {} threw", address, e);
+      }
+    }
   }
 
   /** The server's address, as given. */

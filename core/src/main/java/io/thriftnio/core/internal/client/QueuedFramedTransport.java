@@ -83,6 +83,7 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     closeConnection();
     inbound.offer(CLOSED);
     closed();
+    notifyClosed();
   }
 
   /** Counts a flushed request: call it before the write can be answered. */
@@ -142,6 +143,7 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     }
     ended = true;
     inbound.offer(CLOSED);
+    notifyClosed(); // the peer closed or reset it: a pool drops it now, idle or not
   }
 
   @Override

@@ -109,6 +109,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
     }
     closeQuietly(socket);
     onClose.run();
+    notifyClosed();
   }
 
   @Override

@@ -1,0 +1,87 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.pool.internal.Names;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * A call outlived {@link PoolConfig#callDeadline()}. A {@code TTransportException} of type {@code
+ * TIMED_OUT}, as a connection's own timeout is, that also says where the time went ({@link
+ * #phase()}) and the pool state: {@code ThriftChannelPool: call deadline of 200ms passed while
+ * waiting for a connection (total=8, active=8, idle=0, waiting=31)}. While waiting, nothing was
+ * sent; in the call, the request may have reached the server. Never retried.
+ */
+public final class CallDeadlineException extends TTransportException {
+  private static final long serialVersionUID = 1L;
+
+  /** Where a call was when its deadline passed. */
+  public enum Phase {
+    /** Waiting for a connection, or connecting: nothing was sent. */
+    WAITING_FOR_CONNECTION,
+    /** Sent, waiting for the reply: the request may have reached the server. */
+    IN_CALL
+  }
+
+  private final Phase phase;
+  private final Duration deadline;
+  private final transient InetSocketAddress endpoint;
+  private final transient PoolStats stats;
+
+  /**
+   * Creates the exception.
+   *
+   * @param pool names the pool
+   * @param phase where the call was
+   * @param deadline the deadline that passed
+   * @param endpoint the endpoint of the call in flight, {@code null} while waiting
+   * @param stats the pool state when it passed
+   * @param cause the failure the deadline caused (the call's, when it was cut short), or {@code
+   *     null}
+   */
+  public CallDeadlineException(
+      String pool,
+      Phase phase,
+      Duration deadline,
+      InetSocketAddress endpoint,
+      PoolStats stats,
+      Throwable cause) {
+    super(
+        TIMED_OUT,
+        pool
+            + ": call deadline of "
+            + deadline.toMillis()
+            + "ms passed "
+            + (phase == Phase.IN_CALL
+                ? "in a call to " + Names.endpoint(endpoint)
+                : "while waiting for a connection")
+            + " ("
+            + stats.gauges()
+            + ")",
+        cause);
+    this.phase = phase;
+    this.deadline = deadline;
+    this.endpoint = endpoint;
+    this.stats = stats;
+  }
+
+  /** Where the call was when its deadline passed. */
+  public Phase phase() {
+    return phase;
+  }
+
+  /** The deadline that passed. */
+  public Duration deadline() {
+    return deadline;
+  }
+
+  /** The endpoint of the call in flight; {@code null} when it was waiting for a connection. */
+  public InetSocketAddress endpoint() {
+    return endpoint;
+  }
+
+  /** The pool state when the deadline passed. */
+  public PoolStats stats() {
+    return stats;
+  }
+}

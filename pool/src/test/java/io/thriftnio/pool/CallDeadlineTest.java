@@ -1,0 +1,163 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.testkit.gen.BenchService;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link PoolConfig#callDeadline()} bounds the wait for a connection and the call together, on
+ * every pool, and says which of the two it cut short.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class CallDeadlineTest {
+  private static final Duration DEADLINE = Duration.ofMillis(300);
+
+  /** One connection, a borrow timeout far beyond the deadline: only the deadline can end a wait. */
+  private static PoolConfig config() {
+    return PoolConfig.builder()
+        .maxTotal(1)
+        .maxPerEndpoint(1)
+        .maxIdlePerEndpoint(1)
+        .borrowTimeout(Duration.ofSeconds(20))
+        .callDeadline(DEADLINE)
+        .build();
+  }
+
+  private static CallDeadlineException deadlineOf(Throwable t) {
+    Throwable f = t instanceof ExecutionException ? t.getCause() : t;
+    assertThat(f).isInstanceOf(CallDeadlineException.class);
+    return (CallDeadlineException) f;
+  }
+
+  private static void assertInTime(long startNanos) {
+    long took = System.nanoTime() - startNanos;
+    assertThat(Duration.ofNanos(took))
+        .isGreaterThanOrEqualTo(DEADLINE.minusMillis(5)) // a timer may fire a hair early
+        .isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void syncPoolWaitAndCall() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftClientPool<BenchService.Client> pool =
+            ThriftClientPool.builder(BenchService.Client::new)
+                .endpoint(peer.address())
+                .config(config())
+                .build()) {
+      long start;
+      try (ThriftClientPool.Lease<BenchService.Client> held = pool.lease()) {
+        start = System.nanoTime();
+        Throwable t = catchFailure(() -> pool.<Long>call(c -> c.fired()));
+        assertInTime(start);
+        CallDeadlineException e = deadlineOf(t);
+        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(e.endpoint()).isNull();
+        assertThat(e).hasMessageContaining("while waiting for a connection (total=1, active=1");
+      }
+      peer.replyGate = new CountDownLatch(1);
+      try {
+        start = System.nanoTime();
+        Throwable t = catchFailure(() -> pool.<Long>call(c -> c.fired()));
+        assertInTime(start);
+        CallDeadlineException e = deadlineOf(t);
+        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(e.endpoint()).isEqualTo(peer.address());
+        assertThat(e.getCause()).as("the read the closed connection failed").isNotNull();
+      } finally {
+        peer.replyGate.countDown();
+      }
+      assertThat(pool.stats().invalidated()).as("the connection cut short").isEqualTo(1);
+      peer.replyGate = null;
+      assertThat(pool.<Long>call(c -> c.fired())).isZero();
+    }
+  }
+
+  @Test
+  void asyncPoolWaitAndCall() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                .endpoint(peer.address())
+                .config(config())
+                .build()) {
+      // The one connection open first: the first call below takes it at once, the second waits.
+      assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)).isZero();
+      peer.replyGate = new CountDownLatch(1);
+      try {
+        long start = System.nanoTime();
+        CompletableFuture<Long> first = pool.call((c, cb) -> c.fired(cb));
+        CompletableFuture<Long> second = pool.call((c, cb) -> c.fired(cb));
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
+        assertInTime(start);
+        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.endpoint()).isEqualTo(peer.address());
+        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(waiting).hasMessageContaining("waiting=");
+      } finally {
+        peer.replyGate.countDown();
+      }
+      peer.replyGate = null;
+      assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)).isZero();
+    }
+  }
+
+  @Test
+  void channelPoolWaitAndCall() throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
+                .endpoint(peer.address())
+                .config(config())
+                .maxInFlightPerConnection(1)
+                .build()) {
+      // The one connection open first: the first call below takes it at once, the second waits.
+      assertThat(
+              pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .isZero();
+      peer.replyGate = new CountDownLatch(1);
+      try {
+        long start = System.nanoTime();
+        CompletableFuture<Long> first =
+            pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+        CompletableFuture<Long> second =
+            pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
+        assertInTime(start);
+        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.endpoint()).isEqualTo(peer.address());
+        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+      } finally {
+        peer.replyGate.countDown();
+      }
+      peer.replyGate = null;
+      // The late reply frees the slot; the waiter that gave up was never sent.
+      assertThat(
+              pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .isZero();
+    }
+  }
+
+  interface Failing {
+    void run() throws Exception;
+  }
+
+  private static Throwable catchFailure(Failing f) {
+    try {
+      f.run();
+    } catch (Throwable t) {
+      return t;
+    }
+    throw new AssertionError("expected a failure");
+  }
+}
