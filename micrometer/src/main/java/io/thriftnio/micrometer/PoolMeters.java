@@ -1,6 +1,7 @@
 package io.thriftnio.micrometer;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -45,6 +46,11 @@ import java.util.function.Supplier;
  *       {@code idle})</td><td>from {@link #bindStats}</td></tr>
  *   <tr><td>{@code thrift.pool.waiting}</td><td>gauge</td><td>borrowers waiting now, from {@link
  *       #bindStats}</td></tr>
+ *   <tr><td>{@code thrift.pool.retries}</td><td>function counter, tag {@code outcome} ({@code
+ *       sent}: retries and hedges the retry budget paid for; {@code refused}: retries the spent
+ *       budget refused)</td><td>from {@link #bindStats}</td></tr>
+ *   <tr><td>{@code thrift.pool.ejections}</td><td>function counter</td><td>endpoints taken out
+ *       after consecutive call failures, from {@link #bindStats}</td></tr>
  * </table>
  *
  * <p>Thread-safe; the event methods are called on the threads that cause the events and only look
@@ -65,11 +71,12 @@ public final class PoolMeters implements PoolMetrics {
   }
 
   /**
-   * The pool's sizes as gauges, read from {@code stats} (for example {@code pool::stats}) when the
-   * registry publishes; the registry keeps {@code stats} reachable.
+   * The pool's sizes as gauges, and its retries and ejections as function counters, read from
+   * {@code stats} (for example {@code pool::stats}) when the registry publishes; the registry keeps
+   * {@code stats} reachable.
    *
    * @param stats the pool's stats
-   * @return a binder for the gauges
+   * @return a binder for the gauges and counters
    */
   public MeterBinder bindStats(Supplier<PoolStats> stats) {
     Objects.requireNonNull(stats, "stats");
@@ -88,6 +95,18 @@ public final class PoolMeters implements PoolMetrics {
           .description("borrowers waiting for a connection")
           .tags(tags)
           .strongReference(true)
+          .register(r);
+      FunctionCounter.builder("thrift.pool.retries", stats, s -> s.get().retries())
+          .description("calls sent again, by the retry budget's decision")
+          .tags(tags.and("outcome", "sent"))
+          .register(r);
+      FunctionCounter.builder("thrift.pool.retries", stats, s -> s.get().retriesRefused())
+          .description("calls sent again, by the retry budget's decision")
+          .tags(tags.and("outcome", "refused"))
+          .register(r);
+      FunctionCounter.builder("thrift.pool.ejections", stats, s -> s.get().ejections())
+          .description("endpoints ejected after consecutive call failures")
+          .tags(tags)
           .register(r);
     };
   }

@@ -6,12 +6,17 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.pool.Balancer;
 import io.thriftnio.pool.ClientTransportFactory;
+import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.apache.thrift.protocol.TCompactProtocol;
@@ -109,6 +114,57 @@ class MetersTest {
           .isEqualTo(1.0);
       assertThat(registry.get("thrift.server.connections").gauge().value())
           .isEqualTo((double) server.stats().openConnections());
+    }
+  }
+
+  @Test
+  void poolRetriesAndEjectionsAreCountersReadFromTheStats() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    InetSocketAddress refusing;
+    try (ServerSocket bound = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      refusing = new InetSocketAddress(bound.getInetAddress(), bound.getLocalPort());
+    } // closed: connects to it are refused
+    try (ThriftServer server =
+        NettyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .protocol(new TCompactProtocol.Factory())
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .build()
+            .start()) {
+      PoolMeters poolMeters = new PoolMeters(registry, "retrying");
+      try (ThriftClientPool<BenchService.Client> pool =
+          ThriftClientPool.builder(BenchService.Client::new)
+              .protocol(new TCompactProtocol.Factory())
+              .transport(
+                  ClientTransportFactory.framedSocket(
+                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .endpoints(refusing, server.localAddress())
+              .config(PoolConfig.builder().balancer(Balancer.ROUND_ROBIN).build())
+              .build()) {
+        poolMeters.bindStats(pool::stats).bindTo(registry);
+        BenchService.Iface bench = pool.iface(BenchService.Iface.class);
+        for (int i = 0; i < 4; i++) {
+          bench.echo(ByteBuffer.wrap(new byte[] {7}));
+        }
+        PoolStats stats = pool.stats();
+        assertThat(stats.retries()).as("%s", stats).isPositive();
+        assertThat(
+                registry
+                    .get("thrift.pool.retries")
+                    .tags("pool", "retrying", "outcome", "sent")
+                    .functionCounter()
+                    .count())
+            .isEqualTo((double) stats.retries());
+        assertThat(
+                registry
+                    .get("thrift.pool.retries")
+                    .tags("outcome", "refused")
+                    .functionCounter()
+                    .count())
+            .isEqualTo((double) stats.retriesRefused());
+        assertThat(registry.get("thrift.pool.ejections").functionCounter().count())
+            .isEqualTo((double) stats.ejections());
+      }
     }
   }
 }
