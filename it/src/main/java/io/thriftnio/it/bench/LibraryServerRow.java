@@ -128,6 +128,7 @@ final class LibraryServerRow implements ServerRow {
     }
     WireTransport[] transports = spec.transports().toArray(new WireTransport[0]);
     b.transports(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
+    b.httpPath(spec.httpPath());
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     if (spec.workers() != null) {
       b.workerThreads(spec.workers());

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.zookeeper.ZooKeeperRegistration;
 import java.io.BufferedReader;
@@ -154,9 +155,18 @@ final class ServeCommand implements Callable<Integer> {
       split = ",",
       description =
           "framed, unframed, http, comma-separated: what the server accepts on its one port,"
-              + " told apart per connection by its first byte; http peers post to / (netty and"
-              + " grizzly rows; default: framed)")
+              + " told apart per connection by its first byte; http peers post to --http-path"
+              + " (netty and grizzly rows; default: framed)")
   List<String> transports = List.of("framed");
+
+  @Option(
+      names = "--http-path",
+      paramLabel = "P",
+      defaultValue = ServerBuilder.DEFAULT_HTTP_PATH,
+      description =
+          "the path http peers post their calls to, e.g. /thrift; other paths are answered 404"
+              + " (default: ${DEFAULT-VALUE})")
+  String httpPath;
 
   @Option(
       names = "--zookeeper",
@@ -202,6 +212,7 @@ final class ServeCommand implements Callable<Integer> {
         check("io-threads", ioThreads, 1, 1024);
       }
       accepted = transports(transports);
+      httpPath(httpPath);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -242,7 +253,8 @@ final class ServeCommand implements Callable<Integer> {
                   connections,
                   tls,
                   accessLog,
-                  accepted));
+                  accepted,
+                  httpPath));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "
@@ -355,6 +367,26 @@ final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           name + ": " + value + " (expected: " + min + ".." + max + ")");
     }
+  }
+
+  /**
+   * Checks {@code --http-path} as {@link ServerBuilder#httpPath} does: an absolute path, without
+   * query or spaces.
+   *
+   * @return the path
+   * @throws IllegalArgumentException otherwise
+   */
+  static String httpPath(String path) {
+    if (path == null
+        || !path.startsWith("/")
+        || path.indexOf('?') >= 0
+        || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
+      throw new IllegalArgumentException(
+          "http-path: "
+              + (path == null ? "null" : "'" + path + "'")
+              + " (expected: an absolute path, starting with /, without query or spaces)");
+    }
+    return path;
   }
 
   /**
