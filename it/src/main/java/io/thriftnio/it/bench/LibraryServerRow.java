@@ -12,8 +12,10 @@ import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -88,6 +90,11 @@ final class LibraryServerRow implements ServerRow {
   @Override
   public boolean tls() {
     return tls != null;
+  }
+
+  @Override
+  public Set<WireTransport> transports() {
+    return EnumSet.allOf(WireTransport.class);
   }
 
   /**

@@ -61,8 +61,9 @@ final class MatrixCommand implements Callable<Integer> {
       description =
           "server rows: all, ours, stock, netty, grizzly, netty/worker, "
               + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
-              + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
-              + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
+              + "netty-epoll/..., netty-iouring/..., the TLS rows netty-tls/..., "
+              + "netty-openssl/..., grizzly-tls/..., and thrift-servlet (TServlet in Jetty, HTTP "
+              + "only) (default: the preset's)")
   List<String> servers;
 
   @Option(
@@ -71,7 +72,9 @@ final class MatrixCommand implements Callable<Integer> {
       paramLabel = "C",
       description =
           "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, grizzly-async,"
-              + " pooled-sync, pooled-async, per-call-connection (default: the preset's)")
+              + " pooled-sync, pooled-async, per-call-connection, thttpclient (stock THttpClient:"
+              + " against the library's rows, started accepting HTTP beside framed, and"
+              + " thrift-servlet; other rows skip it) (default: the preset's)")
   List<String> clients;
 
   @Option(

@@ -69,7 +69,8 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "S",
       description =
           "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
-              + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
+              + "thrift-hsha, thrift-threaded-selector, thrift-servlet (TServlet in Jetty, HTTP)"
+              + " or raw-echo (also netty/worker etc.); netty "
               + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
               + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
               + "TLS through netty-tcnative (same-thread or worker)")
@@ -156,8 +157,9 @@ final class ServeCommand implements Callable<Integer> {
       description =
           "framed, unframed, http, comma-separated: what the server accepts on its one port,"
               + " told apart per connection by its first byte; http peers post to --http-path"
-              + " (netty and grizzly rows; default: framed)")
-  List<String> transports = List.of("framed");
+              + " (netty and grizzly rows take any; thrift-servlet http alone; default: framed,"
+              + " http for thrift-servlet)")
+  List<String> transports;
 
   @Option(
       names = "--http-path",
@@ -211,7 +213,7 @@ final class ServeCommand implements Callable<Integer> {
       if (ioThreads != null) {
         check("io-threads", ioThreads, 1, 1024);
       }
-      accepted = transports(transports);
+      accepted = transports != null ? transports(transports) : null;
       httpPath(httpPath);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -224,6 +226,12 @@ final class ServeCommand implements Callable<Integer> {
           missing != null
               ? name + ": " + missing
               : "server: " + server + " (expected: one of " + rows.serverNames() + ")");
+    }
+    if (accepted == null) {
+      accepted =
+          row.transports().contains(WireTransport.FRAMED)
+              ? EnumSet.of(WireTransport.FRAMED)
+              : EnumSet.copyOf(row.transports());
     }
     RunningServer running;
     try {

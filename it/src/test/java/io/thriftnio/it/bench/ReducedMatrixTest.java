@@ -48,6 +48,12 @@ class ReducedMatrixTest {
     assertThat(results).hasSize(servers.size() * clients.size());
     for (CellResult r : results) {
       String cell = r.server() + " x " + r.client();
+      // thttpclient calls the rows that serve HTTP; the framed-only rows skip it, saying why.
+      String mismatch = ClientKindRow.mismatch(rows.server(r.server()), rows.client(r.client()));
+      if (mismatch != null) {
+        assertThat(r.skipped()).as(cell + " skipped").isEqualTo(mismatch);
+        continue;
+      }
       assertThat(r.skipped()).as(cell + " skipped").isNull();
       assertThat(r.errors()).as(cell + " errors").isZero();
       assertThat(r.checkFailures()).as(cell + " payload check failures").isZero();
