@@ -69,7 +69,7 @@ final class MatrixRunner {
         for (String protocol : grid.protocols()) {
           for (Workload workload : grid.workloads()) {
             for (int connections : grid.connections()) {
-              for (String client : plan.clients()) {
+              for (String client : grid.clients() != null ? grid.clients() : plan.clients()) {
                 String key =
                     server
                         + "|"
