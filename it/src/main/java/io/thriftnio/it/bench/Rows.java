@@ -11,9 +11,9 @@ import java.util.Set;
 /**
  * The registry of server rows and client kinds, by name.
  *
- * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly and pool
- * providers are in this build. Names of a provider that is missing stay known, with the reason, so
- * that {@code matrix} skips their cells with that reason instead of rejecting the name.
+ * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly, pool and
+ * servlet providers are in this build. Names of a provider that is missing stay known, with the
+ * reason, so that {@code matrix} skips their cells with that reason instead of rejecting the name.
  */
 final class Rows {
 
