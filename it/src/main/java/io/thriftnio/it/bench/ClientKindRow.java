@@ -1,6 +1,8 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
 import java.net.InetSocketAddress;
+import java.util.Locale;
 
 /** One client kind of the matrix: {@code tsocket}, {@code netty-async}, {@code pooled-sync}... */
 interface ClientKindRow {
@@ -11,6 +13,34 @@ interface ClientKindRow {
   /** Whether the kind is part of {@code all}. */
   default boolean listed() {
     return true;
+  }
+
+  /**
+   * What the kind speaks: {@code FRAMED} by default, {@code HTTP} for {@code thttpclient}. A cell
+   * whose server row does not serve it is skipped with {@link #mismatch}'s reason, and in-process
+   * library rows are started accepting it beside {@code FRAMED}.
+   */
+  default WireTransport transport() {
+    return WireTransport.FRAMED;
+  }
+
+  /**
+   * Why {@code row} cannot serve {@code kind}: their transports differ; or {@code null}.
+   *
+   * @param row the server row
+   * @param kind the client kind
+   */
+  static String mismatch(ServerRow row, ClientKindRow kind) {
+    if (row.transports().contains(kind.transport())) {
+      return null;
+    }
+    return row.name()
+        + " serves "
+        + row.transports().toString().toLowerCase(Locale.ROOT)
+        + " peers only; "
+        + kind.name()
+        + " speaks "
+        + kind.transport().name().toLowerCase(Locale.ROOT);
   }
 
   /**

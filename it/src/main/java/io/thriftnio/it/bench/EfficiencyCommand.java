@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.testkit.Payloads;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,10 +14,12 @@ import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,7 +55,9 @@ import picocli.CommandLine.Option;
       "Scenarios: tsocket-40 (40 blocking TSocket clients), async-8x32 (8 netty-async"
           + " connections x 32 calls in flight), seq-1 (one TSocket, sequential calls),"
           + " client-transports (one connection, sequential calls against thrift-threadpool from"
-          + " tsocket, netty-sync and grizzly-sync).",
+          + " tsocket, netty-sync and grizzly-sync), http-40 (40 blocking THttpClients, against"
+          + " the rows that serve HTTP: the library's, started with --transports framed,http, and"
+          + " thrift-servlet, named only).",
       "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
           + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
           + " speak TLS and trust it.",
@@ -96,7 +101,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       paramLabel = "NAME",
       defaultValue = "all",
       description =
-          "all, tsocket-40, async-8x32, seq-1, client-transports " + "(default: ${DEFAULT-VALUE})")
+          "all, tsocket-40, async-8x32, seq-1, client-transports, http-40 "
+              + "(default: ${DEFAULT-VALUE})")
   List<String> scenarios;
 
   @Option(
@@ -354,11 +360,12 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   /**
    * The main job's measurement ({@code matrix --preset quick} where it can pin): every default row
-   * and scenario, two rounds of 1 s warm-up and 2 s measurement, about four minutes.
+   * and the framed clients' scenarios, two rounds of 1 s warm-up and 2 s measurement, about four
+   * minutes.
    */
   static Settings quick(Path out) {
     EfficiencyCommand c = new EfficiencyCommand();
-    c.scenarios = List.of("all");
+    c.scenarios = EfficiencyScenario.FRAMED_NAMES;
     c.rounds = 2;
     c.warmup = Duration.ofSeconds(1);
     c.warmupCalls = 10_000;
@@ -502,14 +509,30 @@ final class EfficiencyCommand implements Callable<Integer> {
                     ? rows.missing(server)
                     : server + " is not a row of this build")
                 : null;
-        ServeProcess serve = null;
+        Map<EfficiencyScenario, String> mismatches = new LinkedHashMap<>();
         if (cannot == null) {
+          for (EfficiencyScenario shape : mine) {
+            ClientKindRow kind = rows.client(shape.client());
+            String why = kind != null ? ClientKindRow.mismatch(rows.server(server), kind) : null;
+            if (why != null) {
+              mismatches.put(shape, why);
+            }
+          }
+        }
+        ServeProcess serve = null;
+        if (cannot == null && mismatches.size() < mine.size()) {
           try {
             serve =
                 ServeProcess.start(
                     pin.serverPrefix(),
                     List.of(),
-                    serveArgs(s, server, rows.server(server).tls() ? tls : null));
+                    serveArgs(
+                        s,
+                        server,
+                        rows.server(server).tls() ? tls : null,
+                        MatrixRunner.transports(
+                            rows.server(server),
+                            mine.stream().map(sh -> rows.client(sh.client())).toList())));
           } catch (IOException e) {
             cannot = "cannot start " + server + ": " + MatrixRunner.message(e);
           }
@@ -520,7 +543,7 @@ final class EfficiencyCommand implements Callable<Integer> {
             String key = key(server, shape);
             samples.computeIfAbsent(key, k -> new ArrayList<>());
             done++;
-            String why = cannot;
+            String why = cannot != null ? cannot : mismatches.get(shape);
             EfficiencyResult.Sample sample = null;
             if (why == null) {
               Object r = runCell(rows, s, pin, server, shape, serve, first, tls);
@@ -566,7 +589,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static List<String> serveArgs(Settings s, String server, BenchTls tls) {
+  private static List<String> serveArgs(
+      Settings s, String server, BenchTls tls, Set<WireTransport> transports) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -579,6 +603,12 @@ final class EfficiencyCommand implements Callable<Integer> {
     if (s.workers() != null) {
       args.add("--workers");
       args.add(Integer.toString(s.workers()));
+    }
+    if (!transports.equals(EnumSet.of(WireTransport.FRAMED))) {
+      args.add("--transports");
+      args.add(
+          String.join(
+              ",", transports.stream().map(t -> t.name().toLowerCase(Locale.ROOT)).toList()));
     }
     if (tls != null) {
       args.add("--tls-dir");

@@ -22,12 +22,22 @@ record EfficiencyScenario(
   /** The server every client transport is measured against. */
   static final String CLIENT_TRANSPORTS_SERVER = "thrift-threadpool";
 
+  /** The scenario of 40 stock {@code THttpClient}s, against the rows that serve HTTP. */
+  static final String HTTP_40 = "http-40";
+
   /** The scenario names, in run order. */
-  static final List<String> NAMES = List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS);
+  static final List<String> NAMES =
+      List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS, HTTP_40);
+
+  /** The scenarios of framed clients alone: the main job's ({@code matrix --preset quick}). */
+  static final List<String> FRAMED_NAMES =
+      List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS);
 
   /**
    * The cells' client shapes for the named scenarios, in run order: {@code client-transports}
-   * becomes three shapes (stock {@code tsocket}, {@code netty-sync}, {@code grizzly-sync}).
+   * becomes three shapes (stock {@code tsocket}, {@code netty-sync}, {@code grizzly-sync}); {@code
+   * http-40} is 40 stock {@code THttpClient}s, each calling in sequence (rows that do not serve
+   * HTTP skip it).
    *
    * @throws IllegalArgumentException for an unknown name
    */
@@ -44,6 +54,9 @@ record EfficiencyScenario(
             break;
           case "seq-1":
             out.add(new EfficiencyScenario(n, "tsocket", 1, 1, null));
+            break;
+          case HTTP_40:
+            out.add(new EfficiencyScenario(n, "thttpclient", 40, 1, null));
             break;
           default:
             for (String client : List.of("tsocket", "netty-sync", "grizzly-sync")) {

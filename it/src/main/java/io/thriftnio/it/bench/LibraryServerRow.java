@@ -12,8 +12,10 @@ import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -90,6 +92,11 @@ final class LibraryServerRow implements ServerRow {
     return tls != null;
   }
 
+  @Override
+  public Set<WireTransport> transports() {
+    return EnumSet.allOf(WireTransport.class);
+  }
+
   /**
    * Registers {@code family-empty-chain/S} (an empty interceptor list) and {@code
    * family-one-interceptor/S} (one {@link CallTimer}) for each strategy, named only: beside {@code
@@ -128,6 +135,7 @@ final class LibraryServerRow implements ServerRow {
     }
     WireTransport[] transports = spec.transports().toArray(new WireTransport[0]);
     b.transports(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
+    b.httpPath(spec.httpPath());
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     if (spec.workers() != null) {
       b.workerThreads(spec.workers());

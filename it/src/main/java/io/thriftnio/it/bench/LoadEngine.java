@@ -19,8 +19,9 @@ import org.HdrHistogram.Recorder;
  * <p>A sync lane gets its own thread; an async lane keeps {@link ClientLoad.AsyncLane#depth()}
  * calls in flight, starting the next call from the completion of the last. Latency is recorded in
  * an HdrHistogram in microseconds; only calls that complete inside the measured window count. Every
- * phase is bounded in time, and the measured phase also by {@link CellSpec#maxCalls()}; a lane
- * whose call hangs past the drain bound is cut off by closing the client's connections.
+ * phase is bounded in time, and the measured phase also by {@link CellSpec#maxCalls()} (exactly
+ * that many calls are measured, the window ending as the last completes); a lane whose call hangs
+ * past the drain bound is cut off by closing the client's connections.
  */
 final class LoadEngine {
 
@@ -83,6 +84,9 @@ final class LoadEngine {
   private final AtomicLong warmupCalls = new AtomicLong();
   private final AtomicReference<Throwable> firstError = new AtomicReference<>();
   private volatile int phase = WARMUP;
+
+  /** When the {@link CellSpec#maxCalls()}-th measured call completed, or 0. */
+  private volatile long countReachedNanos;
 
   private LoadEngine(CellSpec cell) {
     this.cell = cell;
@@ -164,7 +168,7 @@ final class LoadEngine {
       }
     }
     phase = STOP;
-    long measureEnd = System.nanoTime();
+    long measureEnd = countReachedNanos != 0 ? countReachedNanos : System.nanoTime();
     Histogram histogram = recorder.getIntervalHistogram();
     window.closed();
     // Calls in flight finish (they are not counted); a hung one is cut off by closing the load.
@@ -239,8 +243,17 @@ final class LoadEngine {
       checkFailures.incrementAndGet();
     }
     if (phase == MEASURE) {
+      long n = measuredCalls.incrementAndGet();
+      long max = cell.maxCalls();
+      if (max > 0 && n > max) {
+        return; // another lane completed the count: this call is past the window
+      }
       recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_US));
-      measuredCalls.incrementAndGet();
+      if (n == max) {
+        // Exactly maxCalls measured: the window ends with this call, and the lanes stop.
+        countReachedNanos = System.nanoTime();
+        phase = STOP;
+      }
     } else if (phase == WARMUP) {
       warmupCalls.incrementAndGet();
     }

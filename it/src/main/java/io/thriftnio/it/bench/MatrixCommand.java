@@ -38,7 +38,12 @@ import picocli.CommandLine.Option;
           + " seed (2011 Grizzly-Thrift grid), full,"
           + " sleep (sleep(100), 10 clients, 1 IO thread, 10 workers), pool (sleep(500),"
           + " parallelism 100..1000: per-call-connection vs pooled-sync vs pooled-async),"
-          + " dbwork (db_work(10), 64 callers, pooled-async)."
+          + " dbwork (db_work(10), 64 callers, pooled-async),"
+          + " guide (The Programmer's Guide to Apache Thrift: --calls sequential get_last_sale"
+          + " calls, default 1,000,000, from one client and no warm-up: thrift-servlet,"
+          + " netty/worker and grizzly/worker over HTTP + JSON with thttpclient, then"
+          + " thrift-threadpool, netty/worker and grizzly/worker over TCP + JSON and TCP + binary"
+          + " with tsocket; a table of total time, calls/s, p50 and p99 per step, and guide.csv)."
     })
 final class MatrixCommand implements Callable<Integer> {
 
@@ -51,7 +56,7 @@ final class MatrixCommand implements Callable<Integer> {
       names = "--preset",
       defaultValue = "quick",
       paramLabel = "NAME",
-      description = "quick, seed, full, sleep, pool or dbwork (default: ${DEFAULT-VALUE})")
+      description = "quick, seed, full, sleep, pool, dbwork or guide (default: ${DEFAULT-VALUE})")
   String preset;
 
   @Option(
@@ -61,8 +66,9 @@ final class MatrixCommand implements Callable<Integer> {
       description =
           "server rows: all, ours, stock, netty, grizzly, netty/worker, "
               + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
-              + "netty-epoll/..., netty-iouring/..., and the TLS rows netty-tls/..., "
-              + "netty-openssl/..., grizzly-tls/... (default: the preset's)")
+              + "netty-epoll/..., netty-iouring/..., the TLS rows netty-tls/..., "
+              + "netty-openssl/..., grizzly-tls/..., and thrift-servlet (TServlet in Jetty, HTTP "
+              + "only) (default: the preset's)")
   List<String> servers;
 
   @Option(
@@ -71,7 +77,9 @@ final class MatrixCommand implements Callable<Integer> {
       paramLabel = "C",
       description =
           "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, grizzly-async,"
-              + " pooled-sync, pooled-async, per-call-connection (default: the preset's)")
+              + " pooled-sync, pooled-async, per-call-connection, thttpclient (stock THttpClient:"
+              + " against the library's rows, started accepting HTTP beside framed, and"
+              + " thrift-servlet; other rows skip it) (default: the preset's)")
   List<String> clients;
 
   @Option(
@@ -158,13 +166,12 @@ final class MatrixCommand implements Callable<Integer> {
   int poolSize;
 
   @Option(
-      names = "--max-calls",
+      names = {"--calls", "--max-calls"},
       paramLabel = "N",
-      defaultValue = "0",
       description =
-          "stop a cell's measurement after this many calls; 0: time only "
-              + "(default: ${DEFAULT-VALUE})")
-  long maxCalls;
+          "stop a cell's measurement after this many calls, --duration still bounding it; 0:"
+              + " time only (default: the preset's: 1000000 for guide, else 0)")
+  Long maxCalls;
 
   @Option(
       names = "--call-timeout",
@@ -230,9 +237,22 @@ final class MatrixCommand implements Callable<Integer> {
     MatrixRunner runner = new MatrixRunner(rows, plan, tlsDir);
     int cells = runner.cells().size();
     double perCell = (plan.warmup().toMillis() + plan.duration().toMillis()) / 1000.0 + 0.3;
-    err.printf(
-        "matrix: preset %s, %d cells, about %s; servers %s; clients %s%n",
-        plan.preset(), cells, Progress.clock(cells * perCell), plan.servers(), plan.clients());
+    if (plan.maxCalls() > 0) {
+      // A count bounds the cells: no estimate before the first has run.
+      err.printf(
+          "matrix: preset %s, %d cells of %,d calls each (at most %s each); servers %s; clients"
+              + " %s%n",
+          plan.preset(),
+          cells,
+          plan.maxCalls(),
+          Progress.clock(perCell),
+          plan.servers(),
+          plan.clients());
+    } else {
+      err.printf(
+          "matrix: preset %s, %d cells, about %s; servers %s; clients %s%n",
+          plan.preset(), cells, Progress.clock(cells * perCell), plan.servers(), plan.clients());
+    }
     for (var e : rows.missingNames().entrySet()) {
       if (plan.servers().contains(e.getKey()) || plan.clients().contains(e.getKey())) {
         err.println("matrix: " + e.getKey() + " will be skipped: " + e.getValue());
@@ -241,6 +261,10 @@ final class MatrixCommand implements Callable<Integer> {
     err.flush();
     Instant started = Instant.now();
     List<CellResult> results = runner.run(Progress.on(err, cells, perCell));
+    if (Reports.isGuide(plan)) {
+      stdout.print(Reports.guideTable(results, rows));
+      stdout.println();
+    }
     stdout.print(Reports.markdownTable(results));
     if (results.stream().anyMatch(r -> r.ran() && Reports.sleepMillis(r.size()) >= 0)) {
       stdout.println();
@@ -254,7 +278,7 @@ final class MatrixCommand implements Callable<Integer> {
     }
     stdout.flush();
     Path dir = out != null ? out : defaultOut();
-    List<Path> written = Reports.writeAll(dir, plan, results, started);
+    List<Path> written = Reports.writeAll(dir, plan, results, started, rows);
     err.println("matrix: wrote " + written.size() + " files to " + dir.toAbsolutePath());
     long bad = results.stream().mapToLong(r -> r.errors() + r.checkFailures()).sum();
     if (bad > 0) {
@@ -282,7 +306,7 @@ final class MatrixCommand implements Callable<Integer> {
         && targetServer == null
         && workers == null
         && ioThreads == null
-        && maxCalls == 0
+        && maxCalls == null
         && inFlight == 1
         && poolSize == 0
         && !asyncHandler;
@@ -293,7 +317,11 @@ final class MatrixCommand implements Callable<Integer> {
     Presets p = Presets.of(preset);
     List<MatrixPlan.Grid> grids;
     if (sizes == null && protocols == null && connections == null) {
-      grids = p.grids();
+      // Explicit --clients replace the preset's, also where a grid names its own.
+      grids =
+          clients == null
+              ? p.grids()
+              : p.grids().stream().map(MatrixPlan.Grid::forEveryClient).toList();
     } else {
       // An explicit axis replaces the preset's grids with one cross product; the preset's first
       // grid supplies the axes not given.
@@ -356,8 +384,9 @@ final class MatrixCommand implements Callable<Integer> {
     if (poolSize < 0 || poolSize > 10_000) {
       throw new IllegalArgumentException("pool-size: " + poolSize + " (expected: 0..10000)");
     }
-    if (maxCalls < 0) {
-      throw new IllegalArgumentException("max-calls: " + maxCalls + " (expected: >= 0)");
+    long calls = maxCalls != null ? maxCalls : p.calls();
+    if (calls < 0) {
+      throw new IllegalArgumentException("calls: " + calls + " (expected: >= 0)");
     }
     Integer serverWorkers = workers != null ? workers : p.serverWorkers();
     Integer serverIo = ioThreads != null ? ioThreads : p.serverIoThreads();
@@ -382,7 +411,7 @@ final class MatrixCommand implements Callable<Integer> {
         poolSize != 0 ? poolSize : p.poolSize(),
         w,
         d,
-        maxCalls,
+        calls,
         callTimeout,
         serverWorkers,
         serverIo,

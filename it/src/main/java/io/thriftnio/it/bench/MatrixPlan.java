@@ -39,13 +39,30 @@ record MatrixPlan(
     InetSocketAddress target) {
 
   /**
-   * A cross product of workloads, protocols and connection counts.
+   * A cross product of workloads, protocols and connection counts, for the plan's client kinds or
+   * for some of them.
    *
    * @param workloads what calls do
    * @param protocols protocol names
    * @param connections connection counts (parallelism for pooled kinds)
+   * @param clients the client kinds of this grid, or {@code null} for every kind of the plan
    */
-  record Grid(List<Workload> workloads, List<String> protocols, List<Integer> connections) {}
+  record Grid(
+      List<Workload> workloads,
+      List<String> protocols,
+      List<Integer> connections,
+      List<String> clients) {
+
+    /** A grid for every client kind of the plan. */
+    Grid(List<Workload> workloads, List<String> protocols, List<Integer> connections) {
+      this(workloads, protocols, connections, null);
+    }
+
+    /** This grid for every client kind of the plan. */
+    Grid forEveryClient() {
+      return new Grid(workloads, protocols, connections, null);
+    }
+  }
 
   /** The most connections any cell opens at once, for thread-per-connection rows. */
   int maxConnections() {

@@ -1,11 +1,13 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -67,7 +69,7 @@ final class MatrixRunner {
         for (String protocol : grid.protocols()) {
           for (Workload workload : grid.workloads()) {
             for (int connections : grid.connections()) {
-              for (String client : plan.clients()) {
+              for (String client : grid.clients() != null ? grid.clients() : plan.clients()) {
                 String key =
                     server
                         + "|"
@@ -153,7 +155,10 @@ final class MatrixRunner {
     if (kind == null) {
       return CellResult.skipped(cell, reason(cell.client(), rows.missing(cell.client())));
     }
-    String why = row != null ? row.cannotServe(cell) : null;
+    String why = row != null ? ClientKindRow.mismatch(row, kind) : null;
+    if (why == null && row != null) {
+      why = row.cannotServe(cell);
+    }
     if (why == null) {
       why = kind.cannotRun(cell);
     }
@@ -179,7 +184,7 @@ final class MatrixRunner {
       RunningServer server = started.get(cell.protocol());
       if (server == null) {
         try {
-          server = row.start(serverSpec(cell.protocol()));
+          server = row.start(serverSpec(row, cell.protocol()));
         } catch (Exception e) {
           String reason = "cannot start " + cell.server() + ": " + message(e);
           startFailures.put(cell.protocol(), reason);
@@ -201,9 +206,12 @@ final class MatrixRunner {
 
   /**
    * The spec every row of this run starts with, for one protocol; with the run's certificates once
-   * a TLS row has asked for them.
+   * a TLS row has asked for them. A row that serves {@code FRAMED} accepts it, and beside it what
+   * else the run's client kinds speak and the row serves ({@code HTTP} for {@code thttpclient}); so
+   * a run of framed kinds alone starts every row as before. A row that does not serve {@code
+   * FRAMED} ({@code thrift-servlet}) accepts what it serves.
    */
-  ServerSpec serverSpec(String protocol) {
+  ServerSpec serverSpec(ServerRow row, String protocol) {
     int expected = plan.maxConnections() * Math.max(1, plan.inFlight()) + 16;
     return new ServerSpec(
         LOOPBACK,
@@ -213,7 +221,29 @@ final class MatrixRunner {
         plan.serverIoThreads(),
         plan.asyncHandler(),
         expected,
-        tls);
+        tls,
+        false,
+        transports(row, plan.clients().stream().map(rows::client).toList()));
+  }
+
+  /**
+   * What {@code row} accepts when {@code kinds} call it: {@code FRAMED} (where it serves it) and
+   * each kind's transport it serves.
+   *
+   * @param kinds the client kinds of the run; {@code null} entries (missing kinds) are ignored
+   */
+  static Set<WireTransport> transports(ServerRow row, List<ClientKindRow> kinds) {
+    Set<WireTransport> served = row.transports();
+    if (!served.contains(WireTransport.FRAMED)) {
+      return EnumSet.copyOf(served);
+    }
+    EnumSet<WireTransport> out = EnumSet.of(WireTransport.FRAMED);
+    for (ClientKindRow k : kinds) {
+      if (k != null && served.contains(k.transport())) {
+        out.add(k.transport());
+      }
+    }
+    return out;
   }
 
   private static String reason(String name, String missing) {

@@ -18,6 +18,7 @@ import java.util.List;
  * @param serverWorkers worker threads of every row, or null for defaults
  * @param serverIoThreads IO threads of every row, or null for defaults
  * @param poolSize pooled kinds' connection limit, 0 for their default
+ * @param calls measured calls per cell, or 0 for time alone ({@code --calls})
  */
 record Presets(
     String name,
@@ -28,9 +29,41 @@ record Presets(
     Duration duration,
     Integer serverWorkers,
     Integer serverIoThreads,
-    int poolSize) {
+    int poolSize,
+    long calls) {
 
-  static final List<String> NAMES = List.of("quick", "seed", "full", "sleep", "pool", "dbwork");
+  static final List<String> NAMES =
+      List.of("quick", "seed", "full", "sleep", "pool", "dbwork", "guide");
+
+  /** The calls of each step of the {@code guide} preset, as the Guide made them. */
+  static final long GUIDE_CALLS = 1_000_000;
+
+  /** The {@code guide} preset's bound on one step, should it stall. */
+  static final Duration GUIDE_STEP_LIMIT = Duration.ofHours(1);
+
+  /** A preset bounded by time alone. */
+  Presets(
+      String name,
+      List<String> servers,
+      List<String> clients,
+      List<MatrixPlan.Grid> grids,
+      Duration warmup,
+      Duration duration,
+      Integer serverWorkers,
+      Integer serverIoThreads,
+      int poolSize) {
+    this(
+        name,
+        servers,
+        clients,
+        grids,
+        warmup,
+        duration,
+        serverWorkers,
+        serverIoThreads,
+        poolSize,
+        0);
+  }
 
   /** The handler time of the {@code sleep} preset, in milliseconds. */
   static final int SLEEP_MILLIS = 100;
@@ -127,6 +160,32 @@ record Presets(
             null,
             null,
             0);
+      case "guide":
+        // The Programmer's Guide to Apache Thrift: 1,000,000 sequential get_last_sale calls from
+        // one client, through a TServlet over HTTP + JSON, then over TCP + JSON, then TCP +
+        // binary; beside each stock step, our netty/worker and grizzly/worker. No warm-up: the
+        // Guide timed the whole run.
+        return new Presets(
+            name,
+            List.of("thrift-servlet", "thrift-threadpool", "netty/worker", "grizzly/worker"),
+            List.of("thttpclient", "tsocket"),
+            List.of(
+                new MatrixPlan.Grid(
+                    List.of(Workload.lastSale()),
+                    List.of("json"),
+                    List.of(1),
+                    List.of("thttpclient")),
+                new MatrixPlan.Grid(
+                    List.of(Workload.lastSale()),
+                    List.of("json", "binary"),
+                    List.of(1),
+                    List.of("tsocket"))),
+            Duration.ZERO,
+            GUIDE_STEP_LIMIT,
+            null,
+            null,
+            0,
+            GUIDE_CALLS);
       default:
         throw new IllegalArgumentException("preset: " + name + " (expected: one of " + NAMES + ")");
     }

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -48,6 +50,90 @@ final class Reports {
               r.p999Us(),
               r.errors(),
               r.checkFailures()));
+    }
+    return sb.toString();
+  }
+
+  /** The CSV header of {@code guide.csv}: one line per step and server. */
+  static final String GUIDE_CSV_HEADER =
+      "step,transport,protocol,server,client,calls,total_seconds,calls_per_sec,p50_us,p99_us,"
+          + "errors,bad_replies";
+
+  /** Whether {@code plan} runs the {@code guide} preset. */
+  static boolean isGuide(MatrixPlan plan) {
+    return plan.preset().equals("guide") || plan.preset().startsWith("guide+");
+  }
+
+  /** One step of the Guide's progression that ran: its number, transport and protocol. */
+  private record GuideStep(int step, String transport, CellResult result) {}
+
+  private static List<GuideStep> guideSteps(List<CellResult> results, Rows rows) {
+    List<GuideStep> steps = new ArrayList<>();
+    for (CellResult r : results) {
+      if (!r.ran()) {
+        continue;
+      }
+      ClientKindRow kind = rows.client(r.client());
+      boolean http = kind != null && kind.transport() == WireTransport.HTTP;
+      int step = http ? 1 : r.protocol().equals("json") ? 2 : 3;
+      steps.add(new GuideStep(step, http ? "HTTP" : "TCP", r));
+    }
+    steps.sort(Comparator.comparingInt(GuideStep::step));
+    return steps;
+  }
+
+  /**
+   * The {@code guide} preset's table: per step (1 HTTP + JSON, 2 TCP + JSON, 3 TCP + binary) and
+   * server, the calls, their total time, calls/s, p50 and p99.
+   */
+  static String guideTable(List<CellResult> results, Rows rows) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        "| step | transport | protocol | server | client | calls | total s | calls/s | p50 us "
+            + "| p99 us | errors |\n");
+    sb.append("|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (GuideStep g : guideSteps(results, rows)) {
+      CellResult r = g.result();
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %s | %s | %s | %,d | %,.1f | %,.0f | %,d | %,d | %d |%n",
+              g.step(),
+              g.transport(),
+              r.protocol(),
+              r.server(),
+              r.client(),
+              r.calls(),
+              r.seconds(),
+              r.callsPerSec(),
+              r.p50Us(),
+              r.p99Us(),
+              r.errors() + r.checkFailures()));
+    }
+    return sb.toString();
+  }
+
+  /** {@code guide.csv}: {@link #GUIDE_CSV_HEADER}, then one line per step and server. */
+  static String guideCsv(List<CellResult> results, Rows rows) {
+    StringBuilder sb = new StringBuilder(GUIDE_CSV_HEADER).append('\n');
+    for (GuideStep g : guideSteps(results, rows)) {
+      CellResult r = g.result();
+      sb.append(
+          String.join(
+              ",",
+              Integer.toString(g.step()),
+              g.transport(),
+              r.protocol(),
+              csvField(r.server()),
+              csvField(r.client()),
+              Long.toString(r.calls()),
+              num(r.seconds()),
+              num(r.callsPerSec()),
+              Long.toString(r.p50Us()),
+              Long.toString(r.p99Us()),
+              Long.toString(r.errors()),
+              Long.toString(r.checkFailures())));
+      sb.append('\n');
     }
     return sb.toString();
   }
@@ -285,6 +371,21 @@ final class Reports {
 
   static String reportMarkdown(
       MatrixPlan plan, List<CellResult> results, Instant started, List<Path> charts, Path dir) {
+    return reportMarkdown(plan, results, started, charts, dir, null);
+  }
+
+  /**
+   * {@code report.md}.
+   *
+   * @param guide the {@code guide} preset's table, or {@code null}
+   */
+  static String reportMarkdown(
+      MatrixPlan plan,
+      List<CellResult> results,
+      Instant started,
+      List<Path> charts,
+      Path dir,
+      String guide) {
     StringBuilder sb = new StringBuilder();
     sb.append("# thrift-nio throughput matrix\n\n");
     sb.append("- preset: `").append(plan.preset()).append("`\n");
@@ -294,7 +395,12 @@ final class Reports {
         .append(plan.warmup().toMillis())
         .append(" ms, measured ")
         .append(plan.duration().toMillis())
-        .append(" ms per cell; async in-flight per connection ")
+        .append(
+            plan.maxCalls() > 0
+                ? String.format(
+                    Locale.ROOT, " ms or %,d calls, whichever ends first,", plan.maxCalls())
+                : " ms")
+        .append(" per cell; async in-flight per connection ")
         .append(plan.inFlight())
         .append('\n');
     sb.append("- servers: ")
@@ -303,6 +409,13 @@ final class Reports {
                 ? "external target " + plan.target().getHostString() + ":" + plan.target().getPort()
                 : "in-process on loopback")
         .append("\n\n");
+    if (guide != null) {
+      sb.append("## The Guide's progression: ")
+          .append(String.format(Locale.ROOT, "%,d", plan.maxCalls()))
+          .append(" sequential get_last_sale calls per step, one client\n\n")
+          .append(guide)
+          .append('\n');
+    }
     sb.append("## Results\n\n").append(markdownTable(results)).append('\n');
     sb.append("## Response time and connections\n\n").append(responseTable(results)).append('\n');
     String skipped = skippedList(results);
@@ -326,12 +439,30 @@ final class Reports {
    */
   static List<Path> writeAll(Path dir, MatrixPlan plan, List<CellResult> results, Instant started)
       throws IOException {
+    return writeAll(dir, plan, results, started, Rows.standard());
+  }
+
+  /**
+   * Writes every output file into {@code dir}; for the {@code guide} preset also {@code guide.csv},
+   * and its table in {@code report.md}.
+   *
+   * @param rows tells which client kinds speak HTTP
+   * @return the files written
+   */
+  static List<Path> writeAll(
+      Path dir, MatrixPlan plan, List<CellResult> results, Instant started, Rows rows)
+      throws IOException {
     Files.createDirectories(dir);
     List<Path> written = new ArrayList<>();
     written.add(write(dir.resolve("results.csv"), csv(results)));
     written.add(write(dir.resolve("results.json"), json(plan, results, started)));
+    String guide = null;
+    if (isGuide(plan)) {
+      written.add(write(dir.resolve("guide.csv"), guideCsv(results, rows)));
+      guide = guideTable(results, rows);
+    }
     List<Path> charts = Charts.writeAll(dir, results);
-    String report = reportMarkdown(plan, results, started, charts, dir);
+    String report = reportMarkdown(plan, results, started, charts, dir, guide);
     written.add(write(dir.resolve("report.md"), report));
     written.addAll(charts);
     return written;

@@ -1,8 +1,8 @@
 package io.thriftnio.it.bench;
 
 /**
- * Adds a family of rows to a registry. {@link Rows} loads the Netty, Grizzly and pool providers by
- * class name, so that the bench still builds and runs while one of them is left out.
+ * Adds a family of rows to a registry. {@link Rows} loads the Netty, Grizzly, pool and servlet
+ * providers by class name, so that the bench still builds and runs while one of them is left out.
  */
 interface RowProvider {
 

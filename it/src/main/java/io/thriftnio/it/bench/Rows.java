@@ -2,16 +2,18 @@ package io.thriftnio.it.bench;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The registry of server rows and client kinds, by name.
  *
- * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly and pool
- * providers are in this build. Names of a provider that is missing stay known, with the reason, so
- * that {@code matrix} skips their cells with that reason instead of rejecting the name.
+ * <p>{@link #standard()} holds {@link StockRows} and whichever of the Netty, Grizzly, pool and
+ * servlet providers are in this build. Names of a provider that is missing stay known, with the
+ * reason, so that {@code matrix} skips their cells with that reason instead of rejecting the name.
  */
 final class Rows {
 
@@ -29,11 +31,13 @@ final class Rows {
               List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
               List.of("grizzly-sync", "grizzly-async")),
           new Optional(
-              "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")));
+              "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")),
+          new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()));
 
   private final Map<String, ServerRow> servers = new LinkedHashMap<>();
   private final Map<String, ClientKindRow> clients = new LinkedHashMap<>();
   private final Map<String, String> missing = new LinkedHashMap<>();
+  private final Set<String> missingServers = new HashSet<>();
 
   /** An empty registry, for tests. */
   Rows() {}
@@ -54,6 +58,7 @@ final class Rows {
         String why = o.className() + " is not in this build (" + e + ")";
         for (String s : o.servers()) {
           rows.missing.put(s, why);
+          rows.missingServers.add(s);
         }
         for (String c : o.clients()) {
           rows.missing.put(c, why);
@@ -118,9 +123,9 @@ final class Rows {
 
   /**
    * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code stock}
-   * (the {@code thrift-*} rows), a family ({@code netty} means every {@code netty/...} row), or a
-   * row name. A known name missing from the build is kept, so its cells are skipped with the
-   * reason.
+   * (the listed {@code thrift-*} rows; {@code thrift-servlet} is named only), a family ({@code
+   * netty} means every {@code netty/...} row), or a row name. A known name missing from the build
+   * is kept, so its cells are skipped with the reason.
    *
    * @throws IllegalArgumentException for an unknown name
    */
@@ -128,7 +133,7 @@ final class Rows {
     List<String> out = new ArrayList<>();
     List<String> known = new ArrayList<>(servers.keySet());
     for (String m : missing.keySet()) {
-      if (m.contains("/")) {
+      if (missingServers.contains(m)) {
         known.add(m);
       }
     }
@@ -137,7 +142,10 @@ final class Rows {
       switch (sel) {
         case "all":
           hit.addAll(serverNames());
-          missing.keySet().stream().filter(n -> n.contains("/")).forEach(hit::add);
+          missing.keySet().stream()
+              .filter(missingServers::contains)
+              .filter(n -> !n.equals(ServletRows.NAME))
+              .forEach(hit::add);
           break;
         case "ours":
           known.stream()
@@ -146,7 +154,10 @@ final class Rows {
               .forEach(hit::add);
           break;
         case "stock":
-          known.stream().filter(n -> n.startsWith("thrift-")).forEach(hit::add);
+          known.stream()
+              .filter(n -> n.startsWith("thrift-"))
+              .filter(this::listedOrMissing)
+              .forEach(hit::add);
           break;
         default:
           if (servers.containsKey(sel) || missing.containsKey(sel)) {
@@ -173,7 +184,8 @@ final class Rows {
 
   private boolean listedOrMissing(String name) {
     ServerRow row = servers.get(name);
-    return row == null ? missing.containsKey(name) : row.listed();
+    // thrift-servlet is named only, also when its provider is missing.
+    return row == null ? missing.containsKey(name) && !name.equals(ServletRows.NAME) : row.listed();
   }
 
   /**
@@ -187,12 +199,12 @@ final class Rows {
       List<String> hit = new ArrayList<>();
       if (sel.equals("all")) {
         hit.addAll(clientNames());
-        missing.keySet().stream().filter(n -> !n.contains("/")).forEach(hit::add);
+        missing.keySet().stream().filter(n -> !missingServers.contains(n)).forEach(hit::add);
       } else if (clients.containsKey(sel) || missing.containsKey(sel)) {
         hit.add(sel);
       } else {
         List<String> known = new ArrayList<>(clients.keySet());
-        missing.keySet().stream().filter(n -> !n.contains("/")).forEach(known::add);
+        missing.keySet().stream().filter(n -> !missingServers.contains(n)).forEach(known::add);
         throw new IllegalArgumentException(
             "client: " + sel + " (expected: all or one of " + known + ")");
       }

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.zookeeper.ZooKeeperRegistration;
 import java.io.BufferedReader;
@@ -68,7 +69,8 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "S",
       description =
           "netty, grizzly, thrift-simple, thrift-threadpool, thrift-nonblocking, "
-              + "thrift-hsha, thrift-threaded-selector or raw-echo (also netty/worker etc.); netty "
+              + "thrift-hsha, thrift-threaded-selector, thrift-servlet (TServlet in Jetty, HTTP)"
+              + " or raw-echo (also netty/worker etc.); netty "
               + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
               + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
               + "TLS through netty-tcnative (same-thread or worker)")
@@ -154,9 +156,19 @@ final class ServeCommand implements Callable<Integer> {
       split = ",",
       description =
           "framed, unframed, http, comma-separated: what the server accepts on its one port,"
-              + " told apart per connection by its first byte; http peers post to / (netty and"
-              + " grizzly rows; default: framed)")
-  List<String> transports = List.of("framed");
+              + " told apart per connection by its first byte; http peers post to --http-path"
+              + " (netty and grizzly rows take any; thrift-servlet http alone; default: framed,"
+              + " http for thrift-servlet)")
+  List<String> transports;
+
+  @Option(
+      names = "--http-path",
+      paramLabel = "P",
+      defaultValue = ServerBuilder.DEFAULT_HTTP_PATH,
+      description =
+          "the path http peers post their calls to, e.g. /thrift; other paths are answered 404"
+              + " (default: ${DEFAULT-VALUE})")
+  String httpPath;
 
   @Option(
       names = "--zookeeper",
@@ -201,7 +213,8 @@ final class ServeCommand implements Callable<Integer> {
       if (ioThreads != null) {
         check("io-threads", ioThreads, 1, 1024);
       }
-      accepted = transports(transports);
+      accepted = transports != null ? transports(transports) : null;
+      httpPath(httpPath);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -213,6 +226,12 @@ final class ServeCommand implements Callable<Integer> {
           missing != null
               ? name + ": " + missing
               : "server: " + server + " (expected: one of " + rows.serverNames() + ")");
+    }
+    if (accepted == null) {
+      accepted =
+          row.transports().contains(WireTransport.FRAMED)
+              ? EnumSet.of(WireTransport.FRAMED)
+              : EnumSet.copyOf(row.transports());
     }
     RunningServer running;
     try {
@@ -242,7 +261,8 @@ final class ServeCommand implements Callable<Integer> {
                   connections,
                   tls,
                   accessLog,
-                  accepted));
+                  accepted,
+                  httpPath));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "
@@ -355,6 +375,26 @@ final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           name + ": " + value + " (expected: " + min + ".." + max + ")");
     }
+  }
+
+  /**
+   * Checks {@code --http-path} as {@link ServerBuilder#httpPath} does: an absolute path, without
+   * query or spaces.
+   *
+   * @return the path
+   * @throws IllegalArgumentException otherwise
+   */
+  static String httpPath(String path) {
+    if (path == null
+        || !path.startsWith("/")
+        || path.indexOf('?') >= 0
+        || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
+      throw new IllegalArgumentException(
+          "http-path: "
+              + (path == null ? "null" : "'" + path + "'")
+              + " (expected: an absolute path, starting with /, without query or spaces)");
+    }
+    return path;
   }
 
   /**

@@ -1,5 +1,9 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireTransport;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * One server row of the matrix, e.g. {@code netty/worker}, {@code thrift-hsha}, {@code raw-echo}.
  */
@@ -27,6 +31,14 @@ interface ServerRow {
   /** Whether the row is part of {@code all} and of family names like {@code netty}. */
   default boolean listed() {
     return true;
+  }
+
+  /**
+   * What the row can serve on its port. Default: {@code FRAMED} alone; the library's rows serve
+   * every {@link WireTransport}, {@code thrift-servlet} {@code HTTP} alone.
+   */
+  default Set<WireTransport> transports() {
+    return EnumSet.of(WireTransport.FRAMED);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import java.util.EnumSet;
 import java.util.Set;
@@ -20,7 +21,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *     then fails to start and says so)
  * @param accessLog library rows print one line per call on stderr ({@code serve --access-log})
  * @param transports what the row accepts on its port ({@code serve --transports}); only library
- *     rows accept more than {@code FRAMED}
+ *     rows accept more than {@code FRAMED}, and {@code thrift-servlet} accepts {@code HTTP} alone
+ * @param httpPath the path HTTP peers post to ({@code serve --http-path}, default {@code /})
  */
 record ServerSpec(
     String host,
@@ -32,7 +34,34 @@ record ServerSpec(
     int expectedConnections,
     BenchTls tls,
     boolean accessLog,
-    Set<WireTransport> transports) {
+    Set<WireTransport> transports,
+    String httpPath) {
+
+  /** A spec whose HTTP peers, if any, post to {@code /}. */
+  ServerSpec(
+      String host,
+      int port,
+      String protocol,
+      Integer workers,
+      Integer ioThreads,
+      boolean asyncHandler,
+      int expectedConnections,
+      BenchTls tls,
+      boolean accessLog,
+      Set<WireTransport> transports) {
+    this(
+        host,
+        port,
+        protocol,
+        workers,
+        ioThreads,
+        asyncHandler,
+        expectedConnections,
+        tls,
+        accessLog,
+        transports,
+        ServerBuilder.DEFAULT_HTTP_PATH);
+  }
 
   /** A spec for framed peers alone. */
   ServerSpec(

@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -27,6 +28,7 @@ import org.apache.thrift.server.TServer;
 import org.apache.thrift.server.TSimpleServer;
 import org.apache.thrift.server.TThreadPoolServer;
 import org.apache.thrift.server.TThreadedSelectorServer;
+import org.apache.thrift.transport.THttpClient;
 import org.apache.thrift.transport.TNonblockingServerSocket;
 import org.apache.thrift.transport.TServerSocket;
 import org.apache.thrift.transport.TServerTransport;
@@ -36,8 +38,10 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 
 /**
  * The rows that need only libthrift: the stock Thrift servers, the raw echo ceiling, the stock
- * {@code TSocket} client and a new connection per call. Against a TLS row the stock clients run
- * over a JDK {@code SSLSocket} (the stock servers serve plain TCP only).
+ * {@code TSocket} client, a new connection per call, and the stock {@code THttpClient} ({@code
+ * thttpclient}, which calls the rows that serve HTTP: {@code thrift-servlet} and the library's).
+ * Against a TLS row the stock clients run over a JDK {@code SSLSocket} (the stock servers serve
+ * plain TCP only).
  *
  * <p>Thread counts: rows with a worker pool get {@code --workers} (default {@value
  * ServerBuilder#DEFAULT_WORKER_THREADS}, the library's default, so stock and library rows run with
@@ -64,6 +68,28 @@ final class StockRows implements RowProvider {
     rows.server(new RawEcho());
     rows.client(new TSocketKind());
     rows.client(new PerCallConnection());
+    rows.client(new THttpClientKind());
+  }
+
+  /**
+   * A stock {@code THttpClient} on its default back-end (the JDK's {@code HttpURLConnection}, which
+   * keeps connections alive and reuses them), posting to {@code http://HOST:PORT/PATH}.
+   *
+   * @param path the server's HTTP path, e.g. {@code /}
+   * @param timeout the connect and read timeout
+   */
+  static TTransport openHttpClient(InetSocketAddress address, String path, Duration timeout)
+      throws Exception {
+    int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    String host = address.getHostString();
+    if (host.indexOf(':') >= 0) {
+      host = "[" + host + "]";
+    }
+    THttpClient client =
+        new THttpClient(new TConfiguration(), "http://" + host + ":" + address.getPort() + path);
+    client.setConnectTimeout(millis);
+    client.setReadTimeout(millis);
+    return client;
   }
 
   /** A stock framed {@code TSocket}, open, with a 60 s read timeout. */
@@ -359,6 +385,39 @@ final class StockRows implements RowProvider {
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       return Lanes.syncConnections(cell, address, a -> openFramedSocket(cell, a), null);
+    }
+  }
+
+  /**
+   * Stock libthrift over HTTP: one {@code THttpClient} per lane, each a sequence of blocking {@code
+   * POST}s to {@code /}; its default back-end keeps the connections alive. Plain HTTP only.
+   */
+  private static final class THttpClientKind implements ClientKindRow {
+    @Override
+    public String name() {
+      return "thttpclient";
+    }
+
+    @Override
+    public WireTransport transport() {
+      return WireTransport.HTTP;
+    }
+
+    @Override
+    public String cannotRun(CellSpec cell) {
+      if (cell.tls() != null) {
+        return name() + " speaks plain HTTP only (" + cell.server() + " serves TLS)";
+      }
+      return null;
+    }
+
+    @Override
+    public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
+      return Lanes.syncConnections(
+          cell,
+          address,
+          a -> openHttpClient(a, ServerBuilder.DEFAULT_HTTP_PATH, cell.callTimeout()),
+          null);
     }
   }
 

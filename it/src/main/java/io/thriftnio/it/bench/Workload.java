@@ -4,6 +4,7 @@ import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TestInfo;
+import io.thriftnio.testkit.gen.TradeReport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +15,7 @@ import org.apache.thrift.transport.TMemoryBuffer;
 
 /**
  * What one call of a cell does, and how its result is checked: {@code echo} of a checkable payload,
- * {@code sleep(ms)}, or {@code db_work(n)}.
+ * {@code sleep(ms)}, {@code db_work(n)}, or {@code get_last_sale}.
  *
  * <p>Against a raw echo row the same request is sent as a prepared frame ({@link #requestFrame})
  * and the echo is compared with it byte for byte, without Thrift decoding.
@@ -32,6 +33,17 @@ abstract class Workload {
   /** {@code sleep(millis)}. */
   static Workload sleep(int millis) {
     return new Sleep(millis);
+  }
+
+  /** The symbol of {@link #lastSale()}. */
+  static final String LAST_SALE_SYMBOL = "AAPL";
+
+  /**
+   * {@code get_last_sale("AAPL")}, checked against the reference handler's {@code TradeReport}: the
+   * call of The Programmer's Guide to Apache Thrift's progression ({@code matrix --preset guide}).
+   */
+  static Workload lastSale() {
+    return new LastSale();
   }
 
   /** {@code db_work(rows)}, checked row by row against {@link BenchHandler#row(int)}. */
@@ -147,6 +159,35 @@ abstract class Workload {
     @Override
     boolean check(Object reply) {
       return Boolean.TRUE.equals(reply);
+    }
+  }
+
+  private static final class LastSale extends Workload {
+    private final TradeReport expected = new TradeReport(LAST_SALE_SYMBOL, 25.50, 100, 1);
+
+    @Override
+    String label() {
+      return "get_last_sale";
+    }
+
+    @Override
+    int size() {
+      return 0;
+    }
+
+    @Override
+    void send(BenchService.Client client) throws TException {
+      client.send_get_last_sale(LAST_SALE_SYMBOL);
+    }
+
+    @Override
+    Object receive(BenchService.Client client) throws TException {
+      return client.recv_get_last_sale();
+    }
+
+    @Override
+    boolean check(Object reply) {
+      return expected.equals(reply);
     }
   }
 

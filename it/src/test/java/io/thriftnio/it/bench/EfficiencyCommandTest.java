@@ -182,7 +182,8 @@ class EfficiencyCommandTest {
             "tsocket x1",
             "tsocket x1",
             "netty-sync x1",
-            "grizzly-sync x1");
+            "grizzly-sync x1",
+            "thttpclient x40");
     assertThat(all.get(3).runsOn("thrift-threadpool")).isTrue();
     assertThat(all.get(3).runsOn("netty/worker")).isFalse();
     assertThat(all.get(0).runsOn("netty/worker")).isTrue();

@@ -48,6 +48,12 @@ class ReducedMatrixTest {
     assertThat(results).hasSize(servers.size() * clients.size());
     for (CellResult r : results) {
       String cell = r.server() + " x " + r.client();
+      // thttpclient calls the rows that serve HTTP; the framed-only rows skip it, saying why.
+      String mismatch = ClientKindRow.mismatch(rows.server(r.server()), rows.client(r.client()));
+      if (mismatch != null) {
+        assertThat(r.skipped()).as(cell + " skipped").isEqualTo(mismatch);
+        continue;
+      }
       assertThat(r.skipped()).as(cell + " skipped").isNull();
       assertThat(r.errors()).as(cell + " errors").isZero();
       assertThat(r.checkFailures()).as(cell + " payload check failures").isZero();
@@ -136,7 +142,7 @@ class ReducedMatrixTest {
             null);
     long t0 = System.nanoTime();
     List<CellResult> results = new MatrixRunner(Rows.standard(), plan).run(quiet(1));
-    assertThat(results.get(0).calls()).isGreaterThanOrEqualTo(200);
+    assertThat(results.get(0).calls()).isEqualTo(200);
     assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(15));
   }
 

@@ -12,8 +12,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.transport.THttpClient;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,6 +51,69 @@ class ServeTransportsTest {
       assertThat(lastSale(server.address(), false, "UNFRAMED")).isEqualTo("UNFRAMED");
       assertThat(lastSale(server.address(), true, "FRAMED")).isEqualTo("FRAMED");
     }
+  }
+
+  private static String lastSaleOverHttp(InetSocketAddress a, String path, String symbol)
+      throws Exception {
+    THttpClient http = new THttpClient("http://" + a.getHostString() + ":" + a.getPort() + path);
+    http.setConnectTimeout(10_000);
+    http.setReadTimeout(10_000);
+    try (TTransport open = http) {
+      return new BenchService.Client(new TCompactProtocol(open)).get_last_sale(symbol).getSymbol();
+    }
+  }
+
+  @Test
+  void serveTakesTheHttpPathItsHttpPeersPostTo() throws Exception {
+    try (ServeProcess serve =
+        ServeProcess.start(
+            List.of(),
+            List.of(
+                "--server",
+                "netty/worker",
+                "--protocol",
+                "compact",
+                "--io-threads",
+                "1",
+                "--workers",
+                "2",
+                "--transports",
+                "framed,http",
+                "--http-path",
+                "/thrift"))) {
+      assertThat(lastSaleOverHttp(serve.address(), "/thrift", "PATH")).isEqualTo("PATH");
+      assertThatThrownBy(() -> lastSaleOverHttp(serve.address(), "/", "ROOT"))
+          .isInstanceOf(TTransportException.class)
+          .hasMessageContaining("404");
+      assertThat(lastSale(serve.address(), true, "FRAMED")).isEqualTo("FRAMED");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"thrift", "/a b", "/x?y=1"})
+  void serveRefusesAnHttpPathTheServerWouldRefuse(String path) {
+    StringWriter err = new StringWriter();
+    int code =
+        BenchMain.execute(
+            new String[] {
+              "serve",
+              "--server",
+              "netty",
+              "--port",
+              "0",
+              "--transports",
+              "http",
+              "--http-path",
+              path
+            },
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true));
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "http-path: '"
+                + path
+                + "' (expected: an absolute path, starting with /, without query or spaces)");
   }
 
   @Test
