@@ -46,10 +46,14 @@ public abstract class AbstractClientResources implements ClientResources {
     checkSupported(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     Runnable onClose = () -> forget(self);
-    TTransport transport =
-        options.tls().isPresent()
-            ? connectTlsTransport(address, options, onClose)
-            : SocketFramedTransport.connect(address, options, onClose);
+    TTransport transport;
+    if (options.transport() == WireTransport.HTTP) {
+      transport = SocketHttpTransport.connect(address, options, onClose);
+    } else if (options.tls().isPresent()) {
+      transport = connectTlsTransport(address, options, onClose);
+    } else {
+      transport = SocketFramedTransport.connect(address, options, onClose);
+    }
     self.set(transport);
     return register(transport, address);
   }
@@ -59,6 +63,7 @@ public abstract class AbstractClientResources implements ClientResources {
       throws TTransportException {
     checkArguments(address, options);
     checkSupported(options);
+    checkSupportedChannel(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     ThriftChannel channel = connectChannel(address, options, () -> forget(self));
     self.set(channel);
@@ -67,11 +72,20 @@ public abstract class AbstractClientResources implements ClientResources {
 
   /** Refuses, before connecting, a transport this client cannot speak yet. */
   private static void checkSupported(ClientOptions options) {
-    if (options.transport() != WireTransport.FRAMED) {
+    if (options.transport() == WireTransport.UNFRAMED) {
       throw new UnsupportedOperationException(
           "transport: "
               + options.transport()
               + " (expected: FRAMED; not yet supported by clients)");
+    }
+  }
+
+  /** Refuses, before connecting, a channel transport this client cannot speak yet. */
+  private static void checkSupportedChannel(ClientOptions options) {
+    if (options.transport() == WireTransport.HTTP) {
+      throw new UnsupportedOperationException(
+          "transport: HTTP (expected: FRAMED; HTTP channels are not supported yet, HTTP sync"
+              + " transports are)");
     }
   }
 
