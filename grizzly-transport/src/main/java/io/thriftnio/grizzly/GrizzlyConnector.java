@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
@@ -104,8 +105,15 @@ final class GrizzlyConnector {
         (int)
             Math.min(
                 Integer.MAX_VALUE,
-                (long) WRITE_HIGH_WATER_MARK + Framing.HEADER_SIZE + options.maxFrameSize()));
+                (long) WRITE_HIGH_WATER_MARK + requestOverhead(options) + options.maxFrameSize()));
     return chain.ssl != null ? handshake(connection, address, chain) : connection;
+  }
+
+  /** The most bytes a request adds to its message: the length prefix, or an HTTP head. */
+  private static int requestOverhead(ClientOptions options) {
+    return options.transport() == WireTransport.HTTP
+        ? 1024 + options.httpPath().length()
+        : Framing.HEADER_SIZE;
   }
 
   /** Runs the TLS handshake of a new connection within the handshake timeout, or closes it. */
@@ -167,20 +175,25 @@ final class GrizzlyConnector {
   private static final class Key {
     final int maxFrameSize;
     final ClientTls tls;
+    final boolean http;
 
     Key(ClientOptions options) {
       this.maxFrameSize = options.maxFrameSize();
       this.tls = options.tls().orElse(null);
+      this.http = options.transport() == WireTransport.HTTP;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Key && ((Key) o).maxFrameSize == maxFrameSize && ((Key) o).tls == tls;
+      return o instanceof Key
+          && ((Key) o).maxFrameSize == maxFrameSize
+          && ((Key) o).tls == tls
+          && ((Key) o).http == http;
     }
 
     @Override
     public int hashCode() {
-      return 31 * maxFrameSize + System.identityHashCode(tls);
+      return (31 * maxFrameSize + System.identityHashCode(tls)) * 2 + (http ? 1 : 0);
     }
   }
 
@@ -199,8 +212,13 @@ final class GrizzlyConnector {
       if (ssl != null) {
         b.add(ssl);
       }
+      // HTTP: the channel finds the responses in the bytes itself (HttpChannelCodec).
       this.filters =
-          b.add(new ThriftFrameFilter(key.maxFrameSize)).add(new ThriftClientFilter()).build();
+          key.http
+              ? b.add(new HttpClientFilter()).build()
+              : b.add(new ThriftFrameFilter(key.maxFrameSize))
+                  .add(new ThriftClientFilter())
+                  .build();
     }
   }
 

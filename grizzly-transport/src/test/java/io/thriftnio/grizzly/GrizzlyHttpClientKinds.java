@@ -21,4 +21,12 @@ final class GrizzlyHttpClientKinds {
         "grizzly-sync-http",
         address -> GrizzlyClientKinds.resources().openTransport(address, options));
   }
+
+  /** The HTTP channel, posting to {@code path}. */
+  static ClientKind channel(String path) {
+    ClientOptions options = options(path);
+    return ClientKinds.channel(
+        "grizzly-async-http",
+        address -> GrizzlyClientKinds.resources().openChannel(address, options));
+  }
 }

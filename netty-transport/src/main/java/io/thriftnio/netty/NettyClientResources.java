@@ -16,6 +16,7 @@ import io.netty.util.concurrent.Future;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.AbstractClientResources;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -158,6 +159,11 @@ public final class NettyClientResources extends AbstractClientResources {
   protected ThriftChannel connectChannel(
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
+    if (options.transport() == WireTransport.HTTP) {
+      NettyHttpChannel http = new NettyHttpChannel(address, options, group, onClose);
+      connect(address, options, http.handler());
+      return http;
+    }
     NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
     connect(address, options, channel.handler());
     return channel;
@@ -193,6 +199,10 @@ public final class NettyClientResources extends AbstractClientResources {
                     if (tls != null) {
                       sslHandler.set(NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
                       ch.pipeline().addLast("tls", sslHandler.get());
+                    }
+                    if (options.transport() == WireTransport.HTTP) {
+                      ch.pipeline().addLast("thriftHttpClient", handler); // frames itself
+                      return;
                     }
                     ch.pipeline()
                         .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))

@@ -20,4 +20,11 @@ final class NettyHttpClientKinds {
     return ClientKinds.syncTransport(
         "netty-sync-http", address -> NettyClientKinds.RESOURCES.openTransport(address, options));
   }
+
+  /** The HTTP channel, posting to {@code path}. */
+  static ClientKind channel(String path) {
+    ClientOptions options = options(path);
+    return ClientKinds.channel(
+        "netty-async-http", address -> NettyClientKinds.RESOURCES.openChannel(address, options));
+  }
 }

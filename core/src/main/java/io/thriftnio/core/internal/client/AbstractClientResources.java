@@ -63,7 +63,6 @@ public abstract class AbstractClientResources implements ClientResources {
       throws TTransportException {
     checkArguments(address, options);
     checkSupported(options);
-    checkSupportedChannel(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     ThriftChannel channel = connectChannel(address, options, () -> forget(self));
     self.set(channel);
@@ -77,15 +76,6 @@ public abstract class AbstractClientResources implements ClientResources {
           "transport: "
               + options.transport()
               + " (expected: FRAMED; not yet supported by clients)");
-    }
-  }
-
-  /** Refuses, before connecting, a channel transport this client cannot speak yet. */
-  private static void checkSupportedChannel(ClientOptions options) {
-    if (options.transport() == WireTransport.HTTP) {
-      throw new UnsupportedOperationException(
-          "transport: HTTP (expected: FRAMED; HTTP channels are not supported yet, HTTP sync"
-              + " transports are)");
     }
   }
 

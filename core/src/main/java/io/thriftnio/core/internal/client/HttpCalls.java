@@ -2,7 +2,6 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.internal.server.HttpResponseReader;
-import io.thriftnio.core.internal.server.UnframedMessages;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -88,7 +87,7 @@ public final class HttpCalls {
    * Fails unless a whole response read by {@code reader} is a {@code 200}: an {@link
    * HttpStatusException} with the status, the reason and the start of its body.
    */
-  public void checkStatus(HttpResponseReader reader, UnframedMessages.ByteSource bytes, int start)
+  public void checkStatus(HttpResponseReader reader, HttpResponseReader.BulkSource bytes, int start)
       throws HttpStatusException {
     if (reader.status() == 200) {
       return;

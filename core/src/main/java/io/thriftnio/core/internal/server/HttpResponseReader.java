@@ -237,21 +237,23 @@ public final class HttpResponseReader {
     return bodyLength;
   }
 
+  /** Bytes that are also copied in bulk: a body is copied a run at a time, not byte by byte. */
+  public interface BulkSource extends UnframedMessages.ByteSource {
+    /** Copies {@code length} bytes from {@code index} into {@code dst} at {@code offset}. */
+    void copy(int index, byte[] dst, int offset, int length);
+  }
+
   /** Copies the body's first {@code dst.length} bytes (at most {@link #bodyLength()}). */
-  public void copyBody(UnframedMessages.ByteSource bytes, int start, byte[] dst) {
+  public void copyBody(BulkSource bytes, int start, byte[] dst) {
     if (!chunked) {
-      for (int i = 0; i < dst.length; i++) {
-        dst[i] = bytes.get(start + bodyStart + i);
-      }
+      bytes.copy(start + bodyStart, dst, 0, dst.length);
       return;
     }
     int at = 0;
     for (int i = 0; i < chunkCount && at < dst.length; i++) {
-      int from = start + chunks[2 * i];
       int length = Math.min(chunks[2 * i + 1], dst.length - at);
-      for (int j = 0; j < length; j++) {
-        dst[at++] = bytes.get(from + j);
-      }
+      bytes.copy(start + chunks[2 * i], dst, at, length);
+      at += length;
     }
   }
 

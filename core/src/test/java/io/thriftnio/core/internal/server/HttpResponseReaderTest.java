@@ -30,9 +30,23 @@ class HttpResponseReaderTest {
       this.reason = r.reason();
       this.keepAlive = r.keepAlive();
       byte[] b = new byte[r.bodyLength()];
-      r.copyBody(i -> wire[i], offset, b);
+      r.copyBody(source(wire), offset, b);
       this.body = new String(b, StandardCharsets.ISO_8859_1);
     }
+  }
+
+  private static HttpResponseReader.BulkSource source(byte[] wire) {
+    return new HttpResponseReader.BulkSource() {
+      @Override
+      public byte get(int index) {
+        return wire[index];
+      }
+
+      @Override
+      public void copy(int index, byte[] dst, int offset, int length) {
+        System.arraycopy(wire, index, dst, offset, length);
+      }
+    };
   }
 
   /** Reads {@code wire} from {@code offset}, its bytes arriving up to each split point in turn. */
