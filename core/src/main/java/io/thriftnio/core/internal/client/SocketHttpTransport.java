@@ -4,7 +4,6 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.server.HttpResponseReader;
-import io.thriftnio.core.internal.server.UnframedMessages;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,7 +44,18 @@ public final class SocketHttpTransport extends FramedClientTransport {
   private final SSLContext tlsContext;
   private final long readTimeoutMillis;
   private final Runnable onClose;
-  private final UnframedMessages.ByteSource source = i -> SocketHttpTransport.this.buf[i];
+  private final HttpResponseReader.BulkSource source =
+      new HttpResponseReader.BulkSource() {
+        @Override
+        public byte get(int index) {
+          return buf[index];
+        }
+
+        @Override
+        public void copy(int index, byte[] dst, int offset, int length) {
+          System.arraycopy(buf, index, dst, offset, length);
+        }
+      };
 
   private Socket socket;
   private InputStream in;
@@ -243,10 +253,9 @@ public final class SocketHttpTransport extends FramedClientTransport {
       socket = null;
     }
     calls.checkStatus(reader, source, 0);
-    byte[] reply = frameArray();
-    if (reply.length < reader.bodyLength()) {
-      reply = new byte[reader.bodyLength()];
-    }
+    // A new array per reply, as libthrift's transports do: the protocols hand out binary fields
+    // as views of it, which a caller may still hold when the next call's reply arrives.
+    byte[] reply = new byte[reader.bodyLength()];
     if (reader.chunked()) {
       reader.copyBody(source, 0, reply);
     } else {
