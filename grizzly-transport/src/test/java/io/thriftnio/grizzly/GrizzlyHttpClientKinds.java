@@ -2,6 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
 
@@ -27,6 +28,22 @@ final class GrizzlyHttpClientKinds {
     ClientOptions options = options(path);
     return ClientKinds.channel(
         "grizzly-async-http",
+        address -> GrizzlyClientKinds.resources().openChannel(address, options));
+  }
+
+  /** The HTTP sync transport over TLS (HTTPS), posting to {@code path}. */
+  static ClientKind syncTransport(String path, ClientTls tls) {
+    ClientOptions options = options(path).toBuilder().tls(tls).build();
+    return ClientKinds.syncTransport(
+        "grizzly-sync-https",
+        address -> GrizzlyClientKinds.resources().openTransport(address, options));
+  }
+
+  /** The HTTP channel over TLS (HTTPS), posting to {@code path}. */
+  static ClientKind channel(String path, ClientTls tls) {
+    ClientOptions options = options(path).toBuilder().tls(tls).build();
+    return ClientKinds.channel(
+        "grizzly-async-https",
         address -> GrizzlyClientKinds.resources().openChannel(address, options));
   }
 }
