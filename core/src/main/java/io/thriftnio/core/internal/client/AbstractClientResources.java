@@ -17,9 +17,10 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * What every {@link ClientResources} does the same way: the argument checks, refusing to open once
- * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), and
- * a registry of the connections still open so that {@link #close()} closes them. An IO adapter
- * supplies the TLS sync transport, the channel and the release of its threads. Not part of the API.
+ * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), the
+ * HTTP sync transport, plain or over the JDK's TLS ({@link SocketHttpTransport}), and a registry of
+ * the connections still open so that {@link #close()} closes them. An IO adapter supplies the TLS
+ * sync transport, the channel and the release of its threads. Not part of the API.
  */
 public abstract class AbstractClientResources implements ClientResources {
 

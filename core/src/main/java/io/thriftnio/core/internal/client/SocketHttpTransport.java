@@ -11,6 +11,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -58,6 +60,15 @@ public final class SocketHttpTransport extends FramedClientTransport {
       };
 
   private Socket socket;
+
+  /** The plain connection's channel, probed before it is reused; {@code null} over TLS. */
+  private SocketChannel probe;
+
+  private final ByteBuffer probeBuffer = ByteBuffer.allocate(1);
+
+  /** Whether a call has used the connection: only then can the server have ended it. */
+  private boolean used;
+
   private InputStream in;
   private OutputStream out;
   private byte[] buf = new byte[READ_BUFFER_SIZE];
@@ -96,7 +107,14 @@ public final class SocketHttpTransport extends FramedClientTransport {
   }
 
   private Socket dial() throws TTransportException {
-    Socket s = new Socket();
+    Socket s;
+    try {
+      // A channel's socket, so that a plain connection can be probed without blocking (below).
+      probe = tlsContext == null ? SocketChannel.open() : null;
+      s = probe != null ? probe.socket() : new Socket();
+    } catch (IOException e) {
+      throw ClientErrors.connectFailed(address, e);
+    }
     long connectMillis = Math.max(1, options.connectTimeout().toMillis());
     try {
       s.setTcpNoDelay(true);
@@ -150,6 +168,30 @@ public final class SocketHttpTransport extends FramedClientTransport {
       throw ClientErrors.connectFailed(address, e);
     }
     socket = s;
+    used = false;
+  }
+
+  /**
+   * Whether the server ended a kept-alive connection after its last response (an idle timeout, say)
+   * without saying so: the end of the stream, or bytes no call asked for, are already here. A read
+   * attempt that does not wait; over TLS there is no such probe (it would consume a record under
+   * the TLS socket), and such a connection fails the call that finds it ended.
+   */
+  boolean endedWhileIdle() {
+    if (probe == null) {
+      return false;
+    }
+    try {
+      probe.configureBlocking(false);
+      try {
+        probeBuffer.clear();
+        return probe.read(probeBuffer) != 0;
+      } finally {
+        probe.configureBlocking(true);
+      }
+    } catch (IOException e) {
+      return true; // reset by the peer, say: unusable either way, and nothing was written
+    }
   }
 
   @Override
@@ -181,6 +223,10 @@ public final class SocketHttpTransport extends FramedClientTransport {
   @Override
   protected void sendFrame(byte[] frame, int length) throws TTransportException {
     dropFrame(); // whatever the last reply left unread is not this call's
+    if (socket != null && used && endedWhileIdle()) {
+      closeQuietly(socket); // nothing of this call was written: connect again, transparently
+      socket = null;
+    }
     if (socket == null) {
       try {
         open(dial()); // the server ended the last connection after a whole response
@@ -196,6 +242,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
     }
     int at = calls.writeHead(body, request, 0);
     System.arraycopy(frame, Framing.HEADER_SIZE, request, at, body);
+    used = true;
     try {
       out.write(request, 0, total);
       out.flush();

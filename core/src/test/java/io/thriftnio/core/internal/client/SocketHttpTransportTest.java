@@ -224,6 +224,25 @@ class SocketHttpTransportTest {
   }
 
   @Test
+  void aKeptAliveConnectionTheServerEndedIsReplacedBeforeTheNextCallIsWritten() throws Exception {
+    SocketHttpTransport t =
+        open(
+            (c, n, body, out) -> {
+              ok(out, ascii("c" + c), false); // keep-alive, then the server ends it anyway
+              return c != 0;
+            });
+    assertThat(call(t, "a")).isEqualTo("c0");
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (!t.endedWhileIdle()) { // the server's close reaches the client's socket
+      assertThat(System.nanoTime()).as("the end of the stream arrives").isLessThan(deadline);
+      Thread.onSpinWait();
+    }
+    assertThat(call(t, "b")).isEqualTo("c1");
+    assertThat(server.connections.get()).isEqualTo(2);
+    assertThat(server.heads).hasSize(2); // "b" was never written on the ended connection
+  }
+
+  @Test
   void closeAfterTheCallWasSentFailsItWithoutResending() throws Exception {
     SocketHttpTransport t =
         open((c, n, body, out) -> c == 0 ? ok(out, ascii("first"), true) : false);
