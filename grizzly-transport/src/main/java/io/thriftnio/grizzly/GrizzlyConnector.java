@@ -108,8 +108,15 @@ final class GrizzlyConnector {
         (int)
             Math.min(
                 Integer.MAX_VALUE,
-                (long) WRITE_HIGH_WATER_MARK + Framing.HEADER_SIZE + options.maxFrameSize()));
+                (long) WRITE_HIGH_WATER_MARK + requestOverhead(options) + options.maxFrameSize()));
     return chain.ssl != null ? handshake(connection, address, chain) : connection;
+  }
+
+  /** The most bytes a request adds to its message: the length prefix, or an HTTP head. */
+  private static int requestOverhead(ClientOptions options) {
+    return options.transport() == WireTransport.HTTP
+        ? 1024 + options.httpPath().length()
+        : Framing.HEADER_SIZE;
   }
 
   /** Runs the TLS handshake of a new connection within the handshake timeout, or closes it. */
@@ -167,16 +174,16 @@ final class GrizzlyConnector {
     }
   }
 
-  /** A chain's identity: the frame limit, the TLS settings instance and whether unframed. */
+  /** A chain's identity: the frame limit, the TLS settings instance and the wire transport. */
   private static final class Key {
     final int maxFrameSize;
     final ClientTls tls;
-    final boolean unframed;
+    final WireTransport transport;
 
     Key(ClientOptions options) {
       this.maxFrameSize = options.maxFrameSize();
       this.tls = options.tls().orElse(null);
-      this.unframed = options.transport() == WireTransport.UNFRAMED;
+      this.transport = options.transport();
     }
 
     @Override
@@ -184,12 +191,12 @@ final class GrizzlyConnector {
       return o instanceof Key
           && ((Key) o).maxFrameSize == maxFrameSize
           && ((Key) o).tls == tls
-          && ((Key) o).unframed == unframed;
+          && ((Key) o).transport == transport;
     }
 
     @Override
     public int hashCode() {
-      return (31 * maxFrameSize + System.identityHashCode(tls)) * 2 + (unframed ? 1 : 0);
+      return (31 * maxFrameSize + System.identityHashCode(tls)) * 31 + transport.hashCode();
     }
   }
 
@@ -208,14 +215,29 @@ final class GrizzlyConnector {
       if (ssl != null) {
         b.add(ssl);
       }
-      // Unframed, the server's unframed path cuts replies too: the grammar is the same, the first
-      // reply's first byte says binary, compact or JSON.
-      ThriftFrameFilter frames =
-          key.unframed
-              ? new ThriftFrameFilter(
-                  key.maxFrameSize, null, () -> {}, () -> {}, EnumSet.of(WireTransport.UNFRAMED))
-              : new ThriftFrameFilter(key.maxFrameSize);
-      this.filters = b.add(frames).add(new ThriftClientFilter()).build();
+      switch (key.transport) {
+        case HTTP:
+          // The channel finds the responses in the bytes itself (HttpChannelCodec).
+          this.filters = b.add(new HttpClientFilter()).build();
+          break;
+        case UNFRAMED:
+          // The server's unframed path cuts replies too: the grammar is the same, the first
+          // reply's first byte says binary, compact or JSON.
+          this.filters =
+              b.add(
+                      new ThriftFrameFilter(
+                          key.maxFrameSize,
+                          null,
+                          () -> {},
+                          () -> {},
+                          EnumSet.of(WireTransport.UNFRAMED)))
+                  .add(new ThriftClientFilter())
+                  .build();
+          break;
+        default:
+          this.filters =
+              b.add(new ThriftFrameFilter(key.maxFrameSize)).add(new ThriftClientFilter()).build();
+      }
     }
   }
 

@@ -159,6 +159,11 @@ public final class NettyClientResources extends AbstractClientResources {
   protected ThriftChannel connectChannel(
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
+    if (options.transport() == WireTransport.HTTP) {
+      NettyHttpChannel http = new NettyHttpChannel(address, options, group, onClose);
+      connect(address, options, http.handler());
+      return http;
+    }
     NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
     connect(address, options, channel.handler());
     return channel;
@@ -167,7 +172,8 @@ public final class NettyClientResources extends AbstractClientResources {
   /**
    * Opens a connection whose pipeline is an optional {@link SslHandler}, a {@link
    * ThriftFrameDecoder}, a {@link ThriftFrameEncoder} (none for {@link WireTransport#UNFRAMED}) and
-   * {@code handler}; returns once connected and, with TLS, once the handshake has completed.
+   * {@code handler}; for {@link WireTransport#HTTP}, {@code handler} alone, which frames itself;
+   * returns once connected and, with TLS, once the handshake has completed.
    */
   private Channel connect(InetSocketAddress address, ClientOptions options, ChannelHandler handler)
       throws TTransportException {
@@ -195,6 +201,10 @@ public final class NettyClientResources extends AbstractClientResources {
                     if (tls != null) {
                       sslHandler.set(NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
                       ch.pipeline().addLast("tls", sslHandler.get());
+                    }
+                    if (options.transport() == WireTransport.HTTP) {
+                      ch.pipeline().addLast("thriftHttpClient", handler); // frames itself
+                      return;
                     }
                     if (unframed) {
                       // The server's unframed path cuts replies too: the grammar is the same, the

@@ -17,9 +17,10 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * What every {@link ClientResources} does the same way: the argument checks, refusing to open once
- * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), and
- * a registry of the connections still open so that {@link #close()} closes them. An IO adapter
- * supplies the TLS sync transport, the channel and the release of its threads. Not part of the API.
+ * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), the
+ * HTTP sync transport, plain or over the JDK's TLS ({@link SocketHttpTransport}), and a registry of
+ * the connections still open so that {@link #close()} closes them. An IO adapter supplies the TLS
+ * sync transport, the channel and the release of its threads. Not part of the API.
  */
 public abstract class AbstractClientResources implements ClientResources {
 
@@ -43,13 +44,16 @@ public abstract class AbstractClientResources implements ClientResources {
   public final TTransport openTransport(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
-    checkSupported(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     Runnable onClose = () -> forget(self);
-    TTransport transport =
-        options.tls().isPresent()
-            ? connectTlsTransport(address, options, onClose)
-            : SocketFramedTransport.connect(address, options, onClose);
+    TTransport transport;
+    if (options.transport() == WireTransport.HTTP) {
+      transport = SocketHttpTransport.connect(address, options, onClose);
+    } else if (options.tls().isPresent()) {
+      transport = connectTlsTransport(address, options, onClose);
+    } else {
+      transport = SocketFramedTransport.connect(address, options, onClose);
+    }
     self.set(transport);
     return register(transport, address);
   }
@@ -58,21 +62,10 @@ public abstract class AbstractClientResources implements ClientResources {
   public final ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
-    checkSupported(options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     ThriftChannel channel = connectChannel(address, options, () -> forget(self));
     self.set(channel);
     return register(channel, address);
-  }
-
-  /** Refuses, before connecting, a transport this client cannot speak yet. */
-  private static void checkSupported(ClientOptions options) {
-    if (options.transport() == WireTransport.HTTP) {
-      throw new UnsupportedOperationException(
-          "transport: "
-              + options.transport()
-              + " (expected: FRAMED or UNFRAMED; not yet supported by clients)");
-    }
   }
 
   /** A connection that failed to connect closes before it is known: nothing to forget then. */

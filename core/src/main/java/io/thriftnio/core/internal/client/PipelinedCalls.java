@@ -55,6 +55,15 @@ public final class PipelinedCalls {
      */
     void write(ByteBuffer payload, Consumer<Throwable> done);
 
+    /**
+     * As {@link #write(ByteBuffer, Consumer)}, saying whether the message is oneway: a link whose
+     * wire answers oneway messages too (HTTP) must know which response to expect. By default the
+     * two-argument write.
+     */
+    default void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
+      write(payload, done);
+    }
+
     /** Sends what the writes since the last flush have queued. */
     void flush();
 
@@ -230,6 +239,31 @@ public final class PipelinedCalls {
     Messages.complete(call.completeOn, call.result, payload, null);
   }
 
+  /**
+   * The answer to the oldest waiting call is a failure (an HTTP status other than 200): that call
+   * fails with {@code failure}; the others, and the connection, carry on.
+   */
+  public void onFailedResponse(Throwable failure) {
+    Call call;
+    synchronized (lock) {
+      if (closed) {
+        return; // the call has already failed
+      }
+      call = awaiting.peek();
+      if (call == null || !call.written) {
+        call = null;
+      } else {
+        awaiting.poll();
+      }
+    }
+    if (call == null) {
+      close("a response arrived with no call pending (is the peer a Thrift server?)", failure);
+      return;
+    }
+    call.timer.cancel(false);
+    Messages.complete(call.completeOn, call.result, null, failure);
+  }
+
   /** The connection became writable again: resume the drain. */
   public void writable() {
     requestDrain();
@@ -294,7 +328,7 @@ public final class PipelinedCalls {
           break;
         }
         wrote = true;
-        link.write(next.payload, failure -> written(next, failure));
+        link.write(next.payload, next instanceof Oneway, failure -> written(next, failure));
       }
       if (wrote) {
         link.flush();

@@ -628,7 +628,7 @@ public final class HttpRequestReader {
     return "application/x-thrift";
   }
 
-  private static boolean allDigits(String s) {
+  static boolean allDigits(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < '0' || c > '9') {
@@ -638,11 +638,11 @@ public final class HttpRequestReader {
     return true;
   }
 
-  private static boolean isTokenChar(char c) {
+  static boolean isTokenChar(char c) {
     return c > 0x20 && c < 0x7f && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0;
   }
 
-  private static String abbreviate(String s) {
+  static String abbreviate(String s) {
     return s.length() <= 64 ? s : s.substring(0, 64) + "...";
   }
 }
