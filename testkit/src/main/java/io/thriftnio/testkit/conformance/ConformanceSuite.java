@@ -25,6 +25,7 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -176,6 +177,56 @@ public abstract class ConformanceSuite {
     for (int size : new int[] {0, 1, Payloads.SMALL, Payloads.MEDIUM, Payloads.LARGE}) {
       ByteBuffer reply = client.echo(Payloads.of(size, size));
       assertThat(Payloads.check(reply, size, size)).as("echo of %d bytes intact", size).isTrue();
+    }
+  }
+
+  /**
+   * A binary result is the caller's: the next call on the same client must not change it (as with
+   * libthrift's {@code TFramedTransport}, which reads each frame into its own array).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void aBinaryResultStaysIntactAfterTheNextCall(String name, TProtocolFactory protocol)
+      throws Exception {
+    ThriftServer server = start(builder(protocol, new BenchHandler()));
+    BenchService.Iface client = connect(server, protocol);
+    ByteBuffer first = client.echo(Payloads.of(Payloads.SMALL, 1));
+    ByteBuffer second = client.echo(Payloads.of(Payloads.SMALL, 2));
+    assertThat(Payloads.check(second, Payloads.SMALL, 2)).as("second echo intact").isTrue();
+    assertThat(Payloads.check(first, Payloads.SMALL, 1))
+        .as("first echo still intact after the second call")
+        .isTrue();
+  }
+
+  /**
+   * A handler may keep a binary argument after it returns (a cache, a queue): later requests on the
+   * connection must not change it, as they never do with stock servers, whose transports read each
+   * frame into its own array.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void aHandlerKeepsItsBinaryArgumentsIntactAfterLaterCalls(String name, TProtocolFactory protocol)
+      throws Exception {
+    List<ByteBuffer> kept = Collections.synchronizedList(new ArrayList<>());
+    BenchHandler keeping =
+        new BenchHandler() {
+          @Override
+          public ByteBuffer echo(ByteBuffer payload) {
+            kept.add(payload);
+            return payload;
+          }
+        };
+    ThriftServer server = start(builder(protocol, keeping));
+    BenchService.Iface client = connect(server, protocol);
+    for (int i = 1; i <= 4; i++) {
+      assertThat(Payloads.check(client.echo(Payloads.of(Payloads.SMALL, i)), Payloads.SMALL, i))
+          .isTrue();
+    }
+    assertThat(kept).hasSize(4);
+    for (int i = 1; i <= 4; i++) {
+      assertThat(Payloads.check(kept.get(i - 1), Payloads.SMALL, i))
+          .as("argument of call %d, kept by the handler, after all 4 calls", i)
+          .isTrue();
     }
   }
 

@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *  write() write()   [ 0 0 0 0 | payload ... ]   one array; the prefix is left free
  *  flush()           [ len     | payload ... ]   patched in place, handed to sendFrame once
- *  read()            receiveFrame() fills one reusable array with the next response frame;
- *                    getBuffer() exposes it for libthrift's fast path
+ *  read()            receiveFrame() supplies the next response frame in an array of its own
+ *                    (binary results are views of it); getBuffer() exposes it for libthrift's
+ *                    fast path
  * </pre>
  *
  * <p>Unframed ({@code WireTransport.UNFRAMED}), the same logic runs without the prefix: {@code
@@ -143,11 +144,6 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
     } catch (TTransportException e) {
       throw new IllegalStateException(e); // a frame of at most maxFrameSize always fits
     }
-  }
-
-  /** The array of the current frame, to be reused by the next one. */
-  protected final byte[] frameArray() {
-    return frame;
   }
 
   /** {@link #open()} on a transport that is open or was closed: it is opened once, when made. */

@@ -20,10 +20,11 @@ import org.apache.thrift.transport.TTransportException;
  * per request, one read call for a small response, no thread handoff. An event loop would add two
  * handoffs and a copy per call and buy nothing for one call at a time.
  *
- * <p>A response frame is read into one reusable array, grown as its bytes arrive (never to the
- * declared length up front) and bounded by {@code maxFrameSize}. A frame read when every flushed
- * request has had its response is a protocol violation. Every failure closes the transport, since
- * its stream may hold half a message.
+ * <p>A response frame is read into an array of its own (a binary result is a view of it and must
+ * outlive the next call), grown as its bytes arrive (never to the declared length up front) and
+ * bounded by {@code maxFrameSize}. A frame read when every flushed request has had its response is
+ * a protocol violation. Every failure closes the transport, since its stream may hold half a
+ * message.
  *
  * <p>With {@link WireTransport#UNFRAMED} options the same transport speaks to an unframed server
  * ({@code TServerSocket} without framing, a Python or HBase Thrift server): requests leave without
@@ -33,6 +34,8 @@ import org.apache.thrift.transport.TTransportException;
 public final class SocketFramedTransport extends FramedClientTransport {
 
   private static final int GROWTH_STEP = 64 * 1024;
+
+  private static final byte[] NO_BYTES = new byte[0];
   private static final int READ_BUFFER_SIZE = 8 * 1024;
 
   private final Socket socket;
@@ -183,12 +186,18 @@ public final class SocketFramedTransport extends FramedClientTransport {
       throw ClientErrors.protocolViolation(address, length, "with no call waiting for it");
     }
     owed--;
-    setFrame(unframed.buffer(), length);
+    // A reply of its own, as for a frame (see readFrame): the buffer also holds what follows it.
+    setFrame(Arrays.copyOf(unframed.buffer(), length), length);
   }
 
-  /** The frame's bytes in the reusable array, grown only as they arrive. */
+  /**
+   * The frame's bytes in an array of their own, grown only as they arrive. Never the last frame's
+   * array: libthrift's protocols hand out binary fields as views of the transport's buffer (its
+   * fast path), so a caller's {@code ByteBuffer} result would change under it at the next call, as
+   * it never does with {@code TFramedTransport}, which also reads each frame into a new array.
+   */
   private byte[] readFrame(int length) throws IOException, TTransportException {
-    byte[] frame = frameArray();
+    byte[] frame = NO_BYTES;
     int read = 0;
     while (read < length) {
       if (frame.length == read) {
