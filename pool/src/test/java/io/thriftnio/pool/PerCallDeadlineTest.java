@@ -146,6 +146,63 @@ class PerCallDeadlineTest {
   }
 
   @Test
+  void channelPoolShorterThanThePools() throws Exception {
+    channelPool(POOL_DEADLINE);
+  }
+
+  @Test
+  void channelPoolWithoutADeadline() throws Exception {
+    channelPool(Duration.ZERO);
+  }
+
+  private static void channelPool(Duration poolDeadline) throws Exception {
+    try (StubPeer peer = StubPeer.start();
+        ThriftChannelPool<BenchService.Client> pool =
+            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
+                .endpoint(peer.address())
+                .config(config(poolDeadline))
+                .maxInFlightPerConnection(1)
+                .build()) {
+      // The one connection open first: the first call below takes it at once, the second waits.
+      assertThat(
+              pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .isZero();
+      peer.replyGate = new CountDownLatch(1);
+      try {
+        long start = System.nanoTime();
+        CompletableFuture<Long> first =
+            pool.call(PER_CALL, c -> c.send_fired(), BenchService.Client::recv_fired);
+        CompletableFuture<Long> second =
+            pool.call(PER_CALL, c -> c.send_fired(), BenchService.Client::recv_fired);
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
+        assertEndedAtOwnDeadline(start, inCall);
+        assertEndedAtOwnDeadline(start, waiting);
+        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.endpoint()).isEqualTo(peer.address());
+        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+      } finally {
+        peer.replyGate.countDown();
+      }
+      peer.replyGate = null;
+      // The late reply frees the slot; the waiter that gave up was never sent.
+      assertThat(
+              pool.call(
+                      PER_CALL.multipliedBy(40),
+                      c -> c.send_fired(),
+                      BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .isZero();
+      assertThat(
+              pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
+                  .get(10, TimeUnit.SECONDS))
+          .as("no deadline left behind")
+          .isZero();
+    }
+  }
+
+  @Test
   void aDeadlineMustBePositive() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> sync =
@@ -166,6 +223,17 @@ class PerCallDeadlineTest {
       assertThatThrownBy(() -> async.<Long>call(Duration.ZERO, (c, cb) -> c.fired(cb)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("deadline: PT0S (expected: > 0)");
+      try (ThriftChannelPool<BenchService.Client> channels =
+          ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
+              .endpoint(peer.address())
+              .build()) {
+        assertThatThrownBy(
+                () ->
+                    channels.call(
+                        Duration.ZERO, c -> c.send_fired(), BenchService.Client::recv_fired))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("deadline: PT0S (expected: > 0)");
+      }
       assertThat(peer.handled.get()).as("nothing sent").isZero();
       // The smallest deadline is accepted: it passes before any reply can come.
       assertThat(
