@@ -168,17 +168,40 @@ public final class AsyncClients {
     private final TProtocolFactory protocolFactory;
     final Executor executor;
     private final TConfiguration configuration = BRIDGE_CONFIGURATION;
-    private final AtomicInteger sequence = new AtomicInteger();
+    private final AtomicInteger sequence;
 
     AsyncCaller(
         ThriftChannel channel,
         BiFunction<TProtocol, TProtocol, C> clientFactory,
         TProtocolFactory protocolFactory,
         Executor executor) {
+      this(channel, clientFactory, protocolFactory, executor, new AtomicInteger());
+    }
+
+    private AsyncCaller(
+        ThriftChannel channel,
+        BiFunction<TProtocol, TProtocol, C> clientFactory,
+        TProtocolFactory protocolFactory,
+        Executor executor,
+        AtomicInteger sequence) {
       this.channel = Objects.requireNonNull(channel, "channel");
       this.clientFactory = Objects.requireNonNull(clientFactory, "clientFactory");
       this.protocolFactory = Objects.requireNonNull(protocolFactory, "protocolFactory");
       this.executor = Objects.requireNonNull(executor, "executor");
+      this.sequence = sequence;
+    }
+
+    /**
+     * This caller over another channel, typically a view of the same connections with other
+     * per-call settings: same client factory, protocol and executor, and this caller's sequence, so
+     * calls through either never carry the same sequence id on a connection they share. Cheap (no
+     * copy of any buffer): may be made for one call.
+     *
+     * @param channel carries the messages of the new caller
+     * @return a caller sharing this one's sequence
+     */
+    public AsyncCaller<C> over(ThriftChannel channel) {
+      return new AsyncCaller<>(channel, clientFactory, protocolFactory, executor, sequence);
     }
 
     /**

@@ -73,6 +73,28 @@ class AsyncClientsTest {
   }
 
   @Test
+  void aCallerOverAnotherChannelSharesTheSequence() throws Exception {
+    TProtocolFactory protocol = new TBinaryProtocol.Factory();
+    MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
+    MemoryChannel other = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
+    AsyncCaller<MiniClient> caller =
+        AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+    AsyncCaller<MiniClient> over = caller.over(other);
+    assertThat(await(caller.call(c -> c.send_echo("a"), MiniClient::recv_echo))).isEqualTo("a");
+    assertThat(await(over.call(c -> c.send_echo("b"), MiniClient::recv_echo))).isEqualTo("b");
+    assertThat(await(over.callOneway(c -> c.send_oneway("c")))).isNull();
+    assertThat(await(caller.call(c -> c.send_echo("d"), MiniClient::recv_echo))).isEqualTo("d");
+
+    assertThat(channel.sent)
+        .extracting(m -> m.name + "#" + m.seqid)
+        .containsExactly("echo#1", "echo#4");
+    assertThat(other.sent)
+        .as("sent on the other channel, numbered from the same sequence")
+        .extracting(m -> m.name + "#" + m.seqid)
+        .containsExactly("echo#2", "oneway#3");
+  }
+
+  @Test
   void aReplyToAnotherCallFailsWithBadSequenceId() throws Exception {
     for (TProtocolFactory protocol : PROTOCOLS) {
       MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);

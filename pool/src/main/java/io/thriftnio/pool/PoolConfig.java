@@ -524,6 +524,13 @@ public final class PoolConfig {
      * unused when it is served. {@link ThriftClientPool#lease()} is not bounded. Zero: no deadline;
      * the borrow timeout and the connection's timeouts bound the parts. Default zero.
      *
+     * <p>One call may carry its own deadline instead, e.g. the time left of the request that made
+     * it: {@link ThriftClientPool#call(Duration, ThriftClientPool.ClientCall)}, {@link
+     * ThriftAsyncClientPool#call(Duration, ThriftAsyncClientPool.AsyncCall)} and {@link
+     * ThriftChannelPool#call(Duration, io.thriftnio.core.AsyncClients.Send,
+     * io.thriftnio.core.AsyncClients.Receive)} apply it as above, in place of this one, whether
+     * this one is set or not. {@link ThriftChannelPool#callOneway} is bounded by neither.
+     *
      * @param callDeadline {@code >= 0}
      * @return this builder
      */

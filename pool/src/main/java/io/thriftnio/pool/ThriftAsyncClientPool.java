@@ -187,7 +187,30 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    borrowAndStart(call, future, null, null, armDeadline(future));
+    borrowAndStart(call, future, null, null, armDeadline(future, deadlineNanos));
+    return future;
+  }
+
+  /**
+   * Like {@link #call(AsyncCall)}, with {@code deadline} in place of {@link
+   * PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming request's
+   * budget. It bounds the wait in the queue (or a connect), the call, and a retry together, exactly
+   * as the pool's deadline does: the future fails with {@link CallDeadlineException} when it
+   * passes, and the client's call timeout is cut to end the call just after it. The borrow timeout
+   * still applies when it is shorter. Never blocks the caller.
+   *
+   * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
+   * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
+   * @param <R> the result
+   * @return as {@link #call(AsyncCall)}, or failed with {@link CallDeadlineException} (whose {@link
+   *     CallDeadlineException#deadline()} is {@code deadline}) when it passed
+   * @throws IllegalArgumentException if {@code deadline} is zero or negative
+   */
+  public <R> CompletableFuture<R> call(Duration deadline, AsyncCall<? super A, R> call) {
+    long nanos = Deadlines.checkPositive("deadline", deadline);
+    Checks.notNull("call", call);
+    CompletableFuture<R> future = new CompletableFuture<>();
+    borrowAndStart(call, future, null, null, armDeadline(future, nanos));
     return future;
   }
 
@@ -294,28 +317,31 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                 future,
                 idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
                 null,
-                armDeadline(future)));
+                armDeadline(future, deadlineNanos)));
   }
 
   /** When a call with a deadline must end, and where it went; {@code null} without a deadline. */
   private static final class CallClock {
+    final long deadlineNanos; // the deadline's length, as given
     final long deadline; // nanoTime
     volatile InetSocketAddress sentTo; // null while the call waits for a connection
 
-    CallClock(long deadline) {
-      this.deadline = deadline;
+    CallClock(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
+      this.deadline = System.nanoTime() + deadlineNanos;
     }
   }
 
   /**
-   * Fails {@code future} at the pool's call deadline, if one is set, saying whether the call waited
-   * or was in flight; the timer goes when the future completes first.
+   * Fails {@code future} {@code deadlineNanos} from now (the pool's call deadline or the call's
+   * own; 0 for none), saying whether the call waited or was in flight; the timer goes when the
+   * future completes first.
    */
-  private CallClock armDeadline(CompletableFuture<?> future) {
+  private CallClock armDeadline(CompletableFuture<?> future, long deadlineNanos) {
     if (deadlineNanos == 0) {
       return null;
     }
-    CallClock clock = new CallClock(System.nanoTime() + deadlineNanos);
+    CallClock clock = new CallClock(deadlineNanos);
     ScheduledFuture<?> timer =
         Deadlines.schedule(
             () -> {
@@ -325,6 +351,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                       at == null
                           ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
                           : CallDeadlineException.Phase.IN_CALL,
+                      clock,
                       at,
                       null);
               completeOnExecutor(() -> future.completeExceptionally(e));
@@ -335,9 +362,12 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+      CallDeadlineException.Phase phase,
+      CallClock clock,
+      InetSocketAddress endpoint,
+      Throwable cause) {
     return new CallDeadlineException(
-        name, phase, Duration.ofNanos(deadlineNanos), endpoint, stats(), cause);
+        name, phase, Duration.ofNanos(clock.deadlineNanos), endpoint, stats(), cause);
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -459,7 +489,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       if (clock == null || System.nanoTime() - clock.deadline < 0) {
         return failure;
       }
-      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, borrowed.endpoint, failure);
+      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, clock, borrowed.endpoint, failure);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.Checks;
+import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.MultiplexedPool;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -166,6 +167,31 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public <R> CompletableFuture<R> call(
       AsyncClients.Send<C> send, AsyncClients.Receive<C, R> receive) {
     return caller.call(send, receive);
+  }
+
+  /**
+   * Like {@link #call(AsyncClients.Send, AsyncClients.Receive)}, with {@code deadline} in place of
+   * {@link PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming
+   * request's budget. It bounds the wait in the queue (or a connect), the call, and a retry or
+   * hedge together, exactly as the pool's deadline does: the future fails with {@link
+   * CallDeadlineException} when it passes, and the call keeps its slot on the shared connection
+   * until its reply comes (and is discarded). The borrow timeout still applies when it is shorter.
+   * Returns at once.
+   *
+   * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
+   * @param send encodes the request, e.g. {@code c -> c.send_echo(payload)}
+   * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
+   * @param <R> the result
+   * @return as {@link #call(AsyncClients.Send, AsyncClients.Receive)}, or failed with {@link
+   *     CallDeadlineException} (whose {@link CallDeadlineException#deadline()} is {@code deadline})
+   *     when it passed
+   * @throws IllegalArgumentException if {@code deadline} is zero or negative
+   */
+  public <R> CompletableFuture<R> call(
+      Duration deadline, AsyncClients.Send<C> send, AsyncClients.Receive<C, R> receive) {
+    long nanos = Deadlines.checkPositive("deadline", deadline);
+    // Same sequence as every other call of the pool; only the exchange's deadline differs.
+    return caller.over(pool.withDeadline(nanos)).call(send, receive);
   }
 
   /**

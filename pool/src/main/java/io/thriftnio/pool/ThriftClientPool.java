@@ -170,16 +170,39 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
-    return call(null, call);
+    return call(null, call, deadlineNanos);
+  }
+
+  /**
+   * Like {@link #call(ClientCall)}, with {@code deadline} in place of {@link
+   * PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming request's
+   * budget. It bounds the wait for a connection (or a connect), the call, and a retry together,
+   * exactly as the pool's deadline does; the borrow timeout still applies when it is shorter.
+   *
+   * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
+   * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}
+   * @param <R> the result
+   * @return what {@code call} returned
+   * @throws CallDeadlineException if {@code deadline} passed, waiting for a connection or in the
+   *     call (whose connection is then closed under it); its {@link
+   *     CallDeadlineException#deadline()} is {@code deadline}
+   * @throws IllegalArgumentException if {@code deadline} is zero or negative
+   * @throws TException otherwise as {@link #call(ClientCall)}
+   */
+  public <R> R call(Duration deadline, ClientCall<? super C, R> call) throws TException {
+    long nanos = Deadlines.checkPositive("deadline", deadline);
+    Checks.notNull("call", call);
+    return call(null, call, nanos);
   }
 
   /**
    * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
    * after a transport error when the method is idempotent and the budget allows.
    */
-  private <R> R call(String method, ClientCall<? super C, R> call) throws TException {
+  private <R> R call(String method, ClientCall<? super C, R> call, long deadlineNanos)
+      throws TException {
     if (deadlineNanos == 0) {
-      return call(method, call, 0, pool.borrow());
+      return call(method, call, 0, 0, pool.borrow());
     }
     long start = System.nanoTime();
     Borrowed<SyncConnection<C>> b;
@@ -189,27 +212,40 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       if (System.nanoTime() - start < deadlineNanos) {
         throw e; // the borrow timeout, shorter than the deadline
       }
-      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+      throw deadlinePassed(
+          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
     }
     if (System.nanoTime() - start >= deadlineNanos) {
       pool.giveBack(b); // a connect took the time that was left
-      throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, null);
+      throw deadlinePassed(
+          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, null);
     }
-    return call(method, call, start + deadlineNanos, b);
+    return call(method, call, deadlineNanos, start + deadlineNanos, b);
   }
 
+  /** {@code deadlineNanos}: the call's whole deadline, as the caller gave it. */
   private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase, InetSocketAddress endpoint, Throwable cause) {
+      CallDeadlineException.Phase phase,
+      long deadlineNanos,
+      InetSocketAddress endpoint,
+      Throwable cause) {
     return new CallDeadlineException(
         name, phase, Duration.ofNanos(deadlineNanos), endpoint, pool.stats(), cause);
   }
 
-  /** {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none. */
+  /**
+   * {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none; {@code
+   * deadlineNanos}: how long that deadline was when the call began.
+   */
   private <R> R call(
-      String method, ClientCall<? super C, R> call, long deadline, Borrowed<SyncConnection<C>> b)
+      String method,
+      ClientCall<? super C, R> call,
+      long deadlineNanos,
+      long deadline,
+      Borrowed<SyncConnection<C>> b)
       throws TException {
     try {
-      return attempt(b, call, deadline);
+      return attempt(b, call, deadlineNanos, deadline);
     } catch (TException | RuntimeException | Error t) {
       if (method == null
           || idempotent == null
@@ -224,7 +260,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
         throw t;
       }
       if (deadline == 0) {
-        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0);
+        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0, 0);
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
@@ -234,9 +270,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       try {
         again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(left));
       } catch (PoolTimeoutException e) {
-        throw deadlinePassed(CallDeadlineException.Phase.WAITING_FOR_CONNECTION, null, e);
+        throw deadlinePassed(
+            CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
       }
-      return attempt(again, call, deadline);
+      return attempt(again, call, deadlineNanos, deadline);
     }
   }
 
@@ -245,7 +282,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * when it passes: the blocked read fails at once, and the caller hears {@link
    * CallDeadlineException} (caused by that failure) instead.
    */
-  private <R> R attempt(Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call, long deadline)
+  private <R> R attempt(
+      Borrowed<SyncConnection<C>> b,
+      ClientCall<? super C, R> call,
+      long deadlineNanos,
+      long deadline)
       throws TException {
     Throwable failure = null;
     AtomicBoolean cut = null;
@@ -266,7 +307,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     } catch (Throwable t) {
       failure = t;
       if (cut != null && cut.get()) {
-        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, b.endpoint, t);
+        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, deadlineNanos, b.endpoint, t);
         throw (CallDeadlineException) failure;
       }
       throw t;
@@ -287,6 +328,24 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   public void run(ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
     call(
+        client -> {
+          task.run(client);
+          return null;
+        });
+  }
+
+  /**
+   * Like {@link #call(Duration, ClientCall)}, for calls without a result.
+   *
+   * @param deadline how long the whole call may take from now; {@code > 0}
+   * @param task what to do with the client, e.g. {@code c -> c.sleep(10)}
+   * @throws IllegalArgumentException if {@code deadline} is zero or negative
+   * @throws TException as {@link #call(Duration, ClientCall)}
+   */
+  public void run(Duration deadline, ClientTask<? super C> task) throws TException {
+    Checks.notNull("task", task);
+    call(
+        deadline,
         client -> {
           task.run(client);
           return null;
@@ -328,7 +387,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             return Reflection.objectMethod(
                 proxy, method, args, "pooled proxy for " + iface.getName());
           }
-          return call(method.getName(), client -> Reflection.invoke(method, client, args));
+          return call(
+              method.getName(), client -> Reflection.invoke(method, client, args), deadlineNanos);
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));

@@ -1,6 +1,8 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -29,5 +31,18 @@ public final class Deadlines {
   /** Runs {@code task} in {@code nanos}; cancel the result when the call ends first. */
   public static ScheduledFuture<?> schedule(Runnable task, long nanos) {
     return Holder.TIMER.schedule(task, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * A per-call deadline in nanoseconds, validated: {@code > 0}; one beyond about 292 years counts
+   * as that (the nanosecond clock's range).
+   */
+  public static long checkPositive(String name, Duration deadline) {
+    Checks.positive(name, deadline);
+    try {
+      return deadline.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE; // ~292 years: as good as no bound, and nanoTime sums wrap safely
+    }
   }
 }

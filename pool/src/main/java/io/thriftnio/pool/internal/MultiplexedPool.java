@@ -196,6 +196,65 @@ public final class MultiplexedPool implements ThriftChannel {
 
   @Override
   public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+    return exchange(request, timeout, deadlineNanos);
+  }
+
+  /**
+   * This pool as a channel whose exchanges end at {@code deadlineNanos} instead of {@link
+   * PoolConfig#callDeadline()} (0: none); everything else, {@link ThriftChannel#send} included, is
+   * the pool's. The view owns nothing: closing it does nothing.
+   */
+  public ThriftChannel withDeadline(long deadlineNanos) {
+    return new WithDeadline(deadlineNanos);
+  }
+
+  /** See {@link #withDeadline}. */
+  private final class WithDeadline implements ThriftChannel {
+    private final long deadlineNanos;
+
+    WithDeadline(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+      return exchange(request, null);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+      return MultiplexedPool.this.exchange(request, timeout, deadlineNanos);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(ByteBuffer request) {
+      return MultiplexedPool.this.send(request);
+    }
+
+    @Override
+    public int pendingCalls() {
+      return MultiplexedPool.this.pendingCalls();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return MultiplexedPool.this.isOpen();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+      return MultiplexedPool.this.remoteAddress();
+    }
+
+    @Override
+    public void close() {
+      // A view of one call's deadline: the pool's owner closes the pool.
+    }
+  }
+
+  /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
+  private CompletableFuture<ByteBuffer> exchange(
+      ByteBuffer request, Duration timeout, long deadlineNanos) {
     TMessage sent;
     try {
       sent = replies.header(request);
