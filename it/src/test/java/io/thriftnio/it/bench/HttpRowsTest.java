@@ -218,6 +218,39 @@ class HttpRowsTest {
   }
 
   @Test
+  void againstATlsRowOurHttpKindsSpeakTlsAndThttpclientIsSkippedWithTheReason() throws Exception {
+    long calls = 100;
+    MatrixPlan plan =
+        new MatrixPlan(
+            "test",
+            List.of("netty-tls/worker"),
+            List.of("thttpclient", "netty-sync-http", "grizzly-async-http"),
+            List.of(
+                new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("compact"), List.of(1))),
+            1,
+            0,
+            Duration.ZERO,
+            Duration.ofSeconds(30),
+            calls,
+            Duration.ofSeconds(10),
+            4,
+            1,
+            false,
+            null);
+    MatrixRunner runner = new MatrixRunner(Rows.standard(), plan);
+    List<CellResult> results = runner.run(ReducedMatrixTest.quiet(runner.cells().size()));
+
+    assertThat(results).hasSize(3);
+    assertThat(results.get(0).skipped())
+        .isEqualTo("thttpclient speaks plain HTTP only (netty-tls/worker serves TLS)");
+    for (CellResult r : results.subList(1, 3)) {
+      assertThat(r.skipped()).as(r.client()).isNull();
+      assertThat(r.calls()).as(r.client()).isEqualTo(calls);
+      assertThat(r.errors()).as(r.client()).isZero();
+    }
+  }
+
+  @Test
   void ourHttpKindsSpeakHttpAreInAllAndMakeOurRowsAcceptIt() {
     Rows rows = Rows.standard();
     assertThat(rows.expandClients(List.of("all"))).containsAll(OUR_HTTP_KINDS);
