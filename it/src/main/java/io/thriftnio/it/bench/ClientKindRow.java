@@ -16,12 +16,26 @@ interface ClientKindRow {
   }
 
   /**
-   * What the kind speaks: {@code FRAMED} by default, {@code HTTP} for {@code thttpclient}. A cell
-   * whose server row does not serve it is skipped with {@link #mismatch}'s reason, and in-process
-   * library rows are started accepting it beside {@code FRAMED}.
+   * What the kind speaks: {@code FRAMED} by default, {@code HTTP} for {@code thttpclient} and the
+   * {@code -http} kinds. A cell whose server row does not serve it is skipped with {@link
+   * #mismatch}'s reason, and in-process library rows are started accepting it beside {@code
+   * FRAMED}.
    */
   default WireTransport transport() {
     return WireTransport.FRAMED;
+  }
+
+  /**
+   * A library kind's name: {@code base} for {@link WireTransport#FRAMED}, else {@code base-} and
+   * the transport, e.g. {@code netty-sync-http}.
+   *
+   * @param base the framed kind's name, e.g. {@code netty-sync}
+   * @param transport what the kind speaks
+   */
+  static String named(String base, WireTransport transport) {
+    return transport == WireTransport.FRAMED
+        ? base
+        : base + "-" + transport.name().toLowerCase(Locale.ROOT);
   }
 
   /**

@@ -2,6 +2,8 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
@@ -10,10 +12,11 @@ import java.net.InetSocketAddress;
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
  * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link
- * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel});
- * the TLS rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named only; the
- * JDK's TLS). Each cell's clients run on their own selector runners, one per processor, closed with
- * the cell, and speak TLS when the cell does.
+ * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel}),
+ * and the same two over HTTP ({@code grizzly-sync-http}, {@code grizzly-async-http}: a {@code POST}
+ * per call to {@code /}, keep-alive); the TLS rows {@code grizzly-tls/same-thread} and {@code
+ * grizzly-tls/worker} (named only; the JDK's TLS). Each cell's clients run on their own selector
+ * runners, one per processor, closed with the cell, and speak TLS when the cell does.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -29,8 +32,10 @@ final class GrizzlyRows implements RowProvider {
     }
     LibraryServerRow.interceptorRows(
         rows, "grizzly", GrizzlyThriftServer::builder, IoStrategy.values());
-    rows.client(new Sync());
-    rows.client(new Async());
+    rows.client(new Sync(WireTransport.FRAMED));
+    rows.client(new Async(WireTransport.FRAMED));
+    rows.client(new Sync(WireTransport.HTTP));
+    rows.client(new Async(WireTransport.HTTP));
   }
 
   static GrizzlyClientResources resources(CellSpec cell) throws Exception {
@@ -40,7 +45,17 @@ final class GrizzlyRows implements RowProvider {
   }
 
   static ClientOptions options(CellSpec cell) {
+    return options(cell, WireTransport.FRAMED);
+  }
+
+  /**
+   * The options of a Grizzly kind of {@code cell} speaking {@code transport}; over HTTP each call
+   * is a {@code POST} to {@value ServerBuilder#DEFAULT_HTTP_PATH}, the path every row serves.
+   */
+  static ClientOptions options(CellSpec cell, WireTransport transport) {
     return ClientOptions.builder()
+        .transport(transport)
+        .httpPath(ServerBuilder.DEFAULT_HTTP_PATH)
         .readTimeout(cell.callTimeout())
         .requestTimeout(cell.callTimeout())
         // Replies are decoded on the selector thread and the next call starts from there.
@@ -50,30 +65,56 @@ final class GrizzlyRows implements RowProvider {
   }
 
   private static final class Sync implements ClientKindRow {
+    private final WireTransport transport;
+
+    Sync(WireTransport transport) {
+      this.transport = transport;
+    }
+
     @Override
     public String name() {
-      return "grizzly-sync";
+      return ClientKindRow.named("grizzly-sync", transport);
+    }
+
+    @Override
+    public WireTransport transport() {
+      return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       GrizzlyClientResources resources = resources(cell);
       return Lanes.syncConnections(
-          cell, address, a -> resources.openTransport(a, options(cell)), resources);
+          cell, address, a -> resources.openTransport(a, options(cell, transport)), resources);
     }
   }
 
   private static final class Async implements ClientKindRow {
+    private final WireTransport transport;
+
+    Async(WireTransport transport) {
+      this.transport = transport;
+    }
+
     @Override
     public String name() {
-      return "grizzly-async";
+      return ClientKindRow.named("grizzly-async", transport);
+    }
+
+    @Override
+    public WireTransport transport() {
+      return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
       GrizzlyClientResources resources = resources(cell);
       return Lanes.asyncConnections(
-          cell, address, a -> resources.openChannel(a, options(cell)), Runnable::run, resources);
+          cell,
+          address,
+          a -> resources.openChannel(a, options(cell, transport)),
+          Runnable::run,
+          resources);
     }
   }
 }

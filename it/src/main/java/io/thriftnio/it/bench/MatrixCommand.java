@@ -77,9 +77,11 @@ final class MatrixCommand implements Callable<Integer> {
       paramLabel = "C",
       description =
           "client kinds: all, tsocket, netty-sync, grizzly-sync, netty-async, grizzly-async,"
-              + " pooled-sync, pooled-async, per-call-connection, thttpclient (stock THttpClient:"
-              + " against the library's rows, started accepting HTTP beside framed, and"
-              + " thrift-servlet; other rows skip it) (default: the preset's)")
+              + " pooled-sync, pooled-async, per-call-connection, thttpclient (stock THttpClient),"
+              + " netty-sync-http, netty-async-http, grizzly-sync-http, grizzly-async-http (the"
+              + " library's HTTP clients); the HTTP kinds call the library's rows, started"
+              + " accepting HTTP beside framed, and thrift-servlet; other rows skip them"
+              + " (default: the preset's)")
   List<String> clients;
 
   @Option(
@@ -152,7 +154,7 @@ final class MatrixCommand implements Callable<Integer> {
       paramLabel = "N",
       defaultValue = "1",
       description =
-          "calls kept in flight per connection by netty-async and grizzly-async; "
+          "calls kept in flight per connection by the netty-async and grizzly-async kinds; "
               + "pooled kinds run one call per caller (default: ${DEFAULT-VALUE})")
   int inFlight;
 

@@ -159,9 +159,6 @@ final class MatrixRunner {
     if (why == null && row != null) {
       why = row.cannotServe(cell);
     }
-    if (why == null) {
-      why = kind.cannotRun(cell);
-    }
     if (why != null) {
       return CellResult.skipped(cell, why);
     }
@@ -172,6 +169,11 @@ final class MatrixRunner {
         return CellResult.skipped(
             cell, "no TLS certificates for " + cell.server() + ": " + message(e));
       }
+    }
+    // After the TLS settings: a kind that speaks plain TCP only (thttpclient) refuses by them.
+    why = kind.cannotRun(cell);
+    if (why != null) {
+      return CellResult.skipped(cell, why);
     }
     InetSocketAddress address;
     if (plan.target() != null) {

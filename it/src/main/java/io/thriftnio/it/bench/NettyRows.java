@@ -2,6 +2,8 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftChannel;
@@ -18,10 +20,12 @@ import java.time.Duration;
  * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
  * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link
- * NettyThriftChannel}). TLS rows, named only: {@code netty-tls/same-thread} and {@code
- * netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...} (netty-tcnative's BoringSSL; where
- * it cannot load, the builder's reason is the skip reason). Each cell's clients run on their own
- * event loops, one per processor, closed with the cell, and speak TLS when the cell does.
+ * NettyThriftChannel}), and the same two over HTTP ({@code netty-sync-http}, {@code
+ * netty-async-http}: a {@code POST} per call to {@code /}, keep-alive). TLS rows, named only:
+ * {@code netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code
+ * netty-openssl/...} (netty-tcnative's BoringSSL; where it cannot load, the builder's reason is the
+ * skip reason). Each cell's clients run on their own event loops, one per processor, closed with
+ * the cell, and speak TLS when the cell does.
  */
 final class NettyRows implements RowProvider {
 
@@ -39,8 +43,10 @@ final class NettyRows implements RowProvider {
         rows, "netty", NettyThriftServer::builder, IoStrategy.SAME_THREAD, IoStrategy.WORKER);
     tls(rows, "netty-tls", TlsProvider.JDK);
     tls(rows, "netty-openssl", TlsProvider.OPENSSL);
-    rows.client(new Sync());
-    rows.client(new Async());
+    rows.client(new Sync(WireTransport.FRAMED));
+    rows.client(new Async(WireTransport.FRAMED));
+    rows.client(new Sync(WireTransport.HTTP));
+    rows.client(new Async(WireTransport.HTTP));
   }
 
   /** {@code family/same-thread} and {@code family/worker} on {@code transport}, named only. */
@@ -63,10 +69,31 @@ final class NettyRows implements RowProvider {
     return Runtime.getRuntime().availableProcessors();
   }
 
+  /**
+   * The client options every Netty kind of {@code cell} starts from, speaking {@code transport}.
+   */
+  private static ClientOptions.Builder options(CellSpec cell, WireTransport transport) {
+    return ClientOptions.builder()
+        .transport(transport)
+        .httpPath(ServerBuilder.DEFAULT_HTTP_PATH)
+        .tls(cell.tls());
+  }
+
   private static final class Sync implements ClientKindRow {
+    private final WireTransport transport;
+
+    Sync(WireTransport transport) {
+      this.transport = transport;
+    }
+
     @Override
     public String name() {
-      return "netty-sync";
+      return ClientKindRow.named("netty-sync", transport);
+    }
+
+    @Override
+    public WireTransport transport() {
+      return transport;
     }
 
     @Override
@@ -76,17 +103,26 @@ final class NettyRows implements RowProvider {
       return Lanes.syncConnections(
           cell,
           address,
-          a ->
-              resources.openTransport(
-                  a, ClientOptions.builder().readTimeout(timeout).tls(cell.tls()).build()),
+          a -> resources.openTransport(a, options(cell, transport).readTimeout(timeout).build()),
           resources);
     }
   }
 
   private static final class Async implements ClientKindRow {
+    private final WireTransport transport;
+
+    Async(WireTransport transport) {
+      this.transport = transport;
+    }
+
     @Override
     public String name() {
-      return "netty-async";
+      return ClientKindRow.named("netty-async", transport);
+    }
+
+    @Override
+    public WireTransport transport() {
+      return transport;
     }
 
     @Override
@@ -100,10 +136,9 @@ final class NettyRows implements RowProvider {
           a ->
               resources.openChannel(
                   a,
-                  ClientOptions.builder()
+                  options(cell, transport)
                       .requestTimeout(cell.callTimeout())
                       .callbackExecutor(Runnable::run)
-                      .tls(cell.tls())
                       .build()),
           Runnable::run,
           resources);

@@ -25,11 +25,11 @@ final class Rows {
           new Optional(
               "io.thriftnio.it.bench.NettyRows",
               List.of("netty/same-thread", "netty/worker"),
-              List.of("netty-sync", "netty-async")),
+              List.of("netty-sync", "netty-async", "netty-sync-http", "netty-async-http")),
           new Optional(
               "io.thriftnio.it.bench.GrizzlyRows",
               List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
-              List.of("grizzly-sync", "grizzly-async")),
+              List.of("grizzly-sync", "grizzly-async", "grizzly-sync-http", "grizzly-async-http")),
           new Optional(
               "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")),
           new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()));

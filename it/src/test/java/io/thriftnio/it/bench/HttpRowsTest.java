@@ -172,6 +172,101 @@ class HttpRowsTest {
     }
   }
 
+  /** The library's HTTP client kinds, as {@code matrix --clients} names them. */
+  private static final List<String> OUR_HTTP_KINDS =
+      List.of("netty-sync-http", "netty-async-http", "grizzly-sync-http", "grizzly-async-http");
+
+  @Test
+  void ourHttpKindsCallOurRowAndTheServletWithExactlyTheCallsAskedAndSkipFramedOnlyRows()
+      throws Exception {
+    long calls = 300;
+    MatrixPlan plan =
+        new MatrixPlan(
+            "test",
+            List.of("netty/worker", "thrift-servlet", "thrift-hsha"),
+            OUR_HTTP_KINDS,
+            List.of(
+                new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("compact"), List.of(2))),
+            2,
+            0,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(30),
+            calls,
+            Duration.ofSeconds(10),
+            4,
+            1,
+            false,
+            null);
+    Rows rows = Rows.standard();
+    MatrixRunner runner = new MatrixRunner(rows, plan);
+    List<CellResult> results = runner.run(ReducedMatrixTest.quiet(runner.cells().size()));
+
+    assertThat(results).hasSize(3 * OUR_HTTP_KINDS.size());
+    for (CellResult r : results) {
+      String cell = r.server() + " x " + r.client();
+      if (r.server().equals("thrift-hsha")) {
+        assertThat(r.skipped())
+            .as(cell)
+            .isEqualTo("thrift-hsha serves [framed] peers only; " + r.client() + " speaks http");
+        continue;
+      }
+      assertThat(r.skipped()).as(cell + " skipped").isNull();
+      assertThat(r.calls()).as(cell + " calls measured").isEqualTo(calls);
+      assertThat(r.errors()).as(cell + " errors").isZero();
+      assertThat(r.checkFailures()).as(cell + " payload check failures").isZero();
+    }
+  }
+
+  @Test
+  void againstATlsRowOurHttpKindsSpeakTlsAndThttpclientIsSkippedWithTheReason() throws Exception {
+    long calls = 100;
+    MatrixPlan plan =
+        new MatrixPlan(
+            "test",
+            List.of("netty-tls/worker"),
+            List.of("thttpclient", "netty-sync-http", "grizzly-async-http"),
+            List.of(
+                new MatrixPlan.Grid(List.of(Workload.echo(300)), List.of("compact"), List.of(1))),
+            1,
+            0,
+            Duration.ZERO,
+            Duration.ofSeconds(30),
+            calls,
+            Duration.ofSeconds(10),
+            4,
+            1,
+            false,
+            null);
+    MatrixRunner runner = new MatrixRunner(Rows.standard(), plan);
+    List<CellResult> results = runner.run(ReducedMatrixTest.quiet(runner.cells().size()));
+
+    assertThat(results).hasSize(3);
+    assertThat(results.get(0).skipped())
+        .isEqualTo("thttpclient speaks plain HTTP only (netty-tls/worker serves TLS)");
+    for (CellResult r : results.subList(1, 3)) {
+      assertThat(r.skipped()).as(r.client()).isNull();
+      assertThat(r.calls()).as(r.client()).isEqualTo(calls);
+      assertThat(r.errors()).as(r.client()).isZero();
+    }
+  }
+
+  @Test
+  void ourHttpKindsSpeakHttpAreInAllAndMakeOurRowsAcceptIt() {
+    Rows rows = Rows.standard();
+    assertThat(rows.expandClients(List.of("all"))).containsAll(OUR_HTTP_KINDS);
+    ServerRow grizzly = rows.server("grizzly/worker");
+    for (String name : OUR_HTTP_KINDS) {
+      ClientKindRow kind = rows.client(name);
+      assertThat(kind.transport()).as(name).isEqualTo(WireTransport.HTTP);
+      assertThat(MatrixRunner.transports(grizzly, List.of(rows.client("tsocket"), kind)))
+          .as(name)
+          .containsExactly(WireTransport.FRAMED, WireTransport.HTTP);
+    }
+    for (String framed : List.of("netty-sync", "netty-async", "grizzly-sync", "grizzly-async")) {
+      assertThat(rows.client(framed).transport()).as(framed).isEqualTo(WireTransport.FRAMED);
+    }
+  }
+
   @Test
   void libraryRowsAcceptHttpOnlyWhenTheRunHasAnHttpClient() {
     ServerRow netty = Rows.standard().server("netty/worker");
