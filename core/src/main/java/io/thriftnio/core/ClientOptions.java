@@ -32,11 +32,15 @@ public final class ClientOptions {
   /** Default {@link #requestTimeout()} of a channel call: 30 seconds. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Default {@link #lateReplyTimeout()} of a channel: 10 seconds. */
+  public static final Duration DEFAULT_LATE_REPLY_TIMEOUT = Duration.ofSeconds(10);
+
   private static final ClientOptions DEFAULTS = builder().build();
 
   private final Duration connectTimeout;
   private final Duration readTimeout;
   private final Duration requestTimeout;
+  private final Duration lateReplyTimeout;
   private final int maxFrameSize;
   private final int maxPendingCalls;
   private final Executor callbackExecutor;
@@ -49,6 +53,7 @@ public final class ClientOptions {
     this.connectTimeout = b.connectTimeout;
     this.readTimeout = b.readTimeout;
     this.requestTimeout = b.requestTimeout;
+    this.lateReplyTimeout = b.lateReplyTimeout;
     this.maxFrameSize = b.maxFrameSize;
     this.maxPendingCalls = b.maxPendingCalls;
     this.callbackExecutor = b.callbackExecutor;
@@ -99,6 +104,14 @@ public final class ClientOptions {
     return requestTimeout;
   }
 
+  /**
+   * How long a channel that owes the reply of a timed-out call may receive no reply at all before
+   * it is closed as stuck; see {@link Builder#lateReplyTimeout(Duration)}.
+   */
+  public Duration lateReplyTimeout() {
+    return lateReplyTimeout;
+  }
+
   /** The largest frame sent or accepted, in bytes, length prefix excluded. */
   public int maxFrameSize() {
     return maxFrameSize;
@@ -145,6 +158,8 @@ public final class ClientOptions {
         + readTimeout
         + ", requestTimeout="
         + requestTimeout
+        + ", lateReplyTimeout="
+        + lateReplyTimeout
         + ", maxFrameSize="
         + maxFrameSize
         + ", maxPendingCalls="
@@ -164,6 +179,7 @@ public final class ClientOptions {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration readTimeout = DEFAULT_READ_TIMEOUT;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration lateReplyTimeout = DEFAULT_LATE_REPLY_TIMEOUT;
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
     private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
     private Executor callbackExecutor = ForkJoinPool.commonPool();
@@ -200,14 +216,31 @@ public final class ClientOptions {
     }
 
     /**
-     * How long a channel call may take, from the call until its whole response has arrived; the
-     * channel is closed when it passes. Default {@link #DEFAULT_REQUEST_TIMEOUT} (30 s).
+     * How long a channel call may take, from the call until its whole response has arrived. When it
+     * passes, that call alone fails with a {@link CallTimeoutException}; the connection and its
+     * other calls carry on, and the late reply is dropped when it comes (see {@link
+     * ThriftChannel}). Default {@link #DEFAULT_REQUEST_TIMEOUT} (30 s).
      *
      * @param requestTimeout {@code > 0}
      * @return this builder
      */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = Checks.positive("requestTimeout", requestTimeout);
+      return this;
+    }
+
+    /**
+     * How long a channel may receive no reply at all while it owes the reply of a timed-out call,
+     * before it closes the connection as stuck and fails the calls still waiting on it. A server
+     * that is merely slow to answer one call keeps the connection: each reply that arrives restarts
+     * the wait. Pick it above the longest time a slow call may run past its timeout on a healthy
+     * server. Default {@link #DEFAULT_LATE_REPLY_TIMEOUT} (10 s).
+     *
+     * @param lateReplyTimeout {@code > 0}
+     * @return this builder
+     */
+    public Builder lateReplyTimeout(Duration lateReplyTimeout) {
+      this.lateReplyTimeout = Checks.positive("lateReplyTimeout", lateReplyTimeout);
       return this;
     }
 

@@ -12,11 +12,20 @@ import java.util.concurrent.CompletableFuture;
  * in order, so responses are matched to requests first-in, first-out. A oneway message gets no
  * response: {@link #send(ByteBuffer)} completes once it is written.
  *
- * <p>Failures complete the future exceptionally, never throw: a call that outlives its timeout
- * fails with a {@link org.apache.thrift.transport.TTransportException} of type {@code TIMED_OUT}
- * and the channel is closed (a late response could otherwise be matched to the next call); when the
- * connection closes, every pending call fails with a {@code TTransportException} that names the
+ * <p>Failures complete the future exceptionally, never throw. When the connection closes, every
+ * pending call fails with a {@link org.apache.thrift.transport.TTransportException} that names the
  * peer and the number of calls pending.
+ *
+ * <p><b>A timed-out call fails alone.</b> A call that outlives its timeout fails with a {@link
+ * CallTimeoutException} ({@code TIMED_OUT}); nothing else happens to the connection or to the other
+ * calls on it, which wait within their own timeouts. Its request keeps its place in the reply order
+ * ({@link #abandonedCalls()}), and the reply that comes for it later is dropped after a check of
+ * its sequence id (a mismatch means the order is broken: the connection closes). Calls queued
+ * behind a slow one on the same connection wait for it, since replies come in order (head-of-line
+ * blocking): their timeouts say so ({@link CallTimeoutException#behindTimedOutCall()}) and the
+ * pools send new calls to other connections meanwhile. The connection closes as stuck only when no
+ * reply at all arrives for {@code lateReplyTimeout} (default 10 s) while one is owed; see {@link
+ * ClientOptions.Builder#lateReplyTimeout}.
  *
  * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection ({@code
  * maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}; oneway messages count until
@@ -62,8 +71,18 @@ public interface ThriftChannel extends AutoCloseable {
    */
   CompletableFuture<Void> send(ByteBuffer request);
 
-  /** Calls sent whose responses have not arrived. */
+  /** Calls sent whose responses have not arrived, {@link #abandonedCalls()} included. */
   int pendingCalls();
+
+  /**
+   * Calls that timed out after they were sent and whose late replies have not arrived yet: the
+   * connection owes them, so a call sent now would wait behind them. Pools send new calls to
+   * another connection while this is above zero. The default, for channels that close on a timeout
+   * instead, is 0.
+   */
+  default int abandonedCalls() {
+    return 0;
+  }
 
   /** Whether the connection is open. */
   boolean isOpen();

@@ -69,6 +69,18 @@ public final class MessageReader {
         .readMessageBegin();
   }
 
+  /** What {@link #seqId} returns when a message's sequence id cannot be read in place. */
+  public static final long UNKNOWN_SEQ_ID = Long.MIN_VALUE;
+
+  /**
+   * The sequence id of a strict-binary or compact message, read in place (nothing copied); {@link
+   * #UNKNOWN_SEQ_ID} for another protocol (JSON) or a header cut short.
+   */
+  public static long seqId(ByteBuffer message) {
+    InPlace h = InPlace.of(message);
+    return h == null ? UNKNOWN_SEQ_ID : h.seqId;
+  }
+
   /** What the reply in {@code reply} (no length prefix, from position to limit) carries. */
   public static ReplyKind replyKind(
       ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {

@@ -3,6 +3,7 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
@@ -105,27 +106,40 @@ public abstract class ClientContractSuite {
   }
 
   @Test
-  void aRequestTimeoutFailsTheCallAndClosesTheChannel() throws Exception {
+  void aRequestTimeoutFailsOnlyThatCallAndASilentConnectionClosesAsStuck() throws Exception {
     StubPeer peer = peer(false);
     ThriftChannel channel =
-        channel(peer, ClientOptions.builder().requestTimeout(Duration.ofMillis(200)).build());
+        channel(
+            peer,
+            ClientOptions.builder()
+                .requestTimeout(Duration.ofMillis(200))
+                .lateReplyTimeout(Duration.ofSeconds(2))
+                .build());
     CompletableFuture<ByteBuffer> first = channel.exchange(ByteBuffer.wrap(REQUEST));
     CompletableFuture<ByteBuffer> second =
         channel.exchange(ByteBuffer.wrap(REQUEST), Duration.ofSeconds(20));
     assertFails(
         first,
-        TTransportException.class,
+        CallTimeoutException.class,
         TTransportException.TIMED_OUT,
-        "call to "
-            + peer.address
-            + " timed out after 200 ms (2 calls were pending); channel closed");
-    assertFails(
-        second,
-        TTransportException.class,
-        TTransportException.END_OF_FILE,
-        "connection to "
-            + peer.address
-            + " closed with 1 calls pending: a call timed out after 200 ms");
+        "call to " + peer.address + " timed out after 200 ms (2 calls were pending)");
+    assertThat(channel.isOpen()).as("a timed-out call fails alone").isTrue();
+    assertThat(second).isNotDone();
+    assertThat(channel.abandonedCalls()).isEqualTo(1);
+    // The peer never answers: with no reply for lateReplyTimeout, the connection is stuck.
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            TTransportException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE);
+              assertThat(e.getMessage())
+                  .startsWith(
+                      "connection to "
+                          + peer.address
+                          + " closed with 1 calls pending: no reply for")
+                  .endsWith("while 1 timed-out calls owed theirs (lateReplyTimeout 2000 ms)");
+            });
     assertThat(channel.isOpen()).isFalse();
   }
 

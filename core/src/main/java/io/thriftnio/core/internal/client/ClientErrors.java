@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.JdkTls;
@@ -107,18 +108,32 @@ public final class ClientErrors {
         cause);
   }
 
-  /** {@code TIMED_OUT}: a channel call outlived its timeout; the channel is closed. */
-  public static TTransportException callTimedOut(
-      SocketAddress address, long timeoutMillis, int pendingCalls) {
-    return new TTransportException(
-        TTransportException.TIMED_OUT,
+  /**
+   * {@code TIMED_OUT}: a channel call outlived its timeout; it fails alone and the channel stays
+   * open. {@code written}: the request had left (else the connection was not draining); {@code
+   * behind}: an earlier call on the connection had timed out and still owed its reply.
+   */
+  public static CallTimeoutException callTimedOut(
+      SocketAddress address,
+      long timeoutMillis,
+      int pendingCalls,
+      boolean written,
+      boolean behind) {
+    String where =
+        !written
+            ? " before it could be written (the connection is not draining)"
+            : behind ? " behind an earlier call that had timed out" : "";
+    return new CallTimeoutException(
         "call to "
             + peer(address)
             + " timed out after "
             + timeoutMillis
-            + " ms ("
+            + " ms"
+            + where
+            + " ("
             + pendingCalls
-            + " calls were pending); channel closed");
+            + " calls were pending)",
+        behind);
   }
 
   /** {@code TIMED_OUT}: a sync transport's read outlived its timeout; the transport is closed. */

@@ -2,9 +2,11 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.MessageReader;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,6 +40,19 @@ final class Messages {
     }
   }
 
+  /** Fails every call and oneway of {@code taken} with {@code failure}. */
+  static void failAll(List<Object> taken, Throwable failure) {
+    for (Object o : taken) {
+      if (o instanceof Call) {
+        Call call = (Call) o;
+        call.timer.cancel(false);
+        complete(call.completeOn, call.result, null, failure);
+      } else {
+        complete(((Oneway) o).completeOn, ((Oneway) o).result, null, failure);
+      }
+    }
+  }
+
   /** A message accepted and not yet handed to the link. */
   abstract static class Outbound {
     final ByteBuffer payload;
@@ -52,12 +67,19 @@ final class Messages {
   static final class Call extends Outbound {
     final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     final Duration timeout;
+
+    /** The request's sequence id, or {@link MessageReader#UNKNOWN_SEQ_ID}: checks a late reply. */
+    final long seqId;
+
     ScheduledFuture<?> timer; // set under the lock before the call is queued
     boolean written; // under the lock
+    boolean abandoned; // under the lock: timed out after it was written; its reply is still owed
+    boolean settled; // under the lock: answered, or failed by a close
 
     Call(ByteBuffer payload, Duration timeout, Executor completeOn) {
       super(payload, completeOn);
       this.timeout = timeout;
+      this.seqId = MessageReader.seqId(payload);
     }
   }
 

@@ -1,5 +1,7 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.TooManyPendingCallsException;
 import io.thriftnio.core.internal.client.Messages.Call;
@@ -17,15 +19,20 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * The call table of one pipelined client connection, the same on every transport: requests leave in
  * call order, responses complete the oldest waiting call (first in, first out), every call has its
  * own timer, and a close fails every waiting call at once with one message naming the peer and the
- * count. An IO adapter implements {@link Link} and reports what its connection reads and how it
+ * count. An IO adapter implements {@link CallLink} and reports what its connection reads and how it
  * ends; this class decides everything else.
+ *
+ * <p>A call that times out fails alone ({@link CallTimeoutException}). Once written, it keeps its
+ * place in the order, abandoned, and the reply that comes for it later is dropped, after a check
+ * that its sequence id is the one sent (a different one means the order is broken: the connection
+ * closes). The connection closes as stuck only when no reply at all has come for {@code
+ * lateReplyTimeout} while one is owed ({@link LateReplies}).
  *
  * <pre>
  *  exchange(a) exchange(b) send(c) exchange(d)   callers: queue under a short lock, never write
@@ -35,7 +42,7 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>Bounds: calls awaiting responses plus oneway messages not yet written are at most {@code
  * maxPendingCalls}; one more fails at once with {@link TooManyPendingCallsException}, nothing is
- * sent and the channel stays usable. The drain stops while {@link Link#writable()} is false and
+ * sent and the channel stays usable. The drain stops while {@link CallLink#writable()} is false and
  * resumes on {@link #writable()}, so a slow socket holds the caller's messages here, counted, and
  * not in an unbounded IO-library queue.
  *
@@ -44,47 +51,17 @@ import org.apache.thrift.transport.TTransportException;
  */
 public final class PipelinedCalls {
 
-  /** What the table needs from one connection; implemented by each IO adapter. */
-  public interface Link {
-    /** Runs the drain: on the connection's IO thread, or at once on the calling thread. */
-    void execute(Runnable drain);
-
-    /**
-     * Writes one message; the adapter adds the length prefix. Called by one drainer at a time, in
-     * call order. {@code done} gets {@code null} once written, or the failure.
-     */
-    void write(ByteBuffer payload, Consumer<Throwable> done);
-
-    /**
-     * As {@link #write(ByteBuffer, Consumer)}, saying whether the message is oneway: a link whose
-     * wire answers oneway messages too (HTTP) must know which response to expect. By default the
-     * two-argument write.
-     */
-    default void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
-      write(payload, done);
-    }
-
-    /** Sends what the writes since the last flush have queued. */
-    void flush();
-
-    /** Whether the connection takes more writes now without growing its buffer past its mark. */
-    boolean writable();
-
-    /** Closes the connection; it need not wait. */
-    void closeConnection();
-  }
-
   private final SocketAddress peer;
   private final int maxFrameSize;
   private final int maxPendingCalls;
-  private final Duration defaultTimeout;
   private final ScheduledExecutorService timer;
-  private final Executor callbackExecutor;
-  private final Link link;
+  private final CallLink link;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Object lock = new Object();
-  private final ArrayDeque<Call> awaiting = new ArrayDeque<>();
+  private final ArrayDeque<Call> awaiting = new ArrayDeque<>(); // request order, abandoned kept
   private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+  private final LateReplies late; // guarded by lock
+  private volatile int abandoned; // written under lock: late.owed(), for readers without it
   private int unwrittenOneways;
   private boolean closed;
   private String closeReason;
@@ -92,28 +69,21 @@ public final class PipelinedCalls {
 
   /**
    * @param peer the server, as the caller named it; every message names it
-   * @param maxFrameSize the largest request sent, in bytes
-   * @param maxPendingCalls calls awaiting responses plus oneways not yet written, at most
-   * @param defaultTimeout the timeout of {@link #exchange(ByteBuffer)}
+   * @param options its {@code maxFrameSize} (the largest request sent), {@code maxPendingCalls} and
+   *     {@code lateReplyTimeout}
    * @param timer runs the per-call timers
-   * @param callbackExecutor completes the futures
    * @param link the connection
    */
   public PipelinedCalls(
-      SocketAddress peer,
-      int maxFrameSize,
-      int maxPendingCalls,
-      Duration defaultTimeout,
-      ScheduledExecutorService timer,
-      Executor callbackExecutor,
-      Link link) {
+      SocketAddress peer, ClientOptions options, ScheduledExecutorService timer, CallLink link) {
     this.peer = peer;
-    this.maxFrameSize = maxFrameSize;
-    this.maxPendingCalls = maxPendingCalls;
-    this.defaultTimeout = defaultTimeout;
+    this.maxFrameSize = options.maxFrameSize();
+    this.maxPendingCalls = options.maxPendingCalls();
     this.timer = timer;
-    this.callbackExecutor = callbackExecutor;
     this.link = link;
+    this.late =
+        new LateReplies(
+            options.lateReplyTimeout().toNanos(), LateReplies.Timer.of(timer), this::checkStuck);
   }
 
   /**
@@ -135,19 +105,10 @@ public final class PipelinedCalls {
     action.run();
   }
 
-  /** A call with the default timeout. */
-  public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
-    return exchange(request, defaultTimeout);
-  }
-
-  /** A call that fails with {@code TIMED_OUT}, and closes the connection, after {@code timeout}. */
-  public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
-    return exchange(request, timeout, callbackExecutor);
-  }
-
   /**
-   * A call whose future completes on {@code completeOn}: {@code Runnable::run} completes it on the
-   * IO (or timer) thread, for a caller that hops to its own executor next.
+   * A call that fails alone with a {@link CallTimeoutException} after {@code timeout}, its future
+   * completing on {@code completeOn} ({@code Runnable::run}: on the IO or timer thread, for a
+   * caller that hops to its own executor next).
    */
   public CompletableFuture<ByteBuffer> exchange(
       ByteBuffer request, Duration timeout, Executor completeOn) {
@@ -179,12 +140,10 @@ public final class PipelinedCalls {
     return call.result;
   }
 
-  /** A oneway message: completes once written; counts against the bound until then. */
-  public CompletableFuture<Void> send(ByteBuffer request) {
-    return send(request, callbackExecutor);
-  }
-
-  /** A oneway message whose future completes on {@code completeOn}. */
+  /**
+   * A oneway message whose future completes on {@code completeOn} once it is written; it counts
+   * against the bound until then.
+   */
   public CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
     FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
     if (tooLarge != null) {
@@ -203,11 +162,19 @@ public final class PipelinedCalls {
     return oneway.result;
   }
 
-  /** Calls awaiting responses plus oneway messages not yet written. */
+  /**
+   * Calls awaiting responses (abandoned ones included: their replies are still owed) plus oneway
+   * messages not yet written.
+   */
   public int pendingCalls() {
     synchronized (lock) {
       return awaiting.size() + unwrittenOneways;
     }
+  }
+
+  /** Calls that timed out after they were written and whose replies have not arrived yet. */
+  public int abandonedCalls() {
+    return abandoned;
   }
 
   /** Whether the table takes calls: not closed. */
@@ -219,24 +186,7 @@ public final class PipelinedCalls {
 
   /** One response frame from the connection, in arrival order. */
   public void onResponse(ByteBuffer payload) {
-    Call call;
-    synchronized (lock) {
-      if (closed) {
-        return; // it answers a call that has already failed (a timeout closed the channel, say)
-      }
-      call = awaiting.peek();
-      if (call == null || !call.written) {
-        call = null;
-      } else {
-        awaiting.poll();
-      }
-    }
-    if (call == null) {
-      close("a response arrived with no call pending (is the peer a Thrift server?)", null);
-      return;
-    }
-    call.timer.cancel(false);
-    Messages.complete(call.completeOn, call.result, payload, null);
+    answer(payload, null);
   }
 
   /**
@@ -244,24 +194,36 @@ public final class PipelinedCalls {
    * fails with {@code failure}; the others, and the connection, carry on.
    */
   public void onFailedResponse(Throwable failure) {
+    answer(null, failure);
+  }
+
+  private void answer(ByteBuffer payload, Throwable failure) {
     Call call;
     synchronized (lock) {
       if (closed) {
-        return; // the call has already failed
+        return; // it answers a call that has already failed with the connection
       }
       call = awaiting.peek();
       if (call == null || !call.written) {
         call = null;
       } else {
         awaiting.poll();
+        call.settled = true;
+        late.replied(call.abandoned, System.nanoTime());
+        abandoned = late.owed();
       }
     }
     if (call == null) {
       close("a response arrived with no call pending (is the peer a Thrift server?)", failure);
-      return;
+    } else if (call.abandoned) {
+      String outOfOrder = LateReplies.outOfOrder(call, payload);
+      if (outOfOrder != null) {
+        close(outOfOrder, null); // else dropped: its caller heard of the timeout already
+      }
+    } else {
+      call.timer.cancel(false);
+      Messages.complete(call.completeOn, call.result, payload, failure);
     }
-    call.timer.cancel(false);
-    Messages.complete(call.completeOn, call.result, null, failure);
   }
 
   /** The connection became writable again: resume the drain. */
@@ -287,7 +249,9 @@ public final class PipelinedCalls {
       return;
     }
     link.closeConnection(); // first: whoever sees a failure sees the connection closed
-    fail(failed, reason, cause, null);
+    if (!failed.isEmpty()) {
+      Messages.failAll(failed, ClientErrors.connectionClosed(peer, failed.size(), reason, cause));
+    }
     closed.run();
   }
 
@@ -367,28 +331,38 @@ public final class PipelinedCalls {
   }
 
   private void timeOut(Call call) {
-    List<Object> others;
-    int wasPending;
-    Runnable closed;
-    String reason = "a call timed out after " + call.timeout.toMillis() + " ms";
+    CallTimeoutException failure;
     synchronized (lock) {
-      wasPending = awaiting.size();
-      if (this.closed || !awaiting.remove(call)) {
+      if (closed || call.settled || call.abandoned) {
         return; // answered, or failed by a close, before the timer fired
       }
-      // One step: no late response is matched to the next call, and no retry made from the
-      // failure callback joins a table that is about to close.
-      others = markClosed(reason);
-      closed = onClose;
+      int pending = awaiting.size() + unwrittenOneways;
+      if (!call.written) {
+        // Nothing was sent: the call leaves the order and nothing is owed for it.
+        awaiting.remove(call);
+        outbound.remove(call);
+        call.settled = true;
+        failure = ClientErrors.callTimedOut(peer, call.timeout.toMillis(), pending, false, false);
+      } else {
+        boolean behind = late.abandonedAhead(awaiting, call);
+        call.abandoned = true;
+        late.owe(System.nanoTime());
+        abandoned = late.owed();
+        failure = ClientErrors.callTimedOut(peer, call.timeout.toMillis(), pending, true, behind);
+      }
     }
-    link.closeConnection();
-    Messages.complete(
-        call.completeOn,
-        call.result,
-        null,
-        ClientErrors.callTimedOut(peer, call.timeout.toMillis(), wasPending));
-    fail(others, reason, null, call);
-    closed.run();
+    Messages.complete(call.completeOn, call.result, null, failure);
+  }
+
+  /** The late-reply timer fired: closes the connection if it is stuck. */
+  private void checkStuck() {
+    String stuck;
+    synchronized (lock) {
+      stuck = closed ? null : late.onTimer(System.nanoTime());
+    }
+    if (stuck != null) {
+      close(stuck, null);
+    }
   }
 
   /** Marks the table closed and takes out every waiting call and unwritten oneway; under lock. */
@@ -398,7 +372,13 @@ public final class PipelinedCalls {
     }
     closed = true;
     closeReason = reason;
-    List<Object> taken = new ArrayList<>(awaiting);
+    List<Object> taken = new ArrayList<>(awaiting.size());
+    for (Call c : awaiting) {
+      if (!c.abandoned) { // an abandoned call's caller has heard already
+        c.settled = true;
+        taken.add(c);
+      }
+    }
     for (Outbound o : outbound) {
       if (o instanceof Oneway) {
         taken.add(o);
@@ -407,24 +387,8 @@ public final class PipelinedCalls {
     awaiting.clear();
     outbound.clear();
     unwrittenOneways = 0;
+    late.clear();
+    abandoned = 0;
     return taken;
-  }
-
-  private void fail(List<Object> failed, String reason, Throwable cause, Call skip) {
-    if (failed.isEmpty()) {
-      return;
-    }
-    TTransportException e = ClientErrors.connectionClosed(peer, failed.size(), reason, cause);
-    for (Object o : failed) {
-      if (o instanceof Call) {
-        Call call = (Call) o;
-        if (call != skip) {
-          call.timer.cancel(false);
-          Messages.complete(call.completeOn, call.result, null, e);
-        }
-      } else {
-        Messages.complete(((Oneway) o).completeOn, ((Oneway) o).result, null, e);
-      }
-    }
   }
 }

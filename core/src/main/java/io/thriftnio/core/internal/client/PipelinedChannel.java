@@ -9,15 +9,16 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * A {@link ThriftChannel} whose calls are core's {@link PipelinedCalls}: an IO adapter extends it,
- * moves the bytes ({@link PipelinedCalls.Link}) and reports what its connection reads ({@link
- * #calls}{@code .onResponse}) and how it ends ({@link #connectionEnded}). Not part of the API.
+ * moves the bytes ({@link CallLink}) and reports what its connection reads ({@link #calls}{@code
+ * .onResponse}) and how it ends ({@link #connectionEnded}). Not part of the API.
  */
-public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.Link {
+public abstract class PipelinedChannel implements ThriftChannel, CallLink {
 
   /** The server, as the caller named it. */
   protected final InetSocketAddress address;
@@ -26,6 +27,7 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   protected final PipelinedCalls calls;
 
   private final Duration requestTimeout;
+  private final Executor callbackExecutor;
 
   /** {@code null} without interceptors. */
   private final ClientInterception interception;
@@ -43,15 +45,8 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
       Runnable onClose) {
     this.address = address;
     this.requestTimeout = options.requestTimeout();
-    this.calls =
-        new PipelinedCalls(
-            address,
-            options.maxFrameSize(),
-            options.maxPendingCalls(),
-            options.requestTimeout(),
-            timer,
-            options.callbackExecutor(),
-            this);
+    this.callbackExecutor = options.callbackExecutor();
+    this.calls = new PipelinedCalls(address, options, timer, this);
     calls.onClose(onClose);
     this.interception = ClientInterception.of(options.interceptors());
   }
@@ -86,15 +81,16 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   @Override
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
     return interception == null
-        ? calls.exchange(request, timeout)
-        : interception.exchange(request, address, r -> calls.exchange(r, timeout));
+        ? calls.exchange(request, timeout, callbackExecutor)
+        : interception.exchange(
+            request, address, r -> calls.exchange(r, timeout, callbackExecutor));
   }
 
   @Override
   public final CompletableFuture<Void> send(ByteBuffer request) {
     return interception == null
-        ? calls.send(request)
-        : interception.send(request, address, calls::send);
+        ? calls.send(request, callbackExecutor)
+        : interception.send(request, address, r -> calls.send(r, callbackExecutor));
   }
 
   /**
@@ -118,6 +114,11 @@ public abstract class PipelinedChannel implements ThriftChannel, PipelinedCalls.
   @Override
   public final int pendingCalls() {
     return calls.pendingCalls();
+  }
+
+  @Override
+  public final int abandonedCalls() {
+    return calls.abandonedCalls();
   }
 
   @Override

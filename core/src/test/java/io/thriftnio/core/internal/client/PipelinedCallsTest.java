@@ -3,6 +3,8 @@ package io.thriftnio.core.internal.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.TooManyPendingCallsException;
 import java.net.InetSocketAddress;
@@ -36,12 +38,42 @@ class PipelinedCallsTest {
   }
 
   private PipelinedCalls table(int maxPendingCalls) {
-    return new PipelinedCalls(
-        PEER, 100, maxPendingCalls, Duration.ofSeconds(5), timer, Runnable::run, link);
+    return table(maxPendingCalls, ClientOptions.DEFAULT_LATE_REPLY_TIMEOUT);
+  }
+
+  private PipelinedCalls table(int maxPendingCalls, Duration lateReplyTimeout) {
+    ClientOptions options =
+        ClientOptions.builder()
+            .maxFrameSize(100)
+            .maxPendingCalls(maxPendingCalls)
+            .lateReplyTimeout(lateReplyTimeout)
+            .build();
+    return new PipelinedCalls(PEER, options, timer, link);
+  }
+
+  private static CompletableFuture<ByteBuffer> exchange(PipelinedCalls calls, ByteBuffer request) {
+    return exchange(calls, request, Duration.ofSeconds(5));
+  }
+
+  private static CompletableFuture<ByteBuffer> exchange(
+      PipelinedCalls calls, ByteBuffer request, Duration timeout) {
+    return calls.exchange(request, timeout, Runnable::run);
+  }
+
+  private static CompletableFuture<Void> send(PipelinedCalls calls, ByteBuffer request) {
+    return calls.send(request, Runnable::run);
   }
 
   private static ByteBuffer bytes(String s) {
     return ByteBuffer.wrap(s.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** A strict-binary CALL header for {@code name} with {@code seqId}, and an empty struct. */
+  private static ByteBuffer message(String name, int seqId) {
+    ByteBuffer b = ByteBuffer.allocate(13 + name.length());
+    b.putInt(0x80010001).putInt(name.length()).put(name.getBytes(StandardCharsets.US_ASCII));
+    b.putInt(seqId).put((byte) 0).flip();
+    return b;
   }
 
   private static String text(ByteBuffer b) {
@@ -52,10 +84,10 @@ class PipelinedCallsTest {
   void responsesCompleteCallsFirstInFirstOutAndOneFlushCoversABatch() throws Exception {
     PipelinedCalls calls = table(10);
     link.writable = false; // hold the drain so that three calls leave in one batch
-    CompletableFuture<ByteBuffer> a = calls.exchange(bytes("a"));
-    CompletableFuture<ByteBuffer> b = calls.exchange(bytes("b"));
-    CompletableFuture<Void> c = calls.send(bytes("c"));
-    CompletableFuture<ByteBuffer> d = calls.exchange(bytes("d"));
+    CompletableFuture<ByteBuffer> a = exchange(calls, bytes("a"));
+    CompletableFuture<ByteBuffer> b = exchange(calls, bytes("b"));
+    CompletableFuture<Void> c = send(calls, bytes("c"));
+    CompletableFuture<ByteBuffer> d = exchange(calls, bytes("d"));
     link.writable = true;
     calls.writable();
     assertThat(link.written)
@@ -75,13 +107,13 @@ class PipelinedCallsTest {
   @Test
   void aCallOverMaxPendingCallsFailsAloneAndTheTableStaysUsable() throws Exception {
     PipelinedCalls calls = table(2);
-    calls.exchange(bytes("a"));
-    calls.exchange(bytes("b"));
-    assertThatThrownBy(() -> calls.exchange(bytes("c")).get())
+    exchange(calls, bytes("a"));
+    exchange(calls, bytes("b"));
+    assertThatThrownBy(() -> exchange(calls, bytes("c")).get())
         .hasCauseInstanceOf(TooManyPendingCallsException.class)
         .hasMessageContaining("pending calls: 2 (limit: 2) to " + PEER);
     calls.onResponse(bytes("A"));
-    CompletableFuture<ByteBuffer> c = calls.exchange(bytes("c"));
+    CompletableFuture<ByteBuffer> c = exchange(calls, bytes("c"));
     calls.onResponse(bytes("B"));
     calls.onResponse(bytes("C"));
     assertThat(text(c.get())).isEqualTo("C");
@@ -92,9 +124,9 @@ class PipelinedCallsTest {
   void onewaysCountAgainstTheBoundUntilWritten() throws Exception {
     PipelinedCalls calls = table(2);
     link.writable = false; // a socket that does not drain
-    CompletableFuture<Void> first = calls.send(bytes("1"));
-    CompletableFuture<Void> second = calls.send(bytes("2"));
-    assertThatThrownBy(() -> calls.send(bytes("3")).get())
+    CompletableFuture<Void> first = send(calls, bytes("1"));
+    CompletableFuture<Void> second = send(calls, bytes("2"));
+    assertThatThrownBy(() -> send(calls, bytes("3")).get())
         .hasCauseInstanceOf(TooManyPendingCallsException.class);
     assertThat(link.written).isEmpty();
     link.writable = true;
@@ -102,43 +134,132 @@ class PipelinedCallsTest {
     assertThat(first).isCompleted();
     assertThat(second).isCompleted();
     assertThat(calls.pendingCalls()).isZero();
-    assertThat(calls.send(bytes("3"))).isCompleted();
+    assertThat(send(calls, bytes("3"))).isCompleted();
   }
 
   @Test
-  void aTimedOutCallClosesTheTableAndFailsTheOthersWithOneMessage() throws Exception {
+  void aTimedOutCallFailsAloneAndItsLateReplyIsDropped() throws Exception {
     PipelinedCalls calls = table(10);
-    CompletableFuture<ByteBuffer> slow = calls.exchange(bytes("a"), Duration.ofMillis(50));
-    CompletableFuture<ByteBuffer> other = calls.exchange(bytes("b"));
+    CompletableFuture<ByteBuffer> slow = exchange(calls, bytes("a"), Duration.ofMillis(50));
+    CompletableFuture<ByteBuffer> other = exchange(calls, bytes("b"));
     assertThatThrownBy(slow::get)
         .cause()
         .isInstanceOfSatisfying(
-            TTransportException.class,
+            CallTimeoutException.class,
             e -> {
               assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
+              assertThat(e.behindTimedOutCall()).isFalse();
+              assertThat(e.getMessage())
+                  .isEqualTo("call to db1:9090 timed out after 50 ms (2 calls were pending)");
+            });
+    assertThat(calls.isOpen()).isTrue();
+    assertThat(link.closed).isFalse();
+    assertThat(calls.abandonedCalls()).isEqualTo(1);
+    assertThat(calls.pendingCalls()).isEqualTo(2); // the late reply is still owed
+    assertThat(other).isNotDone();
+    calls.onResponse(bytes("A")); // late: dropped, never handed to the next call
+    assertThat(other).isNotDone();
+    assertThat(calls.abandonedCalls()).isZero();
+    calls.onResponse(bytes("B"));
+    assertThat(text(other.get())).isEqualTo("B");
+    CompletableFuture<ByteBuffer> next = exchange(calls, bytes("c"));
+    calls.onResponse(bytes("C"));
+    assertThat(text(next.get())).isEqualTo("C");
+    assertThat(calls.pendingCalls()).isZero();
+  }
+
+  @Test
+  void aCallThatTimesOutBehindATimedOutCallSaysSo() throws Exception {
+    PipelinedCalls calls = table(10);
+    CompletableFuture<ByteBuffer> slow = exchange(calls, bytes("a"), Duration.ofMillis(30));
+    CompletableFuture<ByteBuffer> queued = exchange(calls, bytes("b"), Duration.ofMillis(300));
+    assertThatThrownBy(slow::get).hasCauseInstanceOf(CallTimeoutException.class);
+    assertThatThrownBy(queued::get)
+        .cause()
+        .isInstanceOfSatisfying(
+            CallTimeoutException.class,
+            e -> {
+              assertThat(e.behindTimedOutCall()).isTrue();
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "call to db1:9090 timed out after 50 ms (2 calls were pending); channel"
-                          + " closed");
+                      "call to db1:9090 timed out after 300 ms behind an earlier call that had"
+                          + " timed out (2 calls were pending)");
             });
+    assertThat(calls.abandonedCalls()).isEqualTo(2);
+    calls.onResponse(bytes("A"));
+    calls.onResponse(bytes("B"));
+    assertThat(calls.abandonedCalls()).isZero();
+    assertThat(calls.isOpen()).isTrue();
+  }
+
+  @Test
+  void aCallThatTimesOutUnwrittenLeavesTheOrderAndIsNeverSent() throws Exception {
+    PipelinedCalls calls = table(10);
+    link.writable = false; // a socket that does not drain
+    CompletableFuture<ByteBuffer> stuck = exchange(calls, bytes("a"), Duration.ofMillis(30));
+    assertThatThrownBy(stuck::get)
+        .cause()
+        .isInstanceOfSatisfying(
+            CallTimeoutException.class,
+            e ->
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        "call to db1:9090 timed out after 30 ms before it could be written (the"
+                            + " connection is not draining) (1 calls were pending)"));
+    assertThat(calls.pendingCalls()).isZero();
+    assertThat(calls.abandonedCalls()).isZero();
+    link.writable = true;
+    CompletableFuture<ByteBuffer> next = exchange(calls, bytes("b"));
+    assertThat(link.written).extracting(PipelinedCallsTest::text).containsExactly("b");
+    calls.onResponse(bytes("B"));
+    assertThat(text(next.get())).isEqualTo("B");
+  }
+
+  @Test
+  void aLateReplyWithAnotherSequenceIdClosesTheConnection() throws Exception {
+    PipelinedCalls calls = table(10);
+    CompletableFuture<ByteBuffer> slow = exchange(calls, message("echo", 7), Duration.ofMillis(30));
+    CompletableFuture<ByteBuffer> other = exchange(calls, message("echo", 8));
+    assertThatThrownBy(slow::get).hasCauseInstanceOf(CallTimeoutException.class);
+    calls.onResponse(message("echo", 8)); // the reply of the call behind: the order is broken
+    assertThat(calls.isOpen()).isFalse();
+    assertThat(link.closed).isTrue();
     assertThatThrownBy(other::get)
         .cause()
         .hasMessage(
-            "connection to db1:9090 closed with 1 calls pending: a call timed out after 50 ms");
-    assertThat(link.closed).isTrue();
-    assertThat(calls.isOpen()).isFalse();
-    calls.onResponse(bytes("late")); // dropped: it answers a call that has failed
-    assertThatThrownBy(() -> calls.exchange(bytes("c")).get())
+            "connection to db1:9090 closed with 1 calls pending: the late reply to a timed-out"
+                + " call carries seqid 8, not 7: replies are out of order");
+  }
+
+  @Test
+  void aLateReplyWithItsOwnSequenceIdIsDroppedQuietly() throws Exception {
+    PipelinedCalls calls = table(10);
+    CompletableFuture<ByteBuffer> slow = exchange(calls, message("echo", 7), Duration.ofMillis(30));
+    CompletableFuture<ByteBuffer> other = exchange(calls, message("echo", 8));
+    assertThatThrownBy(slow::get).hasCauseInstanceOf(CallTimeoutException.class);
+    calls.onResponse(message("echo", 7));
+    calls.onResponse(message("echo", 8));
+    assertThat(other.get()).isEqualTo(message("echo", 8));
+    assertThat(calls.isOpen()).isTrue();
+  }
+
+  @Test
+  void aConnectionThatOwesALateReplyAndGetsNoneForLateReplyTimeoutClosesAsStuck() throws Exception {
+    PipelinedCalls calls = table(10, Duration.ofMillis(100));
+    CompletableFuture<ByteBuffer> slow = exchange(calls, bytes("a"), Duration.ofMillis(20));
+    CompletableFuture<ByteBuffer> other = exchange(calls, bytes("b"), Duration.ofSeconds(20));
+    assertThatThrownBy(slow::get).hasCauseInstanceOf(CallTimeoutException.class);
+    assertThatThrownBy(other::get)
         .cause()
         .isInstanceOfSatisfying(
             TTransportException.class,
             e -> {
-              assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN);
+              assertThat(e.getType()).isEqualTo(TTransportException.END_OF_FILE);
               assertThat(e.getMessage())
-                  .isEqualTo(
-                      "channel to db1:9090 is closed (a call timed out after 50 ms); call not"
-                          + " sent");
+                  .startsWith("connection to db1:9090 closed with 1 calls pending: no reply for ")
+                  .endsWith(" ms while 1 timed-out calls owed theirs (lateReplyTimeout 100 ms)");
             });
+    assertThat(link.closed).isTrue();
   }
 
   @Test
@@ -146,7 +267,7 @@ class PipelinedCallsTest {
     PipelinedCalls calls = table(10);
     List<CompletableFuture<ByteBuffer>> all = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      all.add(calls.exchange(bytes("x")));
+      all.add(exchange(calls, bytes("x")));
     }
     int[] closes = new int[1];
     calls.onClose(() -> closes[0]++);
@@ -170,7 +291,7 @@ class PipelinedCallsTest {
   @Test
   void aResponseOverMaxFrameSizeFailsTheCallsWithCorruptedData() {
     PipelinedCalls calls = table(10);
-    CompletableFuture<ByteBuffer> a = calls.exchange(bytes("a"));
+    CompletableFuture<ByteBuffer> a = exchange(calls, bytes("a"));
     FrameSizeException tooLarge = new FrameSizeException(5000, 100, PEER);
     calls.close(ClientErrors.describe(tooLarge), tooLarge);
     assertThatThrownBy(a::get)
@@ -189,7 +310,7 @@ class PipelinedCallsTest {
   @Test
   void aRequestOverMaxFrameSizeFailsAloneBeforeAnythingIsWritten() {
     PipelinedCalls calls = table(10);
-    assertThatThrownBy(() -> calls.exchange(ByteBuffer.allocate(101)).get())
+    assertThatThrownBy(() -> exchange(calls, ByteBuffer.allocate(101)).get())
         .hasCauseInstanceOf(FrameSizeException.class)
         .hasMessageContaining("exceeds maxFrameSize 100");
     assertThat(link.written).isEmpty();
@@ -217,12 +338,12 @@ class PipelinedCallsTest {
         };
     PipelinedCalls calls = table(10);
     CompletableFuture<CompletableFuture<ByteBuffer>> slow = new CompletableFuture<>();
-    Thread writer = new Thread(() -> slow.complete(calls.exchange(bytes("slow"))));
+    Thread writer = new Thread(() -> slow.complete(exchange(calls, bytes("slow"))));
     writer.start();
     assertThat(inWrite.await(5, TimeUnit.SECONDS)).isTrue();
     // The drainer is inside a socket write: another caller queues and returns, and a response
     // read on the IO thread completes its call, without waiting for that write.
-    CompletableFuture<ByteBuffer> next = calls.exchange(bytes("next"));
+    CompletableFuture<ByteBuffer> next = exchange(calls, bytes("next"));
     assertThat(next).isNotDone();
     calls.onResponse(bytes("S"));
     release.countDown();
@@ -241,12 +362,13 @@ class PipelinedCallsTest {
   }
 
   /** Writes into a list, at once, on the calling thread. */
-  private static final class MemoryLink implements PipelinedCalls.Link {
+  private static final class MemoryLink implements CallLink {
     final List<ByteBuffer> written = new java.util.concurrent.CopyOnWriteArrayList<>();
     volatile boolean writable = true;
     volatile boolean closed;
     volatile int flushes;
     volatile Consumer<ByteBuffer> onWrite = b -> {};
+    volatile Consumer<Consumer<Throwable>> holdDone; // null: a write is done at once
 
     @Override
     public void execute(Runnable drain) {
@@ -257,7 +379,11 @@ class PipelinedCallsTest {
     public void write(ByteBuffer payload, Consumer<Throwable> done) {
       onWrite.accept(payload);
       written.add(payload);
-      done.accept(null);
+      if (holdDone != null) {
+        holdDone.accept(done);
+      } else {
+        done.accept(null);
+      }
     }
 
     @Override

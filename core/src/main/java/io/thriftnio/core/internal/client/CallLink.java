@@ -1,0 +1,37 @@
+package io.thriftnio.core.internal.client;
+
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+
+/**
+ * What a {@link PipelinedCalls} table needs from one connection; implemented by each IO adapter
+ * (through {@link PipelinedChannel}). Not part of the API.
+ */
+public interface CallLink {
+  /** Runs the drain: on the connection's IO thread, or at once on the calling thread. */
+  void execute(Runnable drain);
+
+  /**
+   * Writes one message; the adapter adds the length prefix. Called by one drainer at a time, in
+   * call order. {@code done} gets {@code null} once written, or the failure.
+   */
+  void write(ByteBuffer payload, Consumer<Throwable> done);
+
+  /**
+   * As {@link #write(ByteBuffer, Consumer)}, saying whether the message is oneway: a link whose
+   * wire answers oneway messages too (HTTP) must know which response to expect. By default the
+   * two-argument write.
+   */
+  default void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
+    write(payload, done);
+  }
+
+  /** Sends what the writes since the last flush have queued. */
+  void flush();
+
+  /** Whether the connection takes more writes now without growing its buffer past its mark. */
+  boolean writable();
+
+  /** Closes the connection; it need not wait. */
+  void closeConnection();
+}
