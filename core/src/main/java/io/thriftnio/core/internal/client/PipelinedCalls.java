@@ -313,7 +313,9 @@ public final class PipelinedCalls {
     if (message instanceof Oneway) {
       Oneway oneway = (Oneway) message;
       synchronized (lock) {
-        unwrittenOneways--;
+        if (!closed) { // a close zeroed the count, this oneway included
+          unwrittenOneways--;
+        }
       }
       if (failure == null) {
         Messages.complete(oneway.completeOn, oneway.result, null, null);

@@ -263,6 +263,19 @@ class PipelinedCallsTest {
   }
 
   @Test
+  void aOnewayBeingWrittenWhenTheTableClosesLeavesNoNegativeCount() {
+    List<Consumer<Throwable>> held = new ArrayList<>();
+    link.holdDone = held::add;
+    PipelinedCalls calls = table(10);
+    CompletableFuture<Void> oneway = send(calls, bytes("o"));
+    assertThat(held).hasSize(1); // handed to the socket, not yet written
+    calls.close("closed by the peer", null);
+    held.get(0).accept(null);
+    assertThat(calls.pendingCalls()).isZero();
+    assertThat(oneway).isCompleted();
+  }
+
+  @Test
   void aCloseFailsEveryWaitingCallOnceNamingThePeerAndTheCount() throws Exception {
     PipelinedCalls calls = table(10);
     List<CompletableFuture<ByteBuffer>> all = new ArrayList<>();
