@@ -105,6 +105,9 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.intercept(b.interception());
     pool.idempotent(b.idempotentMethods());
     pool.hedgeAfter(b.hedgeAfter);
+    if (b.requestTimeout != null) {
+      pool.requestTimeout(b.requestTimeout);
+    }
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 
@@ -149,7 +152,9 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       ClientOptions options) {
     Checks.notNull("resources", resources);
     Checks.notNull("options", options);
-    return builder(clientFactory, endpoint -> resources.openChannel(endpoint, options));
+    Builder<C> b = builder(clientFactory, endpoint -> resources.openChannel(endpoint, options));
+    b.requestTimeout = options.requestTimeout();
+    return b;
   }
 
   /**
@@ -263,6 +268,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
     private Executor executor = ForkJoinPool.commonPool();
     private Duration hedgeAfter = Duration.ZERO;
+    private Duration requestTimeout; // the channels' own, when the pool opens them; else null
 
     private Builder(
         BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {

@@ -4,14 +4,17 @@ import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The shared connections of one endpoint in a {@link MultiplexedPool}, under a lock of their own:
  * calls to different endpoints never contend, and nothing slow (connecting, closing, a user's
- * validator) runs under it. A call takes the least loaded connection below {@code maxInFlight};
- * when none has room it may reserve a connect; otherwise it waits for a release on this endpoint.
+ * validator) runs under it. A call takes the least loaded connection below {@code maxInFlight}
+ * among those that owe no late reply of a timed-out call; when none has room it may reserve a
+ * connect; failing that it takes one that owes a late reply; otherwise it waits for a release on
+ * this endpoint.
  */
 final class EndpointChannels {
   /** One connection and the calls it carries. */
@@ -19,6 +22,9 @@ final class EndpointChannels {
     final InetSocketAddress endpoint;
     final EndpointChannels owner;
     final ThriftChannel channel;
+    // Set by the first of its calls whose failure counted against the endpoint: once per
+    // connection.
+    final AtomicBoolean failureCounted = new AtomicBoolean();
     int inFlight; // guarded by the owner's lock
     long idleSince = System.nanoTime(); // guarded by the owner's lock
     boolean removed; // guarded by the owner's lock
@@ -61,9 +67,19 @@ final class EndpointChannels {
    * removed and handed to {@code dead} for closing.
    */
   Grant take(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
+    return take(maxPerEndpoint, mayConnect, dead, true);
+  }
+
+  /**
+   * {@link #take(int, CapacityGate, List)}; {@code behindLateReply}: whether a connection that owes
+   * the late reply of a timed-out call may take the call when nothing else can (the caller's last
+   * resort: the async fast path says no, so that its call goes to a connector, which may connect).
+   */
+  Grant take(
+      int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, boolean behindLateReply) {
     lock.lock();
     try {
-      return takeLocked(maxPerEndpoint, mayConnect, dead);
+      return takeLocked(maxPerEndpoint, mayConnect, dead, behindLateReply);
     } finally {
       lock.unlock();
     }
@@ -78,7 +94,7 @@ final class EndpointChannels {
       throws InterruptedException {
     lock.lock();
     try {
-      Grant grant = takeLocked(maxPerEndpoint, mayConnect, dead);
+      Grant grant = takeLocked(maxPerEndpoint, mayConnect, dead, true);
       if (grant != null) {
         return grant;
       }
@@ -94,11 +110,13 @@ final class EndpointChannels {
     }
   }
 
-  private Grant takeLocked(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead) {
+  private Grant takeLocked(
+      int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, boolean behindLateReply) {
     if (retired) {
       return null;
     }
     Conn best = null;
+    Conn owing = null; // the least loaded of those owing a late reply
     for (int i = conns.size() - 1; i >= 0; i--) {
       Conn c = conns.get(i);
       if (!c.channel.isOpen()) {
@@ -108,20 +126,31 @@ final class EndpointChannels {
         }
         continue;
       }
-      if (c.inFlight < maxInFlight && (best == null || c.inFlight < best.inFlight)) {
+      if (c.inFlight >= maxInFlight) {
+        continue;
+      }
+      // A call sent where a timed-out call's reply is still owed would wait behind it.
+      if (c.channel.abandonedCalls() > 0) {
+        owing = owing == null || c.inFlight < owing.inFlight ? c : owing;
+      } else if (best == null || c.inFlight < best.inFlight) {
         best = c;
       }
     }
     if (best != null) {
-      boolean fresh = best.inFlight == 0;
-      best.inFlight++;
-      return new Grant(best, fresh);
+      return grant(best);
     }
     if (conns.size() + connecting < maxPerEndpoint && mayConnect.tryReserve()) {
       connecting++;
       return new Grant(null, false);
     }
-    return null;
+    // Behind a late reply rather than not at all.
+    return owing == null || !behindLateReply ? null : grant(owing);
+  }
+
+  private static Grant grant(Conn c) {
+    boolean fresh = c.inFlight == 0;
+    c.inFlight++;
+    return new Grant(c, fresh);
   }
 
   /**
@@ -339,6 +368,21 @@ final class EndpointChannels {
     }
   }
 
+  /** Whether a connection here owes the late reply of a timed-out call. */
+  boolean owesLateReplies() {
+    lock.lock();
+    try {
+      for (Conn c : conns) {
+        if (c.channel.abandonedCalls() > 0) {
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Calls in flight here. */
   int active() {
     lock.lock();
@@ -346,6 +390,23 @@ final class EndpointChannels {
       int n = 0;
       for (Conn c : conns) {
         n += c.inFlight;
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@link #active()} as the balancer sees it: a connection that owes the late reply of a timed-out
+   * call counts as full, so that calls go where they can be answered without waiting.
+   */
+  int load() {
+    lock.lock();
+    try {
+      int n = 0;
+      for (Conn c : conns) {
+        n += c.channel.abandonedCalls() > 0 ? Math.max(c.inFlight, maxInFlight) : c.inFlight;
       }
       return n;
     } finally {

@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
@@ -29,6 +30,7 @@ import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * Shared connections, each carrying up to {@code maxInFlight} calls, per endpoint, presented as one
@@ -68,6 +70,11 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /** {@link PoolConfig#callDeadline()} in nanoseconds, 0 for none. */
   private final long deadlineNanos;
+
+  /**
+   * The channels' own request timeout in nanoseconds, 0 if unknown; see {@link #requestTimeout}.
+   */
+  private long requestTimeoutNanos;
 
   /** Hedge delay in nanoseconds for idempotent calls, 0 for none; see {@link #hedgeAfter}. */
   private volatile long hedge;
@@ -182,6 +189,16 @@ public final class MultiplexedPool implements ThriftChannel {
     this.hedge = delay.toNanos();
   }
 
+  /**
+   * The request timeout of the channels the opener makes, when the owner knows it: a call under a
+   * deadline is sent with the smaller of it and the time left, so the channel gives up its slot at
+   * the deadline rather than holding it until its own timeout. Unknown (a user's channel factory):
+   * the time left alone. Set as {@link #intercept} is.
+   */
+  public void requestTimeout(Duration timeout) {
+    this.requestTimeoutNanos = timeout.toNanos();
+  }
+
   /** The endpoints now, in the source's order. */
   public List<InetSocketAddress> endpoints() {
     return shared.endpoints();
@@ -264,41 +281,87 @@ public final class MultiplexedPool implements ThriftChannel {
     if (deadlineNanos == 0) {
       return retrying(sent, request, timeout, null);
     }
-    // The deadline fails the caller's future; the exchange under it runs on (see callDeadline).
-    CallState state = new CallState();
+    // The deadline fails the caller's future; the exchange under it is sent with the time left as
+    // its timeout, so that its slot is given up then too.
+    CallState state = new CallState(System.nanoTime() + deadlineNanos);
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     state.caller = result;
     ScheduledFuture<?> timer =
         Deadlines.schedule(
-            () -> {
-              AsyncBorrows.Choice choice = state.choice;
-              InetSocketAddress at = choice == null ? null : choice.sentTo;
-              result.completeExceptionally(
-                  new CallDeadlineException(
-                      shared.name(),
-                      at == null
-                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
-                          : CallDeadlineException.Phase.IN_CALL,
-                      Duration.ofNanos(deadlineNanos),
-                      at,
-                      shared.stats(),
-                      null));
-            },
+            () -> result.completeExceptionally(deadlinePassed(state, deadlineNanos)),
             deadlineNanos);
-    relay(retrying(sent, request, timeout, state), result);
+    retrying(sent, request, timeout, state)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure == null) {
+                result.complete(response);
+              } else if (state.explains(failure)) {
+                result.completeExceptionally(deadlinePassed(state, deadlineNanos));
+              } else {
+                result.completeExceptionally(failure);
+              }
+            });
     result.whenComplete((response, failure) -> timer.cancel(false));
     return result;
   }
 
+  private CallDeadlineException deadlinePassed(CallState state, long deadlineNanos) {
+    AsyncBorrows.Choice choice = state.choice;
+    InetSocketAddress at = choice == null ? null : choice.sentTo;
+    return new CallDeadlineException(
+        shared.name(),
+        at == null
+            ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
+            : CallDeadlineException.Phase.IN_CALL,
+        Duration.ofNanos(deadlineNanos),
+        at,
+        shared.stats(),
+        null);
+  }
+
   /** The part of a call a deadline watches: the attempt in progress and the caller's future. */
   private static final class CallState {
+    final long deadlineAt; // System.nanoTime() value
     volatile AsyncBorrows.Choice choice;
     volatile CompletableFuture<ByteBuffer> caller;
 
-    /** Whether the caller has heard already (its deadline passed): nothing more to send. */
+    CallState(long deadlineAt) {
+      this.deadlineAt = deadlineAt;
+    }
+
+    /** Set when an attempt is sent with the time left as its timeout. */
+    volatile boolean timeoutIsDeadline;
+
+    /** Whether the deadline has passed, whoever noticed first. */
+    boolean passed() {
+      return System.nanoTime() - deadlineAt >= 0;
+    }
+
+    /**
+     * Whether the deadline, not the endpoint, ended a call with {@code failure}: it has passed, or
+     * the call timed out having been sent with the time left as its timeout (a timer may fire a
+     * hair before the clock reaches the deadline).
+     */
+    boolean explains(Throwable failure) {
+      if (passed()) {
+        return true;
+      }
+      Throwable f = Failures.unwrap(failure);
+      return timeoutIsDeadline
+          && (f instanceof java.util.concurrent.TimeoutException
+              || (f instanceof TTransportException
+                  && ((TTransportException) f).getType() == TTransportException.TIMED_OUT));
+    }
+
+    /** Nanoseconds left before the deadline, at least 1. */
+    long left() {
+      return Math.max(1, deadlineAt - System.nanoTime());
+    }
+
+    /** Whether the caller has heard already, or its deadline passed: nothing more to send. */
     boolean over() {
       CompletableFuture<ByteBuffer> c = caller;
-      return c != null && c.isDone();
+      return (c != null && c.isDone()) || passed();
     }
   }
 
@@ -443,7 +506,7 @@ public final class MultiplexedPool implements ThriftChannel {
     }
     if (conn != null) {
       choice.sentTo = conn.endpoint;
-      return exchange(sent, conn, request, timeout);
+      return exchange(sent, conn, request, timeout, state);
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     shared
@@ -460,7 +523,7 @@ public final class MultiplexedPool implements ThriftChannel {
                 }
                 try {
                   choice.sentTo = c.endpoint;
-                  relay(exchange(sent, c, request, timeout), result);
+                  relay(exchange(sent, c, request, timeout, state), result);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait (an IO thread): the caller hears it.
                   result.completeExceptionally(e);
@@ -481,9 +544,13 @@ public final class MultiplexedPool implements ThriftChannel {
         });
   }
 
-  /** The exchange on a connection with a slot taken for it. */
+  /**
+   * The exchange on a connection with a slot taken for it. A timed-out call fails alone and leaves
+   * the connection open (its late reply is owed; see {@link ThriftChannel#abandonedCalls()}); what
+   * counts against the endpoint is decided by {@link SharedChannels#callEnded}.
+   */
   private CompletableFuture<ByteBuffer> exchange(
-      TMessage sent, Conn conn, ByteBuffer request, Duration timeout) {
+      TMessage sent, Conn conn, ByteBuffer request, Duration timeout, CallState state) {
     Call call;
     try {
       call = begin(sent, conn);
@@ -493,10 +560,11 @@ public final class MultiplexedPool implements ThriftChannel {
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     CompletableFuture<ByteBuffer> reply;
     try {
+      Duration bounded = boundedByDeadline(timeout, state);
       reply =
-          timeout == null
+          bounded == null
               ? conn.channel.exchange(request)
-              : conn.channel.exchange(request, timeout);
+              : conn.channel.exchange(request, bounded);
     } catch (RuntimeException e) {
       shared.release(conn, connectionFailure(e));
       end(call, null, e);
@@ -505,17 +573,18 @@ public final class MultiplexedPool implements ThriftChannel {
     reply.whenComplete(
         (response, failure) -> {
           if (failure != null) {
-            // Timed out (the channel closes itself), closed, or a bad frame: the connection's
-            // failure, shared by its other calls. A refused request is only this call's.
+            if (state == null || !state.explains(failure)) {
+              shared.callEnded(
+                  conn, failure); // a deadline's timeout is the caller's, not the endpoint's
+            }
             shared.release(conn, connectionFailure(failure));
-            shared.callEnded(conn.endpoint, failure);
             end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
+          shared.callEnded(conn, mismatch);
           shared.release(conn, mismatch);
-          shared.callEnded(conn.endpoint, mismatch);
           end(call, response, mismatch);
           if (mismatch != null) {
             result.completeExceptionally(mismatch);
@@ -524,6 +593,23 @@ public final class MultiplexedPool implements ThriftChannel {
           }
         });
     return result;
+  }
+
+  /**
+   * The timeout to send a call with: under a deadline, the smallest of the call's timeout, the
+   * channels' own and the time left; {@code null} for the channel's default.
+   */
+  private Duration boundedByDeadline(Duration timeout, CallState state) {
+    if (state == null) {
+      return timeout;
+    }
+    long left = state.left();
+    long own = timeout != null ? timeout.toNanos() : requestTimeoutNanos;
+    if (own > 0 && own < left) {
+      return Duration.ofNanos(own);
+    }
+    state.timeoutIsDeadline = true;
+    return Duration.ofNanos(left);
   }
 
   @Override
@@ -627,8 +713,9 @@ public final class MultiplexedPool implements ThriftChannel {
 
   /**
    * {@code failure} if it condemns the connection, or {@code null} if the channel refused the
-   * request before writing a byte and stays usable for the calls it carries. Without this, one
-   * oversized request would close a connection and fail up to {@code maxInFlight - 1} other calls.
+   * request before writing a byte, or timed the call out alone, and stays usable for the calls it
+   * carries. Without this, one oversized request or one slow call would close a connection and fail
+   * up to {@code maxInFlight - 1} other calls.
    */
   private static Throwable connectionFailure(Throwable failure) {
     Throwable cause = failure;
@@ -637,8 +724,9 @@ public final class MultiplexedPool implements ThriftChannel {
     }
     if (cause instanceof FrameSizeException
         || cause instanceof TooManyPendingCallsException
-        || cause instanceof IllegalArgumentException) {
-      return null;
+        || cause instanceof IllegalArgumentException
+        || cause instanceof CallTimeoutException) {
+      return null; // a timed-out call leaves the connection open, owing its late reply
     }
     return failure;
   }

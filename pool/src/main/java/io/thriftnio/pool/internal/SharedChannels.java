@@ -1,5 +1,6 @@
 package io.thriftnio.pool.internal;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.pool.EndpointSource;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -159,9 +161,27 @@ final class SharedChannels implements AutoCloseable {
     return name;
   }
 
-  /** A call on {@code endpoint} ended: feeds outlier ejection; see {@link EndpointPool}. */
-  void callEnded(InetSocketAddress endpoint, Throwable failure) {
-    selector.callEnded(endpoint, failure, name);
+  /**
+   * A call on {@code c} ended, answered ({@code failure} null) or not: feeds outlier ejection with
+   * what the endpoint did, not with collateral. A broken connection is one failure however many
+   * calls it fails; a call that timed out only behind another timed-out call on its connection
+   * (replies come in order) says nothing new; calls failed by the pool's own close say nothing.
+   */
+  void callEnded(Conn c, Throwable failure) {
+    if (closed.get()) {
+      return;
+    }
+    if (failure != null) {
+      Throwable f = Failures.unwrap(failure);
+      if (f instanceof CallTimeoutException) {
+        if (((CallTimeoutException) f).behindTimedOutCall()) {
+          return;
+        }
+      } else if (Failures.inTransport(f) && !c.failureCounted.compareAndSet(false, true)) {
+        return;
+      }
+    }
+    selector.callEnded(c.endpoint, failure, name);
   }
 
   /** Gives back a slot that no call used: it does not count as borrowed. */
@@ -210,7 +230,13 @@ final class SharedChannels implements AutoCloseable {
         throws TException {
       return selector.borrow(
           name,
-          endpoint -> tryFrom(booksOf(endpoint)),
+          endpoint -> {
+            EndpointChannels books = booksOf(endpoint);
+            Conn c = tryFrom(books);
+            return c == null && endpoint.isUp() && books.owesLateReplies()
+                ? elsewhere(books, avoid)
+                : c;
+          },
           SharedChannels.this::gauges,
           preferred,
           avoid,
@@ -268,7 +294,7 @@ final class SharedChannels implements AutoCloseable {
     List<Conn> dead = new ArrayList<>();
     try {
       while (true) {
-        Grant grant = endpoint.take(config.maxPerEndpoint(), () -> false, dead);
+        Grant grant = endpoint.take(config.maxPerEndpoint(), () -> false, dead, false);
         if (grant == null) {
           return null;
         }
@@ -287,6 +313,28 @@ final class SharedChannels implements AutoCloseable {
     } finally {
       closeAll(dead);
     }
+  }
+
+  /**
+   * A free connection, owing no late reply, of another endpoint that is up (not {@code mine}, not
+   * {@code avoid}), or {@code null}: for a call whose chosen endpoint has room only behind the late
+   * reply of a timed-out call. Taken rather than connecting, so that a slow call costs neither
+   * waiting behind it nor a new connection while the pool has room elsewhere.
+   */
+  private Conn elsewhere(EndpointChannels mine, InetSocketAddress avoid) throws TException {
+    List<EndpointChannels> all = new ArrayList<>(books.values());
+    int n = all.size();
+    int start = n < 2 ? 0 : ThreadLocalRandom.current().nextInt(n); // no herd on the first
+    for (int i = 0; i < n; i++) {
+      EndpointChannels other = all.get((start + i) % n);
+      if (other != mine && !other.endpoint.equals(avoid) && isUp(other.endpoint)) {
+        Conn c = tryFrom(other);
+        if (c != null) {
+          return c;
+        }
+      }
+    }
+    return null;
   }
 
   /**
@@ -331,6 +379,14 @@ final class SharedChannels implements AutoCloseable {
         }
         if (endpoint.isRetired()) {
           throw leftSource(ep); // it left while this call waited: another endpoint takes it
+        }
+        if (afterWait == null && endpoint.owesLateReplies()) {
+          // Before connecting here: a free connection elsewhere that owes no late reply.
+          Conn c = tryFrom(endpoint);
+          c = c != null ? c : elsewhere(endpoint, null);
+          if (c != null) {
+            return c;
+          }
         }
         Grant grant =
             afterWait != null
@@ -510,11 +566,10 @@ final class SharedChannels implements AutoCloseable {
   /** A call ended; {@code failure} condemns its connection when not null. */
   void release(Conn c, Throwable failure) {
     boolean close = c.owner.release(c, failure != null || closed.get());
-    if (failure != null) {
+    if (failure != null && close) {
+      // Once per connection, as PoolStats counts it: its other failed calls find it gone.
+      invalidated.increment();
       metrics.invalidated(c.endpoint, failure);
-      if (close) {
-        invalidated.increment();
-      }
     }
     if (close) {
       closeOne(c);
@@ -572,10 +627,13 @@ final class SharedChannels implements AutoCloseable {
     }
   }
 
-  /** Calls in flight on {@code endpoint}, for {@code LEAST_ACTIVE}. */
+  /**
+   * Calls in flight on {@code endpoint} for the balancers ({@code LEAST_ACTIVE}, {@code
+   * POWER_OF_TWO_CHOICES}), a connection owing a late reply counting as full.
+   */
   int activeOn(InetSocketAddress endpoint) {
     EndpointChannels e = books.get(endpoint);
-    return e == null ? 0 : e.active();
+    return e == null ? 0 : e.load();
   }
 
   /** The up/down state of one endpoint; for tests. */

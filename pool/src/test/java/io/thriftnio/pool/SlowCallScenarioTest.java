@@ -1,0 +1,167 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.pool.internal.Failures;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.Payloads;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * One slow call fails alone and ejects nobody: two WORKER servers, a {@link ThriftChannelPool} over
+ * both, callers echoing in a loop and one caller making calls that sleep past the request timeout.
+ * The bench's soak runs the same mix at scale; this is the small, fast version.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SlowCallScenarioTest {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(500);
+  private static final int SLOW_MILLIS = 1500;
+  private static final int SLOW_CALLS = 2;
+  private static final int CALLERS = 16;
+
+  @Test
+  void aSlowCallFailsAloneEjectsNobodyAndOpensNoConnection() throws Exception {
+    List<ThriftServer> servers = new ArrayList<>();
+    try (NettyClientResources resources = NettyClientResources.create(1)) {
+      for (int i = 0; i < 2; i++) {
+        servers.add(
+            NettyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .ioThreads(1)
+                .workerThreads(8)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .build()
+                .start());
+      }
+      ClientOptions options = ClientOptions.builder().requestTimeout(REQUEST_TIMEOUT).build();
+      try (ThriftChannelPool<BenchService.Client> pool =
+          ThriftChannelPool.builder(BenchService.Client::new, resources, options)
+              .endpoints(servers.get(0).localAddress(), servers.get(1).localAddress())
+              .build()) {
+        Outcomes echoes = new Outcomes();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < CALLERS; t++) {
+          int id = t;
+          Thread caller =
+              new Thread(
+                  () -> {
+                    ByteBuffer payload = Payloads.of(300, id);
+                    while (!stop.get()) {
+                      echoes.record(
+                          () ->
+                              pool.call(
+                                      c -> c.send_echo(payload.duplicate()),
+                                      BenchService.Client::recv_echo)
+                                  .get(10, TimeUnit.SECONDS));
+                    }
+                  },
+                  "echo-caller-" + t);
+          caller.start();
+          callers.add(caller);
+        }
+        echoes.awaitOk(2_000); // warmed up: every connection the load needs is open
+        long createdBefore = pool.stats().created();
+
+        Outcomes slow = new Outcomes();
+        for (int i = 0; i < SLOW_CALLS; i++) {
+          slow.record(
+              () ->
+                  pool.<Void>call(
+                          c -> c.send_sleep(SLOW_MILLIS),
+                          c -> {
+                            c.recv_sleep();
+                            return null;
+                          })
+                      .get(10, TimeUnit.SECONDS));
+        }
+        // Let the slow calls' late replies arrive and the echoes run past them.
+        long okAfterSlow = echoes.ok.sum();
+        echoes.awaitOk(okAfterSlow + 2_000);
+        stop.set(true);
+        for (Thread caller : callers) {
+          caller.join(10_000);
+        }
+
+        assertThat(slow.timedOut.sum()).as("every slow call timed out").isEqualTo(SLOW_CALLS);
+        assertThat(slow.ok.sum()).isZero();
+        assertThat(echoes.others)
+            .as("no echo call failed because another call timed out: %s", echoes.others)
+            .isEmpty();
+        assertThat(echoes.ok.sum()).isGreaterThan(4_000);
+        assertThat(pool.stats().ejections()).as("no healthy server ejected").isZero();
+        assertThat(pool.stats().created())
+            .as("no connection opened because of a slow call")
+            .isEqualTo(createdBefore);
+        assertThat(pool.stats().invalidated()).isZero();
+        // Head-of-line victims (queued behind a slow call on its connection) are inherent to
+        // in-order replies: counted, reported, never more than a connection's calls per slow call.
+        assertThat(echoes.timedOutBehind.sum())
+            .isLessThanOrEqualTo(
+                (long) SLOW_CALLS * ThriftChannelPool.DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION);
+      }
+    } finally {
+      for (ThriftServer server : servers) {
+        server.close();
+      }
+    }
+  }
+
+  /** What a run of calls ended with. */
+  private static final class Outcomes {
+    final LongAdder ok = new LongAdder();
+    final LongAdder timedOut = new LongAdder(); // by its own timer, the server slow to answer it
+    final LongAdder timedOutBehind = new LongAdder(); // queued behind a timed-out call
+    final Map<String, Integer> others = new ConcurrentHashMap<>();
+
+    interface Call {
+      Object run() throws Exception;
+    }
+
+    void record(Call call) {
+      try {
+        call.run();
+        ok.increment();
+      } catch (ExecutionException e) {
+        Throwable f = Failures.unwrap(e);
+        if (f instanceof CallTimeoutException) {
+          (((CallTimeoutException) f).behindTimedOutCall() ? timedOutBehind : timedOut).increment();
+        } else {
+          others.merge(f.toString(), 1, Integer::sum);
+        }
+      } catch (Exception e) {
+        others.merge(e.toString(), 1, Integer::sum);
+      }
+    }
+
+    /** Waits until {@code n} calls have succeeded. */
+    void awaitOk(long n) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (ok.sum() < n) {
+        assertThat(System.nanoTime() - deadline).as("%s calls served in 30 s", n).isNegative();
+        Thread.sleep(10); // polling the counter
+      }
+    }
+  }
+}
