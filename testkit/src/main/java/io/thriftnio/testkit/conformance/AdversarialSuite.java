@@ -60,14 +60,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile and broken peers, run against every server, transport and strategy, by a small subclass:
- *
- * <pre>{@code
- * class NettyWorkerAdversarialTest extends AdversarialSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
+ * Hostile and broken peers, run against every server, transport and strategy: each transport runs
+ * it over a list of {@link ServerCell}s (see {@code NettyAdversarialTest}).
  *
  * <p>Every case checks the same five things:
  *

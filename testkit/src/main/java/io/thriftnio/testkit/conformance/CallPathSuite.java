@@ -36,14 +36,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What a server does where thrift-nio's two transports once disagreed, now decided once in core's
- * server call path. Each transport runs it once per strategy through a small subclass:
- *
- * <pre>{@code
- * class NettyWorkerCallPathTest extends CallPathSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
+ * server call path. Each transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class CallPathSuite {

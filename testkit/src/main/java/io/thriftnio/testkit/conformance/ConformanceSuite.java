@@ -57,16 +57,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Behaviour every thrift-nio server shows, whatever its transport and strategy, against one client
- * kind. A transport runs it through a one-method-per-setting subclass:
+ * kind. A transport runs it over a list of {@link ServerCell}s, each a server setting and a client
+ * kind (see {@code NettyConformanceTest}).
  *
- * <pre>{@code
- * class NettyWorkerConformanceTest extends ConformanceSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
- *
- * Every server binds 127.0.0.1 port 0 and is closed after each test.
+ * <p>Every server binds 127.0.0.1 port 0 and is closed after each test.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class ConformanceSuite {
