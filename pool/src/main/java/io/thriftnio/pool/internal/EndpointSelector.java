@@ -273,7 +273,7 @@ final class EndpointSelector {
       try (lease) {
         T borrowed = attempt.on(endpoint);
         if (borrowed != null) {
-          endpoint.succeeded();
+          endpoint.succeeded(lease); // up again only through its probe
         }
         return borrowed; // null: an attempt that would wait (the async pools' fast path)
       } catch (ConnectFailedException f) {

@@ -25,6 +25,12 @@ import java.util.function.LongSupplier;
  *       so no probe is taken against a deadline that a concurrent failure has just moved.
  * </ul>
  *
+ * <p>Only the probe brings a down endpoint back ({@link #succeeded(Lease)} with the probe in
+ * flight). A borrow that took the shared up-lease before the endpoint went down, and then got a
+ * connection (an idle one, or one freed while it waited), says nothing about the endpoint after it
+ * went down: its success would undo an ejection, so it changes nothing. A probe that was taken over
+ * is stale the same way.
+ *
  * <p>A probe held longer than {@code probeTimeout} (a connect that never returns, a borrower thread
  * that died) is taken over by the next borrower: two probes at once cost one extra connect; a lost
  * probe would cost the endpoint.
@@ -119,10 +125,17 @@ final class EndpointState {
     }
   }
 
-  /** A borrow succeeded: the endpoint is up, and any probe in flight is moot. */
-  void succeeded() {
-    if (down) {
+  /**
+   * A borrow on {@code lease} got a connection. The probe in flight brings the endpoint back up;
+   * any other lease changes nothing: while the endpoint is up there is nothing to change, and a
+   * borrow that began before it went down (or a probe taken over) is no news of it since.
+   */
+  void succeeded(Lease lease) {
+    if (down && lease.probe) {
       synchronized (this) {
+        if (probe != lease) {
+          return; // taken over: the newer probe decides
+        }
         if (!ejected) {
           failures = 0;
         }

@@ -75,7 +75,7 @@ class EndpointStateTest {
     assertThat(probe).isNotNull();
     assertThat(probe.isProbe()).isTrue();
     assertThat(state.tryAcquire()).as("a second probe while the first runs").isNull();
-    state.succeeded();
+    state.succeeded(probe);
     probe.close();
     assertThat(state.isUp()).isTrue();
     assertThat(state.tryAcquire().isProbe()).isFalse();
@@ -162,7 +162,11 @@ class EndpointStateTest {
       assertThat(probe).as("probe after %d ms", expected).isNotNull();
       probe.close();
     }
-    state.succeeded();
+    state.connectFailed(refused());
+    advance(MAX_BACKOFF);
+    EndpointState.Lease probe = state.tryAcquire();
+    state.succeeded(probe);
+    probe.close();
     state.connectFailed(refused());
     assertThat(state.describeDown()).contains("down for 100ms more after 1 connect failure(s)");
   }
@@ -231,9 +235,30 @@ class EndpointStateTest {
         }
       }
       assertThat(probe).as("run %d: %s", run, s.describeDown()).isNotNull();
-      s.succeeded();
+      s.succeeded(probe);
       probe.close();
       assertThat(s.isUp()).isTrue();
     }
+  }
+
+  @Test
+  void onlyTheProbeInFlightBringsTheEndpointBack() {
+    EndpointState.Lease up = state.tryAcquire(); // a borrow that began while the endpoint was up
+    state.connectFailed(refused());
+    state.succeeded(up);
+    up.close();
+    assertThat(state.isUp()).as("a borrow from before the outage says nothing of it").isFalse();
+    advance(BACKOFF);
+    EndpointState.Lease first = state.tryAcquire();
+    advance(PROBE_TIMEOUT); // the first probe is presumed lost and taken over
+    EndpointState.Lease second = state.tryAcquire();
+    state.succeeded(first);
+    first.close();
+    assertThat(state.isUp()).as("a probe taken over is stale: the newer one decides").isFalse();
+    assertThat(state.isProbing()).isTrue();
+    state.succeeded(second);
+    second.close();
+    assertThat(state.isUp()).isTrue();
+    assertThat(state.isProbing()).isFalse();
   }
 }
