@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -33,6 +35,7 @@ final class EndpointSelector {
   private final PoolConfig config;
   private final EndpointChoice choice;
   private final LongSupplier clock;
+  private final DoubleSupplier jitter;
   private final RetryBudget budget;
   private final int ejectAfter;
   private final LongAdder ejections = new LongAdder();
@@ -44,9 +47,23 @@ final class EndpointSelector {
       PoolConfig config,
       ToIntFunction<InetSocketAddress> active,
       LongSupplier clock) {
+    this(addresses, config, active, clock, () -> ThreadLocalRandom.current().nextDouble());
+  }
+
+  /**
+   * @param jitter where each endpoint back-off falls in its jitter range, in {@code [0, 1)}; see
+   *     {@link EndpointState}
+   */
+  EndpointSelector(
+      List<InetSocketAddress> addresses,
+      PoolConfig config,
+      ToIntFunction<InetSocketAddress> active,
+      LongSupplier clock,
+      DoubleSupplier jitter) {
     this.config = config;
     this.choice = new EndpointChoice(config.balancer(), active);
     this.clock = clock;
+    this.jitter = jitter;
     this.budget = new RetryBudget(config, clock);
     this.ejectAfter = config.ejectAfterConsecutiveFailures();
     update(addresses);
@@ -137,7 +154,8 @@ final class EndpointSelector {
               config.endpointBackoff(),
               config.maxEndpointBackoff(),
               probeTimeout(config),
-              clock);
+              clock,
+              jitter);
       kept.add(s);
       byAddress.put(a, s);
     }
