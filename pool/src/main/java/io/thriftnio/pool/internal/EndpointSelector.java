@@ -218,7 +218,8 @@ final class EndpointSelector {
    * others, each once, each retry taken from the {@link RetryBudget} (spent: the connect failure is
    * the caller's error). The lease on the chosen endpoint ends with its attempt, however it ends: a
    * probe that did not succeed is freed for the next borrower (a probe left held once kept an
-   * endpoint down for good).
+   * endpoint down for good), and only a probe's success brings a down endpoint back ({@link
+   * EndpointState#succeeded}).
    *
    * @param pool names the pool in errors
    * @param gauges the pool's state, for errors
