@@ -48,8 +48,13 @@ public final class PoolConfig {
   /** Default {@link Builder#endpointBackoff(Duration)}: 1 second. */
   public static final Duration DEFAULT_ENDPOINT_BACKOFF = Duration.ofSeconds(1);
 
-  /** Default {@link Builder#maxEndpointBackoff(Duration)}: 30 seconds. */
-  public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(30);
+  /**
+   * Default {@link Builder#maxEndpointBackoff(Duration)}: 2 seconds. With one endpoint, a pool
+   * refuses calls while it is down, so this ceiling is also how long callers may be refused after
+   * the server accepts again. It costs one connect per pool every 1.6 to 2 s against an endpoint
+   * that stays down.
+   */
+  public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(2);
 
   /**
    * Default {@link Builder#retryBudgetRatio(double)}: {@value}, one retry for every ten calls, as
@@ -182,12 +187,19 @@ public final class PoolConfig {
     return balancer;
   }
 
-  /** How long an endpoint that failed to connect is skipped the first time. */
+  /**
+   * How long an endpoint that failed to connect is skipped the first time; see {@link
+   * Builder#endpointBackoff(Duration)}.
+   */
   public Duration endpointBackoff() {
     return endpointBackoff;
   }
 
-  /** The longest an endpoint is skipped after consecutive connect failures. */
+  /**
+   * The longest an endpoint is skipped after consecutive connect failures or ejections, and so the
+   * longest a down endpoint waits for its next probe; see {@link
+   * Builder#maxEndpointBackoff(Duration)}.
+   */
   public Duration maxEndpointBackoff() {
     return maxEndpointBackoff;
   }
@@ -423,7 +435,10 @@ public final class PoolConfig {
     /**
      * How long an endpoint is skipped after it failed to connect; each consecutive failure doubles
      * it, up to {@link #maxEndpointBackoff(Duration)}. When the time is up, one borrow probes the
-     * endpoint by connecting to it. Default {@link #DEFAULT_ENDPOINT_BACKOFF} (1 s).
+     * endpoint by connecting to it; exactly one probe at a time goes to a down endpoint, and only a
+     * probe that gets a connection brings it back. Each back-off is drawn at random from the 20%
+     * below its value (1 s: between 0.8 and 1 s), so that clients that lost an endpoint together do
+     * not probe it in step. Default {@link #DEFAULT_ENDPOINT_BACKOFF} (1 s).
      *
      * @param endpointBackoff {@code > 0}
      * @return this builder
@@ -434,8 +449,17 @@ public final class PoolConfig {
     }
 
     /**
-     * The longest an endpoint is skipped after consecutive connect failures. Default {@link
-     * #DEFAULT_MAX_ENDPOINT_BACKOFF} (30 s).
+     * The longest an endpoint is skipped after consecutive connect failures (or ejections, see
+     * {@link #ejectAfterConsecutiveFailures(int)}): the ceiling of the doubling back-off, so a down
+     * endpoint is probed again no later than this after its last failure, however long the outage.
+     *
+     * <p>What it trades: while every endpoint is down a pool refuses calls at once ({@link
+     * PoolException}: {@code no endpoint available: ... down for 606ms more}), so after a long
+     * outage callers may be refused for up to this long after the server accepts again; a longer
+     * ceiling spares a dead endpoint (one connect per pool per back-off) and an ejected one (a
+     * probe and up to {@link #ejectAfterConsecutiveFailures(int)} failing calls per back-off), at
+     * that cost. With the default, one pool sends about one connect every 1.6 to 2 s to an endpoint
+     * that stays down. Default {@link #DEFAULT_MAX_ENDPOINT_BACKOFF} (2 s).
      *
      * @param maxEndpointBackoff {@code >= endpointBackoff}
      * @return this builder

@@ -22,7 +22,7 @@ class PoolConfigTest {
     assertThat(c.evictionInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.balancer()).isEqualTo(Balancer.POWER_OF_TWO_CHOICES);
     assertThat(c.endpointBackoff()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(2));
     assertThat(c.jmxName()).as("JMX off unless asked").isNull();
     assertThat(c.retryBudgetRatio()).isEqualTo(0.1);
     assertThat(c.minRetriesPerSecond()).isEqualTo(10);

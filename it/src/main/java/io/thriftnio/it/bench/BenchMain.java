@@ -19,6 +19,9 @@ import picocli.CommandLine.Command;
  *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s] [--out DIR]
  * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]
  *        [--probe-duration 10s]
+ * recovery [--outages 1s,10s,60s,5m] [--interval 20ms] [--max-recovery 90s] [--out DIR]
+ * contention [--scenarios budget,waiters] [--threads 1000] [--duration 5s] [--rounds 3]
+ *        [--waiters 1000,10000] [--borrow-timeout 2s]
  * </pre>
  *
  * {@code --help} works on every command.
@@ -36,6 +39,8 @@ import picocli.CommandLine.Command;
       EfficiencyCommand.class,
       SoakCommand.class,
       IdleCommand.class,
+      RecoveryCommand.class,
+      ContentionCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchMain implements Runnable {
