@@ -57,6 +57,12 @@ public final class PoolConfig {
   public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(2);
 
   /**
+   * Default {@link Builder#maxEjectionBackoff(Duration)}: 30 seconds. An ejected endpoint accepts
+   * connections but fails calls, so each return costs calls: it is kept out longer than a dead one.
+   */
+  public static final Duration DEFAULT_MAX_EJECTION_BACKOFF = Duration.ofSeconds(30);
+
+  /**
    * Default {@link Builder#retryBudgetRatio(double)}: {@value}, one retry for every ten calls, as
    * in Finagle's and Envoy's budgets: a fleet with one endpoint of three down sees at most 10% more
    * attempts, never the doubling or tripling of per-call retry counts.
@@ -96,6 +102,7 @@ public final class PoolConfig {
   private final Balancer balancer;
   private final Duration endpointBackoff;
   private final Duration maxEndpointBackoff;
+  private final Duration maxEjectionBackoff;
   private final String jmxName;
   private final double retryBudgetRatio;
   private final int minRetriesPerSecond;
@@ -116,6 +123,7 @@ public final class PoolConfig {
     this.balancer = b.balancer;
     this.endpointBackoff = b.endpointBackoff;
     this.maxEndpointBackoff = b.maxEndpointBackoff;
+    this.maxEjectionBackoff = b.maxEjectionBackoff;
     this.jmxName = b.jmxName;
     this.retryBudgetRatio = b.retryBudgetRatio;
     this.minRetriesPerSecond = b.minRetriesPerSecond;
@@ -196,12 +204,19 @@ public final class PoolConfig {
   }
 
   /**
-   * The longest an endpoint is skipped after consecutive connect failures or ejections, and so the
-   * longest a down endpoint waits for its next probe; see {@link
-   * Builder#maxEndpointBackoff(Duration)}.
+   * The longest an endpoint is skipped after consecutive connect failures, and so the longest a
+   * down endpoint waits for its next probe; see {@link Builder#maxEndpointBackoff(Duration)}.
    */
   public Duration maxEndpointBackoff() {
     return maxEndpointBackoff;
+  }
+
+  /**
+   * The longest an endpoint is skipped after consecutive ejections; see {@link
+   * Builder#maxEjectionBackoff(Duration)}.
+   */
+  public Duration maxEjectionBackoff() {
+    return maxEjectionBackoff;
   }
 
   /** The JMX name prefix, or {@code null} when JMX registration is off. */
@@ -266,6 +281,8 @@ public final class PoolConfig {
         + endpointBackoff
         + ", maxEndpointBackoff="
         + maxEndpointBackoff
+        + ", maxEjectionBackoff="
+        + maxEjectionBackoff
         + ", jmxName="
         + jmxName
         + ", retryBudgetRatio="
@@ -295,6 +312,7 @@ public final class PoolConfig {
     private Balancer balancer = Balancer.POWER_OF_TWO_CHOICES;
     private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
     private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
+    private Duration maxEjectionBackoff = DEFAULT_MAX_EJECTION_BACKOFF;
     private String jmxName;
     private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
     private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
@@ -449,23 +467,39 @@ public final class PoolConfig {
     }
 
     /**
-     * The longest an endpoint is skipped after consecutive connect failures (or ejections, see
-     * {@link #ejectAfterConsecutiveFailures(int)}): the ceiling of the doubling back-off, so a down
-     * endpoint is probed again no later than this after its last failure, however long the outage.
+     * The longest an endpoint is skipped after consecutive connect failures: the ceiling of the
+     * doubling back-off, so a down endpoint is probed again no later than this after its last
+     * failure, however long the outage. Ejected endpoints have their own ceiling, {@link
+     * #maxEjectionBackoff(Duration)}.
      *
      * <p>What it trades: while every endpoint is down a pool refuses calls at once ({@link
      * PoolException}: {@code no endpoint available: ... down for 606ms more}), so after a long
      * outage callers may be refused for up to this long after the server accepts again; a longer
-     * ceiling spares a dead endpoint (one connect per pool per back-off) and an ejected one (a
-     * probe and up to {@link #ejectAfterConsecutiveFailures(int)} failing calls per back-off), at
-     * that cost. With the default, one pool sends about one connect every 1.6 to 2 s to an endpoint
-     * that stays down. Default {@link #DEFAULT_MAX_ENDPOINT_BACKOFF} (2 s).
+     * ceiling spares a dead endpoint (one connect per pool per back-off) at that cost. With the
+     * default, one pool sends about one connect every 1.6 to 2 s to an endpoint that stays down.
+     * Default {@link #DEFAULT_MAX_ENDPOINT_BACKOFF} (2 s).
      *
      * @param maxEndpointBackoff {@code >= endpointBackoff}
      * @return this builder
      */
     public Builder maxEndpointBackoff(Duration maxEndpointBackoff) {
       this.maxEndpointBackoff = maxEndpointBackoff;
+      return this;
+    }
+
+    /**
+     * The longest an ejected endpoint is skipped ({@link #ejectAfterConsecutiveFailures(int)}): the
+     * back-off doubles from {@link #endpointBackoff(Duration)} with each ejection that follows
+     * without a successful call in between, up to this. An ejected endpoint accepts connections but
+     * fails calls, so each return costs a probe and up to {@code ejectAfterConsecutiveFailures}
+     * failing calls: it is kept out longer than a dead endpoint, whose return costs nothing.
+     * Default {@link #DEFAULT_MAX_EJECTION_BACKOFF} (30 s).
+     *
+     * @param maxEjectionBackoff {@code >= endpointBackoff}
+     * @return this builder
+     */
+    public Builder maxEjectionBackoff(Duration maxEjectionBackoff) {
+      this.maxEjectionBackoff = maxEjectionBackoff;
       return this;
     }
 
@@ -568,7 +602,7 @@ public final class PoolConfig {
      * (connection closed or reset, timed out, reply out of step; not declared IDL exceptions nor
      * {@code TApplicationException}s, which are answers) is taken out as a failed connect takes it
      * out: for {@link #endpointBackoff(Duration)}, doubling with each ejection that follows without
-     * a successful call in between, up to {@link #maxEndpointBackoff(Duration)}; then one borrower
+     * a successful call in between, up to {@link #maxEjectionBackoff(Duration)}; then one borrower
      * probes it and it is back once that borrow succeeds. Counted in {@link PoolStats#ejections()}.
      * The last endpoint up is never ejected: refusing every call would be worse than calls that may
      * fail, so the pool keeps sending to it (and its connect failures still mark it down as
@@ -619,6 +653,15 @@ public final class PoolConfig {
         throw new IllegalArgumentException(
             "maxEndpointBackoff: "
                 + maxEndpointBackoff
+                + " (expected: >= endpointBackoff: "
+                + endpointBackoff
+                + ")");
+      }
+      Checks.positive("maxEjectionBackoff", maxEjectionBackoff);
+      if (maxEjectionBackoff.compareTo(endpointBackoff) < 0) {
+        throw new IllegalArgumentException(
+            "maxEjectionBackoff: "
+                + maxEjectionBackoff
                 + " (expected: >= endpointBackoff: "
                 + endpointBackoff
                 + ")");

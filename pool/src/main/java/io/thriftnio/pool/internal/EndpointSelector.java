@@ -153,6 +153,7 @@ final class EndpointSelector {
               a,
               config.endpointBackoff(),
               config.maxEndpointBackoff(),
+              config.maxEjectionBackoff(),
               probeTimeout(config),
               clock,
               jitter);

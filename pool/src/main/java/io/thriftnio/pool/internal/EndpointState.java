@@ -47,6 +47,7 @@ final class EndpointState {
   final InetSocketAddress address;
   private final long baseBackoffNanos;
   private final long maxBackoffNanos;
+  private final long maxEjectionBackoffNanos;
   private final long probeTimeoutNanos;
   private final LongSupplier clock;
   private final DoubleSupplier random; // in [0, 1): where in its jitter range a back-off falls
@@ -68,10 +69,12 @@ final class EndpointState {
       Duration maxBackoff,
       Duration probeTimeout,
       LongSupplier clock) {
-    this(address, backoff, maxBackoff, probeTimeout, clock, () -> 0);
+    this(address, backoff, maxBackoff, maxBackoff, probeTimeout, clock, () -> 0);
   }
 
   /**
+   * @param maxBackoff the ceiling after connect failures
+   * @param maxEjectionBackoff the ceiling while the endpoint's outage steps come from ejections
    * @param random where each back-off falls in its jitter range, in {@code [0, 1)}: 0 is the step's
    *     value, towards 1 up to {@value #JITTER_PERCENT}% less
    */
@@ -79,12 +82,14 @@ final class EndpointState {
       InetSocketAddress address,
       Duration backoff,
       Duration maxBackoff,
+      Duration maxEjectionBackoff,
       Duration probeTimeout,
       LongSupplier clock,
       DoubleSupplier random) {
     this.address = address;
     this.baseBackoffNanos = backoff.toNanos();
     this.maxBackoffNanos = maxBackoff.toNanos();
+    this.maxEjectionBackoffNanos = maxEjectionBackoff.toNanos();
     this.probeTimeoutNanos = probeTimeout.toNanos();
     this.clock = clock;
     this.random = random;
@@ -225,13 +230,15 @@ final class EndpointState {
 
   /**
    * The back-off of outage step {@code step} (1 the first): the base doubled per step up to the
-   * maximum, then up to {@value #JITTER_PERCENT}% less as {@code random} goes from 0 towards 1.
+   * maximum (the ejection maximum while the steps come from ejections), then up to {@value
+   * #JITTER_PERCENT}% less as {@code random} goes from 0 towards 1.
    */
   long backoffNanos(int step, double random) {
     int shift = Math.min(step - 1, 30);
+    long max = ejected ? maxEjectionBackoffNanos : maxBackoffNanos;
     long backoff = baseBackoffNanos << shift;
-    if (backoff <= 0 || backoff > maxBackoffNanos) {
-      backoff = maxBackoffNanos;
+    if (backoff <= 0 || backoff > max) {
+      backoff = max;
     }
     return backoff - (long) (backoff * (JITTER_PERCENT / 100.0) * random);
   }

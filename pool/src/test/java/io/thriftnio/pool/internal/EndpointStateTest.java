@@ -300,6 +300,22 @@ class EndpointStateTest {
   }
 
   @Test
+  void ejectionsBackOffToTheirOwnLongerCeiling() {
+    EndpointState s = withDefaults(0);
+    long second = PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos();
+    assertThat(s.eject(new java.io.IOException("reset"))).isTrue();
+    assertThat(s.backoffNanos(5, 0))
+        .as("ejected: 16 s, past the 2 s outage ceiling")
+        .isEqualTo(16 * second);
+    assertThat(s.backoffNanos(60, 0)).isEqualTo(PoolConfig.DEFAULT_MAX_EJECTION_BACKOFF.toNanos());
+    EndpointState dead = withDefaults(0);
+    dead.connectFailed(refused());
+    assertThat(dead.backoffNanos(5, 0))
+        .as("a dead endpoint: the 2 s ceiling")
+        .isEqualTo(2 * second);
+  }
+
+  @Test
   void clientsThatLostAnEndpointTogetherProbeItApart() {
     EndpointState early = withDefaults(0.9);
     EndpointState late = withDefaults(0.1);
@@ -316,6 +332,7 @@ class EndpointStateTest {
         new InetSocketAddress("127.0.0.1", 9),
         d.endpointBackoff(),
         d.maxEndpointBackoff(),
+        d.maxEjectionBackoff(),
         EndpointSelector.probeTimeout(d),
         clock::get,
         () -> random);
