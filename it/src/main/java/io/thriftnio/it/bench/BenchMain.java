@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
  * soak   --server netty|grizzly [--strategy T] [--connections 1000] [--duration 10m]
  *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s]
  *        [--slow-share 0.5] [--slow-millis MS] [--out DIR]
- * slowcall [--server netty|grizzly] [--strategy T] [--callers 16,96] [--warmup 2s]
+ * slowcall [--server netty|grizzly] [--strategy T] [--callers 16,96] [--warmup 5s]
  *        [--duration 6s] [--request-timeout 300ms] [--slow-millis 1000] [--slow-calls 3]
  *        [--out DIR]
  * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]

@@ -66,11 +66,12 @@ final class SlowCallCommand implements Callable<Integer> {
   @Option(
       names = "--warmup",
       paramLabel = "D",
-      defaultValue = "2s",
+      defaultValue = "5s",
       converter = Cli.DurationConverter.class,
       description =
-          "echo load before the measurement, so that the connections it needs are open "
-              + "(default: ${DEFAULT-VALUE})")
+          "echo load before the measurement, so that the JIT has compiled the call path and the"
+              + " connections the load needs are open; a cold JVM on a loaded machine times out"
+              + " 300 ms calls for its first seconds (default: ${DEFAULT-VALUE})")
   Duration warmup;
 
   @Option(

@@ -17,14 +17,16 @@ final class SlowCallReport {
   static final String HEADER =
       "| server | callers | echo calls ok | echo calls failed because of another call"
           + " | echo calls timed out behind a slow call | echo calls timed out on their own"
-          + " | endpoints ejected | slow calls timed out | connections opened after warm-up"
+          + " | endpoints ejected after warm-up | slow calls timed out"
+          + " | connections opened after warm-up"
           + " | echo calls/s | other processes' CPU (of the CPUs) | load average (1 min) |\n"
           + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 
   static final String CSV_HEADER =
       "server,callers,warmup_s,duration_s,request_timeout_ms,slow_millis,slow_calls,echo_ok,"
           + "echo_failed_because_of_another_call,echo_timed_out_behind_slow_call,"
-          + "echo_timed_out_own,endpoints_ejected,slow_timed_out,"
+          + "echo_timed_out_own,endpoints_ejected_after_warmup,endpoints_ejected_in_warmup,"
+          + "slow_timed_out,"
           + "connections_opened_after_warmup,echo_calls_per_s,other_cpus,own_cpus,cpus,"
           + "load_average_1m\n";
 
@@ -82,7 +84,7 @@ final class SlowCallReport {
         r.echoes().failed(),
         r.echoes().timedOutBehind(),
         r.echoes().timedOut(),
-        r.stats().ejections(),
+        r.ejectedAfterWarmup(),
         r.slowTimedOut(),
         r.settings().slowCalls(),
         r.createdAfterWarmup(),
@@ -113,10 +115,43 @@ final class SlowCallReport {
             r.warmup().ok(),
             r.warmup().failed(),
             r.warmup().timedOut() + r.warmup().timedOutBehind()));
-    if (!r.openedAt().isEmpty()) {
-      sb.append("- connections opened after the warm-up at ")
-          .append(SlowCallScenario.times(r.openedAt()))
-          .append('\n');
+    if (!r.ownTimeoutsAt().isEmpty()) {
+      sb.append("- echo calls timed out on their own at ")
+          .append(SlowCallScenario.times(first(r.ownTimeoutsAt(), 30)))
+          .append(" (negative: in the warm-up)\n");
+    }
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- endpoints ejected: %d in the warm-up, %d after%n",
+            r.stats().ejections() - r.ejectedAfterWarmup(),
+            r.ejectedAfterWarmup()));
+    for (double at : r.ejectedAt()) {
+      long ownBefore = r.ownTimeoutsAt().stream().filter(t -> t <= at && t > at - 1).count();
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  - at %.2f s, %s; echo calls timed out on their own in the second before: %d%n",
+              at,
+              during(r, at),
+              ownBefore));
+    }
+    long toFirst = r.opened().stream().filter(o -> o.server() == 1).count();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "- connections opened: %d to server 1, %d to server 2, %d of them after the warm-up%n",
+            toFirst,
+            r.opened().size() - toFirst,
+            r.openedAfterWarmup().size()));
+    for (SlowCallScenario.Opened o : r.openedAfterWarmup()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  - at %.2f s to server %d, %s%n",
+              o.at(),
+              o.server(),
+              during(r, o.at())));
     }
     sb.append(
         String.format(
@@ -133,6 +168,22 @@ final class SlowCallReport {
     sb.append("- findings: ").append(findings.isEmpty() ? "none" : String.join("; ", findings));
     sb.append('\n');
     return sb.toString();
+  }
+
+  /** Which slow call, if any, ran or owed its reply at {@code seconds}. */
+  private static String during(SlowCallScenario.Result r, double seconds) {
+    int owing = r.slowCallOwingAt(seconds);
+    return owing == 0
+        ? "while no slow call ran or owed its reply"
+        : String.format(
+            Locale.ROOT,
+            "while slow call %d (started %.2f s) ran or owed its reply",
+            owing,
+            r.slowAt().get(owing - 1));
+  }
+
+  private static List<Double> first(List<Double> times, int n) {
+    return times.size() <= n ? times : times.subList(0, n);
   }
 
   private static void kinds(StringBuilder sb, String what, SlowCallOutcomes o) {
@@ -167,7 +218,7 @@ final class SlowCallReport {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%s,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%.3f,%.3f,%d,%s%n",
+              "%s,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%.3f,%.3f,%d,%s%n",
               s.row(),
               s.callers(),
               s.warmup().toNanos() / 1e9,
@@ -179,7 +230,8 @@ final class SlowCallReport {
               r.echoes().failed(),
               r.echoes().timedOutBehind(),
               r.echoes().timedOut(),
-              r.stats().ejections(),
+              r.ejectedAfterWarmup(),
+              r.stats().ejections() - r.ejectedAfterWarmup(),
               r.slowTimedOut(),
               r.createdAfterWarmup(),
               r.echoCallsPerSecond(),

@@ -37,6 +37,17 @@ final class SlowCallScenario {
   /** The slow calls' spacing, as in the issue: one a second. */
   static final Duration SLOW_CALL_SPACING = Duration.ofSeconds(1);
 
+  /** How often the pool's ejection count is read, to tell when each ejection happened. */
+  static final Duration EJECTION_POLL = Duration.ofMillis(10);
+
+  /**
+   * A connection the pool opened.
+   *
+   * @param at seconds from the measurement's start (negative: in the warm-up)
+   * @param server 1 or 2, the server it goes to
+   */
+  record Opened(double at, int server) {}
+
   /** What {@code slowcall} runs for one number of callers. */
   record Settings(
       String row,
@@ -57,7 +68,10 @@ final class SlowCallScenario {
    * @param slow the slow calls
    * @param stats the pool's stats at the end
    * @param createdAfterWarmup connections the pool opened after the warm-up
-   * @param openedAt when each of those opened, in seconds from the measurement's start
+   * @param opened every connection the pool opened, warm-up included
+   * @param ejectedAt when each ejection was seen (polled every 10 ms), in seconds from the
+   *     measurement's start; negative in the warm-up
+   * @param ownTimeoutsAt when each echo call timed out on its own, likewise
    * @param slowAt when each slow call started, in seconds from the measurement's start
    * @param seconds how long the measurement ran
    * @param otherCpus CPUs kept busy by other processes during the measurement, on average
@@ -72,13 +86,39 @@ final class SlowCallScenario {
       SlowCallOutcomes slow,
       PoolStats stats,
       long createdAfterWarmup,
-      List<Double> openedAt,
+      List<Opened> opened,
+      List<Double> ejectedAt,
+      List<Double> ownTimeoutsAt,
       List<Double> slowAt,
       double seconds,
       double otherCpus,
       double ownCpus,
       int cpus,
       String loadAverage) {
+
+    /** Ejections after the warm-up, in the measurement. */
+    long ejectedAfterWarmup() {
+      return ejectedAt.stream().filter(t -> t >= 0).count();
+    }
+
+    /** The connections opened after the warm-up. */
+    List<Opened> openedAfterWarmup() {
+      return opened.stream().filter(o -> o.at() >= 0).toList();
+    }
+
+    /**
+     * The slow call (1, 2, ...) that had started and whose late reply was not yet due at {@code
+     * seconds}, or 0 if none.
+     */
+    int slowCallOwingAt(double seconds) {
+      for (int i = 0; i < slowAt.size(); i++) {
+        double from = slowAt.get(i);
+        if (seconds >= from && seconds <= from + settings.slowMillis() / 1000.0) {
+          return i + 1;
+        }
+      }
+      return 0;
+    }
 
     double echoCallsPerSecond() {
       return echoes.ok() / Math.max(seconds, 1e-9);
@@ -98,11 +138,11 @@ final class SlowCallScenario {
                 + " echo calls failed because of another call: "
                 + echoes.failedByKind());
       }
-      if (stats.ejections() > 0) {
-        f.add(stats.ejections() + " endpoints ejected");
+      if (ejectedAfterWarmup() > 0) {
+        f.add(ejectedAfterWarmup() + " endpoints ejected after the warm-up");
       }
       if (createdAfterWarmup > 0) {
-        f.add(createdAfterWarmup + " connections opened after the warm-up, at " + times(openedAt));
+        f.add(createdAfterWarmup + " connections opened after the warm-up");
       }
       if (slowTimedOut() < settings.slowCalls()) {
         f.add(
@@ -121,7 +161,10 @@ final class SlowCallScenario {
 
   private final ServerRow row;
   private final Settings settings;
-  private final ConcurrentLinkedQueue<Long> opened = new ConcurrentLinkedQueue<>();
+  // When each connection opened, and to which server (1 or 2).
+  private final ConcurrentLinkedQueue<long[]> opened = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> ejected = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> ownTimeouts = new ConcurrentLinkedQueue<>();
   private final SlowCallOutcomes warmup = new SlowCallOutcomes();
   private final SlowCallOutcomes echoes = new SlowCallOutcomes();
   private final SlowCallOutcomes slow = new SlowCallOutcomes();
@@ -163,7 +206,8 @@ final class SlowCallScenario {
                   new PoolMetrics() {
                     @Override
                     public void created(InetSocketAddress endpoint) {
-                      opened.add(System.nanoTime());
+                      int server = endpoint.equals(servers.get(0).address()) ? 1 : 2;
+                      opened.add(new long[] {System.nanoTime(), server});
                     }
                   })
               .build()) {
@@ -183,6 +227,9 @@ final class SlowCallScenario {
       int seed = i;
       threads.add(daemon(() -> echoLoop(pool, seed), "slowcall-echo-" + i));
     }
+    // PoolStats counts ejections and PoolMetrics has no event for them: poll, to tell when.
+    Thread watcher = daemon(() -> watchEjections(pool), "slowcall-ejections");
+    watcher.start();
     threads.forEach(Thread::start);
     parkUntil(System.nanoTime() + settings.warmup().toNanos());
 
@@ -202,13 +249,15 @@ final class SlowCallScenario {
     for (Thread t : threads) {
       t.join(joinMillis);
     }
+    watcher.interrupt();
+    watcher.join(joinMillis);
     PoolStats stats = pool.stats();
-    List<Double> openedAt = new ArrayList<>();
-    for (long t : opened) {
-      if (t >= start) {
-        openedAt.add((t - start) / 1e9);
-      }
+    List<Opened> openedAt = new ArrayList<>();
+    for (long[] o : opened) {
+      openedAt.add(new Opened((o[0] - start) / 1e9, (int) o[1]));
     }
+    List<Double> ejectedAt = ejected.stream().map(t -> (t - start) / 1e9).toList();
+    List<Double> ownTimeoutsAt = ownTimeouts.stream().map(t -> (t - start) / 1e9).toList();
     List<Double> slowAt;
     synchronized (slowStarts) {
       slowAt = slowStarts.stream().map(t -> (t - start) / 1e9).toList();
@@ -221,6 +270,8 @@ final class SlowCallScenario {
         stats,
         stats.created() - createdBefore,
         openedAt,
+        ejectedAt,
+        ownTimeoutsAt,
         slowAt,
         (end - start) / 1e9,
         loadAfter.otherCpusSince(loadBefore),
@@ -246,7 +297,9 @@ final class SlowCallScenario {
       } catch (InterruptedException e) {
         return; // only the JVM's end interrupts these threads
       } catch (Exception e) {
-        into.record(e);
+        if (into.record(e) == SlowCallOutcomes.Outcome.TIMED_OUT) {
+          ownTimeouts.add(System.nanoTime());
+        }
         continue;
       }
       if (Payloads.check(r, ECHO_SIZE, seed)) {
@@ -254,6 +307,21 @@ final class SlowCallScenario {
       } else {
         into.wrongReply("echo(" + ECHO_SIZE + " B)");
       }
+    }
+  }
+
+  /** Notes the moment of each new ejection until interrupted, then once more. */
+  private void watchEjections(ThriftChannelPool<BenchService.Client> pool) {
+    long seen = 0;
+    while (true) {
+      long now = pool.stats().ejections();
+      for (; seen < now; seen++) {
+        ejected.add(System.nanoTime());
+      }
+      if (Thread.interrupted()) {
+        return; // the run is over, and this last look counted what it had left
+      }
+      LockSupport.parkNanos(EJECTION_POLL.toNanos());
     }
   }
 
