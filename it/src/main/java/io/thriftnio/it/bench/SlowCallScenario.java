@@ -214,7 +214,6 @@ final class SlowCallScenario {
         return measure(pool);
       }
     } finally {
-      stop = true;
       for (RunningServer s : servers) {
         s.close();
       }
@@ -230,19 +229,28 @@ final class SlowCallScenario {
     // PoolStats counts ejections and PoolMetrics has no event for them: poll, to tell when.
     Thread watcher = daemon(() -> watchEjections(pool), "slowcall-ejections");
     watcher.start();
-    threads.forEach(Thread::start);
-    parkUntil(System.nanoTime() + settings.warmup().toNanos());
-
-    long createdBefore = pool.stats().created();
-    MachineLoad loadBefore = MachineLoad.now();
-    long start = System.nanoTime();
-    current = echoes;
+    long createdBefore;
+    MachineLoad loadBefore;
+    long start;
+    long end;
     List<Long> slowStarts = new ArrayList<>();
-    Thread slowCaller = daemon(() -> slowCalls(pool, start, slowStarts), "slowcall-slow");
-    slowCaller.start();
-    long end = start + settings.duration().toNanos();
-    parkUntil(end);
-    stop = true;
+    Thread slowCaller;
+    try {
+      threads.forEach(Thread::start);
+      parkUntil(System.nanoTime() + settings.warmup().toNanos());
+
+      createdBefore = pool.stats().created();
+      loadBefore = MachineLoad.now();
+      start = System.nanoTime();
+      current = echoes;
+      long slowFrom = start;
+      slowCaller = daemon(() -> slowCalls(pool, slowFrom, slowStarts), "slowcall-slow");
+      slowCaller.start();
+      end = start + settings.duration().toNanos();
+      parkUntil(end);
+    } finally {
+      stop = true; // the callers finish the call they are in, however this ends
+    }
     MachineLoad loadAfter = MachineLoad.now();
     long joinMillis = waitMillis() + 5_000;
     slowCaller.join(joinMillis);

@@ -223,7 +223,7 @@ final class SoakLoad implements AutoCloseable {
    */
   private void ended(SoakMix call, boolean good, Throwable failure, long t0, String pool) {
     if (call == SoakMix.SLOW) {
-      recorder.slowCallEnded(failure, pool);
+      recorder.slowCallEnded(failure, pool, System.nanoTime() - t0);
     } else if (failure != null) {
       recorder.poolError(failure, pool);
     } else if (good) {

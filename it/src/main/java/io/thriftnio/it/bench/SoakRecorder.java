@@ -76,7 +76,8 @@ final class SoakRecorder {
   private final LongAdder ok = new LongAdder();
   private final LongAdder badReplies = new LongAdder();
   private final LongAdder slowTimedOut = new LongAdder();
-  private final LongAdder slowAnswered = new LongAdder();
+  private final Map<String, LongAdder> slowAnswered = new ConcurrentHashMap<>(); // by pool
+  private final AtomicLong slowAnsweredLongest = new AtomicLong();
   private final LongAdder timedOutBehind = new LongAdder();
   private long ejectionsSeen; // guarded by this
   private final Map<Window, Long> ejections = new EnumMap<>(Window.class); // guarded by this
@@ -172,14 +173,15 @@ final class SoakRecorder {
   }
 
   /**
-   * A slow call of {@code pool} ended, with {@code failure} or, if {@code null}, a reply. A timeout
-   * is what it is for ({@link #slowTimedOut()}); a reply means the call timeout did not end it
-   * ({@link #slowAnswered()}, a finding); any other failure is an error like any call's, of kind
-   * {@code "sync slow transport-eof"} and so on.
+   * A slow call of {@code pool} ended {@code latencyNanos} after it started, with {@code failure}
+   * or, if {@code null}, a reply. A timeout is what it is for ({@link #slowTimedOut()}); a reply
+   * means the call timeout did not end it ({@link #slowAnswered()}, a finding); any other failure
+   * is an error like any call's, of kind {@code "sync slow transport-eof"} and so on.
    */
-  void slowCallEnded(Throwable failure, String pool) {
+  void slowCallEnded(Throwable failure, String pool, long latencyNanos) {
     if (failure == null) {
-      slowAnswered.increment();
+      slowAnswered.computeIfAbsent(pool, p -> new LongAdder()).increment();
+      slowAnsweredLongest.accumulateAndGet(latencyNanos, Math::max);
       return;
     }
     if (kind(AsyncUnwrap.cause(failure)).equals("timeout")) {
@@ -313,7 +315,19 @@ final class SoakRecorder {
 
   /** Slow calls that got a reply: the call timeout did not end them. */
   long slowAnswered() {
-    return slowAnswered.sum();
+    return slowAnswered.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  /** {@link #slowAnswered()} by pool, sorted. */
+  Map<String, Long> slowAnsweredByPool() {
+    Map<String, Long> m = new TreeMap<>();
+    slowAnswered.forEach((k, v) -> m.put(k, v.sum()));
+    return m;
+  }
+
+  /** The longest time from start to reply of an answered slow call, in nanoseconds; 0 if none. */
+  long slowAnsweredLongestNanos() {
+    return slowAnsweredLongest.get();
   }
 
   /** Calls that timed out only behind another timed-out call on their connection. */

@@ -190,10 +190,14 @@ final class SoakReport {
     }
     if (recorder.slowAnswered() > 0) {
       f.add(
-          recorder.slowAnswered()
-              + " slow calls (sleep "
-              + options.slowMillis()
-              + " ms) got a reply: the call timeout did not end them");
+          String.format(
+              Locale.ROOT,
+              "%d slow calls (sleep %d ms) got a reply: the call timeout did not end them (%s;"
+                  + " the longest %,.0f ms after it started)",
+              recorder.slowAnswered(),
+              options.slowMillis(),
+              recorder.slowAnsweredByPool(),
+              recorder.slowAnsweredLongestNanos() / 1e6));
     }
     long liveEjections = recorder.ejections(SoakRecorder.Window.NONE);
     if (liveEjections > 0) {

@@ -88,18 +88,29 @@ class SoakRecorderTest {
     r.slowCallEnded(
         new TTransportException(
             TTransportException.UNKNOWN, "read", new SocketTimeoutException("Read timed out")),
-        "sync");
+        "sync",
+        TimeUnit.SECONDS.toNanos(5));
     r.slowCallEnded(
         new CompletionException(new CallTimeoutException("timed out after 5000 ms", false)),
-        "async");
-    r.slowCallEnded(new TTransportException(TTransportException.NOT_OPEN, "closed"), "async");
-    r.slowCallEnded(null, "async"); // answered: the timeout did not end it
+        "async",
+        TimeUnit.SECONDS.toNanos(5));
+    r.slowCallEnded(
+        new TTransportException(TTransportException.NOT_OPEN, "closed"),
+        "async",
+        TimeUnit.SECONDS.toNanos(5));
+    r.slowCallEnded(
+        null, "async", TimeUnit.SECONDS.toNanos(6)); // answered: the timeout did not end it
     Object kill = r.faultStarted(SoakRecorder.Window.KILL);
-    r.slowCallEnded(new TTransportException(TTransportException.END_OF_FILE, "eof"), "sync");
+    r.slowCallEnded(
+        new TTransportException(TTransportException.END_OF_FILE, "eof"),
+        "sync",
+        TimeUnit.SECONDS.toNanos(5));
     r.faultEnded(kill);
 
     assertThat(r.slowTimedOut()).isEqualTo(2);
     assertThat(r.slowAnswered()).isEqualTo(1);
+    assertThat(r.slowAnsweredByPool()).isEqualTo(Map.of("async", 1L));
+    assertThat(r.slowAnsweredLongestNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(6));
     assertThat(r.errorsByKind(SoakRecorder.Window.KILL))
         .isEqualTo(Map.of("sync slow transport-eof", 1L));
     assertThat(r.errorsByKind(SoakRecorder.Window.NONE))
