@@ -120,6 +120,14 @@ final class SlowCallCommand implements Callable<Integer> {
   Integer ioThreads;
 
   @Option(
+      names = "--client-io-threads",
+      paramLabel = "N",
+      description =
+          "the pool's Netty event loops, which also run the channels' call timers (default: one"
+              + " per processor)")
+  Integer clientIoThreads;
+
+  @Option(
       names = "--out",
       paramLabel = "DIR",
       description = "output folder (default: it/target/slowcall)")
@@ -165,7 +173,8 @@ final class SlowCallCommand implements Callable<Integer> {
                   slowMillis,
                   slowCalls,
                   workers,
-                  ioThreads));
+                  ioThreads,
+                  clientIoThreads != null ? clientIoThreads : NettyRows.clientIoThreads()));
       err.printf(
           Locale.ROOT,
           "slowcall: %d callers: %,d echo calls ok, %d failed because of another call, findings:"
@@ -199,6 +208,10 @@ final class SlowCallCommand implements Callable<Integer> {
       if (n < 1 || n > 10_000) {
         throw new IllegalArgumentException("callers: " + n + " (expected: 1..10000)");
       }
+    }
+    if (clientIoThreads != null && (clientIoThreads < 1 || clientIoThreads > 64)) {
+      throw new IllegalArgumentException(
+          "client-io-threads: " + clientIoThreads + " (expected: 1..64)");
     }
     if (warmup.isZero() || duration.isZero()) {
       throw new IllegalArgumentException(

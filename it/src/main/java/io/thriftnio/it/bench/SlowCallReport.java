@@ -46,7 +46,8 @@ final class SlowCallReport {
         String.format(
             Locale.ROOT,
             "Each row: two %s servers (BenchHandler, workers %s) and one ThriftChannelPool of"
-                + " Netty channels over both (ClientOptions.requestTimeout %d ms, every other"
+                + " Netty channels (%d event loops) over both (ClientOptions.requestTimeout %d"
+                + " ms, every other"
                 + " setting the default), in this JVM (%s). The callers call echo(%d B) in a"
                 + " loop: a %s warm-up, then %s measured, while one more caller makes %d calls to"
                 + " sleep(%d ms), one a second from 1 s. A call that passes its timeout fails"
@@ -57,6 +58,7 @@ final class SlowCallReport {
                 + " use, less its own, over the measurement.%n%n",
             s.row(),
             s.workers() == null ? "default" : s.workers().toString(),
+            s.clientIoThreads(),
             s.requestTimeout().toMillis(),
             Reports.machine(),
             SlowCallScenario.ECHO_SIZE,

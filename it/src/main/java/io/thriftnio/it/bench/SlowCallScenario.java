@@ -58,7 +58,8 @@ final class SlowCallScenario {
       int slowMillis,
       int slowCalls,
       Integer workers,
-      Integer ioThreads) {}
+      Integer ioThreads,
+      int clientIoThreads) {}
 
   /**
    * What one run measured.
@@ -192,8 +193,7 @@ final class SlowCallScenario {
             settings.ioThreads(),
             false,
             settings.callers() + 64);
-    try (NettyClientResources resources =
-        NettyClientResources.create(NettyRows.clientIoThreads())) {
+    try (NettyClientResources resources = NettyClientResources.create(settings.clientIoThreads())) {
       for (int i = 0; i < 2; i++) {
         servers.add(row.start(spec));
       }
