@@ -165,6 +165,37 @@ class SoakCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void runsTheWorkerStrategyWhenNoneIsNamed() {
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "netty",
+              "--connections",
+              "4",
+              "--duration",
+              "1s",
+              "--sample",
+              "1s",
+              "--kill-every",
+              "0",
+              "--restart-every",
+              "0",
+              "--large",
+              "16k",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(out.toString()).startsWith("## soak: netty/worker,");
+  }
+
+  @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
   void rejectsAServerThatIsNotOneOfOurs() {
     int status =
