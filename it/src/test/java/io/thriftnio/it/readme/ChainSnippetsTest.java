@@ -20,15 +20,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ChainSnippetsTest {
 
-  @ParameterizedTest(name = "{0}")
+  @ParameterizedTest(name = "{1}")
   @CsvSource({
-    "client-chain, ClientChain, last sale: CHAIN",
-    "server-chain, ServerChain, last sale: GRIZZLY",
-    "netty-pipeline, NettyPipeline, last sale: NETTY"
+    "clients.md, client-chain, ClientChain, last sale: CHAIN",
+    "servers.md, server-chain, ServerChain, last sale: GRIZZLY",
+    "servers.md, netty-pipeline, NettyPipeline, last sale: NETTY"
   })
-  void readmeBlockCompilesAndRuns(String block, String mainClass, String prints, @TempDir Path dir)
+  void readmeBlockCompilesAndRuns(
+      String chapter, String block, String mainClass, String prints, @TempDir Path dir)
       throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "guide", chapter));
     Matcher m =
         Pattern.compile(
                 "<!-- " + block + ":begin -->\\s*```java\\n(.*?)```\\s*<!-- " + block + ":end -->",

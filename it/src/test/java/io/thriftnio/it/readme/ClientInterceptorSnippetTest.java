@@ -22,7 +22,7 @@ class ClientInterceptorSnippetTest {
 
   @Test
   void readmeClientInterceptorBlockCompilesAndRunsAsDocumented(@TempDir Path dir) throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "guide", "interceptors-metrics.md"));
     Matcher m =
         Pattern.compile(
                 "<!-- client-interceptors:begin -->\\s*```java\\n(.*?)```\\s*"

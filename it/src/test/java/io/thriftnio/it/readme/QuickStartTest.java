@@ -26,7 +26,7 @@ class QuickStartTest {
 
   @Test
   void readmeQuickStartCompilesAndRunsAsDocumented(@TempDir Path dir) throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "guide", "clients.md"));
     List<String> lines = compileAndRun(quickStart(readme), dir);
     assertThat(lines)
         .containsExactly(
@@ -39,7 +39,7 @@ class QuickStartTest {
   /** The README's promise: the clients move to Grizzly by changing the one line it points at. */
   @Test
   void switchingTheClientsToGrizzlyChangesOneLine(@TempDir Path dir) throws Exception {
-    String source = quickStart(Files.readString(Path.of("..", "README.md")));
+    String source = quickStart(Files.readString(Path.of("..", "docs", "guide", "clients.md")));
     String line = "try (ClientResources resources = NettyClientResources.create();";
     assertThat(source).containsOnlyOnce(line);
     String grizzly =
