@@ -75,6 +75,8 @@ final class EfficiencyCharts {
     Map<String, List<Double>> series = new LinkedHashMap<>();
     metrics.forEach(
         (name, metric) -> series.put(name, rows.stream().map(metric::applyAsDouble).toList()));
-    return new Charts.Panel(title + " (lower is better)", xTitle, yTitle, categories, series);
+    // The chart's legend for the mark: an x-axis title is the one line every panel has.
+    String x = LoadMarks.anyDisturbed(rows) ? xTitle + " (" + LoadMarks.CHART_LEGEND + ")" : xTitle;
+    return new Charts.Panel(title + " (lower is better)", x, yTitle, categories, series);
   }
 }

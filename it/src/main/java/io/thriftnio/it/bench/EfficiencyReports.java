@@ -43,8 +43,7 @@ final class EfficiencyReports {
           + " event loops, GC, JIT). Server alloc B/call: the server JVM's live threads' heap"
           + " allocation counters over the window, per call. Other load: the largest share of a"
           + " window, over the rounds, that other processes of the machine ran on the server's or the"
-          + " load generator's CPU (from /proc/stat; pinned runs only); a cell above a few percent"
-          + " was disturbed.";
+          + " load generator's CPU (from /proc/stat; pinned runs only); a cell above 10% is marked *.";
 
   private EfficiencyReports() {}
 

@@ -29,6 +29,11 @@ final class LoadMarks {
               + " load column): its numbers measure that load as much as the server.",
           100 * THRESHOLD);
 
+  /** The same, short enough for a chart's axis title. */
+  static final String CHART_LEGEND =
+      String.format(
+          Locale.ROOT, "* other processes took over %.0f%% of a pinned CPU", 100 * THRESHOLD);
+
   private LoadMarks() {}
 
   static boolean disturbed(EfficiencyResult r) {

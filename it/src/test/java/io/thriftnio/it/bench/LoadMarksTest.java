@@ -50,7 +50,7 @@ class LoadMarksTest {
     List<EfficiencyResult> quiet = run(0.10); // exactly the threshold is not above it
     assertThat(LoadMarks.banner(quiet)).isEmpty();
     assertThat(EfficiencyReports.markdownTables(quiet))
-        .doesNotContain(" *")
+        .doesNotContain(" * |")
         .doesNotContain(LoadMarks.LEGEND);
   }
 
@@ -104,7 +104,7 @@ class LoadMarksTest {
                 List.of(),
                 dir))
         .doesNotContain("BUSY MACHINE")
-        .doesNotContain(" *");
+        .doesNotContain(" * |");
   }
 
   @Test
