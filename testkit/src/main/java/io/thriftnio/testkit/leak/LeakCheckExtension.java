@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>A leak is found when its buffer is garbage collected, which may be after the test that leaked
  * it has finished; the report then fails the next test, and the allocation records it carries point
  * at the culprit. After each test one collection runs (a full collection costs tens of milliseconds
- * on a large test heap, and a module runs thousands of cases); after the class, three, so that
- * what its last test's event loops released late is found in that class.
+ * on a large test heap, and a module runs thousands of cases); after the class, three, so that what
+ * its last test's event loops released late is found in that class.
  */
 public final class LeakCheckExtension
     implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
