@@ -194,6 +194,23 @@ public final class CallSequencer {
     }
   }
 
+  /**
+   * Sends the replies written so far in this read batch before a call that may block the reading
+   * thread: a fast call's reply must not wait for a slow call read after it.
+   */
+  private void flushBeforeInlineCall() {
+    synchronized (this) {
+      if (!unflushed) {
+        return;
+      }
+      inReadBatch = false; // the writer flushes on the reading thread only outside a batch
+    }
+    writer.writeReady();
+    synchronized (this) {
+      inReadBatch = true;
+    }
+  }
+
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
     synchronized (this) {
@@ -323,6 +340,9 @@ public final class CallSequencer {
   private void dispatch(Call slot) {
     Executor worker = path.worker;
     if (worker == null) {
+      if (path.inlineCallsMayBlock) {
+        flushBeforeInlineCall();
+      }
       slot.run();
       return;
     }
