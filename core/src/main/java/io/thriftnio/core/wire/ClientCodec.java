@@ -37,7 +37,6 @@ public final class ClientCodec {
   private final Decoded decoded = new Decoded();
   private final String peer;
   private volatile boolean rejected;
-  private Object carried;
 
   private ClientCodec(
       WireTransport transport, Decoder decoder, HttpRequestHead httpHead, String peer) {
@@ -142,19 +141,6 @@ public final class ClientCodec {
   /** Whether nothing more is read: a reply was refused, or the server ends the connection. */
   public boolean rejected() {
     return rejected;
-  }
-
-  /**
-   * Keeps {@code bytes} with the codec: an adapter's unconsumed input, for one that cannot leave it
-   * with its IO library until the connection's end.
-   */
-  public void carry(Object bytes) {
-    this.carried = bytes;
-  }
-
-  /** What {@link #carry} kept, or {@code null}. */
-  public Object carried() {
-    return carried;
   }
 
   private int done(int event) {

@@ -269,6 +269,20 @@ class ServerCodecTest {
   }
 
   @Test
+  void aRefusalFoundByPeekIsHandedOutByTheNextStep() {
+    byte[] bad = new byte[8];
+    Framing.encodeLength(MAX + 1, bad, 0);
+    byte[] wire = concat(frame(new byte[] {1}), bad);
+    ServerCodec codec = codec(MAX, EnumSet.of(WireTransport.FRAMED));
+    ByteSource in = ByteSource.of(wire);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.rejected()).isFalse();
+    assertThat(codec.peek(in, 5, wire.length - 5)).as("no whole message follows").isFalse();
+    assertThat(codec.next(in, 5, wire.length - 5)).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.decoded().refusal().frameSize().length()).isEqualTo(MAX + 1);
+  }
+
+  @Test
   void anInputEndingInsideAMessageIsCountedUnlessTheServerDroppedIt() {
     ServerCodec cut = codec(MAX, ALL);
     feed(cut, new byte[] {0, 0, 0, 9, 1});
