@@ -12,10 +12,33 @@ import org.apache.thrift.transport.TTransportException;
 /**
  * One request in progress in a {@link ProcessorInvoker}. Package-private methods are the contract
  * with {@link io.thriftnio.core.internal.AsyncProcessorBridge}.
+ *
+ * <p>Phases: the call ends once, by its own thread ({@link #complete}, {@link #fail}, a refusal) or
+ * by the server's call timeout ({@link #timeOut}), and the interceptors that entered see its
+ * outcome once. A timeout while their {@code beforeCall} still run is left to the call's thread,
+ * which alone knows how many entered. Without interceptors a call stays {@code STARTING} until it
+ * ends. A call that timed out still tells its completion when its own end comes ({@link
+ * ProcessorInvoker.Completion#claimReply}, which says no), so that the request can be released.
+ *
+ * <pre>
+ *  STARTING --every beforeCall returned--&gt; RUNNING --complete, fail, refusal--&gt; ENDED
+ *     | timeOut()                               | timeOut(): afterCall(TIMED_OUT) on the timer
+ *     v                                         v
+ *  TIMEOUT_LEFT                              TIMED_OUT
+ *     | its own end: afterCall(TIMED_OUT)       | its own end
+ *     +-------------------------------------&gt; FINISHED
+ * </pre>
  */
 public final class InvokerCall {
-  private static final AtomicIntegerFieldUpdater<InvokerCall> DONE =
-      AtomicIntegerFieldUpdater.newUpdater(InvokerCall.class, "done");
+  private static final AtomicIntegerFieldUpdater<InvokerCall> PHASE =
+      AtomicIntegerFieldUpdater.newUpdater(InvokerCall.class, "phase");
+
+  private static final int STARTING = 0;
+  private static final int RUNNING = 1;
+  private static final int ENDED = 2;
+  private static final int TIMEOUT_LEFT = 3;
+  private static final int TIMED_OUT = 4;
+  private static final int FINISHED = 5;
 
   private final ProcessorInvoker invoker;
   private final ByteBuffer payload;
@@ -23,7 +46,7 @@ public final class InvokerCall {
   final TProtocol in;
   final TProtocol out;
   private final ProcessorInvoker.Completion completion;
-  private volatile int done;
+  private volatile int phase;
 
   /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
   int requestType = CallMessages.UNREADABLE;
@@ -58,7 +81,7 @@ public final class InvokerCall {
 
   /** The processor has written its whole response, or nothing for a oneway call. */
   public void complete() {
-    if (!DONE.compareAndSet(this, 0, 1)) {
+    if (!end()) {
       return;
     }
     if (output.payloadSize() == 0 || isOnewayRequest()) {
@@ -76,6 +99,68 @@ public final class InvokerCall {
                 output.payload(), invoker.outputProtocolFactory, invoker.configuration));
       }
       completion.replied(frame, failed);
+    }
+  }
+
+  /**
+   * Ends the call on its own thread: whether it may answer. Not if it ended already, or if the
+   * server answered it first ({@code callTimeout}); the interceptors then see {@code TIMED_OUT}
+   * here, unless the timeout told them already.
+   */
+  private boolean end() {
+    while (true) {
+      int p = phase;
+      if (p == STARTING || p == RUNNING) {
+        if (PHASE.compareAndSet(this, p, ENDED)) {
+          break;
+        }
+      } else if (p == TIMEOUT_LEFT || p == TIMED_OUT) {
+        if (PHASE.compareAndSet(this, p, FINISHED)) {
+          if (p == TIMEOUT_LEFT) {
+            timedOutAfterCall();
+          }
+          completion.claimReply(); // false: the late result is discarded, its request released
+          return false;
+        }
+      } else {
+        return false; // a second completion of the same call
+      }
+    }
+    if (completion.claimReply()) {
+      return true;
+    }
+    timedOutAfterCall(); // the timeout answered first and, finding the call ENDED, left this here
+    return false;
+  }
+
+  /**
+   * The server has answered this call with a timeout error ({@link ServerBuilder#callTimeout}): its
+   * result, if it ever comes, is discarded, and the interceptors that entered see {@link
+   * CallOutcome#TIMED_OUT} once, here if the call is past their {@code beforeCall}, else on the
+   * call's own thread (which then does not run the processor). For the server call path, which
+   * decides the timeout through {@link ProcessorInvoker.Completion#claimReply}; idempotent.
+   */
+  public void timeOut() {
+    while (true) {
+      int p = phase;
+      if (p == STARTING) {
+        if (PHASE.compareAndSet(this, p, TIMEOUT_LEFT)) {
+          return;
+        }
+      } else if (p == RUNNING) {
+        if (PHASE.compareAndSet(this, p, TIMED_OUT)) {
+          timedOutAfterCall();
+          return;
+        }
+      } else {
+        return; // ended: its own thread sees that its reply is not wanted; or timed out already
+      }
+    }
+  }
+
+  private void timedOutAfterCall() {
+    if (entered()) {
+      afterCall(CallOutcome.TIMED_OUT);
     }
   }
 
@@ -129,7 +214,11 @@ public final class InvokerCall {
         interceptor.beforeCall(c);
         c.entered++;
       }
-      return true;
+      if (PHASE.compareAndSet(this, STARTING, RUNNING)) {
+        return true;
+      }
+      end(); // timed out meanwhile: the interceptors that entered see it, the processor never runs
+      return false;
     } catch (TApplicationException refusal) {
       answer(refusal, CallOutcome.REFUSED);
       return false;
@@ -154,7 +243,7 @@ public final class InvokerCall {
 
   /** Answers the call with {@code failure} without running the processor. */
   private void answer(TApplicationException failure, CallOutcome outcome) {
-    if (!DONE.compareAndSet(this, 0, 1)) {
+    if (!end()) {
       return;
     }
     afterCall(outcome);
@@ -216,7 +305,7 @@ public final class InvokerCall {
    * the request's header can be read, else fail the call.
    */
   public void fail(Throwable cause) {
-    if (!DONE.compareAndSet(this, 0, 1)) {
+    if (!end()) {
       return;
     }
     TMessage request;

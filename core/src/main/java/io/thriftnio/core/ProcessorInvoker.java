@@ -102,6 +102,24 @@ public final class ProcessorInvoker {
     default long receivedAtNanos() {
       return System.nanoTime();
     }
+
+    /**
+     * The invoker has begun the call, before any interceptor or the processor runs: {@code call} is
+     * what a call timeout ends ({@link InvokerCall#timeOut()}). For the server call path; not part
+     * of the API. Default: nothing.
+     */
+    default void started(InvokerCall call) {}
+
+    /**
+     * Called once when the call has ended on its own, before the interceptors see its outcome and
+     * before {@link #replied} or {@link #unreadable}: whether its result is still wanted. {@code
+     * false} when the server has already answered the call (its {@link ServerBuilder#callTimeout}
+     * passed): the result is then discarded, and neither method is called. For the server call
+     * path; not part of the API. Default: {@code true}.
+     */
+    default boolean claimReply() {
+      return true;
+    }
   }
 
   private static final ServerInterceptor[] NO_INTERCEPTORS = new ServerInterceptor[0];
@@ -315,6 +333,7 @@ public final class ProcessorInvoker {
       completion.unreadable(e);
       return;
     }
+    completion.started(call);
     if (asyncBridge != null) {
       invokeAsync(payload, call);
       return;

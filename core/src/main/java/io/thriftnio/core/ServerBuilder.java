@@ -60,6 +60,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
   Executor workerExecutor;
   Duration workerStartTimeout = DEFAULT_WORKER_START_TIMEOUT;
+  Duration callTimeout = Duration.ZERO;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireTransport[] transports = {WireTransport.FRAMED};
@@ -72,8 +73,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
   ServerTls tls;
   final List<ConnectionListener> connectionListeners = new ArrayList<>();
-
-  /** {@code null} after {@code interceptors(null)}, refused at build(). */
+  // null after interceptors(null), refused at build()
   List<ServerInterceptor> interceptors = new ArrayList<>();
 
   /** For subclasses. */
@@ -162,17 +162,12 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * java.util.concurrent.RejectedExecutionException}, which the server answers as an overload
    * ({@code TApplicationException(INTERNAL_ERROR)}, counted in {@link
    * ServerStats#overloadedCalls()}). Replies leave a connection in request order, so a task that is
-   * silently dropped would hold back every later reply on its connection. Therefore:
-   *
-   * <ul>
-   *   <li>{@link #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} whose
-   *       rejection handler is a {@link java.util.concurrent.ThreadPoolExecutor.DiscardPolicy} or
-   *       {@link java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy}.
-   *   <li>A call that any executor has not started within {@link #workerStartTimeout(Duration)} is
-   *       answered as an overload, and the task does nothing if it runs later.
-   * </ul>
-   *
-   * Default: none (the server's own pool).
+   * silently dropped would hold back every later reply on its connection. Therefore {@link
+   * #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} whose rejection handler is
+   * a {@link java.util.concurrent.ThreadPoolExecutor.DiscardPolicy} or {@link
+   * java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy}, and a call that any executor has
+   * not started within {@link #workerStartTimeout(Duration)} is answered as an overload (the task
+   * does nothing if it runs later). Default: none (the server's own pool).
    */
   public B workerExecutor(Executor workerExecutor) {
     this.workerExecutor = workerExecutor;
@@ -192,6 +187,23 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;
+    return self();
+  }
+
+  /**
+   * How long a call may hold its connection's reply order: a call not answered within this time of
+   * its request being read (waiting for a worker included) is answered with {@code
+   * TApplicationException(INTERNAL_ERROR, "slowMethod did not complete within callTimeout 500 ms")}
+   * so that the replies behind it leave; counted in {@link ServerStats#timedOutCalls()}, logged at
+   * WARN, seen by interceptors as {@link CallOutcome#TIMED_OUT} (a oneway call gets no reply). The
+   * handler is not stopped, as a thread cannot be: its late result is discarded. Pitfall: a
+   * synchronous handler that blocks on {@code SAME_THREAD} or {@code LEADER_FOLLOWER} holds the
+   * thread reading its connection, so the calls behind it (on {@code SAME_THREAD} the timeout reply
+   * too) may wait until it returns. Default: {@link Duration#ZERO}, off, no timer armed: how long a
+   * call may rightly run is the application's business (per-call client deadlines are planned).
+   */
+  public B callTimeout(Duration callTimeout) {
+    this.callTimeout = callTimeout;
     return self();
   }
 
@@ -226,7 +238,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    *
    * @param first a transport
    * @param more further transports; repeats are ignored
-   * @return this builder
    */
   public B transports(WireTransport first, WireTransport... more) {
     WireTransport[] all = new WireTransport[1 + (more == null ? 0 : more.length)];
@@ -245,7 +256,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * #DEFAULT_HTTP_PATH}.
    *
    * @param path an absolute path: starts with {@code /}, no query, no spaces
-   * @return this builder
    */
   public B httpPath(String path) {
     this.httpPath = path;
@@ -321,7 +331,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * ServerStats#tlsFailures()}. Default: {@code null}, plain TCP.
    *
    * @param tls the key material and TLS settings, or {@code null} for plain TCP
-   * @return this builder
    */
   public B tls(ServerTls tls) {
     this.tls = tls;
@@ -335,7 +344,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    *
    * @param interceptors the chain, first to run first, empty for none; neither it nor an element
    *     may be {@code null} (checked at {@link #build()})
-   * @return this builder
    */
   public B interceptors(List<? extends ServerInterceptor> interceptors) {
     this.interceptors = interceptors == null ? null : new ArrayList<>(interceptors);
@@ -347,7 +355,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    *
    * @param interceptor runs after the interceptors added before it; not {@code null} (checked at
    *     {@link #build()})
-   * @return this builder
    */
   public B addInterceptor(ServerInterceptor interceptor) {
     if (interceptors == null) {
@@ -364,8 +371,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
    * Default: none (the server then does no per-connection or per-call listener work at all).
    *
-   * @param listener the listener
-   * @return this builder
    * @throws NullPointerException if {@code listener} is null
    */
   public B connectionListener(ConnectionListener listener) {

@@ -62,7 +62,8 @@ public final class ServerCallContext extends AbstractCallContext {
   private final TProtocolFactory protocolFactory;
 
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
-  // by the one that completes it (the handler's callback hands the call over).
+  // by the one that completes it (the handler's callback hands the call over), or by the call
+  // timeout's timer once InvokerCall's phase says every beforeCall has returned.
   /** Interceptors whose {@code beforeCall} returned: they see the outcome. */
   int entered;
 

@@ -31,6 +31,7 @@ public final class ServerConfig {
   private final int workerQueueCapacity;
   private final Executor workerExecutor;
   private final Duration workerStartTimeout;
+  private final Duration callTimeout;
   private final int ioThreads;
   private final int maxFrameSize;
   private final Set<WireTransport> transports;
@@ -77,6 +78,7 @@ public final class ServerConfig {
     this.workerQueueCapacity = Checks.positive("workerQueueCapacity", b.workerQueueCapacity);
     this.workerExecutor = checkWorkerExecutor(b.workerExecutor);
     this.workerStartTimeout = Checks.positive("workerStartTimeout", b.workerStartTimeout);
+    this.callTimeout = Checks.nonNegative("callTimeout", b.callTimeout);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.transports = checkTransports(b.transports);
@@ -207,6 +209,11 @@ public final class ServerConfig {
     return workerStartTimeout;
   }
 
+  /** How long a call may go unanswered after its request was read; zero when off. */
+  public Duration callTimeout() {
+    return callTimeout;
+  }
+
   /** IO threads. */
   public int ioThreads() {
     return ioThreads;
@@ -297,6 +304,7 @@ public final class ServerConfig {
         + drainTimeout
         + ", workerStartTimeout="
         + workerStartTimeout
+        + (callTimeout.isZero() ? "" : ", callTimeout=" + callTimeout)
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")

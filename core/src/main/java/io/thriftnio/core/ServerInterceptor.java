@@ -22,7 +22,10 @@ import org.apache.thrift.TApplicationException;
  *       and message (nothing for a oneway call); the call counts as failed.
  *   <li>{@link #afterCall} runs once the reply is built, in reverse order, for every interceptor
  *       whose {@code beforeCall} returned normally, on the thread that completed the call (for an
- *       asynchronous processor, the one its handler called back on), before the reply is queued.
+ *       asynchronous processor, the one its handler called back on), before the reply is queued. A
+ *       call answered by {@link ServerBuilder#callTimeout} ends with {@link CallOutcome#TIMED_OUT}
+ *       instead, once, usually on the server's timer thread, which every connection shares: there
+ *       {@code afterCall} must not block. Its late result is never seen.
  *   <li>Any other exception from {@code beforeCall} fails that call alone: the caller gets {@code
  *       TApplicationException(INTERNAL_ERROR)}, a WARN line names the interceptor, the method and
  *       the peer, and the connection stays open. An exception from {@code afterCall} is logged at

@@ -17,13 +17,15 @@ package io.thriftnio.core;
  * @param timedOutConnections connections closed by the idle timeout or the frame timeout (a slow
  *     sender, or a stalled reader whose responses do not drain)
  * @param completedCalls requests the processor ran, oneway calls included, calls that failed
- *     included; refused calls ({@code overloadedCalls}) are not
+ *     included (a call that timed out after the processor started it counts once, when it timed
+ *     out); refused calls ({@code overloadedCalls}) are not
  * @param failedCalls calls that ended in a {@code TApplicationException}: the reply is an {@code
  *     EXCEPTION} message (an undeclared handler exception answered {@code INTERNAL_ERROR}, a
  *     malformed request answered {@code PROTOCOL_ERROR}, an unknown method, a handler's own {@code
- *     TApplicationException}), or a oneway call failed and nothing was sent; also frames above
- *     {@code maxFrameSize} whose header could be read and was answered {@code PROTOCOL_ERROR}.
- *     Declared IDL exceptions are successful calls. The same on every transport and strategy
+ *     TApplicationException}, a call answered as timed out), or a oneway call failed or timed out
+ *     and nothing was sent; also frames above {@code maxFrameSize} whose header could be read and
+ *     was answered {@code PROTOCOL_ERROR}. Declared IDL exceptions are successful calls. The same
+ *     on every transport and strategy
  * @param overloadedCalls requests refused because the worker executor rejected them (its queue was
  *     full), or did not start them within {@link ServerConfig#workerStartTimeout()} (a long queue,
  *     or an executor that dropped the task); each is answered {@code
@@ -39,6 +41,11 @@ package io.thriftnio.core;
  *     protocol or cipher suite) or did not complete within the handshake timeout; they are counted
  *     here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that closes before
  *     any TLS error (a TCP health check, say) is not counted
+ * @param timedOutCalls calls not answered within {@link ServerConfig#callTimeout()} of their
+ *     request being read, each answered {@code TApplicationException(INTERNAL_ERROR)} (a oneway
+ *     call: nothing sent) when its time was up; each also counts in {@code failedCalls}, and in
+ *     {@code completedCalls} if the processor had started it. The handler's late result is not
+ *     counted again. Always 0 while {@code callTimeout} is off, its default
  */
 public record ServerStats(
     long acceptedConnections,
@@ -51,4 +58,5 @@ public record ServerStats(
     long overloadedCalls,
     long truncatedFrames,
     long droppedResponses,
-    long tlsFailures) {}
+    long tlsFailures,
+    long timedOutCalls) {}

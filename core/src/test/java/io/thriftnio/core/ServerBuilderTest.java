@@ -52,7 +52,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
@@ -117,6 +117,8 @@ class ServerBuilderTest {
     assertThat(c.workerStartTimeout())
         .isEqualTo(Duration.ofSeconds(30))
         .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
+    assertThat(c.callTimeout()).as("off").isEqualTo(Duration.ZERO);
+    assertThat(c.toString()).doesNotContain("callTimeout");
     assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
     assertThat(c.maxConnections())
@@ -154,6 +156,7 @@ class ServerBuilderTest {
                     .workerQueueCapacity(5)
                     .workerExecutor(executor)
                     .workerStartTimeout(Duration.ofMillis(7))
+                    .callTimeout(Duration.ofMillis(9))
                     .ioThreads(2)
                     .maxFrameSize(1)
                     .maxConnections(7)
@@ -169,6 +172,7 @@ class ServerBuilderTest {
     assertThat(c.workerQueueCapacity()).isEqualTo(5);
     assertThat(c.workerExecutor()).isSameAs(executor);
     assertThat(c.workerStartTimeout()).isEqualTo(Duration.ofMillis(7));
+    assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(9));
     assertThat(c.ioThreads()).isEqualTo(2);
     assertThat(c.maxFrameSize()).isEqualTo(1);
     assertThat(c.maxConnections()).isEqualTo(7);
@@ -179,6 +183,7 @@ class ServerBuilderTest {
     assertThat(c.maxCallsInFlightPerConnection()).isEqualTo(2);
     assertThat(c.toString())
         .contains("workerThreads=external")
+        .contains("callTimeout=PT0.009S")
         .contains("maxCallsInFlightPerConnection=2");
 
     ServerConfig same = build(b -> b.protocol(compact));
@@ -247,6 +252,14 @@ class ServerBuilderTest {
         b -> b.workerStartTimeout(Duration.ZERO), "workerStartTimeout: PT0S (expected: > 0)");
     assertRejected(b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
     assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
+        .isEqualTo(Duration.ofNanos(1));
+    assertRejected(
+        b -> b.callTimeout(Duration.ofSeconds(-1)), "callTimeout: PT-1S (expected: >= 0, 0 = off)");
+    assertRejected(
+        b -> b.callTimeout(minusOne), "callTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
+    assertRejected(b -> b.callTimeout(null), "callTimeout: null (expected: >= 0, 0 = off)");
+    assertThat(build(b -> b.callTimeout(Duration.ZERO)).callTimeout()).isZero();
+    assertThat(build(b -> b.callTimeout(Duration.ofNanos(1))).callTimeout())
         .isEqualTo(Duration.ofNanos(1));
   }
 

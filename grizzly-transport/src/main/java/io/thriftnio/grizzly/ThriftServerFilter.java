@@ -56,7 +56,11 @@ import org.slf4j.LoggerFactory;
  * is its Grizzly adapter. An asynchronous processor may complete later, on any thread, and in any
  * order: each connection keeps a queue of its calls, and a response leaves only after every earlier
  * response on that connection has, so pipelining clients match responses first-in, first-out.
- * Oneway calls take a place in the queue and send nothing.
+ * Oneway calls take a place in the queue and send nothing. Hence a pitfall: a call that never ends
+ * (a callback never called, a handler that never returns) holds every later response of its
+ * connection, and keeps the idle timeout from closing it. {@link GrizzlyThriftServer} bounds such a
+ * call with {@link ServerBuilder#callTimeout} (off by default); this filter in a chain of your own
+ * has no call timeout.
  *
  * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
  * closed. A frame that {@link ThriftFrameFilter} rejects ends the connection after every earlier

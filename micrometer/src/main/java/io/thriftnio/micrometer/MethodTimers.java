@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A {@link ServerInterceptor} that times every call into {@code thrift.server.requests}, tagged
  * {@code method} and {@code outcome} ({@code success}, {@code declared_exception}, {@code
- * application_exception}, {@code undeclared_failure}, {@code refused}, {@code oneway}: {@link
- * CallOutcome}'s names in lower case), plus the tags given.
+ * application_exception}, {@code undeclared_failure}, {@code refused}, {@code oneway}, {@code
+ * timed_out}: {@link CallOutcome}'s names in lower case), plus the tags given. A call that timed
+ * out ({@code ServerBuilder.callTimeout}) is timed up to its timeout.
  *
  * <pre>{@code
  * NettyThriftServer.builder()

@@ -35,7 +35,8 @@ import java.util.function.ToLongFunction;
  *   <tr><td>{@code thrift.server.tls.failures}</td><td>counter</td><td>{@code tlsFailures}</td></tr>
  *   <tr><td>{@code thrift.server.calls}</td><td>counter, tag {@code outcome}</td>
  *       <td>{@code completed}: {@code completedCalls} (failed calls included), {@code failed}:
- *       {@code failedCalls}, {@code overloaded}: {@code overloadedCalls}</td></tr>
+ *       {@code failedCalls}, {@code overloaded}: {@code overloadedCalls}, {@code timed_out}:
+ *       {@code timedOutCalls} (also counted as failed)</td></tr>
  *   <tr><td>{@code thrift.server.responses.dropped}</td><td>counter</td>
  *       <td>{@code droppedResponses}</td></tr>
  *   <tr><td>{@code thrift.server.frames.bad}</td><td>counter</td><td>{@code badFrames}</td></tr>
@@ -120,6 +121,12 @@ public final class ServerMeters implements MeterBinder {
         "calls by outcome",
         Tags.of("outcome", "overloaded"),
         ServerStats::overloadedCalls);
+    counter(
+        registry,
+        "thrift.server.calls",
+        "calls by outcome",
+        Tags.of("outcome", "timed_out"),
+        ServerStats::timedOutCalls);
     counter(
         registry,
         "thrift.server.responses.dropped",

@@ -1,6 +1,7 @@
 package io.thriftnio.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -11,6 +12,7 @@ import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
@@ -19,6 +21,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -114,6 +118,61 @@ class MetersTest {
           .isEqualTo(1.0);
       assertThat(registry.get("thrift.server.connections").gauge().value())
           .isEqualTo((double) server.stats().openConnections());
+    }
+  }
+
+  @Test
+  void aCallAnsweredByCallTimeoutCountsAsTimedOutAndFailedAndIsTimedAsTimedOut() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AsyncBenchHandler neverCallsBack =
+        new AsyncBenchHandler() {
+          @Override
+          public void sleep(int millis, AsyncMethodCallback<Void> callback) {}
+        };
+    try (ThriftServer server =
+        NettyThriftServer.builder()
+            .asyncProcessor(new BenchService.AsyncProcessor<>(neverCallsBack))
+            .protocol(new TCompactProtocol.Factory())
+            .callTimeout(Duration.ofMillis(200))
+            .addInterceptor(new MethodTimers(registry, Tags.empty()))
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .build()
+            .start()) {
+      new ServerMeters(server, "bench").bindTo(registry);
+      try (ThriftClientPool<BenchService.Client> pool =
+          ThriftClientPool.builder(BenchService.Client::new)
+              .protocol(new TCompactProtocol.Factory())
+              .transport(
+                  ClientTransportFactory.framedSocket(
+                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .endpoint(server.localAddress())
+              .build()) {
+        BenchService.Iface bench = pool.iface(BenchService.Iface.class);
+        assertThatThrownBy(() -> bench.sleep(1))
+            .isInstanceOf(TApplicationException.class)
+            .hasMessage("sleep did not complete within callTimeout 200 ms");
+      }
+      assertThat(
+              registry
+                  .get("thrift.server.calls")
+                  .tags("outcome", "timed_out")
+                  .functionCounter()
+                  .count())
+          .isEqualTo(1.0);
+      assertThat(
+              registry
+                  .get("thrift.server.calls")
+                  .tags("outcome", "failed")
+                  .functionCounter()
+                  .count())
+          .isEqualTo(1.0);
+      assertThat(
+              registry
+                  .get("thrift.server.requests")
+                  .tags("method", "sleep", "outcome", "timed_out")
+                  .timer()
+                  .count())
+          .isEqualTo(1);
     }
   }
 

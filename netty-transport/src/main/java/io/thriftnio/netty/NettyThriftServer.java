@@ -59,9 +59,11 @@ import java.net.InetSocketAddress;
  *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
- * idleTimeout} closes a connection with no request and no call in flight; {@code frameTimeout}
- * closes one whose started frame does not complete; above {@code maxPendingWriteBytes} of unwritten
- * responses a connection is no longer read from until they drain.
+ * idleTimeout} closes a connection with no request and no call in flight; {@code callTimeout} (off
+ * by default) answers a call that has not ended in time, so that the replies behind it leave;
+ * {@code frameTimeout} closes one whose started frame does not complete; above {@code
+ * maxPendingWriteBytes} of unwritten responses a connection is no longer read from until they
+ * drain.
  *
  * <p>{@link #close()} is graceful: it stops accepting (new connections are refused), stops reading
  * from open connections, lets each finish the calls it has received and closes it once they are

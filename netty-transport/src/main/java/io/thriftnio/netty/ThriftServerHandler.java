@@ -79,8 +79,12 @@ import org.slf4j.LoggerFactory;
  *       copy lives until its call completes. Bound the worker executor's queue (the server's own
  *       pool is bounded): a pipelining client can have many calls queued.
  *   <li>With {@code SAME_THREAD}, a handler that blocks stalls every connection of its event loop.
- *   <li>An asynchronous handler that never calls its callback leaves every later reply on the
- *       connection waiting behind it: complete every callback, if only with an error.
+ *   <li>An asynchronous handler that never calls its callback, or a handler that never returns,
+ *       leaves every later reply on the connection waiting behind it, and the idle timeout never
+ *       closes a connection with a call in flight: complete every callback, if only with an error.
+ *       {@link NettyThriftServer} bounds such a call with {@link ServerBuilder#callTimeout} (off by
+ *       default), answering it with {@code TApplicationException(INTERNAL_ERROR)} so that the
+ *       replies behind it leave; this handler in a pipeline of your own has no call timeout.
  * </ul>
  */
 public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {

@@ -48,8 +48,19 @@ public final class PoolConfig {
   /** Default {@link Builder#endpointBackoff(Duration)}: 1 second. */
   public static final Duration DEFAULT_ENDPOINT_BACKOFF = Duration.ofSeconds(1);
 
-  /** Default {@link Builder#maxEndpointBackoff(Duration)}: 30 seconds. */
-  public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(30);
+  /**
+   * Default {@link Builder#maxEndpointBackoff(Duration)}: 2 seconds. With one endpoint, a pool
+   * refuses calls while it is down, so this ceiling is also how long callers may be refused after
+   * the server accepts again. It costs one connect per pool every 1.6 to 2 s against an endpoint
+   * that stays down.
+   */
+  public static final Duration DEFAULT_MAX_ENDPOINT_BACKOFF = Duration.ofSeconds(2);
+
+  /**
+   * Default {@link Builder#maxEjectionBackoff(Duration)}: 30 seconds. An ejected endpoint accepts
+   * connections but fails calls, so each return costs calls: it is kept out longer than a dead one.
+   */
+  public static final Duration DEFAULT_MAX_EJECTION_BACKOFF = Duration.ofSeconds(30);
 
   /**
    * Default {@link Builder#retryBudgetRatio(double)}: {@value}, one retry for every ten calls, as
@@ -91,6 +102,7 @@ public final class PoolConfig {
   private final Balancer balancer;
   private final Duration endpointBackoff;
   private final Duration maxEndpointBackoff;
+  private final Duration maxEjectionBackoff;
   private final String jmxName;
   private final double retryBudgetRatio;
   private final int minRetriesPerSecond;
@@ -111,6 +123,7 @@ public final class PoolConfig {
     this.balancer = b.balancer;
     this.endpointBackoff = b.endpointBackoff;
     this.maxEndpointBackoff = b.maxEndpointBackoff;
+    this.maxEjectionBackoff = b.maxEjectionBackoff;
     this.jmxName = b.jmxName;
     this.retryBudgetRatio = b.retryBudgetRatio;
     this.minRetriesPerSecond = b.minRetriesPerSecond;
@@ -182,14 +195,28 @@ public final class PoolConfig {
     return balancer;
   }
 
-  /** How long an endpoint that failed to connect is skipped the first time. */
+  /**
+   * How long an endpoint that failed to connect is skipped the first time; see {@link
+   * Builder#endpointBackoff(Duration)}.
+   */
   public Duration endpointBackoff() {
     return endpointBackoff;
   }
 
-  /** The longest an endpoint is skipped after consecutive connect failures. */
+  /**
+   * The longest an endpoint is skipped after consecutive connect failures, and so the longest a
+   * down endpoint waits for its next probe; see {@link Builder#maxEndpointBackoff(Duration)}.
+   */
   public Duration maxEndpointBackoff() {
     return maxEndpointBackoff;
+  }
+
+  /**
+   * The longest an endpoint is skipped after consecutive ejections; see {@link
+   * Builder#maxEjectionBackoff(Duration)}.
+   */
+  public Duration maxEjectionBackoff() {
+    return maxEjectionBackoff;
   }
 
   /** The JMX name prefix, or {@code null} when JMX registration is off. */
@@ -254,6 +281,8 @@ public final class PoolConfig {
         + endpointBackoff
         + ", maxEndpointBackoff="
         + maxEndpointBackoff
+        + ", maxEjectionBackoff="
+        + maxEjectionBackoff
         + ", jmxName="
         + jmxName
         + ", retryBudgetRatio="
@@ -283,6 +312,7 @@ public final class PoolConfig {
     private Balancer balancer = Balancer.POWER_OF_TWO_CHOICES;
     private Duration endpointBackoff = DEFAULT_ENDPOINT_BACKOFF;
     private Duration maxEndpointBackoff = DEFAULT_MAX_ENDPOINT_BACKOFF;
+    private Duration maxEjectionBackoff = DEFAULT_MAX_EJECTION_BACKOFF;
     private String jmxName;
     private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
     private int minRetriesPerSecond = DEFAULT_MIN_RETRIES_PER_SECOND;
@@ -423,7 +453,10 @@ public final class PoolConfig {
     /**
      * How long an endpoint is skipped after it failed to connect; each consecutive failure doubles
      * it, up to {@link #maxEndpointBackoff(Duration)}. When the time is up, one borrow probes the
-     * endpoint by connecting to it. Default {@link #DEFAULT_ENDPOINT_BACKOFF} (1 s).
+     * endpoint by connecting to it; exactly one probe at a time goes to a down endpoint, and only a
+     * probe that gets a connection brings it back. Each back-off is drawn at random from the 20%
+     * below its value (1 s: between 0.8 and 1 s), so that clients that lost an endpoint together do
+     * not probe it in step. Default {@link #DEFAULT_ENDPOINT_BACKOFF} (1 s).
      *
      * @param endpointBackoff {@code > 0}
      * @return this builder
@@ -434,14 +467,39 @@ public final class PoolConfig {
     }
 
     /**
-     * The longest an endpoint is skipped after consecutive connect failures. Default {@link
-     * #DEFAULT_MAX_ENDPOINT_BACKOFF} (30 s).
+     * The longest an endpoint is skipped after consecutive connect failures: the ceiling of the
+     * doubling back-off, so a down endpoint is probed again no later than this after its last
+     * failure, however long the outage. Ejected endpoints have their own ceiling, {@link
+     * #maxEjectionBackoff(Duration)}.
+     *
+     * <p>What it trades: while every endpoint is down a pool refuses calls at once ({@link
+     * PoolException}: {@code no endpoint available: ... down for 606ms more}), so after a long
+     * outage callers may be refused for up to this long after the server accepts again; a longer
+     * ceiling spares a dead endpoint (one connect per pool per back-off) at that cost. With the
+     * default, one pool sends about one connect every 1.6 to 2 s to an endpoint that stays down.
+     * Default {@link #DEFAULT_MAX_ENDPOINT_BACKOFF} (2 s).
      *
      * @param maxEndpointBackoff {@code >= endpointBackoff}
      * @return this builder
      */
     public Builder maxEndpointBackoff(Duration maxEndpointBackoff) {
       this.maxEndpointBackoff = maxEndpointBackoff;
+      return this;
+    }
+
+    /**
+     * The longest an ejected endpoint is skipped ({@link #ejectAfterConsecutiveFailures(int)}): the
+     * back-off doubles from {@link #endpointBackoff(Duration)} with each ejection that follows
+     * without a successful call in between, up to this. An ejected endpoint accepts connections but
+     * fails calls, so each return costs a probe and up to {@code ejectAfterConsecutiveFailures}
+     * failing calls: it is kept out longer than a dead endpoint, whose return costs nothing.
+     * Default {@link #DEFAULT_MAX_EJECTION_BACKOFF} (30 s).
+     *
+     * @param maxEjectionBackoff {@code >= endpointBackoff}
+     * @return this builder
+     */
+    public Builder maxEjectionBackoff(Duration maxEjectionBackoff) {
+      this.maxEjectionBackoff = maxEjectionBackoff;
       return this;
     }
 
@@ -544,7 +602,7 @@ public final class PoolConfig {
      * (connection closed or reset, timed out, reply out of step; not declared IDL exceptions nor
      * {@code TApplicationException}s, which are answers) is taken out as a failed connect takes it
      * out: for {@link #endpointBackoff(Duration)}, doubling with each ejection that follows without
-     * a successful call in between, up to {@link #maxEndpointBackoff(Duration)}; then one borrower
+     * a successful call in between, up to {@link #maxEjectionBackoff(Duration)}; then one borrower
      * probes it and it is back once that borrow succeeds. Counted in {@link PoolStats#ejections()}.
      * The last endpoint up is never ejected: refusing every call would be worse than calls that may
      * fail, so the pool keeps sending to it (and its connect failures still mark it down as
@@ -595,6 +653,15 @@ public final class PoolConfig {
         throw new IllegalArgumentException(
             "maxEndpointBackoff: "
                 + maxEndpointBackoff
+                + " (expected: >= endpointBackoff: "
+                + endpointBackoff
+                + ")");
+      }
+      Checks.positive("maxEjectionBackoff", maxEjectionBackoff);
+      if (maxEjectionBackoff.compareTo(endpointBackoff) < 0) {
+        throw new IllegalArgumentException(
+            "maxEjectionBackoff: "
+                + maxEjectionBackoff
                 + " (expected: >= endpointBackoff: "
                 + endpointBackoff
                 + ")");

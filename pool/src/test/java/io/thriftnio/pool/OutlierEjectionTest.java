@@ -20,8 +20,10 @@ class OutlierEjectionTest {
     return PoolConfig.builder()
         .balancer(Balancer.ROUND_ROBIN)
         .ejectAfterConsecutiveFailures(3)
-        .endpointBackoff(Duration.ofMillis(200))
-        .maxEndpointBackoff(Duration.ofMillis(200))
+        // Long enough for the ten calls made while ejected on a loaded machine: at 200 ms, the
+        // first use of the assertions alone took 100-150 ms there and the probe came mid-loop.
+        .endpointBackoff(Duration.ofSeconds(1))
+        .maxEndpointBackoff(Duration.ofSeconds(1))
         .build();
   }
 

@@ -22,7 +22,8 @@ class PoolConfigTest {
     assertThat(c.evictionInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.balancer()).isEqualTo(Balancer.POWER_OF_TWO_CHOICES);
     assertThat(c.endpointBackoff()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.maxEndpointBackoff()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(c.maxEjectionBackoff()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.jmxName()).as("JMX off unless asked").isNull();
     assertThat(c.retryBudgetRatio()).isEqualTo(0.1);
     assertThat(c.minRetriesPerSecond()).isEqualTo(10);
@@ -102,6 +103,14 @@ class PoolConfigTest {
                     .maxEndpointBackoff(Duration.ofSeconds(1))
                     .build())
         .hasMessage("maxEndpointBackoff: PT1S (expected: >= endpointBackoff: PT2S)");
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder()
+                    .endpointBackoff(Duration.ofSeconds(2))
+                    .maxEndpointBackoff(Duration.ofSeconds(2))
+                    .maxEjectionBackoff(Duration.ofSeconds(1))
+                    .build())
+        .hasMessage("maxEjectionBackoff: PT1S (expected: >= endpointBackoff: PT2S)");
     assertThatThrownBy(() -> PoolConfig.builder().balancer(null).build())
         .hasMessage("balancer: null (expected: not null)");
     assertThatThrownBy(() -> PoolConfig.builder().jmxName(" ").build())

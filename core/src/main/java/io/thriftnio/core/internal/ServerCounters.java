@@ -16,6 +16,7 @@ public final class ServerCounters {
   public final LongAdder truncatedFrames = new LongAdder();
   public final LongAdder droppedResponses = new LongAdder();
   public final LongAdder tlsFailures = new LongAdder();
+  public final LongAdder timedOutCalls = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -29,6 +30,7 @@ public final class ServerCounters {
         overloadedCalls.sum(),
         truncatedFrames.sum(),
         droppedResponses.sum(),
-        tlsFailures.sum());
+        tlsFailures.sum(),
+        timedOutCalls.sum());
   }
 }

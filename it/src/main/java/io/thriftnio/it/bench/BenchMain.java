@@ -16,9 +16,16 @@ import picocli.CommandLine.Command;
  *        [--rounds 3] [--warmup 2s] [--duration 5s] [--size 300] [--protocol compact]
  *        [--io-threads 1] [--workers N] [--client-cpu N] [--server-cpu N] [--no-pin] [--out DIR]
  * soak   --server netty|grizzly [--strategy T] [--connections 1000] [--duration 10m]
- *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s] [--out DIR]
+ *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s]
+ *        [--slow-share 0.5] [--slow-millis MS] [--out DIR]
+ * slowcall [--server netty|grizzly] [--strategy T] [--callers 16,96] [--warmup 5s]
+ *        [--duration 6s] [--request-timeout 300ms] [--slow-millis 1000] [--slow-calls 3]
+ *        [--out DIR]
  * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]
  *        [--probe-duration 10s]
+ * recovery [--outages 1s,10s,60s,5m] [--interval 20ms] [--max-recovery 90s] [--out DIR]
+ * contention [--scenarios budget,waiters] [--threads 1000] [--duration 5s] [--rounds 3]
+ *        [--waiters 1000,10000] [--borrow-timeout 2s]
  * </pre>
  *
  * {@code --help} works on every command.
@@ -35,7 +42,10 @@ import picocli.CommandLine.Command;
       MatrixCommand.class,
       EfficiencyCommand.class,
       SoakCommand.class,
+      SlowCallCommand.class,
       IdleCommand.class,
+      RecoveryCommand.class,
+      ContentionCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchMain implements Runnable {

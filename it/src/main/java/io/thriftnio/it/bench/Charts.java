@@ -30,6 +30,7 @@ final class Charts {
 
   private static final int WIDTH = 1100;
   private static final int HEIGHT = 650;
+  private static final int PANEL_HEIGHT = 420;
 
   private Charts() {}
 
@@ -168,6 +169,57 @@ final class Charts {
       chart.addSeries(e.getKey(), categories, y);
     }
     save(chart, file);
+    return file;
+  }
+
+  /**
+   * One bar chart with its own y-axis, a panel of {@link #panels}.
+   *
+   * @param series name to one value per category, in category order; one series hides the legend
+   */
+  record Panel(
+      String title,
+      String xTitle,
+      String yTitle,
+      List<String> categories,
+      Map<String, List<Double>> series) {}
+
+  /**
+   * Panels stacked in one PNG, each with its own y-axis, so that values of different sizes (0.5 us
+   * pipelined beside 30 us sequential, or CPU time beside latency) each fill their own panel.
+   */
+  static Path panels(Path file, List<Panel> panels) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<CategoryChart> charts = new ArrayList<>();
+    for (Panel p : panels) {
+      CategoryChart chart =
+          new CategoryChartBuilder()
+              .width(WIDTH)
+              .height(PANEL_HEIGHT)
+              .title(p.title())
+              .xAxisTitle(p.xTitle())
+              .yAxisTitle(p.yTitle())
+              .build();
+      chart.getStyler().setLegendVisible(p.series().size() > 1);
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+      chart.getStyler().setXAxisLabelRotation(30);
+      chart.getStyler().setYAxisDecimalPattern("#,##0.##");
+      for (Map.Entry<String, List<Double>> e : p.series().entrySet()) {
+        List<Double> y = new ArrayList<>();
+        for (Double v : e.getValue()) {
+          y.add(v == null || v.isNaN() ? 0.0 : v);
+        }
+        chart.addSeries(e.getKey(), p.categories(), y);
+      }
+      charts.add(chart);
+    }
+    String name = file.toString();
+    BitmapEncoder.saveBitmap(
+        charts,
+        charts.size(),
+        1,
+        name.substring(0, name.length() - ".png".length()),
+        BitmapEncoder.BitmapFormat.PNG);
     return file;
   }
 

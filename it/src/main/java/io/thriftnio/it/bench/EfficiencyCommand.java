@@ -581,6 +581,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     out.flush();
     List<Path> written = EfficiencyReports.writeAll(s.out(), s, pin, results, started);
     err.println("efficiency: wrote " + written.size() + " files to " + s.out().toAbsolutePath());
+    // Last on stderr, where it is seen: a busy machine makes every ratio above unreliable.
+    err.print(LoadMarks.banner(results));
     long bad = results.stream().mapToLong(EfficiencyResult::errors).sum();
     if (bad > 0) {
       err.println("efficiency: " + bad + " failed or corrupted calls; see the errors column");

@@ -8,17 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The {@code efficiency} command's outputs: two Markdown tables (stdout and {@code report.md}),
- * {@code results.csv}, {@code results.json} and two PNG charts.
+ * The {@code efficiency} command's outputs: two captioned Markdown tables (stdout and {@code
+ * report.md}), {@code results.csv}, {@code results.json} and two PNG charts ({@link
+ * EfficiencyCharts}). Cells disturbed by other load are marked ({@link LoadMarks}).
  *
  * <p>Ratio columns divide a row's median by the median of the reference row under the same client
  * shape: {@code raw-echo} and {@code thrift-threadpool} for server CPU and p50, stock {@code
@@ -44,23 +43,47 @@ final class EfficiencyReports {
           + " event loops, GC, JIT). Server alloc B/call: the server JVM's live threads' heap"
           + " allocation counters over the window, per call. Other load: the largest share of a"
           + " window, over the rounds, that other processes of the machine ran on the server's or the"
-          + " load generator's CPU (from /proc/stat; pinned runs only); a cell above a few percent"
-          + " was disturbed.";
+          + " load generator's CPU (from /proc/stat; pinned runs only); a cell above 10% is marked *.";
 
   private EfficiencyReports() {}
 
-  /** The server table, then the client-transport table where that scenario ran. */
+  /** The caption above the server table. */
+  static final String SERVER_CAPTION =
+      "Server cost per call, by client shape (median over the rounds; lower us/call is better;"
+          + " `vs raw-echo` and `vs thrift-threadpool` divide by that row's figure under the same"
+          + " shape):";
+
+  /** The caption above the client-transport table. */
+  static final String CLIENT_CAPTION =
+      "Sync client transports, one connection making sequential calls to "
+          + EfficiencyScenario.CLIENT_TRANSPORTS_SERVER
+          + " (`vs tsocket` divides by a stock TSocket's figure):";
+
+  /**
+   * The server table, then the client-transport table where that scenario ran, each under its
+   * caption and above the legend of its marked rows; then the skipped cells.
+   */
   static String markdownTables(List<EfficiencyResult> results) {
-    StringBuilder sb = new StringBuilder(serverTable(results));
+    StringBuilder sb = new StringBuilder();
+    captioned(sb, SERVER_CAPTION, serverTable(results), byScenario(results, false));
     String clients = clientTable(results);
     if (!clients.isEmpty()) {
-      sb.append('\n').append(clients);
+      sb.append('\n');
+      captioned(sb, CLIENT_CAPTION, clients, byScenario(results, true));
     }
     String skipped = skippedList(results);
     if (!skipped.isEmpty()) {
       sb.append("\nSkipped:\n").append(skipped);
     }
     return sb.toString();
+  }
+
+  private static void captioned(
+      StringBuilder sb, String caption, String table, List<EfficiencyResult> rows) {
+    sb.append(caption).append("\n\n").append(table);
+    if (LoadMarks.anyDisturbed(rows)) {
+      sb.append('\n').append(LoadMarks.LEGEND).append('\n');
+    }
   }
 
   /** Server cost per client shape, grouped by shape. */
@@ -76,7 +99,7 @@ final class EfficiencyReports {
           String.format(
               Locale.ROOT,
               "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
-              r.server(),
+              LoadMarks.mark(r.server(), r),
               r.scenario().name(),
               r.callsPerSec(),
               us(r.serverUsPerCall()),
@@ -109,7 +132,7 @@ final class EfficiencyReports {
           String.format(
               Locale.ROOT,
               "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
-              r.scenario().client(),
+              LoadMarks.mark(r.scenario().client(), r),
               r.server(),
               r.callsPerSec(),
               us(r.clientUsPerCall()),
@@ -383,62 +406,6 @@ final class EfficiencyReports {
         + String.join(" + ", gcs);
   }
 
-  /** What the rows show against the issue's targets, one bullet each. */
-  static String targets(List<EfficiencyResult> results) {
-    StringBuilder sb = new StringBuilder();
-    for (EfficiencyResult r : results) {
-      if (!r.ran()) {
-        continue;
-      }
-      String sc = r.scenario().name();
-      boolean same = r.server().endsWith("/same-thread");
-      boolean worker = r.server().endsWith("/worker") || r.server().endsWith("/leader-follower");
-      if (sc.equals("tsocket-40") && same) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "- tsocket-40, %s: server us/call %s of raw-echo's%n",
-                r.server(),
-                ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall)));
-      } else if (sc.equals("tsocket-40") && worker) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "- tsocket-40, %s: server us/call %s of thrift-threadpool's%n",
-                r.server(),
-                ratio(r, results, THREAD_POOL, null, EfficiencyResult::serverUsPerCall)));
-      } else if (sc.equals("async-8x32") && (same || r.server().endsWith("/worker"))) {
-        double limit = same ? 2.0 : 4.0;
-        double v = r.serverUsPerCall();
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "- async-8x32, %s: %s server us/call (target <= %.1f:" + " %s)%n",
-                r.server(),
-                us(v),
-                limit,
-                v <= limit ? "met" : "not met"));
-      } else if (sc.equals("seq-1") && same) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "- seq-1, %s: p50 %s of thrift-threadpool's%n",
-                r.server(),
-                ratio(r, results, THREAD_POOL, null, EfficiencyResult::p50Us)));
-      } else if (sc.equals(EfficiencyScenario.CLIENT_TRANSPORTS)
-          && !r.scenario().client().equals("tsocket")) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "- client-transports, %s: client us/call %s, p50 %s" + " of tsocket's%n",
-                r.scenario().client(),
-                ratio(r, results, r.server(), "tsocket", EfficiencyResult::clientUsPerCall),
-                ratio(r, results, r.server(), "tsocket", EfficiencyResult::p50Us)));
-      }
-    }
-    return sb.toString();
-  }
-
   static String reportMarkdown(
       EfficiencyCommand.Settings s,
       Pinning pin,
@@ -447,6 +414,13 @@ final class EfficiencyReports {
       List<Path> charts,
       Path dir) {
     StringBuilder sb = new StringBuilder("# thrift-nio efficiency: CPU per call\n\n");
+    String banner = LoadMarks.banner(results);
+    if (!banner.isEmpty()) {
+      for (String line : banner.strip().split("\\R")) {
+        sb.append("> ").append(line).append('\n');
+      }
+      sb.append('\n');
+    }
     sb.append("- run: `").append(s.label()).append("`, started ").append(started).append('\n');
     sb.append("- machine: ").append(machine()).append('\n');
     sb.append("- pinning: ").append(pin.note()).append('\n');
@@ -471,16 +445,18 @@ final class EfficiencyReports {
         .append(s.duration().toMillis())
         .append(" ms measured; every number is the median over" + " the rounds\n");
     sb.append("- ").append(CPU_NOTE).append("\n\n");
-    sb.append("## Server cost\n\n").append(serverTable(results)).append('\n');
+    sb.append("## Server cost\n\n");
+    captioned(sb, SERVER_CAPTION, serverTable(results), byScenario(results, false));
+    sb.append('\n');
     String clients = clientTable(results);
     if (!clients.isEmpty()) {
-      sb.append("## Sync client transports (one connection, sequential calls)\n\n")
-          .append(clients)
-          .append('\n');
+      sb.append("## Sync client transports\n\n");
+      captioned(sb, CLIENT_CAPTION, clients, byScenario(results, true));
+      sb.append('\n');
     }
-    String targets = targets(results);
-    if (!targets.isEmpty()) {
-      sb.append("## Against the targets\n\n").append(targets).append('\n');
+    String goals = EfficiencyGoals.lines(results);
+    if (!goals.isEmpty()) {
+      sb.append("## How the rows compare\n\n").append(goals).append('\n');
     }
     String skipped = skippedList(results);
     if (!skipped.isEmpty()) {
@@ -508,60 +484,12 @@ final class EfficiencyReports {
     List<Path> written = new ArrayList<>();
     written.add(write(dir.resolve("results.csv"), csv(results)));
     written.add(write(dir.resolve("results.json"), json(s, pin, results, started)));
-    List<Path> charts = charts(dir, results);
+    List<Path> charts =
+        EfficiencyCharts.writeAll(dir, byScenario(results, false), byScenario(results, true));
     written.add(
         write(dir.resolve("report.md"), reportMarkdown(s, pin, results, started, charts, dir)));
     written.addAll(charts);
     return written;
-  }
-
-  private static List<Path> charts(Path dir, List<EfficiencyResult> results) throws IOException {
-    List<Path> charts = new ArrayList<>();
-    List<EfficiencyResult> servers = byScenario(results, false);
-    if (!servers.isEmpty()) {
-      List<String> names =
-          new ArrayList<>(
-              new LinkedHashSet<>(servers.stream().map(EfficiencyResult::server).toList()));
-      Map<String, List<Double>> series = new LinkedHashMap<>();
-      for (EfficiencyResult r : servers) {
-        series
-            .computeIfAbsent(
-                r.scenario().name(),
-                k -> {
-                  List<Double> zeros = new ArrayList<>();
-                  names.forEach(n -> zeros.add(0.0));
-                  return zeros;
-                })
-            .set(names.indexOf(r.server()), r.serverUsPerCall());
-      }
-      charts.add(
-          Charts.bars(
-              dir.resolve("efficiency-server-us-per-call.png"),
-              "server CPU per call (us, lower is better)",
-              "server",
-              "server us/call",
-              names,
-              series));
-    }
-    List<EfficiencyResult> clients = byScenario(results, true);
-    if (!clients.isEmpty()) {
-      List<String> names = clients.stream().map(r -> r.scenario().client()).toList();
-      Map<String, List<Double>> series = new LinkedHashMap<>();
-      series.put(
-          "client CPU us/call", clients.stream().map(EfficiencyResult::clientUsPerCall).toList());
-      series.put("p50 latency us", clients.stream().map(EfficiencyResult::p50Us).toList());
-      charts.add(
-          Charts.bars(
-              dir.resolve("efficiency-client-transports.png"),
-              "sync client transports against "
-                  + clients.get(0).server()
-                  + ", one connection (us, lower is better)",
-              "client",
-              "us",
-              names,
-              series));
-    }
-    return charts;
   }
 
   private static Path write(Path file, String text) throws IOException {

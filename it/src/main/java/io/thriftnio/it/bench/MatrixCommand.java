@@ -264,11 +264,17 @@ final class MatrixCommand implements Callable<Integer> {
     Instant started = Instant.now();
     List<CellResult> results = runner.run(Progress.on(err, cells, perCell));
     if (Reports.isGuide(plan)) {
+      stdout.println(Reports.GUIDE_CAPTION);
+      stdout.println();
       stdout.print(Reports.guideTable(results, rows));
       stdout.println();
     }
+    stdout.println(Reports.RESULTS_CAPTION);
+    stdout.println();
     stdout.print(Reports.markdownTable(results));
     if (results.stream().anyMatch(r -> r.ran() && Reports.sleepMillis(r.size()) >= 0)) {
+      stdout.println();
+      stdout.println(Reports.RESPONSE_CAPTION);
       stdout.println();
       stdout.print(Reports.responseTable(results));
     }

@@ -22,6 +22,21 @@ final class Reports {
   static final String CSV_HEADER =
       "server,client,size,protocol,connections,calls_per_sec,p50_us,p99_us,p999_us,errors";
 
+  /** The caption above the results table. */
+  static final String RESULTS_CAPTION =
+      "Calls per second and latency per cell (higher calls/s and lower latency are better; errors"
+          + " and bad payloads should be 0):";
+
+  /** The caption above the response-time table. */
+  static final String RESPONSE_CAPTION =
+      "Response time in detail: mean, p95 and p99, the time above the handler's sleep, and the"
+          + " connections the client opened:";
+
+  /** The caption above the {@code guide} preset's table. */
+  static final String GUIDE_CAPTION =
+      "The Guide's progression: one client making sequential get_last_sale calls, per step and"
+          + " server:";
+
   private Reports() {}
 
   /** The results table of cells that ran. */
@@ -413,11 +428,21 @@ final class Reports {
       sb.append("## The Guide's progression: ")
           .append(String.format(Locale.ROOT, "%,d", plan.maxCalls()))
           .append(" sequential get_last_sale calls per step, one client\n\n")
+          .append(GUIDE_CAPTION)
+          .append("\n\n")
           .append(guide)
           .append('\n');
     }
-    sb.append("## Results\n\n").append(markdownTable(results)).append('\n');
-    sb.append("## Response time and connections\n\n").append(responseTable(results)).append('\n');
+    sb.append("## Results\n\n")
+        .append(RESULTS_CAPTION)
+        .append("\n\n")
+        .append(markdownTable(results))
+        .append('\n');
+    sb.append("## Response time and connections\n\n")
+        .append(RESPONSE_CAPTION)
+        .append("\n\n")
+        .append(responseTable(results))
+        .append('\n');
     String skipped = skippedList(results);
     if (!skipped.isEmpty()) {
       sb.append("## Skipped cells\n\n").append(skipped).append('\n');

@@ -1,9 +1,11 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.testkit.Payloads;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -33,6 +35,12 @@ import picocli.CommandLine.Option;
  * --restart-every}, the server is closed, stays down {@code --restart-pause}, and a new one starts
  * on the same port while the callers keep calling. Each fault opens a window that closes {@code
  * --fault-grace} after it ended; an error outside every window is a finding.
+ *
+ * <p>With {@code --slow-share P}, P percent of the calls are slow: {@code sleep(--slow-millis)},
+ * past the call timeout. They are expected to time out and are counted apart from errors, as are
+ * calls that timed out only behind another timed-out call on their pipelined connection; a slow
+ * call that gets a reply is a finding. The pools' ejections are sorted into the fault windows like
+ * errors: one outside every window is the ejection of a live server, a finding.
  *
  * <p>With {@code --discovery zookeeper}, a real ZooKeeper starts in this JVM, {@code --servers}
  * servers register in it ({@code ZooKeeperRegistration}) and both pools follow it ({@code
@@ -128,6 +136,24 @@ final class SoakCommand implements Callable<Integer> {
       converter = Cli.DurationConverter.class,
       description = "read, request, connect and borrow timeout (default: ${DEFAULT-VALUE})")
   Duration callTimeout;
+
+  @Option(
+      names = "--slow-share",
+      paramLabel = "PCT",
+      defaultValue = "0",
+      description =
+          "percent of the calls that are slow: sleep(--slow-millis), past the call timeout. They"
+              + " are expected to time out and are counted apart from errors (default:"
+              + " ${DEFAULT-VALUE}, none)")
+  double slowShare;
+
+  @Option(
+      names = "--slow-millis",
+      paramLabel = "MS",
+      description =
+          "how long a slow call sleeps on the server, in ms; more than --call-timeout (default:"
+              + " the call timeout + 1000)")
+  Integer slowMillis;
 
   @Option(
       names = "--kill-every",
@@ -245,9 +271,12 @@ final class SoakCommand implements Callable<Integer> {
       names = "--fail-on-findings",
       description =
           "exit with 1 if an error fell outside every fault window, a reply was wrong, "
-              + "calls did not resume after the last restart, or descriptors or heap stayed above "
-              + "their baseline")
+              + "calls did not resume after the last restart, descriptors or heap stayed above "
+              + "their baseline, a slow call got a reply or a live server was ejected")
   boolean failOnFindings;
+
+  /** How often the pools' ejection count is read, to place each ejection in its window. */
+  static final Duration EJECTION_POLL = Duration.ofMillis(100);
 
   /** ZooKeeper path under which {@code --discovery zookeeper} registers the servers. */
   static final String ZK_BASE_PATH = "/thrift-nio-bench";
@@ -289,6 +318,17 @@ final class SoakCommand implements Callable<Integer> {
       }
       if (killCount < 0) {
         throw new IllegalArgumentException("kill-count: " + killCount + " (expected: >= 0)");
+      }
+      if (!(slowShare >= 0 && slowShare <= 100)) {
+        throw new IllegalArgumentException("slow-share: " + slowShare + " (expected: 0..100)");
+      }
+      if (slowMillis() <= callTimeout.toMillis()) {
+        throw new IllegalArgumentException(
+            "slow-millis: "
+                + slowMillis()
+                + " (expected: > call-timeout "
+                + callTimeout.toMillis()
+                + " ms, so that each slow call times out)");
       }
       if (!discovery.equals("none") && !discovery.equals("zookeeper")) {
         throw new IllegalArgumentException(
@@ -377,7 +417,7 @@ final class SoakCommand implements Callable<Integer> {
         syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION,
         duration);
 
-    String overload = sameThreadOverload(syncConnections, asyncConnections);
+    String overload = overload(name, syncConnections, asyncConnections);
     if (overload != null) {
       err.println("soak: warning: " + overload);
     }
@@ -395,7 +435,7 @@ final class SoakCommand implements Callable<Integer> {
                 asyncConnections,
                 callTimeout,
                 think,
-                largeSize,
+                SoakMix.Inputs.of(largeSize, slowShare, slowMillis()),
                 recorder)
             : new SoakLoad(
                 address,
@@ -404,7 +444,7 @@ final class SoakCommand implements Callable<Integer> {
                 asyncConnections,
                 callTimeout,
                 think,
-                largeSize,
+                SoakMix.Inputs.of(largeSize, slowShare, slowMillis()),
                 recorder);
     ScheduledExecutorService sampler =
         Executors.newSingleThreadScheduledExecutor(
@@ -433,6 +473,12 @@ final class SoakCommand implements Callable<Integer> {
           },
           sample.toNanos(),
           sample.toNanos(),
+          TimeUnit.NANOSECONDS);
+      // Often, so that each ejection lands in the fault window (or none) it happened in.
+      sampler.scheduleAtFixedRate(
+          () -> recorder.ejections(load.ejections()),
+          EJECTION_POLL.toNanos(),
+          EJECTION_POLL.toNanos(),
           TimeUnit.NANOSECONDS);
       long end = start + duration.toNanos();
       long nextKill =
@@ -485,6 +531,7 @@ final class SoakCommand implements Callable<Integer> {
       if (report.sinceLastSample(now) > sample.toNanos() / 2e9) {
         report.add(sample(start, recorder, load, events));
       }
+      recorder.ejections(load.ejections());
       long lastOk = recorder.lastOkNanos();
       report.finished(
           recorder,
@@ -752,33 +799,70 @@ final class SoakCommand implements Callable<Integer> {
         String.join(" ", ev));
   }
 
+  /** {@code --slow-share} as typed: {@code 0.5}, {@code 2}. */
+  String slowSharePercent() {
+    return BigDecimal.valueOf(slowShare).stripTrailingZeros().toPlainString();
+  }
+
+  /** How long a slow call sleeps: {@code --slow-millis}, by default the call timeout + 1 s. */
+  int slowMillis() {
+    return slowMillis != null ? slowMillis : (int) callTimeout.toMillis() + 1000;
+  }
+
   /**
-   * Why a {@code same-thread} run is expected to time out, or null: its handlers run on the IO
-   * threads, and the mix's {@code sleep} caps what they serve ({@link SoakMix#sameThreadCeiling}).
-   * Past that ceiling requests queue behind sleeping handlers until callers time out, accepts
-   * included (the acceptor shares the loops): overload the configuration chose, not a fault.
+   * Why the run is expected to time out by its configuration, or null. A {@code same-thread} server
+   * runs its handlers on the IO threads, and the mix's {@code sleep} (and the slow calls) cap what
+   * they serve ({@link SoakMix#sameThreadCeiling}); past that ceiling requests queue behind
+   * sleeping handlers until callers time out, accepts included (the acceptor shares the loops). Any
+   * other strategy runs each slow call on a worker thread for {@code --slow-millis}; more slow
+   * calls at once than half the workers leave too few for the rest. Overload the configuration
+   * chose, not a fault.
    */
-  private String sameThreadOverload(int syncConnections, int asyncConnections) {
-    if (!strategy.equals("same-thread") || think.isZero()) {
+  private String overload(String name, int syncConnections, int asyncConnections) {
+    if (think.isZero()) {
       return null;
     }
-    int loops = ioThreads != null ? ioThreads : Runtime.getRuntime().availableProcessors();
-    double ceiling = SoakMix.sameThreadCeiling(loops);
     int callers = syncConnections + asyncConnections * SoakLoad.ASYNC_CALLERS_PER_CONNECTION;
     double offered = callers * 1e9 / think.toNanos();
-    if (offered <= ceiling) {
+    if (name.endsWith("/same-thread")) {
+      int loops = ioThreads != null ? ioThreads : Runtime.getRuntime().availableProcessors();
+      double ceiling = SoakMix.sameThreadCeiling(loops, slowShare, slowMillis());
+      if (offered <= ceiling) {
+        return null;
+      }
+      return String.format(
+          Locale.ROOT,
+          "same-thread runs the mix's sleep(%d ms)%s on the %d IO threads, so it serves at most"
+              + " about %,.0f calls/s; %,d callers thinking %s offer up to %,.0f calls/s. Expect"
+              + " timeouts from overload; raise --io-threads or --think to soak without it.",
+          SoakMix.SLEEP_MILLIS,
+          slowShare > 0
+              ? String.format(Locale.ROOT, " and the slow calls' sleep(%d ms)", slowMillis())
+              : "",
+          loops,
+          ceiling,
+          callers,
+          think,
+          offered);
+    }
+    int threads = workers != null ? workers : ServerBuilder.DEFAULT_WORKER_THREADS;
+    double asleep = offered * slowShare / 100 * slowMillis() / 1000 / servers;
+    if (asleep <= threads / 2.0) {
       return null;
     }
     return String.format(
         Locale.ROOT,
-        "same-thread runs the mix's sleep(%d ms) on the %d IO threads, so it serves at most about"
-            + " %,.0f calls/s; %,d callers thinking %s offer up to %,.0f calls/s. Expect timeouts"
-            + " from overload; raise --io-threads or --think to soak without it.",
-        SoakMix.SLEEP_MILLIS,
-        loops,
-        ceiling,
+        "%s runs each slow call's sleep(%d ms) on one of its %d worker threads; %,d callers"
+            + " thinking %s offer up to %,.0f calls/s, %s%% of them slow: up to about %,.0f slow"
+            + " calls asleep at once per server. Expect timeouts from overload; raise --workers"
+            + " or --think, or lower --slow-share, to soak without it.",
+        name,
+        slowMillis(),
+        threads,
         callers,
         think,
-        offered);
+        offered,
+        slowSharePercent(),
+        asleep);
   }
 }

@@ -53,7 +53,7 @@ final class SoakLoad implements AutoCloseable {
 
   private final SoakRecorder recorder;
   private final Duration think;
-  private final SoakMix.Bytes bytes;
+  private final SoakMix.Inputs inputs;
   private final ThriftClientPool<BenchService.Client> syncPool;
   private final ThriftChannelPool<BenchService.Client> asyncPool;
   private final NettyClientResources resources;
@@ -76,7 +76,7 @@ final class SoakLoad implements AutoCloseable {
       int asyncConnections,
       Duration callTimeout,
       Duration think,
-      int largeSize,
+      SoakMix.Inputs inputs,
       SoakRecorder recorder) {
     this(
         () -> EndpointSource.of(address),
@@ -86,7 +86,7 @@ final class SoakLoad implements AutoCloseable {
         asyncConnections,
         callTimeout,
         think,
-        largeSize,
+        inputs,
         recorder);
   }
 
@@ -104,11 +104,11 @@ final class SoakLoad implements AutoCloseable {
       int asyncConnections,
       Duration callTimeout,
       Duration think,
-      int largeSize,
+      SoakMix.Inputs inputs,
       SoakRecorder recorder) {
     this.recorder = recorder;
     this.think = think;
-    this.bytes = SoakMix.Bytes.of(largeSize);
+    this.inputs = inputs;
     ClientTransportFactory sockets = ClientTransportFactory.framedSocket(callTimeout, callTimeout);
     this.syncPool =
         ThriftClientPool.builder(BenchService.Client::new)
@@ -195,18 +195,14 @@ final class SoakLoad implements AutoCloseable {
 
   private void syncLoop(SplittableRandom random) {
     while (running) {
-      SoakMix call = SoakMix.pick(random);
+      SoakMix call = SoakMix.pick(random, inputs.slowPercent());
       inFlight.incrementAndGet();
       long t0 = System.nanoTime();
       try {
-        if (call.call(syncPool, bytes)) {
-          recorder.ok(System.nanoTime() - t0);
-        } else {
-          recorder.badReply(call + " (sync)");
-        }
+        ended(call, call.call(syncPool, inputs), null, t0, "sync");
       } catch (Exception e) {
         if (running) {
-          recorder.poolError(e, "sync");
+          ended(call, false, e, t0, "sync");
         }
       } finally {
         inFlight.decrementAndGet();
@@ -218,6 +214,22 @@ final class SoakLoad implements AutoCloseable {
           return; // close() interrupts the callers: stop
         }
       }
+    }
+  }
+
+  /**
+   * Records how {@code call} of {@code pool} ended: with {@code failure}, or with a reply that
+   * checked out ({@code good}) or not. Slow calls are the recorder's to sort.
+   */
+  private void ended(SoakMix call, boolean good, Throwable failure, long t0, String pool) {
+    if (call == SoakMix.SLOW) {
+      recorder.slowCallEnded(failure, pool, System.nanoTime() - t0);
+    } else if (failure != null) {
+      recorder.poolError(failure, pool);
+    } else if (good) {
+      recorder.ok(System.nanoTime() - t0);
+    } else {
+      recorder.badReply(call + " (" + pool + ")");
     }
   }
 
@@ -234,28 +246,22 @@ final class SoakLoad implements AutoCloseable {
       if (!running || !busy.compareAndSet(false, true)) {
         return;
       }
-      SoakMix call = SoakMix.pick(random);
+      SoakMix call = SoakMix.pick(random, inputs.slowPercent());
       inFlight.incrementAndGet();
       long t0 = System.nanoTime();
       try {
-        call.call(asyncPool, bytes)
+        call.call(asyncPool, inputs)
             .whenComplete(
                 (good, e) -> {
                   if (running) {
-                    if (e != null) {
-                      recorder.poolError(e, "async");
-                    } else if (good) {
-                      recorder.ok(System.nanoTime() - t0);
-                    } else {
-                      recorder.badReply(call + " (async)");
-                    }
+                    ended(call, e == null && good, e, t0, "async");
                   }
                   inFlight.decrementAndGet();
                   busy.set(false);
                 });
       } catch (RuntimeException e) {
         if (running) {
-          recorder.poolError(e, "async");
+          ended(call, false, e, t0, "async");
         }
         inFlight.decrementAndGet();
         busy.set(false);
@@ -294,6 +300,11 @@ final class SoakLoad implements AutoCloseable {
   /** Async connections open now, counted from the channels the pool opened. */
   int asyncOpen() {
     return (int) asyncVictims.stream().filter(Victim::alive).count();
+  }
+
+  /** Endpoints both pools ejected so far ({@code PoolStats.ejections()}). */
+  long ejections() {
+    return syncPool.stats().ejections() + asyncPool.stats().ejections();
   }
 
   String poolStats() {

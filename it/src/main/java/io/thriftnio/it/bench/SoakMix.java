@@ -18,7 +18,9 @@ import org.apache.thrift.TException;
 /**
  * The soak's call mix over every method of {@code BenchService}: each call is checked, and {@code
  * fail} must come back as the declared {@code BenchError} with the code it was given (which the
- * pools treat as a healthy connection). Weights are percent.
+ * pools treat as a healthy connection). Weights are percent. {@link #SLOW}, a {@code sleep} past
+ * the call timeout, is outside the weights: {@code soak --slow-share} picks it for that share of
+ * the calls before the mix is consulted ({@link #pick(SplittableRandom, double)}).
  */
 enum SoakMix {
   ECHO_SMALL(33),
@@ -28,7 +30,9 @@ enum SoakMix {
   NESTED(12),
   SLEEP(10),
   FIRE(8),
-  FAIL(10);
+  FAIL(10),
+  /** {@code sleep(Inputs.slowMillis)}, past the call timeout: expected to time out. */
+  SLOW(0);
 
   /** The code {@code fail} is asked to throw; anything else is a wrong reply. */
   static final int FAIL_CODE = 4711;
@@ -63,25 +67,55 @@ enum SoakMix {
    * ioThreads * 1000 / (share of sleep * SLEEP_MILLIS)} calls/s, whatever else the mix costs.
    */
   static double sameThreadCeiling(int ioThreads) {
-    return ioThreads * 1000.0 / (SLEEP.weight / 100.0 * SLEEP_MILLIS);
+    return sameThreadCeiling(ioThreads, 0, 0);
+  }
+
+  /**
+   * {@link #sameThreadCeiling(int)} with {@code slowPercent} percent of the calls {@link #SLOW}
+   * ones, each holding its thread {@code slowMillis}.
+   */
+  static double sameThreadCeiling(int ioThreads, double slowPercent, int slowMillis) {
+    double slow = slowPercent / 100;
+    double meanMillis = (1 - slow) * SLEEP.weight / 100.0 * SLEEP_MILLIS + slow * slowMillis;
+    return ioThreads * 1000.0 / meanMillis;
   }
 
   static SoakMix pick(SplittableRandom random) {
     return BY_PERCENT[random.nextInt(100)];
   }
 
-  /** Payloads, prepared once: calls only duplicate them. */
-  record Bytes(ByteBuffer small, ByteBuffer large, int largeSize) {
-    static Bytes of(int largeSize) {
-      return new Bytes(
+  /**
+   * {@link #SLOW} for {@code slowPercent} percent of the calls, else a call of the mix. Without
+   * slow calls it draws exactly what {@link #pick(SplittableRandom)} draws, so a seed gives the
+   * same calls as before slow calls existed.
+   */
+  static SoakMix pick(SplittableRandom random, double slowPercent) {
+    if (slowPercent > 0 && random.nextDouble() * 100 < slowPercent) {
+      return SLOW;
+    }
+    return pick(random);
+  }
+
+  /**
+   * What the calls take, prepared once (calls only duplicate the payloads).
+   *
+   * @param slowPercent the share of {@link #SLOW} calls, in percent; 0 for none
+   * @param slowMillis how long a {@link #SLOW} call sleeps
+   */
+  record Inputs(
+      ByteBuffer small, ByteBuffer large, int largeSize, double slowPercent, int slowMillis) {
+    static Inputs of(int largeSize, double slowPercent, int slowMillis) {
+      return new Inputs(
           Payloads.of(Payloads.SMALL, Workload.SEED),
           Payloads.of(largeSize, Workload.SEED),
-          largeSize);
+          largeSize,
+          slowPercent,
+          slowMillis);
     }
   }
 
   /** One blocking call through the sync pool; true if the reply checks out. */
-  boolean call(ThriftClientPool<BenchService.Client> pool, Bytes p) throws TException {
+  boolean call(ThriftClientPool<BenchService.Client> pool, Inputs p) throws TException {
     switch (this) {
       case ECHO_SMALL:
         return Payloads.check(
@@ -97,6 +131,9 @@ enum SoakMix {
         return depth(pool.call(c -> c.get_nested(NESTED_DEPTH))) == NESTED_DEPTH;
       case SLEEP:
         pool.run(c -> c.sleep(SLEEP_MILLIS));
+        return true;
+      case SLOW:
+        pool.run(c -> c.sleep(p.slowMillis()));
         return true;
       case FIRE:
         pool.run(c -> c.fire(p.small().duplicate()));
@@ -114,7 +151,7 @@ enum SoakMix {
   }
 
   /** One call through the async pool; completes with whether the reply checks out. */
-  CompletableFuture<Boolean> call(ThriftChannelPool<BenchService.Client> pool, Bytes p) {
+  CompletableFuture<Boolean> call(ThriftChannelPool<BenchService.Client> pool, Inputs p) {
     switch (this) {
       case ECHO_SMALL:
         return pool.call(c -> c.send_echo(p.small().duplicate()), BenchService.Client::recv_echo)
@@ -134,6 +171,13 @@ enum SoakMix {
       case SLEEP:
         return pool.call(
             c -> c.send_sleep(SLEEP_MILLIS),
+            c -> {
+              c.recv_sleep();
+              return true;
+            });
+      case SLOW:
+        return pool.call(
+            c -> c.send_sleep(p.slowMillis()),
             c -> {
               c.recv_sleep();
               return true;

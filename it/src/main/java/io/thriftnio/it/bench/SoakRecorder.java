@@ -1,5 +1,6 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.pool.PoolClosedException;
 import io.thriftnio.pool.PoolTimeoutException;
 import java.io.IOException;
@@ -25,6 +26,13 @@ import org.apache.thrift.transport.TTransportException;
  * Counts the soak's calls, and sorts every error by kind and by whether it fell inside a fault
  * window: from the moment a fault starts (a kill, a server stop) until {@code grace} after it
  * ended. An error outside every window is a finding: nothing the soak did explains it.
+ *
+ * <p>Two kinds of failure are not errors, and are counted apart: a slow call ({@code --slow-share},
+ * a {@code sleep} past the call timeout) that times out, which is what it is for; and a pipelined
+ * call that timed out only behind another timed-out call on its connection ({@link
+ * CallTimeoutException#behindTimedOutCall()}: replies come in request order), whose cause, the call
+ * ahead of it, is counted for itself. Pool ejections are sorted into the windows like errors: one
+ * outside every window is the ejection of a live server.
  */
 final class SoakRecorder {
 
@@ -67,6 +75,12 @@ final class SoakRecorder {
   private final List<Fault> faults = new ArrayList<>(); // guarded by this
   private final LongAdder ok = new LongAdder();
   private final LongAdder badReplies = new LongAdder();
+  private final LongAdder slowTimedOut = new LongAdder();
+  private final Map<String, LongAdder> slowAnswered = new ConcurrentHashMap<>(); // by pool
+  private final AtomicLong slowAnsweredLongest = new AtomicLong();
+  private final LongAdder timedOutBehind = new LongAdder();
+  private long ejectionsSeen; // guarded by this
+  private final Map<Window, Long> ejections = new EnumMap<>(Window.class); // guarded by this
   private final Map<Window, Map<String, LongAdder>> errors = new ConcurrentHashMap<>();
   private final Map<String, String> examples = new ConcurrentHashMap<>();
   private final AtomicLong restartedAt = new AtomicLong();
@@ -146,11 +160,47 @@ final class SoakRecorder {
 
   /**
    * A call of {@code pool} failed; its kind is {@link #kind} after the pool's name, e.g. {@code
-   * "sync transport-eof"}.
+   * "sync transport-eof"}. A call that timed out only behind another timed-out call is no error of
+   * its own: it counts in {@link #timedOutBehind()}.
    */
   void poolError(Throwable t, String pool) {
     Throwable cause = AsyncUnwrap.cause(t);
+    if (cause instanceof CallTimeoutException timeout && timeout.behindTimedOutCall()) {
+      timedOutBehind.increment();
+      return;
+    }
     error(cause, pool + " " + kind(cause));
+  }
+
+  /**
+   * A slow call of {@code pool} ended {@code latencyNanos} after it started, with {@code failure}
+   * or, if {@code null}, a reply. A timeout is what it is for ({@link #slowTimedOut()}); a reply
+   * means the call timeout did not end it ({@link #slowAnswered()}, a finding); any other failure
+   * is an error like any call's, of kind {@code "sync slow transport-eof"} and so on.
+   */
+  void slowCallEnded(Throwable failure, String pool, long latencyNanos) {
+    if (failure == null) {
+      slowAnswered.computeIfAbsent(pool, p -> new LongAdder()).increment();
+      slowAnsweredLongest.accumulateAndGet(latencyNanos, Math::max);
+      return;
+    }
+    if (kind(AsyncUnwrap.cause(failure)).equals("timeout")) {
+      slowTimedOut.increment();
+      return;
+    }
+    poolError(failure, pool + " slow");
+  }
+
+  /**
+   * The pools have ejected {@code total} endpoints so far; those not seen before count in the
+   * window open now. Called often (every 100 ms), so that an ejection is placed near its moment.
+   */
+  synchronized void ejections(long total) {
+    long n = total - ejectionsSeen;
+    if (n > 0) {
+      ejectionsSeen = total;
+      ejections.merge(windowAt(System.nanoTime()), n, Long::sum);
+    }
   }
 
   private void error(Throwable cause, String kind) {
@@ -256,6 +306,38 @@ final class SoakRecorder {
 
   long badReplies() {
     return badReplies.sum();
+  }
+
+  /** Slow calls that timed out, as they should. */
+  long slowTimedOut() {
+    return slowTimedOut.sum();
+  }
+
+  /** Slow calls that got a reply: the call timeout did not end them. */
+  long slowAnswered() {
+    return slowAnswered.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  /** {@link #slowAnswered()} by pool, sorted. */
+  Map<String, Long> slowAnsweredByPool() {
+    Map<String, Long> m = new TreeMap<>();
+    slowAnswered.forEach((k, v) -> m.put(k, v.sum()));
+    return m;
+  }
+
+  /** The longest time from start to reply of an answered slow call, in nanoseconds; 0 if none. */
+  long slowAnsweredLongestNanos() {
+    return slowAnsweredLongest.get();
+  }
+
+  /** Calls that timed out only behind another timed-out call on their connection. */
+  long timedOutBehind() {
+    return timedOutBehind.sum();
+  }
+
+  /** Ejections that happened in window {@code w}; {@code NONE}: of a live server. */
+  synchronized long ejections(Window w) {
+    return ejections.getOrDefault(w, 0L);
   }
 
   /** Errors by kind in one window kind, sorted by kind. */

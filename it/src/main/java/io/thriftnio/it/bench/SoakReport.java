@@ -188,6 +188,21 @@ final class SoakReport {
     if (recorder.badReplies() > 0) {
       f.add(recorder.badReplies() + " wrong replies");
     }
+    if (recorder.slowAnswered() > 0) {
+      f.add(
+          String.format(
+              Locale.ROOT,
+              "%d slow calls (sleep %d ms) got a reply: the call timeout did not end them (%s;"
+                  + " the longest %,.0f ms after it started)",
+              recorder.slowAnswered(),
+              options.slowMillis(),
+              recorder.slowAnsweredByPool(),
+              recorder.slowAnsweredLongestNanos() / 1e6));
+    }
+    long liveEjections = recorder.ejections(SoakRecorder.Window.NONE);
+    if (liveEjections > 0) {
+      f.add(liveEjections + " ejections outside every fault window (of a live server)");
+    }
     long graceful = recorder.errors(SoakRecorder.Window.GRACEFUL);
     if (graceful > 0) {
       f.add(
@@ -263,6 +278,15 @@ final class SoakReport {
             grace,
             options.think,
             options.callTimeout));
+    if (options.slowShare > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "Slow calls: %s%% of the calls sleep %d ms, past the call timeout; they are expected"
+                  + " to time out and are not errors.%n%n",
+              options.slowSharePercent(),
+              options.slowMillis()));
+    }
     sb.append("| | value |\n|---|---:|\n");
     line(sb, "calls ok", String.format(Locale.ROOT, "%,d", ok));
     line(sb, "calls/s (mean)", String.format(Locale.ROOT, "%,.0f", ok / Math.max(seconds, 1e-9)));
@@ -286,6 +310,35 @@ final class SoakReport {
         "**errors outside fault windows**",
         String.format(Locale.ROOT, "**%,d**", recorder.errors(SoakRecorder.Window.NONE)));
     line(sb, "wrong replies", String.format(Locale.ROOT, "%,d", recorder.badReplies()));
+    if (options.slowShare > 0) {
+      line(
+          sb,
+          "slow calls timed out (expected; not errors)",
+          String.format(Locale.ROOT, "%,d", recorder.slowTimedOut()));
+      line(
+          sb,
+          "**slow calls answered (the call timeout did not end them)**",
+          String.format(Locale.ROOT, "**%,d**", recorder.slowAnswered()));
+    }
+    if (options.slowShare > 0 || recorder.timedOutBehind() > 0) {
+      line(
+          sb,
+          "calls timed out behind another timed-out call (head-of-line; not errors)",
+          String.format(Locale.ROOT, "%,d", recorder.timedOutBehind()));
+    }
+    line(
+        sb,
+        "**ejections outside fault windows (of a live server)**",
+        String.format(Locale.ROOT, "**%,d**", recorder.ejections(SoakRecorder.Window.NONE)));
+    line(
+        sb,
+        "ejections in restart / kill / graceful restart windows",
+        String.format(
+            Locale.ROOT,
+            "%,d / %,d / %,d",
+            recorder.ejections(SoakRecorder.Window.RESTART),
+            recorder.ejections(SoakRecorder.Window.KILL),
+            recorder.ejections(SoakRecorder.Window.GRACEFUL)));
     line(sb, "restarts", String.valueOf(restarts.size()));
     line(sb, "kills (connections aborted)", kills + " (" + killed + ")");
     if (!serverKills.isEmpty()) {

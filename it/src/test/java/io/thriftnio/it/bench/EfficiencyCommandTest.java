@@ -55,9 +55,12 @@ class EfficiencyCommandTest {
         .contains("round 1/1 cell 2/2 thrift-threadpool seq-1")
         .containsAnyOf("(taskset -c)", "unpinned");
     assertThat(out.toString())
-        .startsWith("| server | scenario | calls/s | server us/call | vs raw-echo |")
-        .contains("| raw-echo | seq-1 |")
-        .contains("| thrift-threadpool | seq-1 |");
+        .startsWith(
+            EfficiencyReports.SERVER_CAPTION
+                + "\n\n| server | scenario | calls/s | server us/call | vs raw-echo |")
+        // A cell run beside other load is marked "*" (LoadMarks); this machine may be shared.
+        .containsPattern("\\| raw-echo( \\*)? \\| seq-1 \\|")
+        .containsPattern("\\| thrift-threadpool( \\*)? \\| seq-1 \\|");
 
     List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
     assertThat(csv.get(0)).isEqualTo(EfficiencyReports.CSV_HEADER);

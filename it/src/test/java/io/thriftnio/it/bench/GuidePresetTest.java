@@ -89,7 +89,8 @@ class GuidePresetTest {
             dir.toString());
 
     assertThat(status).as(err.toString()).isZero();
-    String table = out.toString();
+    assertThat(out.toString()).startsWith(Reports.GUIDE_CAPTION + "\n\n");
+    String table = out.toString().substring(Reports.GUIDE_CAPTION.length() + 2);
     assertThat(table)
         .startsWith(
             "| step | transport | protocol | server | client | calls | total s | calls/s | p50 us"

@@ -52,7 +52,9 @@ class MatrixCommandTest {
 
     assertThat(status).as(err.toString()).isZero();
     assertThat(out.toString())
-        .startsWith("| server | client | size | protocol | connections | calls/s |")
+        .startsWith(
+            Reports.RESULTS_CAPTION
+                + "\n\n| server | client | size | protocol | connections | calls/s |")
         .contains("| raw-echo | tsocket | 300 | compact | 2 |")
         .contains("| thrift-nonblocking | tsocket | 300 | compact | 1 |");
     List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);

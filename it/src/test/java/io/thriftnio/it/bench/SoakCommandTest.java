@@ -77,6 +77,53 @@ class SoakCommandTest {
 
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void slowCallsTimeOutAndAreCountedApartFromErrors() {
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "netty",
+              "--strategy",
+              "worker",
+              "--connections",
+              "20",
+              "--duration",
+              "8s",
+              "--sample",
+              "1s",
+              "--call-timeout",
+              "2s",
+              "--slow-share",
+              "2",
+              "--kill-every",
+              "1s",
+              "--kill-count",
+              "2",
+              "--restart-every",
+              "0",
+              "--large",
+              "16k",
+              "--fail-on-findings",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+
+    String summary = out.toString();
+    assertThat(status).as(summary + err).isZero();
+    assertThat(summary)
+        .contains("Slow calls: 2% of the calls sleep 3000 ms, past the call timeout")
+        .containsPattern("\\| slow calls timed out \\(expected; not errors\\) \\| [1-9][0-9,]* \\|")
+        .contains("| **slow calls answered (the call timeout did not end them)** | **0** |")
+        .contains("| **errors outside fault windows** | **0** |")
+        .contains("| **ejections outside fault windows (of a live server)** | **0** |")
+        .doesNotContain("slow timeout");
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void saysWhenASameThreadServerIsOverloadedByTheMixItself() {
     // One IO thread serves at most 1,000 calls/s of a mix with 10 % sleep(10 ms); 30 callers
     // thinking 5 ms offer up to 6,000.
@@ -115,6 +162,37 @@ class SoakCommandTest {
         .contains("soak: warning: same-thread runs the mix's sleep(10 ms) on the 1 IO threads")
         .contains("at most about 1,000 calls/s");
     assertThat(out.toString()).contains("Overload by configuration: same-thread runs");
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void runsTheWorkerStrategyWhenNoneIsNamed() {
+    int status =
+        BenchMain.execute(
+            new String[] {
+              "soak",
+              "--server",
+              "netty",
+              "--connections",
+              "4",
+              "--duration",
+              "1s",
+              "--sample",
+              "1s",
+              "--kill-every",
+              "0",
+              "--restart-every",
+              "0",
+              "--large",
+              "16k",
+              "--out",
+              dir.toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(out.toString()).startsWith("## soak: netty/worker,");
   }
 
   @Test

@@ -2,8 +2,11 @@ package io.thriftnio.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.CallTimeoutException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
@@ -76,5 +79,72 @@ class SoakRecorderTest {
 
     assertThat(r.recoveries()).hasSize(1);
     assertThat(r.okCalls()).isEqualTo(3);
+  }
+
+  @Test
+  void aSlowCallThatTimesOutIsNoErrorButOneThatFailsOtherwiseIs() {
+    SoakRecorder r = new SoakRecorder(GRACE);
+    // The sync pool's socket read timeout, and the channel's own timeout wrapped by its future.
+    r.slowCallEnded(
+        new TTransportException(
+            TTransportException.UNKNOWN, "read", new SocketTimeoutException("Read timed out")),
+        "sync",
+        TimeUnit.SECONDS.toNanos(5));
+    r.slowCallEnded(
+        new CompletionException(new CallTimeoutException("timed out after 5000 ms", false)),
+        "async",
+        TimeUnit.SECONDS.toNanos(5));
+    r.slowCallEnded(
+        new TTransportException(TTransportException.NOT_OPEN, "closed"),
+        "async",
+        TimeUnit.SECONDS.toNanos(5));
+    r.slowCallEnded(
+        null, "async", TimeUnit.SECONDS.toNanos(6)); // answered: the timeout did not end it
+    Object kill = r.faultStarted(SoakRecorder.Window.KILL);
+    r.slowCallEnded(
+        new TTransportException(TTransportException.END_OF_FILE, "eof"),
+        "sync",
+        TimeUnit.SECONDS.toNanos(5));
+    r.faultEnded(kill);
+
+    assertThat(r.slowTimedOut()).isEqualTo(2);
+    assertThat(r.slowAnswered()).isEqualTo(1);
+    assertThat(r.slowAnsweredByPool()).isEqualTo(Map.of("async", 1L));
+    assertThat(r.slowAnsweredLongestNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(6));
+    assertThat(r.errorsByKind(SoakRecorder.Window.KILL))
+        .isEqualTo(Map.of("sync slow transport-eof", 1L));
+    assertThat(r.errorsByKind(SoakRecorder.Window.NONE))
+        .isEqualTo(Map.of("async slow transport-not-open", 1L));
+    assertThat(r.errors()).isEqualTo(2);
+    assertThat(r.okCalls()).isZero();
+  }
+
+  @Test
+  void aCallThatTimedOutOnlyBehindAnotherIsCountedApartFromErrors() {
+    SoakRecorder r = new SoakRecorder(GRACE);
+    r.poolError(new CompletionException(new CallTimeoutException("behind", true)), "async");
+    r.poolError(new CallTimeoutException("its own", false), "async");
+
+    assertThat(r.timedOutBehind()).isEqualTo(1);
+    assertThat(r.errorsByKind(SoakRecorder.Window.NONE)).isEqualTo(Map.of("async timeout", 1L));
+  }
+
+  @Test
+  void ejectionsCountInTheWindowOpenWhenTheyAreSeen() {
+    SoakRecorder r = new SoakRecorder(GRACE);
+    r.ejections(0);
+    r.ejections(1); // no fault: a live server
+    Object kill = r.faultStarted(SoakRecorder.Window.KILL);
+    r.ejections(2);
+    r.ejections(2); // nothing new
+    r.faultEnded(kill);
+    Object restart = r.faultStarted(SoakRecorder.Window.RESTART); // it wins over the kill's grace
+    r.ejections(4);
+    r.faultEnded(restart);
+
+    assertThat(r.ejections(SoakRecorder.Window.NONE)).isEqualTo(1);
+    assertThat(r.ejections(SoakRecorder.Window.RESTART)).isEqualTo(2);
+    assertThat(r.ejections(SoakRecorder.Window.KILL)).isEqualTo(1);
+    assertThat(r.ejections(SoakRecorder.Window.GRACEFUL)).isZero();
   }
 }

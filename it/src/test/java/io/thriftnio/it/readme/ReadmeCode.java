@@ -14,7 +14,7 @@ import java.util.List;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
-/** Compiles a README block against the test class path and runs its {@code main}. */
+/** Compiles a documentation block against the test class path and runs its {@code main}. */
 final class ReadmeCode {
 
   private ReadmeCode() {}
@@ -41,6 +41,15 @@ final class ReadmeCode {
             dir.toString(),
             source.toString());
     assertThat(rc).as("javac output:%n%s", diagnostics).isZero();
+    return run(mainClass, dir);
+  }
+
+  /**
+   * Runs {@code main} of a class compiled into {@code dir}, in this JVM.
+   *
+   * @return the lines it printed on {@code System.out}
+   */
+  static List<String> run(String mainClass, Path dir) throws Exception {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream original = System.out;
     try (URLClassLoader loader =

@@ -9,8 +9,6 @@ import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.PoolTimeoutException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,7 +16,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
@@ -32,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * as a future. Waiters are served in arrival order from {@link #dispatch()}, which the pool calls
  * whenever a connection frees or opens, and by a few connector threads that run the pool's ordinary
  * borrow ({@link Source#borrow}: connect, or wait for a release) for the head of the queue. A
- * waiter fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}, and
- * every waiter with {@link PoolClosedException} when the pool closes.
+ * waiter fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()} (and
+ * stops counting at once, without a search: {@link WaiterQueue}), and every waiter with {@link
+ * PoolClosedException} when the pool closes.
  *
  * <p>No lock is held while a future completes or the pool is touched: the queue's lock guards only
  * the queue. {@link #dispatch()} is a trampoline: a call that completes inside it and frees its
@@ -111,18 +109,15 @@ public final class AsyncBorrows<T> implements AutoCloseable {
     }
   }
 
-  private final class Waiter {
+  private final class Waiter extends WaiterQueue.Waiter {
     final CompletableFuture<T> future = new CompletableFuture<>();
     final long since = System.nanoTime();
     final InetSocketAddress preferred;
-    // Who settles the waiter owns its future: the counters are updated before the caller hears.
-    final AtomicBoolean settled = new AtomicBoolean();
+    volatile ScheduledFuture<?> timer; // set while adding it, under the queue's lock
 
     Waiter(InetSocketAddress preferred) {
       this.preferred = preferred;
     }
-
-    ScheduledFuture<?> timer; // guarded by the queue's lock
   }
 
   private final String name;
@@ -130,8 +125,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   private final PoolMetrics metrics;
   private final Source<T> source;
   private static final Consumer<InetSocketAddress> NOWHERE = endpoint -> {};
-  private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by itself
-  private volatile int waiting; // queue.size(), readable without the lock
+  private final WaiterQueue<Waiter> queue = new WaiterQueue<>();
   private final AtomicInteger dispatching = new AtomicInteger();
   private final AtomicInteger connectors = new AtomicInteger();
   private final AtomicInteger claimed = new AtomicInteger(); // taken by connectors, not served
@@ -171,7 +165,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
     if (choice.avoid == null) {
       source.callStarted();
     }
-    return waiting > 0 ? null : source.tryNow(null, choice.avoid, choice);
+    return queue.live() > 0 ? null : source.tryNow(null, choice.avoid, choice);
   }
 
   /**
@@ -182,19 +176,16 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   public CompletableFuture<T> later(Choice choice) {
     Waiter w = new Waiter(choice.endpoint);
     int max = config.maxWaiting();
-    boolean full;
+    boolean added;
     synchronized (queue) {
-      full = closed || queue.size() + claimed.get() >= max;
-      if (!full) {
-        queue.addLast(w);
-        waiting = queue.size();
-        long nanos = config.borrowTimeout().toNanos();
-        if (nanos > 0) {
-          w.timer = timer.schedule(() -> expire(w), nanos, TimeUnit.NANOSECONDS);
-        }
+      added = queue.add(w, claimed.get(), max);
+      long nanos = config.borrowTimeout().toNanos();
+      if (added && nanos > 0) {
+        // Under the lock: timers fire in arrival order; expired waiters leave from the head.
+        w.timer = timer.schedule(() -> expire(w), nanos, TimeUnit.NANOSECONDS);
       }
     }
-    if (full) {
+    if (!added) {
       w.future.completeExceptionally(
           closed
               ? source.closedException()
@@ -214,7 +205,12 @@ public final class AsyncBorrows<T> implements AutoCloseable {
 
   /** Calls waiting now: in the queue, or taken by a connector and not yet served. */
   public int waiting() {
-    return waiting + claimed.get();
+    return queue.live() + claimed.get();
+  }
+
+  /** Entries in the queue, those of calls that timed out included; for tests. */
+  int queuedEntries() {
+    return queue.entries();
   }
 
   /**
@@ -222,23 +218,20 @@ public final class AsyncBorrows<T> implements AutoCloseable {
    * left. Call it whenever a connection frees or opens; cheap when nobody waits.
    */
   public void dispatch() {
-    if (waiting == 0 || dispatching.getAndIncrement() != 0) {
+    if (queue.live() == 0 || dispatching.getAndIncrement() != 0) {
       return;
     }
     do {
       serveFromFree();
     } while (dispatching.decrementAndGet() != 0);
-    if (waiting > 0 && !closed) {
+    if (queue.live() > 0 && !closed) {
       startConnector();
     }
   }
 
   private void serveFromFree() {
-    while (waiting > 0 && !closed) {
-      Waiter head;
-      synchronized (queue) {
-        head = queue.peekFirst();
-      }
+    while (queue.live() > 0 && !closed) {
+      Waiter head = queue.peek();
       if (head == null) {
         return;
       }
@@ -248,7 +241,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
         t = source.tryNow(head.preferred, null, NOWHERE);
       } catch (TException | RuntimeException e) {
         // The pool cannot lend at all (closed, no endpoint up): the head waiter hears why.
-        fail(poll(), e);
+        fail(queue.poll(), e);
         continue;
       }
       if (t == null) {
@@ -261,7 +254,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   /** Gives {@code t} to the head waiter, or back to the pool when nobody waits any more. */
   private void hand(T t) {
     while (true) {
-      Waiter w = poll();
+      Waiter w = queue.poll();
       if (w == null) {
         source.giveBack(t);
         return;
@@ -274,7 +267,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
 
   /** Completes {@code w} with {@code t}; {@code false} if it had timed out or failed already. */
   private boolean give(Waiter w, T t) {
-    if (!w.settled.compareAndSet(false, true)) {
+    if (!w.settle()) {
       return false;
     }
     cancelTimer(w);
@@ -282,26 +275,15 @@ public final class AsyncBorrows<T> implements AutoCloseable {
     return true;
   }
 
-  private Waiter poll() {
-    synchronized (queue) {
-      Waiter w = queue.pollFirst();
-      waiting = queue.size();
-      return w;
-    }
-  }
-
   private void cancelTimer(Waiter w) {
-    ScheduledFuture<?> timer;
-    synchronized (queue) {
-      timer = w.timer;
-    }
+    ScheduledFuture<?> timer = w.timer; // set before any thread could take w off the queue
     if (timer != null) {
       timer.cancel(false);
     }
   }
 
   private void fail(Waiter w, Throwable e) {
-    if (w != null && w.settled.compareAndSet(false, true)) {
+    if (w != null && w.settle()) {
       cancelTimer(w);
       w.future.completeExceptionally(e);
     }
@@ -310,7 +292,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   private void startConnector() {
     while (true) {
       int n = connectors.get();
-      if (n >= Math.min(CONNECTORS, waiting)) {
+      if (n >= Math.min(CONNECTORS, queue.live())) {
         return;
       }
       if (connectors.compareAndSet(n, n + 1)) {
@@ -332,14 +314,14 @@ public final class AsyncBorrows<T> implements AutoCloseable {
    */
   private void connectForWaiters() {
     try {
-      while (waiting > 0 && !closed) {
+      while (queue.live() > 0 && !closed) {
         if (Thread.interrupted()) {
           // A user's connect code interrupted this thread, which is ours and serves every waiter:
           // the next connect must not fail for it. close() interrupts it too, and ends the loop.
           log.debug("{}: a connect left its thread interrupted; cleared", name);
           continue;
         }
-        Waiter w = poll();
+        Waiter w = queue.poll();
         if (w == null) {
           return;
         }
@@ -353,7 +335,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
       }
     } finally {
       connectors.decrementAndGet();
-      if (waiting > 0 && !closed) {
+      if (queue.live() > 0 && !closed) {
         startConnector(); // a waiter joined as this connector left
       }
     }
@@ -361,7 +343,7 @@ public final class AsyncBorrows<T> implements AutoCloseable {
 
   /** Borrows for {@code w}, taken off the queue, until it is served, fails or times out. */
   private void serveTaken(Waiter w) {
-    while (!w.settled.get()) {
+    while (!w.isSettled()) {
       if (closed) {
         fail(w, source.closedException());
         return;
@@ -386,30 +368,23 @@ public final class AsyncBorrows<T> implements AutoCloseable {
   }
 
   private void expire(Waiter w) {
-    synchronized (queue) {
-      queue.remove(w); // not there if a connector took it
-      waiting = queue.size();
+    if (!w.settle()) {
+      return; // served or failed first
     }
+    queue.settled(w); // stops counting now, without a search (a connector may hold it instead)
     Duration waited = Duration.ofNanos(System.nanoTime() - w.since);
     InetSocketAddress endpoint = source.soleEndpoint();
     PoolTimeoutException timeout = new PoolTimeoutException(endpoint, waited, source.stats());
-    if (w.settled.compareAndSet(false, true)) {
-      source.timedOut();
-      metrics.borrowTimedOut(endpoint, waited);
-      w.future.completeExceptionally(timeout);
-    }
+    source.timedOut();
+    metrics.borrowTimedOut(endpoint, waited);
+    w.future.completeExceptionally(timeout);
   }
 
   /** Fails every waiter with {@link PoolClosedException} and stops the threads. Idempotent. */
   @Override
   public void close() {
-    List<Waiter> all;
-    synchronized (queue) {
-      closed = true;
-      all = new ArrayList<>(queue);
-      queue.clear();
-      waiting = 0;
-    }
+    closed = true;
+    List<Waiter> all = queue.close();
     timer.shutdownNow();
     connect.shutdownNow();
     if (!all.isEmpty()) {

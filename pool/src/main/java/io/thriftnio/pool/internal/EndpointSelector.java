@@ -1,6 +1,5 @@
 package io.thriftnio.pool.internal;
 
-import io.thriftnio.pool.Balancer;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
 import java.net.InetSocketAddress;
@@ -12,9 +11,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -24,7 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Picks the endpoint of the next borrow ({@link Balancer}), skipping those down. The set of
+ * Picks the endpoint of the next borrow ({@link EndpointChoice}, after the pool's {@link
+ * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it. The set of
  * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
  * works on the set it read when it began.
  */
@@ -33,10 +33,9 @@ final class EndpointSelector {
   private volatile List<EndpointState> endpoints = List.of(); // replaced whole by update()
   private final Map<InetSocketAddress, EndpointState> byAddress = new ConcurrentHashMap<>();
   private final PoolConfig config;
-  private final Balancer balancer;
-  private final ToIntFunction<InetSocketAddress> active;
+  private final EndpointChoice choice;
   private final LongSupplier clock;
-  private final AtomicInteger next = new AtomicInteger();
+  private final DoubleSupplier jitter;
   private final RetryBudget budget;
   private final int ejectAfter;
   private final LongAdder ejections = new LongAdder();
@@ -48,10 +47,23 @@ final class EndpointSelector {
       PoolConfig config,
       ToIntFunction<InetSocketAddress> active,
       LongSupplier clock) {
+    this(addresses, config, active, clock, () -> ThreadLocalRandom.current().nextDouble());
+  }
+
+  /**
+   * @param jitter where each endpoint back-off falls in its jitter range, in {@code [0, 1)}; see
+   *     {@link EndpointState}
+   */
+  EndpointSelector(
+      List<InetSocketAddress> addresses,
+      PoolConfig config,
+      ToIntFunction<InetSocketAddress> active,
+      LongSupplier clock,
+      DoubleSupplier jitter) {
     this.config = config;
-    this.balancer = config.balancer();
-    this.active = active;
+    this.choice = new EndpointChoice(config.balancer(), active);
     this.clock = clock;
+    this.jitter = jitter;
     this.budget = new RetryBudget(config, clock);
     this.ejectAfter = config.ejectAfterConsecutiveFailures();
     update(addresses);
@@ -141,8 +153,10 @@ final class EndpointSelector {
               a,
               config.endpointBackoff(),
               config.maxEndpointBackoff(),
+              config.maxEjectionBackoff(),
               probeTimeout(config),
-              clock);
+              clock,
+              jitter);
       kept.add(s);
       byAddress.put(a, s);
     }
@@ -186,93 +200,7 @@ final class EndpointSelector {
    * closes the lease when its attempt on that endpoint ends, however it ends.
    */
   EndpointState.Lease select(List<EndpointState> exclude) {
-    return select(this.endpoints, exclude);
-  }
-
-  /** {@link #select(List)} among {@code endpoints}, a snapshot of the set. */
-  private EndpointState.Lease select(List<EndpointState> endpoints, List<EndpointState> exclude) {
-    int n = endpoints.size();
-    if (n == 0) {
-      return null;
-    }
-    if (balancer == Balancer.POWER_OF_TWO_CHOICES && n > 1) {
-      EndpointState.Lease lease = twoChoices(endpoints, exclude);
-      if (lease != null) {
-        return lease;
-      }
-      // Both drawn are down or tried: look at every endpoint, as the other balancers do.
-    }
-    int start = n == 1 ? 0 : Math.floorMod(next.getAndIncrement(), n);
-    if (balancer == Balancer.LEAST_ACTIVE && n > 1) {
-      EndpointState best = null;
-      int bestActive = Integer.MAX_VALUE;
-      for (int i = 0; i < n; i++) {
-        EndpointState e = endpoints.get((start + i) % n);
-        if (e.isUp() && (exclude == null || !exclude.contains(e))) {
-          int a = active.applyAsInt(e.address);
-          if (a < bestActive) {
-            best = e;
-            bestActive = a;
-          }
-        }
-      }
-      if (best != null) {
-        EndpointState.Lease lease = best.tryAcquire();
-        if (lease != null) {
-          return lease;
-        }
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      EndpointState e = endpoints.get((start + i) % n);
-      if (exclude == null || !exclude.contains(e)) {
-        EndpointState.Lease lease = e.tryAcquire();
-        if (lease != null) {
-          return lease;
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Two distinct endpoints at random: a down one whose back-off has passed is probed (a probe takes
-   * precedence, or a revived endpoint would wait for both draws to fail); else the less active of
-   * those up and not tried; {@code null} if neither.
-   */
-  private EndpointState.Lease twoChoices(
-      List<EndpointState> endpoints, List<EndpointState> exclude) {
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    int n = endpoints.size();
-    int i = random.nextInt(n);
-    int j = random.nextInt(n - 1);
-    if (j >= i) {
-      j++;
-    }
-    EndpointState a = endpoints.get(i);
-    EndpointState b = endpoints.get(j);
-    boolean aFree = exclude == null || !exclude.contains(a);
-    boolean bFree = exclude == null || !exclude.contains(b);
-    EndpointState.Lease probe = probeIfDown(a, aFree);
-    if (probe == null) {
-      probe = probeIfDown(b, bFree);
-    }
-    if (probe != null) {
-      return probe;
-    }
-    boolean aUp = aFree && a.isUp();
-    boolean bUp = bFree && b.isUp();
-    EndpointState best;
-    if (aUp && bUp) {
-      best = active.applyAsInt(b.address) < active.applyAsInt(a.address) ? b : a;
-    } else {
-      best = aUp ? a : bUp ? b : null;
-    }
-    return best == null ? null : best.tryAcquire();
-  }
-
-  private static EndpointState.Lease probeIfDown(EndpointState e, boolean free) {
-    return free && !e.isUp() ? e.tryAcquire() : null;
+    return choice.choose(this.endpoints, exclude);
   }
 
   /** One borrow attempt on the chosen endpoint. */
@@ -291,7 +219,8 @@ final class EndpointSelector {
    * others, each once, each retry taken from the {@link RetryBudget} (spent: the connect failure is
    * the caller's error). The lease on the chosen endpoint ends with its attempt, however it ends: a
    * probe that did not succeed is freed for the next borrower (a probe left held once kept an
-   * endpoint down for good).
+   * endpoint down for good), and only a probe's success brings a down endpoint back ({@link
+   * EndpointState#succeeded}).
    *
    * @param pool names the pool in errors
    * @param gauges the pool's state, for errors
@@ -344,9 +273,10 @@ final class EndpointSelector {
       EndpointState.Lease preferredLease = first != null ? first.tryAcquire() : null;
       first = null;
       EndpointState.Lease chosenLease =
-          preferredLease != null ? preferredLease : select(set, tried);
+          preferredLease != null ? preferredLease : choice.choose(set, tried);
       if (chosenLease == null && avoided != null && tried.remove(avoided)) {
-        chosenLease = select(set, tried); // no other endpoint: the one avoided rather than none
+        chosenLease =
+            choice.choose(set, tried); // no other endpoint: the one avoided rather than none
       }
       EndpointState.Lease lease = chosenLease;
       if (lease == null) {
@@ -363,7 +293,7 @@ final class EndpointSelector {
       try (lease) {
         T borrowed = attempt.on(endpoint);
         if (borrowed != null) {
-          endpoint.succeeded();
+          endpoint.succeeded(lease); // up again only through its probe
         }
         return borrowed; // null: an attempt that would wait (the async pools' fast path)
       } catch (ConnectFailedException f) {

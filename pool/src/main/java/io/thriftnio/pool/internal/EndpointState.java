@@ -3,6 +3,7 @@ package io.thriftnio.pool.internal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,16 +26,31 @@ import java.util.function.LongSupplier;
  *       so no probe is taken against a deadline that a concurrent failure has just moved.
  * </ul>
  *
+ * <p>Only the probe brings a down endpoint back ({@link #succeeded(Lease)} with the probe in
+ * flight). A borrow that took the shared up-lease before the endpoint went down, and then got a
+ * connection (an idle one, or one freed while it waited), says nothing about the endpoint after it
+ * went down: its success would undo an ejection, so it changes nothing. A probe that was taken over
+ * is stale the same way.
+ *
  * <p>A probe held longer than {@code probeTimeout} (a connect that never returns, a borrower thread
  * that died) is taken over by the next borrower: two probes at once cost one extra connect; a lost
  * probe would cost the endpoint.
+ *
+ * <p>Each back-off is drawn at random between {@value #JITTER_PERCENT}% below its step's value and
+ * that value, never above it: clients that lost an endpoint together do not probe it in step, and
+ * the maximum back-off still bounds the wait for the next probe.
  */
 final class EndpointState {
+  /** How far below its step's value a back-off may be drawn, in percent. */
+  static final int JITTER_PERCENT = 20;
+
   final InetSocketAddress address;
   private final long baseBackoffNanos;
   private final long maxBackoffNanos;
+  private final long maxEjectionBackoffNanos;
   private final long probeTimeoutNanos;
   private final LongSupplier clock;
+  private final DoubleSupplier random; // in [0, 1): where in its jitter range a back-off falls
   private final Lease upLease = new Lease(false);
 
   private volatile boolean down; // written under this; read without it on the hot path
@@ -46,22 +62,37 @@ final class EndpointState {
   private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
   private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
 
-  EndpointState(
-      InetSocketAddress address, Duration backoff, Duration maxBackoff, Duration probeTimeout) {
-    this(address, backoff, maxBackoff, probeTimeout, System::nanoTime);
-  }
-
+  /** Without jitter: every back-off is its step's value; for tests that count nanoseconds. */
   EndpointState(
       InetSocketAddress address,
       Duration backoff,
       Duration maxBackoff,
       Duration probeTimeout,
       LongSupplier clock) {
+    this(address, backoff, maxBackoff, maxBackoff, probeTimeout, clock, () -> 0);
+  }
+
+  /**
+   * @param maxBackoff the ceiling after connect failures
+   * @param maxEjectionBackoff the ceiling while the endpoint's outage steps come from ejections
+   * @param random where each back-off falls in its jitter range, in {@code [0, 1)}: 0 is the step's
+   *     value, towards 1 up to {@value #JITTER_PERCENT}% less
+   */
+  EndpointState(
+      InetSocketAddress address,
+      Duration backoff,
+      Duration maxBackoff,
+      Duration maxEjectionBackoff,
+      Duration probeTimeout,
+      LongSupplier clock,
+      DoubleSupplier random) {
     this.address = address;
     this.baseBackoffNanos = backoff.toNanos();
     this.maxBackoffNanos = maxBackoff.toNanos();
+    this.maxEjectionBackoffNanos = maxEjectionBackoff.toNanos();
     this.probeTimeoutNanos = probeTimeout.toNanos();
     this.clock = clock;
+    this.random = random;
   }
 
   /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
@@ -119,10 +150,17 @@ final class EndpointState {
     }
   }
 
-  /** A borrow succeeded: the endpoint is up, and any probe in flight is moot. */
-  void succeeded() {
-    if (down) {
+  /**
+   * A borrow on {@code lease} got a connection. The probe in flight brings the endpoint back up;
+   * any other lease changes nothing: while the endpoint is up there is nothing to change, and a
+   * borrow that began before it went down (or a probe taken over) is no news of it since.
+   */
+  void succeeded(Lease lease) {
+    if (down && lease.probe) {
       synchronized (this) {
+        if (probe != lease) {
+          return; // taken over: the newer probe decides
+        }
         if (!ejected) {
           failures = 0;
         }
@@ -186,13 +224,23 @@ final class EndpointState {
 
   /** Down for the back-off of the current outage step; holds this object's lock. */
   private void markDown(long now) {
-    int shift = Math.min(failures - 1, 30);
-    long backoff = baseBackoffNanos << shift;
-    if (backoff <= 0 || backoff > maxBackoffNanos) {
-      backoff = maxBackoffNanos;
-    }
-    downUntil = now + backoff;
+    downUntil = now + backoffNanos(failures, random.getAsDouble());
     down = true;
+  }
+
+  /**
+   * The back-off of outage step {@code step} (1 the first): the base doubled per step up to the
+   * maximum (the ejection maximum while the steps come from ejections), then up to {@value
+   * #JITTER_PERCENT}% less as {@code random} goes from 0 towards 1.
+   */
+  long backoffNanos(int step, double random) {
+    int shift = Math.min(step - 1, 30);
+    long max = ejected ? maxEjectionBackoffNanos : maxBackoffNanos;
+    long backoff = baseBackoffNanos << shift;
+    if (backoff <= 0 || backoff > max) {
+      backoff = max;
+    }
+    return backoff - (long) (backoff * (JITTER_PERCENT / 100.0) * random);
   }
 
   private synchronized void endProbe(Lease lease) {

@@ -1,6 +1,7 @@
 package io.thriftnio.pool.internal;
 
 import io.thriftnio.pool.PoolConfig;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -15,18 +16,34 @@ import java.util.function.LongSupplier;
  * forgotten after a time to live) and Envoy's retry budget (a share of active requests with a
  * minimum concurrency), counted here in ten slices of the window so old calls age out a slice at a
  * time rather than all at once.
+ *
+ * <p>Every call of every pool deposits, so a deposit takes no lock: it adds to its slice's {@link
+ * LongAdder}, and the slice of a new tick takes its place in the ring by compare-and-set. A
+ * withdrawal (a retry, rare) holds this object's lock, so that concurrent retries never overdraw.
  */
 final class RetryBudget {
   private static final int SLICES = 10;
+
+  /**
+   * The counts of one clock tick. Replaced whole, by compare-and-set, when its place in the ring
+   * comes round again, so a deposit never waits for a lock: one that lands on a slice just replaced
+   * belonged to a tick ten slices old, out of the window anyway.
+   */
+  private static final class Slice {
+    final long tick;
+    final LongAdder calls = new LongAdder();
+    long retries; // guarded by the budget's lock: withdrawals are rare and must not overdraw
+
+    Slice(long tick) {
+      this.tick = tick;
+    }
+  }
 
   private final double ratio;
   private final long floor;
   private final long sliceNanos;
   private final LongSupplier clock;
-  // Slice i covers clock tick stamps[i]; guarded by this.
-  private final long[] stamps = new long[SLICES];
-  private final long[] calls = new long[SLICES];
-  private final long[] retries = new long[SLICES];
+  private final AtomicReferenceArray<Slice> slices = new AtomicReferenceArray<>(SLICES);
   private final LongAdder retried = new LongAdder();
   private final LongAdder refused = new LongAdder();
 
@@ -39,7 +56,7 @@ final class RetryBudget {
     this.clock = clock;
     long tick = tick();
     for (int i = 0; i < SLICES; i++) {
-      stamps[i] = tick - SLICES; // every slice stale: the window starts empty
+      slices.set(i, new Slice(tick - SLICES)); // every slice stale: the window starts empty
     }
   }
 
@@ -47,20 +64,35 @@ final class RetryBudget {
     return Math.floorDiv(clock.getAsLong(), sliceNanos);
   }
 
-  /** The slice of {@code tick}, emptied first if it held an older tick's counts. */
-  private int slice(long tick) {
+  /**
+   * The slice of {@code tick}, put in place of an older tick's first; {@code null} when a newer
+   * tick already holds the place (this caller read the clock, then lost the processor for a
+   * window): its count would be out of the window by now.
+   */
+  private Slice slice(long tick) {
     int i = (int) Math.floorMod(tick, (long) SLICES);
-    if (stamps[i] != tick) {
-      stamps[i] = tick;
-      calls[i] = 0;
-      retries[i] = 0;
+    while (true) {
+      Slice s = slices.get(i);
+      if (s.tick == tick) {
+        return s;
+      }
+      if (s.tick - tick > 0) {
+        return null;
+      }
+      Slice fresh = new Slice(tick);
+      if (slices.compareAndSet(i, s, fresh)) {
+        return fresh;
+      }
+      // Another caller replaced it first: read what it put there.
     }
-    return i;
   }
 
-  /** A call started: the budget grows by {@code ratio}. */
-  synchronized void deposit() {
-    calls[slice(tick())]++;
+  /** A call started: the budget grows by {@code ratio}. Lock-free; every call of every pool. */
+  void deposit() {
+    Slice s = slice(tick());
+    if (s != null) {
+      s.calls.increment();
+    }
   }
 
   /**
@@ -71,10 +103,10 @@ final class RetryBudget {
     boolean ok;
     synchronized (this) {
       long tick = tick();
-      int now = slice(tick);
-      ok = retriesInWindow(tick) < allowed(tick);
+      Slice now = slice(tick);
+      ok = now != null && retriesInWindow(tick) < allowed(tick);
       if (ok) {
-        retries[now]++;
+        now.retries++;
       }
     }
     (ok ? retried : refused).increment();
@@ -88,18 +120,21 @@ final class RetryBudget {
   private long callsInWindow(long tick) {
     long n = 0;
     for (int i = 0; i < SLICES; i++) {
-      if (tick - stamps[i] < SLICES) {
-        n += calls[i];
+      Slice s = slices.get(i);
+      if (tick - s.tick < SLICES) {
+        n += s.calls.sum();
       }
     }
     return n;
   }
 
+  /** Holds this object's lock. */
   private long retriesInWindow(long tick) {
     long n = 0;
     for (int i = 0; i < SLICES; i++) {
-      if (tick - stamps[i] < SLICES) {
-        n += retries[i];
+      Slice s = slices.get(i);
+      if (tick - s.tick < SLICES) {
+        n += s.retries;
       }
     }
     return n;
@@ -113,6 +148,11 @@ final class RetryBudget {
   /** Retries the budget refused since the pool started. */
   long refused() {
     return refused.sum();
+  }
+
+  /** Calls counted in the window now; for tests. */
+  long callsInWindow() {
+    return callsInWindow(tick());
   }
 
   /** The window's numbers, for an error: {@code 12 of 12 retries for 20 calls (...)}. */

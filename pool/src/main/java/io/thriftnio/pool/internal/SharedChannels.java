@@ -233,7 +233,7 @@ final class SharedChannels implements AutoCloseable {
           endpoint -> {
             EndpointChannels books = booksOf(endpoint);
             Conn c = tryFrom(books);
-            return c == null && endpoint.isUp() && books.owesLateReplies()
+            return c == null && endpoint.isUp() && anyOwesLateReplies()
                 ? elsewhere(books, avoid)
                 : c;
           },
@@ -316,10 +316,24 @@ final class SharedChannels implements AutoCloseable {
   }
 
   /**
+   * Whether a connection of the pool owes the late reply of a timed-out call: then the balancers,
+   * which count it as full, may send calls to an endpoint with no room while another has some.
+   */
+  private boolean anyOwesLateReplies() {
+    for (EndpointChannels e : books.values()) {
+      if (e.owesLateReplies()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * A free connection, owing no late reply, of another endpoint that is up (not {@code mine}, not
-   * {@code avoid}), or {@code null}: for a call whose chosen endpoint has room only behind the late
-   * reply of a timed-out call. Taken rather than connecting, so that a slow call costs neither
-   * waiting behind it nor a new connection while the pool has room elsewhere.
+   * {@code avoid}), or {@code null}: for a call whose chosen endpoint has no free connection while
+   * a connection of the pool owes the late reply of a timed-out call. Taken rather than connecting,
+   * so that a slow call costs neither waiting behind it nor a new connection while the pool has
+   * room elsewhere.
    */
   private Conn elsewhere(EndpointChannels mine, InetSocketAddress avoid) throws TException {
     List<EndpointChannels> all = new ArrayList<>(books.values());
@@ -380,7 +394,7 @@ final class SharedChannels implements AutoCloseable {
         if (endpoint.isRetired()) {
           throw leftSource(ep); // it left while this call waited: another endpoint takes it
         }
-        if (afterWait == null && endpoint.owesLateReplies()) {
+        if (afterWait == null && anyOwesLateReplies()) {
           // Before connecting here: a free connection elsewhere that owes no late reply.
           Conn c = tryFrom(endpoint);
           c = c != null ? c : elsewhere(endpoint, null);

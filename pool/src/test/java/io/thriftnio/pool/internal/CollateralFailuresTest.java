@@ -53,6 +53,11 @@ class CollateralFailuresTest {
 
   private MultiplexedPool pool(
       Balancer balancer, PoolConfig.Builder config, InetSocketAddress... at) {
+    return pool(balancer, config, 16, at);
+  }
+
+  private MultiplexedPool pool(
+      Balancer balancer, PoolConfig.Builder config, int maxInFlight, InetSocketAddress... at) {
     pool =
         new MultiplexedPool(
             "test-channels",
@@ -71,12 +76,16 @@ class CollateralFailuresTest {
             },
             new TBinaryProtocol.Factory(),
             channel -> true,
-            16);
+            maxInFlight);
     return pool;
   }
 
   private static PoolConfig.Builder config() {
+    // One connection per endpoint unless a test says otherwise: two connectors may each open one
+    // for calls placed while the first connect is under way, and the tests read "the" connection.
     return PoolConfig.builder()
+        .maxPerEndpoint(1)
+        .maxIdlePerEndpoint(1)
         .evictionInterval(Duration.ZERO)
         .endpointBackoff(Duration.ofSeconds(30))
         .maxEndpointBackoff(Duration.ofSeconds(30));
@@ -190,6 +199,29 @@ class CollateralFailuresTest {
         .as("no new call joins the queue behind the late reply")
         .isEqualTo(onA);
     assertThat(opened.get(A)).as("no connection opened for it either").hasSize(1);
+  }
+
+  @Test
+  void whileAConnectionOwesALateReplyAFullEndpointSendsItsCallToRoomElsewhere() throws Exception {
+    // Two calls per connection, three connections in all: A1, B1, A2.
+    pool(
+        Balancer.ROUND_ROBIN,
+        config().maxTotal(3).maxPerEndpoint(2).maxIdlePerEndpoint(2),
+        2,
+        A,
+        B);
+    for (int i = 1; i <= 5; i++) {
+      call(1); // round robin: A1, B1, A1, B1, then A2
+      awaitPlaced(i);
+    }
+    assertThat(opened.get(A)).hasSize(2);
+    ScriptedChannel a2 = opened.get(A).get(1);
+    assertThat(a2.pending).hasSize(1);
+    opened.get(A).get(0).abandoned = 1; // A1 owes a late reply: the balancer counts it as full
+    call(1); // round robin says B, whose one connection is full and which may not connect
+    awaitPlaced(6);
+    assertThat(a2.pending).as("the room on A2, not a wait for B").hasSize(2);
+    assertThat(opened.get(B)).hasSize(1);
   }
 
   @Test

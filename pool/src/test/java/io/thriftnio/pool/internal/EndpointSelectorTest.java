@@ -11,10 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The choice of endpoint: power of two choices' spread, and a set that changes. */
+/**
+ * The choice of endpoint (power of two choices' spread, a set that changes) and what the borrow
+ * loop tells an endpoint about it.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EndpointSelectorTest {
   private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 1001);
@@ -99,5 +103,71 @@ class EndpointSelectorTest {
     assertThat(choose(selector, 10)).containsOnlyKeys(C);
     assertThat(selector.update(List.of())).hasSize(2);
     assertThat(selector.select(null)).isNull();
+  }
+
+  /**
+   * A borrow attempt that returns a connection after {@code meanwhile} happened to the endpoint.
+   */
+  private static EndpointSelector.Attempt<String> returnsAConnectionAfter(
+      java.util.function.Consumer<EndpointState> meanwhile) {
+    return endpoint -> {
+      meanwhile.accept(endpoint);
+      return "a connection to " + endpoint.address;
+    };
+  }
+
+  private static String borrowFrom(
+      EndpointSelector selector, InetSocketAddress preferred, EndpointSelector.Attempt<String> a)
+      throws Exception {
+    return selector.borrow("pool", a, () -> "total=0", preferred, null);
+  }
+
+  @Test
+  void aBorrowThatBeganWhileUpDoesNotUndoAnEjectionThatCameWhileItWaited() throws Exception {
+    // The borrow takes the shared up-lease, then waits for an idle connection; meanwhile the
+    // endpoint is ejected. Before the fix the borrow's success marked the endpoint up again.
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    String got =
+        borrowFrom(
+            selector,
+            A,
+            returnsAConnectionAfter(
+                e ->
+                    assertThat(e.eject(new TTransportException("reset (from the test)")))
+                        .isTrue()));
+    assertThat(got).isEqualTo("a connection to " + A);
+    assertThat(a.isUp()).as("still ejected: %s", a.describeDown()).isFalse();
+    assertThat(choose(selector, 20)).as("calls go elsewhere").containsOnlyKeys(B);
+  }
+
+  @Test
+  void aBorrowThatBeganWhileUpDoesNotEndAnOutageThatBeganWhileItWaited() throws Exception {
+    // The same with the endpoint down after another borrower's connect failed.
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A);
+    EndpointState a = selector.state(A);
+    borrowFrom(
+        selector,
+        A,
+        returnsAConnectionAfter(e -> e.connectFailed(new ConnectException("refused (test)"))));
+    assertThat(a.isUp()).as("still down: %s", a.describeDown()).isFalse();
+    assertThat(selector.select(null)).as("backing off: nothing to lend").isNull();
+  }
+
+  @Test
+  void theProbeStillBringsTheEndpointBack() throws Exception {
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    borrowFrom(
+        selector,
+        A,
+        returnsAConnectionAfter(e -> e.eject(new TTransportException("reset (from the test)"))));
+    clock.addAndGet(PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos());
+    List<Boolean> probed = new java.util.ArrayList<>();
+    borrowFrom(
+        selector, A, returnsAConnectionAfter(e -> probed.add(e.isUp() ? null : Boolean.TRUE)));
+    assertThat(probed).containsExactly(Boolean.TRUE);
+    assertThat(a.isUp()).isTrue();
+    assertThat(a.isProbing()).isFalse();
   }
 }

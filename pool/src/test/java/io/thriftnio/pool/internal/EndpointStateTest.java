@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.pool.PoolConfig;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -75,7 +76,7 @@ class EndpointStateTest {
     assertThat(probe).isNotNull();
     assertThat(probe.isProbe()).isTrue();
     assertThat(state.tryAcquire()).as("a second probe while the first runs").isNull();
-    state.succeeded();
+    state.succeeded(probe);
     probe.close();
     assertThat(state.isUp()).isTrue();
     assertThat(state.tryAcquire().isProbe()).isFalse();
@@ -162,7 +163,11 @@ class EndpointStateTest {
       assertThat(probe).as("probe after %d ms", expected).isNotNull();
       probe.close();
     }
-    state.succeeded();
+    state.connectFailed(refused());
+    advance(MAX_BACKOFF);
+    EndpointState.Lease probe = state.tryAcquire();
+    state.succeeded(probe);
+    probe.close();
     state.connectFailed(refused());
     assertThat(state.describeDown()).contains("down for 100ms more after 1 connect failure(s)");
   }
@@ -231,9 +236,105 @@ class EndpointStateTest {
         }
       }
       assertThat(probe).as("run %d: %s", run, s.describeDown()).isNotNull();
-      s.succeeded();
+      s.succeeded(probe);
       probe.close();
       assertThat(s.isUp()).isTrue();
     }
+  }
+
+  @Test
+  void onlyTheProbeInFlightBringsTheEndpointBack() {
+    EndpointState.Lease up = state.tryAcquire(); // a borrow that began while the endpoint was up
+    state.connectFailed(refused());
+    state.succeeded(up);
+    up.close();
+    assertThat(state.isUp()).as("a borrow from before the outage says nothing of it").isFalse();
+    advance(BACKOFF);
+    EndpointState.Lease first = state.tryAcquire();
+    advance(PROBE_TIMEOUT); // the first probe is presumed lost and taken over
+    EndpointState.Lease second = state.tryAcquire();
+    state.succeeded(first);
+    first.close();
+    assertThat(state.isUp()).as("a probe taken over is stale: the newer one decides").isFalse();
+    assertThat(state.isProbing()).isTrue();
+    state.succeeded(second);
+    second.close();
+    assertThat(state.isUp()).isTrue();
+    assertThat(state.isProbing()).isFalse();
+  }
+
+  @Test
+  void afterAnyNumberOfOutageStepsTheNextProbeComesNoLaterThanTheDefaultCeiling() {
+    // The default ceiling bounds how long a pool refuses calls after its endpoint is back.
+    Duration ceiling = Duration.ofSeconds(2);
+    for (double random : new double[] {0, 0.5, 0.999_999}) {
+      EndpointState s = withDefaults(random);
+      for (int step = 1; step <= 40; step++) {
+        s.connectFailed(refused());
+        long downAt = clock.get();
+        EndpointState.Lease probe = s.tryAcquire();
+        while (probe == null && clock.get() - downAt < ceiling.toNanos()) {
+          advance(Duration.ofMillis(1));
+          probe = s.tryAcquire();
+        }
+        assertThat(probe)
+            .as(
+                "step %d, jitter %s, at %d ms: %s",
+                step, random, ceiling.toMillis(), s.describeDown())
+            .isNotNull();
+        probe.close(); // the probe's connect was refused too: the next step follows
+      }
+    }
+  }
+
+  @Test
+  void eachBackoffIsDrawnFromTheFifthBelowItsStepValueUpToIt() {
+    EndpointState s = withDefaults(0);
+    long second = PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos();
+    assertThat(s.backoffNanos(1, 0)).isEqualTo(second);
+    assertThat(s.backoffNanos(1, 0.5)).isEqualTo(second * 9 / 10);
+    assertThat(s.backoffNanos(1, 0.999_999)).isGreaterThan(second * 8 / 10);
+    assertThat(s.backoffNanos(2, 0)).isEqualTo(2 * second);
+    assertThat(s.backoffNanos(3, 0)).as("the ceiling").isEqualTo(2 * second);
+    assertThat(s.backoffNanos(60, 0.999_999)).isBetween(2 * second * 8 / 10, 2 * second);
+  }
+
+  @Test
+  void ejectionsBackOffToTheirOwnLongerCeiling() {
+    EndpointState s = withDefaults(0);
+    long second = PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos();
+    assertThat(s.eject(new java.io.IOException("reset"))).isTrue();
+    assertThat(s.backoffNanos(5, 0))
+        .as("ejected: 16 s, past the 2 s outage ceiling")
+        .isEqualTo(16 * second);
+    assertThat(s.backoffNanos(60, 0)).isEqualTo(PoolConfig.DEFAULT_MAX_EJECTION_BACKOFF.toNanos());
+    EndpointState dead = withDefaults(0);
+    dead.connectFailed(refused());
+    assertThat(dead.backoffNanos(5, 0))
+        .as("a dead endpoint: the 2 s ceiling")
+        .isEqualTo(2 * second);
+  }
+
+  @Test
+  void clientsThatLostAnEndpointTogetherProbeItApart() {
+    EndpointState early = withDefaults(0.9);
+    EndpointState late = withDefaults(0.1);
+    early.connectFailed(refused());
+    late.connectFailed(refused());
+    advance(PoolConfig.DEFAULT_ENDPOINT_BACKOFF.multipliedBy(9).dividedBy(10));
+    assertThat(early.tryAcquire()).as("jittered 18%% short").isNotNull();
+    assertThat(late.tryAcquire()).as("jittered 2%% short").isNull();
+  }
+
+  private EndpointState withDefaults(double random) {
+    PoolConfig d = PoolConfig.defaults();
+    return new EndpointState(
+        new InetSocketAddress("127.0.0.1", 9),
+        d.endpointBackoff(),
+        d.maxEndpointBackoff(),
+        d.maxEjectionBackoff(),
+        EndpointSelector.probeTimeout(d),
+        clock::get,
+        () -> random);
   }
 }

@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.pool.PoolConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RetryBudgetTest {
   private final AtomicLong now = new AtomicLong(-5_000_000_000L); // a negative nanoTime, too
 
@@ -79,5 +85,72 @@ class RetryBudgetTest {
       b.deposit();
     }
     assertThat(withdrawAll(b)).isEqualTo(3);
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void noDepositIsLostWhileManyThreadsCrossSliceBoundariesTogether() throws Exception {
+    // Deposits take no lock: the slice of a new tick replaces the old one by compare-and-set while
+    // other threads add to it. The clock moves a slice every STEP reads and stops nine slices on,
+    // so every deposit stays in the window and the count must come out exact.
+    int threads = 8;
+    int perThread = 20_000;
+    long step = threads * (long) perThread / 10; // a boundary every tenth of the deposits
+    for (int run = 0; run < 10; run++) {
+      AtomicLong reads = new AtomicLong();
+      long start = run * 1_000_000_000_000L;
+      RetryBudget b =
+          new RetryBudget(
+              PoolConfig.builder().retryBudgetWindow(Duration.ofSeconds(10)).build(),
+              () -> start + Math.min(reads.getAndIncrement() / step, 9) * 1_000_000_000L);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Thread> depositors = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Thread d =
+            new Thread(
+                () -> {
+                  try {
+                    go.await();
+                  } catch (InterruptedException e) {
+                    return; // the test fails on the count below
+                  }
+                  for (int i = 0; i < perThread; i++) {
+                    b.deposit();
+                  }
+                });
+        d.start();
+        depositors.add(d);
+      }
+      go.countDown();
+      for (Thread d : depositors) {
+        d.join();
+      }
+      assertThat(reads.get()).as("the clock crossed every boundary").isGreaterThan(9 * step);
+      assertThat(b.callsInWindow()).as("run %d", run).isEqualTo((long) threads * perThread);
+    }
+  }
+
+  @Test
+  void aDepositThatReadTheClockAWindowAgoIsDroppedNotCountedNow() {
+    // A depositor reads the clock, loses the processor for a whole window, and finds its slice's
+    // place taken by a newer tick: its call is out of the window, and the newer count stays whole.
+    long second = 1_000_000_000L;
+    long[] clock = {0};
+    RetryBudget b =
+        new RetryBudget(
+            PoolConfig.builder()
+                .retryBudgetRatio(1)
+                .minRetriesPerSecond(0)
+                .retryBudgetWindow(Duration.ofSeconds(10))
+                .build(),
+            () -> clock[0]);
+    clock[0] = 13 * second; // tick 13: ring place 3
+    b.deposit();
+    b.deposit();
+    clock[0] = 3 * second; // the late depositor's reading: tick 3, the same place
+    b.deposit();
+    clock[0] = 13 * second;
+    assertThat(b.callsInWindow()).isEqualTo(2);
+    assertThat(withdrawAll(b)).isEqualTo(2);
   }
 }

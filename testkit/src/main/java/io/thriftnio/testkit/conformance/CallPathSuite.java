@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
@@ -17,18 +22,27 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +50,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What a server does where thrift-nio's two transports once disagreed, now decided once in core's
- * server call path. Each transport runs it once per strategy through a small subclass:
+ * server call path, and the call path's own bounds ({@code callTimeout}). Each transport runs it
+ * once per strategy through a small subclass:
  *
  * <pre>{@code
  * class NettyWorkerCallPathTest extends CallPathSuite {
@@ -67,7 +82,11 @@ public abstract class CallPathSuite {
   }
 
   private ThriftServer start(BenchService.Iface handler) throws IOException {
-    ThriftServer server = builder(handler).build();
+    return start(builder(handler));
+  }
+
+  private ThriftServer start(ServerBuilder<?> builder) throws IOException {
+    ThriftServer server = builder.build();
     servers.add(server);
     return server.start();
   }
@@ -75,6 +94,14 @@ public abstract class CallPathSuite {
   private ServerBuilder<?> builder(BenchService.Iface handler) {
     return newServerBuilder()
         .processor(new BenchService.Processor<>(handler))
+        .protocol(PROTOCOL)
+        .ioStrategy(strategy())
+        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+  }
+
+  private ServerBuilder<?> asyncBuilder(BenchService.AsyncIface handler) {
+    return newServerBuilder()
+        .asyncProcessor(new BenchService.AsyncProcessor<>(handler))
         .protocol(PROTOCOL)
         .ioStrategy(strategy())
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -170,10 +197,11 @@ public abstract class CallPathSuite {
 
   // ---- drain ------------------------------------------------------------------------------------
 
-  /** sleep(1) blocks until released; records that it started. */
+  /** sleep and fire (oneway) block until released; records that they started and returned. */
   private static final class Held extends FaultInjectingHandler {
     final CountDownLatch started = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
+    final CountDownLatch returned = new CountDownLatch(1);
 
     @Override
     public void sleep(int millis) {
@@ -182,7 +210,14 @@ public abstract class CallPathSuite {
         release.await(20, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } finally {
+        returned.countDown();
       }
+    }
+
+    @Override
+    public void fire(ByteBuffer payload) {
+      sleep(0);
     }
   }
 
@@ -217,6 +252,234 @@ public abstract class CallPathSuite {
       handler.release.countDown();
       closer.shutdownNow();
     }
+  }
+
+  // ---- callTimeout ------------------------------------------------------------------------------
+
+  private static final Duration CALL_TIMEOUT = Duration.ofMillis(500);
+
+  /** How late the timeout reply may be on a loaded machine: far below the next timeout (30 s). */
+  private static final Duration SLACK = Duration.ofSeconds(5);
+
+  /**
+   * Whether a synchronous handler that blocks also blocks its connection's reading: it runs on the
+   * thread that handles the connection's read (SAME_THREAD's IO thread, LEADER_FOLLOWER's leader of
+   * the moment), so nothing pipelined behind it is delivered until it returns. On Netty's
+   * SAME_THREAD the timeout reply itself waits for it too (documented on callTimeout).
+   */
+  private boolean blockedHandlerHoldsItsConnection() {
+    return strategy() != IoStrategy.WORKER;
+  }
+
+  /** Records every call's end as {@code method:seqid:OUTCOME}. */
+  private static final class Outcomes implements ServerInterceptor {
+    final List<String> seen = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {
+      seen.add(context.methodName() + ":" + context.seqId() + ":" + outcome);
+    }
+  }
+
+  /** sleep never calls back until the test does; every other method answers at once. */
+  private static final class NeverCallsBack extends AsyncBenchHandler {
+    final CompletableFuture<AsyncMethodCallback<Void>> held = new CompletableFuture<>();
+
+    @Override
+    public void sleep(int millis, AsyncMethodCallback<Void> callback) {
+      held.complete(callback);
+    }
+  }
+
+  private static byte[] sleepCall(int seqid) throws Exception {
+    return call("sleep", seqid, new BenchService.sleep_args(1));
+  }
+
+  private static byte[] lastSaleCall(int seqid) throws Exception {
+    return call("get_last_sale", seqid, new BenchService.get_last_sale_args("S" + seqid));
+  }
+
+  private static byte[] concat(byte[]... frames) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (byte[] f : frames) {
+      all.writeBytes(f);
+    }
+    return all.toByteArray();
+  }
+
+  /** Reads a get_last_sale reply and checks that it answers {@code seqid}. */
+  private static void assertLastSale(RawConnection c, int seqid) throws Exception {
+    BenchService.get_last_sale_result result = new BenchService.get_last_sale_result();
+    assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), result).seqid)
+        .as("the reply read is the one to seqid %s", seqid)
+        .isEqualTo(seqid);
+    assertThat(result.success.getSymbol()).isEqualTo("S" + seqid);
+  }
+
+  /** Checks that {@code reply} is the timeout answer to {@code method}'s call {@code seqid}. */
+  private static void assertTimedOut(byte[] reply, String method, int seqid) throws Exception {
+    TProtocol in =
+        PROTOCOL.getProtocol(FrameInputTransport.of(new TConfiguration(), ByteBuffer.wrap(reply)));
+    TMessage header = in.readMessageBegin();
+    assertThat(header.type).as("an exception reply").isEqualTo(TMessageType.EXCEPTION);
+    assertThat(header.seqid).isEqualTo(seqid);
+    assertThat(header.name).isEqualTo(method);
+    TApplicationException e = TApplicationException.readFrom(in);
+    assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            method + " did not complete within callTimeout " + CALL_TIMEOUT.toMillis() + " ms");
+  }
+
+  /** Polls {@code stat} until it reaches {@code expected}; returns when, from {@code since}. */
+  private static long awaitStat(
+      ThriftServer server, ToLongFunction<ServerStats> stat, long expected, long since)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + WITHIN.toNanos();
+    while (stat.applyAsLong(server.stats()) < expected) {
+      assertThat(System.nanoTime()).as("%s", server.stats()).isLessThan(deadline);
+      Thread.sleep(5); // polling a counter
+    }
+    return System.nanoTime() - since;
+  }
+
+  private static void assertNearCallTimeout(long nanos, String what) {
+    assertThat(nanos)
+        .as("%s after %s ms (callTimeout %s)", what, nanos / 1_000_000, CALL_TIMEOUT)
+        .isGreaterThanOrEqualTo(CALL_TIMEOUT.toNanos())
+        .isLessThan(CALL_TIMEOUT.plus(SLACK).toNanos());
+  }
+
+  @Test
+  void aSyncCallThatNeverReturnsIsAnsweredAtCallTimeoutAndTheConnectionGoesOn() throws Exception {
+    Held handler = new Held();
+    ThriftServer server = start(builder(handler).callTimeout(CALL_TIMEOUT));
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      long sent = System.nanoTime();
+      c.write(concat(sleepCall(1), lastSaleCall(2)));
+      if (blockedHandlerHoldsItsConnection()) {
+        long counted = awaitStat(server, ServerStats::timedOutCalls, 1, sent);
+        assertNearCallTimeout(counted, "timed out");
+        handler.release.countDown(); // the IO thread is free again; the answer stays the timeout
+      }
+      byte[] first = c.readFrame();
+      long answered = System.nanoTime() - sent;
+      assertTimedOut(first, "sleep", 1);
+      if (!blockedHandlerHoldsItsConnection()) {
+        assertNearCallTimeout(answered, "answered");
+      }
+      assertLastSale(c, 2); // with the handler still blocked, unless it holds the connection
+      if (!blockedHandlerHoldsItsConnection()) {
+        assertNearCallTimeout(System.nanoTime() - sent, "the call behind it answered");
+      }
+
+      handler.release.countDown();
+      boolean ran = server.stats().completedCalls() == 2; // 1 and 2, counted before they left
+      if (ran) {
+        assertThat(handler.returned.await(10, TimeUnit.SECONDS)).isTrue();
+      }
+      c.write(lastSaleCall(3)); // a stray late reply to seqid 1 would be read here instead
+      assertLastSale(c, 3);
+      ServerStats stats = server.stats();
+      assertThat(stats.timedOutCalls()).as("%s", stats).isEqualTo(1);
+      assertThat(stats.failedCalls()).as("the timeout is a failed call: %s", stats).isEqualTo(1);
+      assertThat(stats.completedCalls())
+          .as("2 and 3, and 1 if it had started when it timed out: %s", stats)
+          .isEqualTo(ran ? 3 : 2);
+      assertThat(handler.started.getCount())
+          .as("the handler ran iff it started")
+          .isEqualTo(ran ? 0 : 1);
+    } finally {
+      handler.release.countDown();
+    }
+  }
+
+  @Test
+  void anAsyncCallThatNeverCallsBackIsAnsweredAtCallTimeoutAndItsLateResultDiscarded()
+      throws Exception {
+    NeverCallsBack handler = new NeverCallsBack();
+    Outcomes outcomes = new Outcomes();
+    ThriftServer server =
+        start(asyncBuilder(handler).callTimeout(CALL_TIMEOUT).addInterceptor(outcomes));
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      long sent = System.nanoTime();
+      c.write(concat(sleepCall(1), lastSaleCall(2)));
+      byte[] first = c.readFrame();
+      assertNearCallTimeout(System.nanoTime() - sent, "answered");
+      assertTimedOut(first, "sleep", 1);
+      assertLastSale(c, 2);
+
+      // The handler calls back at last: nothing more may reach the connection for seqid 1. (It
+      // was called unless a worker took longer than callTimeout to start the call.)
+      handler.held.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS).onComplete(null);
+      c.write(lastSaleCall(3));
+      assertLastSale(c, 3);
+      ServerStats stats = server.stats();
+      assertThat(stats.timedOutCalls()).as("%s", stats).isEqualTo(1);
+      assertThat(stats.failedCalls()).as("%s", stats).isEqualTo(1);
+      assertThat(stats.completedCalls()).as("counted once, at the timeout: %s", stats).isEqualTo(3);
+      assertThat(outcomes.seen)
+          .as("the interceptor sees the timeout once, and never the late success")
+          .containsExactlyInAnyOrder(
+              "sleep:1:" + CallOutcome.TIMED_OUT,
+              "get_last_sale:2:" + CallOutcome.SUCCESS,
+              "get_last_sale:3:" + CallOutcome.SUCCESS);
+    }
+  }
+
+  @Test
+  void aOnewayCallThatNeverReturnsIsOnlyCounted() throws Exception {
+    Held handler = new Held();
+    ThriftServer server = start(builder(handler).callTimeout(CALL_TIMEOUT));
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      long sent = System.nanoTime();
+      byte[] fire =
+          RawConnection.encodeCall(
+              PROTOCOL,
+              "fire",
+              TMessageType.ONEWAY,
+              1,
+              new BenchService.fire_args(ByteBuffer.allocate(4)));
+      c.write(concat(RawConnection.frame(fire), lastSaleCall(2)));
+      assertNearCallTimeout(awaitStat(server, ServerStats::timedOutCalls, 1, sent), "timed out");
+      if (blockedHandlerHoldsItsConnection()) {
+        handler.release.countDown();
+      }
+      assertLastSale(c, 2); // the first frame: a oneway call is never answered
+      if (!blockedHandlerHoldsItsConnection()) {
+        assertNearCallTimeout(System.nanoTime() - sent, "the call behind it answered");
+      }
+      handler.release.countDown();
+      c.write(lastSaleCall(3));
+      assertLastSale(c, 3);
+      assertThat(server.stats().timedOutCalls()).isEqualTo(1);
+    } finally {
+      handler.release.countDown();
+    }
+  }
+
+  @Test
+  void withoutCallTimeoutASlowCallCompletesNormally() throws Exception {
+    ThriftServer server = start(new FaultInjectingHandler());
+    assertThat(server.config().callTimeout()).as("off by default").isZero();
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      c.write(concat(call("sleep", 1, new BenchService.sleep_args(700)), lastSaleCall(2)));
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
+          .isEqualTo(1);
+      assertLastSale(c, 2);
+    }
+    assertThat(server.stats().timedOutCalls()).isZero();
+    assertThat(server.stats().failedCalls()).isZero();
+  }
+
+  @Test
+  void aNegativeCallTimeoutIsRefusedAtBuild() {
+    ServerBuilder<?> b = builder(new FaultInjectingHandler()).callTimeout(Duration.ofSeconds(-1));
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("callTimeout: PT-1S (expected: >= 0");
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------

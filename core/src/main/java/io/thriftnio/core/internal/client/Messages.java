@@ -68,17 +68,22 @@ final class Messages {
     final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     final Duration timeout;
 
+    /** When its timeout passes, as {@code System.nanoTime()}. */
+    final long deadline;
+
     /** The request's sequence id, or {@link MessageReader#UNKNOWN_SEQ_ID}: checks a late reply. */
     final long seqId;
 
     ScheduledFuture<?> timer; // set under the lock before the call is queued
     boolean written; // under the lock
     boolean abandoned; // under the lock: timed out after it was written; its reply is still owed
+    boolean behind; // under the lock, once abandoned: it waited behind an abandoned call
     boolean settled; // under the lock: answered, or failed by a close
 
     Call(ByteBuffer payload, Duration timeout, Executor completeOn) {
       super(payload, completeOn);
       this.timeout = timeout;
+      this.deadline = System.nanoTime() + timeout.toNanos();
       this.seqId = MessageReader.seqId(payload);
     }
   }

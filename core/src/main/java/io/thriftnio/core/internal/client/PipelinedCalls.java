@@ -333,27 +333,31 @@ public final class PipelinedCalls {
   }
 
   private void timeOut(Call call) {
-    CallTimeoutException failure;
+    List<Call> overdue;
+    int pending;
     synchronized (lock) {
       if (closed || call.settled || call.abandoned) {
-        return; // answered, or failed by a close, before the timer fired
+        return; // answered, or failed by a close, or timed out with an earlier call
       }
-      int pending = awaiting.size() + unwrittenOneways;
-      if (!call.written) {
-        // Nothing was sent: the call leaves the order and nothing is owed for it.
+      pending = awaiting.size() + unwrittenOneways;
+      if (call.written) {
+        overdue = late.abandonUpTo(awaiting, call, System.nanoTime());
+        abandoned = late.owed();
+      } else { // nothing was sent: the call leaves the order and nothing is owed for it
         awaiting.remove(call);
         outbound.remove(call);
         call.settled = true;
-        failure = ClientErrors.callTimedOut(peer, call.timeout.toMillis(), pending, false, false);
-      } else {
-        boolean behind = late.abandonedAhead(awaiting, call);
-        call.abandoned = true;
-        late.owe(System.nanoTime());
-        abandoned = late.owed();
-        failure = ClientErrors.callTimedOut(peer, call.timeout.toMillis(), pending, true, behind);
+        overdue = List.of(call);
       }
     }
-    Messages.complete(call.completeOn, call.result, null, failure);
+    for (Call c : overdue) {
+      c.timer.cancel(false);
+      Messages.complete(
+          c.completeOn,
+          c.result,
+          null,
+          ClientErrors.callTimedOut(peer, c.timeout.toMillis(), pending, c.written, c.behind));
+    }
   }
 
   /** The late-reply timer fired: closes the connection if it is stuck. */

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
@@ -9,14 +10,23 @@ import java.nio.ByteBuffer;
 /**
  * One request's place in its connection's reply order; also its worker task and its completion.
  *
- * <p>Start claim: the worker that runs the task and the start timeout of {@link CallSequencer} race
- * for the call; {@link #claim} decides it once (started, or given up), so a task an executor runs
- * after the call was answered as not started does nothing, and a call that started is never
- * answered twice.
+ * <p>Start claim: the worker that runs the task and the deadlines of {@link CallDeadlines} race for
+ * the call; {@link #claim} decides it once (started, or given up), so a task an executor runs after
+ * the call was answered without it does nothing, and a call that started is never answered twice.
  *
- * <p>Threads: {@link #reply}, {@link #done}, {@link #closeAfter} and {@link #queued} are guarded by
- * the sequencer's monitor; {@link #request} belongs to whoever holds the claim (then to the writer,
- * for a call never dispatched); {@link #payload} is read only by the claim's holder.
+ * <p>Reply claim, with {@code callTimeout} on: a started call ends once, either by its own result
+ * ({@link #claimReply}) or by the timeout ({@link #expire}); the loser's answer is discarded.
+ *
+ * <pre>
+ *  NOT_STARTED --claim(true)--&gt; STARTED --claimReply()--&gt; ANSWERED
+ *       |                          +--expire(), callTimeout--&gt; TIMED_OUT
+ *       +--claim(false): refused, not started in time, or timed out before it started--&gt; GIVEN_UP
+ * </pre>
+ *
+ * <p>Threads: {@link #reply}, {@link #done}, {@link #closeAfter}, {@link #queued} and {@link
+ * #lateRequest} are guarded by the sequencer's monitor; {@link #request} belongs to whoever holds
+ * the claim (then to the writer, for a call never dispatched); {@link #payload} is read only by the
+ * claim's holder, and by the timeout, which reads the header of a call that may be running.
  */
 final class Call implements Runnable, ProcessorInvoker.Completion {
 
@@ -26,6 +36,8 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   private static final int NOT_STARTED = 0;
   private static final int STARTED = 1;
   private static final int GIVEN_UP = 2;
+  private static final int ANSWERED = 3;
+  private static final int TIMED_OUT = 4;
   private static final VarHandle STATE;
 
   static {
@@ -65,6 +77,15 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
 
   long queuedAtNanos;
 
+  /**
+   * The request of a call that timed out while it ran: released when its late result arrives, never
+   * if none does.
+   */
+  Object lateRequest;
+
+  /** The invoker's handle on the running call, for the timeout to end; only with callTimeout on. */
+  private volatile InvokerCall invocation;
+
   @SuppressWarnings("unused") // through STATE
   private volatile int state;
 
@@ -85,6 +106,73 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   /** Whether neither a worker nor a refusal has claimed the call yet. */
   boolean unclaimed() {
     return (int) STATE.getVolatile(this) == NOT_STARTED;
+  }
+
+  /**
+   * Takes the call from whoever would answer it, for the call timeout; under the sequencer's
+   * monitor. A call not started is given up (and leaves the requests waiting for dispatch); a
+   * running one is marked so that its result is discarded, and keeps its request until then.
+   *
+   * @return whether the caller must now answer the call
+   */
+  boolean expire() {
+    if (claim(false)) {
+      calls.waiting.remove(this); // if it waits for the in-flight limit: it never runs now
+      return true;
+    }
+    if (!STATE.compareAndSet(this, STARTED, TIMED_OUT)) {
+      return false; // answered, or about to be
+    }
+    lateRequest = request; // the handler may still be reading it
+    request = null;
+    return true;
+  }
+
+  /**
+   * Ends a call {@link #expire} took: whether it had started, and if so tells its invoker, so that
+   * the interceptors see the timeout. Outside the sequencer's monitor: they run here.
+   */
+  boolean endExpired() {
+    if ((int) STATE.getVolatile(this) != TIMED_OUT) {
+      return false;
+    }
+    InvokerCall running = invocation;
+    if (running != null) { // else started() has not run yet, and will see TIMED_OUT
+      running.timeOut();
+    }
+    return true;
+  }
+
+  @Override
+  public void started(InvokerCall running) {
+    if (calls.path.callTimeoutNanos == 0) {
+      return;
+    }
+    invocation = running;
+    if ((int) STATE.getVolatile(this) == TIMED_OUT) {
+      running.timeOut(); // expired before this: it may not have seen the handle
+    }
+  }
+
+  @Override
+  public boolean claimReply() {
+    if (calls.path.callTimeoutNanos == 0
+        || STATE.compareAndSet(this, STARTED, ANSWERED)
+        || (int) STATE.getVolatile(this) != TIMED_OUT) {
+      return true; // answered by its own result, or given up by whoever answers it
+    }
+    Object late;
+    synchronized (calls) {
+      late = lateRequest;
+      lateRequest = null;
+    }
+    if (late != null) {
+      calls.connection.release(late);
+    }
+    CallSequencer.log.debug(
+        "Discarded the late result of a call from {}: answered already, its callTimeout passed",
+        calls.connection.remoteAddress());
+    return false;
   }
 
   @Override
@@ -135,6 +223,13 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
 
   @Override
   public void unreadable(Throwable cause) {
+    if (claimReply()) { // else the invoker failed after the call timed out
+      closeUnreadable(cause);
+    }
+  }
+
+  /** Answers the call by closing the connection: its header cannot be read, so no seqid either. */
+  void closeUnreadable(Throwable cause) {
     calls.path.counters.badFrames.increment();
     CallSequencer.log.warn(
         "Closing connection from {}: request message header unreadable ({})",

@@ -26,6 +26,9 @@ public final class CallPath {
   /** How long a call may wait for {@link #worker} to start it, in nanoseconds. */
   final long startTimeoutNanos;
 
+  /** How long a call may go unanswered after its request was read, in nanoseconds; 0 when off. */
+  final long callTimeoutNanos;
+
   /** The server's connection listeners, told before each call; {@code null} if none. */
   final ConnectionEvents events;
 
@@ -78,6 +81,28 @@ public final class CallPath {
       int maxCallsInFlight,
       Duration workerStartTimeout,
       ConnectionEvents events) {
+    this(invoker, worker, counters, maxCallsInFlight, workerStartTimeout, Duration.ZERO, events);
+  }
+
+  /**
+   * @param invoker runs the processor
+   * @param worker runs each call; {@code null} runs it on the thread that delivered the request
+   * @param counters the server's counters
+   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most
+   * @param workerStartTimeout how long a call may wait for {@code worker} to start it
+   * @param callTimeout how long a call may go unanswered after its request was read before it is
+   *     answered as timed out (see {@code ServerBuilder.callTimeout}); {@link Duration#ZERO} for no
+   *     bound
+   * @param events the server's connection listeners; {@code null} for none
+   */
+  public CallPath(
+      ProcessorInvoker invoker,
+      Executor worker,
+      ServerCounters counters,
+      int maxCallsInFlight,
+      Duration workerStartTimeout,
+      Duration callTimeout,
+      ConnectionEvents events) {
     this.events = events;
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
@@ -87,11 +112,9 @@ public final class CallPath {
           "maxCallsInFlight: " + maxCallsInFlight + " (expected: > 0)");
     }
     this.maxCallsInFlight = maxCallsInFlight;
-    Checks.positive("workerStartTimeout", workerStartTimeout);
     this.startTimeoutNanos =
-        workerStartTimeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
-            ? Long.MAX_VALUE
-            : workerStartTimeout.toNanos();
+        CallDeadlines.nanos(Checks.positive("workerStartTimeout", workerStartTimeout));
+    this.callTimeoutNanos = CallDeadlines.nanos(Checks.nonNegative("callTimeout", callTimeout));
     int max = invoker.maxFrameSize();
     this.headerConfiguration = new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
   }

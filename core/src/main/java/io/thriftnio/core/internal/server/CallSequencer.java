@@ -35,15 +35,16 @@ import org.slf4j.LoggerFactory;
  * <p>Pieces: this class takes requests in and dispatches them ({@link Call} is each one's place in
  * the order, its worker task and its completion); {@link ReplyWriter} writes the replies that are
  * due, flushes and closes; {@link OverloadReplies} answers calls the worker executor refused or
- * {@link StartCheck} found not started within {@code workerStartTimeout}.
+ * {@link CallDeadlines} found not started within {@code workerStartTimeout}; {@link TimeoutReplies}
+ * answers those it found unanswered {@code callTimeout} after their request was read.
  *
  * <p>Counting ({@code ServerStats}): a call that ran counts in {@code completedCalls}, and in
  * {@code failedCalls} when it ended in a {@code TApplicationException}, as {@link ProcessorInvoker}
  * reports it (the reply is never parsed again); a call refused or not started in time counts in
- * {@code overloadedCalls} only; a request whose header is unreadable, and a frame the adapter's
- * decoder refused, count in {@code badFrames} (the latter also in {@code failedCalls} when it is
- * answered); a reply that could not be sent because the connection closed counts in {@code
- * droppedResponses}.
+ * {@code overloadedCalls} only; a call timed out as {@link TimeoutReplies} says; a request whose
+ * header is unreadable, and a frame the adapter's decoder refused, count in {@code badFrames} (the
+ * latter also in {@code failedCalls} when it is answered); a reply that could not be sent because
+ * the connection closed counts in {@code droppedResponses}.
  */
 public final class CallSequencer {
 
@@ -58,7 +59,7 @@ public final class CallSequencer {
   final CallPath path;
   final ServerConnection connection;
   private final ReplyWriter writer;
-  private final StartCheck startCheck = new StartCheck(this);
+  private final CallDeadlines deadlines = new CallDeadlines(this);
 
   // Guarded by this; the writer's fields too.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
@@ -116,7 +117,7 @@ public final class CallSequencer {
   public boolean onRequest(ByteBuffer payload, Object request, Envelope envelope) {
     Call slot;
     boolean dispatch;
-    boolean scheduleCheck = false;
+    long check = -1;
     synchronized (this) {
       if (closing) {
         slot = null; // after a bad request or a close: nothing more is served
@@ -131,9 +132,8 @@ public final class CallSequencer {
         slot.receivedAtNanos = now;
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
-        if (dispatch) {
-          scheduleCheck = startCheck.queued(slot, now);
-        } else {
+        check = deadlines.received(slot, now, dispatch);
+        if (!dispatch) {
           waiting.add(slot);
         }
       }
@@ -144,11 +144,11 @@ public final class CallSequencer {
       }
       return false;
     }
+    if (check >= 0) {
+      deadlines.schedule(check); // first: SAME_THREAD runs the call inline, and it may never end
+    }
     if (dispatch) {
       dispatch(slot);
-    }
-    if (scheduleCheck) {
-      startCheck.schedule(path.startTimeoutNanos);
     }
     // During a drain, requests already read are still delivered and answered.
     boolean buffered = draining && connection.hasBufferedRequests();
@@ -278,7 +278,7 @@ public final class CallSequencer {
     for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
     }
-    startCheck.connectionClosed();
+    deadlines.connectionClosed();
     writer.writeReady();
   }
 
@@ -334,8 +334,9 @@ public final class CallSequencer {
         HeaderCheck.unreadable(
             slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
     if (unreadable != null) {
-      slot.claim(false);
-      slot.unreadable(unreadable);
+      if (slot.claim(false)) { // else it timed out already, and was answered
+        slot.unreadable(unreadable);
+      }
       return;
     }
     try {
@@ -388,7 +389,7 @@ public final class CallSequencer {
     try {
       while (true) {
         Call next;
-        boolean scheduleCheck;
+        long check;
         synchronized (this) {
           if (closing
               || waiting.isEmpty()
@@ -406,12 +407,12 @@ public final class CallSequencer {
             break;
           }
           next = waiting.pollFirst();
-          scheduleCheck = startCheck.queued(next, System.nanoTime());
+          check = deadlines.queued(next, System.nanoTime());
+        }
+        if (check >= 0) {
+          deadlines.schedule(check);
         }
         dispatch(next);
-        if (scheduleCheck) {
-          startCheck.schedule(path.startTimeoutNanos);
-        }
       }
     } finally {
       if (!stopped) {

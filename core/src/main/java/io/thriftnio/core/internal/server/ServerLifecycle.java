@@ -144,6 +144,7 @@ public final class ServerLifecycle {
             counters,
             config.maxCallsInFlightPerConnection(),
             config.workerStartTimeout(),
+            config.callTimeout(),
             registry.events());
   }
 

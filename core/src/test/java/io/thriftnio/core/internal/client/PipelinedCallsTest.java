@@ -193,6 +193,44 @@ class PipelinedCallsTest {
   }
 
   @Test
+  void whicheverTimerFiresFirstTheCallAheadIsTheOneBlamed() throws Exception {
+    // Timers run on any thread of the IO library in any order: here the second call's fires first.
+    List<Runnable> timers = new ArrayList<>();
+    ScheduledThreadPoolExecutor held =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          public java.util.concurrent.ScheduledFuture<?> schedule(
+              Runnable task, long delay, TimeUnit unit) {
+            timers.add(task);
+            return super.schedule(() -> {}, 1, TimeUnit.DAYS);
+          }
+        };
+    try {
+      PipelinedCalls calls =
+          new PipelinedCalls(PEER, ClientOptions.builder().maxFrameSize(100).build(), held, link);
+      CompletableFuture<ByteBuffer> slow = exchange(calls, bytes("a"), Duration.ofMillis(20));
+      CompletableFuture<ByteBuffer> queued = exchange(calls, bytes("b"), Duration.ofMillis(20));
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(40);
+      while (System.nanoTime() - deadline < 0) {
+        Thread.onSpinWait(); // both deadlines pass; neither timer has run
+      }
+      timers.get(1).run(); // the queued call's timer first
+      timers.get(0).run();
+      assertThatThrownBy(slow::get)
+          .cause()
+          .isInstanceOfSatisfying(
+              CallTimeoutException.class, e -> assertThat(e.behindTimedOutCall()).isFalse());
+      assertThatThrownBy(queued::get)
+          .cause()
+          .isInstanceOfSatisfying(
+              CallTimeoutException.class, e -> assertThat(e.behindTimedOutCall()).isTrue());
+      assertThat(calls.abandonedCalls()).isEqualTo(2);
+    } finally {
+      held.shutdownNow();
+    }
+  }
+
+  @Test
   void aCallThatTimesOutUnwrittenLeavesTheOrderAndIsNeverSent() throws Exception {
     PipelinedCalls calls = table(10);
     link.writable = false; // a socket that does not drain

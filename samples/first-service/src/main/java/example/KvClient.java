@@ -1,0 +1,46 @@
+package example;
+
+import example.kv.KeyValue;
+import example.kv.NotFound;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ClientResources;
+import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.pool.ThriftChannelPool;
+import io.thriftnio.pool.ThriftClientPool;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+public class KvClient {
+  public static void main(String[] args) throws Exception {
+    InetSocketAddress server =
+        new InetSocketAddress("127.0.0.1", args.length > 0 ? Integer.parseInt(args[0]) : 9090);
+
+    // A pooled sync client: each call borrows a connection and gives it back.
+    try (ThriftClientPool<KeyValue.Client> pool =
+        ThriftClientPool.builder(KeyValue.Client::new).endpoint(server).build()) {
+      KeyValue.Iface kv = pool.iface(KeyValue.Iface.class);
+      kv.put("greeting", "hello");
+      System.out.println("sync get: " + kv.get("greeting"));
+      try {
+        kv.get("nobody");
+      } catch (NotFound e) {                               // the IDL's exception, as declared
+        System.out.println("sync not found: " + e.getKey());
+      }
+    }
+
+    // A pooled async client: pipelined channels, a CompletableFuture per call.
+    try (ClientResources resources = NettyClientResources.create();
+        ThriftChannelPool<KeyValue.Client> pool = ThriftChannelPool.builder(
+                KeyValue.Client::new, resources, ClientOptions.defaults())
+            .endpoint(server)
+            .build()) {
+      CompletableFuture<Void> put = pool.call(
+          c -> c.send_put("answer", "42"),
+          c -> { c.recv_put(); return null; });            // a void method returns null
+      CompletableFuture<String> get = put.thenCompose(
+          done -> pool.call(c -> c.send_get("answer"), KeyValue.Client::recv_get));
+      System.out.println("async get: " + get.get(10, TimeUnit.SECONDS));
+    }
+  }
+}
