@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
@@ -92,64 +92,29 @@ public final class CallSequencer {
   }
 
   /**
+   * A framed request arrived: {@link #onRequest(ByteBuffer, Object, Envelope)} with {@link
+   * Envelope#FRAMED}.
+   */
+  public boolean onRequest(ByteBuffer payload, Object request) {
+    return onRequest(payload, request, Envelope.FRAMED);
+  }
+
+  /**
    * A request arrived. Dispatches it, or keeps it undispatched while {@code
-   * maxCallsInFlightPerConnection} calls are in flight.
+   * maxCallsInFlightPerConnection} calls are in flight. Its reply leaves through {@code envelope},
+   * as the request's wire kind wants it (a frame, a bare message, an HTTP response: see {@link
+   * Envelope#encode}); the connection closes after it when the envelope says so.
    *
    * @param payload the request message (no framing), from position to limit; read in place until
    *     {@link ServerConnection#release} is called with {@code request}
    * @param request the adapter's handle for the memory behind {@code payload}, given back to {@link
    *     ServerConnection#release} exactly once; may be {@code null}
+   * @param envelope how the reply leaves, from the adapter's decoder
    * @return whether the adapter may deliver further requests now; if {@code false}, it stops
    *     reading until {@link ServerConnection#resumeReading()} (requests it has already decoded may
    *     still be delivered)
    */
-  public boolean onRequest(ByteBuffer payload, Object request) {
-    return onRequest(payload, request, null);
-  }
-
-  /**
-   * An HTTP request arrived ({@link io.thriftnio.core.WireTransport#HTTP}): as {@link
-   * #onRequest(ByteBuffer, Object)}, its body the request message. Its reply is written with an
-   * HTTP head ({@link ServerConnection#writeHttp}): a {@code 200} with the reply as its body (empty
-   * for a oneway call), or a {@code 400} when the message cannot be read; the connection closes
-   * after it unless the request keeps it alive.
-   *
-   * @param http what the request asks of its answer
-   */
-  public boolean onHttpRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
-    return onRequest(payload, request, http);
-  }
-
-  /**
-   * Answers an HTTP request without a call, after every earlier reply: a refusal ({@code 4xx}, the
-   * request counted in {@code badFrames}) or {@code 100 Continue}.
-   *
-   * @param response the whole response
-   * @param refusal whether it refuses a request (counted)
-   * @param closeAfter whether the connection closes after it; nothing later is read or answered
-   */
-  public void onHttpResponse(ByteBuffer response, boolean refusal, boolean closeAfter) {
-    if (refusal) {
-      path.counters.badFrames.increment();
-    }
-    synchronized (this) {
-      if (closing) {
-        return;
-      }
-      if (closeAfter) {
-        closing = true;
-        readingPaused = true;
-      }
-      Call last = new Call(this, null, null);
-      last.done = true;
-      last.httpHead = response;
-      last.closeAfter = closeAfter;
-      slots.add(last);
-    }
-    writer.writeReady();
-  }
-
-  private boolean onRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
+  public boolean onRequest(ByteBuffer payload, Object request, Envelope envelope) {
     Call slot;
     boolean dispatch;
     long check = -1;
@@ -163,7 +128,7 @@ public final class CallSequencer {
         long now = System.nanoTime();
         lastActivityNanos = now;
         slot = new Call(this, payload, request);
-        slot.http = http;
+        slot.envelope = envelope;
         slot.receivedAtNanos = now;
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
@@ -211,6 +176,35 @@ public final class CallSequencer {
     }
   }
 
+  /**
+   * Sends bytes without a call, after every earlier reply: what the adapter's decoder answers on
+   * its own ({@code Decoded.ANSWER}: an HTTP refusal, {@code 100 Continue}).
+   *
+   * @param answer the whole answer
+   * @param refusal whether it refuses a request (counted in {@code badFrames})
+   * @param closeAfter whether the connection closes after it; nothing later is read or answered
+   */
+  public void onAnswer(ByteBuffer answer, boolean refusal, boolean closeAfter) {
+    if (refusal) {
+      path.counters.badFrames.increment();
+    }
+    synchronized (this) {
+      if (closing) {
+        return;
+      }
+      if (closeAfter) {
+        closing = true;
+        readingPaused = true;
+      }
+      Call last = new Call(this, null, null);
+      last.done = true;
+      last.head = answer;
+      last.closeAfter = closeAfter;
+      slots.add(last);
+    }
+    writer.writeReady();
+  }
+
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
     synchronized (this) {
@@ -222,16 +216,23 @@ public final class CallSequencer {
     writer.writeReady();
   }
 
+  /** A framed request refused: {@link #onBadFrame(TMessage, String, Envelope)}, framed. */
+  public void onBadFrame(TMessage header, String reason) {
+    onBadFrame(header, reason, Envelope.FRAMED);
+  }
+
   /**
-   * The adapter's decoder refused a frame (a length {@code <= 0} or above {@code maxFrameSize}) and
-   * logged it. After every earlier reply, answers {@code header} with {@code
+   * The adapter's decoder refused the connection's bytes (a frame length {@code <= 0} or above
+   * {@code maxFrameSize}, an invalid unframed message, first bytes of no accepted kind) and logged
+   * it. After every earlier reply, answers {@code header} with {@code
    * TApplicationException(PROTOCOL_ERROR)} when it is known and not oneway, then closes (output
    * first, see {@link ServerConnection#close}).
    *
-   * @param header the refused frame's message header, or {@code null} if it could not be read
-   * @param reason the rule the frame broke, with the numbers
+   * @param header the refused message's header, or {@code null} if it could not be read
+   * @param reason the rule the bytes broke, with the numbers
+   * @param envelope how the answer to {@code header} leaves
    */
-  public void onBadFrame(TMessage header, String reason) {
+  public void onBadFrame(TMessage header, String reason, Envelope envelope) {
     path.counters.badFrames.increment();
     ByteBuffer reply =
         header == null
@@ -250,6 +251,7 @@ public final class CallSequencer {
       readingPaused = true;
       Call last = new Call(this, null, null);
       last.done = true;
+      last.envelope = envelope != null ? envelope : Envelope.FRAMED;
       last.reply = reply;
       last.closeAfter = true;
       slots.add(last);
@@ -373,22 +375,11 @@ public final class CallSequencer {
     if (request != null) {
       connection.release(request); // the invoker has read the request for the last time
     }
-    HttpRequestReader.Request http = slot.http;
-    ByteBuffer httpHead = null;
-    if (http != null) {
-      if (reply != null) {
-        httpHead = HttpResponses.ok(http, reply.remaining() - Framing.HEADER_SIZE);
-      } else if (!closeAfter) {
-        httpHead = HttpResponses.ok(http, 0); // a oneway call: HTTP still wants its answer
-      } else {
-        httpHead =
-            HttpResponses.error(400, "the body is not a readable Thrift message", false, false);
-      }
-      closeAfter |= !http.keepAlive();
-    }
+    boolean unreadable = closeAfter;
+    closeAfter |= slot.envelope.closesConnection();
     synchronized (this) {
       slot.reply = reply;
-      slot.httpHead = httpHead;
+      slot.unreadable = unreadable;
       slot.closeAfter = closeAfter;
       slot.done = true;
       if (closeAfter) {
