@@ -7,10 +7,11 @@ import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.AsyncBorrows;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
+import io.thriftnio.pool.internal.CallPolicy;
+import io.thriftnio.pool.internal.Deadline;
 import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
-import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,7 +26,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
@@ -125,10 +125,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
-  private final Predicate<String> idempotent;
+  private final CallPolicy policy;
 
   /** How long after a call's deadline its client's own timeout ends it. */
-  private static final long DEADLINE_SLACK_MILLIS = 100;
+  private static final long DEADLINE_SLACK_NANOS = 100_000_000;
 
   private final long deadlineNanos;
   private final long callMillis; // the clients' own call timeout, 0 for none
@@ -136,7 +136,6 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   private ThriftAsyncClientPool(Builder<A> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
     this.callMillis = b.callTimeout.toMillis();
-    this.idempotent = b.idempotentMethods();
     this.executor = b.executor;
     this.clientClass = b.clientClass;
     this.name =
@@ -157,6 +156,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       connections.close(); // the selector threads, started above
       throw e;
     }
+    this.policy = new CallPolicy(name, b.idempotentMethods(), pool);
     this.borrows = new AsyncBorrows<>(name, b.config(), b.metrics(), new Waiters());
     pool.onFree(borrows::dispatch);
   }
@@ -261,8 +261,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       String method,
       CallClock clock) {
     if (clock != null) {
-      long left = clock.deadline - System.nanoTime();
-      if (future.isDone() || left <= 0) {
+      if (future.isDone() || clock.deadline.passed()) {
         pool.giveBack(b); // the deadline passed while the call waited: it never starts
         return;
       }
@@ -270,9 +269,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       // The client's own timeout ends the call just after the deadline (frees and destroys the
       // client); the slack lets the pool's timer, which knows where the call was, speak first
       // whatever the selector thread's timeout granularity.
-      long leftMillis = (left + 999_999) / 1_000_000 + DEADLINE_SLACK_MILLIS;
-      b.connection.client.setTimeout(
-          callMillis == 0 ? leftMillis : Math.min(callMillis, leftMillis));
+      long nanos = clock.deadline.attemptNanos(callMillis * 1_000_000, DEADLINE_SLACK_NANOS);
+      b.connection.client.setTimeout((nanos + 999_999) / 1_000_000);
     }
     InFlight<R> f = new InFlight<>(b, future, call, method, clock);
     inFlight.add(f);
@@ -315,20 +313,18 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
                   Reflection.invoke(method, client, withPoolCallback);
                 },
                 future,
-                idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
+                policy.idempotent(method.getName()) ? method.getName() : null,
                 null,
                 armDeadline(future, deadlineNanos)));
   }
 
   /** When a call with a deadline must end, and where it went; {@code null} without a deadline. */
   private static final class CallClock {
-    final long deadlineNanos; // the deadline's length, as given
-    final long deadline; // nanoTime
+    final Deadline deadline;
     volatile InetSocketAddress sentTo; // null while the call waits for a connection
 
-    CallClock(long deadlineNanos) {
-      this.deadlineNanos = deadlineNanos;
-      this.deadline = System.nanoTime() + deadlineNanos;
+    CallClock(Deadline deadline) {
+      this.deadline = deadline;
     }
   }
 
@@ -341,33 +337,16 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     if (deadlineNanos == 0) {
       return null;
     }
-    CallClock clock = new CallClock(deadlineNanos);
+    CallClock clock = new CallClock(Deadline.in(deadlineNanos));
     ScheduledFuture<?> timer =
         Deadlines.schedule(
             () -> {
-              InetSocketAddress at = clock.sentTo;
-              CallDeadlineException e =
-                  deadlinePassed(
-                      at == null
-                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
-                          : CallDeadlineException.Phase.IN_CALL,
-                      clock,
-                      at,
-                      null);
+              CallDeadlineException e = clock.deadline.exceeded(name, clock.sentTo, stats(), null);
               completeOnExecutor(() -> future.completeExceptionally(e));
             },
             deadlineNanos);
     future.whenComplete((result, failure) -> timer.cancel(false));
     return clock;
-  }
-
-  private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase,
-      CallClock clock,
-      InetSocketAddress endpoint,
-      Throwable cause) {
-    return new CallDeadlineException(
-        name, phase, Duration.ofNanos(clock.deadlineNanos), endpoint, stats(), cause);
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -486,10 +465,15 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
     /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
     private Throwable explain(Throwable failure) {
-      if (clock == null || System.nanoTime() - clock.deadline < 0) {
+      if (!byDeadline()) {
         return failure;
       }
-      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, clock, borrowed.endpoint, failure);
+      return clock.deadline.exceeded(name, borrowed.endpoint, stats(), failure);
+    }
+
+    /** Whether the call's deadline has passed: then the client's timeout was the deadline's. */
+    private boolean byDeadline() {
+      return clock != null && clock.deadline.passed();
     }
 
     /**
@@ -497,16 +481,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * allows; {@code false} if the caller is to hear {@code failure} (noting a refused retry).
      */
     private boolean retried(Throwable failure) {
-      if (retryable == null
-          || closed.get()
-          || !Failures.inTransport(failure)
-          || (clock != null && System.nanoTime() - clock.deadline >= 0)) {
-        return false;
-      }
-      if (!pool.tryRetry()) {
-        failure.addSuppressed(
-            new PoolException(
-                name + ": idempotent " + retryable + " not retried: " + pool.retryRefused(), null));
+      if (!policy.retries(
+          retryable, failure, clock == null ? null : clock.deadline, closed.get())) {
         return false;
       }
       borrowAndStart(call, future, null, borrowed.endpoint, clock);
@@ -530,7 +506,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       inFlight.remove(this);
       // Before the caller hears: a reply read to its end has ended the call already.
       borrowed.connection.settleCall(failure);
-      pool.callEnded(borrowed.endpoint, failure);
+      if (CallPolicy.aboutEndpoint(failure, closed.get(), byDeadline())) {
+        pool.callEnded(borrowed.endpoint, failure);
+      }
       completeOnExecutor(
           () -> {
             // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.

@@ -4,6 +4,8 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.pool.internal.CallPolicy;
+import io.thriftnio.pool.internal.Deadline;
 import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
@@ -18,7 +20,6 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
@@ -107,12 +108,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   private final Function<TProtocol, C> clientFactory;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
-  private final Predicate<String> idempotent;
+  private final CallPolicy policy;
   private final long deadlineNanos;
 
   private ThriftClientPool(Builder<C> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
-    this.idempotent = b.idempotentMethods();
     this.clientFactory = b.clientFactory;
     this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
@@ -129,6 +129,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 protocolFactory,
                 b.validator(),
                 b.interception()));
+    this.policy = new CallPolicy(name, b.idempotentMethods(), pool);
   }
 
   private static Class<?> sampleClientClass(
@@ -197,83 +198,54 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
 
   /**
    * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
-   * after a transport error when the method is idempotent and the budget allows.
+   * when {@link CallPolicy#retries} allows.
    */
   private <R> R call(String method, ClientCall<? super C, R> call, long deadlineNanos)
       throws TException {
-    if (deadlineNanos == 0) {
-      return call(method, call, 0, 0, pool.borrow());
+    Deadline deadline = Deadline.in(deadlineNanos);
+    if (deadline == null) {
+      return call(method, call, null, pool.borrow());
     }
-    long start = System.nanoTime();
     Borrowed<SyncConnection<C>> b;
     try {
       b = pool.borrow(Duration.ofNanos(deadlineNanos));
     } catch (PoolTimeoutException e) {
-      if (System.nanoTime() - start < deadlineNanos) {
+      if (!deadline.passed()) {
         throw e; // the borrow timeout, shorter than the deadline
       }
-      throw deadlinePassed(
-          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
+      throw deadline.exceeded(name, null, pool.stats(), e);
     }
-    if (System.nanoTime() - start >= deadlineNanos) {
+    if (deadline.passed()) {
       pool.giveBack(b); // a connect took the time that was left
-      throw deadlinePassed(
-          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, null);
+      throw deadline.exceeded(name, null, pool.stats(), null);
     }
-    return call(method, call, deadlineNanos, start + deadlineNanos, b);
+    return call(method, call, deadline, b);
   }
 
-  /** {@code deadlineNanos}: the call's whole deadline, as the caller gave it. */
-  private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase,
-      long deadlineNanos,
-      InetSocketAddress endpoint,
-      Throwable cause) {
-    return new CallDeadlineException(
-        name, phase, Duration.ofNanos(deadlineNanos), endpoint, pool.stats(), cause);
-  }
-
-  /**
-   * {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none; {@code
-   * deadlineNanos}: how long that deadline was when the call began.
-   */
+  /** {@code deadline}: {@code null} for none. */
   private <R> R call(
       String method,
       ClientCall<? super C, R> call,
-      long deadlineNanos,
-      long deadline,
+      Deadline deadline,
       Borrowed<SyncConnection<C>> b)
       throws TException {
     try {
-      return attempt(b, call, deadlineNanos, deadline);
+      return attempt(b, call, deadline);
     } catch (TException | RuntimeException | Error t) {
-      if (method == null
-          || idempotent == null
-          || !Failures.inTransport(t)
-          || !idempotent.test(method)) {
+      // A blocking call is over only when it returns: no caller has heard, whatever the pool does.
+      if (!policy.retries(method, t, deadline, false)) {
         throw t;
       }
-      if (!pool.tryRetry()) {
-        t.addSuppressed(
-            new PoolException(
-                name + ": idempotent " + method + " not retried: " + pool.retryRefused(), null));
-        throw t;
-      }
-      if (deadline == 0) {
-        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0, 0);
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        throw t; // no time for a retry: the budget's share goes unused this once
+      if (deadline == null) {
+        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, null);
       }
       Borrowed<SyncConnection<C>> again;
       try {
-        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(left));
+        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(Math.max(1, deadline.left())));
       } catch (PoolTimeoutException e) {
-        throw deadlinePassed(
-            CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
+        throw deadline.exceeded(name, null, pool.stats(), e);
       }
-      return attempt(again, call, deadlineNanos, deadline);
+      return attempt(again, call, deadline);
     }
   }
 
@@ -283,31 +255,26 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * CallDeadlineException} (caused by that failure) instead.
    */
   private <R> R attempt(
-      Borrowed<SyncConnection<C>> b,
-      ClientCall<? super C, R> call,
-      long deadlineNanos,
-      long deadline)
+      Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call, Deadline deadline)
       throws TException {
     Throwable failure = null;
-    AtomicBoolean cut = null;
+    AtomicBoolean cut = new AtomicBoolean();
     ScheduledFuture<?> watchdog = null;
-    if (deadline != 0) {
-      AtomicBoolean passed = new AtomicBoolean();
-      cut = passed;
+    if (deadline != null) {
       watchdog =
           Deadlines.schedule(
               () -> {
-                passed.set(true);
+                cut.set(true);
                 b.connection.close();
               },
-              deadline - System.nanoTime());
+              deadline.left());
     }
     try {
       return call.call(b.connection.client);
     } catch (Throwable t) {
       failure = t;
-      if (cut != null && cut.get()) {
-        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, deadlineNanos, b.endpoint, t);
+      if (cut.get()) {
+        failure = deadline.exceeded(name, b.endpoint, pool.stats(), t);
         throw (CallDeadlineException) failure;
       }
       throw t;
@@ -315,7 +282,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       if (watchdog != null) {
         watchdog.cancel(false);
       }
-      settle(b, failure);
+      settle(b, failure, cut.get());
     }
   }
 
@@ -352,9 +319,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
         });
   }
 
-  private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
-    boolean refused = b.connection.settleCall(failure);
-    if (!refused) {
+  /** {@code byDeadline}: the call's deadline closed the connection under it. */
+  private void settle(Borrowed<SyncConnection<C>> b, Throwable failure, boolean byDeadline) {
+    boolean refused = b.connection.settleCall(failure); // an interceptor's refusal sent nothing
+    if (!refused && CallPolicy.aboutEndpoint(failure, pool.isClosed(), byDeadline)) {
       pool.callEnded(b.endpoint, failure);
     }
     boolean keep = failure == null || refused || Failures.keepsConnection(failure);
@@ -518,7 +486,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
         return;
       }
       closed = true;
-      owner.settle(borrowed, spoiled);
+      owner.settle(borrowed, spoiled, false);
     }
 
     private void checkOpen() {
