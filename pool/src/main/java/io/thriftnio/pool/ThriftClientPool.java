@@ -4,28 +4,20 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
-import io.thriftnio.pool.internal.CallPolicy;
-import io.thriftnio.pool.internal.Deadline;
 import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
-import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
+import io.thriftnio.pool.internal.SyncCalls;
 import io.thriftnio.pool.internal.SyncConnection;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TMemoryBuffer;
-import org.apache.thrift.transport.TTransportException;
 
 /**
  * A pool of generated synchronous Thrift clients, one connection each, keyed by endpoint.
@@ -105,16 +97,14 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   }
 
   private final String name;
-  private final Function<TProtocol, C> clientFactory;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
-  private final CallPolicy policy;
+  private final SyncCalls<C> calls;
   private final long deadlineNanos;
 
   private ThriftClientPool(Builder<C> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
-    this.clientFactory = b.clientFactory;
-    this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
+    this.clientClass = SyncConnection.sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
     TProtocolFactory protocolFactory = b.protocolFactory();
     this.pool =
@@ -129,16 +119,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 protocolFactory,
                 b.validator(),
                 b.interception()));
-    this.policy = new CallPolicy(name, b.idempotentMethods(), pool);
-  }
-
-  private static Class<?> sampleClientClass(
-      Function<TProtocol, ? extends TServiceClient> factory, TProtocolFactory protocolFactory) {
-    try {
-      return factory.apply(protocolFactory.getProtocol(new TMemoryBuffer(16))).getClass();
-    } catch (TTransportException e) {
-      throw new IllegalStateException(e);
-    }
+    this.calls = new SyncCalls<>(name, pool, b.idempotentMethods());
   }
 
   /**
@@ -171,7 +152,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
-    return call(null, call, deadlineNanos);
+    return calls.call(null, call::call, deadlineNanos);
   }
 
   /**
@@ -193,97 +174,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   public <R> R call(Duration deadline, ClientCall<? super C, R> call) throws TException {
     long nanos = Deadlines.checkPositive("deadline", deadline);
     Checks.notNull("call", call);
-    return call(null, call, nanos);
-  }
-
-  /**
-   * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
-   * when {@link CallPolicy#retries} allows.
-   */
-  private <R> R call(String method, ClientCall<? super C, R> call, long deadlineNanos)
-      throws TException {
-    Deadline deadline = Deadline.in(deadlineNanos);
-    if (deadline == null) {
-      return call(method, call, null, pool.borrow());
-    }
-    Borrowed<SyncConnection<C>> b;
-    try {
-      b = pool.borrow(Duration.ofNanos(deadlineNanos));
-    } catch (PoolTimeoutException e) {
-      if (!deadline.passed()) {
-        throw e; // the borrow timeout, shorter than the deadline
-      }
-      throw deadline.exceeded(name, null, pool.stats(), e);
-    }
-    if (deadline.passed()) {
-      pool.giveBack(b); // a connect took the time that was left
-      throw deadline.exceeded(name, null, pool.stats(), null);
-    }
-    return call(method, call, deadline, b);
-  }
-
-  /** {@code deadline}: {@code null} for none. */
-  private <R> R call(
-      String method,
-      ClientCall<? super C, R> call,
-      Deadline deadline,
-      Borrowed<SyncConnection<C>> b)
-      throws TException {
-    try {
-      return attempt(b, call, deadline);
-    } catch (TException | RuntimeException | Error t) {
-      // A blocking call is over only when it returns: no caller has heard, whatever the pool does.
-      if (!policy.retries(method, t, deadline, false)) {
-        throw t;
-      }
-      if (deadline == null) {
-        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, null);
-      }
-      Borrowed<SyncConnection<C>> again;
-      try {
-        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(Math.max(1, deadline.left())));
-      } catch (PoolTimeoutException e) {
-        throw deadline.exceeded(name, null, pool.stats(), e);
-      }
-      return attempt(again, call, deadline);
-    }
-  }
-
-  /**
-   * One attempt on a borrowed connection. With a deadline, the connection is closed under the call
-   * when it passes: the blocked read fails at once, and the caller hears {@link
-   * CallDeadlineException} (caused by that failure) instead.
-   */
-  private <R> R attempt(
-      Borrowed<SyncConnection<C>> b, ClientCall<? super C, R> call, Deadline deadline)
-      throws TException {
-    Throwable failure = null;
-    AtomicBoolean cut = new AtomicBoolean();
-    ScheduledFuture<?> watchdog = null;
-    if (deadline != null) {
-      watchdog =
-          Deadlines.schedule(
-              () -> {
-                cut.set(true);
-                b.connection.close();
-              },
-              deadline.left());
-    }
-    try {
-      return call.call(b.connection.client);
-    } catch (Throwable t) {
-      failure = t;
-      if (cut.get()) {
-        failure = deadline.exceeded(name, b.endpoint, pool.stats(), t);
-        throw (CallDeadlineException) failure;
-      }
-      throw t;
-    } finally {
-      if (watchdog != null) {
-        watchdog.cancel(false);
-      }
-      settle(b, failure, cut.get());
-    }
+    return calls.call(null, call::call, nanos);
   }
 
   /**
@@ -294,11 +185,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(
-        client -> {
-          task.run(client);
-          return null;
-        });
+    call(noResult(task));
   }
 
   /**
@@ -311,30 +198,14 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(Duration deadline, ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(
-        deadline,
-        client -> {
-          task.run(client);
-          return null;
-        });
+    call(deadline, noResult(task));
   }
 
-  /** {@code byDeadline}: the call's deadline closed the connection under it. */
-  private void settle(Borrowed<SyncConnection<C>> b, Throwable failure, boolean byDeadline) {
-    boolean refused = b.connection.settleCall(failure); // an interceptor's refusal sent nothing
-    if (!refused && CallPolicy.aboutEndpoint(failure, pool.isClosed(), byDeadline)) {
-      pool.callEnded(b.endpoint, failure);
-    }
-    boolean keep = failure == null || refused || Failures.keepsConnection(failure);
-    if (keep && b.connection.isClean()) {
-      pool.release(b);
-    } else {
-      pool.invalidate(
-          b,
-          failure != null
-              ? failure
-              : new TTransportException("connection closed or holding unread bytes after a call"));
-    }
+  private static <C> ClientCall<C, Void> noResult(ClientTask<C> task) {
+    return client -> {
+      task.run(client);
+      return null;
+    };
   }
 
   /**
@@ -349,17 +220,13 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   public <I> I iface(Class<I> iface) {
     Checks.notNull("iface", iface);
     Proxies.checkIface("iface", iface, clientClass);
-    InvocationHandler handler =
-        (proxy, method, args) -> {
-          if (method.getDeclaringClass() == Object.class) {
-            return Reflection.objectMethod(
-                proxy, method, args, "pooled proxy for " + iface.getName());
-          }
-          return call(
-              method.getName(), client -> Reflection.invoke(method, client, args), deadlineNanos);
-        };
-    return iface.cast(
-        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+    return Proxies.iface(
+        iface,
+        (method, args) ->
+            calls.call(
+                method.getName(),
+                client -> Reflection.invoke(method, client, args),
+                deadlineNanos));
   }
 
   /**
@@ -444,18 +311,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             "lease of a connection to " + borrowed.endpoint + " is spoiled by an earlier failure",
             spoiled);
       }
-      R result;
-      try {
-        result = call.call(borrowed.connection.client);
-      } catch (Throwable t) {
-        boolean refused = borrowed.connection.settleCall(t);
-        if (!refused && !Failures.keepsConnection(t)) {
-          spoiled = t;
-        }
-        throw t;
-      }
-      borrowed.connection.settleCall(null);
-      return result;
+      return owner.calls.onLease(borrowed, call::call, failure -> spoiled = failure);
     }
 
     /**
@@ -465,11 +321,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      * @throws TException what the client threw
      */
     public void run(ClientTask<? super C> task) throws TException {
-      call(
-          client -> {
-            task.run(client);
-            return null;
-          });
+      call(noResult(task));
     }
 
     /** Marks the connection for destruction on {@link #close()}. */
@@ -486,7 +338,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
         return;
       }
       closed = true;
-      owner.settle(borrowed, spoiled, false);
+      owner.calls.settle(borrowed, spoiled, false);
     }
 
     private void checkOpen() {
