@@ -126,13 +126,18 @@ class CallDeadlineTest {
       peer.replyGate = new CountDownLatch(1);
       try {
         long start = System.nanoTime();
+        // The first call holds the one slot past the second's deadline: were both the pool's, the
+        // first's end would free the slot a hair before the second's, and send it.
         CompletableFuture<Long> first =
-            pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+            pool.call(
+                DEADLINE.multipliedBy(2), c -> c.send_fired(), BenchService.Client::recv_fired);
         CompletableFuture<Long> second =
             pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
-        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
         assertInTime(start);
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        assertThat(inCall.deadline()).isEqualTo(DEADLINE.multipliedBy(2));
+        assertThat(waiting.deadline()).isEqualTo(DEADLINE);
         assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
         assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
