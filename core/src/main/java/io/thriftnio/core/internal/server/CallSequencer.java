@@ -4,8 +4,6 @@ import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -59,7 +57,8 @@ public final class CallSequencer {
   final CallPath path;
   final ServerConnection connection;
   private final ReplyWriter writer;
-  private final CallDeadlines deadlines = new CallDeadlines(this);
+  final CallDeadlines deadlines = new CallDeadlines(this);
+  private final Dispatcher dispatcher = new Dispatcher(this);
 
   // Guarded by this; the writer's fields too.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
@@ -71,7 +70,6 @@ public final class CallSequencer {
   boolean unflushed;
   boolean inReadBatch;
   Thread readingThread;
-  private boolean dispatchingWaiting;
   volatile boolean draining;
 
   /** A close is decided: requests delivered from now on are dropped. */
@@ -148,7 +146,7 @@ public final class CallSequencer {
       deadlines.schedule(check); // first: SAME_THREAD runs the call inline, and it may never end
     }
     if (dispatch) {
-      dispatch(slot);
+      dispatcher.dispatch(slot);
     }
     // During a drain, requests already read are still delivered and answered.
     boolean buffered = draining && connection.hasBufferedRequests();
@@ -156,23 +154,6 @@ public final class CallSequencer {
       boolean full = !waiting.isEmpty() || slots.size() >= path.maxCallsInFlight;
       readingPaused = closing || full || (draining && !buffered);
       return !readingPaused;
-    }
-  }
-
-  /**
-   * Sends the replies written so far in this read batch before a call that may block the reading
-   * thread: a fast call's reply must not wait for a slow call read after it.
-   */
-  private void flushBeforeInlineCall() {
-    synchronized (this) {
-      if (!unflushed) {
-        return;
-      }
-      inReadBatch = false; // the writer flushes on the reading thread only outside a batch
-    }
-    writer.writeReady();
-    synchronized (this) {
-      inReadBatch = true;
     }
   }
 
@@ -339,33 +320,14 @@ public final class CallSequencer {
     }
   }
 
-  private void dispatch(Call slot) {
-    Executor worker = path.worker;
-    if (worker == null) {
-      if (path.inlineCallsMayBlock) {
-        flushBeforeInlineCall();
-      }
-      slot.run();
-      return;
-    }
-    // Found by fuzzing: a request after an unreadable one must not start on another worker while
-    // the connection closes; the check runs here, in request order, on the reading thread.
-    Throwable unreadable =
-        HeaderCheck.unreadable(
-            slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
-    if (unreadable != null) {
-      if (slot.claim(false)) { // else it timed out already, and was answered
-        slot.unreadable(unreadable);
-      }
-      return;
-    }
-    try {
-      worker.execute(slot);
-    } catch (RejectedExecutionException e) {
-      if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
-        OverloadReplies.refused(this, slot, e);
-      }
-    }
+  /** Dispatches waiting requests while the limit allows, then lets reading resume. */
+  void dispatchWaiting() {
+    dispatcher.dispatchWaiting();
+  }
+
+  /** Writes what is ready; the dispatcher's flush before an inline call. */
+  void writeReady() {
+    writer.writeReady();
   }
 
   /** Records a call's outcome, on the thread that completed it, and writes what is ready. */
@@ -388,61 +350,5 @@ public final class CallSequencer {
       }
     }
     writer.writeReady();
-  }
-
-  /**
-   * Dispatches waiting requests while the limit allows, then lets reading resume. One thread runs
-   * the loop at a time; it decides to stop and gives up the loop in one step under the lock, so a
-   * slot freed by another thread is either seen by this loop or finds the loop free and runs it
-   * itself (a window between the two once left a pipelining WORKER connection with requests
-   * waiting, reading paused and nothing in flight to wake it).
-   */
-  void dispatchWaiting() {
-    synchronized (this) {
-      if (dispatchingWaiting) {
-        return; // the running loop looks at the state again before it stops
-      }
-      dispatchingWaiting = true;
-    }
-    boolean resume = false;
-    boolean stopped = false;
-    try {
-      while (true) {
-        Call next;
-        long check;
-        synchronized (this) {
-          if (closing
-              || waiting.isEmpty()
-              || slots.size() - waiting.size() >= path.maxCallsInFlight) {
-            if (readingPaused
-                && !draining
-                && !closing
-                && waiting.isEmpty()
-                && slots.size() < path.maxCallsInFlight) {
-              readingPaused = false;
-              resume = true;
-            }
-            dispatchingWaiting = false;
-            stopped = true;
-            break;
-          }
-          next = waiting.pollFirst();
-          check = deadlines.queued(next, System.nanoTime());
-        }
-        if (check >= 0) {
-          deadlines.schedule(check);
-        }
-        dispatch(next);
-      }
-    } finally {
-      if (!stopped) {
-        synchronized (this) {
-          dispatchingWaiting = false;
-        }
-      }
-    }
-    if (resume) {
-      connection.resumeReading();
-    }
   }
 }
