@@ -127,6 +127,24 @@ class CallSequencerTest {
   }
 
   @Test
+  void whenInlineCallsMayBlockTheRepliesAheadLeaveBeforeTheNextCallRuns() throws Exception {
+    // LEADER_FOLLOWER: a call on the reading thread may sleep; the replies read before it must
+    // not wait for it (a fast call's reply held behind a slow one times the fast call out).
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, null, counters, 100, Duration.ofSeconds(1), Duration.ZERO, null, true)
+            .open(connection);
+    deliver(seq, "echo", 1);
+    assertThat(connection.sent).as("one reply, nothing after it yet").isEmpty();
+    deliver(seq, "echo", 2);
+    assertThat(seqids()).as("reply 1 left before call 2 ran").containsExactly(1);
+    deliver(seq, "echo", 3);
+    assertThat(seqids()).containsExactly(1, 2);
+    seq.readComplete();
+    assertThat(seqids()).containsExactly(1, 2, 3);
+  }
+
+  @Test
   void dispatchesPipelinedCallsToTheWorkerAllAtOnceAndHandsRepliesOverOnce() throws Exception {
     ManualExecutor workers = new ManualExecutor();
     CallSequencer seq = sync(workers, 100);

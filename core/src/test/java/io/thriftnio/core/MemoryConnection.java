@@ -50,14 +50,20 @@ final class MemoryConnection implements ServerConnection {
   }
 
   @Override
-  public void write(ByteBuffer frame) {
+  public void write(ByteBuffer head, ByteBuffer body) {
     check();
     if (closedHalfFirst != null) {
       throw new AssertionError("write after close");
     }
-    ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
-    copy.put(frame.duplicate()).flip();
-    unflushed.add(copy);
+    int length = (head == null ? 0 : head.remaining()) + (body == null ? 0 : body.remaining());
+    ByteBuffer copy = ByteBuffer.allocate(length);
+    if (head != null) {
+      copy.put(head.duplicate());
+    }
+    if (body != null) {
+      copy.put(body.duplicate());
+    }
+    unflushed.add(copy.flip());
   }
 
   @Override

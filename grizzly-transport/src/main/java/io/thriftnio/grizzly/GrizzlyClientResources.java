@@ -4,7 +4,6 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.client.AbstractClientResources;
@@ -156,9 +155,6 @@ public final class GrizzlyClientResources extends AbstractClientResources {
       throws TTransportException {
     ensureOpen(address);
     Connection<?> connection = connector.connect(address, options);
-    if (options.transport() == WireTransport.HTTP) {
-      return new GrizzlyHttpChannel(address, connection, options, timer, onClose);
-    }
     return new GrizzlyThriftChannel(address, connection, options, timer, onClose);
   }
 

@@ -25,7 +25,8 @@ final class GrizzlyConnectionHandle implements ConnectionHandle {
 
   @Override
   public int pendingCalls() {
-    return ThriftServerFilter.inFlight(connection);
+    GrizzlyServerConnection served = ThriftServerFilter.peek(connection);
+    return served == null ? 0 : served.calls.pendingCalls();
   }
 
   @Override

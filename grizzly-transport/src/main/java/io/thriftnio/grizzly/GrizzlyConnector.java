@@ -8,7 +8,6 @@ import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -32,9 +31,8 @@ import org.glassfish.grizzly.ssl.SSLFilter;
 /**
  * Connects client connections of one {@link TCPNIOTransport}, each with the filter chain its
  * options call for: {@code TransportFilter -> [SSLFilter] -> ThriftFrameFilter(maxFrameSize) ->
- * ThriftClientFilter}, the frame filter cutting unframed replies for {@code
- * WireTransport.UNFRAMED}. Chains are made once per frame limit, TLS settings and transport, and
- * shared.
+ * ThriftClientFilter}, the frame filter reading each connection's replies with the codec its client
+ * attaches. Chains are made once per frame limit and TLS settings, and shared.
  */
 final class GrizzlyConnector {
 
@@ -174,29 +172,24 @@ final class GrizzlyConnector {
     }
   }
 
-  /** A chain's identity: the frame limit, the TLS settings instance and the wire transport. */
+  /** A chain's identity: the frame limit and the TLS settings instance. */
   private static final class Key {
     final int maxFrameSize;
     final ClientTls tls;
-    final WireTransport transport;
 
     Key(ClientOptions options) {
       this.maxFrameSize = options.maxFrameSize();
       this.tls = options.tls().orElse(null);
-      this.transport = options.transport();
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Key
-          && ((Key) o).maxFrameSize == maxFrameSize
-          && ((Key) o).tls == tls
-          && ((Key) o).transport == transport;
+      return o instanceof Key && ((Key) o).maxFrameSize == maxFrameSize && ((Key) o).tls == tls;
     }
 
     @Override
     public int hashCode() {
-      return (31 * maxFrameSize + System.identityHashCode(tls)) * 31 + transport.hashCode();
+      return 31 * maxFrameSize + System.identityHashCode(tls);
     }
   }
 
@@ -215,29 +208,10 @@ final class GrizzlyConnector {
       if (ssl != null) {
         b.add(ssl);
       }
-      switch (key.transport) {
-        case HTTP:
-          // The channel finds the responses in the bytes itself (HttpChannelCodec).
-          this.filters = b.add(new HttpClientFilter()).build();
-          break;
-        case UNFRAMED:
-          // The server's unframed path cuts replies too: the grammar is the same, the first
-          // reply's first byte says binary, compact or JSON.
-          this.filters =
-              b.add(
-                      new ThriftFrameFilter(
-                          key.maxFrameSize,
-                          null,
-                          () -> {},
-                          () -> {},
-                          EnumSet.of(WireTransport.UNFRAMED)))
-                  .add(new ThriftClientFilter())
-                  .build();
-          break;
-        default:
-          this.filters =
-              b.add(new ThriftFrameFilter(key.maxFrameSize)).add(new ThriftClientFilter()).build();
-      }
+      // The frame filter reads every transport's replies, with the codec each connection's
+      // client attaches (framed, unframed, HTTP).
+      this.filters =
+          b.add(new ThriftFrameFilter(key.maxFrameSize)).add(new ThriftClientFilter()).build();
     }
   }
 

@@ -1,11 +1,15 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.wire.Envelope;
+import io.thriftnio.core.wire.Refusal;
+import io.thriftnio.core.wire.ServerCodec;
+import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -32,9 +36,11 @@ import org.glassfish.grizzly.nio.SelectorRunner;
 import org.glassfish.grizzly.ssl.SSLUtils;
 
 /**
- * One Grizzly server connection as core's call path sees it ({@link ServerConnection}), the state
- * {@link ThriftServerFilter} keeps per connection. Grizzly's writes are thread-safe, so replies are
- * written on whichever thread completes them; those of one batch leave in one write.
+ * One Grizzly server connection as core's call path sees it ({@link ServerConnection}), and the
+ * state a server keeps per connection, in one connection attribute of {@link ThriftServerFilter}:
+ * its calls, its wire ({@link ServerCodec}, which {@link ThriftFrameFilter} reads with), its read
+ * clock (which the timeout sweep commits an idle close against). Grizzly's writes are thread-safe,
+ * so replies are written on whichever thread completes them; those of one batch leave in one write.
  */
 final class GrizzlyServerConnection implements ServerConnection {
   private static final org.slf4j.Logger log =
@@ -53,6 +59,28 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   final Connection<?> connection;
   final CallSequencer calls;
+
+  /**
+   * The read clock: a read begins in {@link ThriftFrameFilter}, and ends there unless a request is
+   * passed on, in which case {@link ThriftServerFilter} ends it once the request is with the call
+   * path. The idle sweep commits its decision against it.
+   */
+  final ReadActivity reads = new ReadActivity();
+
+  /** The current read passed a request on; confined to the reading thread. */
+  boolean passedOn;
+
+  /** Another whole request follows the one being delivered, in the same read. */
+  volatile boolean moreBuffered;
+
+  /** The bytes of the current read as the wire reads them; confined to the reading thread. */
+  final GrizzlyBytes bytes = new GrizzlyBytes();
+
+  /**
+   * The connection's wire, made at its first read; confined to the reading thread but for the
+   * clocks it exposes.
+   */
+  private volatile ServerCodec codec;
 
   /** Replies written and not yet flushed; owned by the sequencer's writer. */
   private final List<Buffer> unflushed = new ArrayList<>(4);
@@ -77,6 +105,44 @@ final class GrizzlyServerConnection implements ServerConnection {
             : null;
     this.registration = ConnectionGuardFilter.registered(connection); // admitted at accept
     this.calls = path.open(this);
+  }
+
+  /** The connection's wire, made on first use with the frame filter's {@code settings}. */
+  ServerCodec codec(WireSettings settings) {
+    ServerCodec c = codec;
+    if (c == null) {
+      c = new ServerCodec(settings, connection.getPeerAddress());
+      codec = c;
+    }
+    return c;
+  }
+
+  /** The connection's wire, or {@code null} before its first read. */
+  ServerCodec codec() {
+    return codec;
+  }
+
+  /** The envelope of the connection's requests that carry none of their own: framed by default. */
+  Envelope envelope() {
+    ServerCodec c = codec;
+    Envelope e = c == null ? null : c.envelope();
+    return e == null ? Envelope.FRAMED : e;
+  }
+
+  /** The wire refused the connection's bytes: answer as the refusal says, then close. */
+  void refused(Refusal refusal) {
+    ByteBuffer answer = refusal.answer();
+    if (answer != null) {
+      answer(answer, true, true);
+    } else {
+      calls.onBadFrame(refusal.header(), refusal.reason(), refusal.envelope());
+    }
+  }
+
+  /** Bytes to send without a call, after every earlier reply; then closes if {@code closeAfter}. */
+  void answer(ByteBuffer answer, boolean refusal, boolean closeAfter) {
+    calls.onAnswer(answer, refusal, closeAfter);
+    calls.readComplete(); // no request of this read reaches the server filter: flush it now
   }
 
   /**
@@ -120,20 +186,13 @@ final class GrizzlyServerConnection implements ServerConnection {
   }
 
   @Override
-  public void write(ByteBuffer frame) {
-    if (ThriftFrameFilter.repliesUnframed(connection)) {
-      frame.position(frame.position() + Framing.HEADER_SIZE); // the peer reads messages bare
-    }
-    unflushed.add(Buffers.wrap(connection.getMemoryManager(), frame));
-  }
-
-  @Override
-  public void writeHttp(ByteBuffer head, ByteBuffer frame) {
+  public void write(ByteBuffer head, ByteBuffer body) {
     MemoryManager<?> memory = connection.getMemoryManager();
-    unflushed.add(Buffers.wrap(memory, head));
-    if (frame != null) {
-      frame.position(frame.position() + Framing.HEADER_SIZE); // the body is the bare reply
-      unflushed.add(Buffers.wrap(memory, frame));
+    if (head != null) {
+      unflushed.add(Buffers.wrap(memory, head));
+    }
+    if (body != null) {
+      unflushed.add(Buffers.wrap(memory, body));
     }
   }
 
@@ -277,8 +336,8 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   @Override
   public boolean hasBufferedRequests() {
-    // ThriftFrameFilter hands over one frame at a time; the rest of the read waits in the chain.
-    return ThriftFrameFilter.moreFramesBuffered(connection);
+    // ThriftFrameFilter hands over one request at a time; the rest of the read waits in the chain.
+    return moreBuffered;
   }
 
   @Override
@@ -311,8 +370,8 @@ final class GrizzlyServerConnection implements ServerConnection {
   }
 
   /**
-   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; {@link
-   * ThriftFrameFilter} discards what arrives meanwhile.
+   * Sends FIN now and closes after {@link #LINGER_MILLIS}, or sooner when the peer closes; the wire
+   * discards what arrives meanwhile.
    */
   private static void shutdownOutputThenClose(Connection<?> connection) {
     Object channel =

@@ -1,10 +1,9 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.client.PipelinedChannel;
+import io.thriftnio.core.internal.client.CodecChannel;
+import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.grizzly.internal.CloseListeners;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
 import java.net.InetSocketAddress;
@@ -19,8 +18,9 @@ import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
  * A pipelined asynchronous {@link ThriftChannel} over one Grizzly connection, opened by {@link
- * GrizzlyClientResources#openChannel}. The call table (ordering, timers, limits, failures) is
- * core's, the same as on every transport; this class moves its bytes:
+ * GrizzlyClientResources#openChannel}, for every wire transport (framed, unframed, HTTP). The call
+ * table (ordering, timers, limits, failures) and the wire are core's, the same as on every
+ * transport; this class moves their bytes:
  *
  * <pre>
  *  exchange(a) exchange(b) send(c) exchange(d)      any threads, no waiting
@@ -29,19 +29,18 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * </pre>
  *
  * <p>The calling thread that finds the outbound queue idle writes it into Grizzly's async write
- * queue; no monitor is held meanwhile, so a busy connection never stalls the selector thread that
- * reads another. Writing stops while more than {@value GrizzlyConnector#WRITE_HIGH_WATER_MARK}
- * bytes wait for the socket, and resumes as they drain. Thread-safe; {@link #close()} is
+ * queue, each request behind its head (a length prefix, an HTTP head) in one composite buffer; no
+ * monitor is held meanwhile, so a busy connection never stalls the selector thread that reads
+ * another. Writing stops while more than {@value GrizzlyConnector#WRITE_HIGH_WATER_MARK} bytes wait
+ * for the socket, and resumes as they drain. Replies come from the chain's {@link
+ * ThriftFrameFilter}, which reads them with this channel's codec. Thread-safe; {@link #close()} is
  * idempotent.
  */
-public final class GrizzlyThriftChannel extends PipelinedChannel
-    implements ThriftClientFilter.FrameSink {
+public final class GrizzlyThriftChannel extends CodecChannel
+    implements ThriftClientFilter.ReplySink {
 
   private final Connection<?> connection;
   private final AtomicLong unwrittenBytes = new AtomicLong();
-
-  /** Requests leave without the length prefix ({@code WireTransport.UNFRAMED}). */
-  private final boolean unframed;
 
   GrizzlyThriftChannel(
       InetSocketAddress address,
@@ -51,14 +50,19 @@ public final class GrizzlyThriftChannel extends PipelinedChannel
       Runnable onClose) {
     super(address, options, timer, onClose);
     this.connection = connection;
-    this.unframed = options.transport() == WireTransport.UNFRAMED;
+    ThriftFrameFilter.attach(connection, codec);
     ThriftClientFilter.register(connection, this);
     CloseListeners.onClose(connection, () -> onClosed(null));
   }
 
   @Override
   public void onFrame(ByteBuffer payload) {
-    calls.onResponse(payload);
+    onReply(payload);
+  }
+
+  @Override
+  public void onEvent(ReplyEvent event) {
+    onReplyEvent(event);
   }
 
   @Override
@@ -78,25 +82,18 @@ public final class GrizzlyThriftChannel extends PipelinedChannel
   }
 
   @Override
-  public void write(ByteBuffer payload, Consumer<Throwable> done) {
-    int length = payload.remaining();
+  protected void send(byte[] head, ByteBuffer payload, Consumer<Throwable> done) {
     MemoryManager<?> mm = connection.getMemoryManager();
-    Buffer frame;
-    long size;
-    if (unframed) {
-      frame = Buffers.wrap(mm, payload);
-      size = length;
-    } else {
-      byte[] header = new byte[Framing.HEADER_SIZE];
-      Framing.encodeLength(length, header, 0);
-      // Zero-copy: the prefix and the caller's buffer go out as one composite write.
-      frame = Buffers.appendBuffers(mm, Buffers.wrap(mm, header), Buffers.wrap(mm, payload));
-      size = Framing.HEADER_SIZE + (long) length;
-    }
+    // Zero-copy: the head and the caller's buffer go out as one composite write.
+    Buffer request =
+        head.length == 0
+            ? Buffers.wrap(mm, payload)
+            : Buffers.appendBuffers(mm, Buffers.wrap(mm, head), Buffers.wrap(mm, payload));
+    long size = head.length + (long) payload.remaining();
     unwrittenBytes.addAndGet(size);
     GrizzlyWrites.write(
         connection,
-        frame,
+        request,
         failure -> {
           long left = unwrittenBytes.addAndGet(-size);
           done.accept(failure);

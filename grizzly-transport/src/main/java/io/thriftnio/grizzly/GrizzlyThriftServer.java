@@ -8,6 +8,7 @@ import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
@@ -118,12 +119,13 @@ public final class GrizzlyThriftServer extends LifecycleServer {
     this.timeouts = new TimeoutSweep(registry, TimeoutPolicy.of(config), config.tls() != null);
     ThriftFrameFilter frameFilter =
         new ThriftFrameFilter(
-            config.maxFrameSize(),
-            config.inputProtocolFactory(),
-            () -> {}, // the server filter counts the frames it is told of
-            counters.truncatedFrames::increment,
-            config.transports(),
-            config.httpPath());
+            WireSettings.of(
+                config.maxFrameSize(),
+                config.transports(),
+                config.inputProtocolFactory(),
+                config.httpPath()),
+            () -> {}, // the server filter counts the refusals it is told of
+            counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
     FilterChainBuilder chain =
         FilterChainBuilder.stateless()

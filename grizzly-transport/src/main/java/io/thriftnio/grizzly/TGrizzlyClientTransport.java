@@ -6,6 +6,8 @@ import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.grizzly.internal.CloseListeners;
 import io.thriftnio.grizzly.internal.GrizzlyWrites;
 import java.net.InetSocketAddress;
@@ -45,7 +47,7 @@ import org.glassfish.grizzly.memory.Buffers;
  * transport: one call at a time.
  */
 public final class TGrizzlyClientTransport extends QueuedFramedTransport
-    implements ThriftClientFilter.FrameSink {
+    implements ThriftClientFilter.ReplySink {
 
   private final Connection<?> connection;
   private final long writeTimeoutMillis;
@@ -54,14 +56,15 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
   TGrizzlyClientTransport(
       InetSocketAddress address, Connection<?> connection, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    super(
-        address,
-        options.maxFrameSize(),
-        options.readTimeout().toMillis(),
-        options.transport() != WireTransport.UNFRAMED);
+    super(address, options);
     this.connection = connection;
     this.writeTimeoutMillis = options.readTimeout().toMillis();
     this.onClose = onClose;
+    if (options.transport() != WireTransport.FRAMED) {
+      // The chain's frame filter reads this transport's replies (a framed chain's are frames).
+      ThriftFrameFilter.attach(
+          connection, ClientCodec.of(options, address, ClientErrors.peer(address)));
+    }
     ThriftClientFilter.register(connection, this);
     CloseListeners.onClose(connection, () -> onClosed(null));
   }
@@ -79,10 +82,10 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
 
   /**
    * A transport over a connected {@code connection}; of the options, {@code maxFrameSize} (for
-   * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds responses),
-   * {@code readTimeout} and {@code transport} apply. The chain must speak that transport: a {@code
-   * ThriftFrameFilter(maxFrameSize)} chain is framed; for {@code WireTransport.UNFRAMED} open the
-   * transport with {@link GrizzlyClientResources#openTransport}, whose chains cut unframed replies.
+   * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds framed
+   * responses), {@code readTimeout} and {@code transport} apply. With {@code
+   * WireTransport.UNFRAMED}, the chain's frame filter reads this connection's replies unframed,
+   * bounded by the options' {@code maxFrameSize}.
    *
    * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
    *     ThriftClientFilter}
@@ -124,6 +127,15 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
     byte[] frame = new byte[payload.remaining()];
     payload.get(frame);
     frameArrived(frame);
+  }
+
+  @Override
+  public void onEvent(ReplyEvent event) {
+    // A sync transport's wire is framed or unframed: only a reply it cannot read has an event.
+    onClosed(
+        event.connectionFailure() != null
+            ? event.connectionFailure()
+            : new TTransportException(TTransportException.CORRUPTED_DATA, event.closeReason()));
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.wire.ReplyEvent;
+import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -90,24 +92,48 @@ public final class ThriftClientFilter extends BaseFilter {
         Objects.requireNonNull(connection, "connection"), Objects.requireNonNull(sink, "sink"));
   }
 
-  /** Tells the client of {@code connection}, if any, that it fails with {@code cause}. */
-  static void failed(Connection<?> connection, Throwable cause) {
+  /**
+   * A sink of this package's clients, which also takes what a reply says besides its payload (an
+   * HTTP status that fails its call, a server ending the connection after it).
+   */
+  interface ReplySink extends FrameSink {
+    /** What the reply just delivered (if any) says besides its payload. */
+    void onEvent(ReplyEvent event);
+  }
+
+  /**
+   * Hands a reply, or what a reply says ({@code event}), to the client of {@code connection}: as it
+   * reached this filter, or as the frame filter found it at the end of the stream. A sink of the
+   * user's learns of an event that ends the connection through {@link FrameSink#onClosed}.
+   */
+  static void deliver(Connection<?> connection, Buffer payload, ReplyEvent event) {
     FrameSink sink = SINK.get(connection);
-    if (sink != null) {
-      sink.onClosed(cause);
+    if (sink == null) {
+      connection.closeSilently(); // a reply before any request: not an answer to anything
+      return;
+    }
+    if (payload != null) {
+      sink.onFrame(payload.toByteBuffer());
+    }
+    if (event == null) {
+      return;
+    }
+    if (sink instanceof ReplySink) {
+      ((ReplySink) sink).onEvent(event);
+    } else if (event.connectionFailure() != null) {
+      sink.onClosed(event.connectionFailure());
     }
   }
 
   @Override
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
-    Connection<?> connection = ctx.getConnection();
-    FrameSink sink = SINK.get(connection);
-    Buffer message = ctx.getMessage();
-    if (sink == null) {
-      connection.closeSilently();
-      return ctx.getStopAction();
+    Object message = ctx.getMessage();
+    if (message instanceof WireMessage) {
+      WireMessage<?> reply = (WireMessage<?>) message;
+      deliver(ctx.getConnection(), (Buffer) reply.payload(), reply.event());
+    } else {
+      deliver(ctx.getConnection(), (Buffer) message, null);
     }
-    sink.onFrame(message.toByteBuffer());
     return ctx.getStopAction();
   }
 

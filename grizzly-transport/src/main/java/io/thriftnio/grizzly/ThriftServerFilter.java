@@ -1,13 +1,13 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.RegisteredConnection;
+import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -16,7 +16,6 @@ import java.util.function.Consumer;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -150,28 +149,27 @@ public final class ThriftServerFilter extends BaseFilter {
   @Override
   public NextAction handleRead(FilterChainContext ctx) throws IOException {
     Connection<?> connection = ctx.getConnection();
-    GrizzlyServerConnection adapter = adapterOf(connection);
+    GrizzlyServerConnection adapter = connection(connection);
     Object message = ctx.getMessage();
     boolean more;
     try {
       beforeRequest.accept(connection);
-      if (message instanceof ThriftFrameFilter.HttpCall) {
-        ThriftFrameFilter.HttpCall http = (ThriftFrameFilter.HttpCall) message;
-        more = adapter.calls.onHttpRequest(ByteBuffer.wrap(http.body), null, http.request);
+      // The call reads a copy of its own: a binary argument the handler keeps stays valid
+      // whatever Grizzly does with its read buffer next, and a frame that spanned reads is
+      // copied once; a payload the decoder assembled in an array of its own is not copied again.
+      if (message instanceof WireMessage) {
+        WireMessage<?> r = (WireMessage<?>) message;
+        byte[] request = r.array() != null ? r.array() : copy((Buffer) r.payload());
+        more = adapter.calls.onRequest(ByteBuffer.wrap(request), null, r.envelope());
       } else {
-        // The call reads a copy of its own: a binary argument the handler keeps stays valid
-        // whatever Grizzly does with its read buffer next, and a frame that spanned reads is
-        // copied once.
-        Buffer frame = (Buffer) message;
-        byte[] request = new byte[frame.remaining()];
-        frame.get(request);
-        more = adapter.calls.onRequest(ByteBuffer.wrap(request), null);
+        byte[] request = copy((Buffer) message);
+        more = adapter.calls.onRequest(ByteBuffer.wrap(request), null, adapter.envelope());
       }
     } finally {
-      ThriftFrameFilter.requestDelivered(connection); // the call is counted: the read is over
+      adapter.reads.endRead(System.nanoTime()); // the call is counted: the read is over
     }
-    if (!more || !ThriftFrameFilter.moreFramesBuffered(connection)) {
-      adapter.calls.readComplete(); // the last frame of this read: its replies leave together
+    if (!more || !adapter.moreBuffered) {
+      adapter.calls.readComplete(); // the last request of this read: its replies leave together
     }
     if (!more || adapter.isPausedByUs()) {
       // Until calls complete (or for good: a drain, a close), nothing more is read.
@@ -182,6 +180,12 @@ public final class ThriftServerFilter extends BaseFilter {
       return suspendUntilWritable(ctx, connection);
     }
     return ctx.getStopAction();
+  }
+
+  private static byte[] copy(Buffer payload) {
+    byte[] request = new byte[payload.remaining()];
+    payload.get(request);
+    return request;
   }
 
   /**
@@ -199,40 +203,9 @@ public final class ThriftServerFilter extends BaseFilter {
     return ctx.getStopAction();
   }
 
-  /**
-   * Ends {@code connection} after a frame that {@link ThriftFrameFilter} rejected: once every
-   * earlier response has left, it sends a {@code PROTOCOL_ERROR} reply to {@code header} (if it is
-   * known and not oneway), then closes.
-   *
-   * @param header the rejected frame's message header, or {@code null} if it could not be read
-   * @param cause the rule the frame broke, with the length, the limit and the peer
-   */
-  void rejectFrame(Connection<?> connection, TMessage header, FrameSizeException cause) {
-    adapterOf(connection).calls.onBadFrame(header, cause.getMessage());
-  }
-
-  /**
-   * For {@link ThriftFrameFilter}: {@code connection} cannot be read on (first bytes of no accepted
-   * transport, an invalid unframed message); answer {@code header} if known, then close.
-   */
-  void refuse(Connection<?> connection, TMessage header, String reason) {
-    adapterOf(connection).calls.onBadFrame(header, reason);
-  }
-
-  /**
-   * For {@link ThriftFrameFilter}: an HTTP response without a call, after every earlier reply (a
-   * refused request, or {@code 100 Continue}); then closes if {@code closeAfter}.
-   */
-  void respondHttp(
-      Connection<?> connection, ByteBuffer response, boolean refusal, boolean closeAfter) {
-    GrizzlyServerConnection adapter = adapterOf(connection);
-    adapter.calls.onHttpResponse(response, refusal, closeAfter);
-    adapter.calls.readComplete(); // no request of this read reaches handleRead: flush it now
-  }
-
   @Override
   public NextAction handleClose(FilterChainContext ctx) throws IOException {
-    GrizzlyServerConnection adapter = CALLS.peek(ctx.getConnection());
+    GrizzlyServerConnection adapter = peek(ctx.getConnection());
     if (adapter != null) {
       adapter.calls.onClosed();
     }
@@ -255,16 +228,31 @@ public final class ThriftServerFilter extends BaseFilter {
     }
   }
 
-  private GrizzlyServerConnection adapterOf(Connection<?> connection) {
+  /**
+   * The state of {@code connection} as this filter serves it (its calls, its read clock, its wire),
+   * made on first use: at accept in a server's chain, at the first read in a chain of the user's.
+   */
+  GrizzlyServerConnection connection(Connection<?> connection) {
     GrizzlyServerConnection adapter = CALLS.get(connection);
-    if (adapter == null) {
-      adapter = new GrizzlyServerConnection(connection, path);
-      CALLS.set(connection, adapter);
-      if (draining) {
-        adapter.calls.startDrain(); // the server began closing before this connection's first read
-      }
+    if (adapter != null) {
+      return adapter;
     }
-    return adapter;
+    synchronized (connection) { // the accept and the timeout sweep may meet here
+      adapter = CALLS.get(connection);
+      if (adapter == null) {
+        adapter = new GrizzlyServerConnection(connection, path);
+        CALLS.set(connection, adapter);
+        if (draining) {
+          adapter.calls.startDrain(); // the server began closing before this connection's read
+        }
+      }
+      return adapter;
+    }
+  }
+
+  /** The state of {@code connection}, if this filter has served it; {@code null} if not. */
+  static GrizzlyServerConnection peek(Connection<?> connection) {
+    return CALLS.peek(connection);
   }
 
   // ---- for GrizzlyThriftServer
@@ -279,19 +267,7 @@ public final class ThriftServerFilter extends BaseFilter {
    * answered; at once if none is pending.
    */
   void drain(Connection<?> connection) {
-    adapterOf(connection).calls.startDrain();
-  }
-
-  /** Nanos of the last frame or response on {@code connection}, or 0 if none yet. */
-  static long lastActivity(Connection<?> connection) {
-    GrizzlyServerConnection adapter = CALLS.peek(connection);
-    return adapter == null ? 0 : adapter.calls.lastActivityNanos();
-  }
-
-  /** Calls received on {@code connection} and not yet answered. */
-  static int inFlight(Connection<?> connection) {
-    GrizzlyServerConnection adapter = CALLS.peek(connection);
-    return adapter == null ? 0 : adapter.calls.pendingCalls();
+    connection(connection).calls.startDrain();
   }
 
   /** Resumes a suspended read once the write queue drains; tolerates a synchronous callback. */

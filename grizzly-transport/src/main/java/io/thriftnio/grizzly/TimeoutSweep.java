@@ -5,6 +5,7 @@ import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.wire.ServerCodec;
 import java.util.function.Consumer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -66,24 +67,29 @@ final class TimeoutSweep implements Runnable {
     Connection<?> c = ((GrizzlyConnectionHandle) r.handle()).connection(); // the guard's kind
     long handshakingSince =
         tls && TlsFilters.handshaking(c) ? r.acceptedAtNanos() : TimeoutPolicy.NONE;
-    ReadActivity reads = ThriftFrameFilter.reads(c);
+    GrizzlyServerConnection served = ThriftServerFilter.peek(c);
+    if (served == null) {
+      return; // accepted and not yet served: the guard's accept makes this state at once
+    }
+    ReadActivity reads = served.reads;
     // The snapshot comes before the calls are counted: a read that ended in between has its
     // call counted, one that began in between fails the claim below.
     long seen = reads.snapshot();
     if (seen == ReadActivity.CLAIMED) {
       return; // closed as idle meanwhile
     }
-    int pending = ThriftServerFilter.inFlight(c);
+    int pending = served.calls.pendingCalls();
     if (ReadActivity.isReading(seen)) {
       pending++; // a request on its way to the call path
     }
     long last = later(r.acceptedAtNanos(), ReadActivity.lastRead(seen));
-    last = later(last, ThriftServerFilter.lastActivity(c));
+    last = later(last, served.calls.lastActivityNanos());
+    ServerCodec wire = served.codec();
     TimeoutPolicy.Verdict verdict =
         policy.check(
             now,
             last,
-            ThriftFrameFilter.partialFrameSince(c),
+            wire == null ? TimeoutPolicy.NONE : wire.partialSinceNanos(),
             unwritableSince(c, now),
             pending,
             handshakingSince);
@@ -98,7 +104,7 @@ final class TimeoutSweep implements Runnable {
         }
         break;
       case PARTIAL_REQUEST:
-        ThriftFrameFilter.discardRest(c);
+        wire.discardRest(); // the partial request is the server's doing now, not the peer's
         break;
       default:
         break;

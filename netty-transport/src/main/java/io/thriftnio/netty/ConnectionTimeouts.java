@@ -71,7 +71,7 @@ final class ConnectionTimeouts {
     if (ctx == null || decoder == null) {
       return;
     }
-    if (!decoder.hasPartialFrame()) {
+    if (decoder.partialSinceNanos() == 0) {
       partialSinceNanos = NONE;
     } else if (partialSinceNanos == NONE || frameDecodedInBatch) {
       // Time a frame from the last completed one, so a peer streaming many frames in large

@@ -1,6 +1,7 @@
 package io.thriftnio.netty;
 
 import io.netty.handler.codec.CorruptedFrameException;
+import io.thriftnio.core.wire.Envelope;
 import org.apache.thrift.protocol.TMessage;
 
 /**
@@ -14,10 +15,17 @@ final class InvalidMessageException extends CorruptedFrameException {
   private static final long serialVersionUID = 1L;
 
   private final transient TMessage header;
+  private final transient Envelope envelope;
 
-  InvalidMessageException(String message, TMessage header) {
+  InvalidMessageException(String message, TMessage header, Envelope envelope) {
     super(message);
     this.header = header;
+    this.envelope = envelope != null ? envelope : Envelope.FRAMED;
+  }
+
+  /** How an answer to {@link #header()} leaves. */
+  Envelope envelope() {
+    return envelope;
   }
 
   /** The refused message's header, read before the fault; {@code null} if none was. */

@@ -3,9 +3,9 @@ package io.thriftnio.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -16,7 +16,6 @@ import io.netty.util.concurrent.Future;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.AbstractClientResources;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -28,6 +27,7 @@ import io.thriftnio.netty.internal.NettyTls;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
@@ -151,7 +151,7 @@ public final class NettyClientResources extends AbstractClientResources {
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
     TNettyTransport t = new TNettyTransport(address, options, onClose);
-    t.connected(connect(address, options, t.receiver()));
+    t.connected(connect(address, options, t::addTo));
     return t;
   }
 
@@ -159,29 +159,24 @@ public final class NettyClientResources extends AbstractClientResources {
   protected ThriftChannel connectChannel(
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    if (options.transport() == WireTransport.HTTP) {
-      NettyHttpChannel http = new NettyHttpChannel(address, options, group, onClose);
-      connect(address, options, http.handler());
-      return http;
-    }
     NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
-    connect(address, options, channel.handler());
+    connect(address, options, channel::addTo);
     return channel;
   }
 
   /**
-   * Opens a connection whose pipeline is an optional {@link SslHandler}, a {@link
-   * ThriftFrameDecoder}, a {@link ThriftFrameEncoder} (none for {@link WireTransport#UNFRAMED}) and
-   * {@code handler}; for {@link WireTransport#HTTP}, {@code handler} alone, which frames itself;
-   * returns once connected and, with TLS, once the handshake has completed.
+   * Opens a connection whose pipeline is an optional {@link SslHandler}, then what {@code client}
+   * adds (a {@link ThriftFrameDecoder} over its wire, and its own handler: it writes each request
+   * behind its head itself); returns once connected and, with TLS, once the handshake has
+   * completed.
    */
-  private Channel connect(InetSocketAddress address, ClientOptions options, ChannelHandler handler)
+  private Channel connect(
+      InetSocketAddress address, ClientOptions options, BiConsumer<ChannelPipeline, Integer> client)
       throws TTransportException {
     ensureOpen(address);
     ClientTls tls = options.tls().orElse(null);
     SslContext sslContext = tls != null ? NettyTls.clientContext(tls) : null;
     int maxFrameSize = options.maxFrameSize();
-    boolean unframed = options.transport() == WireTransport.UNFRAMED;
     long timeoutMillis = Math.max(1, options.connectTimeout().toMillis());
     // Kept here, not looked up in the pipeline later: a peer that closes at once (a plain-text
     // server answering a ClientHello) empties the pipeline before connect() returns.
@@ -202,25 +197,7 @@ public final class NettyClientResources extends AbstractClientResources {
                       sslHandler.set(NettyTls.clientHandler(sslContext, tls, address, ch.alloc()));
                       ch.pipeline().addLast("tls", sslHandler.get());
                     }
-                    if (options.transport() == WireTransport.HTTP) {
-                      ch.pipeline().addLast("thriftHttpClient", handler); // frames itself
-                      return;
-                    }
-                    if (unframed) {
-                      // The server's unframed path cuts replies too: the grammar is the same, the
-                      // first reply's first byte says binary, compact or JSON. Requests leave as
-                      // they are (the call table and the transport bound their size).
-                      ch.pipeline()
-                          .addLast(
-                              "thriftFrameDecoder",
-                              ThriftFrameDecoder.forUnframedReplies(maxFrameSize))
-                          .addLast("thriftClientHandler", handler);
-                      return;
-                    }
-                    ch.pipeline()
-                        .addLast("thriftFrameDecoder", new ThriftFrameDecoder(maxFrameSize))
-                        .addLast("thriftFrameEncoder", new ThriftFrameEncoder(maxFrameSize))
-                        .addLast("thriftClientHandler", handler);
+                    client.accept(ch.pipeline(), maxFrameSize);
                   }
                 });
     ChannelFuture connected;

@@ -5,7 +5,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
 import java.net.SocketAddress;
@@ -26,26 +25,18 @@ final class NettyServerConnection implements ServerConnection {
   }
 
   @Override
-  public void write(ByteBuffer frame) {
-    if (handler.unframed) {
-      frame.position(frame.position() + Framing.HEADER_SIZE); // the peer reads messages bare
-    }
-    // The frame carries its length prefix: the encoder passes it on as one buffer.
-    Object reply = new ThriftFrameEncoder.Framed(Unpooled.wrappedBuffer(frame));
-    handler.lastWrite = handler.ctx.write(reply).addListener(handler.countDropped);
-  }
-
-  @Override
-  public void writeHttp(ByteBuffer head, ByteBuffer frame) {
-    ByteBuf response;
-    if (frame == null) {
-      response = Unpooled.wrappedBuffer(head);
+  public void write(ByteBuffer head, ByteBuffer body) {
+    ByteBuf reply;
+    if (head == null) {
+      reply = Unpooled.wrappedBuffer(body);
+    } else if (body == null) {
+      reply = Unpooled.wrappedBuffer(head);
     } else {
-      frame.position(frame.position() + Framing.HEADER_SIZE);
-      response = Unpooled.wrappedBuffer(head, frame); // one write, no copy of the reply
+      reply = Unpooled.wrappedBuffer(head, body); // one write, no copy of the reply
     }
-    Object reply = new ThriftFrameEncoder.Framed(response);
-    handler.lastWrite = handler.ctx.write(reply).addListener(handler.countDropped);
+    // Whole as it leaves: the encoder passes it on as one buffer, adding no prefix.
+    Object framed = new ThriftFrameEncoder.Framed(reply);
+    handler.lastWrite = handler.ctx.write(framed).addListener(handler.countDropped);
   }
 
   @Override

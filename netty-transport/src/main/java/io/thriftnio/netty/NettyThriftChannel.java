@@ -7,11 +7,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.util.internal.ThreadExecutorMap;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.internal.client.PipelinedChannel;
-import io.thriftnio.core.internal.client.UnframedReplies;
+import io.thriftnio.core.internal.client.CodecChannel;
+import io.thriftnio.core.wire.ReplyEvent;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,8 +20,9 @@ import java.util.function.Consumer;
 
 /**
  * An asynchronous, pipelined {@link ThriftChannel} over one Netty connection, opened by {@link
- * NettyClientResources#openChannel}. The call table (ordering, timers, limits, failures) is core's,
- * the same as on every transport; this class moves its bytes:
+ * NettyClientResources#openChannel}, for every wire transport (framed, unframed, HTTP). The call
+ * table (ordering, timers, limits, failures) and the wire are core's, the same as on every
+ * transport; this class moves their bytes:
  *
  * <pre>
  *  exchange(a) exchange(b) send(c, oneway) exchange(d)
@@ -28,12 +30,13 @@ import java.util.function.Consumer;
  *     &lt;- [A][B][D]    responses, in the same order    A completes a, B b, D d
  * </pre>
  *
- * <p>Writes run on the channel's event loop and stop while the channel is not writable (its
- * outbound buffer is above Netty's high water mark); the messages wait in the call table, counted
- * against {@code maxPendingCalls}, until it drains. Futures complete on the options' callback
- * executor. Thread-safe; {@link #close()} is idempotent.
+ * <p>Writes run on the channel's event loop, each request behind its head (a length prefix, an HTTP
+ * head) in one composite buffer, and stop while the channel is not writable (its outbound buffer is
+ * above Netty's high water mark); the messages wait in the call table, counted against {@code
+ * maxPendingCalls}, until it drains. Replies come from the pipeline's {@link ThriftFrameDecoder}.
+ * Futures complete on the options' callback executor. Thread-safe; {@link #close()} is idempotent.
  */
-public final class NettyThriftChannel extends PipelinedChannel {
+public final class NettyThriftChannel extends CodecChannel {
 
   private static final long CLOSE_WAIT_MILLIS = 3000;
 
@@ -49,9 +52,11 @@ public final class NettyThriftChannel extends PipelinedChannel {
     super(address, options, timer, onClose);
   }
 
-  /** The pipeline's last handler: reads responses into the call table. */
-  ChannelInboundHandlerAdapter handler() {
-    return handler;
+  /** The pipeline's decoder and last handler: reads replies into the call table. */
+  void addTo(ChannelPipeline pipeline, int maxFrameSize) {
+    pipeline
+        .addLast("thriftFrameDecoder", ThriftFrameDecoder.client(codec, maxFrameSize))
+        .addLast("thriftClientHandler", handler);
   }
 
   /**
@@ -80,8 +85,12 @@ public final class NettyThriftChannel extends PipelinedChannel {
   }
 
   @Override
-  public void write(ByteBuffer payload, Consumer<Throwable> done) {
-    ctx.write(Unpooled.wrappedBuffer(payload))
+  protected void send(byte[] head, ByteBuffer payload, Consumer<Throwable> done) {
+    ByteBuf request =
+        head.length == 0
+            ? Unpooled.wrappedBuffer(payload)
+            : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(head), Unpooled.wrappedBuffer(payload));
+    ctx.write(request)
         .addListener((ChannelFutureListener) f -> done.accept(f.isSuccess() ? null : f.cause()));
   }
 
@@ -113,14 +122,18 @@ public final class NettyThriftChannel extends PipelinedChannel {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ByteBuf frame = (ByteBuf) msg;
+      if (msg instanceof ReplyEvent) {
+        onReplyEvent((ReplyEvent) msg);
+        return;
+      }
+      ByteBuf reply = (ByteBuf) msg;
       ByteBuffer response;
       try {
-        response = ByteBuffer.wrap(ByteBufUtil.getBytes(frame));
+        response = ByteBuffer.wrap(ByteBufUtil.getBytes(reply));
       } finally {
-        frame.release();
+        reply.release();
       }
-      calls.onResponse(response);
+      onReply(response);
     }
 
     @Override
@@ -136,9 +149,7 @@ public final class NettyThriftChannel extends PipelinedChannel {
       connectionEnded(
           cause instanceof InvalidFrameException
               ? ((InvalidFrameException) cause).getCause()
-              : cause instanceof InvalidMessageException
-                  ? UnframedReplies.invalid(cause.getMessage())
-                  : cause);
+              : cause);
     }
 
     @Override

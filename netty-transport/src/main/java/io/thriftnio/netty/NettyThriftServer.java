@@ -21,6 +21,7 @@ import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.IoTransport;
@@ -80,6 +81,7 @@ public final class NettyThriftServer extends LifecycleServer {
   private final EventLoopGroup suppliedGroup;
   private final boolean shutdownSuppliedGroup;
   private final ThriftFrameEncoder encoder;
+  private final WireSettings wire;
   private final ByteBufAllocator allocator;
   private final SslContext sslContext;
   private final ThriftServerHandler.Settings settings;
@@ -103,6 +105,12 @@ public final class NettyThriftServer extends LifecycleServer {
     this.suppliedGroup = suppliedGroup;
     this.shutdownSuppliedGroup = shutdown;
     this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
+    this.wire =
+        WireSettings.of(
+            config.maxFrameSize(),
+            config.transports(),
+            config.inputProtocolFactory(),
+            config.httpPath());
     this.lifecycle.transport(new Binding());
     this.settings =
         new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));
@@ -294,12 +302,7 @@ public final class NettyThriftServer extends LifecycleServer {
     ch.pipeline()
         .addLast(
             "thriftFrameDecoder",
-            new ThriftFrameDecoder(
-                config.maxFrameSize(),
-                config.inputProtocolFactory(),
-                counters.truncatedFrames::increment,
-                config.transports(),
-                config.httpPath()))
+            ThriftFrameDecoder.server(wire, counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
     if (registry.isClosing()) {

@@ -6,12 +6,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
-import io.thriftnio.core.internal.client.UnframedReplies;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.ReplyEvent;
 import java.net.InetSocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
@@ -24,25 +24,21 @@ import org.apache.thrift.transport.TTransportException;
 final class TNettyTransport extends QueuedFramedTransport {
 
   private final Runnable onClose;
+  private final ClientCodec codec;
   private volatile Channel channel;
-
-  /** The prefix the frame array starts with, which the encoder writes itself; 0 unframed. */
-  private final int prefix;
 
   TNettyTransport(InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
-    super(
-        address,
-        options.maxFrameSize(),
-        options.readTimeout().toMillis(),
-        options.transport() != WireTransport.UNFRAMED);
-    this.prefix = options.transport() == WireTransport.UNFRAMED ? 0 : Framing.HEADER_SIZE;
+    super(address, options);
+    this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
     this.onClose = onClose;
   }
 
-  /** The pipeline's last handler: hands response frames to the reading thread. */
-  ChannelInboundHandlerAdapter receiver() {
-    return new Receiver();
+  /** The pipeline's decoder and last handler: hand replies to the reading thread. */
+  void addTo(ChannelPipeline pipeline, int maxFrameSize) {
+    pipeline
+        .addLast("thriftFrameDecoder", ThriftFrameDecoder.client(codec, maxFrameSize))
+        .addLast("thriftClientHandler", new Receiver());
   }
 
   void connected(Channel channel) {
@@ -69,13 +65,12 @@ final class TNettyTransport extends QueuedFramedTransport {
   }
 
   /**
-   * Copies the frame's payload (the encoder adds the prefix; unframed, there is none) and sends it
-   * without waiting.
+   * Copies the frame (its prefix included; unframed, there is none) and sends it without waiting.
    */
   @Override
   protected void sendFrame(byte[] frame, int length) {
     Channel ch = channel;
-    ByteBuf payload = ch.alloc().buffer(length - prefix).writeBytes(frame, prefix, length - prefix);
+    ByteBuf payload = ch.alloc().buffer(length).writeBytes(frame, 0, length);
     requestSent();
     ch.writeAndFlush(payload)
         .addListener(
@@ -90,6 +85,16 @@ final class TNettyTransport extends QueuedFramedTransport {
   private final class Receiver extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ReplyEvent) {
+        // A sync transport's wire is framed or unframed: only a reply it cannot read has one.
+        ReplyEvent event = (ReplyEvent) msg;
+        exceptionCaught(
+            ctx,
+            event.connectionFailure() != null
+                ? event.connectionFailure()
+                : new TTransportException(TTransportException.CORRUPTED_DATA, event.closeReason()));
+        return;
+      }
       ByteBuf buf = (ByteBuf) msg;
       try {
         frameArrived(ByteBufUtil.getBytes(buf));
@@ -103,9 +108,7 @@ final class TNettyTransport extends QueuedFramedTransport {
       connectionEnded(
           cause instanceof InvalidFrameException
               ? ClientErrors.frameSize(((InvalidFrameException) cause).getCause(), address)
-              : cause instanceof InvalidMessageException
-                  ? UnframedReplies.invalid(cause.getMessage())
-                  : cause);
+              : cause);
       ctx.close();
     }
 

@@ -16,6 +16,8 @@ import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.wire.Envelope;
+import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -102,8 +104,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   CallSequencer calls;
   ChannelFuture lastWrite;
 
-  /** Replies leave without their length prefix: the decoder found an unframed peer. */
-  boolean unframed;
+  /**
+   * How the replies to plain {@code ByteBuf} requests leave: framed, unless the decoder found an
+   * unframed peer ({@link WireMessages.WireDetected}).
+   */
+  private Envelope envelope = Envelope.FRAMED;
 
   /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
   RegisteredConnection<?> registration;
@@ -222,51 +227,49 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof ThriftFrameDecoder.HttpRequestMessage) {
-      ThriftFrameDecoder.HttpRequestMessage http = (ThriftFrameDecoder.HttpRequestMessage) msg;
-      timeouts.frameReceived();
-      byte[] request;
-      try {
-        request = ByteBufUtil.getBytes(http.body);
-      } finally {
-        http.body.release();
-      }
-      if (!calls.onHttpRequest(ByteBuffer.wrap(request), null, http.request)) {
-        updateAutoRead();
-      }
-      return;
-    }
-    if (!(msg instanceof ByteBuf)) {
+    byte[] request;
+    Envelope replyEnvelope;
+    if (msg instanceof WireMessage) {
+      WireMessage<?> r = (WireMessage<?>) msg;
+      request = r.array() != null ? r.array() : copyAndRelease((ByteBuf) r.payload());
+      replyEnvelope = r.envelope();
+    } else if (msg instanceof ByteBuf) {
+      request = copyAndRelease((ByteBuf) msg);
+      replyEnvelope = envelope;
+    } else {
       ctx.fireChannelRead(msg);
       return;
     }
-    ByteBuf frame = (ByteBuf) msg;
     timeouts.frameReceived();
-    // The call reads a copy of its own: libthrift's array fast path then applies, a binary
-    // argument the handler keeps stays valid after the call, and the pooled buffer goes back now.
-    byte[] request;
-    try {
-      request = ByteBufUtil.getBytes(frame);
-    } finally {
-      frame.release();
-    }
-    if (!calls.onRequest(ByteBuffer.wrap(request), null)) {
+    if (!calls.onRequest(ByteBuffer.wrap(request), null, replyEnvelope)) {
       updateAutoRead();
+    }
+  }
+
+  /**
+   * The call reads a copy of its own: libthrift's array fast path then applies, a binary argument
+   * the handler keeps stays valid after the call, and the pooled buffer goes back now.
+   */
+  private static byte[] copyAndRelease(ByteBuf payload) {
+    try {
+      return ByteBufUtil.getBytes(payload);
+    } finally {
+      payload.release();
     }
   }
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof ThriftFrameDecoder.WireDetected) {
-      unframed = ((ThriftFrameDecoder.WireDetected) evt).kind.unframed();
+    if (evt instanceof WireMessages.WireDetected) {
+      envelope = ((WireMessages.WireDetected) evt).envelope;
       return;
     }
-    if (evt instanceof ThriftFrameDecoder.HttpResponseEvent) {
-      ThriftFrameDecoder.HttpResponseEvent response = (ThriftFrameDecoder.HttpResponseEvent) evt;
-      if (response.refusal) {
+    if (evt instanceof WireMessages.Answer) {
+      WireMessages.Answer answer = (WireMessages.Answer) evt;
+      if (answer.refusal) {
         timeouts.frameReceived(); // a whole request, if a refused one
       }
-      calls.onHttpResponse(response.response, response.refusal, response.closeAfter);
+      calls.onAnswer(answer.bytes, answer.refusal, answer.closeAfter);
       updateAutoRead();
       return;
     }
@@ -295,15 +298,15 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    InvalidFrameException invalid = findInvalidFrame(cause);
+    InvalidFrameException invalid = findCause(cause, InvalidFrameException.class);
     if (invalid != null) {
-      calls.onBadFrame(invalid.header(), invalid.getCause().getMessage());
+      calls.onBadFrame(invalid.header(), invalid.getCause().getMessage(), Envelope.FRAMED);
       updateAutoRead();
       return;
     }
     InvalidMessageException refused = findCause(cause, InvalidMessageException.class);
     if (refused != null) {
-      calls.onBadFrame(refused.header(), refused.getMessage());
+      calls.onBadFrame(refused.header(), refused.getMessage(), refused.envelope());
       updateAutoRead();
       return;
     }
@@ -319,10 +322,6 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
           cause);
     }
     ctx.close();
-  }
-
-  private static InvalidFrameException findInvalidFrame(Throwable cause) {
-    return findCause(cause, InvalidFrameException.class);
   }
 
   private static <T extends Throwable> T findCause(Throwable cause, Class<T> type) {

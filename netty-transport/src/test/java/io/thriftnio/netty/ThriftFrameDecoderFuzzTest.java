@@ -50,7 +50,7 @@ class ThriftFrameDecoderFuzzTest {
     channel.config().setAllocator(alloc);
     channel
         .pipeline()
-        .addLast(new ThriftFrameDecoder(max, new TBinaryProtocol.Factory()))
+        .addLast(ThriftFrameDecoder.server(max, new TBinaryProtocol.Factory()))
         .addLast(
             new ChannelInboundHandlerAdapter() {
               @Override

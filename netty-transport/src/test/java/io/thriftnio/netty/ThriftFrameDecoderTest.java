@@ -39,7 +39,7 @@ class ThriftFrameDecoderTest {
   @BeforeEach
   void setUp() {
     alloc = new LeakTrackingAllocator();
-    channel = newChannel(new ThriftFrameDecoder(MAX, new TBinaryProtocol.Factory()));
+    channel = newChannel(ThriftFrameDecoder.server(MAX, new TBinaryProtocol.Factory()));
   }
 
   private EmbeddedChannel newChannel(ThriftFrameDecoder decoder) {
@@ -195,7 +195,7 @@ class ThriftFrameDecoderTest {
   void readsTheHeaderOfAnOversizeFrame() throws Exception {
     for (TProtocolFactory protocol :
         new TProtocolFactory[] {new TBinaryProtocol.Factory(), new TCompactProtocol.Factory()}) {
-      EmbeddedChannel ch = newChannel(new ThriftFrameDecoder(MAX, protocol));
+      EmbeddedChannel ch = newChannel(ThriftFrameDecoder.server(MAX, protocol));
       byte[] call =
           RawConnection.encodeCall(
               protocol, "echo", 42, new BenchService.echo_args(Payloads.of(2 * MAX, 1)));
@@ -227,7 +227,7 @@ class ThriftFrameDecoderTest {
     channel.writeInbound(bytes(Arrays.copyOf(wire, 30)));
     Object none = channel.readInbound();
     assertThat(none).isNull();
-    assertThat(channel.pipeline().get(ThriftFrameDecoder.class).hasPartialFrame()).isTrue();
+    assertThat(channel.pipeline().get(ThriftFrameDecoder.class).partialSinceNanos()).isNotZero();
     assertThat(channel.finish()).as("nothing decoded at close").isFalse();
     assertThat(readFrames()).isEmpty();
   }
@@ -235,18 +235,18 @@ class ThriftFrameDecoderTest {
   @Test
   void reportsPartialFrames() {
     ThriftFrameDecoder decoder = channel.pipeline().get(ThriftFrameDecoder.class);
-    assertThat(decoder.hasPartialFrame()).isFalse();
+    assertThat(decoder.partialSinceNanos()).isZero();
     byte[] wire = frame(10, 1);
     channel.writeInbound(bytes(Arrays.copyOf(wire, 2)));
-    assertThat(decoder.hasPartialFrame()).isTrue();
+    assertThat(decoder.partialSinceNanos()).isNotZero();
     channel.writeInbound(bytes(Arrays.copyOfRange(wire, 2, wire.length)));
-    assertThat(decoder.hasPartialFrame()).isFalse();
+    assertThat(decoder.partialSinceNanos()).isZero();
     assertThat(readFrames()).hasSize(1);
   }
 
   @Test
   void rejectsAnInvalidLimit() {
-    assertThatThrownBy(() -> new ThriftFrameDecoder(0))
+    assertThatThrownBy(() -> ThriftFrameDecoder.client(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxFrameSize: 0 (expected: > 0)");
   }

@@ -10,7 +10,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.server.WireKind;
+import io.thriftnio.core.wire.Envelope;
+import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
@@ -46,11 +47,13 @@ class ThriftFrameDecoderUnframedTest {
   void setUp() {
     alloc = new LeakTrackingAllocator();
     decoder =
-        new ThriftFrameDecoder(
-            Framing.DEFAULT_MAX_FRAME_SIZE,
-            new TBinaryProtocol.Factory(),
-            () -> {},
-            EnumSet.allOf(WireTransport.class));
+        ThriftFrameDecoder.server(
+            WireSettings.of(
+                Framing.DEFAULT_MAX_FRAME_SIZE,
+                EnumSet.allOf(WireTransport.class),
+                new TBinaryProtocol.Factory(),
+                "/"),
+            () -> {});
     channel = new EmbeddedChannel();
     channel.config().setAllocator(alloc);
     channel
@@ -95,8 +98,7 @@ class ThriftFrameDecoderUnframedTest {
         protocol, "echo", seq, new BenchService.echo_args(Payloads.of(size, seq)));
   }
 
-  private void twoMessagesOneByteAtATime(TProtocolFactory protocol, WireKind kind)
-      throws Exception {
+  private void twoMessagesOneByteAtATime(TProtocolFactory protocol) throws Exception {
     byte[] first = call(protocol, 1, 300);
     byte[] second = call(protocol, 2, 0);
     ByteBuffer wire = ByteBuffer.allocate(first.length + second.length).put(first).put(second);
@@ -106,18 +108,22 @@ class ThriftFrameDecoderUnframedTest {
     assertThat(readMessages()).containsExactly(first, second);
     assertThat(events)
         .singleElement()
-        .satisfies(e -> assertThat(((ThriftFrameDecoder.WireDetected) e).kind).isEqualTo(kind));
-    assertThat(decoder.hasPartialFrame()).isFalse();
+        .satisfies(
+            e ->
+                assertThat(((WireMessages.WireDetected) e).envelope)
+                    .as("replies leave unframed")
+                    .isSameAs(Envelope.UNFRAMED));
+    assertThat(decoder.partialSinceNanos()).isZero();
   }
 
   @Test
   void passesOnBinaryMessagesWholeFromOneByteReads() throws Exception {
-    twoMessagesOneByteAtATime(new TBinaryProtocol.Factory(), WireKind.UNFRAMED_BINARY);
+    twoMessagesOneByteAtATime(new TBinaryProtocol.Factory());
   }
 
   @Test
   void passesOnCompactMessagesWholeFromOneByteReads() throws Exception {
-    twoMessagesOneByteAtATime(new TCompactProtocol.Factory(), WireKind.UNFRAMED_COMPACT);
+    twoMessagesOneByteAtATime(new TCompactProtocol.Factory());
   }
 
   @Test
@@ -138,9 +144,9 @@ class ThriftFrameDecoderUnframedTest {
   void aPartialMessageIsAPartialFrameForTheFrameTimeout() throws Exception {
     byte[] c = call(new TBinaryProtocol.Factory(), 1, 10);
     channel.writeInbound(bytes(java.util.Arrays.copyOf(c, c.length - 1)));
-    assertThat(decoder.hasPartialFrame()).isTrue();
+    assertThat(decoder.partialSinceNanos()).isNotZero();
     channel.writeInbound(bytes(new byte[] {c[c.length - 1]}));
-    assertThat(decoder.hasPartialFrame()).isFalse();
+    assertThat(decoder.partialSinceNanos()).isZero();
     assertThat(readMessages()).containsExactly(c);
   }
 

@@ -66,7 +66,7 @@ class ThriftFrameEncoderTest {
   void roundTripsThroughTheDecoder() {
     EmbeddedChannel wire = new EmbeddedChannel();
     wire.config().setAllocator(alloc);
-    wire.pipeline().addLast(new ThriftFrameDecoder(16));
+    wire.pipeline().addLast(ThriftFrameDecoder.client(16));
     channel.writeOutbound(alloc.buffer().writeBytes(new byte[] {9, 8, 7}));
     ByteBuf b;
     while ((b = channel.readOutbound()) != null) {

@@ -92,7 +92,7 @@ class ThriftServerHandlerTest {
             false,
             false,
             flushes,
-            new ThriftFrameDecoder(MAX, PROTOCOL),
+            ThriftFrameDecoder.server(MAX, PROTOCOL),
             new ThriftFrameEncoder(MAX),
             new ThriftServerHandler(settings));
     ch.config().setAllocator(alloc);
@@ -310,7 +310,7 @@ class ThriftServerHandlerTest {
       // A second connection of the same server: the count goes on.
       channel =
           new EmbeddedChannel(
-              new ThriftFrameDecoder(MAX, PROTOCOL),
+              ThriftFrameDecoder.server(MAX, PROTOCOL),
               new ThriftFrameEncoder(MAX),
               new ThriftServerHandler(server));
       for (int seq = 11; seq <= 16; seq++) {

@@ -4,35 +4,25 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
-import io.thriftnio.pool.internal.AsyncBorrows;
+import io.thriftnio.pool.internal.AsyncCalls;
 import io.thriftnio.pool.internal.AsyncClientConnections;
 import io.thriftnio.pool.internal.AsyncConnection;
 import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
-import io.thriftnio.pool.internal.EndpointPool.Borrowed;
-import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TNonblockingTransport;
-import org.apache.thrift.transport.TTransportException;
 
 /**
  * A pool of Thrift's generated {@code AsyncClient}s over {@code TNonblockingSocket}, keyed by
@@ -118,26 +108,14 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   private final String name;
-  private final Executor executor;
   private final AsyncClientConnections<A> connections;
   private final Class<?> clientClass;
   private final EndpointPool<AsyncConnection<A>> pool;
-  private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
-  private final Predicate<String> idempotent;
-
-  /** How long after a call's deadline its client's own timeout ends it. */
-  private static final long DEADLINE_SLACK_MILLIS = 100;
-
+  private final AsyncCalls<A> calls;
   private final long deadlineNanos;
-  private final long callMillis; // the clients' own call timeout, 0 for none
 
   private ThriftAsyncClientPool(Builder<A> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
-    this.callMillis = b.callTimeout.toMillis();
-    this.idempotent = b.idempotentMethods();
-    this.executor = b.executor;
     this.clientClass = b.clientClass;
     this.name =
         "ThriftAsyncClientPool[" + (clientClass == null ? "?" : clientClass.getName()) + "]";
@@ -157,8 +135,16 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       connections.close(); // the selector threads, started above
       throw e;
     }
-    this.borrows = new AsyncBorrows<>(name, b.config(), b.metrics(), new Waiters());
-    pool.onFree(borrows::dispatch);
+    this.calls =
+        new AsyncCalls<>(
+            name,
+            pool,
+            b.config(),
+            b.metrics(),
+            b.executor,
+            b.callTimeout.toMillis(),
+            b.idempotentMethods(),
+            this::stats);
   }
 
   /**
@@ -187,7 +173,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    borrowAndStart(call, future, null, null, armDeadline(future, deadlineNanos));
+    calls.call(call::start, future, null, deadlineNanos);
     return future;
   }
 
@@ -210,81 +196,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     long nanos = Deadlines.checkPositive("deadline", deadline);
     Checks.notNull("call", call);
     CompletableFuture<R> future = new CompletableFuture<>();
-    borrowAndStart(call, future, null, null, armDeadline(future, nanos));
+    calls.call(call::start, future, null, nanos);
     return future;
-  }
-
-  /**
-   * Completes {@code future} on the executor: stages attached before this run there too. {@code
-   * method}: the call's method when it may be retried after a transport error (idempotent, not
-   * retried yet), else {@code null}; {@code avoid}: where the call failed, for its retry.
-   */
-  private <R> void borrowAndStart(
-      AsyncCall<? super A, R> call,
-      CompletableFuture<R> future,
-      String method,
-      InetSocketAddress avoid,
-      CallClock clock) {
-    Borrowed<AsyncConnection<A>> b;
-    AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
-    try {
-      b = borrows.now(choice);
-    } catch (TException | RuntimeException e) {
-      completeOnExecutor(() -> future.completeExceptionally(e));
-      return;
-    }
-    if (b != null) {
-      start(call, future, b, method, clock);
-      return;
-    }
-    borrows
-        .later(choice)
-        .whenComplete(
-            (lent, waitFailed) -> {
-              if (waitFailed != null) {
-                completeOnExecutor(() -> future.completeExceptionally(waitFailed));
-              } else {
-                try {
-                  start(call, future, lent, method, clock);
-                } catch (RuntimeException | Error e) {
-                  // Thrown on the thread that served the wait: the caller hears it.
-                  completeOnExecutor(() -> future.completeExceptionally(e));
-                }
-              }
-            });
-  }
-
-  private <R> void start(
-      AsyncCall<? super A, R> call,
-      CompletableFuture<R> future,
-      Borrowed<AsyncConnection<A>> b,
-      String method,
-      CallClock clock) {
-    if (clock != null) {
-      long left = clock.deadline - System.nanoTime();
-      if (future.isDone() || left <= 0) {
-        pool.giveBack(b); // the deadline passed while the call waited: it never starts
-        return;
-      }
-      clock.sentTo = b.endpoint;
-      // The client's own timeout ends the call just after the deadline (frees and destroys the
-      // client); the slack lets the pool's timer, which knows where the call was, speak first
-      // whatever the selector thread's timeout granularity.
-      long leftMillis = (left + 999_999) / 1_000_000 + DEADLINE_SLACK_MILLIS;
-      b.connection.client.setTimeout(
-          callMillis == 0 ? leftMillis : Math.min(callMillis, leftMillis));
-    }
-    InFlight<R> f = new InFlight<>(b, future, call, method, clock);
-    inFlight.add(f);
-    if (closed.get()) {
-      f.settle(null, pool.closedException());
-      return;
-    }
-    try {
-      call.start(b.connection.client, f);
-    } catch (Throwable t) {
-      f.settle(null, t);
-    }
   }
 
   /**
@@ -308,66 +221,15 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         asyncIface,
         name,
         (method, args, future) ->
-            borrowAndStart(
+            calls.call(
                 (client, cb) -> {
                   Object[] withPoolCallback = Arrays.copyOf(args, args.length);
                   withPoolCallback[args.length - 1] = cb;
                   Reflection.invoke(method, client, withPoolCallback);
                 },
                 future,
-                idempotent != null && idempotent.test(method.getName()) ? method.getName() : null,
-                null,
-                armDeadline(future, deadlineNanos)));
-  }
-
-  /** When a call with a deadline must end, and where it went; {@code null} without a deadline. */
-  private static final class CallClock {
-    final long deadlineNanos; // the deadline's length, as given
-    final long deadline; // nanoTime
-    volatile InetSocketAddress sentTo; // null while the call waits for a connection
-
-    CallClock(long deadlineNanos) {
-      this.deadlineNanos = deadlineNanos;
-      this.deadline = System.nanoTime() + deadlineNanos;
-    }
-  }
-
-  /**
-   * Fails {@code future} {@code deadlineNanos} from now (the pool's call deadline or the call's
-   * own; 0 for none), saying whether the call waited or was in flight; the timer goes when the
-   * future completes first.
-   */
-  private CallClock armDeadline(CompletableFuture<?> future, long deadlineNanos) {
-    if (deadlineNanos == 0) {
-      return null;
-    }
-    CallClock clock = new CallClock(deadlineNanos);
-    ScheduledFuture<?> timer =
-        Deadlines.schedule(
-            () -> {
-              InetSocketAddress at = clock.sentTo;
-              CallDeadlineException e =
-                  deadlinePassed(
-                      at == null
-                          ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
-                          : CallDeadlineException.Phase.IN_CALL,
-                      clock,
-                      at,
-                      null);
-              completeOnExecutor(() -> future.completeExceptionally(e));
-            },
-            deadlineNanos);
-    future.whenComplete((result, failure) -> timer.cancel(false));
-    return clock;
-  }
-
-  private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase,
-      CallClock clock,
-      InetSocketAddress endpoint,
-      Throwable cause) {
-    return new CallDeadlineException(
-        name, phase, Duration.ofNanos(clock.deadlineNanos), endpoint, stats(), cause);
+                calls.retryable(method.getName()),
+                deadlineNanos));
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */
@@ -378,53 +240,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   /** A snapshot of the pool's state and counters. */
   public PoolStats stats() {
     // Calls waiting in the queue; pool2's own waiters are the connector threads, not calls.
-    return pool.stats().withWaiting(borrows.waiting());
-  }
-
-  /** The async queue's view of the pool. */
-  private final class Waiters implements AsyncBorrows.Source<Borrowed<AsyncConnection<A>>> {
-    @Override
-    public Borrowed<AsyncConnection<A>> tryNow(
-        InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
-        throws TException {
-      return pool.tryBorrowNow(preferred, avoid, chosen);
-    }
-
-    @Override
-    public Borrowed<AsyncConnection<A>> borrow(InetSocketAddress preferred) throws TException {
-      return pool.borrow(preferred);
-    }
-
-    @Override
-    public void giveBack(Borrowed<AsyncConnection<A>> borrowed) {
-      pool.giveBack(borrowed);
-    }
-
-    @Override
-    public PoolStats stats() {
-      return ThriftAsyncClientPool.this.stats();
-    }
-
-    @Override
-    public InetSocketAddress soleEndpoint() {
-      List<InetSocketAddress> all = pool.endpoints();
-      return all.size() == 1 ? all.get(0) : null;
-    }
-
-    @Override
-    public PoolClosedException closedException() {
-      return pool.closedException();
-    }
-
-    @Override
-    public void timedOut() {
-      pool.countTimeout();
-    }
-
-    @Override
-    public void callStarted() {
-      pool.callStarted();
-    }
+    return pool.stats().withWaiting(calls.waiting());
   }
 
   /**
@@ -433,125 +249,13 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    borrows.close();
-    pool.close();
-    for (InFlight<?> f : inFlight) {
-      f.settle(null, pool.closedException());
-    }
+    calls.close();
     connections.close();
   }
 
   @Override
   public String toString() {
     return name + "{endpoints=" + endpoints() + ", " + stats().gauges() + "}";
-  }
-
-  private void completeOnExecutor(Runnable task) {
-    try {
-      executor.execute(task);
-    } catch (RejectedExecutionException e) {
-      // The executor is shut down: completing here is late but better than never.
-      task.run();
-    }
-  }
-
-  /**
-   * One call on one borrowed client. The first outcome wins: the callback (on the selector thread)
-   * or a failure to start. Settling hands off to the executor at once, so the selector thread only
-   * enqueues.
-   */
-  private final class InFlight<R> implements AsyncMethodCallback<R> {
-    private final Borrowed<AsyncConnection<A>> borrowed;
-    private final CompletableFuture<R> future;
-    private final AsyncCall<? super A, R> call;
-    private final String retryable; // the idempotent method not retried yet, or null
-    private final CallClock clock; // null without a deadline
-    private final AtomicBoolean settled = new AtomicBoolean();
-
-    InFlight(
-        Borrowed<AsyncConnection<A>> borrowed,
-        CompletableFuture<R> future,
-        AsyncCall<? super A, R> call,
-        String retryable,
-        CallClock clock) {
-      this.borrowed = borrowed;
-      this.future = future;
-      this.call = call;
-      this.retryable = retryable;
-      this.clock = clock;
-    }
-
-    /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
-    private Throwable explain(Throwable failure) {
-      if (clock == null || System.nanoTime() - clock.deadline < 0) {
-        return failure;
-      }
-      return deadlinePassed(CallDeadlineException.Phase.IN_CALL, clock, borrowed.endpoint, failure);
-    }
-
-    /**
-     * Retries the call elsewhere, once, if its idempotent method failed in transport and the budget
-     * allows; {@code false} if the caller is to hear {@code failure} (noting a refused retry).
-     */
-    private boolean retried(Throwable failure) {
-      if (retryable == null
-          || closed.get()
-          || !Failures.inTransport(failure)
-          || (clock != null && System.nanoTime() - clock.deadline >= 0)) {
-        return false;
-      }
-      if (!pool.tryRetry()) {
-        failure.addSuppressed(
-            new PoolException(
-                name + ": idempotent " + retryable + " not retried: " + pool.retryRefused(), null));
-        return false;
-      }
-      borrowAndStart(call, future, null, borrowed.endpoint, clock);
-      return true;
-    }
-
-    @Override
-    public void onComplete(R response) {
-      settle(response, null);
-    }
-
-    @Override
-    public void onError(Exception exception) {
-      settle(null, exception);
-    }
-
-    void settle(R response, Throwable failure) {
-      if (!settled.compareAndSet(false, true)) {
-        return;
-      }
-      inFlight.remove(this);
-      // Before the caller hears: a reply read to its end has ended the call already.
-      borrowed.connection.settleCall(failure);
-      pool.callEnded(borrowed.endpoint, failure);
-      completeOnExecutor(
-          () -> {
-            // Back in the pool (or destroyed) before the caller hears, so its next call can reuse.
-            if (failure == null && !borrowed.connection.client.hasError()) {
-              pool.release(borrowed);
-              future.complete(response);
-            } else {
-              pool.invalidate(
-                  borrowed, failure != null ? failure : borrowed.connection.client.getError());
-              if (failure != null && retried(failure)) {
-                return;
-              }
-              future.completeExceptionally(
-                  failure != null
-                      ? explain(failure)
-                      : new TTransportException(
-                          "client reported an error after success",
-                          borrowed.connection.client.getError()));
-            }
-          });
-    }
   }
 
   /**

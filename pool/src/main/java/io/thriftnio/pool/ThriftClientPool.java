@@ -7,24 +7,17 @@ import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.pool.internal.Deadlines;
 import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.pool.internal.EndpointPool.Borrowed;
-import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.pool.internal.Proxies;
+import io.thriftnio.pool.internal.SyncCalls;
 import io.thriftnio.pool.internal.SyncConnection;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TMemoryBuffer;
-import org.apache.thrift.transport.TTransportException;
 
 /**
  * A pool of generated synchronous Thrift clients, one connection each, keyed by endpoint.
@@ -104,17 +97,14 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   }
 
   private final String name;
-  private final Function<TProtocol, C> clientFactory;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
-  private final Predicate<String> idempotent;
+  private final SyncCalls<C> calls;
   private final long deadlineNanos;
 
   private ThriftClientPool(Builder<C> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
-    this.idempotent = b.idempotentMethods();
-    this.clientFactory = b.clientFactory;
-    this.clientClass = sampleClientClass(b.clientFactory, b.protocolFactory());
+    this.clientClass = SyncConnection.sampleClientClass(b.clientFactory, b.protocolFactory());
     this.name = "ThriftClientPool[" + clientClass.getName() + "]";
     TProtocolFactory protocolFactory = b.protocolFactory();
     this.pool =
@@ -129,15 +119,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 protocolFactory,
                 b.validator(),
                 b.interception()));
-  }
-
-  private static Class<?> sampleClientClass(
-      Function<TProtocol, ? extends TServiceClient> factory, TProtocolFactory protocolFactory) {
-    try {
-      return factory.apply(protocolFactory.getProtocol(new TMemoryBuffer(16))).getClass();
-    } catch (TTransportException e) {
-      throw new IllegalStateException(e);
-    }
+    this.calls = new SyncCalls<>(name, pool, b.idempotentMethods());
   }
 
   /**
@@ -170,7 +152,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public <R> R call(ClientCall<? super C, R> call) throws TException {
     Checks.notNull("call", call);
-    return call(null, call, deadlineNanos);
+    return calls.call(null, call::call, deadlineNanos);
   }
 
   /**
@@ -192,131 +174,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   public <R> R call(Duration deadline, ClientCall<? super C, R> call) throws TException {
     long nanos = Deadlines.checkPositive("deadline", deadline);
     Checks.notNull("call", call);
-    return call(null, call, nanos);
-  }
-
-  /**
-   * A call of {@code method} ({@code null}: unknown, a lambda's), retried once on another endpoint
-   * after a transport error when the method is idempotent and the budget allows.
-   */
-  private <R> R call(String method, ClientCall<? super C, R> call, long deadlineNanos)
-      throws TException {
-    if (deadlineNanos == 0) {
-      return call(method, call, 0, 0, pool.borrow());
-    }
-    long start = System.nanoTime();
-    Borrowed<SyncConnection<C>> b;
-    try {
-      b = pool.borrow(Duration.ofNanos(deadlineNanos));
-    } catch (PoolTimeoutException e) {
-      if (System.nanoTime() - start < deadlineNanos) {
-        throw e; // the borrow timeout, shorter than the deadline
-      }
-      throw deadlinePassed(
-          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
-    }
-    if (System.nanoTime() - start >= deadlineNanos) {
-      pool.giveBack(b); // a connect took the time that was left
-      throw deadlinePassed(
-          CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, null);
-    }
-    return call(method, call, deadlineNanos, start + deadlineNanos, b);
-  }
-
-  /** {@code deadlineNanos}: the call's whole deadline, as the caller gave it. */
-  private CallDeadlineException deadlinePassed(
-      CallDeadlineException.Phase phase,
-      long deadlineNanos,
-      InetSocketAddress endpoint,
-      Throwable cause) {
-    return new CallDeadlineException(
-        name, phase, Duration.ofNanos(deadlineNanos), endpoint, pool.stats(), cause);
-  }
-
-  /**
-   * {@code deadline}: the {@code nanoTime} the call must end by, or 0 for none; {@code
-   * deadlineNanos}: how long that deadline was when the call began.
-   */
-  private <R> R call(
-      String method,
-      ClientCall<? super C, R> call,
-      long deadlineNanos,
-      long deadline,
-      Borrowed<SyncConnection<C>> b)
-      throws TException {
-    try {
-      return attempt(b, call, deadlineNanos, deadline);
-    } catch (TException | RuntimeException | Error t) {
-      if (method == null
-          || idempotent == null
-          || !Failures.inTransport(t)
-          || !idempotent.test(method)) {
-        throw t;
-      }
-      if (!pool.tryRetry()) {
-        t.addSuppressed(
-            new PoolException(
-                name + ": idempotent " + method + " not retried: " + pool.retryRefused(), null));
-        throw t;
-      }
-      if (deadline == 0) {
-        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), call, 0, 0);
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        throw t; // no time for a retry: the budget's share goes unused this once
-      }
-      Borrowed<SyncConnection<C>> again;
-      try {
-        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(left));
-      } catch (PoolTimeoutException e) {
-        throw deadlinePassed(
-            CallDeadlineException.Phase.WAITING_FOR_CONNECTION, deadlineNanos, null, e);
-      }
-      return attempt(again, call, deadlineNanos, deadline);
-    }
-  }
-
-  /**
-   * One attempt on a borrowed connection. With a deadline, the connection is closed under the call
-   * when it passes: the blocked read fails at once, and the caller hears {@link
-   * CallDeadlineException} (caused by that failure) instead.
-   */
-  private <R> R attempt(
-      Borrowed<SyncConnection<C>> b,
-      ClientCall<? super C, R> call,
-      long deadlineNanos,
-      long deadline)
-      throws TException {
-    Throwable failure = null;
-    AtomicBoolean cut = null;
-    ScheduledFuture<?> watchdog = null;
-    if (deadline != 0) {
-      AtomicBoolean passed = new AtomicBoolean();
-      cut = passed;
-      watchdog =
-          Deadlines.schedule(
-              () -> {
-                passed.set(true);
-                b.connection.close();
-              },
-              deadline - System.nanoTime());
-    }
-    try {
-      return call.call(b.connection.client);
-    } catch (Throwable t) {
-      failure = t;
-      if (cut != null && cut.get()) {
-        failure = deadlinePassed(CallDeadlineException.Phase.IN_CALL, deadlineNanos, b.endpoint, t);
-        throw (CallDeadlineException) failure;
-      }
-      throw t;
-    } finally {
-      if (watchdog != null) {
-        watchdog.cancel(false);
-      }
-      settle(b, failure);
-    }
+    return calls.call(null, call::call, nanos);
   }
 
   /**
@@ -327,11 +185,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(
-        client -> {
-          task.run(client);
-          return null;
-        });
+    call(noResult(task));
   }
 
   /**
@@ -344,29 +198,14 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(Duration deadline, ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(
-        deadline,
-        client -> {
-          task.run(client);
-          return null;
-        });
+    call(deadline, noResult(task));
   }
 
-  private void settle(Borrowed<SyncConnection<C>> b, Throwable failure) {
-    boolean refused = b.connection.settleCall(failure);
-    if (!refused) {
-      pool.callEnded(b.endpoint, failure);
-    }
-    boolean keep = failure == null || refused || Failures.keepsConnection(failure);
-    if (keep && b.connection.isClean()) {
-      pool.release(b);
-    } else {
-      pool.invalidate(
-          b,
-          failure != null
-              ? failure
-              : new TTransportException("connection closed or holding unread bytes after a call"));
-    }
+  private static <C> ClientCall<C, Void> noResult(ClientTask<C> task) {
+    return client -> {
+      task.run(client);
+      return null;
+    };
   }
 
   /**
@@ -381,17 +220,13 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   public <I> I iface(Class<I> iface) {
     Checks.notNull("iface", iface);
     Proxies.checkIface("iface", iface, clientClass);
-    InvocationHandler handler =
-        (proxy, method, args) -> {
-          if (method.getDeclaringClass() == Object.class) {
-            return Reflection.objectMethod(
-                proxy, method, args, "pooled proxy for " + iface.getName());
-          }
-          return call(
-              method.getName(), client -> Reflection.invoke(method, client, args), deadlineNanos);
-        };
-    return iface.cast(
-        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+    return Proxies.iface(
+        iface,
+        (method, args) ->
+            calls.call(
+                method.getName(),
+                client -> Reflection.invoke(method, client, args),
+                deadlineNanos));
   }
 
   /**
@@ -476,18 +311,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             "lease of a connection to " + borrowed.endpoint + " is spoiled by an earlier failure",
             spoiled);
       }
-      R result;
-      try {
-        result = call.call(borrowed.connection.client);
-      } catch (Throwable t) {
-        boolean refused = borrowed.connection.settleCall(t);
-        if (!refused && !Failures.keepsConnection(t)) {
-          spoiled = t;
-        }
-        throw t;
-      }
-      borrowed.connection.settleCall(null);
-      return result;
+      return owner.calls.onLease(borrowed, call::call, failure -> spoiled = failure);
     }
 
     /**
@@ -497,11 +321,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      * @throws TException what the client threw
      */
     public void run(ClientTask<? super C> task) throws TException {
-      call(
-          client -> {
-            task.run(client);
-            return null;
-          });
+      call(noResult(task));
     }
 
     /** Marks the connection for destruction on {@link #close()}. */
@@ -518,7 +338,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
         return;
       }
       closed = true;
-      owner.settle(borrowed, spoiled);
+      owner.calls.settle(borrowed, spoiled, false);
     }
 
     private void checkOpen() {

@@ -126,13 +126,18 @@ class CallDeadlineTest {
       peer.replyGate = new CountDownLatch(1);
       try {
         long start = System.nanoTime();
+        // The first call holds the one slot past the second's deadline: were both the pool's, the
+        // first's end would free the slot a hair before the second's, and send it.
         CompletableFuture<Long> first =
-            pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+            pool.call(
+                DEADLINE.multipliedBy(2), c -> c.send_fired(), BenchService.Client::recv_fired);
         CompletableFuture<Long> second =
             pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
-        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
         assertInTime(start);
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        assertThat(inCall.deadline()).isEqualTo(DEADLINE.multipliedBy(2));
+        assertThat(waiting.deadline()).isEqualTo(DEADLINE);
         assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
         assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
@@ -145,6 +150,44 @@ class CallDeadlineTest {
               pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
                   .get(10, TimeUnit.SECONDS))
           .isZero();
+    }
+  }
+
+  /**
+   * The deadline is the caller's time, not the endpoint's failure: an async call it ends (the
+   * client's own timeout then fires just after it and destroys the client) does not count towards
+   * ejecting the endpoint, as on the sync and channel pools.
+   */
+  @Test
+  void asyncCallEndedByTheDeadlineDoesNotCountAgainstItsEndpoint() throws Exception {
+    try (StubPeer a = StubPeer.start();
+        StubPeer b = StubPeer.start();
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                .endpoints(a.address(), b.address())
+                .config(
+                    PoolConfig.builder()
+                        .callDeadline(DEADLINE)
+                        .ejectAfterConsecutiveFailures(1) // one counted failure would eject
+                        .build())
+                .build()) {
+      a.replyGate = new CountDownLatch(1);
+      b.replyGate = new CountDownLatch(1);
+      try {
+        CallDeadlineException e =
+            deadlineOf(catchFailure(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get()));
+        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        // The pool counts the call's end before it destroys the client: wait for the destroy.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pool.stats().invalidated() == 0) {
+          assertThat(System.nanoTime() - until).as("client destroyed within 10 s").isNegative();
+          Thread.sleep(5); // polling the counter
+        }
+        assertThat(pool.stats().ejections()).isZero();
+      } finally {
+        a.replyGate.countDown();
+        b.replyGate.countDown();
+      }
     }
   }
 

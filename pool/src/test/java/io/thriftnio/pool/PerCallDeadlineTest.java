@@ -171,14 +171,18 @@ class PerCallDeadlineTest {
       peer.replyGate = new CountDownLatch(1);
       try {
         long start = System.nanoTime();
+        // The first call holds the one slot past the second's deadline: with equal deadlines, the
+        // first's end would free the slot a hair before the second's, and send it.
         CompletableFuture<Long> first =
-            pool.call(PER_CALL, c -> c.send_fired(), BenchService.Client::recv_fired);
+            pool.call(
+                PER_CALL.multipliedBy(2), c -> c.send_fired(), BenchService.Client::recv_fired);
         CompletableFuture<Long> second =
             pool.call(PER_CALL, c -> c.send_fired(), BenchService.Client::recv_fired);
-        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
-        assertEndedAtOwnDeadline(start, inCall);
         assertEndedAtOwnDeadline(start, waiting);
+        CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
+        assertThat(inCall.deadline()).isEqualTo(PER_CALL.multipliedBy(2));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(POOL_DEADLINE);
         assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
         assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);

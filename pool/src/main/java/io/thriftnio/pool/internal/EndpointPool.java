@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the pooled connection
  */
-public final class EndpointPool<T> implements AutoCloseable {
+public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
 
   /** Idle eviction off, in pool2's terms: an idle time no connection reaches. */
@@ -245,11 +245,13 @@ public final class EndpointPool<T> implements AutoCloseable {
    * Takes one retry of a call from the retry budget: {@code false} when it is spent (counted in
    * {@link PoolStats#retriesRefused()}).
    */
+  @Override
   public boolean tryRetry() {
     return selector.budget().tryWithdraw();
   }
 
   /** What a call's error says when its retry was refused: the budget and the pool state. */
+  @Override
   public String retryRefused() {
     return selector.exhausted(stats().gauges());
   }

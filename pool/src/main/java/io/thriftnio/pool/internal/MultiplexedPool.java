@@ -1,7 +1,6 @@
 package io.thriftnio.pool.internal;
 
 import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
@@ -11,7 +10,6 @@ import io.thriftnio.core.internal.client.ClientInterception.Call;
 import io.thriftnio.pool.CallDeadlineException;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
-import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.internal.EndpointChannels.Conn;
@@ -79,8 +77,8 @@ public final class MultiplexedPool implements ThriftChannel {
   /** Hedge delay in nanoseconds for idempotent calls, 0 for none; see {@link #hedgeAfter}. */
   private volatile long hedge;
 
-  /** {@code null} when no method is idempotent; see {@link #idempotent}. */
-  private Predicate<String> idempotent;
+  /** Retries, resends and hedges; replaced by {@link #idempotent}. */
+  private CallPolicy policy;
 
   public MultiplexedPool(
       String name,
@@ -163,6 +161,7 @@ public final class MultiplexedPool implements ThriftChannel {
     this.protocolFactory = protocolFactory;
     this.shared =
         new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
+    this.policy = new CallPolicy(name, null, shared);
   }
 
   /**
@@ -178,7 +177,7 @@ public final class MultiplexedPool implements ThriftChannel {
    * transport error, within the retry budget; {@code null} for none. Set as {@link #intercept} is.
    */
   public void idempotent(Predicate<String> idempotent) {
-    this.idempotent = idempotent;
+    this.policy = new CallPolicy(shared.name(), idempotent, shared);
   }
 
   /**
@@ -283,20 +282,19 @@ public final class MultiplexedPool implements ThriftChannel {
     }
     // The deadline fails the caller's future; the exchange under it is sent with the time left as
     // its timeout, so that its slot is given up then too.
-    CallState state = new CallState(System.nanoTime() + deadlineNanos);
+    CallState state = new CallState(Deadline.in(deadlineNanos));
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     state.caller = result;
     ScheduledFuture<?> timer =
         Deadlines.schedule(
-            () -> result.completeExceptionally(deadlinePassed(state, deadlineNanos)),
-            deadlineNanos);
+            () -> result.completeExceptionally(deadlinePassed(state)), deadlineNanos);
     retrying(sent, request, timeout, state)
         .whenComplete(
             (response, failure) -> {
               if (failure == null) {
                 result.complete(response);
               } else if (state.explains(failure)) {
-                result.completeExceptionally(deadlinePassed(state, deadlineNanos));
+                result.completeExceptionally(deadlinePassed(state));
               } else {
                 result.completeExceptionally(failure);
               }
@@ -305,37 +303,24 @@ public final class MultiplexedPool implements ThriftChannel {
     return result;
   }
 
-  private CallDeadlineException deadlinePassed(CallState state, long deadlineNanos) {
+  private CallDeadlineException deadlinePassed(CallState state) {
     AsyncBorrows.Choice choice = state.choice;
     InetSocketAddress at = choice == null ? null : choice.sentTo;
-    return new CallDeadlineException(
-        shared.name(),
-        at == null
-            ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
-            : CallDeadlineException.Phase.IN_CALL,
-        Duration.ofNanos(deadlineNanos),
-        at,
-        shared.stats(),
-        null);
+    return state.deadline.exceeded(shared.name(), at, shared.stats(), null);
   }
 
   /** The part of a call a deadline watches: the attempt in progress and the caller's future. */
   private static final class CallState {
-    final long deadlineAt; // System.nanoTime() value
+    final Deadline deadline;
     volatile AsyncBorrows.Choice choice;
     volatile CompletableFuture<ByteBuffer> caller;
 
-    CallState(long deadlineAt) {
-      this.deadlineAt = deadlineAt;
+    CallState(Deadline deadline) {
+      this.deadline = deadline;
     }
 
     /** Set when an attempt is sent with the time left as its timeout. */
     volatile boolean timeoutIsDeadline;
-
-    /** Whether the deadline has passed, whoever noticed first. */
-    boolean passed() {
-      return System.nanoTime() - deadlineAt >= 0;
-    }
 
     /**
      * Whether the deadline, not the endpoint, ended a call with {@code failure}: it has passed, or
@@ -343,7 +328,7 @@ public final class MultiplexedPool implements ThriftChannel {
      * hair before the clock reaches the deadline).
      */
     boolean explains(Throwable failure) {
-      if (passed()) {
+      if (deadline.passed()) {
         return true;
       }
       Throwable f = Failures.unwrap(failure);
@@ -353,46 +338,35 @@ public final class MultiplexedPool implements ThriftChannel {
                   && ((TTransportException) f).getType() == TTransportException.TIMED_OUT));
     }
 
-    /** Nanoseconds left before the deadline, at least 1. */
-    long left() {
-      return Math.max(1, deadlineAt - System.nanoTime());
-    }
-
     /** Whether the caller has heard already, or its deadline passed: nothing more to send. */
     boolean over() {
       CompletableFuture<ByteBuffer> c = caller;
-      return (c != null && c.isDone()) || passed();
+      return (c != null && c.isDone()) || deadline.passed();
     }
+  }
+
+  private static Deadline deadline(CallState state) {
+    return state == null ? null : state.deadline;
+  }
+
+  /**
+   * Whether nothing more is to be sent for the call: the pool closed, or {@link CallState#over}.
+   */
+  private boolean finished(CallState state) {
+    return shared.isClosed() || (state != null && state.over());
   }
 
   /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
   private CompletableFuture<ByteBuffer> retrying(
       TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
-    Predicate<String> idempotent = this.idempotent;
-    if (idempotent == null || !idempotent.test(sent.name)) {
+    if (!policy.idempotent(sent.name)) {
       AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
       int from = request.position();
       return attempt(sent, request, timeout, choice, state)
           .exceptionallyCompose(
               failure -> {
-                if (!(Failures.unwrap(failure) instanceof ChannelClosedException)
-                    || choice.sentTo == null
-                    || shared.isClosed()
-                    || (state != null && state.over())) {
-                  return CompletableFuture.failedFuture(failure);
-                }
-                // The channel had closed before the request was written: no handler saw it, so
-                // any call may go elsewhere, once, from the budget.
-                if (!shared.tryRetry()) {
-                  Failures.unwrap(failure)
-                      .addSuppressed(
-                          new PoolException(
-                              shared.name()
-                                  + ": "
-                                  + sent.name
-                                  + " not sent, and not retried: "
-                                  + shared.retryRefused(),
-                              null));
+                if (!policy.resends(
+                    sent.name, failure, choice.sentTo != null, deadline(state), finished(state))) {
                   return CompletableFuture.failedFuture(failure);
                 }
                 ByteBuffer again = request.duplicate();
@@ -444,7 +418,7 @@ public final class MultiplexedPool implements ThriftChannel {
     }
 
     private boolean over() {
-      return result.isDone() || shared.isClosed() || (state != null && state.over());
+      return result.isDone() || finished(state);
     }
 
     /** No reply yet: the same call to another endpoint, if the first was sent and budget allows. */
@@ -452,8 +426,8 @@ public final class MultiplexedPool implements ThriftChannel {
       if (over() || first.sentTo == null || !extraTaken.compareAndSet(false, true)) {
         return;
       }
-      if (!shared.tryRetry()) {
-        return; // the budget is spent: the first attempt carries on alone
+      if (!policy.hedges(deadline(state), over())) {
+        return;
       }
       outstanding.incrementAndGet();
       run(new AsyncBorrows.Choice(first.sentTo));
@@ -467,20 +441,10 @@ public final class MultiplexedPool implements ThriftChannel {
       if (first.sentTo != null // else a borrow failure: the borrow retried connects itself
           && Failures.inTransport(failure)
           && !over()
-          && extraTaken.compareAndSet(false, true)) {
-        if (shared.tryRetry()) {
-          run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
-          return;
-        }
-        Failures.unwrap(failure)
-            .addSuppressed(
-                new PoolException(
-                    shared.name()
-                        + ": idempotent "
-                        + sent.name
-                        + " not retried: "
-                        + shared.retryRefused(),
-                    null));
+          && extraTaken.compareAndSet(false, true)
+          && policy.retries(sent.name, failure, deadline(state), over())) {
+        run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
+        return;
       }
       if (outstanding.decrementAndGet() == 0) {
         result.completeExceptionally(failure);
@@ -573,17 +537,14 @@ public final class MultiplexedPool implements ThriftChannel {
     reply.whenComplete(
         (response, failure) -> {
           if (failure != null) {
-            if (state == null || !state.explains(failure)) {
-              shared.callEnded(
-                  conn, failure); // a deadline's timeout is the caller's, not the endpoint's
-            }
+            shared.callEnded(conn, failure, state != null && state.explains(failure));
             shared.release(conn, connectionFailure(failure));
             end(call, null, failure);
             result.completeExceptionally(failure);
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
-          shared.callEnded(conn, mismatch);
+          shared.callEnded(conn, mismatch, false);
           shared.release(conn, mismatch);
           end(call, response, mismatch);
           if (mismatch != null) {
@@ -603,13 +564,12 @@ public final class MultiplexedPool implements ThriftChannel {
     if (state == null) {
       return timeout;
     }
-    long left = state.left();
     long own = timeout != null ? timeout.toNanos() : requestTimeoutNanos;
-    if (own > 0 && own < left) {
-      return Duration.ofNanos(own);
+    long bounded = state.deadline.attemptNanos(own, 0);
+    if (bounded != own) {
+      state.timeoutIsDeadline = true;
     }
-    state.timeoutIsDeadline = true;
-    return Duration.ofNanos(left);
+    return Duration.ofNanos(bounded);
   }
 
   @Override

@@ -26,6 +26,24 @@ public final class Proxies {
     void start(Method method, Object[] args, CompletableFuture<Object> future);
   }
 
+  /** Makes one call of a generated {@code Iface} method, as {@code Method.invoke} would. */
+  @FunctionalInterface
+  public interface SyncInvoke {
+    Object invoke(Method method, Object[] args) throws Throwable;
+  }
+
+  /** A proxy implementing a generated {@code Iface}: each method is a call through {@code call}. */
+  public static <I> I iface(Class<I> iface, SyncInvoke call) {
+    InvocationHandler handler =
+        (proxy, method, args) ->
+            method.getDeclaringClass() == Object.class
+                ? Reflection.objectMethod(
+                    proxy, method, args, "pooled proxy for " + iface.getName())
+                : call.invoke(method, args);
+    return iface.cast(
+        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+  }
+
   /**
    * A proxy implementing a generated {@code AsyncIface}: each method starts a call through {@code
    * start} and reports its outcome to the caller's {@code AsyncMethodCallback} (the last argument)

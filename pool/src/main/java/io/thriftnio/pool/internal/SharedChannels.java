@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * holds two locks and calls to different endpoints never contend. Connecting, closing and the
  * user's validator run outside every lock.
  */
-final class SharedChannels implements AutoCloseable {
+final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
   private static final Logger log = LoggerFactory.getLogger(SharedChannels.class);
 
   private final String name;
@@ -163,23 +163,19 @@ final class SharedChannels implements AutoCloseable {
 
   /**
    * A call on {@code c} ended, answered ({@code failure} null) or not: feeds outlier ejection with
-   * what the endpoint did, not with collateral. A broken connection is one failure however many
-   * calls it fails; a call that timed out only behind another timed-out call on its connection
-   * (replies come in order) says nothing new; calls failed by the pool's own close say nothing.
+   * what the endpoint did, not with collateral ({@link CallPolicy#aboutEndpoint}; {@code
+   * byDeadline}: the caller's deadline ended it). A broken connection is one failure however many
+   * calls it fails.
    */
-  void callEnded(Conn c, Throwable failure) {
-    if (closed.get()) {
+  void callEnded(Conn c, Throwable failure, boolean byDeadline) {
+    if (!CallPolicy.aboutEndpoint(failure, closed.get(), byDeadline)) {
       return;
     }
-    if (failure != null) {
-      Throwable f = Failures.unwrap(failure);
-      if (f instanceof CallTimeoutException) {
-        if (((CallTimeoutException) f).behindTimedOutCall()) {
-          return;
-        }
-      } else if (Failures.inTransport(f) && !c.failureCounted.compareAndSet(false, true)) {
-        return;
-      }
+    if (failure != null
+        && !(Failures.unwrap(failure) instanceof CallTimeoutException)
+        && Failures.inTransport(failure)
+        && !c.failureCounted.compareAndSet(false, true)) {
+      return;
     }
     selector.callEnded(c.endpoint, failure, name);
   }
@@ -190,13 +186,13 @@ final class SharedChannels implements AutoCloseable {
     release(lent, null);
   }
 
-  /** Takes one retry of a call from the retry budget; {@code false} when it is spent. */
-  boolean tryRetry() {
+  @Override
+  public boolean tryRetry() {
     return selector.budget().tryWithdraw();
   }
 
-  /** What a call's error says when its retry was refused: the budget and the pool state. */
-  String retryRefused() {
+  @Override
+  public String retryRefused() {
     return selector.exhausted(gauges());
   }
 

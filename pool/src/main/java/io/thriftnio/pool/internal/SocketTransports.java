@@ -1,13 +1,13 @@
 package io.thriftnio.pool.internal;
 
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.ClientTransportFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
@@ -81,7 +81,6 @@ public final class SocketTransports {
   public static final class FramedTlsFactory implements ClientTransportFactory {
     private final int connectTimeoutMillis;
     private final int readTimeoutMillis;
-    private final int handshakeTimeoutMillis;
     private final ClientTls tls;
     private final SSLContext context;
     private final int maxFrameSize;
@@ -90,7 +89,6 @@ public final class SocketTransports {
         Duration connectTimeout, Duration readTimeout, ClientTls tls, int maxFrameSize) {
       this.connectTimeoutMillis = millis(connectTimeout);
       this.readTimeoutMillis = millis(readTimeout);
-      this.handshakeTimeoutMillis = millis(tls.handshakeTimeout());
       this.tls = tls;
       this.context = JdkTls.clientContext(tls, "ClientTransportFactory.framedTls");
       this.maxFrameSize = maxFrameSize;
@@ -99,41 +97,19 @@ public final class SocketTransports {
     @Override
     public TTransport open(InetSocketAddress endpoint) throws TTransportException {
       SocketChannel channel = connect(endpoint, connectTimeoutMillis);
+      SSLSocket ssl =
+          BlockingSockets.handshake(
+              channel.socket(),
+              context,
+              tls,
+              endpoint,
+              Names.endpoint(endpoint),
+              Duration.ofMillis(readTimeoutMillis));
       try {
-        String host = tls.peerHost(endpoint);
-        SSLSocket ssl =
-            (SSLSocket)
-                context
-                    .getSocketFactory()
-                    .createSocket(channel.socket(), host, endpoint.getPort(), true);
-        ssl.setUseClientMode(true);
-        ssl.setSSLParameters(JdkTls.clientParameters(ssl.getSSLParameters(), tls, host));
-        ssl.setSoTimeout(handshakeTimeoutMillis);
-        try {
-          ssl.startHandshake();
-        } catch (SocketTimeoutException e) {
-          closeQuietly(channel);
-          throw new TTransportException(
-              TTransportException.TIMED_OUT,
-              "TLS handshake with "
-                  + Names.endpoint(endpoint)
-                  + " timed out after "
-                  + handshakeTimeoutMillis
-                  + " ms",
-              e);
-        }
-        ssl.setSoTimeout(readTimeoutMillis);
         return new TFramedTransport(new TSocket(ssl), maxFrameSize);
-      } catch (IOException | TTransportException | RuntimeException e) {
-        closeQuietly(channel);
-        if (e instanceof TTransportException
-            && ((TTransportException) e).getType() == TTransportException.TIMED_OUT) {
-          throw (TTransportException) e;
-        }
-        throw new TTransportException(
-            TTransportException.NOT_OPEN,
-            "TLS handshake with " + Names.endpoint(endpoint) + " failed: " + JdkTls.describe(e),
-            e);
+      } catch (TTransportException | RuntimeException e) {
+        BlockingSockets.closeQuietly(ssl);
+        throw e;
       }
     }
 
@@ -232,26 +208,7 @@ public final class SocketTransports {
    * any, is lost, which is harmless since the connection is then destroyed.
    */
   public static boolean peerSilent(SocketChannel channel) {
-    if (!channel.isOpen() || !channel.isConnected()) {
-      return false;
-    }
-    ByteBuffer one = ByteBuffer.allocate(1);
-    try {
-      boolean blocking = channel.isBlocking();
-      if (blocking) {
-        channel.configureBlocking(false);
-      }
-      try {
-        return channel.read(one) == 0;
-      } finally {
-        if (blocking) {
-          channel.configureBlocking(true);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // A connection we cannot even look at is not one to lend: report it as not silent.
-      return false;
-    }
+    return BlockingSockets.quiet(channel);
   }
 
   /**
@@ -287,17 +244,10 @@ public final class SocketTransports {
   }
 
   public static void closeQuietly(SocketChannel channel) {
-    if (channel != null) {
-      try {
-        channel.close();
-      } catch (IOException e) {
-        // Closing is best effort: the descriptor is released even when close reports an error.
-      }
-    }
+    BlockingSockets.closeQuietly(channel);
   }
 
   static int millis(Duration d) {
-    long ms = Math.max(1, d.toMillis());
-    return (int) Math.min(Integer.MAX_VALUE, ms);
+    return BlockingSockets.millis(d);
   }
 }

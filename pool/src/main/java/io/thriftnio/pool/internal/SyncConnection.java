@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
@@ -74,6 +75,16 @@ public final class SyncConnection<C extends TServiceClient> {
   @FunctionalInterface
   public interface TransportOpener {
     TTransport open(InetSocketAddress endpoint) throws Exception;
+  }
+
+  /** The client's class, from a client over an in-memory buffer. */
+  public static Class<?> sampleClientClass(
+      Function<TProtocol, ? extends TServiceClient> factory, TProtocolFactory protocolFactory) {
+    try {
+      return factory.apply(protocolFactory.getProtocol(new TMemoryBuffer(16))).getClass();
+    } catch (TTransportException e) {
+      throw new IllegalStateException(e); // a memory buffer does not fail to open
+    }
   }
 
   /** How a sync pool opens, checks and closes its connections. */

@@ -128,11 +128,15 @@ final class MemoryServerConnection implements ServerConnection, ConnectionHandle
   // ---- ServerConnection -------------------------------------------------------------------------
 
   @Override
-  public void write(ByteBuffer frame) {
-    ByteBuffer f = frame.duplicate();
-    byte[] bytes = new byte[f.remaining()];
-    f.get(bytes);
-    unflushed.write(bytes, 0, bytes.length);
+  public void write(ByteBuffer head, ByteBuffer body) {
+    for (ByteBuffer part : new ByteBuffer[] {head, body}) {
+      if (part != null) {
+        ByteBuffer p = part.duplicate();
+        byte[] bytes = new byte[p.remaining()];
+        p.get(bytes);
+        unflushed.write(bytes, 0, bytes.length);
+      }
+    }
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireTransport;
 import java.net.InetSocketAddress;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +47,21 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
       InetSocketAddress address, int maxFrameSize, long readTimeoutMillis)
       throws TTransportException {
     this(address, maxFrameSize, readTimeoutMillis, true);
+  }
+
+  /**
+   * A transport with the options' limit, read timeout and transport (framed or unframed).
+   *
+   * @param address the server
+   * @param options the connection's settings
+   */
+  protected QueuedFramedTransport(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    this(
+        address,
+        options.maxFrameSize(),
+        options.readTimeout().toMillis(),
+        options.transport() != WireTransport.UNFRAMED);
   }
 
   /**

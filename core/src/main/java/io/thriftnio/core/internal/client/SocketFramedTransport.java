@@ -65,7 +65,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
     this.onClose = onClose;
     this.unframed =
         options.transport() == WireTransport.UNFRAMED
-            ? new UnframedReplies(in, address, options.maxFrameSize())
+            ? new UnframedReplies(in, address, options)
             : null;
   }
 
@@ -79,17 +79,11 @@ public final class SocketFramedTransport extends FramedClientTransport {
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
     Socket socket = new Socket();
-    long connectMillis = Math.max(1, options.connectTimeout().toMillis());
+    BlockingSockets.connect(socket, address, options.connectTimeout(), options.readTimeout());
     try {
-      socket.setTcpNoDelay(true);
-      socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, options.readTimeout().toMillis()));
-      socket.connect(address, (int) Math.min(Integer.MAX_VALUE, connectMillis));
       return new SocketFramedTransport(address, options, socket, onClose);
-    } catch (SocketTimeoutException e) {
-      closeQuietly(socket);
-      throw ClientErrors.connectTimedOut(address, connectMillis);
     } catch (IOException | RuntimeException e) {
-      closeQuietly(socket);
+      BlockingSockets.closeQuietly(socket);
       throw ClientErrors.connectFailed(address, e);
     }
   }
@@ -110,7 +104,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
     if (unframed != null) {
       unframed.clear();
     }
-    closeQuietly(socket);
+    BlockingSockets.closeQuietly(socket);
     onClose.run();
     notifyClosed();
   }
@@ -142,7 +136,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
         receiveUnframed();
         return;
       }
-      if (!readFully(header, 0, Framing.HEADER_SIZE)) {
+      if (!BlockingSockets.readFully(in, header, 0, Framing.HEADER_SIZE)) {
         close();
         throw ClientErrors.closedByPeer(address);
       }
@@ -205,35 +199,13 @@ public final class SocketFramedTransport extends FramedClientTransport {
         frame = Arrays.copyOf(frame, (int) Math.min(length, grown));
       }
       int chunk = Math.min(length, frame.length) - read;
-      if (!readFully(frame, read, chunk)) {
+      if (!BlockingSockets.readFully(in, frame, read, chunk)) {
         close();
         throw ClientErrors.closedByPeer(address);
       }
       read += chunk;
     }
     return frame;
-  }
-
-  /** Reads {@code len} bytes; false if the stream ended first. */
-  private boolean readFully(byte[] buf, int off, int len) throws IOException {
-    int done = 0;
-    while (done < len) {
-      int n = in.read(buf, off + done, len - done);
-      if (n < 0) {
-        return false;
-      }
-      done += n;
-    }
-    return true;
-  }
-
-  private static void closeQuietly(Socket socket) {
-    try {
-      socket.close();
-    } catch (IOException e) {
-      // closing is all that is left to do with this socket; a failure changes nothing for the
-      // caller
-    }
   }
 
   @Override

@@ -3,19 +3,18 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.JdkTls;
-import io.thriftnio.core.internal.server.HttpResponseReader;
-import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.wire.ByteSource;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.Decoded;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -41,30 +40,17 @@ public final class SocketHttpTransport extends FramedClientTransport {
   private static final int READ_BUFFER_SIZE = 8 * 1024;
 
   private final ClientOptions options;
-  private final HttpCalls calls;
-  private final HttpResponseReader reader;
   private final SSLContext tlsContext;
   private final long readTimeoutMillis;
   private final Runnable onClose;
-  private final HttpResponseReader.BulkSource source =
-      new HttpResponseReader.BulkSource() {
-        @Override
-        public byte get(int index) {
-          return buf[index];
-        }
-
-        @Override
-        public void copy(int index, byte[] dst, int offset, int length) {
-          System.arraycopy(buf, index, dst, offset, length);
-        }
-      };
 
   private Socket socket;
 
+  /** The connection's wire: a new one with each connection (one ended with the last). */
+  private ClientCodec codec;
+
   /** The plain connection's channel, probed before it is reused; {@code null} over TLS. */
   private SocketChannel probe;
-
-  private final ByteBuffer probeBuffer = ByteBuffer.allocate(1);
 
   /** Whether a call has used the connection: only then can the server have ended it. */
   private boolean used;
@@ -80,8 +66,6 @@ public final class SocketHttpTransport extends FramedClientTransport {
       throws TTransportException {
     super(address, options.maxFrameSize());
     this.options = options;
-    this.calls = new HttpCalls(address, options.httpPath());
-    this.reader = new HttpResponseReader(options.maxFrameSize());
     this.tlsContext = tlsContext;
     this.readTimeoutMillis = options.readTimeout().toMillis();
     this.onClose = onClose;
@@ -115,48 +99,17 @@ public final class SocketHttpTransport extends FramedClientTransport {
     } catch (IOException e) {
       throw ClientErrors.connectFailed(address, e);
     }
-    long connectMillis = Math.max(1, options.connectTimeout().toMillis());
-    try {
-      s.setTcpNoDelay(true);
-      s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, options.readTimeout().toMillis()));
-      s.connect(address, (int) Math.min(Integer.MAX_VALUE, connectMillis));
-    } catch (SocketTimeoutException e) {
-      closeQuietly(s);
-      throw ClientErrors.connectTimedOut(address, connectMillis);
-    } catch (IOException | RuntimeException e) {
-      closeQuietly(s);
-      throw ClientErrors.connectFailed(address, e);
-    }
+    BlockingSockets.connect(s, address, options.connectTimeout(), options.readTimeout());
     if (tlsContext == null) {
       return s;
     }
-    return handshake(s, options.tls().get());
-  }
-
-  private Socket handshake(Socket plain, ClientTls tls) throws TTransportException {
-    String host = tls.peerHost(address);
-    long handshakeMillis = Math.max(1, tls.handshakeTimeout().toMillis());
-    try {
-      SSLSocket s =
-          (SSLSocket)
-              tlsContext.getSocketFactory().createSocket(plain, host, address.getPort(), true);
-      s.setSSLParameters(JdkTls.clientParameters(s.getSSLParameters(), tls, host));
-      s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, handshakeMillis));
-      try {
-        s.startHandshake();
-      } catch (SocketTimeoutException e) {
-        closeQuietly(s);
-        throw ClientErrors.handshakeTimedOut(address, handshakeMillis);
-      } catch (IOException e) {
-        closeQuietly(s);
-        throw ClientErrors.handshakeFailed(address, e);
-      }
-      s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, readTimeoutMillis));
-      return s;
-    } catch (IOException e) {
-      closeQuietly(plain);
-      throw ClientErrors.handshakeFailed(address, e);
-    }
+    return BlockingSockets.handshake(
+        s,
+        tlsContext,
+        options.tls().get(),
+        address,
+        ClientErrors.peer(address),
+        options.readTimeout());
   }
 
   private void open(Socket s) throws TTransportException {
@@ -164,10 +117,11 @@ public final class SocketHttpTransport extends FramedClientTransport {
       in = s.getInputStream();
       out = s.getOutputStream();
     } catch (IOException e) {
-      closeQuietly(s);
+      BlockingSockets.closeQuietly(s);
       throw ClientErrors.connectFailed(address, e);
     }
     socket = s;
+    codec = ClientCodec.of(options, address, ClientErrors.peer(address));
     used = false;
   }
 
@@ -178,20 +132,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
    * the TLS socket), and such a connection fails the call that finds it ended.
    */
   boolean endedWhileIdle() {
-    if (probe == null) {
-      return false;
-    }
-    try {
-      probe.configureBlocking(false);
-      try {
-        probeBuffer.clear();
-        return probe.read(probeBuffer) != 0;
-      } finally {
-        probe.configureBlocking(true);
-      }
-    } catch (IOException e) {
-      return true; // reset by the peer, say: unusable either way, and nothing was written
-    }
+    return probe != null && !BlockingSockets.quiet(probe);
   }
 
   @Override
@@ -208,7 +149,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
     closed = true;
     dropFrame();
     if (socket != null) {
-      closeQuietly(socket);
+      BlockingSockets.closeQuietly(socket);
     }
     onClose.run();
     notifyClosed();
@@ -225,7 +166,8 @@ public final class SocketHttpTransport extends FramedClientTransport {
   protected void sendFrame(byte[] frame, int length) throws TTransportException {
     dropFrame(); // whatever the last reply left unread is not this call's
     if (socket != null && used && endedWhileIdle()) {
-      closeQuietly(socket); // nothing of this call was written: connect again, transparently
+      // Nothing of this call was written: connect again, transparently.
+      BlockingSockets.closeQuietly(socket);
       socket = null;
     }
     if (socket == null) {
@@ -237,12 +179,13 @@ public final class SocketHttpTransport extends FramedClientTransport {
       }
     }
     int body = length - Framing.HEADER_SIZE;
-    int total = calls.headLength(body) + body;
+    byte[] head = codec.head(body, false); // a oneway call's empty 200 is read as a reply
+    int total = head.length + body;
     if (request.length < total) {
       request = new byte[total];
     }
-    int at = calls.writeHead(body, request, 0);
-    System.arraycopy(frame, Framing.HEADER_SIZE, request, at, body);
+    System.arraycopy(head, 0, request, 0, head.length);
+    System.arraycopy(frame, Framing.HEADER_SIZE, request, head.length, body);
     used = true;
     try {
       out.write(request, 0, total);
@@ -255,9 +198,8 @@ public final class SocketHttpTransport extends FramedClientTransport {
   }
 
   private void receiveResponse() throws TTransportException {
-    reader.reset();
     int available = 0;
-    int length;
+    int event;
     try {
       while (true) {
         if (available == buf.length) {
@@ -267,20 +209,17 @@ public final class SocketHttpTransport extends FramedClientTransport {
         if (n < 0) {
           if (available == 0) {
             close();
-            throw calls.closedBeforeResponse();
+            throw closedBeforeResponse();
           }
-          length = reader.endOfStream(available);
+          event = codec.endOfStream(ByteSource.of(buf), 0, available);
           break;
         }
         available += n;
-        length = reader.next(source, 0, available);
-        if (length != HttpResponseReader.NEED_MORE) {
+        event = codec.next(ByteSource.of(buf), 0, available);
+        if (event != Decoded.NEED_MORE) {
           break;
         }
       }
-    } catch (HttpResponseReader.Malformed e) {
-      close();
-      throw calls.malformed(e);
     } catch (SocketTimeoutException e) {
       close(); // a late response would otherwise be read by the next call
       throw ClientErrors.readTimedOut(address, readTimeoutMillis);
@@ -291,28 +230,51 @@ public final class SocketHttpTransport extends FramedClientTransport {
       close();
       throw ClientErrors.connectionFailed(address, e);
     }
-    if (available > length) {
+    Decoded d = codec.decoded();
+    if (event == Decoded.REFUSED) {
+      close();
+      Exception refused = d.refusal().exception();
+      throw refused instanceof TTransportException
+          ? (TTransportException) refused
+          : new TTransportException(TTransportException.CORRUPTED_DATA, d.refusal().reason());
+    }
+    if (available > d.consumed()) {
       close();
       throw ClientErrors.protocolViolation(
-          address, available - length, "after a whole HTTP response, with no call waiting");
+          address, available - d.consumed(), "after a whole HTTP response, with no call waiting");
     }
-    if (!reader.keepAlive()) {
-      closeQuietly(socket); // the next call connects again, before it writes anything
+    if (d.closeAfter() != null) {
+      // The next call connects again, before it writes anything.
+      BlockingSockets.closeQuietly(socket);
       socket = null;
     }
-    calls.checkStatus(reader, source, 0);
+    if (event == Decoded.FAILED) {
+      throw (TTransportException) d.failure(); // an HttpStatusException: the transport goes on
+    }
     // A new array per reply, as libthrift's transports do: the protocols hand out binary fields
     // as views of it, which a caller may still hold when the next call's reply arrives.
-    byte[] reply = new byte[reader.bodyLength()];
-    if (reader.chunked()) {
-      reader.copyBody(source, 0, reply);
-    } else {
-      System.arraycopy(buf, reader.bodyStart(), reply, 0, reader.bodyLength());
+    byte[] reply = d.payloadArray();
+    if (reply == null) {
+      int from = d.payloadOffset();
+      reply = Arrays.copyOfRange(buf, from, from + d.payloadLength());
     }
-    setFrame(reply, reader.bodyLength());
+    setFrame(reply, reply.length);
     if (buf.length > 4 * READ_BUFFER_SIZE) {
       buf = new byte[READ_BUFFER_SIZE]; // a large response does not pin its buffer
     }
+  }
+
+  /**
+   * {@code END_OF_FILE}: the server closed the connection after the call was sent and before any
+   * byte of its response; the call may have run, so it is not sent again.
+   */
+  private TTransportException closedBeforeResponse() {
+    return new TTransportException(
+        TTransportException.END_OF_FILE,
+        "connection to "
+            + ClientErrors.peer(address)
+            + " closed by the server after the call was sent, before any response; the call may"
+            + " have run, so it is not sent again");
   }
 
   @Override
@@ -323,15 +285,6 @@ public final class SocketHttpTransport extends FramedClientTransport {
         "read past the reply from "
             + ClientErrors.peer(address)
             + ": each HTTP call's reply is read whole at flush(); transport closed");
-  }
-
-  private static void closeQuietly(Socket socket) {
-    try {
-      socket.close();
-    } catch (IOException e) {
-      // closing is all that is left to do with this socket; a failure changes nothing for the
-      // caller
-    }
   }
 
   @Override

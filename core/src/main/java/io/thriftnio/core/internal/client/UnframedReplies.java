@@ -1,19 +1,21 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.internal.UnframedMessages;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.wire.ByteSource;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.Decoded;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.SocketAddress;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * Cuts unframed replies ({@code WireTransport.UNFRAMED}) out of a blocking stream for {@link
- * SocketFramedTransport}: each reply's end is found by walking it with core's {@link
- * UnframedMessages}, the walk resumed where it stopped on each read, so a large reply is walked
- * once. The encoding is told by the first reply's first byte ({@code 80} strict binary, {@code 82}
- * compact, {@code [} JSON) and kept for the connection.
+ * SocketFramedTransport}: each reply's end is found by core's wire ({@link ClientCodec}), the walk
+ * resumed where it stopped on each read, so a large reply is walked once. The encoding is told by
+ * the first reply's first byte ({@code 80} strict binary, {@code 82} compact, {@code [} JSON) and
+ * kept for the connection.
  *
  * <pre>
  * buffer:  | reply 1 (whole)          | start of reply 2 ... |
@@ -24,10 +26,9 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>The buffer grows with the bytes received, never with a size declared, and holds at most {@code
  * maxFrameSize + 1} bytes: a reply that has not ended by then is refused, as is a declared string
- * or container that cannot fit, as soon as its size is read. Its static methods word the errors
- * every unframed client reports. Not thread-safe. Not part of the API.
+ * or container that cannot fit, as soon as its size is read. Not thread-safe. Not part of the API.
  */
-public final class UnframedReplies {
+final class UnframedReplies {
 
   private static final int INITIAL_CAPACITY = 8 * 1024;
   private static final int GROWTH_STEP = 64 * 1024;
@@ -36,12 +37,12 @@ public final class UnframedReplies {
   private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
   private final InputStream in;
-  private final SocketAddress peer;
+  private final InetSocketAddress peer;
   private final int maxFrameSize;
-  private final UnframedMessages.ByteSource source = this::byteAt;
+  private final ClientCodec codec;
 
-  private UnframedMessages walk;
   private byte[] buffer = new byte[0];
+  private ByteSource source = ByteSource.of(buffer);
 
   /** Bytes of the reply delivered last, still at the buffer's head until the next call. */
   private int delivered;
@@ -49,10 +50,11 @@ public final class UnframedReplies {
   /** Bytes buffered, from index 0. */
   private int end;
 
-  UnframedReplies(InputStream in, SocketAddress peer, int maxFrameSize) {
+  UnframedReplies(InputStream in, InetSocketAddress peer, ClientOptions options) {
     this.in = in;
     this.peer = peer;
-    this.maxFrameSize = maxFrameSize;
+    this.maxFrameSize = options.maxFrameSize();
+    this.codec = ClientCodec.of(options, peer, ClientErrors.peer(peer));
   }
 
   /** The buffer holding the reply {@link #next} found, from index 0. */
@@ -75,42 +77,34 @@ public final class UnframedReplies {
       delivered = 0;
     }
     while (true) {
-      if (end > 0) {
-        int length = walk(end);
-        if (length != UnframedMessages.NEED_MORE) {
-          walk.reset();
-          delivered = length;
-          return length;
-        }
+      if (end > 0 && found(codec.next(source, 0, end))) {
+        delivered = codec.decoded().consumed();
+        return delivered;
       }
       if (end == buffer.length) {
         grow();
       }
       int n = in.read(buffer, end, buffer.length - end);
       if (n < 0) {
-        throw end == 0 ? ClientErrors.closedByPeer(peer) : truncated(peer, end, maxFrameSize);
+        if (end == 0) {
+          throw ClientErrors.closedByPeer(peer);
+        }
+        found(codec.endOfStream(source, 0, end)); // a reply cut short is refused, saying where
+        throw ClientErrors.closedByPeer(peer);
       }
       end += n;
     }
   }
 
-  private int walk(int available) throws TTransportException {
-    if (walk == null) {
-      UnframedMessages.Protocol protocol = UnframedMessages.Protocol.of(buffer[0]);
-      if (protocol == null) {
-        throw notAReply(peer, buffer[0]);
-      }
-      walk = new UnframedMessages(protocol, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
+  /** Whether a whole reply was found; a refusal is thrown. */
+  private boolean found(int event) throws TTransportException {
+    if (event == Decoded.REFUSED) {
+      Exception refused = codec.decoded().refusal().exception();
+      throw refused instanceof TTransportException
+          ? (TTransportException) refused
+          : new TTransportException(TTransportException.CORRUPTED_DATA, refused);
     }
-    try {
-      return walk.next(source, 0, available);
-    } catch (UnframedMessages.InvalidMessageException e) {
-      throw invalid(e.describe(walk.protocol(), ClientErrors.peer(peer)));
-    }
-  }
-
-  private byte byteAt(int index) {
-    return buffer[index];
+    return event == Decoded.MESSAGE;
   }
 
   /**
@@ -120,62 +114,27 @@ public final class UnframedReplies {
   private void grow() throws TTransportException {
     long limit = Math.min((long) maxFrameSize + 1, MAX_ARRAY);
     if (buffer.length >= limit) { // only with maxFrameSize near Integer.MAX_VALUE
-      throw invalid(
+      throw new TTransportException(
+          TTransportException.CORRUPTED_DATA,
           "invalid unframed reply from "
               + ClientErrors.peer(peer)
               + ": not ended within "
               + buffer.length
               + " bytes (maxFrameSize "
               + maxFrameSize
-              + ")");
+              + "); connection closed");
     }
     long grown =
         Math.min(limit, Math.max(INITIAL_CAPACITY, Math.min(2L * end, (long) end + GROWTH_STEP)));
     buffer = Arrays.copyOf(buffer, (int) grown);
+    source = ByteSource.of(buffer);
   }
 
   /** Drops the buffered bytes, for a transport that closes. */
   void clear() {
     buffer = new byte[0];
+    source = ByteSource.of(buffer);
     delivered = 0;
     end = 0;
-  }
-
-  // ---- the errors every unframed client reports, on every transport ----
-
-  /**
-   * The first byte of a reply is no unframed message start: the peer is no unframed Thrift server
-   * (a framed one, say, whose length prefix starts {@code 00}).
-   */
-  public static TTransportException notAReply(SocketAddress peer, byte first) {
-    return invalid(notAReplyReason(peer, first));
-  }
-
-  /** {@link #notAReply}'s text, for an IO adapter that reports it its own way first. */
-  public static String notAReplyReason(Object peer, byte first) {
-    return String.format(
-        "invalid unframed reply from %s: first byte %02x (expected: 80 strict binary, 82 compact or"
-            + " 5b '[' JSON; a framed server's replies start with a length)",
-        peer instanceof SocketAddress ? ClientErrors.peer((SocketAddress) peer) : peer,
-        first & 0xff);
-  }
-
-  /** A reply that breaks its encoding or the size limit; {@code reason} says which and where. */
-  public static TTransportException invalid(String reason) {
-    return new TTransportException(
-        TTransportException.CORRUPTED_DATA, reason + "; connection closed");
-  }
-
-  /** The stream ended {@code received} bytes into a reply. */
-  public static TTransportException truncated(SocketAddress peer, int received, int maxFrameSize) {
-    return new TTransportException(
-        TTransportException.END_OF_FILE,
-        "connection to "
-            + ClientErrors.peer(peer)
-            + " closed by the peer "
-            + received
-            + " bytes into an unframed reply (maxFrameSize "
-            + maxFrameSize
-            + ")");
   }
 }

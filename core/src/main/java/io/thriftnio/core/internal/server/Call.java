@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -56,16 +57,17 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   /** {@link System#nanoTime()} when the request was delivered. */
   long receivedAtNanos;
 
+  /** The reply frame, its length prefix patched; {@code null} when there is none. */
   ByteBuffer reply;
 
-  /** The HTTP request this call answers; {@code null} on a framed or unframed connection. */
-  HttpRequestReader.Request http;
+  /** How the reply leaves: as the request came in (framed, unframed, HTTP). */
+  Envelope envelope = Envelope.FRAMED;
 
-  /**
-   * The HTTP response head written before {@link #reply} (or a whole response without one); set
-   * when the call is done, {@code null} on a framed or unframed connection.
-   */
-  ByteBuffer httpHead;
+  /** The request's message could not be read: the envelope may still answer (HTTP's 400). */
+  boolean unreadable;
+
+  /** Bytes sent without a call ({@code CallSequencer.onAnswer}); {@code null} on a call. */
+  ByteBuffer head;
 
   boolean done;
   boolean closeAfter;

@@ -18,6 +18,15 @@ import org.apache.thrift.TConfiguration;
 public final class CallPath {
   final ProcessorInvoker invoker;
   final Executor worker;
+
+  /**
+   * Whether a call run on the reading thread may block it ({@code LEADER_FOLLOWER}, whose selector
+   * moves on to a follower): then the replies written before it in the read batch are flushed
+   * first, or they would wait for it. {@code SAME_THREAD} handlers must not block, and its replies
+   * leave once per batch.
+   */
+  final boolean inlineCallsMayBlock;
+
   final ServerCounters counters;
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
@@ -81,7 +90,15 @@ public final class CallPath {
       int maxCallsInFlight,
       Duration workerStartTimeout,
       ConnectionEvents events) {
-    this(invoker, worker, counters, maxCallsInFlight, workerStartTimeout, Duration.ZERO, events);
+    this(
+        invoker,
+        worker,
+        counters,
+        maxCallsInFlight,
+        workerStartTimeout,
+        Duration.ZERO,
+        events,
+        false);
   }
 
   /**
@@ -94,6 +111,8 @@ public final class CallPath {
    *     answered as timed out (see {@code ServerBuilder.callTimeout}); {@link Duration#ZERO} for no
    *     bound
    * @param events the server's connection listeners; {@code null} for none
+   * @param inlineCallsMayBlock whether a call run on the reading thread ({@code worker} {@code
+   *     null}) may block it, as {@code LEADER_FOLLOWER}'s may: the replies ahead of it leave first
    */
   public CallPath(
       ProcessorInvoker invoker,
@@ -102,8 +121,10 @@ public final class CallPath {
       int maxCallsInFlight,
       Duration workerStartTimeout,
       Duration callTimeout,
-      ConnectionEvents events) {
+      ConnectionEvents events,
+      boolean inlineCallsMayBlock) {
     this.events = events;
+    this.inlineCallsMayBlock = inlineCallsMayBlock;
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
     this.counters = Objects.requireNonNull(counters, "counters");

@@ -1,11 +1,9 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -59,7 +57,8 @@ public final class CallSequencer {
   final CallPath path;
   final ServerConnection connection;
   private final ReplyWriter writer;
-  private final CallDeadlines deadlines = new CallDeadlines(this);
+  final CallDeadlines deadlines = new CallDeadlines(this);
+  private final Dispatcher dispatcher = new Dispatcher(this);
 
   // Guarded by this; the writer's fields too.
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
@@ -71,7 +70,6 @@ public final class CallSequencer {
   boolean unflushed;
   boolean inReadBatch;
   Thread readingThread;
-  private boolean dispatchingWaiting;
   volatile boolean draining;
 
   /** A close is decided: requests delivered from now on are dropped. */
@@ -92,64 +90,29 @@ public final class CallSequencer {
   }
 
   /**
+   * A framed request arrived: {@link #onRequest(ByteBuffer, Object, Envelope)} with {@link
+   * Envelope#FRAMED}.
+   */
+  public boolean onRequest(ByteBuffer payload, Object request) {
+    return onRequest(payload, request, Envelope.FRAMED);
+  }
+
+  /**
    * A request arrived. Dispatches it, or keeps it undispatched while {@code
-   * maxCallsInFlightPerConnection} calls are in flight.
+   * maxCallsInFlightPerConnection} calls are in flight. Its reply leaves through {@code envelope},
+   * as the request's wire kind wants it (a frame, a bare message, an HTTP response: see {@link
+   * Envelope#encode}); the connection closes after it when the envelope says so.
    *
    * @param payload the request message (no framing), from position to limit; read in place until
    *     {@link ServerConnection#release} is called with {@code request}
    * @param request the adapter's handle for the memory behind {@code payload}, given back to {@link
    *     ServerConnection#release} exactly once; may be {@code null}
+   * @param envelope how the reply leaves, from the adapter's decoder
    * @return whether the adapter may deliver further requests now; if {@code false}, it stops
    *     reading until {@link ServerConnection#resumeReading()} (requests it has already decoded may
    *     still be delivered)
    */
-  public boolean onRequest(ByteBuffer payload, Object request) {
-    return onRequest(payload, request, null);
-  }
-
-  /**
-   * An HTTP request arrived ({@link io.thriftnio.core.WireTransport#HTTP}): as {@link
-   * #onRequest(ByteBuffer, Object)}, its body the request message. Its reply is written with an
-   * HTTP head ({@link ServerConnection#writeHttp}): a {@code 200} with the reply as its body (empty
-   * for a oneway call), or a {@code 400} when the message cannot be read; the connection closes
-   * after it unless the request keeps it alive.
-   *
-   * @param http what the request asks of its answer
-   */
-  public boolean onHttpRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
-    return onRequest(payload, request, http);
-  }
-
-  /**
-   * Answers an HTTP request without a call, after every earlier reply: a refusal ({@code 4xx}, the
-   * request counted in {@code badFrames}) or {@code 100 Continue}.
-   *
-   * @param response the whole response
-   * @param refusal whether it refuses a request (counted)
-   * @param closeAfter whether the connection closes after it; nothing later is read or answered
-   */
-  public void onHttpResponse(ByteBuffer response, boolean refusal, boolean closeAfter) {
-    if (refusal) {
-      path.counters.badFrames.increment();
-    }
-    synchronized (this) {
-      if (closing) {
-        return;
-      }
-      if (closeAfter) {
-        closing = true;
-        readingPaused = true;
-      }
-      Call last = new Call(this, null, null);
-      last.done = true;
-      last.httpHead = response;
-      last.closeAfter = closeAfter;
-      slots.add(last);
-    }
-    writer.writeReady();
-  }
-
-  private boolean onRequest(ByteBuffer payload, Object request, HttpRequestReader.Request http) {
+  public boolean onRequest(ByteBuffer payload, Object request, Envelope envelope) {
     Call slot;
     boolean dispatch;
     long check = -1;
@@ -163,7 +126,7 @@ public final class CallSequencer {
         long now = System.nanoTime();
         lastActivityNanos = now;
         slot = new Call(this, payload, request);
-        slot.http = http;
+        slot.envelope = envelope;
         slot.receivedAtNanos = now;
         slots.add(slot);
         dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
@@ -183,7 +146,7 @@ public final class CallSequencer {
       deadlines.schedule(check); // first: SAME_THREAD runs the call inline, and it may never end
     }
     if (dispatch) {
-      dispatch(slot);
+      dispatcher.dispatch(slot);
     }
     // During a drain, requests already read are still delivered and answered.
     boolean buffered = draining && connection.hasBufferedRequests();
@@ -192,6 +155,35 @@ public final class CallSequencer {
       readingPaused = closing || full || (draining && !buffered);
       return !readingPaused;
     }
+  }
+
+  /**
+   * Sends bytes without a call, after every earlier reply: what the adapter's decoder answers on
+   * its own ({@code Decoded.ANSWER}: an HTTP refusal, {@code 100 Continue}).
+   *
+   * @param answer the whole answer
+   * @param refusal whether it refuses a request (counted in {@code badFrames})
+   * @param closeAfter whether the connection closes after it; nothing later is read or answered
+   */
+  public void onAnswer(ByteBuffer answer, boolean refusal, boolean closeAfter) {
+    if (refusal) {
+      path.counters.badFrames.increment();
+    }
+    synchronized (this) {
+      if (closing) {
+        return;
+      }
+      if (closeAfter) {
+        closing = true;
+        readingPaused = true;
+      }
+      Call last = new Call(this, null, null);
+      last.done = true;
+      last.head = answer;
+      last.closeAfter = closeAfter;
+      slots.add(last);
+    }
+    writer.writeReady();
   }
 
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
@@ -205,16 +197,23 @@ public final class CallSequencer {
     writer.writeReady();
   }
 
+  /** A framed request refused: {@link #onBadFrame(TMessage, String, Envelope)}, framed. */
+  public void onBadFrame(TMessage header, String reason) {
+    onBadFrame(header, reason, Envelope.FRAMED);
+  }
+
   /**
-   * The adapter's decoder refused a frame (a length {@code <= 0} or above {@code maxFrameSize}) and
-   * logged it. After every earlier reply, answers {@code header} with {@code
+   * The adapter's decoder refused the connection's bytes (a frame length {@code <= 0} or above
+   * {@code maxFrameSize}, an invalid unframed message, first bytes of no accepted kind) and logged
+   * it. After every earlier reply, answers {@code header} with {@code
    * TApplicationException(PROTOCOL_ERROR)} when it is known and not oneway, then closes (output
    * first, see {@link ServerConnection#close}).
    *
-   * @param header the refused frame's message header, or {@code null} if it could not be read
-   * @param reason the rule the frame broke, with the numbers
+   * @param header the refused message's header, or {@code null} if it could not be read
+   * @param reason the rule the bytes broke, with the numbers
+   * @param envelope how the answer to {@code header} leaves
    */
-  public void onBadFrame(TMessage header, String reason) {
+  public void onBadFrame(TMessage header, String reason, Envelope envelope) {
     path.counters.badFrames.increment();
     ByteBuffer reply =
         header == null
@@ -233,6 +232,7 @@ public final class CallSequencer {
       readingPaused = true;
       Call last = new Call(this, null, null);
       last.done = true;
+      last.envelope = envelope != null ? envelope : Envelope.FRAMED;
       last.reply = reply;
       last.closeAfter = true;
       slots.add(last);
@@ -320,30 +320,14 @@ public final class CallSequencer {
     }
   }
 
-  private void dispatch(Call slot) {
-    Executor worker = path.worker;
-    if (worker == null) {
-      slot.run();
-      return;
-    }
-    // Found by fuzzing: a request after an unreadable one must not start on another worker while
-    // the connection closes; the check runs here, in request order, on the reading thread.
-    Throwable unreadable =
-        HeaderCheck.unreadable(
-            slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
-    if (unreadable != null) {
-      if (slot.claim(false)) { // else it timed out already, and was answered
-        slot.unreadable(unreadable);
-      }
-      return;
-    }
-    try {
-      worker.execute(slot);
-    } catch (RejectedExecutionException e) {
-      if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
-        OverloadReplies.refused(this, slot, e);
-      }
-    }
+  /** Dispatches waiting requests while the limit allows, then lets reading resume. */
+  void dispatchWaiting() {
+    dispatcher.dispatchWaiting();
+  }
+
+  /** Writes what is ready; the dispatcher's flush before an inline call. */
+  void writeReady() {
+    writer.writeReady();
   }
 
   /** Records a call's outcome, on the thread that completed it, and writes what is ready. */
@@ -353,22 +337,11 @@ public final class CallSequencer {
     if (request != null) {
       connection.release(request); // the invoker has read the request for the last time
     }
-    HttpRequestReader.Request http = slot.http;
-    ByteBuffer httpHead = null;
-    if (http != null) {
-      if (reply != null) {
-        httpHead = HttpResponses.ok(http, reply.remaining() - Framing.HEADER_SIZE);
-      } else if (!closeAfter) {
-        httpHead = HttpResponses.ok(http, 0); // a oneway call: HTTP still wants its answer
-      } else {
-        httpHead =
-            HttpResponses.error(400, "the body is not a readable Thrift message", false, false);
-      }
-      closeAfter |= !http.keepAlive();
-    }
+    boolean unreadable = closeAfter;
+    closeAfter |= slot.envelope.closesConnection();
     synchronized (this) {
       slot.reply = reply;
-      slot.httpHead = httpHead;
+      slot.unreadable = unreadable;
       slot.closeAfter = closeAfter;
       slot.done = true;
       if (closeAfter) {
@@ -377,61 +350,5 @@ public final class CallSequencer {
       }
     }
     writer.writeReady();
-  }
-
-  /**
-   * Dispatches waiting requests while the limit allows, then lets reading resume. One thread runs
-   * the loop at a time; it decides to stop and gives up the loop in one step under the lock, so a
-   * slot freed by another thread is either seen by this loop or finds the loop free and runs it
-   * itself (a window between the two once left a pipelining WORKER connection with requests
-   * waiting, reading paused and nothing in flight to wake it).
-   */
-  void dispatchWaiting() {
-    synchronized (this) {
-      if (dispatchingWaiting) {
-        return; // the running loop looks at the state again before it stops
-      }
-      dispatchingWaiting = true;
-    }
-    boolean resume = false;
-    boolean stopped = false;
-    try {
-      while (true) {
-        Call next;
-        long check;
-        synchronized (this) {
-          if (closing
-              || waiting.isEmpty()
-              || slots.size() - waiting.size() >= path.maxCallsInFlight) {
-            if (readingPaused
-                && !draining
-                && !closing
-                && waiting.isEmpty()
-                && slots.size() < path.maxCallsInFlight) {
-              readingPaused = false;
-              resume = true;
-            }
-            dispatchingWaiting = false;
-            stopped = true;
-            break;
-          }
-          next = waiting.pollFirst();
-          check = deadlines.queued(next, System.nanoTime());
-        }
-        if (check >= 0) {
-          deadlines.schedule(check);
-        }
-        dispatch(next);
-      }
-    } finally {
-      if (!stopped) {
-        synchronized (this) {
-          dispatchingWaiting = false;
-        }
-      }
-    }
-    if (resume) {
-      connection.resumeReading();
-    }
   }
 }

@@ -1,5 +1,7 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.wire.Envelope;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
@@ -14,7 +16,7 @@ import java.util.ArrayDeque;
  * are guarded by the sequencer's monitor, held only for bookkeeping: the connection's IO methods
  * are called outside it.
  */
-final class ReplyWriter {
+final class ReplyWriter implements Envelope.Outbound {
 
   private final CallSequencer calls;
   private final ServerConnection connection;
@@ -27,6 +29,11 @@ final class ReplyWriter {
 
   /** Owned by the writer. */
   private final ArrayDeque<Call> outbox = new ArrayDeque<>();
+
+  /** The reply being written: whether it sent anything, and whether its bytes are dropped. */
+  private boolean sent;
+
+  private boolean dropping;
 
   ReplyWriter(CallSequencer calls, ServerConnection connection) {
     this.calls = calls;
@@ -154,25 +161,34 @@ final class ReplyWriter {
         connection.release(neverDispatched);
         continue;
       }
-      boolean answer = call.reply != null || call.httpHead != null;
+      this.dropping = dropping;
+      sent = false;
+      if (call.head != null) {
+        send(call.head, null); // an answer without a call
+      } else {
+        call.envelope.encode(call.reply, call.unreadable, this);
+      }
       if (dropping) {
-        if (answer) {
+        if (sent) {
           calls.path.counters.droppedResponses.increment(); // the connection closed during the call
         }
         continue;
       }
-      if (call.httpHead != null) {
-        connection.writeHttp(call.httpHead, call.reply);
-        wrote = true;
-      } else if (call.reply != null) {
-        connection.write(call.reply);
-        wrote = true;
-      }
+      wrote |= sent;
       if (call.closeAfter) {
-        connection.close(answer); // flushes
+        connection.close(sent); // flushes
         wrote = false;
       }
     }
     return wrote;
+  }
+
+  /** One reply's bytes, as its envelope made them; counted, not written, while dropping. */
+  @Override
+  public void send(ByteBuffer head, ByteBuffer body) {
+    sent = true;
+    if (!dropping) {
+      connection.write(head, body);
+    }
   }
 }

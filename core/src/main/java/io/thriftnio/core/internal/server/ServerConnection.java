@@ -18,27 +18,17 @@ import javax.net.ssl.SSLSession;
 public interface ServerConnection {
 
   /**
-   * Queues one reply for sending; nothing need leave before {@link #flush()}.
+   * Queues one reply for sending, as its envelope made it ({@link
+   * io.thriftnio.core.wire.Envelope#encode}): {@code head}, then {@code body}, in one write;
+   * nothing need leave before {@link #flush()}.
    *
-   * @param frame the whole reply frame, its 4-byte length prefix included and already patched, from
-   *     position to limit; the adapter may keep it until it is written
+   * @param head bytes before the body (an HTTP head, a whole answer), or {@code null}
+   * @param body the body, from position to limit (often the reply frame itself, with or without its
+   *     length prefix), or {@code null}; the adapter may keep both until they are written
    */
-  void write(ByteBuffer frame);
+  void write(ByteBuffer head, ByteBuffer body);
 
-  /**
-   * Queues one HTTP response for sending ({@link io.thriftnio.core.WireTransport#HTTP}): {@code
-   * head}, then the reply message of {@code frame} without its length prefix.
-   *
-   * @param head the response's status line and header fields, or a whole response
-   * @param frame the reply frame as given to {@link #write}, or {@code null} when {@code head} is
-   *     all there is
-   * @throws UnsupportedOperationException by default: the adapter serves no HTTP peers
-   */
-  default void writeHttp(ByteBuffer head, ByteBuffer frame) {
-    throw new UnsupportedOperationException("HTTP replies on " + getClass().getName());
-  }
-
-  /** Sends every reply queued by {@link #write} and {@link #writeHttp}. */
+  /** Sends every reply queued by {@link #write}. */
   void flush();
 
   /** Whether the current thread may call {@link #write} and the other IO methods. */

@@ -145,7 +145,8 @@ public final class ServerLifecycle {
             config.maxCallsInFlightPerConnection(),
             config.workerStartTimeout(),
             config.callTimeout(),
-            registry.events());
+            registry.events(),
+            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER);
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */

@@ -21,10 +21,11 @@
  *  adapter: write(reply) ... flush()  &lt;--one writer, request order--+  &lt;--completion--+
  * </pre>
  *
- * <p>Framing stays in the adapters and their codecs: the sequencer takes one request message and
- * gives one reply frame, so an unframed or HTTP peer can feed the same sequencer. Replies are never
- * written under a lock; replies completed off the IO thread are handed to it once per batch, and
- * the replies of one read batch are flushed once.
+ * <p>The wire is core's {@code io.thriftnio.core.wire}, read by each adapter's decoder: the
+ * sequencer takes one request message with its envelope and gives one reply frame, which the
+ * envelope turns into the bytes that leave (a frame, a bare message, an HTTP response). Replies are
+ * never written under a lock; replies completed off the IO thread are handed to it once per batch,
+ * and the replies of one read batch are flushed once.
  *
  * <p>Around the connections, also once for every transport: {@link
  * io.thriftnio.core.internal.server.ServerLifecycle} (new, running, closing, closed; idempotent
@@ -53,8 +54,7 @@
  * whoever decided the close; the call path runs the per-call event on the call's thread, before the
  * processor, through {@link io.thriftnio.core.internal.server.ServerConnection#registration()}.
  *
- * <p>Shared helpers: {@link io.thriftnio.core.internal.server.HeaderPeek} reads the header of a
- * frame that is too large from whatever the adapter buffered, and {@link
- * io.thriftnio.core.internal.server.ErrorReplies} writes the replies the server makes itself.
+ * <p>Shared helper: {@link io.thriftnio.core.internal.server.ErrorReplies} writes the replies the
+ * server makes itself.
  */
 package io.thriftnio.core.internal.server;

@@ -1,4 +1,4 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.wire;
 
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
@@ -10,16 +10,9 @@ import org.apache.thrift.transport.TTransportException;
 /**
  * Reads a Thrift message header from the first bytes of a frame that will never be decoded whole
  * (its declared length is above the limit), so that the server can answer the caller's sequence id
- * before closing. Each IO library supplies its buffer as a {@link Bytes}. Not part of the API.
+ * before closing.
  */
-public final class HeaderPeek {
-
-  /** Read access to an IO library's buffer, by absolute index. */
-  @FunctionalInterface
-  public interface Bytes {
-    /** Copies {@code length} bytes from {@code index} into {@code dst} at {@code offset}. */
-    void get(int index, byte[] dst, int offset, int length);
-  }
+final class HeaderPeek {
 
   private HeaderPeek() {}
 
@@ -32,8 +25,8 @@ public final class HeaderPeek {
    * @param protocolFactory the protocol the requests use
    * @return the header, or {@code null} if the bytes do not hold a whole readable header
    */
-  public static TMessage read(
-      Bytes bytes, int offset, int available, TProtocolFactory protocolFactory) {
+  static TMessage read(
+      ByteSource bytes, int offset, int available, TProtocolFactory protocolFactory) {
     if (available <= 0) {
       return null;
     }
@@ -52,11 +45,11 @@ public final class HeaderPeek {
    * must fail before the protocol allocates a string for it.
    */
   private static final class PeekTransport extends TEndpointTransport {
-    private final Bytes bytes;
+    private final ByteSource bytes;
     private int index;
     private final int end;
 
-    PeekTransport(Bytes bytes, int offset, int available) throws TTransportException {
+    PeekTransport(ByteSource bytes, int offset, int available) throws TTransportException {
       super(new TConfiguration(available, available, 64));
       this.bytes = bytes;
       this.index = offset;
@@ -84,7 +77,7 @@ public final class HeaderPeek {
             TTransportException.END_OF_FILE, "the header goes past the bytes received");
       }
       int n = Math.min(len, end - index);
-      bytes.get(index, dst, off, n);
+      bytes.getBytes(index, dst, off, n);
       index += n;
       countConsumedMessageBytes(n);
       return n;

@@ -1,4 +1,4 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
-class HttpRequestReaderTest {
+class HttpRequestParserTest {
 
   private static final int LIMIT = 1000;
 
@@ -18,14 +18,45 @@ class HttpRequestReaderTest {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 
+  /** What a whole request asks, as the parser read it. */
+  private static final class Request {
+    final boolean keepAlive;
+    final int refusal;
+    final HttpEnvelope envelope;
+    final ByteBuffer refusalResponse;
+
+    Request(HttpRequestParser r) {
+      this.keepAlive = r.keepAlive();
+      this.refusal = r.refusal();
+      this.envelope = r.envelope();
+      this.refusalResponse = r.refusal() != 0 ? r.refusalResponse() : null;
+    }
+
+    boolean keepAlive() {
+      return keepAlive;
+    }
+
+    int refusal() {
+      return refusal;
+    }
+
+    String contentType() {
+      return envelope.contentType();
+    }
+
+    ByteBuffer refusalResponse() {
+      return refusalResponse;
+    }
+  }
+
   /** A request and what the reader made of it. */
   private static final class Read {
     final int length;
     final byte[] body;
-    final HttpRequestReader.Request request;
+    final Request request;
     final boolean continued;
 
-    Read(int length, byte[] body, HttpRequestReader.Request request, boolean continued) {
+    Read(int length, byte[] body, Request request, boolean continued) {
       this.length = length;
       this.body = body;
       this.request = request;
@@ -33,24 +64,45 @@ class HttpRequestReaderTest {
     }
   }
 
+  /** A request refused with an error response, and its status. */
+  private static final class Refused {
+    final HttpParser.Failure failure;
+
+    Refused(HttpParser.Failure failure) {
+      this.failure = failure;
+    }
+
+    int status() {
+      return failure.status;
+    }
+
+    String getMessage() {
+      return failure.getMessage();
+    }
+
+    ByteBuffer response() {
+      return HttpResponses.error(failure.status, failure.getMessage(), false, false);
+    }
+  }
+
   /** Reads {@code wire} from {@code offset}, its bytes arriving at the given split points. */
-  private static Read read(HttpRequestReader r, byte[] wire, int offset, int... splits)
-      throws HttpRequestReader.Refused {
+  private static Read read(HttpRequestParser r, byte[] wire, int offset, int... splits)
+      throws HttpParser.Failure {
     boolean continued = false;
     for (int split : splits) {
-      assertThat(r.next(i -> wire[i], offset, split)).as("split at %d", split).isEqualTo(-1);
+      assertThat(r.next(ByteSource.of(wire), offset, split)).as("split at %d", split).isEqualTo(-1);
       continued |= r.takeContinue();
       assertThat(r.inProgress()).isTrue();
     }
-    int length = r.next(i -> wire[i], offset, wire.length - offset);
+    int length = r.next(ByteSource.of(wire), offset, wire.length - offset);
     assertThat(length).isPositive();
     byte[] body = new byte[r.bodyLength()];
     if (r.chunked()) {
-      r.copyBody(i -> wire[i], offset, body);
+      r.copyBody(ByteSource.of(wire), offset, body);
     } else {
       System.arraycopy(wire, offset + r.bodyStart(), body, 0, body.length);
     }
-    HttpRequestReader.Request request = r.request();
+    Request request = new Request(r);
     r.reset();
     return new Read(length, body, request, continued);
   }
@@ -58,9 +110,9 @@ class HttpRequestReaderTest {
   /** Reads {@code wire}, a whole request, cut at every split point and fed byte by byte. */
   private static Read readEverySplit(String path, String wire) throws Exception {
     byte[] bytes = ascii(wire);
-    Read whole = read(new HttpRequestReader(path, LIMIT), bytes, 0);
+    Read whole = read(new HttpRequestParser(path, LIMIT), bytes, 0);
     assertThat(whole.length).isEqualTo(bytes.length);
-    HttpRequestReader reused = new HttpRequestReader(path, LIMIT);
+    HttpRequestParser reused = new HttpRequestParser(path, LIMIT);
     for (int split = 1; split < bytes.length; split++) {
       Read r = read(reused, bytes, 0, split);
       assertThat(r.length).isEqualTo(whole.length);
@@ -71,19 +123,19 @@ class HttpRequestReaderTest {
     for (int i = 0; i < byteByByte.length; i++) {
       byteByByte[i] = i + 1;
     }
-    Read slow = read(new HttpRequestReader(path, LIMIT), bytes, 0, byteByByte);
+    Read slow = read(new HttpRequestParser(path, LIMIT), bytes, 0, byteByByte);
     assertThat(slow.body).isEqualTo(whole.body);
     return whole;
   }
 
-  private static HttpRequestReader.Refused refusal(String wire) {
+  private static Refused refusal(String wire) {
     byte[] bytes = ascii(wire);
-    HttpRequestReader r = new HttpRequestReader("/", LIMIT);
+    HttpRequestParser r = new HttpRequestParser("/", LIMIT);
     try {
-      int length = r.next(i -> bytes[i], 0, bytes.length);
+      int length = r.next(ByteSource.of(bytes), 0, bytes.length);
       throw new AssertionError("not refused: " + length);
-    } catch (HttpRequestReader.Refused e) {
-      return e;
+    } catch (HttpParser.Failure e) {
+      return new Refused(e);
     }
   }
 
@@ -147,7 +199,7 @@ class HttpRequestReaderTest {
         readEverySplit(
             "/", "POST / HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 1\r\n\r\nx");
     assertThat(http10.request.keepAlive()).isTrue();
-    assertThat(text(HttpResponses.ok(http10.request, 3)))
+    assertThat(text(HttpResponses.ok(http10.request.envelope, 3)))
         .as("an HTTP/1.0 peer is told the connection stays")
         .contains("Connection: keep-alive\r\n");
   }
@@ -157,7 +209,7 @@ class HttpRequestReaderTest {
     String one = "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc";
     String two = "\r\nPOST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n0\r\n\r\n";
     byte[] wire = ascii(one + two);
-    HttpRequestReader r = new HttpRequestReader("/", LIMIT);
+    HttpRequestParser r = new HttpRequestParser("/", LIMIT);
     Read first = read(r, wire, 0);
     assertThat(first.length).isEqualTo(one.length());
     assertThat(first.body).isEqualTo(ascii("abc"));
@@ -170,13 +222,13 @@ class HttpRequestReaderTest {
   void expectContinueIsDueOnceTheHeaderSectionIsAccepted() throws Exception {
     String head = "POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n";
     byte[] wire = ascii(head + "ok");
-    HttpRequestReader r = new HttpRequestReader("/", LIMIT);
-    assertThat(r.next(i -> wire[i], 0, head.length() - 1)).isEqualTo(-1);
+    HttpRequestParser r = new HttpRequestParser("/", LIMIT);
+    assertThat(r.next(ByteSource.of(wire), 0, head.length() - 1)).isEqualTo(-1);
     assertThat(r.takeContinue()).as("not before the header section ends").isFalse();
-    assertThat(r.next(i -> wire[i], 0, head.length())).isEqualTo(-1);
+    assertThat(r.next(ByteSource.of(wire), 0, head.length())).isEqualTo(-1);
     assertThat(r.takeContinue()).isTrue();
     assertThat(r.takeContinue()).as("once").isFalse();
-    assertThat(r.next(i -> wire[i], 0, wire.length)).isEqualTo(wire.length);
+    assertThat(r.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(wire.length);
     assertThat(text(HttpResponses.continue100())).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
   }
 
@@ -194,11 +246,11 @@ class HttpRequestReaderTest {
     String body = "x".repeat(LIMIT);
     Read r =
         read(
-            new HttpRequestReader("/", LIMIT),
+            new HttpRequestParser("/", LIMIT),
             ascii("POST / HTTP/1.1\r\nContent-Length: " + LIMIT + "\r\n\r\n" + body),
             0);
     assertThat(r.body).hasSize(LIMIT);
-    HttpRequestReader.Refused over = refusal("POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n");
+    Refused over = refusal("POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n");
     assertThat(over.status()).isEqualTo(413);
     assertThat(over.getMessage()).contains("1001").contains("1000");
     assertThat(refusal("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n").status())
@@ -223,7 +275,7 @@ class HttpRequestReaderTest {
 
   @Test
   void chunkedBodyOverTheLimitIs413AsSoonAsItsSizeIsRead() {
-    HttpRequestReader.Refused e =
+    Refused e =
         refusal(
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n200\r\n"
                 + "x".repeat(512)
@@ -238,16 +290,16 @@ class HttpRequestReaderTest {
 
   @Test
   void headerLimitsAreEnforcedBeforeTheSectionEnds() {
-    assertThat(refusal("POST /" + "a".repeat(HttpRequestReader.MAX_REQUEST_LINE)).status())
+    assertThat(refusal("POST /" + "a".repeat(HttpParser.MAX_START_LINE)).status())
         .as("a request line that never ends")
         .isEqualTo(414);
     StringBuilder many = new StringBuilder("POST / HTTP/1.1\r\n");
-    for (int i = 0; i <= HttpRequestReader.MAX_HEADER_COUNT; i++) {
+    for (int i = 0; i <= HttpParser.MAX_HEADER_COUNT; i++) {
       many.append("X-").append(i).append(": v\r\n");
     }
     assertThat(refusal(many.toString()).status()).isEqualTo(431);
     StringBuilder endless = new StringBuilder("POST / HTTP/1.1\r\n");
-    while (endless.length() <= HttpRequestReader.MAX_HEADER_BYTES) {
+    while (endless.length() <= HttpParser.MAX_HEADER_BYTES) {
       endless.append("X-Long: ").append("v".repeat(1000)).append("\r\n");
     }
     assertThat(refusal(endless.toString()).status()).isEqualTo(431);
@@ -285,7 +337,7 @@ class HttpRequestReaderTest {
   @Test
   void okHeadCarriesTypeLengthAndClose() throws Exception {
     Read r = readEverySplit("/", "POST / HTTP/1.0\r\nContent-Length: 1\r\n\r\nx");
-    assertThat(text(HttpResponses.ok(r.request, 42)))
+    assertThat(text(HttpResponses.ok(r.request.envelope, 42)))
         .isEqualTo(
             "HTTP/1.1 200 OK\r\nContent-Type: application/x-thrift\r\nContent-Length: 42\r\n"
                 + "Connection: close\r\n\r\n");
@@ -295,12 +347,16 @@ class HttpRequestReaderTest {
   void upperCaseFirstBytesAreHttpWhenAccepted() {
     EnumSet<WireTransport> all = EnumSet.allOf(WireTransport.class);
     for (char c : "PGHODCT".toCharArray()) {
-      assertThat(WireKind.detect((byte) c, all)).isEqualTo(WireKind.HTTP);
+      assertThat(detect((byte) c, all)).isEqualTo(HttpRequestDecoder.KIND);
     }
-    assertThat(WireKind.detect((byte) 'P', EnumSet.of(WireTransport.FRAMED)))
-        .isEqualTo(WireKind.FRAMED);
-    assertThat(WireKind.detect((byte) 0, all)).isEqualTo(WireKind.FRAMED);
-    assertThat(WireKind.detect((byte) '[', all)).isEqualTo(WireKind.UNFRAMED_JSON);
-    assertThat(WireKind.detect((byte) 'p', EnumSet.of(WireTransport.HTTP))).isNull();
+    assertThat(detect((byte) 'P', EnumSet.of(WireTransport.FRAMED))).isEqualTo(FramedDecoder.KIND);
+    assertThat(detect((byte) 0, all)).isEqualTo(FramedDecoder.KIND);
+    assertThat(detect((byte) '[', all)).isEqualTo(UnframedDecoder.JSON);
+    assertThat(detect((byte) 'p', EnumSet.of(WireTransport.HTTP))).isNull();
+  }
+
+  private static WireKind detect(byte first, EnumSet<WireTransport> accepted) {
+    return new Sniffer(WireSettings.of(LIMIT, accepted, null, "/"))
+        .detect(ByteSource.of(new byte[] {first}), 0, 1);
   }
 }

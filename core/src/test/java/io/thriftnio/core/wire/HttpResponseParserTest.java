@@ -1,4 +1,4 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
-class HttpResponseReaderTest {
+class HttpResponseParserTest {
 
   private static final int LIMIT = 1000;
 
@@ -24,7 +24,7 @@ class HttpResponseReaderTest {
     final boolean keepAlive;
     final String body;
 
-    Read(HttpResponseReader r, byte[] wire, int offset, int length) {
+    Read(HttpResponseParser r, byte[] wire, int offset, int length) {
       this.length = length;
       this.status = r.status();
       this.reason = r.reason();
@@ -35,37 +35,27 @@ class HttpResponseReaderTest {
     }
   }
 
-  private static HttpResponseReader.BulkSource source(byte[] wire) {
-    return new HttpResponseReader.BulkSource() {
-      @Override
-      public byte get(int index) {
-        return wire[index];
-      }
-
-      @Override
-      public void copy(int index, byte[] dst, int offset, int length) {
-        System.arraycopy(wire, index, dst, offset, length);
-      }
-    };
+  private static ByteSource source(byte[] wire) {
+    return ByteSource.of(wire);
   }
 
   /** Reads {@code wire} from {@code offset}, its bytes arriving up to each split point in turn. */
-  private static Read read(HttpResponseReader r, byte[] wire, int offset, int... splits)
-      throws HttpResponseReader.Malformed {
+  private static Read read(HttpResponseParser r, byte[] wire, int offset, int... splits)
+      throws HttpParser.Failure {
     for (int split : splits) {
-      int n = r.next(i -> wire[i], offset, split - offset);
-      if (n != HttpResponseReader.NEED_MORE) {
+      int n = r.next(source(wire), offset, split - offset);
+      if (n != HttpParser.NEED_MORE) {
         return new Read(r, wire, offset, n);
       }
     }
-    int n = r.next(i -> wire[i], offset, wire.length - offset);
-    return n == HttpResponseReader.NEED_MORE ? null : new Read(r, wire, offset, n);
+    int n = r.next(source(wire), offset, wire.length - offset);
+    return n == HttpParser.NEED_MORE ? null : new Read(r, wire, offset, n);
   }
 
   /** Reads {@code wire} whole once, then again split at every byte, and one byte at a time. */
-  private static Read readEverySplit(String response) throws HttpResponseReader.Malformed {
+  private static Read readEverySplit(String response) throws HttpParser.Failure {
     byte[] wire = ascii(response);
-    HttpResponseReader r = new HttpResponseReader(LIMIT);
+    HttpResponseParser r = new HttpResponseParser(LIMIT);
     Read whole = read(r, wire, 0);
     for (int split = 1; split < wire.length; split++) {
       r.reset();
@@ -139,8 +129,8 @@ class HttpResponseReaderTest {
   @Test
   void bodyUpToTheEndOfTheStream() throws Exception {
     byte[] wire = ascii("HTTP/1.1 200 OK\r\n\r\nabc");
-    HttpResponseReader r = new HttpResponseReader(LIMIT);
-    assertThat(r.next(i -> wire[i], 0, wire.length)).isEqualTo(HttpResponseReader.NEED_MORE);
+    HttpResponseParser r = new HttpResponseParser(LIMIT);
+    assertThat(r.next(source(wire), 0, wire.length)).isEqualTo(HttpParser.NEED_MORE);
     assertThat(r.endOfStream(wire.length)).isEqualTo(wire.length);
     assertThat(new Read(r, wire, 0, wire.length).body).isEqualTo("abc");
     assertThat(r.keepAlive()).isFalse();
@@ -150,7 +140,7 @@ class HttpResponseReaderTest {
   void backToBackResponsesAreReadFromTheirOffsets() throws Exception {
     String first = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none";
     byte[] wire = ascii(first + "HTTP/1.1 500 Oops\r\nContent-Length: 3\r\n\r\ntwo");
-    HttpResponseReader r = new HttpResponseReader(LIMIT);
+    HttpResponseParser r = new HttpResponseParser(LIMIT);
     Read one = read(r, wire, 0);
     assertThat(one.length).isEqualTo(first.length());
     assertThat(one.body).isEqualTo("one");
@@ -200,13 +190,13 @@ class HttpResponseReaderTest {
   @Test
   void aHeadThatNeverEndsIsBounded() {
     StringBuilder head = new StringBuilder("HTTP/1.1 200 OK\r\n");
-    while (head.length() <= HttpRequestReader.MAX_HEADER_BYTES) {
+    while (head.length() <= HttpParser.MAX_HEADER_BYTES) {
       head.append("X-Filler: ").append("y".repeat(1000)).append("\r\n");
     }
     assertMalformed(head.toString(), "header section over 65536 bytes");
-    assertMalformed("HTTP/1.1 200 " + "y".repeat(HttpRequestReader.MAX_REQUEST_LINE), "over 8192");
+    assertMalformed("HTTP/1.1 200 " + "y".repeat(HttpParser.MAX_START_LINE), "over 8192");
     StringBuilder fields = new StringBuilder("HTTP/1.1 200 OK\r\n");
-    for (int i = 0; i <= HttpRequestReader.MAX_HEADER_COUNT; i++) {
+    for (int i = 0; i <= HttpParser.MAX_HEADER_COUNT; i++) {
       fields.append("X: 1\r\n");
     }
     assertMalformed(fields.toString(), "more than 100 header fields");
@@ -226,24 +216,24 @@ class HttpResponseReaderTest {
 
   private static void assertCut(String response, String expected) throws Exception {
     byte[] wire = ascii(response);
-    HttpResponseReader r = new HttpResponseReader(LIMIT);
-    assertThat(r.next(i -> wire[i], 0, wire.length)).isEqualTo(HttpResponseReader.NEED_MORE);
+    HttpResponseParser r = new HttpResponseParser(LIMIT);
+    assertThat(r.next(source(wire), 0, wire.length)).isEqualTo(HttpParser.NEED_MORE);
     assertThatThrownBy(() -> r.endOfStream(wire.length))
-        .isInstanceOf(HttpResponseReader.Malformed.class)
+        .isInstanceOf(HttpParser.Failure.class)
         .hasMessageContaining(expected);
   }
 
   private static void assertMalformed(String response, String expected) {
     byte[] wire = ascii(response);
     for (int split : new int[] {wire.length, 1, wire.length / 2}) {
-      HttpResponseReader r = new HttpResponseReader(LIMIT);
+      HttpResponseParser r = new HttpResponseParser(LIMIT);
       assertThatThrownBy(
               () -> {
-                r.next(i -> wire[i], 0, split);
-                r.next(i -> wire[i], 0, wire.length);
+                r.next(source(wire), 0, split);
+                r.next(source(wire), 0, wire.length);
               })
           .as("split at %d", split)
-          .isInstanceOf(HttpResponseReader.Malformed.class)
+          .isInstanceOf(HttpParser.Failure.class)
           .hasMessageContaining(expected);
     }
   }

@@ -1,11 +1,9 @@
-package io.thriftnio.core.internal;
+package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.UnframedMessages.InvalidMessageException;
-import io.thriftnio.core.internal.server.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -32,22 +30,28 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 @Timeout(30)
-class UnframedMessagesTest {
+class MessageWalkTest {
 
   private static final int LIMIT = 16_384_000;
 
-  private static WireKind kindOf(UnframedMessages.Protocol protocol) {
-    switch (protocol) {
-      case BINARY:
-        return WireKind.UNFRAMED_BINARY;
-      case COMPACT:
-        return WireKind.UNFRAMED_COMPACT;
-      default:
-        return WireKind.UNFRAMED_JSON;
+  /** The encodings walked, by the first byte of their messages. */
+  enum Protocol {
+    BINARY(0x80),
+    COMPACT(0x82),
+    JSON('[');
+
+    final byte first;
+
+    Protocol(int first) {
+      this.first = (byte) first;
     }
   }
 
-  private static Function<TIOStreamTransport, TProtocol> writer(UnframedMessages.Protocol p) {
+  private static MessageWalk walk(Protocol p, int limit) {
+    return MessageWalk.forFirstByte(p.first, limit, WireSettings.MAX_DEPTH);
+  }
+
+  private static Function<TIOStreamTransport, TProtocol> writer(Protocol p) {
     switch (p) {
       case BINARY:
         return TBinaryProtocol::new;
@@ -59,8 +63,7 @@ class UnframedMessagesTest {
   }
 
   /** A message with every field type, nested structs, and empty and full containers. */
-  static byte[] everything(UnframedMessages.Protocol p, String method, int seqid)
-      throws TException {
+  static byte[] everything(Protocol p, String method, int seqid) throws TException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     TProtocol w = writer(p).apply(new TIOStreamTransport(out));
     w.writeMessageBegin(new TMessage(method, TMessageType.CALL, seqid));
@@ -177,22 +180,22 @@ class UnframedMessagesTest {
     return out.toByteArray();
   }
 
-  private static UnframedMessages.ByteSource source(byte[] bytes) {
-    return i -> bytes[i];
+  private static ByteSource source(byte[] bytes) {
+    return ByteSource.of(bytes);
   }
 
   @ParameterizedTest
-  @EnumSource(UnframedMessages.Protocol.class)
-  void aWholeMessageIsFoundAndNothingBefore(UnframedMessages.Protocol p) throws Exception {
+  @EnumSource(Protocol.class)
+  void aWholeMessageIsFoundAndNothingBefore(Protocol p) throws Exception {
     byte[] message = everything(p, "echo", 42);
-    UnframedMessages walk = kindOf(p).newWalk(LIMIT);
+    MessageWalk walk = walk(p, LIMIT);
     for (int n = 0; n < message.length; n++) {
-      assertThat(kindOf(p).newWalk(LIMIT).next(source(message), 0, n))
+      assertThat(walk(p, LIMIT).next(source(message), 0, n))
           .as("first %d of %d bytes", n, message.length)
-          .isEqualTo(UnframedMessages.NEED_MORE);
+          .isEqualTo(MessageWalk.NEED_MORE);
     }
     assertThat(walk.next(source(message), 0, message.length)).isEqualTo(message.length);
-    if (p != UnframedMessages.Protocol.JSON) {
+    if (p != Protocol.JSON) {
       assertThat(walk.header().name).isEqualTo("echo");
       assertThat(walk.header().seqid).isEqualTo(42);
       assertThat(walk.header().type).isEqualTo(TMessageType.CALL);
@@ -205,15 +208,15 @@ class UnframedMessagesTest {
    * walked only grow).
    */
   @ParameterizedTest
-  @EnumSource(UnframedMessages.Protocol.class)
-  void twoMessagesSplitAtEveryByte(UnframedMessages.Protocol p) throws Exception {
+  @EnumSource(Protocol.class)
+  void twoMessagesSplitAtEveryByte(Protocol p) throws Exception {
     byte[] first = everything(p, "first", 1);
     byte[] second = everything(p, "second_method", 2);
     byte[] stream = new byte[first.length + second.length];
     System.arraycopy(first, 0, stream, 0, first.length);
     System.arraycopy(second, 0, stream, first.length, second.length);
     for (int split = 0; split <= stream.length; split++) {
-      UnframedMessages walk = kindOf(p).newWalk(LIMIT);
+      MessageWalk walk = walk(p, LIMIT);
       int start = 0;
       int found = 0;
       int[] lengths = new int[2];
@@ -222,7 +225,7 @@ class UnframedMessagesTest {
           int before = walk.walked();
           int n = walk.next(source(stream), start, received - start);
           assertThat(walk.walked()).isGreaterThanOrEqualTo(before);
-          if (n == UnframedMessages.NEED_MORE) {
+          if (n == MessageWalk.NEED_MORE) {
             break;
           }
           lengths[found++] = n;
@@ -235,15 +238,15 @@ class UnframedMessagesTest {
   }
 
   @ParameterizedTest
-  @EnumSource(UnframedMessages.Protocol.class)
-  void oneByteAtATimeResumes(UnframedMessages.Protocol p) throws Exception {
+  @EnumSource(Protocol.class)
+  void oneByteAtATimeResumes(Protocol p) throws Exception {
     byte[] message = everything(p, "slow", 7);
-    UnframedMessages walk = kindOf(p).newWalk(LIMIT);
-    int result = UnframedMessages.NEED_MORE;
+    MessageWalk walk = walk(p, LIMIT);
+    int result = MessageWalk.NEED_MORE;
     for (int n = 1; n <= message.length; n++) {
       result = walk.next(source(message), 0, n);
       if (n < message.length) {
-        assertThat(result).isEqualTo(UnframedMessages.NEED_MORE);
+        assertThat(result).isEqualTo(MessageWalk.NEED_MORE);
       }
     }
     assertThat(result).isEqualTo(message.length);
@@ -263,20 +266,34 @@ class UnframedMessagesTest {
     w.writeStructEnd();
     byte[] message = out.toByteArray();
     int[] reads = new int[1];
-    UnframedMessages.ByteSource counting =
-        i -> {
-          reads[0]++;
-          return message[i];
+    ByteSource counting =
+        new ByteSource() {
+          @Override
+          public byte getByte(int index) {
+            reads[0]++;
+            return message[index];
+          }
+
+          @Override
+          public int getInt(int index) {
+            reads[0] += 4;
+            return ByteSource.of(message).getInt(index);
+          }
+
+          @Override
+          public void getBytes(int index, byte[] dst, int offset, int length) {
+            reads[0] += length;
+            System.arraycopy(message, index, dst, offset, length);
+          }
         };
-    UnframedMessages walk = WireKind.UNFRAMED_BINARY.newWalk(LIMIT);
-    int result = UnframedMessages.NEED_MORE;
-    for (int n = 1000;
-        result == UnframedMessages.NEED_MORE;
-        n = Math.min(n + 1000, message.length)) {
+    MessageWalk walk = new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH);
+    int result = MessageWalk.NEED_MORE;
+    for (int n = 1000; result == MessageWalk.NEED_MORE; n = Math.min(n + 1000, message.length)) {
       result = walk.next(counting, 0, n);
     }
     assertThat(result).isEqualTo(message.length);
-    assertThat(reads[0]).as("bytes looked at").isLessThan(200);
+    // Two windows of 256 bytes (the header, then the STOP byte), never the megabyte between them.
+    assertThat(reads[0]).as("bytes copied").isLessThan(1000);
   }
 
   @Test
@@ -286,10 +303,10 @@ class UnframedMessagesTest {
     b.put((byte) TType.STRING).putShort((short) 1).putInt(Integer.MAX_VALUE);
     byte[] bytes = b.array();
     int length = b.position();
-    UnframedMessages walk = WireKind.UNFRAMED_BINARY.newWalk(LIMIT);
+    MessageWalk walk = new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH);
     assertThatThrownBy(() -> walk.next(source(bytes), 0, length))
         .isInstanceOfSatisfying(
-            InvalidMessageException.class,
+            MessageWalk.Invalid.class,
             e -> {
               assertThat(e.header().seqid).isEqualTo(9);
               assertThat(e.header().name).isEqualTo("echo");
@@ -305,9 +322,9 @@ class UnframedMessagesTest {
     b.putInt(0x80010001).putInt(0).putInt(1);
     b.put((byte) TType.STRING).putShort((short) 1).putInt(100);
     int limit = 12 + 3 + 4 + 100 + 1;
-    UnframedMessages fits = WireKind.UNFRAMED_BINARY.newWalk(limit);
-    assertThat(fits.next(source(b.array()), 0, 23)).isEqualTo(UnframedMessages.NEED_MORE);
-    UnframedMessages over = WireKind.UNFRAMED_BINARY.newWalk(limit - 1);
+    MessageWalk fits = new BinaryWalk(limit, WireSettings.MAX_DEPTH);
+    assertThat(fits.next(source(b.array()), 0, 23)).isEqualTo(MessageWalk.NEED_MORE);
+    MessageWalk over = new BinaryWalk(limit - 1, WireSettings.MAX_DEPTH);
     // A body that fits exactly leaves no room for the STOP byte: refused once it is due.
     assertThatThrownBy(
             () -> {
@@ -315,7 +332,7 @@ class UnframedMessagesTest {
               System.arraycopy(b.array(), 0, whole, 0, 23);
               over.next(source(whole), 0, whole.length);
             })
-        .isInstanceOf(InvalidMessageException.class)
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("maxMessageSize " + (limit - 1));
     byte[] whole = new byte[limit];
     System.arraycopy(b.array(), 0, whole, 0, 23);
@@ -329,9 +346,9 @@ class UnframedMessagesTest {
     b.put((byte) 0x19); // field 1, list
     b.put((byte) 0xfc); // size 15 (long form), element struct (12)
     b.put(new byte[] {(byte) 0x80, (byte) 0x94, (byte) 0xeb, (byte) 0xdc, 0x03}); // 1e9
-    UnframedMessages walk = WireKind.UNFRAMED_COMPACT.newWalk(LIMIT);
+    MessageWalk walk = new CompactWalk(LIMIT, WireSettings.MAX_DEPTH);
     assertThatThrownBy(() -> walk.next(source(b.array()), 0, b.position()))
-        .isInstanceOf(InvalidMessageException.class)
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("a list of 1000000000 elements");
   }
 
@@ -351,12 +368,15 @@ class UnframedMessagesTest {
   @Test
   void structsNestUpToLibthriftsLimitBelowTheArguments() throws Exception {
     byte[] deepest = nestedStructs(64);
-    assertThat(WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(deepest), 0, deepest.length))
+    assertThat(
+            new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(deepest), 0, deepest.length))
         .isEqualTo(deepest.length);
     byte[] tooDeep = nestedStructs(65);
     assertThatThrownBy(
-            () -> WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(tooDeep), 0, tooDeep.length))
-        .isInstanceOf(InvalidMessageException.class)
+            () ->
+                new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH)
+                    .next(source(tooDeep), 0, tooDeep.length))
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("structs nested more than 64 levels below the arguments");
   }
 
@@ -368,39 +388,43 @@ class UnframedMessagesTest {
     for (int i = 0; i < 300; i++) {
       b.put((byte) TType.LIST).putInt(1); // a list of one list ...
     }
-    UnframedMessages walk = WireKind.UNFRAMED_BINARY.newWalk(LIMIT);
+    MessageWalk walk = new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH);
     assertThatThrownBy(() -> walk.next(source(b.array()), 0, b.position()))
-        .isInstanceOf(InvalidMessageException.class)
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("containers and structs nested more than 260 levels");
     byte[] json = "[1,\"x\",1,0,{".concat("{\"1\":".repeat(300)).getBytes();
     assertThatThrownBy(
-            () -> WireKind.UNFRAMED_JSON.newWalk(LIMIT).next(source(json), 0, json.length))
-        .isInstanceOf(InvalidMessageException.class)
+            () -> new JsonWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(json), 0, json.length))
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("JSON brackets nested more than 260 levels");
   }
 
   @Test
   void jsonLongerThanTheLimitIsRefused() {
     byte[] json = ("[1,\"x\",1,0,{\"1\":{\"str\":\"" + "a".repeat(500)).getBytes();
-    assertThatThrownBy(() -> WireKind.UNFRAMED_JSON.newWalk(100).next(source(json), 0, json.length))
-        .isInstanceOf(InvalidMessageException.class)
+    assertThatThrownBy(
+            () -> new JsonWalk(100, WireSettings.MAX_DEPTH).next(source(json), 0, json.length))
+        .isInstanceOf(MessageWalk.Invalid.class)
         .hasMessageContaining("longer than maxMessageSize 100");
   }
 
   @Test
   void brokenHeadersAreRefused() {
     byte[] oldBinary = {(byte) 0x80, 0x02, 0, 1, 0, 0, 0, 0};
-    assertThatThrownBy(() -> WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(oldBinary), 0, 8))
+    assertThatThrownBy(
+            () -> new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(oldBinary), 0, 8))
         .hasMessageContaining("strict binary version 80020001");
     byte[] badType = {(byte) 0x80, 0x01, 0, 9, 0, 0, 0, 0};
-    assertThatThrownBy(() -> WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(badType), 0, 8))
+    assertThatThrownBy(
+            () -> new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(badType), 0, 8))
         .hasMessageContaining("message type 9");
     byte[] compact = {(byte) 0x82, 0x22};
-    assertThatThrownBy(() -> WireKind.UNFRAMED_COMPACT.newWalk(LIMIT).next(source(compact), 0, 2))
+    assertThatThrownBy(
+            () -> new CompactWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(compact), 0, 2))
         .hasMessageContaining("82 22");
     byte[] unknownField = {(byte) 0x80, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f, 0, 1};
     assertThatThrownBy(
-            () -> WireKind.UNFRAMED_BINARY.newWalk(LIMIT).next(source(unknownField), 0, 15))
+            () -> new BinaryWalk(LIMIT, WireSettings.MAX_DEPTH).next(source(unknownField), 0, 15))
         .hasMessageContaining("unknown field type 127");
   }
 
@@ -409,26 +433,34 @@ class UnframedMessagesTest {
     EnumSet<WireTransport> both = EnumSet.of(WireTransport.FRAMED, WireTransport.UNFRAMED);
     EnumSet<WireTransport> framed = EnumSet.of(WireTransport.FRAMED);
     EnumSet<WireTransport> unframed = EnumSet.of(WireTransport.UNFRAMED);
-    assertThat(WireKind.detect((byte) 0x00, both)).isEqualTo(WireKind.FRAMED);
-    assertThat(WireKind.detect((byte) 0x80, both)).isEqualTo(WireKind.UNFRAMED_BINARY);
-    assertThat(WireKind.detect((byte) 0x82, both)).isEqualTo(WireKind.UNFRAMED_COMPACT);
-    assertThat(WireKind.detect((byte) '[', both)).isEqualTo(WireKind.UNFRAMED_JSON);
-    assertThat(WireKind.detect((byte) '[', framed)).isEqualTo(WireKind.FRAMED);
-    assertThat(WireKind.detect((byte) 0x80, framed)).isNull();
-    assertThat(WireKind.detect((byte) 0x00, unframed)).isNull();
-    assertThat(WireKind.detect((byte) 0x81, both)).isNull();
-    assertThat(WireKind.detect((byte) 0xff, both)).isNull();
+    assertThat(detect((byte) 0x00, both)).isEqualTo(FramedDecoder.KIND);
+    assertThat(detect((byte) 0x80, both)).isEqualTo(UnframedDecoder.BINARY);
+    assertThat(detect((byte) 0x82, both)).isEqualTo(UnframedDecoder.COMPACT);
+    assertThat(detect((byte) '[', both)).isEqualTo(UnframedDecoder.JSON);
+    assertThat(detect((byte) '[', framed)).isEqualTo(FramedDecoder.KIND);
+    assertThat(detect((byte) 0x80, framed)).isNull();
+    assertThat(detect((byte) 0x00, unframed)).isNull();
+    assertThat(detect((byte) 0x81, both)).isNull();
+    assertThat(detect((byte) 0xff, both)).isNull();
     byte[] garbage = {(byte) 0x81, (byte) 0xff, (byte) 0xff, (byte) 0xff, 1};
-    assertThat(WireKind.describeRefusal(source(garbage), 0, 5, both, "/10.0.0.1:5"))
+    assertThat(sniffer(both).describeRefusal(source(garbage), 0, 5, "/10.0.0.1:5"))
         .isEqualTo(
             "connection from /10.0.0.1:5 refused: first bytes 81 ff ff ff match no accepted"
                 + " transport (accepted: [FRAMED, UNFRAMED])");
     byte[] framedBytes = {0, 0, 0, 9};
-    assertThat(WireKind.describeRefusal(source(framedBytes), 0, 4, unframed, "p"))
+    assertThat(sniffer(unframed).describeRefusal(source(framedBytes), 0, 4, "p"))
         .endsWith("(accepted: [UNFRAMED]); they look like a frame length (WireTransport.FRAMED)");
     byte[] http = "GET / HTTP/1.1".getBytes();
-    assertThat(WireKind.describeRefusal(source(http), 0, http.length, unframed, "p"))
+    assertThat(sniffer(unframed).describeRefusal(source(http), 0, http.length, "p"))
         .contains("first bytes 47 45 54 20")
         .endsWith("they look like an HTTP request (\"GET\")");
+  }
+
+  private static Sniffer sniffer(EnumSet<WireTransport> accepted) {
+    return new Sniffer(WireSettings.of(LIMIT, accepted, null, "/"));
+  }
+
+  private static WireKind detect(byte first, EnumSet<WireTransport> accepted) {
+    return sniffer(accepted).detect(source(new byte[] {first}), 0, 1);
   }
 }

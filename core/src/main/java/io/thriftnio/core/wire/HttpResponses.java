@@ -1,11 +1,11 @@
-package io.thriftnio.core.internal.server;
+package io.thriftnio.core.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The HTTP/1.1 responses a server writes for HTTP peers: the head of a {@code 200} whose body is
- * the Thrift reply, {@code 100 Continue}, and whole error responses. Not part of the API.
+ * the Thrift reply, {@code 100 Continue}, and whole error responses.
  *
  * <pre>
  * HTTP/1.1 200 OK\r\n
@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * \r\n
  * </pre>
  */
-public final class HttpResponses {
+final class HttpResponses {
 
   private static final byte[] CONTINUE =
       "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -23,7 +23,7 @@ public final class HttpResponses {
   private HttpResponses() {}
 
   /** {@code 100 Continue}, sent before a body that the request's header section announced. */
-  public static ByteBuffer continue100() {
+  static ByteBuffer continue100() {
     return ByteBuffer.wrap(CONTINUE);
   }
 
@@ -33,7 +33,7 @@ public final class HttpResponses {
    * @param request the request answered
    * @param bodyLength the reply's length in bytes, 0 for a oneway call
    */
-  public static ByteBuffer ok(HttpRequestReader.Request request, int bodyLength) {
+  static ByteBuffer ok(HttpEnvelope request, int bodyLength) {
     StringBuilder sb = new StringBuilder(128);
     sb.append("HTTP/1.1 200 OK\r\nContent-Type: ")
         .append(request.contentType())
@@ -58,8 +58,7 @@ public final class HttpResponses {
    * @param keepAlive whether the connection stays open after it
    * @param saysKeepAlive whether to say so ({@code Connection: keep-alive}, for HTTP/1.0 peers)
    */
-  public static ByteBuffer error(
-      int status, String reason, boolean keepAlive, boolean saysKeepAlive) {
+  static ByteBuffer error(int status, String reason, boolean keepAlive, boolean saysKeepAlive) {
     byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
     StringBuilder sb = new StringBuilder(160);
     sb.append("HTTP/1.1 ").append(status).append(' ').append(reasonPhrase(status)).append("\r\n");

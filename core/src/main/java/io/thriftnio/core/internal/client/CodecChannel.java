@@ -1,0 +1,77 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.ReplyEvent;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+
+/**
+ * A pipelined channel whose wire is core's {@link ClientCodec}: framed, unframed or HTTP, per its
+ * options. It puts the codec's head before each request ({@link #send}: one write, the request not
+ * copied) and takes what the IO adapter's decoder found in the replies ({@link #onReply}, {@link
+ * #onReplyEvent}). One channel class per IO adapter extends it, for every wire transport. Not part
+ * of the API.
+ *
+ * <pre>
+ *  exchange(a) send(b, oneway) exchange(c)
+ *     -&gt; head(a) a | head(b) b | head(c) c        in call order, each head and message one write
+ *     &lt;- A | (b's HTTP answer) | C                  A completes a, C completes c; a framed or
+ *                                                 unframed server sends nothing for b
+ * </pre>
+ */
+public abstract class CodecChannel extends PipelinedChannel {
+
+  /** The connection's wire: heads written, replies read. */
+  protected final ClientCodec codec;
+
+  /**
+   * @param address the server
+   * @param options the connection's settings; its {@code transport} picks the wire
+   * @param timer runs the per-call timers
+   * @param onClose runs once, after the channel has closed
+   */
+  protected CodecChannel(
+      InetSocketAddress address,
+      ClientOptions options,
+      ScheduledExecutorService timer,
+      Runnable onClose) {
+    super(address, options, timer, onClose);
+    this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
+  }
+
+  /**
+   * Writes {@code head}, then {@code payload}, in one write and without copying {@code payload};
+   * {@code done} gets {@code null} once written, or the failure.
+   */
+  protected abstract void send(byte[] head, ByteBuffer payload, Consumer<Throwable> done);
+
+  @Override
+  public final void write(ByteBuffer payload, Consumer<Throwable> done) {
+    write(payload, false, done);
+  }
+
+  @Override
+  public final void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
+    send(codec.head(payload.remaining(), oneway), payload, done);
+  }
+
+  /** A reply's payload, for the call it answers; the channel keeps it. */
+  protected final void onReply(ByteBuffer payload) {
+    calls.onResponse(payload);
+  }
+
+  /** What a reply says besides its payload (see {@link ReplyEvent}). */
+  protected final void onReplyEvent(ReplyEvent event) {
+    if (event.callFailure() != null) {
+      calls.onFailedResponse(event.callFailure());
+    }
+    if (event.connectionFailure() != null) {
+      connectionEnded(event.connectionFailure());
+    } else if (event.closeReason() != null) {
+      calls.close(event.closeReason(), null);
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package io.thriftnio.core.wire;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What one step of decoding found: the event a decoder returns, and what goes with it. One instance
+ * per connection, overwritten by each step, so decoding allocates nothing of its own for a framed
+ * or unframed message. The IO adapter reads it right after the step, before the next.
+ *
+ * <pre>
+ * event       the adapter ...                                             with
+ * NEED_MORE   keeps the bytes and waits for more                         -
+ * MESSAGE     passes the message on (server: a request; client: a reply) payload, envelope
+ * ANSWER      sends bytes without a call, after the earlier replies      answer()
+ * FAILED      fails the next call; the connection goes on (client)       failure()
+ * SKIPPED     drops the bytes: a reply no call waits for (client)        -
+ * REFUSED     reads nothing more; answers and closes (see Refusal)       refusal()
+ * AWAIT       decodes nothing more until awaited() completes             awaited()
+ * </pre>
+ *
+ * <p>Every event but {@code NEED_MORE}, {@code REFUSED} and {@code AWAIT} may consume bytes: {@link
+ * #consumed()} from the index the step started at. A message's payload is either a slice of those
+ * bytes ({@link #payloadOffset()}, {@link #payloadLength()}: zero-copy for the adapter) or an array
+ * of its own ({@link #payloadArray()}: a chunked HTTP body assembled, a payload transformed).
+ */
+public final class Decoded {
+
+  /** Nothing whole yet: keep the bytes, decode again when more arrive. */
+  public static final int NEED_MORE = 0;
+
+  /** A whole message: a request on a server, a reply on a client. */
+  public static final int MESSAGE = 1;
+
+  /** Bytes to send back without a call ({@code 100 Continue}, an HTTP refusal). */
+  public static final int ANSWER = 2;
+
+  /** A reply that fails its call; the connection goes on (an HTTP error status). */
+  public static final int FAILED = 3;
+
+  /** Bytes consumed with nothing to deliver (the answer to a oneway HTTP call). */
+  public static final int SKIPPED = 4;
+
+  /** The connection cannot be read on: {@link #refusal()}. */
+  public static final int REFUSED = 5;
+
+  /** A step of the kind's own runs elsewhere: decode again once {@link #awaited()} completes. */
+  public static final int AWAIT = 6;
+
+  private int event;
+  private int consumed;
+  private int offset;
+  private int length;
+  private byte[] array;
+  private Envelope envelope;
+  private ByteBuffer answer;
+  private boolean refusesRequest;
+  private String closeAfter;
+  private Refusal refusal;
+  private Exception failure;
+  private CompletionStage<?> awaited;
+
+  /** An empty result; decoders fill it. */
+  public Decoded() {}
+
+  // ---- for decoders: each sets one event and returns it ----
+
+  /** Nothing whole yet. */
+  public int needMore() {
+    return reset(NEED_MORE, 0);
+  }
+
+  /**
+   * A message whose payload is a slice of the bytes decoded.
+   *
+   * @param consumed the bytes the message took, framing included
+   * @param offset the payload's offset from the step's start
+   * @param length the payload's length
+   * @param envelope how its reply leaves (servers); {@code null} on clients
+   */
+  public int message(int consumed, int offset, int length, Envelope envelope) {
+    reset(MESSAGE, consumed);
+    this.offset = offset;
+    this.length = length;
+    this.envelope = envelope;
+    return MESSAGE;
+  }
+
+  /**
+   * A message whose payload is an array of its own.
+   *
+   * @param consumed the bytes the message took
+   * @param payload the whole payload; the receiver owns it
+   * @param envelope how its reply leaves (servers); {@code null} on clients
+   */
+  public int message(int consumed, byte[] payload, Envelope envelope) {
+    reset(MESSAGE, consumed);
+    this.array = payload;
+    this.length = payload.length;
+    this.envelope = envelope;
+    return MESSAGE;
+  }
+
+  /**
+   * Bytes to send without a call.
+   *
+   * @param consumed the bytes the step took (0 for {@code 100 Continue})
+   * @param answer the whole response
+   * @param refusesRequest whether it refuses a request (counted as a bad request)
+   * @param closeAfter whether the connection closes after it: nothing later is read
+   */
+  public int answer(int consumed, ByteBuffer answer, boolean refusesRequest, boolean closeAfter) {
+    reset(ANSWER, consumed);
+    this.answer = answer;
+    this.refusesRequest = refusesRequest;
+    this.closeAfter = closeAfter ? "closed after an answer" : null;
+    return ANSWER;
+  }
+
+  /**
+   * A reply that fails its call.
+   *
+   * @param consumed the bytes of the reply
+   * @param failure what the call fails with
+   */
+  public int failed(int consumed, Exception failure) {
+    reset(FAILED, consumed);
+    this.failure = failure;
+    return FAILED;
+  }
+
+  /** Bytes consumed, nothing delivered. */
+  public int skipped(int consumed) {
+    return reset(SKIPPED, consumed);
+  }
+
+  /** The connection cannot be read on. */
+  public int refused(Refusal refusal) {
+    reset(REFUSED, 0);
+    this.refusal = refusal;
+    return REFUSED;
+  }
+
+  /** Decoding waits for {@code stage}. */
+  public int await(CompletionStage<?> stage) {
+    reset(AWAIT, 0);
+    this.awaited = stage;
+    return AWAIT;
+  }
+
+  /**
+   * After a {@code MESSAGE}, {@code FAILED} or {@code SKIPPED} event: the peer ends the connection
+   * after it, and nothing later is read.
+   *
+   * @param reason why, for the calls still waiting (a client's) or the log
+   */
+  public void closeAfter(String reason) {
+    this.closeAfter = reason;
+  }
+
+  private int reset(int event, int consumed) {
+    this.event = event;
+    this.consumed = consumed;
+    this.offset = 0;
+    this.length = 0;
+    this.array = null;
+    this.envelope = null;
+    this.answer = null;
+    this.refusesRequest = false;
+    this.closeAfter = null;
+    this.refusal = null;
+    this.failure = null;
+    this.awaited = null;
+    return event;
+  }
+
+  // ---- for adapters ----
+
+  /** The last step's event. */
+  public int event() {
+    return event;
+  }
+
+  /** Bytes the last step took, from the index it started at. */
+  public int consumed() {
+    return consumed;
+  }
+
+  /** The payload's offset from the step's start, when {@link #payloadArray()} is null. */
+  public int payloadOffset() {
+    return offset;
+  }
+
+  /** The payload's length in bytes. */
+  public int payloadLength() {
+    return length;
+  }
+
+  /** The payload as an array of its own, or {@code null} when it is a slice of the input. */
+  public byte[] payloadArray() {
+    return array;
+  }
+
+  /** How a request's reply leaves; {@code null} on a client. */
+  public Envelope envelope() {
+    return envelope;
+  }
+
+  /** The bytes of an {@code ANSWER}; a new view each call. */
+  public ByteBuffer answer() {
+    return answer == null ? null : answer.duplicate();
+  }
+
+  /** Whether an {@code ANSWER} refuses a request (counted as a bad request). */
+  public boolean refusesRequest() {
+    return refusesRequest;
+  }
+
+  /** Why the connection ends after this event, or {@code null} when it goes on. */
+  public String closeAfter() {
+    return closeAfter;
+  }
+
+  /** Why a {@code REFUSED} connection cannot be read on. */
+  public Refusal refusal() {
+    return refusal;
+  }
+
+  /** What a {@code FAILED} reply's call fails with. */
+  public Exception failure() {
+    return failure;
+  }
+
+  /** What an {@code AWAIT} waits for; decode again once it completes, on the IO thread. */
+  public CompletionStage<?> awaited() {
+    return awaited;
+  }
+}

@@ -1,0 +1,104 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.Framing;
+import java.nio.ByteBuffer;
+
+/**
+ * How the reply to one request leaves: what the request's wire kind wraps around the reply message.
+ * A decoder hands one out with every request ({@link Decoded#envelope()}); the call path keeps it
+ * with the call and, once the call is answered, asks it to {@link #encode} the reply. A kind whose
+ * requests carry per-message metadata (HTTP's keep-alive and content type) makes one envelope per
+ * request; others share one ({@link #FRAMED}, {@link #UNFRAMED}).
+ *
+ * <pre>
+ * reply frame from the call path:   | length | reply message |      (prefix reserved and patched)
+ * FRAMED   sends                    | length | reply message |      as it is: one buffer
+ * UNFRAMED sends                             | reply message |      the prefix skipped
+ * HTTP     sends   | HTTP/1.1 200 ... \r\n\r\n | reply message |    a head, then the message
+ * </pre>
+ */
+public abstract class Envelope {
+
+  /** Where an envelope puts the bytes of a reply. */
+  @FunctionalInterface
+  public interface Outbound {
+    /**
+     * The reply, as it leaves: {@code head}, then {@code body}, in one write.
+     *
+     * @param head bytes before the body, or {@code null}
+     * @param body the body, or {@code null}; often the reply frame itself, its position moved
+     */
+    void send(ByteBuffer head, ByteBuffer body);
+  }
+
+  /** A framed request's reply: the frame as it is, its length prefix included. */
+  public static final Envelope FRAMED =
+      new Envelope() {
+        @Override
+        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+          if (frame != null) {
+            out.send(null, frame);
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "FRAMED";
+        }
+      };
+
+  /** An unframed request's reply: the message without the length prefix. */
+  public static final Envelope UNFRAMED =
+      new Envelope() {
+        @Override
+        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+          if (frame != null) {
+            out.send(null, message(frame));
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "UNFRAMED";
+        }
+      };
+
+  /** For subclasses. */
+  protected Envelope() {}
+
+  /**
+   * Turns the outcome of the request's call into the bytes that leave. Called once per request, on
+   * the thread that completes its call.
+   *
+   * @param frame the reply frame, its 4-byte length prefix reserved and patched, from position to
+   *     limit; or {@code null} when the call has no reply (oneway), or the request's message could
+   *     not be read
+   * @param unreadable whether the request's message could not be read: the connection closes after
+   *     whatever this sends
+   * @param out receives the bytes to send; not called when nothing is sent
+   */
+  public abstract void encode(ByteBuffer frame, boolean unreadable, Outbound out);
+
+  /**
+   * Whether the connection closes once this reply has been sent (an HTTP request without
+   * keep-alive). By default {@code false}.
+   *
+   * @return whether nothing after this reply is read or sent
+   */
+  public boolean closesConnection() {
+    return false;
+  }
+
+  /**
+   * The reply message of a frame: its position moved past the length prefix.
+   *
+   * @param frame a reply frame, or {@code null}
+   * @return the same buffer, or {@code null}
+   */
+  protected static ByteBuffer message(ByteBuffer frame) {
+    if (frame != null) {
+      frame.position(frame.position() + Framing.HEADER_SIZE);
+    }
+    return frame;
+  }
+}

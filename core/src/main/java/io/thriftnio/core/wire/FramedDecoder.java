@@ -1,0 +1,94 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
+import java.net.SocketAddress;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * Splits {@code TFramedTransport} frames, on servers and clients alike: a signed 32-bit big-endian
+ * length, then that many bytes of message. The payload is handed out as a slice of the input.
+ *
+ * <pre>
+ * | 00 00 00 0B | 11 payload bytes | 00 00 00 05 | 5 payload bytes | 00 00 ...
+ *   MESSAGE: consumed 15, payload at 4, 11 bytes; then consumed 9, payload at 4, 5 bytes; NEED_MORE
+ * </pre>
+ *
+ * <p>A length {@code <= 0} or above {@code maxFrameSize} is refused as soon as its four bytes are
+ * here, before anything is allocated for the frame. On a server that gave a header protocol, the
+ * refusal of a frame that is too large carries the message header read from the bytes that came
+ * with the length (never waiting for more: a hostile peer would hold the connection open), so that
+ * the caller's sequence id can be answered.
+ */
+final class FramedDecoder implements Decoder {
+
+  /** The framed kind: any first byte a positive length starts with. */
+  static final WireKind KIND =
+      new WireKind("FRAMED", WireTransport.FRAMED) {
+        @Override
+        public int detect(ByteSource in, int start, int available) {
+          return (in.getByte(start) & 0xff) < 0x80 ? YES : NO;
+        }
+
+        @Override
+        public String looksLike() {
+          return "a frame length";
+        }
+
+        @Override
+        public Decoder newDecoder(WireSettings settings, Object peer) {
+          return new FramedDecoder(
+              settings.maxFrameSize(), settings.headerProtocol(), peer, Envelope.FRAMED);
+        }
+
+        @Override
+        public Envelope envelope() {
+          return Envelope.FRAMED;
+        }
+      };
+
+  private final int maxFrameSize;
+  private final TProtocolFactory headerProtocol;
+  private final SocketAddress peer;
+  private final Envelope envelope;
+
+  /**
+   * @param headerProtocol reads an oversize frame's header; {@code null} to skip that (clients)
+   * @param peer the remote address, for the error
+   * @param envelope the envelope of each frame (a server's), or {@code null} (a client's)
+   */
+  FramedDecoder(int maxFrameSize, TProtocolFactory headerProtocol, Object peer, Envelope envelope) {
+    this.maxFrameSize = maxFrameSize;
+    this.headerProtocol = headerProtocol;
+    this.peer = peer instanceof SocketAddress ? (SocketAddress) peer : null;
+    this.envelope = envelope;
+  }
+
+  @Override
+  public int decode(ByteSource in, int start, int available, Decoded out) {
+    if (available < Framing.HEADER_SIZE) {
+      return out.needMore();
+    }
+    int length = in.getInt(start);
+    if (length <= 0 || length > maxFrameSize) {
+      return out.refused(failOnInvalidLength(in, start, available, length));
+    }
+    if (available - Framing.HEADER_SIZE < length) {
+      return out.needMore();
+    }
+    return out.message(Framing.HEADER_SIZE + length, Framing.HEADER_SIZE, length, envelope);
+  }
+
+  private Refusal failOnInvalidLength(ByteSource in, int start, int available, int length) {
+    TMessage header = null;
+    if (length > maxFrameSize && headerProtocol != null) {
+      // Only the bytes that came with the length: waiting for more lets a peer hold us open.
+      header =
+          HeaderPeek.read(
+              in, start + Framing.HEADER_SIZE, available - Framing.HEADER_SIZE, headerProtocol);
+    }
+    return Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), header);
+  }
+}

@@ -1,0 +1,63 @@
+package io.thriftnio.core.wire;
+
+import java.nio.ByteBuffer;
+
+/**
+ * What one HTTP request asks of its answer, and how its reply leaves: a {@code 200} head, then the
+ * reply message as the body (empty for a oneway call, since HTTP still wants an answer); a {@code
+ * 400} when the request's message cannot be read. Immutable.
+ */
+final class HttpEnvelope extends Envelope {
+
+  private final boolean keepAlive;
+  private final boolean http10;
+  private final String contentType;
+
+  HttpEnvelope(boolean keepAlive, boolean http10, String contentType) {
+    this.keepAlive = keepAlive;
+    this.http10 = http10;
+    this.contentType = contentType;
+  }
+
+  @Override
+  public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+    if (unreadable) {
+      out.send(
+          HttpResponses.error(400, "the body is not a readable Thrift message", false, false),
+          null);
+    } else if (frame != null) {
+      ByteBuffer body = message(frame);
+      out.send(HttpResponses.ok(this, body.remaining()), body); // one write, no copy of the reply
+    } else {
+      out.send(HttpResponses.ok(this, 0), null); // a oneway call: HTTP still wants its answer
+    }
+  }
+
+  @Override
+  public boolean closesConnection() {
+    return !keepAlive;
+  }
+
+  /** Whether the connection stays open after the answer. */
+  boolean keepAlive() {
+    return keepAlive;
+  }
+
+  /**
+   * Whether the answer must say {@code Connection: keep-alive}: an HTTP/1.0 peer that asked for it
+   * closes otherwise.
+   */
+  boolean saysKeepAlive() {
+    return keepAlive && http10;
+  }
+
+  /** The {@code Content-Type} of a successful answer. */
+  String contentType() {
+    return contentType;
+  }
+
+  @Override
+  public String toString() {
+    return "HTTP{" + contentType + (keepAlive ? ", keep-alive}" : ", close}");
+  }
+}

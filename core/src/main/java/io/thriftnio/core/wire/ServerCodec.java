@@ -1,0 +1,220 @@
+package io.thriftnio.core.wire;
+
+import org.apache.thrift.protocol.TMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One server connection's decoding, the object an IO adapter keeps per connection: the {@link
+ * Sniffer} on the first bytes, then the chosen kind's {@link Decoder}, and the state around them
+ * that the adapter's timeouts and drain ask about (a message in progress since when, whether the
+ * connection was refused). Refusals are logged here, once, in the same words on every transport.
+ *
+ * <pre>
+ *  adapter's read: bytes --next()--&gt; Decoded: MESSAGE  -&gt; the call path (payload, envelope)
+ *                                            ANSWER   -&gt; the call path, after earlier replies
+ *                                            REFUSED  -&gt; the call path answers, then closes
+ *                                            AWAIT    -&gt; stop; next() again once it completes
+ *                                            NEED_MORE: keep the bytes (drop them if rejected())
+ * </pre>
+ *
+ * <p>Threads: {@link #next} and {@link #peek} on the reading thread, one at a time; {@link
+ * #partialSinceNanos()}, {@link #rejected()} and {@link #discardRest()} on any thread.
+ */
+public final class ServerCodec {
+
+  private static final Logger log = LoggerFactory.getLogger(ServerCodec.class);
+
+  private final WireSettings settings;
+  private final Object peer;
+  private final Decoded decoded = new Decoded();
+  private final Sniffer sniffer;
+
+  private volatile WireKind kind;
+  private Decoder decoder;
+
+  /** {@link #decoded} holds a step {@link #peek} took, not yet handed out. */
+  private boolean ahead;
+
+  private volatile boolean rejected;
+  private volatile long partialSinceNanos;
+
+  /**
+   * The codec of one connection.
+   *
+   * @param settings the server's
+   * @param peer the remote address, for log lines and errors
+   */
+  public ServerCodec(WireSettings settings, Object peer) {
+    this.settings = settings;
+    this.peer = peer;
+    if (settings.kinds().contains(FramedDecoder.KIND)
+        && settings.accepted().size() == 1
+        && settings.accepted().contains(FramedDecoder.KIND.transport())) {
+      // Nothing to detect: foreign first bytes meet the framing rules, as they always did.
+      this.sniffer = null;
+      chose(FramedDecoder.KIND);
+    } else {
+      this.sniffer = new Sniffer(settings);
+    }
+  }
+
+  /**
+   * Decodes the next step from {@code start}.
+   *
+   * @param in the connection's buffered bytes
+   * @param start the index of the first byte not consumed
+   * @param available the bytes buffered from {@code start}
+   * @return the event; its details in {@link #decoded()}
+   */
+  public int next(ByteSource in, int start, int available) {
+    if (ahead) {
+      ahead = false;
+      return decoded.event();
+    }
+    return step(in, start, available);
+  }
+
+  /**
+   * Whether another whole message follows in {@code in}: a server answering the message just
+   * delivered may wait and send both replies in one write. The step is kept for the next {@link
+   * #next}, which must start at the same bytes. Only kinds with one envelope per connection are
+   * looked ahead (framed, unframed): an HTTP reply leaves at once.
+   */
+  public boolean peek(ByteSource in, int start, int available) {
+    WireKind k = kind;
+    if (rejected || k == null || k.envelope() == null || available == 0) {
+      return false;
+    }
+    int event = step(in, start, available);
+    ahead = event != Decoded.NEED_MORE;
+    return event == Decoded.MESSAGE;
+  }
+
+  /** The details of the last step. */
+  public Decoded decoded() {
+    return decoded;
+  }
+
+  /** The kind the connection speaks, once its first bytes told; {@code null} before. */
+  public WireKind kind() {
+    return kind;
+  }
+
+  /**
+   * The envelope every request of this connection carries, once known; {@code null} before, and for
+   * kinds whose requests carry their own (HTTP).
+   */
+  public Envelope envelope() {
+    WireKind k = kind;
+    return k == null ? null : k.envelope();
+  }
+
+  /** Whether nothing more is read: the connection was refused, or ends after a message. */
+  public boolean rejected() {
+    return rejected;
+  }
+
+  /**
+   * The server closes the connection for its own reasons (a timeout): the partial message, if any,
+   * is dropped without counting it as the peer's, and later bytes are discarded.
+   */
+  public void discardRest() {
+    rejected = true;
+  }
+
+  /**
+   * When the message being received started to arrive ({@link System#nanoTime()}, never 0), or 0 if
+   * none is incomplete.
+   */
+  public long partialSinceNanos() {
+    return partialSinceNanos;
+  }
+
+  /**
+   * The input ended. Whether it ended inside a message the peer had begun (not one refused or
+   * dropped by the server): the adapter counts it.
+   */
+  public boolean endOfInput() {
+    boolean truncated = !rejected && partialSinceNanos != 0;
+    if (truncated) {
+      log.debug("Connection from {} ended inside a message: its bytes are dropped", peer);
+    }
+    partialSinceNanos = 0;
+    return truncated;
+  }
+
+  private int step(ByteSource in, int start, int available) {
+    if (rejected) {
+      return decoded.needMore();
+    }
+    if (decoder == null) {
+      if (available == 0) {
+        return decoded.needMore();
+      }
+      WireKind detected = sniffer.detect(in, start, available);
+      if (detected == null) {
+        if (sniffer.undecided()) {
+          partial();
+          return decoded.needMore();
+        }
+        return refuse(Refusal.of(sniffer.describeRefusal(in, start, available, peer), null, null));
+      }
+      chose(detected);
+    }
+    int event = decoder.decode(in, start, available, decoded);
+    switch (event) {
+      case Decoded.NEED_MORE:
+        if (available > 0) {
+          partial();
+        }
+        break;
+      case Decoded.REFUSED:
+        refuse(decoded.refusal());
+        break;
+      case Decoded.AWAIT:
+        break;
+      default:
+        partialSinceNanos = 0;
+        if (decoded.closeAfter() != null) {
+          rejected = true; // nothing after this is read: the connection closes after its reply
+        }
+        break;
+    }
+    return event;
+  }
+
+  private void chose(WireKind detected) {
+    kind = detected;
+    decoder = detected.newDecoder(settings, peer);
+  }
+
+  private void partial() {
+    if (partialSinceNanos == 0) {
+      partialSinceNanos = System.nanoTime() | 1; // never 0 once set
+    }
+  }
+
+  private int refuse(Refusal refusal) {
+    rejected = true;
+    partialSinceNanos = 0;
+    TMessage header = refusal.header();
+    if (header != null) {
+      log.warn(
+          "Closing connection: {} (its header: {} seqid {})",
+          refusal.reason(),
+          header.name,
+          header.seqid);
+    } else {
+      log.warn("Closing connection: {}", refusal.reason());
+    }
+    return decoded.event() == Decoded.REFUSED && decoded.refusal() == refusal
+        ? Decoded.REFUSED
+        : decoded.refused(refusal);
+  }
+
+  @Override
+  public String toString() {
+    return "ServerCodec{" + peer + ", " + (kind != null ? kind : "undetected") + "}";
+  }
+}

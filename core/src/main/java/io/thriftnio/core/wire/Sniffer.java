@@ -1,0 +1,118 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.Framing;
+import java.util.List;
+
+/**
+ * Picks the kind a server connection speaks from its first bytes, among the kinds the server
+ * accepts. The kinds are asked in the order of {@link #KINDS}: the first accepted one that
+ * recognises the bytes wins, and one that needs more bytes to tell holds the decision back.
+ *
+ * <pre>
+ * first bytes  kind              when
+ * 80           UNFRAMED_BINARY   UNFRAMED accepted (strict binary: 80 01 = version 1)
+ * 82           UNFRAMED_COMPACT  UNFRAMED accepted (compact protocol id)
+ * 5b '['       UNFRAMED_JSON     UNFRAMED accepted (a JSON message is an array)
+ * 41..5a A-Z   HTTP              HTTP accepted (a request line starts with a method name)
+ * 00 .. 7f     FRAMED            FRAMED accepted (a positive length prefix)
+ * other        none: the connection is refused, counted and closed
+ * </pre>
+ *
+ * <p>A frame starting with {@code 5b} would declare at least 1,526,726,656 bytes, above any
+ * sensible {@code maxFrameSize}, so with both kinds accepted {@code [} means JSON; in the same way
+ * an upper-case letter would declare at least 1,090,519,040 bytes, so with HTTP accepted it starts
+ * a request line. A new kind is a line in {@link #KINDS}, before the kinds whose bytes it shares.
+ */
+public final class Sniffer {
+
+  /** Every kind of this package, in the order they are asked. */
+  static final List<WireKind> KINDS =
+      List.of(
+          UnframedDecoder.BINARY,
+          UnframedDecoder.COMPACT,
+          UnframedDecoder.JSON,
+          HttpRequestDecoder.KIND,
+          FramedDecoder.KIND);
+
+  private final WireSettings settings;
+  private boolean undecided;
+
+  /**
+   * A sniffer for one connection.
+   *
+   * @param settings the kinds, and which are accepted
+   */
+  public Sniffer(WireSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * The kind the connection speaks.
+   *
+   * @param in the buffered bytes
+   * @param start the index of the connection's first byte
+   * @param available the bytes buffered from {@code start}, at least 1
+   * @return the kind, or {@code null} when none is accepted for these bytes or, if {@link
+   *     #undecided()}, when more bytes are needed to tell
+   */
+  public WireKind detect(ByteSource in, int start, int available) {
+    undecided = false;
+    for (WireKind kind : settings.kinds()) {
+      if (!settings.accepted().contains(kind.transport())) {
+        continue;
+      }
+      int match = kind.detect(in, start, available);
+      if (match == WireKind.YES) {
+        return kind;
+      }
+      if (match == WireKind.UNDECIDED) {
+        undecided = true;
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /** Whether the last {@link #detect} needed more bytes. */
+  public boolean undecided() {
+    return undecided;
+  }
+
+  /**
+   * Why a connection's first bytes were refused, for the log line: the peer, the bytes, the
+   * transports accepted and, when recognised, what they look like.
+   *
+   * @param in the buffered bytes
+   * @param start the index of the connection's first byte
+   * @param available the bytes buffered from {@code start}, at least 1
+   * @param peer the remote address, or whatever the IO library reports
+   */
+  public String describeRefusal(ByteSource in, int start, int available, Object peer) {
+    int count = Math.min(4, available);
+    byte[] first = new byte[count];
+    in.getBytes(start, first, 0, count);
+    int header = 0;
+    StringBuilder sb =
+        new StringBuilder("connection from ").append(peer).append(" refused: first bytes");
+    for (byte b : first) {
+      header = header << 8 | (b & 0xff);
+      sb.append(String.format(" %02x", b & 0xff));
+    }
+    sb.append(" match no accepted transport (accepted: ").append(settings.accepted()).append(')');
+    String foreign = count == 4 ? Framing.describeForeignBytes(header) : null;
+    if (foreign != null) {
+      return sb.append("; they look like ").append(foreign).toString();
+    }
+    for (WireKind kind : settings.kinds()) {
+      if (kind.detect(in, start, available) == WireKind.YES) {
+        return sb.append("; they look like ")
+            .append(kind.looksLike())
+            .append(" (WireTransport.")
+            .append(kind.transport())
+            .append(')')
+            .toString();
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,78 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.WireTransport;
+
+/**
+ * One way of carrying Thrift messages that a server recognises from a connection's first bytes: how
+ * to tell it ({@link #detect}), and the decoder of a connection that speaks it ({@link
+ * #newDecoder}). The {@link Sniffer} asks the kinds in its order; a kind is accepted when the
+ * server accepts its {@link #transport()}.
+ */
+public abstract class WireKind {
+
+  /** {@link #detect}: the bytes are not this kind. */
+  public static final int NO = 0;
+
+  /** {@link #detect}: the bytes are this kind. */
+  public static final int YES = 1;
+
+  /** {@link #detect}: more bytes are needed to tell. */
+  public static final int UNDECIDED = 2;
+
+  private final String name;
+  private final WireTransport transport;
+
+  /**
+   * @param name the kind's name in log lines, e.g. {@code FRAMED}
+   * @param transport the server setting that accepts it
+   */
+  protected WireKind(String name, WireTransport transport) {
+    this.name = name;
+    this.transport = transport;
+  }
+
+  /** The kind's name in log lines. */
+  public final String name() {
+    return name;
+  }
+
+  /** The server setting that accepts this kind ({@code ServerBuilder.transports}). */
+  public final WireTransport transport() {
+    return transport;
+  }
+
+  /**
+   * Whether a connection's first bytes are this kind.
+   *
+   * @param in the buffered bytes
+   * @param start the index of the connection's first byte
+   * @param available the bytes buffered from {@code start}, at least 1
+   * @return {@link #YES}, {@link #NO} or {@link #UNDECIDED}
+   */
+  public abstract int detect(ByteSource in, int start, int available);
+
+  /** What bytes of this kind look like, for a refusal's log line: {@code "an HTTP request"}. */
+  public abstract String looksLike();
+
+  /**
+   * The decoder of one server connection that speaks this kind.
+   *
+   * @param settings the server's limits
+   * @param peer the remote address, for error messages
+   */
+  public abstract Decoder newDecoder(WireSettings settings, Object peer);
+
+  /**
+   * The envelope every request of a connection of this kind carries, or {@code null} when each
+   * request carries its own. A kind with one envelope per connection lets a server look ahead for
+   * the next whole request and send the replies of one read together.
+   */
+  public Envelope envelope() {
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

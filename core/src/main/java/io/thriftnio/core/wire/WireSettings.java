@@ -1,0 +1,100 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * What a server's connections are decoded with: the limit, the kinds accepted, the protocol of an
+ * oversize frame's header, the HTTP path. Immutable; one per server, shared by its connections.
+ */
+public final class WireSettings {
+
+  /** Nesting accepted by an unframed walk: libthrift's default recursion limit. */
+  public static final int MAX_DEPTH = 64;
+
+  private final int maxFrameSize;
+  private final Set<WireTransport> accepted;
+  private final TProtocolFactory headerProtocol;
+  private final String httpPath;
+  private final List<WireKind> kinds;
+
+  private WireSettings(
+      int maxFrameSize,
+      Set<WireTransport> accepted,
+      TProtocolFactory headerProtocol,
+      String httpPath,
+      List<WireKind> kinds) {
+    this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
+    Objects.requireNonNull(accepted, "accepted");
+    if (accepted.isEmpty()) {
+      throw new IllegalArgumentException("accepted: [] (expected: at least one transport)");
+    }
+    this.accepted = Collections.unmodifiableSet(EnumSet.copyOf(accepted));
+    this.headerProtocol = headerProtocol;
+    this.httpPath = Objects.requireNonNull(httpPath, "httpPath");
+    this.kinds = List.copyOf(kinds);
+  }
+
+  /**
+   * Settings with every kind of this package.
+   *
+   * @param maxFrameSize the largest message accepted, in bytes; positive
+   * @param accepted the transports the server accepts; not empty
+   * @param headerProtocol the protocol of the requests, used to read the message header of an
+   *     oversize frame so that it can be answered; {@code null} to skip that
+   * @param httpPath the path HTTP peers post to, e.g. {@code /}
+   * @throws IllegalArgumentException if {@code maxFrameSize <= 0} or nothing is accepted
+   */
+  public static WireSettings of(
+      int maxFrameSize,
+      Set<WireTransport> accepted,
+      TProtocolFactory headerProtocol,
+      String httpPath) {
+    return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS);
+  }
+
+  /**
+   * These settings with other kinds, asked in the order given (a test's kind, say).
+   *
+   * @param kinds the kinds; each is accepted when its transport is
+   */
+  public WireSettings withKinds(List<WireKind> kinds) {
+    return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, kinds);
+  }
+
+  /** The largest message accepted, in bytes. */
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** The transports accepted. */
+  public Set<WireTransport> accepted() {
+    return accepted;
+  }
+
+  /** The protocol an oversize frame's header is read with, or {@code null}. */
+  public TProtocolFactory headerProtocol() {
+    return headerProtocol;
+  }
+
+  /** The path HTTP peers post to. */
+  public String httpPath() {
+    return httpPath;
+  }
+
+  /** The kinds, in the order the sniffer asks them. */
+  public List<WireKind> kinds() {
+    return kinds;
+  }
+
+  @Override
+  public String toString() {
+    return "WireSettings{maxFrameSize=" + maxFrameSize + ", accepted=" + accepted + "}";
+  }
+}

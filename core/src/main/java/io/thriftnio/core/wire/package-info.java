@@ -1,0 +1,98 @@
+/**
+ * The wire: every way thrift-nio carries Thrift messages, written once, behind one decoder SPI that
+ * each IO adapter binds to its own buffers. An SPI for the IO adapters of thrift-nio, not for
+ * applications: it may change in any 0.x release.
+ *
+ * <h2>The SPI an adapter sees</h2>
+ *
+ * <pre>
+ *  adapter's buffer --ByteSource--&gt; ServerCodec (per server connection) --Decoded--&gt; adapter
+ *                                   ClientCodec (per client connection)
+ *
+ *  ByteSource    the adapter's bytes, read by absolute index, in bulk (ByteBuf, Buffer, byte[])
+ *  ServerCodec   sniffs the kind from the first bytes (Sniffer), then decodes with its Decoder;
+ *                logs refusals; knows whether a message is in progress (the frame timeout)
+ *  ClientCodec   the head before each request, and the replies of one connection
+ *  Decoded       one step's event: NEED_MORE, MESSAGE, ANSWER, FAILED, SKIPPED, REFUSED, AWAIT,
+ *                with what goes with it (consumed bytes, payload slice or array, envelope, ...)
+ *  Envelope      how one request's reply leaves; travels with the call to its reply
+ *  Refusal       why a connection cannot be read on, and what to answer before closing
+ *  ReplyEvent    what a client's reply says besides its payload, for adapters passing messages on
+ *  WireKind      one kind a server recognises: detect(first bytes), newDecoder, its envelope
+ *  WireSettings  a server's limit, accepted transports, header protocol, HTTP path, kinds
+ * </pre>
+ *
+ * <p>An adapter calls {@code next(bytes, start, available)} in a loop, consumes {@link
+ * io.thriftnio.core.wire.Decoded#consumed()} bytes after each event and acts on the event; a
+ * payload is a slice of its own buffer (a retained slice on Netty, a split-off view on Grizzly) or,
+ * when the kind made one (a chunked HTTP body), an array of its own. Nothing else crosses the line:
+ * the call path ({@code CallSequencer}) takes the payload and its envelope, and gives the reply
+ * frame back to the envelope.
+ *
+ * <h2>The kinds</h2>
+ *
+ * <pre>
+ * kind              detect (Sniffer order)        decoder                 envelope
+ * UNFRAMED_BINARY   80                            UnframedDecoder         UNFRAMED (shared)
+ * UNFRAMED_COMPACT  82                            (BinaryWalk,            UNFRAMED
+ * UNFRAMED_JSON     [                              CompactWalk, JsonWalk) UNFRAMED
+ * HTTP              A..Z                          HttpRequestDecoder      HttpEnvelope (per request)
+ * FRAMED            00..7f                        FramedDecoder           FRAMED (shared)
+ * </pre>
+ *
+ * <p>Every length a kind reads is bounded before anything is allocated or waited for: {@code
+ * maxFrameSize} for frames, messages and bodies; HTTP's header section; the nesting of an unframed
+ * message. A kind refuses with a {@link io.thriftnio.core.wire.Refusal} that names the peer and the
+ * numbers, and the codec logs it once.
+ *
+ * <h2>Adding a wire kind</h2>
+ *
+ * <p>A new kind is one class family here and a line in {@link io.thriftnio.core.wire.Sniffer}: a
+ * {@link io.thriftnio.core.wire.WireKind} (how its first bytes look, its decoder, whether its
+ * requests share one envelope), a {@link io.thriftnio.core.wire.Decoder} for each role, and an
+ * {@link io.thriftnio.core.wire.Envelope} for its replies. The adapters do not change: they already
+ * pass on whatever a {@code Decoded} event says.
+ *
+ * <p><b>THeader</b> ({@code LENGTH | 0FFF | FLAGS | SEQUENCE | HEADER_SIZE | header | payload}).
+ *
+ * <ul>
+ *   <li>{@code THeaderKind.detect}: {@code UNDECIDED} until six bytes are here (a 1-byte frame
+ *       never is: a length below the smallest header says {@code NO} at four), then {@code YES}
+ *       when bytes 4-5 are {@code 0FFF}; its line goes before {@code FramedDecoder.KIND}, whose
+ *       first bytes it shares.
+ *   <li>{@code THeaderDecoder}: the length against {@code maxFrameSize} first (as framed); the
+ *       header's varints and info headers bounded by {@code HEADER_SIZE}; a zlib payload inflated
+ *       into an array of its own ({@link io.thriftnio.core.wire.Decoded#message(int, byte[],
+ *       io.thriftnio.core.wire.Envelope)}), the inflater stopped at {@code maxFrameSize}; an
+ *       uncompressed payload stays a slice.
+ *   <li>{@code THeaderEnvelope}, one per request: the protocol id, flags, sequence id, transforms
+ *       and the info headers in and out. {@code encode} writes the reply's header before the
+ *       message (or a compressed copy of it) with the length patched. What the call path reads from
+ *       it beside the reply (the protocol to decode that message with, the headers for the call
+ *       context) is the call path's side of the same change: {@code CallSequencer} keeps the
+ *       envelope with each call already.
+ *   <li>Out-of-order replies (the header's flag): the kind says so per connection; the sequencer
+ *       writes in request order today, so it is the one call-path change THeader brings.
+ * </ul>
+ *
+ * <p><b>SASL</b> ({@code STATUS | LENGTH | payload} negotiation, then {@code LENGTH | payload}).
+ *
+ * <ul>
+ *   <li>{@code SaslKind.detect}: {@code YES} on the status byte {@code START} (1); its line goes
+ *       before the framed kind.
+ *   <li>{@code SaslServerDecoder}: each negotiation message's length bounded before allocation (a 2
+ *       GB length is refused with the five bytes that declared it); a step that may block (a GSSAPI
+ *       {@code evaluateResponse}) runs on an executor and the decoder returns {@code AWAIT} with
+ *       its future, so the adapter decodes nothing more until it completes; then the challenge
+ *       leaves as an {@code ANSWER}, and {@code COMPLETE} switches the same decoder to frames.
+ *       Under {@code auth-int}/{@code auth-conf} each frame is unwrapped into an array of its own;
+ *       a failed step is a {@code Refusal} whose answer is the {@code BAD}/{@code ERROR} message.
+ *   <li>{@code SaslEnvelope}, one per connection: wraps each reply under the negotiated QOP and
+ *       carries the authorized id, mechanism and QOP for the call context.
+ * </ul>
+ *
+ * <p>HTTP already uses most of this: answers without a call ({@code 100 Continue}, refusals),
+ * per-request envelopes (keep-alive, content type, the status line of the reply), payloads of its
+ * own (chunked bodies).
+ */
+package io.thriftnio.core.wire;
