@@ -8,13 +8,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
-import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
-import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocol;
-import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.scheme.StandardScheme;
 import org.slf4j.Logger;
@@ -295,9 +292,10 @@ public final class AsyncClients {
       // (libthrift's TMultiplexedProtocol has the same limit). Those calls keep the generated
       // client's own check, seqid 1 against seqid 1.
       if (out.getScheme() == StandardScheme.class && in.getScheme() == StandardScheme.class) {
-        SequencingOutput sequenced = new SequencingOutput(out, sequence);
+        SeqidProtocols.SequencingOutput sequenced =
+            new SeqidProtocols.SequencingOutput(out, sequence);
         out = sequenced;
-        in = new SequenceCheckingInput(in, sequenced, channel);
+        in = new SeqidProtocols.SequenceCheckingInput(in, sequenced, channel);
       }
       C client = clientFactory.apply(in, out);
       send.send(client);
@@ -338,64 +336,6 @@ public final class AsyncClients {
       executor.execute(task);
     } catch (RejectedExecutionException rejected) {
       task.run();
-    }
-  }
-
-  /**
-   * Writes the caller's next sequence id in place of the generated client's (always 1, as each call
-   * has a fresh client), and remembers both for {@link SequenceCheckingInput}.
-   */
-  private static final class SequencingOutput extends TProtocolDecorator {
-    private final AtomicInteger sequence;
-    String method = "";
-    int clientSeqid;
-    int wireSeqid;
-
-    SequencingOutput(TProtocol protocol, AtomicInteger sequence) {
-      super(protocol);
-      this.sequence = sequence;
-    }
-
-    @Override
-    public void writeMessageBegin(TMessage message) throws TException {
-      method = message.name;
-      clientSeqid = message.seqid;
-      wireSeqid = sequence.incrementAndGet();
-      super.writeMessageBegin(new TMessage(message.name, message.type, wireSeqid));
-    }
-  }
-
-  /**
-   * Fails a reply whose sequence id is not its request's, and hands the generated client the id it
-   * wrote, so that its own check passes.
-   */
-  private static final class SequenceCheckingInput extends TProtocolDecorator {
-    private final SequencingOutput sent;
-    private final ThriftChannel channel;
-
-    SequenceCheckingInput(TProtocol protocol, SequencingOutput sent, ThriftChannel channel) {
-      super(protocol);
-      this.sent = sent;
-      this.channel = channel;
-    }
-
-    @Override
-    public TMessage readMessageBegin() throws TException {
-      TMessage got = super.readMessageBegin();
-      if (got.seqid != sent.wireSeqid) {
-        throw new TApplicationException(
-            TApplicationException.BAD_SEQUENCE_ID,
-            sent.method
-                + " failed: out of sequence response from "
-                + channel.remoteAddress()
-                + ": expected seqid "
-                + sent.wireSeqid
-                + ", got "
-                + got.seqid
-                + " from method "
-                + got.name);
-      }
-      return new TMessage(got.name, got.type, sent.clientSeqid);
     }
   }
 

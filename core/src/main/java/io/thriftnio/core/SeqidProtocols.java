@@ -1,0 +1,75 @@
+package io.thriftnio.core;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolDecorator;
+
+/**
+ * The protocol decorators that let {@link AsyncClients} run a generated client, whose every call
+ * has seqid 1 on a fresh client, over a shared pipelined channel: the wire carries the channel's
+ * own sequence, and the reply's id is checked against it and handed back as the client wrote it.
+ */
+final class SeqidProtocols {
+  private SeqidProtocols() {}
+
+  /**
+   * Writes the caller's next sequence id in place of the generated client's (always 1, as each call
+   * has a fresh client), and remembers both for {@link SequenceCheckingInput}.
+   */
+  static final class SequencingOutput extends TProtocolDecorator {
+    private final AtomicInteger sequence;
+    String method = "";
+    int clientSeqid;
+    int wireSeqid;
+
+    SequencingOutput(TProtocol protocol, AtomicInteger sequence) {
+      super(protocol);
+      this.sequence = sequence;
+    }
+
+    @Override
+    public void writeMessageBegin(TMessage message) throws TException {
+      method = message.name;
+      clientSeqid = message.seqid;
+      wireSeqid = sequence.incrementAndGet();
+      super.writeMessageBegin(new TMessage(message.name, message.type, wireSeqid));
+    }
+  }
+
+  /**
+   * Fails a reply whose sequence id is not its request's, and hands the generated client the id it
+   * wrote, so that its own check passes.
+   */
+  static final class SequenceCheckingInput extends TProtocolDecorator {
+    private final SequencingOutput sent;
+    private final ThriftChannel channel;
+
+    SequenceCheckingInput(TProtocol protocol, SequencingOutput sent, ThriftChannel channel) {
+      super(protocol);
+      this.sent = sent;
+      this.channel = channel;
+    }
+
+    @Override
+    public TMessage readMessageBegin() throws TException {
+      TMessage got = super.readMessageBegin();
+      if (got.seqid != sent.wireSeqid) {
+        throw new TApplicationException(
+            TApplicationException.BAD_SEQUENCE_ID,
+            sent.method
+                + " failed: out of sequence response from "
+                + channel.remoteAddress()
+                + ": expected seqid "
+                + sent.wireSeqid
+                + ", got "
+                + got.seqid
+                + " from method "
+                + got.name);
+      }
+      return new TMessage(got.name, got.type, sent.clientSeqid);
+    }
+  }
+}
