@@ -4,7 +4,6 @@ import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -17,36 +16,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * this endpoint.
  */
 final class EndpointChannels {
-  /** One connection and the calls it carries. */
-  static final class Conn {
-    final InetSocketAddress endpoint;
-    final EndpointChannels owner;
-    final ThriftChannel channel;
-    // Set by the first of its calls whose failure counted against the endpoint: once per
-    // connection.
-    final AtomicBoolean failureCounted = new AtomicBoolean();
-    int inFlight; // guarded by the owner's lock
-    long idleSince = System.nanoTime(); // guarded by the owner's lock
-    boolean removed; // guarded by the owner's lock
-
-    Conn(EndpointChannels owner, ThriftChannel channel) {
-      this.endpoint = owner.endpoint;
-      this.owner = owner;
-      this.channel = channel;
-    }
-  }
-
-  /** What a call got: a connection with a slot taken, or the right to open one. */
-  static final class Grant {
-    final Conn conn; // null: the caller connects, a reservation held
-    final boolean fresh; // the connection carried no call: check it before use if asked
-
-    Grant(Conn conn, boolean fresh) {
-      this.conn = conn;
-      this.fresh = fresh;
-    }
-  }
-
   final InetSocketAddress endpoint;
   private final int maxInFlight;
   private final ReentrantLock lock = new ReentrantLock();
@@ -437,10 +406,5 @@ final class EndpointChannels {
     c.removed = true;
     conns.remove(c);
     return true;
-  }
-
-  /** The pool-wide connection limit, reserved without holding any endpoint's lock across calls. */
-  interface CapacityGate {
-    boolean tryReserve();
   }
 }

@@ -12,7 +12,6 @@ import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
-import io.thriftnio.pool.internal.EndpointChannels.Conn;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

@@ -10,8 +10,6 @@ import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.PoolTimeoutException;
-import io.thriftnio.pool.internal.EndpointChannels.Conn;
-import io.thriftnio.pool.internal.EndpointChannels.Grant;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
