@@ -21,10 +21,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Found by {@link GrizzlySameThreadServerFuzzTest} (seed 820261122, input 3): a frame whose message
- * header cannot be read closes the connection, but a good call that arrived in the same read was
- * still run, its response dropped and the call not counted. The call after the bad frame must not
- * run, as on Netty.
+ * Found by {@link GrizzlyServerFuzzTest} (SAME_THREAD, seed 820261122, input 3): a frame whose
+ * message header cannot be read closes the connection, but a good call that arrived in the same
+ * read was still run, its response dropped and the call not counted. The call after the bad frame
+ * must not run, as on Netty.
  */
 @Timeout(60)
 class UnreadableHeaderThenCallTest {

@@ -58,17 +58,10 @@ import org.junit.jupiter.api.condition.JRE;
  * {@link ServerCallContext} and {@link ServerInterceptor}s on a real server: the handler sees its
  * caller (addresses, TLS peer), method and sequence id on every strategy; interceptors run in
  * order, see each outcome, refuse calls, fail one call alone, and replies on a pipelining
- * connection keep their order. Each transport runs it once per strategy, and once over mutual TLS,
- * through a small subclass:
+ * connection keep their order. Each transport runs it once per strategy, and once over mutual TLS:
+ * one {@link ServerCell} each, where {@link #tls()} says whether the cell has TLS.
  *
- * <pre>{@code
- * class NettyWorkerCallContextTest extends CallContextSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
- *
- * The interceptors below (an allow-list by peer certificate subject, a per-method concurrency
+ * <p>The interceptors below (an allow-list by peer certificate subject, a per-method concurrency
  * limit, an access log) are examples as much as fixtures.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -51,14 +51,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * What a server does where thrift-nio's two transports once disagreed, now decided once in core's
  * server call path, and the call path's own bounds ({@code callTimeout}). Each transport runs it
- * once per strategy through a small subclass:
- *
- * <pre>{@code
- * class NettyWorkerCallPathTest extends CallPathSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
+ * once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class CallPathSuite {

@@ -43,14 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * strategy: each close cause a user can provoke from outside (the peer closes, idle timeout, a bad
  * frame, the connection limit, the server's close, a TLS failure), the addresses and TLS peer a
  * listener sees, and a {@code TServerEventHandler} written as for {@code TThreadPoolServer} run
- * unchanged. Each transport runs it once per strategy through a small subclass:
- *
- * <pre>{@code
- * class NettyWorkerConnectionEventsTest extends ConnectionEventsSuite {
- *   protected ServerBuilder<?> newServerBuilder() { return NettyThriftServer.builder(); }
- *   protected IoStrategy strategy() { return IoStrategy.WORKER; }
- * }
- * }</pre>
+ * unchanged. Each transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class ConnectionEventsSuite {

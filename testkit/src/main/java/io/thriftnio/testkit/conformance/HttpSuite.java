@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * raw socket, chunked bodies, {@code Expect: 100-continue}, keep-alive and {@code Connection:
  * close}, the status codes of refused requests, hostile input (a huge or negative {@code
  * Content-Length}, a header section that never ends, a slow-loris request line), and framed,
- * unframed and HTTP peers on one port at once. A transport runs it once per strategy through a
- * subclass.
+ * unframed and HTTP peers on one port at once. A transport runs it once per strategy, one {@link
+ * ServerCell} each.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class HttpSuite {

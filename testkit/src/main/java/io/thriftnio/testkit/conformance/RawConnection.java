@@ -3,6 +3,7 @@ package io.thriftnio.testkit.conformance;
 import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.core.Framing;
+import io.thriftnio.testkit.memory.InMemoryThriftServer;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -58,8 +59,16 @@ public final class RawConnection implements AutoCloseable {
     this.in = new DataInputStream(InputStream.nullInputStream());
   }
 
-  /** Connects with a 10 s connect timeout and a 30 s read timeout. */
+  /**
+   * Connects with a 10 s connect timeout and a 30 s read timeout; to an {@link
+   * InMemoryThriftServer} bound at {@code address} in memory, without a socket.
+   */
   public static RawConnection open(InetSocketAddress address) throws IOException {
+    Socket memory = InMemoryThriftServer.connect(address);
+    if (memory != null) {
+      memory.setSoTimeout(30_000);
+      return new RawConnection(memory);
+    }
     Socket s = new Socket();
     s.setTcpNoDelay(true);
     s.connect(address, 10_000);

@@ -54,7 +54,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (which a transport also runs with {@link ClientKinds#stockUnframedSocket()}): unframed pipelining
  * read off a raw socket, the largest message, hostile unframed input, first bytes that match no
  * accepted transport, and framed and unframed peers on one port at once. A transport runs it once
- * per strategy through a subclass, as the conformance suite.
+ * per strategy, one {@link ServerCell} each, as the conformance suite.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class UnframedSuite {

@@ -1,6 +1,7 @@
 package io.thriftnio.testkit.leak;
 
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,9 +20,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>A leak is found when its buffer is garbage collected, which may be after the test that leaked
  * it has finished; the report then fails the next test, and the allocation records it carries point
- * at the culprit.
+ * at the culprit. After each test one collection runs (a full collection costs tens of milliseconds
+ * on a large test heap, and a module runs thousands of cases); after the class, three, so that what
+ * its last test's event loops released late is found in that class.
  */
-public final class LeakCheckExtension implements BeforeAllCallback, AfterEachCallback {
+public final class LeakCheckExtension
+    implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
   @Override
   public void beforeAll(ExtensionContext context) {
@@ -40,6 +44,12 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterEachCal
     check(context.getDisplayName());
   }
 
+  /** A last, thorough check: what the class's last test left to the event loops is found here. */
+  @Override
+  public void afterAll(ExtensionContext context) {
+    fail(LeakReports.flushThoroughlyAndTake(), "the end of " + context.getDisplayName());
+  }
+
   /**
    * Fails if Netty has reported a leak since the last check.
    *
@@ -47,7 +57,10 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterEachCal
    * @throws AssertionError with every leak record
    */
   public static void check(String where) {
-    List<String> leaks = LeakReports.flushAndTake();
+    fail(LeakReports.flushAndTake(), where);
+  }
+
+  private static void fail(List<String> leaks, String where) {
     if (!leaks.isEmpty()) {
       throw new AssertionError(
           leaks.size()
