@@ -24,8 +24,7 @@ import picocli.CommandLine.Command;
  * idle   --server netty|grizzly [--strategy T] [--connections 10000] [--probe-rate 200]
  *        [--probe-duration 10s]
  * recovery [--outages 1s,10s,60s,5m] [--interval 20ms] [--max-recovery 90s] [--out DIR]
- * contention [--scenarios budget,waiters] [--threads 1000] [--duration 5s] [--rounds 3]
- *        [--waiters 1000,10000] [--borrow-timeout 2s]
+ * contention [--scenarios waiters] [--rounds 3] [--waiters 1000,10000] [--borrow-timeout 2s]
  * </pre>
  *
  * {@code --help} works on every command.

@@ -1,10 +1,8 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.pool.PoolConfig;
-import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolTimeoutException;
 import io.thriftnio.pool.ThriftChannelPool;
-import io.thriftnio.pool.internal.EndpointPool;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -18,24 +16,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code contention}: two pool paths that every call or every waiting call crosses, under many
- * callers.
+ * {@code contention}: a pool path that every waiting call crosses, under many callers.
  *
  * <ul>
- *   <li>{@code budget}: {@code --threads} threads each add calls to one pool's retry budget in a
- *       loop ({@link EndpointPool#callStarted()}, what every call of every pool does first), for
- *       {@code --duration} after {@code --warmup}, {@code --rounds} times: deposits per second and
- *       process CPU per deposit.
  *   <li>{@code waiters}: a {@link ThriftChannelPool} whose one connection is held by a call that is
  *       never answered, and {@code N} calls waiting behind it with a {@code --borrow-timeout}; all
  *       expire together. Reported: the time to queue them, the time from the first expiry to the
@@ -48,8 +38,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     versionProvider = BenchMain.Version.class,
     description = {
-      "Measures the retry budget's deposit under --threads callers (budget) and the expiry of N "
-          + "calls waiting on a pool whose one connection is held (waiters).",
+      "Measures the expiry of N calls waiting on a pool whose one connection is held (waiters).",
       "Prints one Markdown table per scenario."
     })
 final class ContentionCommand implements Callable<Integer> {
@@ -60,32 +49,9 @@ final class ContentionCommand implements Callable<Integer> {
       names = "--scenarios",
       split = ",",
       paramLabel = "S,S",
-      defaultValue = "budget,waiters",
-      description = "budget, waiters (default: ${DEFAULT-VALUE})")
+      defaultValue = "waiters",
+      description = "waiters (default: ${DEFAULT-VALUE})")
   List<String> scenarios;
-
-  @Option(
-      names = "--threads",
-      paramLabel = "N",
-      defaultValue = "1000",
-      description = "budget: threads depositing at once (default: ${DEFAULT-VALUE})")
-  int threads;
-
-  @Option(
-      names = "--duration",
-      paramLabel = "D",
-      defaultValue = "5s",
-      converter = Cli.DurationConverter.class,
-      description = "budget: measured time per round (default: ${DEFAULT-VALUE})")
-  Duration duration;
-
-  @Option(
-      names = "--warmup",
-      paramLabel = "D",
-      defaultValue = "1s",
-      converter = Cli.DurationConverter.class,
-      description = "budget: unmeasured time before each round (default: ${DEFAULT-VALUE})")
-  Duration warmup;
 
   @Option(
       names = "--rounds",
@@ -117,117 +83,25 @@ final class ContentionCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (threads < 1 || rounds < 1 || duration.isZero() || borrowTimeout.isZero()) {
+    if (rounds < 1 || borrowTimeout.isZero()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(),
           String.format(
               Locale.ROOT,
-              "threads: %d, rounds: %d, duration: %s, borrow-timeout: %s (expected: all > 0)",
-              threads,
+              "rounds: %d, borrow-timeout: %s (expected: both > 0)",
               rounds,
-              duration,
               borrowTimeout));
     }
     for (String s : scenarios) {
       switch (s) {
-        case "budget" -> out.print(budget(err));
         case "waiters" -> out.print(waiters(err));
         default ->
             throw new CommandLine.ParameterException(
-                spec.commandLine(), "scenario: " + s + " (expected: budget or waiters)");
+                spec.commandLine(), "scenario: " + s + " (expected: waiters)");
       }
       out.flush();
     }
     return 0;
-  }
-
-  private String budget(PrintWriter err) throws Exception {
-    double[] perSecond = new double[rounds];
-    double[] cpuNanos = new double[rounds];
-    for (int r = 0; r < rounds; r++) {
-      double[] round = budgetRound();
-      perSecond[r] = round[0];
-      cpuNanos[r] = round[1];
-      err.printf(
-          Locale.ROOT,
-          "contention: budget round %d: %,.0f deposits/s, %.0f ns CPU per deposit%n",
-          r + 1,
-          round[0],
-          round[1]);
-    }
-    return String.format(
-        Locale.ROOT,
-        "| scenario | threads | deposits/s (median of %d) | process CPU per deposit (ns) "
-            + "| rounds (deposits/s) |%n|---|---:|---:|---:|---|%n"
-            + "| budget | %d | %,.0f | %.0f | %s |%n%n",
-        rounds,
-        threads,
-        median(perSecond),
-        median(cpuNanos),
-        Arrays.toString(Arrays.stream(perSecond).mapToLong(Math::round).toArray()));
-  }
-
-  /** One round: deposits per second and process CPU nanoseconds per deposit. */
-  private double[] budgetRound() throws Exception {
-    try (EndpointPool<Object> pool =
-        new EndpointPool<>(
-            "contention",
-            List.of(NOWHERE),
-            PoolConfig.defaults(),
-            PoolMetrics.NONE,
-            new NoConnections())) {
-      AtomicLongArray counts = new AtomicLongArray(threads * 16); // a cache line apart
-      CountDownLatch go = new CountDownLatch(1);
-      List<Thread> workers = new ArrayList<>();
-      AtomicBoolean stop = new AtomicBoolean();
-      for (int t = 0; t < threads; t++) {
-        int slot = t * 16;
-        Thread w =
-            new Thread(
-                () -> {
-                  try {
-                    go.await();
-                  } catch (InterruptedException e) {
-                    return;
-                  }
-                  long n = 0;
-                  while (!stop.get()) {
-                    for (int i = 0; i < 256; i++) {
-                      pool.callStarted();
-                    }
-                    n += 256;
-                    counts.lazySet(slot, n);
-                  }
-                },
-                "deposit-" + t);
-        w.setDaemon(true);
-        w.start();
-        workers.add(w);
-      }
-      go.countDown();
-      LockSupport.parkNanos(warmup.toNanos());
-      long c0 = sum(counts);
-      long cpu0 = processCpuNanos();
-      long t0 = System.nanoTime();
-      LockSupport.parkNanos(duration.toNanos());
-      long c1 = sum(counts);
-      long cpu1 = processCpuNanos();
-      long t1 = System.nanoTime();
-      stop.set(true);
-      for (Thread w : workers) {
-        w.join(10_000);
-      }
-      double deposits = c1 - c0;
-      return new double[] {deposits / ((t1 - t0) / 1e9), (cpu1 - cpu0) / Math.max(1, deposits)};
-    }
-  }
-
-  private static long sum(AtomicLongArray counts) {
-    long n = 0;
-    for (int i = 0; i < counts.length(); i += 16) {
-      n += counts.get(i);
-    }
-    return n;
   }
 
   private String waiters(PrintWriter err) throws Exception {
@@ -363,21 +237,5 @@ final class ContentionCommand implements Callable<Integer> {
     double[] v = values.clone();
     Arrays.sort(v);
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-  }
-
-  /** The budget scenario never borrows: its pool has no connections to open. */
-  private static final class NoConnections implements EndpointPool.Connections<Object> {
-    @Override
-    public Object open(InetSocketAddress endpoint) {
-      throw new UnsupportedOperationException("contention opens no connection");
-    }
-
-    @Override
-    public boolean validate(Object connection) {
-      return false;
-    }
-
-    @Override
-    public void close(Object connection) {}
   }
 }

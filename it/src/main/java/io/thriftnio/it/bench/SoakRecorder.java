@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -71,6 +72,7 @@ final class SoakRecorder {
   }
 
   private final long graceNanos;
+  private final LongSupplier clock;
   // A few hundred at most (one per kill or restart), so a scan per error is cheap enough.
   private final List<Fault> faults = new ArrayList<>(); // guarded by this
   private final LongAdder ok = new LongAdder();
@@ -92,7 +94,13 @@ final class SoakRecorder {
   private volatile Phase phase = Phase.BEFORE;
 
   SoakRecorder(long graceNanos) {
+    this(graceNanos, System::nanoTime);
+  }
+
+  /** With the clock the windows are measured on, so that a test can move time on. */
+  SoakRecorder(long graceNanos, LongSupplier clock) {
     this.graceNanos = graceNanos;
+    this.clock = clock;
     for (Window w : Window.values()) {
       errors.put(w, new ConcurrentHashMap<>());
     }
@@ -108,19 +116,19 @@ final class SoakRecorder {
 
   /** A fault begins now; returns a handle to end it. */
   synchronized Object faultStarted(Window kind) {
-    Fault f = new Fault(kind, System.nanoTime());
+    Fault f = new Fault(kind, clock.getAsLong());
     faults.add(f);
     return f;
   }
 
   /** The fault ended now; its window closes {@code grace} later. */
   void faultEnded(Object fault) {
-    ((Fault) fault).end = System.nanoTime() + graceNanos;
+    ((Fault) fault).end = clock.getAsLong() + graceNanos;
   }
 
   /** The server is back after a restart: the next successful call measures the recovery. */
   void restarted() {
-    restartedAt.set(System.nanoTime());
+    restartedAt.set(clock.getAsLong());
   }
 
   void ok() {
@@ -138,11 +146,11 @@ final class SoakRecorder {
       interval.recordValue(latencyNanos);
     }
     ok.increment();
-    lastOk = System.nanoTime();
+    lastOk = clock.getAsLong();
     long since = restartedAt.get();
     if (since != 0 && restartedAt.compareAndSet(since, 0)) {
       synchronized (this) {
-        recoveries.add(System.nanoTime() - since);
+        recoveries.add(clock.getAsLong() - since);
       }
     }
   }
@@ -199,12 +207,12 @@ final class SoakRecorder {
     long n = total - ejectionsSeen;
     if (n > 0) {
       ejectionsSeen = total;
-      ejections.merge(windowAt(System.nanoTime()), n, Long::sum);
+      ejections.merge(windowAt(clock.getAsLong()), n, Long::sum);
     }
   }
 
   private void error(Throwable cause, String kind) {
-    Window w = windowAt(System.nanoTime());
+    Window w = windowAt(clock.getAsLong());
     errors.get(w).computeIfAbsent(kind, k -> new LongAdder()).increment();
     examples.putIfAbsent(kind, String.valueOf(cause));
   }
