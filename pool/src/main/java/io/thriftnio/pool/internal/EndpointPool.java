@@ -181,16 +181,19 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     c.setMaxTotal(config.maxTotal());
     c.setMaxTotalPerKey(config.maxPerEndpoint());
     c.setMaxIdlePerKey(config.maxIdlePerEndpoint());
-    c.setMinIdlePerKey(config.minIdlePerEndpoint());
+    c.setMinIdlePerKey(config.idleConnections().minPerEndpoint());
     c.setBlockWhenExhausted(!config.borrowTimeout().isZero());
     c.setMaxWait(config.borrowTimeout());
     c.setTestOnCreate(false);
-    c.setTestOnBorrow(config.testOnBorrow());
+    c.setTestOnBorrow(config.idleConnections().testOnBorrow());
     c.setTestOnReturn(false); // each pool checks for unread bytes itself; cheaper than a peek
     c.setTestWhileIdle(true);
-    c.setMinEvictableIdleDuration(config.idleTimeout().isZero() ? FOREVER : config.idleTimeout());
+    c.setMinEvictableIdleDuration(
+        config.idleConnections().timeout().isZero() ? FOREVER : config.idleConnections().timeout());
     c.setTimeBetweenEvictionRuns(
-        config.evictionInterval().isZero() ? Duration.ofMillis(-1) : config.evictionInterval());
+        config.idleConnections().evictionInterval().isZero()
+            ? Duration.ofMillis(-1)
+            : config.idleConnections().evictionInterval());
     c.setNumTestsPerEvictionRun(-1); // every idle connection, each run
     // Most recently used first: busy connections stay warm, surplus ones age out.
     c.setLifo(true);
@@ -465,7 +468,8 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
 
   /**
    * A call on {@code endpoint} ended, with {@code failure} or {@code null} for a reply: feeds
-   * outlier ejection ({@link PoolConfig#ejectAfterConsecutiveFailures()}).
+   * outlier ejection ({@link
+   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}).
    */
   public void callEnded(InetSocketAddress endpoint, Throwable failure) {
     selector.callEnded(endpoint, failure, name);

@@ -86,13 +86,13 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
     this.selector = new EndpointSelector(List.of(), config, this::activeOn, clock);
     selector.source(String.valueOf(source));
     this.waiters = new AsyncBorrows<>(name, config, metrics, new Waiters());
-    if (config.evictionInterval().isZero()) {
+    if (config.idleConnections().evictionInterval().isZero()) {
       evictor = null;
     } else {
       ScheduledThreadPoolExecutor ex =
           new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("thrift-nio-pool-evictor"));
       ex.setRemoveOnCancelPolicy(true);
-      long every = config.evictionInterval().toNanos();
+      long every = config.idleConnections().evictionInterval().toNanos();
       ex.scheduleWithFixedDelay(this::evict, every, every, TimeUnit.NANOSECONDS);
       evictor = ex;
     }
@@ -292,7 +292,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
         if (grant == null) {
           return null;
         }
-        if (grant.fresh && config.testOnBorrow() && !valid(grant.conn)) {
+        if (grant.fresh && config.idleConnections().testOnBorrow() && !valid(grant.conn)) {
           if (endpoint.release(grant.conn, true)) {
             invalidated.increment();
             metrics.invalidated(endpoint.endpoint, null);
@@ -408,7 +408,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
           return connect(endpoint, start, true);
         }
         if (grant != null) {
-          if (grant.fresh && config.testOnBorrow() && !valid(grant.conn)) {
+          if (grant.fresh && config.idleConnections().testOnBorrow() && !valid(grant.conn)) {
             if (endpoint.release(grant.conn, true)) {
               invalidated.increment();
               metrics.invalidated(ep, null);
@@ -524,11 +524,12 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
   }
 
   /**
-   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up. A
-   * down endpoint is left to its probe; a failed connect marks it down like any other.
+   * Keeps {@link io.thriftnio.pool.IdleConnectionsConfig#minPerEndpoint()} connections open on
+   * every endpoint that is up. A down endpoint is left to its probe; a failed connect marks it down
+   * like any other.
    */
   private void topUp() {
-    int minIdle = config.minIdlePerEndpoint();
+    int minIdle = config.idleConnections().minPerEndpoint();
     for (EndpointChannels endpoint : books.values()) {
       while (minIdle > 0
           && !closed.get()
@@ -617,7 +618,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
   void evict() {
     try {
       long now = System.nanoTime();
-      long idleTimeout = config.idleTimeout().toNanos();
+      long idleTimeout = config.idleConnections().timeout().toNanos();
       List<Conn> toClose = new ArrayList<>();
       for (EndpointChannels endpoint : books.values()) {
         for (Conn c : endpoint.reserveIdle(now, idleTimeout, toClose)) {
