@@ -13,6 +13,21 @@ import org.apache.thrift.transport.TTransportException;
  * deadline of 200ms passed while waiting for a connection (total=8, active=8, idle=0, waiting=31)}.
  * While waiting, nothing was sent; in the call, the request may have reached the server. Never
  * retried.
+ *
+ * <p>How each pool ends a call in flight at its deadline:
+ *
+ * <ul>
+ *   <li>{@link ThriftClientPool}: the connection is closed under the blocked call (a read timeout
+ *       bounds each read, not a call, so it cannot stand for the deadline), and destroyed.
+ *   <li>{@link ThriftAsyncClientPool}: the caller hears at the deadline; the client's own call
+ *       timeout is set to the time left, so the client fails and is destroyed by then too.
+ *   <li>{@link ThriftChannelPool}: the caller hears at the deadline; the call keeps its slot on the
+ *       shared connection until its reply (discarded) or the channel's own timeout, since cutting
+ *       it short would close the connection under the other calls it carries.
+ * </ul>
+ *
+ * A call still waiting in an async pool's queue at its deadline gives its connection back unused
+ * when it is served.
  */
 public final class CallDeadlineException extends TTransportException {
   private static final long serialVersionUID = 1L;

@@ -136,7 +136,8 @@ public interface ClientTransportFactory {
    * <p>The pool cannot look at an idle TLS connection without reading TLS records (a TLS 1.3 server
    * sends session tickets after the handshake), so a connection the server closed while idle is
    * found on its next use rather than at borrow time. Set {@link
-   * PoolConfig.Builder#idleTimeout(Duration)} below the server's idle timeout to keep that rare.
+   * IdleConnectionsConfig.Builder#timeout(Duration)} below the server's idle timeout to keep that
+   * rare.
    *
    * @param connectTimeout how long the TCP connect may take; must be positive
    * @param readTimeout how long a read may block; must be positive

@@ -112,10 +112,11 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * An extra check of an idle connection before it is lent (when {@link PoolConfig#testOnBorrow()})
-   * and by the evictor; {@code false} or an exception closes the connection. It runs outside the
-   * pool's locks, and must not call the server unless the IDL has a method meant for it. Default
-   * none: a connection is checked for being open and holding no unread bytes.
+   * An extra check of an idle connection before it is lent (when {@link
+   * IdleConnectionsConfig#testOnBorrow()}) and by the evictor; {@code false} or an exception closes
+   * the connection. It runs outside the pool's locks, and must not call the server unless the IDL
+   * has a method meant for it. Default none: a connection is checked for being open and holding no
+   * unread bytes.
    *
    * @param validator a check, or {@code null} for none
    * @return this builder
@@ -154,11 +155,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   /**
    * Declares the methods that may run twice: after a transport error (the connection broke or timed
    * out, so the request may have reached the server) a call of one of them is retried once on
-   * another endpoint, taking the retry from the budget ({@link PoolConfig#retryBudgetRatio()});
-   * {@link ThriftChannelPool.Builder#hedgeAfter(java.time.Duration)} hedges only these. Calls of
-   * other methods are never retried once their request may have been written; every call is
-   * retried, within the budget, when its connect failed. Replaces any declaration before. Default:
-   * none.
+   * another endpoint, taking the retry from the budget ({@link RetryBudgetConfig#ratio()}); {@link
+   * ThriftChannelPool.Builder#hedgeAfter(java.time.Duration)} hedges only these. Calls of other
+   * methods are never retried once their request may have been written; every call is retried,
+   * within the budget, when its connect failed. Replaces any declaration before. Default: none.
    *
    * <p>The pool knows a call's method from the request ({@link ThriftChannelPool}) or from the
    * proxy method called ({@link ThriftClientPool#iface}, {@link ThriftAsyncClientPool#asyncIface}).

@@ -18,11 +18,11 @@ package io.thriftnio.pool;
  * @param timeouts borrows that gave up after the borrow timeout
  * @param connectFailures connection attempts that failed
  * @param retries second attempts of calls on another endpoint, each taken from the retry budget
- *     ({@link PoolConfig#retryBudgetRatio()}): after a failed connect, or after a transport error
- *     of a call declared idempotent
+ *     ({@link RetryBudgetConfig#ratio()}): after a failed connect, or after a transport error of a
+ *     call declared idempotent
  * @param retriesRefused retries the spent budget refused: those calls failed with their own error
- * @param ejections endpoints taken out after {@link PoolConfig#ejectAfterConsecutiveFailures()}
- *     call failures in a row
+ * @param ejections endpoints taken out after {@link
+ *     EndpointHealthConfig#ejectAfterConsecutiveFailures()} call failures in a row
  */
 public record PoolStats(
     int total,

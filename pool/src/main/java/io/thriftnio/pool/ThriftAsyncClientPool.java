@@ -48,7 +48,8 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
- * PoolConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it closes.
+ * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it
+ * closes.
  *
  * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} proxy
  * return at once, so they may be called from an event-loop or selector thread or a completion

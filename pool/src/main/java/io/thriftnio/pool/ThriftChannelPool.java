@@ -59,9 +59,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
- * PoolConfig#minIdlePerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply (a
- * shared connection is idle only between calls); idle connections are closed by the idle timeout.
- * Thread-safe; {@link #close()} is idempotent.
+ * IdleConnectionsConfig#minPerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
+ * (a shared connection is idle only between calls); idle connections are closed by the idle
+ * timeout. Thread-safe; {@link #close()} is idempotent.
  *
  * @param <C> the generated client type
  */
@@ -290,7 +290,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     /**
      * Hedged requests for the methods declared {@link PoolBuilder#idempotent(String...)
      * idempotent}: when no reply has come this long after such a call was sent, the same request
-     * goes to another endpoint, taken from the retry budget ({@link PoolConfig#retryBudgetRatio()},
+     * goes to another endpoint, taken from the retry budget ({@link RetryBudgetConfig#ratio()},
      * counted in {@link PoolStats#retries()}); the first reply wins and the other is dropped when
      * it arrives. A call makes at most one extra attempt, hedge or retry. Set it near the p95 or
      * p99 latency of the method: it trims the tail at the cost of that share of extra requests.

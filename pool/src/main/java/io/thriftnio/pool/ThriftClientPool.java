@@ -44,7 +44,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
  * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint,
- * within the retry budget ({@link PoolConfig#retryBudgetRatio()}). A call is never retried once its
+ * within the retry budget ({@link RetryBudgetConfig#ratio()}). A call is never retried once its
  * request may have been written, except a call through {@link #iface} of a method declared {@link
  * PoolBuilder#idempotent(String...) idempotent}: after a transport error it is retried once on
  * another endpoint, within the same budget.
@@ -54,7 +54,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * the peer close or reset it on their IO thread. A plain {@link ClientTransportFactory#of} socket
  * reports only the closes it makes itself, and a stock {@code TSocket} none: nothing reads an idle
  * blocking socket, so those are found closed when validated at the next borrow ({@link
- * PoolConfig#testOnBorrow()}, which peeks the socket) or by the evictor.
+ * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *

@@ -168,7 +168,9 @@ class CallDeadlineTest {
                 .config(
                     PoolConfig.builder()
                         .callDeadline(DEADLINE)
-                        .ejectAfterConsecutiveFailures(1) // one counted failure would eject
+                        // one counted failure would eject
+                        .endpointHealth(
+                            EndpointHealthConfig.builder().ejectAfterConsecutiveFailures(1).build())
                         .build())
                 .build()) {
       a.replyGate = new CountDownLatch(1);

@@ -21,7 +21,11 @@ class ClosedConnectionsLeaveTest {
         ThriftChannelPool<BenchService.Client> pool =
             ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
                 .endpoint(peer.address())
-                .config(PoolConfig.builder().evictionInterval(Duration.ZERO).build())
+                .config(
+                    PoolConfig.builder()
+                        .idleConnections(
+                            IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+                        .build())
                 .maxInFlightPerConnection(1)
                 .build()) {
       // Three connections, then idle.

@@ -279,8 +279,11 @@ class FaultInjectionTest {
     PoolConfig config =
         PoolConfig.builder()
             .maxPerEndpoint(8)
-            .endpointBackoff(Duration.ofMillis(20))
-            .maxEndpointBackoff(Duration.ofMillis(100))
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .backoff(Duration.ofMillis(20))
+                    .maxBackoff(Duration.ofMillis(100))
+                    .build())
             .build();
     CountingTransports transports = new CountingTransports(Duration.ofSeconds(5));
     StubPeer peer = StubPeer.start();
@@ -345,8 +348,11 @@ class FaultInjectionTest {
     PoolConfig config =
         PoolConfig.builder()
             .maxPerEndpoint(8)
-            .endpointBackoff(Duration.ofMillis(20))
-            .maxEndpointBackoff(Duration.ofMillis(100))
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .backoff(Duration.ofMillis(20))
+                    .maxBackoff(Duration.ofMillis(100))
+                    .build())
             .build();
     StubPeer peer = StubPeer.start();
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
@@ -414,8 +420,11 @@ class FaultInjectionTest {
     InetSocketAddress dead = new InetSocketAddress("127.0.0.1", deadPort);
     PoolConfig config =
         PoolConfig.builder()
-            .endpointBackoff(Duration.ofMillis(300))
-            .maxEndpointBackoff(Duration.ofMillis(300))
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .backoff(Duration.ofMillis(300))
+                    .maxBackoff(Duration.ofMillis(300))
+                    .build())
             .build();
     try (StubPeer live = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =

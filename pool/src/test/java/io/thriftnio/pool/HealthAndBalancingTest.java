@@ -100,8 +100,11 @@ class HealthAndBalancingTest {
   void idleConnectionsAreEvicted() throws Exception {
     PoolConfig config =
         PoolConfig.builder()
-            .idleTimeout(Duration.ofMillis(50))
-            .evictionInterval(Duration.ofMillis(50))
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .timeout(Duration.ofMillis(50))
+                    .evictionInterval(Duration.ofMillis(50))
+                    .build())
             .build();
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool = pool(config, peer.address())) {
@@ -120,9 +123,12 @@ class HealthAndBalancingTest {
   void evictorKeepsMinIdle() throws Exception {
     PoolConfig config =
         PoolConfig.builder()
-            .minIdlePerEndpoint(2)
-            .idleTimeout(Duration.ZERO)
-            .evictionInterval(Duration.ofMillis(50))
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .minPerEndpoint(2)
+                    .timeout(Duration.ZERO)
+                    .evictionInterval(Duration.ofMillis(50))
+                    .build())
             .build();
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool = pool(config, peer.address())) {

@@ -98,7 +98,10 @@ class HedgingTest {
 
   @Test
   void noHedgeWithTheBudgetSpent() throws Exception {
-    PoolConfig noBudget = config().retryBudgetRatio(0).minRetriesPerSecond(0).build();
+    PoolConfig noBudget =
+        config()
+            .retryBudget(RetryBudgetConfig.builder().ratio(0).minRetriesPerSecond(0).build())
+            .build();
     try (StubPeer slow = StubPeer.start();
         StubPeer fast = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =

@@ -279,7 +279,10 @@ class IdempotentRetryTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void anIdempotentCallIsNotRetriedWithTheBudgetSpent(Kind kind) throws Exception {
-    PoolConfig noBudget = config().retryBudgetRatio(0).minRetriesPerSecond(0).build();
+    PoolConfig noBudget =
+        config()
+            .retryBudget(RetryBudgetConfig.builder().ratio(0).minRetriesPerSecond(0).build())
+            .build();
     try (StubPeer breaking = StubPeer.start();
         StubPeer healthy = StubPeer.start();
         Calls pool = pool(kind, noBudget, breaking.address(), healthy.address())) {

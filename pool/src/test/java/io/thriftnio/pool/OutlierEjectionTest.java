@@ -19,11 +19,15 @@ class OutlierEjectionTest {
   private static PoolConfig config() {
     return PoolConfig.builder()
         .balancer(Balancer.ROUND_ROBIN)
-        .ejectAfterConsecutiveFailures(3)
-        // Long enough for the ten calls made while ejected on a loaded machine: at 200 ms, the
-        // first use of the assertions alone took 100-150 ms there and the probe came mid-loop.
-        .endpointBackoff(Duration.ofSeconds(1))
-        .maxEndpointBackoff(Duration.ofSeconds(1))
+        .endpointHealth(
+            EndpointHealthConfig.builder()
+                .ejectAfterConsecutiveFailures(3)
+                // Long enough for the ten calls made while ejected on a loaded machine: at 200 ms,
+                // the first use of the assertions alone took 100-150 ms there and the probe came
+                // mid-loop.
+                .backoff(Duration.ofSeconds(1))
+                .maxBackoff(Duration.ofSeconds(1))
+                .build())
         .build();
   }
 

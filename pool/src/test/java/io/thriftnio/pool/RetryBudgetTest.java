@@ -135,12 +135,18 @@ class RetryBudgetTest {
     double ratio = 0.05;
     PoolConfig config =
         PoolConfig.builder()
-            .retryBudgetRatio(ratio)
-            .minRetriesPerSecond(0)
-            .retryBudgetWindow(Duration.ofMinutes(5)) // nothing ages out during the test
+            .retryBudget(
+                RetryBudgetConfig.builder()
+                    .ratio(ratio)
+                    .minRetriesPerSecond(0)
+                    .window(Duration.ofMinutes(5)) // nothing ages out during the test
+                    .build())
             // The refusing endpoint is tried again almost at once: more refusals than budget.
-            .endpointBackoff(Duration.ofMillis(1))
-            .maxEndpointBackoff(Duration.ofMillis(1))
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .backoff(Duration.ofMillis(1))
+                    .maxBackoff(Duration.ofMillis(1))
+                    .build())
             .build();
     InetSocketAddress refusing = new InetSocketAddress("127.0.0.1", StubPeer.unusedPort());
     try (StubPeer a = StubPeer.start();

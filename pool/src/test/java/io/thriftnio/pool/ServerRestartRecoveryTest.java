@@ -48,10 +48,16 @@ class ServerRestartRecoveryTest {
           .maxTotal(64)
           .maxPerEndpoint(64)
           .maxIdlePerEndpoint(64)
-          .minIdlePerEndpoint(16)
-          .evictionInterval(Duration.ofMillis(20)) // top-ups race the probes
-          .endpointBackoff(Duration.ofMillis(10))
-          .maxEndpointBackoff(MAX_BACKOFF)
+          .idleConnections(
+              IdleConnectionsConfig.builder()
+                  .minPerEndpoint(16)
+                  .evictionInterval(Duration.ofMillis(20)) // top-ups race the probes
+                  .build())
+          .endpointHealth(
+              EndpointHealthConfig.builder()
+                  .backoff(Duration.ofMillis(10))
+                  .maxBackoff(MAX_BACKOFF)
+                  .build())
           .borrowTimeout(Duration.ofSeconds(2))
           .build();
 

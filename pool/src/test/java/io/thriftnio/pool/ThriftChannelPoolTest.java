@@ -336,8 +336,11 @@ class ThriftChannelPoolTest {
         new java.net.InetSocketAddress("127.0.0.1", StubPeer.unusedPort());
     PoolConfig config =
         PoolConfig.builder()
-            .idleTimeout(Duration.ofMillis(100))
-            .evictionInterval(Duration.ofMillis(50))
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .timeout(Duration.ofMillis(100))
+                    .evictionInterval(Duration.ofMillis(50))
+                    .build())
             .build();
     try (StubPeer live = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =

@@ -75,7 +75,8 @@ class TlsPoolTest {
                 PoolConfig.builder()
                     .maxPerEndpoint(4)
                     .maxIdlePerEndpoint(4)
-                    .evictionInterval(Duration.ZERO)
+                    .idleConnections(
+                        IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
                     .build())
             .build()) {
       // Three connections, then idle.

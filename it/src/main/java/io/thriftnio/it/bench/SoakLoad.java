@@ -5,6 +5,7 @@ import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.EndpointSource;
+import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
@@ -352,17 +353,17 @@ final class SoakLoad implements AutoCloseable {
    */
   private static PoolConfig config(int size, Duration borrowTimeout, boolean keepOpen) {
     int n = Math.max(1, size);
-    PoolConfig.Builder b =
-        PoolConfig.builder()
-            .maxTotal(n)
-            .maxPerEndpoint(n)
-            .maxIdlePerEndpoint(n)
-            .borrowTimeout(borrowTimeout)
-            .idleTimeout(Duration.ZERO);
+    IdleConnectionsConfig.Builder idle = IdleConnectionsConfig.builder().timeout(Duration.ZERO);
     if (keepOpen) {
-      b.minIdlePerEndpoint(n).evictionInterval(Duration.ofSeconds(1));
+      idle.minPerEndpoint(n).evictionInterval(Duration.ofSeconds(1));
     }
-    return b.build();
+    return PoolConfig.builder()
+        .maxTotal(n)
+        .maxPerEndpoint(n)
+        .maxIdlePerEndpoint(n)
+        .borrowTimeout(borrowTimeout)
+        .idleConnections(idle.build())
+        .build();
   }
 
   private static Socket socketOf(TTransport t) {

@@ -10,9 +10,12 @@ import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.grizzly.GrizzlyClientResources;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.pool.EndpointHealthConfig;
+import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
+import io.thriftnio.pool.RetryBudgetConfig;
 import io.thriftnio.pool.ThriftChannelPool;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -48,7 +51,11 @@ class DocSettingsTest {
           "Clients",
           List.of(ClientOptions.Builder.class),
           "Pools",
-          List.of(PoolConfig.Builder.class));
+          List.of(
+              PoolConfig.Builder.class,
+              IdleConnectionsConfig.Builder.class,
+              RetryBudgetConfig.Builder.class,
+              EndpointHealthConfig.Builder.class));
 
   /** Every API type whose methods a table may name. */
   private static final List<Class<?>> API =
@@ -58,6 +65,9 @@ class DocSettingsTest {
           GrizzlyThriftServer.Builder.class,
           ClientOptions.Builder.class,
           PoolConfig.Builder.class,
+          IdleConnectionsConfig.Builder.class,
+          RetryBudgetConfig.Builder.class,
+          EndpointHealthConfig.Builder.class,
           PoolBuilder.class,
           ThriftChannelPool.Builder.class,
           ServerTls.Builder.class,

@@ -50,7 +50,7 @@ final class ChannelBorrows {
         if (grant == null) {
           return null;
         }
-        if (grant.fresh && config.testOnBorrow() && !pool.valid(grant.conn)) {
+        if (grant.fresh && config.idleConnections().testOnBorrow() && !pool.valid(grant.conn)) {
           if (endpoint.release(grant.conn, true)) {
             counters.invalidated.increment();
             metrics.invalidated(endpoint.endpoint, null);
@@ -167,7 +167,7 @@ final class ChannelBorrows {
           return capacity.connect(endpoint, start, true);
         }
         if (grant != null) {
-          if (grant.fresh && config.testOnBorrow() && !pool.valid(grant.conn)) {
+          if (grant.fresh && config.idleConnections().testOnBorrow() && !pool.valid(grant.conn)) {
             if (endpoint.release(grant.conn, true)) {
               counters.invalidated.increment();
               metrics.invalidated(ep, null);

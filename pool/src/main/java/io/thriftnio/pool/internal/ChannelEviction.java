@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The evictor of a {@link SharedChannels} pool: every {@link PoolConfig#evictionInterval()} it
  * closes connections idle past {@link PoolConfig#idleTimeout()} and idle ones that fail validation,
- * then tops every endpoint that is up back to {@link PoolConfig#minIdlePerEndpoint()}. Validation
- * runs outside the endpoint's lock, on connections it reserved.
+ * then tops every endpoint that is up back to {@link
+ * io.thriftnio.pool.IdleConnectionsConfig#minPerEndpoint()}. Validation runs outside the endpoint's
+ * lock, on connections it reserved.
  */
 final class ChannelEviction {
   // The pool's logger, as before the split: users set its level by that name.
@@ -34,13 +35,13 @@ final class ChannelEviction {
     this.config = config;
     this.counters = counters;
     this.capacity = capacity;
-    if (config.evictionInterval().isZero()) {
+    if (config.idleConnections().evictionInterval().isZero()) {
       evictor = null;
     } else {
       ScheduledThreadPoolExecutor ex =
           new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("thrift-nio-pool-evictor"));
       ex.setRemoveOnCancelPolicy(true);
-      long every = config.evictionInterval().toNanos();
+      long every = config.idleConnections().evictionInterval().toNanos();
       ex.scheduleWithFixedDelay(this::evict, every, every, TimeUnit.NANOSECONDS);
       evictor = ex;
     }
@@ -60,7 +61,7 @@ final class ChannelEviction {
   void evict() {
     try {
       long now = System.nanoTime();
-      long idleTimeout = config.idleTimeout().toNanos();
+      long idleTimeout = config.idleConnections().timeout().toNanos();
       List<Conn> toClose = new ArrayList<>();
       for (EndpointChannels endpoint : pool.books.values()) {
         for (Conn c : endpoint.reserveIdle(now, idleTimeout, toClose)) {
@@ -79,11 +80,12 @@ final class ChannelEviction {
   }
 
   /**
-   * Keeps {@link PoolConfig#minIdlePerEndpoint()} connections open on every endpoint that is up. A
-   * down endpoint is left to its probe; a failed connect marks it down like any other.
+   * Keeps {@link io.thriftnio.pool.IdleConnectionsConfig#minPerEndpoint()} connections open on
+   * every endpoint that is up. A down endpoint is left to its probe; a failed connect marks it down
+   * like any other.
    */
   private void topUp() {
-    int minIdle = config.minIdlePerEndpoint();
+    int minIdle = config.idleConnections().minPerEndpoint();
     for (EndpointChannels endpoint : pool.books.values()) {
       while (minIdle > 0
           && !pool.isClosed()

@@ -3,26 +3,17 @@ package io.thriftnio.pool.internal;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolClosedException;
 import io.thriftnio.pool.PoolConfig;
-import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
-import io.thriftnio.pool.PoolTimeoutException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import org.apache.commons.pool2.BaseKeyedPooledObjectFactory;
-import org.apache.commons.pool2.DestroyMode;
-import org.apache.commons.pool2.PooledObject;
-import org.apache.commons.pool2.impl.DefaultPooledObject;
 import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
-import org.apache.commons.pool2.impl.GenericKeyedObjectPoolConfig;
 import org.apache.thrift.TException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,13 +23,21 @@ import org.slf4j.LoggerFactory;
  * failure back-off and retry, typed errors that carry the pool state, and counters. Every pool in
  * this module lends exclusive connections through one of these; pool2 stays behind this class.
  *
+ * <p>This class owns the pool's life (endpoint updates, close) and its shared {@link
+ * EndpointPoolBooks books} (the pool2 pool, the selector, the connections lent now, the counters);
+ * the work is done by {@link EndpointBorrows} (lending), {@link EndpointReturns} (giving back,
+ * destroying) and {@link EndpointPoolFactory} (connecting, validating, closing), with {@link
+ * Pool2Settings} mapping the configuration.
+ *
+ * <p>Locks: {@code updates} (here) makes endpoint updates one at a time and orders them with {@link
+ * #close()}, so no update drains or adds endpoints after the pool closed. Nothing else in these
+ * classes locks: pool2 and the {@link EndpointSelector} keep their own, the lent set is concurrent
+ * and the counters are {@code LongAdder}s.
+ *
  * @param <T> the pooled connection
  */
 public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
-
-  /** Idle eviction off, in pool2's terms: an idle time no connection reaches. */
-  private static final Duration FOREVER = Duration.ofMillis(Long.MAX_VALUE);
 
   /** How connections are made, checked and closed. */
   public interface Connections<T> {
@@ -72,36 +71,16 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
 
   private final String name;
   private final PoolConfig config;
-  private final PoolMetrics metrics;
   private final Connections<T> connections;
   private final EndpointSelector selector;
   private final EndpointSource source;
-  private final Object updates = new Object(); // one endpoint update at a time
+  private final Object updates = new Object(); // one endpoint update at a time; see the javadoc
   private final GenericKeyedObjectPool<InetSocketAddress, T> pool;
   private final Set<T> lent = ConcurrentHashMap.newKeySet();
-  private final LongAdder borrowed = new LongAdder();
-  private final LongAdder created = new LongAdder();
-  private final LongAdder destroyed = new LongAdder();
-  private final LongAdder invalidated = new LongAdder();
-  private final LongAdder timeouts = new LongAdder();
-  private final LongAdder connectFailures = new LongAdder();
+  private final EndpointPoolStats stats = new EndpointPoolStats();
+  private final EndpointBorrows<T> borrows;
+  private final EndpointReturns<T> returns;
   private volatile boolean closed;
-  private volatile Runnable onFree = () -> {};
-
-  /**
-   * Set while a borrow may only take an idle connection: the factory then refuses to connect, so
-   * that pool2's borrow returns at once.
-   */
-  private static final ThreadLocal<Boolean> idleOnly = new ThreadLocal<>();
-
-  /** The factory's refusal while {@link #idleOnly} is set; no stack trace, it is not an error. */
-  private static final class WouldConnect extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    WouldConnect() {
-      super("a connect is needed", null, false, false);
-    }
-  }
 
   public EndpointPool(
       String name,
@@ -146,12 +125,19 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
       LongSupplier clock) {
     this.name = name;
     this.config = config;
-    this.metrics = metrics;
     this.connections = connections;
     this.source = source;
     this.selector = new EndpointSelector(List.of(), config, this::activeOn, clock);
     selector.source(String.valueOf(source));
-    this.pool = new GenericKeyedObjectPool<>(new Factory(), pool2Config(config));
+    this.pool =
+        new GenericKeyedObjectPool<>(
+            new EndpointPoolFactory<>(
+                name, source, selector, connections, metrics, stats, this::closedUnderUs),
+            Pool2Settings.of(config));
+    EndpointPoolBooks<T> books =
+        new EndpointPoolBooks<>(this, name, pool, selector, lent, stats, metrics, connections);
+    this.borrows = new EndpointBorrows<>(books, config);
+    this.returns = new EndpointReturns<>(books);
     try {
       source.start(this::endpointsChanged);
     } catch (RuntimeException | Error e) {
@@ -176,45 +162,9 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     }
   }
 
-  private static <T> GenericKeyedObjectPoolConfig<T> pool2Config(PoolConfig config) {
-    GenericKeyedObjectPoolConfig<T> c = new GenericKeyedObjectPoolConfig<>();
-    c.setMaxTotal(config.maxTotal());
-    c.setMaxTotalPerKey(config.maxPerEndpoint());
-    c.setMaxIdlePerKey(config.maxIdlePerEndpoint());
-    c.setMinIdlePerKey(config.minIdlePerEndpoint());
-    c.setBlockWhenExhausted(!config.borrowTimeout().isZero());
-    c.setMaxWait(config.borrowTimeout());
-    c.setTestOnCreate(false);
-    c.setTestOnBorrow(config.testOnBorrow());
-    c.setTestOnReturn(false); // each pool checks for unread bytes itself; cheaper than a peek
-    c.setTestWhileIdle(true);
-    c.setMinEvictableIdleDuration(config.idleTimeout().isZero() ? FOREVER : config.idleTimeout());
-    c.setTimeBetweenEvictionRuns(
-        config.evictionInterval().isZero() ? Duration.ofMillis(-1) : config.evictionInterval());
-    c.setNumTestsPerEvictionRun(-1); // every idle connection, each run
-    // Most recently used first: busy connections stay warm, surplus ones age out.
-    c.setLifo(true);
-    // Waiters served in arrival order: under a burst, no borrower starves into a timeout.
-    c.setFairness(true);
-    c.setJmxEnabled(config.jmxName() != null);
-    if (config.jmxName() != null) {
-      c.setJmxNamePrefix(config.jmxName());
-    }
-    return c;
-  }
-
   /** Lends a connection, choosing the endpoint; retries elsewhere only after connect failures. */
   public Borrowed<T> borrow() throws TException {
-    if (Thread.currentThread().isInterrupted()) {
-      // An interrupted thread would close the channels it touches (ClosedByInterruptException)
-      // and take a refused connect for a dead endpoint. Fail now; the flag stays set.
-      throw new PoolException(
-          name + ": interrupted before borrowing (" + stats().gauges() + ")",
-          new InterruptedException());
-    }
-    callStarted();
-    return selector.borrow(
-        name, e -> borrowFrom(e, true, config.borrowTimeout()), () -> stats().gauges());
+    return borrows.borrow();
   }
 
   /**
@@ -222,18 +172,7 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
    * the borrow timeout (a call's deadline is nearer).
    */
   public Borrowed<T> borrow(Duration maxWait) throws TException {
-    if (Thread.currentThread().isInterrupted()) {
-      throw new PoolException(
-          name + ": interrupted before borrowing (" + stats().gauges() + ")",
-          new InterruptedException());
-    }
-    callStarted();
-    Duration wait = min(maxWait, config.borrowTimeout());
-    return selector.borrow(name, e -> borrowFrom(e, true, wait), () -> stats().gauges());
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) < 0 ? a : b;
+    return borrows.borrow(maxWait);
   }
 
   /** A call starts: it adds to the retry budget. {@link #borrow()} counts its own. */
@@ -261,7 +200,7 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
    * back: the async pools serve their waiting calls from it. Set once, before the pool is shared.
    */
   public void onFree(Runnable action) {
-    this.onFree = action;
+    returns.onFree(action);
   }
 
   /**
@@ -271,10 +210,7 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   public Borrowed<T> tryBorrowNow(
       InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
       throws TException {
-    if (closed) {
-      throw closedException();
-    }
-    return selector.borrow(name, this::tryIdle, () -> stats().gauges(), preferred, avoid, chosen);
+    return borrows.tryBorrowNow(preferred, avoid, chosen);
   }
 
   /**
@@ -283,14 +219,7 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
    * take it.
    */
   public Borrowed<T> borrowForRetry(InetSocketAddress avoid, Duration maxWait) throws TException {
-    if (Thread.currentThread().isInterrupted()) {
-      throw new PoolException(
-          name + ": interrupted before borrowing (" + stats().gauges() + ")",
-          new InterruptedException());
-    }
-    Duration wait = min(maxWait, config.borrowTimeout());
-    return selector.borrow(
-        name, e -> borrowFrom(e, true, wait), () -> stats().gauges(), null, avoid, null);
+    return borrows.borrowForRetry(avoid, maxWait);
   }
 
   /**
@@ -298,199 +227,41 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
    * the set and up, and does not count a timeout (the waiting call's own timer does).
    */
   public Borrowed<T> borrow(InetSocketAddress preferred) throws TException {
-    if (Thread.currentThread().isInterrupted()) {
-      throw new PoolException(
-          name + ": interrupted before borrowing (" + stats().gauges() + ")",
-          new InterruptedException());
-    }
-    return selector.borrow(
-        name,
-        e -> borrowFrom(e, false, config.borrowTimeout()),
-        () -> stats().gauges(),
-        preferred,
-        null);
-  }
-
-  private Borrowed<T> tryIdle(EndpointState endpoint) throws TException {
-    if (pool.getNumIdle(endpoint.address) == 0) {
-      return null;
-    }
-    T t;
-    idleOnly.set(Boolean.TRUE);
-    try {
-      // One nanosecond: pool2 reads a zero wait as "no limit" in one of its paths.
-      t = pool.borrowObject(endpoint.address, Duration.ofNanos(1));
-    } catch (WouldConnect | NoSuchElementException e) {
-      return null; // none idle after all (taken meanwhile, or failed validation and destroyed)
-    } catch (IllegalStateException e) {
-      if (closed || pool.isClosed()) {
-        throw closedException();
-      }
-      throw new PoolException(name + ": borrow failed: " + e.getMessage(), e);
-    } catch (TException | RuntimeException | Error e) {
-      throw e;
-    } catch (Exception e) {
-      throw new PoolException(name + ": borrow failed: " + e, e);
-    } finally {
-      idleOnly.remove();
-    }
-    return lend(endpoint, t, System.nanoTime());
+    return borrows.borrow(preferred);
   }
 
   /** Counts a borrow that gave up after the borrow timeout outside this class (an async waiter). */
   public void countTimeout() {
-    timeouts.increment();
-  }
-
-  /** {@code countTimeout}: whether a timeout is the caller's (an async connector's is not). */
-  private Borrowed<T> borrowFrom(EndpointState endpoint, boolean countTimeout, Duration wait)
-      throws TException, ConnectFailedException {
-    if (closed) {
-      throw closedException();
-    }
-    long start = System.nanoTime();
-    T t;
-    try {
-      // One nanosecond at least: pool2 reads a zero wait as "no limit" in one of its paths.
-      t =
-          pool.borrowObject(
-              endpoint.address,
-              wait.isZero() && !config.borrowTimeout().isZero() ? Duration.ofNanos(1) : wait);
-    } catch (ConnectFailedException f) {
-      // Marked down in create(); nothing was written, so another endpoint may take the call.
-      throw f;
-    } catch (NoSuchElementException e) {
-      if (closed) {
-        throw closedException();
-      }
-      Duration waited = Duration.ofNanos(System.nanoTime() - start);
-      String message = String.valueOf(e.getMessage());
-      if (e.getCause() != null || message.startsWith("Unable to")) {
-        // pool2 words it "Unable to validate/activate object": a fresh connection failed its
-        // check, which is no timeout. Idle ones that fail are replaced without a word.
-        throw new PoolException(
-            name
-                + ": new connection to "
-                + Names.endpoint(endpoint.address)
-                + " failed validation ("
-                + stats().gauges()
-                + ")",
-            e.getCause());
-      }
-      if (countTimeout) {
-        timeouts.increment();
-        metrics.borrowTimedOut(endpoint.address, waited);
-      }
-      throw new PoolTimeoutException(endpoint.address, waited, stats());
-    } catch (InterruptedException e) {
-      if (closed) {
-        // close() interrupts the borrowers it releases; that interrupt is the pool's own.
-        throw closedException();
-      }
-      Thread.currentThread().interrupt();
-      throw new PoolException(
-          name
-              + ": interrupted while waiting for a connection to "
-              + Names.endpoint(endpoint.address)
-              + " ("
-              + stats().gauges()
-              + ")",
-          e);
-    } catch (IllegalStateException e) {
-      if (closed || pool.isClosed()) {
-        throw closedException();
-      }
-      throw new PoolException(name + ": borrow failed: " + e.getMessage(), e);
-    } catch (TException | RuntimeException | Error e) {
-      throw e;
-    } catch (Exception e) {
-      throw new PoolException(name + ": borrow failed: " + e, e);
-    }
-    return lend(endpoint, t, start);
-  }
-
-  private Borrowed<T> lend(EndpointState endpoint, T t, long start) throws TException {
-    lent.add(t);
-    if (closed) {
-      // close() ran while this borrow completed: the connection is not lent after all.
-      lent.remove(t);
-      try {
-        pool.invalidateObject(endpoint.address, t, DestroyMode.NORMAL);
-      } catch (Exception e) {
-        connections.close(t);
-      }
-      throw closedException();
-    }
-    borrowed.increment();
-    metrics.borrowed(endpoint.address, Duration.ofNanos(System.nanoTime() - start));
-    return new Borrowed<>(endpoint.address, t);
+    stats.timeouts.increment();
   }
 
   /** Gives a healthy connection back. */
   public void release(Borrowed<T> b) {
-    lent.remove(b.connection);
-    try {
-      pool.returnObject(b.endpoint, b.connection);
-    } catch (RuntimeException e) {
-      log.warn("{}: could not return a connection to {}", name, Names.endpoint(b.endpoint), e);
-      connections.close(b.connection);
-    }
-    if (!selector.contains(b.endpoint)) {
-      // The endpoint left: the connection is closed unless a borrower waiting for this endpoint
-      // took it. Checked after the return, so an update racing with it cannot leave it idle.
-      pool.clear(b.endpoint);
-    }
-    onFree.run();
+    returns.release(b);
   }
 
   /** Gives back a connection that no call used: it does not count as borrowed. */
   public void giveBack(Borrowed<T> b) {
-    borrowed.decrement();
-    release(b);
+    returns.giveBack(b);
   }
 
   /** Destroys a connection whose call failed ({@code cause}) or that is unfit to reuse. */
   public void invalidate(Borrowed<T> b, Throwable cause) {
-    lent.remove(b.connection);
-    invalidated.increment();
-    metrics.invalidated(b.endpoint, cause);
-    try {
-      pool.invalidateObject(b.endpoint, b.connection, DestroyMode.NORMAL);
-    } catch (Exception e) {
-      log.warn("{}: could not destroy a connection to {}", name, Names.endpoint(b.endpoint), e);
-      connections.close(b.connection);
-    }
-    onFree.run();
+    returns.invalidate(b, cause);
   }
 
   /**
    * A call on {@code endpoint} ended, with {@code failure} or {@code null} for a reply: feeds
-   * outlier ejection ({@link PoolConfig#ejectAfterConsecutiveFailures()}).
+   * outlier ejection ({@link
+   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}).
    */
   public void callEnded(InetSocketAddress endpoint, Throwable failure) {
     selector.callEnded(endpoint, failure, name);
   }
 
-  /**
-   * A connection closed by itself (the peer closed or reset it, a timeout): if idle, it leaves the
-   * pool now, before a borrow finds it. A lent one is left to its borrower, whose call fails and
-   * destroys it.
-   */
+  /** A connection closed by itself; the factory's callback (see {@link EndpointReturns}). */
   private void closedUnderUs(InetSocketAddress endpoint, T t) {
-    if (closed || lent.contains(t)) {
-      return;
-    }
-    try {
-      pool.invalidateObject(endpoint, t, DestroyMode.NORMAL);
-    } catch (IllegalStateException e) {
-      return; // not in the pool any more: destroyed already (this close was the pool's own)
-    } catch (Exception e) {
-      log.warn("{}: could not drop a closed connection to {}", name, Names.endpoint(endpoint), e);
-      return;
-    }
-    invalidated.increment();
-    metrics.invalidated(endpoint, null);
-    onFree.run();
+    returns.closedUnderUs(endpoint, t);
   }
 
   /** The pool's configuration. */
@@ -518,29 +289,7 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   }
 
   public PoolStats stats() {
-    // commons-pool2 computes getNumActive() as its total minus a second reading of the idle count,
-    // so active + idle read one after the other drifted above maxTotal under load (694 with a
-    // maximum of 500 in a soak run). The total comes from this pool's own books instead, created
-    // read before destroyed: it is then never above the true count at the first reading.
-    long opened = created.sum();
-    long closedSoFar = destroyed.sum();
-    int total = (int) Math.max(0, opened - closedSoFar);
-    int idle = Math.min(pool.getNumIdle(), total);
-    int active = total - idle;
-    return new PoolStats(
-        total,
-        active,
-        idle,
-        pool.getNumWaiters(),
-        borrowed.sum(),
-        created.sum(),
-        destroyed.sum(),
-        invalidated.sum(),
-        timeouts.sum(),
-        connectFailures.sum(),
-        selector.budget().retried(),
-        selector.budget().refused(),
-        selector.ejections());
+    return stats.snapshot(pool, selector);
   }
 
   public boolean isClosed() {
@@ -572,71 +321,6 @@ public final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     pool.close();
     for (T t : lent) {
       connections.close(t);
-    }
-  }
-
-  private final class Factory extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
-    @Override
-    public T create(InetSocketAddress endpoint) throws ConnectFailedException, WouldConnect {
-      if (idleOnly.get() != null) {
-        throw new WouldConnect();
-      }
-      if (!selector.contains(endpoint)) {
-        // It left the source between the choice and the connect: the borrow goes elsewhere.
-        throw new ConnectFailedException(
-            new PoolException(
-                name + ": endpoint " + Names.endpoint(endpoint) + " left " + source, null));
-      }
-      T t;
-      try {
-        t = connections.open(endpoint);
-      } catch (Exception | Error e) {
-        connectFailures.increment();
-        metrics.connectFailed(endpoint, e);
-        EndpointState s = selector.state(endpoint);
-        if (s != null && !Thread.currentThread().isInterrupted()) {
-          // An interrupt aborts a connect (ClosedByInterruptException); that says nothing about
-          // the endpoint, so it is not marked down for it.
-          s.connectFailed(e);
-        }
-        throw new ConnectFailedException(e);
-      }
-      created.increment();
-      metrics.created(endpoint);
-      connections.whenClosed(t, () -> closedUnderUs(endpoint, t));
-      return t;
-    }
-
-    @Override
-    public PooledObject<T> wrap(T value) {
-      return new DefaultPooledObject<>(value);
-    }
-
-    @Override
-    public boolean validateObject(InetSocketAddress endpoint, PooledObject<T> p) {
-      boolean ok;
-      try {
-        ok = connections.validate(p.getObject());
-      } catch (RuntimeException e) {
-        log.warn("{}: validation of a connection to {} threw", name, Names.endpoint(endpoint), e);
-        ok = false;
-      }
-      if (!ok) {
-        invalidated.increment();
-        metrics.invalidated(endpoint, null);
-      }
-      return ok;
-    }
-
-    @Override
-    public void destroyObject(InetSocketAddress endpoint, PooledObject<T> p, DestroyMode mode) {
-      try {
-        connections.close(p.getObject());
-      } catch (RuntimeException e) {
-        log.warn("{}: closing a connection to {} threw", name, Names.endpoint(endpoint), e);
-      }
-      destroyed.increment();
-      metrics.destroyed(endpoint);
     }
   }
 }

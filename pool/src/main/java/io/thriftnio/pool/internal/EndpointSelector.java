@@ -64,16 +64,17 @@ final class EndpointSelector {
     this.choice = new EndpointChoice(config.balancer(), active);
     this.clock = clock;
     this.jitter = jitter;
-    this.budget = new RetryBudget(config, clock);
-    this.ejectAfter = config.ejectAfterConsecutiveFailures();
+    this.budget = new RetryBudget(config.retryBudget(), clock);
+    this.ejectAfter = config.endpointHealth().ejectAfterConsecutiveFailures();
     update(addresses);
   }
 
   /**
    * A call on {@code address} ended with {@code failure} ({@code null}: a reply): an answer ends
    * the endpoint's run of failures, a transport failure adds to it, and the {@link
-   * PoolConfig#ejectAfterConsecutiveFailures()}-th ejects the endpoint unless it is the last one
-   * up. Other failures (the pool's own, a deadline) say nothing about the endpoint.
+   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}-th ejects the endpoint
+   * unless it is the last one up. Other failures (the pool's own, a deadline) say nothing about the
+   * endpoint.
    */
   void callEnded(InetSocketAddress address, Throwable failure, String pool) {
     if (ejectAfter == 0) {
@@ -151,9 +152,9 @@ final class EndpointSelector {
       EndpointState s =
           new EndpointState(
               a,
-              config.endpointBackoff(),
-              config.maxEndpointBackoff(),
-              config.maxEjectionBackoff(),
+              config.endpointHealth().backoff(),
+              config.endpointHealth().maxBackoff(),
+              config.endpointHealth().maxEjectionBackoff(),
               probeTimeout(config),
               clock,
               jitter);
@@ -182,7 +183,10 @@ final class EndpointSelector {
    * borrow ends its lease. A borrow attempt waits at most {@code borrowTimeout} plus one connect.
    */
   static Duration probeTimeout(PoolConfig config) {
-    return config.borrowTimeout().plus(config.maxEndpointBackoff()).plus(CONNECT_ALLOWANCE);
+    return config
+        .borrowTimeout()
+        .plus(config.endpointHealth().maxBackoff())
+        .plus(CONNECT_ALLOWANCE);
   }
 
   List<EndpointState> all() {

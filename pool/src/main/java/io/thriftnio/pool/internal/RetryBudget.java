@@ -1,6 +1,6 @@
 package io.thriftnio.pool.internal;
 
-import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.RetryBudgetConfig;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -47,9 +47,9 @@ final class RetryBudget {
   private final LongAdder retried = new LongAdder();
   private final LongAdder refused = new LongAdder();
 
-  RetryBudget(PoolConfig config, LongSupplier clock) {
-    this.ratio = config.retryBudgetRatio();
-    long windowNanos = config.retryBudgetWindow().toNanos();
+  RetryBudget(RetryBudgetConfig config, LongSupplier clock) {
+    this.ratio = config.ratio();
+    long windowNanos = config.window().toNanos();
     this.floor =
         (long) Math.min(Long.MAX_VALUE / 4, config.minRetriesPerSecond() * (windowNanos / 1e9));
     this.sliceNanos = Math.max(1, windowNanos / SLICES);

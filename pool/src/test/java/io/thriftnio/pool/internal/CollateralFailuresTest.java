@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.pool.Balancer;
+import io.thriftnio.pool.EndpointHealthConfig;
+import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import java.net.InetSocketAddress;
@@ -62,7 +64,7 @@ class CollateralFailuresTest {
         new MultiplexedPool(
             "test-channels",
             List.of(at),
-            config.balancer(balancer).ejectAfterConsecutiveFailures(3).build(),
+            config.balancer(balancer).build(),
             new PoolMetrics() {
               @Override
               public void invalidated(InetSocketAddress endpoint, Throwable cause) {
@@ -86,9 +88,13 @@ class CollateralFailuresTest {
     return PoolConfig.builder()
         .maxPerEndpoint(1)
         .maxIdlePerEndpoint(1)
-        .evictionInterval(Duration.ZERO)
-        .endpointBackoff(Duration.ofSeconds(30))
-        .maxEndpointBackoff(Duration.ofSeconds(30));
+        .idleConnections(IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+        .endpointHealth(
+            EndpointHealthConfig.builder()
+                .ejectAfterConsecutiveFailures(3)
+                .backoff(Duration.ofSeconds(30))
+                .maxBackoff(Duration.ofSeconds(30))
+                .build());
   }
 
   private List<CompletableFuture<ByteBuffer>> call(int n) throws Exception {

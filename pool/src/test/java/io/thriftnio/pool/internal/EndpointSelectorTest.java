@@ -3,6 +3,7 @@ package io.thriftnio.pool.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.pool.Balancer;
+import io.thriftnio.pool.EndpointHealthConfig;
 import io.thriftnio.pool.PoolConfig;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -82,7 +83,7 @@ class EndpointSelectorTest {
     EndpointSelector selector = selector(Balancer.POWER_OF_TWO_CHOICES, A, B);
     selector.state(A).connectFailed(new ConnectException("refused (from the test)"));
     assertThat(choose(selector, 100)).containsOnlyKeys(B);
-    clock.addAndGet(PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos());
+    clock.addAndGet(EndpointHealthConfig.DEFAULT_BACKOFF.toNanos());
     EndpointState.Lease probe = selector.select(null);
     assertThat(probe.isProbe()).isTrue();
     assertThat(probe.endpoint().address).isEqualTo(A);
@@ -162,7 +163,7 @@ class EndpointSelectorTest {
         selector,
         A,
         returnsAConnectionAfter(e -> e.eject(new TTransportException("reset (from the test)"))));
-    clock.addAndGet(PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos());
+    clock.addAndGet(EndpointHealthConfig.DEFAULT_BACKOFF.toNanos());
     List<Boolean> probed = new java.util.ArrayList<>();
     borrowFrom(
         selector, A, returnsAConnectionAfter(e -> probed.add(e.isUp() ? null : Boolean.TRUE)));

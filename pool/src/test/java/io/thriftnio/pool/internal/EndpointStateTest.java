@@ -2,6 +2,7 @@ package io.thriftnio.pool.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.pool.EndpointHealthConfig;
 import io.thriftnio.pool.PoolConfig;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -290,7 +291,7 @@ class EndpointStateTest {
   @Test
   void eachBackoffIsDrawnFromTheFifthBelowItsStepValueUpToIt() {
     EndpointState s = withDefaults(0);
-    long second = PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos();
+    long second = EndpointHealthConfig.DEFAULT_BACKOFF.toNanos();
     assertThat(s.backoffNanos(1, 0)).isEqualTo(second);
     assertThat(s.backoffNanos(1, 0.5)).isEqualTo(second * 9 / 10);
     assertThat(s.backoffNanos(1, 0.999_999)).isGreaterThan(second * 8 / 10);
@@ -302,12 +303,13 @@ class EndpointStateTest {
   @Test
   void ejectionsBackOffToTheirOwnLongerCeiling() {
     EndpointState s = withDefaults(0);
-    long second = PoolConfig.DEFAULT_ENDPOINT_BACKOFF.toNanos();
+    long second = EndpointHealthConfig.DEFAULT_BACKOFF.toNanos();
     assertThat(s.eject(new java.io.IOException("reset"))).isTrue();
     assertThat(s.backoffNanos(5, 0))
         .as("ejected: 16 s, past the 2 s outage ceiling")
         .isEqualTo(16 * second);
-    assertThat(s.backoffNanos(60, 0)).isEqualTo(PoolConfig.DEFAULT_MAX_EJECTION_BACKOFF.toNanos());
+    assertThat(s.backoffNanos(60, 0))
+        .isEqualTo(EndpointHealthConfig.DEFAULT_MAX_EJECTION_BACKOFF.toNanos());
     EndpointState dead = withDefaults(0);
     dead.connectFailed(refused());
     assertThat(dead.backoffNanos(5, 0))
@@ -321,7 +323,7 @@ class EndpointStateTest {
     EndpointState late = withDefaults(0.1);
     early.connectFailed(refused());
     late.connectFailed(refused());
-    advance(PoolConfig.DEFAULT_ENDPOINT_BACKOFF.multipliedBy(9).dividedBy(10));
+    advance(EndpointHealthConfig.DEFAULT_BACKOFF.multipliedBy(9).dividedBy(10));
     assertThat(early.tryAcquire()).as("jittered 18%% short").isNotNull();
     assertThat(late.tryAcquire()).as("jittered 2%% short").isNull();
   }
@@ -330,9 +332,9 @@ class EndpointStateTest {
     PoolConfig d = PoolConfig.defaults();
     return new EndpointState(
         new InetSocketAddress("127.0.0.1", 9),
-        d.endpointBackoff(),
-        d.maxEndpointBackoff(),
-        d.maxEjectionBackoff(),
+        d.endpointHealth().backoff(),
+        d.endpointHealth().maxBackoff(),
+        d.endpointHealth().maxEjectionBackoff(),
         EndpointSelector.probeTimeout(d),
         clock::get,
         () -> random);

@@ -3,6 +3,7 @@ package io.thriftnio.pool.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.pool.Balancer;
+import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import java.net.InetSocketAddress;
@@ -30,8 +31,11 @@ class MultiplexedPoolLocksTest {
     AtomicBoolean blockNext = new AtomicBoolean();
     PoolConfig config =
         PoolConfig.builder()
-            .testOnBorrow(true)
-            .evictionInterval(Duration.ZERO)
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .testOnBorrow(true)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
             .balancer(Balancer.ROUND_ROBIN) // the endpoints in turn, as the comments below say
             .build();
     try (MultiplexedPool pool =
@@ -85,7 +89,13 @@ class MultiplexedPoolLocksTest {
   @Test
   void theEvictorKeepsMinIdleConnectionsOpenOnEndpointsThatAreUp() {
     PoolConfig config =
-        PoolConfig.builder().minIdlePerEndpoint(3).evictionInterval(Duration.ZERO).build();
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .minPerEndpoint(3)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
+            .build();
     try (MultiplexedPool pool =
         new MultiplexedPool(
             "test-channels",
@@ -124,7 +134,8 @@ class MultiplexedPoolLocksTest {
             .maxPerEndpoint(1)
             .maxIdlePerEndpoint(1)
             .borrowTimeout(Duration.ofSeconds(20))
-            .evictionInterval(Duration.ZERO)
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
             .build();
     try (MultiplexedPool pool =
         new MultiplexedPool(
@@ -173,7 +184,10 @@ class MultiplexedPoolLocksTest {
     return new MultiplexedPool(
         "test-channels",
         endpoints,
-        PoolConfig.builder().evictionInterval(Duration.ZERO).build(),
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+            .build(),
         new PoolMetrics() {},
         OpenChannel::new,
         new TBinaryProtocol.Factory(),

@@ -3,6 +3,8 @@ package io.thriftnio.pool.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.pool.EndpointHealthConfig;
+import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolException;
 import io.thriftnio.pool.PoolMetrics;
@@ -64,10 +66,13 @@ class PoolProbeTest {
 
   private static PoolConfig config() {
     return PoolConfig.builder()
-        .endpointBackoff(BACKOFF)
-        .maxEndpointBackoff(Duration.ofMillis(400))
+        .endpointHealth(
+            EndpointHealthConfig.builder()
+                .backoff(BACKOFF)
+                .maxBackoff(Duration.ofMillis(400))
+                .build())
         .borrowTimeout(Duration.ofSeconds(2))
-        .evictionInterval(Duration.ZERO)
+        .idleConnections(IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
         .build();
   }
 
@@ -150,9 +155,12 @@ class PoolProbeTest {
   void endpointPoolFreesTheProbeWhenTheBorrowFailsOtherThanByConnecting() throws Exception {
     PoolConfig config =
         PoolConfig.builder()
-            .endpointBackoff(BACKOFF)
-            .testOnBorrow(true)
-            .evictionInterval(Duration.ZERO)
+            .endpointHealth(EndpointHealthConfig.builder().backoff(BACKOFF).build())
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .testOnBorrow(true)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
             .build();
     AtomicInteger validations = new AtomicInteger();
     try (EndpointPool<Object> pool =

@@ -2,7 +2,7 @@ package io.thriftnio.pool.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.RetryBudgetConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,10 +18,10 @@ class RetryBudgetTest {
 
   private RetryBudget budget(double ratio, int minPerSecond) {
     return new RetryBudget(
-        PoolConfig.builder()
-            .retryBudgetRatio(ratio)
+        RetryBudgetConfig.builder()
+            .ratio(ratio)
             .minRetriesPerSecond(minPerSecond)
-            .retryBudgetWindow(Duration.ofSeconds(10))
+            .window(Duration.ofSeconds(10))
             .build(),
         now::get);
   }
@@ -101,7 +101,7 @@ class RetryBudgetTest {
       long start = run * 1_000_000_000_000L;
       RetryBudget b =
           new RetryBudget(
-              PoolConfig.builder().retryBudgetWindow(Duration.ofSeconds(10)).build(),
+              RetryBudgetConfig.builder().window(Duration.ofSeconds(10)).build(),
               () -> start + Math.min(reads.getAndIncrement() / step, 9) * 1_000_000_000L);
       CountDownLatch go = new CountDownLatch(1);
       List<Thread> depositors = new ArrayList<>();
@@ -138,10 +138,10 @@ class RetryBudgetTest {
     long[] clock = {0};
     RetryBudget b =
         new RetryBudget(
-            PoolConfig.builder()
-                .retryBudgetRatio(1)
+            RetryBudgetConfig.builder()
+                .ratio(1)
                 .minRetriesPerSecond(0)
-                .retryBudgetWindow(Duration.ofSeconds(10))
+                .window(Duration.ofSeconds(10))
                 .build(),
             () -> clock[0]);
     clock[0] = 13 * second; // tick 13: ring place 3
