@@ -1,6 +1,5 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.pool.internal.Names;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.thrift.transport.TTransportException;

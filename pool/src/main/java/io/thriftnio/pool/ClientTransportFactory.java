@@ -4,7 +4,6 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.pool.internal.SocketTransports;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.thrift.TConfiguration;

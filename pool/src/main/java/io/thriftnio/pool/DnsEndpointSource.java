@@ -2,7 +2,6 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
-import io.thriftnio.pool.internal.Names;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

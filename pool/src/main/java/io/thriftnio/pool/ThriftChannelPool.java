@@ -5,8 +5,6 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.Checks;
-import io.thriftnio.pool.internal.Deadlines;
-import io.thriftnio.pool.internal.MultiplexedPool;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -19,5 +19,11 @@
  * never call it from an event-loop or selector thread. The async pools never block the caller:
  * their calls wait, as futures, in a bounded queue ({@link
  * io.thriftnio.pool.PoolConfig#maxWaiting()}), and connect on threads of their own.
+ *
+ * <p><b>Layout.</b> The implementation lives here too, in package-private classes (the call policy
+ * {@code CallPolicy}, {@code SyncCalls} and {@code AsyncCalls}; the books {@code EndpointPool} and
+ * {@code SharedChannels}; the endpoints' health {@code EndpointSelector}): the public types are the
+ * whole API, the compiler keeps the rest out of reach, and the API and its implementation depend on
+ * each other without a package cycle.
  */
 package io.thriftnio.pool;

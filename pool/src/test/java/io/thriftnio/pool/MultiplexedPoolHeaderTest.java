@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.pool.internal.MultiplexedPool;
 import io.thriftnio.testkit.gen.BenchService;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;

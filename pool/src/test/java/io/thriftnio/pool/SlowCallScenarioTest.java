@@ -8,7 +8,6 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientResources;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.pool.internal.Failures;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;

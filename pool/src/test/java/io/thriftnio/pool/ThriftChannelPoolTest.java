@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.pool.internal.MultiplexedPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;

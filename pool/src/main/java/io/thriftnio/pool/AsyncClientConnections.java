@@ -1,0 +1,123 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientManager;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TNonblockingSocket;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * Opens generated {@code AsyncClient}s over {@code TNonblockingSocket}s, spread round-robin over
+ * several {@code TAsyncClientManager}s (one selector thread each), and stops those threads on
+ * {@link #close()}.
+ */
+final class AsyncClientConnections<A extends TAsyncClient>
+    implements EndpointPool.Connections<AsyncConnection<A>>, AutoCloseable {
+  private final AsyncClientFactory<A> factory;
+  private final TProtocolFactory protocolFactory;
+  private final int connectMillis;
+  private final long callMillis;
+  private final Predicate<? super A> validator;
+  private final ClientInterception interception;
+  private final TAsyncClientManager[] managers;
+  private final AtomicInteger next = new AtomicInteger();
+
+  /**
+   * Starts {@code selectorThreads} selector threads.
+   *
+   * @throws IllegalStateException if a selector cannot be opened
+   */
+  public AsyncClientConnections(
+      AsyncClientFactory<A> factory,
+      TProtocolFactory protocolFactory,
+      Duration connectTimeout,
+      Duration callTimeout,
+      Predicate<? super A> validator,
+      ClientInterception interception,
+      int selectorThreads) {
+    this.factory = factory;
+    this.protocolFactory = protocolFactory;
+    this.connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
+    this.callMillis = callTimeout.toMillis();
+    this.validator = validator;
+    this.interception = interception;
+    this.managers = new TAsyncClientManager[selectorThreads];
+    try {
+      for (int i = 0; i < managers.length; i++) {
+        managers[i] = new TAsyncClientManager();
+      }
+    } catch (IOException e) {
+      close();
+      throw new IllegalStateException("cannot open a selector: " + e, e);
+    }
+  }
+
+  /** The client's class, from a client over an unconnected socket; {@code null} if unknown. */
+  public static Class<?> sampleClientClass(
+      AsyncClientFactory<?> factory, TProtocolFactory protocolFactory) {
+    try {
+      // Unconnected: the constructor only opens a channel, and the client never starts a call.
+      TNonblockingSocket socket = new TNonblockingSocket("127.0.0.1", 1);
+      try {
+        return factory.create(protocolFactory, null, socket).getClass();
+      } finally {
+        socket.close();
+      }
+    } catch (IOException | TTransportException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public AsyncConnection<A> open(InetSocketAddress endpoint) throws Exception {
+    SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
+    try {
+      TNonblockingSocket socket = new TNonblockingSocket(channel);
+      TAsyncClientManager manager =
+          managers[Math.floorMod(next.getAndIncrement(), managers.length)];
+      if (interception == null) {
+        A client = factory.create(protocolFactory, manager, socket);
+        client.setTimeout(callMillis);
+        return new AsyncConnection<>(endpoint, socket, client, null);
+      }
+      // The stock client encodes on the caller's thread and decodes on its selector thread, each
+      // through a protocol of this factory: both pass through the interceptors.
+      InterceptedConnection calls = new InterceptedConnection(interception, endpoint);
+      A client = factory.create(calls.wrap(protocolFactory), manager, socket);
+      client.setTimeout(callMillis);
+      return new AsyncConnection<>(endpoint, socket, client, calls);
+    } catch (IOException | RuntimeException | Error e) {
+      SocketTransports.closeQuietly(channel);
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean validate(AsyncConnection<A> connection) {
+    return connection.validate(validator);
+  }
+
+  @Override
+  public void close(AsyncConnection<A> connection) {
+    connection.close();
+  }
+
+  /** Stops the selector threads. Idempotent. */
+  @Override
+  public void close() {
+    for (TAsyncClientManager m : managers) {
+      if (m != null) {
+        m.stop();
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package io.thriftnio.pool;
+
+import static io.thriftnio.pool.CallState.deadline;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TMessage;
+
+/**
+ * The attempts of one {@link MultiplexedPool} exchange: under its deadline, resent or retried
+ * elsewhere as the {@link CallPolicy} allows, hedged when idempotent, each attempt given a slot now
+ * or in the pool's queue and sent by {@link ConnectionCalls}.
+ */
+final class CallAttempts {
+  private final SharedChannels shared;
+  private final ReplyCheck replies;
+  private final ConnectionCalls calls;
+
+  /** Hedge delay in nanoseconds for idempotent calls, 0 for none; see {@link #hedgeAfter}. */
+  private volatile long hedge;
+
+  /** Retries, resends and hedges; replaced by {@link #idempotent}. */
+  private CallPolicy policy;
+
+  CallAttempts(SharedChannels shared, ReplyCheck replies, ConnectionCalls calls) {
+    this.shared = shared;
+    this.replies = replies;
+    this.calls = calls;
+    this.policy = new CallPolicy(shared.name(), null, shared);
+  }
+
+  /** See {@link MultiplexedPool#idempotent}. */
+  void idempotent(Predicate<String> idempotent) {
+    this.policy = new CallPolicy(shared.name(), idempotent, shared);
+  }
+
+  /** See {@link MultiplexedPool#hedgeAfter}. */
+  void hedgeAfter(Duration delay) {
+    this.hedge = delay.toNanos();
+  }
+
+  /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
+  CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout, long deadlineNanos) {
+    TMessage sent;
+    try {
+      sent = replies.header(request);
+    } catch (TException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (deadlineNanos == 0) {
+      return retrying(sent, request, timeout, null);
+    }
+    // The deadline fails the caller's future; the exchange under it is sent with the time left as
+    // its timeout, so that its slot is given up then too.
+    CallState state = new CallState(Deadline.in(deadlineNanos));
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    state.caller = result;
+    ScheduledFuture<?> timer =
+        Deadlines.schedule(
+            () -> result.completeExceptionally(deadlinePassed(state)), deadlineNanos);
+    retrying(sent, request, timeout, state)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure == null) {
+                result.complete(response);
+              } else if (state.explains(failure)) {
+                result.completeExceptionally(deadlinePassed(state));
+              } else {
+                result.completeExceptionally(failure);
+              }
+            });
+    result.whenComplete((response, failure) -> timer.cancel(false));
+    return result;
+  }
+
+  private CallDeadlineException deadlinePassed(CallState state) {
+    AsyncBorrows.Choice choice = state.choice;
+    InetSocketAddress at = choice == null ? null : choice.sentTo;
+    return state.deadline.exceeded(shared.name(), at, shared.stats(), null);
+  }
+
+  /**
+   * Whether nothing more is to be sent for the call: the pool closed, or {@link CallState#over}.
+   */
+  private boolean finished(CallState state) {
+    return shared.isClosed() || (state != null && state.over());
+  }
+
+  /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
+  private CompletableFuture<ByteBuffer> retrying(
+      TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+    if (!policy.idempotent(sent.name)) {
+      AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
+      int from = request.position();
+      return attempt(sent, request, timeout, choice, state)
+          .exceptionallyCompose(
+              failure -> {
+                if (!policy.resends(
+                    sent.name, failure, choice.sentTo != null, deadline(state), finished(state))) {
+                  return CompletableFuture.failedFuture(failure);
+                }
+                ByteBuffer again = request.duplicate();
+                again.position(from);
+                return attempt(sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state);
+              });
+    }
+    return new Attempts(sent, request, timeout, state).start();
+  }
+
+  /**
+   * The attempts of one idempotent call: the first, and at most one more, on another endpoint and
+   * from the retry budget: a retry after a transport failure, or a hedge when no reply has come
+   * {@link #hedge} after the first was sent. The first reply wins; the other attempt's reply, if
+   * any, is dropped as it arrives (its slot frees then). The call fails when every attempt made has
+   * failed, with the last failure.
+   */
+  private final class Attempts {
+    private final TMessage sent;
+    private final ByteBuffer request;
+    private final Duration timeout;
+    private final CallState state;
+    private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
+    private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    private final AtomicBoolean extraTaken = new AtomicBoolean();
+    private final AtomicInteger outstanding = new AtomicInteger(1);
+
+    Attempts(TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+      this.sent = sent;
+      this.request = request;
+      this.timeout = timeout;
+      this.state = state;
+    }
+
+    CompletableFuture<ByteBuffer> start() {
+      run(first);
+      long hedgeNanos = hedge;
+      if (hedgeNanos > 0) {
+        ScheduledFuture<?> timer = Deadlines.schedule(this::hedge, hedgeNanos);
+        result.whenComplete((response, failure) -> timer.cancel(false));
+      }
+      return result;
+    }
+
+    /** One attempt; the channel reads the request from its position, so each gets its own view. */
+    private void run(AsyncBorrows.Choice choice) {
+      attempt(sent, request.duplicate(), timeout, choice, state)
+          .whenComplete((response, failure) -> ended(response, failure));
+    }
+
+    private boolean over() {
+      return result.isDone() || finished(state);
+    }
+
+    /** No reply yet: the same call to another endpoint, if the first was sent and budget allows. */
+    private void hedge() {
+      if (over() || first.sentTo == null || !extraTaken.compareAndSet(false, true)) {
+        return;
+      }
+      if (!policy.hedges(deadline(state), over())) {
+        return;
+      }
+      outstanding.incrementAndGet();
+      run(new AsyncBorrows.Choice(first.sentTo));
+    }
+
+    private void ended(ByteBuffer response, Throwable failure) {
+      if (failure == null) {
+        result.complete(response); // the first reply wins; a later one is dropped
+        return;
+      }
+      if (first.sentTo != null // else a borrow failure: the borrow retried connects itself
+          && Failures.inTransport(failure)
+          && !over()
+          && extraTaken.compareAndSet(false, true)
+          && policy.retries(sent.name, failure, deadline(state), over())) {
+        run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
+        return;
+      }
+      if (outstanding.decrementAndGet() == 0) {
+        result.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
+  private CompletableFuture<ByteBuffer> attempt(
+      TMessage sent,
+      ByteBuffer request,
+      Duration timeout,
+      AsyncBorrows.Choice choice,
+      CallState state) {
+    if (state != null) {
+      state.choice = choice;
+    }
+    Conn conn;
+    try {
+      conn = shared.now(choice);
+    } catch (TException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (conn != null) {
+      choice.sentTo = conn.endpoint;
+      return calls.exchange(sent, conn, request, timeout, state);
+    }
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    shared
+        .later(choice)
+        .whenComplete(
+            (c, waitFailed) -> {
+              if (waitFailed != null) {
+                result.completeExceptionally(waitFailed);
+              } else {
+                if (state != null && state.over()) {
+                  shared.giveBack(c); // its deadline passed while it waited: never sent
+                  result.cancel(false);
+                  return;
+                }
+                try {
+                  choice.sentTo = c.endpoint;
+                  ConnectionCalls.relay(calls.exchange(sent, c, request, timeout, state), result);
+                } catch (RuntimeException | Error e) {
+                  // Thrown on the thread that served the wait (an IO thread): the caller hears it.
+                  result.completeExceptionally(e);
+                }
+              }
+            });
+    return result;
+  }
+}

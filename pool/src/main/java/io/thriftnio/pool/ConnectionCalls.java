@@ -1,0 +1,198 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.ClientInterception.Call;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TProtocolFactory;
+
+/**
+ * One call of a {@link MultiplexedPool} on one connection with a slot taken for it: the exchange or
+ * oneway send, the reply check, the interceptors around it, and the slot given back to {@link
+ * SharedChannels} with what the outcome says about the connection.
+ */
+final class ConnectionCalls {
+  private final SharedChannels shared;
+  private final ReplyCheck replies;
+  private final TProtocolFactory protocolFactory;
+
+  /** {@code null} without interceptors; see {@link MultiplexedPool#intercept}. */
+  private ClientInterception interception;
+
+  /**
+   * The channels' own request timeout in nanoseconds, 0 if unknown; see {@link
+   * MultiplexedPool#requestTimeout}.
+   */
+  private long requestTimeoutNanos;
+
+  ConnectionCalls(SharedChannels shared, ReplyCheck replies, TProtocolFactory protocolFactory) {
+    this.shared = shared;
+    this.replies = replies;
+    this.protocolFactory = protocolFactory;
+  }
+
+  void intercept(ClientInterception interception) {
+    this.interception = interception;
+  }
+
+  boolean intercepts() {
+    return interception != null;
+  }
+
+  void requestTimeout(Duration timeout) {
+    this.requestTimeoutNanos = timeout.toNanos();
+  }
+
+  /**
+   * The exchange on a connection with a slot taken for it. A timed-out call fails alone and leaves
+   * the connection open (its late reply is owed; see {@link ThriftChannel#abandonedCalls()}); what
+   * counts against the endpoint is decided by {@link SharedChannels#callEnded}.
+   */
+  CompletableFuture<ByteBuffer> exchange(
+      TMessage sent, Conn conn, ByteBuffer request, Duration timeout, CallState state) {
+    Call call;
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
+    }
+    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    CompletableFuture<ByteBuffer> reply;
+    try {
+      // Under a deadline, sent with the time left at most, so the channel gives up its slot then.
+      Duration bounded = state == null ? timeout : state.bound(timeout, requestTimeoutNanos);
+      reply =
+          bounded == null
+              ? conn.channel.exchange(request)
+              : conn.channel.exchange(request, bounded);
+    } catch (RuntimeException e) {
+      shared.release(conn, connectionFailure(e));
+      end(call, null, e);
+      return CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete(
+        (response, failure) -> {
+          if (failure != null) {
+            shared.callEnded(conn, failure, state != null && state.explains(failure));
+            shared.release(conn, connectionFailure(failure));
+            end(call, null, failure);
+            result.completeExceptionally(failure);
+            return;
+          }
+          TException mismatch = replies.mismatch(sent, response, conn.endpoint);
+          shared.callEnded(conn, mismatch, false);
+          shared.release(conn, mismatch);
+          end(call, response, mismatch);
+          if (mismatch != null) {
+            result.completeExceptionally(mismatch);
+          } else {
+            result.complete(response);
+          }
+        });
+    return result;
+  }
+
+  /** The oneway send on a connection with a slot taken for it. */
+  CompletableFuture<Void> send(TMessage sent, Conn conn, ByteBuffer request) {
+    Call call;
+    try {
+      call = begin(sent, conn);
+    } catch (TException refusal) {
+      return CompletableFuture.failedFuture(refusal);
+    }
+    CompletableFuture<Void> written;
+    try {
+      written = conn.channel.send(request);
+    } catch (RuntimeException e) {
+      shared.release(conn, connectionFailure(e));
+      end(call, null, e);
+      return CompletableFuture.failedFuture(e);
+    }
+    if (call == null) {
+      return written.whenComplete(
+          (ok, failure) -> shared.release(conn, connectionFailure(failure)));
+    }
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    written.whenComplete(
+        (ok, failure) -> {
+          shared.release(conn, connectionFailure(failure));
+          if (failure != null) {
+            call.endWithFailure(failure);
+            result.completeExceptionally(failure);
+          } else {
+            call.end(ClientCallOutcome.ONEWAY, null);
+            result.complete(null);
+          }
+        });
+    return result;
+  }
+
+  /** Completes {@code to} as {@code from} completes. */
+  static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+    from.whenComplete(
+        (value, failure) -> {
+          if (failure != null) {
+            to.completeExceptionally(failure);
+          } else {
+            to.complete(value);
+          }
+        });
+  }
+
+  /**
+   * Runs the interceptors' {@code beforeCall} for {@code sent} on {@code conn}: {@code null}
+   * without interceptors. A refusal gives the connection back untouched: nothing was written.
+   */
+  private Call begin(TMessage sent, Conn conn) throws TException {
+    if (interception == null) {
+      return null;
+    }
+    try {
+      return interception.begin(sent.name, sent.seqid, sent.type, conn.endpoint);
+    } catch (TException refusal) {
+      shared.release(conn, null);
+      throw refusal;
+    }
+  }
+
+  /** Ends {@code call}, if any: with its reply, or with the failure that stands in for one. */
+  private void end(Call call, ByteBuffer response, Throwable failure) {
+    if (call == null) {
+      return;
+    }
+    if (failure != null) {
+      call.endWithFailure(failure);
+    } else {
+      call.endWithReply(response, protocolFactory);
+    }
+  }
+
+  /**
+   * {@code failure} if it condemns the connection, or {@code null} if the channel refused the
+   * request before writing a byte, or timed the call out alone, and stays usable for the calls it
+   * carries. Without this, one oversized request or one slow call would close a connection and fail
+   * up to {@code maxInFlight - 1} other calls.
+   */
+  private static Throwable connectionFailure(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof FrameSizeException
+        || cause instanceof TooManyPendingCallsException
+        || cause instanceof IllegalArgumentException
+        || cause instanceof CallTimeoutException) {
+      return null; // a timed-out call leaves the connection open, owing its late reply
+    }
+    return failure;
+  }
+}

@@ -1,0 +1,370 @@
+package io.thriftnio.pool;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Picks the endpoint of the next borrow ({@link EndpointChoice}, after the pool's {@link
+ * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it. The set of
+ * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
+ * works on the set it read when it began.
+ */
+final class EndpointSelector {
+  private static final Logger log = LoggerFactory.getLogger(EndpointSelector.class);
+  private volatile List<EndpointState> endpoints = List.of(); // replaced whole by update()
+  private final Map<InetSocketAddress, EndpointState> byAddress = new ConcurrentHashMap<>();
+  private final PoolConfig config;
+  private final EndpointChoice choice;
+  private final LongSupplier clock;
+  private final DoubleSupplier jitter;
+  private final RetryBudget budget;
+  private final int ejectAfter;
+  private final LongAdder ejections = new LongAdder();
+  private final Object ejecting = new Object(); // one ejection decision at a time
+  private volatile String source = "the endpoint source";
+
+  EndpointSelector(
+      List<InetSocketAddress> addresses,
+      PoolConfig config,
+      ToIntFunction<InetSocketAddress> active,
+      LongSupplier clock) {
+    this(addresses, config, active, clock, () -> ThreadLocalRandom.current().nextDouble());
+  }
+
+  /**
+   * @param jitter where each endpoint back-off falls in its jitter range, in {@code [0, 1)}; see
+   *     {@link EndpointState}
+   */
+  EndpointSelector(
+      List<InetSocketAddress> addresses,
+      PoolConfig config,
+      ToIntFunction<InetSocketAddress> active,
+      LongSupplier clock,
+      DoubleSupplier jitter) {
+    this.config = config;
+    this.choice = new EndpointChoice(config.balancer(), active);
+    this.clock = clock;
+    this.jitter = jitter;
+    this.budget = new RetryBudget(config.retryBudget(), clock);
+    this.ejectAfter = config.endpointHealth().ejectAfterConsecutiveFailures();
+    update(addresses);
+  }
+
+  /**
+   * A call on {@code address} ended with {@code failure} ({@code null}: a reply): an answer ends
+   * the endpoint's run of failures, a transport failure adds to it, and the {@link
+   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}-th ejects the endpoint
+   * unless it is the last one up. Other failures (the pool's own, a deadline) say nothing about the
+   * endpoint.
+   */
+  void callEnded(InetSocketAddress address, Throwable failure, String pool) {
+    if (ejectAfter == 0) {
+      return;
+    }
+    EndpointState e = byAddress.get(address);
+    if (e == null) {
+      return;
+    }
+    if (failure == null || Failures.keepsConnection(Failures.unwrap(failure))) {
+      e.callSucceeded();
+      return;
+    }
+    if (!Failures.inTransport(failure) || e.callFailed() < ejectAfter) {
+      return;
+    }
+    boolean ejected;
+    synchronized (ejecting) {
+      // The last endpoint up stays: refusing every call would be worse than calls that may fail.
+      ejected = anotherUp(e) && e.eject(Failures.unwrap(failure));
+    }
+    if (ejected) {
+      ejections.increment();
+      log.warn(
+          "{}: ejected endpoint {} after {} call failures in a row (last: {}): {}",
+          pool,
+          Names.endpoint(address),
+          ejectAfter,
+          Failures.unwrap(failure).toString(),
+          e.describeDown());
+    }
+  }
+
+  private boolean anotherUp(EndpointState e) {
+    for (EndpointState other : endpoints) {
+      if (other != e && other.isUp()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Endpoints ejected after consecutive call failures, since the pool started. */
+  long ejections() {
+    return ejections.sum();
+  }
+
+  /** The pool's retry budget: calls deposit, retries on another endpoint withdraw. */
+  RetryBudget budget() {
+    return budget;
+  }
+
+  /** Names the source in errors. */
+  void source(String source) {
+    this.source = source;
+  }
+
+  /**
+   * Replaces the set of endpoints with {@code addresses}. Endpoints that stay keep their state
+   * (down, back-off) and their place in the order; new ones are appended, up. Returns those that
+   * left, which the pool drains. Never blocks on anything but a concurrent update.
+   */
+  synchronized List<EndpointState> update(List<InetSocketAddress> addresses) {
+    Set<InetSocketAddress> wanted = new LinkedHashSet<>(addresses);
+    List<EndpointState> kept = new ArrayList<>();
+    List<EndpointState> left = new ArrayList<>();
+    for (EndpointState e : endpoints) {
+      if (wanted.remove(e.address)) {
+        kept.add(e);
+      } else {
+        left.add(e);
+      }
+    }
+    for (InetSocketAddress a : wanted) {
+      EndpointState s =
+          new EndpointState(
+              a,
+              config.endpointHealth().backoff(),
+              config.endpointHealth().maxBackoff(),
+              config.endpointHealth().maxEjectionBackoff(),
+              probeTimeout(config),
+              clock,
+              jitter);
+      kept.add(s);
+      byAddress.put(a, s);
+    }
+    endpoints = List.copyOf(kept);
+    for (EndpointState e : left) {
+      byAddress.remove(e.address, e);
+    }
+    return left;
+  }
+
+  /** Whether {@code address} is in the current set. */
+  boolean contains(InetSocketAddress address) {
+    return byAddress.containsKey(address);
+  }
+
+  /**
+   * Stands for one connect in {@link #probeTimeout}: the connect timeout belongs to the transport.
+   */
+  private static final Duration CONNECT_ALLOWANCE = Duration.ofSeconds(30);
+
+  /**
+   * How long a probe may be held before the next borrower takes it over: a backstop, since every
+   * borrow ends its lease. A borrow attempt waits at most {@code borrowTimeout} plus one connect.
+   */
+  static Duration probeTimeout(PoolConfig config) {
+    return config
+        .borrowTimeout()
+        .plus(config.endpointHealth().maxBackoff())
+        .plus(CONNECT_ALLOWANCE);
+  }
+
+  List<EndpointState> all() {
+    return endpoints;
+  }
+
+  /** The state of {@code address}, or {@code null} if it is not in the current set. */
+  EndpointState state(InetSocketAddress address) {
+    return byAddress.get(address);
+  }
+
+  /**
+   * A lease on the endpoint to borrow from, not in {@code exclude}; {@code null} when every
+   * candidate is down and still backing off (or being probed by another borrower). The caller
+   * closes the lease when its attempt on that endpoint ends, however it ends.
+   */
+  EndpointState.Lease select(List<EndpointState> exclude) {
+    return choice.choose(this.endpoints, exclude);
+  }
+
+  /** One borrow attempt on the chosen endpoint. */
+  @FunctionalInterface
+  interface Attempt<T> {
+    /**
+     * Borrows from {@code endpoint}.
+     *
+     * @throws ConnectFailedException if a connect failed; the borrow then tries another endpoint
+     */
+    T on(EndpointState endpoint) throws TException, ConnectFailedException;
+  }
+
+  /**
+   * The borrow loop of every pool: choose an endpoint, attempt, and after a connect failure try the
+   * others, each once, each retry taken from the {@link RetryBudget} (spent: the connect failure is
+   * the caller's error). The lease on the chosen endpoint ends with its attempt, however it ends: a
+   * probe that did not succeed is freed for the next borrower (a probe left held once kept an
+   * endpoint down for good), and only a probe's success brings a down endpoint back ({@link
+   * EndpointState#succeeded}).
+   *
+   * @param pool names the pool in errors
+   * @param gauges the pool's state, for errors
+   */
+  <T> T borrow(String pool, Attempt<T> attempt, Supplier<String> gauges) throws TException {
+    return borrow(pool, attempt, gauges, null, null);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier)} that tries {@code preferred} first while it is in
+   * the set and up or due for its probe (an async waiter goes where the balancer sent it), and
+   * reports each endpoint attempted to {@code chosen} when not null.
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      Consumer<InetSocketAddress> chosen)
+      throws TException {
+    return borrow(pool, attempt, gauges, preferred, null, chosen);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier, InetSocketAddress, Consumer)} that goes to {@code
+   * avoid} (where a call just failed, when not null) only if no other endpoint can take it.
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      InetSocketAddress avoid,
+      Consumer<InetSocketAddress> chosen)
+      throws TException {
+    List<EndpointState> tried = null;
+    EndpointState avoided = avoid == null ? null : byAddress.get(avoid);
+    if (avoided != null) {
+      tried = new ArrayList<>();
+      tried.add(avoided);
+    }
+    Throwable lastConnectFailure = null;
+    InetSocketAddress lastFailed = null;
+    EndpointState first = preferred == null ? null : byAddress.get(preferred);
+    while (true) {
+      List<EndpointState> set = endpoints;
+      // A preferred endpoint that is down but due for its probe is probed here: the balancer sent
+      // the call there for that probe, and serving it from another endpoint's free connection
+      // instead kept an ejected endpoint out for good while the others had connections to spare.
+      EndpointState.Lease preferredLease = first != null ? first.tryAcquire() : null;
+      first = null;
+      EndpointState.Lease chosenLease =
+          preferredLease != null ? preferredLease : choice.choose(set, tried);
+      if (chosenLease == null && avoided != null && tried.remove(avoided)) {
+        chosenLease =
+            choice.choose(set, tried); // no other endpoint: the one avoided rather than none
+      }
+      EndpointState.Lease lease = chosenLease;
+      if (lease == null) {
+        throw noneAvailable(pool, set.isEmpty(), lastConnectFailure, gauges.get());
+      }
+      if (lastConnectFailure != null && !budget.tryWithdraw()) {
+        lease.close();
+        throw budgetExhausted(pool, lastFailed, lastConnectFailure, gauges.get());
+      }
+      EndpointState endpoint = lease.endpoint();
+      if (chosen != null) {
+        chosen.accept(endpoint.address);
+      }
+      try (lease) {
+        T borrowed = attempt.on(endpoint);
+        if (borrowed != null) {
+          endpoint.succeeded(lease); // up again only through its probe
+        }
+        return borrowed; // null: an attempt that would wait (the async pools' fast path)
+      } catch (ConnectFailedException f) {
+        lastConnectFailure = f.getCause();
+        lastFailed = endpoint.address;
+        if (tried == null) {
+          tried = new ArrayList<>();
+        }
+        tried.add(endpoint);
+      }
+    }
+  }
+
+  /**
+   * Why a borrow found no endpoint: the last connect failure of this borrow when there was one
+   * (nothing was written, so the caller may retry), else which endpoints are down and for how long.
+   */
+  private TException noneAvailable(
+      String pool, boolean emptySet, Throwable lastConnectFailure, String gauges) {
+    if (lastConnectFailure instanceof TException) {
+      return (TException) lastConnectFailure;
+    }
+    if (lastConnectFailure != null) {
+      return new TTransportException(
+          TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
+    }
+    if (emptySet) {
+      return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
+    }
+    return new PoolException(
+        pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);
+  }
+
+  /**
+   * The connect failure that ends a borrow because the retry budget is spent: the same kind of
+   * error, saying so, with the budget's and the pool's numbers, caused by the original.
+   */
+  private TException budgetExhausted(
+      String pool, InetSocketAddress endpoint, Throwable connectFailure, String gauges) {
+    String message =
+        pool
+            + ": connect to "
+            + Names.endpoint(endpoint)
+            + " failed: "
+            + connectFailure.getMessage()
+            + "; not retried on another endpoint: "
+            + exhausted(gauges);
+    if (connectFailure instanceof PoolException) {
+      return new PoolException(message, connectFailure);
+    }
+    int type =
+        connectFailure instanceof TTransportException
+            ? ((TTransportException) connectFailure).getType()
+            : TTransportException.NOT_OPEN;
+    return new TTransportException(type, message, connectFailure);
+  }
+
+  /** {@code retry budget exhausted (...) (total=...)}: what a refused retry adds to its error. */
+  String exhausted(String gauges) {
+    return "retry budget exhausted (" + budget.describe() + ") (" + gauges + ")";
+  }
+
+  String describeDown() {
+    StringBuilder sb = new StringBuilder();
+    for (EndpointState e : endpoints) {
+      if (!e.isUp()) {
+        sb.append(sb.length() == 0 ? "" : "; ").append(e.describeDown());
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,76 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.TooManyPendingCallsException;
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TBase;
+import org.apache.thrift.TException;
+
+/** Which call failures leave a connection fit for the next call. */
+final class Failures {
+  private Failures() {}
+
+  /**
+   * Whether a connection whose call ended with {@code failure} may go back to the pool (given that
+   * it has no unread bytes, checked separately). Only failures that come from a whole, well-formed
+   * reply qualify:
+   *
+   * <ul>
+   *   <li>a declared IDL exception (generated exceptions are {@code TException}s that implement
+   *       {@code TBase});
+   *   <li>a {@code TApplicationException}, except {@code BAD_SEQUENCE_ID}: the client raises that
+   *       one after reading only the header of a reply meant for another call, so the stream is out
+   *       of step.
+   * </ul>
+   *
+   * Everything else (transport, protocol, timeout, anything unexpected) may leave half a reply on
+   * the wire.
+   */
+  public static boolean keepsConnection(Throwable failure) {
+    if (failure instanceof TApplicationException) {
+      return ((TApplicationException) failure).getType() != TApplicationException.BAD_SEQUENCE_ID;
+    }
+    return failure instanceof TException && failure instanceof TBase;
+  }
+
+  /**
+   * Whether a call that ended with {@code failure} failed in transport: the connection broke, timed
+   * out or went out of step, so the request may or may not have reached a handler. Such a call may
+   * be retried only if its method is idempotent, and counts towards an endpoint's ejection. Not
+   * transport failures: an answer from the server (a declared exception, a {@code
+   * TApplicationException} other than {@code BAD_SEQUENCE_ID}), the pool's own refusals ({@link
+   * PoolException}: nothing was sent, and a borrow retries connects itself), a {@link
+   * CallDeadlineException} (the caller's time is up, whatever the endpoint did), and requests a
+   * channel refused before writing them.
+   */
+  public static boolean inTransport(Throwable failure) {
+    Throwable f = unwrap(failure);
+    if (f instanceof PoolException
+        || f instanceof CallDeadlineException
+        || f instanceof FrameSizeException
+        || f instanceof TooManyPendingCallsException) {
+      return false;
+    }
+    if (f instanceof TApplicationException) {
+      return ((TApplicationException) f).getType() == TApplicationException.BAD_SEQUENCE_ID;
+    }
+    return f instanceof org.apache.thrift.transport.TTransportException
+        || f instanceof org.apache.thrift.protocol.TProtocolException
+        || f instanceof IOException
+        || f instanceof TimeoutException;
+  }
+
+  /** The failure inside the wrappers a {@code CompletableFuture} adds. */
+  public static Throwable unwrap(Throwable failure) {
+    Throwable f = failure;
+    while ((f instanceof CompletionException || f instanceof ExecutionException)
+        && f.getCause() != null) {
+      f = f.getCause();
+    }
+    return f;
+  }
+}

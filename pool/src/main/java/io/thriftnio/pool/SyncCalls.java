@@ -1,0 +1,171 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.pool.EndpointPool.Borrowed;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.apache.thrift.TException;
+import org.apache.thrift.TServiceClient;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * The sync pool's calls: one blocking attempt per borrowed connection, under {@link CallPolicy} and
+ * a {@link Deadline} that closes the connection under a call when it passes.
+ *
+ * @param <C> the generated client type
+ */
+final class SyncCalls<C extends TServiceClient> {
+
+  /** What a call does with a borrowed client. */
+  @FunctionalInterface
+  public interface Work<C, R> {
+    R on(C client) throws TException;
+  }
+
+  private final String name;
+  private final EndpointPool<SyncConnection<C>> pool;
+  private final CallPolicy policy;
+
+  /**
+   * @param name the pool's name, for messages
+   * @param pool the connections
+   * @param idempotent the methods declared idempotent; {@code null} for none
+   */
+  public SyncCalls(
+      String name, EndpointPool<SyncConnection<C>> pool, Predicate<String> idempotent) {
+    this.name = name;
+    this.pool = pool;
+    this.policy = new CallPolicy(name, idempotent, pool);
+  }
+
+  /**
+   * A call of {@code method} ({@code null}: unknown, a lambda's) within {@code deadlineNanos} (0:
+   * none), retried once on another endpoint when {@link CallPolicy#retries} allows.
+   */
+  public <R> R call(String method, Work<? super C, R> work, long deadlineNanos) throws TException {
+    Deadline deadline = Deadline.in(deadlineNanos);
+    if (deadline == null) {
+      return call(method, work, null, pool.borrow());
+    }
+    Borrowed<SyncConnection<C>> b;
+    try {
+      b = pool.borrow(Duration.ofNanos(deadlineNanos));
+    } catch (PoolTimeoutException e) {
+      if (!deadline.passed()) {
+        throw e; // the borrow timeout, shorter than the deadline
+      }
+      throw deadline.exceeded(name, null, pool.stats(), e);
+    }
+    if (deadline.passed()) {
+      pool.giveBack(b); // a connect took the time that was left
+      throw deadline.exceeded(name, null, pool.stats(), null);
+    }
+    return call(method, work, deadline, b);
+  }
+
+  /** {@code deadline}: {@code null} for none. */
+  private <R> R call(
+      String method, Work<? super C, R> work, Deadline deadline, Borrowed<SyncConnection<C>> b)
+      throws TException {
+    try {
+      return attempt(b, work, deadline);
+    } catch (TException | RuntimeException | Error t) {
+      // A blocking call is over only when it returns: no caller has heard, whatever the pool does.
+      if (!policy.retries(method, t, deadline, false)) {
+        throw t;
+      }
+      if (deadline == null) {
+        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), work, null);
+      }
+      Borrowed<SyncConnection<C>> again;
+      try {
+        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(Math.max(1, deadline.left())));
+      } catch (PoolTimeoutException e) {
+        throw deadline.exceeded(name, null, pool.stats(), e);
+      }
+      return attempt(again, work, deadline);
+    }
+  }
+
+  /**
+   * One attempt on a borrowed connection. With a deadline, the connection is closed under the call
+   * when it passes: the blocked read fails at once, and the caller hears {@link
+   * CallDeadlineException} (caused by that failure) instead.
+   */
+  private <R> R attempt(Borrowed<SyncConnection<C>> b, Work<? super C, R> work, Deadline deadline)
+      throws TException {
+    Throwable failure = null;
+    AtomicBoolean cut = new AtomicBoolean();
+    ScheduledFuture<?> watchdog = null;
+    if (deadline != null) {
+      watchdog =
+          Deadlines.schedule(
+              () -> {
+                cut.set(true);
+                b.connection.close();
+              },
+              deadline.left());
+    }
+    try {
+      return work.on(b.connection.client);
+    } catch (Throwable t) {
+      failure = t;
+      if (cut.get()) {
+        failure = deadline.exceeded(name, b.endpoint, pool.stats(), t);
+        throw (CallDeadlineException) failure;
+      }
+      throw t;
+    } finally {
+      if (watchdog != null) {
+        watchdog.cancel(false);
+      }
+      settle(b, failure, cut.get());
+    }
+  }
+
+  /**
+   * One call of a lease on {@code b}, under the pool's rules for a connection: {@code spoiled}
+   * hears a failure after which the stream may hold half a reply (the lease then destroys the
+   * connection when it closes); the caller hears the failure unchanged.
+   */
+  public <R> R onLease(
+      Borrowed<SyncConnection<C>> b, Work<? super C, R> work, Consumer<Throwable> spoiled)
+      throws TException {
+    R result;
+    try {
+      result = work.on(b.connection.client);
+    } catch (Throwable t) {
+      boolean refused = b.connection.settleCall(t); // an interceptor's refusal sent nothing
+      if (!refused && !Failures.keepsConnection(t)) {
+        spoiled.accept(t);
+      }
+      throw t;
+    }
+    b.connection.settleCall(null);
+    return result;
+  }
+
+  /**
+   * Returns the connection after a call that ended with {@code failure} ({@code null}: a reply) if
+   * it is fit for the next call, else destroys it; {@code byDeadline}: the call's deadline closed
+   * the connection under it.
+   */
+  public void settle(Borrowed<SyncConnection<C>> b, Throwable failure, boolean byDeadline) {
+    boolean refused = b.connection.settleCall(failure); // an interceptor's refusal sent nothing
+    if (!refused && CallPolicy.aboutEndpoint(failure, pool.isClosed(), byDeadline)) {
+      pool.callEnded(b.endpoint, failure);
+    }
+    boolean keep = failure == null || refused || Failures.keepsConnection(failure);
+    if (keep && b.connection.isClean()) {
+      pool.release(b);
+    } else {
+      pool.invalidate(
+          b,
+          failure != null
+              ? failure
+              : new TTransportException("connection closed or holding unread bytes after a call"));
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package io.thriftnio.pool;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The arrival-order queue of an async pool's waiting calls ({@link AsyncBorrows}), bounded by the
+ * calls that wait ({@link io.thriftnio.pool.PoolConfig#maxWaiting()}).
+ *
+ * <p>A waiter may settle while it is queued (it timed out): then it leaves the count at once
+ * ({@link #settled}) but stays in the deque as a tombstone until it reaches the head, where it is
+ * dropped; removing it from the middle would scan the deque, up to {@code maxWaiting} entries per
+ * timeout under the lock. {@link #poll()} and {@link #peek()} skip tombstones. When tombstones
+ * outnumber the live waiters (only when waiters settle out of arrival order) the deque is compacted
+ * once, a cost paid for by the tombstones it drops, so the deque never holds more than about twice
+ * the live waiters.
+ *
+ * <p>Thread-safe: every method holds this object's lock, which a caller may hold across {@link
+ * #add} to do more in the same step (schedule the waiter's timer).
+ */
+final class WaiterQueue<W extends WaiterQueue.Waiter> {
+
+  /** Tombstones allowed beyond the live waiters before a compaction. */
+  private static final int SLACK = 16;
+
+  /** A queued call: settled exactly once, by whoever wins {@link #settle()}. */
+  abstract static class Waiter {
+    // Who settles the waiter owns its future: the counters are updated before the caller hears.
+    private final AtomicBoolean settled = new AtomicBoolean();
+    boolean queued; // in the deque and counted; guarded by the queue's lock
+
+    /** {@code true} for the one caller that settles this waiter. */
+    final boolean settle() {
+      return settled.compareAndSet(false, true);
+    }
+
+    final boolean isSettled() {
+      return settled.get();
+    }
+  }
+
+  private final ArrayDeque<W> deque = new ArrayDeque<>();
+  private volatile int live; // waiters queued and not settled; written under this
+  private boolean closed;
+
+  /**
+   * Queues {@code w} unless the queue is closed or {@code live + alsoWaiting} has reached {@code
+   * max}; {@code false} then.
+   *
+   * @param alsoWaiting waiting calls counted elsewhere (taken off the queue, not yet served)
+   */
+  synchronized boolean add(W w, int alsoWaiting, int max) {
+    if (closed || live + alsoWaiting >= max) {
+      return false;
+    }
+    deque.addLast(w);
+    w.queued = true;
+    live++;
+    return true;
+  }
+
+  /** The oldest waiter not settled, taken off the queue; {@code null} if none. */
+  synchronized W poll() {
+    W w;
+    while ((w = deque.pollFirst()) != null) {
+      leave(w);
+      if (!w.isSettled()) {
+        dropSettledHead(); // the next poll finds a live head, or none
+        return w;
+      }
+    }
+    return null;
+  }
+
+  /** The oldest waiter not settled, left in the queue; {@code null} if none. */
+  synchronized W peek() {
+    dropSettledHead();
+    return deque.peekFirst();
+  }
+
+  /**
+   * {@code w} has been settled (timed out): if it is still queued it stops counting now; its entry
+   * goes when it reaches the head, or at the next compaction.
+   */
+  synchronized void settled(W w) {
+    leave(w);
+    dropSettledHead();
+    if (deque.size() > 2 * live + SLACK) {
+      // Settled out of arrival order: one pass drops every tombstone, at least half the deque.
+      deque.removeIf(
+          e -> {
+            if (!e.isSettled()) {
+              return false;
+            }
+            leave(e);
+            return true;
+          });
+    }
+  }
+
+  /** Waiters queued and not settled. */
+  int live() {
+    return live;
+  }
+
+  /** Entries in the deque, tombstones included; for tests. */
+  synchronized int entries() {
+    return deque.size();
+  }
+
+  /** Closes the queue: nothing is added any more; returns the waiters that were queued. */
+  synchronized List<W> close() {
+    closed = true;
+    List<W> all = new ArrayList<>(deque.size());
+    for (W w : deque) {
+      if (!w.isSettled()) {
+        all.add(w);
+      }
+      w.queued = false;
+    }
+    deque.clear();
+    live = 0;
+    return all;
+  }
+
+  private void dropSettledHead() {
+    W w;
+    while ((w = deque.peekFirst()) != null && w.isSettled()) {
+      deque.pollFirst();
+      leave(w);
+    }
+  }
+
+  /** {@code w} stops counting, once; holds the lock. */
+  private void leave(W w) {
+    if (w.queued) {
+      w.queued = false;
+      live--;
+    }
+  }
+}

@@ -1,2 +1,0 @@
-/** Implementation of the pools. Not API: anything here may change in any release. */
-package io.thriftnio.pool.internal;

@@ -1,0 +1,171 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.thrift.transport.TTransportException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The choice of endpoint (power of two choices' spread, a set that changes) and what the borrow
+ * loop tells an endpoint about it.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EndpointSelectorTest {
+  private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 1001);
+  private static final InetSocketAddress B = new InetSocketAddress("127.0.0.1", 1002);
+  private static final InetSocketAddress C = new InetSocketAddress("127.0.0.1", 1003);
+  private static final InetSocketAddress D = new InetSocketAddress("127.0.0.1", 1004);
+
+  private final Map<InetSocketAddress, Integer> active = new HashMap<>();
+  private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+  private EndpointSelector selector(Balancer balancer, InetSocketAddress... endpoints) {
+    return new EndpointSelector(
+        List.of(endpoints),
+        PoolConfig.builder().balancer(balancer).build(),
+        a -> active.getOrDefault(a, 0),
+        clock::get);
+  }
+
+  private static Map<InetSocketAddress, Integer> choose(EndpointSelector selector, int times) {
+    Map<InetSocketAddress, Integer> chosen = new HashMap<>();
+    for (int i = 0; i < times; i++) {
+      try (EndpointState.Lease lease = selector.select(null)) {
+        chosen.merge(lease.endpoint().address, 1, Integer::sum);
+      }
+    }
+    return chosen;
+  }
+
+  @Test
+  void twoChoicesSpreadsEvenlyOverIdleEndpoints() {
+    Map<InetSocketAddress, Integer> chosen =
+        choose(selector(Balancer.POWER_OF_TWO_CHOICES, A, B, C, D), 8000);
+    // 2000 each expected; the standard deviation is about 40.
+    assertThat(chosen.values()).hasSize(4).allSatisfy(n -> assertThat(n).isBetween(1700, 2300));
+  }
+
+  @Test
+  void twoChoicesSendsFewerCallsWhereCallsPileUp() {
+    active.put(A, 8); // a slow endpoint: its calls pile up
+    active.put(B, 1);
+    Map<InetSocketAddress, Integer> chosen =
+        choose(selector(Balancer.POWER_OF_TWO_CHOICES, A, B, C, D), 6000);
+    assertThat(chosen.getOrDefault(A, 0)).as("the busiest loses every draw").isZero();
+    // b wins only when drawn with a: 1 pair in 6.
+    assertThat(chosen.get(B)).isBetween(700, 1300);
+    assertThat(chosen.get(C)).isBetween(2000, 2800);
+    assertThat(chosen.get(D)).isBetween(2000, 2800);
+  }
+
+  @Test
+  void twoChoicesSkipsADownEndpointAndFindsTheLastUpOne() {
+    EndpointSelector selector = selector(Balancer.POWER_OF_TWO_CHOICES, A, B, C);
+    selector.state(A).connectFailed(new ConnectException("refused (from the test)"));
+    selector.state(B).connectFailed(new ConnectException("refused (from the test)"));
+    Map<InetSocketAddress, Integer> chosen = choose(selector, 300);
+    assertThat(chosen).containsOnlyKeys(C);
+  }
+
+  @Test
+  void twoChoicesProbesADownEndpointOnceItsBackoffHasPassed() {
+    EndpointSelector selector = selector(Balancer.POWER_OF_TWO_CHOICES, A, B);
+    selector.state(A).connectFailed(new ConnectException("refused (from the test)"));
+    assertThat(choose(selector, 100)).containsOnlyKeys(B);
+    clock.addAndGet(EndpointHealthConfig.DEFAULT_BACKOFF.toNanos());
+    EndpointState.Lease probe = selector.select(null);
+    assertThat(probe.isProbe()).isTrue();
+    assertThat(probe.endpoint().address).isEqualTo(A);
+    probe.close();
+  }
+
+  @Test
+  void anUpdateKeepsTheStateOfEndpointsThatStayAndReturnsThoseThatLeft() {
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    a.connectFailed(new ConnectException("refused (from the test)"));
+    List<EndpointState> left = selector.update(List.of(C, A));
+    assertThat(left).extracting(e -> e.address).containsExactly(B);
+    assertThat(selector.state(A)).isSameAs(a);
+    assertThat(selector.state(A).isUp()).as("still down: its back-off goes on").isFalse();
+    assertThat(selector.state(B)).isNull();
+    assertThat(selector.all()).extracting(e -> e.address).containsExactly(A, C);
+    assertThat(choose(selector, 10)).containsOnlyKeys(C);
+    assertThat(selector.update(List.of())).hasSize(2);
+    assertThat(selector.select(null)).isNull();
+  }
+
+  /**
+   * A borrow attempt that returns a connection after {@code meanwhile} happened to the endpoint.
+   */
+  private static EndpointSelector.Attempt<String> returnsAConnectionAfter(
+      java.util.function.Consumer<EndpointState> meanwhile) {
+    return endpoint -> {
+      meanwhile.accept(endpoint);
+      return "a connection to " + endpoint.address;
+    };
+  }
+
+  private static String borrowFrom(
+      EndpointSelector selector, InetSocketAddress preferred, EndpointSelector.Attempt<String> a)
+      throws Exception {
+    return selector.borrow("pool", a, () -> "total=0", preferred, null);
+  }
+
+  @Test
+  void aBorrowThatBeganWhileUpDoesNotUndoAnEjectionThatCameWhileItWaited() throws Exception {
+    // The borrow takes the shared up-lease, then waits for an idle connection; meanwhile the
+    // endpoint is ejected. Before the fix the borrow's success marked the endpoint up again.
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    String got =
+        borrowFrom(
+            selector,
+            A,
+            returnsAConnectionAfter(
+                e ->
+                    assertThat(e.eject(new TTransportException("reset (from the test)")))
+                        .isTrue()));
+    assertThat(got).isEqualTo("a connection to " + A);
+    assertThat(a.isUp()).as("still ejected: %s", a.describeDown()).isFalse();
+    assertThat(choose(selector, 20)).as("calls go elsewhere").containsOnlyKeys(B);
+  }
+
+  @Test
+  void aBorrowThatBeganWhileUpDoesNotEndAnOutageThatBeganWhileItWaited() throws Exception {
+    // The same with the endpoint down after another borrower's connect failed.
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A);
+    EndpointState a = selector.state(A);
+    borrowFrom(
+        selector,
+        A,
+        returnsAConnectionAfter(e -> e.connectFailed(new ConnectException("refused (test)"))));
+    assertThat(a.isUp()).as("still down: %s", a.describeDown()).isFalse();
+    assertThat(selector.select(null)).as("backing off: nothing to lend").isNull();
+  }
+
+  @Test
+  void theProbeStillBringsTheEndpointBack() throws Exception {
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    borrowFrom(
+        selector,
+        A,
+        returnsAConnectionAfter(e -> e.eject(new TTransportException("reset (from the test)"))));
+    clock.addAndGet(EndpointHealthConfig.DEFAULT_BACKOFF.toNanos());
+    List<Boolean> probed = new java.util.ArrayList<>();
+    borrowFrom(
+        selector, A, returnsAConnectionAfter(e -> probed.add(e.isUp() ? null : Boolean.TRUE)));
+    assertThat(probed).containsExactly(Boolean.TRUE);
+    assertThat(a.isUp()).isTrue();
+    assertThat(a.isProbing()).isFalse();
+  }
+}

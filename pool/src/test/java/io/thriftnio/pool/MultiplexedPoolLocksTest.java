@@ -1,0 +1,193 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The channel pool keeps each endpoint's books apart and runs no user code under a lock. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MultiplexedPoolLocksTest {
+  private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 1);
+  private static final InetSocketAddress B = new InetSocketAddress("127.0.0.1", 2);
+
+  @Test
+  void aValidatorThatBlocksOnOneEndpointStallsNoCallToAnother() throws Exception {
+    CountDownLatch validating = new CountDownLatch(1);
+    CountDownLatch unblock = new CountDownLatch(1);
+    AtomicBoolean blockNext = new AtomicBoolean();
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .testOnBorrow(true)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
+            .balancer(Balancer.ROUND_ROBIN) // the endpoints in turn, as the comments below say
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A, B),
+            config,
+            new PoolMetrics() {},
+            OpenChannel::new,
+            new TBinaryProtocol.Factory(),
+            channel -> {
+              if (channel.remoteAddress().equals(A) && blockNext.compareAndSet(true, false)) {
+                validating.countDown();
+                try {
+                  unblock.await(20, TimeUnit.SECONDS); // a validator stuck on a slow check
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              return true;
+            },
+            4)) {
+      // One idle connection on each endpoint (round-robin: A, then B).
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+      blockNext.set(true);
+      CompletableFuture<Void> stuck =
+          CompletableFuture.runAsync(() -> pool.send(ByteBuffer.allocate(8)).join());
+      try {
+        assertThat(validating.await(5, TimeUnit.SECONDS)).isTrue();
+        // Round-robin sends this one to B; with one lock for every endpoint, it waited for A's
+        // validator.
+        pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS);
+        assertThat(stuck).isNotDone();
+      } finally {
+        unblock.countDown();
+      }
+      stuck.get(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void remoteAddressOfAPoolOfSeveralEndpointsNamesThemAll() {
+    try (MultiplexedPool one = pool(List.of(A));
+        MultiplexedPool two = pool(List.of(A, B))) {
+      assertThat(one.remoteAddress()).isEqualTo(A);
+      assertThat(two.remoteAddress()).hasToString("one of [127.0.0.1:1, 127.0.0.1:2]");
+    }
+  }
+
+  @Test
+  void theEvictorKeepsMinIdleConnectionsOpenOnEndpointsThatAreUp() {
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder()
+                    .minPerEndpoint(3)
+                    .evictionInterval(Duration.ZERO)
+                    .build())
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A, B),
+            config,
+            new PoolMetrics() {},
+            endpoint -> {
+              if (endpoint.equals(B)) {
+                throw new java.net.ConnectException("Connection refused");
+              }
+              return new OpenChannel(endpoint);
+            },
+            new TBinaryProtocol.Factory(),
+            null,
+            4)) {
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures()).isEqualTo(1); // B refused, then marked down
+      pool.evict();
+      assertThat(pool.stats().idle()).isEqualTo(3);
+      assertThat(pool.stats().connectFailures())
+          .as("a down endpoint is left to its probe")
+          .isEqualTo(1);
+      assertThat(pool.state(B).isUp()).isFalse();
+    }
+  }
+
+  @Test
+  void callersWaitingForTheOnlySlotAreAllServedWithoutTimingOut() throws Exception {
+    // One connection carrying one call: every other caller waits, and each release must wake one.
+    // (A release landing between a caller's look and its wait would leave that caller asleep for
+    // its whole borrow timeout; the look and the wait are one step. This load rarely hits that
+    // window: it guards the waiting as a whole, not that window alone.)
+    PoolConfig config =
+        PoolConfig.builder()
+            .maxPerEndpoint(1)
+            .maxIdlePerEndpoint(1)
+            .borrowTimeout(Duration.ofSeconds(20))
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A),
+            config,
+            new PoolMetrics() {},
+            OpenChannel::new,
+            new TBinaryProtocol.Factory(),
+            null,
+            1)) {
+      int callers = 8;
+      int calls = 2_000;
+      java.util.concurrent.ExecutorService threads =
+          java.util.concurrent.Executors.newFixedThreadPool(callers);
+      try {
+        List<java.util.concurrent.Future<Long>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+          done.add(
+              threads.submit(
+                  () -> {
+                    long slowest = 0;
+                    for (int i = 0; i < calls; i++) {
+                      long start = System.nanoTime();
+                      pool.send(ByteBuffer.allocate(8)).get(30, TimeUnit.SECONDS);
+                      slowest = Math.max(slowest, System.nanoTime() - start);
+                    }
+                    return slowest;
+                  }));
+        }
+        long slowest = 0;
+        for (java.util.concurrent.Future<Long> f : done) {
+          slowest = Math.max(slowest, f.get(60, TimeUnit.SECONDS));
+        }
+        // A lost wake-up costs a waiter its whole borrow timeout (20 s); a call here takes far
+        // less.
+        assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(10));
+        assertThat(pool.stats().timeouts()).isZero();
+      } finally {
+        threads.shutdownNow();
+      }
+    }
+  }
+
+  private static MultiplexedPool pool(List<InetSocketAddress> endpoints) {
+    return new MultiplexedPool(
+        "test-channels",
+        endpoints,
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+            .build(),
+        new PoolMetrics() {},
+        OpenChannel::new,
+        new TBinaryProtocol.Factory(),
+        null,
+        4);
+  }
+}

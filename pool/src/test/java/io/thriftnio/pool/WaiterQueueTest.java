@@ -1,0 +1,119 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The async pools' waiter queue: a waiter that times out stops counting at once (for {@code
+ * waiting} and the {@code maxWaiting} bound) without being searched for, and its entry goes without
+ * a scan.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class WaiterQueueTest {
+
+  private static final class W extends WaiterQueue.Waiter {
+    final int id;
+
+    W(int id) {
+      this.id = id;
+    }
+  }
+
+  private final WaiterQueue<W> queue = new WaiterQueue<>();
+
+  private List<W> add(int n, int max) {
+    List<W> added = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      W w = new W(i);
+      assertThat(queue.add(w, 0, max)).as("waiter %d of max %d", i, max).isTrue();
+      added.add(w);
+    }
+    return added;
+  }
+
+  /** What a timer does when {@code w} times out. */
+  private void timeOut(W w) {
+    assertThat(w.settle()).isTrue();
+    queue.settled(w);
+  }
+
+  @Test
+  void theBoundCountsTheWaitersQueuedAndThoseWaitingElsewhere() {
+    add(10, 10);
+    assertThat(queue.add(new W(10), 0, 10)).as("max+1").isFalse();
+    assertThat(queue.live()).isEqualTo(10);
+    W first = queue.poll(); // taken by a connector: it waits elsewhere now
+    assertThat(first.id).isZero();
+    assertThat(queue.add(new W(11), 1, 10)).as("still 10 waiting").isFalse();
+    assertThat(queue.add(new W(12), 0, 10)).as("the connector served it").isTrue();
+  }
+
+  @Test
+  void aWaiterThatTimesOutStopsCountingAtOnceAndFreesItsPlace() {
+    List<W> ws = add(10, 10);
+    timeOut(ws.get(4)); // not at the head: its entry stays, skipped
+    assertThat(queue.live()).isEqualTo(9);
+    assertThat(queue.entries()).isEqualTo(10);
+    assertThat(queue.add(new W(10), 0, 10)).as("its place is free").isTrue();
+    assertThat(queue.add(new W(11), 0, 10)).isFalse();
+    List<Integer> polled = new ArrayList<>();
+    for (W w; (w = queue.poll()) != null; ) {
+      polled.add(w.id);
+    }
+    assertThat(polled).containsExactly(0, 1, 2, 3, 5, 6, 7, 8, 9, 10);
+    assertThat(queue.live()).isZero();
+    assertThat(queue.entries()).isZero();
+  }
+
+  @Test
+  void waitersTimingOutInArrivalOrderLeaveFromTheHeadWithNothingLeftBehind() {
+    List<W> ws = add(10_000, 10_000);
+    for (W w : ws) {
+      timeOut(w);
+      assertThat(queue.entries()).isEqualTo(queue.live());
+    }
+    assertThat(queue.live()).isZero();
+    assertThat(queue.peek()).isNull();
+    assertThat(queue.poll()).isNull();
+  }
+
+  @Test
+  void waitersTimingOutBehindALiveHeadAreCompactedAwayNotKeptForever() {
+    List<W> ws = add(1_000, 1_000);
+    for (int i = ws.size() - 1; i >= 1; i--) { // newest first, the oldest stays
+      timeOut(ws.get(i));
+      assertThat(queue.entries()).isLessThanOrEqualTo(2 * queue.live() + 16 + 1);
+    }
+    assertThat(queue.live()).isEqualTo(1);
+    assertThat(queue.peek()).isSameAs(ws.get(0));
+    assertThat(queue.poll()).isSameAs(ws.get(0));
+    assertThat(queue.entries()).isZero();
+  }
+
+  @Test
+  void aWaiterSettledBetweenItsTimerAndTheQueueIsCountedOnce() {
+    // The timer has settled the head but not yet told the queue when a dispatcher polls.
+    List<W> ws = add(3, 3);
+    assertThat(ws.get(0).settle()).isTrue();
+    assertThat(queue.peek()).as("skipped").isSameAs(ws.get(1));
+    assertThat(queue.live()).isEqualTo(2);
+    queue.settled(ws.get(0)); // the timer catches up: nothing more to count
+    assertThat(queue.live()).isEqualTo(2);
+    assertThat(queue.poll()).isSameAs(ws.get(1));
+    assertThat(queue.live()).isEqualTo(1);
+  }
+
+  @Test
+  void closeHandsBackTheWaitersStillWaitingAndRefusesMore() {
+    List<W> ws = add(4, 10);
+    timeOut(ws.get(2));
+    assertThat(queue.close()).containsExactly(ws.get(0), ws.get(1), ws.get(3));
+    assertThat(queue.live()).isZero();
+    assertThat(queue.add(new W(9), 0, 10)).isFalse();
+  }
+}
