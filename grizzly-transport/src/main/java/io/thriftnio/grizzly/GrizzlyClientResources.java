@@ -252,7 +252,7 @@ public final class GrizzlyClientResources implements ClientResources {
         InetSocketAddress address, ClientOptions options, Runnable onClose)
         throws TTransportException {
       Connection<?> connection = connector.connect(address, options);
-      return new TGrizzlyClientTransport(address, connection, options, onClose);
+      return new GrizzlyFramedTransport(address, connection, options, onClose);
     }
 
     @Override
