@@ -36,8 +36,9 @@ import org.glassfish.grizzly.Connection;
  * {@link #open()} and every read fail with {@code NOT_OPEN}. Not thread-safe, like every Thrift
  * transport: one call at a time.
  *
- * <p>It delegates to the library's transport; reads see the frame's bytes in place ({@link
- * #getBuffer()}), and the configuration and message-size budget are that transport's.
+ * <p>It delegates every method to the library's transport (a {@code TEndpointTransport}): reads see
+ * the frame's bytes in place ({@link #getBuffer()}), and the configuration and message-size budget
+ * are that transport's.
  */
 public final class TGrizzlyClientTransport extends TEndpointTransport implements CloseAware {
 
@@ -150,7 +151,8 @@ public final class TGrizzlyClientTransport extends TEndpointTransport implements
 
   @Override
   public TConfiguration getConfiguration() {
-    return transport.getConfiguration();
+    // TEndpointTransport's constructor asks before the field is set: the same configuration.
+    return transport == null ? super.getConfiguration() : transport.getConfiguration();
   }
 
   @Override
