@@ -6,6 +6,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
@@ -73,8 +74,7 @@ class ArchitectureTest {
         .should()
         .beFreeOfCycles()
         // Until pool.internal is folded into io.thriftnio.pool (issue 24): delete this line then.
-        .ignoreDependency(
-            resideInAPackage("io.thriftnio.pool.internal"), resideInAPackage("io.thriftnio.pool"))
+        .ignoreDependency(in("io.thriftnio.pool.internal"), in("io.thriftnio.pool"))
         .check(library);
   }
 
@@ -110,6 +110,10 @@ class ArchitectureTest {
         .that(describe("are API types", ArchitectureTest::isApi))
         .should(showNoInternalType())
         .check(library);
+  }
+
+  private static DescribedPredicate<JavaClass> in(String packageName) {
+    return resideInAPackage(packageName);
   }
 
   /** Public, with every enclosing class public, in a package that is API. */
