@@ -1,6 +1,6 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.client.PipelinedChannel;
+import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -218,8 +218,8 @@ public final class AsyncClients {
         ex = encode(send);
         // Our channels complete on their IO thread here, so the executor below is the only hop.
         reply =
-            channel instanceof PipelinedChannel
-                ? ((PipelinedChannel) channel).exchangeOnIoThread(ex.request)
+            channel instanceof IoThreadExchange
+                ? ((IoThreadExchange) channel).exchangeOnIoThread(ex.request)
                 : channel.exchange(ex.request);
       } catch (Throwable t) {
         return failedOn(t);
@@ -255,8 +255,8 @@ public final class AsyncClients {
       try {
         ByteBuffer request = encode(send).request;
         written =
-            channel instanceof PipelinedChannel
-                ? ((PipelinedChannel) channel).sendOnIoThread(request)
+            channel instanceof IoThreadExchange
+                ? ((IoThreadExchange) channel).sendOnIoThread(request)
                 : channel.send(request);
       } catch (Throwable t) {
         return failedOn(t);

@@ -5,7 +5,7 @@ import static io.thriftnio.core.AsyncClients.unwrap;
 
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
-import io.thriftnio.core.internal.Reflection;
+import io.thriftnio.core.util.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

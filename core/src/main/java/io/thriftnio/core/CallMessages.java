@@ -1,6 +1,6 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.MessageReader;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
@@ -53,7 +53,12 @@ final class CallMessages {
   /** Parses the header of {@code payload}; the payload's position is not moved. */
   static TMessage read(ByteBuffer payload, TProtocolFactory protocol, TConfiguration configuration)
       throws TException {
-    return MessageReader.header(payload, protocol, configuration);
+    TMessage inPlace = MessageHeaders.inPlace(payload);
+    return inPlace != null
+        ? inPlace
+        : protocol
+            .getProtocol(FrameInputTransport.of(configuration, payload.duplicate()))
+            .readMessageBegin();
   }
 
   /**
@@ -124,7 +129,17 @@ final class CallMessages {
    */
   static CallOutcome outcome(
       ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
-    switch (MessageReader.replyKind(reply, protocol, configuration)) {
+    MessageHeaders.ReplyKind kind = MessageHeaders.replyKindInPlace(reply);
+    if (kind == null) {
+      try {
+        kind =
+            MessageHeaders.replyKind(
+                protocol.getProtocol(FrameInputTransport.of(configuration, reply)));
+      } catch (TTransportException | RuntimeException unreadable) {
+        kind = MessageHeaders.ReplyKind.UNREADABLE; // larger than maxMessageSize, say
+      }
+    }
+    switch (kind) {
       case RESULT:
         return CallOutcome.SUCCESS;
       case DECLARED_EXCEPTION:

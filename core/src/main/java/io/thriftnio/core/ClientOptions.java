@@ -1,7 +1,7 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

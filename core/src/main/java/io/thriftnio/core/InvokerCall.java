@@ -11,7 +11,7 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * One request in progress in a {@link ProcessorInvoker}. Package-private methods are the contract
- * with {@link io.thriftnio.core.internal.AsyncProcessorBridge}.
+ * with {@code AsyncProcessorBridge}.
  *
  * <p>Phases: the call ends once, by its own thread ({@link #complete}, {@link #fail}, a refusal) or
  * by the server's call timeout ({@link #timeOut}), and the interceptors that entered see its
@@ -70,17 +70,17 @@ public final class InvokerCall {
   }
 
   /** The protocol reading the request. */
-  public TProtocol inputProtocol() {
+  TProtocol inputProtocol() {
     return in;
   }
 
   /** The protocol writing the response. */
-  public TProtocol outputProtocol() {
+  TProtocol outputProtocol() {
     return out;
   }
 
   /** The processor has written its whole response, or nothing for a oneway call. */
-  public void complete() {
+  void complete() {
     if (!end()) {
       return;
     }
@@ -304,7 +304,7 @@ public final class InvokerCall {
    * The processor could not produce a response: answer with a {@link TApplicationException} when
    * the request's header can be read, else fail the call.
    */
-  public void fail(Throwable cause) {
+  void fail(Throwable cause) {
     if (!end()) {
       return;
     }

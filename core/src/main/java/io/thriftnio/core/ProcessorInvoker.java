@@ -1,7 +1,5 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.AsyncProcessorBridge;
-import io.thriftnio.core.internal.server.ServerConnection;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
@@ -84,9 +82,9 @@ public final class ProcessorInvoker {
 
     /**
      * The connection the call came on, for {@link ServerCallContext}: its addresses and TLS
-     * session. Default: {@code null}, unknown. For the server call path; not part of the API.
+     * session. Default: {@code null}, unknown (the context's addresses are then {@code null}).
      */
-    default ServerConnection connection() {
+    default CallConnection connection() {
       return null;
     }
 

@@ -1,6 +1,5 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.server.ServerConnection;
 import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
@@ -56,7 +55,7 @@ public final class ServerCallContext extends AbstractCallContext {
     }
   }
 
-  private final ServerConnection connection;
+  private final CallConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
   private final TProtocolFactory protocolFactory;
@@ -71,7 +70,7 @@ public final class ServerCallContext extends AbstractCallContext {
   long startNanos;
 
   ServerCallContext(
-      ServerConnection connection,
+      CallConnection connection,
       long connectionId,
       long receivedAtNanos,
       String methodName,

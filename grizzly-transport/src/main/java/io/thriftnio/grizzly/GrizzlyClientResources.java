@@ -4,9 +4,9 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
-import io.thriftnio.core.internal.client.AbstractClientResources;
+import io.thriftnio.core.internal.client.ClientConnections;
+import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #close()} closes every connection opened here and stops the threads; it is
  * idempotent.
  */
-public final class GrizzlyClientResources extends AbstractClientResources {
+public final class GrizzlyClientResources implements ClientResources {
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyClientResources.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-client";
@@ -54,6 +54,9 @@ public final class GrizzlyClientResources extends AbstractClientResources {
 
   /** Default {@link Builder#workerQueueSize(int)}: {@value} tasks. */
   public static final int DEFAULT_WORKER_QUEUE_SIZE = 1024;
+
+  // Held, not extended: the public class has no internal superclass.
+  private final ClientConnections connections = new ClientConnections(new Io());
 
   private final TCPNIOTransport transport;
   private final ThreadPoolExecutor workerPool;
@@ -133,42 +136,12 @@ public final class GrizzlyClientResources extends AbstractClientResources {
   /** A connection with the chain {@code options} call for, for tests and the transports here. */
   Connection<?> connect(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
-    ensureOpen(address);
+    connections.ensureOpen(address);
     return connector.connect(address, options);
   }
 
   ScheduledExecutorService timer() {
     return timer;
-  }
-
-  @Override
-  protected TTransport connectTlsTransport(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException {
-    Connection<?> connection = connector.connect(address, options);
-    return new TGrizzlyClientTransport(address, connection, options, onClose);
-  }
-
-  @Override
-  protected ThriftChannel connectChannel(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException {
-    ensureOpen(address);
-    Connection<?> connection = connector.connect(address, options);
-    return new GrizzlyThriftChannel(address, connection, options, timer, onClose);
-  }
-
-  @Override
-  protected void release() {
-    try {
-      transport.shutdownNow();
-    } catch (IOException | RuntimeException e) {
-      log.warn("Error shutting down the Grizzly client transport", e);
-    }
-    timer.shutdownNow();
-    if (workerPool != null) {
-      workerPool.shutdownNow();
-    }
   }
 
   @Override
@@ -241,6 +214,67 @@ public final class GrizzlyClientResources extends AbstractClientResources {
      */
     public GrizzlyClientResources build() throws IOException {
       return new GrizzlyClientResources(this);
+    }
+  }
+
+  @Override
+  public TTransport openTransport(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    return connections.openTransport(address, options);
+  }
+
+  @Override
+  public ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    return connections.openChannel(address, options);
+  }
+
+  /** Closes every connection opened here, then stops the threads. Idempotent. */
+  @Override
+  public void close() {
+    connections.close();
+  }
+
+  /** Whether {@link #close()} has been called. */
+  public boolean isClosed() {
+    return connections.isClosed();
+  }
+
+  /** Connections opened here and not yet closed. */
+  public int openConnections() {
+    return connections.openConnections();
+  }
+
+  /** The IO part of what every transport's resources do alike. */
+  private final class Io implements ClientConnections.Adapter {
+    @Override
+    public TTransport connectTlsTransport(
+        InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException {
+      Connection<?> connection = connector.connect(address, options);
+      return new GrizzlyFramedTransport(address, connection, options, onClose);
+    }
+
+    @Override
+    public ThriftChannel connectChannel(
+        InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException {
+      connections.ensureOpen(address);
+      Connection<?> connection = connector.connect(address, options);
+      return new GrizzlyThriftChannel(address, connection, options, timer, onClose);
+    }
+
+    @Override
+    public void release() {
+      try {
+        transport.shutdownNow();
+      } catch (IOException | RuntimeException e) {
+        log.warn("Error shutting down the Grizzly client transport", e);
+      }
+      timer.shutdownNow();
+      if (workerPool != null) {
+        workerPool.shutdownNow();
+      }
     }
   }
 }

@@ -36,8 +36,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * ThriftFrameFilter}, which reads them with this channel's codec. Thread-safe; {@link #close()} is
  * idempotent.
  */
-public final class GrizzlyThriftChannel extends CodecChannel
-    implements ThriftClientFilter.ReplySink {
+final class GrizzlyThriftChannel extends CodecChannel implements ThriftClientFilter.ReplySink {
 
   private final Connection<?> connection;
   private final AtomicLong unwrittenBytes = new AtomicLong();

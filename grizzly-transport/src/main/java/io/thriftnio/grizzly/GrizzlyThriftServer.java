@@ -4,7 +4,11 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
@@ -93,7 +97,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
-public final class GrizzlyThriftServer extends LifecycleServer {
+public final class GrizzlyThriftServer implements ThriftServer {
+
+  // Held, not extended: the public class has no internal superclass.
+  private final LifecycleServer server;
+  private final ServerConfig config;
+  private final ServerCounters counters;
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final ServerLifecycle lifecycle;
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyThriftServer.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-server";
@@ -112,7 +123,11 @@ public final class GrizzlyThriftServer extends LifecycleServer {
   private volatile ScheduledExecutorService timer;
 
   private GrizzlyThriftServer(Builder b, ServerConfig config) {
-    super("Grizzly Thrift server", THREAD_PREFIX, config);
+    this.server = new LifecycleServer("Grizzly Thrift server", THREAD_PREFIX, config);
+    this.config = config;
+    this.counters = server.counters();
+    this.registry = server.registry();
+    this.lifecycle = server.lifecycle();
     this.suppliedTransport = b.transport;
     this.ownsTransport = b.transport == null || b.ownsTransport;
     this.lifecycle.transport(new Binding());
@@ -139,8 +154,41 @@ public final class GrizzlyThriftServer extends LifecycleServer {
 
   @Override
   public GrizzlyThriftServer start() throws IOException {
-    super.start();
+    server.start();
     return this;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return server.localAddress();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return server.stats();
+  }
+
+  @Override
+  public boolean beforeDrain(Runnable hook) {
+    return server.beforeDrain(hook);
+  }
+
+  /**
+   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
+   */
+  @Override
+  public void close() {
+    server.close();
   }
 
   /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */

@@ -1,24 +1,13 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.client.ClientErrors;
-import io.thriftnio.core.internal.client.QueuedFramedTransport;
-import io.thriftnio.core.wire.ClientCodec;
-import io.thriftnio.core.wire.ReplyEvent;
-import io.thriftnio.grizzly.internal.CloseListeners;
-import io.thriftnio.grizzly.internal.GrizzlyWrites;
+import io.thriftnio.core.CloseAware;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.memory.Buffers;
 
 /**
  * A blocking, framed Thrift client transport over one Grizzly connection whose chain ends with
@@ -32,9 +21,10 @@ import org.glassfish.grizzly.memory.Buffers;
  *  read(...)                  blocks until the response frame has arrived (readTimeout)
  * </pre>
  *
- * <p>{@link GrizzlyClientResources#openTransport} uses it for TLS, where Grizzly's {@code
- * SSLFilter} runs on the selector thread; plain TCP there is core's blocking socket transport. On a
- * filter chain of your own, wrap a connected {@link Connection} with {@link #create(Connection)}:
+ * <p>{@link GrizzlyClientResources#openTransport} uses the same transport for TLS, where Grizzly's
+ * {@code SSLFilter} runs on the selector thread; plain TCP there is core's blocking socket
+ * transport. On a filter chain of your own, wrap a connected {@link Connection} with {@link
+ * #create(Connection)}:
  *
  * <pre>{@code
  * Connection<?> connection = transport.connect(address).get(10, TimeUnit.SECONDS);
@@ -45,28 +35,19 @@ import org.glassfish.grizzly.memory.Buffers;
  * <p>Failures close the transport for good, since its stream may hold half a message; once closed,
  * {@link #open()} and every read fail with {@code NOT_OPEN}. Not thread-safe, like every Thrift
  * transport: one call at a time.
+ *
+ * <p>It delegates every method to the library's transport (a {@code TEndpointTransport}): reads see
+ * the frame's bytes in place ({@link #getBuffer()}), and the configuration and message-size budget
+ * are that transport's.
  */
-public final class TGrizzlyClientTransport extends QueuedFramedTransport
-    implements ThriftClientFilter.ReplySink {
+public final class TGrizzlyClientTransport extends TEndpointTransport implements CloseAware {
 
-  private final Connection<?> connection;
-  private final long writeTimeoutMillis;
-  private final Runnable onClose;
+  // Held, not extended: the public class has no internal superclass.
+  private final GrizzlyFramedTransport transport;
 
-  TGrizzlyClientTransport(
-      InetSocketAddress address, Connection<?> connection, ClientOptions options, Runnable onClose)
-      throws TTransportException {
-    super(address, options);
-    this.connection = connection;
-    this.writeTimeoutMillis = options.readTimeout().toMillis();
-    this.onClose = onClose;
-    if (options.transport() != WireTransport.FRAMED) {
-      // The chain's frame filter reads this transport's replies (a framed chain's are frames).
-      ThriftFrameFilter.attach(
-          connection, ClientCodec.of(options, address, ClientErrors.peer(address)));
-    }
-    ThriftClientFilter.register(connection, this);
-    CloseListeners.onClose(connection, () -> onClosed(null));
+  private TGrizzlyClientTransport(GrizzlyFramedTransport transport) throws TTransportException {
+    super(transport.getConfiguration());
+    this.transport = transport;
   }
 
   /**
@@ -101,97 +82,96 @@ public final class TGrizzlyClientTransport extends QueuedFramedTransport
             ? (InetSocketAddress) peer
             : InetSocketAddress.createUnresolved(String.valueOf(peer), 0);
     try {
-      return new TGrizzlyClientTransport(address, connection, options, () -> {});
+      return new TGrizzlyClientTransport(
+          new GrizzlyFramedTransport(address, connection, options, () -> {}));
     } catch (TTransportException e) {
       throw new IllegalStateException(e); // TEndpointTransport declares it; never thrown
     }
   }
 
-  @Override
-  protected boolean connectionOpen() {
-    return connection.isOpen();
+  /** The transport this one delegates to: the chain's sink of its replies. */
+  GrizzlyFramedTransport delegate() {
+    return transport;
+  }
+
+  /** The server's address, as the connection knows it. */
+  public InetSocketAddress remoteAddress() {
+    return transport.remoteAddress();
   }
 
   @Override
-  protected void closeConnection() {
-    connection.closeSilently();
+  public boolean isOpen() {
+    return transport.isOpen();
   }
 
   @Override
-  protected void closed() {
-    onClose.run();
+  public void open() throws TTransportException {
+    transport.open();
   }
 
   @Override
-  public void onFrame(ByteBuffer payload) {
-    byte[] frame = new byte[payload.remaining()];
-    payload.get(frame);
-    frameArrived(frame);
+  public void close() {
+    transport.close();
   }
 
   @Override
-  public void onEvent(ReplyEvent event) {
-    // A sync transport's wire is framed or unframed: only a reply it cannot read has an event.
-    onClosed(
-        event.connectionFailure() != null
-            ? event.connectionFailure()
-            : new TTransportException(TTransportException.CORRUPTED_DATA, event.closeReason()));
+  public int read(byte[] buf, int off, int len) throws TTransportException {
+    return transport.read(buf, off, len);
   }
 
   @Override
-  public void onClosed(Throwable cause) {
-    connectionEnded(
-        cause instanceof FrameSizeException
-            ? ClientErrors.frameSize((FrameSizeException) cause, address)
-            : cause);
+  public void write(byte[] buf, int off, int len) throws TTransportException {
+    transport.write(buf, off, len);
   }
 
-  /**
-   * Sends the frame without copying it and waits until Grizzly has written it (the array is reused
-   * by the next call), within the read timeout.
-   */
   @Override
-  protected void sendFrame(byte[] frame, int length) throws TTransportException {
-    CompletableFuture<Void> written = new CompletableFuture<>();
-    requestSent();
-    GrizzlyWrites.write(
-        connection,
-        Buffers.wrap(connection.getMemoryManager(), frame, 0, length),
-        failure -> {
-          if (failure == null) {
-            written.complete(null);
-          } else {
-            written.completeExceptionally(failure);
-          }
-        });
-    try {
-      written.get(writeTimeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      close();
-      Thread.currentThread().interrupt();
-      throw ClientErrors.interrupted(address, e);
-    } catch (TimeoutException e) {
-      close();
-      throw new TTransportException(
-          TTransportException.TIMED_OUT,
-          "frame of "
-              + length
-              + " bytes to "
-              + ClientErrors.peer(address)
-              + " not written within "
-              + writeTimeoutMillis
-              + " ms; transport closed");
-    } catch (ExecutionException e) {
-      close();
-      throw ClientErrors.connectionFailed(address, e.getCause());
-    }
+  public void flush() throws TTransportException {
+    transport.flush();
+  }
+
+  @Override
+  public byte[] getBuffer() {
+    return transport.getBuffer();
+  }
+
+  @Override
+  public int getBufferPosition() {
+    return transport.getBufferPosition();
+  }
+
+  @Override
+  public int getBytesRemainingInBuffer() {
+    return transport.getBytesRemainingInBuffer();
+  }
+
+  @Override
+  public void consumeBuffer(int len) {
+    transport.consumeBuffer(len);
+  }
+
+  @Override
+  public TConfiguration getConfiguration() {
+    // TEndpointTransport's constructor asks before the field is set: the same configuration.
+    return transport == null ? super.getConfiguration() : transport.getConfiguration();
+  }
+
+  @Override
+  public void updateKnownMessageSize(long size) throws TTransportException {
+    transport.updateKnownMessageSize(size);
+  }
+
+  @Override
+  public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+    transport.checkReadBytesAvailable(numBytes);
+  }
+
+  @Override
+  public void whenClosed(Runnable action) {
+    transport.whenClosed(action);
   }
 
   @Override
   public String toString() {
-    return "TGrizzlyClientTransport{"
-        + ClientErrors.peer(address)
-        + (isOpen() ? ", open" : ", closed")
-        + '}';
+    return transport.toString();
   }
 }

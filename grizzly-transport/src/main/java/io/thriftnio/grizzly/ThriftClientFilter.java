@@ -15,7 +15,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
 
 /**
  * Hands the response frames that {@link ThriftFrameFilter} delivers to the client transport that
- * owns the connection ({@link TGrizzlyClientTransport} or {@link GrizzlyThriftChannel}), and tells
+ * owns the connection ({@link TGrizzlyClientTransport} or {@code GrizzlyThriftChannel}), and tells
  * it when the connection closes.
  *
  * <pre>

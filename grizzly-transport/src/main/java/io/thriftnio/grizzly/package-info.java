@@ -12,7 +12,7 @@
  *       GrizzlyThriftServer.builder()}.
  *   <li>{@link io.thriftnio.grizzly.GrizzlyClientResources}: core's {@link
  *       io.thriftnio.core.ClientResources} on Grizzly, one client transport shared by many sync
- *       transports and {@link io.thriftnio.grizzly.GrizzlyThriftChannel async channels}.
+ *       transports and {@link io.thriftnio.core.ThriftChannel async channels}.
  *   <li>{@link io.thriftnio.grizzly.ThriftFrameFilter}, {@link
  *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter},
  *       {@link io.thriftnio.grizzly.TGrizzlyServerTransport}, {@link

@@ -30,12 +30,12 @@ final class GrizzlyClientKinds {
     return ClientKinds.syncTransport("grizzly-sync", address -> resources().openTransport(address));
   }
 
-  /** {@link GrizzlyThriftChannel} under core's async bridge. */
+  /** {@code GrizzlyThriftChannel} under core's async bridge. */
   static ClientKind channel() {
     return ClientKinds.channel("grizzly-channel", address -> resources().openChannel(address));
   }
 
-  /** {@link GrizzlyThriftChannel}s over TLS, trusting {@link TestPki}'s authority. */
+  /** {@code GrizzlyThriftChannel}s over TLS, trusting {@link TestPki}'s authority. */
   static ClientKind tlsChannel() {
     ClientOptions options =
         ClientOptions.builder().tls(TestPki.shared().clientTls().build()).build();
@@ -52,7 +52,7 @@ final class GrizzlyClientKinds {
         "grizzly-sync-unframed", address -> resources().openTransport(address, UNFRAMED));
   }
 
-  /** {@link GrizzlyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code GrizzlyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
   static ClientKind unframedChannel() {
     return ClientKinds.channel(
         "grizzly-channel-unframed", address -> resources().openChannel(address, UNFRAMED));
@@ -70,7 +70,7 @@ final class GrizzlyClientKinds {
         "grizzly-sync-tls-unframed", address -> resources().openTransport(address, TLS_UNFRAMED));
   }
 
-  /** {@link GrizzlyThriftChannel}s over TLS speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code GrizzlyThriftChannel}s over TLS speaking {@code WireTransport.UNFRAMED}. */
   static ClientKind tlsUnframedChannel() {
     return ClientKinds.channel(
         "grizzly-channel-tls-unframed", address -> resources().openChannel(address, TLS_UNFRAMED));

@@ -179,7 +179,9 @@ class GrizzlyClientsTest {
   void aReadThatFailedOnTheConnectionsEndLeavesTheTransportClosed() throws Exception {
     TGrizzlyClientTransport transport = queued(server.localAddress());
     closeables.add(transport::close);
-    transport.onClosed(new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
+    transport
+        .delegate()
+        .onClosed(new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -572,7 +574,7 @@ class GrizzlyClientsTest {
     TGrizzlyClientTransport transport = queued(server.localAddress());
     assertThat(transport.remoteAddress()).isEqualTo(server.localAddress());
     // A reply the IO thread queued just before a timeout closed the transport.
-    transport.onFrame(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+    transport.delegate().onFrame(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
     transport.close();
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(

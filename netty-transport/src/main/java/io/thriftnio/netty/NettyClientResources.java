@@ -16,13 +16,12 @@ import io.netty.util.concurrent.Future;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.client.AbstractClientResources;
+import io.thriftnio.core.internal.client.ClientConnections;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
-import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -51,9 +50,12 @@ import org.apache.thrift.transport.TTransportException;
  * closes every connection opened here, then shuts the event loops down if this instance owns them;
  * it is idempotent.
  */
-public final class NettyClientResources extends AbstractClientResources {
+public final class NettyClientResources implements ClientResources {
 
   private static final long SHUTDOWN_GRACE_MILLIS = 3000;
+
+  // Held, not extended: the public class has no internal superclass.
+  private final ClientConnections connections = new ClientConnections(new Io());
 
   private final EventLoopGroup group;
   private final IoTransport transport;
@@ -146,24 +148,6 @@ public final class NettyClientResources extends AbstractClientResources {
     return transport.type();
   }
 
-  @Override
-  protected TTransport connectTlsTransport(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException {
-    TNettyTransport t = new TNettyTransport(address, options, onClose);
-    t.connected(connect(address, options, t::addTo));
-    return t;
-  }
-
-  @Override
-  protected ThriftChannel connectChannel(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException {
-    NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
-    connect(address, options, channel::addTo);
-    return channel;
-  }
-
   /**
    * Opens a connection whose pipeline is an optional {@link SslHandler}, then what {@code client}
    * adds (a {@link ThriftFrameDecoder} over its wire, and its own handler: it writes each request
@@ -173,7 +157,7 @@ public final class NettyClientResources extends AbstractClientResources {
   private Channel connect(
       InetSocketAddress address, ClientOptions options, BiConsumer<ChannelPipeline, Integer> client)
       throws TTransportException {
-    ensureOpen(address);
+    connections.ensureOpen(address);
     ClientTls tls = options.tls().orElse(null);
     SslContext sslContext = tls != null ? NettyTls.clientContext(tls) : null;
     int maxFrameSize = options.maxFrameSize();
@@ -268,14 +252,7 @@ public final class NettyClientResources extends AbstractClientResources {
           "NettyClientResources.shared() lives as long as the process and cannot be closed;"
               + " close the connections it opened, or use create() for resources you can close");
     }
-    super.close();
-  }
-
-  @Override
-  protected void release() {
-    if (owned) {
-      EventLoops.shutdown(group, SHUTDOWN_GRACE_MILLIS);
-    }
+    connections.close();
   }
 
   @Override
@@ -285,5 +262,55 @@ public final class NettyClientResources extends AbstractClientResources {
         + ", owned="
         + owned
         + (isClosed() ? ", closed}" : "}");
+  }
+
+  @Override
+  public TTransport openTransport(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    return connections.openTransport(address, options);
+  }
+
+  @Override
+  public ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
+      throws TTransportException {
+    return connections.openChannel(address, options);
+  }
+
+  /** Whether {@link #close()} has been called. */
+  public boolean isClosed() {
+    return connections.isClosed();
+  }
+
+  /** Connections opened here and not yet closed. */
+  public int openConnections() {
+    return connections.openConnections();
+  }
+
+  /** The IO part of what every transport's resources do alike. */
+  private final class Io implements ClientConnections.Adapter {
+    @Override
+    public TTransport connectTlsTransport(
+        InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException {
+      TNettyTransport t = new TNettyTransport(address, options, onClose);
+      t.connected(connect(address, options, t::addTo));
+      return t;
+    }
+
+    @Override
+    public ThriftChannel connectChannel(
+        InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException {
+      NettyThriftChannel channel = new NettyThriftChannel(address, options, group, onClose);
+      connect(address, options, channel::addTo);
+      return channel;
+    }
+
+    @Override
+    public void release() {
+      if (owned) {
+        EventLoops.shutdown(group, SHUTDOWN_GRACE_MILLIS);
+      }
+    }
   }
 }

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * maxPendingCalls}, until it drains. Replies come from the pipeline's {@link ThriftFrameDecoder}.
  * Futures complete on the options' callback executor. Thread-safe; {@link #close()} is idempotent.
  */
-public final class NettyThriftChannel extends CodecChannel {
+final class NettyThriftChannel extends CodecChannel {
 
   private static final long CLOSE_WAIT_MILLIS = 3000;
 

@@ -15,16 +15,18 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
-import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.netty.internal.NettyTls;
 import java.io.IOException;
 import java.net.BindException;
@@ -72,7 +74,14 @@ import java.net.InetSocketAddress;
  * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
  * in a thread named {@code thrift-nio-netty-close-PORT}.
  */
-public final class NettyThriftServer extends LifecycleServer {
+public final class NettyThriftServer implements ThriftServer {
+
+  // Held, not extended: the public class has no internal superclass.
+  private final LifecycleServer server;
+  private final ServerConfig config;
+  private final ServerCounters counters;
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final ServerLifecycle lifecycle;
 
   /** Time allowed for the event loops to stop once the drain is over. */
   private static final long SHUTDOWN_GRACE_MILLIS = 3000;
@@ -98,7 +107,11 @@ public final class NettyThriftServer extends LifecycleServer {
       boolean shutdown,
       ByteBufAllocator allocator,
       SslContext sslContext) {
-    super("Thrift server", "thrift-nio-netty", config);
+    this.server = new LifecycleServer("Thrift server", "thrift-nio-netty", config);
+    this.config = config;
+    this.counters = server.counters();
+    this.registry = server.registry();
+    this.lifecycle = server.lifecycle();
     this.allocator = allocator;
     this.sslContext = sslContext;
     this.transport = transport;
@@ -198,8 +211,41 @@ public final class NettyThriftServer extends LifecycleServer {
 
   @Override
   public NettyThriftServer start() throws IOException {
-    super.start();
+    server.start();
     return this;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return server.localAddress();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return server.stats();
+  }
+
+  @Override
+  public boolean beforeDrain(Runnable hook) {
+    return server.beforeDrain(hook);
+  }
+
+  /**
+   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
+   */
+  @Override
+  public void close() {
+    server.close();
   }
 
   /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */

@@ -8,7 +8,7 @@
  *       io.thriftnio.netty.ThriftServerHandler}.
  *   <li>Clients: {@link io.thriftnio.netty.NettyClientResources}, core's {@link
  *       io.thriftnio.core.ClientResources} on Netty: sync transports for any generated {@code
- *       Client} and pipelined {@link io.thriftnio.netty.NettyThriftChannel}s.
+ *       Client} and pipelined {@link io.thriftnio.core.ThriftChannel}s.
  * </ul>
  */
 package io.thriftnio.netty;

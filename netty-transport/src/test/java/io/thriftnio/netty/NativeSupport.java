@@ -1,7 +1,6 @@
 package io.thriftnio.netty;
 
 import io.netty.handler.ssl.OpenSsl;
-import io.thriftnio.netty.internal.IoTransport;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;

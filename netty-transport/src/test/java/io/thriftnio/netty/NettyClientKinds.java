@@ -45,7 +45,7 @@ final class NettyClientKinds {
     return ClientKinds.syncTransport(name, address -> resources(transport).openTransport(address));
   }
 
-  /** {@link NettyThriftChannel} clients on event loops of {@code transport}. */
+  /** {@code NettyThriftChannel} clients on event loops of {@code transport}. */
   static ClientKind asyncChannel(NettyTransportType transport) {
     String name = "netty-async-" + transport.name().toLowerCase(Locale.ROOT);
     return ClientKinds.channel(name, address -> resources(transport).openChannel(address));
@@ -80,7 +80,7 @@ final class NettyClientKinds {
         "netty-sync-unframed", address -> RESOURCES.openTransport(address, UNFRAMED));
   }
 
-  /** {@link NettyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code NettyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
   static ClientKind unframedChannel() {
     return ClientKinds.channel(
         "netty-async-unframed", address -> RESOURCES.openChannel(address, UNFRAMED));
@@ -94,7 +94,7 @@ final class NettyClientKinds {
         "netty-sync-tls-unframed", address -> RESOURCES.openTransport(address, options));
   }
 
-  /** {@link NettyThriftChannel} clients over TLS speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code NettyThriftChannel} clients over TLS speaking {@code WireTransport.UNFRAMED}. */
   static ClientKind unframedChannel(ClientTls tls) {
     ClientOptions options =
         ClientOptions.builder().tls(tls).transport(WireTransport.UNFRAMED).build();

@@ -10,7 +10,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.netty.internal.IoTransport;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;

@@ -2,8 +2,8 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.thrift.TConfiguration;

@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;

@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

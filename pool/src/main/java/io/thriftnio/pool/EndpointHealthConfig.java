@@ -1,6 +1,6 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
 

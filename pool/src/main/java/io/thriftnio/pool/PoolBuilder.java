@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientInterceptor;
-import io.thriftnio.core.internal.Checks;
 import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.Reflection;
+import io.thriftnio.core.util.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

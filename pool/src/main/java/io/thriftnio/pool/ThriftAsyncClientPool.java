@@ -1,9 +1,9 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.internal.Checks;
-import io.thriftnio.core.internal.Reflection;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.util.internal.Checks;
+import io.thriftnio.core.util.internal.Reflection;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;

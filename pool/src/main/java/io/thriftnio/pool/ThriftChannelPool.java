@@ -4,7 +4,7 @@ import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

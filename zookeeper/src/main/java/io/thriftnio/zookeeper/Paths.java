@@ -1,6 +1,6 @@
 package io.thriftnio.zookeeper;
 
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 
 /** Checks of the ZooKeeper path parts, with messages in the project's form. */
 final class Paths {

@@ -1,6 +1,6 @@
 package io.thriftnio.zookeeper;
 
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.pool.EndpointSource;
 import java.net.InetSocketAddress;
 import java.time.Duration;

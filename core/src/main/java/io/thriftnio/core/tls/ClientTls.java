@@ -1,6 +1,6 @@
 package io.thriftnio.core.tls;
 
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -6,7 +6,6 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireTransport;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.netty.NettyClientResources;
-import io.thriftnio.netty.NettyThriftChannel;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.netty.NettyTransportType;
 import java.net.InetSocketAddress;

@@ -3,9 +3,13 @@ package io.thriftnio.testkit.memory;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.ConnectionHandle;
+import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerLifecycle;
@@ -35,7 +39,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * binds a loopback port (a listening socket that accepts nothing), so that its address is unique
  * and a port in use fails {@code start()} with the {@link BindException} a socket server gives.
  */
-public final class InMemoryThriftServer extends LifecycleServer {
+public final class InMemoryThriftServer implements ThriftServer {
+
+  // Held, not extended: the public class has no internal superclass.
+  private final LifecycleServer server;
+  private final ServerConfig config;
+  private final ServerCounters counters;
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final ServerLifecycle lifecycle;
 
   private static final Map<InetSocketAddress, InMemoryThriftServer> BOUND =
       new ConcurrentHashMap<>();
@@ -49,7 +60,11 @@ public final class InMemoryThriftServer extends LifecycleServer {
   private InetSocketAddress bound;
 
   private InMemoryThriftServer(ServerConfig config) {
-    super("Thrift server (in memory)", "thrift-nio-memory", config);
+    this.server = new LifecycleServer("Thrift server (in memory)", "thrift-nio-memory", config);
+    this.config = config;
+    this.counters = server.counters();
+    this.registry = server.registry();
+    this.lifecycle = server.lifecycle();
     lifecycle.transport(new Binding());
   }
 
@@ -137,8 +152,41 @@ public final class InMemoryThriftServer extends LifecycleServer {
 
   @Override
   public InMemoryThriftServer start() throws IOException {
-    super.start();
+    server.start();
     return this;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return server.localAddress();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return server.stats();
+  }
+
+  @Override
+  public boolean beforeDrain(Runnable hook) {
+    return server.beforeDrain(hook);
+  }
+
+  /**
+   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
+   */
+  @Override
+  public void close() {
+    server.close();
   }
 
   @Override

@@ -1,8 +1,8 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientCallOutcome;
-import io.thriftnio.core.internal.MessageReader.ReplyKind;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.net.SocketAddress;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TField;

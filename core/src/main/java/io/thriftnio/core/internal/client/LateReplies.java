@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.internal.MessageReader;
 import io.thriftnio.core.internal.client.Messages.Call;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,9 +135,9 @@ final class LateReplies {
    * connection's order is broken. {@code null} when it fits, or when either id is unreadable.
    */
   static String outOfOrder(Call call, ByteBuffer payload) {
-    long got = payload == null ? MessageReader.UNKNOWN_SEQ_ID : MessageReader.seqId(payload);
-    if (call.seqId == MessageReader.UNKNOWN_SEQ_ID
-        || got == MessageReader.UNKNOWN_SEQ_ID
+    long got = payload == null ? MessageHeaders.UNKNOWN_SEQ_ID : MessageHeaders.seqId(payload);
+    if (call.seqId == MessageHeaders.UNKNOWN_SEQ_ID
+        || got == MessageHeaders.UNKNOWN_SEQ_ID
         || got == call.seqId) {
       return null;
     }

@@ -2,7 +2,7 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.internal.MessageReader;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -71,7 +71,7 @@ final class Messages {
     /** When its timeout passes, as {@code System.nanoTime()}. */
     final long deadline;
 
-    /** The request's sequence id, or {@link MessageReader#UNKNOWN_SEQ_ID}: checks a late reply. */
+    /** The request's sequence id, or {@link MessageHeaders#UNKNOWN_SEQ_ID}: checks a late reply. */
     final long seqId;
 
     ScheduledFuture<?> timer; // set under the lock before the call is queued
@@ -84,7 +84,7 @@ final class Messages {
       super(payload, completeOn);
       this.timeout = timeout;
       this.deadline = System.nanoTime() + timeout.toNanos();
-      this.seqId = MessageReader.seqId(payload);
+      this.seqId = MessageHeaders.seqId(payload);
     }
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -18,7 +19,7 @@ import org.apache.thrift.transport.TTransportException;
  * moves the bytes ({@link CallLink}) and reports what its connection reads ({@link #calls}{@code
  * .onResponse}) and how it ends ({@link #connectionEnded}). Not part of the API.
  */
-public abstract class PipelinedChannel implements ThriftChannel, CallLink {
+public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThreadExchange {
 
   /** The server, as the caller named it. */
   protected final InetSocketAddress address;
@@ -97,6 +98,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink {
    * {@link #exchange(ByteBuffer)} completing on the IO or timer thread itself, for a caller that
    * hops to its own executor next ({@link io.thriftnio.core.AsyncClients}): one hop, not two.
    */
+  @Override
   public final CompletableFuture<ByteBuffer> exchangeOnIoThread(ByteBuffer request) {
     return interception == null
         ? calls.exchange(request, requestTimeout, Runnable::run)
@@ -105,6 +107,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink {
   }
 
   /** {@link #send(ByteBuffer)} completing on the IO thread; see {@link #exchangeOnIoThread}. */
+  @Override
   public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {
     return interception == null
         ? calls.send(request, Runnable::run)

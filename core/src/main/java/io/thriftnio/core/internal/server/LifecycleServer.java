@@ -10,33 +10,43 @@ import java.util.Objects;
 
 /**
  * The {@link ThriftServer} contract over a {@link ServerLifecycle}, shared by every transport's
- * server: a transport's server adds its builder and the {@link ServerLifecycle.Transport} that
- * binds and releases its threads. Not part of the API: program against {@link ThriftServer}.
+ * server: a transport's server holds one, delegates the contract's methods to it, and adds its
+ * builder and the {@link ServerLifecycle.Transport} that binds and releases its threads. Held, not
+ * extended, so that no public server class has an internal superclass. Not part of the API: program
+ * against {@link ThriftServer}.
  */
-public abstract class LifecycleServer implements ThriftServer {
+public final class LifecycleServer implements ThriftServer {
 
-  /** The server's settings. */
-  protected final ServerConfig config;
-
-  /** The server's counters, behind {@link #stats()}. */
-  protected final ServerCounters counters = new ServerCounters();
-
-  /** The server's open connections. */
-  protected final ConnectionRegistry<ConnectionHandle> registry;
-
-  /** The server's lifecycle; the subclass's constructor gives it its {@code Transport}. */
-  protected final ServerLifecycle lifecycle;
+  private final ServerConfig config;
+  private final ServerCounters counters = new ServerCounters();
+  private final ConnectionRegistry<ConnectionHandle> registry;
+  private final ServerLifecycle lifecycle;
 
   /**
    * @param name the server's name in log lines, e.g. {@code "Thrift server"}
    * @param threadPrefix the prefix of its threads' names, e.g. {@code "thrift-nio-netty"}
    * @param config the server's settings
    */
-  protected LifecycleServer(String name, String threadPrefix, ServerConfig config) {
+  public LifecycleServer(String name, String threadPrefix, ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
     this.registry =
         new ConnectionRegistry<>(config.maxConnections(), counters, ConnectionEvents.of(config));
     this.lifecycle = new ServerLifecycle(name, threadPrefix, config, counters, registry);
+  }
+
+  /** The server's counters, behind {@link #stats()}. */
+  public ServerCounters counters() {
+    return counters;
+  }
+
+  /** The server's open connections. */
+  public ConnectionRegistry<ConnectionHandle> registry() {
+    return registry;
+  }
+
+  /** The server's lifecycle; the transport's server gives it its {@code Transport}. */
+  public ServerLifecycle lifecycle() {
+    return lifecycle;
   }
 
   /**
@@ -52,27 +62,27 @@ public abstract class LifecycleServer implements ThriftServer {
   }
 
   @Override
-  public final InetSocketAddress localAddress() {
+  public InetSocketAddress localAddress() {
     return lifecycle.localAddress();
   }
 
   @Override
-  public final boolean isRunning() {
+  public boolean isRunning() {
     return lifecycle.isRunning();
   }
 
   @Override
-  public final ServerConfig config() {
+  public ServerConfig config() {
     return config;
   }
 
   @Override
-  public final ServerStats stats() {
+  public ServerStats stats() {
     return counters.snapshot();
   }
 
   @Override
-  public final boolean beforeDrain(Runnable hook) {
+  public boolean beforeDrain(Runnable hook) {
     if (hook == null) {
       throw new IllegalArgumentException("hook: null (expected: not null)");
     }
@@ -91,7 +101,7 @@ public abstract class LifecycleServer implements ThriftServer {
    * at once: {@link #isRunning()} is then false while calls may still be finishing.
    */
   @Override
-  public final void close() {
+  public void close() {
     lifecycle.close();
   }
 }

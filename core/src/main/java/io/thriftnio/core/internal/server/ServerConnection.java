@@ -1,13 +1,13 @@
 package io.thriftnio.core.internal.server;
 
-import java.net.SocketAddress;
+import io.thriftnio.core.CallConnection;
 import java.nio.ByteBuffer;
-import javax.net.ssl.SSLSession;
 
 /**
  * One server connection as the call path sees it: what an IO adapter (Netty's {@code
  * ThriftServerHandler}, Grizzly's {@code ThriftServerFilter}, an in-memory connection in tests)
- * implements, and all that {@link CallSequencer} asks of it. Not part of the API.
+ * implements, and all that {@link CallSequencer} asks of it; the addresses and TLS session the call
+ * context reads come from {@link CallConnection}. Not part of the API.
  *
  * <p>Threads: {@link #write}, {@link #flush}, {@link #close} and {@link #allAnswered} are called by
  * one thread at a time, in reply order, and only on a thread where {@link #inIoThread()} is true;
@@ -15,7 +15,7 @@ import javax.net.ssl.SSLSession;
  * #release} and {@link #resumeReading} may be called on any thread. None is called while the
  * sequencer holds its lock.
  */
-public interface ServerConnection {
+public interface ServerConnection extends CallConnection {
 
   /**
    * Queues one reply for sending, as its envelope made it ({@link
@@ -84,22 +84,6 @@ public interface ServerConnection {
 
   /** Every request received so far has been answered (the idle clock may start). */
   void allAnswered();
-
-  /** The peer's address, for log lines and the call context; {@code null} if unknown. */
-  SocketAddress remoteAddress();
-
-  /** The server's address of the connection, for the call context; {@code null} if unknown. */
-  default SocketAddress localAddress() {
-    return null;
-  }
-
-  /**
-   * The connection's TLS session once its handshake is done, for the call context; {@code null} for
-   * plain TCP. Called only by a call that asks, on any thread.
-   */
-  default SSLSession tlsSession() {
-    return null;
-  }
 
   /**
    * The connection's registration in its server's {@link ConnectionRegistry}, for the connection

@@ -1,4 +1,4 @@
-package io.thriftnio.core.internal;
+package io.thriftnio.core.util.internal;
 
 import java.time.Duration;
 import java.util.List;

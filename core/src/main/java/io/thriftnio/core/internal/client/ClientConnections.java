@@ -4,7 +4,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireTransport;
-import io.thriftnio.core.internal.Checks;
+import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,28 +20,40 @@ import org.apache.thrift.transport.TTransportException;
  * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), the
  * HTTP sync transport, plain or over the JDK's TLS ({@link SocketHttpTransport}), and a registry of
  * the connections still open so that {@link #close()} closes them. An IO adapter supplies the TLS
- * sync transport, the channel and the release of its threads. Not part of the API.
+ * sync transport, the channel and the release of its threads ({@link Adapter}). A transport's
+ * resources hold one and delegate to it, so that no public class has an internal superclass. Not
+ * part of the API.
  */
-public abstract class AbstractClientResources implements ClientResources {
+public final class ClientConnections {
+
+  /** What the IO adapter supplies. */
+  public interface Adapter {
+    /** Opens a sync transport over TLS; {@code onClose} runs once when it closes. */
+    TTransport connectTlsTransport(
+        InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException;
+
+    /** Connects a channel; {@code onClose} runs once when it closes. */
+    ThriftChannel connectChannel(InetSocketAddress address, ClientOptions options, Runnable onClose)
+        throws TTransportException;
+
+    /** Stops the threads the resources own, if any; runs once, after every connection closed. */
+    void release();
+  }
 
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+  private final Adapter adapter;
 
-  /** Opens a sync transport over TLS; {@code onClose} runs once when it closes. */
-  protected abstract TTransport connectTlsTransport(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException;
+  /**
+   * @param adapter the IO adapter's part
+   */
+  public ClientConnections(Adapter adapter) {
+    this.adapter = adapter;
+  }
 
-  /** Connects a channel; {@code onClose} runs once when it closes. */
-  protected abstract ThriftChannel connectChannel(
-      InetSocketAddress address, ClientOptions options, Runnable onClose)
-      throws TTransportException;
-
-  /** Stops the threads these resources own, if any; runs once, after every connection closed. */
-  protected abstract void release();
-
-  @Override
-  public final TTransport openTransport(InetSocketAddress address, ClientOptions options)
+  /** {@link ClientResources#openTransport(InetSocketAddress, ClientOptions)}. */
+  public TTransport openTransport(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
@@ -50,7 +62,7 @@ public abstract class AbstractClientResources implements ClientResources {
     if (options.transport() == WireTransport.HTTP) {
       transport = SocketHttpTransport.connect(address, options, onClose);
     } else if (options.tls().isPresent()) {
-      transport = connectTlsTransport(address, options, onClose);
+      transport = adapter.connectTlsTransport(address, options, onClose);
     } else {
       transport = SocketFramedTransport.connect(address, options, onClose);
     }
@@ -58,12 +70,12 @@ public abstract class AbstractClientResources implements ClientResources {
     return register(transport, address);
   }
 
-  @Override
-  public final ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
+  /** {@link ClientResources#openChannel(InetSocketAddress, ClientOptions)}. */
+  public ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
-    ThriftChannel channel = connectChannel(address, options, () -> forget(self));
+    ThriftChannel channel = adapter.connectChannel(address, options, () -> forget(self));
     self.set(channel);
     return register(channel, address);
   }
@@ -77,17 +89,17 @@ public abstract class AbstractClientResources implements ClientResources {
   }
 
   /** Whether {@link #close()} has been called. */
-  public final boolean isClosed() {
+  public boolean isClosed() {
     return closed.get();
   }
 
   /** Connections opened here and not yet closed. */
-  public final int openConnections() {
+  public int openConnections() {
     return open.size();
   }
 
   /** Fails with {@code NOT_OPEN} once closed. */
-  protected final void ensureOpen(InetSocketAddress address) throws TTransportException {
+  public void ensureOpen(InetSocketAddress address) throws TTransportException {
     if (closed.get()) {
       throw ClientErrors.resourcesClosed(address);
     }
@@ -111,7 +123,6 @@ public abstract class AbstractClientResources implements ClientResources {
   }
 
   /** Closes every connection still open, then releases the threads. Idempotent. */
-  @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
@@ -121,7 +132,7 @@ public abstract class AbstractClientResources implements ClientResources {
       closeQuietly(c);
     }
     open.clear();
-    release();
+    adapter.release();
   }
 
   private static void closeQuietly(AutoCloseable c) {

@@ -1,4 +1,4 @@
-package io.thriftnio.netty.internal;
+package io.thriftnio.netty;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -8,7 +8,6 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.thriftnio.netty.NettyTransportType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * are loaded after a {@link Class#forName} check, so their artifacts stay optional. Not part of the
  * API.
  */
-public final class IoTransport {
+final class IoTransport {
 
   private static final Logger log = LoggerFactory.getLogger(IoTransport.class);
   private static final String EPOLL_CLASS = "io.netty.channel.epoll.Epoll";

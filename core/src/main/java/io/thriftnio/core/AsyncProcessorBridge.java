@@ -1,6 +1,5 @@
-package io.thriftnio.core.internal;
+package io.thriftnio.core;
 
-import io.thriftnio.core.InvokerCall;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -24,13 +23,13 @@ import org.apache.thrift.transport.TTransportException;
  * {@link InvokerCall}; the never-started host server and placeholder socket exist only to satisfy
  * the constructors. Not part of the public API.
  */
-public final class AsyncProcessorBridge {
+final class AsyncProcessorBridge {
 
   private final TAsyncProcessor processor;
   private final HostServer host = new HostServer();
   private final TNonblockingTransport placeholder;
 
-  public AsyncProcessorBridge(TAsyncProcessor processor) {
+  AsyncProcessorBridge(TAsyncProcessor processor) {
     this.processor = processor;
     try {
       this.placeholder = new PlaceholderTransport();
@@ -40,7 +39,7 @@ public final class AsyncProcessorBridge {
   }
 
   /** Starts processing; the call completes or fails when the handler calls back. */
-  public void process(InvokerCall call) {
+  void process(InvokerCall call) {
     try {
       processor.process(host.newFrameBuffer(placeholder, call));
     } catch (Throwable t) {

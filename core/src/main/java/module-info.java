@@ -1,0 +1,35 @@
+/**
+ * thrift-nio's transport-neutral core: the server and client API (builders, options, call contexts,
+ * interceptors, exceptions, TLS settings) that the transport modules implement.
+ *
+ * <p>Only {@code io.thriftnio.core} and {@code io.thriftnio.core.tls} are API. The wire codecs and
+ * the internal packages are exported only to this library's own modules, which build on them; they
+ * may change in any release.
+ */
+module io.thriftnio.core {
+  // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
+  requires transitive org.apache.thrift;
+  requires org.slf4j;
+
+  exports io.thriftnio.core;
+  exports io.thriftnio.core.tls;
+  exports io.thriftnio.core.wire to
+      io.thriftnio.netty,
+      io.thriftnio.grizzly;
+  exports io.thriftnio.core.internal to
+      io.thriftnio.netty,
+      io.thriftnio.grizzly,
+      io.thriftnio.pool;
+  exports io.thriftnio.core.internal.client to
+      io.thriftnio.netty,
+      io.thriftnio.grizzly,
+      io.thriftnio.pool;
+  exports io.thriftnio.core.internal.server to
+      io.thriftnio.netty,
+      io.thriftnio.grizzly;
+  exports io.thriftnio.core.util.internal to
+      io.thriftnio.netty,
+      io.thriftnio.grizzly,
+      io.thriftnio.pool,
+      io.thriftnio.zookeeper;
+}

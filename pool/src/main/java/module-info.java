@@ -1,0 +1,11 @@
+/**
+ * thrift-nio's client pools ({@code ThriftClientPool}, {@code ThriftAsyncClientPool}, {@code
+ * ThriftChannelPool}) and endpoint sources. commons-pool2 stays out of the API.
+ */
+module io.thriftnio.pool {
+  requires transitive io.thriftnio.core;
+  requires org.apache.commons.pool2;
+  requires org.slf4j;
+
+  exports io.thriftnio.pool;
+}
