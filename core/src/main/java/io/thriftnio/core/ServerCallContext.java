@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -60,6 +61,7 @@ public final class ServerCallContext extends AbstractCallContext {
   private final long connectionId;
   private final long receivedAtNanos;
   private final TProtocolFactory protocolFactory;
+  private final Map<String, String> headers;
 
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
   // by the one that completes it (the handler's callback hands the call over), or by the call
@@ -77,8 +79,10 @@ public final class ServerCallContext extends AbstractCallContext {
       String methodName,
       int seqId,
       byte messageType,
-      TProtocolFactory protocolFactory) {
+      TProtocolFactory protocolFactory,
+      Map<String, String> headers) {
     super(methodName, seqId, messageType);
+    this.headers = headers;
     this.connection = connection;
     this.connectionId = connectionId;
     this.receivedAtNanos = receivedAtNanos;
@@ -159,9 +163,23 @@ public final class ServerCallContext extends AbstractCallContext {
     }
   }
 
-  /** The protocol the request is read with. */
+  /**
+   * The protocol the request is read with, and its reply written with: the server's, or the one a
+   * THeader request names.
+   */
   public TProtocolFactory protocolFactory() {
     return protocolFactory;
+  }
+
+  /**
+   * The headers the request came with, read-only, in the order they arrived: a {@link
+   * WireTransport#HEADER} request's key/value info headers (keys and values as UTF-8). Empty for
+   * framed, unframed and HTTP requests. A repeated key keeps its last value.
+   *
+   * @return the headers; never {@code null}
+   */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   /**
