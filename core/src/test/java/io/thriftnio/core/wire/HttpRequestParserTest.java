@@ -350,7 +350,8 @@ class HttpRequestParserTest {
       assertThat(detect((byte) c, all)).isEqualTo(HttpRequestDecoder.KIND);
     }
     assertThat(detect((byte) 'P', EnumSet.of(WireTransport.FRAMED))).isEqualTo(FramedDecoder.KIND);
-    assertThat(detect((byte) 0, all)).isEqualTo(FramedDecoder.KIND);
+    EnumSet<WireTransport> noHeader = EnumSet.complementOf(EnumSet.of(WireTransport.HEADER));
+    assertThat(detect((byte) 0, noHeader)).isEqualTo(FramedDecoder.KIND);
     assertThat(detect((byte) '[', all)).isEqualTo(UnframedDecoder.JSON);
     assertThat(detect((byte) 'p', EnumSet.of(WireTransport.HTTP))).isNull();
   }
