@@ -128,8 +128,8 @@ final class THeaderDecoder implements Decoder {
       section = THeaderSection.read(sectionBytes);
     } catch (THeaderSection.Malformed e) {
       return out.refused(
-          e.answerable
-              ? answered(e.getMessage(), flags, seqId, protocolIdOf(sectionBytes))
+          e.protocolId >= 0
+              ? answered(e.getMessage(), flags, seqId, e.protocolId)
               : closed(e.getMessage()));
     }
     THeaderEnvelope envelope =
@@ -155,11 +155,6 @@ final class THeaderDecoder implements Decoder {
   private static boolean isMagic(ByteSource in, int start) {
     return (in.getByte(start + 4) & 0xff) == THeaderEnvelope.MAGIC >>> 8
         && (in.getByte(start + 5) & 0xff) == (THeaderEnvelope.MAGIC & 0xff);
-  }
-
-  /** The protocol id of a section whose id was read and served: its first byte. */
-  private static int protocolIdOf(byte[] section) {
-    return section[0];
   }
 
   private Refusal closed(String what) {

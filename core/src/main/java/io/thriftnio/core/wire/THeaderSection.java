@@ -63,20 +63,19 @@ final class THeaderSection {
   static final class Malformed extends Exception {
     private static final long serialVersionUID = 1L;
 
-    /** Whether the protocol id was read and is served: the refusal can be answered. */
-    final boolean answerable;
+    /** The protocol id when it was read and is served (the refusal can be answered), else -1. */
+    final int protocolId;
 
-    Malformed(String message, boolean answerable) {
+    Malformed(String message, int protocolId) {
       super(message, null, false, false);
-      this.answerable = answerable;
+      this.protocolId = protocolId;
     }
   }
 
   private final byte[] bytes;
   private int pos;
-  private boolean protocolKnown;
 
-  int protocolId;
+  int protocolId = -1;
   int[] transforms;
   Map<String, String> headers = Map.of();
 
@@ -94,13 +93,11 @@ final class THeaderSection {
     THeaderSection s = new THeaderSection(bytes);
     s.protocolId = s.varint("protocol id");
     if (s.protocolId != BINARY && s.protocolId != COMPACT) {
-      throw new Malformed(
-          "protocol id " + s.protocolId + " (expected: 0 binary or 2 compact)", false);
+      throw new Malformed("protocol id " + s.protocolId + " (expected: 0 binary or 2 compact)", -1);
     }
-    s.protocolKnown = true;
     int count = s.varint("transform count");
     if (count > MAX_TRANSFORMS) {
-      throw new Malformed(count + " transforms (limit " + MAX_TRANSFORMS + ")", true);
+      throw new Malformed(count + " transforms (limit " + MAX_TRANSFORMS + ")", s.protocolId);
     }
     s.transforms = new int[count];
     for (int i = 0; i < count; i++) {
@@ -111,7 +108,7 @@ final class THeaderSection {
                 + id
                 + (id == HMAC ? " (HMAC)" : id == SNAPPY ? " (snappy)" : " (unknown)")
                 + " not supported (supported: 1 zlib)",
-            true);
+            s.protocolId);
       }
       s.transforms[i] = id;
     }
@@ -138,7 +135,7 @@ final class THeaderSection {
                 + " (limit "
                 + MAX_INFO_HEADERS
                 + ")",
-            true);
+            protocolId);
       }
       seen += count;
       if (read == null) {
@@ -166,7 +163,7 @@ final class THeaderSection {
               + " bytes of keys and values (limit "
               + MAX_INFO_HEADER_BYTES
               + ")",
-          true);
+          protocolId);
     }
     if (length > bytes.length - pos) {
       throw new Malformed(
@@ -177,7 +174,7 @@ final class THeaderSection {
               + " runs past the header section's "
               + bytes.length
               + " bytes",
-          true);
+          protocolId);
     }
     String s = new String(bytes, pos, length, StandardCharsets.UTF_8);
     pos += length;
@@ -191,8 +188,7 @@ final class THeaderSection {
     for (int shift = 0; shift < 35; shift += 7) {
       if (pos >= bytes.length) {
         throw new Malformed(
-            what + " runs past the header section's end (" + bytes.length + " bytes)",
-            protocolKnown);
+            what + " runs past the header section's end (" + bytes.length + " bytes)", protocolId);
       }
       int b = bytes[pos++];
       value |= (b & 0x7f) << shift;
@@ -204,6 +200,6 @@ final class THeaderSection {
       }
     }
     throw new Malformed(
-        what + ": varint at byte " + start + " overflows 31 bits (at most 5 bytes)", protocolKnown);
+        what + ": varint at byte " + start + " overflows 31 bits (at most 5 bytes)", protocolId);
   }
 }

@@ -210,6 +210,33 @@ class THeaderDecoderTest {
   }
 
   @Test
+  void aRefusalIsAnsweredInAProtocolIdEncodedInMoreBytesThanNeeded() throws Exception {
+    // compact (2) as the two-byte varint 82 00, then the HMAC transform
+    byte[] section = {(byte) 0x82, 0x00, 1, 2};
+    byte[] wire = THeaderFrames.request().seqId(3).rawSection(section).frame(new byte[4]);
+    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(out.refusal().envelope().protocol()).isSameAs(THeaderEnvelope.COMPACT);
+    ByteBuffer[] sent = new ByteBuffer[1];
+    out.refusal()
+        .envelope()
+        .encode(
+            ByteBuffer.wrap(new byte[] {0, 0, 0, 1, 42}), false, (head, body) -> sent[0] = head);
+    byte[] head = new byte[sent[0].remaining()];
+    sent[0].get(head);
+    assertThat(THeaderFrames.read(Arrays.copyOf(head, head.length + 1)).protocolId).isEqualTo(2);
+  }
+
+  @Test
+  void theEnvelopeSendsNothingForAOnewayOrUnreadableRequest() {
+    decode(MAX, THeaderFrames.request().frame(new byte[4]));
+    int[] sends = {0};
+    out.envelope().encode(null, false, (head, body) -> sends[0]++);
+    out.envelope().encode(null, true, (head, body) -> sends[0]++);
+    assertThat(sends[0]).isZero();
+    assertThat(out.envelope().closesConnection()).isFalse();
+  }
+
+  @Test
   void tooManyTransformsAreRefused() {
     byte[] wire =
         THeaderFrames.request().rawSection(new byte[] {0, 5, 1, 1, 1, 1, 1}).frame(new byte[4]);
