@@ -107,8 +107,8 @@ public abstract class Envelope {
   }
 
   /**
-   * The headers the request came with (THeader's key/value info headers), read-only; by default
-   * none.
+   * The headers the request came with (THeader's key/value info headers, HTTP's header fields),
+   * read-only; by default none.
    *
    * @return the headers, in the order they arrived; empty if the kind carries none
    */

@@ -157,6 +157,20 @@ class HttpRequestParserTest {
   }
 
   @Test
+  void theRequestsFieldsReachTheEnvelopeNamesLowerCasedRepeatsJoined() throws Exception {
+    Read r =
+        readEverySplit(
+            "/",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTraceparent: 00-a-b-01\r\n"
+                + "X-Tag: one\r\nConnection: keep-alive\r\nx-tag: two\r\n\r\nhello");
+    assertThat(r.request.envelope.headers())
+        .containsExactly(
+            java.util.Map.entry("host", "h"),
+            java.util.Map.entry("traceparent", "00-a-b-01"),
+            java.util.Map.entry("x-tag", "one, two"));
+  }
+
+  @Test
   void chunkedBodyAtEverySplitPoint() throws Exception {
     Read r =
         readEverySplit(

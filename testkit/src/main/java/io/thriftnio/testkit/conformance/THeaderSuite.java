@@ -25,6 +25,7 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.THttpClient;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.layered.TFramedTransport;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.Timeout;
  * requests written by hand from Apache Thrift's {@code HeaderFormat.md} (binary and compact,
  * switching between calls on one connection; zlib on and off; an info header read by the handler;
  * pipelined), answered in the caller's protocol and transforms; a framed peer on the same port
- * unchanged; a zlib bomb and an HMAC transform answered with an error and closed. A transport runs
- * it once per strategy, one {@link ServerCell} each.
+ * unchanged; an HTTP peer's header fields read through the same {@code headers()}; a zlib bomb and
+ * an HMAC transform answered with an error and closed. A transport runs it once per strategy, one
+ * {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class THeaderSuite {
@@ -78,7 +80,7 @@ public abstract class THeaderSuite {
     }
   }
 
-  /** A binary server accepting framed and THeader peers on one port. */
+  /** A binary server accepting framed, THeader and HTTP peers on one port. */
   private ThriftServer start() throws Exception {
     ThriftServer server =
         newServerBuilder()
@@ -86,7 +88,7 @@ public abstract class THeaderSuite {
             .protocol(BINARY)
             .ioStrategy(strategy())
             .maxFrameSize(MAX)
-            .transports(WireTransport.FRAMED, WireTransport.HEADER)
+            .transports(WireTransport.FRAMED, WireTransport.HEADER, WireTransport.HTTP)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build();
     servers.add(server);
@@ -171,8 +173,7 @@ public abstract class THeaderSuite {
       if (i % 3 == 0) {
         request.transform(1);
       }
-      batch.writeBytes(
-          request.frame(echoCall(i % 2 == 0 ? BINARY : COMPACT, i, bytes(50, i))));
+      batch.writeBytes(request.frame(echoCall(i % 2 == 0 ? BINARY : COMPACT, i, bytes(50, i))));
     }
     raw.write(batch.toByteArray());
     for (int i = 0; i < 10; i++) {
@@ -192,6 +193,17 @@ public abstract class THeaderSuite {
     BenchService.Client client = new BenchService.Client(BINARY.getProtocol(t));
     byte[] payload = bytes(1000, 7);
     assertThat(client.echo(ByteBuffer.wrap(payload))).isEqualTo(ByteBuffer.wrap(payload));
+  }
+
+  @Test
+  void anHttpCallsHeaderFieldsReachTheHandlerThroughTheSameApi() throws Exception {
+    InetSocketAddress a = start().localAddress();
+    THttpClient http = new THttpClient("http://" + a.getHostString() + ":" + a.getPort() + "/");
+    http.setCustomHeader("X-Echo", "from an HTTP field");
+    clients.add(http::close);
+    BenchService.Client client = new BenchService.Client(BINARY.getProtocol(http));
+    ByteBuffer echoed = client.echo(ByteBuffer.wrap(new byte[] {1}));
+    assertThat(StandardCharsets.UTF_8.decode(echoed).toString()).isEqualTo("from an HTTP field");
   }
 
   @Test
