@@ -307,6 +307,36 @@ class THeaderDecoderTest {
   }
 
   @Test
+  void mutatedFramesAreReadOrRefusedNeverThrown() throws TException {
+    java.util.Random random = new java.util.Random(26);
+    byte[] message = message(new TCompactProtocol.Factory(), "echo", 1);
+    byte[][] seeds = {
+      THeaderFrames.request().protocol(2).header("k", "v").frame(message),
+      THeaderFrames.request().transform(1).header("a", "b").header("c", "d").frame(message),
+    };
+    int messages = 0;
+    int refusals = 0;
+    for (int i = 0; i < 20_000; i++) {
+      byte[] wire = seeds[i % 2].clone();
+      for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+        wire[random.nextInt(wire.length)] = (byte) random.nextInt(256);
+      }
+      int event = decode(MAX, wire);
+      assertThat(event).isIn(Decoded.MESSAGE, Decoded.REFUSED, Decoded.NEED_MORE);
+      if (event == Decoded.MESSAGE) {
+        messages++;
+        assertThat(out.consumed()).isBetween(14, wire.length);
+        assertThat(payload(wire).length).isLessThanOrEqualTo(MAX);
+      } else if (event == Decoded.REFUSED) {
+        refusals++;
+        assertThat(out.refusal().reason()).contains("10.0.0.1");
+      }
+    }
+    assertThat(messages).as("mutations that still read").isPositive();
+    assertThat(refusals).as("mutations refused").isPositive();
+  }
+
+  @Test
   void theSnifferTellsTHeaderFromFramedAndSmallFramesDoNotWait() throws TException {
     Set<WireTransport> both = EnumSet.of(WireTransport.FRAMED, WireTransport.HEADER);
     ServerCodec codec = new ServerCodec(WireSettings.of(MAX, both, null, "/"), PEER);
