@@ -323,13 +323,20 @@ public final class ClientOptions {
      * with their protocol's encoding: strict binary, compact or JSON), or {@link
      * WireTransport#HTTP} (a {@code POST} of each call to {@link #httpPath(String)} over a
      * keep-alive HTTP/1.1 connection, as {@code THttpClient} does). {@link #maxFrameSize(int)}
-     * bounds each message whatever the transport.
+     * bounds each message whatever the transport. {@link WireTransport#HEADER} is served, not yet
+     * spoken by clients, and is refused.
      *
-     * @param transport not null
+     * @param transport not null, not {@code HEADER}
      * @return this builder
+     * @throws IllegalArgumentException for {@link WireTransport#HEADER}
      */
     public Builder transport(WireTransport transport) {
-      this.transport = Checks.notNull("transport", transport);
+      if (Checks.notNull("transport", transport) == WireTransport.HEADER) {
+        throw new IllegalArgumentException(
+            "transport: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
+                + " available yet)");
+      }
+      this.transport = transport;
       return this;
     }
 

@@ -193,7 +193,8 @@ public final class InvokerCall {
               name,
               seqId,
               (byte) requestType,
-              invoker.inputProtocolFactory);
+              invoker.inputProtocolFactory,
+              completion.requestHeaders());
       context = c;
     }
     return c;

@@ -2,6 +2,7 @@ package io.thriftnio.core;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.thrift.TApplicationException;
@@ -24,24 +25,18 @@ import org.slf4j.LoggerFactory;
  * (a generated {@code AsyncProcessor}) completes whenever its handler calls back. Input and output
  * protocol factories may differ.
  *
- * <p>Outcomes of {@link #invoke(ByteBuffer)}:
- *
- * <ul>
- *   <li>a two-way call completes with the response frame (length prefix included);
- *   <li>a oneway call completes with {@code null}: nothing is sent back;
- *   <li>a handler that throws an undeclared exception, or an {@link Error}, yields a {@link
- *       TApplicationException#INTERNAL_ERROR} reply for the caller's sequence id; a message that
- *       ends early, or whose arguments libthrift cannot decode, yields {@link
- *       TApplicationException#PROTOCOL_ERROR}; the calling thread never sees the throwable;
- *   <li>a message whose type is neither {@code CALL} nor {@code ONEWAY} (a {@code REPLY} sent as a
- *       request, or a type that does not exist) yields {@link TApplicationException#PROTOCOL_ERROR}
- *       without running the processor: stock processors would run the handler for it;
- *   <li>bytes after a whole message, inside its frame, are ignored, as by every stock libthrift
- *       processor: the frame, not the message, keeps the connection's stream in step;
- *   <li>a frame whose message header cannot be read at all completes exceptionally with a {@link
- *       TException}: there is no sequence id to answer, and the transport should close the
- *       connection.
- * </ul>
+ * <p>Outcomes of {@link #invoke(ByteBuffer)}: a two-way call completes with the response frame
+ * (length prefix included), a oneway call with {@code null} (nothing is sent back). A handler that
+ * throws an undeclared exception, or an {@link Error}, yields a {@link
+ * TApplicationException#INTERNAL_ERROR} reply for the caller's sequence id; a message that ends
+ * early, or whose arguments libthrift cannot decode, yields {@link
+ * TApplicationException#PROTOCOL_ERROR}; the calling thread never sees the throwable. A message
+ * whose type is neither {@code CALL} nor {@code ONEWAY} yields {@link
+ * TApplicationException#PROTOCOL_ERROR} without running the processor (stock processors would run
+ * the handler for it). Bytes after a whole message, inside its frame, are ignored, as by every
+ * stock processor. A frame whose message header cannot be read at all completes exceptionally with
+ * a {@link TException}: there is no sequence id to answer, and the transport should close the
+ * connection.
  *
  * <p>{@link #invoke(ByteBuffer, Completion)} reports the same outcomes without a future, and says
  * whether the reply is a {@link TApplicationException}, so that a server counts failed calls
@@ -99,6 +94,11 @@ public final class ProcessorInvoker {
      */
     default long receivedAtNanos() {
       return System.nanoTime();
+    }
+
+    /** The request's headers, for {@link ServerCallContext#headers()}. Default: none. */
+    default Map<String, String> requestHeaders() {
+      return Map.of();
     }
 
     /**
@@ -207,18 +207,13 @@ public final class ProcessorInvoker {
 
   /** An invoker for the processor, protocols and interceptors of a server configuration. */
   public static ProcessorInvoker of(ServerConfig config) {
+    TProtocolFactory in = config.inputProtocolFactory();
+    TProtocolFactory out = config.outputProtocolFactory();
+    int max = config.maxFrameSize();
     ProcessorInvoker invoker =
         config.processor() != null
-            ? of(
-                config.processor(),
-                config.inputProtocolFactory(),
-                config.outputProtocolFactory(),
-                config.maxFrameSize())
-            : ofAsync(
-                config.asyncProcessor(),
-                config.inputProtocolFactory(),
-                config.outputProtocolFactory(),
-                config.maxFrameSize());
+            ? of(config.processor(), in, out, max)
+            : ofAsync(config.asyncProcessor(), in, out, max);
     return config.interceptors().isEmpty()
         ? invoker
         : invoker.withInterceptors(config.interceptors());
@@ -238,13 +233,19 @@ public final class ProcessorInvoker {
     for (int i = 0; i < chain.length; i++) {
       Objects.requireNonNull(chain[i], "interceptors[" + i + "]");
     }
-    return new ProcessorInvoker(
-        processor,
-        asyncProcessor,
-        inputProtocolFactory,
-        outputProtocolFactory,
-        maxFrameSize,
-        chain);
+    return with(inputProtocolFactory, outputProtocolFactory, chain);
+  }
+
+  /**
+   * This invoker's processor and interceptors with {@code protocol} for requests and replies, for a
+   * wire kind whose requests name their protocol (THeader). For the server call path.
+   */
+  public ProcessorInvoker withProtocol(TProtocolFactory protocol) {
+    return with(protocol, protocol, interceptors);
+  }
+
+  private ProcessorInvoker with(TProtocolFactory in, TProtocolFactory out, ServerInterceptor[] c) {
+    return new ProcessorInvoker(processor, asyncProcessor, in, out, maxFrameSize, c);
   }
 
   /** The interceptors around every call, first to run first. */

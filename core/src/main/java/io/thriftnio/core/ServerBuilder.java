@@ -227,14 +227,14 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * The transports the server accepts, all on its one port: each connection's first bytes say which
    * one it speaks (a length prefix for {@link WireTransport#FRAMED}; {@code 80 01}, {@code 82} or
    * {@code [} for a strict-binary, compact or JSON message of {@link WireTransport#UNFRAMED}; an
-   * upper-case letter, a method name, for {@link WireTransport#HTTP}), and its replies go back the
-   * same way. A connection whose first bytes match none is closed, logged and counted in {@link
-   * ServerStats#badFrames()}. Everything else applies to every transport alike: the IO strategy,
-   * pipelining with replies in order, {@link #maxFrameSize} (for an unframed message, the largest
-   * message, refused as soon as a declared size would exceed it; for HTTP, the largest body,
-   * refused with {@code 413}), the timeouts (an unframed message, an HTTP request, counts as a
-   * frame for {@link #frameTimeout}), TLS, the limits, the stats and the call context. Default:
-   * {@link WireTransport#FRAMED} alone.
+   * upper-case letter, a method name, for {@link WireTransport#HTTP}; a length then {@code 0F FF}
+   * for {@link WireTransport#HEADER}), and its replies go back the same way. A connection whose
+   * first bytes match none is closed, logged and counted in {@link ServerStats#badFrames()}.
+   * Everything else applies to every transport alike: the IO strategy, pipelining with replies in
+   * order, {@link #maxFrameSize} (for an unframed message, the largest message, refused as soon as
+   * a declared size would exceed it; for HTTP, the largest body, refused with {@code 413}), the
+   * timeouts (an unframed message, an HTTP request, counts as a frame for {@link #frameTimeout}),
+   * TLS, the limits, the stats and the call context. Default: {@link WireTransport#FRAMED} alone.
    *
    * @param first a transport
    * @param more further transports; repeats are ignored

@@ -4,6 +4,7 @@ import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -59,6 +60,7 @@ public final class ServerCallContext extends AbstractCallContext {
   private final long connectionId;
   private final long receivedAtNanos;
   private final TProtocolFactory protocolFactory;
+  private final Map<String, String> headers;
 
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
   // by the one that completes it (the handler's callback hands the call over), or by the call
@@ -76,8 +78,10 @@ public final class ServerCallContext extends AbstractCallContext {
       String methodName,
       int seqId,
       byte messageType,
-      TProtocolFactory protocolFactory) {
+      TProtocolFactory protocolFactory,
+      Map<String, String> headers) {
     super(methodName, seqId, messageType);
+    this.headers = headers;
     this.connection = connection;
     this.connectionId = connectionId;
     this.receivedAtNanos = receivedAtNanos;
@@ -158,9 +162,26 @@ public final class ServerCallContext extends AbstractCallContext {
     }
   }
 
-  /** The protocol the request is read with. */
+  /**
+   * The protocol the request is read with, and its reply written with: the server's, or the one a
+   * THeader request names.
+   */
   public TProtocolFactory protocolFactory() {
     return protocolFactory;
+  }
+
+  /**
+   * The headers the request came with, read-only, in the order they arrived. For a {@link
+   * WireTransport#HEADER} request, its key/value info headers (keys and values as UTF-8; a repeated
+   * key keeps its last value). For an {@link WireTransport#HTTP} request, its header fields, names
+   * lower-cased, a repeated field's values joined with {@code ", "}, without those the server reads
+   * itself ({@code Content-Length}, {@code Transfer-Encoding}, {@code Connection}). Empty for
+   * framed and unframed requests.
+   *
+   * @return the headers; never {@code null}
+   */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   /**

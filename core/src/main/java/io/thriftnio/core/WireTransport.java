@@ -10,6 +10,7 @@ package io.thriftnio.core;
  * UNFRAMED  | 80 01 00 01 ... | 80 01 ...         messages back to back: strict binary (80 01),
  *           | 82 21 ... |                         compact (82) or JSON ([)
  * HTTP      | POST / HTTP/1.1 ... \r\n\r\n | 80 01 ... |   an HTTP/1.1 request, the body one message
+ * HEADER    | 00 00 00 1A | 0F FF | flags | seqid | size | header | 80 01 ... |   THeader
  * </pre>
  */
 public enum WireTransport {
@@ -37,5 +38,17 @@ public enum WireTransport {
    * chunked bodies, and {@code Expect: 100-continue}, are understood. A connection speaks HTTP when
    * its first byte is an upper-case letter (a method name).
    */
-  HTTP
+  HTTP,
+
+  /**
+   * Thrift's header transport (THeader: {@code THeaderTransport} in C++, Python, Go, node.js and
+   * Ruby; fbthrift's default), server side: a frame whose bytes 4-5 are {@code 0FFF}, then flags, a
+   * sequence id and a header section (the inner protocol id, transforms, info headers) before the
+   * message. Each request's message is read, and its reply written, in the protocol its header
+   * names (binary or compact), whatever the server's own protocol; a zlib request gets a zlib
+   * reply; the request's key/value info headers reach the handler through {@link
+   * ServerCallContext#headers()}. Other transforms (HMAC, snappy) and protocol ids are refused.
+   * Clients do not speak it yet: {@code ClientOptions.transport(HEADER)} is refused.
+   */
+  HEADER
 }

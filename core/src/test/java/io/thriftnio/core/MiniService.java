@@ -22,7 +22,8 @@ import org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer;
  * Requests carry {@code struct { 1: string text }}, replies {@code struct { 0: string success }}.
  *
  * <p>Methods: {@code echo} replies with its text, {@code upper} with its text upper-cased, {@code
- * oneway} replies nothing, {@code big} replies with {@code text} repeated 1000 times, {@code throw}
+ * oneway} replies nothing, {@code big} replies with {@code text} repeated 1000 times, {@code
+ * header} with the request header named {@code text} ({@code <none>} if absent), {@code throw}
  * throws {@link IllegalStateException}, {@code error} throws {@link AssertionError}, {@code
  * overflow} overflows the stack. Anything else is answered {@code UNKNOWN_METHOD}, as generated
  * processors do.
@@ -124,6 +125,8 @@ final class MiniService {
         return text.toUpperCase(java.util.Locale.ROOT);
       case "big":
         return text.repeat(1000);
+      case "header":
+        return ServerCallContext.current().headers().getOrDefault(text, "<none>");
       case "oneway":
         return null;
       case "throw":
@@ -142,7 +145,8 @@ final class MiniService {
   }
 
   private static boolean known(String name) {
-    return java.util.Set.of("echo", "upper", "big", "oneway", "throw", "error", "overflow")
+    return java.util.Set.of(
+            "echo", "upper", "big", "header", "oneway", "throw", "error", "overflow")
         .contains(name);
   }
 

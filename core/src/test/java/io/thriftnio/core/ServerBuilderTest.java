@@ -311,9 +311,10 @@ class ServerBuilderTest {
         .contains("transports=[UNFRAMED]");
     assertRejected(
         b -> b.transports(WireTransport.FRAMED, (WireTransport) null),
-        "transports[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP])");
+        "transports[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
     assertRejected(
-        b -> b.transports(null), "transports[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP])");
+        b -> b.transports(null),
+        "transports[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
   }
 
   @Test

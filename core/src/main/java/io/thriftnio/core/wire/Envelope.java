@@ -2,6 +2,8 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
 import java.nio.ByteBuffer;
+import java.util.Map;
+import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
  * How the reply to one request leaves: what the request's wire kind wraps around the reply message.
@@ -15,7 +17,12 @@ import java.nio.ByteBuffer;
  * FRAMED   sends                    | length | reply message |      as it is: one buffer
  * UNFRAMED sends                             | reply message |      the prefix skipped
  * HTTP     sends   | HTTP/1.1 200 ... \r\n\r\n | reply message |    a head, then the message
+ * THeader  sends   | length | 0FFF ... header | reply message |   the message possibly compressed
  * </pre>
+ *
+ * <p>An envelope also tells the call path what the request's kind says about its message beside the
+ * bytes: the protocol it is in when the kind names one ({@link #protocol()}: THeader's protocol
+ * id), and the headers it came with ({@link #headers()}).
  */
 public abstract class Envelope {
 
@@ -87,6 +94,26 @@ public abstract class Envelope {
    */
   public boolean closesConnection() {
     return false;
+  }
+
+  /**
+   * The protocol the request's message is in, and its reply is written in, when the kind names it
+   * per message (THeader's protocol id); {@code null}, the default: the server's protocol.
+   *
+   * @return a protocol factory, or {@code null}
+   */
+  public TProtocolFactory protocol() {
+    return null;
+  }
+
+  /**
+   * The headers the request came with (THeader's key/value info headers, HTTP's header fields),
+   * read-only; by default none.
+   *
+   * @return the headers, in the order they arrived; empty if the kind carries none
+   */
+  public Map<String, String> headers() {
+    return Map.of();
   }
 
   /**

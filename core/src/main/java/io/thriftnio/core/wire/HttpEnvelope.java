@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 
 /**
  * What one HTTP request asks of its answer, and how its reply leaves: a {@code 200} head, then the
@@ -12,11 +13,17 @@ final class HttpEnvelope extends Envelope {
   private final boolean keepAlive;
   private final boolean http10;
   private final String contentType;
+  private final Map<String, String> headers;
 
-  HttpEnvelope(boolean keepAlive, boolean http10, String contentType) {
+  /**
+   * @param headers the request's header fields but those the server reads itself, names
+   *     lower-cased, read-only
+   */
+  HttpEnvelope(boolean keepAlive, boolean http10, String contentType, Map<String, String> headers) {
     this.keepAlive = keepAlive;
     this.http10 = http10;
     this.contentType = contentType;
+    this.headers = headers;
   }
 
   @Override
@@ -31,6 +38,11 @@ final class HttpEnvelope extends Envelope {
     } else {
       out.send(HttpResponses.ok(this, 0), null); // a oneway call: HTTP still wants its answer
     }
+  }
+
+  @Override
+  public Map<String, String> headers() {
+    return headers;
   }
 
   @Override

@@ -1,6 +1,9 @@
 package io.thriftnio.core.wire;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reads HTTP/1.1 requests that carry one Thrift message each ({@code THttpClient}, {@code
@@ -25,6 +28,9 @@ final class HttpRequestParser extends HttpParser {
   private String refusalReason;
   private boolean refusalCloses;
   private HttpEnvelope envelope;
+
+  /** The request's fields for the call context, as they come; {@code null} until the first. */
+  private Map<String, String> headers;
 
   /**
    * @param path the path Thrift calls are posted to, e.g. {@code /}; a query string is ignored
@@ -78,6 +84,7 @@ final class HttpRequestParser extends HttpParser {
     refusalReason = null;
     refusalCloses = false;
     envelope = null;
+    headers = null;
   }
 
   @Override
@@ -115,6 +122,10 @@ final class HttpRequestParser extends HttpParser {
 
   @Override
   void field(String name, String value) throws Failure {
+    if (headers == null) {
+      headers = new LinkedHashMap<>();
+    }
+    headers.merge(name, value, (first, next) -> first + ", " + next); // RFC 9110 5.3
     if (name.equals("expect")) {
       if (!value.equalsIgnoreCase("100-continue")) {
         throw new Failure(
@@ -165,7 +176,12 @@ final class HttpRequestParser extends HttpParser {
   @Override
   void whole() {
     if (refusal == 0) {
-      envelope = new HttpEnvelope(keepAlive(), http10, responseType(contentType));
+      envelope =
+          new HttpEnvelope(
+              keepAlive(),
+              http10,
+              responseType(contentType),
+              headers == null ? Map.of() : Collections.unmodifiableMap(headers));
     }
   }
 

@@ -14,6 +14,9 @@ import java.util.List;
  * 82           UNFRAMED_COMPACT  UNFRAMED accepted (compact protocol id)
  * 5b '['       UNFRAMED_JSON     UNFRAMED accepted (a JSON message is an array)
  * 41..5a A-Z   HTTP              HTTP accepted (a request line starts with a method name)
+ * 00 .. 7f     HEADER            HEADER accepted and bytes 4-5 are 0f ff (a THeader frame); until
+ *                                six bytes are here it holds the decision back, unless the length
+ *                                is below THeader's fixed part (10)
  * 00 .. 7f     FRAMED            FRAMED accepted (a positive length prefix)
  * other        none: the connection is refused, counted and closed
  * </pre>
@@ -32,6 +35,7 @@ public final class Sniffer {
           UnframedDecoder.COMPACT,
           UnframedDecoder.JSON,
           HttpRequestDecoder.KIND,
+          THeaderDecoder.KIND,
           FramedDecoder.KIND);
 
   private final WireSettings settings;

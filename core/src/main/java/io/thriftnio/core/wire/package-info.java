@@ -37,6 +37,7 @@
  * UNFRAMED_COMPACT  82                            (BinaryWalk,            UNFRAMED
  * UNFRAMED_JSON     [                              CompactWalk, JsonWalk) UNFRAMED
  * HTTP              A..Z                          HttpRequestDecoder      HttpEnvelope (per request)
+ * HEADER            00..7f, then 0FFF at 4        THeaderDecoder          THeaderEnvelope (per request)
  * FRAMED            00..7f                        FramedDecoder           FRAMED (shared)
  * </pre>
  *
@@ -53,26 +54,28 @@
  * {@link io.thriftnio.core.wire.Envelope} for its replies. The adapters do not change: they already
  * pass on whatever a {@code Decoded} event says.
  *
- * <p><b>THeader</b> ({@code LENGTH | 0FFF | FLAGS | SEQUENCE | HEADER_SIZE | header | payload}).
+ * <p><b>THeader</b> ({@code LENGTH | 0FFF | FLAGS | SEQUENCE | HEADER_SIZE | header | payload}),
+ * the model of a kind with per-request envelopes that name the protocol.
  *
  * <ul>
- *   <li>{@code THeaderKind.detect}: {@code UNDECIDED} until six bytes are here (a 1-byte frame
- *       never is: a length below the smallest header says {@code NO} at four), then {@code YES}
+ *   <li>{@code THeaderDecoder.KIND.detect}: {@code UNDECIDED} until six bytes are here (a 1-byte
+ *       frame never is: a length below the fixed part says {@code NO} at four), then {@code YES}
  *       when bytes 4-5 are {@code 0FFF}; its line goes before {@code FramedDecoder.KIND}, whose
  *       first bytes it shares.
  *   <li>{@code THeaderDecoder}: the length against {@code maxFrameSize} first (as framed); the
- *       header's varints and info headers bounded by {@code HEADER_SIZE}; a zlib payload inflated
- *       into an array of its own ({@link io.thriftnio.core.wire.Decoded#message(int, byte[],
- *       io.thriftnio.core.wire.Envelope)}), the inflater stopped at {@code maxFrameSize}; an
- *       uncompressed payload stays a slice.
+ *       header section ({@code THeaderSection}: varints, transforms, info headers) bounded by
+ *       {@code HEADER_SIZE} and by its own limits; a zlib payload inflated into an array of its own
+ *       ({@link io.thriftnio.core.wire.Decoded#message(int, byte[],
+ *       io.thriftnio.core.wire.Envelope)}), the inflater stopped at {@code maxFrameSize} ({@code
+ *       THeaderZlib}); an uncompressed payload stays a slice.
  *   <li>{@code THeaderEnvelope}, one per request: the protocol id, flags, sequence id, transforms
- *       and the info headers in and out. {@code encode} writes the reply's header before the
- *       message (or a compressed copy of it) with the length patched. What the call path reads from
- *       it beside the reply (the protocol to decode that message with, the headers for the call
- *       context) is the call path's side of the same change: {@code CallSequencer} keeps the
- *       envelope with each call already.
- *   <li>Out-of-order replies (the header's flag): the kind says so per connection; the sequencer
- *       writes in request order today, so it is the one call-path change THeader brings.
+ *       and the info headers. {@code encode} writes the reply's header before the message (or a
+ *       compressed copy of it). The call path reads {@link
+ *       io.thriftnio.core.wire.Envelope#protocol()} to read and write the call's messages in the
+ *       caller's protocol, and {@link io.thriftnio.core.wire.Envelope#headers()} for the call
+ *       context.
+ *   <li>Not yet: out-of-order replies (the header's flag; the sequencer writes in request order),
+ *       response info headers, fbthrift's persistent headers (info id 2, not in Apache's spec).
  * </ul>
  *
  * <p><b>SASL</b> ({@code STATUS | LENGTH | payload} negotiation, then {@code LENGTH | payload}).

@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
@@ -81,6 +82,15 @@ class ClientCodecTest {
     Framing.encodeLength(p.length, f, 0);
     System.arraycopy(p, 0, f, Framing.HEADER_SIZE, p.length);
     return f;
+  }
+
+  @Test
+  void aTHeaderClientIsRefusedUntilClientsSpeakIt() {
+    assertThatThrownBy(() -> ClientOptions.builder().transport(WireTransport.HEADER))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "transport: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
+                + " available yet)");
   }
 
   @Test

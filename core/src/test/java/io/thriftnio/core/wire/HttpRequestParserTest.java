@@ -157,6 +157,20 @@ class HttpRequestParserTest {
   }
 
   @Test
+  void theRequestsFieldsReachTheEnvelopeNamesLowerCasedRepeatsJoined() throws Exception {
+    Read r =
+        readEverySplit(
+            "/",
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTraceparent: 00-a-b-01\r\n"
+                + "X-Tag: one\r\nConnection: keep-alive\r\nx-tag: two\r\n\r\nhello");
+    assertThat(r.request.envelope.headers())
+        .containsExactly(
+            java.util.Map.entry("host", "h"),
+            java.util.Map.entry("traceparent", "00-a-b-01"),
+            java.util.Map.entry("x-tag", "one, two"));
+  }
+
+  @Test
   void chunkedBodyAtEverySplitPoint() throws Exception {
     Read r =
         readEverySplit(
@@ -350,7 +364,8 @@ class HttpRequestParserTest {
       assertThat(detect((byte) c, all)).isEqualTo(HttpRequestDecoder.KIND);
     }
     assertThat(detect((byte) 'P', EnumSet.of(WireTransport.FRAMED))).isEqualTo(FramedDecoder.KIND);
-    assertThat(detect((byte) 0, all)).isEqualTo(FramedDecoder.KIND);
+    EnumSet<WireTransport> noHeader = EnumSet.complementOf(EnumSet.of(WireTransport.HEADER));
+    assertThat(detect((byte) 0, noHeader)).isEqualTo(FramedDecoder.KIND);
     assertThat(detect((byte) '[', all)).isEqualTo(UnframedDecoder.JSON);
     assertThat(detect((byte) 'p', EnumSet.of(WireTransport.HTTP))).isNull();
   }

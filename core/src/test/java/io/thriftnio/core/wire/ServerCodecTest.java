@@ -310,7 +310,7 @@ class ServerCodecTest {
     assertThat(sent.get(1)[1].remaining()).isEqualTo(3);
     Envelope.FRAMED.encode(null, false, out);
     assertThat(sent).as("a oneway call sends nothing framed").hasSize(2);
-    HttpEnvelope http = new HttpEnvelope(true, false, "application/x-thrift");
+    HttpEnvelope http = new HttpEnvelope(true, false, "application/x-thrift", java.util.Map.of());
     http.encode(reply.duplicate(), false, out);
     assertThat(StandardCharsets.ISO_8859_1.decode(sent.get(2)[0]).toString())
         .contains("Content-Length: 3\r\n");

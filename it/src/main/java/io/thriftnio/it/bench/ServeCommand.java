@@ -155,8 +155,9 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "T[,T...]",
       split = ",",
       description =
-          "framed, unframed, http, comma-separated: what the server accepts on its one port,"
-              + " told apart per connection by its first byte; http peers post to --http-path"
+          "framed, unframed, http, header, comma-separated: what the server accepts on its one"
+              + " port, told apart per connection by its first bytes; http peers post to"
+              + " --http-path"
               + " (netty and grizzly rows take any; thrift-servlet http alone; default: framed,"
               + " http for thrift-servlet)")
   List<String> transports;
@@ -398,8 +399,8 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   /**
-   * Parses {@code --transports}: {@code framed}, {@code unframed}, {@code http}, in any case and
-   * order.
+   * Parses {@code --transports}: {@code framed}, {@code unframed}, {@code http}, {@code header}, in
+   * any case and order.
    */
   static Set<WireTransport> transports(List<String> names) {
     EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
@@ -408,12 +409,12 @@ final class ServeCommand implements Callable<Integer> {
         set.add(WireTransport.valueOf(n.trim().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "transports: " + n + " (expected: framed, unframed, http, comma-separated)", e);
+            "transports: " + n + " (expected: framed, unframed, http, header, comma-separated)", e);
       }
     }
     if (set.isEmpty()) {
       throw new IllegalArgumentException(
-          "transports: none (expected: framed, unframed, http, comma-separated)");
+          "transports: none (expected: framed, unframed, http, header, comma-separated)");
     }
     return set;
   }

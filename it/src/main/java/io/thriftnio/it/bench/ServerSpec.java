@@ -99,7 +99,7 @@ record ServerSpec(
           row
               + " serves framed peers only: transports "
               + transports
-              + " (expected: framed; the netty and grizzly rows take unframed and http too)");
+              + " (expected: framed; the netty and grizzly rows take unframed, http and header too)");
     }
   }
 

@@ -126,8 +126,8 @@ class ServeTransportsTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED,"
-                + " HTTP] (expected: framed; the netty and grizzly rows take unframed and http"
-                + " too)");
+                + " HTTP, HEADER] (expected: framed; the netty and grizzly rows take unframed,"
+                + " http and header too)");
   }
 
   @Test
@@ -148,6 +148,6 @@ class ServeTransportsTest {
             new PrintWriter(err, true));
     assertThat(code).isEqualTo(2);
     assertThat(err.toString())
-        .contains("transports: gopher (expected: framed, unframed, http, comma-separated)");
+        .contains("transports: gopher (expected: framed, unframed, http, header, comma-separated)");
   }
 }

@@ -6,6 +6,7 @@ import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.Map;
 
 /**
  * One request's place in its connection's reply order; also its worker task and its completion.
@@ -188,7 +189,7 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
       if (events != null) {
         events.beforeCall(calls.connection.registration()); // never throws
       }
-      path.invoker.invoke(payload, this);
+      path.invokerFor(envelope).invoke(payload, this);
     } catch (RuntimeException | Error e) {
       // The invoker promises not to throw; if it did, the request still gets its place back.
       unreadable(e);
@@ -219,6 +220,11 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   @Override
   public long receivedAtNanos() {
     return receivedAtNanos;
+  }
+
+  @Override
+  public Map<String, String> requestHeaders() {
+    return envelope.headers();
   }
 
   @Override

@@ -5,10 +5,14 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.util.internal.Checks;
+import io.thriftnio.core.wire.Envelope;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TConfiguration;
+import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
  * What every connection of one server shares on its call path: the invoker, where calls run, the
@@ -40,6 +44,9 @@ public final class CallPath {
 
   /** The server's connection listeners, told before each call; {@code null} if none. */
   final ConnectionEvents events;
+
+  /** The invokers of protocols requests name (THeader's), made when first named. */
+  private final Map<TProtocolFactory, ProcessorInvoker> byProtocol = new ConcurrentHashMap<>();
 
   /**
    * @param invoker runs the processor
@@ -138,6 +145,24 @@ public final class CallPath {
     this.callTimeoutNanos = CallDeadlines.nanos(Checks.nonNegative("callTimeout", callTimeout));
     int max = invoker.maxFrameSize();
     this.headerConfiguration = new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
+  }
+
+  /**
+   * The invoker of a request that came in {@code envelope}: the server's, or one in the protocol
+   * the request names ({@link Envelope#protocol()}), so that its reply is in the caller's protocol.
+   */
+  ProcessorInvoker invokerFor(Envelope envelope) {
+    TProtocolFactory protocol = envelope.protocol();
+    return protocol == null ? invoker : byProtocol.computeIfAbsent(protocol, this::protocolInvoker);
+  }
+
+  private ProcessorInvoker protocolInvoker(TProtocolFactory protocol) {
+    // The server's own factory when it is of the same class: it keeps the user's settings.
+    Class<?> named = protocol.getClass();
+    return invoker.inputProtocolFactory().getClass() == named
+            && invoker.outputProtocolFactory().getClass() == named
+        ? invoker
+        : invoker.withProtocol(protocol);
   }
 
   /** The sequencer of a new connection. */

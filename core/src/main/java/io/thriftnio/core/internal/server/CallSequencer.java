@@ -222,7 +222,8 @@ public final class CallSequencer {
                 header,
                 TApplicationException.PROTOCOL_ERROR,
                 "request " + header.name + " rejected: " + reason,
-                path.invoker.outputProtocolFactory(),
+                path.invokerFor(envelope != null ? envelope : Envelope.FRAMED)
+                    .outputProtocolFactory(),
                 path.invoker.maxFrameSize());
     synchronized (this) {
       if (closing) {

@@ -32,7 +32,9 @@ final class Dispatcher {
     // the connection closes; the check runs here, in request order, on the reading thread.
     Throwable unreadable =
         HeaderCheck.unreadable(
-            slot.payload, path.invoker.inputProtocolFactory(), path.headerConfiguration);
+            slot.payload,
+            path.invokerFor(slot.envelope).inputProtocolFactory(),
+            path.headerConfiguration);
     if (unreadable != null) {
       if (slot.claim(false)) { // else it timed out already, and was answered
         slot.unreadable(unreadable);

@@ -41,7 +41,7 @@ final class OverloadReplies {
     CallPath path = calls.path;
     path.counters.overloadedCalls.increment();
     long count = path.overloadLog.record();
-    ProcessorInvoker invoker = path.invoker;
+    ProcessorInvoker invoker = path.invokerFor(call.envelope); // the caller's protocol
     TMessage header =
         ErrorReplies.readHeader(
             call.payload, invoker.inputProtocolFactory(), invoker.maxFrameSize());

@@ -30,7 +30,7 @@ final class TimeoutReplies {
    */
   static void timedOut(CallSequencer calls, Call call, boolean started) {
     CallPath path = calls.path;
-    ProcessorInvoker invoker = path.invoker;
+    ProcessorInvoker invoker = path.invokerFor(call.envelope); // the caller's protocol
     TMessage header =
         ErrorReplies.readHeader(
             call.payload, invoker.inputProtocolFactory(), invoker.maxFrameSize());

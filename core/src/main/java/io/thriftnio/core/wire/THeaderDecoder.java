@@ -1,0 +1,175 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireTransport;
+import java.net.SocketAddress;
+import java.util.Map;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+
+/**
+ * A server connection's THeader requests ({@link WireTransport#HEADER}): each frame's header read
+ * and bounded, its payload handed out as a slice of the input, or inflated into an array of its own
+ * when zlib is applied, with an envelope per request ({@link THeaderEnvelope}).
+ *
+ * <pre>
+ * | LENGTH | 0F FF | FLAGS | SEQUENCE ID | HEADER SIZE/4 | header section | payload          |
+ *   int32    magic   16 bit  int32         16 bit          HEADER SIZE x 4   to LENGTH's end
+ * </pre>
+ *
+ * <p>Checked in this order, each before anything is allocated for what it declares: the length
+ * against {@code maxFrameSize} as soon as its four bytes are here (as framed); the whole frame
+ * buffered; its magic; the header section within the frame; the section's rules ({@link
+ * THeaderSection}); the zlib stream inflated no further than {@code maxFrameSize} ({@link
+ * THeaderZlib}).
+ *
+ * <p>A refusal once the protocol id is read and served is answered: the reply is a {@code
+ * TApplicationException(PROTOCOL_ERROR)} to the header's sequence id, in the caller's protocol and
+ * in THeader, then the connection closes (the spec wants an unknown transform answered with an
+ * error; a closed connection alone would leave the caller guessing). Before that (a frame that lies
+ * about its sizes, a protocol id not served) there is no way to write an answer the caller reads,
+ * and the connection just closes.
+ */
+final class THeaderDecoder implements Decoder {
+
+  /** THeader: a frame length, then {@code 0FFF}. */
+  static final WireKind KIND =
+      new WireKind("HEADER", WireTransport.HEADER) {
+        @Override
+        public int detect(ByteSource in, int start, int available) {
+          if ((in.getByte(start) & 0xff) >= 0x80) {
+            return NO; // not a positive length
+          }
+          if (available < Framing.HEADER_SIZE) {
+            return UNDECIDED;
+          }
+          if (in.getInt(start) < THeaderEnvelope.FIXED_SIZE) {
+            return NO; // too short for THeader's fixed part: a small frame must not wait for more
+          }
+          if (available < Framing.HEADER_SIZE + 2) {
+            return UNDECIDED;
+          }
+          return isMagic(in, start) ? YES : NO;
+        }
+
+        @Override
+        public String looksLike() {
+          return "a THeader frame";
+        }
+
+        @Override
+        public Decoder newDecoder(WireSettings settings, Object peer) {
+          return new THeaderDecoder(settings.maxFrameSize(), peer);
+        }
+      };
+
+  private final int maxFrameSize;
+  private final Object peer;
+
+  THeaderDecoder(int maxFrameSize, Object peer) {
+    this.maxFrameSize = maxFrameSize;
+    this.peer = peer;
+  }
+
+  @Override
+  public int decode(ByteSource in, int start, int available, Decoded out) {
+    if (available < Framing.HEADER_SIZE) {
+      return out.needMore();
+    }
+    int length = in.getInt(start);
+    if (length <= 0 || length > maxFrameSize) {
+      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
+      return out.refused(
+          Refusal.frameSize(new FrameSizeException(length, maxFrameSize, address), null));
+    }
+    if (available - Framing.HEADER_SIZE < length) {
+      return out.needMore();
+    }
+    if (length < THeaderEnvelope.FIXED_SIZE) {
+      return out.refused(
+          closed(
+              "frame of "
+                  + length
+                  + " bytes is shorter than THeader's fixed part ("
+                  + THeaderEnvelope.FIXED_SIZE
+                  + " bytes)"));
+    }
+    if (!isMagic(in, start)) {
+      int magic = (in.getByte(start + 4) & 0xff) << 8 | (in.getByte(start + 5) & 0xff);
+      return out.refused(
+          closed(
+              String.format(
+                  "frame of %d bytes: bytes 4-5 are %04x (expected: 0fff)", length, magic)));
+    }
+    int at = start + Framing.HEADER_SIZE + 2;
+    int flags = (in.getByte(at) & 0xff) << 8 | (in.getByte(at + 1) & 0xff);
+    int seqId = in.getInt(at + 2);
+    int sectionSize = ((in.getByte(at + 6) & 0xff) << 8 | (in.getByte(at + 7) & 0xff)) * 4;
+    int room = length - THeaderEnvelope.FIXED_SIZE;
+    if (sectionSize > room) {
+      return out.refused(
+          closed(
+              "header section of "
+                  + sectionSize
+                  + " bytes (HEADER SIZE "
+                  + sectionSize / 4
+                  + ") exceeds the "
+                  + room
+                  + " bytes of its "
+                  + length
+                  + "-byte frame after the fixed part"));
+    }
+    int sectionStart = start + Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE;
+    byte[] sectionBytes = new byte[sectionSize]; // bounded by the frame, which is all here
+    in.getBytes(sectionStart, sectionBytes, 0, sectionSize);
+    THeaderSection section;
+    try {
+      section = THeaderSection.read(sectionBytes);
+    } catch (THeaderSection.Malformed e) {
+      return out.refused(
+          e.protocolId >= 0
+              ? answered(e.getMessage(), flags, seqId, e.protocolId)
+              : closed(e.getMessage()));
+    }
+    THeaderEnvelope envelope =
+        new THeaderEnvelope(section.protocolId, flags, seqId, section.transforms, section.headers);
+    int consumed = Framing.HEADER_SIZE + length;
+    int payloadOffset = Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE + sectionSize;
+    int payloadLength = consumed - payloadOffset;
+    if (section.transforms.length == 0) {
+      return out.message(consumed, payloadOffset, payloadLength, envelope);
+    }
+    byte[] payload = new byte[payloadLength];
+    in.getBytes(start + payloadOffset, payload, 0, payloadLength);
+    try {
+      for (int i = 0; i < section.transforms.length; i++) {
+        payload = THeaderZlib.inflate(payload, maxFrameSize); // zlib is the one transform read
+      }
+    } catch (THeaderZlib.Refused e) {
+      return out.refused(answered(e.getMessage(), flags, seqId, section.protocolId));
+    }
+    return out.message(consumed, payload, envelope);
+  }
+
+  private static boolean isMagic(ByteSource in, int start) {
+    return (in.getByte(start + 4) & 0xff) == THeaderEnvelope.MAGIC >>> 8
+        && (in.getByte(start + 5) & 0xff) == (THeaderEnvelope.MAGIC & 0xff);
+  }
+
+  private Refusal closed(String what) {
+    return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
+  }
+
+  /**
+   * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its bytes
+   * are not read), so the answer carries an empty one.
+   */
+  private Refusal answered(String what, int flags, int seqId, int protocolId) {
+    THeaderEnvelope envelope = new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of());
+    return Refusal.of(
+        "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
+        new TMessage("", TMessageType.CALL, seqId),
+        envelope);
+  }
+}
