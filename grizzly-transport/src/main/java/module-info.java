@@ -1,6 +1,6 @@
 /**
- * thrift-nio's Grizzly 4.0 transport: {@code GrizzlyThriftServer}, {@code GrizzlyClientResources}
- * and the filters for a filter chain of one's own.
+ * thrift-nio's Grizzly 4.0 transport: {@code GrizzlyThriftServer}, {@code GrizzlyClientIo} and the
+ * filters for a filter chain of one's own.
  */
 module io.thriftnio.grizzly {
   requires transitive io.thriftnio.core;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """THeader interop client: Apache Thrift's own Python THeaderTransport/THeaderProtocol calling
-BenchService.echo on a server that accepts WireTransport.HEADER.
+BenchService.echo on a server that accepts WireKind.HEADER.
 
 Every combination of inner protocol (binary, compact) and zlib (off, on) on one connection each,
 then binary and compact switched call by call on one connection, payloads of several sizes checked

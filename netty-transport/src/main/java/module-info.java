@@ -1,6 +1,6 @@
 /**
- * thrift-nio's Netty 4.2 transport: {@code NettyThriftServer}, {@code NettyClientResources} and the
- * codec pieces for a pipeline of one's own.
+ * thrift-nio's Netty 4.2 transport: {@code NettyThriftServer}, {@code NettyClientIo} and the codec
+ * pieces for a pipeline of one's own.
  */
 module io.thriftnio.netty {
   requires transitive io.thriftnio.core;

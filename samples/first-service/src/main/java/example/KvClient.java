@@ -2,9 +2,8 @@ package example;
 
 import example.kv.KeyValue;
 import example.kv.NotFound;
-import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.core.ClientIo;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import java.net.InetSocketAddress;
@@ -30,11 +29,9 @@ public class KvClient {
     }
 
     // A pooled async client: pipelined channels, a CompletableFuture per call.
-    try (ClientResources resources = NettyClientResources.create();
-        ThriftChannelPool<KeyValue.Client> pool = ThriftChannelPool.builder(
-                KeyValue.Client::new, resources, ClientOptions.defaults())
-            .endpoint(server)
-            .build()) {
+    try (ClientIo io = NettyClientIo.create();
+        ThriftChannelPool<KeyValue.Client> pool =
+            ThriftChannelPool.builder(KeyValue.Client::new, io).endpoint(server).build()) {
       CompletableFuture<Void> put = pool.call(
           c -> c.send_put("answer", "42"),
           c -> { c.recv_put(); return null; });            // a void method returns null

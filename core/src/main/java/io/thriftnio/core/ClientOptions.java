@@ -3,7 +3,6 @@ package io.thriftnio.core;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -11,26 +10,26 @@ import java.util.concurrent.ForkJoinPool;
 
 /**
  * The settings of one client connection, the same on every transport: what {@link
- * ClientResources#openTransport} and {@link ClientResources#openChannel} take. Immutable; {@link
- * #defaults()} or {@link #builder()}, and {@link #toBuilder()} to derive one.
+ * ClientIo#openTransport} and {@link ClientIo#openChannel} take, and what every pool builder's
+ * {@code options(..)} takes. Immutable; {@link #defaults()} or {@link #builder()}, and {@link
+ * #toBuilder()} to derive one. Setters only record; {@link Builder#build()} checks every value at
+ * once, so a bad value fails in one place with one message form ({@code name: value (expected:
+ * rule)}).
  *
  * <pre>{@code
  * ClientOptions options = ClientOptions.builder()
  *     .connectTimeout(Duration.ofSeconds(2))
- *     .requestTimeout(Duration.ofSeconds(5))
+ *     .callTimeout(Duration.ofSeconds(5))
  *     .build();
- * TTransport transport = resources.openTransport(address, options);
+ * TTransport transport = io.openTransport(address, options);
  * }</pre>
  */
 public final class ClientOptions {
   /** Default {@link #connectTimeout()}: 10 seconds. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Default {@link #readTimeout()} of a sync transport: 30 seconds. */
-  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
-
-  /** Default {@link #requestTimeout()} of a channel call: 30 seconds. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  /** Default {@link #callTimeout()}: 30 seconds. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(30);
 
   /** Default {@link #lateReplyTimeout()} of a channel: 10 seconds. */
   public static final Duration DEFAULT_LATE_REPLY_TIMEOUT = Duration.ofSeconds(10);
@@ -38,28 +37,26 @@ public final class ClientOptions {
   private static final ClientOptions DEFAULTS = builder().build();
 
   private final Duration connectTimeout;
-  private final Duration readTimeout;
-  private final Duration requestTimeout;
+  private final Duration callTimeout;
   private final Duration lateReplyTimeout;
   private final int maxFrameSize;
-  private final int maxPendingCalls;
+  private final int maxCallsInFlightPerConnection;
   private final Executor callbackExecutor;
   private final ClientTls tls;
   private final List<ClientInterceptor> interceptors;
-  private final WireTransport transport;
-  private final String httpPath;
+  private final WireKind wireKind;
+  private final String httpPath; // null: not set, the default path
 
   private ClientOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
-    this.readTimeout = b.readTimeout;
-    this.requestTimeout = b.requestTimeout;
+    this.callTimeout = b.callTimeout;
     this.lateReplyTimeout = b.lateReplyTimeout;
     this.maxFrameSize = b.maxFrameSize;
-    this.maxPendingCalls = b.maxPendingCalls;
+    this.maxCallsInFlightPerConnection = b.maxCallsInFlightPerConnection;
     this.callbackExecutor = b.callbackExecutor;
     this.tls = b.tls;
     this.interceptors = List.copyOf(b.interceptors);
-    this.transport = b.transport;
+    this.wireKind = b.wireKind;
     this.httpPath = b.httpPath;
   }
 
@@ -73,18 +70,18 @@ public final class ClientOptions {
     return new Builder();
   }
 
-  /** A builder starting from these options. */
+  /** A builder starting from these options: every setting, set or default, carries over. */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.connectTimeout = connectTimeout;
-    b.readTimeout = readTimeout;
-    b.requestTimeout = requestTimeout;
+    b.callTimeout = callTimeout;
+    b.lateReplyTimeout = lateReplyTimeout;
     b.maxFrameSize = maxFrameSize;
-    b.maxPendingCalls = maxPendingCalls;
+    b.maxCallsInFlightPerConnection = maxCallsInFlightPerConnection;
     b.callbackExecutor = callbackExecutor;
     b.tls = tls;
-    b.interceptors = new ArrayList<>(interceptors);
-    b.transport = transport;
+    b.interceptors = interceptors;
+    b.wireKind = wireKind;
     b.httpPath = httpPath;
     return b;
   }
@@ -94,14 +91,13 @@ public final class ClientOptions {
     return connectTimeout;
   }
 
-  /** How long a sync transport's read waits for its response frame. */
-  public Duration readTimeout() {
-    return readTimeout;
-  }
-
-  /** How long a channel call may take from the call until its whole response has arrived. */
-  public Duration requestTimeout() {
-    return requestTimeout;
+  /**
+   * How long one call may wait for its reply: on a channel, from the call until the whole reply has
+   * arrived; on a sync transport, how long a read blocks. See {@link
+   * Builder#callTimeout(Duration)}.
+   */
+  public Duration callTimeout() {
+    return callTimeout;
   }
 
   /**
@@ -121,11 +117,11 @@ public final class ClientOptions {
    * Calls a channel lets wait for their responses at once, oneway messages not yet written
    * included.
    */
-  public int maxPendingCalls() {
-    return maxPendingCalls;
+  public int maxCallsInFlightPerConnection() {
+    return maxCallsInFlightPerConnection;
   }
 
-  /** Where a channel's futures complete. */
+  /** Where futures and callbacks complete. */
   public Executor callbackExecutor() {
     return callbackExecutor;
   }
@@ -140,53 +136,49 @@ public final class ClientOptions {
     return interceptors;
   }
 
-  /** How messages are delimited on the connection; {@link WireTransport#FRAMED} by default. */
-  public WireTransport transport() {
-    return transport;
+  /** How messages are delimited on the connection: framed, unframed or HTTP. */
+  public WireKind wireKind() {
+    return wireKind;
   }
 
-  /** The path an {@link WireTransport#HTTP} connection posts its calls to; {@code /} by default. */
+  /** The path {@link WireKind#HTTP} posts calls to. */
   public String httpPath() {
-    return httpPath;
+    return httpPath != null ? httpPath : ServerBuilder.DEFAULT_HTTP_PATH;
   }
 
   @Override
   public String toString() {
     return "ClientOptions{connectTimeout="
         + connectTimeout
-        + ", readTimeout="
-        + readTimeout
-        + ", requestTimeout="
-        + requestTimeout
-        + ", lateReplyTimeout="
-        + lateReplyTimeout
+        + ", callTimeout="
+        + callTimeout
         + ", maxFrameSize="
         + maxFrameSize
-        + ", maxPendingCalls="
-        + maxPendingCalls
+        + ", maxCallsInFlightPerConnection="
+        + maxCallsInFlightPerConnection
         + ", tls="
         + (tls != null)
         + ", interceptors="
         + interceptors.size()
-        + ", transport="
-        + transport
-        + (transport == WireTransport.HTTP ? ", httpPath=" + httpPath : "")
-        + "}";
+        + ", wireKind="
+        + wireKind
+        + (wireKind == WireKind.HTTP ? ", httpPath=" + httpPath() : "")
+        + '}';
   }
 
-  /** Builds {@link ClientOptions}; every value is checked when set. */
+  /** Builds {@link ClientOptions}; {@link #build()} checks every value. */
   public static final class Builder {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
-    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
-    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration lateReplyTimeout = DEFAULT_LATE_REPLY_TIMEOUT;
     private int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
-    private int maxPendingCalls = ThriftChannel.DEFAULT_MAX_PENDING_CALLS;
+    private int maxCallsInFlightPerConnection =
+        ThriftChannel.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
     private Executor callbackExecutor = ForkJoinPool.commonPool();
     private ClientTls tls;
-    private List<ClientInterceptor> interceptors = new ArrayList<>();
-    private WireTransport transport = WireTransport.FRAMED;
-    private String httpPath = ServerBuilder.DEFAULT_HTTP_PATH;
+    private List<? extends ClientInterceptor> interceptors = List.of();
+    private WireKind wireKind = WireKind.FRAMED;
+    private String httpPath;
 
     private Builder() {}
 
@@ -198,34 +190,25 @@ public final class ClientOptions {
      * @return this builder
      */
     public Builder connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = Checks.positive("connectTimeout", connectTimeout);
+      this.connectTimeout = connectTimeout;
       return this;
     }
 
     /**
-     * How long a sync transport's {@code read} waits for a response frame; the transport is closed
-     * when it passes, since a late response could be taken for the next call's. Default {@link
-     * #DEFAULT_READ_TIMEOUT} (30 s).
+     * How long one call may wait for its reply. On a channel ({@link ClientIo#openChannel}), from
+     * the call until its whole reply has arrived: when it passes, that call alone fails with a
+     * {@link CallTimeoutException}; the connection and its other calls carry on, and the late reply
+     * is dropped when it comes (see {@link ThriftChannel}). On a sync transport ({@link
+     * ClientIo#openTransport}), how long a {@code read} blocks for the reply: when it passes the
+     * transport is closed, since a late reply could be taken for the next call's. The stock {@code
+     * TAsyncClient}s of {@code ThriftAsyncClientPool} take it as their timeout. Default {@link
+     * #DEFAULT_CALL_TIMEOUT} (30 s).
      *
-     * @param readTimeout {@code > 0}
+     * @param callTimeout {@code > 0}
      * @return this builder
      */
-    public Builder readTimeout(Duration readTimeout) {
-      this.readTimeout = Checks.positive("readTimeout", readTimeout);
-      return this;
-    }
-
-    /**
-     * How long a channel call may take, from the call until its whole response has arrived. When it
-     * passes, that call alone fails with a {@link CallTimeoutException}; the connection and its
-     * other calls carry on, and the late reply is dropped when it comes (see {@link
-     * ThriftChannel}). Default {@link #DEFAULT_REQUEST_TIMEOUT} (30 s).
-     *
-     * @param requestTimeout {@code > 0}
-     * @return this builder
-     */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = Checks.positive("requestTimeout", requestTimeout);
+    public Builder callTimeout(Duration callTimeout) {
+      this.callTimeout = callTimeout;
       return this;
     }
 
@@ -240,7 +223,7 @@ public final class ClientOptions {
      * @return this builder
      */
     public Builder lateReplyTimeout(Duration lateReplyTimeout) {
-      this.lateReplyTimeout = Checks.positive("lateReplyTimeout", lateReplyTimeout);
+      this.lateReplyTimeout = lateReplyTimeout;
       return this;
     }
 
@@ -253,34 +236,36 @@ public final class ClientOptions {
      * @return this builder
      */
     public Builder maxFrameSize(int maxFrameSize) {
-      this.maxFrameSize = Checks.positive("maxFrameSize", maxFrameSize);
+      this.maxFrameSize = maxFrameSize;
       return this;
     }
 
     /**
      * Calls a channel lets wait for responses at once; a call beyond it fails at once with {@link
-     * TooManyPendingCallsException} and the channel stays usable. A oneway message counts until it
+     * TooManyCallsInFlightException} and the channel stays usable. A oneway message counts until it
      * is written, so a caller that sends faster than the socket drains is refused rather than
-     * queued without bound. Default {@link ThriftChannel#DEFAULT_MAX_PENDING_CALLS} (1024).
+     * queued without bound. Default {@link
+     * ThriftChannel#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} (1024).
      *
-     * @param maxPendingCalls {@code > 0}
+     * @param maxCallsInFlightPerConnection {@code > 0}
      * @return this builder
      */
-    public Builder maxPendingCalls(int maxPendingCalls) {
-      this.maxPendingCalls = Checks.positive("maxPendingCalls", maxPendingCalls);
+    public Builder maxCallsInFlightPerConnection(int maxCallsInFlightPerConnection) {
+      this.maxCallsInFlightPerConnection = maxCallsInFlightPerConnection;
       return this;
     }
 
     /**
-     * Where a channel completes its futures, so that callers' continuations never run on an IO
-     * thread. Default {@link ForkJoinPool#commonPool()}. A direct executor ({@code Runnable::run})
-     * completes on the IO thread: only for continuations that never block.
+     * Where futures complete and callbacks run, so that callers' continuations never run on an IO
+     * thread: a channel's futures, and a pool's when the pool is given these options. Default
+     * {@link ForkJoinPool#commonPool()}. A direct executor ({@code Runnable::run}) completes on the
+     * IO thread: only for continuations that never block.
      *
      * @param callbackExecutor not null
      * @return this builder
      */
     public Builder callbackExecutor(Executor callbackExecutor) {
-      this.callbackExecutor = Checks.notNull("callbackExecutor", callbackExecutor);
+      this.callbackExecutor = callbackExecutor;
       return this;
     }
 
@@ -302,53 +287,89 @@ public final class ClientOptions {
      * feature.
      *
      * <p>A channel reads each request's message header from its bytes (compact, JSON, else binary)
-     * for the method name and sequence id, and its reply's first bytes for the outcome. They apply
-     * to channels ({@link ClientResources#openChannel}); a sync transport ({@link
-     * ClientResources#openTransport}) moves bytes without knowing where a message begins and does
-     * not run them: pool it with {@code ThriftClientPool} and give the pool the interceptors.
+     * for the method name and sequence id, and its reply's first bytes for the outcome. A sync
+     * transport ({@link ClientIo#openTransport}) moves bytes without knowing where a message begins
+     * and refuses options that carry interceptors: pool it with {@code ThriftClientPool} and give
+     * the pool the interceptors.
      *
      * @param interceptors the chain, first to run first, empty for none; neither it nor an element
      *     may be {@code null}
      * @return this builder
      */
     public Builder interceptors(List<? extends ClientInterceptor> interceptors) {
-      this.interceptors = new ArrayList<>(Checks.noNulls("interceptors", interceptors));
+      this.interceptors = interceptors;
       return this;
     }
 
     /**
-     * How messages are delimited on the connection: {@link WireTransport#FRAMED} (the default, what
-     * {@code TFramedTransport} peers speak), {@link WireTransport#UNFRAMED} (what a plain {@code
+     * How messages are delimited on the connection: {@link WireKind#FRAMED} (the default, what
+     * {@code TFramedTransport} peers speak), {@link WireKind#UNFRAMED} (what a plain {@code
      * TSocket} or {@code TBufferedTransport} server speaks; replies are delimited by walking them
-     * with their protocol's encoding: strict binary, compact or JSON), or {@link
-     * WireTransport#HTTP} (a {@code POST} of each call to {@link #httpPath(String)} over a
-     * keep-alive HTTP/1.1 connection, as {@code THttpClient} does). {@link #maxFrameSize(int)}
-     * bounds each message whatever the transport. {@link WireTransport#HEADER} is served, not yet
-     * spoken by clients, and is refused.
+     * with their protocol's encoding: strict binary, compact or JSON), or {@link WireKind#HTTP} (a
+     * {@code POST} of each call to {@link #httpPath(String)} over a keep-alive HTTP/1.1 connection,
+     * as {@code THttpClient} does). {@link #maxFrameSize(int)} bounds each message whatever the
+     * wire kind. {@link WireKind#HEADER} is served, not yet spoken by clients, and {@link #build()}
+     * refuses it.
      *
-     * @param transport not null, not {@code HEADER}
+     * @param wireKind not null, not {@code HEADER}
      * @return this builder
-     * @throws IllegalArgumentException for {@link WireTransport#HEADER}
      */
-    public Builder transport(WireTransport transport) {
-      if (Checks.notNull("transport", transport) == WireTransport.HEADER) {
-        throw new IllegalArgumentException(
-            "transport: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
-                + " available yet)");
-      }
-      this.transport = transport;
+    public Builder wireKind(WireKind wireKind) {
+      this.wireKind = wireKind;
       return this;
     }
 
     /**
-     * The path an {@link WireTransport#HTTP} connection posts its calls to, e.g. {@code /thrift}.
-     * Ignored by the other transports. Default {@value ServerBuilder#DEFAULT_HTTP_PATH}.
+     * The path a {@link WireKind#HTTP} connection posts its calls to, e.g. {@code /thrift}. Only
+     * with {@code HTTP}: {@link #build()} refuses a path for another wire kind, which would ignore
+     * it. Default {@value ServerBuilder#DEFAULT_HTTP_PATH}.
      *
      * @param httpPath an absolute path: starts with {@code /}, no spaces or control characters
      * @return this builder
      */
     public Builder httpPath(String httpPath) {
-      Checks.notNull("httpPath", httpPath);
+      this.httpPath = httpPath;
+      return this;
+    }
+
+    /**
+     * Checks every value and builds the options.
+     *
+     * @return the options
+     * @throws IllegalArgumentException naming the first value out of range, in the form {@code
+     *     name: value (expected: rule)}
+     * @throws IllegalStateException if two settings conflict: {@code HEADER}, or an {@code
+     *     httpPath} without {@code HTTP}
+     */
+    public ClientOptions build() {
+      Checks.positive("connectTimeout", connectTimeout);
+      Checks.positive("callTimeout", callTimeout);
+      Checks.positive("lateReplyTimeout", lateReplyTimeout);
+      Checks.positive("maxFrameSize", maxFrameSize);
+      Checks.positive("maxCallsInFlightPerConnection", maxCallsInFlightPerConnection);
+      Checks.notNull("callbackExecutor", callbackExecutor);
+      interceptors = Checks.noNulls("interceptors", interceptors);
+      Checks.notNull("wireKind", wireKind);
+      if (httpPath != null) {
+        checkHttpPath(httpPath);
+      }
+      if (wireKind == WireKind.HEADER) {
+        throw new IllegalStateException(
+            "wireKind: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
+                + " available yet)");
+      }
+      if (httpPath != null && wireKind != WireKind.HTTP) {
+        throw new IllegalStateException(
+            "httpPath: \""
+                + httpPath
+                + "\" (expected: no path with wireKind "
+                + wireKind
+                + ", which would ignore it; set wireKind(HTTP) or drop the path)");
+      }
+      return new ClientOptions(this);
+    }
+
+    private static void checkHttpPath(String httpPath) {
       boolean ok = httpPath.startsWith("/");
       for (int i = 0; ok && i < httpPath.length(); i++) {
         char c = httpPath.charAt(i);
@@ -360,13 +381,6 @@ public final class ClientOptions {
                 + httpPath
                 + "\" (expected: an absolute path, starting with /, of visible ASCII characters)");
       }
-      this.httpPath = httpPath;
-      return this;
-    }
-
-    /** The options. */
-    public ClientOptions build() {
-      return new ClientOptions(this);
     }
   }
 }

@@ -17,7 +17,12 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <p>Setters only record values; {@link #build()} validates all of them together and fails with an
  * {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the setting
- * and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. Not thread-safe.
+ * and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. A setting the configuration would
+ * ignore is refused there too: {@link #httpPath} without HTTP in {@link #wireKinds}, a worker
+ * setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity} or {@link
+ * #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the own pool's
+ * size or queue beside a {@link #workerExecutor}. A {@code null} worker setting or path is unset
+ * (the default). Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
@@ -56,15 +61,15 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   TProtocolFactory outputProtocolFactory;
   InetSocketAddress bindAddress;
   IoStrategy ioStrategy = IoStrategy.WORKER;
-  int workerThreads = DEFAULT_WORKER_THREADS;
-  int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
+  Integer workerThreads; // null: not set, the default (set ones are checked against ioStrategy)
+  Integer workerQueueCapacity;
   Executor workerExecutor;
-  Duration workerStartTimeout = DEFAULT_WORKER_START_TIMEOUT;
+  Duration workerStartTimeout;
   Duration callTimeout = Duration.ZERO;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
-  WireTransport[] transports = {WireTransport.FRAMED};
-  String httpPath = DEFAULT_HTTP_PATH;
+  WireKind[] wireKinds = {WireKind.FRAMED};
+  String httpPath;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
   Duration idleTimeout = Duration.ZERO;
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -159,15 +164,12 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * shuts it down.
    *
    * <p>The executor must run every task it accepts, or refuse it by throwing {@link
-   * java.util.concurrent.RejectedExecutionException}, which the server answers as an overload
-   * ({@code TApplicationException(INTERNAL_ERROR)}, counted in {@link
-   * ServerStats#overloadedCalls()}). Replies leave a connection in request order, so a task that is
-   * silently dropped would hold back every later reply on its connection. Therefore {@link
-   * #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} whose rejection handler is
-   * a {@link java.util.concurrent.ThreadPoolExecutor.DiscardPolicy} or {@link
-   * java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy}, and a call that any executor has
-   * not started within {@link #workerStartTimeout(Duration)} is answered as an overload (the task
-   * does nothing if it runs later). Default: none (the server's own pool).
+   * java.util.concurrent.RejectedExecutionException}, answered as an overload ({@code
+   * TApplicationException(INTERNAL_ERROR)}, counted in {@link ServerStats#overloadedCalls()}):
+   * replies leave in request order, so a silently dropped task would hold back every later reply.
+   * {@link #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} with a {@code
+   * DiscardPolicy} or {@code DiscardOldestPolicy}, and a call not started within {@link
+   * #workerStartTimeout(Duration)} is answered as an overload. Default: none (the server's pool).
    */
   public B workerExecutor(Executor workerExecutor) {
     this.workerExecutor = workerExecutor;
@@ -178,12 +180,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it. A
    * call not started by then is answered with {@code TApplicationException(INTERNAL_ERROR, "... not
    * started within N ms ...")}, counted in {@link ServerStats#overloadedCalls()}, and its request
-   * memory released; its task does nothing if the executor runs it later. This sheds calls whose
-   * callers have most likely given up (a client's request timeout is 30 seconds by default), and
-   * keeps a connection moving when an executor drops a task without throwing: replies leave in
-   * request order, so a call that never starts would hold back every later reply. A call that has
-   * started is never interrupted. Checked by one timer per connection, armed only while calls wait
-   * for the executor. Default: 30 seconds.
+   * memory released; its task does nothing if run later. This sheds calls whose callers have most
+   * likely given up, and keeps a connection moving when an executor drops a task without throwing
+   * (replies leave in request order). A started call is never interrupted. Default: 30 seconds.
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;
@@ -224,36 +223,36 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * The transports the server accepts, all on its one port: each connection's first bytes say which
-   * one it speaks (a length prefix for {@link WireTransport#FRAMED}; {@code 80 01}, {@code 82} or
-   * {@code [} for a strict-binary, compact or JSON message of {@link WireTransport#UNFRAMED}; an
-   * upper-case letter, a method name, for {@link WireTransport#HTTP}; a length then {@code 0F FF}
-   * for {@link WireTransport#HEADER}), and its replies go back the same way. A connection whose
-   * first bytes match none is closed, logged and counted in {@link ServerStats#badFrames()}.
-   * Everything else applies to every transport alike: the IO strategy, pipelining with replies in
-   * order, {@link #maxFrameSize} (for an unframed message, the largest message, refused as soon as
-   * a declared size would exceed it; for HTTP, the largest body, refused with {@code 413}), the
-   * timeouts (an unframed message, an HTTP request, counts as a frame for {@link #frameTimeout}),
-   * TLS, the limits, the stats and the call context. Default: {@link WireTransport#FRAMED} alone.
+   * The wire kinds the server accepts, all on its one port: each connection's first bytes say which
+   * one it speaks (a length prefix for {@link WireKind#FRAMED}; {@code 80 01}, {@code 82} or {@code
+   * [} for a strict-binary, compact or JSON message of {@link WireKind#UNFRAMED}; an upper-case
+   * letter, a method name, for {@link WireKind#HTTP}; a length then {@code 0F FF} for {@link
+   * WireKind#HEADER}), and its replies go back the same way. A connection whose first bytes match
+   * none is closed, logged and counted in {@link ServerStats#badFrames()}. Everything else applies
+   * to every transport alike: the IO strategy, pipelining with replies in order, {@link
+   * #maxFrameSize} (for an unframed message, the largest message, refused as soon as a declared
+   * size would exceed it; for HTTP, the largest body, refused with {@code 413}), the timeouts (an
+   * unframed message, an HTTP request, counts as a frame for {@link #frameTimeout}), TLS, the
+   * limits, the stats and the call context. Default: {@link WireKind#FRAMED} alone.
    *
    * @param first a transport
-   * @param more further transports; repeats are ignored
+   * @param more further wire kinds; repeats are ignored
    */
-  public B transports(WireTransport first, WireTransport... more) {
-    WireTransport[] all = new WireTransport[1 + (more == null ? 0 : more.length)];
+  public B wireKinds(WireKind first, WireKind... more) {
+    WireKind[] all = new WireKind[1 + (more == null ? 0 : more.length)];
     all[0] = first;
     if (more != null) {
       System.arraycopy(more, 0, all, 1, more.length);
     }
-    this.transports = all;
+    this.wireKinds = all;
     return self();
   }
 
   /**
-   * The path that {@link WireTransport#HTTP} peers post their calls to, e.g. {@code /thrift}; the
-   * query string of a request is ignored. Another path is answered {@code 404}, another method than
-   * {@code POST} {@code 405}. Used only when {@link #transports} includes HTTP. Default: {@value
-   * #DEFAULT_HTTP_PATH}.
+   * The path that {@link WireKind#HTTP} peers post their calls to, e.g. {@code /thrift}; the query
+   * string of a request is ignored. Another path is answered {@code 404}, another method than
+   * {@code POST} {@code 405}. Only with {@link #wireKinds} including HTTP: {@link #build()} refuses
+   * a path the server would ignore. Default: {@value #DEFAULT_HTTP_PATH}.
    *
    * @param path an absolute path: starts with {@code /}, no query, no spaces
    */

@@ -172,8 +172,8 @@ public final class ServerCallContext extends AbstractCallContext {
 
   /**
    * The headers the request came with, read-only, in the order they arrived. For a {@link
-   * WireTransport#HEADER} request, its key/value info headers (keys and values as UTF-8; a repeated
-   * key keeps its last value). For an {@link WireTransport#HTTP} request, its header fields, names
+   * WireKind#HEADER} request, its key/value info headers (keys and values as UTF-8; a repeated key
+   * keeps its last value). For an {@link WireKind#HTTP} request, its header fields, names
    * lower-cased, a repeated field's values joined with {@code ", "}, without those the server reads
    * itself ({@code Content-Length}, {@code Transfer-Encoding}, {@code Connection}). Empty for
    * framed and unframed requests.

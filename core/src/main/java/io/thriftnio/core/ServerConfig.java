@@ -34,7 +34,7 @@ public final class ServerConfig {
   private final Duration callTimeout;
   private final int ioThreads;
   private final int maxFrameSize;
-  private final Set<WireTransport> transports;
+  private final Set<WireKind> wireKinds;
   private final String httpPath;
   private final int maxConnections;
   private final Duration idleTimeout;
@@ -74,15 +74,24 @@ public final class ServerConfig {
     this.outputProtocolFactory = b.outputProtocolFactory != null ? b.outputProtocolFactory : binary;
     this.bindAddress = b.bindAddress;
     this.ioStrategy = Checks.notNull("ioStrategy", b.ioStrategy);
-    this.workerThreads = Checks.positive("workerThreads", b.workerThreads);
-    this.workerQueueCapacity = Checks.positive("workerQueueCapacity", b.workerQueueCapacity);
+    this.workerThreads =
+        Checks.positive(
+            "workerThreads", orDefault(b.workerThreads, ServerBuilder.DEFAULT_WORKER_THREADS));
+    this.workerQueueCapacity =
+        Checks.positive(
+            "workerQueueCapacity",
+            orDefault(b.workerQueueCapacity, ServerBuilder.DEFAULT_WORKER_QUEUE_CAPACITY));
     this.workerExecutor = checkWorkerExecutor(b.workerExecutor);
-    this.workerStartTimeout = Checks.positive("workerStartTimeout", b.workerStartTimeout);
+    this.workerStartTimeout =
+        Checks.positive(
+            "workerStartTimeout",
+            orDefault(b.workerStartTimeout, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT));
     this.callTimeout = Checks.nonNegative("callTimeout", b.callTimeout);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
-    this.transports = checkTransports(b.transports);
-    this.httpPath = checkHttpPath(b.httpPath);
+    this.wireKinds = checkWireKinds(b.wireKinds);
+    this.httpPath = checkHttpPath(orDefault(b.httpPath, ServerBuilder.DEFAULT_HTTP_PATH));
+    refuseIgnored(b, ioStrategy, wireKinds);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
     this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
@@ -95,18 +104,61 @@ public final class ServerConfig {
     this.connectionListeners = List.copyOf(b.connectionListeners);
   }
 
-  private static Set<WireTransport> checkTransports(WireTransport[] transports) {
-    EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
-    for (int i = 0; i < transports.length; i++) {
-      if (transports[i] == null) {
+  private static <T> T orDefault(T value, T defaultValue) {
+    return value != null ? value : defaultValue;
+  }
+
+  /**
+   * Refuses a setting the chosen configuration would ignore, so a mistake shows at build rather
+   * than as a server that behaves as if it had not been made.
+   */
+  private static void refuseIgnored(
+      ServerBuilder<?> b, IoStrategy strategy, Set<WireKind> wireKinds) {
+    if (b.httpPath != null && !wireKinds.contains(WireKind.HTTP)) {
+      throw ignored("httpPath", "'" + b.httpPath + "'", "wireKinds " + wireKinds + " without HTTP");
+    }
+    boolean sameThread = strategy == IoStrategy.SAME_THREAD;
+    boolean leaderFollower = strategy == IoStrategy.LEADER_FOLLOWER;
+    if (sameThread && b.workerExecutor != null) {
+      throw ignored(
+          "workerExecutor", b.workerExecutor, "ioStrategy SAME_THREAD, which runs no workers");
+    }
+    if ((sameThread || b.workerExecutor != null) && b.workerThreads != null) {
+      throw ignored(
+          "workerThreads",
+          b.workerThreads,
+          sameThread ? "ioStrategy SAME_THREAD, which runs no workers" : "a workerExecutor");
+    }
+    if ((sameThread || leaderFollower || b.workerExecutor != null)
+        && b.workerQueueCapacity != null) {
+      throw ignored(
+          "workerQueueCapacity",
+          b.workerQueueCapacity,
+          b.workerExecutor != null
+              ? "a workerExecutor"
+              : "ioStrategy " + strategy + ", which queues no calls");
+    }
+    if ((sameThread || leaderFollower) && b.workerStartTimeout != null) {
+      throw ignored(
+          "workerStartTimeout",
+          b.workerStartTimeout,
+          "ioStrategy " + strategy + ", which queues no calls");
+    }
+  }
+
+  private static IllegalStateException ignored(String name, Object value, String because) {
+    return new IllegalStateException(
+        name + ": " + value + " (expected: unset; ignored with " + because + ")");
+  }
+
+  private static Set<WireKind> checkWireKinds(WireKind[] wireKinds) {
+    EnumSet<WireKind> set = EnumSet.noneOf(WireKind.class);
+    for (int i = 0; i < wireKinds.length; i++) {
+      if (wireKinds[i] == null) {
         throw new IllegalArgumentException(
-            "transports["
-                + i
-                + "]: null (expected: one of "
-                + EnumSet.allOf(WireTransport.class)
-                + ")");
+            "wireKinds[" + i + "]: null (expected: one of " + EnumSet.allOf(WireKind.class) + ")");
       }
-      set.add(transports[i]);
+      set.add(wireKinds[i]);
     }
     return Collections.unmodifiableSet(set);
   }
@@ -224,9 +276,9 @@ public final class ServerConfig {
     return maxFrameSize;
   }
 
-  /** The transports accepted on the server's port; never empty. */
-  public Set<WireTransport> transports() {
-    return transports;
+  /** The wireKinds accepted on the server's port; never empty. */
+  public Set<WireKind> wireKinds() {
+    return wireKinds;
   }
 
   /** The path HTTP peers post their calls to. */
@@ -289,9 +341,9 @@ public final class ServerConfig {
         + ioThreads
         + ", workerThreads="
         + (workerExecutor != null ? "external" : Integer.toString(workerThreads))
-        + ", transports="
-        + transports
-        + (transports.contains(WireTransport.HTTP) ? ", httpPath=" + httpPath : "")
+        + ", wireKinds="
+        + wireKinds
+        + (wireKinds.contains(WireKind.HTTP) ? ", httpPath=" + httpPath : "")
         + ", maxFrameSize="
         + maxFrameSize
         + ", maxConnections="

@@ -10,10 +10,10 @@ package io.thriftnio.core;
  * @param openConnections connections open now
  * @param badFrames connections closed for breaking the frame rules (a length {@code <= 0} or above
  *     {@link ServerConfig#maxFrameSize()}, or a message header that cannot be read), for first
- *     bytes that match no transport of {@link ServerConfig#transports()}, or for an unframed
- *     message that breaks its protocol's encoding or would exceed {@code maxFrameSize}; and HTTP
- *     requests refused with a {@code 4xx} or {@code 5xx} status (malformed, over a limit, another
- *     method or path), whether or not their connection stays open
+ *     bytes that match no transport of {@link ServerConfig#wireKinds()}, or for an unframed message
+ *     that breaks its protocol's encoding or would exceed {@code maxFrameSize}; and HTTP requests
+ *     refused with a {@code 4xx} or {@code 5xx} status (malformed, over a limit, another method or
+ *     path), whether or not their connection stays open
  * @param timedOutConnections connections closed by the idle timeout or the frame timeout (a slow
  *     sender, or a stalled reader whose responses do not drain)
  * @param completedCalls requests the processor ran, oneway calls included, calls that failed

@@ -28,9 +28,9 @@ import java.util.concurrent.CompletableFuture;
  * ClientOptions.Builder#lateReplyTimeout}.
  *
  * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection ({@code
- * maxPendingCalls}, default {@value #DEFAULT_MAX_PENDING_CALLS}; oneway messages count until
- * written): a call beyond it fails at once with a {@link TooManyPendingCallsException}, nothing is
- * sent, and the channel stays usable.
+ * maxCallsInFlightPerConnection}, default {@value #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION};
+ * oneway messages count until written): a call beyond it fails at once with a {@link
+ * TooManyCallsInFlightException}, nothing is sent, and the channel stays usable.
  *
  * <p>Implementations are thread-safe. {@link #close()} is idempotent.
  */
@@ -42,7 +42,7 @@ public interface ThriftChannel extends AutoCloseable {
    * one TCP stream: past a few hundred calls in flight, latency grows and throughput does not), low
    * enough that a caller outrunning a stalled server fails fast instead of piling up requests.
    */
-  int DEFAULT_MAX_PENDING_CALLS = 1024;
+  int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 1024;
 
   /**
    * Sends one request and completes with its response, within the channel's default timeout.
@@ -72,7 +72,7 @@ public interface ThriftChannel extends AutoCloseable {
   CompletableFuture<Void> send(ByteBuffer request);
 
   /** Calls sent whose responses have not arrived, {@link #abandonedCalls()} included. */
-  int pendingCalls();
+  int callsInFlight();
 
   /**
    * Calls that timed out after they were sent and whose late replies have not arrived yet: the

@@ -101,7 +101,7 @@ final class MemoryChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     synchronized (this) {
       return heldCalls.size();
     }

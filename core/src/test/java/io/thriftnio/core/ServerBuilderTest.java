@@ -132,7 +132,7 @@ class ServerBuilderTest {
         .isEqualTo(1024)
         .isEqualTo(ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
     assertThat(c.tls()).as("plain TCP unless tls(...) is set").isNull();
-    assertThat(c.transports()).as("framed alone, as before").containsExactly(WireTransport.FRAMED);
+    assertThat(c.wireKinds()).as("framed alone, as before").containsExactly(WireKind.FRAMED);
     assertThat(c.httpPath()).isEqualTo("/").isEqualTo(ServerBuilder.DEFAULT_HTTP_PATH);
     assertThat(c.inputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
     assertThat(c.outputProtocolFactory()).isInstanceOf(TBinaryProtocol.Factory.class);
@@ -151,9 +151,7 @@ class ServerBuilderTest {
         build(
             b ->
                 b.protocol(compact, json)
-                    .ioStrategy(IoStrategy.SAME_THREAD)
-                    .workerThreads(3)
-                    .workerQueueCapacity(5)
+                    .ioStrategy(IoStrategy.WORKER)
                     .workerExecutor(executor)
                     .workerStartTimeout(Duration.ofMillis(7))
                     .callTimeout(Duration.ofMillis(9))
@@ -167,9 +165,7 @@ class ServerBuilderTest {
                     .maxCallsInFlightPerConnection(2));
     assertThat(c.inputProtocolFactory()).isSameAs(compact);
     assertThat(c.outputProtocolFactory()).isSameAs(json);
-    assertThat(c.ioStrategy()).isEqualTo(IoStrategy.SAME_THREAD);
-    assertThat(c.workerThreads()).isEqualTo(3);
-    assertThat(c.workerQueueCapacity()).isEqualTo(5);
+    assertThat(c.ioStrategy()).isEqualTo(IoStrategy.WORKER);
     assertThat(c.workerExecutor()).isSameAs(executor);
     assertThat(c.workerStartTimeout()).isEqualTo(Duration.ofMillis(7));
     assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(9));
@@ -250,7 +246,9 @@ class ServerBuilderTest {
     assertThat(build(b -> b.idleTimeout(Duration.ZERO)).idleTimeout()).isZero();
     assertRejected(
         b -> b.workerStartTimeout(Duration.ZERO), "workerStartTimeout: PT0S (expected: > 0)");
-    assertRejected(b -> b.workerStartTimeout(null), "workerStartTimeout: null (expected: > 0)");
+    assertThat(build(b -> b.workerStartTimeout(null)).workerStartTimeout())
+        .as("null is unset: the default")
+        .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
     assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
         .isEqualTo(Duration.ofNanos(1));
     assertRejected(
@@ -297,31 +295,28 @@ class ServerBuilderTest {
   }
 
   @Test
-  void transportsAreASetAndNullsAreRefusedAtBuild() {
+  void wireKindsAreASetAndNullsAreRefusedAtBuild() {
     assertThat(
-            build(
-                    b ->
-                        b.transports(
-                            WireTransport.UNFRAMED, WireTransport.FRAMED, WireTransport.UNFRAMED))
-                .transports())
-        .containsExactly(WireTransport.FRAMED, WireTransport.UNFRAMED);
-    assertThat(build(b -> b.transports(WireTransport.UNFRAMED)).transports())
-        .containsExactly(WireTransport.UNFRAMED);
-    assertThat(build(b -> b.transports(WireTransport.UNFRAMED)).toString())
-        .contains("transports=[UNFRAMED]");
+            build(b -> b.wireKinds(WireKind.UNFRAMED, WireKind.FRAMED, WireKind.UNFRAMED))
+                .wireKinds())
+        .containsExactly(WireKind.FRAMED, WireKind.UNFRAMED);
+    assertThat(build(b -> b.wireKinds(WireKind.UNFRAMED)).wireKinds())
+        .containsExactly(WireKind.UNFRAMED);
+    assertThat(build(b -> b.wireKinds(WireKind.UNFRAMED)).toString())
+        .contains("wireKinds=[UNFRAMED]");
     assertRejected(
-        b -> b.transports(WireTransport.FRAMED, (WireTransport) null),
-        "transports[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
+        b -> b.wireKinds(WireKind.FRAMED, (WireKind) null),
+        "wireKinds[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
     assertRejected(
-        b -> b.transports(null),
-        "transports[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
+        b -> b.wireKinds(null),
+        "wireKinds[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
   }
 
   @Test
   void httpPathIsValidatedAtBuild() {
-    ServerConfig c = build(b -> b.transports(WireTransport.HTTP).httpPath("/thrift"));
+    ServerConfig c = build(b -> b.wireKinds(WireKind.HTTP).httpPath("/thrift"));
     assertThat(c.httpPath()).isEqualTo("/thrift");
-    assertThat(c.toString()).contains("transports=[HTTP], httpPath=/thrift");
+    assertThat(c.toString()).contains("wireKinds=[HTTP], httpPath=/thrift");
     assertRejected(
         b -> b.httpPath("thrift"),
         "httpPath: 'thrift' (expected: an absolute path, starting with /, without query or"
@@ -329,9 +324,9 @@ class ServerBuilderTest {
     assertRejected(
         b -> b.httpPath("/a?b"),
         "httpPath: '/a?b' (expected: an absolute path, starting with /, without query or spaces)");
-    assertRejected(
-        b -> b.httpPath(null),
-        "httpPath: null (expected: an absolute path, starting with /, without query or spaces)");
+    assertThat(build(b -> b.wireKinds(WireKind.HTTP).httpPath(null)).httpPath())
+        .as("null is unset: the default")
+        .isEqualTo(ServerBuilder.DEFAULT_HTTP_PATH);
   }
 
   @Test

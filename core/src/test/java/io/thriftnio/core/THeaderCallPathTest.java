@@ -50,8 +50,7 @@ class THeaderCallPathTest {
   /** Decodes {@code frame} as an adapter does and hands the result to {@code seq}. */
   private void deliver(CallSequencer seq, byte[] frame) {
     ServerCodec codec =
-        new ServerCodec(
-            WireSettings.of(MAX, EnumSet.of(WireTransport.HEADER), null, "/"), "test-peer");
+        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), "test-peer");
     int event = codec.next(ByteSource.of(frame), 0, frame.length);
     Decoded d = codec.decoded();
     if (event == Decoded.REFUSED) {

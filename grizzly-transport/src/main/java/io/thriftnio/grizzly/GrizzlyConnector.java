@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
@@ -112,7 +112,7 @@ final class GrizzlyConnector {
 
   /** The most bytes a request adds to its message: the length prefix, or an HTTP head. */
   private static int requestOverhead(ClientOptions options) {
-    return options.transport() == WireTransport.HTTP
+    return options.wireKind() == WireKind.HTTP
         ? 1024 + options.httpPath().length()
         : Framing.HEADER_SIZE;
   }

@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
 import io.thriftnio.core.wire.ClientCodec;
@@ -21,8 +21,8 @@ import org.glassfish.grizzly.memory.Buffers;
 
 /**
  * The sync transport over one Grizzly connection behind {@link TGrizzlyClientTransport} and {@link
- * GrizzlyClientResources#openTransport} over TLS: core's queued framed transport, fed by the
- * chain's {@code ThriftClientFilter}.
+ * GrizzlyClientIo#openTransport} over TLS: core's queued framed transport, fed by the chain's
+ * {@code ThriftClientFilter}.
  */
 final class GrizzlyFramedTransport extends QueuedFramedTransport
     implements ThriftClientFilter.ReplySink {
@@ -36,9 +36,9 @@ final class GrizzlyFramedTransport extends QueuedFramedTransport
       throws TTransportException {
     super(address, options);
     this.connection = connection;
-    this.writeTimeoutMillis = options.readTimeout().toMillis();
+    this.writeTimeoutMillis = options.callTimeout().toMillis();
     this.onClose = onClose;
-    if (options.transport() != WireTransport.FRAMED) {
+    if (options.wireKind() != WireKind.FRAMED) {
       // The chain's frame filter reads this transport's replies (a framed chain's are frames).
       ThriftFrameFilter.attach(
           connection, ClientCodec.of(options, address, ClientErrors.peer(address)));

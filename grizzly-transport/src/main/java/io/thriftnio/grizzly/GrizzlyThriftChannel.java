@@ -18,9 +18,9 @@ import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
  * A pipelined asynchronous {@link ThriftChannel} over one Grizzly connection, opened by {@link
- * GrizzlyClientResources#openChannel}, for every wire transport (framed, unframed, HTTP). The call
- * table (ordering, timers, limits, failures) and the wire are core's, the same as on every
- * transport; this class moves their bytes:
+ * GrizzlyClientIo#openChannel}, for every wire transport (framed, unframed, HTTP). The call table
+ * (ordering, timers, limits, failures) and the wire are core's, the same as on every transport;
+ * this class moves their bytes:
  *
  * <pre>
  *  exchange(a) exchange(b) send(c) exchange(d)      any threads, no waiting

@@ -136,7 +136,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
         new ThriftFrameFilter(
             WireSettings.of(
                 config.maxFrameSize(),
-                config.transports(),
+                config.wireKinds(),
                 config.inputProtocolFactory(),
                 config.httpPath()),
             () -> {}, // the server filter counts the refusals it is told of
@@ -386,7 +386,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
      *     when {@code false} only this server's connections are closed
      * @return this builder
      */
-    public Builder transport(TCPNIOTransport transport, boolean shutdownOnClose) {
+    public Builder ioTransport(TCPNIOTransport transport, boolean shutdownOnClose) {
       this.transport = transport;
       this.ownsTransport = shutdownOnClose;
       return this;

@@ -21,10 +21,9 @@ import org.glassfish.grizzly.Connection;
  *  read(...)                  blocks until the response frame has arrived (readTimeout)
  * </pre>
  *
- * <p>{@link GrizzlyClientResources#openTransport} uses the same transport for TLS, where Grizzly's
- * {@code SSLFilter} runs on the selector thread; plain TCP there is core's blocking socket
- * transport. On a filter chain of your own, wrap a connected {@link Connection} with {@link
- * #create(Connection)}:
+ * <p>{@link GrizzlyClientIo#openTransport} uses the same transport for TLS, where Grizzly's {@code
+ * SSLFilter} runs on the selector thread; plain TCP there is core's blocking socket transport. On a
+ * filter chain of your own, wrap a connected {@link Connection} with {@link #create(Connection)}:
  *
  * <pre>{@code
  * Connection<?> connection = transport.connect(address).get(10, TimeUnit.SECONDS);
@@ -64,9 +63,9 @@ public final class TGrizzlyClientTransport extends TEndpointTransport implements
   /**
    * A transport over a connected {@code connection}; of the options, {@code maxFrameSize} (for
    * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds framed
-   * responses), {@code readTimeout} and {@code transport} apply. With {@code
-   * WireTransport.UNFRAMED}, the chain's frame filter reads this connection's replies unframed,
-   * bounded by the options' {@code maxFrameSize}.
+   * responses), {@code readTimeout} and {@code transport} apply. With {@code WireKind.UNFRAMED},
+   * the chain's frame filter reads this connection's replies unframed, bounded by the options'
+   * {@code maxFrameSize}.
    *
    * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
    *     ThriftClientFilter}

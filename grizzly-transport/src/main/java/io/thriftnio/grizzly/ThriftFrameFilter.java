@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
@@ -76,7 +76,7 @@ public final class ThriftFrameFilter extends BaseFilter {
   ThriftFrameFilter(int maxFrameSize, Runnable badFrameListener) {
     this(
         WireSettings.of(
-            maxFrameSize, EnumSet.of(WireTransport.FRAMED), null, ServerBuilder.DEFAULT_HTTP_PATH),
+            maxFrameSize, EnumSet.of(WireKind.FRAMED), null, ServerBuilder.DEFAULT_HTTP_PATH),
         badFrameListener,
         () -> {});
   }

@@ -90,7 +90,7 @@ final class TlsFilters {
     return !Boolean.TRUE.equals(HANDSHAKEN.get(connection));
   }
 
-  /** A client filter for {@link GrizzlyClientResources}; engines come per connection. */
+  /** A client filter for {@link GrizzlyClientIo}; engines come per connection. */
   static SSLFilter client(SSLContext context) {
     SSLEngineConfigurator unused = new SSLEngineConfigurator(context, false, false, false);
     return new SSLFilter(unused, new SSLEngineConfigurator(context, true, false, false));

@@ -10,9 +10,9 @@
  * <ul>
  *   <li>{@link io.thriftnio.grizzly.GrizzlyThriftServer}: the server, built with {@code
  *       GrizzlyThriftServer.builder()}.
- *   <li>{@link io.thriftnio.grizzly.GrizzlyClientResources}: core's {@link
- *       io.thriftnio.core.ClientResources} on Grizzly, one client transport shared by many sync
- *       transports and {@link io.thriftnio.core.ThriftChannel async channels}.
+ *   <li>{@link io.thriftnio.grizzly.GrizzlyClientIo}: core's {@link io.thriftnio.core.ClientIo} on
+ *       Grizzly, one client transport shared by many sync transports and {@link
+ *       io.thriftnio.core.ThriftChannel async channels}.
  *   <li>{@link io.thriftnio.grizzly.ThriftFrameFilter}, {@link
  *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter},
  *       {@link io.thriftnio.grizzly.TGrizzlyServerTransport}, {@link

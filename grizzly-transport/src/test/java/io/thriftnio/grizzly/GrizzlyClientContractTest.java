@@ -1,11 +1,11 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.testkit.conformance.ClientContractSuite;
 
 class GrizzlyClientContractTest extends ClientContractSuite {
   @Override
-  protected ClientResources newResources() {
-    return GrizzlyClientResources.create();
+  protected ClientIo newResources() {
+    return GrizzlyClientIo.create();
   }
 }

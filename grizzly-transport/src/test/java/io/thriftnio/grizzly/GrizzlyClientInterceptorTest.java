@@ -1,13 +1,13 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.ClientInterceptorSuite;
 
 class GrizzlyClientInterceptorTest extends ClientInterceptorSuite {
   @Override
-  protected ClientResources newResources() {
-    return GrizzlyClientResources.create();
+  protected ClientIo newResources() {
+    return GrizzlyClientIo.create();
   }
 
   @Override

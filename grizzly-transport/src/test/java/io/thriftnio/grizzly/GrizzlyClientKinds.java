@@ -1,7 +1,7 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
 import io.thriftnio.testkit.tls.TestPki;
@@ -11,21 +11,21 @@ final class GrizzlyClientKinds {
   private GrizzlyClientKinds() {}
 
   private static final class Holder {
-    static final GrizzlyClientResources RESOURCES = create();
+    static final GrizzlyClientIo RESOURCES = create();
 
-    private static GrizzlyClientResources create() {
-      GrizzlyClientResources r = GrizzlyClientResources.create();
+    private static GrizzlyClientIo create() {
+      GrizzlyClientIo r = GrizzlyClientIo.create();
       Runtime.getRuntime().addShutdownHook(new Thread(r::close));
       return r;
     }
   }
 
   /** Shared by the suite runs of one JVM; closed at exit. */
-  static GrizzlyClientResources resources() {
+  static GrizzlyClientIo resources() {
     return Holder.RESOURCES;
   }
 
-  /** The sync transport of {@link GrizzlyClientResources} under a generated sync client. */
+  /** The sync transport of {@link GrizzlyClientIo} under a generated sync client. */
   static ClientKind syncTransport() {
     return ClientKinds.syncTransport("grizzly-sync", address -> resources().openTransport(address));
   }
@@ -44,15 +44,15 @@ final class GrizzlyClientKinds {
   }
 
   private static final ClientOptions UNFRAMED =
-      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+      ClientOptions.builder().wireKind(WireKind.UNFRAMED).build();
 
-  /** Core's sync transport speaking {@code WireTransport.UNFRAMED}. */
+  /** Core's sync transport speaking {@code WireKind.UNFRAMED}. */
   static ClientKind unframedSyncTransport() {
     return ClientKinds.syncTransport(
         "grizzly-sync-unframed", address -> resources().openTransport(address, UNFRAMED));
   }
 
-  /** {@code GrizzlyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code GrizzlyThriftChannel} clients speaking {@code WireKind.UNFRAMED}. */
   static ClientKind unframedChannel() {
     return ClientKinds.channel(
         "grizzly-channel-unframed", address -> resources().openChannel(address, UNFRAMED));
@@ -61,16 +61,16 @@ final class GrizzlyClientKinds {
   private static final ClientOptions TLS_UNFRAMED =
       ClientOptions.builder()
           .tls(TestPki.shared().clientTls().build())
-          .transport(WireTransport.UNFRAMED)
+          .wireKind(WireKind.UNFRAMED)
           .build();
 
-  /** Sync transports over TLS speaking {@code WireTransport.UNFRAMED} (Grizzly's TLS transport). */
+  /** Sync transports over TLS speaking {@code WireKind.UNFRAMED} (Grizzly's TLS transport). */
   static ClientKind tlsUnframedSyncTransport() {
     return ClientKinds.syncTransport(
         "grizzly-sync-tls-unframed", address -> resources().openTransport(address, TLS_UNFRAMED));
   }
 
-  /** {@code GrizzlyThriftChannel}s over TLS speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code GrizzlyThriftChannel}s over TLS speaking {@code WireKind.UNFRAMED}. */
   static ClientKind tlsUnframedChannel() {
     return ClientKinds.channel(
         "grizzly-channel-tls-unframed", address -> resources().openChannel(address, TLS_UNFRAMED));

@@ -47,13 +47,13 @@ class GrizzlyClientsTest {
   /** Releases handlers blocked in {@code sleep}; counts down their starts. */
   private final CountDownLatch release = new CountDownLatch(1);
 
-  private GrizzlyClientResources resources;
+  private GrizzlyClientIo resources;
   private ThriftServer server;
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
-    resources = GrizzlyClientResources.builder().build();
+    resources = GrizzlyClientIo.builder().build();
     server =
         GrizzlyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
@@ -104,7 +104,7 @@ class GrizzlyClientsTest {
             server.localAddress(),
             ClientOptions.builder()
                 .connectTimeout(Duration.ofSeconds(5))
-                .readTimeout(Duration.ofMillis(200))
+                .callTimeout(Duration.ofMillis(200))
                 .build());
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     long start = System.nanoTime();
@@ -273,9 +273,9 @@ class GrizzlyClientsTest {
 
   @Test
   void maxPendingCallsMustBePositive() {
-    assertThatThrownBy(() -> ClientOptions.builder().maxPendingCalls(0))
+    assertThatThrownBy(() -> ClientOptions.builder().maxCallsInFlightPerConnection(0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxPendingCalls: 0 (expected: > 0)");
+        .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
   }
 
   @Test
@@ -339,7 +339,7 @@ class GrizzlyClientsTest {
             resources.openChannel(
                 server.localAddress(),
                 ClientOptions.builder()
-                    .requestTimeout(Duration.ofSeconds(20))
+                    .callTimeout(Duration.ofSeconds(20))
                     .callbackExecutor(Runnable::run)
                     .build());
     closeables.add(channel);
@@ -373,7 +373,7 @@ class GrizzlyClientsTest {
     ByteBuffer reply = channel.exchange(ByteBuffer.wrap(encodeEcho(4))).get(10, TimeUnit.SECONDS);
     assertThat(reply).isNotNull();
     assertThat(channel.abandonedCalls()).isZero();
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   @Test
@@ -393,7 +393,7 @@ class GrizzlyClientsTest {
         InputStream in = accepted.getInputStream();
         int expected = 3 * (4 + encodeEcho(0).length);
         in.readNBytes(expected);
-        assertThat(channel.pendingCalls()).isEqualTo(3);
+        assertThat(channel.callsInFlight()).isEqualTo(3);
         accepted.close();
         for (CompletableFuture<ByteBuffer> call : calls) {
           assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
@@ -416,7 +416,7 @@ class GrizzlyClientsTest {
               resources.openChannel(
                   server.localAddress(),
                   ClientOptions.builder()
-                      .requestTimeout(Duration.ofSeconds(10))
+                      .callTimeout(Duration.ofSeconds(10))
                       .callbackExecutor(callbacks)
                       .build());
       closeables.add(channel);
@@ -443,7 +443,7 @@ class GrizzlyClientsTest {
       AsyncClients.AsyncCaller<BenchService.Client> caller =
           AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
       caller.callOneway(c -> c.send_fire(Payloads.of(10, 1))).get(10, TimeUnit.SECONDS);
-      assertThat(channel.pendingCalls()).as("oneway takes no place in the queue").isZero();
+      assertThat(channel.callsInFlight()).as("oneway takes no place in the queue").isZero();
       // The server runs calls under WORKER: fired() may overtake the oneway on another worker, so
       // ask until the oneway has run (a oneway sent and never run would fail here after 10 s).
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -472,7 +472,7 @@ class GrizzlyClientsTest {
               resources.openChannel(
                   address,
                   ClientOptions.builder()
-                      .requestTimeout(Duration.ofSeconds(20))
+                      .callTimeout(Duration.ofSeconds(20))
                       .callbackExecutor(Runnable::run)
                       .build());
       closeables.add(channel);
@@ -498,7 +498,7 @@ class GrizzlyClientsTest {
           .isEqualTo("reply 3");
       assertThat(channel.isOpen()).isTrue();
       assertThat(channel.abandonedCalls()).isZero();
-      assertThat(channel.pendingCalls()).isZero();
+      assertThat(channel.callsInFlight()).isZero();
     }
   }
 
@@ -516,7 +516,7 @@ class GrizzlyClientsTest {
             resources.openChannel(
                 server.localAddress(),
                 ClientOptions.builder()
-                    .requestTimeout(Duration.ofHours(1))
+                    .callTimeout(Duration.ofHours(1))
                     .callbackExecutor(
                         task -> {
                           held.add(task);
@@ -548,7 +548,7 @@ class GrizzlyClientsTest {
               assertThat(e.getType()).isEqualTo(TTransportException.NOT_OPEN);
               assertThat(e.getMessage()).contains(server.localAddress().toString());
             });
-    assertThat(channel.pendingCalls()).as("nothing left waiting for an untimed reply").isZero();
+    assertThat(channel.callsInFlight()).as("nothing left waiting for an untimed reply").isZero();
   }
 
   @Test
@@ -587,8 +587,8 @@ class GrizzlyClientsTest {
 
   @Test
   void workerStrategyClientsServeTheSameCalls() throws Exception {
-    try (GrizzlyClientResources worker =
-        GrizzlyClientResources.builder().ioStrategy(IoStrategy.WORKER).workerThreads(2).build()) {
+    try (GrizzlyClientIo worker =
+        GrizzlyClientIo.builder().ioStrategy(IoStrategy.WORKER).workerThreads(2).build()) {
       TTransport t = worker.openTransport(server.localAddress());
       closeables.add(t::close);
       BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(t));
@@ -623,7 +623,7 @@ class GrizzlyClientsTest {
 
   @Test
   void aClosedResourceHolderRefusesNewConnections() throws Exception {
-    GrizzlyClientResources r = GrizzlyClientResources.builder().build();
+    GrizzlyClientIo r = GrizzlyClientIo.builder().build();
     closeables.add(r);
     r.close(); // and once more by the test's cleanup: idempotent
     assertThatThrownBy(() -> r.openChannel(server.localAddress()))

@@ -3,8 +3,8 @@ package io.thriftnio.grizzly;
 import static io.thriftnio.core.IoStrategy.LEADER_FOLLOWER;
 import static io.thriftnio.core.IoStrategy.SAME_THREAD;
 import static io.thriftnio.core.IoStrategy.WORKER;
-import static io.thriftnio.core.WireTransport.HTTP;
-import static io.thriftnio.core.WireTransport.UNFRAMED;
+import static io.thriftnio.core.WireKind.HTTP;
+import static io.thriftnio.core.WireKind.UNFRAMED;
 import static io.thriftnio.testkit.conformance.ServerCell.HTTP_PATH;
 
 import io.thriftnio.core.IoStrategy;

@@ -1,7 +1,7 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
@@ -12,7 +12,7 @@ final class GrizzlyHttpClientKinds {
   private GrizzlyHttpClientKinds() {}
 
   static ClientOptions options(String path) {
-    return ClientOptions.builder().transport(WireTransport.HTTP).httpPath(path).build();
+    return ClientOptions.builder().wireKind(WireKind.HTTP).httpPath(path).build();
   }
 
   /** The HTTP sync transport, posting to {@code path}. */

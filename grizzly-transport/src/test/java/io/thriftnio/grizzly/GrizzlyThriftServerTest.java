@@ -605,7 +605,7 @@ class GrizzlyThriftServerTest {
                 .processor(new BenchService.Processor<>(new BenchHandler()))
                 .ioStrategy(IoStrategy.SAME_THREAD)
                 .ioThreads(1)
-                .transport(transport, false)
+                .ioTransport(transport, false)
                 .bind(ANY_PORT));
     RawConnection c = raw(server);
     c.writeFrame(call("get_last_sale", 1, new BenchService.get_last_sale_args("T")));
@@ -621,7 +621,7 @@ class GrizzlyThriftServerTest {
         started(
             GrizzlyThriftServer.builder()
                 .processor(new BenchService.Processor<>(new BenchHandler()))
-                .transport(transport, true)
+                .ioTransport(transport, true)
                 .bind(ANY_PORT));
     RawConnection d = raw(again);
     d.writeFrame(call("get_last_sale", 2, new BenchService.get_last_sale_args("U")));

@@ -83,7 +83,7 @@ class GrizzlyTlsTest {
   }
 
   private static final class TlsResources implements AutoCloseable {
-    final GrizzlyClientResources resources = GrizzlyClientResources.create();
+    final GrizzlyClientIo resources = GrizzlyClientIo.create();
     final ClientOptions options;
 
     TlsResources(ClientTls tls) {

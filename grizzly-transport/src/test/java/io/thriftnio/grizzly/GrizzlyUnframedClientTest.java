@@ -1,12 +1,12 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.testkit.conformance.UnframedClientSuite;
 
-/** The unframed client suite on {@link GrizzlyClientResources}. */
+/** The unframed client suite on {@link GrizzlyClientIo}. */
 class GrizzlyUnframedClientTest extends UnframedClientSuite {
   @Override
-  protected ClientResources resources() {
+  protected ClientIo resources() {
     return GrizzlyClientKinds.resources();
   }
 }

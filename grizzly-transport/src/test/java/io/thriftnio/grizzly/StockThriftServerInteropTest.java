@@ -43,7 +43,7 @@ class StockThriftServerInteropTest {
   private TServer server;
   private Thread serving;
   private InetSocketAddress address;
-  private GrizzlyClientResources resources;
+  private GrizzlyClientIo resources;
 
   @BeforeEach
   void startStockServer() throws Exception {
@@ -70,7 +70,7 @@ class StockThriftServerInteropTest {
     serving.start();
     assertThat(started.await(10, TimeUnit.SECONDS)).as("stock server started").isTrue();
     address = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getPort());
-    resources = GrizzlyClientResources.builder().build();
+    resources = GrizzlyClientIo.builder().build();
   }
 
   @AfterEach
@@ -120,7 +120,7 @@ class StockThriftServerInteropTest {
                   .call(c -> c.send_fired(), BenchService.Client::recv_fired)
                   .get(10, TimeUnit.SECONDS))
           .isEqualTo(1L);
-      assertThat(channel.pendingCalls()).isZero();
+      assertThat(channel.callsInFlight()).isZero();
     } finally {
       callbacks.shutdownNow();
     }

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -42,13 +42,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 class PoolInterceptorsCrossTransportTest {
 
   enum Transport {
-    NETTY(NettyThriftServer::builder, () -> NettyClientResources.create(1)),
-    GRIZZLY(GrizzlyThriftServer::builder, GrizzlyClientResources::create);
+    NETTY(NettyThriftServer::builder, () -> NettyClientIo.create(1)),
+    GRIZZLY(GrizzlyThriftServer::builder, GrizzlyClientIo::create);
 
     final Supplier<ServerBuilder<?>> server;
-    final Supplier<ClientResources> resources;
+    final Supplier<ClientIo> resources;
 
-    Transport(Supplier<ServerBuilder<?>> server, Supplier<ClientResources> resources) {
+    Transport(Supplier<ServerBuilder<?>> server, Supplier<ClientIo> resources) {
       this.server = server;
       this.resources = resources;
     }
@@ -83,15 +83,16 @@ class PoolInterceptorsCrossTransportTest {
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .build()
                 .start();
-        ClientResources resources = transport.resources.get();
+        ClientIo resources = transport.resources.get();
         ThriftClientPool<BenchService.Client> sync =
             ThriftClientPool.builder(BenchService.Client::new)
                 .endpoint(server.localAddress())
-                .transport(ClientTransportFactory.of(resources, ClientOptions.defaults()))
+                .transportFactory(ClientTransportFactory.of(resources, ClientOptions.defaults()))
                 .interceptors(List.of(syncRecorder, oneEcho()))
                 .build();
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
                 .endpoint(server.localAddress())
                 .interceptors(List.of(channelRecorder, oneEcho()))
                 .build()) {

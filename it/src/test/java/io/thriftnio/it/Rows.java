@@ -1,10 +1,11 @@
 package io.thriftnio.it;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.ThriftAsyncClientPool;
@@ -52,12 +53,12 @@ public final class Rows {
   public static final List<Server> GRIZZLY_SERVERS =
       List.of(GRIZZLY_SAME_THREAD, GRIZZLY_WORKER, GRIZZLY_LEADER_FOLLOWER);
 
-  private static final NettyClientResources NETTY = NettyClientResources.create(2);
-  private static final GrizzlyClientResources GRIZZLY = grizzlyResources();
+  private static final NettyClientIo NETTY = NettyClientIo.create(2);
+  private static final GrizzlyClientIo GRIZZLY = grizzlyResources();
 
-  private static GrizzlyClientResources grizzlyResources() {
+  private static GrizzlyClientIo grizzlyResources() {
     try {
-      return GrizzlyClientResources.builder().ioThreads(2).build();
+      return GrizzlyClientIo.builder().ioThreads(2).build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -83,9 +84,11 @@ public final class Rows {
             ThriftClientPool<BenchService.Client> pool =
                 ThriftClientPool.builder(BenchService.Client::new)
                     .protocol(protocol)
-                    .transport(
-                        ClientTransportFactory.framedSocket(
-                            Duration.ofSeconds(10), Duration.ofSeconds(60)))
+                    .options(
+                        ClientOptions.builder()
+                            .connectTimeout(Duration.ofSeconds(10))
+                            .callTimeout(Duration.ofSeconds(60))
+                            .build())
                     .endpoint(address)
                     .build();
             return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);
@@ -100,7 +103,7 @@ public final class Rows {
                 ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
                     .protocol(protocol)
                     .endpoint(address)
-                    .callTimeout(Duration.ofSeconds(60))
+                    .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(60)).build())
                     .build();
             return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
           });
@@ -128,7 +131,7 @@ public final class Rows {
           ThriftClientPool<BenchService.Client> pool =
               ThriftClientPool.builder(BenchService.Client::new)
                   .protocol(protocol)
-                  .transport(transports)
+                  .transportFactory(transports)
                   .endpoint(address)
                   .build();
           return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.Balancer;
-import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftClientPool;
@@ -49,9 +49,11 @@ class MetersTest {
       try (ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .protocol(new TCompactProtocol.Factory())
-              .transport(
-                  ClientTransportFactory.framedSocket(
-                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .options(
+                  ClientOptions.builder()
+                      .connectTimeout(Duration.ofSeconds(5))
+                      .callTimeout(Duration.ofSeconds(30))
+                      .build())
               .endpoint(address)
               .metrics(poolMeters)
               .build()) {
@@ -142,9 +144,11 @@ class MetersTest {
       try (ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .protocol(new TCompactProtocol.Factory())
-              .transport(
-                  ClientTransportFactory.framedSocket(
-                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .options(
+                  ClientOptions.builder()
+                      .connectTimeout(Duration.ofSeconds(5))
+                      .callTimeout(Duration.ofSeconds(30))
+                      .build())
               .endpoint(server.localAddress())
               .build()) {
         BenchService.Iface bench = pool.iface(BenchService.Iface.class);
@@ -194,9 +198,11 @@ class MetersTest {
       try (ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .protocol(new TCompactProtocol.Factory())
-              .transport(
-                  ClientTransportFactory.framedSocket(
-                      Duration.ofSeconds(5), Duration.ofSeconds(30)))
+              .options(
+                  ClientOptions.builder()
+                      .connectTimeout(Duration.ofSeconds(5))
+                      .callTimeout(Duration.ofSeconds(30))
+                      .build())
               .endpoints(refusing, server.localAddress())
               .config(PoolConfig.builder().balancer(Balancer.ROUND_ROBIN).build())
               .build()) {

@@ -20,9 +20,9 @@ import java.util.function.Consumer;
 
 /**
  * An asynchronous, pipelined {@link ThriftChannel} over one Netty connection, opened by {@link
- * NettyClientResources#openChannel}, for every wire transport (framed, unframed, HTTP). The call
- * table (ordering, timers, limits, failures) and the wire are core's, the same as on every
- * transport; this class moves their bytes:
+ * NettyClientIo#openChannel}, for every wire transport (framed, unframed, HTTP). The call table
+ * (ordering, timers, limits, failures) and the wire are core's, the same as on every transport;
+ * this class moves their bytes:
  *
  * <pre>
  *  exchange(a) exchange(b) send(c, oneway) exchange(d)
@@ -33,8 +33,9 @@ import java.util.function.Consumer;
  * <p>Writes run on the channel's event loop, each request behind its head (a length prefix, an HTTP
  * head) in one composite buffer, and stop while the channel is not writable (its outbound buffer is
  * above Netty's high water mark); the messages wait in the call table, counted against {@code
- * maxPendingCalls}, until it drains. Replies come from the pipeline's {@link ThriftFrameDecoder}.
- * Futures complete on the options' callback executor. Thread-safe; {@link #close()} is idempotent.
+ * maxCallsInFlightPerConnection}, until it drains. Replies come from the pipeline's {@link
+ * ThriftFrameDecoder}. Futures complete on the options' callback executor. Thread-safe; {@link
+ * #close()} is idempotent.
  */
 final class NettyThriftChannel extends CodecChannel {
 

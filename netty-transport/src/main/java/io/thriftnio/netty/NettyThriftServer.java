@@ -121,7 +121,7 @@ public final class NettyThriftServer implements ThriftServer {
     this.wire =
         WireSettings.of(
             config.maxFrameSize(),
-            config.transports(),
+            config.wireKinds(),
             config.inputProtocolFactory(),
             config.httpPath());
     this.lifecycle.transport(new Binding());
@@ -155,11 +155,15 @@ public final class NettyThriftServer implements ThriftServer {
 
     /**
      * The IO transport of the server's own event loops. Default: {@link NettyTransportType#AUTO}
-     * (epoll when available, else NIO). Ignored when {@link #eventLoopGroup(EventLoopGroup,
-     * boolean)} is set: the group's IO handler decides.
+     * (epoll when available, else NIO). Must stay {@code AUTO} when {@link
+     * #eventLoopGroup(EventLoopGroup, boolean)} is set: the group's IO handler decides, and {@link
+     * #build()} refuses both.
+     *
+     * @param ioTransport not null
+     * @return this builder
      */
-    public Builder transport(NettyTransportType transport) {
-      this.transport = transport;
+    public Builder ioTransport(NettyTransportType ioTransport) {
+      this.transport = ioTransport;
       return this;
     }
 
@@ -194,7 +198,13 @@ public final class NettyThriftServer implements ThriftServer {
                 + " leader-follower event loop; use GrizzlyThriftServer (thrift-nio-grizzly) for"
                 + " LEADER_FOLLOWER");
       }
-      Checks.notNull("transport", transport);
+      Checks.notNull("ioTransport", transport);
+      if (eventLoopGroup != null && transport != NettyTransportType.AUTO) {
+        throw new IllegalStateException(
+            "ioTransport: "
+                + transport
+                + " (expected: AUTO when eventLoopGroup is set: the group's IO handler decides)");
+      }
       IoTransport io =
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);
       SslContext ssl = config.tls() != null ? NettyTls.serverContext(config.tls()) : null;
@@ -205,7 +215,7 @@ public final class NettyThriftServer implements ThriftServer {
   /**
    * The IO transport in use: {@code NIO}, {@code EPOLL} or {@code IO_URING}, never {@code AUTO}.
    */
-  public NettyTransportType transport() {
+  public NettyTransportType ioTransport() {
     return transport.type();
   }
 

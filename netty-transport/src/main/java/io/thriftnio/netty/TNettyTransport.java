@@ -16,10 +16,10 @@ import java.net.InetSocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The sync transport of {@link NettyClientResources} over TLS, where Netty's {@code SslHandler}
- * (JDK or OpenSSL engine) must run on the event loop: frames are handed to the reading thread
- * through core's {@link QueuedFramedTransport}. Plain TCP needs no event loop and uses core's
- * blocking socket transport instead.
+ * The sync transport of {@link NettyClientIo} over TLS, where Netty's {@code SslHandler} (JDK or
+ * OpenSSL engine) must run on the event loop: frames are handed to the reading thread through
+ * core's {@link QueuedFramedTransport}. Plain TCP needs no event loop and uses core's blocking
+ * socket transport instead.
  */
 final class TNettyTransport extends QueuedFramedTransport {
 

@@ -6,7 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
@@ -115,7 +115,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     WireSettings settings =
         WireSettings.of(
             maxFrameSize,
-            EnumSet.of(WireTransport.FRAMED),
+            EnumSet.of(WireKind.FRAMED),
             headerProtocol,
             ServerBuilder.DEFAULT_HTTP_PATH);
     return new ThriftFrameDecoder(maxFrameSize, settings, () -> {}, null);

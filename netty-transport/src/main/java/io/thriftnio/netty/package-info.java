@@ -6,9 +6,9 @@
  *   <li>Codec pieces for a pipeline of your own: {@link io.thriftnio.netty.ThriftFrameDecoder},
  *       {@link io.thriftnio.netty.ThriftFrameEncoder}, {@link
  *       io.thriftnio.netty.ThriftServerHandler}.
- *   <li>Clients: {@link io.thriftnio.netty.NettyClientResources}, core's {@link
- *       io.thriftnio.core.ClientResources} on Netty: sync transports for any generated {@code
- *       Client} and pipelined {@link io.thriftnio.core.ThriftChannel}s.
+ *   <li>Clients: {@link io.thriftnio.netty.NettyClientIo}, core's {@link
+ *       io.thriftnio.core.ClientIo} on Netty: sync transports for any generated {@code Client} and
+ *       pipelined {@link io.thriftnio.core.ThriftChannel}s.
  * </ul>
  */
 package io.thriftnio.netty;

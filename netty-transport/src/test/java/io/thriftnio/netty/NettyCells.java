@@ -19,7 +19,7 @@ final class NettyCells {
   static ServerCell<NettyThriftServer.Builder> on(
       NettyTransportType transport, IoStrategy strategy) {
     return on(
-        transport, () -> NettyThriftServer.builder().transport(transport).ioThreads(2), strategy);
+        transport, () -> NettyThriftServer.builder().ioTransport(transport).ioThreads(2), strategy);
   }
 
   /** A server that {@code builder} makes on {@code transport}. */

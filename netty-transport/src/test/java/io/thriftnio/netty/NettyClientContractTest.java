@@ -1,11 +1,11 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.testkit.conformance.ClientContractSuite;
 
 class NettyClientContractTest extends ClientContractSuite {
   @Override
-  protected ClientResources newResources() {
-    return NettyClientResources.create(1);
+  protected ClientIo newResources() {
+    return NettyClientIo.create(1);
   }
 }

@@ -1,13 +1,13 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.ClientInterceptorSuite;
 
 class NettyClientInterceptorTest extends ClientInterceptorSuite {
   @Override
-  protected ClientResources newResources() {
-    return NettyClientResources.create(1);
+  protected ClientIo newResources() {
+    return NettyClientIo.create(1);
   }
 
   @Override

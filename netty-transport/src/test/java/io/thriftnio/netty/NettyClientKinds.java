@@ -1,7 +1,7 @@
 package io.thriftnio.netty;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
@@ -17,11 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class NettyClientKinds {
 
   /** Two NIO client event loops for every test of the module; daemon threads, never closed. */
-  static final NettyClientResources RESOURCES =
-      NettyClientResources.create(2, NettyTransportType.NIO);
+  static final NettyClientIo RESOURCES = NettyClientIo.create(2, NettyTransportType.NIO);
 
-  private static final Map<NettyTransportType, NettyClientResources> NATIVE =
-      new ConcurrentHashMap<>();
+  private static final Map<NettyTransportType, NettyClientIo> NATIVE = new ConcurrentHashMap<>();
 
   private NettyClientKinds() {}
 
@@ -30,10 +28,10 @@ final class NettyClientKinds {
    *
    * @throws IllegalStateException if the transport cannot be used here
    */
-  static NettyClientResources resources(NettyTransportType transport) {
+  static NettyClientIo resources(NettyTransportType transport) {
     return transport == NettyTransportType.NIO
         ? RESOURCES
-        : NATIVE.computeIfAbsent(transport, t -> NettyClientResources.create(2, t));
+        : NATIVE.computeIfAbsent(transport, t -> NettyClientIo.create(2, t));
   }
 
   /**
@@ -72,32 +70,30 @@ final class NettyClientKinds {
   }
 
   private static final ClientOptions UNFRAMED =
-      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+      ClientOptions.builder().wireKind(WireKind.UNFRAMED).build();
 
-  /** Core's sync transport speaking {@code WireTransport.UNFRAMED}. */
+  /** Core's sync transport speaking {@code WireKind.UNFRAMED}. */
   static ClientKind unframedSyncTransport() {
     return ClientKinds.syncTransport(
         "netty-sync-unframed", address -> RESOURCES.openTransport(address, UNFRAMED));
   }
 
-  /** {@code NettyThriftChannel} clients speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code NettyThriftChannel} clients speaking {@code WireKind.UNFRAMED}. */
   static ClientKind unframedChannel() {
     return ClientKinds.channel(
         "netty-async-unframed", address -> RESOURCES.openChannel(address, UNFRAMED));
   }
 
-  /** Sync transports over TLS speaking {@code WireTransport.UNFRAMED} (Netty's TLS transport). */
+  /** Sync transports over TLS speaking {@code WireKind.UNFRAMED} (Netty's TLS transport). */
   static ClientKind unframedSyncTransport(ClientTls tls) {
-    ClientOptions options =
-        ClientOptions.builder().tls(tls).transport(WireTransport.UNFRAMED).build();
+    ClientOptions options = ClientOptions.builder().tls(tls).wireKind(WireKind.UNFRAMED).build();
     return ClientKinds.syncTransport(
         "netty-sync-tls-unframed", address -> RESOURCES.openTransport(address, options));
   }
 
-  /** {@code NettyThriftChannel} clients over TLS speaking {@code WireTransport.UNFRAMED}. */
+  /** {@code NettyThriftChannel} clients over TLS speaking {@code WireKind.UNFRAMED}. */
   static ClientKind unframedChannel(ClientTls tls) {
-    ClientOptions options =
-        ClientOptions.builder().tls(tls).transport(WireTransport.UNFRAMED).build();
+    ClientOptions options = ClientOptions.builder().tls(tls).wireKind(WireKind.UNFRAMED).build();
     return ClientKinds.channel(
         "netty-async-tls-unframed", address -> RESOURCES.openChannel(address, options));
   }

@@ -2,8 +2,8 @@ package io.thriftnio.netty;
 
 import static io.thriftnio.core.IoStrategy.SAME_THREAD;
 import static io.thriftnio.core.IoStrategy.WORKER;
-import static io.thriftnio.core.WireTransport.HTTP;
-import static io.thriftnio.core.WireTransport.UNFRAMED;
+import static io.thriftnio.core.WireKind.HTTP;
+import static io.thriftnio.core.WireKind.UNFRAMED;
 import static io.thriftnio.testkit.conformance.ServerCell.HTTP_PATH;
 
 import io.thriftnio.core.IoStrategy;

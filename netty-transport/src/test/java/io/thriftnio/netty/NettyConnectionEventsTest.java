@@ -33,7 +33,7 @@ class NettyConnectionEventsTest extends ConnectionEventsSuite {
             NettyCells.defaults(WORKER).asRepresentative(),
             NettyCells.on(
                 NettyTransportType.EPOLL,
-                () -> NettyThriftServer.builder().transport(NettyTransportType.EPOLL),
+                () -> NettyThriftServer.builder().ioTransport(NettyTransportType.EPOLL),
                 WORKER)));
   }
 

@@ -106,7 +106,7 @@ class NettyThriftChannelTest {
           .as("call %d", i)
           .isTrue();
     }
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   @Test
@@ -160,7 +160,7 @@ class NettyThriftChannelTest {
       ByteBuffer p = Payloads.of(50, i);
       caller.callOneway(c -> c.send_fire(p)).get(10, TimeUnit.SECONDS);
     }
-    assertThat(channel.pendingCalls()).as("oneway calls wait for nothing").isZero();
+    assertThat(channel.callsInFlight()).as("oneway calls wait for nothing").isZero();
     // WORKER runs the three calls on any worker, in any order: wait for all three to land.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (delegate.fired() < 3) {
@@ -225,7 +225,7 @@ class NettyThriftChannelTest {
                 .seqid)
         .isEqualTo(3); // its own reply, not the late one of seqid 2
     assertThat(channel.abandonedCalls()).isZero();
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
     held.clear();
   }
 
@@ -249,7 +249,7 @@ class NettyThriftChannelTest {
       calls.add(channel.exchange(encode("sleep", i, new BenchService.sleep_args(1))));
     }
     assertThat(threeArrived.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(channel.pendingCalls()).isEqualTo(3);
+    assertThat(channel.callsInFlight()).isEqualTo(3);
     channel.close();
     for (CompletableFuture<ByteBuffer> call : calls) {
       assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
@@ -260,7 +260,7 @@ class NettyThriftChannelTest {
           .hasMessageContaining("3 calls pending")
           .hasMessageContaining("the channel was closed");
     }
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
     channel.close(); // idempotent
   }
 
@@ -378,7 +378,10 @@ class NettyThriftChannelTest {
         (NettyThriftChannel)
             NettyClientKinds.RESOURCES.openChannel(
                 server.localAddress(),
-                ClientOptions.builder().callbackExecutor(callbacks).maxPendingCalls(2).build());
+                ClientOptions.builder()
+                    .callbackExecutor(callbacks)
+                    .maxCallsInFlightPerConnection(2)
+                    .build());
     closeables.add(channel);
     CompletableFuture<ByteBuffer> first =
         channel.exchange(encode("sleep", 1, new BenchService.sleep_args(1)));
@@ -391,15 +394,15 @@ class NettyThriftChannelTest {
     assertThatThrownBy(third::join)
         .cause()
         .isInstanceOfSatisfying(
-            io.thriftnio.core.TooManyPendingCallsException.class,
+            io.thriftnio.core.TooManyCallsInFlightException.class,
             e -> {
               assertThat(e.getMessage())
                   .startsWith("pending calls: 2 (limit: 2) to " + server.localAddress());
-              assertThat(e.pendingCalls()).isEqualTo(2);
-              assertThat(e.maxPendingCalls()).isEqualTo(2);
+              assertThat(e.callsInFlight()).isEqualTo(2);
+              assertThat(e.maxCallsInFlightPerConnection()).isEqualTo(2);
             });
     assertThat(channel.isOpen()).isTrue();
-    assertThat(channel.pendingCalls()).isEqualTo(2);
+    assertThat(channel.callsInFlight()).isEqualTo(2);
     assertThat(bothArrived.await(10, TimeUnit.SECONDS)).as("two calls reached the server").isTrue();
 
     for (AsyncMethodCallback<Void> cb : held) {
@@ -422,9 +425,9 @@ class NettyThriftChannelTest {
     assertThatThrownBy(
             () ->
                 NettyClientKinds.RESOURCES.openChannel(
-                    nowhere, ClientOptions.builder().maxPendingCalls(0).build()))
+                    nowhere, ClientOptions.builder().maxCallsInFlightPerConnection(0).build()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxPendingCalls: 0 (expected: > 0)");
+        .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
   }
 
   @Test

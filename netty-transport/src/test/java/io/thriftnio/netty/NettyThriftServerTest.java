@@ -92,8 +92,9 @@ class NettyThriftServerTest {
         IoTransport.epollUnavailability() == null
             ? NettyTransportType.EPOLL
             : NettyTransportType.NIO;
-    assertThat(server.transport()).isEqualTo(expected);
-    assertThat(builder(new BenchHandler()).transport(NettyTransportType.NIO).build().transport())
+    assertThat(server.ioTransport()).isEqualTo(expected);
+    assertThat(
+            builder(new BenchHandler()).ioTransport(NettyTransportType.NIO).build().ioTransport())
         .isEqualTo(NettyTransportType.NIO);
   }
 
@@ -103,7 +104,7 @@ class NettyThriftServerTest {
     String why = IoTransport.epollUnavailability();
     assumeThat(why).as("epoll is usable here").isNotNull();
     assertThatThrownBy(
-            () -> builder(new BenchHandler()).transport(NettyTransportType.EPOLL).build())
+            () -> builder(new BenchHandler()).ioTransport(NettyTransportType.EPOLL).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("EPOLL is not available")
         .hasMessageContaining(why);
@@ -360,12 +361,12 @@ class NettyThriftServerTest {
   @Test
   @Tag("without-natives") // also run where the native libraries are absent
   void ioUringIsUsedOnlyWhenAskedAndFailsClearlyWhenUnavailable() {
-    assertThat(builder(new BenchHandler()).build().transport())
+    assertThat(builder(new BenchHandler()).build().ioTransport())
         .isNotEqualTo(NettyTransportType.IO_URING);
     String why = IoTransport.ioUringUnavailability();
     assumeThat(why).as("io_uring is usable here").isNotNull();
     assertThatThrownBy(
-            () -> builder(new BenchHandler()).transport(NettyTransportType.IO_URING).build())
+            () -> builder(new BenchHandler()).ioTransport(NettyTransportType.IO_URING).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("IO_URING is not available")
         .hasMessageContaining(why);

@@ -1,12 +1,12 @@
 package io.thriftnio.netty;
 
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.testkit.conformance.UnframedClientSuite;
 
-/** The unframed client suite on {@link NettyClientResources} (NIO event loops). */
+/** The unframed client suite on {@link NettyClientIo} (NIO event loops). */
 class NettyUnframedClientTest extends UnframedClientSuite {
   @Override
-  protected ClientResources resources() {
+  protected ClientIo resources() {
     return NettyClientKinds.RESOURCES;
   }
 }

@@ -76,8 +76,8 @@ class TNettyTransportTest {
       this.address = address;
     }
 
-    Opener readTimeout(Duration timeout) {
-      options.readTimeout(timeout);
+    Opener callTimeout(Duration timeout) {
+      options.callTimeout(timeout);
       return this;
     }
 
@@ -126,7 +126,7 @@ class TNettyTransportTest {
   @Test
   void aReadTimeoutClosesTheTransportAndSaysWhatHappened() throws Exception {
     ServerSocket peer = silentPeer();
-    TTransport transport = open(to(addressOf(peer)).readTimeout(Duration.ofMillis(200)));
+    TTransport transport = open(to(addressOf(peer)).callTimeout(Duration.ofMillis(200)));
     BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(transport));
     assertThatThrownBy(() -> client.get_last_sale("X"))
         .isInstanceOfSatisfying(
@@ -135,7 +135,7 @@ class TNettyTransportTest {
               assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.getMessage())
                   .contains(addressOf(peer).toString())
-                  .contains("readTimeout 200 ms")
+                  .contains("callTimeout 200 ms")
                   .contains("transport closed");
             });
     assertThat(transport.isOpen()).isFalse();
@@ -299,8 +299,8 @@ class TNettyTransportTest {
     InetSocketAddress a = new InetSocketAddress(LOOPBACK, 1);
     assertThatThrownBy(() -> ClientOptions.builder().maxFrameSize(0))
         .hasMessage("maxFrameSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> ClientOptions.builder().readTimeout(Duration.ofMillis(-1)))
-        .hasMessageContaining("readTimeout: PT-0.001S (expected: > 0");
+    assertThatThrownBy(() -> ClientOptions.builder().callTimeout(Duration.ofMillis(-1)))
+        .hasMessageContaining("callTimeout: PT-0.001S (expected: > 0");
     assertThatThrownBy(() -> NettyClientKinds.RESOURCES.openTransport(a, null))
         .hasMessageContaining("options");
   }

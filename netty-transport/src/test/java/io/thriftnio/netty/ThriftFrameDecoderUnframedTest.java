@@ -9,7 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.testkit.Payloads;
@@ -50,7 +50,7 @@ class ThriftFrameDecoderUnframedTest {
         ThriftFrameDecoder.server(
             WireSettings.of(
                 Framing.DEFAULT_MAX_FRAME_SIZE,
-                EnumSet.allOf(WireTransport.class),
+                EnumSet.allOf(WireKind.class),
                 new TBinaryProtocol.Factory(),
                 "/"),
             () -> {});

@@ -19,13 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Borrowing for the async pools without blocking the caller. A call first tries to take a free
  * connection on its own thread ({@link Source#tryNow}: no wait, no connect, no thread hop); when
- * there is none, or calls already wait, it joins a bounded queue ({@link PoolConfig#maxWaiting()})
- * as a future. Waiters are served in arrival order from {@link #dispatch()}, which the pool calls
- * whenever a connection frees or opens, and by a few connector threads that run the pool's ordinary
- * borrow ({@link Source#borrow}: connect, or wait for a release) for the head of the queue. A
- * waiter fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()} (and
- * stops counting at once, without a search: {@link WaiterQueue}), and every waiter with {@link
- * PoolClosedException} when the pool closes.
+ * there is none, or calls already wait, it joins a bounded queue ({@link
+ * PoolConfig#borrowQueueCapacity()}) as a future. Waiters are served in arrival order from {@link
+ * #dispatch()}, which the pool calls whenever a connection frees or opens, and by a few connector
+ * threads that run the pool's ordinary borrow ({@link Source#borrow}: connect, or wait for a
+ * release) for the head of the queue. A waiter fails with {@link PoolTimeoutException} after {@link
+ * PoolConfig#borrowTimeout()} (and stops counting at once, without a search: {@link WaiterQueue}),
+ * and every waiter with {@link PoolClosedException} when the pool closes.
  *
  * <p>No lock is held while a future completes or the pool is touched: the queue's lock guards only
  * the queue. {@link #dispatch()} is a trampoline: a call that completes inside it and frees its
@@ -169,7 +169,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
    */
   public CompletableFuture<T> later(Choice choice) {
     Waiter w = new Waiter(choice.endpoint);
-    int max = config.maxWaiting();
+    int max = config.borrowQueueCapacity();
     boolean added;
     synchronized (queue) {
       added = queue.add(w, claimed.get(), max);
@@ -185,7 +185,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
               ? source.closedException()
               : new PoolException(
                   name
-                      + ": too many calls waiting for a connection: the queue is full at maxWaiting="
+                      + ": too many calls waiting for a connection: the queue is full at borrowQueueCapacity="
                       + max
                       + " ("
                       + source.stats().gauges()

@@ -1,12 +1,12 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
@@ -20,9 +20,8 @@ import org.apache.thrift.transport.TTransportException;
  * endpoint down and may retry the borrow on another endpoint. Implementations throw {@link
  * TTransportException}s that name the endpoint.
  *
- * <p>The stock implementations are {@link #framedSocket(Duration, Duration)} and, for TLS, {@link
- * #framedTls(Duration, Duration, ClientTls)}; this library's Netty and Grizzly synchronous
- * transports plug in through {@link #of(ClientResources, ClientOptions)}, TLS included:
+ * <p>The stock libthrift sockets are {@link #stock(ClientOptions)}, TLS included; this library's
+ * Netty and Grizzly synchronous transports plug in through {@link #of(ClientIo, ClientOptions)}:
  *
  * <pre>{@code
  * ClientTransportFactory netty =
@@ -30,8 +29,8 @@ import org.apache.thrift.transport.TTransportException;
  * }</pre>
  *
  * <p>For an unframed server ({@code TServerSocket} without framing, a Python or HBase Thrift
- * server), use {@link #unframedSocket(Duration, Duration)}, or {@link #of} with {@code
- * ClientOptions.builder().transport(WireTransport.UNFRAMED)}.
+ * server), use {@link #stock(ClientOptions)} or {@link #of} with {@code
+ * ClientOptions.builder().wireKind(WireKind.UNFRAMED)}.
  */
 @FunctionalInterface
 public interface ClientTransportFactory {
@@ -54,7 +53,7 @@ public interface ClientTransportFactory {
    * @param options each connection's settings (timeouts, frame limit, TLS)
    * @return the factory
    */
-  static ClientTransportFactory of(ClientResources resources, ClientOptions options) {
+  static ClientTransportFactory of(ClientIo resources, ClientOptions options) {
     Checks.notNull("resources", resources);
     Checks.notNull("options", options);
     return new ClientTransportFactory() {
@@ -71,100 +70,56 @@ public interface ClientTransportFactory {
   }
 
   /**
-   * Stock libthrift: a {@code TSocket} wrapped in a {@code TFramedTransport}, with libthrift's
-   * default maximum frame size ({@value TConfiguration#DEFAULT_MAX_FRAME_SIZE} bytes). The socket
-   * has {@code TCP_NODELAY} and keep-alive set, and is backed by a {@code SocketChannel}, so the
-   * pool can see without blocking whether the peer has closed an idle connection.
+   * Stock libthrift sockets with {@code options}' connect timeout, call timeout (as the socket's
+   * read timeout), frame limit and TLS: a {@code TSocket} in a {@code TFramedTransport} for {@link
+   * WireKind#FRAMED}, a bare {@code TSocket} for {@link WireKind#UNFRAMED} (libthrift's {@code
+   * TServerSocket} servers without framing, Python's and HBase's Thrift servers), and for TLS a JDK
+   * {@code SSLSocket} on the connected socket with the protocols, cipher suites, client
+   * certificate, hostname verification (on by default) and SNI of {@link ClientOptions#tls()},
+   * framed. The socket has {@code TCP_NODELAY} and keep-alive set and is backed by a {@code
+   * SocketChannel}, so the pool can see without blocking whether the peer has closed an idle plain
+   * connection. This is what {@link ThriftClientPool} opens unless told otherwise.
    *
-   * @param connectTimeout how long a connect may take; must be positive
-   * @param readTimeout how long a read may block (the longest a call may wait for its reply); must
-   *     be positive
-   * @return the factory
-   */
-  static ClientTransportFactory framedSocket(Duration connectTimeout, Duration readTimeout) {
-    return framedSocket(connectTimeout, readTimeout, TConfiguration.DEFAULT_MAX_FRAME_SIZE);
-  }
-
-  /**
-   * Like {@link #framedSocket(Duration, Duration)}, with a maximum frame size: a reply frame longer
-   * than this fails the call and closes the connection.
+   * <p>A TLS handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a
+   * failed or timed-out handshake is a connect failure naming the endpoint. The pool cannot look at
+   * an idle TLS connection without reading TLS records, so a connection the server closed while
+   * idle is found on its next use: set {@link IdleConnectionsConfig.Builder#timeout(Duration)}
+   * below the server's idle timeout to keep that rare.
    *
-   * @param connectTimeout how long a connect may take; must be positive
-   * @param readTimeout how long a read may block; must be positive
-   * @param maxFrameSize the largest reply frame accepted, in bytes; must be positive
+   * @param options the connection settings; not {@code HTTP}, not unframed with TLS, no
+   *     interceptors (a pool's go to its builder): {@link #of(ClientIo, ClientOptions)} opens those
    * @return the factory
+   * @throws IllegalStateException for a setting the stock sockets cannot honour, naming it
+   * @throws IllegalStateException if the TLS settings ask for the OPENSSL provider
    */
-  static ClientTransportFactory framedSocket(
-      Duration connectTimeout, Duration readTimeout, int maxFrameSize) {
-    Checks.positive("connectTimeout", connectTimeout);
-    Checks.positive("readTimeout", readTimeout);
-    Checks.positive("maxFrameSize", maxFrameSize);
-    return new SocketTransports.FramedSocketFactory(connectTimeout, readTimeout, maxFrameSize);
-  }
-
-  /**
-   * Stock libthrift without framing: a bare {@code TSocket}, for servers that speak unframed
-   * (libthrift's {@code TServerSocket} servers without a framed transport factory, Python's and
-   * HBase's Thrift servers, or this library's servers with {@code WireTransport.UNFRAMED}). The
-   * socket is set up as {@link #framedSocket(Duration, Duration)}'s is, so the pool sees an idle
-   * connection the peer closed in the same way. Reply size is bounded by libthrift's own message
-   * size limit ({@code TConfiguration.DEFAULT_MAX_MESSAGE_SIZE}); for replies bounded by {@code
-   * maxFrameSize} and walked before they are read, use {@link #of} with {@code
-   * ClientOptions.transport(WireTransport.UNFRAMED)}.
-   *
-   * @param connectTimeout how long a connect may take; must be positive
-   * @param readTimeout how long a read may block (the longest a call may wait for its reply); must
-   *     be positive
-   * @return the factory
-   */
-  static ClientTransportFactory unframedSocket(Duration connectTimeout, Duration readTimeout) {
-    Checks.positive("connectTimeout", connectTimeout);
-    Checks.positive("readTimeout", readTimeout);
+  static ClientTransportFactory stock(ClientOptions options) {
+    Checks.notNull("options", options);
+    String refused =
+        options.wireKind() == WireKind.HTTP || options.wireKind() == WireKind.HEADER
+            ? "wireKind: " + options.wireKind()
+            : options.wireKind() == WireKind.UNFRAMED && options.tls().isPresent()
+                ? "wireKind: UNFRAMED with tls"
+                : !options.interceptors().isEmpty()
+                    ? "interceptors: " + options.interceptors()
+                    : null;
+    if (refused != null) {
+      throw new IllegalStateException(
+          refused
+              + " (expected: FRAMED, UNFRAMED or FRAMED with tls, and no interceptors, for the stock"
+              + " sockets; ClientTransportFactory.of(io, options) opens this library's transports,"
+              + " which speak the rest; a pool's interceptors go to its builder)");
+    }
+    if (options.tls().isPresent()) {
+      return new SocketTransports.FramedTlsFactory(
+          options.connectTimeout(),
+          options.callTimeout(),
+          options.tls().get(),
+          options.maxFrameSize());
+    }
     return new SocketTransports.FramedSocketFactory(
-        connectTimeout, readTimeout, TConfiguration.DEFAULT_MAX_FRAME_SIZE, false);
-  }
-
-  /**
-   * Like {@link #framedSocket(Duration, Duration)}, over TLS: a JDK {@code SSLSocket} layered on
-   * the connected socket, with the protocols, cipher suites, client certificate, hostname
-   * verification (on by default) and SNI of {@code tls}, wrapped in a {@code TFramedTransport}. The
-   * handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a failed or
-   * timed-out handshake is a connect failure ({@code NOT_OPEN} or {@code TIMED_OUT}) naming the
-   * endpoint.
-   *
-   * <p>The pool cannot look at an idle TLS connection without reading TLS records (a TLS 1.3 server
-   * sends session tickets after the handshake), so a connection the server closed while idle is
-   * found on its next use rather than at borrow time. Set {@link
-   * IdleConnectionsConfig.Builder#timeout(Duration)} below the server's idle timeout to keep that
-   * rare.
-   *
-   * @param connectTimeout how long the TCP connect may take; must be positive
-   * @param readTimeout how long a read may block; must be positive
-   * @param tls the TLS settings; only the {@code JDK} provider is supported
-   * @return the factory
-   * @throws IllegalStateException if {@code tls} asks for the OPENSSL provider
-   */
-  static ClientTransportFactory framedTls(
-      Duration connectTimeout, Duration readTimeout, ClientTls tls) {
-    return framedTls(connectTimeout, readTimeout, tls, TConfiguration.DEFAULT_MAX_FRAME_SIZE);
-  }
-
-  /**
-   * Like {@link #framedTls(Duration, Duration, ClientTls)}, with a maximum frame size.
-   *
-   * @param connectTimeout how long the TCP connect may take; must be positive
-   * @param readTimeout how long a read may block; must be positive
-   * @param tls the TLS settings; only the {@code JDK} provider is supported
-   * @param maxFrameSize the largest reply frame accepted, in bytes; must be positive
-   * @return the factory
-   * @throws IllegalStateException if {@code tls} asks for the OPENSSL provider
-   */
-  static ClientTransportFactory framedTls(
-      Duration connectTimeout, Duration readTimeout, ClientTls tls, int maxFrameSize) {
-    Checks.positive("connectTimeout", connectTimeout);
-    Checks.positive("readTimeout", readTimeout);
-    Checks.notNull("tls", tls);
-    Checks.positive("maxFrameSize", maxFrameSize);
-    return new SocketTransports.FramedTlsFactory(connectTimeout, readTimeout, tls, maxFrameSize);
+        options.connectTimeout(),
+        options.callTimeout(),
+        options.maxFrameSize(),
+        options.wireKind() == WireKind.FRAMED);
   }
 }

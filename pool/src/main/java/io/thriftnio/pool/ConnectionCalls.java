@@ -4,7 +4,7 @@ import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
 import java.nio.ByteBuffer;
@@ -30,7 +30,7 @@ final class ConnectionCalls {
 
   /**
    * The channels' own request timeout in nanoseconds, 0 if unknown; see {@link
-   * MultiplexedPool#requestTimeout}.
+   * MultiplexedPool#callTimeout}.
    */
   private long requestTimeoutNanos;
 
@@ -48,7 +48,7 @@ final class ConnectionCalls {
     return interception != null;
   }
 
-  void requestTimeout(Duration timeout) {
+  void callTimeout(Duration timeout) {
     this.requestTimeoutNanos = timeout.toNanos();
   }
 
@@ -188,7 +188,7 @@ final class ConnectionCalls {
       cause = cause.getCause();
     }
     if (cause instanceof FrameSizeException
-        || cause instanceof TooManyPendingCallsException
+        || cause instanceof TooManyCallsInFlightException
         || cause instanceof IllegalArgumentException
         || cause instanceof CallTimeoutException) {
       return null; // a timed-out call leaves the connection open, owing its late reply

@@ -36,8 +36,8 @@ final class DeadlineChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
-    return pool.pendingCalls();
+  public int callsInFlight() {
+    return pool.callsInFlight();
   }
 
   @Override

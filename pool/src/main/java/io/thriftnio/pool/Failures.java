@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -52,7 +52,7 @@ final class Failures {
     if (f instanceof PoolException
         || f instanceof CallDeadlineException
         || f instanceof FrameSizeException
-        || f instanceof TooManyPendingCallsException) {
+        || f instanceof TooManyCallsInFlightException) {
       return false;
     }
     if (f instanceof TApplicationException) {

@@ -2,7 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.ClientInterception;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -33,7 +33,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <p>A failed exchange closes its connection, failing the other calls it carries, unless the
  * channel refused the request before writing anything: a {@link FrameSizeException}, a {@link
- * TooManyPendingCallsException} or an {@link IllegalArgumentException}, which by the {@link
+ * TooManyCallsInFlightException} or an {@link IllegalArgumentException}, which by the {@link
  * ThriftChannel} contract of the Netty and Grizzly channels fail only that call.
  *
  * <p>{@link #exchange} and {@link #send} never block: a free slot is taken on the calling thread;
@@ -169,8 +169,8 @@ final class MultiplexedPool implements ThriftChannel {
    * the deadline rather than holding it until its own timeout. Unknown (a user's channel factory):
    * the time left alone. Set as {@link #intercept} is.
    */
-  public void requestTimeout(Duration timeout) {
-    calls.requestTimeout(timeout);
+  public void callTimeout(Duration timeout) {
+    calls.callTimeout(timeout);
   }
 
   /** The endpoints now, in the source's order. */
@@ -241,7 +241,7 @@ final class MultiplexedPool implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     return shared.pendingCalls();
   }
 

@@ -1,6 +1,8 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
@@ -27,8 +29,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private PoolConfig config = PoolConfig.defaults();
   private PoolMetrics metrics = PoolMetrics.NONE;
   private Predicate<? super V> validator;
-  private List<ClientInterceptor> interceptors = List.of();
+  private List<? extends ClientInterceptor> interceptors = List.of();
   private Predicate<String> idempotent;
+  private String[] idempotentNames;
+  private ClientOptions options; // null: not given, the defaults
 
   PoolBuilder() {}
 
@@ -44,7 +48,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B protocol(TProtocolFactory protocolFactory) {
-    this.protocolFactory = Checks.notNull("protocolFactory", protocolFactory);
+    this.protocolFactory = protocolFactory;
     return self();
   }
 
@@ -56,7 +60,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B endpoint(InetSocketAddress endpoint) {
-    endpoints.add(Checks.notNull("endpoint", endpoint));
+    endpoints.add(endpoint);
     return self();
   }
 
@@ -68,8 +72,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B endpoints(InetSocketAddress... endpoints) {
-    for (InetSocketAddress e : Checks.notNull("endpoints", endpoints)) {
-      endpoint(e);
+    if (endpoints == null) {
+      this.endpoints.add(null); // refused at build, like a null element
+    } else {
+      this.endpoints.addAll(Arrays.asList(endpoints));
     }
     return self();
   }
@@ -85,7 +91,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @see DnsEndpointSource
    */
   public final B endpointSource(EndpointSource endpointSource) {
-    this.endpointSource = Checks.notNull("endpointSource", endpointSource);
+    this.endpointSource = endpointSource;
     return self();
   }
 
@@ -96,7 +102,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B config(PoolConfig config) {
-    this.config = Checks.notNull("config", config);
+    this.config = config;
     return self();
   }
 
@@ -107,7 +113,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B metrics(PoolMetrics metrics) {
-    this.metrics = Checks.notNull("metrics", metrics);
+    this.metrics = metrics;
     return self();
   }
 
@@ -148,7 +154,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B interceptors(List<? extends ClientInterceptor> interceptors) {
-    this.interceptors = Checks.noNulls("interceptors", interceptors);
+    this.interceptors = interceptors;
     return self();
   }
 
@@ -170,11 +176,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @return this builder
    */
   public final B idempotent(String... methodNames) {
-    Set<String> names =
-        Set.copyOf(
-            Checks.noNulls(
-                "methodNames", Arrays.asList(Checks.notNull("methodNames", methodNames))));
-    this.idempotent = names.isEmpty() ? null : names::contains;
+    this.idempotentNames = methodNames == null ? new String[] {null} : methodNames.clone();
+    this.idempotent = null;
     return self();
   }
 
@@ -187,7 +190,79 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    */
   public final B idempotent(Predicate<String> idempotent) {
     this.idempotent = idempotent;
+    this.idempotentNames = null;
     return self();
+  }
+
+  /**
+   * The settings of each connection the pool opens (connect and call timeouts, frame limit, TLS,
+   * wire kind) and where its futures complete ({@link ClientOptions#callbackExecutor()}): one type
+   * for every pool, the type single connections take. Each pool says which of them it uses; {@code
+   * build()} refuses a setting the pool would ignore. Default {@link ClientOptions#defaults()}.
+   *
+   * @param options not null
+   * @return this builder
+   */
+  public final B options(ClientOptions options) {
+    this.options = options;
+    return self();
+  }
+
+  /**
+   * Checks what every pool builder shares, at {@code build()}; setters only record.
+   *
+   * @throws IllegalArgumentException naming the first bad value, {@code name: value (expected:
+   *     rule)}
+   */
+  final void checkShared() {
+    Checks.notNull("protocolFactory", protocolFactory);
+    for (int i = 0; i < endpoints.size(); i++) {
+      Checks.notNull("endpoints[" + i + "]", endpoints.get(i));
+    }
+    Checks.notNull("config", config);
+    Checks.notNull("metrics", metrics);
+    Checks.notNull("options", options());
+    interceptors = Checks.noNulls("interceptors", interceptors);
+    if (idempotentNames != null) {
+      Set<String> names = Set.copyOf(Checks.noNulls("methodNames", Arrays.asList(idempotentNames)));
+      idempotent = names.isEmpty() ? null : names::contains;
+      idempotentNames = null;
+    }
+  }
+
+  /** The options given, or the defaults. */
+  final ClientOptions options() {
+    return options != null ? options : ClientOptions.defaults();
+  }
+
+  /** Whether {@link #options(ClientOptions)} was called. */
+  final boolean optionsGiven() {
+    return options != null;
+  }
+
+  /**
+   * Refuses options a pool would ignore because something else opens its connections: TLS, a wire
+   * kind other than framed, a path, interceptors (the pool's go to {@link #interceptors(List)}).
+   *
+   * @param who what opens the connections, for the message
+   * @throws IllegalStateException naming the setting
+   */
+  final void refuseConnectionSettings(String who) {
+    ClientOptions o = options();
+    String ignored =
+        o.tls().isPresent()
+            ? "tls: " + o.tls().get()
+            : o.wireKind() != WireKind.FRAMED
+                ? "wireKind: " + o.wireKind()
+                : !o.interceptors().isEmpty() ? "interceptors: " + o.interceptors() : null;
+    if (ignored != null) {
+      throw new IllegalStateException(
+          "options."
+              + ignored
+              + " (expected: unset: "
+              + who
+              + " opens the connections and would ignore it)");
+    }
   }
 
   /** The idempotent methods, {@code null} for none. */
@@ -237,6 +312,6 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
 
   /** The interceptors, {@code null} for none. */
   final ClientInterception interception() {
-    return ClientInterception.of(interceptors);
+    return ClientInterception.of(List.copyOf(interceptors));
   }
 }

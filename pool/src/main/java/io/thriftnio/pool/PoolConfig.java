@@ -31,12 +31,12 @@ public final class PoolConfig {
   public static final int DEFAULT_MAX_IDLE_PER_ENDPOINT = 8;
 
   /**
-   * Default {@link Builder#maxWaiting(int)}: {@value}. A waiting call holds its request and a few
-   * hundred bytes; ten thousand is room for a burst of ten thousand concurrent callers (the bench
-   * drives a thousand) while a caller that outruns the servers for good fails fast instead of
-   * growing the heap until every waiter times out.
+   * Default {@link Builder#borrowQueueCapacity(int)}: {@value}. A waiting call holds its request
+   * and a few hundred bytes; ten thousand is room for a burst of ten thousand concurrent callers
+   * (the bench drives a thousand) while a caller that outruns the servers for good fails fast
+   * instead of growing the heap until every waiter times out.
    */
-  public static final int DEFAULT_MAX_WAITING = 10_000;
+  public static final int DEFAULT_BORROW_QUEUE_CAPACITY = 10_000;
 
   /** Default {@link Builder#borrowTimeout(Duration)}: 5 seconds. */
   public static final Duration DEFAULT_BORROW_TIMEOUT = Duration.ofSeconds(5);
@@ -50,7 +50,7 @@ public final class PoolConfig {
   private final int maxPerEndpoint;
   private final int maxIdlePerEndpoint;
   private final Duration borrowTimeout;
-  private final int maxWaiting;
+  private final int borrowQueueCapacity;
   private final Balancer balancer;
   private final String jmxName;
   private final Duration callDeadline;
@@ -63,7 +63,7 @@ public final class PoolConfig {
     this.maxPerEndpoint = b.maxPerEndpoint;
     this.maxIdlePerEndpoint = b.maxIdlePerEndpoint;
     this.borrowTimeout = b.borrowTimeout;
-    this.maxWaiting = b.maxWaiting;
+    this.borrowQueueCapacity = b.borrowQueueCapacity;
     this.balancer = b.balancer;
     this.jmxName = b.jmxName;
     this.callDeadline = b.callDeadline;
@@ -110,10 +110,10 @@ public final class PoolConfig {
 
   /**
    * Calls of an async pool that may wait for a connection at once; default {@value
-   * #DEFAULT_MAX_WAITING}. See {@link Builder#maxWaiting(int)}.
+   * #DEFAULT_BORROW_QUEUE_CAPACITY}. See {@link Builder#borrowQueueCapacity(int)}.
    */
-  public int maxWaiting() {
-    return maxWaiting;
+  public int borrowQueueCapacity() {
+    return borrowQueueCapacity;
   }
 
   /**
@@ -170,8 +170,8 @@ public final class PoolConfig {
         + maxIdlePerEndpoint
         + ", borrowTimeout="
         + borrowTimeout
-        + ", maxWaiting="
-        + maxWaiting
+        + ", borrowQueueCapacity="
+        + borrowQueueCapacity
         + ", balancer="
         + balancer
         + ", jmxName="
@@ -193,7 +193,7 @@ public final class PoolConfig {
     private int maxPerEndpoint = DEFAULT_MAX_PER_ENDPOINT;
     private int maxIdlePerEndpoint = DEFAULT_MAX_IDLE_PER_ENDPOINT;
     private Duration borrowTimeout = DEFAULT_BORROW_TIMEOUT;
-    private int maxWaiting = DEFAULT_MAX_WAITING;
+    private int borrowQueueCapacity = DEFAULT_BORROW_QUEUE_CAPACITY;
     private Balancer balancer = Balancer.POWER_OF_TWO_CHOICES;
     private String jmxName;
     private Duration callDeadline = DEFAULT_CALL_DEADLINE;
@@ -258,13 +258,13 @@ public final class PoolConfig {
      * for a connect waits in the queue too, so at least one place is needed; to fail at once
      * instead of waiting for a busy connection, set {@link #borrowTimeout(Duration)} to zero. The
      * sync {@link ThriftClientPool} does not use it (its callers wait on their own threads).
-     * Default {@value #DEFAULT_MAX_WAITING}.
+     * Default {@value #DEFAULT_BORROW_QUEUE_CAPACITY}.
      *
-     * @param maxWaiting {@code > 0}
+     * @param borrowQueueCapacity {@code > 0}
      * @return this builder
      */
-    public Builder maxWaiting(int maxWaiting) {
-      this.maxWaiting = maxWaiting;
+    public Builder borrowQueueCapacity(int borrowQueueCapacity) {
+      this.borrowQueueCapacity = borrowQueueCapacity;
       return this;
     }
 
@@ -371,7 +371,7 @@ public final class PoolConfig {
           "maxIdlePerEndpoint",
           maxIdlePerEndpoint);
       Checks.nonNegative("borrowTimeout", borrowTimeout);
-      Checks.positive("maxWaiting", maxWaiting);
+      Checks.positive("borrowQueueCapacity", borrowQueueCapacity);
       Checks.notNull("balancer", balancer);
       if (jmxName != null && jmxName.isBlank()) {
         throw new IllegalArgumentException("jmxName: '' (expected: null or a non-blank name)");

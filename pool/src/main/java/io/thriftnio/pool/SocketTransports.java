@@ -67,10 +67,10 @@ final class SocketTransports {
 
     @Override
     public String toString() {
-      return (framed ? "framedSocket" : "unframedSocket")
-          + "(connectTimeout="
+      return (framed ? "stock(FRAMED" : "stock(UNFRAMED")
+          + ", connectTimeout="
           + connectTimeoutMillis
-          + "ms, readTimeout="
+          + "ms, callTimeout="
           + readTimeoutMillis
           + (framed ? "ms, maxFrameSize=" + maxFrameSize + ")" : "ms)");
     }
@@ -89,7 +89,7 @@ final class SocketTransports {
       this.connectTimeoutMillis = millis(connectTimeout);
       this.readTimeoutMillis = millis(readTimeout);
       this.tls = tls;
-      this.context = JdkTls.clientContext(tls, "ClientTransportFactory.framedTls");
+      this.context = JdkTls.clientContext(tls, "ClientTransportFactory.stock");
       this.maxFrameSize = maxFrameSize;
     }
 
@@ -114,9 +114,9 @@ final class SocketTransports {
 
     @Override
     public String toString() {
-      return "framedTls(connectTimeout="
+      return "stock(FRAMED, tls, connectTimeout="
           + connectTimeoutMillis
-          + "ms, readTimeout="
+          + "ms, callTimeout="
           + readTimeoutMillis
           + "ms, maxFrameSize="
           + maxFrameSize

@@ -1,6 +1,5 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.util.internal.Reflection;
@@ -9,8 +8,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
@@ -48,11 +45,12 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} proxy
  * return at once, so they may be called from an event-loop or selector thread or a completion
  * callback running there. A free connection is taken on the calling thread (no thread hop);
- * otherwise the call waits, as a future, in a queue of at most {@link PoolConfig#maxWaiting()}
- * calls served in arrival order as connections free or open, and fails with {@link
- * PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that finds the queue full
- * fails at once with a {@link PoolException}. Connections are opened by up to four connector
- * threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's thread.
+ * otherwise the call waits, as a future, in a queue of at most {@link
+ * PoolConfig#borrowQueueCapacity()} calls served in arrival order as connections free or open, and
+ * fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that
+ * finds the queue full fails at once with a {@link PoolException}. Connections are opened by up to
+ * four connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's
+ * thread.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
  * PoolClosedException}.
@@ -118,8 +116,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         new AsyncClientConnections<>(
             b.clientFactory,
             b.protocolFactory(),
-            b.connectTimeout,
-            b.callTimeout,
+            b.options().connectTimeout(),
+            b.options().callTimeout(),
             b.validator(),
             b.interception(),
             b.selectorThreads);
@@ -136,8 +134,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             pool,
             b.config(),
             b.metrics(),
-            b.executor,
-            b.callTimeout.toMillis(),
+            b.options().callbackExecutor(),
+            b.options().callTimeout().toMillis(),
             b.idempotentMethods(),
             this::stats);
   }
@@ -151,7 +149,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    * @return a new builder
    */
   public static <A extends TAsyncClient> Builder<A> builder(AsyncClientFactory<A> clientFactory) {
-    return new Builder<>(Checks.notNull("clientFactory", clientFactory));
+    return new Builder<>(clientFactory);
   }
 
   /**
@@ -261,9 +259,6 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public static final class Builder<A extends TAsyncClient> extends PoolBuilder<A, Builder<A>> {
     private final AsyncClientFactory<A> clientFactory;
     private int selectorThreads = DEFAULT_SELECTOR_THREADS;
-    private Duration connectTimeout = ClientOptions.DEFAULT_CONNECT_TIMEOUT;
-    private Duration callTimeout = ClientOptions.DEFAULT_REQUEST_TIMEOUT;
-    private Executor executor = ForkJoinPool.commonPool();
     private Class<?> clientClass;
 
     private Builder(AsyncClientFactory<A> clientFactory) {
@@ -278,43 +273,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * @return this builder
      */
     public Builder<A> selectorThreads(int selectorThreads) {
-      this.selectorThreads = Checks.positive("selectorThreads", selectorThreads);
-      return this;
-    }
-
-    /**
-     * How long a connect may take. Default {@link ClientOptions#DEFAULT_CONNECT_TIMEOUT} (10 s).
-     *
-     * @param connectTimeout {@code > 0}
-     * @return this builder
-     */
-    public Builder<A> connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = Checks.positive("connectTimeout", connectTimeout);
-      return this;
-    }
-
-    /**
-     * How long a call may take from its start to its reply; then it fails with a {@code
-     * TimeoutException} and its client is destroyed. Zero means no limit. Default {@link
-     * ClientOptions#DEFAULT_REQUEST_TIMEOUT} (30 s).
-     *
-     * @param callTimeout {@code >= 0}
-     * @return this builder
-     */
-    public Builder<A> callTimeout(Duration callTimeout) {
-      this.callTimeout = Checks.nonNegative("callTimeout", callTimeout);
-      return this;
-    }
-
-    /**
-     * Completes futures and runs callbacks, and returns clients to the pool (which may open a
-     * connection for a waiting borrower). Default {@code ForkJoinPool.commonPool()}.
-     *
-     * @param executor not null; never a selector thread
-     * @return this builder
-     */
-    public Builder<A> executor(Executor executor) {
-      this.executor = Checks.notNull("executor", executor);
+      this.selectorThreads = selectorThreads;
       return this;
     }
 
@@ -327,7 +286,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      *     both
      */
     public ThriftAsyncClientPool<A> build() {
+      Checks.notNull("clientFactory", clientFactory);
+      checkShared();
+      Checks.positive("selectorThreads", selectorThreads);
       endpointSource();
+      refuseConnectionSettings("a stock TAsyncClient (framed, plain TCP)");
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

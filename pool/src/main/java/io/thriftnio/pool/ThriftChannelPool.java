@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.function.BiFunction;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
@@ -24,7 +23,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * ThriftChannelPool<BenchService.Client> pool =
  *     ThriftChannelPool.builder(BenchService.Client::new, endpoint -> connectSomehow(endpoint))
  *         .endpoint(new InetSocketAddress("10.0.0.7", 9090))
- *         .maxInFlightPerConnection(64)
+ *         .maxCallsInFlightPerConnection(64)
  *         .build();
  * CompletableFuture<ByteBuffer> reply =
  *     pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo);
@@ -32,8 +31,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * }</pre>
  *
  * <p>Each call goes to the least loaded open connection of the chosen endpoint that has fewer than
- * {@link Builder#maxInFlightPerConnection(int)} calls in flight; a new connection is opened when
- * all are full and the limits allow; otherwise the call waits in the pool's queue up to {@link
+ * {@link Builder#maxCallsInFlightPerConnection(int)} calls in flight; a new connection is opened
+ * when all are full and the limits allow; otherwise the call waits in the pool's queue up to {@link
  * PoolConfig#borrowTimeout()}. A connection that closes (the peer closed or reset it) leaves the
  * pool at once, from its {@link ThriftChannel#whenClosed} event. A connection is closed when an
  * exchange on it fails (timeout, transport failure) or its reply carries another call's name or
@@ -51,10 +50,11 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * {@link #asyncIface} proxy return at once, so they may be called from an event-loop or selector
  * thread or a completion callback running there. A free connection is taken on the calling thread
  * (no thread hop); otherwise the call waits, as a future, in a queue of at most {@link
- * PoolConfig#maxWaiting()} calls served in arrival order as connections free or open, and fails
- * with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that finds the
- * queue full fails at once with a {@link PoolException}. Connections are opened by up to four
- * connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's thread.
+ * PoolConfig#borrowQueueCapacity()} calls served in arrival order as connections free or open, and
+ * fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that
+ * finds the queue full fails at once with a {@link PoolException}. Connections are opened by up to
+ * four connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's
+ * thread.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
  * IdleConnectionsConfig#minPerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
@@ -64,8 +64,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param <C> the generated client type
  */
 public final class ThriftChannelPool<C extends TServiceClient> implements AutoCloseable {
-  /** Default {@link Builder#maxInFlightPerConnection(int)}: {@value}. */
-  public static final int DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION = 32;
+  /** Default {@link Builder#maxCallsInFlightPerConnection(int)}: {@value}. */
+  public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 32;
 
   /** Opens one channel to an endpoint; any exception is a connect failure. */
   @FunctionalInterface
@@ -89,22 +89,22 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   private ThriftChannelPool(Builder<C> b) {
     this.clientFactory = b.clientFactory;
     this.protocolFactory = b.protocolFactory();
-    this.executor = b.executor;
+    this.executor = b.options().callbackExecutor();
     this.pool =
         new MultiplexedPool(
             "ThriftChannelPool",
             b.endpointSource(),
             b.config(),
             b.metrics(),
-            b.channelFactory::connect,
+            b.connector(),
             b.protocolFactory(),
             b.validator(),
-            b.maxInFlight);
+            b.maxCallsInFlightPerConnection);
     pool.intercept(b.interception());
     pool.idempotent(b.idempotentMethods());
     pool.hedgeAfter(b.hedgeAfter);
-    if (b.requestTimeout != null) {
-      pool.requestTimeout(b.requestTimeout);
+    if (b.onIo || b.optionsGiven()) {
+      pool.callTimeout(b.options().callTimeout());
     }
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
@@ -120,38 +120,32 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    */
   public static <C extends TServiceClient> Builder<C> builder(
       BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
-    return new Builder<>(
-        Checks.notNull("clientFactory", clientFactory),
-        Checks.notNull("channelFactory", channelFactory));
+    return new Builder<>(clientFactory, channelFactory);
   }
 
   /**
-   * A builder whose connections are channels of one transport: {@code
-   * resources.openChannel(endpoint, options)}, so switching between Netty and Grizzly changes only
-   * the resources.
+   * A builder whose connections are channels of this library's transports on these IO threads:
+   * {@code io.openChannel(endpoint, options)} with {@link PoolBuilder#options(ClientOptions)}, so
+   * switching between Netty and Grizzly changes only the IO threads.
    *
    * <pre>{@code
    * ThriftChannelPool<BenchService.Client> pool =
-   *     ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+   *     ThriftChannelPool.builder(BenchService.Client::new, io)
    *         .endpoint(address)
    *         .build();
    * }</pre>
    *
    * @param clientFactory the generated client's two-protocol constructor, {@code
    *     BenchService.Client::new}, used to encode and decode
-   * @param resources the transport's client resources; the pool does not close them
-   * @param options each connection's settings (timeouts, frame limit, TLS)
+   * @param io the transport's client IO threads; the pool does not close them
    * @param <C> the generated client type
    * @return a new builder
    */
   public static <C extends TServiceClient> Builder<C> builder(
-      BiFunction<TProtocol, TProtocol, C> clientFactory,
-      ClientResources resources,
-      ClientOptions options) {
-    Checks.notNull("resources", resources);
-    Checks.notNull("options", options);
-    Builder<C> b = builder(clientFactory, endpoint -> resources.openChannel(endpoint, options));
-    b.requestTimeout = options.requestTimeout();
+      BiFunction<TProtocol, TProtocol, C> clientFactory, ClientIo io) {
+    Builder<C> b = new Builder<>(clientFactory, null);
+    b.io = io;
+    b.onIo = true;
     return b;
   }
 
@@ -236,8 +230,8 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   }
 
   /** Calls in flight across all connections. */
-  public int pendingCalls() {
-    return pool.pendingCalls();
+  public int callsInFlight() {
+    return pool.callsInFlight();
   }
 
   /**
@@ -263,10 +257,10 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       extends PoolBuilder<ThriftChannel, Builder<C>> {
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
     private final ChannelFactory channelFactory;
-    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
-    private Executor executor = ForkJoinPool.commonPool();
+    private int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
     private Duration hedgeAfter = Duration.ZERO;
-    private Duration requestTimeout; // the channels' own, when the pool opens them; else null
+    private ClientIo io;
+    private boolean onIo; // built with ClientIo: the pool opens channels on it with the options
 
     private Builder(
         BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
@@ -274,14 +268,21 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       this.channelFactory = channelFactory;
     }
 
+    MultiplexedPool.Opener connector() {
+      return onIo ? endpoint -> io.openChannel(endpoint, options()) : channelFactory::connect;
+    }
+
     /**
-     * Calls one connection carries at once. Default {@value #DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION}.
+     * Calls one connection carries at once: the pool opens another connection (up to {@link
+     * PoolConfig#maxPerEndpoint()}) rather than put more on one. With {@link #builder(BiFunction,
+     * ClientIo)}, at most the channels' own {@link ClientOptions#maxCallsInFlightPerConnection()}.
+     * Default {@value #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
      *
-     * @param maxInFlightPerConnection {@code > 0}
+     * @param maxCallsInFlightPerConnection {@code > 0}
      * @return this builder
      */
-    public Builder<C> maxInFlightPerConnection(int maxInFlightPerConnection) {
-      this.maxInFlight = Checks.positive("maxInFlightPerConnection", maxInFlightPerConnection);
+    public Builder<C> maxCallsInFlightPerConnection(int maxCallsInFlightPerConnection) {
+      this.maxCallsInFlightPerConnection = maxCallsInFlightPerConnection;
       return this;
     }
 
@@ -298,19 +299,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      * @return this builder
      */
     public Builder<C> hedgeAfter(Duration hedgeAfter) {
-      this.hedgeAfter = Checks.nonNegative("hedgeAfter", hedgeAfter);
-      return this;
-    }
-
-    /**
-     * Decodes replies and completes futures and callbacks. Default {@code
-     * ForkJoinPool.commonPool()}.
-     *
-     * @param executor not null
-     * @return this builder
-     */
-    public Builder<C> executor(Executor executor) {
-      this.executor = Checks.notNull("executor", executor);
+      this.hedgeAfter = hedgeAfter;
       return this;
     }
 
@@ -322,7 +311,27 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      *     both
      */
     public ThriftChannelPool<C> build() {
+      Checks.notNull("clientFactory", clientFactory);
+      checkShared();
+      Checks.positive("maxCallsInFlightPerConnection", maxCallsInFlightPerConnection);
+      Checks.nonNegative("hedgeAfter", hedgeAfter);
       endpointSource();
+      if (onIo) {
+        Checks.notNull("io", io);
+        int channelLimit = options().maxCallsInFlightPerConnection();
+        if (maxCallsInFlightPerConnection > channelLimit) {
+          throw new IllegalStateException(
+              "maxCallsInFlightPerConnection: "
+                  + maxCallsInFlightPerConnection
+                  + " (expected: <= "
+                  + channelLimit
+                  + ", the channels' own options.maxCallsInFlightPerConnection, which would"
+                  + " refuse the rest)");
+        }
+      } else {
+        Checks.notNull("channelFactory", channelFactory);
+        refuseConnectionSettings("the ChannelFactory " + channelFactory);
+      }
       return new ThriftChannelPool<>(this);
     }
   }

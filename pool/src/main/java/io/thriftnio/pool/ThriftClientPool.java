@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
@@ -127,7 +128,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public static <C extends TServiceClient> Builder<C> builder(
       Function<TProtocol, C> clientFactory) {
-    return new Builder<>(Checks.notNull("clientFactory", clientFactory));
+    return new Builder<>(clientFactory);
   }
 
   /**
@@ -350,25 +351,36 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public static final class Builder<C extends TServiceClient> extends PoolBuilder<C, Builder<C>> {
     private final Function<TProtocol, C> clientFactory;
-    private ClientTransportFactory transportFactory =
-        ClientTransportFactory.framedSocket(
-            ClientOptions.DEFAULT_CONNECT_TIMEOUT, ClientOptions.DEFAULT_READ_TIMEOUT);
+    private ClientTransportFactory transportFactory; // null: from io and options
+    private ClientIo io; // null: stock sockets
 
     private Builder(Function<TProtocol, C> clientFactory) {
       this.clientFactory = clientFactory;
     }
 
     /**
-     * Opens connections. Default {@link ClientTransportFactory#framedSocket(Duration, Duration)}
-     * with {@link ClientOptions#DEFAULT_CONNECT_TIMEOUT} (10 s) to connect and {@link
-     * ClientOptions#DEFAULT_READ_TIMEOUT} (30 s) to read; {@link ClientTransportFactory#of} opens
-     * this library's Netty or Grizzly sync transports instead.
+     * Opens the connections with this library's sync transport on these IO threads ({@link
+     * ClientIo#openTransport}, Netty or Grizzly), with {@link #options(ClientOptions)}. Default:
+     * none, stock libthrift sockets ({@link ClientTransportFactory#stock(ClientOptions)}).
+     *
+     * @param io the client IO threads; the pool does not close them
+     * @return this builder
+     */
+    public Builder<C> io(ClientIo io) {
+      this.io = io;
+      return this;
+    }
+
+    /**
+     * Opens the connections with a factory of the caller's, which then decides every connection
+     * setting: {@code build()} refuses it together with {@link #io(ClientIo)} or {@link
+     * #options(ClientOptions)}. Default: none (stock sockets, or {@code io}, with the options).
      *
      * @param transportFactory not null
      * @return this builder
      */
-    public Builder<C> transport(ClientTransportFactory transportFactory) {
-      this.transportFactory = Checks.notNull("transportFactory", transportFactory);
+    public Builder<C> transportFactory(ClientTransportFactory transportFactory) {
+      this.transportFactory = transportFactory;
       return this;
     }
 
@@ -378,10 +390,33 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      *
      * @return the pool
      * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
-     *     both
+     *     both, or naming a value out of range
+     * @throws IllegalStateException naming a setting the chosen connections would ignore
      */
     public ThriftClientPool<C> build() {
+      Checks.notNull("clientFactory", clientFactory);
+      checkShared();
       endpointSource();
+      if (transportFactory != null && (io != null || optionsGiven())) {
+        throw new IllegalStateException(
+            (io != null ? "io: " + io : "options: " + options())
+                + " (expected: unset with transportFactory "
+                + transportFactory
+                + ", which opens the connections and would ignore it)");
+      }
+      if (!options().interceptors().isEmpty()) {
+        throw new IllegalStateException(
+            "options.interceptors: "
+                + options().interceptors()
+                + " (expected: none: a sync transport does not see where a message begins; give"
+                + " them to this builder's interceptors(..))");
+      }
+      if (transportFactory == null) {
+        transportFactory =
+            io != null
+                ? ClientTransportFactory.of(io, options())
+                : ClientTransportFactory.stock(options());
+      }
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

@@ -7,15 +7,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The arrival-order queue of an async pool's waiting calls ({@link AsyncBorrows}), bounded by the
- * calls that wait ({@link io.thriftnio.pool.PoolConfig#maxWaiting()}).
+ * calls that wait ({@link io.thriftnio.pool.PoolConfig#borrowQueueCapacity()}).
  *
  * <p>A waiter may settle while it is queued (it timed out): then it leaves the count at once
  * ({@link #settled}) but stays in the deque as a tombstone until it reaches the head, where it is
- * dropped; removing it from the middle would scan the deque, up to {@code maxWaiting} entries per
- * timeout under the lock. {@link #poll()} and {@link #peek()} skip tombstones. When tombstones
- * outnumber the live waiters (only when waiters settle out of arrival order) the deque is compacted
- * once, a cost paid for by the tombstones it drops, so the deque never holds more than about twice
- * the live waiters.
+ * dropped; removing it from the middle would scan the deque, up to {@code borrowQueueCapacity}
+ * entries per timeout under the lock. {@link #poll()} and {@link #peek()} skip tombstones. When
+ * tombstones outnumber the live waiters (only when waiters settle out of arrival order) the deque
+ * is compacted once, a cost paid for by the tombstones it drops, so the deque never holds more than
+ * about twice the live waiters.
  *
  * <p>Thread-safe: every method holds this object's lock, which a caller may hold across {@link
  * #add} to do more in the same step (schedule the waiter's timer).

@@ -18,7 +18,7 @@
  * thread, which waits up to {@link io.thriftnio.pool.PoolConfig#borrowTimeout()} plus a connect:
  * never call it from an event-loop or selector thread. The async pools never block the caller:
  * their calls wait, as futures, in a bounded queue ({@link
- * io.thriftnio.pool.PoolConfig#maxWaiting()}), and connect on threads of their own.
+ * io.thriftnio.pool.PoolConfig#borrowQueueCapacity()}), and connect on threads of their own.
  *
  * <p><b>Layout.</b> The implementation lives here too, in package-private classes (the call policy
  * {@code CallPolicy}, {@code SyncCalls} and {@code AsyncCalls}; the books {@code EndpointPool} and

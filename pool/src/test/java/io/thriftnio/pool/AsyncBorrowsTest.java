@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The async pools' queue of waiting calls under overload: calls that time out leave the {@code
- * waiting} count and the {@code maxWaiting} bound, and leave nothing behind in the queue.
+ * waiting} count and the {@code borrowQueueCapacity} bound, and leave nothing behind in the queue.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AsyncBorrowsTest {
@@ -86,11 +86,14 @@ class AsyncBorrowsTest {
   private final Pool pool = new Pool();
   private AsyncBorrows<String> borrows;
 
-  private AsyncBorrows<String> borrows(int maxWaiting) {
+  private AsyncBorrows<String> borrows(int borrowQueueCapacity) {
     borrows =
         new AsyncBorrows<>(
             "test-pool",
-            PoolConfig.builder().maxWaiting(maxWaiting).borrowTimeout(BORROW_TIMEOUT).build(),
+            PoolConfig.builder()
+                .borrowQueueCapacity(borrowQueueCapacity)
+                .borrowTimeout(BORROW_TIMEOUT)
+                .build(),
             PoolMetrics.NONE,
             pool);
     return borrows;
@@ -138,7 +141,7 @@ class AsyncBorrowsTest {
     assertThat(borrows.waiting()).isEqualTo(50);
     assertThat(failure(borrows.later(new AsyncBorrows.Choice())))
         .isInstanceOf(PoolException.class)
-        .hasMessageContaining("the queue is full at maxWaiting=50");
+        .hasMessageContaining("the queue is full at borrowQueueCapacity=50");
     for (CompletableFuture<String> call : first) {
       assertThat(failure(call)).isInstanceOf(PoolTimeoutException.class);
     }
@@ -149,7 +152,7 @@ class AsyncBorrowsTest {
     List<CompletableFuture<String>> second = wait(50);
     assertThat(second).noneMatch(CompletableFuture::isDone);
     assertThat(failure(borrows.later(new AsyncBorrows.Choice())))
-        .hasMessageContaining("the queue is full at maxWaiting=50");
+        .hasMessageContaining("the queue is full at borrowQueueCapacity=50");
     pool.free.add("connection");
     borrows.dispatch();
     assertThat(

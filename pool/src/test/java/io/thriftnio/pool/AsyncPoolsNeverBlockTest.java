@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
@@ -34,14 +34,14 @@ class AsyncPoolsNeverBlockTest {
   private static final int CHAINED_CALLS = 1_000;
 
   private static StockServer server;
-  private static NettyClientResources resources;
+  private static NettyClientIo resources;
 
   @BeforeAll
   static void start() throws Exception {
     server =
         StockServer.start(
             StockServer.Kind.THREADED_SELECTOR, new BenchService.Processor<>(new BenchHandler()));
-    resources = NettyClientResources.create(1);
+    resources = NettyClientIo.create(1);
   }
 
   @AfterAll
@@ -56,14 +56,11 @@ class AsyncPoolsNeverBlockTest {
 
   /** Completes on the Netty IO thread: the reply's thread runs the next call. */
   private static ThriftChannelPool<BenchService.Client> channelPool(PoolConfig config) {
-    return ThriftChannelPool.builder(
-            BenchService.Client::new,
-            resources,
-            ClientOptions.builder().callbackExecutor(Runnable::run).build())
+    return ThriftChannelPool.builder(BenchService.Client::new, resources)
+        .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())
         .endpoint(server.address())
         .config(config)
-        .maxInFlightPerConnection(1)
-        .executor(Runnable::run)
+        .maxCallsInFlightPerConnection(1)
         .build();
   }
 
@@ -72,7 +69,7 @@ class AsyncPoolsNeverBlockTest {
     return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
         .endpoint(server.address())
         .config(config)
-        .executor(Runnable::run)
+        .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())
         .selectorThreads(1)
         .build();
   }
@@ -186,7 +183,7 @@ class AsyncPoolsNeverBlockTest {
             .maxTotal(1)
             .maxPerEndpoint(1)
             .maxIdlePerEndpoint(1)
-            .maxWaiting(2)
+            .borrowQueueCapacity(2)
             .borrowTimeout(Duration.ofMillis(300))
             .build();
     try (ThriftChannelPool<BenchService.Client> pool = channelPool(config)) {
@@ -208,7 +205,7 @@ class AsyncPoolsNeverBlockTest {
       assertThatThrownBy(third::get)
           .cause()
           .isInstanceOf(PoolException.class)
-          .hasMessageContaining("queue is full at maxWaiting=2")
+          .hasMessageContaining("queue is full at borrowQueueCapacity=2")
           .hasMessageContaining("waiting=2");
       for (CompletableFuture<Long> waiter : List.of(first, second)) {
         assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
@@ -258,7 +255,7 @@ class AsyncPoolsNeverBlockTest {
             .maxTotal(1)
             .maxPerEndpoint(1)
             .maxIdlePerEndpoint(1)
-            .maxWaiting(1)
+            .borrowQueueCapacity(1)
             .borrowTimeout(Duration.ofSeconds(10))
             .build();
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool = clientPool(config)) {
@@ -269,7 +266,7 @@ class AsyncPoolsNeverBlockTest {
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .cause()
           .isInstanceOf(PoolException.class)
-          .hasMessageContaining("maxWaiting=1");
+          .hasMessageContaining("borrowQueueCapacity=1");
       // The waiter gets the connection when the slow call gives it back.
       busy.get(10, TimeUnit.SECONDS);
       assertThat(waiter.get(10, TimeUnit.SECONDS)).isNotNull();

@@ -41,7 +41,7 @@ class BorrowCyclesTest {
       ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .endpoint(server.address())
-              .transport(transports)
+              .transportFactory(transports)
               .config(
                   PoolConfig.builder()
                       .maxPerEndpoint(8)

@@ -3,7 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -17,16 +17,17 @@ class ClosedConnectionsLeaveTest {
   @Test
   void idleConnectionsThePeerClosesLeaveBeforeAnyBorrow() throws Exception {
     try (StubPeer peer = StubPeer.start();
-        NettyClientResources resources = NettyClientResources.create(1);
+        NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
                 .endpoint(peer.address())
                 .config(
                     PoolConfig.builder()
                         .idleConnections(
                             IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
                         .build())
-                .maxInFlightPerConnection(1)
+                .maxCallsInFlightPerConnection(1)
                 .build()) {
       // Three connections, then idle.
       var calls =

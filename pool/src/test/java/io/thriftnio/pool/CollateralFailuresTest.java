@@ -228,7 +228,7 @@ class CollateralFailuresTest {
   @Test
   void aPoolDeadlineBoundsTheChannelCallSoItsSlotIsNotHeldPastIt() throws Exception {
     pool(Balancer.ROUND_ROBIN, config().callDeadline(Duration.ofMillis(250)), A);
-    pool.requestTimeout(Duration.ofSeconds(30));
+    pool.callTimeout(Duration.ofSeconds(30));
     CompletableFuture<ByteBuffer> call = call(1).get(0);
     awaitPlaced(1);
     ScriptedChannel a = only(A);
@@ -304,7 +304,7 @@ class CollateralFailuresTest {
     }
 
     @Override
-    public int pendingCalls() {
+    public int callsInFlight() {
       return (int) pending.stream().filter(f -> !f.isDone()).count() + abandoned;
     }
 

@@ -112,7 +112,7 @@ class ConcurrencyTest {
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
                 .endpoint(server.address())
-                .transport(transports)
+                .transportFactory(transports)
                 .config(config())
                 .metrics(metrics)
                 .build()) {
@@ -194,7 +194,7 @@ class ConcurrencyTest {
                 .endpoint(server.address())
                 .config(config())
                 .metrics(metrics)
-                .maxInFlightPerConnection(8)
+                .maxCallsInFlightPerConnection(8)
                 .build()) {
       Queue<Throwable> errors =
           runCallers(
@@ -216,7 +216,7 @@ class ConcurrencyTest {
       assertThat(metrics.max.get()).isLessThanOrEqualTo(LIMIT).isPositive();
       assertThat(pool.stats().borrowed()).isEqualTo(CALLERS * 3L);
       assertThat(pool.stats().invalidated()).isZero();
-      assertThat(pool.pendingCalls()).isZero();
+      assertThat(pool.callsInFlight()).isZero();
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,7 +20,12 @@ final class CountingTransports implements ClientTransportFactory {
   private final ClientTransportFactory delegate;
 
   CountingTransports(Duration readTimeout) {
-    this.delegate = ClientTransportFactory.framedSocket(Duration.ofSeconds(5), readTimeout);
+    this.delegate =
+        ClientTransportFactory.stock(
+            ClientOptions.builder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .callTimeout(readTimeout)
+                .build());
   }
 
   @Override

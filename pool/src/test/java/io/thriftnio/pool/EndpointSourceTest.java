@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -37,7 +37,7 @@ class EndpointSourceTest {
   private static final PoolConfig CONFIG =
       PoolConfig.builder().maxPerEndpoint(16).maxTotal(64).balancer(Balancer.ROUND_ROBIN).build();
 
-  private static NettyClientResources resources;
+  private static NettyClientIo resources;
   private static ExecutorService callers;
   private final List<ThriftServer> servers = new ArrayList<>();
 
@@ -59,7 +59,7 @@ class EndpointSourceTest {
 
   @BeforeAll
   static void startResources() {
-    resources = NettyClientResources.create(1);
+    resources = NettyClientIo.create(1);
     callers = Executors.newCachedThreadPool();
   }
 
@@ -112,10 +112,11 @@ class EndpointSourceTest {
         return face(ms -> async.<Void>call((c, cb) -> c.sleep(ms, cb)), async::endpoints, async);
       default:
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
                 .endpointSource(source)
                 .config(CONFIG)
-                .maxInFlightPerConnection(4)
+                .maxCallsInFlightPerConnection(4)
                 .build();
         return face(
             ms ->

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -31,7 +32,7 @@ class FaultInjectionTest {
   private static ThriftClientPool<BenchService.Client> syncPool(
       ClientTransportFactory transports, PoolConfig config, InetSocketAddress... endpoints) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .transport(transports)
+        .transportFactory(transports)
         .endpoints(endpoints)
         .config(config)
         .build();
@@ -41,7 +42,7 @@ class FaultInjectionTest {
       StubPeer peer, Duration callTimeout) {
     return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
         .endpoint(peer.address())
-        .callTimeout(callTimeout)
+        .options(ClientOptions.builder().callTimeout(callTimeout).build())
         .build();
   }
 
@@ -359,7 +360,7 @@ class FaultInjectionTest {
         ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
             .endpoint(peer.address())
             .config(config)
-            .callTimeout(Duration.ofSeconds(5))
+            .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(5)).build())
             .build()) {
       CountDownLatch before = new CountDownLatch(100);
       CountDownLatch afterRestart = new CountDownLatch(100);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.core.WireKind;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -28,16 +28,16 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The pools over HTTP: the sync pool through {@code ClientTransportFactory.of(resources, options)}
  * and the channel pool (its {@code call} and its {@code AsyncIface} proxy) with {@code
- * ClientOptions.transport(HTTP)}, against a server accepting framed and HTTP peers on one port.
+ * ClientOptions.wireKind(HTTP)}, against a server accepting framed and HTTP peers on one port.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HttpPoolTest {
 
   private static final ClientOptions HTTP =
-      ClientOptions.builder().transport(WireTransport.HTTP).httpPath("/thrift").build();
+      ClientOptions.builder().wireKind(WireKind.HTTP).httpPath("/thrift").build();
 
   private ThriftServer server;
-  private NettyClientResources resources;
+  private NettyClientIo resources;
 
   @BeforeEach
   void start() throws Exception {
@@ -46,12 +46,12 @@ class HttpPoolTest {
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .ioThreads(1)
             .workerThreads(8)
-            .transports(WireTransport.FRAMED, WireTransport.HTTP)
+            .wireKinds(WireKind.FRAMED, WireKind.HTTP)
             .httpPath("/thrift")
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
             .start();
-    resources = NettyClientResources.create(2);
+    resources = NettyClientIo.create(2);
   }
 
   @AfterEach
@@ -65,7 +65,7 @@ class HttpPoolTest {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
             .endpoint(server.localAddress())
-            .transport(ClientTransportFactory.of(resources, HTTP))
+            .transportFactory(ClientTransportFactory.of(resources, HTTP))
             .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
             .build()) {
       ExecutorService callers = Executors.newFixedThreadPool(8);
@@ -99,10 +99,11 @@ class HttpPoolTest {
   @Test
   void channelPoolCarriesManyCallsInFlightOnFewHttpConnections() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources, HTTP)
+        ThriftChannelPool.builder(BenchService.Client::new, resources)
+            .options(HTTP)
             .endpoint(server.localAddress())
             .config(PoolConfig.builder().maxPerEndpoint(2).maxIdlePerEndpoint(2).build())
-            .maxInFlightPerConnection(64)
+            .maxCallsInFlightPerConnection(64)
             .build()) {
       List<CompletableFuture<ByteBuffer>> calls = new ArrayList<>();
       List<CompletableFuture<Void>> oneways = new ArrayList<>();

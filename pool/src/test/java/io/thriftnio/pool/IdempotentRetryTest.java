@@ -231,8 +231,8 @@ class IdempotentRetryTest {
       }
 
       @Override
-      public int pendingCalls() {
-        return real.pendingCalls();
+      public int callsInFlight() {
+        return real.callsInFlight();
       }
 
       @Override

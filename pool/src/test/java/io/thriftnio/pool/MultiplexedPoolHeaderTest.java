@@ -52,7 +52,7 @@ class MultiplexedPoolHeaderTest {
     }
 
     @Override
-    public int pendingCalls() {
+    public int callsInFlight() {
       return 0;
     }
 

@@ -32,7 +32,7 @@ final class OpenChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     return 0;
   }
 

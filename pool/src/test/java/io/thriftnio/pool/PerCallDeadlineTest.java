@@ -161,7 +161,7 @@ class PerCallDeadlineTest {
             ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
                 .endpoint(peer.address())
                 .config(config(poolDeadline))
-                .maxInFlightPerConnection(1)
+                .maxCallsInFlightPerConnection(1)
                 .build()) {
       // The one connection open first: the first call below takes it at once, the second waits.
       assertThat(

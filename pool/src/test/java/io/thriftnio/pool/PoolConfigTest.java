@@ -15,7 +15,7 @@ class PoolConfigTest {
     assertThat(c.maxPerEndpoint()).isEqualTo(8);
     assertThat(c.maxIdlePerEndpoint()).isEqualTo(8);
     assertThat(c.borrowTimeout()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(c.maxWaiting()).isEqualTo(10_000);
+    assertThat(c.borrowQueueCapacity()).isEqualTo(10_000);
     assertThat(c.balancer()).isEqualTo(Balancer.POWER_OF_TWO_CHOICES);
     assertThat(c.jmxName()).as("JMX off unless asked").isNull();
     assertThat(c.callDeadline()).as("no deadline unless asked").isZero();
@@ -208,9 +208,11 @@ class PoolConfigTest {
     assertThatThrownBy(() -> PoolConfig.builder().borrowTimeout(Duration.ofMillis(-1)).build())
         .hasMessageStartingWith("borrowTimeout: PT-0.001S (expected: >= 0");
     assertThat(PoolConfig.builder().borrowTimeout(Duration.ZERO).build().borrowTimeout()).isZero();
-    assertThat(PoolConfig.builder().maxWaiting(1).build().maxWaiting()).isEqualTo(1);
-    PoolConfig.Builder noWaiting = PoolConfig.builder().maxWaiting(0); // build() refuses it
-    assertThatThrownBy(noWaiting::build).hasMessage("maxWaiting: 0 (expected: > 0)");
+    assertThat(PoolConfig.builder().borrowQueueCapacity(1).build().borrowQueueCapacity())
+        .isEqualTo(1);
+    PoolConfig.Builder noWaiting =
+        PoolConfig.builder().borrowQueueCapacity(0); // build() refuses it
+    assertThatThrownBy(noWaiting::build).hasMessage("borrowQueueCapacity: 0 (expected: > 0)");
     assertThatThrownBy(() -> PoolConfig.builder().balancer(null).build())
         .hasMessage("balancer: null (expected: not null)");
     assertThatThrownBy(() -> PoolConfig.builder().jmxName(" ").build())

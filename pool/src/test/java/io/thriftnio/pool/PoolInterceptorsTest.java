@@ -7,7 +7,7 @@ import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.EchoCountingHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.RecordingClientInterceptor;
@@ -157,9 +157,11 @@ class PoolInterceptorsTest {
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
                 .endpoint(peer.address())
-                .transport(
-                    ClientTransportFactory.framedSocket(
-                        Duration.ofSeconds(5), Duration.ofMillis(300)))
+                .options(
+                    ClientOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .callTimeout(Duration.ofMillis(300))
+                        .build())
                 .interceptors(List.of(inner))
                 .build()) {
       peer.mode = StubPeer.Mode.STALL;
@@ -207,7 +209,7 @@ class PoolInterceptorsTest {
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
                 .endpoint(peer.address())
-                .callTimeout(Duration.ofMillis(300))
+                .options(ClientOptions.builder().callTimeout(Duration.ofMillis(300)).build())
                 .interceptors(List.of(inner))
                 .build()) {
       peer.mode = StubPeer.Mode.STALL;
@@ -221,9 +223,10 @@ class PoolInterceptorsTest {
 
   @Test
   void channelPool() throws Exception {
-    try (NettyClientResources resources = NettyClientResources.create(1);
+    try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
                 .endpoint(endpoint)
                 .interceptors(chain)
                 .build()) {
@@ -258,12 +261,10 @@ class PoolInterceptorsTest {
   @Test
   void channelPoolTellsTimeouts() throws Exception {
     try (StubPeer peer = StubPeer.start();
-        NettyClientResources resources = NettyClientResources.create(1);
+        NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
-                    resources,
-                    ClientOptions.builder().requestTimeout(Duration.ofMillis(300)).build())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.builder().callTimeout(Duration.ofMillis(300)).build())
                 .endpoint(peer.address())
                 .interceptors(List.of(inner))
                 .build()) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -109,8 +109,11 @@ class ServerRestartRecoveryTest {
   void syncPoolServesAfterEveryRestart() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .transport(
-                ClientTransportFactory.framedSocket(Duration.ofSeconds(2), Duration.ofSeconds(5)))
+            .options(
+                ClientOptions.builder()
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .callTimeout(Duration.ofSeconds(5))
+                    .build())
             .endpoint(address)
             .config(CONFIG)
             .build()) {
@@ -124,8 +127,11 @@ class ServerRestartRecoveryTest {
         ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
             .endpoint(address)
             .config(CONFIG)
-            .connectTimeout(Duration.ofSeconds(2))
-            .callTimeout(Duration.ofSeconds(5))
+            .options(
+                ClientOptions.builder()
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .callTimeout(Duration.ofSeconds(5))
+                    .build())
             .build()) {
       restartUnderLoad(
           () -> unwrap(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)),
@@ -135,7 +141,7 @@ class ServerRestartRecoveryTest {
 
   @Test
   void channelPoolServesAfterEveryRestart() throws Exception {
-    try (NettyClientResources resources = NettyClientResources.create(1);
+    try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
             ThriftChannelPool.builder(
                     BenchService.Client::new,
@@ -145,7 +151,7 @@ class ServerRestartRecoveryTest {
                             ClientOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
                 .endpoint(address)
                 .config(CONFIG)
-                .maxInFlightPerConnection(8)
+                .maxCallsInFlightPerConnection(8)
                 .build()) {
       restartUnderLoad(
           () ->

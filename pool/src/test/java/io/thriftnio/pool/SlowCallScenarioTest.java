@@ -6,7 +6,7 @@ import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -43,7 +43,7 @@ class SlowCallScenarioTest {
   @Test
   void aSlowCallFailsAloneEjectsNobodyAndOpensNoConnection() throws Exception {
     List<ThriftServer> servers = new ArrayList<>();
-    try (NettyClientResources resources = NettyClientResources.create(1)) {
+    try (NettyClientIo resources = NettyClientIo.create(1)) {
       for (int i = 0; i < 2; i++) {
         servers.add(
             NettyThriftServer.builder()
@@ -55,9 +55,10 @@ class SlowCallScenarioTest {
                 .build()
                 .start());
       }
-      ClientOptions options = ClientOptions.builder().requestTimeout(REQUEST_TIMEOUT).build();
+      ClientOptions options = ClientOptions.builder().callTimeout(REQUEST_TIMEOUT).build();
       try (ThriftChannelPool<BenchService.Client> pool =
-          ThriftChannelPool.builder(BenchService.Client::new, resources, options)
+          ThriftChannelPool.builder(BenchService.Client::new, resources)
+              .options(options)
               .endpoints(servers.get(0).localAddress(), servers.get(1).localAddress())
               .build()) {
         Outcomes echoes = new Outcomes();
@@ -122,7 +123,7 @@ class SlowCallScenarioTest {
         // in-order replies: counted, reported, never more than a connection's calls per slow call.
         assertThat(echoes.timedOutBehind.sum())
             .isLessThanOrEqualTo(
-                (long) SLOW_CALLS * ThriftChannelPool.DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION);
+                (long) SLOW_CALLS * ThriftChannelPool.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
       }
     } finally {
       for (ThriftServer server : servers) {

@@ -140,7 +140,7 @@ final class SocketThriftChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     return pendingCount.get();
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -39,7 +40,7 @@ class ThriftAsyncClientPoolTest {
   private ThriftAsyncClientPool<BenchService.AsyncClient> pool(StockServer server) {
     return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
         .endpoint(server.address())
-        .executor(callbacks)
+        .options(ClientOptions.builder().callbackExecutor(callbacks).build())
         .selectorThreads(2)
         .build();
   }

@@ -43,7 +43,7 @@ class ThriftChannelPoolTest {
             })
         .endpoint(endpoint)
         .config(config)
-        .maxInFlightPerConnection(maxInFlight)
+        .maxCallsInFlightPerConnection(maxInFlight)
         .build();
   }
 
@@ -136,7 +136,7 @@ class ThriftChannelPoolTest {
         assertThat(c.maxPending.get()).isBetween(1, 4);
       }
       assertThat(pool.stats().borrowed()).isEqualTo(200);
-      assertThat(pool.pendingCalls()).isZero();
+      assertThat(pool.callsInFlight()).isZero();
     }
   }
 
@@ -188,7 +188,7 @@ class ThriftChannelPoolTest {
                     })
                 .endpoint(peer.address())
                 .config(ONE_CONNECTION)
-                .maxInFlightPerConnection(8)
+                .maxCallsInFlightPerConnection(8)
                 .build()) {
       peer.replyGate = replies;
       List<CompletableFuture<ByteBuffer>> inFlight = new ArrayList<>();
@@ -197,7 +197,7 @@ class ThriftChannelPoolTest {
         inFlight.add(pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo));
       }
       // The first call connects off this thread; the three go out once the connection is open.
-      assertThat(Fds.await(() -> pool.pendingCalls() == 3, Duration.ofSeconds(10))).isTrue();
+      assertThat(Fds.await(() -> pool.callsInFlight() == 3, Duration.ofSeconds(10))).isTrue();
 
       CompletableFuture<ByteBuffer> oversized =
           pool.call(
@@ -210,7 +210,7 @@ class ThriftChannelPoolTest {
 
       // The other calls are still on the same, open connection, and get their replies.
       assertThat(inFlight).noneMatch(CompletableFuture::isDone);
-      assertThat(pool.pendingCalls()).isEqualTo(3);
+      assertThat(pool.callsInFlight()).isEqualTo(3);
       assertThat(channels).hasSize(1);
       assertThat(channels.peek().isOpen()).isTrue();
       replies.countDown();
@@ -276,15 +276,16 @@ class ThriftChannelPoolTest {
                 e -> {
                   SocketThriftChannel c = SocketThriftChannel.connect(e);
                   channels.add(c);
-                  // A channel whose maxPendingCalls (1) is below the pool's maxInFlight (8).
+                  // A channel whose maxCallsInFlightPerConnection (1) is below the pool's
+                  // maxInFlight (8).
                   return new SeqidRecorder(c) {
                     @Override
                     public CompletableFuture<ByteBuffer> exchange(
                         ByteBuffer request, Duration timeout) {
-                      int pending = channel.pendingCalls();
+                      int pending = channel.callsInFlight();
                       return pending >= 1
                           ? CompletableFuture.failedFuture(
-                              new io.thriftnio.core.TooManyPendingCallsException(
+                              new io.thriftnio.core.TooManyCallsInFlightException(
                                   pending, 1, channel.remoteAddress()))
                           : super.exchange(request, timeout);
                     }
@@ -303,13 +304,13 @@ class ThriftChannelPoolTest {
       // The first call connects off this thread: the second goes out once the first is written.
       assertThat(
               Fds.await(
-                  () -> !channels.isEmpty() && channels.peek().pendingCalls() == 1,
+                  () -> !channels.isEmpty() && channels.peek().callsInFlight() == 1,
                   Duration.ofSeconds(10)))
           .isTrue();
       CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest());
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .cause()
-          .isInstanceOf(io.thriftnio.core.TooManyPendingCallsException.class)
+          .isInstanceOf(io.thriftnio.core.TooManyCallsInFlightException.class)
           .hasMessageContaining("pending calls: 1 (limit: 1)");
 
       assertThat(first).isNotDone();
@@ -445,8 +446,8 @@ class ThriftChannelPoolTest {
     }
 
     @Override
-    public int pendingCalls() {
-      return channel.pendingCalls();
+    public int callsInFlight() {
+      return channel.callsInFlight();
     }
 
     @Override

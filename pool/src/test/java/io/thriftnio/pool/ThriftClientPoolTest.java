@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.Payloads;
@@ -163,7 +164,12 @@ class ThriftClientPoolTest {
   @Test
   void readTimeoutOfTheStockFactoryIsValidated() {
     assertThatThrownBy(
-            () -> ClientTransportFactory.framedSocket(Duration.ZERO, Duration.ofSeconds(1)))
+            () ->
+                ClientTransportFactory.stock(
+                    ClientOptions.builder()
+                        .connectTimeout(Duration.ZERO)
+                        .callTimeout(Duration.ofSeconds(1))
+                        .build()))
         .hasMessage("connectTimeout: PT0S (expected: > 0)");
   }
 }

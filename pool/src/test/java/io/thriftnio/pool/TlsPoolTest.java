@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -59,7 +59,7 @@ class TlsPoolTest {
   private ThriftClientPool<BenchService.Client> clientPool(ClientTransportFactory factory) {
     return ThriftClientPool.builder(BenchService.Client::new)
         .endpoint(server.localAddress())
-        .transport(factory)
+        .transportFactory(factory)
         .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
         .build();
   }
@@ -70,7 +70,7 @@ class TlsPoolTest {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
             .endpoint(server.localAddress())
-            .transport(ClientTransportFactory.of(NettyClientResources.shared(), options))
+            .transportFactory(ClientTransportFactory.of(NettyClientIo.shared(), options))
             .config(
                 PoolConfig.builder()
                     .maxPerEndpoint(4)
@@ -106,7 +106,13 @@ class TlsPoolTest {
   @Test
   void anIdleTlsConnectionWhoseServerClosedIsDroppedOnBorrowNotUsed() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
-        clientPool(ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, clientTls()))) {
+        clientPool(
+            ClientTransportFactory.stock(
+                ClientOptions.builder()
+                    .connectTimeout(SECONDS_10)
+                    .callTimeout(SECONDS_10)
+                    .tls(clientTls())
+                    .build()))) {
       assertThat(pool.call(c -> c.get_last_sale("A")).getSymbol()).isEqualTo("A");
       assertThat(pool.stats().idle()).isEqualTo(1);
       server.close(); // close_notify, then the end of the stream, on the idle connection
@@ -122,7 +128,13 @@ class TlsPoolTest {
   @Test
   void clientPoolOverJdkTlsSockets() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
-        clientPool(ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, clientTls()))) {
+        clientPool(
+            ClientTransportFactory.stock(
+                ClientOptions.builder()
+                    .connectTimeout(SECONDS_10)
+                    .callTimeout(SECONDS_10)
+                    .tls(clientTls())
+                    .build()))) {
       ByteBuffer payload = Payloads.of(Payloads.MEDIUM, 4);
       for (int i = 0; i < 5; i++) {
         assertThat(Payloads.check(pool.call(c -> c.echo(payload.duplicate())), Payloads.MEDIUM, 4))
@@ -141,7 +153,7 @@ class TlsPoolTest {
     try (ThriftClientPool<BenchService.Client> pool =
         clientPool(
             endpoint ->
-                NettyClientResources.shared()
+                NettyClientIo.shared()
                     .openTransport(endpoint, ClientOptions.builder().tls(tls).build()))) {
       java.util.List<io.thriftnio.testkit.gen.TestInfo> rows = pool.call(c -> c.db_work(3));
       assertThat(rows).hasSize(3);
@@ -153,14 +165,22 @@ class TlsPoolTest {
   @Test
   void framedTlsFailsAConnectWithoutTheClientCertificateAndNamesTheEndpoint() {
     ClientTransportFactory noCert =
-        ClientTransportFactory.framedTls(SECONDS_10, SECONDS_10, PKI.clientTls().build());
+        ClientTransportFactory.stock(
+            ClientOptions.builder()
+                .connectTimeout(SECONDS_10)
+                .callTimeout(SECONDS_10)
+                .tls(PKI.clientTls().build())
+                .build());
     ClientTransportFactory wrongName =
-        ClientTransportFactory.framedTls(
-            SECONDS_10,
-            SECONDS_10,
-            PKI.clientTls()
-                .keyManagerFactory(PKI.clientKeys())
-                .serverName("wrong.example")
+        ClientTransportFactory.stock(
+            ClientOptions.builder()
+                .connectTimeout(SECONDS_10)
+                .callTimeout(SECONDS_10)
+                .tls(
+                    PKI.clientTls()
+                        .keyManagerFactory(PKI.clientKeys())
+                        .serverName("wrong.example")
+                        .build())
                 .build());
     String endpoint = server.localAddress().getHostString() + ":" + server.localAddress().getPort();
     assertThatThrownBy(() -> wrongName.open(server.localAddress()))
@@ -183,11 +203,11 @@ class TlsPoolTest {
         ThriftChannelPool.builder(
                 BenchService.Client::new,
                 endpoint ->
-                    NettyClientResources.shared()
+                    NettyClientIo.shared()
                         .openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
             .endpoint(server.localAddress())
             .config(PoolConfig.defaults())
-            .maxInFlightPerConnection(8)
+            .maxCallsInFlightPerConnection(8)
             .build()) {
       ByteBuffer payload = Payloads.of(Payloads.MEDIUM, 6);
       CompletableFuture<ByteBuffer> echoed =

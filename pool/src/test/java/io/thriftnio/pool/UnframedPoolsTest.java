@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.core.WireKind;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Every pool that takes a transport or channel factory works unchanged with unframed connections:
- * the server accepts {@link WireTransport#UNFRAMED} only, so a framed connection would be refused.
+ * the server accepts {@link WireKind#UNFRAMED} only, so a framed connection would be refused.
  * ({@link ThriftAsyncClientPool} pools libthrift's own {@code TAsyncClient}s, which frame by
  * design, and has no unframed form.)
  */
@@ -40,11 +40,11 @@ import org.junit.jupiter.api.Timeout;
 class UnframedPoolsTest {
 
   private static final ClientOptions UNFRAMED =
-      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+      ClientOptions.builder().wireKind(WireKind.UNFRAMED).build();
 
   private final BenchHandler handler = new BenchHandler();
   private ThriftServer server;
-  private NettyClientResources resources;
+  private NettyClientIo resources;
 
   @BeforeEach
   void start() throws Exception {
@@ -53,11 +53,11 @@ class UnframedPoolsTest {
             .processor(new BenchService.Processor<>(handler))
             .ioStrategy(IoStrategy.WORKER)
             .ioThreads(1)
-            .transports(WireTransport.UNFRAMED)
+            .wireKinds(WireKind.UNFRAMED)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
             .start();
-    resources = NettyClientResources.create(1);
+    resources = NettyClientIo.create(1);
   }
 
   @AfterEach
@@ -69,7 +69,7 @@ class UnframedPoolsTest {
   private ThriftClientPool<BenchService.Client> syncPool(ClientTransportFactory transports) {
     return ThriftClientPool.builder(BenchService.Client::new)
         .endpoint(server.localAddress())
-        .transport(transports)
+        .transportFactory(transports)
         .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
         .build();
   }
@@ -87,9 +87,14 @@ class UnframedPoolsTest {
   @Test
   void theSyncPoolCallsAnUnframedServerThroughAStockSocket() throws Exception {
     ClientTransportFactory sockets =
-        ClientTransportFactory.unframedSocket(Duration.ofSeconds(5), Duration.ofSeconds(10));
+        ClientTransportFactory.stock(
+            ClientOptions.builder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .callTimeout(Duration.ofSeconds(10))
+                .wireKind(WireKind.UNFRAMED)
+                .build());
     assertThat(sockets.toString())
-        .isEqualTo("unframedSocket(connectTimeout=5000ms, readTimeout=10000ms)");
+        .isEqualTo("stock(UNFRAMED, connectTimeout=5000ms, callTimeout=10000ms)");
     try (ThriftClientPool<BenchService.Client> pool = syncPool(sockets)) {
       callFromFourThreads(pool.iface(BenchService.Iface.class));
       assertThat(pool.stats().created()).isBetween(1L, 4L);
@@ -99,9 +104,10 @@ class UnframedPoolsTest {
   @Test
   void theChannelPoolPipelinesCallsToAnUnframedServer() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources, UNFRAMED)
+        ThriftChannelPool.builder(BenchService.Client::new, resources)
+            .options(UNFRAMED)
             .endpoint(server.localAddress())
-            .maxInFlightPerConnection(16)
+            .maxCallsInFlightPerConnection(16)
             .build()) {
       List<CompletableFuture<ByteBuffer>> echoes = new ArrayList<>();
       for (int i = 0; i < 64; i++) {

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The async pools' waiter queue: a waiter that times out stops counting at once (for {@code
- * waiting} and the {@code maxWaiting} bound) without being searched for, and its entry goes without
- * a scan.
+ * waiting} and the {@code borrowQueueCapacity} bound) without being searched for, and its entry
+ * goes without a scan.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class WaiterQueueTest {

@@ -197,7 +197,7 @@ class AsyncClientsTest {
             },
             BenchService.Client::recv_echo);
     assertThat(failure(f)).isSameAs(encode);
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
 
     // A request above the frame limit fails with FrameSizeException (the channel enforces the
     // limit).
@@ -233,7 +233,7 @@ class AsyncClientsTest {
     for (int i = 0; i < futures.size(); i++) {
       assertThat(Payloads.check(await(futures.get(i)), 64 + i, i)).as("call %d", i).isTrue();
     }
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   @Test
@@ -428,7 +428,7 @@ class AsyncClientsTest {
     assertThat(iface.toString()).contains(BenchService.AsyncIface.class.getName());
     assertThat(iface).isEqualTo(iface).isNotEqualTo(proxy());
     assertThat(iface.hashCode()).isEqualTo(System.identityHashCode(iface));
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   /** A generated-looking client of another service: no send_echo and friends. */
@@ -451,7 +451,7 @@ class AsyncClientsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no send_")
         .hasMessageContaining(OtherClient.class.getName());
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   interface NotAnAsyncIface {

@@ -108,7 +108,7 @@ final class InMemoryChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     return pending.get();
   }
 

@@ -19,7 +19,7 @@ import javax.net.ssl.TrustManagerFactory;
  * ClientOptions options = ClientOptions.builder().tls(tls).build();
  * TTransport transport = resources.openTransport(address, options);  // Netty or Grizzly
  * ThriftChannel channel = resources.openChannel(address, options);
- * ClientTransportFactory pooled = ClientTransportFactory.framedTls(connect, read, tls);
+ * ClientTransportFactory pooled = ClientTransportFactory.stock(ClientOptions.builder().connectTimeout(connect).callTimeout(read).tls(tls).build());
  * }</pre>
  *
  * <p>Hostname verification is on by default: the server's certificate must name the host the client

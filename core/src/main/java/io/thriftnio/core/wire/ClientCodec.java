@@ -2,7 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection's wire, the object a client channel or transport keeps per connection: the
  * bytes that go before each request ({@link #head}) and the replies found in the bytes read ({@link
- * #next}), for the connection's {@link WireTransport}.
+ * #next}), for the connection's {@link WireKind}.
  *
  * <pre>
  * transport   head(n) before a request of n bytes        replies
@@ -31,15 +31,14 @@ public final class ClientCodec {
 
   private static final byte[] NO_HEAD = new byte[0];
 
-  private final WireTransport transport;
+  private final WireKind transport;
   private final Decoder decoder;
   private final HttpRequestHead httpHead;
   private final Decoded decoded = new Decoded();
   private final String peer;
   private volatile boolean rejected;
 
-  private ClientCodec(
-      WireTransport transport, Decoder decoder, HttpRequestHead httpHead, String peer) {
+  private ClientCodec(WireKind transport, Decoder decoder, HttpRequestHead httpHead, String peer) {
     this.transport = transport;
     this.decoder = decoder;
     this.httpHead = httpHead;
@@ -55,13 +54,13 @@ public final class ClientCodec {
    */
   public static ClientCodec of(ClientOptions options, InetSocketAddress address, String peer) {
     int max = options.maxFrameSize();
-    switch (options.transport()) {
+    switch (options.wireKind()) {
       case UNFRAMED:
         return new ClientCodec(
-            WireTransport.UNFRAMED, UnframedDecoder.forReplies(max, peer), null, peer);
+            WireKind.UNFRAMED, UnframedDecoder.forReplies(max, peer), null, peer);
       case HTTP:
         return new ClientCodec(
-            WireTransport.HTTP,
+            WireKind.HTTP,
             new HttpResponseDecoder(max, address, peer),
             new HttpRequestHead(address, options.httpPath()),
             peer);
@@ -78,14 +77,14 @@ public final class ClientCodec {
    */
   public static ClientCodec framed(int maxFrameSize, Object peer) {
     return new ClientCodec(
-        WireTransport.FRAMED,
+        WireKind.FRAMED,
         new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null),
         null,
         String.valueOf(peer));
   }
 
   /** The connection's transport. */
-  public WireTransport transport() {
+  public WireKind transport() {
     return transport;
   }
 

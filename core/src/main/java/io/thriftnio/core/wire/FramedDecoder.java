@@ -2,7 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.SocketAddress;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -25,8 +25,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
 final class FramedDecoder implements Decoder {
 
   /** The framed kind: any first byte a positive length starts with. */
-  static final WireKind KIND =
-      new WireKind("FRAMED", WireTransport.FRAMED) {
+  static final WireFormat KIND =
+      new WireFormat("FRAMED", WireKind.FRAMED) {
         @Override
         public int detect(ByteSource in, int start, int available) {
           return (in.getByte(start) & 0xff) < 0x80 ? YES : NO;

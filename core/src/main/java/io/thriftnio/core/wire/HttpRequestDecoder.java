@@ -1,24 +1,24 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A server connection's HTTP/1.1 requests ({@link WireTransport#HTTP}), one Thrift message each:
- * the body of a whole request is handed out with an envelope that writes its answer's head; a
- * {@code Content-Length} body as a slice of the input, a chunked one assembled in an array of its
- * own. A {@code 100 Continue} that is due, and a request refused ({@code 404}, {@code 405}), are
- * answers in request order; a request that breaks the syntax or a limit is refused with its error
- * response, and the connection closes after it.
+ * A server connection's HTTP/1.1 requests ({@link WireKind#HTTP}), one Thrift message each: the
+ * body of a whole request is handed out with an envelope that writes its answer's head; a {@code
+ * Content-Length} body as a slice of the input, a chunked one assembled in an array of its own. A
+ * {@code 100 Continue} that is due, and a request refused ({@code 404}, {@code 405}), are answers
+ * in request order; a request that breaks the syntax or a limit is refused with its error response,
+ * and the connection closes after it.
  */
 final class HttpRequestDecoder implements Decoder {
 
   private static final Logger log = LoggerFactory.getLogger(HttpRequestDecoder.class);
 
   /** HTTP requests: a request line starts with an upper-case method name. */
-  static final WireKind KIND =
-      new WireKind("HTTP", WireTransport.HTTP) {
+  static final WireFormat KIND =
+      new WireFormat("HTTP", WireKind.HTTP) {
         @Override
         public int detect(ByteSource in, int start, int available) {
           int b = in.getByte(start) & 0xff;

@@ -30,7 +30,7 @@ public final class ServerCodec {
   private final Decoded decoded = new Decoded();
   private final Sniffer sniffer;
 
-  private volatile WireKind kind;
+  private volatile WireFormat kind;
   private Decoder decoder;
 
   /** {@link #decoded} holds a step {@link #peek} took, not yet handed out. */
@@ -50,7 +50,7 @@ public final class ServerCodec {
     this.peer = peer;
     if (settings.kinds().contains(FramedDecoder.KIND)
         && settings.accepted().size() == 1
-        && settings.accepted().contains(FramedDecoder.KIND.transport())) {
+        && settings.accepted().contains(FramedDecoder.KIND.wireKind())) {
       // Nothing to detect: foreign first bytes meet the framing rules, as they always did.
       this.sniffer = null;
       chose(FramedDecoder.KIND);
@@ -82,7 +82,7 @@ public final class ServerCodec {
    * looked ahead (framed, unframed): an HTTP reply leaves at once.
    */
   public boolean peek(ByteSource in, int start, int available) {
-    WireKind k = kind;
+    WireFormat k = kind;
     if (rejected || k == null || k.envelope() == null || available == 0) {
       return false;
     }
@@ -97,7 +97,7 @@ public final class ServerCodec {
   }
 
   /** The kind the connection speaks, once its first bytes told; {@code null} before. */
-  public WireKind kind() {
+  public WireFormat kind() {
     return kind;
   }
 
@@ -106,7 +106,7 @@ public final class ServerCodec {
    * kinds whose requests carry their own (HTTP).
    */
   public Envelope envelope() {
-    WireKind k = kind;
+    WireFormat k = kind;
     return k == null ? null : k.envelope();
   }
 
@@ -152,7 +152,7 @@ public final class ServerCodec {
       if (available == 0) {
         return decoded.needMore();
       }
-      WireKind detected = sniffer.detect(in, start, available);
+      WireFormat detected = sniffer.detect(in, start, available);
       if (detected == null) {
         if (sniffer.undecided()) {
           partial();
@@ -184,7 +184,7 @@ public final class ServerCodec {
     return event;
   }
 
-  private void chose(WireKind detected) {
+  private void chose(WireFormat detected) {
     kind = detected;
     decoder = detected.newDecoder(settings, peer);
   }

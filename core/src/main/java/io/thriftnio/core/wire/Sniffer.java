@@ -29,7 +29,7 @@ import java.util.List;
 public final class Sniffer {
 
   /** Every kind of this package, in the order they are asked. */
-  static final List<WireKind> KINDS =
+  static final List<WireFormat> KINDS =
       List.of(
           UnframedDecoder.BINARY,
           UnframedDecoder.COMPACT,
@@ -59,17 +59,17 @@ public final class Sniffer {
    * @return the kind, or {@code null} when none is accepted for these bytes or, if {@link
    *     #undecided()}, when more bytes are needed to tell
    */
-  public WireKind detect(ByteSource in, int start, int available) {
+  public WireFormat detect(ByteSource in, int start, int available) {
     undecided = false;
-    for (WireKind kind : settings.kinds()) {
-      if (!settings.accepted().contains(kind.transport())) {
+    for (WireFormat kind : settings.kinds()) {
+      if (!settings.accepted().contains(kind.wireKind())) {
         continue;
       }
       int match = kind.detect(in, start, available);
-      if (match == WireKind.YES) {
+      if (match == WireFormat.YES) {
         return kind;
       }
-      if (match == WireKind.UNDECIDED) {
+      if (match == WireFormat.UNDECIDED) {
         undecided = true;
         return null;
       }
@@ -107,12 +107,12 @@ public final class Sniffer {
     if (foreign != null) {
       return sb.append("; they look like ").append(foreign).toString();
     }
-    for (WireKind kind : settings.kinds()) {
-      if (kind.detect(in, start, available) == WireKind.YES) {
+    for (WireFormat kind : settings.kinds()) {
+      if (kind.detect(in, start, available) == WireFormat.YES) {
         return sb.append("; they look like ")
             .append(kind.looksLike())
-            .append(" (WireTransport.")
-            .append(kind.transport())
+            .append(" (WireKind.")
+            .append(kind.wireKind())
             .append(')')
             .toString();
       }

@@ -2,15 +2,15 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.SocketAddress;
 import java.util.Map;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 
 /**
- * A server connection's THeader requests ({@link WireTransport#HEADER}): each frame's header read
- * and bounded, its payload handed out as a slice of the input, or inflated into an array of its own
+ * A server connection's THeader requests ({@link WireKind#HEADER}): each frame's header read and
+ * bounded, its payload handed out as a slice of the input, or inflated into an array of its own
  * when zlib is applied, with an envelope per request ({@link THeaderEnvelope}).
  *
  * <pre>
@@ -34,8 +34,8 @@ import org.apache.thrift.protocol.TMessageType;
 final class THeaderDecoder implements Decoder {
 
   /** THeader: a frame length, then {@code 0FFF}. */
-  static final WireKind KIND =
-      new WireKind("HEADER", WireTransport.HEADER) {
+  static final WireFormat KIND =
+      new WireFormat("HEADER", WireKind.HEADER) {
         @Override
         public int detect(ByteSource in, int start, int available) {
           if ((in.getByte(start) & 0xff) >= 0x80) {

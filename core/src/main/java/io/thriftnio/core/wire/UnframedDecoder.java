@@ -1,6 +1,6 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -18,16 +18,16 @@ import org.apache.thrift.transport.TTransportException;
 final class UnframedDecoder implements Decoder {
 
   /** Strict {@code TBinaryProtocol} messages back to back. */
-  static final WireKind BINARY = kind("UNFRAMED_BINARY", 0x80);
+  static final WireFormat BINARY = kind("UNFRAMED_BINARY", 0x80);
 
   /** {@code TCompactProtocol} messages back to back. */
-  static final WireKind COMPACT = kind("UNFRAMED_COMPACT", 0x82);
+  static final WireFormat COMPACT = kind("UNFRAMED_COMPACT", 0x82);
 
   /** {@code TJSONProtocol} messages back to back. */
-  static final WireKind JSON = kind("UNFRAMED_JSON", '[');
+  static final WireFormat JSON = kind("UNFRAMED_JSON", '[');
 
-  private static WireKind kind(String name, int firstByte) {
-    return new WireKind(name, WireTransport.UNFRAMED) {
+  private static WireFormat kind(String name, int firstByte) {
+    return new WireFormat(name, WireKind.UNFRAMED) {
       @Override
       public int detect(ByteSource in, int start, int available) {
         return (in.getByte(start) & 0xff) == firstByte ? YES : NO;

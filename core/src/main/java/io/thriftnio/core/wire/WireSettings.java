@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -19,17 +19,17 @@ public final class WireSettings {
   public static final int MAX_DEPTH = 64;
 
   private final int maxFrameSize;
-  private final Set<WireTransport> accepted;
+  private final Set<WireKind> accepted;
   private final TProtocolFactory headerProtocol;
   private final String httpPath;
-  private final List<WireKind> kinds;
+  private final List<WireFormat> kinds;
 
   private WireSettings(
       int maxFrameSize,
-      Set<WireTransport> accepted,
+      Set<WireKind> accepted,
       TProtocolFactory headerProtocol,
       String httpPath,
-      List<WireKind> kinds) {
+      List<WireFormat> kinds) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     Objects.requireNonNull(accepted, "accepted");
     if (accepted.isEmpty()) {
@@ -52,10 +52,7 @@ public final class WireSettings {
    * @throws IllegalArgumentException if {@code maxFrameSize <= 0} or nothing is accepted
    */
   public static WireSettings of(
-      int maxFrameSize,
-      Set<WireTransport> accepted,
-      TProtocolFactory headerProtocol,
-      String httpPath) {
+      int maxFrameSize, Set<WireKind> accepted, TProtocolFactory headerProtocol, String httpPath) {
     return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS);
   }
 
@@ -64,7 +61,7 @@ public final class WireSettings {
    *
    * @param kinds the kinds; each is accepted when its transport is
    */
-  public WireSettings withKinds(List<WireKind> kinds) {
+  public WireSettings withKinds(List<WireFormat> kinds) {
     return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, kinds);
   }
 
@@ -74,7 +71,7 @@ public final class WireSettings {
   }
 
   /** The transports accepted. */
-  public Set<WireTransport> accepted() {
+  public Set<WireKind> accepted() {
     return accepted;
   }
 
@@ -89,7 +86,7 @@ public final class WireSettings {
   }
 
   /** The kinds, in the order the sniffer asks them. */
-  public List<WireKind> kinds() {
+  public List<WireFormat> kinds() {
     return kinds;
   }
 

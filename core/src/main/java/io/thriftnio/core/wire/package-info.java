@@ -18,7 +18,7 @@
  *  Envelope      how one request's reply leaves; travels with the call to its reply
  *  Refusal       why a connection cannot be read on, and what to answer before closing
  *  ReplyEvent    what a client's reply says besides its payload, for adapters passing messages on
- *  WireKind      one kind a server recognises: detect(first bytes), newDecoder, its envelope
+ *  WireFormat      one kind a server recognises: detect(first bytes), newDecoder, its envelope
  *  WireSettings  a server's limit, accepted transports, header protocol, HTTP path, kinds
  * </pre>
  *
@@ -49,7 +49,7 @@
  * <h2>Adding a wire kind</h2>
  *
  * <p>A new kind is one class family here and a line in {@link io.thriftnio.core.wire.Sniffer}: a
- * {@link io.thriftnio.core.wire.WireKind} (how its first bytes look, its decoder, whether its
+ * {@link io.thriftnio.core.wire.WireFormat} (how its first bytes look, its decoder, whether its
  * requests share one envelope), a {@link io.thriftnio.core.wire.Decoder} for each role, and an
  * {@link io.thriftnio.core.wire.Envelope} for its replies. The adapters do not change: they already
  * pass on whatever a {@code Decoded} event says.

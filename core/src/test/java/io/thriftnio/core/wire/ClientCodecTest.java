@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.HttpStatusException;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,9 +23,9 @@ class ClientCodecTest {
   private static final int MAX = 100;
   private static final InetSocketAddress SERVER = InetSocketAddress.createUnresolved("h", 9);
 
-  private static ClientCodec codec(WireTransport transport) {
+  private static ClientCodec codec(WireKind transport) {
     return ClientCodec.of(
-        ClientOptions.builder().transport(transport).maxFrameSize(MAX).build(), SERVER, "h:9");
+        ClientOptions.builder().wireKind(transport).maxFrameSize(MAX).build(), SERVER, "h:9");
   }
 
   /** What a stream of replies came to, event by event. */
@@ -86,18 +86,18 @@ class ClientCodecTest {
 
   @Test
   void aTHeaderClientIsRefusedUntilClientsSpeakIt() {
-    assertThatThrownBy(() -> ClientOptions.builder().transport(WireTransport.HEADER))
-        .isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> ClientOptions.builder().wireKind(WireKind.HEADER).build())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage(
-            "transport: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
+            "wireKind: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
                 + " available yet)");
   }
 
   @Test
   void headsGoBeforeEachRequest() {
-    assertThat(codec(WireTransport.FRAMED).head(258, false)).containsExactly(0, 0, 1, 2);
-    assertThat(codec(WireTransport.UNFRAMED).head(258, false)).isEmpty();
-    assertThat(new String(codec(WireTransport.HTTP).head(21, false), StandardCharsets.US_ASCII))
+    assertThat(codec(WireKind.FRAMED).head(258, false)).containsExactly(0, 0, 1, 2);
+    assertThat(codec(WireKind.UNFRAMED).head(258, false)).isEmpty();
+    assertThat(new String(codec(WireKind.HTTP).head(21, false), StandardCharsets.US_ASCII))
         .isEqualTo(
             "POST / HTTP/1.1\r\nHost: h:9\r\nContent-Type: application/x-thrift\r\n"
                 + "Accept: application/x-thrift\r\nContent-Length: 21\r\n\r\n");
@@ -113,11 +113,11 @@ class ClientCodecTest {
       wire = w;
     }
     for (int split = 0; split <= wire.length; split++) {
-      assertThat(read(codec(WireTransport.FRAMED), wire, true, split))
+      assertThat(read(codec(WireKind.FRAMED), wire, true, split))
           .containsExactly("reply one", "reply " + max, "reply two");
     }
     byte[] over = frame(max + "z");
-    ClientCodec codec = codec(WireTransport.FRAMED);
+    ClientCodec codec = codec(WireKind.FRAMED);
     assertThat(read(codec, over, false))
         .singleElement()
         .asString()
@@ -132,16 +132,16 @@ class ClientCodecTest {
     byte[] two = Arrays.copyOf(reply, 2 * reply.length);
     System.arraycopy(reply, 0, two, reply.length, reply.length);
     for (int split = 0; split <= two.length; split++) {
-      assertThat(read(codec(WireTransport.UNFRAMED), two, true, split)).hasSize(2);
+      assertThat(read(codec(WireKind.UNFRAMED), two, true, split)).hasSize(2);
     }
-    ClientCodec cut = codec(WireTransport.UNFRAMED);
+    ClientCodec cut = codec(WireKind.UNFRAMED);
     assertThat(read(cut, Arrays.copyOf(reply, 5), true))
         .containsExactly(
             "refused connection to h:9 closed by the peer 5 bytes into an unframed reply"
                 + " (maxFrameSize 100)");
     assertThat(((TTransportException) cut.decoded().refusal().exception()).getType())
         .isEqualTo(TTransportException.END_OF_FILE);
-    assertThat(read(codec(WireTransport.UNFRAMED), frame("x"), true))
+    assertThat(read(codec(WireKind.UNFRAMED), frame("x"), true))
         .containsExactly(
             "refused invalid unframed reply from h:9: first byte 00 (expected: 80 strict binary,"
                 + " 82 compact or 5b '[' JSON; a framed server's replies start with a length);"
@@ -150,7 +150,7 @@ class ClientCodecTest {
 
   @Test
   void httpResponsesAreMatchedToTheCallsInOrder() {
-    ClientCodec codec = codec(WireTransport.HTTP);
+    ClientCodec codec = codec(WireKind.HTTP);
     codec.head(1, false);
     codec.head(1, true);
     codec.head(1, false);
@@ -175,14 +175,14 @@ class ClientCodecTest {
 
   @Test
   void httpFailuresCarryTheStatusAndEndingsAreDelivered() {
-    ClientCodec codec = codec(WireTransport.HTTP);
+    ClientCodec codec = codec(WireKind.HTTP);
     codec.head(1, false);
     byte[] toEof = ascii("HTTP/1.0 200 OK\r\n\r\nbody up to the end");
     assertThat(read(codec, toEof, true))
         .containsExactly(
             "reply body up to the end then close: the server ended the connection after a 200"
                 + " response (Connection: close)");
-    ClientCodec failing = codec(WireTransport.HTTP);
+    ClientCodec failing = codec(WireKind.HTTP);
     failing.head(1, false);
     byte[] oops = ascii("HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n");
     assertThat(failing.next(ByteSource.of(oops), 0, oops.length)).isEqualTo(Decoded.FAILED);
@@ -190,17 +190,15 @@ class ClientCodecTest {
     assertThat(failing.decoded().consumed()).isEqualTo(oops.length);
     assertThat(
             read(
-                codec(WireTransport.HTTP),
-                ascii("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
-                false))
+                codec(WireKind.HTTP), ascii("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), false))
         .containsExactly("refused a response arrived with no call pending");
-    ClientCodec malformed = codec(WireTransport.HTTP);
+    ClientCodec malformed = codec(WireKind.HTTP);
     malformed.head(1, false);
     assertThat(read(malformed, ascii("SSH-2.0-OpenSSH\r\n"), false))
         .containsExactly(
             "refused malformed HTTP response from h:9: malformed status line 'SSH-2.0-OpenSSH';"
                 + " connection closed");
-    ClientCodec over = codec(WireTransport.HTTP);
+    ClientCodec over = codec(WireKind.HTTP);
     over.head(1, false);
     assertThat(read(over, ascii("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n"), false))
         .containsExactly(

@@ -2,7 +2,7 @@ package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -359,18 +359,18 @@ class HttpRequestParserTest {
 
   @Test
   void upperCaseFirstBytesAreHttpWhenAccepted() {
-    EnumSet<WireTransport> all = EnumSet.allOf(WireTransport.class);
+    EnumSet<WireKind> all = EnumSet.allOf(WireKind.class);
     for (char c : "PGHODCT".toCharArray()) {
       assertThat(detect((byte) c, all)).isEqualTo(HttpRequestDecoder.KIND);
     }
-    assertThat(detect((byte) 'P', EnumSet.of(WireTransport.FRAMED))).isEqualTo(FramedDecoder.KIND);
-    EnumSet<WireTransport> noHeader = EnumSet.complementOf(EnumSet.of(WireTransport.HEADER));
+    assertThat(detect((byte) 'P', EnumSet.of(WireKind.FRAMED))).isEqualTo(FramedDecoder.KIND);
+    EnumSet<WireKind> noHeader = EnumSet.complementOf(EnumSet.of(WireKind.HEADER));
     assertThat(detect((byte) 0, noHeader)).isEqualTo(FramedDecoder.KIND);
     assertThat(detect((byte) '[', all)).isEqualTo(UnframedDecoder.JSON);
-    assertThat(detect((byte) 'p', EnumSet.of(WireTransport.HTTP))).isNull();
+    assertThat(detect((byte) 'p', EnumSet.of(WireKind.HTTP))).isNull();
   }
 
-  private static WireKind detect(byte first, EnumSet<WireTransport> accepted) {
+  private static WireFormat detect(byte first, EnumSet<WireKind> accepted) {
     return new Sniffer(WireSettings.of(LIMIT, accepted, null, "/"))
         .detect(ByteSource.of(new byte[] {first}), 0, 1);
   }

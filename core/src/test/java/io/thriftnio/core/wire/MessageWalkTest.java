@@ -3,7 +3,7 @@ package io.thriftnio.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -430,9 +430,9 @@ class MessageWalkTest {
 
   @Test
   void detectionByFirstByte() {
-    EnumSet<WireTransport> both = EnumSet.of(WireTransport.FRAMED, WireTransport.UNFRAMED);
-    EnumSet<WireTransport> framed = EnumSet.of(WireTransport.FRAMED);
-    EnumSet<WireTransport> unframed = EnumSet.of(WireTransport.UNFRAMED);
+    EnumSet<WireKind> both = EnumSet.of(WireKind.FRAMED, WireKind.UNFRAMED);
+    EnumSet<WireKind> framed = EnumSet.of(WireKind.FRAMED);
+    EnumSet<WireKind> unframed = EnumSet.of(WireKind.UNFRAMED);
     assertThat(detect((byte) 0x00, both)).isEqualTo(FramedDecoder.KIND);
     assertThat(detect((byte) 0x80, both)).isEqualTo(UnframedDecoder.BINARY);
     assertThat(detect((byte) 0x82, both)).isEqualTo(UnframedDecoder.COMPACT);
@@ -449,18 +449,18 @@ class MessageWalkTest {
                 + " transport (accepted: [FRAMED, UNFRAMED])");
     byte[] framedBytes = {0, 0, 0, 9};
     assertThat(sniffer(unframed).describeRefusal(source(framedBytes), 0, 4, "p"))
-        .endsWith("(accepted: [UNFRAMED]); they look like a frame length (WireTransport.FRAMED)");
+        .endsWith("(accepted: [UNFRAMED]); they look like a frame length (WireKind.FRAMED)");
     byte[] http = "GET / HTTP/1.1".getBytes();
     assertThat(sniffer(unframed).describeRefusal(source(http), 0, http.length, "p"))
         .contains("first bytes 47 45 54 20")
         .endsWith("they look like an HTTP request (\"GET\")");
   }
 
-  private static Sniffer sniffer(EnumSet<WireTransport> accepted) {
+  private static Sniffer sniffer(EnumSet<WireKind> accepted) {
     return new Sniffer(WireSettings.of(LIMIT, accepted, null, "/"));
   }
 
-  private static WireKind detect(byte first, EnumSet<WireTransport> accepted) {
+  private static WireFormat detect(byte first, EnumSet<WireKind> accepted) {
     return sniffer(accepted).detect(source(new byte[] {first}), 0, 1);
   }
 }

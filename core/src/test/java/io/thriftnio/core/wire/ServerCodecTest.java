@@ -3,7 +3,7 @@ package io.thriftnio.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 class ServerCodecTest {
 
   private static final int MAX = 1000;
-  private static final Set<WireTransport> ALL = EnumSet.allOf(WireTransport.class);
+  private static final Set<WireKind> ALL = EnumSet.allOf(WireKind.class);
 
   /** What the codec found in a stream: messages' payloads, answers and the refusal. */
   private static final class Found {
@@ -41,7 +41,7 @@ class ServerCodecTest {
     int consumed;
   }
 
-  private static ServerCodec codec(int max, Set<WireTransport> accepted) {
+  private static ServerCodec codec(int max, Set<WireKind> accepted) {
     return new ServerCodec(
         WireSettings.of(max, accepted, new TBinaryProtocol.Factory(), "/"),
         new InetSocketAddress("10.0.0.1", 7));
@@ -132,7 +132,7 @@ class ServerCodecTest {
     byte[] c = {7};
     byte[] wire = concat(frame(a), frame(b), frame(c));
     for (int[] splits : new int[][] {{}, everyByte(wire.length), {3, 9, 10, 700}}) {
-      Found found = feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), wire, splits);
+      Found found = feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), wire, splits);
       assertThat(found.messages).containsExactly(a, b, c);
       assertThat(found.envelopes).containsOnly(Envelope.FRAMED);
       assertThat(found.consumed).isEqualTo(wire.length);
@@ -145,7 +145,7 @@ class ServerCodecTest {
     byte[] payload = call("echo", 9, 200);
     byte[] over = frame(payload);
     Framing.encodeLength(MAX + 1, over, 0);
-    Found found = feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), over);
+    Found found = feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), over);
     assertThat(found.refusal.frameSize().length()).isEqualTo(MAX + 1);
     assertThat(found.refusal.frameSize().maxFrameSize()).isEqualTo(MAX);
     assertThat(found.refusal.header().name).isEqualTo("echo");
@@ -153,7 +153,7 @@ class ServerCodecTest {
     assertThat(found.refusal.envelope()).isSameAs(Envelope.FRAMED);
     assertThat(found.refusal.reason()).contains("1001").contains("/10.0.0.1:7");
     // The header is read only from the bytes that came with the length: cut short, none.
-    Found cut = feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), Arrays.copyOf(over, 10));
+    Found cut = feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), Arrays.copyOf(over, 10));
     assertThat(cut.refusal.header()).isNull();
     assertThat(feed(codec(MAX, ALL), frame(new byte[MAX])).messages).hasSize(1);
   }
@@ -163,7 +163,7 @@ class ServerCodecTest {
     for (int length : new int[] {0, -1, Integer.MIN_VALUE}) {
       byte[] wire = new byte[12];
       Framing.encodeLength(length, wire, 0);
-      ServerCodec codec = codec(MAX, EnumSet.of(WireTransport.FRAMED));
+      ServerCodec codec = codec(MAX, EnumSet.of(WireKind.FRAMED));
       Found found = feed(codec, wire);
       assertThat(found.refusal.reason()).contains("is invalid (expected: 1..1000)");
       assertThat(found.refusal.header()).isNull();
@@ -175,7 +175,7 @@ class ServerCodecTest {
 
   @Test
   void framedAloneTakesForeignBytesForALength() {
-    Found found = feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), ascii("GET / HTTP/1.1\r\n"));
+    Found found = feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), ascii("GET / HTTP/1.1\r\n"));
     assertThat(found.refusal.frameSize()).isNotNull();
     assertThat(found.refusal.reason()).contains("look like an HTTP request (\"GET\")");
   }
@@ -192,10 +192,10 @@ class ServerCodecTest {
         feed(codec(MAX, ALL), ascii("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"), 1, 2);
     assertThat(http.messages).containsExactly(ascii("abc"));
     assertThat(http.envelopes.get(0)).isInstanceOf(HttpEnvelope.class);
-    Found foreign = feed(codec(MAX, EnumSet.of(WireTransport.UNFRAMED)), frame(message));
+    Found foreign = feed(codec(MAX, EnumSet.of(WireKind.UNFRAMED)), frame(message));
     assertThat(foreign.refusal.reason())
         .startsWith("connection from /10.0.0.1:7 refused: first bytes 00 00 00")
-        .endsWith("they look like a frame length (WireTransport.FRAMED)");
+        .endsWith("they look like a frame length (WireKind.FRAMED)");
   }
 
   @Test
@@ -273,7 +273,7 @@ class ServerCodecTest {
     byte[] bad = new byte[8];
     Framing.encodeLength(MAX + 1, bad, 0);
     byte[] wire = concat(frame(new byte[] {1}), bad);
-    ServerCodec codec = codec(MAX, EnumSet.of(WireTransport.FRAMED));
+    ServerCodec codec = codec(MAX, EnumSet.of(WireKind.FRAMED));
     ByteSource in = ByteSource.of(wire);
     assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
     assertThat(codec.rejected()).isFalse();

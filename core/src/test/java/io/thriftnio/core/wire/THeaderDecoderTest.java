@@ -2,7 +2,7 @@ package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -338,7 +338,7 @@ class THeaderDecoderTest {
 
   @Test
   void theSnifferTellsTHeaderFromFramedAndSmallFramesDoNotWait() throws TException {
-    Set<WireTransport> both = EnumSet.of(WireTransport.FRAMED, WireTransport.HEADER);
+    Set<WireKind> both = EnumSet.of(WireKind.FRAMED, WireKind.HEADER);
     ServerCodec codec = new ServerCodec(WireSettings.of(MAX, both, null, "/"), PEER);
     byte[] header = THeaderFrames.request().frame(message(new TBinaryProtocol.Factory(), "a", 1));
     ByteSource in = ByteSource.of(header);
@@ -358,7 +358,7 @@ class THeaderDecoderTest {
   @Test
   void aServerAcceptingTHeaderAloneRefusesAFramedPeer() {
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireTransport.HEADER), null, "/"), PEER);
+        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), PEER);
     byte[] framed = {0, 0, 0, 12, (byte) 0x80, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
     assertThat(codec.next(ByteSource.of(framed), 0, framed.length)).isEqualTo(Decoded.REFUSED);
     assertThat(codec.decoded().refusal().reason()).contains("accepted: [HEADER]", "a frame length");

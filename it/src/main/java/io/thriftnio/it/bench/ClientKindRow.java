@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 
@@ -21,19 +21,19 @@ interface ClientKindRow {
    * #mismatch}'s reason, and in-process library rows are started accepting it beside {@code
    * FRAMED}.
    */
-  default WireTransport transport() {
-    return WireTransport.FRAMED;
+  default WireKind wireKind() {
+    return WireKind.FRAMED;
   }
 
   /**
-   * A library kind's name: {@code base} for {@link WireTransport#FRAMED}, else {@code base-} and
-   * the transport, e.g. {@code netty-sync-http}.
+   * A library kind's name: {@code base} for {@link WireKind#FRAMED}, else {@code base-} and the
+   * transport, e.g. {@code netty-sync-http}.
    *
    * @param base the framed kind's name, e.g. {@code netty-sync}
    * @param transport what the kind speaks
    */
-  static String named(String base, WireTransport transport) {
-    return transport == WireTransport.FRAMED
+  static String named(String base, WireKind transport) {
+    return transport == WireKind.FRAMED
         ? base
         : base + "-" + transport.name().toLowerCase(Locale.ROOT);
   }
@@ -45,16 +45,16 @@ interface ClientKindRow {
    * @param kind the client kind
    */
   static String mismatch(ServerRow row, ClientKindRow kind) {
-    if (row.transports().contains(kind.transport())) {
+    if (row.wireKinds().contains(kind.wireKind())) {
       return null;
     }
     return row.name()
         + " serves "
-        + row.transports().toString().toLowerCase(Locale.ROOT)
+        + row.wireKinds().toString().toLowerCase(Locale.ROOT)
         + " peers only; "
         + kind.name()
         + " speaks "
-        + kind.transport().name().toLowerCase(Locale.ROOT);
+        + kind.wireKind().name().toLowerCase(Locale.ROOT);
   }
 
   /**

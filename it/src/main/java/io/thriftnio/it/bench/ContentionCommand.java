@@ -157,14 +157,14 @@ final class ContentionCommand implements Callable<Integer> {
             .maxTotal(1)
             .maxPerEndpoint(1)
             .maxIdlePerEndpoint(1)
-            .maxWaiting(n)
+            .borrowQueueCapacity(n)
             .borrowTimeout(borrowTimeout)
             .build();
     try (ThriftChannelPool<BenchService.Client> pool =
         ThriftChannelPool.builder(BenchService.Client::new, SilentChannel::new)
             .endpoint(NOWHERE)
             .config(config)
-            .maxInFlightPerConnection(1)
+            .maxCallsInFlightPerConnection(1)
             .build()) {
       CompletableFuture<Long> held =
           pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);

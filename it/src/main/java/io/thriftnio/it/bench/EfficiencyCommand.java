@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.Payloads;
 import java.io.IOException;
 import java.io.InputStream;
@@ -530,7 +530,7 @@ final class EfficiencyCommand implements Callable<Integer> {
                         s,
                         server,
                         rows.server(server).tls() ? tls : null,
-                        MatrixRunner.transports(
+                        MatrixRunner.wireKinds(
                             rows.server(server),
                             mine.stream().map(sh -> rows.client(sh.client())).toList())));
           } catch (IOException e) {
@@ -592,7 +592,7 @@ final class EfficiencyCommand implements Callable<Integer> {
   }
 
   private static List<String> serveArgs(
-      Settings s, String server, BenchTls tls, Set<WireTransport> transports) {
+      Settings s, String server, BenchTls tls, Set<WireKind> transports) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -606,7 +606,7 @@ final class EfficiencyCommand implements Callable<Integer> {
       args.add("--workers");
       args.add(Integer.toString(s.workers()));
     }
-    if (!transports.equals(EnumSet.of(WireTransport.FRAMED))) {
+    if (!transports.equals(EnumSet.of(WireKind.FRAMED))) {
       args.add("--transports");
       args.add(
           String.join(

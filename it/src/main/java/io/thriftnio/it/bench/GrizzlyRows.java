@@ -3,20 +3,20 @@ package io.thriftnio.it.bench;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.TlsProvider;
-import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import java.net.InetSocketAddress;
 
 /**
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
- * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link
- * GrizzlyClientResources#openTransport}) and {@code grizzly-async} ({@code GrizzlyThriftChannel}),
- * and the same two over HTTP ({@code grizzly-sync-http}, {@code grizzly-async-http}: a {@code POST}
- * per call to {@code /}, keep-alive); the TLS rows {@code grizzly-tls/same-thread} and {@code
- * grizzly-tls/worker} (named only; the JDK's TLS). Each cell's clients run on their own selector
- * runners, one per processor, closed with the cell, and speak TLS when the cell does.
+ * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link GrizzlyClientIo#openTransport})
+ * and {@code grizzly-async} ({@code GrizzlyThriftChannel}), and the same two over HTTP ({@code
+ * grizzly-sync-http}, {@code grizzly-async-http}: a {@code POST} per call to {@code /},
+ * keep-alive); the TLS rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named
+ * only; the JDK's TLS). Each cell's clients run on their own selector runners, one per processor,
+ * closed with the cell, and speak TLS when the cell does.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -32,32 +32,30 @@ final class GrizzlyRows implements RowProvider {
     }
     LibraryServerRow.interceptorRows(
         rows, "grizzly", GrizzlyThriftServer::builder, IoStrategy.values());
-    rows.client(new Sync(WireTransport.FRAMED));
-    rows.client(new Async(WireTransport.FRAMED));
-    rows.client(new Sync(WireTransport.HTTP));
-    rows.client(new Async(WireTransport.HTTP));
+    rows.client(new Sync(WireKind.FRAMED));
+    rows.client(new Async(WireKind.FRAMED));
+    rows.client(new Sync(WireKind.HTTP));
+    rows.client(new Async(WireKind.HTTP));
   }
 
-  static GrizzlyClientResources resources(CellSpec cell) throws Exception {
-    return GrizzlyClientResources.builder()
-        .ioThreads(Runtime.getRuntime().availableProcessors())
-        .build();
+  static GrizzlyClientIo resources(CellSpec cell) throws Exception {
+    return GrizzlyClientIo.builder().ioThreads(Runtime.getRuntime().availableProcessors()).build();
   }
 
   static ClientOptions options(CellSpec cell) {
-    return options(cell, WireTransport.FRAMED);
+    return options(cell, WireKind.FRAMED);
   }
 
   /**
    * The options of a Grizzly kind of {@code cell} speaking {@code transport}; over HTTP each call
    * is a {@code POST} to {@value ServerBuilder#DEFAULT_HTTP_PATH}, the path every row serves.
    */
-  static ClientOptions options(CellSpec cell, WireTransport transport) {
+  static ClientOptions options(CellSpec cell, WireKind transport) {
     return ClientOptions.builder()
-        .transport(transport)
-        .httpPath(ServerBuilder.DEFAULT_HTTP_PATH)
-        .readTimeout(cell.callTimeout())
-        .requestTimeout(cell.callTimeout())
+        .wireKind(transport)
+        .httpPath(transport == WireKind.HTTP ? ServerBuilder.DEFAULT_HTTP_PATH : null)
+        .callTimeout(cell.callTimeout())
+        .callTimeout(cell.callTimeout())
         // Replies are decoded on the selector thread and the next call starts from there.
         .callbackExecutor(Runnable::run)
         .tls(cell.tls())
@@ -65,9 +63,9 @@ final class GrizzlyRows implements RowProvider {
   }
 
   private static final class Sync implements ClientKindRow {
-    private final WireTransport transport;
+    private final WireKind transport;
 
-    Sync(WireTransport transport) {
+    Sync(WireKind transport) {
       this.transport = transport;
     }
 
@@ -77,22 +75,22 @@ final class GrizzlyRows implements RowProvider {
     }
 
     @Override
-    public WireTransport transport() {
+    public WireKind wireKind() {
       return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      GrizzlyClientResources resources = resources(cell);
+      GrizzlyClientIo resources = resources(cell);
       return Lanes.syncConnections(
           cell, address, a -> resources.openTransport(a, options(cell, transport)), resources);
     }
   }
 
   private static final class Async implements ClientKindRow {
-    private final WireTransport transport;
+    private final WireKind transport;
 
-    Async(WireTransport transport) {
+    Async(WireKind transport) {
       this.transport = transport;
     }
 
@@ -102,13 +100,13 @@ final class GrizzlyRows implements RowProvider {
     }
 
     @Override
-    public WireTransport transport() {
+    public WireKind wireKind() {
       return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      GrizzlyClientResources resources = resources(cell);
+      GrizzlyClientIo resources = resources(cell);
       return Lanes.asyncConnections(
           cell,
           address,

@@ -5,7 +5,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
@@ -93,8 +93,8 @@ final class LibraryServerRow implements ServerRow {
   }
 
   @Override
-  public Set<WireTransport> transports() {
-    return EnumSet.allOf(WireTransport.class);
+  public Set<WireKind> wireKinds() {
+    return EnumSet.allOf(WireKind.class);
   }
 
   /**
@@ -133,8 +133,8 @@ final class LibraryServerRow implements ServerRow {
     if (spec.accessLog()) {
       b.addInterceptor(new AccessLog(System.err));
     }
-    WireTransport[] transports = spec.transports().toArray(new WireTransport[0]);
-    b.transports(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
+    WireKind[] transports = spec.wireKinds().toArray(new WireKind[0]);
+    b.wireKinds(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
     b.httpPath(spec.httpPath());
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     if (spec.workers() != null) {

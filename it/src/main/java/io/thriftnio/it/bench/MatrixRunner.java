@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -225,7 +225,7 @@ final class MatrixRunner {
         expected,
         tls,
         false,
-        transports(row, plan.clients().stream().map(rows::client).toList()));
+        wireKinds(row, plan.clients().stream().map(rows::client).toList()));
   }
 
   /**
@@ -234,15 +234,15 @@ final class MatrixRunner {
    *
    * @param kinds the client kinds of the run; {@code null} entries (missing kinds) are ignored
    */
-  static Set<WireTransport> transports(ServerRow row, List<ClientKindRow> kinds) {
-    Set<WireTransport> served = row.transports();
-    if (!served.contains(WireTransport.FRAMED)) {
+  static Set<WireKind> wireKinds(ServerRow row, List<ClientKindRow> kinds) {
+    Set<WireKind> served = row.wireKinds();
+    if (!served.contains(WireKind.FRAMED)) {
       return EnumSet.copyOf(served);
     }
-    EnumSet<WireTransport> out = EnumSet.of(WireTransport.FRAMED);
+    EnumSet<WireKind> out = EnumSet.of(WireKind.FRAMED);
     for (ClientKindRow k : kinds) {
-      if (k != null && served.contains(k.transport())) {
-        out.add(k.transport());
+      if (k != null && served.contains(k.wireKind())) {
+        out.add(k.wireKind());
       }
     }
     return out;

@@ -3,9 +3,9 @@ package io.thriftnio.it.bench;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.TlsProvider;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.netty.NettyTransportType;
 import java.net.InetSocketAddress;
@@ -18,7 +18,7 @@ import java.time.Duration;
  * and that message is the skip reason), the same two strategies pinned to one transport for
  * explicit names only ({@code netty-nio/...}, {@code netty-epoll/...}, {@code netty-iouring/...};
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
- * netty-sync} ({@link NettyClientResources#openTransport}) and {@code netty-async} ({@link
+ * netty-sync} ({@link NettyClientIo#openTransport}) and {@code netty-async} ({@link
  * NettyThriftChannel}), and the same two over HTTP ({@code netty-sync-http}, {@code
  * netty-async-http}: a {@code POST} per call to {@code /}, keep-alive). TLS rows, named only:
  * {@code netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code
@@ -42,10 +42,10 @@ final class NettyRows implements RowProvider {
         rows, "netty", NettyThriftServer::builder, IoStrategy.SAME_THREAD, IoStrategy.WORKER);
     tls(rows, "netty-tls", TlsProvider.JDK);
     tls(rows, "netty-openssl", TlsProvider.OPENSSL);
-    rows.client(new Sync(WireTransport.FRAMED));
-    rows.client(new Async(WireTransport.FRAMED));
-    rows.client(new Sync(WireTransport.HTTP));
-    rows.client(new Async(WireTransport.HTTP));
+    rows.client(new Sync(WireKind.FRAMED));
+    rows.client(new Async(WireKind.FRAMED));
+    rows.client(new Sync(WireKind.HTTP));
+    rows.client(new Async(WireKind.HTTP));
   }
 
   /** {@code family/same-thread} and {@code family/worker} on {@code transport}, named only. */
@@ -53,7 +53,7 @@ final class NettyRows implements RowProvider {
     for (IoStrategy s : new IoStrategy[] {IoStrategy.SAME_THREAD, IoStrategy.WORKER}) {
       rows.server(
           new LibraryServerRow(
-              family, s, () -> NettyThriftServer.builder().transport(transport), false));
+              family, s, () -> NettyThriftServer.builder().ioTransport(transport), false));
     }
   }
 
@@ -71,17 +71,17 @@ final class NettyRows implements RowProvider {
   /**
    * The client options every Netty kind of {@code cell} starts from, speaking {@code transport}.
    */
-  private static ClientOptions.Builder options(CellSpec cell, WireTransport transport) {
+  private static ClientOptions.Builder options(CellSpec cell, WireKind transport) {
     return ClientOptions.builder()
-        .transport(transport)
-        .httpPath(ServerBuilder.DEFAULT_HTTP_PATH)
+        .wireKind(transport)
+        .httpPath(transport == WireKind.HTTP ? ServerBuilder.DEFAULT_HTTP_PATH : null)
         .tls(cell.tls());
   }
 
   private static final class Sync implements ClientKindRow {
-    private final WireTransport transport;
+    private final WireKind transport;
 
-    Sync(WireTransport transport) {
+    Sync(WireKind transport) {
       this.transport = transport;
     }
 
@@ -91,26 +91,26 @@ final class NettyRows implements RowProvider {
     }
 
     @Override
-    public WireTransport transport() {
+    public WireKind wireKind() {
       return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      NettyClientResources resources = NettyClientResources.create(clientIoThreads());
+      NettyClientIo resources = NettyClientIo.create(clientIoThreads());
       Duration timeout = cell.callTimeout();
       return Lanes.syncConnections(
           cell,
           address,
-          a -> resources.openTransport(a, options(cell, transport).readTimeout(timeout).build()),
+          a -> resources.openTransport(a, options(cell, transport).callTimeout(timeout).build()),
           resources);
     }
   }
 
   private static final class Async implements ClientKindRow {
-    private final WireTransport transport;
+    private final WireKind transport;
 
-    Async(WireTransport transport) {
+    Async(WireKind transport) {
       this.transport = transport;
     }
 
@@ -120,13 +120,13 @@ final class NettyRows implements RowProvider {
     }
 
     @Override
-    public WireTransport transport() {
+    public WireKind wireKind() {
       return transport;
     }
 
     @Override
     public ClientLoad open(CellSpec cell, InetSocketAddress address) throws Exception {
-      NettyClientResources resources = NettyClientResources.create(clientIoThreads());
+      NettyClientIo resources = NettyClientIo.create(clientIoThreads());
       // Replies are decoded on the event loop and the next call starts from there: it never
       // blocks, and a hop to another executor would be measured as transport latency.
       return Lanes.asyncConnections(
@@ -136,7 +136,7 @@ final class NettyRows implements RowProvider {
               resources.openChannel(
                   a,
                   options(cell, transport)
-                      .requestTimeout(cell.callTimeout())
+                      .callTimeout(cell.callTimeout())
                       .callbackExecutor(Runnable::run)
                       .build()),
           Runnable::run,

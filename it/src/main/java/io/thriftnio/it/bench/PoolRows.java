@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -68,11 +68,19 @@ final class PoolRows implements RowProvider {
       ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
               .protocol(cell.protocolFactory())
-              .transport(
+              .transportFactory(
                   cell.tls() == null
-                      ? ClientTransportFactory.framedSocket(CONNECT_TIMEOUT, cell.callTimeout())
-                      : ClientTransportFactory.framedTls(
-                          CONNECT_TIMEOUT, cell.callTimeout(), cell.tls()))
+                      ? ClientTransportFactory.stock(
+                          ClientOptions.builder()
+                              .connectTimeout(CONNECT_TIMEOUT)
+                              .callTimeout(cell.callTimeout())
+                              .build())
+                      : ClientTransportFactory.stock(
+                          ClientOptions.builder()
+                              .connectTimeout(CONNECT_TIMEOUT)
+                              .callTimeout(cell.callTimeout())
+                              .tls(cell.tls())
+                              .build()))
               .endpoint(address)
               .config(config(size, cell.callTimeout()))
               .build();
@@ -130,7 +138,7 @@ final class PoolRows implements RowProvider {
         size = cell.poolSize();
         inFlight = Math.max(inFlight, (callers + size - 1) / size);
       }
-      NettyClientResources resources = NettyClientResources.create(NettyRows.clientIoThreads());
+      NettyClientIo resources = NettyClientIo.create(NettyRows.clientIoThreads());
       // The pool may open a connection, or wait for a seat, on the thread that starts a call, so
       // replies complete on a small pool of our own threads, never on an event loop.
       ExecutorService callbacks =
@@ -148,15 +156,15 @@ final class PoolRows implements RowProvider {
                       resources.openChannel(
                           a,
                           ClientOptions.builder()
-                              .requestTimeout(cell.callTimeout())
+                              .callTimeout(cell.callTimeout())
                               .callbackExecutor(Runnable::run)
                               .tls(cell.tls())
                               .build()))
               .protocol(cell.protocolFactory())
               .endpoint(address)
               .config(config(size, cell.callTimeout()))
-              .maxInFlightPerConnection(inFlight)
-              .executor(callbacks)
+              .maxCallsInFlightPerConnection(inFlight)
+              .options(ClientOptions.builder().callbackExecutor(callbacks).build())
               .build();
       Workload workload = cell.workload();
       byte[] frame = cell.raw() ? workload.requestFrame(cell.protocolFactory()) : null;

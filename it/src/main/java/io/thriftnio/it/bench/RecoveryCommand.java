@@ -3,7 +3,7 @@ package io.thriftnio.it.bench;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftAsyncClientPool;
@@ -108,7 +108,7 @@ final class RecoveryCommand implements Callable<Integer> {
     Path dir = out != null ? out : Path.of("it", "target", "recovery");
     InetSocketAddress address = start(new InetSocketAddress(MatrixRunner.LOOPBACK, 0));
     List<String[]> rows = new ArrayList<>();
-    try (NettyClientResources resources = NettyClientResources.create(1);
+    try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftClientPool<BenchService.Client> sync =
             ThriftClientPool.builder(BenchService.Client::new)
                 .endpoint(address)
@@ -120,7 +120,8 @@ final class RecoveryCommand implements Callable<Integer> {
                 .config(PoolConfig.defaults())
                 .build();
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources, ClientOptions.defaults())
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
                 .endpoint(address)
                 .config(PoolConfig.defaults())
                 .build()) {

@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +89,7 @@ final class Reports {
         continue;
       }
       ClientKindRow kind = rows.client(r.client());
-      boolean http = kind != null && kind.transport() == WireTransport.HTTP;
+      boolean http = kind != null && kind.wireKind() == WireKind.HTTP;
       int step = http ? 1 : r.protocol().equals("json") ? 2 : 3;
       steps.add(new GuideStep(step, http ? "HTTP" : "TCP", r));
     }

@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.zookeeper.ZooKeeperRegistration;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -202,7 +202,7 @@ final class ServeCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     Rows rows = Rows.standard();
     String name;
-    Set<WireTransport> accepted;
+    Set<WireKind> accepted;
     try {
       name = rowName(server, strategy);
       Protocols.factory(protocol);
@@ -214,7 +214,7 @@ final class ServeCommand implements Callable<Integer> {
       if (ioThreads != null) {
         check("io-threads", ioThreads, 1, 1024);
       }
-      accepted = transports != null ? transports(transports) : null;
+      accepted = transports != null ? wireKinds(transports) : null;
       httpPath(httpPath);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -230,9 +230,9 @@ final class ServeCommand implements Callable<Integer> {
     }
     if (accepted == null) {
       accepted =
-          row.transports().contains(WireTransport.FRAMED)
-              ? EnumSet.of(WireTransport.FRAMED)
-              : EnumSet.copyOf(row.transports());
+          row.wireKinds().contains(WireKind.FRAMED)
+              ? EnumSet.of(WireKind.FRAMED)
+              : EnumSet.copyOf(row.wireKinds());
     }
     RunningServer running;
     try {
@@ -402,11 +402,11 @@ final class ServeCommand implements Callable<Integer> {
    * Parses {@code --transports}: {@code framed}, {@code unframed}, {@code http}, {@code header}, in
    * any case and order.
    */
-  static Set<WireTransport> transports(List<String> names) {
-    EnumSet<WireTransport> set = EnumSet.noneOf(WireTransport.class);
+  static Set<WireKind> wireKinds(List<String> names) {
+    EnumSet<WireKind> set = EnumSet.noneOf(WireKind.class);
     for (String n : names) {
       try {
-        set.add(WireTransport.valueOf(n.trim().toUpperCase(Locale.ROOT)));
+        set.add(WireKind.valueOf(n.trim().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "transports: " + n + " (expected: framed, unframed, http, header, comma-separated)", e);

@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -35,10 +35,10 @@ interface ServerRow {
 
   /**
    * What the row can serve on its port. Default: {@code FRAMED} alone; the library's rows serve
-   * every {@link WireTransport}, {@code thrift-servlet} {@code HTTP} alone.
+   * every {@link WireKind}, {@code thrift-servlet} {@code HTTP} alone.
    */
-  default Set<WireTransport> transports() {
-    return EnumSet.of(WireTransport.FRAMED);
+  default Set<WireKind> wireKinds() {
+    return EnumSet.of(WireKind.FRAMED);
   }
 
   /**

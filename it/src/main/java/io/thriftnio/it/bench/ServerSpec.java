@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.util.EnumSet;
 import java.util.Set;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -20,8 +20,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param tls the certificates TLS rows serve with, or {@code null} when none were made (a TLS row
  *     then fails to start and says so)
  * @param accessLog library rows print one line per call on stderr ({@code serve --access-log})
- * @param transports what the row accepts on its port ({@code serve --transports}); only library
- *     rows accept more than {@code FRAMED}, and {@code thrift-servlet} accepts {@code HTTP} alone
+ * @param wireKinds what the row accepts on its port ({@code serve --transports}); only library rows
+ *     accept more than {@code FRAMED}, and {@code thrift-servlet} accepts {@code HTTP} alone
  * @param httpPath the path HTTP peers post to ({@code serve --http-path}, default {@code /})
  */
 record ServerSpec(
@@ -34,7 +34,7 @@ record ServerSpec(
     int expectedConnections,
     BenchTls tls,
     boolean accessLog,
-    Set<WireTransport> transports,
+    Set<WireKind> wireKinds,
     String httpPath) {
 
   /** A spec whose HTTP peers, if any, post to {@code /}. */
@@ -48,7 +48,7 @@ record ServerSpec(
       int expectedConnections,
       BenchTls tls,
       boolean accessLog,
-      Set<WireTransport> transports) {
+      Set<WireKind> wireKinds) {
     this(
         host,
         port,
@@ -59,7 +59,7 @@ record ServerSpec(
         expectedConnections,
         tls,
         accessLog,
-        transports,
+        wireKinds,
         ServerBuilder.DEFAULT_HTTP_PATH);
   }
 
@@ -84,21 +84,21 @@ record ServerSpec(
         expectedConnections,
         tls,
         accessLog,
-        EnumSet.of(WireTransport.FRAMED));
+        EnumSet.of(WireKind.FRAMED));
   }
 
   /**
    * Refuses a spec that asks a row serving framed peers alone for more.
    *
    * @param row the row's name, for the message
-   * @throws IllegalStateException if {@link #transports()} holds more than {@code FRAMED}
+   * @throws IllegalStateException if {@link #wireKinds()} holds more than {@code FRAMED}
    */
   void requireFramedOnly(String row) {
-    if (!transports.equals(EnumSet.of(WireTransport.FRAMED))) {
+    if (!wireKinds.equals(EnumSet.of(WireKind.FRAMED))) {
       throw new IllegalStateException(
           row
-              + " serves framed peers only: transports "
-              + transports
+              + " serves framed peers only: wireKinds "
+              + wireKinds
               + " (expected: framed; the netty and grizzly rows take unframed, http and header too)");
     }
   }

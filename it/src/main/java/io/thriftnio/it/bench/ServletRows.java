@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
@@ -17,8 +17,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * The row {@code thrift-servlet}: libthrift's {@code TServlet} with the row's protocol in embedded
  * Jetty 12.1 (ee10 servlet), the stock way to serve Thrift over HTTP. It serves {@link
- * WireTransport#HTTP} peers only, at {@link ServerSpec#httpPath()} ({@code /} by default). Named
- * only: {@code all} and {@code stock} leave it out, since the framed client kinds cannot call it.
+ * WireKind#HTTP} peers only, at {@link ServerSpec#httpPath()} ({@code /} by default). Named only:
+ * {@code all} and {@code stock} leave it out, since the framed client kinds cannot call it.
  *
  * <p>Threads: Jetty's pool holds {@code --workers} threads for requests (default {@value
  * ServerBuilder#DEFAULT_WORKER_THREADS}, as the other stock worker pools), beyond one acceptor and
@@ -50,17 +50,17 @@ final class ServletRows implements RowProvider {
     }
 
     @Override
-    public Set<WireTransport> transports() {
-      return EnumSet.of(WireTransport.HTTP);
+    public Set<WireKind> wireKinds() {
+      return EnumSet.of(WireKind.HTTP);
     }
 
     @Override
     public RunningServer start(ServerSpec spec) throws Exception {
-      if (!spec.transports().equals(EnumSet.of(WireTransport.HTTP))) {
+      if (!spec.wireKinds().equals(EnumSet.of(WireKind.HTTP))) {
         throw new IllegalStateException(
             NAME
                 + " serves http peers only: transports "
-                + spec.transports()
+                + spec.wireKinds()
                 + " (expected: http; TServlet in Jetty answers HTTP alone)");
       }
       int workers = spec.workersOr(ServerBuilder.DEFAULT_WORKER_THREADS);

@@ -40,7 +40,7 @@ final class SilentChannel implements ThriftChannel {
   }
 
   @Override
-  public int pendingCalls() {
+  public int callsInFlight() {
     return pending.size();
   }
 

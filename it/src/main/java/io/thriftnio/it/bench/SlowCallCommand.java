@@ -87,7 +87,7 @@ final class SlowCallCommand implements Callable<Integer> {
       paramLabel = "D",
       defaultValue = "300ms",
       converter = Cli.DurationConverter.class,
-      description = "the channels' ClientOptions.requestTimeout (default: ${DEFAULT-VALUE})")
+      description = "the channels' ClientOptions.callTimeout (default: ${DEFAULT-VALUE})")
   Duration requestTimeout;
 
   @Option(

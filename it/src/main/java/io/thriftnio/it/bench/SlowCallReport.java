@@ -39,14 +39,14 @@ final class SlowCallReport {
             Locale.ROOT,
             "## slowcall: %s, request timeout %d ms, %d x sleep(%d ms)%n%n",
             s.row(),
-            s.requestTimeout().toMillis(),
+            s.callTimeout().toMillis(),
             s.slowCalls(),
             s.slowMillis()));
     sb.append(
         String.format(
             Locale.ROOT,
             "Each row: two %s servers (BenchHandler, workers %s) and one ThriftChannelPool of"
-                + " Netty channels (%d event loops) over both (ClientOptions.requestTimeout %d"
+                + " Netty channels (%d event loops) over both (ClientOptions.callTimeout %d"
                 + " ms, every other"
                 + " setting the default), in this JVM (%s). The callers call echo(%d B) in a"
                 + " loop: a %s warm-up, then %s measured, while one more caller makes %d calls to"
@@ -59,7 +59,7 @@ final class SlowCallReport {
             s.row(),
             s.workers() == null ? "default" : s.workers().toString(),
             s.clientIoThreads(),
-            s.requestTimeout().toMillis(),
+            s.callTimeout().toMillis(),
             Reports.machine(),
             SlowCallScenario.ECHO_SIZE,
             duration(s.warmup()),
@@ -225,7 +225,7 @@ final class SlowCallReport {
               s.callers(),
               s.warmup().toNanos() / 1e9,
               r.seconds(),
-              s.requestTimeout().toMillis(),
+              s.callTimeout().toMillis(),
               s.slowMillis(),
               s.slowCalls(),
               r.echoes().ok(),

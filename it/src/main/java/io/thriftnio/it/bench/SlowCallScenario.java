@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
@@ -23,9 +23,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One run of the {@code slowcall} scenario (issue 23): two servers of one row in this JVM, one
- * {@link ThriftChannelPool} of Netty channels over both ({@code ClientOptions.requestTimeout},
- * every other setting the default), {@code callers} threads calling {@code echo(300 B)} in a loop,
- * and one more caller making {@code slowCalls} calls to {@code sleep(slowMillis)}, past the request
+ * {@link ThriftChannelPool} of Netty channels over both ({@code ClientOptions.callTimeout}, every
+ * other setting the default), {@code callers} threads calling {@code echo(300 B)} in a loop, and
+ * one more caller making {@code slowCalls} calls to {@code sleep(slowMillis)}, past the request
  * timeout, one a second from 1 s into the measurement. A warm-up comes first, so that the
  * connections the echo load needs are open before the measurement and the first slow call.
  */
@@ -54,7 +54,7 @@ final class SlowCallScenario {
       int callers,
       Duration warmup,
       Duration duration,
-      Duration requestTimeout,
+      Duration callTimeout,
       int slowMillis,
       int slowCalls,
       Integer workers,
@@ -193,14 +193,14 @@ final class SlowCallScenario {
             settings.ioThreads(),
             false,
             settings.callers() + 64);
-    try (NettyClientResources resources = NettyClientResources.create(settings.clientIoThreads())) {
+    try (NettyClientIo resources = NettyClientIo.create(settings.clientIoThreads())) {
       for (int i = 0; i < 2; i++) {
         servers.add(row.start(spec));
       }
-      ClientOptions options =
-          ClientOptions.builder().requestTimeout(settings.requestTimeout()).build();
+      ClientOptions options = ClientOptions.builder().callTimeout(settings.callTimeout()).build();
       try (ThriftChannelPool<BenchService.Client> pool =
-          ThriftChannelPool.builder(BenchService.Client::new, resources, options)
+          ThriftChannelPool.builder(BenchService.Client::new, resources)
+              .options(options)
               .endpoints(servers.get(0).address(), servers.get(1).address())
               .metrics(
                   new PoolMetrics() {
@@ -373,7 +373,7 @@ final class SlowCallScenario {
 
   private long waitMillis() {
     return PoolConfig.DEFAULT_BORROW_TIMEOUT
-        .plus(settings.requestTimeout())
+        .plus(settings.callTimeout())
         .plusSeconds(10)
         .toMillis();
   }

@@ -2,7 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.IdleConnectionsConfig;
@@ -57,7 +57,7 @@ final class SoakLoad implements AutoCloseable {
   private final SoakMix.Inputs inputs;
   private final ThriftClientPool<BenchService.Client> syncPool;
   private final ThriftChannelPool<BenchService.Client> asyncPool;
-  private final NettyClientResources resources;
+  private final NettyClientIo resources;
   private final ScheduledThreadPoolExecutor asyncStarter;
   private final List<Thread> syncCallers = new ArrayList<>();
   private final int asyncCallers;
@@ -110,11 +110,13 @@ final class SoakLoad implements AutoCloseable {
     this.recorder = recorder;
     this.think = think;
     this.inputs = inputs;
-    ClientTransportFactory sockets = ClientTransportFactory.framedSocket(callTimeout, callTimeout);
+    ClientTransportFactory sockets =
+        ClientTransportFactory.stock(
+            ClientOptions.builder().connectTimeout(callTimeout).callTimeout(callTimeout).build());
     this.syncPool =
         ThriftClientPool.builder(BenchService.Client::new)
             .protocol(protocol)
-            .transport(
+            .transportFactory(
                 endpoint -> {
                   TTransport t = sockets.open(endpoint);
                   Socket s = socketOf(t);
@@ -137,7 +139,7 @@ final class SoakLoad implements AutoCloseable {
             .endpointSource(endpoints.get())
             .config(config(syncConnections, callTimeout, keepOpen))
             .build();
-    this.resources = NettyClientResources.create(NettyRows.clientIoThreads());
+    this.resources = NettyClientIo.create(NettyRows.clientIoThreads());
     this.asyncCallers = asyncConnections * ASYNC_CALLERS_PER_CONNECTION;
     // Borrowing may block (a connect, a wait for a seat), so calls start on these threads, never
     // on an event loop; replies complete here too.
@@ -150,7 +152,7 @@ final class SoakLoad implements AutoCloseable {
                       resources.openChannel(
                           a,
                           ClientOptions.builder()
-                              .requestTimeout(callTimeout)
+                              .callTimeout(callTimeout)
                               .callbackExecutor(Runnable::run)
                               .build());
                   asyncVictims.add(
@@ -170,8 +172,8 @@ final class SoakLoad implements AutoCloseable {
             .protocol(protocol)
             .endpointSource(endpoints.get())
             .config(config(asyncConnections, callTimeout, false))
-            .maxInFlightPerConnection(ASYNC_CALLERS_PER_CONNECTION)
-            .executor(asyncStarter)
+            .maxCallsInFlightPerConnection(ASYNC_CALLERS_PER_CONNECTION)
+            .options(ClientOptions.builder().callbackExecutor(asyncStarter).build())
             .build();
     for (int i = 0; i < syncConnections; i++) {
       SplittableRandom random = new SplittableRandom(i);

@@ -2,7 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -399,8 +399,8 @@ final class StockRows implements RowProvider {
     }
 
     @Override
-    public WireTransport transport() {
-      return WireTransport.HTTP;
+    public WireKind wireKind() {
+      return WireKind.HTTP;
     }
 
     @Override

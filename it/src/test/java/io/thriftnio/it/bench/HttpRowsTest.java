@@ -3,7 +3,7 @@ package io.thriftnio.it.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.io.PrintWriter;
@@ -40,7 +40,7 @@ class HttpRowsTest {
     return BenchMain.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
   }
 
-  private static ServerSpec spec(EnumSet<WireTransport> transports, String path) {
+  private static ServerSpec spec(EnumSet<WireKind> transports, String path) {
     return new ServerSpec(
         MatrixRunner.LOOPBACK, 0, "json", 2, 1, false, 16, null, false, transports, path);
   }
@@ -55,14 +55,14 @@ class HttpRowsTest {
   @Test
   void theServletRowAnswersTHttpClientAtItsPathAndNowhereElse() throws Exception {
     ServerRow row = Rows.standard().server("thrift-servlet");
-    try (RunningServer server = row.start(spec(EnumSet.of(WireTransport.HTTP), "/"))) {
+    try (RunningServer server = row.start(spec(EnumSet.of(WireKind.HTTP), "/"))) {
       assertThat(lastSale(server.address(), "/", "ROOT"))
           .isEqualTo(new TradeReport("ROOT", 25.50, 100, 1));
       assertThatThrownBy(() -> lastSale(server.address(), "/other", "X"))
           .isInstanceOf(TTransportException.class)
           .hasMessageContaining("404");
     }
-    try (RunningServer server = row.start(spec(EnumSet.of(WireTransport.HTTP), "/thrift"))) {
+    try (RunningServer server = row.start(spec(EnumSet.of(WireKind.HTTP), "/thrift"))) {
       assertThat(lastSale(server.address(), "/thrift", "PATH").getSymbol()).isEqualTo("PATH");
       assertThatThrownBy(() -> lastSale(server.address(), "/", "X"))
           .isInstanceOf(TTransportException.class)
@@ -76,7 +76,7 @@ class HttpRowsTest {
             () ->
                 Rows.standard()
                     .server("thrift-servlet")
-                    .start(spec(EnumSet.of(WireTransport.FRAMED), "/")))
+                    .start(spec(EnumSet.of(WireKind.FRAMED), "/")))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "thrift-servlet serves http peers only: transports [FRAMED] (expected: http;"
@@ -257,13 +257,13 @@ class HttpRowsTest {
     ServerRow grizzly = rows.server("grizzly/worker");
     for (String name : OUR_HTTP_KINDS) {
       ClientKindRow kind = rows.client(name);
-      assertThat(kind.transport()).as(name).isEqualTo(WireTransport.HTTP);
-      assertThat(MatrixRunner.transports(grizzly, List.of(rows.client("tsocket"), kind)))
+      assertThat(kind.wireKind()).as(name).isEqualTo(WireKind.HTTP);
+      assertThat(MatrixRunner.wireKinds(grizzly, List.of(rows.client("tsocket"), kind)))
           .as(name)
-          .containsExactly(WireTransport.FRAMED, WireTransport.HTTP);
+          .containsExactly(WireKind.FRAMED, WireKind.HTTP);
     }
     for (String framed : List.of("netty-sync", "netty-async", "grizzly-sync", "grizzly-async")) {
-      assertThat(rows.client(framed).transport()).as(framed).isEqualTo(WireTransport.FRAMED);
+      assertThat(rows.client(framed).wireKind()).as(framed).isEqualTo(WireKind.FRAMED);
     }
   }
 
@@ -272,14 +272,13 @@ class HttpRowsTest {
     ServerRow netty = Rows.standard().server("netty/worker");
     ClientKindRow tsocket = Rows.standard().client("tsocket");
     ClientKindRow http = Rows.standard().client("thttpclient");
-    assertThat(MatrixRunner.transports(netty, List.of(tsocket)))
-        .containsExactly(WireTransport.FRAMED);
-    assertThat(MatrixRunner.transports(netty, List.of(tsocket, http)))
-        .containsExactly(WireTransport.FRAMED, WireTransport.HTTP);
-    assertThat(MatrixRunner.transports(Rows.standard().server("thrift-servlet"), List.of(tsocket)))
-        .containsExactly(WireTransport.HTTP);
-    assertThat(MatrixRunner.transports(Rows.standard().server("thrift-hsha"), List.of(http)))
-        .containsExactly(WireTransport.FRAMED);
+    assertThat(MatrixRunner.wireKinds(netty, List.of(tsocket))).containsExactly(WireKind.FRAMED);
+    assertThat(MatrixRunner.wireKinds(netty, List.of(tsocket, http)))
+        .containsExactly(WireKind.FRAMED, WireKind.HTTP);
+    assertThat(MatrixRunner.wireKinds(Rows.standard().server("thrift-servlet"), List.of(tsocket)))
+        .containsExactly(WireKind.HTTP);
+    assertThat(MatrixRunner.wireKinds(Rows.standard().server("thrift-hsha"), List.of(http)))
+        .containsExactly(WireKind.FRAMED);
   }
 
   @Test

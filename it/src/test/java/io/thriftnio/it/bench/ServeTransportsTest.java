@@ -3,7 +3,7 @@ package io.thriftnio.it.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ServeTransportsTest {
 
-  private static ServerSpec spec(EnumSet<WireTransport> transports) {
+  private static ServerSpec spec(EnumSet<WireKind> transports) {
     return new ServerSpec(
         MatrixRunner.LOOPBACK, 0, "compact", null, 1, false, 16, null, false, transports);
   }
@@ -47,7 +47,7 @@ class ServeTransportsTest {
   @ValueSource(strings = {"netty/worker", "grizzly/same-thread"})
   void aLibraryRowServesFramedAndUnframedPeersOnOnePort(String name) throws Exception {
     try (RunningServer server =
-        Rows.standard().server(name).start(spec(EnumSet.allOf(WireTransport.class)))) {
+        Rows.standard().server(name).start(spec(EnumSet.allOf(WireKind.class)))) {
       assertThat(lastSale(server.address(), false, "UNFRAMED")).isEqualTo("UNFRAMED");
       assertThat(lastSale(server.address(), true, "FRAMED")).isEqualTo("FRAMED");
     }
@@ -122,7 +122,7 @@ class ServeTransportsTest {
             () ->
                 Rows.standard()
                     .server("thrift-threaded-selector")
-                    .start(spec(EnumSet.allOf(WireTransport.class))))
+                    .start(spec(EnumSet.allOf(WireKind.class))))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED,"
@@ -132,12 +132,11 @@ class ServeTransportsTest {
 
   @Test
   void parsesTheOptionAndRefusesUnknownNames() {
-    assertThat(ServeCommand.transports(List.of("unframed", "FRAMED")))
-        .containsExactly(WireTransport.FRAMED, WireTransport.UNFRAMED);
-    assertThat(ServeCommand.transports(List.of("unframed")))
-        .containsExactly(WireTransport.UNFRAMED);
-    assertThat(ServeCommand.transports(List.of("http", "framed")))
-        .containsExactly(WireTransport.FRAMED, WireTransport.HTTP);
+    assertThat(ServeCommand.wireKinds(List.of("unframed", "FRAMED")))
+        .containsExactly(WireKind.FRAMED, WireKind.UNFRAMED);
+    assertThat(ServeCommand.wireKinds(List.of("unframed"))).containsExactly(WireKind.UNFRAMED);
+    assertThat(ServeCommand.wireKinds(List.of("http", "framed")))
+        .containsExactly(WireKind.FRAMED, WireKind.HTTP);
     StringWriter err = new StringWriter();
     int code =
         BenchMain.execute(

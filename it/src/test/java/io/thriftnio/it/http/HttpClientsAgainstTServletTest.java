@@ -3,11 +3,11 @@ package io.thriftnio.it.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
-import io.thriftnio.core.WireTransport;
-import io.thriftnio.grizzly.GrizzlyClientResources;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.core.WireKind;
+import io.thriftnio.grizzly.GrizzlyClientIo;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.BenchConnection;
@@ -55,8 +55,8 @@ class HttpClientsAgainstTServletTest {
   private static InetSocketAddress compactServlet;
   private static BenchHandler binaryHandler;
   private static BenchHandler compactHandler;
-  private static ClientResources netty;
-  private static ClientResources grizzly;
+  private static ClientIo netty;
+  private static ClientIo grizzly;
 
   @BeforeAll
   static void start() throws Exception {
@@ -64,8 +64,8 @@ class HttpClientsAgainstTServletTest {
     compactHandler = new BenchHandler();
     binaryServlet = jetty(new TBinaryProtocol.Factory(), binaryHandler);
     compactServlet = jetty(new TCompactProtocol.Factory(), compactHandler);
-    netty = NettyClientResources.create(2);
-    grizzly = GrizzlyClientResources.builder().ioThreads(2).build();
+    netty = NettyClientIo.create(2);
+    grizzly = GrizzlyClientIo.builder().ioThreads(2).build();
     RESOURCES.add(netty);
     RESOURCES.add(grizzly);
   }
@@ -101,7 +101,7 @@ class HttpClientsAgainstTServletTest {
   static Stream<Arguments> cells() {
     ClientOptions http =
         ClientOptions.builder()
-            .transport(WireTransport.HTTP)
+            .wireKind(WireKind.HTTP)
             .httpPath(PATH)
             .maxFrameSize(4 * ONE_MB)
             .build();

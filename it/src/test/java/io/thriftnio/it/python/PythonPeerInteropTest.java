@@ -3,7 +3,7 @@ package io.thriftnio.it.python;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.it.Rows;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.conformance.BenchConnection;
@@ -112,7 +112,7 @@ class PythonPeerInteropTest {
             .processor(new BenchService.Processor<>(handler))
             .protocol(factory(protocol))
             .ioStrategy(row.strategy())
-            .transports(WireTransport.FRAMED, WireTransport.UNFRAMED)
+            .wireKinds(WireKind.FRAMED, WireKind.UNFRAMED)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
             .start()) {
@@ -141,7 +141,7 @@ class PythonPeerInteropTest {
             .processor(new BenchService.Processor<>(handler))
             .protocol(factory(protocol))
             .ioStrategy(row.strategy())
-            .transports(WireTransport.FRAMED, WireTransport.UNFRAMED, WireTransport.HTTP)
+            .wireKinds(WireKind.FRAMED, WireKind.UNFRAMED, WireKind.HTTP)
             .httpPath("/thrift")
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()

@@ -7,7 +7,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
-import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.EndpointHealthConfig;
@@ -72,7 +72,7 @@ class DocSettingsTest {
           ThriftChannelPool.Builder.class,
           ServerTls.Builder.class,
           ClientTls.Builder.class,
-          GrizzlyClientResources.Builder.class,
+          GrizzlyClientIo.Builder.class,
           ServerStats.class,
           PoolStats.class);
 

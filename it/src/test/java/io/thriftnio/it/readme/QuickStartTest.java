@@ -23,15 +23,15 @@ class QuickStartTest {
             .filter(b -> "QuickStart".equals(b.argument()))
             .findFirst()
             .orElseThrow();
-    String line = "try (ClientResources resources = NettyClientResources.create();";
+    String line = "try (ClientIo resources = NettyClientIo.create();";
     assertThat(program.code()).containsOnlyOnce(line);
     String grizzly =
         program
             .code()
-            .replace(line, "try (ClientResources resources = GrizzlyClientResources.create();")
+            .replace(line, "try (ClientIo resources = GrizzlyClientIo.create();")
             .replace(
-                "import io.thriftnio.netty.NettyClientResources;",
-                "import io.thriftnio.grizzly.GrizzlyClientResources;");
+                "import io.thriftnio.netty.NettyClientIo;",
+                "import io.thriftnio.grizzly.GrizzlyClientIo;");
     assertThat(ReadmeCode.compileAndRun(grizzly, "QuickStart", dir)).contains("db_work rows: 3");
   }
 }

@@ -6,9 +6,9 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.grizzly.GrizzlyClientResources;
+import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.netty.NettyClientResources;
+import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -56,7 +56,7 @@ class CrossTransportTlsTest {
   void nettyClientToGrizzlyServer() throws Exception {
     try (ThriftServer server = start(GrizzlyThriftServer.builder())) {
       TTransport transport =
-          NettyClientResources.shared()
+          NettyClientIo.shared()
               .openTransport(
                   server.localAddress(), ClientOptions.builder().tls(clientTls()).build());
       try {
@@ -71,7 +71,7 @@ class CrossTransportTlsTest {
   @Test
   void grizzlyClientToNettyServer() throws Exception {
     try (ThriftServer server = start(NettyThriftServer.builder());
-        GrizzlyClientResources resources = GrizzlyClientResources.create()) {
+        GrizzlyClientIo resources = GrizzlyClientIo.create()) {
       TTransport transport =
           resources.openTransport(
               server.localAddress(), ClientOptions.builder().tls(clientTls()).build());

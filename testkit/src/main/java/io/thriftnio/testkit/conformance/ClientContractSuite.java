@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
+import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,9 +30,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * One client behaviour on every transport: the same failure gives the same exception type, the same
- * {@link TTransportException} type code and the same message text, whichever {@link
- * ClientResources} opened the connection. Each case asserts the exact text, so two transports that
- * pass it report identically. A transport runs it through a one-method subclass.
+ * {@link TTransportException} type code and the same message text, whichever {@link ClientIo}
+ * opened the connection. Each case asserts the exact text, so two transports that pass it report
+ * identically. A transport runs it through a one-method subclass.
  *
  * <p>The peers are plain sockets: one that reads and never answers, one that answers every frame
  * with a frame of {@value StubPeer#OVERSIZE} bytes, one that never reads, one that answers with
@@ -44,10 +45,10 @@ public abstract class ClientContractSuite {
   private static final byte[] REQUEST = {(byte) 0x80, 1, 0, 1, 0, 0, 0, 0};
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
-  private ClientResources resources;
+  private ClientIo resources;
 
   /** New resources of the transport under test; the suite closes them. */
-  protected abstract ClientResources newResources();
+  protected abstract ClientIo newResources();
 
   @BeforeEach
   void open() {
@@ -84,6 +85,20 @@ public abstract class ClientContractSuite {
   }
 
   @Test
+  void aSyncTransportRefusesInterceptorsItCouldNotRun() {
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+    ClientInterceptor noop = new ClientInterceptor() {};
+    ClientOptions options = ClientOptions.builder().interceptors(List.of(noop)).build();
+    assertThatThrownBy(() -> resources.openTransport(address, options))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "interceptors: "
+                + List.of(noop)
+                + " (expected: none on a sync transport, which does not see where a message"
+                + " begins; give them to ThriftClientPool's interceptors(..), or use openChannel)");
+  }
+
+  @Test
   void closedResourcesRefuseToConnect() {
     InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
     resources.close();
@@ -112,7 +127,7 @@ public abstract class ClientContractSuite {
         channel(
             peer,
             ClientOptions.builder()
-                .requestTimeout(Duration.ofMillis(200))
+                .callTimeout(Duration.ofMillis(200))
                 .lateReplyTimeout(Duration.ofSeconds(2))
                 .build());
     CompletableFuture<ByteBuffer> first = channel.exchange(ByteBuffer.wrap(REQUEST));
@@ -147,7 +162,7 @@ public abstract class ClientContractSuite {
   void aReadTimeoutFailsTheSyncCallAndClosesTheTransport() throws Exception {
     StubPeer peer = peer(false);
     TTransport transport =
-        transport(peer, ClientOptions.builder().readTimeout(Duration.ofMillis(200)).build());
+        transport(peer, ClientOptions.builder().callTimeout(Duration.ofMillis(200)).build());
     transport.write(REQUEST);
     transport.flush();
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
@@ -160,7 +175,7 @@ public abstract class ClientContractSuite {
                   .isEqualTo(
                       "no response from "
                           + peer.address
-                          + " within readTimeout 200 ms; transport closed");
+                          + " within callTimeout 200 ms; transport closed");
             });
     assertThat(transport.isOpen()).isFalse();
   }
@@ -217,11 +232,12 @@ public abstract class ClientContractSuite {
   @Test
   void aCallOverMaxPendingCallsFailsAloneAndTheChannelStaysOpen() throws Exception {
     StubPeer peer = peer(false);
-    ThriftChannel channel = channel(peer, ClientOptions.builder().maxPendingCalls(1).build());
+    ThriftChannel channel =
+        channel(peer, ClientOptions.builder().maxCallsInFlightPerConnection(1).build());
     CompletableFuture<ByteBuffer> first = channel.exchange(ByteBuffer.wrap(REQUEST));
     assertFails(
         channel.exchange(ByteBuffer.wrap(REQUEST)),
-        TooManyPendingCallsException.class,
+        TooManyCallsInFlightException.class,
         TTransportException.UNKNOWN,
         "pending calls: 1 (limit: 1) to " + peer.address + "; call not sent");
     assertThat(channel.isOpen()).isTrue();
@@ -230,23 +246,25 @@ public abstract class ClientContractSuite {
 
   /**
    * A caller that sends oneway messages faster than the peer reads is refused once {@code
-   * maxPendingCalls} messages wait, instead of queueing without bound in the IO library.
+   * maxCallsInFlightPerConnection} messages wait, instead of queueing without bound in the IO
+   * library.
    */
   @Test
   void onewaysToAPeerThatDoesNotReadAreBoundedByMaxPendingCalls() throws Exception {
     StubPeer peer = peer(StubPeer.Mode.NOT_READING);
-    ThriftChannel channel = channel(peer, ClientOptions.builder().maxPendingCalls(8).build());
+    ThriftChannel channel =
+        channel(peer, ClientOptions.builder().maxCallsInFlightPerConnection(8).build());
     ByteBuffer large = ByteBuffer.allocate(256 * 1024);
     int refused = 0;
     for (int i = 0; i < 400 && refused == 0; i++) {
       CompletableFuture<Void> sent = channel.send(large.duplicate());
       if (sent.isCompletedExceptionally()) {
-        assertThatThrownBy(sent::join).hasCauseInstanceOf(TooManyPendingCallsException.class);
+        assertThatThrownBy(sent::join).hasCauseInstanceOf(TooManyCallsInFlightException.class);
         refused++;
       }
     }
     assertThat(refused).as("oneways refused before 100 MB were queued").isPositive();
-    assertThat(channel.pendingCalls()).isLessThanOrEqualTo(8);
+    assertThat(channel.callsInFlight()).isLessThanOrEqualTo(8);
     assertThat(channel.isOpen()).isTrue();
   }
 

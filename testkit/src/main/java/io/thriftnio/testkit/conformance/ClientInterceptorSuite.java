@@ -8,8 +8,8 @@ import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
@@ -62,11 +62,11 @@ public abstract class ClientInterceptorSuite {
       };
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
-  private ClientResources resources;
+  private ClientIo resources;
   private final RecordingHandler handler = new RecordingHandler();
 
   /** New client resources of the transport under test; the suite closes them. */
-  protected abstract ClientResources newResources();
+  protected abstract ClientIo newResources();
 
   /** A fresh builder of the transport's server. */
   protected abstract ServerBuilder<?> newServerBuilder();
@@ -218,7 +218,7 @@ public abstract class ClientInterceptorSuite {
     try (StubPeer peer = new StubPeer(StubPeer.Mode.SILENT)) {
       RecordingClientInterceptor r = new RecordingClientInterceptor();
       Throwable failure =
-          echoFailure(peer, ClientOptions.builder().requestTimeout(Duration.ofMillis(200)), r);
+          echoFailure(peer, ClientOptions.builder().callTimeout(Duration.ofMillis(200)), r);
 
       assertThat(((TTransportException) failure).getType())
           .isEqualTo(TTransportException.TIMED_OUT);

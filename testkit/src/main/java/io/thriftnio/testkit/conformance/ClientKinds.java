@@ -63,7 +63,7 @@ public final class ClientKinds {
 
   /**
    * Stock libthrift without framing: a bare {@code TSocket}, as Python's, Ruby's and PHP's default
-   * clients speak. The server must accept {@code WireTransport.UNFRAMED}.
+   * clients speak. The server must accept {@code WireKind.UNFRAMED}.
    */
   public static ClientKind stockUnframedSocket() {
     return syncTransport(
@@ -77,7 +77,7 @@ public final class ClientKinds {
 
   /**
    * Stock libthrift over HTTP: {@code THttpClient} with its default back-end, the JDK's {@code
-   * HttpURLConnection}, posting to {@code path}. The server must accept {@code WireTransport.HTTP}.
+   * HttpURLConnection}, posting to {@code path}. The server must accept {@code WireKind.HTTP}.
    */
   public static ClientKind stockHttp(String path) {
     return syncTransport(

@@ -86,7 +86,7 @@ public abstract class ConformanceSuite {
   }
 
   /**
-   * Whether the server under test accepts {@code WireTransport.HTTP}: an HTTP request among the bad
+   * Whether the server under test accepts {@code WireKind.HTTP}: an HTTP request among the bad
    * inputs is then a request it answers, and the {@link #clientKind()} (an HTTP client) shares its
    * pooled connections among callers. Default: {@code false}.
    */

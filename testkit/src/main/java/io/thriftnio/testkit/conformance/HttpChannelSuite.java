@@ -2,11 +2,11 @@ package io.thriftnio.testkit.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,7 +43,7 @@ public abstract class HttpChannelSuite {
   private static final int LIMIT = 64 * 1024;
 
   /** The resources whose channels are under test; shared, not closed by the suite. */
-  protected abstract ClientResources resources();
+  protected abstract ClientIo resources();
 
   /** What the scripted server does with the requests of one connection. */
   @FunctionalInterface
@@ -148,10 +148,10 @@ public abstract class HttpChannelSuite {
             .openChannel(
                 address,
                 ClientOptions.builder()
-                    .transport(WireTransport.HTTP)
+                    .wireKind(WireKind.HTTP)
                     .httpPath("/t")
                     .maxFrameSize(LIMIT)
-                    .requestTimeout(requestTimeout)
+                    .callTimeout(requestTimeout)
                     .build());
     open.add(channel);
     return channel;

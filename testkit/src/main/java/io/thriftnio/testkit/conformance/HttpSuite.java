@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -36,13 +36,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What a server accepting {@link WireTransport#HTTP} does beyond the {@link ConformanceSuite}
- * (which a transport also runs with {@link ClientKinds#stockHttp}): pipelined requests read off a
- * raw socket, chunked bodies, {@code Expect: 100-continue}, keep-alive and {@code Connection:
- * close}, the status codes of refused requests, hostile input (a huge or negative {@code
- * Content-Length}, a header section that never ends, a slow-loris request line), and framed,
- * unframed and HTTP peers on one port at once. A transport runs it once per strategy, one {@link
- * ServerCell} each.
+ * What a server accepting {@link WireKind#HTTP} does beyond the {@link ConformanceSuite} (which a
+ * transport also runs with {@link ClientKinds#stockHttp}): pipelined requests read off a raw
+ * socket, chunked bodies, {@code Expect: 100-continue}, keep-alive and {@code Connection: close},
+ * the status codes of refused requests, hostile input (a huge or negative {@code Content-Length}, a
+ * header section that never ends, a slow-loris request line), and framed, unframed and HTTP peers
+ * on one port at once. A transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class HttpSuite {
@@ -77,7 +76,7 @@ public abstract class HttpSuite {
         .protocol(protocol)
         .ioStrategy(strategy())
         .maxFrameSize(LIMIT)
-        .transports(WireTransport.FRAMED, WireTransport.UNFRAMED, WireTransport.HTTP)
+        .wireKinds(WireKind.FRAMED, WireKind.UNFRAMED, WireKind.HTTP)
         .httpPath(PATH)
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
   }

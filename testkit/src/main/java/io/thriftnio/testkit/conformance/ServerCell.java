@@ -2,7 +2,7 @@ package io.thriftnio.testkit.conformance;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ServerTls;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +61,7 @@ public record ServerCell<B extends ServerBuilder<B>>(
     IoStrategy strategy,
     String security,
     ServerTls tls,
-    List<WireTransport> wires,
+    List<WireKind> wires,
     ClientKind client,
     Runnable requirement,
     Set<String> tags,
@@ -80,7 +80,7 @@ public record ServerCell<B extends ServerBuilder<B>>(
     Objects.requireNonNull(requirement, "requirement");
     wires = List.copyOf(wires);
     tags = Set.copyOf(tags);
-    if (wires.isEmpty() || wires.get(0) != WireTransport.FRAMED) {
+    if (wires.isEmpty() || wires.get(0) != WireKind.FRAMED) {
       throw new IllegalArgumentException("wires: " + wires + " (expected: FRAMED first)");
     }
   }
@@ -98,7 +98,7 @@ public record ServerCell<B extends ServerBuilder<B>>(
         strategy,
         "plain",
         null,
-        List.of(WireTransport.FRAMED),
+        List.of(WireKind.FRAMED),
         null,
         () -> {},
         Set.of(),
@@ -122,11 +122,11 @@ public record ServerCell<B extends ServerBuilder<B>>(
   }
 
   /**
-   * This cell accepting {@code more} besides {@code FRAMED}; with {@link WireTransport#HTTP}, on
-   * {@link #HTTP_PATH}.
+   * This cell accepting {@code more} besides {@code FRAMED}; with {@link WireKind#HTTP}, on {@link
+   * #HTTP_PATH}.
    */
-  public ServerCell<B> withWires(WireTransport... more) {
-    List<WireTransport> all = new ArrayList<>(List.of(WireTransport.FRAMED));
+  public ServerCell<B> withWires(WireKind... more) {
+    List<WireKind> all = new ArrayList<>(List.of(WireKind.FRAMED));
     all.addAll(List.of(more));
     return new ServerCell<>(
         transport,
@@ -205,7 +205,7 @@ public record ServerCell<B extends ServerBuilder<B>>(
   public B newBuilder() {
     B b = builder.get();
     if (wires.size() > 1) {
-      b.transports(wires.get(0), wires.subList(1, wires.size()).toArray(WireTransport[]::new));
+      b.wireKinds(wires.get(0), wires.subList(1, wires.size()).toArray(WireKind[]::new));
     }
     if (servesHttp()) {
       b.httpPath(HTTP_PATH);
@@ -213,9 +213,9 @@ public record ServerCell<B extends ServerBuilder<B>>(
     return b;
   }
 
-  /** Whether the server accepts {@link WireTransport#HTTP}. */
+  /** Whether the server accepts {@link WireKind#HTTP}. */
   public boolean servesHttp() {
-    return wires.contains(WireTransport.HTTP);
+    return wires.contains(WireKind.HTTP);
   }
 
   /**

@@ -7,7 +7,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -34,13 +34,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A server accepting {@link WireTransport#HEADER} beside framed, over real sockets: THeader
- * requests written by hand from Apache Thrift's {@code HeaderFormat.md} (binary and compact,
- * switching between calls on one connection; zlib on and off; an info header read by the handler;
- * pipelined), answered in the caller's protocol and transforms; a framed peer on the same port
- * unchanged; an HTTP peer's header fields read through the same {@code headers()}; a zlib bomb and
- * an HMAC transform answered with an error and closed. A transport runs it once per strategy, one
- * {@link ServerCell} each.
+ * A server accepting {@link WireKind#HEADER} beside framed, over real sockets: THeader requests
+ * written by hand from Apache Thrift's {@code HeaderFormat.md} (binary and compact, switching
+ * between calls on one connection; zlib on and off; an info header read by the handler; pipelined),
+ * answered in the caller's protocol and transforms; a framed peer on the same port unchanged; an
+ * HTTP peer's header fields read through the same {@code headers()}; a zlib bomb and an HMAC
+ * transform answered with an error and closed. A transport runs it once per strategy, one {@link
+ * ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class THeaderSuite {
@@ -88,7 +88,7 @@ public abstract class THeaderSuite {
             .protocol(BINARY)
             .ioStrategy(strategy())
             .maxFrameSize(MAX)
-            .transports(WireTransport.FRAMED, WireTransport.HEADER, WireTransport.HTTP)
+            .wireKinds(WireKind.FRAMED, WireKind.HEADER, WireKind.HTTP)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build();
     servers.add(server);

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.RecordingClientInterceptor;
@@ -53,8 +53,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * This library's unframed clients ({@code ClientOptions.transport(WireTransport.UNFRAMED)}): the
- * sync transport and the channel of one {@link ClientResources}, against stock libthrift's {@code
+ * This library's unframed clients ({@code ClientOptions.wireKind(WireKind.UNFRAMED)}): the sync
+ * transport and the channel of one {@link ClientIo}, against stock libthrift's {@code
  * TThreadPoolServer} on a plain {@code TServerSocket} (no framing), and against a raw socket peer
  * whose replies are hostile. An IO adapter runs it through a one-method subclass.
  */
@@ -62,7 +62,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 public abstract class UnframedClientSuite {
 
   private static final ClientOptions UNFRAMED =
-      ClientOptions.builder().transport(WireTransport.UNFRAMED).build();
+      ClientOptions.builder().wireKind(WireKind.UNFRAMED).build();
 
   private static final int ONE_MB = 1024 * 1024;
 
@@ -82,7 +82,7 @@ public abstract class UnframedClientSuite {
   private final List<AutoCloseable> closeAfter = new ArrayList<>();
 
   /** The resources under test; the suite does not close them. */
-  protected abstract ClientResources resources();
+  protected abstract ClientIo resources();
 
   @AfterEach
   void closeEverything() throws Exception {
@@ -269,16 +269,16 @@ public abstract class UnframedClientSuite {
     TTransport transport =
         resources()
             .openTransport(
-                peer.address, UNFRAMED.toBuilder().readTimeout(Duration.ofMillis(200)).build());
+                peer.address, UNFRAMED.toBuilder().callTimeout(Duration.ofMillis(200)).build());
     closeAfter.add(transport);
     assertFailsWith(
-        () -> call(transport), TTransportException.TIMED_OUT, "within readTimeout 200 ms");
+        () -> call(transport), TTransportException.TIMED_OUT, "within callTimeout 200 ms");
     assertThat(transport.isOpen()).isFalse();
 
     RecordingClientInterceptor recorder = new RecordingClientInterceptor();
     ClientOptions options =
         UNFRAMED.toBuilder()
-            .requestTimeout(Duration.ofMillis(200))
+            .callTimeout(Duration.ofMillis(200))
             .interceptors(List.of(recorder))
             .build();
     ThriftChannel channel = resources().openChannel(peer.address, options);

@@ -9,7 +9,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -50,11 +50,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * What a server accepting {@link WireTransport#UNFRAMED} does beyond the {@link ConformanceSuite}
- * (which a transport also runs with {@link ClientKinds#stockUnframedSocket()}): unframed pipelining
- * read off a raw socket, the largest message, hostile unframed input, first bytes that match no
- * accepted transport, and framed and unframed peers on one port at once. A transport runs it once
- * per strategy, one {@link ServerCell} each, as the conformance suite.
+ * What a server accepting {@link WireKind#UNFRAMED} does beyond the {@link ConformanceSuite} (which
+ * a transport also runs with {@link ClientKinds#stockUnframedSocket()}): unframed pipelining read
+ * off a raw socket, the largest message, hostile unframed input, first bytes that match no accepted
+ * transport, and framed and unframed peers on one port at once. A transport runs it once per
+ * strategy, one {@link ServerCell} each, as the conformance suite.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class UnframedSuite {
@@ -96,7 +96,7 @@ public abstract class UnframedSuite {
         .processor(new BenchService.Processor<>(handler))
         .protocol(protocol)
         .ioStrategy(strategy())
-        .transports(WireTransport.FRAMED, WireTransport.UNFRAMED)
+        .wireKinds(WireKind.FRAMED, WireKind.UNFRAMED)
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
   }
 
@@ -299,8 +299,7 @@ public abstract class UnframedSuite {
   @Test
   void aFramedOnlyServerRefusesUnframedPeers() throws Exception {
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
-    ThriftServer server =
-        start(builder(protocol, new BenchHandler()).transports(WireTransport.FRAMED));
+    ThriftServer server = start(builder(protocol, new BenchHandler()).wireKinds(WireKind.FRAMED));
     assertThatThrownBy(() -> client(server, protocol, false).get_last_sale("X"))
         .isInstanceOf(TTransportException.class);
     await("badFrames to count the peer", () -> server.stats().badFrames() == 1);
@@ -311,8 +310,7 @@ public abstract class UnframedSuite {
   @Test
   void anUnframedOnlyServerRefusesFramedPeers() throws Exception {
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
-    ThriftServer server =
-        start(builder(protocol, new BenchHandler()).transports(WireTransport.UNFRAMED));
+    ThriftServer server = start(builder(protocol, new BenchHandler()).wireKinds(WireKind.UNFRAMED));
     assertThatThrownBy(() -> client(server, protocol, true).get_last_sale("X"))
         .isInstanceOf(TTransportException.class);
     await("badFrames to count the peer", () -> server.stats().badFrames() == 1);

@@ -5,7 +5,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.ConnectionHandle;
@@ -109,9 +109,9 @@ public final class InMemoryThriftServer implements ThriftServer {
       if (config.tls() != null) {
         throw new IllegalStateException("tls: " + config.tls() + " (expected: none): in memory");
       }
-      if (!config.transports().equals(Set.of(WireTransport.FRAMED))) {
+      if (!config.wireKinds().equals(Set.of(WireKind.FRAMED))) {
         throw new IllegalStateException(
-            "transports: " + config.transports() + " (expected: [FRAMED]): in memory");
+            "transports: " + config.wireKinds() + " (expected: [FRAMED]): in memory");
       }
       return new InMemoryThriftServer(config);
     }

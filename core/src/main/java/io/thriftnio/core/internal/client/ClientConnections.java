@@ -1,9 +1,9 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -16,13 +16,13 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * What every {@link ClientResources} does the same way: the argument checks, refusing to open once
- * closed, the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), the
- * HTTP sync transport, plain or over the JDK's TLS ({@link SocketHttpTransport}), and a registry of
- * the connections still open so that {@link #close()} closes them. An IO adapter supplies the TLS
- * sync transport, the channel and the release of its threads ({@link Adapter}). A transport's
- * resources hold one and delegate to it, so that no public class has an internal superclass. Not
- * part of the API.
+ * What every {@link ClientIo} does the same way: the argument checks, refusing to open once closed,
+ * the plain-TCP sync transport ({@link SocketFramedTransport}, on the caller's thread), the HTTP
+ * sync transport, plain or over the JDK's TLS ({@link SocketHttpTransport}), and a registry of the
+ * connections still open so that {@link #close()} closes them. An IO adapter supplies the TLS sync
+ * transport, the channel and the release of its threads ({@link Adapter}). A transport's resources
+ * hold one and delegate to it, so that no public class has an internal superclass. Not part of the
+ * API.
  */
 public final class ClientConnections {
 
@@ -52,14 +52,22 @@ public final class ClientConnections {
     this.adapter = adapter;
   }
 
-  /** {@link ClientResources#openTransport(InetSocketAddress, ClientOptions)}. */
+  /** {@link ClientIo#openTransport(InetSocketAddress, ClientOptions)}. */
   public TTransport openTransport(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);
+    if (!options.interceptors().isEmpty()) {
+      // A sync transport moves bytes without knowing where a message begins: it cannot run them.
+      throw new IllegalArgumentException(
+          "interceptors: "
+              + options.interceptors()
+              + " (expected: none on a sync transport, which does not see where a message begins;"
+              + " give them to ThriftClientPool's interceptors(..), or use openChannel)");
+    }
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     Runnable onClose = () -> forget(self);
     TTransport transport;
-    if (options.transport() == WireTransport.HTTP) {
+    if (options.wireKind() == WireKind.HTTP) {
       transport = SocketHttpTransport.connect(address, options, onClose);
     } else if (options.tls().isPresent()) {
       transport = adapter.connectTlsTransport(address, options, onClose);
@@ -70,7 +78,7 @@ public final class ClientConnections {
     return register(transport, address);
   }
 
-  /** {@link ClientResources#openChannel(InetSocketAddress, ClientOptions)}. */
+  /** {@link ClientIo#openChannel(InetSocketAddress, ClientOptions)}. */
   public ThriftChannel openChannel(InetSocketAddress address, ClientOptions options)
       throws TTransportException {
     checkArguments(address, options);

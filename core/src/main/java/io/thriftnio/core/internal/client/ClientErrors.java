@@ -142,7 +142,7 @@ public final class ClientErrors {
         TTransportException.TIMED_OUT,
         "no response from "
             + peer(address)
-            + " within readTimeout "
+            + " within callTimeout "
             + timeoutMillis
             + " ms; transport closed");
   }

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  *                    fast path
  * </pre>
  *
- * <p>Unframed ({@code WireTransport.UNFRAMED}), the same logic runs without the prefix: {@code
- * flush()} hands the bare message to {@code sendFrame}, and {@code receiveFrame} supplies one whole
- * reply message, its end found by walking it.
+ * <p>Unframed ({@code WireKind.UNFRAMED}), the same logic runs without the prefix: {@code flush()}
+ * hands the bare message to {@code sendFrame}, and {@code receiveFrame} supplies one whole reply
+ * message, its end found by walking it.
  *
  * <p>Each response frame bounds the {@link TConfiguration} message size, so libthrift's size checks
  * compare declared sizes with the bytes actually present. Subclasses move the bytes: {@link

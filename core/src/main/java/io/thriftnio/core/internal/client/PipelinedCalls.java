@@ -3,7 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
 import io.thriftnio.core.internal.client.Messages.Outbound;
@@ -41,10 +41,10 @@ import org.apache.thrift.transport.TTransportException;
  * </pre>
  *
  * <p>Bounds: calls awaiting responses plus oneway messages not yet written are at most {@code
- * maxPendingCalls}; one more fails at once with {@link TooManyPendingCallsException}, nothing is
- * sent and the channel stays usable. The drain stops while {@link CallLink#writable()} is false and
- * resumes on {@link #writable()}, so a slow socket holds the caller's messages here, counted, and
- * not in an unbounded IO-library queue.
+ * maxCallsInFlightPerConnection}; one more fails at once with {@link
+ * TooManyCallsInFlightException}, nothing is sent and the channel stays usable. The drain stops
+ * while {@link CallLink#writable()} is false and resumes on {@link #writable()}, so a slow socket
+ * holds the caller's messages here, counted, and not in an unbounded IO-library queue.
  *
  * <p>No lock is held while a link writes or while a future completes: a busy connection never
  * stalls the IO thread of another. Futures complete on the callback executor.
@@ -53,7 +53,7 @@ public final class PipelinedCalls {
 
   private final SocketAddress peer;
   private final int maxFrameSize;
-  private final int maxPendingCalls;
+  private final int maxCallsInFlightPerConnection;
   private final ScheduledExecutorService timer;
   private final CallLink link;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -69,8 +69,8 @@ public final class PipelinedCalls {
 
   /**
    * @param peer the server, as the caller named it; every message names it
-   * @param options its {@code maxFrameSize} (the largest request sent), {@code maxPendingCalls} and
-   *     {@code lateReplyTimeout}
+   * @param options its {@code maxFrameSize} (the largest request sent), {@code
+   *     maxCallsInFlightPerConnection} and {@code lateReplyTimeout}
    * @param timer runs the per-call timers
    * @param link the connection
    */
@@ -78,7 +78,7 @@ public final class PipelinedCalls {
       SocketAddress peer, ClientOptions options, ScheduledExecutorService timer, CallLink link) {
     this.peer = peer;
     this.maxFrameSize = options.maxFrameSize();
-    this.maxPendingCalls = options.maxPendingCalls();
+    this.maxCallsInFlightPerConnection = options.maxCallsInFlightPerConnection();
     this.timer = timer;
     this.link = link;
     this.late =
@@ -260,8 +260,8 @@ public final class PipelinedCalls {
       return ClientErrors.channelClosed(peer, closeReason);
     }
     int pending = awaiting.size() + unwrittenOneways;
-    if (pending >= maxPendingCalls) {
-      return new TooManyPendingCallsException(pending, maxPendingCalls, peer);
+    if (pending >= maxCallsInFlightPerConnection) {
+      return new TooManyCallsInFlightException(pending, maxCallsInFlightPerConnection, peer);
     }
     return null;
   }

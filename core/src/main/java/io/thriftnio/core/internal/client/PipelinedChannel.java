@@ -45,7 +45,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
       ScheduledExecutorService timer,
       Runnable onClose) {
     this.address = address;
-    this.requestTimeout = options.requestTimeout();
+    this.requestTimeout = options.callTimeout();
     this.callbackExecutor = options.callbackExecutor();
     this.calls = new PipelinedCalls(address, options, timer, this);
     calls.onClose(onClose);
@@ -115,7 +115,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
   }
 
   @Override
-  public final int pendingCalls() {
+  public final int callsInFlight() {
     return calls.pendingCalls();
   }
 
@@ -151,7 +151,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
         + "{"
         + ClientErrors.peer(address)
         + ", pending="
-        + pendingCalls()
+        + callsInFlight()
         + (isOpen() ? "}" : ", closed}");
   }
 }

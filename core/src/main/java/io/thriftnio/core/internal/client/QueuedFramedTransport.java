@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -60,8 +60,8 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     this(
         address,
         options.maxFrameSize(),
-        options.readTimeout().toMillis(),
-        options.transport() != WireTransport.UNFRAMED);
+        options.callTimeout().toMillis(),
+        options.wireKind() != WireKind.UNFRAMED);
   }
 
   /**

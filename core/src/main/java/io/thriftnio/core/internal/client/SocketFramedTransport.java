@@ -3,7 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,9 +15,9 @@ import java.util.Arrays;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The plain-TCP sync transport of every {@code ClientResources}: a blocking socket driven by the
- * caller's thread, so a call costs what {@code TSocket} + {@code TFramedTransport} cost: one write
- * per request, one read call for a small response, no thread handoff. An event loop would add two
+ * The plain-TCP sync transport of every {@code ClientIo}: a blocking socket driven by the caller's
+ * thread, so a call costs what {@code TSocket} + {@code TFramedTransport} cost: one write per
+ * request, one read call for a small response, no thread handoff. An event loop would add two
  * handoffs and a copy per call and buy nothing for one call at a time.
  *
  * <p>A response frame is read into an array of its own (a binary result is a view of it and must
@@ -26,9 +26,9 @@ import org.apache.thrift.transport.TTransportException;
  * a protocol violation. Every failure closes the transport, since its stream may hold half a
  * message.
  *
- * <p>With {@link WireTransport#UNFRAMED} options the same transport speaks to an unframed server
- * ({@code TServerSocket} without framing, a Python or HBase Thrift server): requests leave without
- * the prefix and each reply's end is found by walking it ({@link UnframedReplies}); the rules above
+ * <p>With {@link WireKind#UNFRAMED} options the same transport speaks to an unframed server ({@code
+ * TServerSocket} without framing, a Python or HBase Thrift server): requests leave without the
+ * prefix and each reply's end is found by walking it ({@link UnframedReplies}); the rules above
  * hold with "reply" for "frame". Not part of the API.
  */
 public final class SocketFramedTransport extends FramedClientTransport {
@@ -55,18 +55,16 @@ public final class SocketFramedTransport extends FramedClientTransport {
   private SocketFramedTransport(
       InetSocketAddress address, ClientOptions options, Socket socket, Runnable onClose)
       throws TTransportException, IOException {
-    super(address, options.maxFrameSize(), options.transport() != WireTransport.UNFRAMED);
+    super(address, options.maxFrameSize(), options.wireKind() != WireKind.UNFRAMED);
     this.socket = socket;
     // Buffered so that a small response (length and frame) takes one read call, as TSocket's
     // does; a large frame is read straight into the frame array, past the buffer.
     this.in = new BufferedInputStream(socket.getInputStream(), READ_BUFFER_SIZE);
     this.out = socket.getOutputStream();
-    this.readTimeoutMillis = options.readTimeout().toMillis();
+    this.readTimeoutMillis = options.callTimeout().toMillis();
     this.onClose = onClose;
     this.unframed =
-        options.transport() == WireTransport.UNFRAMED
-            ? new UnframedReplies(in, address, options)
-            : null;
+        options.wireKind() == WireKind.UNFRAMED ? new UnframedReplies(in, address, options) : null;
   }
 
   /**
@@ -79,7 +77,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       InetSocketAddress address, ClientOptions options, Runnable onClose)
       throws TTransportException {
     Socket socket = new Socket();
-    BlockingSockets.connect(socket, address, options.connectTimeout(), options.readTimeout());
+    BlockingSockets.connect(socket, address, options.connectTimeout(), options.callTimeout());
     try {
       return new SocketFramedTransport(address, options, socket, onClose);
     } catch (IOException | RuntimeException e) {

@@ -18,8 +18,8 @@ import javax.net.ssl.SSLContext;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The HTTP sync transport of every {@code ClientResources}, plain or over the JDK's TLS: a blocking
- * socket driven by the caller's thread, like {@code THttpClient} on one keep-alive connection.
+ * The HTTP sync transport of every {@code ClientIo}, plain or over the JDK's TLS: a blocking socket
+ * driven by the caller's thread, like {@code THttpClient} on one keep-alive connection.
  *
  * <pre>
  *  write() write()   buffered, as for a frame
@@ -67,7 +67,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
     super(address, options.maxFrameSize());
     this.options = options;
     this.tlsContext = tlsContext;
-    this.readTimeoutMillis = options.readTimeout().toMillis();
+    this.readTimeoutMillis = options.callTimeout().toMillis();
     this.onClose = onClose;
   }
 
@@ -99,7 +99,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
     } catch (IOException e) {
       throw ClientErrors.connectFailed(address, e);
     }
-    BlockingSockets.connect(s, address, options.connectTimeout(), options.readTimeout());
+    BlockingSockets.connect(s, address, options.connectTimeout(), options.callTimeout());
     if (tlsContext == null) {
       return s;
     }
@@ -109,7 +109,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
         options.tls().get(),
         address,
         ClientErrors.peer(address),
-        options.readTimeout());
+        options.callTimeout());
   }
 
   private void open(Socket s) throws TTransportException {

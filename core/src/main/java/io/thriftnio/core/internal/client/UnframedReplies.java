@@ -11,7 +11,7 @@ import java.util.Arrays;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Cuts unframed replies ({@code WireTransport.UNFRAMED}) out of a blocking stream for {@link
+ * Cuts unframed replies ({@code WireKind.UNFRAMED}) out of a blocking stream for {@link
  * SocketFramedTransport}: each reply's end is found by core's wire ({@link ClientCodec}), the walk
  * resumed where it stopped on each read, so a large reply is walked once. The encoding is told by
  * the first reply's first byte ({@code 80} strict binary, {@code 82} compact, {@code [} JSON) and

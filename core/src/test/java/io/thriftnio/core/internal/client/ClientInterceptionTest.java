@@ -46,10 +46,10 @@ class ClientInterceptionTest {
     ClientOptions options = ClientOptions.builder().interceptors(List.of(o)).build();
     assertThat(options.toBuilder().build().interceptors()).containsExactly(o);
     assertThat(options.toString()).contains("interceptors=1");
-    assertThatThrownBy(() -> ClientOptions.builder().interceptors(Arrays.asList(o, null)))
+    assertThatThrownBy(() -> ClientOptions.builder().interceptors(Arrays.asList(o, null)).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("interceptors[1]: null (expected: not null)");
-    assertThatThrownBy(() -> ClientOptions.builder().interceptors(null))
+    assertThatThrownBy(() -> ClientOptions.builder().interceptors(null).build())
         .hasMessage("interceptors: null (expected: a list, empty for none)");
   }
 

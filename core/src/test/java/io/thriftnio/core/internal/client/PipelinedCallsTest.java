@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.TooManyPendingCallsException;
+import io.thriftnio.core.TooManyCallsInFlightException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -37,15 +37,15 @@ class PipelinedCallsTest {
     timer.shutdownNow();
   }
 
-  private PipelinedCalls table(int maxPendingCalls) {
-    return table(maxPendingCalls, ClientOptions.DEFAULT_LATE_REPLY_TIMEOUT);
+  private PipelinedCalls table(int maxCallsInFlightPerConnection) {
+    return table(maxCallsInFlightPerConnection, ClientOptions.DEFAULT_LATE_REPLY_TIMEOUT);
   }
 
-  private PipelinedCalls table(int maxPendingCalls, Duration lateReplyTimeout) {
+  private PipelinedCalls table(int maxCallsInFlightPerConnection, Duration lateReplyTimeout) {
     ClientOptions options =
         ClientOptions.builder()
             .maxFrameSize(100)
-            .maxPendingCalls(maxPendingCalls)
+            .maxCallsInFlightPerConnection(maxCallsInFlightPerConnection)
             .lateReplyTimeout(lateReplyTimeout)
             .build();
     return new PipelinedCalls(PEER, options, timer, link);
@@ -110,7 +110,7 @@ class PipelinedCallsTest {
     exchange(calls, bytes("a"));
     exchange(calls, bytes("b"));
     assertThatThrownBy(() -> exchange(calls, bytes("c")).get())
-        .hasCauseInstanceOf(TooManyPendingCallsException.class)
+        .hasCauseInstanceOf(TooManyCallsInFlightException.class)
         .hasMessageContaining("pending calls: 2 (limit: 2) to " + PEER);
     calls.onResponse(bytes("A"));
     CompletableFuture<ByteBuffer> c = exchange(calls, bytes("c"));
@@ -127,7 +127,7 @@ class PipelinedCallsTest {
     CompletableFuture<Void> first = send(calls, bytes("1"));
     CompletableFuture<Void> second = send(calls, bytes("2"));
     assertThatThrownBy(() -> send(calls, bytes("3")).get())
-        .hasCauseInstanceOf(TooManyPendingCallsException.class);
+        .hasCauseInstanceOf(TooManyCallsInFlightException.class);
     assertThat(link.written).isEmpty();
     link.writable = true;
     calls.writable();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HttpStatusException;
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -135,10 +135,10 @@ class SocketHttpTransportTest {
     server = new ScriptedServer(script);
     ClientOptions options =
         ClientOptions.builder()
-            .transport(WireTransport.HTTP)
+            .wireKind(WireKind.HTTP)
             .httpPath("/thrift")
             .maxFrameSize(LIMIT)
-            .readTimeout(readTimeout)
+            .callTimeout(readTimeout)
             .build();
     transport = SocketHttpTransport.connect(server.address(), options, () -> {});
     return transport;
@@ -327,7 +327,7 @@ class SocketHttpTransportTest {
             Duration.ofMillis(300));
     assertThatThrownBy(() -> call(t, "a"))
         .isInstanceOf(TTransportException.class)
-        .hasMessageContaining("within readTimeout 300 ms")
+        .hasMessageContaining("within callTimeout 300 ms")
         .extracting(e -> ((TTransportException) e).getType())
         .isEqualTo(TTransportException.TIMED_OUT);
     assertThat(t.isOpen()).isFalse();

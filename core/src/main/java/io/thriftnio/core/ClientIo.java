@@ -11,7 +11,7 @@ import org.apache.thrift.transport.TTransportException;
  * the line that creates the resources and nothing else:
  *
  * <pre>{@code
- * try (ClientResources resources = NettyClientResources.create()) { // or GrizzlyClientResources
+ * try (ClientIo resources = NettyClientIo.create()) { // or GrizzlyClientIo
  *   TTransport transport = resources.openTransport(address, ClientOptions.defaults());
  *   BenchService.Client client = new BenchService.Client(new TBinaryProtocol(transport));
  *   ThriftChannel channel = resources.openChannel(address, ClientOptions.defaults());
@@ -23,16 +23,16 @@ import org.apache.thrift.transport.TTransportException;
  * same text on every transport. Thread-safe. {@link #close()} is idempotent; it closes the
  * connections still open and, where the resources own their threads, stops them.
  */
-public interface ClientResources extends AutoCloseable {
+public interface ClientIo extends AutoCloseable {
 
   /**
    * Opens a synchronous framed transport: writes are buffered until {@code flush()}, which sends
    * one frame; {@code read} blocks until the response frame arrives or {@link
-   * ClientOptions#readTimeout()} passes. Any generated {@code Client} works on it. Over plain TCP
+   * ClientOptions#callTimeout()} passes. Any generated {@code Client} works on it. Over plain TCP
    * it is a blocking socket driven by the caller's thread on every transport (the cost of {@code
    * TSocket} + {@code TFramedTransport}, no thread handoff); over TLS the transport's own engine
-   * runs on its IO threads. With {@link ClientOptions#transport()} {@link WireTransport#UNFRAMED}
-   * the message goes out without the length prefix and each reply's end is found by walking it.
+   * runs on its IO threads. With {@link ClientOptions#wireKind()} {@link WireKind#UNFRAMED} the
+   * message goes out without the length prefix and each reply's end is found by walking it.
    *
    * @param address the server
    * @param options the connection's settings
@@ -45,7 +45,7 @@ public interface ClientResources extends AutoCloseable {
 
   /**
    * Opens a pipelined channel: many calls in flight, responses matched first in, first out; framed,
-   * or unframed as {@link ClientOptions#transport()} says.
+   * or unframed as {@link ClientOptions#wireKind()} says.
    *
    * @param address the server
    * @param options the connection's settings

@@ -13,32 +13,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(20)
-class GrizzlyClientResourcesTest {
+class GrizzlyClientIoTest {
 
   /** The worker pool's queue used to be unbounded: a slow callback let responses pile up. */
   @Test
   void theWorkerPoolQueueIsBounded() throws Exception {
-    try (GrizzlyClientResources worker =
-        GrizzlyClientResources.builder()
+    try (GrizzlyClientIo worker =
+        GrizzlyClientIo.builder()
             .ioStrategy(IoStrategy.WORKER)
             .workerThreads(2)
-            .workerQueueSize(4)
+            .workerQueueCapacity(4)
             .build()) {
       assertThat(worker.workerQueueCapacity()).isEqualTo(4);
     }
-    try (GrizzlyClientResources defaults =
-        GrizzlyClientResources.builder().ioStrategy(IoStrategy.WORKER).build()) {
+    try (GrizzlyClientIo defaults =
+        GrizzlyClientIo.builder().ioStrategy(IoStrategy.WORKER).build()) {
       assertThat(defaults.workerQueueCapacity())
-          .isEqualTo(GrizzlyClientResources.DEFAULT_WORKER_QUEUE_SIZE);
+          .isEqualTo(GrizzlyClientIo.DEFAULT_WORKER_QUEUE_CAPACITY);
     }
-    assertThatThrownBy(() -> GrizzlyClientResources.builder().workerQueueSize(0))
-        .hasMessage("workerQueueSize: 0 (expected: > 0)");
+    assertThatThrownBy(() -> GrizzlyClientIo.builder().workerQueueCapacity(0))
+        .hasMessage("workerQueueCapacity: 0 (expected: > 0)");
   }
 
   /** A transport over a caller's connection used to connect again when opened after close(). */
   @Test
   void aTransportOverACallersConnectionIsNotReopenedAfterClose() throws Exception {
-    try (GrizzlyClientResources resources = GrizzlyClientResources.create();
+    try (GrizzlyClientIo resources = GrizzlyClientIo.create();
         ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
       TGrizzlyClientTransport transport =

@@ -1,7 +1,7 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
@@ -24,12 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Grizzly's {@link ClientResources}: one client-side {@link TCPNIOTransport} (selector threads,
- * pooled memory) and a timer, shared by many client connections. Create one per application, close
- * it last.
+ * Grizzly's {@link ClientIo}: one client-side {@link TCPNIOTransport} (selector threads, pooled
+ * memory) and a timer, shared by many client connections. Create one per application, close it
+ * last.
  *
  * <pre>{@code
- * try (ClientResources resources = GrizzlyClientResources.create()) {
+ * try (ClientIo resources = GrizzlyClientIo.create()) {
  *   TTransport transport = resources.openTransport(address, ClientOptions.defaults());
  *   ThriftChannel channel = resources.openChannel(address, ClientOptions.defaults());
  * }
@@ -44,16 +44,16 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #close()} closes every connection opened here and stops the threads; it is
  * idempotent.
  */
-public final class GrizzlyClientResources implements ClientResources {
+public final class GrizzlyClientIo implements ClientIo {
 
-  private static final Logger log = LoggerFactory.getLogger(GrizzlyClientResources.class);
+  private static final Logger log = LoggerFactory.getLogger(GrizzlyClientIo.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-client";
 
   /** Default {@link Builder#workerThreads(int)}: {@value}. */
   public static final int DEFAULT_WORKER_THREADS = 16;
 
-  /** Default {@link Builder#workerQueueSize(int)}: {@value} tasks. */
-  public static final int DEFAULT_WORKER_QUEUE_SIZE = 1024;
+  /** Default {@link Builder#workerQueueCapacity(int)}: {@value} tasks. */
+  public static final int DEFAULT_WORKER_QUEUE_CAPACITY = 1024;
 
   // Held, not extended: the public class has no internal superclass.
   private final ClientConnections connections = new ClientConnections(new Io());
@@ -64,7 +64,7 @@ public final class GrizzlyClientResources implements ClientResources {
   private final IoStrategy ioStrategy;
   private final GrizzlyConnector connector;
 
-  private GrizzlyClientResources(Builder b) throws IOException {
+  private GrizzlyClientIo(Builder b) throws IOException {
     this.ioStrategy = b.ioStrategy;
     // Bounded: once the queue is full the selector thread runs the task itself and stops reading
     // meanwhile, instead of queueing responses without limit behind a slow callback.
@@ -76,7 +76,7 @@ public final class GrizzlyClientResources implements ClientResources {
                 b.workerThreads,
                 0,
                 TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(b.workerQueueSize),
+                new ArrayBlockingQueue<>(b.workerQueueCapacity),
                 new NamedThreadFactory(THREAD_PREFIX + "-worker"),
                 new ThreadPoolExecutor.CallerRunsPolicy());
     // Each connection's own limit replaces this default (see GrizzlyConnector).
@@ -108,7 +108,7 @@ public final class GrizzlyClientResources implements ClientResources {
    *
    * @throws UncheckedIOException if Grizzly cannot start its selectors
    */
-  public static GrizzlyClientResources create() {
+  public static GrizzlyClientIo create() {
     try {
       return builder().build();
     } catch (IOException e) {
@@ -146,15 +146,15 @@ public final class GrizzlyClientResources implements ClientResources {
 
   @Override
   public String toString() {
-    return "GrizzlyClientResources{" + ioStrategy + (isClosed() ? ", closed}" : "}");
+    return "GrizzlyClientIo{" + ioStrategy + (isClosed() ? ", closed}" : "}");
   }
 
-  /** Builds a {@link GrizzlyClientResources}. Not thread-safe. */
+  /** Builds a {@link GrizzlyClientIo}. Not thread-safe. */
   public static final class Builder {
     private IoStrategy ioStrategy = IoStrategy.SAME_THREAD;
     private int ioThreads = 1;
     private int workerThreads = DEFAULT_WORKER_THREADS;
-    private int workerQueueSize = DEFAULT_WORKER_QUEUE_SIZE;
+    private int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
 
     private Builder() {}
 
@@ -184,7 +184,7 @@ public final class GrizzlyClientResources implements ClientResources {
 
     /**
      * Worker threads for {@link IoStrategy#WORKER} and {@link IoStrategy#LEADER_FOLLOWER}. Default:
-     * {@value GrizzlyClientResources#DEFAULT_WORKER_THREADS}.
+     * {@value GrizzlyClientIo#DEFAULT_WORKER_THREADS}.
      *
      * @param workerThreads the pool size, {@code > 0}
      * @return this builder
@@ -196,13 +196,13 @@ public final class GrizzlyClientResources implements ClientResources {
 
     /**
      * Tasks the worker pool queues; past them the selector thread runs a task itself and reads
-     * nothing meanwhile. Default: {@value GrizzlyClientResources#DEFAULT_WORKER_QUEUE_SIZE}.
+     * nothing meanwhile. Default: {@value GrizzlyClientIo#DEFAULT_WORKER_QUEUE_CAPACITY}.
      *
-     * @param workerQueueSize tasks, {@code > 0}
+     * @param workerQueueCapacity tasks, {@code > 0}
      * @return this builder
      */
-    public Builder workerQueueSize(int workerQueueSize) {
-      this.workerQueueSize = Checks.positive("workerQueueSize", workerQueueSize);
+    public Builder workerQueueCapacity(int workerQueueCapacity) {
+      this.workerQueueCapacity = Checks.positive("workerQueueCapacity", workerQueueCapacity);
       return this;
     }
 
@@ -212,8 +212,8 @@ public final class GrizzlyClientResources implements ClientResources {
      * @return the resources
      * @throws IOException if Grizzly cannot start its selectors
      */
-    public GrizzlyClientResources build() throws IOException {
-      return new GrizzlyClientResources(this);
+    public GrizzlyClientIo build() throws IOException {
+      return new GrizzlyClientIo(this);
     }
   }
 

@@ -13,7 +13,7 @@ package io.thriftnio.core;
  * HEADER    | 00 00 00 1A | 0F FF | flags | seqid | size | header | 80 01 ... |   THeader
  * </pre>
  */
-public enum WireTransport {
+public enum WireKind {
   /**
    * Thrift's framed transport ({@code TFramedTransport}, {@code TFastFramedTransport}): each
    * message is preceded by its length. The default, and the only kind a server accepts unless told
@@ -48,7 +48,7 @@ public enum WireTransport {
    * names (binary or compact), whatever the server's own protocol; a zlib request gets a zlib
    * reply; the request's key/value info headers reach the handler through {@link
    * ServerCallContext#headers()}. Other transforms (HMAC, snappy) and protocol ids are refused.
-   * Clients do not speak it yet: {@code ClientOptions.transport(HEADER)} is refused.
+   * Clients do not speak it yet: {@code ClientOptions.wireKind(HEADER)} is refused.
    */
   HEADER
 }

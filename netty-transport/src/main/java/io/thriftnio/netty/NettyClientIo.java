@@ -13,8 +13,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.concurrent.Future;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.ClientResources;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.client.ClientConnections;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -31,12 +31,12 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Netty's {@link ClientResources}: the event loops that client channels and TLS connections run on.
- * One instance serves any number of connections; create one per application rather than one per
+ * Netty's {@link ClientIo}: the event loops that client channels and TLS connections run on. One
+ * instance serves any number of connections; create one per application rather than one per
  * connection.
  *
  * <pre>{@code
- * try (ClientResources resources = NettyClientResources.create()) {
+ * try (ClientIo resources = NettyClientIo.create()) {
  *   TTransport transport = resources.openTransport(address, ClientOptions.defaults());
  *   ThriftChannel channel = resources.openChannel(address, ClientOptions.defaults());
  * }
@@ -50,7 +50,7 @@ import org.apache.thrift.transport.TTransportException;
  * closes every connection opened here, then shuts the event loops down if this instance owns them;
  * it is idempotent.
  */
-public final class NettyClientResources implements ClientResources {
+public final class NettyClientIo implements ClientIo {
 
   private static final long SHUTDOWN_GRACE_MILLIS = 3000;
 
@@ -62,7 +62,7 @@ public final class NettyClientResources implements ClientResources {
   private final boolean owned;
   private final boolean shared;
 
-  private NettyClientResources(
+  private NettyClientIo(
       EventLoopGroup group, IoTransport transport, boolean owned, boolean shared) {
     this.group = group;
     this.transport = transport;
@@ -71,7 +71,7 @@ public final class NettyClientResources implements ClientResources {
   }
 
   /** Event loops on {@link NettyTransportType#AUTO}, one per available processor. */
-  public static NettyClientResources create() {
+  public static NettyClientIo create() {
     return create(Runtime.getRuntime().availableProcessors(), NettyTransportType.AUTO);
   }
 
@@ -80,7 +80,7 @@ public final class NettyClientResources implements ClientResources {
    *
    * @param ioThreads the number of event loops; must be positive
    */
-  public static NettyClientResources create(int ioThreads) {
+  public static NettyClientIo create(int ioThreads) {
     return create(ioThreads, NettyTransportType.AUTO);
   }
 
@@ -88,16 +88,16 @@ public final class NettyClientResources implements ClientResources {
    * Event loops of the given transport, owned by the instance.
    *
    * @param ioThreads the number of event loops; must be positive
-   * @param transport the IO transport
+   * @param ioTransport the IO transport
    * @throws IllegalStateException if a native transport is asked for and not available
    */
-  public static NettyClientResources create(int ioThreads, NettyTransportType transport) {
+  public static NettyClientIo create(int ioThreads, NettyTransportType ioTransport) {
     Checks.positive("ioThreads", ioThreads);
-    IoTransport io = IoTransport.resolve(Checks.notNull("transport", transport));
+    IoTransport io = IoTransport.resolve(Checks.notNull("ioTransport", ioTransport));
     EventLoopGroup group =
         new MultiThreadIoEventLoopGroup(
             ioThreads, new IoThreadFactory("thrift-nio-netty-client", true), io.handlerFactory());
-    return new NettyClientResources(group, io, true, false);
+    return new NettyClientIo(group, io, true, false);
   }
 
   /**
@@ -107,9 +107,9 @@ public final class NettyClientResources implements ClientResources {
    * @param group a {@code MultiThreadIoEventLoopGroup} with the NIO, epoll or io_uring IO handler
    * @param shutdownOnClose whether {@link #close()} shuts the group down
    */
-  public static NettyClientResources wrap(EventLoopGroup group, boolean shutdownOnClose) {
+  public static NettyClientIo wrap(EventLoopGroup group, boolean shutdownOnClose) {
     Checks.notNull("group", group);
-    return new NettyClientResources(group, IoTransport.of(group), shutdownOnClose, false);
+    return new NettyClientIo(group, IoTransport.of(group), shutdownOnClose, false);
   }
 
   /**
@@ -117,17 +117,17 @@ public final class NettyClientResources implements ClientResources {
    * event loops (daemon threads). It lives as long as the process: its {@link #close()} throws
    * {@link UnsupportedOperationException} rather than close what other code shares.
    */
-  public static NettyClientResources shared() {
+  public static NettyClientIo shared() {
     return Shared.INSTANCE;
   }
 
   private static final class Shared {
-    static final NettyClientResources INSTANCE;
+    static final NettyClientIo INSTANCE;
 
     static {
       IoTransport io = IoTransport.resolve(NettyTransportType.AUTO);
       INSTANCE =
-          new NettyClientResources(
+          new NettyClientIo(
               new MultiThreadIoEventLoopGroup(
                   2,
                   new IoThreadFactory("thrift-nio-netty-client-shared", true),
@@ -144,7 +144,7 @@ public final class NettyClientResources implements ClientResources {
   }
 
   /** The IO transport in use, never {@code AUTO}. */
-  public NettyTransportType transport() {
+  public NettyTransportType ioTransport() {
     return transport.type();
   }
 
@@ -249,7 +249,7 @@ public final class NettyClientResources implements ClientResources {
   public void close() {
     if (shared) {
       throw new UnsupportedOperationException(
-          "NettyClientResources.shared() lives as long as the process and cannot be closed;"
+          "NettyClientIo.shared() lives as long as the process and cannot be closed;"
               + " close the connections it opened, or use create() for resources you can close");
     }
     connections.close();
@@ -257,7 +257,7 @@ public final class NettyClientResources implements ClientResources {
 
   @Override
   public String toString() {
-    return "NettyClientResources{"
+    return "NettyClientIo{"
         + transport.type()
         + ", owned="
         + owned

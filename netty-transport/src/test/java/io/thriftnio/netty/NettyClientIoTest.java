@@ -18,11 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(20)
-class NettyClientResourcesTest {
+class NettyClientIoTest {
 
   @Test
   void namesItsDaemonThreadsAndClosesIdempotently() throws Exception {
-    NettyClientResources resources = NettyClientResources.create(1, NettyTransportType.NIO);
+    NettyClientIo resources = NettyClientIo.create(1, NettyTransportType.NIO);
     Thread[] seen = new Thread[1];
     resources
         .eventLoopGroup()
@@ -30,7 +30,7 @@ class NettyClientResourcesTest {
         .get(5, TimeUnit.SECONDS);
     assertThat(seen[0].getName()).isEqualTo("thrift-nio-netty-client-1");
     assertThat(seen[0].isDaemon()).isTrue();
-    assertThat(resources.transport()).isEqualTo(NettyTransportType.NIO);
+    assertThat(resources.ioTransport()).isEqualTo(NettyTransportType.NIO);
     resources.close();
     resources.close();
     assertThat(resources.eventLoopGroup().isTerminated()).isTrue();
@@ -42,7 +42,7 @@ class NettyClientResourcesTest {
 
   @Test
   void closeOnItsOwnEventLoopStartsTheShutdownAndReturns() throws Exception {
-    NettyClientResources resources = NettyClientResources.create(1, NettyTransportType.NIO);
+    NettyClientIo resources = NettyClientIo.create(1, NettyTransportType.NIO);
     EventLoopGroup group = resources.eventLoopGroup();
     CountDownLatch returned = new CountDownLatch(1);
     // As from a channel future listener: waiting for the loop on the loop would take the whole
@@ -60,11 +60,11 @@ class NettyClientResourcesTest {
   void wrapsACallersGroupAndLeavesItRunningUnlessOwned() {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     try {
-      NettyClientResources borrowed = NettyClientResources.wrap(group, false);
-      assertThat(borrowed.transport()).isEqualTo(NettyTransportType.NIO);
+      NettyClientIo borrowed = NettyClientIo.wrap(group, false);
+      assertThat(borrowed.ioTransport()).isEqualTo(NettyTransportType.NIO);
       borrowed.close();
       assertThat(group.isShuttingDown()).isFalse();
-      NettyClientResources.wrap(group, true).close();
+      NettyClientIo.wrap(group, true).close();
       assertThat(group.isShuttingDown()).isTrue();
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -76,7 +76,7 @@ class NettyClientResourcesTest {
     EventLoopGroup plain =
         new MultiThreadIoEventLoopGroup(1, io.netty.channel.local.LocalIoHandler.newFactory());
     try {
-      assertThatThrownBy(() -> NettyClientResources.wrap(plain, false))
+      assertThatThrownBy(() -> NettyClientIo.wrap(plain, false))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("expected: a MultiThreadIoEventLoopGroup");
     } finally {
@@ -86,11 +86,11 @@ class NettyClientResourcesTest {
 
   @Test
   void closingTheSharedInstanceFailsLoudlyAndLeavesItWorking() {
-    NettyClientResources shared = NettyClientResources.shared();
+    NettyClientIo shared = NettyClientIo.shared();
     assertThatThrownBy(shared::close)
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("shared() lives as long as the process");
-    assertThat(NettyClientResources.shared()).isSameAs(shared);
+    assertThat(NettyClientIo.shared()).isSameAs(shared);
     assertThat(shared.eventLoopGroup().isShuttingDown()).isFalse();
     assertThat(shared.isClosed()).isFalse();
   }
@@ -101,7 +101,7 @@ class NettyClientResourcesTest {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     try (ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
-      NettyClientResources borrowed = NettyClientResources.wrap(group, false);
+      NettyClientIo borrowed = NettyClientIo.wrap(group, false);
       ThriftChannel channel = borrowed.openChannel(address);
       TTransport transport = borrowed.openTransport(address);
       borrowed.close();
@@ -123,7 +123,7 @@ class NettyClientResourcesTest {
    */
   @Test
   void closeFromAnotherEventLoopDoesNotWaitForTheChannelsLoop() throws Exception {
-    NettyClientResources resources = NettyClientResources.create(1, NettyTransportType.NIO);
+    NettyClientIo resources = NettyClientIo.create(1, NettyTransportType.NIO);
     EventLoopGroup other = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     CountDownLatch release = new CountDownLatch(1);
     try (ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {

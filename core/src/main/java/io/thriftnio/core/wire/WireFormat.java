@@ -1,14 +1,14 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.WireTransport;
+import io.thriftnio.core.WireKind;
 
 /**
  * One way of carrying Thrift messages that a server recognises from a connection's first bytes: how
  * to tell it ({@link #detect}), and the decoder of a connection that speaks it ({@link
  * #newDecoder}). The {@link Sniffer} asks the kinds in its order; a kind is accepted when the
- * server accepts its {@link #transport()}.
+ * server accepts its {@link #wireKind()}.
  */
-public abstract class WireKind {
+public abstract class WireFormat {
 
   /** {@link #detect}: the bytes are not this kind. */
   public static final int NO = 0;
@@ -20,15 +20,15 @@ public abstract class WireKind {
   public static final int UNDECIDED = 2;
 
   private final String name;
-  private final WireTransport transport;
+  private final WireKind wireKind;
 
   /**
    * @param name the kind's name in log lines, e.g. {@code FRAMED}
-   * @param transport the server setting that accepts it
+   * @param wireKind the server setting that accepts it
    */
-  protected WireKind(String name, WireTransport transport) {
+  protected WireFormat(String name, WireKind wireKind) {
     this.name = name;
-    this.transport = transport;
+    this.wireKind = wireKind;
   }
 
   /** The kind's name in log lines. */
@@ -36,9 +36,9 @@ public abstract class WireKind {
     return name;
   }
 
-  /** The server setting that accepts this kind ({@code ServerBuilder.transports}). */
-  public final WireTransport transport() {
-    return transport;
+  /** The server setting that accepts this kind ({@code ServerBuilder.wireKinds}). */
+  public final WireKind wireKind() {
+    return wireKind;
   }
 
   /**

@@ -1,0 +1,149 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
+import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.netty.NettyClientIo;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The three pool builders share one shape ({@code options(ClientOptions)}, validation at {@code
+ * build()}), and refuse a setting the pool would ignore, naming it.
+ */
+@Timeout(20)
+class PoolBuildersTest {
+  private static final InetSocketAddress NOWHERE = new InetSocketAddress("127.0.0.1", 9);
+  private static final ClientTls TLS = ClientTls.builder().build();
+  private static final ClientInterceptor NOOP = new ClientInterceptor() {};
+
+  @Test
+  void aBadValueFailsAtBuildNotAtTheSetter() {
+    ThriftClientPool.Builder<BenchService.Client> b =
+        ThriftClientPool.builder(BenchService.Client::new).endpoint(null);
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("endpoints[0]: null (expected: not null)");
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new, NettyClientIo.shared())
+                    .endpoint(NOWHERE)
+                    .maxCallsInFlightPerConnection(0)
+                    .build())
+        .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
+    assertThatThrownBy(
+            () ->
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    .endpoint(NOWHERE)
+                    .selectorThreads(0)
+                    .build())
+        .hasMessage("selectorThreads: 0 (expected: > 0)");
+  }
+
+  @Test
+  void theSyncPoolRefusesOptionsBesideItsOwnFactory() {
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.defaults())
+                    .transportFactory(endpoint -> null)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("options: ClientOptions{")
+        .hasMessageContaining("(expected: unset with transportFactory");
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().interceptors(List.of(NOOP)).build())
+                    .build())
+        .hasMessageStartingWith("options.interceptors: [")
+        .hasMessageContaining("give them to this builder's interceptors(..)");
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
+                    .build())
+        .hasMessageStartingWith("wireKind: HTTP (expected: FRAMED, UNFRAMED or FRAMED with tls");
+  }
+
+  @Test
+  void theSyncPoolOpensStockSocketsFromTheOptions() {
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoint(NOWHERE)
+            .options(
+                ClientOptions.builder()
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .callTimeout(Duration.ofSeconds(3))
+                    .wireKind(WireKind.UNFRAMED)
+                    .build())
+            .build()) {
+      assertThat(pool.endpoints()).containsExactly(NOWHERE);
+    }
+    assertThat(
+            ClientTransportFactory.stock(
+                    ClientOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .callTimeout(Duration.ofSeconds(3))
+                        .wireKind(WireKind.UNFRAMED)
+                        .build())
+                .toString())
+        .isEqualTo("stock(UNFRAMED, connectTimeout=2000ms, callTimeout=3000ms)");
+  }
+
+  @Test
+  void theChannelPoolKeepsItsLimitWithinTheChannels() {
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new, NettyClientIo.shared())
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().maxCallsInFlightPerConnection(16).build())
+                    .maxCallsInFlightPerConnection(32)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "maxCallsInFlightPerConnection: 32 (expected: <= 16, the channels' own"
+                + " options.maxCallsInFlightPerConnection, which would refuse the rest)");
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new, endpoint -> null)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().tls(TLS).build())
+                    .build())
+        .hasMessageStartingWith("options.tls: ")
+        .hasMessageContaining("the ChannelFactory");
+  }
+
+  @Test
+  void theAsyncPoolRefusesWhatStockAsyncClientsCannotDo() {
+    assertThatThrownBy(
+            () ->
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().tls(TLS).build())
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("options.tls: ")
+        .hasMessageEndingWith(
+            "(expected: unset: a stock TAsyncClient (framed, plain TCP) opens the connections and"
+                + " would ignore it)");
+    assertThatThrownBy(
+            () ->
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    .endpoint(NOWHERE)
+                    .options(ClientOptions.builder().wireKind(WireKind.UNFRAMED).build())
+                    .build())
+        .hasMessageStartingWith("options.wireKind: UNFRAMED (expected: unset:");
+  }
+}
