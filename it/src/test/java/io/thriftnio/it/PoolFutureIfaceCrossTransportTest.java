@@ -28,6 +28,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,7 +67,7 @@ class PoolFutureIfaceCrossTransportTest {
   }
 
   private final ExecutorService executor =
-      Executors.newFixedThreadPool(2, new NamedThreadFactory("future-test"));
+      Executors.newSingleThreadExecutor(new NamedThreadFactory("future-test"));
 
   @AfterEach
   void stopExecutor() {
@@ -143,6 +144,17 @@ class PoolFutureIfaceCrossTransportTest {
   private void everyKindOfMethod(BenchService.FutureIface bench, RecordingClientInterceptor rec)
       throws Exception {
     AtomicReference<String> completedOn = new AtomicReference<>();
+    // The executor held until the stage below is attached: it then runs where the future
+    // completes, not on this thread, however fast the reply.
+    CountDownLatch held = new CountDownLatch(1);
+    executor.execute(
+        () -> {
+          try {
+            held.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // shut down: the test is over
+          }
+        });
     CompletableFuture<String> symbol =
         bench
             .get_last_sale("ACME")
@@ -151,6 +163,7 @@ class PoolFutureIfaceCrossTransportTest {
                   completedOn.set(Thread.currentThread().getName());
                   return r.getSymbol();
                 });
+    held.countDown();
     assertThat(symbol.get(10, TimeUnit.SECONDS)).isEqualTo("ACME");
     assertThat(completedOn.get()).as("completed on the pool's executor").startsWith("future-test");
 
