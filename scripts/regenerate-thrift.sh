@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the checked-in Thrift code from testkit/src/main/thrift/*.thrift:
-#   Java   -> testkit/src/main/gen-java (compiled into thrift-nio-testkit)
+#   Java   -> testkit/src/main/gen-java (compiled into thrift-nio-testkit), with future_iface: each
+#             service also gets a FutureIface (methods returning CompletableFuture) and a
+#             FutureClient adapter, which the pools' futureIface proxies are tested with
+
 #   Python -> testkit/src/main/gen-py   (imported by the Python interop peer in it/src/test/python)
 #
 # Usage: scripts/regenerate-thrift.sh [--check]
@@ -44,7 +47,7 @@ fi
 mkdir -p "$java_dest" "$py_dest"
 
 for idl in "$idl_dir"/*.thrift; do
-  "$thrift" --gen java:generated_annotations=suppress -out "$java_dest" "$idl"
+  "$thrift" --gen java:future_iface,generated_annotations=suppress -out "$java_dest" "$idl"
   "$thrift" --gen py -out "$py_dest" "$idl"
 done
 

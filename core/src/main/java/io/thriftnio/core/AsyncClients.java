@@ -75,6 +75,13 @@ public final class AsyncClients {
     R receive(C client) throws TException;
   }
 
+  /** Decodes a void method's reply, e.g. {@code BenchService.Client::recv_sleep}. */
+  @FunctionalInterface
+  public interface ReceiveVoid<C> {
+    /** Reads the reply through {@code client}'s input protocol; throws what it carries. */
+    void receive(C client) throws TException;
+  }
+
   /**
    * Creates a caller.
    *
@@ -141,6 +148,30 @@ public final class AsyncClients {
       Class<A> asyncIface, AsyncCaller<C> caller) {
     return AsyncProxies.ifaceProxy(
         Objects.requireNonNull(asyncIface, "asyncIface"), Objects.requireNonNull(caller, "caller"));
+  }
+
+  /**
+   * A proxy implementing a generated {@code FutureIface} ({@code --gen java:future_iface}) over
+   * {@code caller}: each method encodes with {@code send_x}, decodes with {@code recv_x}, and
+   * returns the call's future, completed on the caller's executor ({@code null} for void methods;
+   * once written for oneway ones) or exceptionally with what {@code recv_x} threw (a declared
+   * exception, a {@code TApplicationException}) or the channel's failure. No method throws; a
+   * cancelled future does not stop its call. Sequence ids come from the caller.
+   *
+   * @param futureIface {@code BenchService.FutureIface.class}, or an interface of its shape
+   * @param caller encodes, sends and decodes; its executor completes the futures
+   * @param <F> the interface type
+   * @param <C> the generated client type
+   * @return the proxy; thread-safe
+   * @throws IllegalArgumentException if {@code futureIface} is not an interface, or naming a method
+   *     with no {@code send_x} on the client or not returning {@code CompletableFuture} of what its
+   *     {@code recv_x} returns
+   */
+  public static <F, C extends TServiceClient> F futureIface(
+      Class<F> futureIface, AsyncCaller<C> caller) {
+    return AsyncProxies.futureProxy(
+        Objects.requireNonNull(futureIface, "futureIface"),
+        Objects.requireNonNull(caller, "caller"));
   }
 
   /**
@@ -242,6 +273,20 @@ public final class AsyncClients {
                     }
                   }));
       return result;
+    }
+
+    /**
+     * {@link #call} for a void method, whose {@code recv_x} no {@link Receive} can take: {@code
+     * callVoid(c -> c.send_sleep(10), Client::recv_sleep)} completes with {@code null}.
+     */
+    public CompletableFuture<Void> callVoid(Send<C> send, ReceiveVoid<C> receive) {
+      Objects.requireNonNull(receive, "receive");
+      return call(
+          send,
+          client -> {
+            receive.receive(client);
+            return null;
+          });
     }
 
     /**

@@ -5,11 +5,13 @@ import static io.thriftnio.core.AsyncClients.unwrap;
 
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
+import io.thriftnio.core.util.internal.FutureMethods;
 import io.thriftnio.core.util.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,9 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code AsyncIface} proxies of {@link AsyncClients}: each interface method is planned once,
- * against the generated client's {@code send_x} and {@code recv_x}, and called through an {@link
- * AsyncCaller}.
+ * The {@code AsyncIface} and {@code FutureIface} proxies of {@link AsyncClients}: each interface
+ * method is planned once, against the generated client's {@code send_x} and {@code recv_x}, and
+ * called through an {@link AsyncCaller}.
  */
 final class AsyncProxies {
   private static final Logger log = LoggerFactory.getLogger(AsyncClients.class);
@@ -54,21 +56,53 @@ final class AsyncProxies {
     return asyncIface.cast(proxy);
   }
 
+  static <F, C extends TServiceClient> F futureProxy(Class<F> futureIface, AsyncCaller<C> caller) {
+    Class<?> clientClass = caller.sampleClientClass();
+    // Every method planned and checked now: a mismatch fails here, naming the method.
+    Map<Method, MethodPlan> plans = new HashMap<>();
+    for (Method m : FutureMethods.of("futureIface", futureIface)) {
+      MethodPlan plan =
+          plan("futureIface: " + FutureMethods.describe(m), m, m.getParameterTypes(), clientClass);
+      FutureMethods.check(
+          "futureIface",
+          m,
+          plan.receive == null ? void.class : plan.receive.getGenericReturnType());
+      plans.put(m, plan);
+    }
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          MethodPlan plan = plans.get(method);
+          return plan != null
+              ? plan.start(caller, args == null ? new Object[0] : args)
+              : Reflection.objectMethod(
+                  proxy, method, args, "AsyncClients proxy for " + futureIface.getName());
+        };
+    return futureIface.cast(
+        Proxy.newProxyInstance(
+            futureIface.getClassLoader(), new Class<?>[] {futureIface}, handler));
+  }
+
   static MethodPlan plan(Method asyncMethod, Class<?> clientClass) {
     Class<?>[] params = asyncMethod.getParameterTypes();
     if (params.length == 0 || params[params.length - 1] != AsyncMethodCallback.class) {
       throw new IllegalArgumentException(
           asyncMethod + ": (expected: last parameter AsyncMethodCallback)");
     }
-    Class<?>[] argTypes = Arrays.copyOf(params, params.length - 1);
+    return plan(
+        asyncMethod.getName(), asyncMethod, Arrays.copyOf(params, params.length - 1), clientClass);
+  }
+
+  /** {@code send_x(argTypes)} and {@code recv_x()} (none for oneway); {@code what} for messages. */
+  private static MethodPlan plan(
+      String what, Method method, Class<?>[] argTypes, Class<?> clientClass) {
     Method sendMethod;
     try {
-      sendMethod = clientClass.getMethod("send_" + asyncMethod.getName(), argTypes);
+      sendMethod = clientClass.getMethod("send_" + method.getName(), argTypes);
     } catch (NoSuchMethodException e) {
       throw new IllegalArgumentException(
-          asyncMethod.getName()
+          what
               + ": no send_"
-              + asyncMethod.getName()
+              + method.getName()
               + Arrays.toString(argTypes)
               + " on "
               + clientClass.getName(),
@@ -76,7 +110,7 @@ final class AsyncProxies {
     }
     Method recvMethod;
     try {
-      recvMethod = clientClass.getMethod("recv_" + asyncMethod.getName());
+      recvMethod = clientClass.getMethod("recv_" + method.getName());
     } catch (NoSuchMethodException oneway) {
       recvMethod = null;
     }
@@ -92,15 +126,19 @@ final class AsyncProxies {
       this.receive = receive;
     }
 
+    /** Sends with {@code sendArgs}; completes on the caller's executor. Never throws. */
     @SuppressWarnings({"unchecked", "rawtypes"})
+    CompletableFuture<?> start(AsyncCaller<?> caller, Object[] sendArgs) {
+      Send sendStep = client -> Reflection.invoke(send, client, sendArgs);
+      return receive == null
+          ? caller.callOneway(sendStep)
+          : caller.call(sendStep, client -> Reflection.invoke(receive, client, new Object[0]));
+    }
+
+    @SuppressWarnings("unchecked")
     void invoke(AsyncCaller<?> caller, Object[] args) {
       AsyncMethodCallback<Object> callback = (AsyncMethodCallback<Object>) args[args.length - 1];
-      Object[] sendArgs = Arrays.copyOf(args, args.length - 1);
-      Send sendStep = client -> Reflection.invoke(send, client, sendArgs);
-      CompletableFuture<?> future =
-          receive == null
-              ? caller.callOneway(sendStep)
-              : caller.call(sendStep, client -> Reflection.invoke(receive, client, new Object[0]));
+      CompletableFuture<?> future = start(caller, Arrays.copyOf(args, args.length - 1));
       // The future completes on the caller's executor already: the callback runs there, without a
       // second hop. Only a future complete before whenComplete returns (a fast reply, a failed
       // encode) would run it on the proxy caller's thread: that one is handed to the executor.

@@ -272,8 +272,8 @@ class GrizzlyClientsTest {
   }
 
   @Test
-  void maxPendingCallsMustBePositive() {
-    assertThatThrownBy(() -> ClientOptions.builder().maxCallsInFlightPerConnection(0))
+  void maxCallsInFlightPerConnectionMustBePositive() {
+    assertThatThrownBy(() -> ClientOptions.builder().maxCallsInFlightPerConnection(0).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
   }

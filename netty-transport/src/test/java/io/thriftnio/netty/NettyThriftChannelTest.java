@@ -420,7 +420,7 @@ class NettyThriftChannelTest {
   }
 
   @Test
-  void maxPendingCallsIsValidatedAtConnect() {
+  void maxCallsInFlightPerConnectionIsValidatedAtBuild() {
     InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
     assertThatThrownBy(
             () ->

@@ -297,9 +297,9 @@ class TNettyTransportTest {
   @Test
   void builderValidatesWithTheNumbers() {
     InetSocketAddress a = new InetSocketAddress(LOOPBACK, 1);
-    assertThatThrownBy(() -> ClientOptions.builder().maxFrameSize(0))
+    assertThatThrownBy(() -> ClientOptions.builder().maxFrameSize(0).build())
         .hasMessage("maxFrameSize: 0 (expected: > 0)");
-    assertThatThrownBy(() -> ClientOptions.builder().callTimeout(Duration.ofMillis(-1)))
+    assertThatThrownBy(() -> ClientOptions.builder().callTimeout(Duration.ofMillis(-1)).build())
         .hasMessageContaining("callTimeout: PT-0.001S (expected: > 0");
     assertThatThrownBy(() -> NettyClientKinds.RESOURCES.openTransport(a, null))
         .hasMessageContaining("options");

@@ -1,9 +1,15 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.util.internal.FutureMethods;
 import io.thriftnio.core.util.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
+import java.lang.reflect.Type;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
@@ -83,6 +89,73 @@ final class Proxies {
         };
     return iface.cast(
         Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+  }
+
+  /**
+   * A proxy implementing a generated {@code FutureIface} over an async client's methods: each
+   * method starts the client's method of the same name through {@code start} (with one more
+   * argument, the callback's slot) and returns the future {@code start} completes.
+   *
+   * @param clientClass the generated {@code AsyncClient}'s class, checked against every method now
+   * @throws IllegalArgumentException naming the first method that does not fit ({@link
+   *     #asyncMethod})
+   */
+  public static <I> I futureIface(Class<I> iface, Class<?> clientClass, AsyncStart start) {
+    Map<Method, Method> asyncMethods = new HashMap<>();
+    for (Method m : FutureMethods.of("futureIface", iface)) {
+      asyncMethods.put(m, asyncMethod(m, clientClass));
+    }
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          Method async = asyncMethods.get(method);
+          if (async == null) {
+            return Reflection.objectMethod(
+                proxy, method, args, "pooled proxy for " + iface.getName());
+          }
+          Object[] withSlot =
+              Arrays.copyOf(args == null ? new Object[0] : args, async.getParameterCount());
+          CompletableFuture<Object> future = new CompletableFuture<>();
+          start.start(async, withSlot, future);
+          return future;
+        };
+    return iface.cast(
+        Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler));
+  }
+
+  /**
+   * The async client's method that {@code futureMethod} calls: the same name and parameters plus an
+   * {@code AsyncMethodCallback} of what the future yields.
+   *
+   * @throws IllegalArgumentException naming {@code futureMethod} if the client has no such method
+   *     or its callback yields another type
+   */
+  static Method asyncMethod(Method futureMethod, Class<?> clientClass) {
+    Class<?>[] params = futureMethod.getParameterTypes();
+    Class<?>[] withCallback = Arrays.copyOf(params, params.length + 1);
+    withCallback[params.length] = AsyncMethodCallback.class;
+    Method async;
+    try {
+      async = clientClass.getMethod(futureMethod.getName(), withCallback);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalArgumentException(
+          "futureIface: "
+              + FutureMethods.describe(futureMethod)
+              + " has no counterpart "
+              + futureMethod.getName()
+              + "(..., AsyncMethodCallback) on "
+              + clientClass.getName()
+              + " (expected: the FutureIface of the client's service)",
+          e);
+    }
+    Type[] generic = async.getGenericParameterTypes();
+    Type callback = generic[generic.length - 1];
+    FutureMethods.check(
+        "futureIface",
+        futureMethod,
+        callback instanceof ParameterizedType
+            ? ((ParameterizedType) callback).getActualTypeArguments()[0]
+            : Object.class);
+    return async;
   }
 
   /**

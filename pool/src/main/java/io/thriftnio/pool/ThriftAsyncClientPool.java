@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.util.internal.Reflection;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
@@ -32,6 +33,7 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *         .build();
  * CompletableFuture<ByteBuffer> reply = pool.call((client, callback) -> client.echo(payload, callback));
  * BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
+ * BenchService.FutureIface futures = pool.futureIface(BenchService.FutureIface.class);
  * }</pre>
  *
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
@@ -42,10 +44,10 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it
  * closes.
  *
- * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} proxy
- * return at once, so they may be called from an event-loop or selector thread or a completion
- * callback running there. A free connection is taken on the calling thread (no thread hop);
- * otherwise the call waits, as a future, in a queue of at most {@link
+ * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} or
+ * {@link #futureIface} proxy return at once, so they may be called from an event-loop or selector
+ * thread or a completion callback running there. A free connection is taken on the calling thread
+ * (no thread hop); otherwise the call waits, as a future, in a queue of at most {@link
  * PoolConfig#borrowQueueCapacity()} calls served in arrival order as connections free or open, and
  * fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that
  * finds the queue full fails at once with a {@link PoolException}. Connections are opened by up to
@@ -210,19 +212,51 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public <I> I asyncIface(Class<I> asyncIface) {
     Checks.notNull("asyncIface", asyncIface);
     Proxies.checkIface("asyncIface", asyncIface, clientClass);
-    return Proxies.asyncIface(
-        asyncIface,
-        name,
-        (method, args, future) ->
-            calls.call(
-                (client, cb) -> {
-                  Object[] withPoolCallback = Arrays.copyOf(args, args.length);
-                  withPoolCallback[args.length - 1] = cb;
-                  Reflection.invoke(method, client, withPoolCallback);
-                },
-                future,
-                calls.retryable(method.getName()),
-                deadlineNanos));
+    return Proxies.asyncIface(asyncIface, name, this::startProxied);
+  }
+
+  /**
+   * A proxy implementing {@code futureIface}, the {@code FutureIface} that Thrift's Java generator
+   * writes with its {@code future_iface} option ({@code --gen java:future_iface}): every method
+   * starts the client's method of the same name as {@link #asyncIface} does (same queue, retries of
+   * idempotent methods, deadline, interceptors and stats) and returns its {@code
+   * CompletableFuture}, completed on the executor; {@code CompletableFuture<Void>} for void
+   * methods, and for oneway ones once written. A declared exception, a {@code
+   * TApplicationException}, a transport failure or a borrow failure completes it exceptionally with
+   * that exception; no method throws. A cancelled future does not stop its call.
+   *
+   * @param futureIface the generated interface, {@code BenchService.FutureIface.class}, or any
+   *     interface of its shape
+   * @param <F> the interface type
+   * @return the proxy; thread-safe
+   * @throws IllegalArgumentException if {@code futureIface} is not an interface, or naming the
+   *     first method that has no counterpart with an {@code AsyncMethodCallback} on the client or
+   *     does not return {@code CompletableFuture} of what its callback yields
+   * @throws IllegalStateException if the client factory could not create a client to check against
+   *     (it must accept an unconnected socket and no manager, as generated constructors do)
+   */
+  public <F> F futureIface(Class<F> futureIface) {
+    Checks.notNull("futureIface", futureIface);
+    if (clientClass == null) {
+      throw new IllegalStateException(
+          "futureIface: "
+              + futureIface.getName()
+              + " cannot be checked: the client factory failed to create a sample client");
+    }
+    return Proxies.futureIface(futureIface, clientClass, this::startProxied);
+  }
+
+  /** Starts {@code method} of a borrowed client with {@code args}, its last slot the callback. */
+  private void startProxied(Method method, Object[] args, CompletableFuture<Object> future) {
+    calls.call(
+        (client, cb) -> {
+          Object[] withPoolCallback = Arrays.copyOf(args, args.length);
+          withPoolCallback[args.length - 1] = cb;
+          Reflection.invoke(method, client, withPoolCallback);
+        },
+        future,
+        calls.retryable(method.getName()),
+        deadlineNanos);
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */

@@ -27,7 +27,10 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *         .build();
  * CompletableFuture<ByteBuffer> reply =
  *     pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo);
+ * CompletableFuture<Void> slept =
+ *     pool.callVoid(c -> c.send_sleep(10), BenchService.Client::recv_sleep);
  * BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
+ * BenchService.FutureIface futures = pool.futureIface(BenchService.FutureIface.class);
  * }</pre>
  *
  * <p>Each call goes to the least loaded open connection of the chosen endpoint that has fewer than
@@ -42,19 +45,19 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * IllegalArgumentException}) fail only their own call and leave it open. Encoding and decoding go
  * through the generated {@code Client}'s {@code send_x} / {@code recv_x} (core's {@link
  * AsyncClients}), which also numbers requests and rejects a reply to another call: {@link #call},
- * {@link #callOneway} and every {@link #asyncIface} proxy of a pool draw from one sequence, so no
- * two calls on a connection carry the same sequence id (until it wraps, after 2<sup>32</sup>
- * calls); futures complete on the executor.
+ * {@link #callVoid}, {@link #callOneway} and every {@link #asyncIface} and {@link #futureIface}
+ * proxy of a pool draw from one sequence, so no two calls on a connection carry the same sequence
+ * id (until it wraps, after 2<sup>32</sup> calls); futures complete on the executor.
  *
- * <p><b>Never blocks the caller.</b> {@link #call}, {@link #callOneway} and the methods of an
- * {@link #asyncIface} proxy return at once, so they may be called from an event-loop or selector
- * thread or a completion callback running there. A free connection is taken on the calling thread
- * (no thread hop); otherwise the call waits, as a future, in a queue of at most {@link
- * PoolConfig#borrowQueueCapacity()} calls served in arrival order as connections free or open, and
- * fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that
- * finds the queue full fails at once with a {@link PoolException}. Connections are opened by up to
- * four connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's
- * thread.
+ * <p><b>Never blocks the caller.</b> {@link #call}, {@link #callVoid}, {@link #callOneway} and the
+ * methods of an {@link #asyncIface} or {@link #futureIface} proxy return at once, so they may be
+ * called from an event-loop or selector thread or a completion callback running there. A free
+ * connection is taken on the calling thread (no thread hop); otherwise the call waits, as a future,
+ * in a queue of at most {@link PoolConfig#borrowQueueCapacity()} calls served in arrival order as
+ * connections free or open, and fails with {@link PoolTimeoutException} after {@link
+ * PoolConfig#borrowTimeout()}; a call that finds the queue full fails at once with a {@link
+ * PoolException}. Connections are opened by up to four connector threads of the pool ({@code
+ * thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
  * IdleConnectionsConfig#minPerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
@@ -192,6 +195,37 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   }
 
   /**
+   * Calls a two-way void method, whose {@code recv_x} returns nothing and so cannot be a {@link
+   * AsyncClients.Receive}: {@code callVoid(c -> c.send_sleep(10), BenchService.Client::recv_sleep)}
+   * in place of {@code call(c -> c.send_sleep(10), c -> { c.recv_sleep(); return null; })}.
+   * Otherwise as {@link #call(AsyncClients.Send, AsyncClients.Receive)}.
+   *
+   * @param send encodes the request, e.g. {@code c -> c.send_sleep(10)}
+   * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_sleep}
+   * @return completes on the executor with {@code null}, or exceptionally as {@code call} does
+   */
+  public CompletableFuture<Void> callVoid(
+      AsyncClients.Send<C> send, AsyncClients.ReceiveVoid<C> receive) {
+    return caller.callVoid(send, receive);
+  }
+
+  /**
+   * {@link #callVoid(AsyncClients.Send, AsyncClients.ReceiveVoid)} with its own deadline, as {@link
+   * #call(Duration, AsyncClients.Send, AsyncClients.Receive)} has.
+   *
+   * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
+   * @param send encodes the request, e.g. {@code c -> c.send_sleep(10)}
+   * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_sleep}
+   * @return as {@code callVoid}, or failed with {@link CallDeadlineException} when it passed
+   * @throws IllegalArgumentException if {@code deadline} is zero or negative
+   */
+  public CompletableFuture<Void> callVoid(
+      Duration deadline, AsyncClients.Send<C> send, AsyncClients.ReceiveVoid<C> receive) {
+    long nanos = Deadlines.checkPositive("deadline", deadline);
+    return caller.over(pool.withDeadline(nanos)).callVoid(send, receive);
+  }
+
+  /**
    * Sends a oneway method.
    *
    * <p>Returns at once, as {@link #call} does.
@@ -217,6 +251,29 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     // The pool's one caller: its sequence ids never repeat across call() and the proxies on a
     // shared connection, so a reply routed to the wrong call cannot pass the seqid check.
     return AsyncClients.asyncIface(asyncIface, caller);
+  }
+
+  /**
+   * A proxy implementing {@code futureIface}, the {@code FutureIface} that Thrift's Java generator
+   * writes with its {@code future_iface} option ({@code --gen java:future_iface}; without it there
+   * is none): each method is a {@link #call} (or {@link #callOneway}) through the generated
+   * client's {@code send_x} and {@code recv_x}, with the same queue, interceptors, retries and
+   * hedges of idempotent methods, deadline and stats as {@link #asyncIface}, and returns its {@code
+   * CompletableFuture}, completed on the executor; {@code CompletableFuture<Void>} for void
+   * methods, and for oneway ones once written. A declared exception, a {@code
+   * TApplicationException} or a failure completes it exceptionally with that exception; no method
+   * throws. A cancelled future does not stop its call. See {@link AsyncClients#futureIface}.
+   *
+   * @param futureIface the generated interface, {@code BenchService.FutureIface.class}, or any
+   *     interface of its shape
+   * @param <F> the interface type
+   * @return the proxy; thread-safe
+   * @throws IllegalArgumentException if {@code futureIface} is not an interface, or naming the
+   *     first method with no {@code send_x} on the client or not returning {@code
+   *     CompletableFuture} of what its {@code recv_x} returns
+   */
+  public <F> F futureIface(Class<F> futureIface) {
+    return AsyncClients.futureIface(futureIface, caller); // the pool's one sequence, as above
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */

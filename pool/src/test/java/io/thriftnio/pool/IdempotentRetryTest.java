@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Timeout;
@@ -24,6 +26,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A connection that breaks after the handler ran: the caller cannot tell whether it did. A call of
  * a method declared idempotent is retried on another endpoint (and runs twice); any other is not.
+ * The async pools' {@code futureIface} proxies ({@code *_FUTURE}) know the method as their {@code
+ * asyncIface} proxies do.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class IdempotentRetryTest {
@@ -31,7 +35,9 @@ class IdempotentRetryTest {
   enum Kind {
     SYNC,
     ASYNC,
-    CHANNEL
+    ASYNC_FUTURE,
+    CHANNEL,
+    CHANNEL_FUTURE
   }
 
   /** echo and get_last_sale through one kind of pool, by the route that knows the method. */
@@ -136,6 +142,24 @@ class IdempotentRetryTest {
             }
           };
         }
+      case ASYNC_FUTURE:
+        return futures(
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                .endpoints(endpoints)
+                .config(config)
+                .idempotent("echo")
+                .build(),
+            ThriftAsyncClientPool::futureIface,
+            ThriftAsyncClientPool::stats);
+      case CHANNEL_FUTURE:
+        return futures(
+            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
+                .endpoints(endpoints)
+                .config(config)
+                .idempotent("echo")
+                .build(),
+            ThriftChannelPool::futureIface,
+            ThriftChannelPool::stats);
       default:
         {
           ThriftChannelPool<BenchService.Client> p =
@@ -169,6 +193,39 @@ class IdempotentRetryTest {
           };
         }
     }
+  }
+
+  /** {@code pool}'s calls through its {@code FutureIface} proxy. */
+  private static <P extends AutoCloseable> Calls futures(
+      P pool,
+      BiFunction<P, Class<BenchService.FutureIface>, BenchService.FutureIface> proxy,
+      Function<P, PoolStats> stats) {
+    BenchService.FutureIface iface = proxy.apply(pool, BenchService.FutureIface.class);
+    return new Calls() {
+      @Override
+      public ByteBuffer echo(ByteBuffer payload) throws Exception {
+        return await(iface.echo(payload));
+      }
+
+      @Override
+      public TradeReport lastSale(String symbol) throws Exception {
+        return await(iface.get_last_sale(symbol));
+      }
+
+      @Override
+      public PoolStats stats() {
+        return stats.apply(pool);
+      }
+
+      @Override
+      public void close() {
+        try {
+          pool.close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e); // the pools' close() declares none
+        }
+      }
+    };
   }
 
   /** Round robin: the first call goes to the first endpoint, the breaking one. */

@@ -291,7 +291,12 @@ class PoolInterceptorsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
             "interceptors: not supported with " + TTupleProtocol.class.getName());
-    assertThatThrownBy(() -> ThriftClientPool.builder(BenchService.Client::new).interceptors(null))
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoint(endpoint)
+                    .interceptors(null)
+                    .build())
         .hasMessage("interceptors: null (expected: a list, empty for none)");
   }
 

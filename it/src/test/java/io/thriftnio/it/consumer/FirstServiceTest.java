@@ -34,9 +34,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FirstServiceTest {
 
-  /** README's generation command, run in the project's directory. */
+  /**
+   * README's generation command, run in the project's directory: {@code future_iface} adds the
+   * {@code FutureIface} the pools' {@code futureIface} proxies implement.
+   */
   static final String GENERATE =
-      "thrift --gen java:generated_annotations=suppress -out src/main/java src/main/thrift/kv.thrift";
+      "thrift --gen java:future_iface,generated_annotations=suppress"
+          + " -out src/main/java src/main/thrift/kv.thrift";
 
   private static final Pattern LISTENING = Pattern.compile("listening on port (\\d+)");
 
@@ -53,7 +57,10 @@ class FirstServiceTest {
     List<String> command = new java.util.ArrayList<>(List.of(GENERATE.split(" ")));
     command.set(0, thrift.executable().toString());
     ConsumerBuild.run(project, Duration.ofMinutes(1), command.toArray(String[]::new));
-    assertThat(project.resolve("src/main/java/example/kv/KeyValue.java")).exists();
+    assertThat(project.resolve("src/main/java/example/kv/KeyValue.java"))
+        .content()
+        .as("generated with future_iface")
+        .contains("public interface FutureIface");
 
     ConsumerBuild.mvnwPackage(project, StagingRepository.stage(dir.resolve("repo")));
 

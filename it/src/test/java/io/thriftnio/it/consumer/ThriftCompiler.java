@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * The Thrift compiler a test may use: {@code $THRIFT}, else {@code thrift} on the {@code PATH};
  * nothing else. Its Java output must compile against the libthrift the library is built with, which
  * rules out compilers older than 0.24.0 (Debian 12's 0.17.0 generates async clients against a
- * {@code TAsyncMethodCall} that libthrift 0.25 no longer has).
+ * {@code TAsyncMethodCall} that libthrift 0.25 no longer has). Those compilers all know the {@code
+ * future_iface} option the test generates with.
  */
 record ThriftCompiler(Path executable, String version) {
 

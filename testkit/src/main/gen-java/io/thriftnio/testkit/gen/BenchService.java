@@ -49,6 +49,27 @@ public class BenchService {
 
   }
 
+  public interface FutureIface {
+
+    public java.util.concurrent.CompletableFuture<java.nio.ByteBuffer> echo(java.nio.ByteBuffer payload) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<TradeReport> get_last_sale(java.lang.String symbol) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<java.util.List<TestInfo>> db_work(int count) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<Nested> get_nested(int depth) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<Void> sleep(int millis) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<Void> fail(int code, java.lang.String message) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<Void> fire(java.nio.ByteBuffer payload) throws org.apache.thrift.TException;
+
+    public java.util.concurrent.CompletableFuture<java.lang.Long> fired() throws org.apache.thrift.TException;
+
+  }
+
+
   public static class Client extends org.apache.thrift.TServiceClient implements Iface {
     public static class Factory implements org.apache.thrift.TServiceClientFactory<Client> {
       public Factory() {}
@@ -548,6 +569,69 @@ public class BenchService {
         org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
         return (new Client(prot)).recv_fired();
       }
+    }
+
+  }
+
+  public static class FutureClient implements FutureIface {
+    public FutureClient(AsyncIface delegate) {
+      this.delegate = delegate;
+    }
+    private final AsyncIface delegate;
+    @Override
+    public java.util.concurrent.CompletableFuture<java.nio.ByteBuffer> echo(java.nio.ByteBuffer payload) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<java.nio.ByteBuffer> asyncMethodFutureAdapter0 = org.apache.thrift.async.AsyncMethodFutureAdapter.<java.nio.ByteBuffer>create();
+      delegate.echo(payload, asyncMethodFutureAdapter0);
+      return asyncMethodFutureAdapter0.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<TradeReport> get_last_sale(java.lang.String symbol) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<TradeReport> asyncMethodFutureAdapter1 = org.apache.thrift.async.AsyncMethodFutureAdapter.<TradeReport>create();
+      delegate.get_last_sale(symbol, asyncMethodFutureAdapter1);
+      return asyncMethodFutureAdapter1.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<java.util.List<TestInfo>> db_work(int count) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<java.util.List<TestInfo>> asyncMethodFutureAdapter2 = org.apache.thrift.async.AsyncMethodFutureAdapter.<java.util.List<TestInfo>>create();
+      delegate.db_work(count, asyncMethodFutureAdapter2);
+      return asyncMethodFutureAdapter2.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Nested> get_nested(int depth) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<Nested> asyncMethodFutureAdapter3 = org.apache.thrift.async.AsyncMethodFutureAdapter.<Nested>create();
+      delegate.get_nested(depth, asyncMethodFutureAdapter3);
+      return asyncMethodFutureAdapter3.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> sleep(int millis) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<Void> asyncMethodFutureAdapter4 = org.apache.thrift.async.AsyncMethodFutureAdapter.<Void>create();
+      delegate.sleep(millis, asyncMethodFutureAdapter4);
+      return asyncMethodFutureAdapter4.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> fail(int code, java.lang.String message) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<Void> asyncMethodFutureAdapter5 = org.apache.thrift.async.AsyncMethodFutureAdapter.<Void>create();
+      delegate.fail(code, message, asyncMethodFutureAdapter5);
+      return asyncMethodFutureAdapter5.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> fire(java.nio.ByteBuffer payload) throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<Void> asyncMethodFutureAdapter6 = org.apache.thrift.async.AsyncMethodFutureAdapter.<Void>create();
+      delegate.fire(payload, asyncMethodFutureAdapter6);
+      return asyncMethodFutureAdapter6.getFuture();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<java.lang.Long> fired() throws org.apache.thrift.TException {
+      org.apache.thrift.async.AsyncMethodFutureAdapter<java.lang.Long> asyncMethodFutureAdapter7 = org.apache.thrift.async.AsyncMethodFutureAdapter.<java.lang.Long>create();
+      delegate.fired(asyncMethodFutureAdapter7);
+      return asyncMethodFutureAdapter7.getFuture();
     }
 
   }
@@ -3720,14 +3804,14 @@ public class BenchService {
               case 0: // SUCCESS
                 if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                   {
-                    org.apache.thrift.protocol.TList _list0 = iprot.readListBegin();
-                    struct.success = new java.util.ArrayList<TestInfo>(_list0.size);
-                    @org.apache.thrift.annotation.Nullable TestInfo _elem1;
-                    for (int _i2 = 0; _i2 < _list0.size; ++_i2)
+                    org.apache.thrift.protocol.TList _list8 = iprot.readListBegin();
+                    struct.success = new java.util.ArrayList<TestInfo>(_list8.size);
+                    @org.apache.thrift.annotation.Nullable TestInfo _elem9;
+                    for (int _i10 = 0; _i10 < _list8.size; ++_i10)
                     {
-                      _elem1 = new TestInfo();
-                      _elem1.read(iprot);
-                      struct.success.add(_elem1);
+                      _elem9 = new TestInfo();
+                      _elem9.read(iprot);
+                      struct.success.add(_elem9);
                     }
                     iprot.readListEnd();
                   }
@@ -3759,9 +3843,9 @@ public class BenchService {
           oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.success.size()));
-            for (TestInfo _iter3 : struct.success)
+            for (TestInfo _iter11 : struct.success)
             {
-              _iter3.write(oprot);
+              _iter11.write(oprot);
             }
             oprot.writeListEnd();
           }
@@ -3793,9 +3877,9 @@ public class BenchService {
         if (struct.isSetSuccess()) {
           {
             oprot.writeI32(struct.success.size());
-            for (TestInfo _iter4 : struct.success)
+            for (TestInfo _iter12 : struct.success)
             {
-              _iter4.write(oprot);
+              _iter12.write(oprot);
             }
           }
         }
@@ -3809,14 +3893,14 @@ public class BenchService {
           java.util.BitSet incoming = iprot.readBitSet(1);
           if (incoming.get(0)) {
             {
-              org.apache.thrift.protocol.TList _list5 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-              struct.success = new java.util.ArrayList<TestInfo>(_list5.size);
-              @org.apache.thrift.annotation.Nullable TestInfo _elem6;
-              for (int _i7 = 0; _i7 < _list5.size; ++_i7)
+              org.apache.thrift.protocol.TList _list13 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+              struct.success = new java.util.ArrayList<TestInfo>(_list13.size);
+              @org.apache.thrift.annotation.Nullable TestInfo _elem14;
+              for (int _i15 = 0; _i15 < _list13.size; ++_i15)
               {
-                _elem6 = new TestInfo();
-                _elem6.read(iprot);
-                struct.success.add(_elem6);
+                _elem14 = new TestInfo();
+                _elem14.read(iprot);
+                struct.success.add(_elem14);
               }
             }
             struct.setSuccessIsSet(true);
