@@ -32,11 +32,9 @@ public class KvClient {
     try (ClientIo io = NettyClientIo.create();
         ThriftChannelPool<KeyValue.Client> pool =
             ThriftChannelPool.builder(KeyValue.Client::new, io).endpoint(server).build()) {
-      CompletableFuture<Void> put = pool.call(
-          c -> c.send_put("answer", "42"),
-          c -> { c.recv_put(); return null; });            // a void method returns null
-      CompletableFuture<String> get = put.thenCompose(
-          done -> pool.call(c -> c.send_get("answer"), KeyValue.Client::recv_get));
+      KeyValue.FutureIface kv = pool.futureIface(KeyValue.FutureIface.class);
+      CompletableFuture<String> get =
+          kv.put("answer", "42").thenCompose(done -> kv.get("answer"));
       System.out.println("async get: " + get.get(10, TimeUnit.SECONDS));
     }
   }
