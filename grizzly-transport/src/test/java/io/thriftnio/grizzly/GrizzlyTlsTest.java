@@ -14,6 +14,7 @@ import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
+import io.thriftnio.testkit.conformance.Workers;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.ResettingPeer;
 import io.thriftnio.testkit.tls.TestPki;
@@ -62,11 +63,9 @@ class GrizzlyTlsTest {
 
   private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
     ThriftServer server =
-        GrizzlyThriftServer.builder()
+        Workers.strategy(GrizzlyThriftServer.builder(), strategy, 4)
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .ioThreads(1)
-            .workerThreads(4)
-            .ioStrategy(strategy)
             .tls(tls)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()

@@ -35,7 +35,7 @@ class NettyServerFuzzTest extends ServerFuzzSuite {
         List.of(
             NettyCells.on(
                 NettyTransportType.AUTO,
-                () -> NettyThriftServer.builder().ioThreads(2).workerThreads(4),
+                () -> NettyThriftServer.builder().ioThreads(2),
                 SAME_THREAD),
             NettyCells.on(
                     NettyTransportType.AUTO,

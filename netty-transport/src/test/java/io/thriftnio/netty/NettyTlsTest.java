@@ -18,6 +18,7 @@ import io.thriftnio.netty.internal.NettyTls;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
+import io.thriftnio.testkit.conformance.Workers;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.ResettingPeer;
 import io.thriftnio.testkit.tls.TestPki;
@@ -68,11 +69,9 @@ class NettyTlsTest {
 
   private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
     ThriftServer server =
-        NettyThriftServer.builder()
+        Workers.strategy(NettyThriftServer.builder(), strategy, 4)
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .ioThreads(1)
-            .workerThreads(4)
-            .ioStrategy(strategy)
             .tls(tls)
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()

@@ -7,6 +7,7 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
+import io.thriftnio.testkit.conformance.Workers;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
@@ -50,14 +51,11 @@ class ServerLeakTest {
           }
         };
     ThriftServer server =
-        NettyThriftServer.builder()
+        Workers.strategy(NettyThriftServer.builder(), strategy, 1, 2)
             .allocator(alloc)
             .processor(new BenchService.Processor<>(handler))
             .protocol(PROTOCOL)
-            .ioStrategy(strategy)
             .ioThreads(1)
-            .workerThreads(1)
-            .workerQueueCapacity(2)
             .maxFrameSize(64 * 1024)
             .drainTimeout(Duration.ofMillis(200))
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))

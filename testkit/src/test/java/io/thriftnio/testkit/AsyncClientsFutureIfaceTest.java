@@ -107,7 +107,7 @@ class AsyncClientsFutureIfaceTest {
 
     assertThat(bench.toString()).contains(BenchService.FutureIface.class.getName());
     assertThat(bench).isEqualTo(bench);
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 
   @Test
@@ -130,6 +130,6 @@ class AsyncClientsFutureIfaceTest {
         .hasMessageStartingWith("futureIface: io.thriftnio.testkit.gen.BenchService.FutureIface.")
         .hasMessageContaining(": no send_")
         .hasMessageContaining(AsyncClientsTest.OtherClient.class.getName());
-    assertThat(channel.pendingCalls()).isZero();
+    assertThat(channel.callsInFlight()).isZero();
   }
 }

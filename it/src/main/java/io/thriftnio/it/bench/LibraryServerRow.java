@@ -135,9 +135,12 @@ final class LibraryServerRow implements ServerRow {
     }
     WireKind[] transports = spec.wireKinds().toArray(new WireKind[0]);
     b.wireKinds(transports[0], Arrays.copyOfRange(transports, 1, transports.length));
-    b.httpPath(spec.httpPath());
+    if (spec.wireKinds().contains(WireKind.HTTP)) {
+      b.httpPath(spec.httpPath()); // the server refuses a path it would not serve
+    }
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
-    if (spec.workers() != null) {
+    // --workers applies to every row of a run; a SAME_THREAD server has none and refuses it.
+    if (spec.workers() != null && strategy != IoStrategy.SAME_THREAD) {
       b.workerThreads(spec.workers());
     }
     if (spec.ioThreads() != null) {

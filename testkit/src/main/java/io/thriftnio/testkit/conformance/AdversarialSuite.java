@@ -189,17 +189,14 @@ public abstract class AdversarialSuite {
       throws Exception {
     handler = new RecordingHandler();
     ServerBuilder<?> builder =
-        newServerBuilder()
+        Workers.strategy(newServerBuilder(), strategy(), 4, 1024)
             .processor(new BenchService.Processor<>(handler))
             .protocol(protocol)
-            .ioStrategy(strategy())
             .maxFrameSize(MAX_FRAME)
             .frameTimeout(FRAME_TIMEOUT)
             .idleTimeout(Duration.ofSeconds(10))
             .maxConnections(MAX_CONNECTIONS)
             .maxPendingWriteBytes(MAX_PENDING_WRITE_BYTES)
-            .workerThreads(4)
-            .workerQueueCapacity(1024)
             .maxCallsInFlightPerConnection(MAX_CALLS_IN_FLIGHT)
             .drainTimeout(Duration.ofSeconds(2))
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -220,15 +217,13 @@ public abstract class AdversarialSuite {
       throws Exception {
     handler = new RecordingHandler(); // sees nothing: the async handler serves
     server =
-        newServerBuilder()
+        Workers.strategy(newServerBuilder(), strategy(), 4)
             .asyncProcessor(new BenchService.AsyncProcessor<>(async))
             .protocol(BINARY)
-            .ioStrategy(strategy())
             .maxFrameSize(MAX_FRAME)
             .frameTimeout(FRAME_TIMEOUT)
             .maxConnections(MAX_CONNECTIONS)
             .maxCallsInFlightPerConnection(maxCallsInFlight)
-            .workerThreads(4)
             .drainTimeout(Duration.ofSeconds(2))
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build();
