@@ -1063,7 +1063,7 @@ public abstract class AdversarialSuite {
     assumeTrue(
         strategy() != IoStrategy.WORKER,
         "WORKER has a bounded queue, checked by aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore");
-    start(BINARY, b -> b.workerThreads(2).workerQueueCapacity(4));
+    start(BINARY, b -> Workers.strategy(b, strategy(), 2, 4)); // what the strategy has of them
     List<RawConnection> callers = twelveSleepers(300);
     for (int i = 0; i < callers.size(); i++) {
       assertThat(
