@@ -43,6 +43,11 @@ public abstract class ClientContractSuite {
   private static final int OVERSIZE = StubPeer.OVERSIZE;
   private static final byte[] REQUEST = {(byte) 0x80, 1, 0, 1, 0, 0, 0, 0};
 
+  /** A strict-binary call of {@code echo}, seqid 1, no arguments. */
+  private static final byte[] ECHO_REQUEST = {
+    (byte) 0x80, 1, 0, 1, 0, 0, 0, 4, 'e', 'c', 'h', 'o', 0, 0, 0, 1, 0
+  };
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private ClientResources resources;
 
@@ -148,7 +153,7 @@ public abstract class ClientContractSuite {
     StubPeer peer = peer(false);
     TTransport transport =
         transport(peer, ClientOptions.builder().readTimeout(Duration.ofMillis(200)).build());
-    transport.write(REQUEST);
+    transport.write(ECHO_REQUEST);
     transport.flush();
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isExactlyInstanceOf(TTransportException.class)
@@ -158,7 +163,7 @@ public abstract class ClientContractSuite {
                   .isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "no response from "
+                      "no response to echo from "
                           + peer.address
                           + " within readTimeout 200 ms; transport closed");
             });
