@@ -79,7 +79,7 @@ public final class ClientCodec {
   public static ClientCodec framed(int maxFrameSize, Object peer) {
     return new ClientCodec(
         WireTransport.FRAMED,
-        new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null),
+        new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null, null),
         null,
         String.valueOf(peer));
   }
