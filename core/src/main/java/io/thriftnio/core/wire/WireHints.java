@@ -4,9 +4,9 @@ import io.thriftnio.core.WireTransport;
 import java.util.Set;
 
 /**
- * What a server's refusal adds when the bytes show a peer the server was not built for: the
- * setting that would serve it. Only where the fix is certain; other foreign bytes (SSH, Redis, a
- * TLS ClientHello) are named without advice.
+ * What a server's refusal adds when the bytes show a peer the server was not built for: the setting
+ * that would serve it. Only where the fix is certain; other foreign bytes (SSH, Redis, a TLS
+ * ClientHello) are named without advice.
  */
 final class WireHints {
   private WireHints() {}

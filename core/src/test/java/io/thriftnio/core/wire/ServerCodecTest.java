@@ -198,10 +198,13 @@ class ServerCodecTest {
                 + " transport (accepted: [UNFRAMED]); they look like an HTTP request (\"GET\");"
                 + " to serve HTTP on this port, build the server with wireKinds(..., HTTP)");
     // Not advice for other foreign bytes, nor for a frame length that is merely too large.
-    assertThat(feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), ascii("SSH-2.0")).refusal.reason())
+    assertThat(
+            feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), ascii("SSH-2.0")).refusal.reason())
         .endsWith("the bytes look like an SSH banner");
-    assertThat(feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), frame(new byte[MAX + 1])).refusal
-            .reason())
+    assertThat(
+            feed(codec(MAX, EnumSet.of(WireTransport.FRAMED)), frame(new byte[MAX + 1]))
+                .refusal
+                .reason())
         .endsWith("exceeds maxFrameSize " + MAX);
   }
 

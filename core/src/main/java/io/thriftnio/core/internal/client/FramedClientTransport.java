@@ -54,6 +54,7 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
 
   /** The end in {@link #out} of the message last flushed, whose bytes stay until the next write. */
   private int sentSize;
+
   private byte[] frame = new byte[0];
   private int framePos;
   private int frameEnd;
