@@ -205,18 +205,29 @@ public abstract class ClientContractSuite {
     StubPeer peer = peer(false);
     ClientOptions small = ClientOptions.builder().maxFrameSize(1000).build();
     ThriftChannel channel = channel(peer, small);
-    String message = "frame length 1001 from " + peer.address + " exceeds maxFrameSize 1000";
+    String message =
+        "request echo to "
+            + peer.address
+            + ": frame length 1001 exceeds maxFrameSize 1000; not sent";
+    byte[] echo = java.util.Arrays.copyOf(ECHO_REQUEST, 1001); // the header, then padding
     assertFails(
-        channel.exchange(ByteBuffer.allocate(1001)),
+        channel.exchange(ByteBuffer.wrap(echo)),
         FrameSizeException.class,
         TTransportException.CORRUPTED_DATA,
         message);
     assertThat(channel.isOpen()).isTrue();
     TTransport transport = transport(peer, small);
-    assertThatThrownBy(() -> transport.write(new byte[1001]))
+    transport.write(ECHO_REQUEST); // the header, as a generated client writes it first
+    assertThatThrownBy(() -> transport.write(new byte[1001 - ECHO_REQUEST.length]))
         .isExactlyInstanceOf(FrameSizeException.class)
         .hasMessage(message);
     assertThat(transport.isOpen()).isTrue();
+    // Without a readable header, the request is named by its peer alone.
+    assertThatThrownBy(() -> transport.write(new byte[1001]))
+        .hasMessage(
+            "request to "
+                + peer.address
+                + ": frame length 1001 exceeds maxFrameSize 1000; not sent");
   }
 
   @Test

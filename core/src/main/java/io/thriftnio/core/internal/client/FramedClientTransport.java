@@ -164,9 +164,11 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
   public final void write(byte[] buf, int off, int len) throws TTransportException {
     long size = (long) outSize + len;
     if (size - prefix > maxFrameSize) {
+      // The header is written first, so the method can be read from what is here already.
+      String method = MessageHeaders.methodName(out, prefix, outSize - prefix);
       outSize = prefix;
-      throw new FrameSizeException(
-          (int) Math.min(Integer.MAX_VALUE, size - prefix), maxFrameSize, address);
+      throw FrameSizeException.ofRequest(
+          (int) Math.min(Integer.MAX_VALUE, size - prefix), maxFrameSize, address, method);
     }
     if (size > out.length) {
       out =
