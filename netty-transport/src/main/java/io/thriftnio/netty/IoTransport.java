@@ -102,7 +102,7 @@ final class IoTransport {
         String notice =
             nioNotice(System.getProperty("os.name", ""), System.getProperty("os.arch", ""), why);
         if (notice != null && NIO_NOTICE_GIVEN.compareAndSet(false, true)) {
-          log.info(notice);
+          log.info("{}", notice);
         }
         return nio();
     }

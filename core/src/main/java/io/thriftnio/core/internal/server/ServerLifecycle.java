@@ -197,7 +197,7 @@ public final class ServerLifecycle {
       }
       state = State.RUNNING;
     }
-    log.info(startLine());
+    log.info("{}", startLine());
   }
 
   /** The INFO line of a start: {@code NAME listening on ADDRESS (TRANSPORT'S DESCRIPTION)}. */
