@@ -20,10 +20,39 @@ public final class FrameSizeException extends TTransportException {
    * @param peer the remote address, or {@code null} if unknown
    */
   public FrameSizeException(int length, int maxFrameSize, SocketAddress peer) {
-    super(CORRUPTED_DATA, message(length, maxFrameSize, peer));
+    this(message(length, maxFrameSize, peer), length, maxFrameSize, peer);
+  }
+
+  private FrameSizeException(String message, int length, int maxFrameSize, SocketAddress peer) {
+    super(CORRUPTED_DATA, message);
     this.length = length;
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
+  }
+
+  /**
+   * A request this side was about to send, over the limit: nothing was sent. The message names the
+   * call: {@code request echo to host/10.0.0.7:9090: frame length 20000000 exceeds maxFrameSize
+   * 16384000; not sent}.
+   *
+   * @param length the request's length, in bytes (so far, for one still being written)
+   * @param maxFrameSize the configured limit, in bytes
+   * @param peer the server, or {@code null} if unknown
+   * @param method the request's method, or {@code null} if unknown
+   * @return the exception
+   */
+  public static FrameSizeException ofRequest(
+      int length, int maxFrameSize, SocketAddress peer, String method) {
+    String message =
+        "request"
+            + (method != null ? " " + method : "")
+            + (peer != null ? " to " + peer : "")
+            + ": frame length "
+            + length
+            + " exceeds maxFrameSize "
+            + maxFrameSize
+            + "; not sent";
+    return new FrameSizeException(message, length, maxFrameSize, peer);
   }
 
   private static String message(int length, int maxFrameSize, SocketAddress peer) {

@@ -19,9 +19,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
@@ -259,7 +257,10 @@ public final class GrizzlyThriftServer implements ThriftServer {
 
     @Override
     public String describe() {
-      return config.toString();
+      return "ioTransport=NIO"
+          + (suppliedTransport != null ? " (the caller's TCPNIOTransport)" : "")
+          + ", "
+          + config;
     }
   }
 
@@ -315,30 +316,7 @@ public final class GrizzlyThriftServer implements ThriftServer {
   }
 
   private FollowerPool newWorkerPool() {
-    switch (config.ioStrategy()) {
-      case SAME_THREAD:
-        return null;
-      case WORKER:
-        return null; // the call path dispatches to the lifecycle's worker executor
-      case LEADER_FOLLOWER:
-        if (config.workerExecutor() != null) {
-          return new FollowerPool(config.workerExecutor(), false);
-        }
-        // The strategy hands a selector loop to the pool whenever a thread takes an event; a
-        // rejected hand-over would stall the selector, so this pool queues without bound.
-        ThreadPoolExecutor followers =
-            new ThreadPoolExecutor(
-                config.workerThreads(),
-                config.workerThreads(),
-                60,
-                TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(),
-                new NamedThreadFactory(THREAD_PREFIX + "-leader"));
-        followers.allowCoreThreadTimeOut(true);
-        return new FollowerPool(followers, true);
-      default:
-        throw new IllegalStateException("ioStrategy: " + config.ioStrategy());
-    }
+    return FollowerPool.of(config, THREAD_PREFIX);
   }
 
   /** The server's call path filter; tests hook into its reads. */
@@ -349,6 +327,25 @@ public final class GrizzlyThriftServer implements ThriftServer {
   /** One timeout sweep as of {@code now}; tests run it with a clock set ahead. */
   void sweep(long now) {
     timeouts.sweep(now);
+  }
+
+  /**
+   * The bound address (the configured one before {@link #start()}), the IO transport and the
+   * strategy, in the shape of {@code NettyThriftServer}'s: {@code GrizzlyThriftServer{/127.0.0.1:
+   * 9090, NIO, WORKER}}.
+   */
+  /** The line logged at start; for tests, which run with the log at WARN. */
+  String startLine() {
+    return lifecycle.startLine();
+  }
+
+  @Override
+  public String toString() {
+    return "GrizzlyThriftServer{"
+        + (lifecycle.boundAddress() != null ? lifecycle.boundAddress() : config.bindAddress())
+        + ", NIO, "
+        + config.ioStrategy()
+        + '}';
   }
 
   /**

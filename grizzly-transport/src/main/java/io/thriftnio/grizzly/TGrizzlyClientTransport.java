@@ -18,7 +18,7 @@ import org.glassfish.grizzly.Connection;
  * <pre>
  *  write(...) write(...)      buffered until flush()
  *  flush()                    sends one frame:  | length | payload |, waits until it is written
- *  read(...)                  blocks until the response frame has arrived (readTimeout)
+ *  read(...)                  blocks until the response frame has arrived (callTimeout)
  * </pre>
  *
  * <p>{@link GrizzlyClientIo#openTransport} uses the same transport for TLS, where Grizzly's {@code
@@ -63,9 +63,9 @@ public final class TGrizzlyClientTransport extends TEndpointTransport implements
   /**
    * A transport over a connected {@code connection}; of the options, {@code maxFrameSize} (for
    * requests and libthrift's size checks; the chain's {@code ThriftFrameFilter} bounds framed
-   * responses), {@code readTimeout} and {@code transport} apply. With {@code WireKind.UNFRAMED},
-   * the chain's frame filter reads this connection's replies unframed, bounded by the options'
-   * {@code maxFrameSize}.
+   * responses), {@code callTimeout} and {@code wireKind} apply. With {@code WireKind.UNFRAMED}, the
+   * chain's frame filter reads this connection's replies unframed, bounded by the options' {@code
+   * maxFrameSize}.
    *
    * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
    *     ThriftClientFilter}

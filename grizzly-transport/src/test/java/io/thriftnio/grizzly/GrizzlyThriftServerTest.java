@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -125,6 +126,27 @@ class GrizzlyThriftServerTest {
     t.open();
     closeables.add(t::close);
     return new BenchService.Client(PROTOCOL.getProtocol(t));
+  }
+
+  @Test
+  void theStartLineAndToStringNameTheIoTransportAndTheSettings() throws Exception {
+    GrizzlyThriftServer.Builder builder =
+        GrizzlyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .wireKinds(WireKind.FRAMED, WireKind.HTTP)
+            .bind(ANY_PORT);
+    GrizzlyThriftServer server = (GrizzlyThriftServer) started(builder);
+    assertThat(server.startLine())
+        .startsWith(
+            "Grizzly Thrift server listening on "
+                + server.localAddress()
+                + " (ioTransport=NIO, ServerConfig{bind=")
+        .contains("wireKinds=[FRAMED, HTTP]");
+    assertThat(server)
+        .hasToString("GrizzlyThriftServer{" + server.localAddress() + ", NIO, WORKER}");
+    assertThat(builder.bind(new InetSocketAddress("127.0.0.1", 9090)).build())
+        .as("before start(): the configured address")
+        .hasToString("GrizzlyThriftServer{/127.0.0.1:9090, NIO, WORKER}");
   }
 
   /** Decodes an exception reply, asserting its sequence id and type. */

@@ -8,6 +8,8 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,9 @@ final class IoTransport {
   private static final Logger log = LoggerFactory.getLogger(IoTransport.class);
   private static final String EPOLL_CLASS = "io.netty.channel.epoll.Epoll";
   private static final String IO_URING_CLASS = "io.netty.channel.uring.IoUring";
+
+  /** The NIO notice is given once per class loader: servers and clients alike resolve AUTO. */
+  private static final AtomicBoolean NIO_NOTICE_GIVEN = new AtomicBoolean();
 
   private final NettyTransportType type;
   private final IoHandlerFactory handlerFactory;
@@ -94,7 +99,44 @@ final class IoTransport {
           return Epoll.transport();
         }
         log.debug("Transport AUTO uses NIO: epoll is not available ({})", why);
+        String notice =
+            nioNotice(System.getProperty("os.name", ""), System.getProperty("os.arch", ""), why);
+        if (notice != null && NIO_NOTICE_GIVEN.compareAndSet(false, true)) {
+          log.info("{}", notice);
+        }
         return nio();
+    }
+  }
+
+  /**
+   * What a Linux user is told, once, when {@code AUTO} falls back to NIO: why, and the artifact
+   * that gives epoll, whose numbers the README quotes. {@code null} elsewhere (epoll is Linux's).
+   */
+  static String nioNotice(String osName, String osArch, String why) {
+    if (!osName.toLowerCase(Locale.ROOT).startsWith("linux")) {
+      return null;
+    }
+    return "Netty runs on NIO: epoll is not available ("
+        + why
+        + "). The README's numbers were measured on epoll; to use it, add"
+        + " io.netty:netty-transport-native-epoll with classifier "
+        + linuxClassifier(osArch)
+        + " (the version of your Netty) to the class path";
+  }
+
+  /** Netty's classifier of its native jars for a Linux {@code os.arch}. */
+  private static String linuxClassifier(String osArch) {
+    switch (osArch) {
+      case "amd64":
+      case "x86_64":
+        return "linux-x86_64";
+      case "aarch64":
+      case "arm64":
+        return "linux-aarch_64";
+      case "riscv64":
+        return "linux-riscv64";
+      default:
+        return "linux-<arch> (linux-x86_64, linux-aarch_64 or linux-riscv64)";
     }
   }
 

@@ -327,12 +327,12 @@ public final class NettyThriftServer implements ThriftServer {
 
     @Override
     public String describe() {
-      return transport.type()
+      // The shape of Grizzly's start line: the IO transport in use, then every setting.
+      return "ioTransport="
+          + transport.type()
+          + (suppliedGroup != null ? " (the caller's event loop group)" : "")
           + ", "
-          + config.ioStrategy()
-          + ", "
-          + (suppliedGroup != null ? "caller's" : Integer.toString(config.ioThreads()))
-          + " IO threads";
+          + config;
     }
   }
 
@@ -366,6 +366,11 @@ public final class NettyThriftServer implements ThriftServer {
       registered.noteClose(CloseCause.SERVER_CLOSING);
       registered.handle().startDrain();
     }
+  }
+
+  /** The line logged at start; for tests, which run with the log at WARN. */
+  String startLine() {
+    return lifecycle.startLine();
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -108,6 +109,38 @@ class NettyThriftServerTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("EPOLL is not available")
         .hasMessageContaining(why);
+  }
+
+  @Test
+  void theStartLineNamesTheIoTransportAndTheWireKindsAsGrizzlysDoes() throws Exception {
+    NettyThriftServer server =
+        started(builder(new BenchHandler()).wireKinds(WireKind.FRAMED, WireKind.HTTP).build());
+    assertThat(server.startLine())
+        .startsWith(
+            "Thrift server listening on "
+                + server.localAddress()
+                + " (ioTransport="
+                + server.ioTransport()
+                + ", ServerConfig{bind=")
+        .contains("wireKinds=[FRAMED, HTTP]");
+    assertThat(server)
+        .hasToString(
+            "NettyThriftServer{" + server.localAddress() + ", " + server.ioTransport() + ", WORKER}");
+  }
+
+  @Test
+  void onLinuxWithoutEpollTheNoticeNamesTheNativeArtifactForThisMachine() {
+    String why = "io.netty:netty-transport-classes-epoll is not on the class path";
+    assertThat(IoTransport.nioNotice("Linux", "amd64", why))
+        .isEqualTo(
+            "Netty runs on NIO: epoll is not available ("
+                + why
+                + "). The README's numbers were"
+                + " measured on epoll; to use it, add io.netty:netty-transport-native-epoll with"
+                + " classifier linux-x86_64 (the version of your Netty) to the class path");
+    assertThat(IoTransport.nioNotice("Linux", "aarch64", why)).contains("linux-aarch_64");
+    assertThat(IoTransport.nioNotice("Mac OS X", "aarch64", why)).isNull();
+    assertThat(IoTransport.nioNotice("Windows 11", "amd64", why)).isNull();
   }
 
   @Test

@@ -325,8 +325,21 @@ final class EndpointSelector {
     if (emptySet) {
       return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
     }
+    // Caused by a down endpoint's last failure: the connect failure an earlier call threw as
+    // itself, so that a caller finds the same TTransportException behind both.
     return new PoolException(
-        pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")", null);
+        pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")",
+        lastDownFailure());
+  }
+
+  private Throwable lastDownFailure() {
+    for (EndpointState e : endpoints) {
+      Throwable last = e.isUp() ? null : e.lastFailure();
+      if (last != null) {
+        return last;
+      }
+    }
+    return null;
   }
 
   /**

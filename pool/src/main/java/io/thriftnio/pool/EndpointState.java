@@ -254,6 +254,11 @@ final class EndpointState {
     return probe != null;
   }
 
+  /** The failure that last took the endpoint down, or {@code null}. */
+  synchronized Throwable lastFailure() {
+    return lastFailure;
+  }
+
   synchronized String describeDown() {
     long left = Math.max(0, downUntil - clock.getAsLong()) / 1_000_000;
     return Names.endpoint(address)

@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
+import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -54,14 +55,11 @@ final class SocketTransports {
       try {
         Socket socket = channel.socket();
         socket.setSoTimeout(readTimeoutMillis);
-        TSocket bare = new TSocket(socket);
+        TSocket bare = new ReadTimeoutSocket(socket, endpoint, readTimeoutMillis, framed);
         return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
       } catch (IOException | TTransportException | RuntimeException e) {
         closeQuietly(channel);
-        throw new TTransportException(
-            TTransportException.NOT_OPEN,
-            "Cannot set up connection to " + Names.endpoint(endpoint) + ": " + e,
-            e);
+        throw ClientErrors.connectFailed(endpoint, e);
       }
     }
 
@@ -105,7 +103,8 @@ final class SocketTransports {
               Names.endpoint(endpoint),
               Duration.ofMillis(readTimeoutMillis));
       try {
-        return new TFramedTransport(new TSocket(ssl), maxFrameSize);
+        return new TFramedTransport(
+            new ReadTimeoutSocket(ssl, endpoint, readTimeoutMillis, true), maxFrameSize);
       } catch (TTransportException | RuntimeException e) {
         BlockingSockets.closeQuietly(ssl);
         throw e;
@@ -129,34 +128,31 @@ final class SocketTransports {
   /**
    * Opens a blocking {@code SocketChannel} to {@code endpoint} within the timeout. A channel
    * (rather than a plain {@code Socket}) lets {@link #peerSilent} look at an idle connection
-   * without blocking.
+   * without blocking. Fails as this library's own transports do: {@code NOT_OPEN} naming the cause
+   * ({@code Connection refused}) or {@code TIMED_OUT} naming the connect timeout.
    */
   public static SocketChannel connect(InetSocketAddress endpoint, int connectTimeoutMillis)
       throws TTransportException {
-    SocketChannel channel = null;
+    SocketChannel channel;
     try {
       channel = SocketChannel.open();
-      Socket socket = channel.socket();
-      socket.setTcpNoDelay(true);
-      socket.setKeepAlive(true);
-      InetSocketAddress target =
-          endpoint.isUnresolved()
-              ? new InetSocketAddress(endpoint.getHostString(), endpoint.getPort())
-              : endpoint;
-      socket.connect(target, connectTimeoutMillis);
-      return channel;
-    } catch (IOException | RuntimeException e) {
-      closeQuietly(channel);
-      throw new TTransportException(
-          TTransportException.NOT_OPEN,
-          "Cannot connect to "
-              + Names.endpoint(endpoint)
-              + " within "
-              + connectTimeoutMillis
-              + "ms: "
-              + e,
-          e);
+    } catch (IOException e) {
+      throw ClientErrors.connectFailed(endpoint, e);
     }
+    InetSocketAddress target =
+        endpoint.isUnresolved()
+            ? new InetSocketAddress(endpoint.getHostString(), endpoint.getPort())
+            : endpoint;
+    // No read timeout yet: each factory sets its own once the socket is connected.
+    BlockingSockets.connect(
+        channel.socket(), target, Duration.ofMillis(connectTimeoutMillis), Duration.ZERO);
+    try {
+      channel.socket().setKeepAlive(true);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw ClientErrors.connectFailed(target, e);
+    }
+    return channel;
   }
 
   /**

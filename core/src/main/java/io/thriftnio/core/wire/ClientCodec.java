@@ -78,7 +78,7 @@ public final class ClientCodec {
   public static ClientCodec framed(int maxFrameSize, Object peer) {
     return new ClientCodec(
         WireKind.FRAMED,
-        new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null),
+        new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null, null),
         null,
         String.valueOf(peer));
   }

@@ -4,6 +4,7 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import java.net.SocketAddress;
+import java.util.Set;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 
@@ -40,7 +41,11 @@ final class FramedDecoder implements Decoder {
         @Override
         public Decoder newDecoder(WireSettings settings, Object peer) {
           return new FramedDecoder(
-              settings.maxFrameSize(), settings.headerProtocol(), peer, Envelope.FRAMED);
+              settings.maxFrameSize(),
+              settings.headerProtocol(),
+              peer,
+              Envelope.FRAMED,
+              settings.accepted());
         }
 
         @Override
@@ -54,12 +59,22 @@ final class FramedDecoder implements Decoder {
   private final SocketAddress peer;
   private final Envelope envelope;
 
+  private final Set<WireKind> accepted;
+
   /**
    * @param headerProtocol reads an oversize frame's header; {@code null} to skip that (clients)
    * @param peer the remote address, for the error
    * @param envelope the envelope of each frame (a server's), or {@code null} (a client's)
+   * @param accepted a server's accepted kinds, for the advice in a refusal; {@code null} on a
+   *     client
    */
-  FramedDecoder(int maxFrameSize, TProtocolFactory headerProtocol, Object peer, Envelope envelope) {
+  FramedDecoder(
+      int maxFrameSize,
+      TProtocolFactory headerProtocol,
+      Object peer,
+      Envelope envelope,
+      Set<WireKind> accepted) {
+    this.accepted = accepted;
     this.maxFrameSize = maxFrameSize;
     this.headerProtocol = headerProtocol;
     this.peer = peer instanceof SocketAddress ? (SocketAddress) peer : null;
@@ -89,6 +104,7 @@ final class FramedDecoder implements Decoder {
           HeaderPeek.read(
               in, start + Framing.HEADER_SIZE, available - Framing.HEADER_SIZE, headerProtocol);
     }
-    return Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), header);
+    String advice = accepted != null ? WireHints.forFirstBytes(length, accepted) : "";
+    return Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), header, advice);
   }
 }

@@ -50,7 +50,15 @@ public final class Refusal {
    *     {@code null}
    */
   public static Refusal frameSize(FrameSizeException cause, TMessage header) {
-    return new Refusal(cause.getMessage(), header, Envelope.FRAMED, null, cause);
+    return frameSize(cause, header, "");
+  }
+
+  /**
+   * {@link #frameSize(FrameSizeException, TMessage)} whose reason ends with {@code advice}: what
+   * would serve the peer, when the bytes tell ({@code ; to serve HTTP on this port, ...}).
+   */
+  static Refusal frameSize(FrameSizeException cause, TMessage header, String advice) {
+    return new Refusal(cause.getMessage() + advice, header, Envelope.FRAMED, null, cause);
   }
 
   /**

@@ -105,7 +105,10 @@ public final class Sniffer {
     sb.append(" match no accepted transport (accepted: ").append(settings.accepted()).append(')');
     String foreign = count == 4 ? Framing.describeForeignBytes(header) : null;
     if (foreign != null) {
-      return sb.append("; they look like ").append(foreign).toString();
+      return sb.append("; they look like ")
+          .append(foreign)
+          .append(WireHints.forFirstBytes(header, settings.accepted()))
+          .toString();
     }
     for (WireFormat kind : settings.kinds()) {
       if (kind.detect(in, start, available) == WireFormat.YES) {

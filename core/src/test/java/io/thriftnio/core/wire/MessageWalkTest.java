@@ -453,7 +453,9 @@ class MessageWalkTest {
     byte[] http = "GET / HTTP/1.1".getBytes();
     assertThat(sniffer(unframed).describeRefusal(source(http), 0, http.length, "p"))
         .contains("first bytes 47 45 54 20")
-        .endsWith("they look like an HTTP request (\"GET\")");
+        .endsWith(
+            "they look like an HTTP request (\"GET\"); to serve HTTP on this port, build the"
+                + " server with wireKinds(..., HTTP)");
   }
 
   private static Sniffer sniffer(EnumSet<WireKind> accepted) {

@@ -181,6 +181,32 @@ class ServerCodecTest {
   }
 
   @Test
+  void anHttpRequestToAServerWithoutHttpNamesTheSettingThatServesIt() {
+    Found framedOnly = feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), ascii("POST / HTTP/1.1\r\n"));
+    assertThat(framedOnly.refusal.reason())
+        .isEqualTo(
+            "frame length 1347375956 from /10.0.0.1:7 exceeds maxFrameSize "
+                + MAX
+                + "; the bytes look like an HTTP request (\"POST\"); to serve HTTP on this port,"
+                + " build the server with wireKinds(..., HTTP)");
+    Found unframedOnly =
+        feed(codec(MAX, EnumSet.of(WireKind.UNFRAMED)), ascii("GET / HTTP/1.1\r\n"));
+    assertThat(unframedOnly.refusal.reason())
+        .isEqualTo(
+            "connection from /10.0.0.1:7 refused: first bytes 47 45 54 20 match no accepted"
+                + " transport (accepted: [UNFRAMED]); they look like an HTTP request (\"GET\");"
+                + " to serve HTTP on this port, build the server with wireKinds(..., HTTP)");
+    // Not advice for other foreign bytes, nor for a frame length that is merely too large.
+    assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), ascii("SSH-2.0")).refusal.reason())
+        .endsWith("the bytes look like an SSH banner");
+    assertThat(
+            feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), frame(new byte[MAX + 1]))
+                .refusal
+                .reason())
+        .endsWith("exceeds maxFrameSize " + MAX);
+  }
+
+  @Test
   void theFirstBytesPickTheKindAmongThoseAccepted() throws TException {
     byte[] message = call("echo", 1, 10);
     Found unframed = feed(codec(MAX, ALL), concat(message, message), everyByte(message.length));

@@ -1,9 +1,14 @@
 package io.thriftnio.grizzly.internal;
 
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.internal.NamedThreadFactory;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,6 +29,32 @@ public final class FollowerPool extends AbstractExecutorService {
   public FollowerPool(Executor delegate, boolean owned) {
     this.delegate = delegate;
     this.owned = owned;
+  }
+
+  /**
+   * The followers of a {@code LEADER_FOLLOWER} server: the caller's executor, else a pool of {@code
+   * workerThreads} named {@code PREFIX-leader-N}; {@code null} for the other strategies, whose
+   * selectors hand no loop to a pool.
+   */
+  public static FollowerPool of(ServerConfig config, String threadPrefix) {
+    if (config.ioStrategy() != IoStrategy.LEADER_FOLLOWER) {
+      return null; // WORKER: the call path dispatches to the lifecycle's worker executor
+    }
+    if (config.workerExecutor() != null) {
+      return new FollowerPool(config.workerExecutor(), false);
+    }
+    // The strategy hands a selector loop to the pool whenever a thread takes an event; a rejected
+    // hand-over would stall the selector, so this pool queues without bound.
+    ThreadPoolExecutor followers =
+        new ThreadPoolExecutor(
+            config.workerThreads(),
+            config.workerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            new NamedThreadFactory(threadPrefix + "-leader"));
+    followers.allowCoreThreadTimeOut(true);
+    return new FollowerPool(followers, true);
   }
 
   @Override

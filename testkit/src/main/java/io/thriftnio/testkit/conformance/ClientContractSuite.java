@@ -44,6 +44,11 @@ public abstract class ClientContractSuite {
   private static final int OVERSIZE = StubPeer.OVERSIZE;
   private static final byte[] REQUEST = {(byte) 0x80, 1, 0, 1, 0, 0, 0, 0};
 
+  /** A strict-binary call of {@code echo}, seqid 1, no arguments. */
+  private static final byte[] ECHO_REQUEST = {
+    (byte) 0x80, 1, 0, 1, 0, 0, 0, 4, 'e', 'c', 'h', 'o', 0, 0, 0, 1, 0
+  };
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private ClientIo resources;
 
@@ -163,7 +168,7 @@ public abstract class ClientContractSuite {
     StubPeer peer = peer(false);
     TTransport transport =
         transport(peer, ClientOptions.builder().callTimeout(Duration.ofMillis(200)).build());
-    transport.write(REQUEST);
+    transport.write(ECHO_REQUEST);
     transport.flush();
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isExactlyInstanceOf(TTransportException.class)
@@ -173,7 +178,7 @@ public abstract class ClientContractSuite {
                   .isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "no response from "
+                      "no response to echo from "
                           + peer.address
                           + " within callTimeout 200 ms; transport closed");
             });
@@ -215,18 +220,29 @@ public abstract class ClientContractSuite {
     StubPeer peer = peer(false);
     ClientOptions small = ClientOptions.builder().maxFrameSize(1000).build();
     ThriftChannel channel = channel(peer, small);
-    String message = "frame length 1001 from " + peer.address + " exceeds maxFrameSize 1000";
+    String message =
+        "request echo to "
+            + peer.address
+            + ": frame length 1001 exceeds maxFrameSize 1000; not sent";
+    byte[] echo = java.util.Arrays.copyOf(ECHO_REQUEST, 1001); // the header, then padding
     assertFails(
-        channel.exchange(ByteBuffer.allocate(1001)),
+        channel.exchange(ByteBuffer.wrap(echo)),
         FrameSizeException.class,
         TTransportException.CORRUPTED_DATA,
         message);
     assertThat(channel.isOpen()).isTrue();
     TTransport transport = transport(peer, small);
-    assertThatThrownBy(() -> transport.write(new byte[1001]))
+    transport.write(ECHO_REQUEST); // the header, as a generated client writes it first
+    assertThatThrownBy(() -> transport.write(new byte[1001 - ECHO_REQUEST.length]))
         .isExactlyInstanceOf(FrameSizeException.class)
         .hasMessage(message);
     assertThat(transport.isOpen()).isTrue();
+    // Without a readable header, the request is named by its peer alone.
+    assertThatThrownBy(() -> transport.write(new byte[1001]))
+        .hasMessage(
+            "request to "
+                + peer.address
+                + ": frame length 1001 exceeds maxFrameSize 1000; not sent");
   }
 
   @Test

@@ -136,15 +136,25 @@ public final class ClientErrors {
         behind);
   }
 
-  /** {@code TIMED_OUT}: a sync transport's read outlived its timeout; the transport is closed. */
-  public static TTransportException readTimedOut(SocketAddress address, long timeoutMillis) {
+  /**
+   * {@code TIMED_OUT}: a sync transport's read outlived its timeout; the transport is closed. The
+   * message names the call's method when the request's header could be read.
+   *
+   * @param method the method of the request last sent, or {@code null} if unknown
+   * @param cause the IO library's timeout (a {@code SocketTimeoutException}), or {@code null}
+   */
+  public static TTransportException readTimedOut(
+      SocketAddress address, long timeoutMillis, String method, Throwable cause) {
     return new TTransportException(
         TTransportException.TIMED_OUT,
-        "no response from "
+        "no response"
+            + (method != null ? " to " + method : "")
+            + " from "
             + peer(address)
             + " within callTimeout "
             + timeoutMillis
-            + " ms; transport closed");
+            + " ms; transport closed",
+        cause);
   }
 
   /** {@code NOT_OPEN}: an operation on a sync transport that is closed. */

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,10 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
 
   private byte[] out;
   private int outSize;
+
+  /** The end in {@link #out} of the message last flushed, whose bytes stay until the next write. */
+  private int sentSize;
+
   private byte[] frame = new byte[0];
   private int framePos;
   private int frameEnd;
@@ -159,9 +164,11 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
   public final void write(byte[] buf, int off, int len) throws TTransportException {
     long size = (long) outSize + len;
     if (size - prefix > maxFrameSize) {
+      // The header is written first, so the method can be read from what is here already.
+      String method = MessageHeaders.methodName(out, prefix, outSize - prefix);
       outSize = prefix;
-      throw new FrameSizeException(
-          (int) Math.min(Integer.MAX_VALUE, size - prefix), maxFrameSize, address);
+      throw FrameSizeException.ofRequest(
+          (int) Math.min(Integer.MAX_VALUE, size - prefix), maxFrameSize, address, method);
     }
     if (size > out.length) {
       out =
@@ -185,6 +192,7 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
       return;
     }
     outSize = prefix;
+    sentSize = 0;
     if (Thread.currentThread().isInterrupted()) {
       close();
       throw new TTransportException(
@@ -196,7 +204,19 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
     if (prefix != 0) {
       Framing.encodeLength(size - prefix, out, 0);
     }
+    sentSize = size;
     sendFrame(out, size);
+  }
+
+  /**
+   * The method of the request last flushed, for an error's message: read from its header, which
+   * stays in the write buffer until the next write (a read that times out comes before it); {@code
+   * null} once more is written, or for a protocol whose header is not read in place (JSON).
+   */
+  protected final String lastMethod() {
+    return outSize == prefix && sentSize > prefix
+        ? MessageHeaders.methodName(out, prefix, sentSize - prefix)
+        : null;
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import org.apache.thrift.protocol.TMessage;
 
 /** The messages of a {@link PipelinedCalls} table, calls and oneways, and their completion. */
 final class Messages {
@@ -18,11 +19,17 @@ final class Messages {
 
   /** The frame-size failure of a request, or {@code null}: such a request fails alone. */
   static FrameSizeException checkSize(ByteBuffer request, int maxFrameSize, SocketAddress peer) {
+    // The request fails alone, before anything is written; the channel stays usable.
+    if (request.remaining() > maxFrameSize) {
+      TMessage header = MessageHeaders.inPlace(request);
+      return FrameSizeException.ofRequest(
+          request.remaining(), maxFrameSize, peer, header != null ? header.name : null);
+    }
     try {
       Framing.checkLength(request.remaining(), maxFrameSize, peer);
       return null;
     } catch (FrameSizeException e) {
-      return e; // the request fails alone, before anything is written; the channel stays usable
+      return e; // empty
     }
   }
 

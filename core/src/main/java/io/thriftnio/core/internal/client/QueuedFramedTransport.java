@@ -175,7 +175,8 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     }
     if (event == null) {
       close();
-      throw ClientErrors.readTimedOut(address, TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos));
+      throw ClientErrors.readTimedOut(
+          address, TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos), lastMethod(), null);
     }
     if (event instanceof byte[]) {
       unread.decrementAndGet();

@@ -154,7 +154,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       setFrame(frame, length);
     } catch (SocketTimeoutException e) {
       close(); // a late response would otherwise be read by the next call
-      throw ClientErrors.readTimedOut(address, readTimeoutMillis);
+      throw ClientErrors.readTimedOut(address, readTimeoutMillis, lastMethod(), e);
     } catch (IOException e) {
       if (closed) {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread

@@ -222,7 +222,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
       }
     } catch (SocketTimeoutException e) {
       close(); // a late response would otherwise be read by the next call
-      throw ClientErrors.readTimedOut(address, readTimeoutMillis);
+      throw ClientErrors.readTimedOut(address, readTimeoutMillis, lastMethod(), e);
     } catch (IOException e) {
       if (closed) {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread

@@ -197,7 +197,12 @@ public final class ServerLifecycle {
       }
       state = State.RUNNING;
     }
-    log.info("{} listening on {} ({})", name, localAddress, transport.describe());
+    log.info("{}", startLine());
+  }
+
+  /** The INFO line of a start: {@code NAME listening on ADDRESS (TRANSPORT'S DESCRIPTION)}. */
+  public String startLine() {
+    return name + " listening on " + localAddress + " (" + transport.describe() + ")";
   }
 
   /**

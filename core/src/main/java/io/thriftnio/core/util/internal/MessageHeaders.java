@@ -58,6 +58,16 @@ public final class MessageHeaders {
   }
 
   /**
+   * The method name in the message header at {@code bytes[offset..offset+length)}, read in place;
+   * {@code null} for another protocol than strict binary and compact, or a header cut short.
+   */
+  public static String methodName(byte[] bytes, int offset, int length) {
+    ByteBuffer b = ByteBuffer.wrap(bytes, offset, length);
+    InPlace h = InPlace.of(b);
+    return h == null ? null : h.name(b);
+  }
+
+  /**
    * The sequence id of a strict-binary or compact message, read in place (nothing copied); {@link
    * #UNKNOWN_SEQ_ID} for another protocol (JSON) or a header cut short.
    */
