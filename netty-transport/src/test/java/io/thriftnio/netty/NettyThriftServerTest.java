@@ -125,7 +125,11 @@ class NettyThriftServerTest {
         .contains("wireKinds=[FRAMED, HTTP]");
     assertThat(server)
         .hasToString(
-            "NettyThriftServer{" + server.localAddress() + ", " + server.ioTransport() + ", WORKER}");
+            "NettyThriftServer{"
+                + server.localAddress()
+                + ", "
+                + server.ioTransport()
+                + ", WORKER}");
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.TestPki;
 import java.io.InputStream;
@@ -37,7 +39,7 @@ class StockFactoryMessagesTest {
       ClientTransportFactory factory, InetSocketAddress endpoint) {
     return ThriftClientPool.builder(BenchService.Client::new)
         .endpoint(endpoint)
-        .transport(factory)
+        .transportFactory(factory)
         .build();
   }
 
