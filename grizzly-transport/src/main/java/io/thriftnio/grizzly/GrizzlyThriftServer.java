@@ -1,10 +1,10 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
@@ -95,9 +95,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
-public final class GrizzlyThriftServer implements ThriftServer {
+public final class GrizzlyThriftServer extends ForwardingThriftServer {
 
-  // Held, not extended: the public class has no internal superclass.
   private final LifecycleServer server;
   private final ServerConfig config;
   private final ServerCounters counters;
@@ -120,9 +119,10 @@ public final class GrizzlyThriftServer implements ThriftServer {
   private volatile TCPNIOServerConnection serverConnection;
   private volatile ScheduledExecutorService timer;
 
-  private GrizzlyThriftServer(Builder b, ServerConfig config) {
-    this.server = new LifecycleServer("Grizzly Thrift server", THREAD_PREFIX, config);
-    this.config = config;
+  private GrizzlyThriftServer(Builder b, LifecycleServer server) {
+    super(server);
+    this.server = server;
+    this.config = server.config();
     this.counters = server.counters();
     this.registry = server.registry();
     this.lifecycle = server.lifecycle();
@@ -152,41 +152,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
 
   @Override
   public GrizzlyThriftServer start() throws IOException {
-    server.start();
+    super.start();
     return this;
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    return server.localAddress();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return server.isRunning();
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return server.stats();
-  }
-
-  @Override
-  public boolean beforeDrain(Runnable hook) {
-    return server.beforeDrain(hook);
-  }
-
-  /**
-   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
-   */
-  @Override
-  public void close() {
-    server.close();
   }
 
   /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
@@ -368,7 +335,8 @@ public final class GrizzlyThriftServer implements ThriftServer {
      */
     @Override
     public GrizzlyThriftServer build() {
-      return new GrizzlyThriftServer(this, config());
+      return new GrizzlyThriftServer(
+          this, new LifecycleServer("Grizzly Thrift server", THREAD_PREFIX, config()));
     }
 
     /**

@@ -11,11 +11,11 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
@@ -74,9 +74,8 @@ import java.net.InetSocketAddress;
  * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
  * in a thread named {@code thrift-nio-netty-close-PORT}.
  */
-public final class NettyThriftServer implements ThriftServer {
+public final class NettyThriftServer extends ForwardingThriftServer {
 
-  // Held, not extended: the public class has no internal superclass.
   private final LifecycleServer server;
   private final ServerConfig config;
   private final ServerCounters counters;
@@ -101,14 +100,15 @@ public final class NettyThriftServer implements ThriftServer {
   private Channel serverChannel;
 
   private NettyThriftServer(
-      ServerConfig config,
+      LifecycleServer server,
       IoTransport transport,
       EventLoopGroup suppliedGroup,
       boolean shutdown,
       ByteBufAllocator allocator,
       SslContext sslContext) {
-    this.server = new LifecycleServer("Thrift server", "thrift-nio-netty", config);
-    this.config = config;
+    super(server);
+    this.server = server;
+    this.config = server.config();
     this.counters = server.counters();
     this.registry = server.registry();
     this.lifecycle = server.lifecycle();
@@ -208,7 +208,13 @@ public final class NettyThriftServer implements ThriftServer {
       IoTransport io =
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);
       SslContext ssl = config.tls() != null ? NettyTls.serverContext(config.tls()) : null;
-      return new NettyThriftServer(config, io, eventLoopGroup, shutdownOnClose, allocator, ssl);
+      return new NettyThriftServer(
+          new LifecycleServer("Thrift server", "thrift-nio-netty", config),
+          io,
+          eventLoopGroup,
+          shutdownOnClose,
+          allocator,
+          ssl);
     }
   }
 
@@ -221,41 +227,8 @@ public final class NettyThriftServer implements ThriftServer {
 
   @Override
   public NettyThriftServer start() throws IOException {
-    server.start();
+    super.start();
     return this;
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    return server.localAddress();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return server.isRunning();
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return server.stats();
-  }
-
-  @Override
-  public boolean beforeDrain(Runnable hook) {
-    return server.beforeDrain(hook);
-  }
-
-  /**
-   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
-   */
-  @Override
-  public void close() {
-    server.close();
   }
 
   /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */

@@ -1,10 +1,9 @@
 package io.thriftnio.testkit.memory;
 
+import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
-import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
@@ -39,9 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * binds a loopback port (a listening socket that accepts nothing), so that its address is unique
  * and a port in use fails {@code start()} with the {@link BindException} a socket server gives.
  */
-public final class InMemoryThriftServer implements ThriftServer {
+public final class InMemoryThriftServer extends ForwardingThriftServer {
 
-  // Held, not extended: the public class has no internal superclass.
   private final LifecycleServer server;
   private final ServerConfig config;
   private final ServerCounters counters;
@@ -60,8 +58,13 @@ public final class InMemoryThriftServer implements ThriftServer {
   private InetSocketAddress bound;
 
   private InMemoryThriftServer(ServerConfig config) {
-    this.server = new LifecycleServer("Thrift server (in memory)", "thrift-nio-memory", config);
-    this.config = config;
+    this(new LifecycleServer("Thrift server (in memory)", "thrift-nio-memory", config));
+  }
+
+  private InMemoryThriftServer(LifecycleServer server) {
+    super(server);
+    this.server = server;
+    this.config = server.config();
     this.counters = server.counters();
     this.registry = server.registry();
     this.lifecycle = server.lifecycle();
@@ -152,41 +155,8 @@ public final class InMemoryThriftServer implements ThriftServer {
 
   @Override
   public InMemoryThriftServer start() throws IOException {
-    server.start();
+    super.start();
     return this;
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    return server.localAddress();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return server.isRunning();
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return server.stats();
-  }
-
-  @Override
-  public boolean beforeDrain(Runnable hook) {
-    return server.beforeDrain(hook);
-  }
-
-  /**
-   * Closes the server gracefully and returns once it is closed; see {@link ThriftServer#close()}.
-   */
-  @Override
-  public void close() {
-    server.close();
   }
 
   @Override
