@@ -14,8 +14,8 @@ import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.conformance.Cells;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import io.thriftnio.testkit.conformance.ConformanceSuite;
 import io.thriftnio.testkit.conformance.ServerCell;
+import io.thriftnio.testkit.conformance.ServerConformanceSuite;
 import io.thriftnio.testkit.tls.TestPki;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("cells")
-class NettyConformanceTest extends ConformanceSuite {
+class NettyConformanceTest extends ServerConformanceSuite {
 
   @Parameter ServerCell<NettyThriftServer.Builder> cell;
 

@@ -18,6 +18,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * servers against the other transport's clients, and every server against the pooled clients.
  * Together with the modules' own runs (each transport's servers against stock {@code TSocket} and
  * its own sync and async clients) every server row meets every client kind.
+ *
+ * <p>It runs the {@link ConformanceSuite}, the cases that go through the client kind, and not the
+ * {@code ServerConformanceSuite}'s cases that reach the server over raw connections or stock
+ * sockets: those do not depend on the client kind, and the transports' own matrices run them on
+ * these server rows (the same Grizzly builders; for Netty's default builder, epoll or NIO with
+ * either strategy, plain and TLS). Here they would repeat once per client kind.
  */
 @ParameterizedClass(name = "{0} <- {1}")
 @MethodSource("cells")

@@ -18,10 +18,8 @@ import io.thriftnio.testkit.gen.TestInfo;
 import io.thriftnio.testkit.gen.TradeReport;
 import io.thriftnio.testkit.tls.TestPki;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,18 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
-import org.apache.thrift.TMultiplexedProcessor;
-import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TJSONProtocol;
-import org.apache.thrift.protocol.TMessage;
-import org.apache.thrift.protocol.TMessageType;
-import org.apache.thrift.protocol.TMultiplexedProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TSocket;
-import org.apache.thrift.transport.TTransport;
-import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,15 +48,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Behaviour every thrift-nio server shows, whatever its transport and strategy, against one client
- * kind. A transport runs it over a list of {@link ServerCell}s, each a server setting and a client
- * kind (see {@code NettyConformanceTest}).
+ * kind: the cases that call the server through {@link #clientKind()}. A transport runs {@link
+ * ServerConformanceSuite} (these cases and those that reach the server without the client kind)
+ * over a list of {@link ServerCell}s, each a server setting and a client kind (see {@code
+ * NettyConformanceTest}); a matrix that only adds client kinds to server rows a transport's matrix
+ * already runs (see {@code CrossConformanceTest}) runs this suite alone.
  *
  * <p>Every server binds 127.0.0.1 port 0 and is closed after each test.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class ConformanceSuite {
 
-  private static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
+  /** How long a case waits for a close, a count or a call to arrive. */
+  protected static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
@@ -164,7 +158,13 @@ public abstract class ConformanceSuite {
     return c.iface();
   }
 
-  private static void await(String what, BooleanSupplier condition, Duration within)
+  /** Closes {@code client} after the test, with the clients of {@link #connect}. */
+  protected void closeAfterTest(AutoCloseable client) {
+    clients.add(client);
+  }
+
+  /** Waits for {@code condition}, polling every 10 ms; fails after {@code within}. */
+  protected static void await(String what, BooleanSupplier condition, Duration within)
       throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     while (!condition.getAsBoolean()) {
@@ -344,83 +344,7 @@ public abstract class ConformanceSuite {
     assertThat(client.get_last_sale("X").getPrice()).isEqualTo(25.50);
   }
 
-  @Test
-  void answersAsyncCompletionsInRequestOrder() throws Exception {
-    TProtocolFactory protocol = new TBinaryProtocol.Factory();
-    ThriftServer server =
-        start(
-            newServerBuilder()
-                .asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()))
-                .protocol(protocol)
-                .ioStrategy(strategy())
-                .tls(serverTls())
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
-    try (RawConnection raw = openRaw(server.localAddress())) {
-      // sleep(300) completes long after echo would: the echo reply must still come second.
-      byte[] slow =
-          RawConnection.encodeCall(protocol, "sleep", 1, new BenchService.sleep_args(300));
-      byte[] fast =
-          RawConnection.encodeCall(
-              protocol, "echo", 2, new BenchService.echo_args(Payloads.of(16, 2)));
-      raw.write(concat(RawConnection.frame(slow), RawConnection.frame(fast)));
-      TMessage first =
-          RawConnection.decodeReply(protocol, raw.readFrame(), new BenchService.sleep_result());
-      BenchService.echo_result echo = new BenchService.echo_result();
-      TMessage second = RawConnection.decodeReply(protocol, raw.readFrame(), echo);
-      assertThat(first.seqid).isEqualTo(1);
-      assertThat(second.seqid).isEqualTo(2);
-      assertThat(Payloads.check(echo.success, 16, 2)).isTrue();
-    }
-  }
-
-  @Test
-  void servesAMultiplexedProcessor() throws Exception {
-    TProtocolFactory protocol = new TCompactProtocol.Factory();
-    TMultiplexedProcessor multiplexed = new TMultiplexedProcessor();
-    multiplexed.registerProcessor("bench", new BenchService.Processor<>(new BenchHandler()));
-    ThriftServer server =
-        start(
-            newServerBuilder()
-                .processor(multiplexed)
-                .protocol(protocol)
-                .ioStrategy(strategy())
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
-    InetSocketAddress a = server.localAddress();
-    TTransport transport =
-        new TFramedTransport(new TSocket(a.getHostString(), a.getPort(), 30_000));
-    transport.open();
-    clients.add(transport::close);
-    BenchService.Client client =
-        new BenchService.Client(new TMultiplexedProtocol(protocol.getProtocol(transport), "bench"));
-    assertThat(client.get_last_sale("MUX").getSymbol()).isEqualTo("MUX");
-    assertThat(client.db_work(2)).hasSize(2);
-  }
-
   // ---- pipelining and concurrency -------------------------------------------------------------
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("protocols")
-  void answersOneHundredPipelinedCallsInOrder(String name, TProtocolFactory protocol)
-      throws Exception {
-    ThriftServer server = sharedServer(protocol);
-    try (RawConnection raw = openRaw(server.localAddress())) {
-      java.io.ByteArrayOutputStream batch = new java.io.ByteArrayOutputStream();
-      for (int seq = 1; seq <= 100; seq++) {
-        batch.write(
-            RawConnection.frame(
-                RawConnection.encodeCall(
-                    protocol, "echo", seq, new BenchService.echo_args(Payloads.of(seq, seq)))));
-      }
-      raw.write(batch.toByteArray());
-      for (int seq = 1; seq <= 100; seq++) {
-        BenchService.echo_result result = new BenchService.echo_result();
-        TMessage reply = RawConnection.decodeReply(protocol, raw.readFrame(), result);
-        assertThat(reply.seqid).isEqualTo(seq);
-        assertThat(reply.type).isEqualTo(TMessageType.REPLY);
-        assertThat(Payloads.check(result.success, seq, seq)).isTrue();
-      }
-    }
-  }
 
   @Test
   void servesConcurrentClients() throws Exception {
@@ -525,84 +449,8 @@ public abstract class ConformanceSuite {
     assertThat(good.get_last_sale("still").getSymbol()).isEqualTo("still");
   }
 
-  @Test
-  void acceptsExactlyMaxFrameSizeAndRejectsOneByteMore() throws Exception {
-    TProtocolFactory protocol = new TBinaryProtocol.Factory();
-    byte[] probe =
-        RawConnection.encodeCall(
-            protocol,
-            "fire",
-            TMessageType.ONEWAY,
-            1,
-            new BenchService.fire_args(Payloads.of(0, 0)));
-    int overhead = probe.length;
-    int maxFrameSize = 64 * 1024;
-    BenchHandler handler = new BenchHandler();
-    ThriftServer server = start(builder(protocol, handler).maxFrameSize(maxFrameSize));
-
-    byte[] exact =
-        RawConnection.encodeCall(
-            protocol,
-            "fire",
-            TMessageType.ONEWAY,
-            1,
-            new BenchService.fire_args(Payloads.of(maxFrameSize - overhead, 1)));
-    assertThat(exact.length).isEqualTo(maxFrameSize);
-    byte[] oneMore =
-        RawConnection.encodeCall(
-            protocol,
-            "fire",
-            TMessageType.ONEWAY,
-            2,
-            new BenchService.fire_args(Payloads.of(maxFrameSize - overhead + 1, 2)));
-    assertThat(oneMore.length).isEqualTo(maxFrameSize + 1);
-
-    try (RawConnection raw = openRaw(server.localAddress())) {
-      raw.writeFrame(exact);
-      await("the max-size frame to reach the handler", () -> handler.fired() == 1, CLOSE_WITHIN);
-    }
-    try (RawConnection raw = openRaw(server.localAddress())) {
-      try {
-        raw.writeFrame(oneMore);
-      } catch (SocketException closedFirst) {
-        // The server judges the length prefix and may close before the rest is written: over TLS
-        // the frame goes out in 16 KiB records, and a write after the close fails.
-      }
-      raw.awaitClosedBy(CLOSE_WITHIN);
-    }
-    assertThat(handler.fired()).isEqualTo(1);
-    assertThat(server.stats().badFrames()).isGreaterThanOrEqualTo(1);
-  }
-
   // ---- limits
   // -------------------------------------------------------------------------------------
-
-  @Test
-  void closesIdleConnections() throws Exception {
-    ThriftServer server =
-        start(
-            builder(new TBinaryProtocol.Factory(), new BenchHandler())
-                .idleTimeout(Duration.ofMillis(300)));
-    try (RawConnection idle = openRaw(server.localAddress())) {
-      idle.awaitClosedBy(CLOSE_WITHIN);
-    }
-    await(
-        "the idle close to be counted",
-        () -> server.stats().timedOutConnections() >= 1,
-        CLOSE_WITHIN);
-  }
-
-  @Test
-  void closesSlowSendersThatNeverFinishAFrame() throws Exception {
-    ThriftServer server =
-        start(
-            builder(new TBinaryProtocol.Factory(), new BenchHandler())
-                .frameTimeout(Duration.ofMillis(300)));
-    try (RawConnection slow = openRaw(server.localAddress())) {
-      slow.write(new byte[] {0, 0, 1, 0, 1, 2}); // declares 256 bytes, sends 2
-      slow.awaitClosedBy(CLOSE_WITHIN);
-    }
-  }
 
   @Test
   void refusesConnectionsOverTheLimitAndKeepsServingTheOthers() throws Exception {
@@ -641,7 +489,7 @@ public abstract class ConformanceSuite {
   /** {@link LastSale} over a raw framed connection, kept open until the test ends. */
   private LastSale rawFramed(ThriftServer server, TProtocolFactory protocol) throws Exception {
     RawConnection raw = openRaw(server.localAddress());
-    clients.add(raw::close);
+    closeAfterTest(raw::close);
     AtomicInteger seq = new AtomicInteger();
     return symbol -> {
       raw.writeFrame(
@@ -654,93 +502,5 @@ public abstract class ConformanceSuite {
       RawConnection.decodeReply(protocol, raw.readFrame(), result);
       return result.getSuccess().getSymbol();
     };
-  }
-
-  // ---- lifecycle
-  // ----------------------------------------------------------------------------------
-
-  @Test
-  void closeLetsFiftyCallsInFlightFinishThenRefusesConnections() throws Exception {
-    TProtocolFactory protocol = new TBinaryProtocol.Factory();
-    AtomicInteger started = new AtomicInteger();
-    AsyncBenchHandler counting =
-        new AsyncBenchHandler() {
-          @Override
-          public void sleep(int millis, AsyncMethodCallback<Void> cb) {
-            started.incrementAndGet();
-            super.sleep(millis, cb);
-          }
-        };
-    ThriftServer server =
-        start(
-            newServerBuilder()
-                .asyncProcessor(new BenchService.AsyncProcessor<>(counting))
-                .protocol(protocol)
-                .ioStrategy(strategy())
-                .tls(serverTls())
-                .drainTimeout(Duration.ofSeconds(30))
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
-    InetSocketAddress address = server.localAddress();
-    List<RawConnection> connections = new ArrayList<>();
-    try {
-      for (int i = 0; i < 50; i++) {
-        RawConnection c = openRaw(address);
-        connections.add(c);
-        c.writeFrame(
-            RawConnection.encodeCall(protocol, "sleep", i + 1, new BenchService.sleep_args(200)));
-      }
-      await("50 calls in flight", () -> started.get() == 50, CLOSE_WITHIN);
-      server.close();
-      for (int i = 0; i < 50; i++) {
-        TMessage reply =
-            RawConnection.decodeReply(
-                protocol, connections.get(i).readFrame(), new BenchService.sleep_result());
-        assertThat(reply.seqid).isEqualTo(i + 1);
-      }
-    } finally {
-      for (RawConnection c : connections) {
-        c.close();
-      }
-    }
-    assertThat(server.isRunning()).isFalse();
-    assertThatThrownBy(() -> openRaw(address).close()).isInstanceOf(ConnectException.class);
-  }
-
-  @Test
-  void startAndCloseAreIdempotent() throws Exception {
-    ThriftServer server = start(builder(new TBinaryProtocol.Factory(), new BenchHandler()));
-    InetSocketAddress address = server.localAddress();
-    assertThat(server.start()).isSameAs(server);
-    assertThat(server.localAddress()).isEqualTo(address);
-    assertThat(server.isRunning()).isTrue();
-    server.close();
-    server.close();
-    assertThat(server.isRunning()).isFalse();
-    assertThatThrownBy(server::start).isInstanceOf(IllegalStateException.class);
-  }
-
-  @Test
-  void builderRejectsBadValuesWithTheirNumbers() {
-    assertThatThrownBy(
-            () ->
-                builder(new TBinaryProtocol.Factory(), new BenchHandler()).maxFrameSize(-1).build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("maxFrameSize: -1 (expected: > 0)");
-    assertThatThrownBy(
-            () -> builder(new TBinaryProtocol.Factory(), new BenchHandler()).ioThreads(0).build())
-        .hasMessageContaining("ioThreads: 0 (expected: > 0)");
-    assertThatThrownBy(
-            () ->
-                newServerBuilder()
-                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                    .build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("expected: exactly one of them");
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, c, a.length, b.length);
-    return c;
   }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.condition.JRE;
  * JRE.JAVA_21)}; on Java 17 JUnit then reports it disabled by JRE range.
  */
 @EnabledForJreRange(min = JRE.JAVA_21)
-public abstract class VirtualThreadWorkerSuite extends ConformanceSuite {
+public abstract class VirtualThreadWorkerSuite extends ServerConformanceSuite {
 
   private static ExecutorService virtualThreads;
 

@@ -7,11 +7,13 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Fails a test when Netty's leak detector reports a leaked buffer during it: after each test it
- * collects garbage, lets the detector report what was collected unreleased ({@link
- * LeakReports#flushAndTake()}) and throws an {@link AssertionError} carrying every leak record.
- * Before the first test of a class it fails unless {@link FailingLeakDetector} is installed at
- * PARANOID level, so a changed build setup cannot silently turn the check off.
+ * Fails a test when Netty's leak detector reports a leaked buffer: after each test it takes what
+ * the detector has reported so far ({@link LeakReports#take()}), and after each test class it
+ * collects garbage three times, lets the detector report what was collected unreleased ({@link
+ * LeakReports#flushThoroughlyAndTake()}) and fails the class; either way with an {@link
+ * AssertionError} carrying every leak record. Before the first test of a class it fails unless
+ * {@link FailingLeakDetector} is installed at PARANOID level, so a changed build setup cannot
+ * silently turn the check off.
  *
  * <p>Registered for every test of a module by {@code
  * META-INF/services/org.junit.jupiter.api.extension.Extension} and {@code
@@ -19,13 +21,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * with the surefire property {@code io.netty.customResourceLeakDetector}.
  *
  * <p>A leak is found when its buffer is garbage collected, which may be after the test that leaked
- * it has finished; the report then fails the next test, and the allocation records it carries point
- * at the culprit. After each test one collection runs (a full collection costs tens of milliseconds
- * on a large test heap, and a module runs thousands of cases); after the class, three, so that what
- * its last test's event loops released late is found in that class.
+ * it has finished; the report then fails a later test or the class, and the allocation records it
+ * carries point at the culprit. Every buffer a class leaked is unreachable by its end, so the
+ * collections after the class find each one. The check collects after the class, not after each
+ * test: a full collection costs tens of milliseconds or more, and the modules that register the
+ * check run about 3,000 cases. To have each test collect, and so fail the very test that leaked,
+ * set the system property {@value #EACH_TEST} to {@code true} in the test JVM (for example with
+ * Surefire's {@code argLine}).
  */
 public final class LeakCheckExtension
     implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
+
+  /** System property: {@code true} collects garbage after each test, not only after the class. */
+  public static final String EACH_TEST = "thriftnio.leakCheck.eachTest";
+
+  private static final boolean COLLECT_EACH_TEST = Boolean.getBoolean(EACH_TEST);
 
   @Override
   public void beforeAll(ExtensionContext context) {
@@ -41,10 +51,17 @@ public final class LeakCheckExtension
 
   @Override
   public void afterEach(ExtensionContext context) {
-    check(context.getDisplayName());
+    if (COLLECT_EACH_TEST) {
+      check(context.getDisplayName());
+    } else {
+      fail(LeakReports.take(), context.getDisplayName());
+    }
   }
 
-  /** A last, thorough check: what the class's last test left to the event loops is found here. */
+  /**
+   * The thorough check: every buffer the class leaked is found here, with what its last test left
+   * to the event loops.
+   */
   @Override
   public void afterAll(ExtensionContext context) {
     fail(LeakReports.flushThoroughlyAndTake(), "the end of " + context.getDisplayName());
