@@ -1,5 +1,7 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientIo;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -244,5 +246,35 @@ final class SocketTransports {
 
   static int millis(Duration d) {
     return BlockingSockets.millis(d);
+  }
+
+  /**
+   * What a sync pool opens its connections with: the caller's factory, this library's transports on
+   * {@code io}, or stock sockets, from the options.
+   *
+   * @throws IllegalStateException for settings the chosen connections would ignore
+   */
+  static ClientTransportFactory forSyncPool(
+      ClientTransportFactory custom, ClientIo io, ClientOptions options, boolean optionsGiven) {
+    if (custom != null && (io != null || optionsGiven)) {
+      throw new IllegalStateException(
+          (io != null ? "io: " + io : "options: " + options)
+              + " (expected: unset with transportFactory "
+              + custom
+              + ", which opens the connections and would ignore it)");
+    }
+    if (!options.interceptors().isEmpty()) {
+      throw new IllegalStateException(
+          "options.interceptors: "
+              + options.interceptors()
+              + " (expected: none: a sync transport does not see where a message begins; give"
+              + " them to this builder's interceptors(..))");
+    }
+    if (custom != null) {
+      return custom;
+    }
+    return io != null
+        ? ClientTransportFactory.of(io, options)
+        : ClientTransportFactory.stock(options);
   }
 }

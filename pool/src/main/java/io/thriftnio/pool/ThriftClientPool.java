@@ -38,19 +38,15 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * the wrong sequence id, an unexpected exception) the connection is closed: its stream may hold
  * half a reply. The error reaches the caller unchanged.
  *
- * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); if a new connection cannot be
- * opened, the endpoint is marked down for a back-off and the borrow moves to another endpoint,
- * within the retry budget ({@link RetryBudgetConfig#ratio()}). A call is never retried once its
- * request may have been written, except a call through {@link #iface} of a method declared {@link
- * PoolBuilder#idempotent(String...) idempotent}: after a transport error it is retried once on
- * another endpoint, within the same budget.
+ * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); a failed connect marks it down
+ * for a back-off and the borrow moves on, within the retry budget ({@link
+ * RetryBudgetConfig#ratio()}). A call is never retried once its request may have been written,
+ * except through {@link #iface} for a method declared {@link PoolBuilder#idempotent(String...)
+ * idempotent}: once, on another endpoint, within the same budget.
  *
- * <p>An idle connection that closes leaves the pool at once when its transport reports the close
- * ({@link io.thriftnio.core.CloseAware}): this library's TLS transports over Netty and Grizzly see
- * the peer close or reset it on their IO thread. A plain {@link ClientTransportFactory#of} socket
- * reports only the closes it makes itself, and a stock {@code TSocket} none: nothing reads an idle
- * blocking socket, so those are found closed when validated at the next borrow ({@link
- * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor.
+ * <p>An idle connection the peer closed leaves at once when its transport reports it ({@link
+ * io.thriftnio.core.CloseAware}, this library's TLS transports); otherwise it is found at the next
+ * borrow ({@link IdleConnectionsConfig#testOnBorrow()}) or by the evictor.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *
@@ -67,9 +63,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   @FunctionalInterface
   public interface ClientCall<C, R> {
     /**
-     * Calls the client.
-     *
-     * @param client the borrowed client; must not be kept after this returns
+     * @param client the borrowed client, which must not be kept after this returns
      * @return the result
      * @throws TException what the client threw
      */
@@ -84,9 +78,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   @FunctionalInterface
   public interface ClientTask<C> {
     /**
-     * Calls the client.
-     *
-     * @param client the borrowed client; must not be kept after this returns
+     * @param client the borrowed client, which must not be kept after this returns
      * @throws TException what the client threw
      */
     void run(C client) throws TException;
@@ -97,6 +89,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   private final EndpointPool<SyncConnection<C>> pool;
   private final SyncCalls<C> calls;
   private final long deadlineNanos;
+
+  private static <C> Void runNoResult(ClientTask<C> task, C client) throws TException {
+    task.run(client);
+    return null;
+  }
 
   private ThriftClientPool(Builder<C> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
@@ -181,7 +178,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(noResult(task));
+    call(c -> runNoResult(task, c));
   }
 
   /**
@@ -194,14 +191,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    */
   public void run(Duration deadline, ClientTask<? super C> task) throws TException {
     Checks.notNull("task", task);
-    call(deadline, noResult(task));
-  }
-
-  private static <C> ClientCall<C, Void> noResult(ClientTask<C> task) {
-    return client -> {
-      task.run(client);
-      return null;
-    };
+    call(deadline, c -> runNoResult(task, c));
   }
 
   /**
@@ -317,7 +307,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
      * @throws TException what the client threw
      */
     public void run(ClientTask<? super C> task) throws TException {
-      call(noResult(task));
+      call(c -> runNoResult(task, c));
     }
 
     /** Marks the connection for destruction on {@link #close()}. */
@@ -397,26 +387,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
       Checks.notNull("clientFactory", clientFactory);
       checkShared();
       endpointSource();
-      if (transportFactory != null && (io != null || optionsGiven())) {
-        throw new IllegalStateException(
-            (io != null ? "io: " + io : "options: " + options())
-                + " (expected: unset with transportFactory "
-                + transportFactory
-                + ", which opens the connections and would ignore it)");
-      }
-      if (!options().interceptors().isEmpty()) {
-        throw new IllegalStateException(
-            "options.interceptors: "
-                + options().interceptors()
-                + " (expected: none: a sync transport does not see where a message begins; give"
-                + " them to this builder's interceptors(..))");
-      }
-      if (transportFactory == null) {
-        transportFactory =
-            io != null
-                ? ClientTransportFactory.of(io, options())
-                : ClientTransportFactory.stock(options());
-      }
+      transportFactory =
+          SocketTransports.forSyncPool(transportFactory, io, options(), optionsGiven());
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }
