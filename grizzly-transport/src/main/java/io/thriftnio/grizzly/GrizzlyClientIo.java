@@ -153,8 +153,8 @@ public final class GrizzlyClientIo implements ClientIo {
   public static final class Builder {
     private IoStrategy ioStrategy = IoStrategy.SAME_THREAD;
     private int ioThreads = 1;
-    private int workerThreads = DEFAULT_WORKER_THREADS;
-    private int workerQueueCapacity = DEFAULT_WORKER_QUEUE_CAPACITY;
+    private Integer workerThreads; // null: not set, the default (checked against ioStrategy)
+    private Integer workerQueueCapacity;
 
     private Builder() {}
 
@@ -167,7 +167,7 @@ public final class GrizzlyClientIo implements ClientIo {
      * @return this builder
      */
     public Builder ioStrategy(IoStrategy ioStrategy) {
-      this.ioStrategy = Checks.notNull("ioStrategy", ioStrategy);
+      this.ioStrategy = ioStrategy;
       return this;
     }
 
@@ -178,7 +178,7 @@ public final class GrizzlyClientIo implements ClientIo {
      * @return this builder
      */
     public Builder ioThreads(int ioThreads) {
-      this.ioThreads = Checks.positive("ioThreads", ioThreads);
+      this.ioThreads = ioThreads;
       return this;
     }
 
@@ -190,7 +190,7 @@ public final class GrizzlyClientIo implements ClientIo {
      * @return this builder
      */
     public Builder workerThreads(int workerThreads) {
-      this.workerThreads = Checks.positive("workerThreads", workerThreads);
+      this.workerThreads = workerThreads;
       return this;
     }
 
@@ -202,17 +202,36 @@ public final class GrizzlyClientIo implements ClientIo {
      * @return this builder
      */
     public Builder workerQueueCapacity(int workerQueueCapacity) {
-      this.workerQueueCapacity = Checks.positive("workerQueueCapacity", workerQueueCapacity);
+      this.workerQueueCapacity = workerQueueCapacity;
       return this;
     }
 
     /**
-     * Starts the client transport.
+     * Checks the settings and starts the client transport.
      *
-     * @return the resources
+     * @return the IO threads
      * @throws IOException if Grizzly cannot start its selectors
+     * @throws IllegalArgumentException naming a value out of range
+     * @throws IllegalStateException for a worker setting with {@link IoStrategy#SAME_THREAD}, which
+     *     has no workers and would ignore it
      */
     public GrizzlyClientIo build() throws IOException {
+      Checks.notNull("ioStrategy", ioStrategy);
+      Checks.positive("ioThreads", ioThreads);
+      Integer set = workerThreads != null ? workerThreads : workerQueueCapacity;
+      if (ioStrategy == IoStrategy.SAME_THREAD && set != null) {
+        throw new IllegalStateException(
+            (workerThreads != null ? "workerThreads: " : "workerQueueCapacity: ")
+                + set
+                + " (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no workers)");
+      }
+      workerThreads =
+          Checks.positive(
+              "workerThreads", workerThreads != null ? workerThreads : DEFAULT_WORKER_THREADS);
+      workerQueueCapacity =
+          Checks.positive(
+              "workerQueueCapacity",
+              workerQueueCapacity != null ? workerQueueCapacity : DEFAULT_WORKER_QUEUE_CAPACITY);
       return new GrizzlyClientIo(this);
     }
   }

@@ -31,8 +31,26 @@ class GrizzlyClientIoTest {
       assertThat(defaults.workerQueueCapacity())
           .isEqualTo(GrizzlyClientIo.DEFAULT_WORKER_QUEUE_CAPACITY);
     }
-    assertThatThrownBy(() -> GrizzlyClientIo.builder().workerQueueCapacity(0))
+    assertThatThrownBy(
+            () ->
+                GrizzlyClientIo.builder()
+                    .ioStrategy(IoStrategy.WORKER)
+                    .workerQueueCapacity(0)
+                    .build())
         .hasMessage("workerQueueCapacity: 0 (expected: > 0)");
+  }
+
+  /** A worker setting with SAME_THREAD, the default, did nothing and was accepted. */
+  @Test
+  void workerSettingsWithoutWorkersAreRefusedAtBuild() {
+    assertThatThrownBy(() -> GrizzlyClientIo.builder().workerThreads(8).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "workerThreads: 8 (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no"
+                + " workers)");
+    assertThatThrownBy(() -> GrizzlyClientIo.builder().ioThreads(0).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("ioThreads: 0 (expected: > 0)");
   }
 
   /** A transport over a caller's connection used to connect again when opened after close(). */

@@ -224,7 +224,7 @@ public final class DnsEndpointSource implements EndpointSource {
      * @return this builder
      */
     public Builder interval(Duration interval) {
-      this.interval = Checks.positive("interval", interval);
+      this.interval = interval;
       return this;
     }
 
@@ -236,7 +236,7 @@ public final class DnsEndpointSource implements EndpointSource {
      * @return this builder
      */
     public Builder resolver(Resolver resolver) {
-      this.resolver = Checks.notNull("resolver", resolver);
+      this.resolver = resolver;
       return this;
     }
 
@@ -244,8 +244,11 @@ public final class DnsEndpointSource implements EndpointSource {
      * Builds the source; nothing is resolved until a pool starts it.
      *
      * @return the source
+     * @throws IllegalArgumentException naming a value out of range
      */
     public DnsEndpointSource build() {
+      Checks.positive("interval", interval);
+      Checks.notNull("resolver", resolver);
       return new DnsEndpointSource(this);
     }
   }

@@ -224,7 +224,7 @@ class DnsEndpointSourceTest {
         .hasMessage("port: 0 (expected: 1 to 65535)");
     assertThatThrownBy(() -> DnsEndpointSource.builder(" ", 1))
         .hasMessage("host: \" \" (expected: a host name)");
-    assertThatThrownBy(() -> DnsEndpointSource.builder(NAME, 1).interval(Duration.ZERO))
+    assertThatThrownBy(() -> DnsEndpointSource.builder(NAME, 1).interval(Duration.ZERO).build())
         .hasMessage("interval: PT0S (expected: > 0)");
     assertThat(DnsEndpointSource.DEFAULT_INTERVAL).isEqualTo(Duration.ofSeconds(5));
   }

@@ -240,7 +240,7 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
      * @return this builder
      */
     public Builder startTimeout(Duration startTimeout) {
-      this.startTimeout = Checks.nonNegative("startTimeout", startTimeout);
+      this.startTimeout = startTimeout;
       return this;
     }
 
@@ -248,8 +248,10 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
      * Builds the source; nothing is read until a pool starts it.
      *
      * @return the source
+     * @throws IllegalArgumentException naming a value out of range
      */
     public ZooKeeperEndpointSource build() {
+      Checks.nonNegative("startTimeout", startTimeout);
       return new ZooKeeperEndpointSource(this);
     }
   }

@@ -134,6 +134,7 @@ public final class ZooKeeperRegistration implements AutoCloseable {
     private final String serviceName;
     private String address;
     private String id;
+    private boolean idSet; // set ids are checked at register; unset is Curator's random one
     private Duration grace = DEFAULT_DEREGISTER_GRACE;
 
     private Builder(CuratorFramework curator, String basePath, String serviceName) {
@@ -150,12 +151,7 @@ public final class ZooKeeperRegistration implements AutoCloseable {
      * @return this builder
      */
     public Builder address(String address) {
-      Checks.notNull("address", address);
-      if (address.isBlank()) {
-        throw new IllegalArgumentException(
-            "address: \"" + address + "\" (expected: a host or IP address)");
-      }
-      this.address = address;
+      this.address = address == null ? "" : address; // null is refused with blank, at register
       return this;
     }
 
@@ -166,7 +162,8 @@ public final class ZooKeeperRegistration implements AutoCloseable {
      * @return this builder
      */
     public Builder id(String id) {
-      this.id = Paths.part("id", id);
+      this.id = id;
+      this.idSet = true;
       return this;
     }
 
@@ -180,7 +177,7 @@ public final class ZooKeeperRegistration implements AutoCloseable {
      * @return this builder
      */
     public Builder deregisterGrace(Duration grace) {
-      this.grace = Checks.nonNegative("deregisterGrace", grace);
+      this.grace = grace;
       return this;
     }
 
@@ -195,6 +192,14 @@ public final class ZooKeeperRegistration implements AutoCloseable {
      * @throws Exception what Curator threw while registering
      */
     public ZooKeeperRegistration register(ThriftServer server) throws Exception {
+      if (address != null && address.isBlank()) {
+        throw new IllegalArgumentException(
+            "address: \"" + address + "\" (expected: a host or IP address)");
+      }
+      if (idSet) {
+        Paths.part("id", id);
+      }
+      Checks.nonNegative("deregisterGrace", grace);
       Checks.notNull("server", server);
       if (!server.isRunning()) {
         throw new IllegalStateException(
