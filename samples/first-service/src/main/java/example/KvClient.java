@@ -33,8 +33,9 @@ public class KvClient {
         ThriftChannelPool<KeyValue.Client> pool =
             ThriftChannelPool.builder(KeyValue.Client::new, io).endpoint(server).build()) {
       KeyValue.FutureIface kv = pool.futureIface(KeyValue.FutureIface.class);
-      CompletableFuture<String> get =
-          kv.put("answer", "42").thenCompose(done -> kv.get("answer"));
+      CompletableFuture<Void> put = kv.put("answer", "42");   // returns at once
+      put.get(10, TimeUnit.SECONDS);
+      CompletableFuture<String> get = kv.get("answer");
       System.out.println("async get: " + get.get(10, TimeUnit.SECONDS));
     }
   }
