@@ -97,7 +97,7 @@ record ServerSpec(
     if (!wireKinds.equals(EnumSet.of(WireKind.FRAMED))) {
       throw new IllegalStateException(
           row
-              + " serves framed peers only: wireKinds "
+              + " serves framed peers only: transports "
               + wireKinds
               + " (expected: framed; the netty and grizzly rows take unframed, http and header too)");
     }
