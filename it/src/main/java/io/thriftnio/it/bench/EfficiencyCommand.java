@@ -765,6 +765,15 @@ final class EfficiencyCommand implements Callable<Integer> {
     private double otherOnServerCpu = Double.NaN;
     private double otherOnClientCpu = Double.NaN;
     private Exception failure;
+    private long jitCpu;
+    private long jitSampledAt;
+    private boolean jitQuiet;
+
+    /** A JIT below this share of one CPU is quiet: a stray compilation, not start-up. */
+    static final double QUIET_JIT_SHARE = 0.02;
+
+    /** How often the warm-up looks at the server's JIT, in milliseconds. */
+    static final long QUIET_JIT_INTERVAL_MS = 250;
 
     Sampler(ServeProcess serve, Pinning pin, long warmupCalls) {
       this.serve = serve;
@@ -775,6 +784,28 @@ final class EfficiencyCommand implements Callable<Integer> {
     @Override
     public long warmupCalls() {
       return warmupCalls;
+    }
+
+    /**
+     * The server's JIT compiler threads used under {@value #QUIET_JIT_SHARE} of a CPU over the last
+     * {@value #QUIET_JIT_INTERVAL_MS} ms; always where there is no {@code /proc}.
+     */
+    @Override
+    public boolean settled() {
+      long now = System.nanoTime();
+      if (jitSampledAt != 0 && now - jitSampledAt < QUIET_JIT_INTERVAL_MS * 1_000_000L) {
+        return jitQuiet;
+      }
+      long jit = ProcStat.compilerThreadsCpuNanos(serve.pid());
+      if (jit < 0) {
+        return true;
+      }
+      if (jitSampledAt != 0) {
+        jitQuiet = jit - jitCpu < QUIET_JIT_SHARE * (now - jitSampledAt);
+      }
+      jitCpu = jit;
+      jitSampledAt = now;
+      return jitQuiet;
     }
 
     @Override

@@ -441,7 +441,9 @@ final class EfficiencyReports {
         .append(s.warmup().toMillis())
         .append(" ms warm-up (twice that for a server JVM's first cell, and until ")
         .append(s.warmupCalls())
-        .append(" calls are done, up to 4 times as long) and ")
+        .append(
+            " calls are done and the server's JIT compiler threads have used under 2% of a CPU"
+                + " for 250 ms, up to 4 times as long) and ")
         .append(s.duration().toMillis())
         .append(" ms measured; every number is the median over" + " the rounds\n");
     sb.append("- ").append(CPU_NOTE).append("\n\n");

@@ -70,6 +70,33 @@ final class ProcStat {
   }
 
   /**
+   * CPU time so far of the JIT compiler threads of JVM process {@code pid} (HotSpot names them
+   * {@code C1 CompilerThreadN} and {@code C2 CompilerThreadN}; the kernel keeps 15 characters), in
+   * nanoseconds (tick resolution); -1 where there is no {@code /proc} or the process is gone.
+   * Compiler threads that have exited are not counted, which only makes a quiet JIT look quieter.
+   */
+  static long compilerThreadsCpuNanos(long pid) {
+    Path tasks = Paths.get("/proc", Long.toString(pid), "task");
+    long ticks = 0;
+    try (var dirs = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) dirs::iterator) {
+        try {
+          String comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII);
+          if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+            ticks += cpuTicks(Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII));
+          }
+        } catch (IOException | IllegalArgumentException e) {
+          // The thread exited between the listing and the read: it no longer compiles.
+        }
+      }
+    } catch (IOException e) {
+      // No /proc (not Linux) or the process has exited.
+      return -1;
+    }
+    return ticks * (TimeUnit.SECONDS.toNanos(1) / TICKS_PER_SECOND);
+  }
+
+  /**
    * Busy time of one CPU so far in nanoseconds (tick resolution), every process together: {@code
    * user + nice + system + irq + softirq + steal} of its {@code cpuN} line in {@code /proc/stat};
    * -1 where there is none.
