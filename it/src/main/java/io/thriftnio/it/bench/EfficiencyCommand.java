@@ -360,8 +360,8 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   /**
    * The main job's measurement ({@code matrix --preset quick} where it can pin): every default row
-   * and the framed clients' scenarios, two rounds of 1 s warm-up and 2 s measurement, about four
-   * minutes.
+   * and the framed clients' scenarios, two rounds of 1 s warm-up (longer while the server's JIT is
+   * busy) and 2 s measurement, about six minutes.
    */
   static Settings quick(Path out) {
     EfficiencyCommand c = new EfficiencyCommand();

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
       "Per cell: calls/s, p50/p99/p99.9 latency (us), errors, payload check failures. Prints a"
           + " Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out. Progress goes to stderr.",
-      "Presets: quick (README main job, ~4 min: with two or more CPUs and taskset it measures"
+      "Presets: quick (README main job, ~6 min: with two or more CPUs and taskset it measures"
           + " as 'efficiency' does, two rounds of 1 s + 2 s per cell; else, or with"
           + " --in-process, the in-process matrix of 11 rows x 300 B/3k x 1/40 connections),"
           + " seed (2011 Grizzly-Thrift grid), full,"
