@@ -2,7 +2,7 @@ package io.thriftnio.core;
 
 /**
  * How Thrift messages are delimited on a connection. A server accepts one or more of them on the
- * same port ({@link ServerBuilder#transports}); each connection's first bytes say which one it
+ * same port ({@link ServerBuilder#wireKinds}); each connection's first bytes say which one it
  * speaks, and its replies go back the same way.
  *
  * <pre>

@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *                     (maxConnections)     (frame rules)         (ProcessorInvoker, ordered replies)
  * </pre>
  *
- * <p>Framed peers only by default; with {@link ServerBuilder#transports} also unframed peers (a
+ * <p>Framed peers only by default; with {@link ServerBuilder#wireKinds} also unframed peers (a
  * bare {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
  * ServerBuilder#httpPath}) on the same port, told apart by each connection's first byte, their
  * replies unframed or HTTP responses, every other setting applying alike.
@@ -296,16 +296,16 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
     timeouts.sweep(now);
   }
 
-  /**
-   * The bound address (the configured one before {@link #start()}), the IO transport and the
-   * strategy, in the shape of {@code NettyThriftServer}'s: {@code GrizzlyThriftServer{/127.0.0.1:
-   * 9090, NIO, WORKER}}.
-   */
   /** The line logged at start; for tests, which run with the log at WARN. */
   String startLine() {
     return lifecycle.startLine();
   }
 
+  /**
+   * The bound address (the configured one before {@link #start()}), the IO transport and the
+   * strategy, in the shape of {@code NettyThriftServer}'s: {@code GrizzlyThriftServer{/127.0.0.1:
+   * 9090, NIO, WORKER}}.
+   */
   @Override
   public String toString() {
     return "GrizzlyThriftServer{"

@@ -42,7 +42,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
  *
  * <p>The role follows the chain. Before a {@link ThriftServerFilter} (a server's chain), a rejected
  * frame ends the connection after every earlier response, and in a {@link GrizzlyThriftServer} the
- * filter reads every wire kind the server accepts ({@link ServerBuilder#transports}): the first
+ * filter reads every wire kind the server accepts ({@link ServerBuilder#wireKinds}): the first
  * bytes of a connection pick one (core's sniffer), each request is passed on whole with how its
  * reply must leave, and an answer without a call ({@code 100 Continue}, an HTTP refusal) goes to
  * the server filter in request order. Otherwise (a client's chain, ending with a {@link

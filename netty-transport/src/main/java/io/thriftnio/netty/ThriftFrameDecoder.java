@@ -44,7 +44,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * that the server can answer that sequence id with a {@code TApplicationException}.
  *
  * <p>In a {@link NettyThriftServer}, the decoder also reads the other wire kinds the server accepts
- * ({@link ServerBuilder#transports}): the first bytes of the connection pick one (core's sniffer),
+ * ({@link ServerBuilder#wireKinds}): the first bytes of the connection pick one (core's sniffer),
  * and each request is passed on whole, with how its reply must leave (unframed, an HTTP response).
  *
  * <p>Frames are zero-copy: each is a retained slice of the decoder's cumulation buffer. The
