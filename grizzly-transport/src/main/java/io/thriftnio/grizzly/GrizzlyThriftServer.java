@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *                     (maxConnections)     (frame rules)         (ProcessorInvoker, ordered replies)
  * </pre>
  *
- * <p>Framed peers only by default; with {@link ServerBuilder#wireKinds} also unframed peers (a
- * bare {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
+ * <p>Framed peers only by default; with {@link ServerBuilder#wireKinds} also unframed peers (a bare
+ * {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
  * ServerBuilder#httpPath}) on the same port, told apart by each connection's first byte, their
  * replies unframed or HTTP responses, every other setting applying alike.
  *

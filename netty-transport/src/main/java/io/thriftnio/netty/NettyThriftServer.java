@@ -54,8 +54,8 @@ import java.net.InetSocketAddress;
  * thrift-nio-netty-io-N} (they are not daemon threads: a running server keeps the JVM alive), the
  * server's own worker pool {@code thrift-nio-netty-worker-N}.
  *
- * <p>Framed peers only by default; with {@link ServerBuilder#wireKinds} also unframed peers (a
- * bare {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
+ * <p>Framed peers only by default; with {@link ServerBuilder#wireKinds} also unframed peers (a bare
+ * {@code TSocket}) and HTTP/1.1 peers ({@code THttpClient}, posting to {@link
  * ServerBuilder#httpPath}) on the same port, told apart by each connection's first byte, their
  * replies unframed or HTTP responses, every other setting applying alike.
  *
