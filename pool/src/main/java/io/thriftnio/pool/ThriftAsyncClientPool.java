@@ -36,8 +36,8 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * BenchService.FutureIface futures = pool.futureIface(BenchService.FutureIface.class);
  * }</pre>
  *
- * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the pool's executor, never on a
- * selector thread.
+ * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the options' callbackExecutor,
+ * never on a selector thread.
  *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link

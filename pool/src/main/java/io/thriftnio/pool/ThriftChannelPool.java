@@ -47,7 +47,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * AsyncClients}), which also numbers requests and rejects a reply to another call: {@link #call},
  * {@link #callVoid}, {@link #callOneway} and every {@link #asyncIface} and {@link #futureIface}
  * proxy of a pool draw from one sequence, so no two calls on a connection carry the same sequence
- * id (until it wraps, after 2<sup>32</sup> calls); futures complete on the executor.
+ * id (until it wraps, after 2<sup>32</sup> calls); futures complete on the options'
+ * callbackExecutor.
  *
  * <p><b>Never blocks the caller.</b> {@link #call}, {@link #callVoid}, {@link #callOneway} and the
  * methods of an {@link #asyncIface} or {@link #futureIface} proxy return at once, so they may be
