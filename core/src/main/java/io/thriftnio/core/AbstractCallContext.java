@@ -1,6 +1,8 @@
 package io.thriftnio.core;
 
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.thrift.protocol.TMessageType;
@@ -16,6 +18,7 @@ abstract class AbstractCallContext {
   private final int seqId;
   private final byte messageType;
   private Map<Object, Object> attributes; // guarded by this
+  private Map<String, String> outgoing; // guarded by this: headers this side sends
 
   AbstractCallContext(String methodName, int seqId, byte messageType) {
     this.methodName = methodName;
@@ -63,6 +66,29 @@ abstract class AbstractCallContext {
       attributes = new HashMap<>(4);
     }
     attributes.put(key, value);
+  }
+
+  /**
+   * Sets a header this side sends with its message (the server's reply, the client's request);
+   * {@code null} removes it.
+   */
+  final synchronized void putOutgoing(String name, String value) {
+    Objects.requireNonNull(name, "name");
+    if (value == null) {
+      if (outgoing != null) {
+        outgoing.remove(name);
+      }
+      return;
+    }
+    if (outgoing == null) {
+      outgoing = new LinkedHashMap<>(4);
+    }
+    outgoing.put(name, value);
+  }
+
+  /** The headers this side sends, a read-only copy in the order they were first set. */
+  final synchronized Map<String, String> outgoing() {
+    return outgoing == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(outgoing));
   }
 
   /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */

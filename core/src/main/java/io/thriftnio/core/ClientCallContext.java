@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import java.net.SocketAddress;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.thrift.protocol.TMessageType;
 
@@ -39,6 +40,7 @@ public final class ClientCallContext extends AbstractCallContext {
   }
 
   private final SocketAddress remoteAddress;
+  private volatile Map<String, String> responseHeaders = Map.of();
 
   /**
    * A context. The channels and pools of this library make one per call; the constructor is public
@@ -62,6 +64,45 @@ public final class ClientCallContext extends AbstractCallContext {
    */
   public SocketAddress remoteAddress() {
     return remoteAddress;
+  }
+
+  /**
+   * Sets a header of the request: a THeader info header, or an HTTP request header field. On framed
+   * and unframed connections, which carry no headers, it is kept here and sent nowhere, never an
+   * error. Set in {@link ClientInterceptor#beforeCall}: the request leaves after the last one.
+   *
+   * @param name the header's name; not {@code null}
+   * @param value its value; {@code null} removes it
+   * @return this context
+   */
+  public ClientCallContext setRequestHeader(String name, String value) {
+    putOutgoing(name, value);
+    return this;
+  }
+
+  /**
+   * The headers set for the request so far, a read-only copy in the order they were first set.
+   *
+   * @return the headers; never {@code null}
+   */
+  public Map<String, String> requestHeaders() {
+    return outgoing();
+  }
+
+  /**
+   * The headers the reply came with, read-only: THeader info headers, or HTTP response header
+   * fields (names lower-cased). Empty before the reply, for a oneway call, and on framed and
+   * unframed connections.
+   *
+   * @return the headers; never {@code null}
+   */
+  public Map<String, String> responseHeaders() {
+    return responseHeaders;
+  }
+
+  /** Records the reply's headers, before {@link ClientInterceptor#afterCall} runs. */
+  void responseHeaders(Map<String, String> headers) {
+    this.responseHeaders = headers;
   }
 
   /**

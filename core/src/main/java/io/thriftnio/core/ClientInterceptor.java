@@ -62,4 +62,20 @@ public interface ClientInterceptor {
    */
   default void afterCall(
       ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
+
+  /**
+   * Makes something current on the thread that continues the caller's work once the call has ended:
+   * where an asynchronous call's future completes its dependents, or its callback runs ({@link
+   * #afterCall} runs inside too). The around form of an interceptor: a trace context the caller had
+   * when it made the call is current again in its continuation, so that calls made there carry it
+   * on. A synchronous call returns on the caller's own thread, which kept its context: nothing is
+   * attached there. Called in configuration order; the scope is closed on the same thread in
+   * reverse order. By default nothing is made current.
+   *
+   * @param context the call's context
+   * @return what to undo when the continuation has run; {@link CallScope#NONE} for nothing
+   */
+  default CallScope attach(ClientCallContext context) {
+    return CallScope.NONE;
+  }
 }

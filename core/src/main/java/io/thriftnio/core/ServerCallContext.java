@@ -4,8 +4,10 @@ import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -70,6 +72,11 @@ public final class ServerCallContext extends AbstractCallContext {
 
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
+
+  /** {@link System#nanoTime()} by which the caller stops waiting; meaningful if hasDeadline. */
+  private long deadlineNanos;
+
+  private boolean hasDeadline;
 
   ServerCallContext(
       CallConnection connection,
@@ -182,6 +189,69 @@ public final class ServerCallContext extends AbstractCallContext {
    */
   public Map<String, String> headers() {
     return headers;
+  }
+
+  /**
+   * Sets a header of the reply: a THeader info header, or an HTTP response header field. On framed
+   * and unframed connections, which carry no headers, it is kept here and sent nowhere, never an
+   * error. Set before the reply is written: from {@link ServerInterceptor#beforeCall}, the handler,
+   * or {@link ServerInterceptor#afterCall}.
+   *
+   * @param name the header's name; not {@code null}
+   * @param value its value; {@code null} removes it
+   * @return this context
+   */
+  public ServerCallContext setResponseHeader(String name, String value) {
+    putOutgoing(name, value);
+    return this;
+  }
+
+  /**
+   * The headers set for the reply so far, a read-only copy in the order they were first set.
+   *
+   * @return the headers; never {@code null}
+   */
+  public Map<String, String> responseHeaders() {
+    return outgoing();
+  }
+
+  /**
+   * When the caller stops waiting for the reply, as a {@link System#nanoTime()} value: the time the
+   * request arrived plus the time left that the caller sent (the {@value
+   * CallHeaders#CLIENT_TIMEOUT} header); empty if the caller sent none.
+   *
+   * @return the deadline, or empty
+   */
+  public OptionalLong deadline() {
+    return hasDeadline ? OptionalLong.of(deadlineNanos) : OptionalLong.empty();
+  }
+
+  /**
+   * The time left until {@link #deadline()}, at the moment of asking; zero or negative once it has
+   * passed, empty without a deadline.
+   *
+   * @return the time left, or empty
+   */
+  public Optional<Duration> timeRemaining() {
+    return hasDeadline
+        ? Optional.of(Duration.ofNanos(deadlineNanos - System.nanoTime()))
+        : Optional.empty();
+  }
+
+  /** Sets the call's deadline ({@link System#nanoTime()} value). */
+  void deadlineNanos(long nanos) {
+    this.deadlineNanos = nanos;
+    this.hasDeadline = true;
+  }
+
+  /**
+   * The context of the call the current thread is running, if it is running one: for code that runs
+   * both inside and outside handlers (a pool inheriting the caller's deadline).
+   *
+   * @return the context, or empty
+   */
+  public static Optional<ServerCallContext> currentIfAny() {
+    return Optional.ofNullable(ProcessorInvoker.currentContext());
   }
 
   /**

@@ -56,4 +56,19 @@ public interface ServerInterceptor {
    *     in nanoseconds ({@link System#nanoTime()} differences)
    */
   default void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {}
+
+  /**
+   * Makes something current on the thread for a part of the call that runs user code: the handler's
+   * method, and an asynchronous handler's completion. The around form of an interceptor (gRPC's
+   * {@code Contexts.interceptCall} is the model): a trace span, an MDC entry or a security context
+   * made current here is seen by the handler and by the calls it makes. Runs after every {@link
+   * #beforeCall} has returned, in configuration order; the scope is closed on the same thread when
+   * that part ends, in reverse order. By default nothing is made current.
+   *
+   * @param context the call's context
+   * @return what to undo when the part ends; {@link CallScope#NONE} for nothing
+   */
+  default CallScope attach(ServerCallContext context) {
+    return CallScope.NONE;
+  }
 }
