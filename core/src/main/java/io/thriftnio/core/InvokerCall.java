@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
@@ -88,6 +89,7 @@ public final class InvokerCall {
       if (entered()) {
         afterCall(CallOutcome.ONEWAY);
       }
+      passResponseHeaders();
       completion.replied(null, false);
     } else {
       ByteBuffer frame = output.toFrame();
@@ -98,6 +100,7 @@ public final class InvokerCall {
             CallMessages.outcome(
                 output.payload(), invoker.outputProtocolFactory, invoker.configuration));
       }
+      passResponseHeaders();
       completion.replied(frame, failed);
     }
   }
@@ -249,6 +252,7 @@ public final class InvokerCall {
     }
     afterCall(outcome);
     if (isOnewayRequest()) {
+      passResponseHeaders();
       completion.replied(null, true);
       return;
     }
@@ -261,7 +265,21 @@ public final class InvokerCall {
       completion.unreadable(t);
       return;
     }
+    passResponseHeaders();
     completion.replied(frame, true);
+  }
+
+  /**
+   * Hands the reply's headers, if the context has any, to the completion: after every afterCall.
+   */
+  private void passResponseHeaders() {
+    ServerCallContext c = context;
+    if (c != null) {
+      Map<String, String> headers = c.responseHeaders(); // Map.of() when none: no allocation
+      if (!headers.isEmpty()) {
+        completion.responseHeaders(headers);
+      }
+    }
   }
 
   /** Runs {@code afterCall} of the invoker.interceptors that were entered, last first. */
@@ -336,6 +354,7 @@ public final class InvokerCall {
       ProcessorInvoker.log.debug("Malformed request for {}", request.name, cause);
     }
     if (request.type == TMessageType.ONEWAY) {
+      passResponseHeaders();
       completion.replied(null, true);
       return;
     }
@@ -347,6 +366,7 @@ public final class InvokerCall {
       completion.unreadable(t);
       return;
     }
+    passResponseHeaders();
     completion.replied(frame, true);
   }
 

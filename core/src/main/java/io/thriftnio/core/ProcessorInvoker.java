@@ -68,6 +68,14 @@ public final class ProcessorInvoker {
     void replied(ByteBuffer frame, boolean failed);
 
     /**
+     * The reply's own headers ({@link ServerCallContext#setResponseHeader}), once the call has
+     * ended and before {@link #replied}; not called when none was set. Default: ignored.
+     *
+     * @param headers the headers, read-only, in the order they were set
+     */
+    default void responseHeaders(Map<String, String> headers) {}
+
+    /**
      * The request's message header cannot be read: there is no sequence id to answer, and the
      * connection should be closed.
      *

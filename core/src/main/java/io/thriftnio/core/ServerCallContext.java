@@ -195,14 +195,27 @@ public final class ServerCallContext extends AbstractCallContext {
    * Sets a header of the reply: a THeader info header, or an HTTP response header field. On framed
    * and unframed connections, which carry no headers, it is kept here and sent nowhere, never an
    * error. Set before the reply is written: from {@link ServerInterceptor#beforeCall}, the handler,
-   * or {@link ServerInterceptor#afterCall}.
+   * or {@link ServerInterceptor#afterCall}. The replies the server makes itself (a {@code
+   * callTimeout}, an overload, a refused frame) carry none.
+   *
+   * <p>Checked here, the same on every wire kind, so that every THeader and HTTP client reads the
+   * reply: the name is an HTTP token (letters, digits and {@code !#$%&'*+-.^_`|~}) other than
+   * {@code Content-Length}, {@code Content-Type}, {@code Connection} and {@code Transfer-Encoding}
+   * (the server writes those itself); the value is printable ASCII, spaces and tabs (no CR or LF);
+   * at most 100 headers and 65,536 bytes of names and values, the limits this library's decoders
+   * enforce on requests. Setting a name again replaces its value, keeping its place.
    *
    * @param name the header's name; not {@code null}
    * @param value its value; {@code null} removes it
    * @return this context
+   * @throws IllegalArgumentException if the name or value breaks a rule above, or the header would
+   *     pass a limit; the message names it: {@code name: "a\r\nb" (expected: an HTTP token ...)}
    */
   public ServerCallContext setResponseHeader(String name, String value) {
-    putOutgoing(name, value);
+    synchronized (this) { // the bounds hold against concurrent setters too
+      ResponseHeaderRules.check(name, value, outgoing());
+      putOutgoing(name, value);
+    }
     return this;
   }
 

@@ -23,10 +23,12 @@ import org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer;
  *
  * <p>Methods: {@code echo} replies with its text, {@code upper} with its text upper-cased, {@code
  * oneway} replies nothing, {@code big} replies with {@code text} repeated 1000 times, {@code
- * header} with the request header named {@code text} ({@code <none>} if absent), {@code throw}
- * throws {@link IllegalStateException}, {@code error} throws {@link AssertionError}, {@code
- * overflow} overflows the stack. Anything else is answered {@code UNKNOWN_METHOD}, as generated
- * processors do.
+ * header} with the request header named {@code text} ({@code <none>} if absent), {@code respond}
+ * sets the reply header {@code text} names ({@code "name=value"}) and replies {@code ok}, {@code
+ * remaining} replies whether the call has time left ({@code positive}, {@code passed} or {@code
+ * <none>}), {@code throw} throws {@link IllegalStateException}, {@code error} throws {@link
+ * AssertionError}, {@code overflow} overflows the stack. Anything else is answered {@code
+ * UNKNOWN_METHOD}, as generated processors do.
  */
 final class MiniService {
   private MiniService() {}
@@ -127,6 +129,16 @@ final class MiniService {
         return text.repeat(1000);
       case "header":
         return ServerCallContext.current().headers().getOrDefault(text, "<none>");
+      case "respond":
+        int eq = text.indexOf('=');
+        ServerCallContext.current()
+            .setResponseHeader(text.substring(0, eq), text.substring(eq + 1));
+        return "ok";
+      case "remaining":
+        return ServerCallContext.current()
+            .timeRemaining()
+            .map(d -> d.isNegative() ? "passed" : "positive")
+            .orElse("<none>");
       case "oneway":
         return null;
       case "throw":
@@ -146,7 +158,16 @@ final class MiniService {
 
   private static boolean known(String name) {
     return java.util.Set.of(
-            "echo", "upper", "big", "header", "oneway", "throw", "error", "overflow")
+            "echo",
+            "upper",
+            "big",
+            "header",
+            "respond",
+            "remaining",
+            "oneway",
+            "throw",
+            "error",
+            "overflow")
         .contains(name);
   }
 

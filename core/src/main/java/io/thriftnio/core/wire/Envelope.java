@@ -42,9 +42,10 @@ public abstract class Envelope {
   public static final Envelope FRAMED =
       new Envelope() {
         @Override
-        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+        public void encode(
+            ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out) {
           if (frame != null) {
-            out.send(null, frame);
+            out.send(null, frame); // framed carries no headers: kept on the context, sent nowhere
           }
         }
 
@@ -58,9 +59,10 @@ public abstract class Envelope {
   public static final Envelope UNFRAMED =
       new Envelope() {
         @Override
-        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+        public void encode(
+            ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out) {
           if (frame != null) {
-            out.send(null, message(frame));
+            out.send(null, message(frame)); // no headers either
           }
         }
 
@@ -82,9 +84,13 @@ public abstract class Envelope {
    *     not be read
    * @param unreadable whether the request's message could not be read: the connection closes after
    *     whatever this sends
+   * @param headers the reply's headers ({@code ServerCallContext.setResponseHeader}), already
+   *     validated, in the order they were set; empty when none was set. A kind that carries headers
+   *     sends them (THeader's info headers, HTTP's header fields); framed and unframed ignore them
    * @param out receives the bytes to send; not called when nothing is sent
    */
-  public abstract void encode(ByteBuffer frame, boolean unreadable, Outbound out);
+  public abstract void encode(
+      ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out);
 
   /**
    * Whether the connection closes once this reply has been sent (an HTTP request without

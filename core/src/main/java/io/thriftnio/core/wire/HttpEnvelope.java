@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * What one HTTP request asks of its answer, and how its reply leaves: a {@code 200} head, then the
  * reply message as the body (empty for a oneway call, since HTTP still wants an answer); a {@code
- * 400} when the request's message cannot be read. Immutable.
+ * 400} when the request's message cannot be read. Immutable. The reply's own headers ({@code
+ * ServerCallContext.setResponseHeader}) go into the {@code 200}'s head, not into a {@code 400}.
  */
 final class HttpEnvelope extends Envelope {
 
@@ -27,16 +28,21 @@ final class HttpEnvelope extends Envelope {
   }
 
   @Override
-  public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+  public void encode(
+      ByteBuffer frame, boolean unreadable, Map<String, String> replyHeaders, Outbound out) {
     if (unreadable) {
       out.send(
           HttpResponses.error(400, "the body is not a readable Thrift message", false, false),
           null);
     } else if (frame != null) {
       ByteBuffer body = message(frame);
-      out.send(HttpResponses.ok(this, body.remaining()), body); // one write, no copy of the reply
+      out.send(
+          HttpResponses.ok(this, body.remaining(), replyHeaders),
+          body); // one write, no copy of the reply
     } else {
-      out.send(HttpResponses.ok(this, 0), null); // a oneway call: HTTP still wants its answer
+      out.send(
+          HttpResponses.ok(this, 0, replyHeaders),
+          null); // a oneway call: HTTP still wants its answer
     }
   }
 

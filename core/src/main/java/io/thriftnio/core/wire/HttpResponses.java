@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * The HTTP/1.1 responses a server writes for HTTP peers: the head of a {@code 200} whose body is
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
  * Content-Type: application/x-thrift\r\n      (or the request's application/vnd.apache.thrift.*)
  * Content-Length: 42\r\n                      (0 for a oneway call)
  * Connection: close\r\n                       (only when the connection closes after it)
+ * X-Reply-Header: value\r\n                   (the reply's own headers, in the order set)
  * \r\n
  * </pre>
  */
@@ -32,8 +34,10 @@ final class HttpResponses {
    *
    * @param request the request answered
    * @param bodyLength the reply's length in bytes, 0 for a oneway call
+   * @param replyHeaders the reply's own header fields, validated when set (tokens, no CR or LF,
+   *     none of the three above)
    */
-  static ByteBuffer ok(HttpEnvelope request, int bodyLength) {
+  static ByteBuffer ok(HttpEnvelope request, int bodyLength, Map<String, String> replyHeaders) {
     StringBuilder sb = new StringBuilder(128);
     sb.append("HTTP/1.1 200 OK\r\nContent-Type: ")
         .append(request.contentType())
@@ -44,6 +48,9 @@ final class HttpResponses {
       sb.append("Connection: close\r\n");
     } else if (request.saysKeepAlive()) {
       sb.append("Connection: keep-alive\r\n");
+    }
+    for (Map.Entry<String, String> field : replyHeaders.entrySet()) {
+      sb.append(field.getKey()).append(": ").append(field.getValue()).append("\r\n");
     }
     sb.append("\r\n");
     return ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.US_ASCII));

@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
@@ -13,14 +14,15 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <pre>
  * reply frame from the call path:  | length | reply message |
- * sent:  | length | 0F FF | flags | seqid | size/4 | proto | n | ids | 00 pad | message or zlib |
- *          the request's flags, sequence id, protocol id and transforms; no info headers
+ * sent:  | length | 0F FF | flags | seqid | size/4 | proto | n | ids | info | 00 pad | message |
+ *          the request's flags, sequence id, protocol id and transforms; info: the reply's own
+ *          key/value headers (01, count, then length-prefixed key and value each), if any
  * </pre>
  *
  * <p>The reply echoes what Apache Thrift's C++ and Python servers echo: the flags, the header's
- * sequence id and the protocol id. Their info headers are the handler's own, never the request's
- * (those servers send none unless the handler sets some), so none leave here. The transforms are
- * the request's: a peer that compressed its request reads a compressed reply.
+ * sequence id and the protocol id. Its info headers are the reply's own ({@code
+ * ServerCallContext.setResponseHeader}), never the request's, as those servers do. The transforms
+ * are the request's: a peer that compressed its request reads a compressed reply.
  */
 final class THeaderEnvelope extends Envelope {
 
@@ -59,7 +61,8 @@ final class THeaderEnvelope extends Envelope {
   }
 
   @Override
-  public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
+  public void encode(
+      ByteBuffer frame, boolean unreadable, Map<String, String> replyHeaders, Outbound out) {
     if (frame == null) {
       return; // oneway, or unreadable: the connection closes, THeader has nothing else to say
     }
@@ -72,12 +75,23 @@ final class THeaderEnvelope extends Envelope {
       }
       body = ByteBuffer.wrap(bytes);
     }
-    out.send(head(body.remaining()), body);
+    out.send(head(body.remaining(), replyHeaders), body);
   }
 
-  /** The frame's length, fixed part and header section, for a body of {@code bodyLength} bytes. */
-  private ByteBuffer head(int bodyLength) {
-    int section = 2 + transforms.length; // each varint here is one byte: ids below 128
+  /**
+   * The frame's length, fixed part and header section, for a body of {@code bodyLength} bytes. The
+   * info headers were bounded when set (ServerCallContext: 100 headers, 64 KiB of keys and values,
+   * the decoder's own limits), so the section stays far below HEADER SIZE's 262,140 bytes.
+   */
+  private ByteBuffer head(int bodyLength, Map<String, String> replyHeaders) {
+    byte[][] info = infoHeaders(replyHeaders);
+    int section = 2 + transforms.length; // protocol id, count, ids: one byte each, ids below 128
+    if (info != null) {
+      section += 1 + varintSize(replyHeaders.size());
+      for (byte[] b : info) {
+        section += varintSize(b.length) + b.length;
+      }
+    }
     int padded = (section + 3) & ~3;
     ByteBuffer head = ByteBuffer.allocate(Framing.HEADER_SIZE + FIXED_SIZE + padded);
     head.putInt(FIXED_SIZE + padded + bodyLength)
@@ -90,8 +104,47 @@ final class THeaderEnvelope extends Envelope {
     for (int id : transforms) {
       head.put((byte) id);
     }
+    if (info != null) {
+      head.put((byte) THeaderSection.INFO_KEYVALUE);
+      putVarint(head, replyHeaders.size());
+      for (byte[] b : info) {
+        putVarint(head, b.length);
+        head.put(b);
+      }
+    }
     // The rest is the zero padding ByteBuffer.allocate left there.
     return head.position(0);
+  }
+
+  /** Keys and values alternately, as UTF-8; {@code null} for none. */
+  private static byte[][] infoHeaders(Map<String, String> replyHeaders) {
+    if (replyHeaders.isEmpty()) {
+      return null;
+    }
+    byte[][] info = new byte[replyHeaders.size() * 2][];
+    int i = 0;
+    for (Map.Entry<String, String> e : replyHeaders.entrySet()) {
+      info[i++] = e.getKey().getBytes(StandardCharsets.UTF_8);
+      info[i++] = e.getValue().getBytes(StandardCharsets.UTF_8);
+    }
+    return info;
+  }
+
+  private static int varintSize(int value) {
+    int size = 1;
+    while ((value & ~0x7f) != 0) {
+      value >>>= 7;
+      size++;
+    }
+    return size;
+  }
+
+  private static void putVarint(ByteBuffer out, int value) {
+    while ((value & ~0x7f) != 0) {
+      out.put((byte) ((value & 0x7f) | 0x80));
+      value >>>= 7;
+    }
+    out.put((byte) value);
   }
 
   @Override

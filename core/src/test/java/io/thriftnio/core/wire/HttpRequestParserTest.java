@@ -213,7 +213,7 @@ class HttpRequestParserTest {
         readEverySplit(
             "/", "POST / HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 1\r\n\r\nx");
     assertThat(http10.request.keepAlive()).isTrue();
-    assertThat(text(HttpResponses.ok(http10.request.envelope, 3)))
+    assertThat(text(HttpResponses.ok(http10.request.envelope, 3, java.util.Map.of())))
         .as("an HTTP/1.0 peer is told the connection stays")
         .contains("Connection: keep-alive\r\n");
   }
@@ -351,7 +351,7 @@ class HttpRequestParserTest {
   @Test
   void okHeadCarriesTypeLengthAndClose() throws Exception {
     Read r = readEverySplit("/", "POST / HTTP/1.0\r\nContent-Length: 1\r\n\r\nx");
-    assertThat(text(HttpResponses.ok(r.request.envelope, 42)))
+    assertThat(text(HttpResponses.ok(r.request.envelope, 42, java.util.Map.of())))
         .isEqualTo(
             "HTTP/1.1 200 OK\r\nContent-Type: application/x-thrift\r\nContent-Length: 42\r\n"
                 + "Connection: close\r\n\r\n");
