@@ -99,7 +99,15 @@ final class AsyncProcessorBridge {
 
       @Override
       public void responseReady() {
-        call.complete();
+        // The handler's completion: afterCall runs inside the interceptors' scopes (attach).
+        CallScope[] scopes = call.completionScopes();
+        if (scopes != null) { // else an attach threw, and the call is answered
+          try {
+            call.complete();
+          } finally {
+            call.closeScopes(scopes);
+          }
+        }
       }
 
       @Override
@@ -107,7 +115,14 @@ final class AsyncProcessorBridge {
         // Generated code calls close() when the handler reports a TTransportException or its
         // response cannot be written (e.g. it exceeds maxFrameSize). The request was read, so
         // this is an internal error, not a malformed request: hence not a TTransportException.
-        call.fail(new TException("async handler could not write its response"));
+        CallScope[] scopes = call.completionScopes();
+        if (scopes != null) {
+          try {
+            call.fail(new TException("async handler could not write its response"));
+          } finally {
+            call.closeScopes(scopes);
+          }
+        }
       }
     }
   }

@@ -227,22 +227,64 @@ public final class InvokerCall {
       answer(refusal, CallOutcome.REFUSED);
       return false;
     } catch (Throwable t) {
-      // Whatever an interceptor throws fails this call alone, as a handler's failure would.
-      ProcessorInvoker.log.warn(
-          "Interceptor {} failed before {} (seqid {}) from {}; answering INTERNAL_ERROR",
-          invoker.interceptors[c.entered].getClass().getName(),
-          c.methodName(),
-          c.seqId(),
-          c.remoteAddress(),
-          t);
-      String message = "Internal error processing " + c.methodName();
-      answer(
-          new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
-          CallOutcome.UNDECLARED_FAILURE);
+      failedBy(invoker.interceptors[c.entered], "before", t);
       return false;
     } finally {
       ProcessorInvoker.CURRENT.set(outer);
     }
+  }
+
+  /**
+   * Answers the call with {@code INTERNAL_ERROR}, as a handler's failure would be, after an
+   * interceptor threw ({@code phase}: "before" from beforeCall, "attaching" from attach), and says
+   * so at WARN: whatever an interceptor throws fails this call alone.
+   */
+  private void failedBy(ServerInterceptor interceptor, String phase, Throwable t) {
+    ServerCallContext c = context();
+    ServerInterception.warnFailed(interceptor, phase, c, t);
+    String message = "Internal error processing " + c.methodName();
+    answer(
+        new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
+        CallOutcome.UNDECLARED_FAILURE);
+  }
+
+  // ---- the around form (ServerInterceptor.attach) ---------------------------------------------
+
+  /** The thread running the handler's method inside this call's scopes; {@code null} otherwise. */
+  private volatile Thread scopedThread;
+
+  /**
+   * Opens the interceptors' scopes on this thread: {@link ServerInterception#NONE} if none
+   * attaches; {@code null} if an {@code attach} threw, and the call has been answered.
+   */
+  CallScope[] openScopes() {
+    ServerInterceptor[] attaching = invoker.attaching;
+    if (attaching.length == 0 || requestType == CallMessages.UNREADABLE) {
+      return ServerInterception.NONE; // no interceptor attaches, or none ran: the call fails unread
+    }
+    try {
+      return ServerInterception.open(attaching, context());
+    } catch (ServerInterception.AttachFailure f) {
+      failedBy(f.interceptor, "attaching for", f.getCause());
+      return null;
+    }
+  }
+
+  /** Closes what {@link #openScopes} opened, on the thread that opened it. */
+  void closeScopes(CallScope[] scopes) {
+    if (scopes.length > 0) {
+      ServerInterception.close(scopes, invoker.attaching, context);
+    }
+  }
+
+  /** The handler's method runs on this thread inside the call's scopes, or ({@code null}) ended. */
+  void inMethod(Thread thread) {
+    scopedThread = thread;
+  }
+
+  /** An async handler's completion: as {@link #openScopes}, unless inside its method's scopes. */
+  CallScope[] completionScopes() {
+    return Thread.currentThread() == scopedThread ? ServerInterception.NONE : openScopes();
   }
 
   /** Answers the call with {@code failure} without running the processor. */
@@ -288,21 +330,7 @@ public final class InvokerCall {
     long nanos = System.nanoTime() - c.startNanos;
     int entered = c.entered;
     c.entered = 0;
-    for (int i = entered - 1; i >= 0; i--) {
-      try {
-        invoker.interceptors[i].afterCall(c, outcome, nanos);
-      } catch (Throwable t) {
-        // The reply is decided; a failing afterCall must not change it or skip the others.
-        ProcessorInvoker.log.warn(
-            "Interceptor {} failed after {} (seqid {}, {}) from {}",
-            invoker.interceptors[i].getClass().getName(),
-            c.methodName(),
-            c.seqId(),
-            outcome,
-            c.remoteAddress(),
-            t);
-      }
-    }
+    ServerInterception.afterCall(invoker.interceptors, entered, c, outcome, nanos);
   }
 
   // libthrift's processors answer an undeclared handler exception themselves, with an

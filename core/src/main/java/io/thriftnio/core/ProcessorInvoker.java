@@ -10,8 +10,6 @@ import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TProcessor;
-import org.apache.thrift.protocol.TMessageType;
-import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
@@ -139,6 +137,10 @@ public final class ProcessorInvoker {
   private final TAsyncProcessor asyncProcessor;
   private final AsyncProcessorBridge asyncBridge;
   final ServerInterceptor[] interceptors;
+
+  /** Those of {@link #interceptors} that override {@code attach}, decided once here. */
+  final ServerInterceptor[] attaching;
+
   final TProtocolFactory inputProtocolFactory;
   final TProtocolFactory outputProtocolFactory;
   private final int maxFrameSize;
@@ -156,6 +158,7 @@ public final class ProcessorInvoker {
     this.processor = processor;
     this.asyncProcessor = asyncProcessor;
     this.interceptors = interceptors;
+    this.attaching = ServerInterception.attaching(interceptors);
     this.asyncBridge = asyncProcessor == null ? null : new AsyncProcessorBridge(asyncProcessor);
     this.inputProtocolFactory =
         Objects.requireNonNull(inputProtocolFactory, "inputProtocolFactory");
@@ -342,65 +345,16 @@ public final class ProcessorInvoker {
     }
     completion.started(call);
     if (asyncBridge != null) {
-      invokeAsync(payload, call);
+      CallRunner.runAsync(this, asyncBridge, payload, call);
       return;
     }
     boolean clean = false;
     try {
-      if (isCallOrOneway(payload, call)) {
-        if (admitted(call)) {
-          InvokerCall outer = CURRENT.get();
-          CURRENT.set(call);
-          try {
-            processor.process(call.in, call.out);
-          } finally {
-            CURRENT.set(outer);
-          }
-          call.complete();
-        }
-        clean = true; // a refusal wrote its whole reply, and never read the request
-      }
+      clean = CallRunner.runSync(this, processor, payload, call);
     } catch (Throwable t) {
       call.fail(t);
     } finally {
       codecs.giveBack(codec, clean);
     }
-  }
-
-  private void invokeAsync(ByteBuffer payload, InvokerCall call) {
-    if (isCallOrOneway(payload, call) && admitted(call)) {
-      InvokerCall outer = CURRENT.get();
-      CURRENT.set(call);
-      try {
-        asyncBridge.process(call);
-      } finally {
-        CURRENT.set(outer);
-      }
-    }
-  }
-
-  /** Whether the interceptors, if any, let the call run; if not, they have answered it. */
-  private boolean admitted(InvokerCall call) {
-    return interceptors.length == 0
-        || call.requestType == CallMessages.UNREADABLE // fails before any handler runs
-        || call.intercept();
-  }
-
-  /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */
-  private boolean isCallOrOneway(ByteBuffer payload, InvokerCall call) {
-    int type = CallMessages.type(payload, inputProtocolFactory, configuration);
-    call.requestType = type;
-    if (type != TMessageType.CALL
-        && type != TMessageType.ONEWAY
-        && type != CallMessages.UNREADABLE) {
-      // Stock processors never look at the type: a REPLY or EXCEPTION sent as a request, or a
-      // type that does not exist, would run the handler.
-      call.fail(
-          new TProtocolException(
-              TProtocolException.INVALID_DATA,
-              "message type " + type + " (expected: CALL (1) or ONEWAY (4))"));
-      return false;
-    }
-    return true;
   }
 }

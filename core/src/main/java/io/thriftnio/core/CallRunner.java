@@ -1,0 +1,103 @@
+package io.thriftnio.core;
+
+import java.nio.ByteBuffer;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocolException;
+
+/**
+ * Runs one call of a {@link ProcessorInvoker} on the calling thread, in this order: the message
+ * type checked; the interceptors' {@code beforeCall}; the processor with {@link
+ * ServerCallContext#current()} set, inside the interceptors' scopes ({@link
+ * ServerInterceptor#attach}), and for a synchronous processor its completion ({@code afterCall})
+ * too. An asynchronous handler's completion opens the scopes again ({@link AsyncProcessorBridge}).
+ */
+final class CallRunner {
+
+  private CallRunner() {}
+
+  /**
+   * Runs a call of a synchronous processor.
+   *
+   * @return whether the codec may be used again: the call ended without a throwable, or was
+   *     answered before the request was read (a refusal, a failed attach)
+   */
+  static boolean runSync(
+      ProcessorInvoker invoker, TProcessor processor, ByteBuffer payload, InvokerCall call) {
+    if (!isCallOrOneway(invoker, payload, call)) {
+      return false; // failed
+    }
+    if (!admitted(invoker, call)) {
+      return true; // a refusal wrote its whole reply, and never read the request
+    }
+    InvokerCall outer = ProcessorInvoker.CURRENT.get();
+    ProcessorInvoker.CURRENT.set(call);
+    CallScope[] scopes = call.openScopes();
+    if (scopes == null) {
+      ProcessorInvoker.CURRENT.set(outer);
+      return true; // an attach threw: answered like a refusal
+    }
+    try {
+      processor.process(call.in, call.out);
+      ProcessorInvoker.CURRENT.set(outer);
+      call.complete();
+      return true;
+    } catch (Throwable t) {
+      ProcessorInvoker.CURRENT.set(outer);
+      call.fail(t);
+      return false;
+    } finally {
+      call.closeScopes(scopes);
+    }
+  }
+
+  /** Starts a call of an asynchronous processor; it completes when its handler calls back. */
+  static void runAsync(
+      ProcessorInvoker invoker, AsyncProcessorBridge bridge, ByteBuffer payload, InvokerCall call) {
+    if (!isCallOrOneway(invoker, payload, call) || !admitted(invoker, call)) {
+      return;
+    }
+    InvokerCall outer = ProcessorInvoker.CURRENT.get();
+    ProcessorInvoker.CURRENT.set(call);
+    try {
+      CallScope[] scopes = call.openScopes();
+      if (scopes != null) { // else an attach threw, and the call is answered
+        call.inMethod(Thread.currentThread());
+        try {
+          bridge.process(call);
+        } finally {
+          call.inMethod(null);
+          call.closeScopes(scopes);
+        }
+      }
+    } finally {
+      ProcessorInvoker.CURRENT.set(outer);
+    }
+  }
+
+  /** Whether the interceptors, if any, let the call run; if not, they have answered it. */
+  private static boolean admitted(ProcessorInvoker invoker, InvokerCall call) {
+    return invoker.interceptors.length == 0
+        || call.requestType == CallMessages.UNREADABLE // fails before any handler runs
+        || call.intercept();
+  }
+
+  /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */
+  private static boolean isCallOrOneway(
+      ProcessorInvoker invoker, ByteBuffer payload, InvokerCall call) {
+    int type = CallMessages.type(payload, invoker.inputProtocolFactory, invoker.configuration);
+    call.requestType = type;
+    if (type != TMessageType.CALL
+        && type != TMessageType.ONEWAY
+        && type != CallMessages.UNREADABLE) {
+      // Stock processors never look at the type: a REPLY or EXCEPTION sent as a request, or a
+      // type that does not exist, would run the handler.
+      call.fail(
+          new TProtocolException(
+              TProtocolException.INVALID_DATA,
+              "message type " + type + " (expected: CALL (1) or ONEWAY (4))"));
+      return false;
+    }
+    return true;
+  }
+}
