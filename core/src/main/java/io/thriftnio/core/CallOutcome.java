@@ -36,5 +36,13 @@ public enum CallOutcome {
    * while the handler may still be running, unless the call had not yet passed every {@code
    * beforeCall}: then it runs on the call's thread, and the handler does not run.
    */
-  TIMED_OUT
+  TIMED_OUT,
+  /**
+   * The caller's deadline (the {@value CallHeaders#CLIENT_TIMEOUT} header it sent, counted from
+   * when the request arrived) had passed when the handler would have started, after every {@code
+   * beforeCall}: the handler did not run, and the caller got {@code
+   * TApplicationException(INTERNAL_ERROR)} naming the method, how late, and the header (nothing
+   * for a oneway call). Counted in {@link ServerStats#timedOutCalls()}.
+   */
+  DEADLINE_EXCEEDED
 }

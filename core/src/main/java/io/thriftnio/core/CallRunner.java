@@ -1,13 +1,15 @@
 package io.thriftnio.core;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolException;
 
 /**
  * Runs one call of a {@link ProcessorInvoker} on the calling thread, in this order: the message
- * type checked; the interceptors' {@code beforeCall}; the processor with {@link
+ * type checked; the interceptors' {@code beforeCall}; the caller's deadline checked; the processor with {@link
  * ServerCallContext#current()} set, inside the interceptors' scopes ({@link
  * ServerInterceptor#attach}), and for a synchronous processor its completion ({@code afterCall})
  * too. An asynchronous handler's completion opens the scopes again ({@link AsyncProcessorBridge}).
@@ -27,7 +29,7 @@ final class CallRunner {
     if (!isCallOrOneway(invoker, payload, call)) {
       return false; // failed
     }
-    if (!admitted(invoker, call)) {
+    if (!admitted(invoker, call) || pastDeadline(call)) {
       return true; // a refusal wrote its whole reply, and never read the request
     }
     InvokerCall outer = ProcessorInvoker.CURRENT.get();
@@ -54,7 +56,9 @@ final class CallRunner {
   /** Starts a call of an asynchronous processor; it completes when its handler calls back. */
   static void runAsync(
       ProcessorInvoker invoker, AsyncProcessorBridge bridge, ByteBuffer payload, InvokerCall call) {
-    if (!isCallOrOneway(invoker, payload, call) || !admitted(invoker, call)) {
+    if (!isCallOrOneway(invoker, payload, call)
+        || !admitted(invoker, call)
+        || pastDeadline(call)) {
       return;
     }
     InvokerCall outer = ProcessorInvoker.CURRENT.get();
@@ -80,6 +84,38 @@ final class CallRunner {
     return invoker.interceptors.length == 0
         || call.requestType == CallMessages.UNREADABLE // fails before any handler runs
         || call.intercept();
+  }
+
+  /**
+   * Whether the caller's deadline ({@value CallHeaders#CLIENT_TIMEOUT}) passed before the handler
+   * starts, after every beforeCall (and after the wait for a worker); if so the call has been
+   * answered, and the handler never runs.
+   */
+  private static boolean pastDeadline(InvokerCall call) {
+    long timeout = call.timeoutNanos;
+    if (timeout == 0) {
+      return false;
+    }
+    long late = System.nanoTime() - (call.completion.receivedAtNanos() + timeout);
+    if (late < 0) {
+      return false;
+    }
+    ServerCallContext c = call.context();
+    String message =
+        c.methodName()
+            + " not started: the caller's deadline ("
+            + CallHeaders.CLIENT_TIMEOUT
+            + " "
+            + TimeUnit.NANOSECONDS.toMillis(timeout)
+            + " ms) passed "
+            + TimeUnit.NANOSECONDS.toMillis(late)
+            + " ms before its handler would start";
+    ProcessorInvoker.log.debug("{} (seqid {}) from {}", message, c.seqId(), c.remoteAddress());
+    call.completion.deadlinePassed();
+    call.answer(
+        new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
+        CallOutcome.DEADLINE_EXCEEDED);
+    return true;
   }
 
   /** Whether the request is a {@code CALL} or {@code ONEWAY}; fails {@code call} if not. */

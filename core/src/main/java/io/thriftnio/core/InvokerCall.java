@@ -46,11 +46,14 @@ public final class InvokerCall {
   private final FrameOutputTransport output;
   final TProtocol in;
   final TProtocol out;
-  private final ProcessorInvoker.Completion completion;
+  final ProcessorInvoker.Completion completion;
   private volatile int phase;
 
   /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
   int requestType = CallMessages.UNREADABLE;
+
+  /** The time the caller waits ({@value CallHeaders#CLIENT_TIMEOUT}), in nanoseconds; 0: none. */
+  final long timeoutNanos;
 
   /** Created when first asked for, by the call's thread while it runs. */
   private ServerCallContext context;
@@ -68,6 +71,7 @@ public final class InvokerCall {
     this.in = codec.in;
     this.out = codec.out;
     codec.input.reset(payload);
+    this.timeoutNanos = ClientTimeouts.nanos(completion.requestHeaders(), completion.connection());
   }
 
   /** The protocol reading the request. */
@@ -177,27 +181,10 @@ public final class InvokerCall {
   ServerCallContext context() {
     ServerCallContext c = context;
     if (c == null) {
-      String name = "";
-      int seqId = 0;
-      try {
-        TMessage header =
-            CallMessages.read(payload, invoker.inputProtocolFactory, invoker.configuration);
-        name = header.name;
-        seqId = header.seqid;
-      } catch (TException | RuntimeException unreadable) {
-        // Asked before the processor read the header, which then fails the call; no handler
-        // runs, and nobody sees the empty name but an interceptor's afterCall.
+      c = ServerCallContext.forCall(payload, invoker, completion, (byte) requestType);
+      if (timeoutNanos != 0) {
+        c.deadlineNanos(completion.receivedAtNanos() + timeoutNanos);
       }
-      c =
-          new ServerCallContext(
-              completion.connection(),
-              completion.connectionId(),
-              completion.receivedAtNanos(),
-              name,
-              seqId,
-              (byte) requestType,
-              invoker.inputProtocolFactory,
-              completion.requestHeaders());
       context = c;
     }
     return c;
@@ -288,11 +275,13 @@ public final class InvokerCall {
   }
 
   /** Answers the call with {@code failure} without running the processor. */
-  private void answer(TApplicationException failure, CallOutcome outcome) {
+  void answer(TApplicationException failure, CallOutcome outcome) {
     if (!end()) {
       return;
     }
-    afterCall(outcome);
+    if (entered()) {
+      afterCall(outcome);
+    }
     if (isOnewayRequest()) {
       passResponseHeaders();
       completion.replied(null, true);

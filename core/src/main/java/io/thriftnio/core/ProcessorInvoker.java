@@ -74,6 +74,13 @@ public final class ProcessorInvoker {
     default void responseHeaders(Map<String, String> headers) {}
 
     /**
+     * The caller's deadline ({@link CallHeaders#CLIENT_TIMEOUT}) passed before the handler could
+     * start: the call is answered {@code INTERNAL_ERROR} without running it ({@link #replied}
+     * follows). For the server call path, which counts it; not part of the API. Default: nothing.
+     */
+    default void deadlinePassed() {}
+
+    /**
      * The request's message header cannot be read: there is no sequence id to answer, and the
      * connection should be closed.
      *

@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
@@ -10,6 +11,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -93,6 +96,34 @@ public final class ServerCallContext extends AbstractCallContext {
     this.connectionId = connectionId;
     this.receivedAtNanos = receivedAtNanos;
     this.protocolFactory = protocolFactory;
+  }
+
+  /** The context of a call {@code invoker} runs: its header read here, if it can be. */
+  static ServerCallContext forCall(
+      ByteBuffer payload,
+      ProcessorInvoker invoker,
+      ProcessorInvoker.Completion completion,
+      byte requestType) {
+    String name = "";
+    int seqId = 0;
+    try {
+      TMessage header =
+          CallMessages.read(payload, invoker.inputProtocolFactory, invoker.configuration);
+      name = header.name;
+      seqId = header.seqid;
+    } catch (TException | RuntimeException unreadable) {
+      // Asked before the processor read the header, which then fails the call; no handler runs,
+      // and nobody sees the empty name but an interceptor's afterCall.
+    }
+    return new ServerCallContext(
+        completion.connection(),
+        completion.connectionId(),
+        completion.receivedAtNanos(),
+        name,
+        seqId,
+        requestType,
+        invoker.inputProtocolFactory,
+        completion.requestHeaders());
   }
 
   /**

@@ -231,6 +231,11 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   }
 
   @Override
+  public void deadlinePassed() {
+    calls.path.counters.timedOutCalls.increment(); // replied() counts it completed and failed
+  }
+
+  @Override
   public void responseHeaders(Map<String, String> headers) {
     responseHeaders = headers; // published to the writer by finish(), under the monitor
   }

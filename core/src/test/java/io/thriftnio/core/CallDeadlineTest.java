@@ -1,0 +1,193 @@
+package io.thriftnio.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.wire.ByteSource;
+import io.thriftnio.core.wire.Decoded;
+import io.thriftnio.core.wire.ServerCodec;
+import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireSettings;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The caller's deadline ({@link CallHeaders#CLIENT_TIMEOUT}): read into {@link
+ * ServerCallContext#deadline()}, and a call whose deadline passed while it waited for a worker is
+ * answered at once without running its handler, counted, and seen by the interceptors.
+ */
+@Timeout(10)
+class CallDeadlineTest {
+
+  private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
+  private static final int MAX = 4096;
+
+  private final ServerCounters counters = new ServerCounters();
+  private final MemoryConnection connection = new MemoryConnection();
+  private final List<CallOutcome> outcomes = new CopyOnWriteArrayList<>();
+  private final MiniService.Sync processor = new MiniService.Sync();
+
+  /** A worker executor that starts its tasks when the test says so, on the test's thread. */
+  private static final class HeldWorker implements Executor {
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+    @Override
+    public void execute(Runnable task) {
+      tasks.add(task);
+    }
+
+    void runAll() {
+      for (Runnable t; (t = tasks.poll()) != null; ) {
+        t.run();
+      }
+    }
+  }
+
+  private final HeldWorker worker = new HeldWorker();
+
+  @AfterEach
+  void everyRequestReleasedOnce() {
+    assertThat(connection.allReleasedOnce()).as("every request released exactly once").isTrue();
+  }
+
+  private CallSequencer server() {
+    ServerInterceptor recording =
+        new ServerInterceptor() {
+          @Override
+          public void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {
+            outcomes.add(outcome);
+          }
+        };
+    ProcessorInvoker invoker =
+        ProcessorInvoker.of(processor, BINARY, BINARY, MAX).withInterceptors(List.of(recording));
+    return new CallPath(invoker, worker, counters, 100).open(connection);
+  }
+
+  private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {
+    ServerCodec codec =
+        new ServerCodec(WireSettings.of(MAX, EnumSet.of(kind), null, "/"), "test-peer");
+    assertThat(codec.next(ByteSource.of(bytes), 0, bytes.length)).isEqualTo(Decoded.MESSAGE);
+    Decoded d = codec.decoded();
+    ByteBuffer payload = ByteBuffer.wrap(bytes, d.payloadOffset(), d.payloadLength()).slice();
+    seq.onRequest(payload, connection.newRequest(), d.envelope());
+    seq.readComplete();
+  }
+
+  private static byte[] withTimeout(String timeout, String method, int seqid) throws Exception {
+    ByteBuffer m = MiniService.call(BINARY, method, seqid, "x");
+    byte[] message = new byte[m.remaining()];
+    m.get(message);
+    return THeaderFrames.request()
+        .seqId(seqid)
+        .header(CallHeaders.CLIENT_TIMEOUT, timeout)
+        .frame(message);
+  }
+
+  private MiniService.Reply onlyReply() throws Exception {
+    connection.runIoTasks();
+    assertThat(connection.sent).hasSize(1);
+    ByteBuffer sent = connection.sent.get(0);
+    byte[] bytes = new byte[sent.remaining()];
+    sent.duplicate().get(bytes);
+    byte[] message = THeaderFrames.read(bytes).message;
+    return MiniService.decode(
+        BINARY, ByteBuffer.allocate(4 + message.length).putInt(message.length).put(message).flip());
+  }
+
+  @Test
+  void theHandlerSeesTheDeadlineTheCallerSent() throws Exception {
+    CallSequencer seq = server();
+    deliver(seq, WireKind.HEADER, withTimeout("60000", "remaining", 1));
+    worker.runAll();
+    assertThat(onlyReply().success()).isEqualTo("positive");
+    assertThat(outcomes).containsExactly(CallOutcome.SUCCESS);
+  }
+
+  @Test
+  void aCallWhoseDeadlinePassedWhileItWaitedForAWorkerIsAnsweredWithoutRunning() throws Exception {
+    CallSequencer seq = server();
+    deliver(seq, WireKind.HEADER, withTimeout("1", "echo", 7));
+    long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+    while (System.nanoTime() - due < 0) {
+      Thread.onSpinWait(); // the deadline passing is the event: 2 ms of the test's own clock
+    }
+    worker.runAll();
+
+    MiniService.Reply reply = onlyReply();
+    assertThat(reply.header().seqid).isEqualTo(7);
+    assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(reply.exception().getMessage())
+        .startsWith("echo not started: the caller's deadline (client_timeout 1 ms) passed ")
+        .endsWith(" ms before its handler would start");
+    assertThat(processor.lastThread).as("the handler never ran").isNull();
+    assertThat(outcomes).containsExactly(CallOutcome.DEADLINE_EXCEEDED);
+    assertThat(counters.timedOutCalls.sum()).isEqualTo(1);
+    assertThat(counters.failedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void anUnreadableOrNegativeTimeoutIsIgnored() throws Exception {
+    for (String bad : List.of("abc", "-5", "1.5", "", " 10")) {
+      connection.sent.clear();
+      CallSequencer seq = server();
+      deliver(seq, WireKind.HEADER, withTimeout(bad, "remaining", 1));
+      worker.runAll();
+      assertThat(onlyReply().success()).as("client_timeout \"%s\"", bad).isEqualTo("<none>");
+    }
+    assertThat(counters.timedOutCalls.sum()).isZero();
+  }
+
+  @Test
+  void zeroMeansNoDeadline() throws Exception {
+    CallSequencer seq = server();
+    deliver(seq, WireKind.HEADER, withTimeout("0", "remaining", 1));
+    worker.runAll();
+    assertThat(onlyReply().success()).isEqualTo("<none>");
+  }
+
+  @Test
+  void anHttpRequestsFieldSetsTheDeadlineToo() throws Exception {
+    CallSequencer seq = server();
+    ByteBuffer m = MiniService.call(BINARY, "remaining", 1, "x");
+    byte[] body = new byte[m.remaining()];
+    m.get(body);
+    byte[] head =
+        ("POST / HTTP/1.1\r\nHost: x\r\nClient_Timeout: 60000\r\nContent-Length: "
+                + body.length
+                + "\r\n\r\n")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    deliver(
+        seq,
+        WireKind.HTTP,
+        ByteBuffer.allocate(head.length + body.length).put(head).put(body).array());
+    worker.runAll();
+    connection.runIoTasks();
+    String response =
+        new String(
+            connection.sent.get(0).array(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    assertThat(response).startsWith("HTTP/1.1 200 OK").contains("positive");
+  }
+
+  @Test
+  void aFramedCallHasNoDeadline() throws Exception {
+    CallSequencer seq = server();
+    seq.onRequest(MiniService.call(BINARY, "remaining", 1, "x"), connection.newRequest());
+    seq.readComplete();
+    worker.runAll();
+    connection.runIoTasks();
+    assertThat(MiniService.decode(BINARY, connection.sent.get(0)).success()).isEqualTo("<none>");
+  }
+}
