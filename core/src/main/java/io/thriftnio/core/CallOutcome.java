@@ -41,8 +41,8 @@ public enum CallOutcome {
    * The caller's deadline (the {@value CallHeaders#CLIENT_TIMEOUT} header it sent, counted from
    * when the request arrived) had passed when the handler would have started, after every {@code
    * beforeCall}: the handler did not run, and the caller got {@code
-   * TApplicationException(INTERNAL_ERROR)} naming the method, how late, and the header (nothing
-   * for a oneway call). Counted in {@link ServerStats#timedOutCalls()}.
+   * TApplicationException(INTERNAL_ERROR)} naming the method, how late, and the header (nothing for
+   * a oneway call). Counted in {@link ServerStats#timedOutCalls()}.
    */
   DEADLINE_EXCEEDED
 }

@@ -9,8 +9,8 @@ import org.apache.thrift.protocol.TProtocolException;
 
 /**
  * Runs one call of a {@link ProcessorInvoker} on the calling thread, in this order: the message
- * type checked; the interceptors' {@code beforeCall}; the caller's deadline checked; the processor with {@link
- * ServerCallContext#current()} set, inside the interceptors' scopes ({@link
+ * type checked; the interceptors' {@code beforeCall}; the caller's deadline checked; the processor
+ * with {@link ServerCallContext#current()} set, inside the interceptors' scopes ({@link
  * ServerInterceptor#attach}), and for a synchronous processor its completion ({@code afterCall})
  * too. An asynchronous handler's completion opens the scopes again ({@link AsyncProcessorBridge}).
  */
@@ -56,9 +56,7 @@ final class CallRunner {
   /** Starts a call of an asynchronous processor; it completes when its handler calls back. */
   static void runAsync(
       ProcessorInvoker invoker, AsyncProcessorBridge bridge, ByteBuffer payload, InvokerCall call) {
-    if (!isCallOrOneway(invoker, payload, call)
-        || !admitted(invoker, call)
-        || pastDeadline(call)) {
+    if (!isCallOrOneway(invoker, payload, call) || !admitted(invoker, call) || pastDeadline(call)) {
       return;
     }
     InvokerCall outer = ProcessorInvoker.CURRENT.get();

@@ -9,10 +9,10 @@ import org.slf4j.LoggerFactory;
  * reply, whole milliseconds as a decimal string (fbthrift's name and unit).
  *
  * <p>A value that is not a whole number of milliseconds, or is negative, is ignored with a DEBUG
- * line, not refused: the header is the caller's hint, the call is served as it would be without
- * it, and a peer whose library writes the header differently still gets its answers. {@code 0}
- * means no deadline, as in fbthrift. A value above about 73 years is taken as 73 years, so that
- * deadlines stay comparable by subtraction.
+ * line, not refused: the header is the caller's hint, the call is served as it would be without it,
+ * and a peer whose library writes the header differently still gets its answers. {@code 0} means no
+ * deadline, as in fbthrift. A value above about 73 years is taken as 73 years, so that deadlines
+ * stay comparable by subtraction.
  */
 final class ClientTimeouts {
   private static final Logger log = LoggerFactory.getLogger(ClientTimeouts.class);

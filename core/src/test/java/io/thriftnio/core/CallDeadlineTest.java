@@ -176,8 +176,7 @@ class CallDeadlineTest {
     worker.runAll();
     connection.runIoTasks();
     String response =
-        new String(
-            connection.sent.get(0).array(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        new String(connection.sent.get(0).array(), java.nio.charset.StandardCharsets.ISO_8859_1);
     assertThat(response).startsWith("HTTP/1.1 200 OK").contains("positive");
   }
 

@@ -103,6 +103,18 @@ public abstract class Envelope {
   }
 
   /**
+   * Whether the request's peer reads replies in any order, matching them by an id the envelope
+   * echoes (THeader's {@code SUPPORT_OUT_OF_ORDER} flag, 0x01, with its sequence id): its reply may
+   * leave as soon as its call ends, ahead of earlier requests still running. By default {@code
+   * false}: replies leave in request order, as every stock peer needs.
+   *
+   * @return whether the reply may overtake earlier ones
+   */
+  public boolean outOfOrder() {
+    return false;
+  }
+
+  /**
    * The protocol the request's message is in, and its reply is written in, when the kind names it
    * per message (THeader's protocol id); {@code null}, the default: the server's protocol.
    *

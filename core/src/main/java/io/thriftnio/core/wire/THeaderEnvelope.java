@@ -20,7 +20,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * </pre>
  *
  * <p>The reply echoes what Apache Thrift's C++ and Python servers echo: the flags, the header's
- * sequence id and the protocol id. Its info headers are the reply's own ({@code
+ * sequence id and the protocol id. A request with {@link #FLAG_SUPPORT_OUT_OF_ORDER} may be
+ * answered as soon as its call ends ({@link #outOfOrder()}); its client matches the reply by the
+ * echoed sequence id. Its info headers are the reply's own ({@code
  * ServerCallContext.setResponseHeader}), never the request's, as those servers do. The transforms
  * are the request's: a peer that compressed its request reads a compressed reply.
  */
@@ -34,6 +36,13 @@ final class THeaderEnvelope extends Envelope {
 
   /** Bytes 4-5 of every THeader frame. */
   static final int MAGIC = 0x0FFF;
+
+  /**
+   * The flag by which a client says it matches replies by the header's sequence id, in any order
+   * (fbthrift's and Apache C++'s {@code HEADER_FLAG_SUPPORT_OUT_OF_ORDER}; Apache's spec names no
+   * flag). Their header clients set it on every request.
+   */
+  static final int FLAG_SUPPORT_OUT_OF_ORDER = 0x01;
 
   /** The fixed part after the length: magic, flags, sequence id, header size. */
   static final int FIXED_SIZE = 10;
@@ -145,6 +154,11 @@ final class THeaderEnvelope extends Envelope {
       value >>>= 7;
     }
     out.put((byte) value);
+  }
+
+  @Override
+  public boolean outOfOrder() {
+    return (flags & FLAG_SUPPORT_OUT_OF_ORDER) != 0;
   }
 
   @Override

@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  *  written:    [ seq 1 ][ seq 2 ][ seq 3 ]          (held back until seq 1 is done; one flush)
  * </pre>
  *
+ * <p>A request whose envelope says its peer matches replies by id ({@link Envelope#outOfOrder()}:
+ * THeader's {@code SUPPORT_OUT_OF_ORDER} flag) is answered as soon as its call ends, ahead of
+ * earlier calls still running (the example above would write 2, 3, 1); on a {@code WORKER} server
+ * only, in effect: the other strategies run a connection's calls one after another.
+ *
  * <p>Threads: {@link #onRequest}, {@link #readComplete} and {@link #onBadFrame} come from the
  * thread reading the connection, one at a time; calls complete on any thread. State is guarded by
  * this object's monitor, held only for bookkeeping: the processor never runs under it, and replies
@@ -66,6 +71,12 @@ public final class CallSequencer {
 
   /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
   final ArrayDeque<Call> waiting = new ArrayDeque<>();
+
+  /**
+   * A call whose envelope allows {@link Envelope#outOfOrder() out-of-order} replies is done while
+   * an earlier one is not: the writer looks past the head of {@link #slots}.
+   */
+  boolean outOfOrderDone;
 
   boolean unflushed;
   boolean inReadBatch;
@@ -348,6 +359,8 @@ public final class CallSequencer {
       if (closeAfter) {
         closing = true;
         readingPaused = true;
+      } else if (slot.envelope.outOfOrder() && slots.peekFirst() != slot) {
+        outOfOrderDone = true; // its peer matches replies by id: it need not wait its turn
       }
     }
     writer.writeReady();

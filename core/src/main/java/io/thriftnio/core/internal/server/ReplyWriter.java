@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * The ordered reply writer of one {@link CallSequencer}: takes every reply that is due from the
@@ -47,7 +48,7 @@ final class ReplyWriter implements Envelope.Outbound {
       boolean handOver;
       synchronized (calls) {
         Call head = calls.slots.peekFirst();
-        if (writeHandedOver || head == null || !head.done) {
+        if (writeHandedOver || ((head == null || !head.done) && !calls.outOfOrderDone)) {
           return; // the writer already handed over will take this one too, or it is not due yet
         }
         handOver = !(writesFromAnyThread && calls.slots.size() == 1);
@@ -115,6 +116,9 @@ final class ReplyWriter implements Envelope.Outbound {
             break;
           }
         }
+        if (calls.outOfOrderDone && !calls.closed) {
+          takeOutOfOrder();
+        }
         if (!outbox.isEmpty()) {
           calls.lastActivityNanos = System.nanoTime();
         } else if (calls.unflushed
@@ -151,7 +155,22 @@ final class ReplyWriter implements Envelope.Outbound {
     }
   }
 
-  /** Writes the replies taken from the head of the queue; whether any awaits a flush. */
+  /**
+   * Takes the replies that may overtake earlier calls ({@code Envelope.outOfOrder()}) and are done,
+   * wherever they are in the queue. Under the sequencer's monitor.
+   */
+  private void takeOutOfOrder() {
+    calls.outOfOrderDone = false;
+    for (Iterator<Call> it = calls.slots.iterator(); it.hasNext(); ) {
+      Call call = it.next();
+      if (call.done && !call.closeAfter && call.head == null && call.envelope.outOfOrder()) {
+        it.remove();
+        outbox.add(call);
+      }
+    }
+  }
+
+  /** Writes the replies taken from the queue; whether any awaits a flush. */
   private boolean writeOutbox(boolean dropping) {
     boolean wrote = false;
     for (Call call; (call = outbox.poll()) != null; ) {
