@@ -144,6 +144,7 @@ public final class THeaderFrames {
     public int protocolId;
     public List<Integer> transforms = new ArrayList<>();
     public int sectionBytes;
+    public Map<String, String> headers = new LinkedHashMap<>();
     public byte[] message;
   }
 
@@ -168,8 +169,14 @@ public final class THeaderFrames {
       r.transforms.add(readVarint(in));
     }
     while (in.position() < end) {
-      if (in.get() != 0) {
-        throw new AssertionError("an info header in the reply, or padding that is not zero");
+      int id = readVarint(in);
+      if (id == 1) { // INFO_KEYVALUE
+        int count = readVarint(in);
+        for (int i = 0; i < count; i++) {
+          r.headers.put(readString(in), readString(in));
+        }
+      } else if (id != 0) {
+        throw new AssertionError("info id " + id + " in the reply (expected: 1, or 0 padding)");
       }
     }
     byte[] body = new byte[in.remaining()];
@@ -187,6 +194,12 @@ public final class THeaderFrames {
     }
     r.message = body;
     return r;
+  }
+
+  private static String readString(ByteBuffer in) {
+    byte[] b = new byte[readVarint(in)];
+    in.get(b);
+    return new String(b, StandardCharsets.UTF_8);
   }
 
   private static int readVarint(ByteBuffer in) {
