@@ -65,6 +65,21 @@ public interface ServerInterceptor {
    * #beforeCall} has returned, in configuration order; the scope is closed on the same thread when
    * that part ends, in reverse order. By default nothing is made current.
    *
+   * <p>The parts: a synchronous handler's method, with the call's {@link #afterCall}s; an
+   * asynchronous handler's method, and its completion on the thread that calls back (where {@link
+   * #afterCall} runs), unless it completes inside its method, where the scopes are open already.
+   * The same on every {@link IoStrategy} and transport. Not attached: the {@code
+   * afterCall(TIMED_OUT)} a {@link ServerBuilder#callTimeout} runs on the server's timer thread,
+   * nor a call that {@link #beforeCall} refused.
+   *
+   * <p>An exception thrown here fails the call as one from {@link #beforeCall} does: the caller
+   * gets {@code TApplicationException(INTERNAL_ERROR)}, a WARN line names the interceptor, method
+   * and peer, the interceptors see {@link CallOutcome#UNDECLARED_FAILURE}, and the scopes opened
+   * before it are closed first. An exception from {@link CallScope#close()} is logged at WARN and
+   * changes nothing. Whether an interceptor overrides this method is decided once, when the server
+   * (its {@link ProcessorInvoker}) is built: a chain in which none does costs nothing more per
+   * call.
+   *
    * @param context the call's context
    * @return what to undo when the part ends; {@link CallScope#NONE} for nothing
    */

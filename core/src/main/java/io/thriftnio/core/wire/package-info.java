@@ -74,8 +74,10 @@
  *       io.thriftnio.core.wire.Envelope#protocol()} to read and write the call's messages in the
  *       caller's protocol, and {@link io.thriftnio.core.wire.Envelope#headers()} for the call
  *       context.
- *   <li>Not yet: out-of-order replies (the header's flag; the sequencer writes in request order),
- *       response info headers, fbthrift's persistent headers (info id 2, not in Apache's spec).
+ *   <li>Out-of-order replies: {@code THeaderEnvelope.outOfOrder()} says whether the request set
+ *       {@code SUPPORT_OUT_OF_ORDER} (0x01); the sequencer then writes its reply as its call ends.
+ *       Response info headers: {@code encode}'s {@code headers}, the call context's.
+ *   <li>Not yet: fbthrift's persistent headers (info id 2, not in Apache's spec).
  * </ul>
  *
  * <p><b>SASL</b> ({@code STATUS | LENGTH | payload} negotiation, then {@code LENGTH | payload}).
