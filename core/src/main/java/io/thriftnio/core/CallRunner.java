@@ -64,11 +64,9 @@ final class CallRunner {
     try {
       CallScope[] scopes = call.openScopes();
       if (scopes != null) { // else an attach threw, and the call is answered
-        call.inMethod(Thread.currentThread());
         try {
-          bridge.process(call);
+          bridge.process(call); // a completion inside finds the call current: no second attach
         } finally {
-          call.inMethod(null);
           call.closeScopes(scopes);
         }
       }
@@ -90,7 +88,7 @@ final class CallRunner {
    * answered, and the handler never runs.
    */
   private static boolean pastDeadline(InvokerCall call) {
-    long timeout = call.timeoutNanos;
+    long timeout = call.timeoutNanos(true);
     if (timeout == 0) {
       return false;
     }

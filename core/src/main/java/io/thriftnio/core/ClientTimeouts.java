@@ -26,15 +26,19 @@ final class ClientTimeouts {
    * The time the caller waits, in nanoseconds, or 0 for none (no header, {@code 0}, or ignored).
    *
    * @param headers the request's headers; {@code Map.of()} costs one lookup
+   * @param logIgnored whether to log an ignored value (not when the headers are read again)
    * @param peer who sent them, for the DEBUG line
    */
-  static long nanos(Map<String, String> headers, Object peer) {
+  static long nanos(Map<String, String> headers, boolean logIgnored, Object peer) {
     String value = headers.get(CallHeaders.CLIENT_TIMEOUT);
     if (value == null) {
       return 0;
     }
     long millis = parse(value);
     if (millis < 0) {
+      if (!logIgnored) {
+        return 0;
+      }
       log.debug(
           "Ignoring {} \"{}\" from {}: not a whole number of milliseconds >= 0; the call has no"
               + " deadline",

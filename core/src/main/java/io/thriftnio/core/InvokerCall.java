@@ -52,9 +52,6 @@ public final class InvokerCall {
   /** The request's message type, or {@link CallMessages#UNREADABLE}; set before it runs. */
   int requestType = CallMessages.UNREADABLE;
 
-  /** The time the caller waits ({@value CallHeaders#CLIENT_TIMEOUT}), in nanoseconds; 0: none. */
-  final long timeoutNanos;
-
   /** Created when first asked for, by the call's thread while it runs. */
   private ServerCallContext context;
 
@@ -71,7 +68,6 @@ public final class InvokerCall {
     this.in = codec.in;
     this.out = codec.out;
     codec.input.reset(payload);
-    this.timeoutNanos = ClientTimeouts.nanos(completion.requestHeaders(), completion.connection());
   }
 
   /** The protocol reading the request. */
@@ -182,8 +178,9 @@ public final class InvokerCall {
     ServerCallContext c = context;
     if (c == null) {
       c = ServerCallContext.forCall(payload, invoker, completion, (byte) requestType);
-      if (timeoutNanos != 0) {
-        c.deadlineNanos(completion.receivedAtNanos() + timeoutNanos);
+      long timeout = timeoutNanos(false); // read again, not kept: no field on framed calls
+      if (timeout != 0) {
+        c.deadlineNanos(completion.receivedAtNanos() + timeout);
       }
       context = c;
     }
@@ -237,9 +234,6 @@ public final class InvokerCall {
 
   // ---- the around form (ServerInterceptor.attach) ---------------------------------------------
 
-  /** The thread running the handler's method inside this call's scopes; {@code null} otherwise. */
-  private volatile Thread scopedThread;
-
   /**
    * Opens the interceptors' scopes on this thread: {@link ServerInterception#NONE} if none
    * attaches; {@code null} if an {@code attach} threw, and the call has been answered.
@@ -264,14 +258,22 @@ public final class InvokerCall {
     }
   }
 
-  /** The handler's method runs on this thread inside the call's scopes, or ({@code null}) ended. */
-  void inMethod(Thread thread) {
-    scopedThread = thread;
+  /**
+   * An async handler's completion: as {@link #openScopes}, unless it runs inside the handler's
+   * method, where the scopes are open (the method runs with this call current: CallRunner).
+   */
+  CallScope[] completionScopes() {
+    return ProcessorInvoker.CURRENT.get() == this ? ServerInterception.NONE : openScopes();
   }
 
-  /** An async handler's completion: as {@link #openScopes}, unless inside its method's scopes. */
-  CallScope[] completionScopes() {
-    return Thread.currentThread() == scopedThread ? ServerInterception.NONE : openScopes();
+  /**
+   * The time the caller waits ({@value CallHeaders#CLIENT_TIMEOUT}), in nanoseconds; 0 for none.
+   * Read from the headers each time it is asked (twice a call at most): a framed call's are empty.
+   *
+   * @param logIgnored whether to log a value that is ignored (once a call: the deadline check)
+   */
+  long timeoutNanos(boolean logIgnored) {
+    return ClientTimeouts.nanos(completion.requestHeaders(), logIgnored, completion.connection());
   }
 
   /** Answers the call with {@code failure} without running the processor. */

@@ -47,9 +47,9 @@ package io.thriftnio.core;
  *     {@code completedCalls} if the processor had started it. The handler's late result is not
  *     counted again. Also calls whose caller's deadline (the {@link CallHeaders#CLIENT_TIMEOUT}
  *     header of a THeader or HTTP request) had passed when their handler would have started: each
- *     answered {@code TApplicationException(INTERNAL_ERROR)} without running, and counted in
- *     {@code failedCalls} and {@code completedCalls} too, as a call an interceptor refused. Always
- *     0 while {@code callTimeout} is off, its default, and no caller sends a deadline
+ *     answered {@code TApplicationException(INTERNAL_ERROR)} without running, and counted in {@code
+ *     failedCalls} and {@code completedCalls} too, as a call an interceptor refused. Always 0 while
+ *     {@code callTimeout} is off, its default, and no caller sends a deadline
  */
 public record ServerStats(
     long acceptedConnections,

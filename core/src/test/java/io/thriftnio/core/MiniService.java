@@ -156,19 +156,21 @@ final class MiniService {
     return recurse(depth + 1) + 1;
   }
 
+  private static final java.util.Set<String> KNOWN =
+      java.util.Set.of(
+          "echo",
+          "upper",
+          "big",
+          "header",
+          "respond",
+          "remaining",
+          "oneway",
+          "throw",
+          "error",
+          "overflow");
+
   private static boolean known(String name) {
-    return java.util.Set.of(
-            "echo",
-            "upper",
-            "big",
-            "header",
-            "respond",
-            "remaining",
-            "oneway",
-            "throw",
-            "error",
-            "overflow")
-        .contains(name);
+    return KNOWN.contains(name);
   }
 
   /** A synchronous processor; undeclared throwables escape from {@code process}. */

@@ -42,10 +42,9 @@ public abstract class Envelope {
   public static final Envelope FRAMED =
       new Envelope() {
         @Override
-        public void encode(
-            ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out) {
+        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
           if (frame != null) {
-            out.send(null, frame); // framed carries no headers: kept on the context, sent nowhere
+            out.send(null, frame);
           }
         }
 
@@ -59,10 +58,9 @@ public abstract class Envelope {
   public static final Envelope UNFRAMED =
       new Envelope() {
         @Override
-        public void encode(
-            ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out) {
+        public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
           if (frame != null) {
-            out.send(null, message(frame)); // no headers either
+            out.send(null, message(frame));
           }
         }
 
@@ -84,13 +82,22 @@ public abstract class Envelope {
    *     not be read
    * @param unreadable whether the request's message could not be read: the connection closes after
    *     whatever this sends
-   * @param headers the reply's headers ({@code ServerCallContext.setResponseHeader}), already
-   *     validated, in the order they were set; empty when none was set. A kind that carries headers
-   *     sends them (THeader's info headers, HTTP's header fields); framed and unframed ignore them
    * @param out receives the bytes to send; not called when nothing is sent
    */
-  public abstract void encode(
-      ByteBuffer frame, boolean unreadable, Map<String, String> headers, Outbound out);
+  public abstract void encode(ByteBuffer frame, boolean unreadable, Outbound out);
+
+  /**
+   * The reply's own headers ({@code ServerCallContext.setResponseHeader}), validated when set, in
+   * the order they were set: given once by the call path, on the thread that ends the call and
+   * before {@link #encode} (the sequencer's monitor publishes them to the writer), and only when
+   * there are some. A kind that carries headers sends them with the reply (THeader's info headers,
+   * HTTP's header fields) and makes one envelope per request; by default they are ignored, as
+   * framed and unframed connections carry none: the shared {@link #FRAMED} and {@link #UNFRAMED}
+   * stay immutable, and a framed call pays nothing for the feature.
+   *
+   * @param headers the headers, read-only, never empty
+   */
+  public void responseHeaders(Map<String, String> headers) {}
 
   /**
    * Whether the connection closes once this reply has been sent (an HTTP request without

@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * What one HTTP request asks of its answer, and how its reply leaves: a {@code 200} head, then the
  * reply message as the body (empty for a oneway call, since HTTP still wants an answer); a {@code
- * 400} when the request's message cannot be read. Immutable. The reply's own headers ({@code
- * ServerCallContext.setResponseHeader}) go into the {@code 200}'s head, not into a {@code 400}.
+ * 400} when the request's message cannot be read. Immutable but for the reply's own headers ({@link
+ * #responseHeaders}, given once before {@link #encode}), which go into the {@code 200}'s head, not
+ * into a {@code 400}.
  */
 final class HttpEnvelope extends Envelope {
 
@@ -15,6 +16,9 @@ final class HttpEnvelope extends Envelope {
   private final boolean http10;
   private final String contentType;
   private final Map<String, String> headers;
+
+  /** The reply's own header fields: set by the call path before encode, read by it. */
+  private Map<String, String> replyHeaders = Map.of();
 
   /**
    * @param headers the request's header fields but those the server reads itself, names
@@ -28,8 +32,7 @@ final class HttpEnvelope extends Envelope {
   }
 
   @Override
-  public void encode(
-      ByteBuffer frame, boolean unreadable, Map<String, String> replyHeaders, Outbound out) {
+  public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
     if (unreadable) {
       out.send(
           HttpResponses.error(400, "the body is not a readable Thrift message", false, false),
@@ -44,6 +47,11 @@ final class HttpEnvelope extends Envelope {
           HttpResponses.ok(this, 0, replyHeaders),
           null); // a oneway call: HTTP still wants its answer
     }
+  }
+
+  @Override
+  public void responseHeaders(Map<String, String> headers) {
+    this.replyHeaders = headers;
   }
 
   @Override

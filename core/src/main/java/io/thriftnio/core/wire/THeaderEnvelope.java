@@ -10,7 +10,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
  * How the reply to one THeader request leaves, and what the call path reads from the request
- * besides its message: the protocol to read and write it with, and its info headers. Immutable.
+ * besides its message: the protocol to read and write it with, and its info headers. Immutable but
+ * for the reply's own headers, given once before {@link #encode} ({@link #responseHeaders}).
  *
  * <pre>
  * reply frame from the call path:  | length | reply message |
@@ -53,6 +54,9 @@ final class THeaderEnvelope extends Envelope {
   private final int[] transforms;
   private final Map<String, String> headers;
 
+  /** The reply's own info headers: set by the call path before encode, read by it. */
+  private Map<String, String> replyHeaders = Map.of();
+
   /**
    * @param protocolId {@link THeaderSection#BINARY} or {@link THeaderSection#COMPACT}
    * @param flags the request's flags (16 bits)
@@ -70,8 +74,7 @@ final class THeaderEnvelope extends Envelope {
   }
 
   @Override
-  public void encode(
-      ByteBuffer frame, boolean unreadable, Map<String, String> replyHeaders, Outbound out) {
+  public void encode(ByteBuffer frame, boolean unreadable, Outbound out) {
     if (frame == null) {
       return; // oneway, or unreadable: the connection closes, THeader has nothing else to say
     }
@@ -84,7 +87,7 @@ final class THeaderEnvelope extends Envelope {
       }
       body = ByteBuffer.wrap(bytes);
     }
-    out.send(head(body.remaining(), replyHeaders), body);
+    out.send(head(body.remaining()), body);
   }
 
   /**
@@ -92,7 +95,7 @@ final class THeaderEnvelope extends Envelope {
    * info headers were bounded when set (ServerCallContext: 100 headers, 64 KiB of keys and values,
    * the decoder's own limits), so the section stays far below HEADER SIZE's 262,140 bytes.
    */
-  private ByteBuffer head(int bodyLength, Map<String, String> replyHeaders) {
+  private ByteBuffer head(int bodyLength) {
     byte[][] info = infoHeaders(replyHeaders);
     int section = 2 + transforms.length; // protocol id, count, ids: one byte each, ids below 128
     if (info != null) {
@@ -164,6 +167,11 @@ final class THeaderEnvelope extends Envelope {
   @Override
   public TProtocolFactory protocol() {
     return protocolId == THeaderSection.COMPACT ? COMPACT : BINARY;
+  }
+
+  @Override
+  public void responseHeaders(Map<String, String> headers) {
+    this.replyHeaders = headers;
   }
 
   @Override

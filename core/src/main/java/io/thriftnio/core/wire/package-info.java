@@ -76,7 +76,7 @@
  *       context.
  *   <li>Out-of-order replies: {@code THeaderEnvelope.outOfOrder()} says whether the request set
  *       {@code SUPPORT_OUT_OF_ORDER} (0x01); the sequencer then writes its reply as its call ends.
- *       Response info headers: {@code encode}'s {@code headers}, the call context's.
+ *       Response info headers: {@code Envelope.responseHeaders}, from the call context.
  *   <li>Not yet: fbthrift's persistent headers (info id 2, not in Apache's spec).
  * </ul>
  *

@@ -330,23 +330,23 @@ class ServerCodecTest {
     reply.putInt(3).put(new byte[] {1, 2, 3}).flip();
     List<ByteBuffer[]> sent = new ArrayList<>();
     Envelope.Outbound out = (head, body) -> sent.add(new ByteBuffer[] {head, body});
-    Envelope.FRAMED.encode(reply.duplicate(), false, java.util.Map.of(), out);
+    Envelope.FRAMED.encode(reply.duplicate(), false, out);
     assertThat(sent.get(0)[1].remaining()).isEqualTo(7);
-    Envelope.UNFRAMED.encode(reply.duplicate(), false, java.util.Map.of(), out);
+    Envelope.UNFRAMED.encode(reply.duplicate(), false, out);
     assertThat(sent.get(1)[1].remaining()).isEqualTo(3);
-    Envelope.FRAMED.encode(null, false, java.util.Map.of(), out);
+    Envelope.FRAMED.encode(null, false, out);
     assertThat(sent).as("a oneway call sends nothing framed").hasSize(2);
     HttpEnvelope http = new HttpEnvelope(true, false, "application/x-thrift", java.util.Map.of());
-    http.encode(reply.duplicate(), false, java.util.Map.of(), out);
+    http.encode(reply.duplicate(), false, out);
     assertThat(StandardCharsets.ISO_8859_1.decode(sent.get(2)[0]).toString())
         .contains("Content-Length: 3\r\n");
     assertThat(sent.get(2)[1].remaining()).isEqualTo(3);
-    http.encode(null, false, java.util.Map.of(), out);
+    http.encode(null, false, out);
     assertThat(StandardCharsets.ISO_8859_1.decode(sent.get(3)[0]).toString())
         .as("a oneway call still gets its HTTP answer")
         .startsWith("HTTP/1.1 200 OK\r\n")
         .contains("Content-Length: 0\r\n");
-    http.encode(null, true, java.util.Map.of(), out);
+    http.encode(null, true, out);
     assertThat(StandardCharsets.ISO_8859_1.decode(sent.get(4)[0]).toString())
         .startsWith("HTTP/1.1 400 Bad Request\r\n")
         .contains("Connection: close\r\n");

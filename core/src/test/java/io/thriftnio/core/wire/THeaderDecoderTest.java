@@ -220,10 +220,7 @@ class THeaderDecoderTest {
     out.refusal()
         .envelope()
         .encode(
-            ByteBuffer.wrap(new byte[] {0, 0, 0, 1, 42}),
-            false,
-            Map.of(),
-            (head, body) -> sent[0] = head);
+            ByteBuffer.wrap(new byte[] {0, 0, 0, 1, 42}), false, (head, body) -> sent[0] = head);
     byte[] head = new byte[sent[0].remaining()];
     sent[0].get(head);
     assertThat(THeaderFrames.read(Arrays.copyOf(head, head.length + 1)).protocolId).isEqualTo(2);
@@ -233,8 +230,8 @@ class THeaderDecoderTest {
   void theEnvelopeSendsNothingForAOnewayOrUnreadableRequest() {
     decode(MAX, THeaderFrames.request().frame(new byte[4]));
     int[] sends = {0};
-    out.envelope().encode(null, false, Map.of(), (head, body) -> sends[0]++);
-    out.envelope().encode(null, true, Map.of(), (head, body) -> sends[0]++);
+    out.envelope().encode(null, false, (head, body) -> sends[0]++);
+    out.envelope().encode(null, true, (head, body) -> sends[0]++);
     assertThat(sends[0]).isZero();
     assertThat(out.envelope().closesConnection()).isFalse();
   }

@@ -64,9 +64,6 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   /** How the reply leaves: as the request came in (framed, unframed, HTTP). */
   Envelope envelope = Envelope.FRAMED;
 
-  /** The reply's own headers, as the call's context had them when it ended. */
-  Map<String, String> responseHeaders = Map.of();
-
   /** The request's message could not be read: the envelope may still answer (HTTP's 400). */
   boolean unreadable;
 
@@ -237,7 +234,7 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
 
   @Override
   public void responseHeaders(Map<String, String> headers) {
-    responseHeaders = headers; // published to the writer by finish(), under the monitor
+    envelope.responseHeaders(headers); // published to the writer by finish(), under the monitor
   }
 
   @Override

@@ -185,7 +185,7 @@ final class ReplyWriter implements Envelope.Outbound {
       if (call.head != null) {
         send(call.head, null); // an answer without a call
       } else {
-        call.envelope.encode(call.reply, call.unreadable, call.responseHeaders, this);
+        call.envelope.encode(call.reply, call.unreadable, this);
       }
       if (dropping) {
         if (sent) {
