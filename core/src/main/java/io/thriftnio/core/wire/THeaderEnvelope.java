@@ -94,6 +94,16 @@ final class THeaderEnvelope extends Envelope {
     return head.position(0);
   }
 
+  /** The header's sequence id. */
+  int seqId() {
+    return seqId;
+  }
+
+  /** The header's flags (16 bits). */
+  int flags() {
+    return flags;
+  }
+
   @Override
   public TProtocolFactory protocol() {
     return protocolId == THeaderSection.COMPACT ? COMPACT : BINARY;
