@@ -1,9 +1,11 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
+import io.thriftnio.core.util.internal.ContextAccess;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -42,8 +44,69 @@ public final class ClientInterception {
 
   private final ClientInterceptor[] interceptors;
 
+  /** Those that override {@code attach}, in order; {@code null} when none does. */
+  private final ClientInterceptor[] attaching;
+
   private ClientInterception(List<ClientInterceptor> interceptors) {
     this.interceptors = interceptors.toArray(new ClientInterceptor[0]);
+    ClientInterceptor[] a =
+        interceptors.stream()
+            .filter(ClientInterception::overridesAttach)
+            .toArray(ClientInterceptor[]::new);
+    this.attaching = a.length == 0 ? null : a;
+  }
+
+  /** Whether {@code interceptor}'s class overrides the default, which makes nothing current. */
+  private static boolean overridesAttach(ClientInterceptor interceptor) {
+    try {
+      return interceptor.getClass().getMethod("attach", ClientCallContext.class).getDeclaringClass()
+          != ClientInterceptor.class;
+    } catch (NoSuchMethodException e) {
+      throw new AssertionError(e); // ClientInterceptor declares it
+    }
+  }
+
+  /**
+   * Opens the {@code attach} scopes of the call, in order, on this thread: around the caller's
+   * continuation. {@code null} when no interceptor attaches anything (no cost per call).
+   */
+  CallScope[] attach(ClientCallContext context) {
+    if (attaching == null) {
+      return null;
+    }
+    CallScope[] scopes = new CallScope[attaching.length];
+    for (int i = 0; i < attaching.length; i++) {
+      try {
+        scopes[i] = attaching[i].attach(context);
+      } catch (Throwable t) {
+        // The call's outcome is decided: a failing attach leaves its scope out, nothing else.
+        log.warn(
+            "Client interceptor {} failed to attach for {} to {}",
+            attaching[i].getClass().getName(),
+            context.methodName(),
+            ClientErrors.peer(context.remoteAddress()),
+            t);
+      }
+    }
+    return scopes;
+  }
+
+  /** Closes {@code scopes} (from {@link #attach}, may be {@code null}) in reverse order. */
+  static void detach(CallScope[] scopes) {
+    if (scopes == null) {
+      return;
+    }
+    for (int i = scopes.length - 1; i >= 0; i--) {
+      if (scopes[i] == null) {
+        continue;
+      }
+      try {
+        scopes[i].close();
+      } catch (Throwable t) {
+        // CallScope.close must not throw; one that does must not keep the others open.
+        log.warn("A client interceptor's call scope {} failed to close", scopes[i], t);
+      }
+    }
   }
 
   /** The chain, or {@code null} if {@code interceptors} is empty. */
@@ -114,21 +177,30 @@ public final class ClientInterception {
   public CompletableFuture<ByteBuffer> exchange(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<ByteBuffer>> exchange) {
-    return around(request, remote, exchange, (call, reply) -> call.endWithReply(reply));
+    return around(request, remote, headers, exchange, (call, reply) -> call.endWithReply(reply));
   }
 
   /** A channel's oneway message, as {@link #exchange}: it ends once written. */
   public CompletableFuture<Void> send(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<Void>> send) {
-    return around(request, remote, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
+    return around(
+        request, remote, headers, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
   }
 
+  /**
+   * The call's request headers (the interceptors' win over a scope's) go to {@code headers}; the
+   * reply's reach the context before {@code afterCall}; the caller's continuation (the returned
+   * future's dependents) runs inside the {@code attach} scopes, {@code afterCall} too.
+   */
   private <T> CompletableFuture<T> around(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<T>> send,
       BiConsumer<Call, T> ended) {
     Call call;
@@ -138,6 +210,7 @@ public final class ClientInterception {
     } catch (TException refusal) {
       return CompletableFuture.failedFuture(refusal);
     }
+    headers.addRequest(call.context.requestHeaders());
     try {
       sent = send.apply(request);
     } catch (RuntimeException e) {
@@ -147,12 +220,18 @@ public final class ClientInterception {
     CompletableFuture<T> result = new CompletableFuture<>();
     sent.whenComplete(
         (value, failure) -> {
-          if (failure != null) {
-            call.endWithFailure(failure);
-            result.completeExceptionally(failure);
-          } else {
-            ended.accept(call, value);
-            result.complete(value);
+          CallScope[] scopes = attach(call.context);
+          try {
+            if (failure != null) {
+              call.endWithFailure(failure);
+              result.completeExceptionally(failure);
+            } else {
+              ContextAccess.responseHeaders(call.context, headers.reply());
+              ended.accept(call, value);
+              result.complete(value);
+            }
+          } finally {
+            detach(scopes);
           }
         });
     return result;
