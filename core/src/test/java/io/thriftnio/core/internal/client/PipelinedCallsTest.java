@@ -57,11 +57,11 @@ class PipelinedCallsTest {
 
   private static CompletableFuture<ByteBuffer> exchange(
       PipelinedCalls calls, ByteBuffer request, Duration timeout) {
-    return calls.exchange(request, timeout, Runnable::run);
+    return calls.exchange(request, timeout, Runnable::run, null);
   }
 
   private static CompletableFuture<Void> send(PipelinedCalls calls, ByteBuffer request) {
-    return calls.send(request, Runnable::run);
+    return calls.send(request, Runnable::run, null);
   }
 
   private static ByteBuffer bytes(String s) {
