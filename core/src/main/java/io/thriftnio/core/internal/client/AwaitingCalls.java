@@ -75,6 +75,14 @@ final class AwaitingCalls implements Iterable<Call> {
     return null;
   }
 
+  /**
+   * The calls that may hold up {@code call}'s reply, in order, {@code call} last: in order, every
+   * call sent before it; matched by sequence id, none (a server answers each when it is done).
+   */
+  Iterable<Call> aheadOf(Call call) {
+    return bySeqId ? List.of(call) : calls;
+  }
+
   /** Why nothing waited for a reply, for the close. */
   String unmatched(int wireSeqId, boolean fifo) {
     return bySeqId && !fifo

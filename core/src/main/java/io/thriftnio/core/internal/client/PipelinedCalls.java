@@ -345,7 +345,7 @@ public final class PipelinedCalls {
       }
       pending = awaiting.size() + unwrittenOneways;
       if (call.written) {
-        overdue = late.abandonUpTo(awaiting, call, System.nanoTime());
+        overdue = late.abandonUpTo(awaiting.aheadOf(call), call, System.nanoTime());
         abandoned = late.owed();
       } else { // nothing was sent: the call leaves the order and nothing is owed for it
         awaiting.remove(call);
