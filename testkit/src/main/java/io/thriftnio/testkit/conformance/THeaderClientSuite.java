@@ -3,6 +3,7 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
@@ -36,8 +37,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TException;
+import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TJSONProtocol;
@@ -271,6 +275,48 @@ public abstract class THeaderClientSuite {
             });
     assertThat(dependent.get(10, TimeUnit.SECONDS)).isEqualTo("done");
     assertThat(seenInDependent).containsEntry("value", "call echo");
+  }
+
+  @Test
+  void attachedContextIsCurrentInAnAsyncClientsCallback() throws Exception {
+    ThreadLocal<String> current = new ThreadLocal<>();
+    ClientInterceptor attaching =
+        new ClientInterceptor() {
+          @Override
+          public CallScope attach(ClientCallContext context) {
+            current.set("call " + context.methodName());
+            return current::remove;
+          }
+        };
+    ThriftChannel channel =
+        closeLater(
+            resources()
+                .openChannel(
+                    server(new CopyOnWriteArrayList<>()),
+                    HEADER.toBuilder().interceptors(List.of(attaching)).build()));
+    ExecutorService callbacks = Executors.newSingleThreadExecutor();
+    closeLater(callbacks::shutdownNow);
+    BenchService.AsyncIface async =
+        AsyncClients.asyncIface(
+            BenchService.AsyncIface.class, channel, BenchService.Client::new, BINARY, callbacks);
+    CompletableFuture<String> seenInCallback = new CompletableFuture<>();
+    async.echo(
+        ByteBuffer.wrap(new byte[] {1}),
+        new AsyncMethodCallback<>() {
+          @Override
+          public void onComplete(ByteBuffer response) {
+            seenInCallback.complete(String.valueOf(current.get()));
+          }
+
+          @Override
+          public void onError(Exception e) {
+            seenInCallback.completeExceptionally(e);
+          }
+        });
+    assertThat(seenInCallback.get(10, TimeUnit.SECONDS)).isEqualTo("call echo");
+    // Closed after the callback: the executor's thread carries nothing on to its next task.
+    assertThat(callbacks.submit(() -> String.valueOf(current.get())).get(10, TimeUnit.SECONDS))
+        .isEqualTo("null");
   }
 
   /**

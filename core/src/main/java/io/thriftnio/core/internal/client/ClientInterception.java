@@ -6,6 +6,7 @@ import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
 import io.thriftnio.core.util.internal.ContextAccess;
+import io.thriftnio.core.util.internal.Continuations;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -44,69 +45,17 @@ public final class ClientInterception {
 
   private final ClientInterceptor[] interceptors;
 
-  /** Those that override {@code attach}, in order; {@code null} when none does. */
-  private final ClientInterceptor[] attaching;
+  /** What those that override {@code attach} make current; {@code null} when none does. */
+  private final AttachScopes attaching;
 
   private ClientInterception(List<ClientInterceptor> interceptors) {
     this.interceptors = interceptors.toArray(new ClientInterceptor[0]);
-    ClientInterceptor[] a =
-        interceptors.stream()
-            .filter(ClientInterception::overridesAttach)
-            .toArray(ClientInterceptor[]::new);
-    this.attaching = a.length == 0 ? null : a;
+    this.attaching = AttachScopes.of(interceptors);
   }
 
-  /** Whether {@code interceptor}'s class overrides the default, which makes nothing current. */
-  private static boolean overridesAttach(ClientInterceptor interceptor) {
-    try {
-      return interceptor.getClass().getMethod("attach", ClientCallContext.class).getDeclaringClass()
-          != ClientInterceptor.class;
-    } catch (NoSuchMethodException e) {
-      throw new AssertionError(e); // ClientInterceptor declares it
-    }
-  }
-
-  /**
-   * Opens the {@code attach} scopes of the call, in order, on this thread: around the caller's
-   * continuation. {@code null} when no interceptor attaches anything (no cost per call).
-   */
-  CallScope[] attach(ClientCallContext context) {
-    if (attaching == null) {
-      return null;
-    }
-    CallScope[] scopes = new CallScope[attaching.length];
-    for (int i = 0; i < attaching.length; i++) {
-      try {
-        scopes[i] = attaching[i].attach(context);
-      } catch (Throwable t) {
-        // The call's outcome is decided: a failing attach leaves its scope out, nothing else.
-        log.warn(
-            "Client interceptor {} failed to attach for {} to {}",
-            attaching[i].getClass().getName(),
-            context.methodName(),
-            ClientErrors.peer(context.remoteAddress()),
-            t);
-      }
-    }
-    return scopes;
-  }
-
-  /** Closes {@code scopes} (from {@link #attach}, may be {@code null}) in reverse order. */
-  static void detach(CallScope[] scopes) {
-    if (scopes == null) {
-      return;
-    }
-    for (int i = scopes.length - 1; i >= 0; i--) {
-      if (scopes[i] == null) {
-        continue;
-      }
-      try {
-        scopes[i].close();
-      } catch (Throwable t) {
-        // CallScope.close must not throw; one that does must not keep the others open.
-        log.warn("A client interceptor's call scope {} failed to close", scopes[i], t);
-      }
-    }
+  /** Whether an interceptor attaches something around a call's continuation. */
+  public boolean attaches() {
+    return attaching != null;
   }
 
   /** The chain, or {@code null} if {@code interceptors} is empty. */
@@ -220,18 +169,25 @@ public final class ClientInterception {
     CompletableFuture<T> result = new CompletableFuture<>();
     sent.whenComplete(
         (value, failure) -> {
-          CallScope[] scopes = attach(call.context);
+          CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
           try {
             if (failure != null) {
               call.endWithFailure(failure);
-              result.completeExceptionally(failure);
             } else {
               ContextAccess.responseHeaders(call.context, headers.reply());
               ended.accept(call, value);
-              result.complete(value);
+            }
+            Runnable complete =
+                failure != null
+                    ? () -> result.completeExceptionally(failure)
+                    : () -> result.complete(value);
+            if (scopes == null) {
+              complete.run();
+            } else {
+              Continuations.completing(task -> attaching.around(call.context, task), complete);
             }
           } finally {
-            detach(scopes);
+            AttachScopes.close(scopes);
           }
         });
     return result;
