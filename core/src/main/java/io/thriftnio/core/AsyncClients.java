@@ -258,8 +258,7 @@ public final class AsyncClients {
       CompletableFuture<R> result = new CompletableFuture<>();
       reply.whenComplete(
           (response, failure) ->
-              execute(
-                  executor,
+              hop(
                   () -> {
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
@@ -309,8 +308,7 @@ public final class AsyncClients {
       CompletableFuture<Void> result = new CompletableFuture<>();
       written.whenComplete(
           (ok, failure) ->
-              execute(
-                  executor,
+              hop(
                   () -> {
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
@@ -319,6 +317,11 @@ public final class AsyncClients {
                     }
                   }));
       return result;
+    }
+
+    /** Runs the continuation on the executor, inside what the channel's interceptors attach. */
+    private void hop(Runnable task) {
+      execute(executor, IoThreadExchange.continuation(channel, task));
     }
 
     private <T> CompletableFuture<T> failedOn(Throwable t) {

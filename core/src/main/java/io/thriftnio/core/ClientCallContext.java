@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.ContextAccess;
 import java.net.SocketAddress;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +18,12 @@ import org.apache.thrift.protocol.TMessageType;
  * threads.
  */
 public final class ClientCallContext extends AbstractCallContext {
+
+  static {
+    // The channels and transports set the reply's headers through core's internal route.
+    ContextAccess.install(
+        (context, headers) -> ((ClientCallContext) context).responseHeaders(headers));
+  }
 
   /**
    * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one

@@ -136,7 +136,7 @@ public final class ClientOptions {
     return interceptors;
   }
 
-  /** How messages are delimited on the connection: framed, unframed or HTTP. */
+  /** How messages are delimited on the connection: framed, unframed, HTTP or THeader. */
   public WireKind wireKind() {
     return wireKind;
   }
@@ -307,11 +307,15 @@ public final class ClientOptions {
      * TSocket} or {@code TBufferedTransport} server speaks; replies are delimited by walking them
      * with their protocol's encoding: strict binary, compact or JSON), or {@link WireKind#HTTP} (a
      * {@code POST} of each call to {@link #httpPath(String)} over a keep-alive HTTP/1.1 connection,
-     * as {@code THttpClient} does). {@link #maxFrameSize(int)} bounds each message whatever the
-     * wire kind. {@link WireKind#HEADER} is served, not yet spoken by clients, and {@link #build()}
-     * refuses it.
+     * as {@code THttpClient} does), or {@link WireKind#HEADER} (Apache Thrift's and fbthrift's
+     * THeader: each request in a frame whose header names the message's protocol, binary or
+     * compact, and carries the request's headers and {@value CallHeaders#CLIENT_TIMEOUT}; replies
+     * are matched by the header's sequence id, so a server may answer out of order). {@link
+     * #maxFrameSize(int)} bounds each message whatever the wire kind. On THeader, a call whose
+     * message is in a protocol THeader cannot name (JSON, non-strict binary) fails before anything
+     * is sent.
      *
-     * @param wireKind not null, not {@code HEADER}
+     * @param wireKind not null
      * @return this builder
      */
     public Builder wireKind(WireKind wireKind) {
@@ -338,8 +342,8 @@ public final class ClientOptions {
      * @return the options
      * @throws IllegalArgumentException naming the first value out of range, in the form {@code
      *     name: value (expected: rule)}
-     * @throws IllegalStateException if two settings conflict: {@code HEADER}, or an {@code
-     *     httpPath} without {@code HTTP}
+     * @throws IllegalStateException if two settings conflict: an {@code httpPath} without {@code
+     *     HTTP}
      */
     public ClientOptions build() {
       Checks.positive("connectTimeout", connectTimeout);
@@ -352,11 +356,6 @@ public final class ClientOptions {
       Checks.notNull("wireKind", wireKind);
       if (httpPath != null) {
         checkHttpPath(httpPath);
-      }
-      if (wireKind == WireKind.HEADER) {
-        throw new IllegalStateException(
-            "wireKind: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
-                + " available yet)");
       }
       if (httpPath != null && wireKind != WireKind.HTTP) {
         throw new IllegalStateException(

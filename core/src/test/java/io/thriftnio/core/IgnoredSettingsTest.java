@@ -103,9 +103,12 @@ class IgnoredSettingsTest {
         .hasMessage(
             "httpPath: \"/rpc\" (expected: no path with wireKind FRAMED, which would ignore it;"
                 + " set wireKind(HTTP) or drop the path)");
-    assertThatThrownBy(() -> ClientOptions.builder().wireKind(WireKind.HEADER).build())
+    assertThatThrownBy(
+            () -> ClientOptions.builder().wireKind(WireKind.HEADER).httpPath("/rpc").build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("wireKind: HEADER (expected: FRAMED, UNFRAMED or HTTP");
+        .hasMessageStartingWith("httpPath: \"/rpc\" (expected: no path with wireKind HEADER");
+    assertThat(ClientOptions.builder().wireKind(WireKind.HEADER).build().wireKind())
+        .isEqualTo(WireKind.HEADER);
     assertThat(ClientOptions.builder().wireKind(WireKind.HTTP).httpPath("/rpc").build().httpPath())
         .isEqualTo("/rpc");
   }

@@ -46,6 +46,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Supplier<PoolStats> stats;
+  private volatile boolean inheritDeadline = true;
 
   /**
    * @param callMillis the clients' own call timeout in milliseconds, 0 for none
@@ -76,12 +77,25 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     return policy.idempotent(method) ? method : null;
   }
 
+  /** See {@link PoolBuilder#inheritDeadline(boolean)}; default on. */
+  public void inheritDeadline(boolean inherit) {
+    this.inheritDeadline = inherit;
+  }
+
   /**
    * Starts a call that completes {@code future} on the executor, within {@code deadlineNanos} (0:
    * none); {@code method}: as {@link #retryable} says, {@code null} for a call never retried.
    */
   public <R> void call(
       Start<? super A, R> call, CompletableFuture<R> future, String method, long deadlineNanos) {
+    if (inheritDeadline) {
+      try {
+        deadlineNanos = InheritedDeadline.bound(deadlineNanos, name, this::stats);
+      } catch (CallDeadlineException e) {
+        completeOnExecutor(() -> future.completeExceptionally(e));
+        return;
+      }
+    }
     borrowAndStart(call, future, method, null, armDeadline(future, deadlineNanos));
   }
 

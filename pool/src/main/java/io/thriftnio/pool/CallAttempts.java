@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static io.thriftnio.pool.CallState.deadline;
 
+import io.thriftnio.core.util.internal.HeaderSlot;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 
@@ -37,8 +39,15 @@ final class CallAttempts {
   }
 
   /** See {@link MultiplexedPool#idempotent}. */
+  private volatile boolean inheritDeadline = true;
+
   void idempotent(Predicate<String> idempotent) {
     this.policy = new CallPolicy(shared.name(), idempotent, shared);
+  }
+
+  /** See {@link PoolBuilder#inheritDeadline(boolean)}. */
+  void inheritDeadline(boolean inherit) {
+    this.inheritDeadline = inherit;
   }
 
   /** See {@link MultiplexedPool#hedgeAfter}. */
@@ -48,6 +57,14 @@ final class CallAttempts {
 
   /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
   CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout, long deadlineNanos) {
+    if (inheritDeadline) {
+      try {
+        deadlineNanos = InheritedDeadline.bound(deadlineNanos, shared.name(), shared::stats);
+      } catch (CallDeadlineException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    HeaderSlot headers = HeaderSlot.current(); // the caller's, for an attempt sent from elsewhere
     TMessage sent;
     try {
       sent = replies.header(request);
@@ -55,7 +72,7 @@ final class CallAttempts {
       return CompletableFuture.failedFuture(e);
     }
     if (deadlineNanos == 0) {
-      return retrying(sent, request, timeout, null);
+      return retrying(sent, request, timeout, null, headers);
     }
     // The deadline fails the caller's future; the exchange under it is sent with the time left as
     // its timeout, so that its slot is given up then too.
@@ -65,7 +82,7 @@ final class CallAttempts {
     ScheduledFuture<?> timer =
         Deadlines.schedule(
             () -> result.completeExceptionally(deadlinePassed(state)), deadlineNanos);
-    retrying(sent, request, timeout, state)
+    retrying(sent, request, timeout, state, headers)
         .whenComplete(
             (response, failure) -> {
               if (failure == null) {
@@ -95,11 +112,11 @@ final class CallAttempts {
 
   /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
   private CompletableFuture<ByteBuffer> retrying(
-      TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+      TMessage sent, ByteBuffer request, Duration timeout, CallState state, HeaderSlot headers) {
     if (!policy.idempotent(sent.name)) {
       AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
       int from = request.position();
-      return attempt(sent, request, timeout, choice, state)
+      return attempt(sent, request, timeout, choice, state, headers)
           .exceptionallyCompose(
               failure -> {
                 if (!policy.resends(
@@ -108,10 +125,11 @@ final class CallAttempts {
                 }
                 ByteBuffer again = request.duplicate();
                 again.position(from);
-                return attempt(sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state);
+                return attempt(
+                    sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state, headers);
               });
     }
-    return new Attempts(sent, request, timeout, state).start();
+    return new Attempts(sent, request, timeout, state, headers).start();
   }
 
   /**
@@ -126,16 +144,19 @@ final class CallAttempts {
     private final ByteBuffer request;
     private final Duration timeout;
     private final CallState state;
+    private final HeaderSlot headers;
     private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
     private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
 
-    Attempts(TMessage sent, ByteBuffer request, Duration timeout, CallState state) {
+    Attempts(
+        TMessage sent, ByteBuffer request, Duration timeout, CallState state, HeaderSlot headers) {
       this.sent = sent;
       this.request = request;
       this.timeout = timeout;
       this.state = state;
+      this.headers = headers;
     }
 
     CompletableFuture<ByteBuffer> start() {
@@ -150,7 +171,7 @@ final class CallAttempts {
 
     /** One attempt; the channel reads the request from its position, so each gets its own view. */
     private void run(AsyncBorrows.Choice choice) {
-      attempt(sent, request.duplicate(), timeout, choice, state)
+      attempt(sent, request.duplicate(), timeout, choice, state, headers)
           .whenComplete((response, failure) -> ended(response, failure));
     }
 
@@ -189,13 +210,31 @@ final class CallAttempts {
     }
   }
 
+  /**
+   * Sends with the caller's {@code HeaderScope} current: an attempt that waited for a connection, a
+   * retry and a hedge are sent from another thread.
+   */
+  private static <T> CompletableFuture<T> exchangeIn(
+      HeaderSlot headers, Supplier<CompletableFuture<T>> exchange) {
+    if (headers == null || headers == HeaderSlot.current()) {
+      return exchange.get();
+    }
+    HeaderSlot before = HeaderSlot.makeCurrent(headers);
+    try {
+      return exchange.get();
+    } finally {
+      HeaderSlot.makeCurrent(before);
+    }
+  }
+
   /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
   private CompletableFuture<ByteBuffer> attempt(
       TMessage sent,
       ByteBuffer request,
       Duration timeout,
       AsyncBorrows.Choice choice,
-      CallState state) {
+      CallState state,
+      HeaderSlot headers) {
     if (state != null) {
       state.choice = choice;
     }
@@ -207,7 +246,7 @@ final class CallAttempts {
     }
     if (conn != null) {
       choice.sentTo = conn.endpoint;
-      return calls.exchange(sent, conn, request, timeout, state);
+      return exchangeIn(headers, () -> calls.exchange(sent, conn, request, timeout, state));
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     shared
@@ -224,7 +263,9 @@ final class CallAttempts {
                 }
                 try {
                   choice.sentTo = c.endpoint;
-                  ConnectionCalls.relay(calls.exchange(sent, c, request, timeout, state), result);
+                  ConnectionCalls.relay(
+                      exchangeIn(headers, () -> calls.exchange(sent, c, request, timeout, state)),
+                      result);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait (an IO thread): the caller hears it.
                   result.completeExceptionally(e);

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ServerCallContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.thrift.transport.TTransportException;
@@ -79,6 +80,33 @@ public final class CallDeadlineException extends TTransportException {
     this.deadline = deadline;
     this.endpoint = endpoint;
     this.stats = stats;
+  }
+
+  private CallDeadlineException(String message, Duration deadline, PoolStats stats) {
+    super(TIMED_OUT, message);
+    this.phase = Phase.WAITING_FOR_CONNECTION;
+    this.deadline = deadline;
+    this.endpoint = null;
+    this.stats = stats;
+  }
+
+  /**
+   * A call made on a thread running a server call whose caller has stopped waiting: it fails before
+   * anything is sent.
+   */
+  static CallDeadlineException inherited(
+      String pool, ServerCallContext server, long passedNanos, PoolStats stats) {
+    return new CallDeadlineException(
+        pool
+            + ": call deadline inherited from the server call "
+            + server.methodName()
+            + " on this thread passed "
+            + Math.max(1, passedNanos / 1_000_000)
+            + "ms ago; nothing sent ("
+            + stats.gauges()
+            + ")",
+        Duration.ZERO,
+        stats);
   }
 
   /** Where the call was when its deadline passed. */

@@ -155,6 +155,11 @@ final class MultiplexedPool implements ThriftChannel {
     attempts.idempotent(idempotent);
   }
 
+  /** See {@link PoolBuilder#inheritDeadline(boolean)}. */
+  public void inheritDeadline(boolean inherit) {
+    attempts.inheritDeadline(inherit);
+  }
+
   /**
    * Sends an idempotent call to a second endpoint when no reply has come {@code delay} after it was
    * sent, from the retry budget; zero for never. Set as {@link #intercept} is.

@@ -31,6 +31,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private Predicate<? super V> validator;
   private List<? extends ClientInterceptor> interceptors = List.of();
   private Predicate<String> idempotent;
+  private boolean inheritDeadline = true;
   private String[] idempotentNames;
   private ClientOptions options; // null: not given, the defaults
 
@@ -192,6 +193,30 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     this.idempotent = idempotent;
     this.idempotentNames = null;
     return self();
+  }
+
+  /**
+   * Whether a call made on a thread that runs a server call ({@link
+   * io.thriftnio.core.ServerCallContext#currentIfAny()}, a handler calling downstream) ends by the
+   * time that server call's caller stops waiting ({@link
+   * io.thriftnio.core.ServerCallContext#timeRemaining()}, from its {@value
+   * io.thriftnio.core.CallHeaders#CLIENT_TIMEOUT} header): the call's deadline is then the sooner
+   * of its own ({@link PoolConfig#callDeadline()}, or the one given to the call) and that time, and
+   * a call whose inherited deadline has passed already fails at once with a {@link
+   * CallDeadlineException} that says so, without sending anything. Default {@code true}; a server
+   * call without a deadline leaves the call's own.
+   *
+   * @param inheritDeadline {@code false} to keep each call's own deadline only
+   * @return this builder
+   */
+  public final B inheritDeadline(boolean inheritDeadline) {
+    this.inheritDeadline = inheritDeadline;
+    return self();
+  }
+
+  /** Whether calls inherit the deadline of the server call their thread runs. */
+  final boolean inheritDeadline() {
+    return inheritDeadline;
   }
 
   /**

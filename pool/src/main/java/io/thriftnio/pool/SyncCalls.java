@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -27,6 +28,7 @@ final class SyncCalls<C extends TServiceClient> {
   private final String name;
   private final EndpointPool<SyncConnection<C>> pool;
   private final CallPolicy policy;
+  private volatile boolean inheritDeadline = true;
 
   /**
    * @param name the pool's name, for messages
@@ -40,11 +42,19 @@ final class SyncCalls<C extends TServiceClient> {
     this.policy = new CallPolicy(name, idempotent, pool);
   }
 
+  /** See {@link PoolBuilder#inheritDeadline(boolean)}; default on. */
+  public void inheritDeadline(boolean inherit) {
+    this.inheritDeadline = inherit;
+  }
+
   /**
    * A call of {@code method} ({@code null}: unknown, a lambda's) within {@code deadlineNanos} (0:
    * none), retried once on another endpoint when {@link CallPolicy#retries} allows.
    */
   public <R> R call(String method, Work<? super C, R> work, long deadlineNanos) throws TException {
+    if (inheritDeadline) {
+      deadlineNanos = InheritedDeadline.bound(deadlineNanos, name, pool::stats);
+    }
     Deadline deadline = Deadline.in(deadlineNanos);
     if (deadline == null) {
       return call(method, work, null, pool.borrow());
@@ -107,6 +117,10 @@ final class SyncCalls<C extends TServiceClient> {
                 b.connection.close();
               },
               deadline.left());
+    }
+    if (deadline != null && b.connection.transport instanceof HeaderTransport) {
+      // Sent as client_timeout when the deadline comes before the transport's read timeout.
+      ((HeaderTransport) b.connection.transport).nextDeadline(System.nanoTime() + deadline.left());
     }
     try {
       return work.on(b.connection.client);

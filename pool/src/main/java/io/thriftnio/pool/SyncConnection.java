@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
@@ -108,7 +109,11 @@ final class SyncConnection<C extends TServiceClient> {
           if (interception == null) {
             return new SyncConnection<>(endpoint, transport, clientFactory.apply(protocol));
           }
-          InterceptedConnection calls = new InterceptedConnection(interception, endpoint);
+          InterceptedConnection calls =
+              new InterceptedConnection(
+                  interception,
+                  endpoint,
+                  transport instanceof HeaderTransport ? (HeaderTransport) transport : null);
           return new SyncConnection<>(
               endpoint, transport, clientFactory.apply(calls.wrap(protocol)), calls);
         } catch (Exception | Error e) {

@@ -140,6 +140,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
             b.options().callTimeout().toMillis(),
             b.idempotentMethods(),
             this::stats);
+    calls.inheritDeadline(b.inheritDeadline());
   }
 
   /**

@@ -106,6 +106,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             b.maxCallsInFlightPerConnection);
     pool.intercept(b.interception());
     pool.idempotent(b.idempotentMethods());
+    pool.inheritDeadline(b.inheritDeadline());
     pool.hedgeAfter(b.hedgeAfter);
     if (b.onIo || b.optionsGiven()) {
       pool.callTimeout(b.options().callTimeout());

@@ -113,6 +113,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 b.validator(),
                 b.interception()));
     this.calls = new SyncCalls<>(name, pool, b.idempotentMethods());
+    calls.inheritDeadline(b.inheritDeadline());
   }
 
   /**

@@ -6,6 +6,7 @@ import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
@@ -23,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -42,6 +44,24 @@ class SlowCallScenarioTest {
 
   @Test
   void aSlowCallFailsAloneEjectsNobodyAndOpensNoConnection() throws Exception {
+    run(WireKind.FRAMED);
+  }
+
+  /**
+   * On THeader the channel matches replies by the header's sequence id and the WORKER server
+   * answers each call when it is done: no echo call waits behind the slow one, so none times out
+   * behind it.
+   */
+  @Test
+  @Disabled(
+      "needs the THeader server's out-of-order replies (branch hdr-server): until then the server"
+          + " answers in order and echoes time out behind the slow call; enable at merge")
+  void onTheaderNoEchoCallTimesOutBehindTheSlowOne() throws Exception {
+    Outcomes echoes = run(WireKind.HEADER);
+    assertThat(echoes.timedOutBehind.sum()).as("echo calls timed out behind a slow one").isZero();
+  }
+
+  private Outcomes run(WireKind wire) throws Exception {
     List<ThriftServer> servers = new ArrayList<>();
     try (NettyClientIo resources = NettyClientIo.create(1)) {
       for (int i = 0; i < 2; i++) {
@@ -51,11 +71,13 @@ class SlowCallScenarioTest {
                 .ioStrategy(IoStrategy.WORKER)
                 .ioThreads(1)
                 .workerThreads(8)
+                .wireKinds(WireKind.FRAMED, WireKind.HEADER)
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .build()
                 .start());
       }
-      ClientOptions options = ClientOptions.builder().callTimeout(REQUEST_TIMEOUT).build();
+      ClientOptions options =
+          ClientOptions.builder().callTimeout(REQUEST_TIMEOUT).wireKind(wire).build();
       try (ThriftChannelPool<BenchService.Client> pool =
           ThriftChannelPool.builder(BenchService.Client::new, resources)
               .options(options)
@@ -124,6 +146,7 @@ class SlowCallScenarioTest {
         assertThat(echoes.timedOutBehind.sum())
             .isLessThanOrEqualTo(
                 (long) SLOW_CALLS * ThriftChannelPool.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION);
+        return echoes;
       }
     } finally {
       for (ThriftServer server : servers) {

@@ -1,9 +1,15 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TProtocolException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +24,14 @@ import org.slf4j.LoggerFactory;
  * UNFRAMED    nothing                                    messages, each walked to its end
  * HTTP        POST ... Content-Length: n \r\n\r\n        responses: MESSAGE (200), FAILED (other
  *                                                        statuses), SKIPPED (a oneway call's)
+ * HEADER      length, 0FFF, flags, seqid, header         THeader frames, each with its info headers
+ *             section (protocol id, info headers)        and the sequence id of its request's header
  * </pre>
+ *
+ * <p>THeader and HTTP carry headers: the request's ({@link #head(ByteBuffer, boolean, Map, int,
+ * long)}, with {@value CallHeaders#CLIENT_TIMEOUT}) and the reply's ({@link #replyHeaders()}). A
+ * THeader request says that the client matches replies by the header's sequence id ({@link
+ * #matchesBySeqId()}), so a server may answer out of order.
  *
  * <p>A refusal (a frame over {@code maxFrameSize}, an invalid unframed reply, a malformed HTTP
  * response) ends the connection: {@link Refusal#exception()} is what the waiting calls fail with.
@@ -37,6 +50,8 @@ public final class ClientCodec {
   private final Decoded decoded = new Decoded();
   private final String peer;
   private volatile boolean rejected;
+  private Map<String, String> replyHeaders = Map.of(); // the reading thread's
+  private int replySeqId;
 
   private ClientCodec(WireKind transport, Decoder decoder, HttpRequestHead httpHead, String peer) {
     this.transport = transport;
@@ -64,6 +79,9 @@ public final class ClientCodec {
             new HttpResponseDecoder(max, address, peer),
             new HttpRequestHead(address, options.httpPath()),
             peer);
+      case HEADER:
+        return new ClientCodec(
+            WireKind.HEADER, THeaderDecoder.forReplies(max, address), null, peer);
       default:
         return framed(max, address);
     }
@@ -88,12 +106,53 @@ public final class ClientCodec {
     return transport;
   }
 
+  /** Whether the wire carries headers (THeader, HTTP): request headers are sent, replies read. */
+  public boolean carriesHeaders() {
+    return transport == WireKind.HTTP || transport == WireKind.HEADER;
+  }
+
   /**
-   * The bytes to send before a request; call once per request, in write order.
+   * Whether replies are matched to requests by the sequence id of their header ({@link
+   * #replySeqId()}) rather than by their order: THeader, whose requests say so in their flags.
+   */
+  public boolean matchesBySeqId() {
+    return transport == WireKind.HEADER;
+  }
+
+  /**
+   * Why a request cannot go out on this connection, or {@code null} if it can: checked on the
+   * caller's thread before anything is queued, so the call fails alone and nothing is sent.
+   * THeader: a message whose protocol it cannot name (JSON, non-strict binary); HTTP: headers that
+   * would break the request (CR or LF, a field the client writes itself).
+   *
+   * @param message the request message, from position to limit; not moved
+   * @param headers the request's headers
+   */
+  public TException refusal(ByteBuffer message, Map<String, String> headers) {
+    if (transport == WireKind.HEADER) {
+      try {
+        THeaderRequestHead.protocolId(message, peer);
+      } catch (TProtocolException e) {
+        return e;
+      }
+    } else if (transport == WireKind.HTTP && !headers.isEmpty()) {
+      String wrong = HttpRequestHead.refusal(headers);
+      if (wrong != null) {
+        return new TProtocolException(
+            TProtocolException.INVALID_DATA, "HTTP request to " + peer + " not sent: " + wrong);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The bytes to send before a request, without headers; call once per request, in write order.
    *
    * @param bodyLength the request message's length, in bytes
    * @param oneway whether the request is a oneway call (an HTTP server answers it anyway)
    * @return the head: a length prefix, an HTTP head, or no bytes; the caller owns it
+   * @throws IllegalStateException on THeader, whose head needs the message ({@link
+   *     #head(ByteBuffer, boolean, Map, int, long)})
    */
   public byte[] head(int bodyLength, boolean oneway) {
     switch (transport) {
@@ -104,9 +163,68 @@ public final class ClientCodec {
       case HTTP:
         ((HttpResponseDecoder) decoder).expect(oneway);
         return httpHead.head(bodyLength);
+      case HEADER:
+        throw new IllegalStateException("a THeader head needs the message: head(message, ...)");
       default:
         return NO_HEAD;
     }
+  }
+
+  /**
+   * The bytes to send before a request, with its headers; call once per request, in write order,
+   * after {@link #refusal} found nothing wrong.
+   *
+   * @param message the request message, from position to limit; not moved
+   * @param oneway whether the request is a oneway call
+   * @param headers the request's headers; sent on THeader (info headers) and HTTP (fields)
+   * @param seqId the sequence id of a THeader request's header: the connection's own
+   * @param timeoutMillis how long the client waits for the reply, sent as {@value
+   *     CallHeaders#CLIENT_TIMEOUT} where headers are carried; 0 for none
+   * @return the head; the caller owns it
+   * @throws TProtocolException if the message or the headers cannot be sent (see {@link #refusal})
+   */
+  public byte[] head(
+      ByteBuffer message,
+      boolean oneway,
+      Map<String, String> headers,
+      int seqId,
+      long timeoutMillis)
+      throws TProtocolException {
+    if (!carriesHeaders()) {
+      return head(message.remaining(), oneway);
+    }
+    Map<String, String> sent = headers;
+    if (timeoutMillis > 0) {
+      sent = new LinkedHashMap<>(headers);
+      sent.put(CallHeaders.CLIENT_TIMEOUT, Long.toString(timeoutMillis));
+    }
+    if (transport == WireKind.HTTP) {
+      ((HttpResponseDecoder) decoder).expect(oneway);
+      return httpHead.head(message.remaining(), sent);
+    }
+    return THeaderRequestHead.head(
+        THeaderRequestHead.protocolId(message, peer),
+        THeaderRequestHead.FLAG_SUPPORT_OUT_OF_ORDER,
+        seqId,
+        sent,
+        message.remaining());
+  }
+
+  /**
+   * The headers of the reply the last step delivered ({@code MESSAGE}): THeader info headers, or
+   * HTTP header fields with lower-cased names; empty for a wire without headers. Read on the
+   * reading thread, right after the step.
+   */
+  public Map<String, String> replyHeaders() {
+    return replyHeaders;
+  }
+
+  /**
+   * The sequence id of the header of the reply the last step delivered, on THeader ({@link
+   * #matchesBySeqId()}): the request's, echoed by the server. Read right after the step.
+   */
+  public int replySeqId() {
+    return replySeqId;
   }
 
   /**
@@ -143,6 +261,15 @@ public final class ClientCodec {
   }
 
   private int done(int event) {
+    if (event == Decoded.MESSAGE) {
+      if (transport == WireKind.HEADER) {
+        THeaderEnvelope envelope = (THeaderEnvelope) decoded.envelope();
+        replyHeaders = envelope.headers();
+        replySeqId = envelope.seqId();
+      } else if (transport == WireKind.HTTP) {
+        replyHeaders = ((HttpResponseDecoder) decoder).lastHeaders();
+      }
+    }
     if (event == Decoded.REFUSED) {
       rejected = true;
       log.warn("Closing connection to {}: {}", peer, decoded.refusal().reason());

@@ -4,6 +4,7 @@ import io.thriftnio.core.HttpStatusException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Map;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -29,6 +30,9 @@ final class HttpResponseDecoder implements Decoder {
   /** Per request written and not yet answered: whether it was oneway. Guarded by itself. */
   private final ArrayDeque<Boolean> expected = new ArrayDeque<>();
 
+  /** The header fields of the last response delivered; read on the reading thread. */
+  private Map<String, String> lastHeaders = Map.of();
+
   /**
    * @param maxBodySize the largest response body, in bytes
    * @param address the server
@@ -45,6 +49,11 @@ final class HttpResponseDecoder implements Decoder {
     synchronized (expected) {
       expected.add(oneway);
     }
+  }
+
+  /** The header fields of the response last delivered, names lower-cased. */
+  Map<String, String> lastHeaders() {
+    return lastHeaders;
   }
 
   @Override
@@ -100,6 +109,7 @@ final class HttpResponseDecoder implements Decoder {
       event = out.message(length, parser.bodyStart(), parser.bodyLength(), null);
     }
     boolean keepAlive = parser.keepAlive();
+    lastHeaders = parser.headers();
     parser.reset();
     if (!keepAlive) {
       out.closeAfter(

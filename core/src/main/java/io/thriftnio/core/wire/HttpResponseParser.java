@@ -1,5 +1,9 @@
 package io.thriftnio.core.wire;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * Reads HTTP/1.1 responses to Thrift calls posted by this library's HTTP clients, on {@link
  * HttpParser}'s syntax and limits: the status line, interim {@code 1xx} responses (skipped, counted
@@ -12,6 +16,7 @@ final class HttpResponseParser extends HttpParser {
   private int status;
   private String reason;
   private boolean toEof;
+  private Map<String, String> headers;
 
   /**
    * @param maxBodySize the largest body accepted, in bytes: the client's {@code maxFrameSize}
@@ -84,6 +89,7 @@ final class HttpResponseParser extends HttpParser {
     status = 0;
     reason = null;
     toEof = false;
+    headers = null;
   }
 
   @Override
@@ -117,7 +123,16 @@ final class HttpResponseParser extends HttpParser {
 
   @Override
   void field(String name, String value) {
-    // Only the fields every message may carry matter to a Thrift reply.
+    // Bounded by the parser's MAX_HEADER_COUNT and MAX_HEADER_BYTES; for the call's context.
+    if (headers == null) {
+      headers = new LinkedHashMap<>();
+    }
+    headers.merge(name, value, (first, next) -> first + ", " + next); // RFC 9110 5.3
+  }
+
+  /** The response's header fields (names lower-cased), read-only; empty if none. */
+  Map<String, String> headers() {
+    return headers == null ? Map.of() : Collections.unmodifiableMap(headers);
   }
 
   @Override

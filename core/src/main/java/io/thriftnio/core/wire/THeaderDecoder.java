@@ -7,6 +7,7 @@ import java.net.SocketAddress;
 import java.util.Map;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * A server connection's THeader requests ({@link WireKind#HEADER}): each frame's header read and
@@ -67,9 +68,25 @@ final class THeaderDecoder implements Decoder {
   private final int maxFrameSize;
   private final Object peer;
 
+  /** Whether a client reads replies: every refusal then fails the waiting calls and closes. */
+  private final boolean replies;
+
   THeaderDecoder(int maxFrameSize, Object peer) {
+    this(maxFrameSize, peer, false);
+  }
+
+  private THeaderDecoder(int maxFrameSize, Object peer, boolean replies) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
+    this.replies = replies;
+  }
+
+  /**
+   * The client mode: a connection's THeader replies, read with the same checks and limits; a reply
+   * that breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
+   */
+  static THeaderDecoder forReplies(int maxFrameSize, Object peer) {
+    return new THeaderDecoder(maxFrameSize, peer, true);
   }
 
   @Override
@@ -158,6 +175,12 @@ final class THeaderDecoder implements Decoder {
   }
 
   private Refusal closed(String what) {
+    if (replies) {
+      return Refusal.ofClient(
+          new TTransportException(
+              TTransportException.CORRUPTED_DATA,
+              "THeader reply from " + peer + " refused: " + what + "; connection closed"));
+    }
     return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
   }
 
@@ -166,6 +189,9 @@ final class THeaderDecoder implements Decoder {
    * are not read), so the answer carries an empty one.
    */
   private Refusal answered(String what, int flags, int seqId, int protocolId) {
+    if (replies) {
+      return closed(what + " (seqid " + seqId + ")");
+    }
     THeaderEnvelope envelope = new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of());
     return Refusal.of(
         "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,

@@ -164,6 +164,16 @@ final class THeaderEnvelope extends Envelope {
     return (flags & FLAG_SUPPORT_OUT_OF_ORDER) != 0;
   }
 
+  /** The header's sequence id. */
+  int seqId() {
+    return seqId;
+  }
+
+  /** The header's flags (16 bits). */
+  int flags() {
+    return flags;
+  }
+
   @Override
   public TProtocolFactory protocol() {
     return protocolId == THeaderSection.COMPACT ? COMPACT : BINARY;

@@ -1,7 +1,6 @@
 package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.Framing;
@@ -85,12 +84,10 @@ class ClientCodecTest {
   }
 
   @Test
-  void aTHeaderClientIsRefusedUntilClientsSpeakIt() {
-    assertThatThrownBy(() -> ClientOptions.builder().wireKind(WireKind.HEADER).build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage(
-            "wireKind: HEADER (expected: FRAMED, UNFRAMED or HTTP; THeader clients are not"
-                + " available yet)");
+  void aTHeaderClientIsAccepted() {
+    assertThat(codec(WireKind.HEADER).transport()).isEqualTo(WireKind.HEADER);
+    assertThat(codec(WireKind.HEADER).matchesBySeqId()).isTrue();
+    assertThat(codec(WireKind.FRAMED).carriesHeaders()).isFalse();
   }
 
   @Test

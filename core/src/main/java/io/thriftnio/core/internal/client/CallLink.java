@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -24,6 +25,25 @@ public interface CallLink {
    */
   default void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
     write(payload, done);
+  }
+
+  /**
+   * As {@link #write(ByteBuffer, boolean, Consumer)} on a wire that carries headers (THeader,
+   * HTTP), with what the request's head says besides its length. By default the headers are
+   * dropped: a link whose wire carries none.
+   *
+   * @param headers the request's headers
+   * @param wireSeqId the sequence id of a THeader header, the connection's own
+   * @param timeoutMillis how long the client waits for the reply, 0 for a oneway message
+   */
+  default void write(
+      ByteBuffer payload,
+      boolean oneway,
+      Map<String, String> headers,
+      int wireSeqId,
+      long timeoutMillis,
+      Consumer<Throwable> done) {
+    write(payload, oneway, done);
   }
 
   /** Sends what the writes since the last flush have queued. */

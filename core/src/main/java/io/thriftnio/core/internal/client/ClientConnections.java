@@ -70,6 +70,11 @@ public final class ClientConnections {
     if (options.wireKind() == WireKind.HTTP) {
       transport = SocketHttpTransport.connect(address, options, onClose);
     } else if (options.tls().isPresent()) {
+      if (options.wireKind() == WireKind.HEADER) {
+        throw new IllegalArgumentException(
+            "wireKind: HEADER with tls (expected: FRAMED or UNFRAMED for a sync transport over"
+                + " TLS; THeader over TLS is spoken by openChannel and ThriftChannelPool)");
+      }
       transport = adapter.connectTlsTransport(address, options, onClose);
     } else {
       transport = SocketFramedTransport.connect(address, options, onClose);

@@ -1,9 +1,12 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
+import io.thriftnio.core.util.internal.ContextAccess;
+import io.thriftnio.core.util.internal.Continuations;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -42,8 +45,17 @@ public final class ClientInterception {
 
   private final ClientInterceptor[] interceptors;
 
+  /** What those that override {@code attach} make current; {@code null} when none does. */
+  private final AttachScopes attaching;
+
   private ClientInterception(List<ClientInterceptor> interceptors) {
     this.interceptors = interceptors.toArray(new ClientInterceptor[0]);
+    this.attaching = AttachScopes.of(interceptors);
+  }
+
+  /** Whether an interceptor attaches something around a call's continuation. */
+  public boolean attaches() {
+    return attaching != null;
   }
 
   /** The chain, or {@code null} if {@code interceptors} is empty. */
@@ -114,21 +126,30 @@ public final class ClientInterception {
   public CompletableFuture<ByteBuffer> exchange(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<ByteBuffer>> exchange) {
-    return around(request, remote, exchange, (call, reply) -> call.endWithReply(reply));
+    return around(request, remote, headers, exchange, (call, reply) -> call.endWithReply(reply));
   }
 
   /** A channel's oneway message, as {@link #exchange}: it ends once written. */
   public CompletableFuture<Void> send(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<Void>> send) {
-    return around(request, remote, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
+    return around(
+        request, remote, headers, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
   }
 
+  /**
+   * The call's request headers (the interceptors' win over a scope's) go to {@code headers}; the
+   * reply's reach the context before {@code afterCall}; the caller's continuation (the returned
+   * future's dependents) runs inside the {@code attach} scopes, {@code afterCall} too.
+   */
   private <T> CompletableFuture<T> around(
       ByteBuffer request,
       SocketAddress remote,
+      WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<T>> send,
       BiConsumer<Call, T> ended) {
     Call call;
@@ -138,6 +159,7 @@ public final class ClientInterception {
     } catch (TException refusal) {
       return CompletableFuture.failedFuture(refusal);
     }
+    headers.addRequest(call.context.requestHeaders());
     try {
       sent = send.apply(request);
     } catch (RuntimeException e) {
@@ -147,12 +169,25 @@ public final class ClientInterception {
     CompletableFuture<T> result = new CompletableFuture<>();
     sent.whenComplete(
         (value, failure) -> {
-          if (failure != null) {
-            call.endWithFailure(failure);
-            result.completeExceptionally(failure);
-          } else {
-            ended.accept(call, value);
-            result.complete(value);
+          CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
+          try {
+            if (failure != null) {
+              call.endWithFailure(failure);
+            } else {
+              ContextAccess.responseHeaders(call.context, headers.reply());
+              ended.accept(call, value);
+            }
+            Runnable complete =
+                failure != null
+                    ? () -> result.completeExceptionally(failure)
+                    : () -> result.complete(value);
+            if (scopes == null) {
+              complete.run();
+            } else {
+              Continuations.completing(task -> attaching.around(call.context, task), complete);
+            }
+          } finally {
+            AttachScopes.close(scopes);
           }
         });
     return result;

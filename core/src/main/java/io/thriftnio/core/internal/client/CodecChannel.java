@@ -5,8 +5,10 @@ import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.ReplyEvent;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
+import org.apache.thrift.TException;
 
 /**
  * A pipelined channel whose wire is core's {@link ClientCodec}: framed, unframed or HTTP, per its
@@ -58,9 +60,40 @@ public abstract class CodecChannel extends PipelinedChannel {
     send(codec.head(payload.remaining(), oneway), payload, done);
   }
 
-  /** A reply's payload, for the call it answers; the channel keeps it. */
+  @Override
+  public final void write(
+      ByteBuffer payload,
+      boolean oneway,
+      Map<String, String> headers,
+      int wireSeqId,
+      long timeoutMillis,
+      Consumer<Throwable> done) {
+    byte[] head;
+    try {
+      head = codec.head(payload, oneway, headers, wireSeqId, timeoutMillis);
+    } catch (TException e) {
+      // Checked by refusal() before the call was queued; a header section over 256 KiB remains.
+      done.accept(e);
+      return;
+    }
+    send(head, payload, done);
+  }
+
+  @Override
+  protected final TException refusal(ByteBuffer request, Map<String, String> headers) {
+    return codec.refusal(request, headers);
+  }
+
+  /**
+   * A reply's payload, for the call it answers; the channel keeps it. Called on the reading thread
+   * right after the codec's step that found it: its headers and header sequence id are read there.
+   */
   protected final void onReply(ByteBuffer payload) {
-    calls.onResponse(payload);
+    if (codec.carriesHeaders()) {
+      calls.onResponse(payload, codec.replySeqId(), codec.replyHeaders());
+    } else {
+      calls.onResponse(payload);
+    }
   }
 
   /** What a reply says besides its payload (see {@link ReplyEvent}). */

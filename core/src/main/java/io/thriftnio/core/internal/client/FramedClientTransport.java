@@ -3,11 +3,15 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -35,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * SocketFramedTransport} over a blocking socket on the caller's thread, or an IO adapter whose
  * event loop hands frames over. Not thread-safe, like every {@code TTransport}.
  */
-public abstract class FramedClientTransport extends TEndpointTransport implements CloseAware {
+public abstract class FramedClientTransport extends TEndpointTransport
+    implements CloseAware, HeaderTransport {
   private static final Logger log = LoggerFactory.getLogger(FramedClientTransport.class);
 
   private static final int INITIAL_CAPACITY = 256;
@@ -58,6 +63,11 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
   private byte[] frame = new byte[0];
   private int framePos;
   private int frameEnd;
+
+  private Map<String, String> nextHeaders = Map.of();
+  private long nextDeadline;
+  private boolean hasNextDeadline;
+  private volatile Map<String, String> replyHeaders = Map.of();
 
   /**
    * @param address the server
@@ -138,11 +148,75 @@ public abstract class FramedClientTransport extends TEndpointTransport implement
   /** Fails unless the transport is open; {@code operation} names the caller's step. */
   protected abstract void checkOpen(String operation) throws TTransportException;
 
+  @Override
+  public final void nextRequestHeaders(Map<String, String> headers) {
+    nextHeaders = headers;
+  }
+
+  @Override
+  public final void nextDeadline(long deadlineNanos) {
+    nextDeadline = deadlineNanos;
+    hasNextDeadline = true;
+  }
+
+  @Override
+  public final Map<String, String> lastReplyHeaders() {
+    return replyHeaders;
+  }
+
+  /**
+   * The headers of the request being sent: a {@code HeaderScope}'s current on this thread, then
+   * those the pool set for it ({@link #nextRequestHeaders}), which are used once.
+   */
+  protected final Map<String, String> takeRequestHeaders() {
+    HeaderSlot scope = HeaderSlot.current();
+    Map<String, String> own = nextHeaders;
+    nextHeaders = Map.of();
+    if (scope == null || scope.request().isEmpty()) {
+      return own;
+    }
+    if (own.isEmpty()) {
+      return scope.request();
+    }
+    Map<String, String> all = new LinkedHashMap<>(scope.request());
+    all.putAll(own);
+    return all;
+  }
+
+  /**
+   * How long the caller waits for the request being sent, in milliseconds (at least 1): {@code
+   * readTimeoutMillis}, or the deadline the pool set ({@link #nextDeadline}) when sooner; the
+   * deadline is used once.
+   */
+  protected final long takeTimeoutMillis(long readTimeoutMillis) {
+    long millis = readTimeoutMillis;
+    if (hasNextDeadline) {
+      hasNextDeadline = false;
+      long left = TimeUnit.NANOSECONDS.toMillis(nextDeadline - System.nanoTime() + 999_999);
+      millis = Math.min(millis, left);
+    }
+    return Math.max(1, millis);
+  }
+
+  /** The reply that arrived carried {@code headers}; a current {@code HeaderScope} hears too. */
+  protected final void replied(Map<String, String> headers) {
+    replyHeaders = headers;
+    HeaderSlot scope = HeaderSlot.current();
+    if (scope != null) {
+      scope.replied(headers);
+    }
+  }
+
   /** The next response frame: {@code length} bytes of {@code array}, from index 0. */
   protected final void setFrame(byte[] array, int length) {
+    setFrame(array, 0, length);
+  }
+
+  /** The next response frame: {@code length} bytes of {@code array}, from {@code offset}. */
+  protected final void setFrame(byte[] array, int offset, int length) {
     frame = array;
-    framePos = 0;
-    frameEnd = length;
+    framePos = offset;
+    frameEnd = offset + length;
     try {
       resetConsumedMessageSize(-1);
       updateKnownMessageSize(length);

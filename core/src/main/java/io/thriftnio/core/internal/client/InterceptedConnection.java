@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.net.SocketAddress;
 import org.apache.thrift.TException;
@@ -35,6 +36,7 @@ import org.apache.thrift.transport.TTransportException;
 public final class InterceptedConnection {
   private final ClientInterception chain;
   private final SocketAddress endpoint;
+  private final HeaderTransport headers;
   private volatile Call current;
   private volatile Throwable lastRefusal;
 
@@ -43,8 +45,20 @@ public final class InterceptedConnection {
    * @param endpoint the connection's endpoint, for the contexts
    */
   public InterceptedConnection(ClientInterception chain, SocketAddress endpoint) {
+    this(chain, endpoint, null);
+  }
+
+  /**
+   * @param chain the interceptors
+   * @param endpoint the connection's endpoint, for the contexts
+   * @param headers the connection's transport when it carries headers: the request headers the
+   *     interceptors set go to it, and the reply's come from it; {@code null} for none
+   */
+  public InterceptedConnection(
+      ClientInterception chain, SocketAddress endpoint, HeaderTransport headers) {
     this.chain = chain;
     this.endpoint = endpoint;
+    this.headers = headers;
   }
 
   /**
@@ -123,6 +137,9 @@ public final class InterceptedConnection {
     }
     try {
       current = chain.begin(message.name, message.seqid, message.type, endpoint);
+      if (headers != null) {
+        headers.nextRequestHeaders(current.context.requestHeaders());
+      }
     } catch (TException refusal) {
       current = null;
       lastRefusal = refusal;
@@ -184,6 +201,9 @@ public final class InterceptedConnection {
         return;
       }
       current = null;
+      if (headers != null) {
+        ContextAccess.responseHeaders(call.context, headers.lastReplyHeaders());
+      }
       call.end(
           kind == ReplyKind.RESULT
               ? ClientCallOutcome.SUCCESS

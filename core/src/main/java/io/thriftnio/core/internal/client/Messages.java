@@ -7,6 +7,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,6 +48,17 @@ final class Messages {
     }
   }
 
+  /** Completes a oneway message's future once written, or with the write's failure. */
+  static void written(Oneway oneway, Throwable failure, SocketAddress peer) {
+    Messages.complete(
+        oneway.completeOn,
+        oneway.result,
+        null,
+        failure == null
+            ? null
+            : ClientErrors.connectionClosed(peer, 0, "a write failed: " + failure, failure));
+  }
+
   /** Fails every call and oneway of {@code taken} with {@code failure}. */
   static void failAll(List<Object> taken, Throwable failure) {
     for (Object o : taken) {
@@ -65,9 +77,21 @@ final class Messages {
     final ByteBuffer payload;
     final Executor completeOn;
 
-    Outbound(ByteBuffer payload, Executor completeOn) {
+    /** The headers to send and the reply's, or {@code null}: none to send, no one to tell. */
+    final WireHeaders headers;
+
+    /** The sequence id of its THeader header: the connection's own, set when it is written. */
+    int wireSeqId; // under the lock
+
+    Outbound(ByteBuffer payload, Executor completeOn, WireHeaders headers) {
       this.payload = payload;
       this.completeOn = completeOn;
+      this.headers = headers;
+    }
+
+    /** The request's headers; empty for none. */
+    Map<String, String> requestHeaders() {
+      return headers == null ? Map.of() : headers.request();
     }
   }
 
@@ -87,8 +111,8 @@ final class Messages {
     boolean behind; // under the lock, once abandoned: it waited behind an abandoned call
     boolean settled; // under the lock: answered, or failed by a close
 
-    Call(ByteBuffer payload, Duration timeout, Executor completeOn) {
-      super(payload, completeOn);
+    Call(ByteBuffer payload, Duration timeout, Executor completeOn, WireHeaders headers) {
+      super(payload, completeOn, headers);
       this.timeout = timeout;
       this.deadline = System.nanoTime() + timeout.toNanos();
       this.seqId = MessageHeaders.seqId(payload);
@@ -98,8 +122,8 @@ final class Messages {
   static final class Oneway extends Outbound {
     final CompletableFuture<Void> result = new CompletableFuture<>();
 
-    Oneway(ByteBuffer payload, Executor completeOn) {
-      super(payload, completeOn);
+    Oneway(ByteBuffer payload, Executor completeOn, WireHeaders headers) {
+      super(payload, completeOn, headers);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.TooManyCallsInFlightException;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
 import io.thriftnio.core.internal.client.Messages.Outbound;
@@ -13,17 +14,18 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * The call table of one pipelined client connection, the same on every transport: requests leave in
- * call order, responses complete the oldest waiting call (first in, first out), every call has its
+ * call order, responses complete the oldest waiting call (first in, first out; on THeader, the call
+ * whose request header carried the reply's sequence id: {@link AwaitingCalls}), every call has its
  * own timer, and a close fails every waiting call at once with one message naming the peer and the
  * count. An IO adapter implements {@link CallLink} and reports what its connection reads and how it
  * ends; this class decides everything else.
@@ -56,11 +58,13 @@ public final class PipelinedCalls {
   private final int maxCallsInFlightPerConnection;
   private final ScheduledExecutorService timer;
   private final CallLink link;
-  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final CallDrain drain;
   private final Object lock = new Object();
-  private final ArrayDeque<Call> awaiting = new ArrayDeque<>(); // request order, abandoned kept
+  private final AwaitingCalls awaiting; // request order, abandoned kept
   private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
   private final LateReplies late; // guarded by lock
+  private final boolean carriesHeaders;
+  private int nextWireSeqId; // under the lock
   private volatile int abandoned; // written under lock: late.owed(), for readers without it
   private int unwrittenOneways;
   private boolean closed;
@@ -81,6 +85,10 @@ public final class PipelinedCalls {
     this.maxCallsInFlightPerConnection = options.maxCallsInFlightPerConnection();
     this.timer = timer;
     this.link = link;
+    WireKind wire = options.wireKind();
+    this.carriesHeaders = wire == WireKind.HEADER || wire == WireKind.HTTP;
+    this.awaiting = new AwaitingCalls(wire == WireKind.HEADER);
+    this.drain = new CallDrain(this, link, carriesHeaders);
     this.late =
         new LateReplies(
             options.lateReplyTimeout().toNanos(), LateReplies.Timer.of(timer), this::checkStuck);
@@ -108,10 +116,11 @@ public final class PipelinedCalls {
   /**
    * A call that fails alone with a {@link CallTimeoutException} after {@code timeout}, its future
    * completing on {@code completeOn} ({@code Runnable::run}: on the IO or timer thread, for a
-   * caller that hops to its own executor next).
+   * caller that hops to its own executor next). Its {@code headers} ({@code null} for none) are
+   * sent where the wire carries them, and told of the reply's before the future completes.
    */
   public CompletableFuture<ByteBuffer> exchange(
-      ByteBuffer request, Duration timeout, Executor completeOn) {
+      ByteBuffer request, Duration timeout, Executor completeOn, WireHeaders headers) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)"));
@@ -120,7 +129,7 @@ public final class PipelinedCalls {
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
-    Call call = new Call(request.duplicate(), timeout, completeOn);
+    Call call = new Call(request.duplicate(), timeout, completeOn, headers);
     synchronized (lock) {
       TTransportException refused = refusal();
       if (refused != null) {
@@ -136,20 +145,21 @@ public final class PipelinedCalls {
       awaiting.add(call);
       outbound.add(call);
     }
-    requestDrain();
+    drain.request();
     return call.result;
   }
 
   /**
    * A oneway message whose future completes on {@code completeOn} once it is written; it counts
-   * against the bound until then.
+   * against the bound until then. Its {@code headers} may be {@code null}.
    */
-  public CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
+  public CompletableFuture<Void> send(
+      ByteBuffer request, Executor completeOn, WireHeaders headers) {
     FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
     if (tooLarge != null) {
       return CompletableFuture.failedFuture(tooLarge);
     }
-    Oneway oneway = new Oneway(request.duplicate(), completeOn);
+    Oneway oneway = new Oneway(request.duplicate(), completeOn, headers);
     synchronized (lock) {
       TTransportException refused = refusal();
       if (refused != null) {
@@ -158,7 +168,7 @@ public final class PipelinedCalls {
       unwrittenOneways++;
       outbound.add(oneway);
     }
-    requestDrain();
+    drain.request();
     return oneway.result;
   }
 
@@ -186,7 +196,15 @@ public final class PipelinedCalls {
 
   /** One response frame from the connection, in arrival order. */
   public void onResponse(ByteBuffer payload) {
-    answer(payload, null);
+    answer(payload, null, 0, Map.of(), true);
+  }
+
+  /**
+   * One reply with headers: on THeader, it answers the call whose request's header carried {@code
+   * wireSeqId}; on HTTP, the oldest.
+   */
+  public void onResponse(ByteBuffer payload, int wireSeqId, Map<String, String> headers) {
+    answer(payload, null, wireSeqId, headers, false);
   }
 
   /**
@@ -194,27 +212,33 @@ public final class PipelinedCalls {
    * fails with {@code failure}; the others, and the connection, carry on.
    */
   public void onFailedResponse(Throwable failure) {
-    answer(null, failure);
+    answer(null, failure, 0, Map.of(), true);
   }
 
-  private void answer(ByteBuffer payload, Throwable failure) {
+  private void answer(
+      ByteBuffer payload,
+      Throwable failure,
+      int wireSeqId,
+      Map<String, String> headers,
+      boolean fifo) {
     Call call;
     synchronized (lock) {
       if (closed) {
         return; // it answers a call that has already failed with the connection
       }
-      call = awaiting.peek();
-      if (call == null || !call.written) {
-        call = null;
-      } else {
-        awaiting.poll();
+      call = awaiting.take(wireSeqId, fifo);
+      if (call != null) {
         call.settled = true;
         late.replied(call.abandoned, System.nanoTime());
         abandoned = late.owed();
       }
     }
     if (call == null) {
-      close("a response arrived with no call pending (is the peer a Thrift server?)", failure);
+      String unmatched;
+      synchronized (lock) {
+        unmatched = awaiting.unmatched(wireSeqId, fifo);
+      }
+      close(unmatched, failure);
     } else if (call.abandoned) {
       String outOfOrder = LateReplies.outOfOrder(call, payload);
       if (outOfOrder != null) {
@@ -222,13 +246,16 @@ public final class PipelinedCalls {
       }
     } else {
       call.timer.cancel(false);
+      if (call.headers != null) {
+        call.headers.replied(headers);
+      }
       Messages.complete(call.completeOn, call.result, payload, failure);
     }
   }
 
   /** The connection became writable again: resume the drain. */
   public void writable() {
-    requestDrain();
+    drain.request();
   }
 
   /**
@@ -266,50 +293,32 @@ public final class PipelinedCalls {
     return null;
   }
 
-  private void requestDrain() {
-    if (drainScheduled.compareAndSet(false, true)) {
-      try {
-        link.execute(this::drain);
-      } catch (RejectedExecutionException e) {
-        drainScheduled.set(false);
-        close("its IO thread was shut down", e);
-      }
-    }
-  }
-
-  private void drain() {
-    boolean wrote = false;
-    try {
-      while (link.writable()) {
-        Outbound next;
-        synchronized (lock) {
-          next = closed ? null : outbound.poll();
-          if (next instanceof Call) {
-            ((Call) next).written = true;
-          }
-        }
-        if (next == null) {
-          break;
-        }
-        wrote = true;
-        link.write(next.payload, next instanceof Oneway, failure -> written(next, failure));
-      }
-      if (wrote) {
-        link.flush();
-      }
-    } finally {
-      drainScheduled.set(false);
-    }
-    boolean more;
+  /**
+   * The next message to write, marked written, or {@code null} when there is none (or the table
+   * closed); for the {@link CallDrain}.
+   */
+  Outbound nextToWrite() {
     synchronized (lock) {
-      more = !closed && !outbound.isEmpty();
-    }
-    if (more && link.writable()) {
-      requestDrain(); // arrived after the last poll, or writability came back meanwhile
+      Outbound next = closed ? null : outbound.poll();
+      if (next instanceof Call) {
+        ((Call) next).written = true;
+      }
+      if (next != null && carriesHeaders) {
+        next.wireSeqId = nextWireSeqId++;
+      }
+      return next;
     }
   }
 
-  private void written(Outbound message, Throwable failure) {
+  /** Whether messages wait to be written, for the {@link CallDrain}. */
+  boolean moreToWrite() {
+    synchronized (lock) {
+      return !closed && !outbound.isEmpty();
+    }
+  }
+
+  /** {@code message} was written, or failed to be ({@code failure}). */
+  void written(Outbound message, Throwable failure) {
     if (message instanceof Oneway) {
       Oneway oneway = (Oneway) message;
       synchronized (lock) {
@@ -317,15 +326,10 @@ public final class PipelinedCalls {
           unwrittenOneways--;
         }
       }
+      Messages.written(oneway, failure, peer);
       if (failure == null) {
-        Messages.complete(oneway.completeOn, oneway.result, null, null);
         return;
       }
-      Messages.complete(
-          oneway.completeOn,
-          oneway.result,
-          null,
-          ClientErrors.connectionClosed(peer, 0, "a write failed: " + failure, failure));
     }
     if (failure != null) {
       close("a write failed: " + ClientErrors.describe(failure), failure);
@@ -341,7 +345,7 @@ public final class PipelinedCalls {
       }
       pending = awaiting.size() + unwrittenOneways;
       if (call.written) {
-        overdue = late.abandonUpTo(awaiting, call, System.nanoTime());
+        overdue = late.abandonUpTo(awaiting.aheadOf(call), call, System.nanoTime());
         abandoned = late.owed();
       } else { // nothing was sent: the call leaves the order and nothing is owed for it
         awaiting.remove(call);
@@ -379,18 +383,12 @@ public final class PipelinedCalls {
     closed = true;
     closeReason = reason;
     List<Object> taken = new ArrayList<>(awaiting.size());
-    for (Call c : awaiting) {
-      if (!c.abandoned) { // an abandoned call's caller has heard already
-        c.settled = true;
-        taken.add(c);
-      }
-    }
+    awaiting.takeWaiting(taken);
     for (Outbound o : outbound) {
       if (o instanceof Oneway) {
         taken.add(o);
       }
     }
-    awaiting.clear();
     outbound.clear();
     unwrittenOneways = 0;
     late.clear();

@@ -9,9 +9,11 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -76,22 +78,17 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
 
   @Override
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
-    return exchange(request, requestTimeout);
+    return exchange(request, requestTimeout, callbackExecutor);
   }
 
   @Override
   public final CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
-    return interception == null
-        ? calls.exchange(request, timeout, callbackExecutor)
-        : interception.exchange(
-            request, address, r -> calls.exchange(r, timeout, callbackExecutor));
+    return exchange(request, timeout, callbackExecutor);
   }
 
   @Override
   public final CompletableFuture<Void> send(ByteBuffer request) {
-    return interception == null
-        ? calls.send(request, callbackExecutor)
-        : interception.send(request, address, r -> calls.send(r, callbackExecutor));
+    return send(request, callbackExecutor);
   }
 
   /**
@@ -100,18 +97,61 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
    */
   @Override
   public final CompletableFuture<ByteBuffer> exchangeOnIoThread(ByteBuffer request) {
-    return interception == null
-        ? calls.exchange(request, requestTimeout, Runnable::run)
-        : interception.exchange(
-            request, address, r -> calls.exchange(r, requestTimeout, Runnable::run));
+    return exchange(request, requestTimeout, Runnable::run);
+  }
+
+  @Override
+  public final boolean attachesContinuations() {
+    return interception != null && interception.attaches();
   }
 
   /** {@link #send(ByteBuffer)} completing on the IO thread; see {@link #exchangeOnIoThread}. */
   @Override
   public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {
-    return interception == null
-        ? calls.send(request, Runnable::run)
-        : interception.send(request, address, r -> calls.send(r, Runnable::run));
+    return send(request, Runnable::run);
+  }
+
+  /**
+   * Why {@code request} cannot go out on this connection with {@code headers}, or {@code null}:
+   * checked on the caller's thread, after the interceptors' {@code beforeCall}, before anything is
+   * queued. By default nothing is refused.
+   */
+  protected TException refusal(ByteBuffer request, Map<String, String> headers) {
+    return null;
+  }
+
+  private CompletableFuture<ByteBuffer> exchange(
+      ByteBuffer request, Duration timeout, Executor completeOn) {
+    WireHeaders headers = WireHeaders.forCall(interception != null);
+    if (interception == null) {
+      return exchangeChecked(request, timeout, completeOn, headers);
+    }
+    return interception.exchange(
+        request, address, headers, r -> exchangeChecked(r, timeout, completeOn, headers));
+  }
+
+  private CompletableFuture<ByteBuffer> exchangeChecked(
+      ByteBuffer request, Duration timeout, Executor completeOn, WireHeaders headers) {
+    TException refused = refusal(request, headers == null ? Map.of() : headers.request());
+    return refused != null
+        ? CompletableFuture.failedFuture(refused)
+        : calls.exchange(request, timeout, completeOn, headers);
+  }
+
+  private CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
+    WireHeaders headers = WireHeaders.forCall(interception != null);
+    if (interception == null) {
+      return sendChecked(request, completeOn, headers);
+    }
+    return interception.send(request, address, headers, r -> sendChecked(r, completeOn, headers));
+  }
+
+  private CompletableFuture<Void> sendChecked(
+      ByteBuffer request, Executor completeOn, WireHeaders headers) {
+    TException refused = refusal(request, headers == null ? Map.of() : headers.request());
+    return refused != null
+        ? CompletableFuture.failedFuture(refused)
+        : calls.send(request, completeOn, headers);
   }
 
   @Override

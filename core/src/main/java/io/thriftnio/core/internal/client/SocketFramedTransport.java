@@ -4,6 +4,9 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.wire.ByteSource;
+import io.thriftnio.core.wire.ClientCodec;
+import io.thriftnio.core.wire.Decoded;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,7 +14,10 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
+import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -29,7 +35,12 @@ import org.apache.thrift.transport.TTransportException;
  * <p>With {@link WireKind#UNFRAMED} options the same transport speaks to an unframed server ({@code
  * TServerSocket} without framing, a Python or HBase Thrift server): requests leave without the
  * prefix and each reply's end is found by walking it ({@link UnframedReplies}); the rules above
- * hold with "reply" for "frame". Not part of the API.
+ * hold with "reply" for "frame".
+ *
+ * <p>With {@link WireKind#HEADER} options it speaks THeader: each request goes out behind its
+ * THeader head ({@link ClientCodec}: protocol id, info headers, {@code client_timeout}) in one
+ * write, and each reply frame is read as above, then its header checked and read by the codec; its
+ * payload is a view of the frame's array (zlib: an array of its own). Not part of the API.
  */
 public final class SocketFramedTransport extends FramedClientTransport {
 
@@ -42,7 +53,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
   private final InputStream in;
   private final OutputStream out;
   private final long readTimeoutMillis;
-  private final byte[] header = new byte[Framing.HEADER_SIZE];
+  private final byte[] lengthBytes = new byte[Framing.HEADER_SIZE];
   private final Runnable onClose;
   private volatile boolean closed;
 
@@ -52,10 +63,16 @@ public final class SocketFramedTransport extends FramedClientTransport {
   /** Cuts replies out of the stream on an unframed connection; null on a framed one. */
   private final UnframedReplies unframed;
 
+  /** The THeader wire: heads written, reply headers read; null unless HEADER. */
+  private final ClientCodec header;
+
+  private int nextWireSeqId;
+  private byte[] request = NO_BYTES;
+
   private SocketFramedTransport(
       InetSocketAddress address, ClientOptions options, Socket socket, Runnable onClose)
       throws TTransportException, IOException {
-    super(address, options.maxFrameSize(), options.wireKind() != WireKind.UNFRAMED);
+    super(address, options.maxFrameSize(), options.wireKind() == WireKind.FRAMED);
     this.socket = socket;
     // Buffered so that a small response (length and frame) takes one read call, as TSocket's
     // does; a large frame is read straight into the frame array, past the buffer.
@@ -65,6 +82,10 @@ public final class SocketFramedTransport extends FramedClientTransport {
     this.onClose = onClose;
     this.unframed =
         options.wireKind() == WireKind.UNFRAMED ? new UnframedReplies(in, address, options) : null;
+    this.header =
+        options.wireKind() == WireKind.HEADER
+            ? ClientCodec.of(options, address, ClientErrors.peer(address))
+            : null;
   }
 
   /**
@@ -116,6 +137,10 @@ public final class SocketFramedTransport extends FramedClientTransport {
 
   @Override
   protected void sendFrame(byte[] frame, int length) throws TTransportException {
+    if (header != null) {
+      sendHeaderFrame(frame, length);
+      return;
+    }
     try {
       out.write(frame, 0, length);
     } catch (IOException e) {
@@ -134,11 +159,11 @@ public final class SocketFramedTransport extends FramedClientTransport {
         receiveUnframed();
         return;
       }
-      if (!BlockingSockets.readFully(in, header, 0, Framing.HEADER_SIZE)) {
+      if (!BlockingSockets.readFully(in, lengthBytes, 0, Framing.HEADER_SIZE)) {
         close();
         throw ClientErrors.closedByPeer(address);
       }
-      int length = Framing.decodeLength(header, 0);
+      int length = Framing.decodeLength(lengthBytes, 0);
       try {
         Framing.checkLength(length, maxFrameSize, address);
       } catch (FrameSizeException e) {
@@ -151,6 +176,10 @@ public final class SocketFramedTransport extends FramedClientTransport {
         throw ClientErrors.protocolViolation(address, length, "with no call waiting for it");
       }
       owed--;
+      if (header != null) {
+        setHeaderFrame(frame, length);
+        return;
+      }
       setFrame(frame, length);
     } catch (SocketTimeoutException e) {
       close(); // a late response would otherwise be read by the next call
@@ -161,6 +190,65 @@ public final class SocketFramedTransport extends FramedClientTransport {
       }
       close();
       throw ClientErrors.connectionFailed(address, e);
+    }
+  }
+
+  /** A THeader request: its head and the message in one write. */
+  private void sendHeaderFrame(byte[] message, int length) throws TTransportException {
+    ByteBuffer body = ByteBuffer.wrap(message, 0, length);
+    Map<String, String> headers = takeRequestHeaders();
+    byte[] head;
+    try {
+      TException refused = header.refusal(body, headers);
+      if (refused != null) {
+        throw refused;
+      }
+      head =
+          header.head(body, false, headers, nextWireSeqId++, takeTimeoutMillis(readTimeoutMillis));
+    } catch (TException e) {
+      // Nothing was written: the transport stays usable.
+      throw new TTransportException(TTransportException.UNKNOWN, e.getMessage(), e);
+    }
+    int total = head.length + length;
+    if (request.length < total) {
+      request = new byte[total];
+    }
+    System.arraycopy(head, 0, request, 0, head.length);
+    System.arraycopy(message, 0, request, head.length, length);
+    try {
+      out.write(request, 0, total);
+    } catch (IOException e) {
+      close();
+      throw ClientErrors.connectionFailed(address, e);
+    }
+    if (owed < Integer.MAX_VALUE) {
+      owed++;
+    }
+  }
+
+  /**
+   * A THeader reply frame, whole in {@code frame}: its header checked and read by the codec (over
+   * the length prefix and the frame, without copying either).
+   */
+  private void setHeaderFrame(byte[] frame, int length) throws TTransportException {
+    ByteSource bytes = new PrefixedFrame(frame);
+    int event = header.next(bytes, 0, Framing.HEADER_SIZE + length);
+    Decoded d = header.decoded();
+    if (event != Decoded.MESSAGE) {
+      close();
+      Exception refused = d.refusal() == null ? null : d.refusal().exception();
+      throw refused instanceof TTransportException
+          ? (TTransportException) refused
+          : new TTransportException(
+              TTransportException.CORRUPTED_DATA,
+              "unreadable THeader reply from " + ClientErrors.peer(address));
+    }
+    replied(header.replyHeaders());
+    byte[] array = d.payloadArray();
+    if (array != null) {
+      setFrame(array, array.length);
+    } else {
+      setFrame(frame, d.payloadOffset() - Framing.HEADER_SIZE, d.payloadLength());
     }
   }
 
@@ -206,11 +294,45 @@ public final class SocketFramedTransport extends FramedClientTransport {
     return frame;
   }
 
+  /** A frame's length prefix and its bytes as one source, for the THeader codec. */
+  private final class PrefixedFrame implements ByteSource {
+    private final byte[] frame;
+
+    PrefixedFrame(byte[] frame) {
+      this.frame = frame;
+    }
+
+    @Override
+    public byte getByte(int index) {
+      return index < Framing.HEADER_SIZE ? lengthBytes[index] : frame[index - Framing.HEADER_SIZE];
+    }
+
+    @Override
+    public int getInt(int index) {
+      return (getByte(index) & 0xff) << 24
+          | (getByte(index + 1) & 0xff) << 16
+          | (getByte(index + 2) & 0xff) << 8
+          | (getByte(index + 3) & 0xff);
+    }
+
+    @Override
+    public void getBytes(int index, byte[] dst, int offset, int length) {
+      for (int i = 0; i < length && index + i < Framing.HEADER_SIZE; i++) {
+        dst[offset + i] = lengthBytes[index + i];
+      }
+      int skip = Math.max(0, Framing.HEADER_SIZE - index);
+      if (skip < length) {
+        System.arraycopy(
+            frame, index + skip - Framing.HEADER_SIZE, dst, offset + skip, length - skip);
+      }
+    }
+  }
+
   @Override
   public String toString() {
     return "SocketFramedTransport{"
         + ClientErrors.peer(address)
-        + (unframed != null ? ", unframed" : "")
+        + (unframed != null ? ", unframed" : header != null ? ", THeader" : "")
         + (closed ? ", closed}" : "}");
   }
 }

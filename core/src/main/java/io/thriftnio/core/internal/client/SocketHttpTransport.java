@@ -12,9 +12,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
+import java.util.Map;
 import javax.net.ssl.SSLContext;
+import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -179,7 +182,19 @@ public final class SocketHttpTransport extends FramedClientTransport {
       }
     }
     int body = length - Framing.HEADER_SIZE;
-    byte[] head = codec.head(body, false); // a oneway call's empty 200 is read as a reply
+    ByteBuffer message = ByteBuffer.wrap(frame, Framing.HEADER_SIZE, body);
+    Map<String, String> headers = takeRequestHeaders();
+    byte[] head; // a oneway call's empty 200 is read as a reply
+    try {
+      TException refused = codec.refusal(message, headers);
+      if (refused != null) {
+        throw refused;
+      }
+      head = codec.head(message, false, headers, 0, takeTimeoutMillis(readTimeoutMillis));
+    } catch (TException e) {
+      // Nothing was written: the transport stays usable.
+      throw new TTransportException(TTransportException.UNKNOWN, e.getMessage(), e);
+    }
     int total = head.length + body;
     if (request.length < total) {
       request = new byte[total];
@@ -251,6 +266,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
     if (event == Decoded.FAILED) {
       throw (TTransportException) d.failure(); // an HttpStatusException: the transport goes on
     }
+    replied(codec.replyHeaders());
     // A new array per reply, as libthrift's transports do: the protocols hand out binary fields
     // as views of it, which a caller may still hold when the next call's reply arrives.
     byte[] reply = d.payloadArray();

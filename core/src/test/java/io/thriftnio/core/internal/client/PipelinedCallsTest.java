@@ -7,12 +7,14 @@ import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.TooManyCallsInFlightException;
+import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -57,11 +59,11 @@ class PipelinedCallsTest {
 
   private static CompletableFuture<ByteBuffer> exchange(
       PipelinedCalls calls, ByteBuffer request, Duration timeout) {
-    return calls.exchange(request, timeout, Runnable::run);
+    return calls.exchange(request, timeout, Runnable::run, null);
   }
 
   private static CompletableFuture<Void> send(PipelinedCalls calls, ByteBuffer request) {
-    return calls.send(request, Runnable::run);
+    return calls.send(request, Runnable::run, null);
   }
 
   private static ByteBuffer bytes(String s) {
@@ -135,6 +137,43 @@ class PipelinedCallsTest {
     assertThat(second).isCompleted();
     assertThat(calls.pendingCalls()).isZero();
     assertThat(send(calls, bytes("3"))).isCompleted();
+  }
+
+  @Test
+  void onTheaderRepliesMatchTheirCallByHeaderSeqIdAndALateOneIsDropped() throws Exception {
+    ClientOptions options =
+        ClientOptions.builder().maxFrameSize(100).wireKind(WireKind.HEADER).build();
+    PipelinedCalls calls = new PipelinedCalls(PEER, options, timer, link);
+    // Every message carries seqid 1, as generated clients sharing a connection may send them.
+    CompletableFuture<ByteBuffer> slow =
+        calls.exchange(message("a", 1), Duration.ofMillis(50), Runnable::run, null);
+    WireHeaders bHeaders = WireHeaders.forCall(null, true);
+    CompletableFuture<ByteBuffer> b =
+        calls.exchange(message("b", 1), Duration.ofSeconds(5), Runnable::run, bHeaders);
+    CompletableFuture<ByteBuffer> c = exchange(calls, message("c", 1));
+    calls.onResponse(bytes("C"), 2, Map.of()); // header seqids are 0, 1, 2 in write order
+    assertThat(text(c.get())).isEqualTo("C");
+    assertThat(b).isNotDone();
+    assertThatThrownBy(slow::get)
+        .cause()
+        .isInstanceOfSatisfying(
+            CallTimeoutException.class, e -> assertThat(e.behindTimedOutCall()).isFalse());
+    assertThat(calls.abandonedCalls()).isEqualTo(1);
+    assertThat(b).isNotDone(); // it waits behind nobody: no timeout borrowed from the slow call
+    calls.onResponse(message("a", 1), 0, Map.of()); // late: dropped by its id
+    assertThat(calls.abandonedCalls()).isZero();
+    assertThat(b).isNotDone();
+    calls.onResponse(bytes("B"), 1, Map.of("served-by", "s1"));
+    assertThat(text(b.get())).isEqualTo("B");
+    assertThat(bHeaders.reply()).containsEntry("served-by", "s1");
+    assertThat(calls.pendingCalls()).isZero();
+    assertThat(link.closed).isFalse();
+
+    exchange(calls, message("d", 1));
+    calls.onResponse(bytes("?"), 99, Map.of());
+    assertThat(link.closed).isTrue();
+    assertThatThrownBy(() -> exchange(calls, bytes("e")).get())
+        .hasMessageContaining("a reply with header seqid 99 matches no call waiting");
   }
 
   @Test

@@ -1,0 +1,92 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.internal.client.Messages.Call;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The calls of a {@link PipelinedCalls} table that wait for their replies, in request order,
+ * abandoned ones kept (their replies are still owed), and which of them a reply answers: the oldest
+ * (replies in request order: framed, unframed, HTTP), or the one whose THeader header carried the
+ * reply's sequence id (a THeader server may answer out of order). Guarded by the table's lock.
+ */
+final class AwaitingCalls implements Iterable<Call> {
+  private final ArrayDeque<Call> calls = new ArrayDeque<>();
+  private final boolean bySeqId;
+
+  /**
+   * @param bySeqId whether replies are matched by the header's sequence id
+   */
+  AwaitingCalls(boolean bySeqId) {
+    this.bySeqId = bySeqId;
+  }
+
+  void add(Call call) {
+    calls.add(call);
+  }
+
+  boolean remove(Call call) {
+    return calls.remove(call);
+  }
+
+  int size() {
+    return calls.size();
+  }
+
+  /** Takes out every call, adding to {@code taken} those whose callers wait (not abandoned). */
+  void takeWaiting(List<Object> taken) {
+    for (Call c : calls) {
+      if (!c.abandoned) { // an abandoned call's caller has heard already
+        c.settled = true;
+        taken.add(c);
+      }
+    }
+    calls.clear();
+  }
+
+  @Override
+  public Iterator<Call> iterator() {
+    return calls.iterator();
+  }
+
+  /**
+   * Takes out the written call the reply answers: the oldest, or ({@code bySeqId}) the one sent
+   * with {@code wireSeqId}; {@code null} when there is none.
+   *
+   * @param wireSeqId the sequence id of the reply's THeader header; ignored in order
+   * @param fifo whether the reply carries no header (an HTTP status): the oldest call, always
+   */
+  Call take(int wireSeqId, boolean fifo) {
+    if (!bySeqId || fifo) {
+      Call oldest = calls.peek();
+      if (oldest == null || !oldest.written) {
+        return null;
+      }
+      return calls.poll();
+    }
+    for (Iterator<Call> it = calls.iterator(); it.hasNext(); ) {
+      Call c = it.next();
+      if (c.written && c.wireSeqId == wireSeqId) {
+        it.remove();
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The calls that may hold up {@code call}'s reply, in order, {@code call} last: in order, every
+   * call sent before it; matched by sequence id, none (a server answers each when it is done).
+   */
+  Iterable<Call> aheadOf(Call call) {
+    return bySeqId ? List.of(call) : calls;
+  }
+
+  /** Why nothing waited for a reply, for the close. */
+  String unmatched(int wireSeqId, boolean fifo) {
+    return bySeqId && !fifo
+        ? "a reply with header seqid " + wireSeqId + " matches no call waiting on the connection"
+        : "a response arrived with no call pending (is the peer a Thrift server?)";
+  }
+}
