@@ -157,6 +157,29 @@ public final class PythonPeer {
   }
 
   /**
+   * Runs {@code header_client.py}: Python's {@code THeaderTransport} calling {@code echo} on {@code
+   * host:port} (binary and compact, zlib off and on, both switched call by call on one connection,
+   * an info header read by the handler). Its summary line holds {@code passed} and {@code failed}.
+   * Bounded by {@link #CLIENT_TIMEOUT}.
+   *
+   * @param more further arguments, e.g. {@code --calls 5} or {@code --expect-response-header}
+   */
+  public ClientRun runHeaderClient(String host, int port, String... more)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    Collections.addAll(
+        command,
+        python.toString(),
+        scripts.resolve("header_client.py").toString(),
+        "--host",
+        host,
+        "--port",
+        Integer.toString(port));
+    Collections.addAll(command, more);
+    return new ClientRun(Processes.run(command, scripts, Map.of(), CLIENT_TIMEOUT, logs));
+  }
+
+  /**
    * Starts {@code bench_server.py} on 127.0.0.1, port 0, and returns once it is listening.
    *
    * @param protocol {@code binary} or {@code compact}
