@@ -185,6 +185,17 @@ public final class PythonPeer {
    * @param protocol {@code binary} or {@code compact}
    */
   public PythonServer startServer(String protocol) throws IOException, InterruptedException {
+    return startServer(protocol, "framed");
+  }
+
+  /**
+   * Starts {@code bench_server.py} with {@code transport}: {@code framed}, or {@code header}
+   * (Python's {@code THeaderProtocolFactory}: THeader peers only, answered in the inner protocol
+   * they use, {@code protocol} being the default; {@code echo} answers the info header {@code
+   * x-echo} with its value and the response info header {@code x-echoed}).
+   */
+  public PythonServer startServer(String protocol, String transport)
+      throws IOException, InterruptedException {
     return PythonServer.start(
         List.of(
             python.toString(),
@@ -195,6 +206,8 @@ public final class PythonPeer {
             "0",
             "--protocol",
             protocol,
+            "--transport",
+            transport,
             "--exit-on-stdin-eof"),
         scripts,
         logs);
