@@ -98,6 +98,11 @@ public final class PythonPeer {
     }
   }
 
+  /** The venv's Python interpreter, for scripts other than the peer's own. */
+  Path interpreter() {
+    return python;
+  }
+
   /** Aborts the calling test with {@code reason}, or fails it when {@code required}. */
   static void skipOrFail(String reason, boolean required) {
     if (required) {
