@@ -44,8 +44,8 @@ record EfficiencyScenario(
   /**
    * {@link #resolve(List)} on each wire of {@code wires}, the shapes of one scenario side by side:
    * on {@code FRAMED}, the shapes as they are; on {@code HEADER}, a twin of each shape of {@link
-   * #HEADER_NAMES}, named {@code <scenario>-header}, whose client is the kind's THeader twin ({@code
-   * tsocket-header}, {@code netty-async-header}).
+   * #HEADER_NAMES}, named {@code <scenario>-header}, whose client is the kind's THeader twin
+   * ({@code tsocket-header}, {@code netty-async-header}).
    *
    * @param wires {@code framed} and/or {@code header}, in any case
    * @throws IllegalArgumentException for an unknown scenario or wire, or {@code header} without a
@@ -91,7 +91,9 @@ record EfficiencyScenario(
     return out;
   }
 
-  /** This shape's twin whose client speaks {@code wire}: {@code seq-1-header} over tsocket-header. */
+  /**
+   * This shape's twin whose client speaks {@code wire}: {@code seq-1-header} over tsocket-header.
+   */
   EfficiencyScenario over(WireKind wire) {
     String suffix = "-" + wire.name().toLowerCase(Locale.ROOT);
     return new EfficiencyScenario(

@@ -21,11 +21,11 @@ import java.time.Duration;
  * netty-sync} ({@link NettyClientIo#openTransport}) and {@code netty-async} ({@link
  * NettyThriftChannel}), and the same two over HTTP ({@code netty-sync-http}, {@code
  * netty-async-http}: a {@code POST} per call to {@code /}, keep-alive) and over THeader ({@code
- * netty-sync-header}, {@code netty-async-header}, named only). TLS rows, named only:
- * {@code netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code
- * netty-openssl/...} (netty-tcnative's BoringSSL; where it cannot load, the builder's reason is the
- * skip reason). Each cell's clients run on their own event loops, one per processor, closed with
- * the cell, and speak TLS when the cell does.
+ * netty-sync-header}, {@code netty-async-header}, named only). TLS rows, named only: {@code
+ * netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...}
+ * (netty-tcnative's BoringSSL; where it cannot load, the builder's reason is the skip reason). Each
+ * cell's clients run on their own event loops, one per processor, closed with the cell, and speak
+ * TLS when the cell does.
  */
 final class NettyRows implements RowProvider {
 

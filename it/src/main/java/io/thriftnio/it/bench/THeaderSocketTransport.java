@@ -9,8 +9,8 @@ import org.apache.thrift.transport.layered.TLayeredTransport;
 
 /**
  * The bench's own THeader client transport over any stream transport (a stock {@code TSocket}), for
- * the {@code tsocket-header} kind: libthrift's Java library has no THeader transport, and the
- * load generator must not measure this library's client to load a stock-client scenario.
+ * the {@code tsocket-header} kind: libthrift's Java library has no THeader transport, and the load
+ * generator must not measure this library's client to load a stock-client scenario.
  *
  * <pre>
  * request: | LENGTH | 0F FF | 00 00 | SEQUENCE ID | 00 01 | PROTOCOL ID | 00 | 00 00 | message |
@@ -191,6 +191,9 @@ final class THeaderSocketTransport extends TLayeredTransport {
   }
 
   private static int getInt(byte[] b, int at) {
-    return (b[at] & 0xff) << 24 | (b[at + 1] & 0xff) << 16 | (b[at + 2] & 0xff) << 8 | b[at + 3] & 0xff;
+    return (b[at] & 0xff) << 24
+        | (b[at + 1] & 0xff) << 16
+        | (b[at + 2] & 0xff) << 8
+        | b[at + 3] & 0xff;
   }
 }

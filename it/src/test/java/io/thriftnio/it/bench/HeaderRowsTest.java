@@ -68,9 +68,7 @@ class HeaderRowsTest {
             TTransport t = TSocketHeaderKind.open(running.address(), Duration.ofSeconds(10))) {
           BenchService.Client client =
               new BenchService.Client(
-                  protocol.equals("binary")
-                      ? new TBinaryProtocol(t)
-                      : new TCompactProtocol(t));
+                  protocol.equals("binary") ? new TBinaryProtocol(t) : new TCompactProtocol(t));
           for (int i = 0; i < 3; i++) {
             assertThat(client.get_last_sale("S" + i))
                 .as("%s %s call %d", server, protocol, i)
@@ -89,8 +87,7 @@ class HeaderRowsTest {
       BenchService.Client client = new BenchService.Client(new TJSONProtocol(t));
       assertThatThrownBy(() -> client.get_last_sale("X"))
           .isInstanceOf(TTransportException.class)
-          .hasMessage(
-              "THeader carries strict binary or compact messages; this one starts with 5b");
+          .hasMessage("THeader carries strict binary or compact messages; this one starts with 5b");
     }
   }
 

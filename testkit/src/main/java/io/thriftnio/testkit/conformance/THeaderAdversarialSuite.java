@@ -257,7 +257,8 @@ public abstract class THeaderAdversarialSuite {
     assertThat(server.stats().badFrames()).isEqualTo(1);
   }
 
-  // ---- info header limits at their boundary ------------------------------------------------------
+  // ---- info header limits at their boundary
+  // ------------------------------------------------------
 
   @Test
   void oneHundredInfoHeadersAreReadAndOneMoreIsRefused() throws Exception {
@@ -313,7 +314,8 @@ public abstract class THeaderAdversarialSuite {
     assertThat(echoes).hasValue(1);
   }
 
-  // ---- closed unanswered: nothing the caller could read can be written ---------------------------
+  // ---- closed unanswered: nothing the caller could read can be written
+  // ---------------------------
 
   static Stream<Arguments> unansweredRefusals() {
     return Stream.of(
@@ -377,7 +379,8 @@ public abstract class THeaderAdversarialSuite {
     assertThat(echoes).hasValue(1);
   }
 
-  // ---- truncated: the peer leaves in the middle of a frame ---------------------------------------
+  // ---- truncated: the peer leaves in the middle of a frame
+  // ---------------------------------------
 
   @Test
   void aPeerThatLeavesInsideTheHeaderSectionIsCountedAsATruncatedFrame() throws Exception {
