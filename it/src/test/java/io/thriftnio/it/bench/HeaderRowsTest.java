@@ -209,6 +209,34 @@ class HeaderRowsTest {
             org.assertj.core.groups.Tuple.tuple("seq-1-header", "tsocket-header"));
   }
 
+  @Test
+  void theReportComparesEachTHeaderTwinWithItsFramedScenarioOnTheSameRow() {
+    EfficiencyScenario seq = EfficiencyScenario.resolve(List.of("seq-1"), List.of("framed")).get(0);
+    EfficiencyScenario twin = seq.over(WireKind.HEADER);
+    EfficiencyResult framed =
+        new EfficiencyResult("netty/worker", seq, List.of(round(200, 50)), null);
+    EfficiencyResult header =
+        new EfficiencyResult("netty/worker", twin, List.of(round(300, 60)), null);
+    EfficiencyResult otherRow =
+        new EfficiencyResult("grizzly/worker", twin, List.of(round(300, 60)), null);
+    List<EfficiencyResult> all = List.of(framed, header, otherRow);
+
+    assertThat(EfficiencyGoals.framedTwin(header, all)).isSameAs(framed);
+    assertThat(EfficiencyGoals.framedTwin(otherRow, all)).as("no framed cell on its row").isNull();
+    assertThat(EfficiencyGoals.framedTwin(framed, all)).as("a framed cell").isNull();
+    assertThat(EfficiencyGoals.lines(all))
+        .contains(
+            "- Server CPU per call over THeader vs framed, seq-1-header, netty/worker: 1.50x;"
+                + " median latency 1.20x")
+        .doesNotContain("grizzly/worker");
+  }
+
+  /** A round of 10,000 calls in 2 s with the given server CPU (ms) and p50 (us). */
+  private static EfficiencyResult.Sample round(long serverCpuMs, long p50) {
+    return new EfficiencyResult.Sample(
+        10_000, 2.0, serverCpuMs * 1_000_000, 300_000_000, 0, p50, p50 * 3, 0, 0, 0.01, Double.NaN);
+  }
+
   /**
    * The library's THeader kinds under load against our rows. Needs {@code
    * ClientOptions.wireKind(HEADER)} accepted (the THeader client).
