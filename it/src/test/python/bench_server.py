@@ -3,7 +3,14 @@
 connection) with framed transport, serving a handler with exactly the semantics of
 io.thriftnio.testkit.BenchHandler.
 
-    bench_server.py [--host 127.0.0.1] [--port 0] [--protocol binary|compact] [--exit-on-stdin-eof]
+    bench_server.py [--host 127.0.0.1] [--port 0] [--protocol binary|compact]
+                    [--transport framed|header] [--exit-on-stdin-eof]
+
+With --transport header the server speaks THeader only (Python's THeaderProtocolFactory, which
+answers each call in the inner protocol it came in, never compressed: Python reads zlib but does not
+apply it to replies; --protocol is then only the default), and echo shows the call's info headers both ways as io.thriftnio.testkit.HeaderEchoHandler
+does: a call carrying the info header `x-echo` gets its value back instead of its payload, and the
+reply carries the info header `x-echoed` with that value.
 
 Once bound, prints `listening on HOST:PORT` as its first stdout line (so --port 0 can be used), then
 serves until SIGTERM or SIGINT (or, with --exit-on-stdin-eof, until standard input closes, so that a
@@ -20,10 +27,40 @@ import time
 
 import bench_common as common
 
+from thrift.protocol.THeaderProtocol import THeaderProtocolFactory  # noqa: E402
 from thrift.server import TServer  # noqa: E402
+from thrift.transport.THeaderTransport import THeaderClientType, THeaderSubprotocolID  # noqa: E402
 from thrift.transport import TSocket, TTransport  # noqa: E402
 from thriftnio_bench import BenchService  # noqa: E402
 from thriftnio_bench.ttypes import BenchError, Nested, TestInfo, TradeReport  # noqa: E402
+
+
+ECHO = b"x-echo"
+ECHOED = b"x-echoed"
+
+
+class CurrentProtocol(threading.local):
+    """The THeaderProtocol of the call the current thread serves, or None: Python's generated
+    handlers get no call context, so the processor wrapper below puts the protocol here."""
+    protocol = None
+
+
+CURRENT = CurrentProtocol()
+
+
+class HeaderProcessor(object):
+    """Runs the generated processor with the call's THeaderProtocol made current for the handler
+    (TServer gives a THeader server one protocol object for input and output)."""
+
+    def __init__(self, processor):
+        self._processor = processor
+
+    def process(self, iprot, oprot):
+        CURRENT.protocol = iprot
+        try:
+            return self._processor.process(iprot, oprot)
+        finally:
+            CURRENT.protocol = None
 
 
 class BenchHandler(object):
@@ -35,6 +72,12 @@ class BenchHandler(object):
         self._fired_bytes = 0
 
     def echo(self, payload):
+        protocol = CURRENT.protocol
+        if protocol is not None:
+            value = protocol.get_headers().get(ECHO)
+            if value is not None:
+                protocol.set_header(ECHOED, value)
+                return value
         return payload
 
     def get_last_sale(self, symbol):
@@ -99,6 +142,7 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default: 0)")
     parser.add_argument("--protocol", choices=common.PROTOCOLS, default="binary")
+    parser.add_argument("--transport", choices=("framed", "header"), default="framed")
     parser.add_argument("--exit-on-stdin-eof", action="store_true",
                         help="stop when standard input reaches end of file")
     args = parser.parse_args(argv)
@@ -126,15 +170,25 @@ def main(argv=None):
     server_socket.listen()
     port = server_socket.bound_port()
 
-    factory = common.protocol_factory(args.protocol)
-    transport_factory = TTransport.TFramedTransportFactory()
-    server = TServer.TThreadedServer(BenchService.Processor(BenchHandler()), server_socket,
+    processor = BenchService.Processor(BenchHandler())
+    if args.transport == "header":
+        factory = THeaderProtocolFactory(
+            allowed_client_types=(THeaderClientType.HEADERS,),
+            default_protocol=(THeaderSubprotocolID.BINARY if args.protocol == "binary"
+                              else THeaderSubprotocolID.COMPACT))
+        # THeaderProtocol does its own framing over the socket itself.
+        transport_factory = TTransport.TTransportFactoryBase()
+        processor = HeaderProcessor(processor)
+    else:
+        factory = common.protocol_factory(args.protocol)
+        transport_factory = TTransport.TFramedTransportFactory()
+    server = TServer.TThreadedServer(processor, server_socket,
                                      transport_factory, transport_factory, factory, factory,
                                      daemon=True)
     serving = threading.Thread(target=server.serve, name="bench-server-accept", daemon=True)
     serving.start()
     print("listening on %s:%d" % (args.host, port), flush=True)
-    print("bench_server: serving BenchService, framed, %s protocol" % args.protocol,
+    print("bench_server: serving BenchService, %s, %s protocol" % (args.transport, args.protocol),
           file=sys.stderr, flush=True)
 
     if args.exit_on_stdin_eof:

@@ -5,9 +5,11 @@ BenchService.echo on a server that accepts WireKind.HEADER.
 Every combination of inner protocol (binary, compact) and zlib (off, on) on one connection each,
 then binary and compact switched call by call on one connection, payloads of several sizes checked
 byte for byte; then an info header: the server's handler must answer echo with the value of the
-request's `x-echo` header (the test handler of the THeader suites does).
+request's `x-echo` header (testkit's HeaderEchoHandler does). With --expect-response-header, that
+reply must also carry the info header `x-echoed` with the same value (the handler sets it as a
+response header).
 
-    header_client.py --port 9090 [--host 127.0.0.1] [--calls 20]
+    header_client.py --port 9090 [--host 127.0.0.1] [--calls 20] [--expect-response-header]
 
 Prints one JSON line on stdout with the counts; failed checks on stderr. Exit status: 0 when every
 check passed, 1 when any failed.
@@ -47,6 +49,8 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--expect-response-header", action="store_true",
+                        help="check the reply's x-echoed info header too")
     args = parser.parse_args()
 
     passed, failed = 0, []
@@ -86,6 +90,10 @@ def main():
     protocol.set_header(b"x-echo", b"from a python header")
     got = client.echo(b"ignored")
     check("info header read by the handler", got == b"from a python header", repr(got))
+    if args.expect_response_header:
+        headers = protocol.get_headers()
+        check("response info header read by python",
+              headers.get(b"x-echoed") == b"from a python header", repr(headers))
     protocol.trans.close()
 
     print(json.dumps({"passed": passed, "failed": len(failed)}), flush=True)

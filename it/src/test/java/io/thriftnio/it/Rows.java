@@ -76,6 +76,22 @@ public final class Rows {
   public static final ClientKind GRIZZLY_ASYNC =
       ClientKinds.channel("grizzly-async", address -> GRIZZLY.openChannel(address));
 
+  /**
+   * This library's four direct clients (the sync transport and the pipelined channel, on Netty and
+   * on Grizzly) opened with {@code options}, named {@code netty-sync-<suffix>} and so on.
+   */
+  public static List<ClientKind> directClients(String suffix, ClientOptions options) {
+    return List.of(
+        ClientKinds.syncTransport(
+            "netty-sync-" + suffix, address -> NETTY.openTransport(address, options)),
+        ClientKinds.channel(
+            "netty-async-" + suffix, address -> NETTY.openChannel(address, options)),
+        ClientKinds.syncTransport(
+            "grizzly-sync-" + suffix, address -> GRIZZLY.openTransport(address, options)),
+        ClientKinds.channel(
+            "grizzly-async-" + suffix, address -> GRIZZLY.openChannel(address, options)));
+  }
+
   /** The sync pool's per-call proxy over stock framed sockets. */
   public static final ClientKind POOLED_SYNC =
       ClientKinds.iface(

@@ -57,7 +57,8 @@ import picocli.CommandLine.Option;
           + " client-transports (one connection, sequential calls against thrift-threadpool from"
           + " tsocket, netty-sync and grizzly-sync), http-40 (40 blocking THttpClients, against"
           + " the rows that serve HTTP: the library's, started with --transports framed,http, and"
-          + " thrift-servlet, named only).",
+          + " thrift-servlet, named only). --wire header adds THeader twins of tsocket-40,"
+          + " async-8x32 and seq-1 (tsocket-40-header, ...), the same clients over THeader.",
       "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
           + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
           + " speak TLS and trust it.",
@@ -104,6 +105,19 @@ final class EfficiencyCommand implements Callable<Integer> {
           "all, tsocket-40, async-8x32, seq-1, client-transports, http-40 "
               + "(default: ${DEFAULT-VALUE})")
   List<String> scenarios;
+
+  @Option(
+      names = "--wire",
+      split = ",",
+      paramLabel = "W",
+      defaultValue = "framed",
+      description =
+          "framed, header, or framed,header side by side: what the scenarios' clients speak."
+              + " header runs tsocket-40, async-8x32 and seq-1 as tsocket-40-header (the stock"
+              + " TSocket under the bench's own THeader transport), async-8x32-header"
+              + " (netty-async-header) and seq-1-header, against the rows that serve THeader"
+              + " (the library's; the others skip them with the reason) (default: ${DEFAULT-VALUE})")
+  List<String> wire;
 
   @Option(
       names = "--rounds",
@@ -231,6 +245,7 @@ final class EfficiencyCommand implements Callable<Integer> {
       String label,
       List<String> servers,
       List<String> scenarios,
+      List<String> wire,
       List<EfficiencyScenario> shapes,
       int rounds,
       Duration warmup,
@@ -256,6 +271,8 @@ final class EfficiencyCommand implements Callable<Integer> {
                   String.join(",", servers),
                   "--scenarios",
                   String.join(",", scenarios),
+                  "--wire",
+                  String.join(",", wire),
                   "--rounds",
                   Integer.toString(rounds),
                   "--warmup",
@@ -308,7 +325,7 @@ final class EfficiencyCommand implements Callable<Integer> {
   Settings settings() {
     Rows rows = Rows.standard();
     List<String> serverNames = rows.expandServers(servers != null ? servers : DEFAULT_SERVERS);
-    List<EfficiencyScenario> shapes = EfficiencyScenario.resolve(scenarios);
+    List<EfficiencyScenario> shapes = EfficiencyScenario.resolve(scenarios, wire);
     Protocols.factory(protocol);
     int bytes = Payloads.parseSize(size);
     if (bytes < 0 || bytes > MatrixCommand.MAX_SIZE) {
@@ -342,6 +359,7 @@ final class EfficiencyCommand implements Callable<Integer> {
         label,
         serverNames,
         List.copyOf(scenarios),
+        List.copyOf(wire),
         shapes,
         rounds,
         warmup,
@@ -366,6 +384,7 @@ final class EfficiencyCommand implements Callable<Integer> {
   static Settings quick(Path out) {
     EfficiencyCommand c = new EfficiencyCommand();
     c.scenarios = EfficiencyScenario.FRAMED_NAMES;
+    c.wire = List.of("framed");
     c.rounds = 2;
     c.warmup = Duration.ofSeconds(1);
     c.warmupCalls = 10_000;

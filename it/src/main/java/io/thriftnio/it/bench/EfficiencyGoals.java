@@ -7,7 +7,8 @@ import java.util.function.ToDoubleFunction;
 /**
  * The comparisons a user asks of a run, one line each, in plain words: server CPU per call against
  * the raw echo and against {@code TThreadPoolServer}, CPU per pipelined call against a stated goal,
- * latency of one sequential client, and the sync client transports against a stock {@code TSocket}.
+ * latency of one sequential client, the sync client transports against a stock {@code TSocket}, and
+ * each THeader twin ({@code efficiency --wire header}) against its framed scenario on the same row.
  * A disturbed cell keeps its {@code *}.
  */
 final class EfficiencyGoals {
@@ -29,6 +30,17 @@ final class EfficiencyGoals {
       }
       String sc = r.scenario().name();
       String row = LoadMarks.mark(r.server(), r);
+      EfficiencyResult framed = framedTwin(r, results);
+      if (framed != null) {
+        line(
+            sb,
+            "Server CPU per call over THeader vs framed, %s, %s: %s; median latency %s",
+            sc,
+            row,
+            x(ratio(r, framed, EfficiencyResult::serverUsPerCall)),
+            x(ratio(r, framed, EfficiencyResult::p50Us)));
+        continue;
+      }
       boolean same = r.server().endsWith("/same-thread");
       boolean worker = r.server().endsWith("/worker");
       if (sc.equals("tsocket-40") && same) {
@@ -70,6 +82,38 @@ final class EfficiencyGoals {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * The framed cell that {@code r}, a THeader twin ({@code seq-1-header} over {@code
+   * tsocket-header}), was made from: same row, the scenario and client without {@code -header};
+   * {@code null} for any other cell, or when the framed one did not run.
+   */
+  static EfficiencyResult framedTwin(EfficiencyResult r, List<EfficiencyResult> results) {
+    String suffix = "-header";
+    String sc = r.scenario().name();
+    String client = r.scenario().client();
+    if (!sc.endsWith(suffix) || !client.endsWith(suffix)) {
+      return null;
+    }
+    for (EfficiencyResult base : results) {
+      if (base.ran()
+          && base.server().equals(r.server())
+          && base.scenario().name().equals(sc.substring(0, sc.length() - suffix.length()))
+          && base.scenario()
+              .client()
+              .equals(client.substring(0, client.length() - suffix.length()))) {
+        return base;
+      }
+    }
+    return null;
+  }
+
+  private static double ratio(
+      EfficiencyResult r, EfficiencyResult base, ToDoubleFunction<EfficiencyResult> metric) {
+    double b = metric.applyAsDouble(base);
+    double v = metric.applyAsDouble(r);
+    return b > 0 && !Double.isNaN(v) ? v / b : Double.NaN;
   }
 
   private static void line(StringBuilder sb, String format, Object... args) {

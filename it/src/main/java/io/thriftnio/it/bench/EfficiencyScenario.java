@@ -1,7 +1,9 @@
 package io.thriftnio.it.bench;
 
+import io.thriftnio.core.WireKind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A client shape of the {@code efficiency} command: which client kind calls the server, over how
@@ -32,6 +34,71 @@ record EfficiencyScenario(
   /** The scenarios of framed clients alone: the main job's ({@code matrix --preset quick}). */
   static final List<String> FRAMED_NAMES =
       List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS);
+
+  /**
+   * The scenarios that have a THeader twin: their clients call the library's rows, which serve
+   * THeader; {@code client-transports} calls a stock row and {@code http-40} speaks HTTP.
+   */
+  static final List<String> HEADER_NAMES = List.of("tsocket-40", "async-8x32", "seq-1");
+
+  /**
+   * {@link #resolve(List)} on each wire of {@code wires}, the shapes of one scenario side by side:
+   * on {@code FRAMED}, the shapes as they are; on {@code HEADER}, a twin of each shape of {@link
+   * #HEADER_NAMES}, named {@code <scenario>-header}, whose client is the kind's THeader twin
+   * ({@code tsocket-header}, {@code netty-async-header}).
+   *
+   * @param wires {@code framed} and/or {@code header}, in any case
+   * @throws IllegalArgumentException for an unknown scenario or wire, or {@code header} without a
+   *     scenario that has a twin
+   */
+  static List<EfficiencyScenario> resolve(List<String> names, List<String> wires) {
+    List<WireKind> kinds = new ArrayList<>();
+    for (String w : wires) {
+      WireKind kind;
+      try {
+        kind = WireKind.valueOf(w.trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        kind = null;
+      }
+      if (kind != WireKind.FRAMED && kind != WireKind.HEADER) {
+        throw new IllegalArgumentException(
+            "wire: " + w + " (expected: framed, header, or both comma-separated)");
+      }
+      kinds.add(kind);
+    }
+    if (kinds.isEmpty()) {
+      throw new IllegalArgumentException("wire: none (expected: framed, header, or both)");
+    }
+    List<EfficiencyScenario> out = new ArrayList<>();
+    boolean twinned = false;
+    for (EfficiencyScenario shape : resolve(names)) {
+      if (kinds.contains(WireKind.FRAMED)) {
+        out.add(shape);
+      }
+      if (kinds.contains(WireKind.HEADER) && HEADER_NAMES.contains(shape.name())) {
+        out.add(shape.over(WireKind.HEADER));
+        twinned = true;
+      }
+    }
+    if (kinds.contains(WireKind.HEADER) && !twinned) {
+      throw new IllegalArgumentException(
+          "wire: header with scenarios "
+              + names
+              + " (expected: one of "
+              + HEADER_NAMES
+              + ", the scenarios that have a THeader twin)");
+    }
+    return out;
+  }
+
+  /**
+   * This shape's twin whose client speaks {@code wire}: {@code seq-1-header} over tsocket-header.
+   */
+  EfficiencyScenario over(WireKind wire) {
+    String suffix = "-" + wire.name().toLowerCase(Locale.ROOT);
+    return new EfficiencyScenario(
+        name + suffix, ClientKindRow.named(client, wire), connections, inFlight, onlyServer);
+  }
 
   /**
    * The cells' client shapes for the named scenarios, in run order: {@code client-transports}

@@ -13,10 +13,11 @@ import java.net.InetSocketAddress;
  * The Grizzly rows: servers {@code grizzly/same-thread}, {@code grizzly/worker} and {@code
  * grizzly/leader-follower}, clients {@code grizzly-sync} ({@link GrizzlyClientIo#openTransport})
  * and {@code grizzly-async} ({@code GrizzlyThriftChannel}), and the same two over HTTP ({@code
- * grizzly-sync-http}, {@code grizzly-async-http}: a {@code POST} per call to {@code /},
- * keep-alive); the TLS rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named
- * only; the JDK's TLS). Each cell's clients run on their own selector runners, one per processor,
- * closed with the cell, and speak TLS when the cell does.
+ * grizzly-sync-http}, {@code grizzly-async-http}: a {@code POST} per call to {@code /}, keep-alive)
+ * and over THeader ({@code grizzly-sync-header}, {@code grizzly-async-header}, named only); the TLS
+ * rows {@code grizzly-tls/same-thread} and {@code grizzly-tls/worker} (named only; the JDK's TLS).
+ * Each cell's clients run on their own selector runners, one per processor, closed with the cell,
+ * and speak TLS when the cell does.
  */
 final class GrizzlyRows implements RowProvider {
 
@@ -36,6 +37,8 @@ final class GrizzlyRows implements RowProvider {
     rows.client(new Async(WireKind.FRAMED));
     rows.client(new Sync(WireKind.HTTP));
     rows.client(new Async(WireKind.HTTP));
+    rows.client(new Sync(WireKind.HEADER));
+    rows.client(new Async(WireKind.HEADER));
   }
 
   static GrizzlyClientIo resources(CellSpec cell) throws Exception {
@@ -75,6 +78,11 @@ final class GrizzlyRows implements RowProvider {
     }
 
     @Override
+    public boolean listed() {
+      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+    }
+
+    @Override
     public WireKind wireKind() {
       return transport;
     }
@@ -97,6 +105,11 @@ final class GrizzlyRows implements RowProvider {
     @Override
     public String name() {
       return ClientKindRow.named("grizzly-async", transport);
+    }
+
+    @Override
+    public boolean listed() {
+      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
     }
 
     @Override

@@ -20,11 +20,12 @@ import java.time.Duration;
  * where the transport cannot load, the builder's reason is the skip reason), clients {@code
  * netty-sync} ({@link NettyClientIo#openTransport}) and {@code netty-async} ({@link
  * NettyThriftChannel}), and the same two over HTTP ({@code netty-sync-http}, {@code
- * netty-async-http}: a {@code POST} per call to {@code /}, keep-alive). TLS rows, named only:
- * {@code netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code
- * netty-openssl/...} (netty-tcnative's BoringSSL; where it cannot load, the builder's reason is the
- * skip reason). Each cell's clients run on their own event loops, one per processor, closed with
- * the cell, and speak TLS when the cell does.
+ * netty-async-http}: a {@code POST} per call to {@code /}, keep-alive) and over THeader ({@code
+ * netty-sync-header}, {@code netty-async-header}, named only). TLS rows, named only: {@code
+ * netty-tls/same-thread} and {@code netty-tls/worker} (the JDK's TLS), {@code netty-openssl/...}
+ * (netty-tcnative's BoringSSL; where it cannot load, the builder's reason is the skip reason). Each
+ * cell's clients run on their own event loops, one per processor, closed with the cell, and speak
+ * TLS when the cell does.
  */
 final class NettyRows implements RowProvider {
 
@@ -46,6 +47,8 @@ final class NettyRows implements RowProvider {
     rows.client(new Async(WireKind.FRAMED));
     rows.client(new Sync(WireKind.HTTP));
     rows.client(new Async(WireKind.HTTP));
+    rows.client(new Sync(WireKind.HEADER));
+    rows.client(new Async(WireKind.HEADER));
   }
 
   /** {@code family/same-thread} and {@code family/worker} on {@code transport}, named only. */
@@ -91,6 +94,11 @@ final class NettyRows implements RowProvider {
     }
 
     @Override
+    public boolean listed() {
+      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+    }
+
+    @Override
     public WireKind wireKind() {
       return transport;
     }
@@ -117,6 +125,11 @@ final class NettyRows implements RowProvider {
     @Override
     public String name() {
       return ClientKindRow.named("netty-async", transport);
+    }
+
+    @Override
+    public boolean listed() {
+      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
     }
 
     @Override

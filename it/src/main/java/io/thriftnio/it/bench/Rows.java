@@ -25,11 +25,23 @@ final class Rows {
           new Optional(
               "io.thriftnio.it.bench.NettyRows",
               List.of("netty/same-thread", "netty/worker"),
-              List.of("netty-sync", "netty-async", "netty-sync-http", "netty-async-http")),
+              List.of(
+                  "netty-sync",
+                  "netty-async",
+                  "netty-sync-http",
+                  "netty-async-http",
+                  "netty-sync-header",
+                  "netty-async-header")),
           new Optional(
               "io.thriftnio.it.bench.GrizzlyRows",
               List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
-              List.of("grizzly-sync", "grizzly-async", "grizzly-sync-http", "grizzly-async-http")),
+              List.of(
+                  "grizzly-sync",
+                  "grizzly-async",
+                  "grizzly-sync-http",
+                  "grizzly-async-http",
+                  "grizzly-sync-header",
+                  "grizzly-async-header")),
           new Optional(
               "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")),
           new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()));

@@ -69,6 +69,7 @@ final class StockRows implements RowProvider {
     rows.client(new TSocketKind());
     rows.client(new PerCallConnection());
     rows.client(new THttpClientKind());
+    rows.client(new TSocketHeaderKind());
   }
 
   /**

@@ -98,6 +98,11 @@ public final class PythonPeer {
     }
   }
 
+  /** The venv's Python interpreter, for scripts other than the peer's own. */
+  Path interpreter() {
+    return python;
+  }
+
   /** Aborts the calling test with {@code reason}, or fails it when {@code required}. */
   static void skipOrFail(String reason, boolean required) {
     if (required) {
@@ -157,11 +162,45 @@ public final class PythonPeer {
   }
 
   /**
+   * Runs {@code header_client.py}: Python's {@code THeaderTransport} calling {@code echo} on {@code
+   * host:port} (binary and compact, zlib off and on, both switched call by call on one connection,
+   * an info header read by the handler). Its summary line holds {@code passed} and {@code failed}.
+   * Bounded by {@link #CLIENT_TIMEOUT}.
+   *
+   * @param more further arguments, e.g. {@code --calls 5} or {@code --expect-response-header}
+   */
+  public ClientRun runHeaderClient(String host, int port, String... more)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    Collections.addAll(
+        command,
+        python.toString(),
+        scripts.resolve("header_client.py").toString(),
+        "--host",
+        host,
+        "--port",
+        Integer.toString(port));
+    Collections.addAll(command, more);
+    return new ClientRun(Processes.run(command, scripts, Map.of(), CLIENT_TIMEOUT, logs));
+  }
+
+  /**
    * Starts {@code bench_server.py} on 127.0.0.1, port 0, and returns once it is listening.
    *
    * @param protocol {@code binary} or {@code compact}
    */
   public PythonServer startServer(String protocol) throws IOException, InterruptedException {
+    return startServer(protocol, "framed");
+  }
+
+  /**
+   * Starts {@code bench_server.py} with {@code transport}: {@code framed}, or {@code header}
+   * (Python's {@code THeaderProtocolFactory}: THeader peers only, answered in the inner protocol
+   * they use, {@code protocol} being the default; {@code echo} answers the info header {@code
+   * x-echo} with its value and the response info header {@code x-echoed}).
+   */
+  public PythonServer startServer(String protocol, String transport)
+      throws IOException, InterruptedException {
     return PythonServer.start(
         List.of(
             python.toString(),
@@ -172,6 +211,8 @@ public final class PythonPeer {
             "0",
             "--protocol",
             protocol,
+            "--transport",
+            transport,
             "--exit-on-stdin-eof"),
         scripts,
         logs);
