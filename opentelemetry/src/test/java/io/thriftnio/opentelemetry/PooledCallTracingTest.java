@@ -8,6 +8,7 @@ import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
@@ -19,6 +20,8 @@ import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +39,23 @@ class PooledCallTracingTest {
 
   @RegisterExtension static final OpenTelemetryExtension otel = OpenTelemetryExtension.create();
 
+  /** Released once the test has added its dependent stage. */
+  private final CountDownLatch released = new CountDownLatch(1);
+
   private ThriftServer server;
+
+  /** {@code sleep} waits for {@link #released}, whatever its argument. */
+  private final class GatedSleep extends BenchHandler {
+    @Override
+    public void sleep(int millis) {
+      try {
+        released.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   private NettyClientIo io;
   private ThriftTracing tracing;
 
@@ -45,7 +64,8 @@ class PooledCallTracingTest {
     tracing = ThriftTracing.create(otel.getOpenTelemetry());
     server =
         NettyThriftServer.builder()
-            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .processor(new BenchService.Processor<>(new GatedSleep()))
+            .ioStrategy(IoStrategy.WORKER)
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .build()
             .start();
@@ -115,6 +135,26 @@ class PooledCallTracingTest {
     }
     parent.end();
     assertClientSpansAreChildrenOf(parent, 2);
+  }
+
+  // Needs the channel pool to call attach around a future's completion (branch hdr-client): fails
+  // before. The handler waits until the dependent stage is added, so that it runs where the
+  // future completes, not on this thread.
+  @Test
+  void aChannelPoolCallsContinuationRunsInTheCallersContext() throws Exception {
+    Span parent = otel.getOpenTelemetry().getTracer("test").spanBuilder("caller").startSpan();
+    try (ThriftChannelPool<BenchService.Client> pool = channelPool()) {
+      echo(pool); // opens the connection
+      CompletableFuture<String> seen;
+      try (Scope ignored = parent.makeCurrent()) {
+        seen =
+            pool.callVoid(c -> c.send_sleep(0), BenchService.Client::recv_sleep)
+                .thenApply(done -> Span.current().getSpanContext().getSpanId());
+      }
+      released.countDown();
+      assertThat(seen.get(10, TimeUnit.SECONDS)).isEqualTo(parent.getSpanContext().getSpanId());
+    }
+    parent.end();
   }
 
   // The pool runs the interceptors' beforeCall of a call that waits for a connection (or a retry,

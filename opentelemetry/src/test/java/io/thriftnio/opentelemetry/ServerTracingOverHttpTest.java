@@ -12,6 +12,7 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.TradeReport;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -42,6 +43,15 @@ class ServerTracingOverHttpTest {
 
   private ThriftServer server;
 
+  /** Opens a span of its own in {@code get_last_sale}, as a handler doing traced work would. */
+  private static final class LookupHandler extends BenchHandler {
+    @Override
+    public TradeReport get_last_sale(String symbol) {
+      otel.getOpenTelemetry().getTracer("test").spanBuilder("lookup").startSpan().end();
+      return super.get_last_sale(symbol);
+    }
+  }
+
   @BeforeEach
   void startServer() throws Exception {
     ThriftTracing tracing =
@@ -51,7 +61,7 @@ class ServerTracingOverHttpTest {
             .build();
     server =
         NettyThriftServer.builder()
-            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .processor(new BenchService.Processor<>(new LookupHandler()))
             .wireKinds(WireKind.FRAMED, WireKind.HTTP)
             .ioStrategy(IoStrategy.WORKER)
             .addInterceptor(tracing.serverInterceptor())
@@ -96,6 +106,23 @@ class ServerTracingOverHttpTest {
         .isEqualTo("127.0.0.1");
     assertThat(span.getAttributes().get(AttributeKey.longKey("server.port")))
         .isEqualTo((long) port);
+  }
+
+  // Needs the server to call attach around the handler (branch hdr-server): fails before.
+  @Test
+  void theHandlersSpansAreChildrenOfTheServerSpan() throws Exception {
+    int port = server.localAddress().getPort();
+    THttpClient http = new THttpClient("http://127.0.0.1:" + port + "/");
+    http.setCustomHeader("traceparent", "00-" + TRACE_ID + "-" + CALLER_SPAN_ID + "-01");
+    try (TTransport transport = http) {
+      new BenchService.Client(new TBinaryProtocol(transport)).get_last_sale("IBM");
+    }
+
+    List<SpanData> spans = otel.getSpans();
+    SpanData call = spans.stream().filter(s -> s.getKind() == SpanKind.SERVER).findFirst().get();
+    SpanData lookup = spans.stream().filter(s -> s.getName().equals("lookup")).findFirst().get();
+    assertThat(lookup.getTraceId()).isEqualTo(TRACE_ID);
+    assertThat(lookup.getParentSpanId()).isEqualTo(call.getSpanId());
   }
 
   @Test
