@@ -13,11 +13,13 @@ import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code SERVER} span per call: started in {@code beforeCall} as a child of the context the
- * request's headers carry, current around the handler through {@code attach}, ended in {@code
- * afterCall}. See {@link ThriftTracing#serverInterceptor()}.
+ * request's headers carry, dated from the request's arrival, current around the handler through
+ * {@code attach}, ended in {@code afterCall}. See {@link ThriftTracing#serverInterceptor()}.
  */
 final class TracingServerInterceptor implements ServerInterceptor {
 
@@ -51,6 +53,7 @@ final class TracingServerInterceptor implements ServerInterceptor {
               .spanBuilder(name.spanName())
               .setParent(parent)
               .setSpanKind(SpanKind.SERVER)
+              .setStartTimestamp(arrivedEpochNanos(call), TimeUnit.NANOSECONDS)
               .setAttribute(Conventions.RPC_SYSTEM, ThriftTracing.RPC_SYSTEM);
       name.addTo(span);
       Conventions.peer(span, call.remoteAddress());
@@ -59,6 +62,17 @@ final class TracingServerInterceptor implements ServerInterceptor {
     } catch (RuntimeException e) {
       failures.failed("server beforeCall", call, e);
     }
+  }
+
+  /**
+   * When the request arrived, in nanoseconds since the epoch: the span covers the wait for a worker
+   * too, so that a saturated worker pool shows in the trace (as the gap before the handler's first
+   * span) rather than in no span at all.
+   */
+  private static long arrivedEpochNanos(ServerCallContext call) {
+    Instant now = Instant.now();
+    long waited = Math.max(0, System.nanoTime() - call.receivedAtNanos());
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano() - waited;
   }
 
   @Override
