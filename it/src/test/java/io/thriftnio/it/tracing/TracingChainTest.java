@@ -53,8 +53,14 @@ class TracingChainTest {
 
   private static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
 
-  /** The caller's budget for the whole chain; far below the inner pools' 30 s call timeout. */
+  /** The caller's budget for the whole chain. */
   private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+  /**
+   * A's pool's own call timeout, below what A has left: B gets this much. B's pool keeps the
+   * default (30 s), so C gets less than B only by inheriting B's deadline.
+   */
+  private static final Duration A_TO_B_TIMEOUT = Duration.ofSeconds(5);
 
   enum Wire {
     HEADER(WireKind.HEADER),
@@ -109,10 +115,10 @@ class TracingChainTest {
   }
 
   private static ThriftClientPool<BenchService.Client> pool(
-      NettyClientIo io, Wire wire, ThriftServer to, ThriftTracing tracing) {
+      NettyClientIo io, Wire wire, ThriftServer to, Duration callTimeout, ThriftTracing tracing) {
     return ThriftClientPool.builder(BenchService.Client::new)
         .io(io)
-        .options(ClientOptions.builder().wireKind(wire.kind).build())
+        .options(ClientOptions.builder().wireKind(wire.kind).callTimeout(callTimeout).build())
         .endpoint(to.localAddress())
         .interceptors(List.of(tracing.clientInterceptor()))
         .build();
@@ -133,8 +139,9 @@ class TracingChainTest {
             server(GrizzlyThriftServer::builder, new Hop("B", () -> inner.get(1)), tracing);
         ThriftServer a =
             server(NettyThriftServer::builder, new Hop("A", () -> inner.get(0)), tracing);
-        ThriftClientPool<BenchService.Client> aToB = pool(io, wire, b, tracing);
-        ThriftClientPool<BenchService.Client> bToC = pool(io, wire, c, tracing);
+        ThriftClientPool<BenchService.Client> aToB = pool(io, wire, b, A_TO_B_TIMEOUT, tracing);
+        ThriftClientPool<BenchService.Client> bToC =
+            pool(io, wire, c, ClientOptions.DEFAULT_CALL_TIMEOUT, tracing);
         ThriftChannelPool<BenchService.Client> caller =
             ThriftChannelPool.builder(BenchService.Client::new, io)
                 .options(ClientOptions.builder().wireKind(wire.kind).build())
@@ -177,12 +184,15 @@ class TracingChainTest {
       }
       assertThat(chain).allSatisfy(s -> assertThat(s.getName()).isEqualTo("BenchService/echo"));
 
-      // client_timeout is whole milliseconds, rounded up by the sender: each hop may gain up to
-      // 1 ms, while two hops through cold pools (a connect each) and worker threads take longer.
+      // client_timeout is whole milliseconds, rounded up by the sender: a hop may gain up to 1 ms.
       Duration atA = timeLeft.get("A").orElseThrow(() -> new AssertionError("A had no deadline"));
       Duration atC = timeLeft.get("C").orElseThrow(() -> new AssertionError("C had no deadline"));
       assertThat(atA).isPositive().isLessThanOrEqualTo(DEADLINE);
-      assertThat(atC).isPositive().isLessThan(atA);
+      assertThat(atC)
+          .as("C inherits B's deadline, not its pool's 30 s")
+          .isPositive()
+          .isLessThanOrEqualTo(A_TO_B_TIMEOUT.plusMillis(1))
+          .isLessThan(atA);
     }
   }
 
