@@ -142,7 +142,9 @@ public final class ThriftTracing {
     /**
      * The OpenTelemetry whose tracer provider records the spans and whose text-map propagator reads
      * and writes the headers. Default: {@link GlobalOpenTelemetry#get()}, taken when {@link
-     * #build()} runs, so install the SDK (or run the agent) before building.
+     * #build()} runs, so install the SDK (or run the agent) before building: with nothing
+     * installed, {@code get()} fixes a no-op instance, and a later {@code GlobalOpenTelemetry.set}
+     * fails.
      *
      * @param openTelemetry not {@code null}
      * @return this builder
