@@ -102,10 +102,11 @@ public final class ThriftTracing {
   /**
    * The server side: give it to {@code ServerBuilder.addInterceptor} (or {@code interceptors}),
    * first in the list so that its span covers the other interceptors. It reads the caller's trace
-   * context from the request's headers, starts a {@code SERVER} span in {@code beforeCall}, makes
-   * it current around the handler (and an asynchronous handler's completion) in {@code attach}, so
-   * that spans and calls the handler makes are its children, and ends it in {@code afterCall} with
-   * the call's {@link io.thriftnio.core.CallOutcome}.
+   * context from the request's headers, starts a {@code SERVER} span in {@code beforeCall} (dated
+   * from the request's arrival, so that a wait for a worker is inside it), makes it current around
+   * the handler (and an asynchronous handler's completion) in {@code attach}, so that spans and
+   * calls the handler makes are its children, and ends it in {@code afterCall} with the call's
+   * {@link io.thriftnio.core.CallOutcome}.
    *
    * @return the server interceptor, the same instance on every call
    */
