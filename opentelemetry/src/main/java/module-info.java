@@ -4,9 +4,10 @@
  */
 module io.thriftnio.opentelemetry {
   requires transitive io.thriftnio.core;
-  // ThriftTracing.Builder takes an OpenTelemetry: the API is part of this module's API.
+  // ThriftTracing.Builder takes an OpenTelemetry: the API is part of this module's API; the
+  // context module (Context, propagators) is used inside only.
   requires transitive io.opentelemetry.api;
-  requires transitive io.opentelemetry.context;
+  requires io.opentelemetry.context;
   requires org.slf4j;
 
   exports io.thriftnio.opentelemetry;
