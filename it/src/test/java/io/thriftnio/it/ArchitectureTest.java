@@ -59,6 +59,7 @@ class ArchitectureTest {
             "io.thriftnio.grizzly",
             "io.thriftnio.pool",
             "io.thriftnio.micrometer",
+            "io.thriftnio.opentelemetry",
             "io.thriftnio.zookeeper")
         .forEach(
             p ->

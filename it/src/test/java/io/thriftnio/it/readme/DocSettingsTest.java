@@ -10,6 +10,7 @@ import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.opentelemetry.ThriftTracing;
 import io.thriftnio.pool.EndpointHealthConfig;
 import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolBuilder;
@@ -74,7 +75,8 @@ class DocSettingsTest {
           ClientTls.Builder.class,
           GrizzlyClientIo.Builder.class,
           ServerStats.class,
-          PoolStats.class);
+          PoolStats.class,
+          ThriftTracing.Builder.class);
 
   private static final Pattern CODE = Pattern.compile("`([a-z][A-Za-z]*)(?:\\([^`]*\\))?`");
   private static final Pattern CAMEL = Pattern.compile("`([a-z]+[A-Z][A-Za-z]*)`");

@@ -1,0 +1,191 @@
+package io.thriftnio.opentelemetry;
+
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerBuilder;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ServerInterceptor;
+import java.util.Objects;
+
+/**
+ * OpenTelemetry tracing for thrift-nio servers and clients: a {@code SERVER} span for every call a
+ * server serves, a {@code CLIENT} span for every call a channel or pool makes, and the trace
+ * context carried from caller to server in the request's headers.
+ *
+ * <pre>{@code
+ * ThriftTracing tracing = ThriftTracing.create(openTelemetry);
+ * NettyThriftServer.builder()
+ *     .processor(processor)
+ *     .wireKinds(WireKind.FRAMED, WireKind.HEADER, WireKind.HTTP)
+ *     .addInterceptor(tracing.serverInterceptor())
+ *     ...
+ * ThriftChannelPool.builder(BenchService.Client::new, io)
+ *     .interceptors(List.of(tracing.clientInterceptor()))
+ *     ...
+ * }</pre>
+ *
+ * <p>What crosses the wire: the client interceptor writes the context with the {@link
+ * OpenTelemetry#getPropagators() configured} {@link TextMapPropagator} (W3C {@code traceparent} and
+ * {@code tracestate} by default; B3 or another if the application configured one) into the
+ * request's headers, and the server interceptor reads it from {@link
+ * io.thriftnio.core.ServerCallContext#headers()}: THeader info headers, or HTTP header fields.
+ * Framed and unframed connections carry no headers: both sides still record their spans, but the
+ * server's span starts a new trace.
+ *
+ * <p>Spans follow OpenTelemetry's RPC semantic conventions (the experimental ones of semantic
+ * conventions 1.37): name {@code Service/method}, attributes {@code rpc.system} = {@value
+ * #RPC_SYSTEM}, {@code rpc.service}, {@code rpc.method}, {@code server.address} and {@code
+ * server.port}, {@code network.peer.address} and {@code network.peer.port}. The service is the part
+ * before {@code ':'} of a multiplexed call's name ({@code TMultiplexedProtocol}), else the
+ * {@linkplain Builder#serviceName(String) configured} one, else none: the span is then named after
+ * the method alone. A call that fails (an undeclared exception, a {@code TApplicationException}, a
+ * refusal, a timeout, a broken connection) ends with status {@code ERROR} and an {@code
+ * error.type}; a declared IDL exception is the service's answer, not a failure, and leaves the
+ * status unset.
+ *
+ * <p>The interceptors never throw into a call: a failure of the OpenTelemetry API or of a
+ * propagator leaves the call untraced, logged once at WARN (then at DEBUG). Thread-safe; one
+ * instance serves any number of servers and pools.
+ */
+public final class ThriftTracing {
+
+  /** The instrumentation scope name of the tracer: {@value}. */
+  public static final String INSTRUMENTATION_NAME = "io.thriftnio.opentelemetry";
+
+  /** The value of the {@code rpc.system} attribute: {@value}, as the conventions name Thrift. */
+  public static final String RPC_SYSTEM = "apache_thrift";
+
+  private final ServerInterceptor serverInterceptor;
+  private final ClientInterceptor clientInterceptor;
+  private final String serviceName;
+
+  private ThriftTracing(Builder b) {
+    OpenTelemetry openTelemetry =
+        b.openTelemetry != null ? b.openTelemetry : GlobalOpenTelemetry.get();
+    TracerBuilder tracerBuilder = openTelemetry.tracerBuilder(INSTRUMENTATION_NAME);
+    String version = ThriftTracing.class.getPackage().getImplementationVersion();
+    if (version != null) {
+      tracerBuilder.setInstrumentationVersion(version);
+    }
+    Tracer tracer = tracerBuilder.build();
+    TextMapPropagator propagator = openTelemetry.getPropagators().getTextMapPropagator();
+    this.serviceName = b.serviceName;
+    this.serverInterceptor =
+        new TracingServerInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+    this.clientInterceptor =
+        new TracingClientInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+  }
+
+  /**
+   * Tracing with {@code openTelemetry}'s tracer provider and propagators, and no service name
+   * beyond what multiplexed calls carry.
+   *
+   * @param openTelemetry the application's OpenTelemetry (its SDK, or the agent's); not {@code
+   *     null}
+   * @return the tracing
+   */
+  public static ThriftTracing create(OpenTelemetry openTelemetry) {
+    return builder().openTelemetry(openTelemetry).build();
+  }
+
+  /**
+   * A builder.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The server side: give it to {@code ServerBuilder.addInterceptor} (or {@code interceptors}),
+   * first in the list so that its span covers the other interceptors. It reads the caller's trace
+   * context from the request's headers, starts a {@code SERVER} span in {@code beforeCall} (dated
+   * from the request's arrival, so that a wait for a worker is inside it), makes it current around
+   * the handler (and an asynchronous handler's completion) in {@code attach}, so that spans and
+   * calls the handler makes are its children, and ends it in {@code afterCall} with the call's
+   * {@link io.thriftnio.core.CallOutcome}.
+   *
+   * @return the server interceptor, the same instance on every call
+   */
+  public ServerInterceptor serverInterceptor() {
+    return serverInterceptor;
+  }
+
+  /**
+   * The client side: give it to {@code ClientOptions.Builder.interceptors} or a pool's {@code
+   * interceptors}. It starts a {@code CLIENT} span in {@code beforeCall}, a child of the context
+   * current on the calling thread, writes that span's context into the request's headers, makes the
+   * caller's context current again around an asynchronous call's continuation in {@code attach},
+   * and ends the span in {@code afterCall} with the call's {@link
+   * io.thriftnio.core.ClientCallOutcome}.
+   *
+   * @return the client interceptor, the same instance on every call
+   */
+  public ClientInterceptor clientInterceptor() {
+    return clientInterceptor;
+  }
+
+  @Override
+  public String toString() {
+    return "ThriftTracing{serviceName=" + serviceName + '}';
+  }
+
+  /** Builds a {@link ThriftTracing}. Not thread-safe. */
+  public static final class Builder {
+    private OpenTelemetry openTelemetry;
+    private String serviceName;
+
+    private Builder() {}
+
+    /**
+     * The OpenTelemetry whose tracer provider records the spans and whose text-map propagator reads
+     * and writes the headers. Default: {@link GlobalOpenTelemetry#get()}, taken when {@link
+     * #build()} runs, so install the SDK (or run the agent) before building: with nothing
+     * installed, {@code get()} fixes a no-op instance, and a later {@code GlobalOpenTelemetry.set}
+     * fails.
+     *
+     * @param openTelemetry not {@code null}
+     * @return this builder
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
+    /**
+     * The service name for calls whose method name carries none (every call that is not
+     * multiplexed): the {@code rpc.service} attribute and the first half of the span name, e.g.
+     * {@code "Calculator"} gives spans named {@code Calculator/add}. Default: none; such spans are
+     * named after the method alone and have no {@code rpc.service}. Use one {@code ThriftTracing}
+     * per service name; they may share one OpenTelemetry.
+     *
+     * @param serviceName not empty, without {@code '/'} or {@code ':'}; {@code null} for none
+     * @return this builder
+     */
+    public Builder serviceName(String serviceName) {
+      this.serviceName = serviceName;
+      return this;
+    }
+
+    /**
+     * Checks the settings and builds the tracing.
+     *
+     * @return the tracing
+     * @throws IllegalArgumentException if the service name is empty or holds {@code '/'} or {@code
+     *     ':'}
+     */
+    public ThriftTracing build() {
+      if (serviceName != null
+          && (serviceName.isEmpty()
+              || serviceName.indexOf('/') >= 0
+              || serviceName.indexOf(':') >= 0)) {
+        throw new IllegalArgumentException(
+            "serviceName: \"" + serviceName + "\" (expected: not empty, without '/' or ':')");
+      }
+      return new ThriftTracing(this);
+    }
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * thrift-nio's OpenTelemetry tracing: a span per call on servers and clients, and the trace context
+ * carried across THeader and HTTP connections in their headers.
+ */
+module io.thriftnio.opentelemetry {
+  requires transitive io.thriftnio.core;
+  // ThriftTracing.Builder takes an OpenTelemetry: the API is part of this module's API; the
+  // context module (Context, propagators) is used inside only.
+  requires transitive io.opentelemetry.api;
+  requires io.opentelemetry.context;
+  requires org.slf4j;
+
+  exports io.thriftnio.opentelemetry;
+}
