@@ -21,7 +21,8 @@ import java.util.Map;
  *
  * <p>Headers travel on connections that carry them: THeader ({@link WireKind#HEADER}, as info
  * headers) and HTTP ({@link WireKind#HTTP}, as request header fields). On framed and unframed
- * connections they are sent nowhere, never an error. An interceptor's {@link
+ * connections they are sent nowhere, never an error; so are they by {@code ThriftAsyncClientPool},
+ * whose stock clients speak framed only. An interceptor's {@link
  * ClientCallContext#setRequestHeader} of the same name wins. A scope opened inside another adds its
  * headers to the outer one's, its own winning. A pool call that waits for a connection sends the
  * headers that were current when it was made.

@@ -102,7 +102,7 @@ public abstract class THeaderClientSuite {
     ThriftServer server =
         newServerBuilder()
             .processor(new BenchService.Processor<>(new BenchHandler()))
-            .wireKinds(WireKind.FRAMED, WireKind.HEADER)
+            .wireKinds(WireKind.FRAMED, WireKind.HEADER, WireKind.HTTP)
             .interceptors(List.of(recorder))
             .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .build()
@@ -193,6 +193,35 @@ public abstract class THeaderClientSuite {
     }
     assertThat(echoReply(BINARY, reply)).isEqualTo("x");
     assertThat(seen.get(0)).containsEntry("trace-id", "t-7").containsEntry("tenant", "acme");
+  }
+
+  @Test
+  void httpChannelAndSyncTransportSendTheHeadersToo() throws Exception {
+    List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+    InetSocketAddress address = server(seen);
+    ClientOptions http = ClientOptions.builder().wireKind(WireKind.HTTP).build();
+    ThriftChannel channel = closeLater(resources().openChannel(address, http));
+    TTransport transport = closeLater(resources().openTransport(address, http));
+    try (HeaderScope scope = HeaderScope.open(Map.of("X-Tenant", "acme"))) {
+      assertThat(
+              echoReply(
+                  BINARY, channel.exchange(echoRequest(BINARY, "h", 1)).get(10, TimeUnit.SECONDS)))
+          .isEqualTo("h");
+      new BenchService.Client(BINARY.getProtocol(transport)).echo(ByteBuffer.wrap(new byte[] {1}));
+    }
+    assertThat(seen).hasSize(2);
+    for (Map<String, String> headers : seen) {
+      assertThat(headers).containsEntry("x-tenant", "acme").containsKey(CallHeaders.CLIENT_TIMEOUT);
+    }
+    // A header that would split the request fails the call before anything is sent.
+    try (HeaderScope scope = HeaderScope.open(Map.of("x-bad", "a\r\nInjected: 1"))) {
+      CompletableFuture<ByteBuffer> refused = channel.exchange(echoRequest(BINARY, "r", 2));
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(TProtocolException.class)
+          .hasMessageContaining("expected: no control characters such as CR or LF");
+    }
+    assertThat(seen).hasSize(2);
   }
 
   @Test
