@@ -59,6 +59,7 @@ public class ThriftAutoConfiguration {
       ObjectProvider<SslBundles> bundles,
       ObjectProvider<ThriftMeterBinding> meters,
       ConfigurableEnvironment environment) {
+    DependencyCheck.check();
     List<ServiceDiscovery.Service> services = ServiceDiscovery.find(beans);
     Object served = ServiceDiscovery.served(services, properties.server().multiplexed());
     ThriftServer server =
@@ -89,6 +90,7 @@ public class ThriftAutoConfiguration {
       ObjectProvider<SslBundles> bundles,
       ObjectProvider<ThriftServerLifecycle> server,
       ThriftPools pools) {
+    DependencyCheck.check();
     return new PoolFactory(
         properties,
         io::getObject,

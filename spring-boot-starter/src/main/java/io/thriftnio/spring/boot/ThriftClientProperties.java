@@ -2,6 +2,7 @@ package io.thriftnio.spring.boot;
 
 import java.time.Duration;
 import java.util.List;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -62,8 +63,8 @@ public record ThriftClientProperties(
     Integer maxPerEndpoint,
     Integer maxCallsInFlightPerConnection,
     List<String> idempotent,
-    @DefaultValue RetryBudget retryBudget,
-    @DefaultValue Ssl ssl) {
+    @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
+    @DefaultValue @NestedConfigurationProperty Ssl ssl) {
 
   /** Which pool a client is. */
   public enum PoolType {

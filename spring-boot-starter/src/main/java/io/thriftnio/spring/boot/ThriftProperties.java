@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -19,7 +20,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("thrift")
 public record ThriftProperties(
-    @DefaultValue ThriftServerProperties server, Map<String, ThriftClientProperties> clients) {
+    @DefaultValue @NestedConfigurationProperty ThriftServerProperties server,
+    Map<String, ThriftClientProperties> clients) {
 
   /**
    * Fills in the empty map.

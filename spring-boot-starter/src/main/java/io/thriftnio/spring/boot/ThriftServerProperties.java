@@ -6,6 +6,7 @@ import io.thriftnio.core.tls.ClientAuth;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -73,7 +74,7 @@ public record ThriftServerProperties(
     String httpPath,
     @DefaultValue("binary") ThriftProtocol protocol,
     @DefaultValue("false") boolean multiplexed,
-    @DefaultValue Ssl ssl) {
+    @DefaultValue @NestedConfigurationProperty Ssl ssl) {
 
   /**
    * {@code thrift.server.ssl.*}: TLS from a Spring SSL bundle.

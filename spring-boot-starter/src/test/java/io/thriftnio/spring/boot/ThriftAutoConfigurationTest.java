@@ -271,6 +271,20 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void netty41OnTheClassPathFailsTheStartSayingWhichPropertyToSet() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withClassLoader(
+            new org.springframework.boot.test.context.FilteredClassLoader(
+                DependencyCheck.NETTY_42_CLASS))
+        .run(
+            context ->
+                assertThat(rootMessage(context.getStartupFailure()))
+                    .startsWith("thrift-nio-netty needs Netty 4.2")
+                    .contains("<netty.version>4.2.18.Final</netty.version>"));
+  }
+
+  @Test
   void noServiceNoServer() {
     RUNNER.run(
         context -> {
