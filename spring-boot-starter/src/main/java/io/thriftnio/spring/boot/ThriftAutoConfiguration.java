@@ -77,7 +77,7 @@ public class ThriftAutoConfiguration {
   @Bean(destroyMethod = "close")
   @Lazy
   @ConditionalOnMissingBean
-  ClientIo thriftClientIo(ThriftProperties properties) {
+  ClientIo thriftClientIo() {
     return IoLibraries.clientIo(IoLibraries.resolve(null, "thrift.clients"));
   }
 

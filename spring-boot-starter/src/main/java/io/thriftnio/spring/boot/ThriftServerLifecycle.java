@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -27,7 +28,7 @@ import org.springframework.core.env.MapPropertySource;
  * after the web server. Inject it for the bound port ({@link #localAddress()}, also the {@code
  * local.thrift.server.port} property) and the serving state ({@link #state()}).
  */
-public final class ThriftServerLifecycle implements SmartLifecycle {
+public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBean {
 
   /**
    * {@code SmartLifecycle.DEFAULT_PHASE - 1024}: Spring Boot's {@code
@@ -124,6 +125,8 @@ public final class ThriftServerLifecycle implements SmartLifecycle {
     try {
       server.start();
     } catch (IOException e) {
+      state = State.STOPPED;
+      server.close(); // releases what the failed start allocated; the context will not stop us
       throw new UncheckedIOException(
           "thrift.server: cannot listen on " + server.config().bindAddress() + ": " + e, e);
     }
@@ -181,6 +184,15 @@ public final class ThriftServerLifecycle implements SmartLifecycle {
     } finally {
       state = State.STOPPED;
       log.info("Thrift server stopped");
+    }
+  }
+
+  /** Closes a server that was built and never started (the context failed before the start). */
+  @Override
+  public synchronized void destroy() {
+    if (state == State.NEW) {
+      state = State.STOPPED;
+      server.close();
     }
   }
 

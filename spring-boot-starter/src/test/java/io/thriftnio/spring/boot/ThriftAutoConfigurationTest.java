@@ -285,6 +285,25 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void aPortInUseFailsTheStartNamingTheAddress() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .run(
+            first -> {
+              int port =
+                  first.getBean(ThriftServerLifecycle.class).localAddress().orElseThrow().getPort();
+              RUNNER
+                  .withUserConfiguration(OneService.class)
+                  .withPropertyValues("thrift.server.port=" + port)
+                  .run(
+                      second ->
+                          assertThat(rootOrSelf(second.getStartupFailure()))
+                              .startsWith("thrift.server: cannot listen on ")
+                              .contains(":" + port));
+            });
+  }
+
+  @Test
   void noServiceNoServer() {
     RUNNER.run(
         context -> {
