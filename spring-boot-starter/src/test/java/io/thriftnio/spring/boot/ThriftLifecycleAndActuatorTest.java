@@ -7,11 +7,14 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.actuate.info.Info;
@@ -20,6 +23,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.context.WebServerGracefulShutdownLifecycle;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -45,6 +49,63 @@ class ThriftLifecycleAndActuatorTest {
   void stopsInThePhaseOfSpringBootsGracefulWebServerShutdown() {
     assertThat(ThriftServerLifecycle.PHASE)
         .isEqualTo(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
+  }
+
+  /**
+   * Stands for Spring Boot's web server, which stops in the phase below the graceful shutdown's
+   * ({@code WebServerStartStopLifecycle}): it records the Thrift server's state when stopped.
+   */
+  static final class WebServerStop implements SmartLifecycle {
+    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
+    final ObjectProvider<ThriftServerLifecycle> thrift;
+    final List<ThriftServerLifecycle.State> seenAtStop = new CopyOnWriteArrayList<>();
+    volatile boolean running;
+
+    WebServerStop(ObjectProvider<ThriftServerLifecycle> thrift) {
+      this.thrift = thrift;
+    }
+
+    @Override
+    public void start() {
+      running = true;
+    }
+
+    @Override
+    public void stop() {
+      seenAtStop.add(thrift.getObject().state());
+      running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+      return running;
+    }
+
+    @Override
+    public int getPhase() {
+      return PHASE;
+    }
+  }
+
+  @Test
+  void theDrainIsOverBeforeThePhaseInWhichTheWebServerStops() {
+    RUNNER
+        .withUserConfiguration(WebServerConfig.class)
+        .run(
+            context -> {
+              WebServerStop web = context.getBean(WebServerStop.class);
+              assertThat(web.isRunning()).isTrue();
+              context.close();
+              assertThat(web.seenAtStop).containsExactly(ThriftServerLifecycle.State.STOPPED);
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class WebServerConfig {
+    @Bean
+    WebServerStop webServerStop(ObjectProvider<ThriftServerLifecycle> thrift) {
+      return new WebServerStop(thrift);
+    }
   }
 
   /** A handler whose sleep waits for the test's word instead. */
