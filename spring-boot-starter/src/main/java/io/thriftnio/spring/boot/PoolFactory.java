@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
@@ -33,6 +34,7 @@ final class PoolFactory {
   private final ThriftMeterBinding meters;
   private final SslBundles bundles;
   private final Supplier<ThriftServerLifecycle> localServer;
+  private final Function<String, EndpointSource> sourceBeans;
   private final ThriftPools pools;
 
   PoolFactory(
@@ -42,6 +44,7 @@ final class PoolFactory {
       ThriftMeterBinding meters,
       SslBundles bundles,
       Supplier<ThriftServerLifecycle> localServer,
+      Function<String, EndpointSource> sourceBeans,
       ThriftPools pools) {
     this.properties = properties;
     this.io = io;
@@ -49,6 +52,7 @@ final class PoolFactory {
     this.meters = meters;
     this.bundles = bundles;
     this.localServer = localServer;
+    this.sourceBeans = sourceBeans;
     this.pools = pools;
   }
 
@@ -170,7 +174,11 @@ final class PoolFactory {
 
   private EndpointSource source(String prefix, ThriftClientProperties p) {
     List<String> given = p.endpoints() == null ? List.of() : p.endpoints();
-    int sources = (given.isEmpty() ? 0 : 1) + (p.dns() == null ? 0 : 1) + (p.localServer() ? 1 : 0);
+    int sources =
+        (given.isEmpty() ? 0 : 1)
+            + (p.dns() == null ? 0 : 1)
+            + (p.localServer() ? 1 : 0)
+            + (p.endpointSource() == null ? 0 : 1);
     if (sources != 1) {
       throw new IllegalStateException(
           prefix
@@ -180,7 +188,16 @@ final class PoolFactory {
               + p.dns()
               + ", local-server "
               + p.localServer()
-              + " (expected: exactly one of endpoints, dns, local-server)");
+              + ", endpoint-source "
+              + p.endpointSource()
+              + " (expected: exactly one of endpoints, dns, local-server, endpoint-source)");
+    }
+    if (p.endpointSource() != null) {
+      try {
+        return sourceBeans.apply(p.endpointSource());
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(prefix + "." + e.getMessage(), e);
+      }
     }
     if (p.localServer()) {
       return new LocalServerEndpointSource(localServer.get());

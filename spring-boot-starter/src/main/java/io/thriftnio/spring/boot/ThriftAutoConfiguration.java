@@ -4,6 +4,7 @@ import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.pool.EndpointSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -89,6 +90,7 @@ public class ThriftAutoConfiguration {
       ObjectProvider<ThriftMeterBinding> meters,
       ObjectProvider<SslBundles> bundles,
       ObjectProvider<ThriftServerLifecycle> server,
+      ListableBeanFactory beans,
       ThriftPools pools) {
     DependencyCheck.check();
     return new PoolFactory(
@@ -106,7 +108,20 @@ public class ThriftAutoConfiguration {
           }
           return s;
         },
+        name -> endpointSource(beans, name),
         pools);
+  }
+
+  private static EndpointSource endpointSource(ListableBeanFactory beans, String name) {
+    if (!beans.containsBean(name) || !beans.isTypeMatch(name, EndpointSource.class)) {
+      throw new IllegalStateException(
+          "endpoint-source: '"
+              + name
+              + "' (expected: the name of an EndpointSource bean; the application's are "
+              + List.of(beans.getBeanNamesForType(EndpointSource.class))
+              + ")");
+    }
+    return beans.getBean(name, EndpointSource.class);
   }
 
   @Bean

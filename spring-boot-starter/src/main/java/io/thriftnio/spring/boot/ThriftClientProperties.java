@@ -25,13 +25,17 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     service's {@code Iface}) or {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
  *     the pool, of its {@code AsyncIface} and, when generated with {@code future_iface}, of its
  *     {@code FutureIface}). Default: {@code client}
- * @param endpoints the servers, {@code host:port} each; or {@code dns}, or {@code local-server}
+ * @param endpoints the servers, {@code host:port} each; or one of {@code dns}, {@code
+ *     local-server}, {@code endpoint-source}
  * @param dns a DNS name and port, {@code host:port}, re-resolved every {@code dns-interval}: every
  *     address of the name is an endpoint
  * @param dnsInterval how often {@code dns} is resolved again. Default: 5 s
  * @param localServer calls this application's own Thrift server on the loopback address, whatever
  *     port it bound (for tests and samples with {@code thrift.server.port=0}). Default: {@code
  *     false}
+ * @param endpointSource the name of an {@code EndpointSource} bean of the application that feeds
+ *     this pool alone (a ZooKeeper source of {@code thrift-nio-zookeeper}, say); the pool starts
+ *     and closes it
  * @param protocol the Thrift protocol. Default: {@code binary}
  * @param connectTimeout how long a connect may take. Default: 10 s
  * @param callTimeout how long one call may wait for its reply on one connection. Default: 30 s
@@ -54,6 +58,7 @@ public record ThriftClientProperties(
     String dns,
     Duration dnsInterval,
     @DefaultValue("false") boolean localServer,
+    String endpointSource,
     @DefaultValue("binary") ThriftProtocol protocol,
     Duration connectTimeout,
     Duration callTimeout,

@@ -408,6 +408,36 @@ class ThriftAutoConfigurationTest {
                             + " to 65535)"));
   }
 
+  @Test
+  void anEndpointSourceBeanFeedsThePoolThatNamesIt() {
+    InetSocketAddress endpoint = new InetSocketAddress("127.0.0.1", 9);
+    RUNNER
+        .withBean(
+            "fromZooKeeper",
+            io.thriftnio.pool.EndpointSource.class,
+            () -> io.thriftnio.pool.EndpointSource.of(endpoint))
+        .withPropertyValues(
+            "thrift.clients.bench.service=io.thriftnio.testkit.gen.BenchService",
+            "thrift.clients.bench.endpoint-source=fromZooKeeper")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              ThriftClientPool<?> pool =
+                  context.getBean("thrift.clients.bench.pool", ThriftClientPool.class);
+              assertThat(pool.endpoints()).containsExactly(endpoint);
+            });
+    RUNNER
+        .withPropertyValues(
+            "thrift.clients.bench.service=io.thriftnio.testkit.gen.BenchService",
+            "thrift.clients.bench.endpoint-source=nothing")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.endpoint-source: 'nothing' (expected: the name of an"
+                            + " EndpointSource bean; the application's are [])"));
+  }
+
   static final List<String> EVENTS = new CopyOnWriteArrayList<>();
 
   @Configuration(proxyBeanMethods = false)
