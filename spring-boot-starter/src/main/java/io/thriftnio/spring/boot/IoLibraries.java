@@ -3,6 +3,7 @@ package io.thriftnio.spring.boot;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.spring.boot.ThriftServerProperties.IoLibrary;
+import io.thriftnio.spring.boot.ThriftServerProperties.IoTransport;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -39,10 +40,28 @@ final class IoLibraries {
     return chosen;
   }
 
-  static ServerBuilder<?> serverBuilder(IoLibrary library) {
-    return library == IoLibrary.NETTY
-        ? io.thriftnio.netty.NettyThriftServer.builder()
-        : Grizzly.serverBuilder();
+  /**
+   * A server builder of the library.
+   *
+   * @param ioTransport Netty's transport, or {@code null} for its default
+   * @throws IllegalStateException if a transport is given for Grizzly
+   */
+  static ServerBuilder<?> serverBuilder(IoLibrary library, IoTransport ioTransport) {
+    if (library == IoLibrary.NETTY) {
+      io.thriftnio.netty.NettyThriftServer.Builder b =
+          io.thriftnio.netty.NettyThriftServer.builder();
+      if (ioTransport != null) {
+        b.ioTransport(io.thriftnio.netty.NettyTransportType.valueOf(ioTransport.name()));
+      }
+      return b;
+    }
+    if (ioTransport != null) {
+      throw new IllegalStateException(
+          "thrift.server.io-transport: "
+              + ioTransport
+              + " (expected: unset; a Netty setting, ignored with io-library grizzly)");
+    }
+    return Grizzly.serverBuilder();
   }
 
   static ClientIo clientIo(IoLibrary library) {

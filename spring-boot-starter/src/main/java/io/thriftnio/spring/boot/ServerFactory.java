@@ -35,7 +35,8 @@ final class ServerFactory {
       List<ServerInterceptor> interceptors,
       SslBundles bundles) {
     ServerBuilder<?> b =
-        IoLibraries.serverBuilder(IoLibraries.resolve(p.ioLibrary(), PREFIX + ".io-library"));
+        IoLibraries.serverBuilder(
+            IoLibraries.resolve(p.ioLibrary(), PREFIX + ".io-library"), p.ioTransport());
     if (served instanceof TAsyncProcessor async) {
       b.asyncProcessor(async);
     } else {

@@ -21,6 +21,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param address the address to listen on. Default: every interface (the wildcard address)
  * @param ioLibrary the IO library, {@code netty} or {@code grizzly}. Default: Netty when {@code
  *     thrift-nio-netty} is on the class path, else Grizzly
+ * @param ioTransport Netty's socket transport: {@code auto} (epoll where it loads, else NIO),
+ *     {@code nio}, {@code epoll}, {@code io-uring}; the native ones need their Netty artifact.
+ *     Netty only. Default: {@code auto}
  * @param ioStrategy where handlers run: {@code same-thread}, {@code worker}, {@code
  *     leader-follower} (Grizzly only). Default: {@code worker}
  * @param ioThreads IO threads. Default: the number of available processors
@@ -57,6 +60,7 @@ public record ThriftServerProperties(
     @DefaultValue("9090") int port,
     InetAddress address,
     IoLibrary ioLibrary,
+    IoTransport ioTransport,
     IoStrategy ioStrategy,
     Integer ioThreads,
     Integer workerThreads,
@@ -84,6 +88,18 @@ public record ThriftServerProperties(
    *     store: {@code none}, {@code optional}, {@code require}. Default: {@code none}
    */
   public record Ssl(String bundle, ClientAuth clientAuth) {}
+
+  /** Netty's socket transports, as {@code NettyTransportType} names them. */
+  public enum IoTransport {
+    /** Epoll where its native library loads, else NIO. */
+    AUTO,
+    /** Java NIO. */
+    NIO,
+    /** Linux epoll. */
+    EPOLL,
+    /** Linux io_uring. */
+    IO_URING
+  }
 
   /** The IO library a server or the clients run on. */
   public enum IoLibrary {

@@ -347,6 +347,29 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void nettysIoTransportIsChosenByNameAndRefusedWithGrizzly() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.io-transport=nio")
+        .run(
+            context ->
+                assertThat(
+                        ((io.thriftnio.netty.NettyThriftServer)
+                                context.getBean(ThriftServerLifecycle.class).server())
+                            .ioTransport())
+                    .isEqualTo(io.thriftnio.netty.NettyTransportType.NIO));
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.io-transport=epoll", "thrift.server.io-library=grizzly")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.server.io-transport: EPOLL (expected: unset; a Netty setting,"
+                            + " ignored with io-library grizzly)"));
+  }
+
+  @Test
   void aServerValueTheBuilderRefusesFailsWithThePropertyPath() {
     RUNNER
         .withUserConfiguration(OneService.class)
