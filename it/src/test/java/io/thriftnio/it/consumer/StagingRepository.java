@@ -28,7 +28,9 @@ final class StagingRepository {
           new String[] {"core", "thrift-nio-core"},
           new String[] {"netty-transport", "thrift-nio-netty"},
           new String[] {"grizzly-transport", "thrift-nio-grizzly"},
-          new String[] {"pool", "thrift-nio-pool"});
+          new String[] {"pool", "thrift-nio-pool"},
+          new String[] {"micrometer", "thrift-nio-micrometer"},
+          new String[] {"spring-boot-starter", "thrift-nio-spring-boot-starter"});
 
   private static final Pattern PARENT_VERSION =
       Pattern.compile("<artifactId>thrift-nio-parent</artifactId>\\s*<version>([^<]+)</version>");

@@ -1,0 +1,41 @@
+package io.thriftnio.spring.boot;
+
+import io.thriftnio.pool.EndpointSource;
+import java.util.List;
+
+/**
+ * The application's own Thrift server, once it serves: an empty set before, then its address
+ * ({@code thrift.clients.<name>.local-server=true}).
+ */
+final class LocalServerEndpointSource implements EndpointSource {
+
+  private final ThriftServerLifecycle server;
+  private volatile boolean closed;
+
+  LocalServerEndpointSource(ThriftServerLifecycle server) {
+    this.server = server;
+  }
+
+  @Override
+  public void start(Listener listener) {
+    listener.endpointsChanged(List.of());
+    server.onServing(
+        address -> {
+          if (!closed) {
+            listener.endpointsChanged(List.of(address));
+          }
+        });
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  @Override
+  public String toString() {
+    return "this application's Thrift server (local-server=true, "
+        + server.localAddress().map(a -> "at " + a).orElse("not serving")
+        + ")";
+  }
+}

@@ -1,0 +1,97 @@
+package io.thriftnio.spring.boot;
+
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code thrift.clients.<name>.*}: one client pool, and the bean of its service's interface that
+ * the application injects. The names are those of {@code ClientOptions}, {@code PoolConfig} and the
+ * pool builders; an unset ({@code null}) value keeps the builder's default.
+ *
+ * <pre>{@code
+ * thrift:
+ *   clients:
+ *     kv:
+ *       service: example.kv.KeyValue
+ *       endpoints: [kv-1:9090, kv-2:9090]
+ *       call-timeout: 2s
+ * }</pre>
+ *
+ * @param service the generated service class (the one whose nested types are {@code Iface}, {@code
+ *     Client}, ...), e.g. {@code example.kv.KeyValue}. Required
+ * @param pool which pool: {@code client} (a {@code ThriftClientPool}: beans of the pool and of the
+ *     service's {@code Iface}) or {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
+ *     the pool, of its {@code AsyncIface} and, when generated with {@code future_iface}, of its
+ *     {@code FutureIface}). Default: {@code client}
+ * @param endpoints the servers, {@code host:port} each; or one of {@code dns}, {@code
+ *     local-server}, {@code endpoint-source}
+ * @param dns a DNS name and port, {@code host:port}, re-resolved every {@code dns-interval}: every
+ *     address of the name is an endpoint
+ * @param dnsInterval how often {@code dns} is resolved again. Default: 5 s
+ * @param localServer calls this application's own Thrift server on the loopback address, whatever
+ *     port it bound (for tests and samples with {@code thrift.server.port=0}). Default: {@code
+ *     false}
+ * @param endpointSource the name of an {@code EndpointSource} bean of the application that feeds
+ *     this pool alone (a ZooKeeper source of {@code thrift-nio-zookeeper}, say); the pool starts
+ *     and closes it
+ * @param protocol the Thrift protocol. Default: {@code binary}
+ * @param connectTimeout how long a connect may take. Default: 10 s
+ * @param callTimeout how long one call may wait for its reply on one connection. Default: 30 s
+ * @param callDeadline how long a whole call may take, waits and a retry included; 0 is none.
+ *     Default: none
+ * @param borrowTimeout how long a call may wait for a pooled connection. Default: 5 s
+ * @param maxTotal connections across all endpoints. Default: 64
+ * @param maxPerEndpoint connections to one endpoint. Default: 8
+ * @param maxCallsInFlightPerConnection calls one connection carries at once ({@code channel} pools
+ *     only). Default: 32
+ * @param idempotent the IDL names of the methods that may run twice: retried once on another
+ *     endpoint after a transport error, within the retry budget. Default: none
+ * @param retryBudget the share of calls that may be retried
+ * @param ssl TLS from a Spring SSL bundle
+ */
+public record ThriftClientProperties(
+    Class<?> service,
+    @DefaultValue("client") PoolType pool,
+    List<String> endpoints,
+    String dns,
+    Duration dnsInterval,
+    @DefaultValue("false") boolean localServer,
+    String endpointSource,
+    @DefaultValue("binary") ThriftProtocol protocol,
+    Duration connectTimeout,
+    Duration callTimeout,
+    Duration callDeadline,
+    Duration borrowTimeout,
+    Integer maxTotal,
+    Integer maxPerEndpoint,
+    Integer maxCallsInFlightPerConnection,
+    List<String> idempotent,
+    @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
+    @DefaultValue @NestedConfigurationProperty Ssl ssl) {
+
+  /** Which pool a client is. */
+  public enum PoolType {
+    /** {@code ThriftClientPool}: synchronous clients, one call per connection at a time. */
+    CLIENT,
+    /** {@code ThriftChannelPool}: pipelined channels, futures. */
+    CHANNEL
+  }
+
+  /**
+   * {@code thrift.clients.<name>.retry-budget.*}: {@code RetryBudgetConfig}.
+   *
+   * @param ratio retries allowed per call made, over the window. Default: 0.1
+   * @param minRetriesPerSecond retries allowed per second whatever the ratio. Default: 10
+   */
+  public record RetryBudget(Double ratio, Integer minRetriesPerSecond) {}
+
+  /**
+   * {@code thrift.clients.<name>.ssl.*}: TLS from a Spring SSL bundle.
+   *
+   * @param bundle the SSL bundle's name: its trust store checks the servers, its key store (if any)
+   *     is the client's certificate. Default: none, plain TCP
+   */
+  public record Ssl(String bundle) {}
+}
