@@ -78,4 +78,30 @@ public interface ClientInterceptor {
   default CallScope attach(ClientCallContext context) {
     return CallScope.NONE;
   }
+
+  /**
+   * Takes from the calling thread what {@link #beforeCall} reads from it (a trace context, an MDC
+   * entry), for a message a pool sends later from another thread: a {@code ThriftChannelPool} call
+   * that waits for a connection, a retry, a hedge. Called on the calling thread when the call is
+   * made; where the message is then sent from another thread, {@link CallScope.Captured#resume()}
+   * runs there before {@code beforeCall} and its scope closes once the message is handed to the
+   * connection. Where the message leaves from the calling thread, nothing is resumed. By default
+   * nothing is taken.
+   *
+   * <pre>{@code
+   * public CallScope.Captured capture() {
+   *   String caller = MDC.get("caller");
+   *   return () -> {
+   *     MDC.put("caller", caller);
+   *     return () -> MDC.remove("caller");
+   *   };
+   * }
+   * }</pre>
+   *
+   * @return what to make current where the message is sent; {@link CallScope.Captured#NONE} for
+   *     nothing
+   */
+  default CallScope.Captured capture() {
+    return CallScope.Captured.NONE;
+  }
 }

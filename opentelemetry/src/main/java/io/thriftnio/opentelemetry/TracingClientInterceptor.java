@@ -18,7 +18,8 @@ import org.apache.thrift.TApplicationException;
 /**
  * A {@code CLIENT} span per call: started in {@code beforeCall} as a child of the caller's current
  * context and written into the request's headers, ended in {@code afterCall}; the caller's context
- * is current again around an asynchronous call's continuation through {@code attach}. See {@link
+ * is current again around an asynchronous call's continuation through {@code attach}, and around a
+ * pooled call's {@code beforeCall} sent from another thread through {@code capture}. See {@link
  * ThriftTracing#clientInterceptor()}.
  */
 final class TracingClientInterceptor implements ClientInterceptor {
@@ -63,6 +64,20 @@ final class TracingClientInterceptor implements ClientInterceptor {
     } catch (RuntimeException e) {
       failures.failed("client beforeCall", call, e);
     }
+  }
+
+  /**
+   * The caller's context, for a call a pool sends from another thread (one that waited for a
+   * connection, a retry, a hedge): current there around {@code beforeCall}, so that its span is the
+   * caller's child.
+   */
+  @Override
+  public CallScope.Captured capture() {
+    Context caller = Context.current();
+    return () -> {
+      Scope scope = caller.makeCurrent();
+      return scope::close;
+    };
   }
 
   @Override

@@ -25,7 +25,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -158,10 +157,8 @@ class PooledCallTracingTest {
   }
 
   // The pool runs the interceptors' beforeCall of a call that waits for a connection (or a retry,
-  // a hedge) on the thread that serves the wait, an IO thread, where the caller's context is not
-  // current: that span starts a trace of its own. Fails on main at ea7fc6c; see the tracing
-  // chapter of the guide ("What a span's parent is").
-  @Disabled("the channel pool runs beforeCall of a call that waited off the caller's thread")
+  // a hedge) on the thread that serves the wait, an IO thread: the interceptor's capture makes the
+  // caller's context current there. Without capture the span starts a trace of its own.
   @Test
   void aChannelPoolsFirstCallIsAChildOfTheCallersSpan() throws Exception {
     Span parent = otel.getOpenTelemetry().getTracer("test").spanBuilder("caller").startSpan();

@@ -2,7 +2,7 @@ package io.thriftnio.pool;
 
 import static io.thriftnio.pool.CallState.deadline;
 
-import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.internal.client.CallerContext;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -11,7 +11,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 
@@ -64,7 +63,7 @@ final class CallAttempts {
         return CompletableFuture.failedFuture(e);
       }
     }
-    HeaderSlot headers = HeaderSlot.current(); // the caller's, for an attempt sent from elsewhere
+    CallerContext caller = calls.caller(); // for an attempt sent from another thread
     TMessage sent;
     try {
       sent = replies.header(request);
@@ -72,7 +71,7 @@ final class CallAttempts {
       return CompletableFuture.failedFuture(e);
     }
     if (deadlineNanos == 0) {
-      return retrying(sent, request, timeout, null, headers);
+      return retrying(sent, request, timeout, null, caller);
     }
     // The deadline fails the caller's future; the exchange under it is sent with the time left as
     // its timeout, so that its slot is given up then too.
@@ -82,7 +81,7 @@ final class CallAttempts {
     ScheduledFuture<?> timer =
         Deadlines.schedule(
             () -> result.completeExceptionally(deadlinePassed(state)), deadlineNanos);
-    retrying(sent, request, timeout, state, headers)
+    retrying(sent, request, timeout, state, caller)
         .whenComplete(
             (response, failure) -> {
               if (failure == null) {
@@ -112,11 +111,11 @@ final class CallAttempts {
 
   /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
   private CompletableFuture<ByteBuffer> retrying(
-      TMessage sent, ByteBuffer request, Duration timeout, CallState state, HeaderSlot headers) {
+      TMessage sent, ByteBuffer request, Duration timeout, CallState state, CallerContext caller) {
     if (!policy.idempotent(sent.name)) {
       AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
       int from = request.position();
-      return attempt(sent, request, timeout, choice, state, headers)
+      return attempt(sent, request, timeout, choice, state, caller)
           .exceptionallyCompose(
               failure -> {
                 if (!policy.resends(
@@ -126,10 +125,10 @@ final class CallAttempts {
                 ByteBuffer again = request.duplicate();
                 again.position(from);
                 return attempt(
-                    sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state, headers);
+                    sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state, caller);
               });
     }
-    return new Attempts(sent, request, timeout, state, headers).start();
+    return new Attempts(sent, request, timeout, state, caller).start();
   }
 
   /**
@@ -144,19 +143,23 @@ final class CallAttempts {
     private final ByteBuffer request;
     private final Duration timeout;
     private final CallState state;
-    private final HeaderSlot headers;
+    private final CallerContext caller;
     private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
     private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
 
     Attempts(
-        TMessage sent, ByteBuffer request, Duration timeout, CallState state, HeaderSlot headers) {
+        TMessage sent,
+        ByteBuffer request,
+        Duration timeout,
+        CallState state,
+        CallerContext caller) {
       this.sent = sent;
       this.request = request;
       this.timeout = timeout;
       this.state = state;
-      this.headers = headers;
+      this.caller = caller;
     }
 
     CompletableFuture<ByteBuffer> start() {
@@ -171,7 +174,7 @@ final class CallAttempts {
 
     /** One attempt; the channel reads the request from its position, so each gets its own view. */
     private void run(AsyncBorrows.Choice choice) {
-      attempt(sent, request.duplicate(), timeout, choice, state, headers)
+      attempt(sent, request.duplicate(), timeout, choice, state, caller)
           .whenComplete((response, failure) -> ended(response, failure));
     }
 
@@ -210,23 +213,6 @@ final class CallAttempts {
     }
   }
 
-  /**
-   * Sends with the caller's {@code HeaderScope} current: an attempt that waited for a connection, a
-   * retry and a hedge are sent from another thread.
-   */
-  private static <T> CompletableFuture<T> exchangeIn(
-      HeaderSlot headers, Supplier<CompletableFuture<T>> exchange) {
-    if (headers == null || headers == HeaderSlot.current()) {
-      return exchange.get();
-    }
-    HeaderSlot before = HeaderSlot.makeCurrent(headers);
-    try {
-      return exchange.get();
-    } finally {
-      HeaderSlot.makeCurrent(before);
-    }
-  }
-
   /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
   private CompletableFuture<ByteBuffer> attempt(
       TMessage sent,
@@ -234,7 +220,7 @@ final class CallAttempts {
       Duration timeout,
       AsyncBorrows.Choice choice,
       CallState state,
-      HeaderSlot headers) {
+      CallerContext caller) {
     if (state != null) {
       state.choice = choice;
     }
@@ -246,7 +232,8 @@ final class CallAttempts {
     }
     if (conn != null) {
       choice.sentTo = conn.endpoint;
-      return exchangeIn(headers, () -> calls.exchange(sent, conn, request, timeout, state));
+      return CallerContext.sendIn(
+          caller, () -> calls.exchange(sent, conn, request, timeout, state));
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     shared
@@ -264,7 +251,8 @@ final class CallAttempts {
                 try {
                   choice.sentTo = c.endpoint;
                   ConnectionCalls.relay(
-                      exchangeIn(headers, () -> calls.exchange(sent, c, request, timeout, state)),
+                      CallerContext.sendIn(
+                          caller, () -> calls.exchange(sent, c, request, timeout, state)),
                       result);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait (an IO thread): the caller hears it.

@@ -5,8 +5,10 @@ import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyCallsInFlightException;
+import io.thriftnio.core.internal.client.CallerContext;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.HeaderSlot;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -48,6 +50,12 @@ final class ConnectionCalls {
     return interception != null;
   }
 
+  /** The calling thread's context, for an attempt sent from another thread; may be null. */
+  CallerContext caller() {
+    ClientInterception chain = interception;
+    return CallerContext.here(chain == null ? null : chain.capturing());
+  }
+
   void callTimeout(Duration timeout) {
     this.requestTimeoutNanos = timeout.toNanos();
   }
@@ -67,6 +75,9 @@ final class ConnectionCalls {
     }
     CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     CompletableFuture<ByteBuffer> reply;
+    // The interceptors' request headers reach the channel as the slot current while it is called.
+    HeaderSlot headers = call == null ? null : ClientInterception.slotFor(call);
+    HeaderSlot before = call == null ? null : HeaderSlot.makeCurrent(headers);
     try {
       // Under a deadline, sent with the time left at most, so the channel gives up its slot then.
       Duration bounded = state == null ? timeout : state.bound(timeout, requestTimeoutNanos);
@@ -78,27 +89,47 @@ final class ConnectionCalls {
       shared.release(conn, connectionFailure(e));
       end(call, null, e);
       return CompletableFuture.failedFuture(e);
+    } finally {
+      if (call != null) {
+        HeaderSlot.makeCurrent(before);
+      }
     }
     reply.whenComplete(
         (response, failure) -> {
           if (failure != null) {
             shared.callEnded(conn, failure, state != null && state.explains(failure));
             shared.release(conn, connectionFailure(failure));
-            end(call, null, failure);
-            result.completeExceptionally(failure);
+            finish(
+                call,
+                headers,
+                () -> end(call, null, failure),
+                () -> result.completeExceptionally(failure));
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
           shared.callEnded(conn, mismatch, false);
           shared.release(conn, mismatch);
-          end(call, response, mismatch);
-          if (mismatch != null) {
-            result.completeExceptionally(mismatch);
-          } else {
-            result.complete(response);
-          }
+          finish(
+              call,
+              headers,
+              () -> end(call, response, mismatch),
+              mismatch != null
+                  ? () -> result.completeExceptionally(mismatch)
+                  : () -> result.complete(response));
         });
     return result;
+  }
+
+  /**
+   * Ends {@code call} and completes the caller's future: through the interceptors' {@code attach}
+   * scopes, the reply's headers given to the context first, when there are interceptors.
+   */
+  private void finish(Call call, HeaderSlot headers, Runnable ending, Runnable complete) {
+    if (call == null) {
+      complete.run();
+    } else {
+      interception.finish(call, headers.reply(), ending, complete);
+    }
   }
 
   /** The oneway send on a connection with a slot taken for it. */

@@ -7,10 +7,14 @@ import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
 import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.Continuations;
+import io.thriftnio.core.util.internal.HeaderSlot;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -48,9 +52,21 @@ public final class ClientInterception {
   /** What those that override {@code attach} make current; {@code null} when none does. */
   private final AttachScopes attaching;
 
+  /** Those that override {@code capture}; {@code null} when none does. */
+  private final ClientInterceptor[] capturing;
+
   private ClientInterception(List<ClientInterceptor> interceptors) {
     this.interceptors = interceptors.toArray(new ClientInterceptor[0]);
     this.attaching = AttachScopes.of(interceptors);
+    this.capturing = CallerContext.capturing(interceptors);
+  }
+
+  /**
+   * The interceptors that capture the caller's context, for {@link CallerContext#here}; {@code
+   * null} when none does.
+   */
+  public ClientInterceptor[] capturing() {
+    return capturing;
   }
 
   /** Whether an interceptor attaches something around a call's continuation. */
@@ -168,29 +184,60 @@ public final class ClientInterception {
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     sent.whenComplete(
-        (value, failure) -> {
-          CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
-          try {
-            if (failure != null) {
-              call.endWithFailure(failure);
-            } else {
-              ContextAccess.responseHeaders(call.context, headers.reply());
-              ended.accept(call, value);
-            }
-            Runnable complete =
+        (value, failure) ->
+            finish(
+                call,
+                headers.reply(),
+                failure != null
+                    ? () -> call.endWithFailure(failure)
+                    : () -> ended.accept(call, value),
                 failure != null
                     ? () -> result.completeExceptionally(failure)
-                    : () -> result.complete(value);
-            if (scopes == null) {
-              complete.run();
-            } else {
-              Continuations.completing(task -> attaching.around(call.context, task), complete);
-            }
-          } finally {
-            AttachScopes.close(scopes);
-          }
-        });
+                    : () -> result.complete(value)));
     return result;
+  }
+
+  /**
+   * Ends {@code call} and completes the caller's future, inside the {@code attach} scopes: the
+   * reply's headers reach the context, then {@code ending} runs the {@code afterCall}s, then {@code
+   * complete} completes the future, whose dependents (and their own hops) run inside the scopes
+   * too.
+   *
+   * @param replyHeaders the reply's headers; empty without a reply
+   */
+  public void finish(
+      Call call, Map<String, String> replyHeaders, Runnable ending, Runnable complete) {
+    CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
+    try {
+      if (!replyHeaders.isEmpty()) {
+        ContextAccess.responseHeaders(call.context, replyHeaders);
+      }
+      ending.run();
+      if (scopes == null) {
+        complete.run();
+      } else {
+        Continuations.completing(task -> attaching.around(call.context, task), complete);
+      }
+    } finally {
+      AttachScopes.close(scopes);
+    }
+  }
+
+  /**
+   * The request headers the interceptors of {@code call} set in {@code beforeCall}, over those of
+   * the {@code HeaderScope} current on this thread, as a slot to make current while the request is
+   * handed to a channel (which reads its headers from the current slot); the slot hears of the
+   * reply's headers, and tells the scope it was made over.
+   */
+  public static HeaderSlot slotFor(Call call) {
+    HeaderSlot outer = HeaderSlot.current();
+    Map<String, String> own = call.context.requestHeaders();
+    if (own.isEmpty() && outer != null) {
+      return new HeaderSlot(outer.request(), outer);
+    }
+    Map<String, String> all = new LinkedHashMap<>(outer == null ? Map.of() : outer.request());
+    all.putAll(own);
+    return new HeaderSlot(Collections.unmodifiableMap(all), outer);
   }
 
   private static TProtocolFactory protocolOf(ByteBuffer message) {

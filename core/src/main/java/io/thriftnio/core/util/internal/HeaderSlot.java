@@ -13,13 +13,26 @@ public final class HeaderSlot {
   private static final ThreadLocal<HeaderSlot> CURRENT = new ThreadLocal<>();
 
   private final Map<String, String> request;
+  private final HeaderSlot outer;
   private volatile Map<String, String> reply = Map.of();
 
   /**
    * @param request the headers to send, read-only
    */
   public HeaderSlot(Map<String, String> request) {
+    this(request, null);
+  }
+
+  /**
+   * A slot made over another for one call (a pool's interceptors' headers over a scope's): the
+   * reply's headers reach both.
+   *
+   * @param request the headers to send, read-only
+   * @param outer the slot that hears of the reply too; may be {@code null}
+   */
+  public HeaderSlot(Map<String, String> request, HeaderSlot outer) {
     this.request = request;
+    this.outer = outer;
   }
 
   /** The slot current on this thread, or {@code null}: one {@code ThreadLocal} read. */
@@ -55,5 +68,8 @@ public final class HeaderSlot {
   /** A reply to a call started in the scope arrived with {@code headers}. */
   public void replied(Map<String, String> headers) {
     this.reply = headers;
+    if (outer != null) {
+      outer.replied(headers);
+    }
   }
 }
