@@ -72,6 +72,7 @@ public abstract class ServerHeadersSuite {
    */
   static final class Handler extends BenchHandler {
     final CountDownLatch release = new CountDownLatch(1);
+    final CountDownLatch sleeping = new CountDownLatch(1);
     final CountDownLatch echoed = new CountDownLatch(1);
     final Queue<String> ran = new ConcurrentLinkedQueue<>();
 
@@ -89,6 +90,7 @@ public abstract class ServerHeadersSuite {
     @Override
     public void sleep(int millis) {
       ran.add("sleep");
+      sleeping.countDown();
       if (millis > 0) {
         try {
           release.await(30, TimeUnit.SECONDS);
@@ -217,6 +219,7 @@ public abstract class ServerHeadersSuite {
     RawConnection slow = raw(server);
     RawConnection late = raw(server);
     slow.write(THeaderFrames.request().frame(sleep(1))); // holds the only worker
+    assertThat(handler.sleeping.await(30, TimeUnit.SECONDS)).as("the slow call runs").isTrue();
     late.write(
         THeaderFrames.request().seqId(5).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(5)));
     long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
