@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -319,9 +320,12 @@ public final class AsyncClients {
       return result;
     }
 
-    /** Runs the continuation on the executor, inside what the channel's interceptors attach. */
+    /**
+     * Runs the continuation on the executor, inside what the interceptors of the call completing on
+     * this thread attach (a channel's, a pool's), if any.
+     */
     private void hop(Runnable task) {
-      execute(executor, IoThreadExchange.continuation(channel, task));
+      execute(executor, Continuations.wrap(task));
     }
 
     private <T> CompletableFuture<T> failedOn(Throwable t) {

@@ -100,11 +100,6 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
     return exchange(request, requestTimeout, Runnable::run);
   }
 
-  @Override
-  public final boolean attachesContinuations() {
-    return interception != null && interception.attaches();
-  }
-
   /** {@link #send(ByteBuffer)} completing on the IO thread; see {@link #exchangeOnIoThread}. */
   @Override
   public final CompletableFuture<Void> sendOnIoThread(ByteBuffer request) {

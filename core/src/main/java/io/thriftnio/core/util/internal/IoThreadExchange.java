@@ -16,20 +16,4 @@ public interface IoThreadExchange {
 
   /** {@code ThriftChannel.send}, completing on the thread that wrote the request. */
   CompletableFuture<Void> sendOnIoThread(ByteBuffer request);
-
-  /**
-   * Whether the caller's hop to its executor must be wrapped ({@link Continuations#wrap}): the
-   * channel's interceptors attach something around a call's continuation. By default not.
-   */
-  default boolean attachesContinuations() {
-    return false;
-  }
-
-  /** {@code task}, wrapped ({@link Continuations#wrap}) if {@code channel} attaches. */
-  static Runnable continuation(Object channel, Runnable task) {
-    return channel instanceof IoThreadExchange
-            && ((IoThreadExchange) channel).attachesContinuations()
-        ? Continuations.wrap(task)
-        : task;
-  }
 }
