@@ -69,11 +69,6 @@ public final class ClientInterception {
     return capturing;
   }
 
-  /** Whether an interceptor attaches something around a call's continuation. */
-  public boolean attaches() {
-    return attaching != null;
-  }
-
   /** The chain, or {@code null} if {@code interceptors} is empty. */
   public static ClientInterception of(List<ClientInterceptor> interceptors) {
     return interceptors.isEmpty() ? null : new ClientInterception(interceptors);
