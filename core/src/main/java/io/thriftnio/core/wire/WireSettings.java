@@ -12,7 +12,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
  * What a server's connections are decoded with: the limit, the kinds accepted, the protocol of an
- * oversize frame's header, the HTTP path. Immutable; one per server, shared by its connections.
+ * oversize frame's header, the HTTP path and health probe. Immutable; one per server, shared by its
+ * connections.
  */
 public final class WireSettings {
 
