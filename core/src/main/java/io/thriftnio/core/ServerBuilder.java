@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.stream.Stream;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -18,11 +19,11 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * <p>Setters only record values; {@link #build()} validates all of them together and fails with an
  * {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the setting
  * and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. A setting the configuration would
- * ignore is refused there too: {@link #httpPath} without HTTP in {@link #wireKinds}, a worker
- * setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity} or {@link
- * #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the own pool's
- * size or queue beside a {@link #workerExecutor}. A {@code null} worker setting or path is unset
- * (the default). Not thread-safe.
+ * ignore is refused there too: {@link #httpPath} or {@link #healthPath} without HTTP in {@link
+ * #wireKinds}, a worker setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity}
+ * or {@link #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the
+ * own pool's size or queue beside a {@link #workerExecutor}. A {@code null} worker setting or path
+ * is unset (the default). Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
@@ -70,6 +71,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireKind[] wireKinds = {WireKind.FRAMED};
   String httpPath;
+  String healthPath;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
   Duration idleTimeout = Duration.ZERO;
   Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -199,7 +201,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * synchronous handler that blocks on {@code SAME_THREAD} or {@code LEADER_FOLLOWER} holds the
    * thread reading its connection, so the calls behind it (on {@code SAME_THREAD} the timeout reply
    * too) may wait until it returns. Default: {@link Duration#ZERO}, off, no timer armed: how long a
-   * call may rightly run is the application's business (per-call client deadlines are planned).
+   * call may rightly run is the application's business (a client's deadline is another matter).
    */
   public B callTimeout(Duration callTimeout) {
     this.callTimeout = callTimeout;
@@ -239,12 +241,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * @param more further wire kinds; repeats are ignored
    */
   public B wireKinds(WireKind first, WireKind... more) {
-    WireKind[] all = new WireKind[1 + (more == null ? 0 : more.length)];
-    all[0] = first;
-    if (more != null) {
-      System.arraycopy(more, 0, all, 1, more.length);
-    }
-    this.wireKinds = all;
+    Stream<WireKind> rest = more == null ? Stream.empty() : Stream.of(more);
+    this.wireKinds = Stream.concat(Stream.of(first), rest).toArray(WireKind[]::new);
     return self();
   }
 
@@ -258,6 +256,17 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B httpPath(String path) {
     this.httpPath = path;
+    return self();
+  }
+
+  /**
+   * The path of a health probe (a Kubernetes {@code httpGet}), e.g. {@code /health}: a {@code GET}
+   * there is answered on the IO thread, {@code 200} while the server serves, {@code 503} once its
+   * {@link ThriftServer#close()} began; no processor runs, nothing counts it as a call. An absolute
+   * path (see {@link #httpPath}), only with HTTP in {@link #wireKinds}. Default: none.
+   */
+  public B healthPath(String path) {
+    this.healthPath = path;
     return self();
   }
 
@@ -292,10 +301,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
     return self();
   }
 
-  /**
-   * How long {@link ThriftServer#close()} lets calls in flight finish before it closes their
-   * connections. Default: 10 seconds.
-   */
+  /** How long {@link ThriftServer#close()} lets calls in flight finish. Default: 10 seconds. */
   public B drainTimeout(Duration drainTimeout) {
     this.drainTimeout = drainTimeout;
     return self();
@@ -328,8 +334,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * Serves TLS on every connection: the handshake first, then the framed Thrift messages inside TLS
    * records. A connection whose handshake fails or times out is closed and counted in {@link
    * ServerStats#tlsFailures()}. Default: {@code null}, plain TCP.
-   *
-   * @param tls the key material and TLS settings, or {@code null} for plain TCP
    */
   public B tls(ServerTls tls) {
     this.tls = tls;
@@ -368,7 +372,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    * it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
    * guarantees. May be called several times: listeners run in the order added. A stock {@code
    * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
-   * Default: none (the server then does no per-connection or per-call listener work at all).
+   * Default: none (then no listener work at all).
    *
    * @throws NullPointerException if {@code listener} is null
    */
@@ -378,11 +382,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   }
 
   /**
-   * Validates every setting and returns the immutable configuration. Transport builders call this
-   * first in {@link #build()}.
-   *
-   * @throws IllegalArgumentException if a value is out of range
-   * @throws IllegalStateException if a required value is missing or two values conflict
+   * Validates every setting and returns the immutable configuration, throwing as {@link #build()}
+   * says; transport builders call this first in {@link #build()}.
    */
   protected final ServerConfig config() {
     return new ServerConfig(this);

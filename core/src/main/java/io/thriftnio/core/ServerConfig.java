@@ -36,6 +36,7 @@ public final class ServerConfig {
   private final int maxFrameSize;
   private final Set<WireKind> wireKinds;
   private final String httpPath;
+  private final String healthPath; // null: no health endpoint
   private final int maxConnections;
   private final Duration idleTimeout;
   private final Duration frameTimeout;
@@ -90,7 +91,9 @@ public final class ServerConfig {
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.wireKinds = checkWireKinds(b.wireKinds);
-    this.httpPath = checkHttpPath(orDefault(b.httpPath, ServerBuilder.DEFAULT_HTTP_PATH));
+    this.httpPath =
+        checkHttpPath("httpPath", orDefault(b.httpPath, ServerBuilder.DEFAULT_HTTP_PATH));
+    this.healthPath = b.healthPath == null ? null : checkHttpPath("healthPath", b.healthPath);
     refuseIgnored(b, ioStrategy, wireKinds);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
     this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
@@ -116,6 +119,10 @@ public final class ServerConfig {
       ServerBuilder<?> b, IoStrategy strategy, Set<WireKind> wireKinds) {
     if (b.httpPath != null && !wireKinds.contains(WireKind.HTTP)) {
       throw ignored("httpPath", "'" + b.httpPath + "'", "wireKinds " + wireKinds + " without HTTP");
+    }
+    if (b.healthPath != null && !wireKinds.contains(WireKind.HTTP)) {
+      throw ignored(
+          "healthPath", "'" + b.healthPath + "'", "wireKinds " + wireKinds + " without HTTP");
     }
     boolean sameThread = strategy == IoStrategy.SAME_THREAD;
     boolean leaderFollower = strategy == IoStrategy.LEADER_FOLLOWER;
@@ -163,13 +170,14 @@ public final class ServerConfig {
     return Collections.unmodifiableSet(set);
   }
 
-  private static String checkHttpPath(String path) {
+  private static String checkHttpPath(String name, String path) {
     if (path == null
         || !path.startsWith("/")
         || path.indexOf('?') >= 0
         || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
       throw new IllegalArgumentException(
-          "httpPath: "
+          name
+              + ": "
               + (path == null ? "null" : "'" + path + "'")
               + " (expected: an absolute path, starting with /, without query or spaces)");
     }
@@ -286,6 +294,14 @@ public final class ServerConfig {
     return httpPath;
   }
 
+  /**
+   * The path an HTTP {@code GET} asks whether the server serves ({@code 200}) or drains ({@code
+   * 503}); {@code null} when there is none.
+   */
+  public String healthPath() {
+    return healthPath;
+  }
+
   /** Connections open at once. */
   public int maxConnections() {
     return maxConnections;
@@ -344,6 +360,7 @@ public final class ServerConfig {
         + ", wireKinds="
         + wireKinds
         + (wireKinds.contains(WireKind.HTTP) ? ", httpPath=" + httpPath : "")
+        + (healthPath != null ? ", healthPath=" + healthPath : "")
         + ", maxFrameSize="
         + maxFrameSize
         + ", maxConnections="

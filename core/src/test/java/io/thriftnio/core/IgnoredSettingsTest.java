@@ -44,6 +44,20 @@ class IgnoredSettingsTest {
   }
 
   @Test
+  void aHealthPathWithoutHttpIsRefused() {
+    assertThatThrownBy(() -> server(b -> b.healthPath("/health")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "healthPath: '/health' (expected: unset; ignored with wireKinds [FRAMED] without"
+                + " HTTP)");
+    assertThat(
+            server(b -> b.wireKinds(WireKind.FRAMED, WireKind.HTTP).healthPath("/health"))
+                .healthPath())
+        .isEqualTo("/health");
+    assertThat(server(b -> b.wireKinds(WireKind.HTTP)).healthPath()).as("default: none").isNull();
+  }
+
+  @Test
   void workerSettingsWithSameThreadAreRefused() {
     assertThatThrownBy(() -> server(b -> b.ioStrategy(IoStrategy.SAME_THREAD).workerThreads(8)))
         .isInstanceOf(IllegalStateException.class)

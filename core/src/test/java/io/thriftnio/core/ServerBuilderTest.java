@@ -330,6 +330,19 @@ class ServerBuilderTest {
   }
 
   @Test
+  void healthPathIsValidatedAtBuild() {
+    ServerConfig c = build(b -> b.wireKinds(WireKind.HTTP).healthPath("/health"));
+    assertThat(c.toString()).contains("httpPath=/, healthPath=/health");
+    assertRejected(
+        b -> b.wireKinds(WireKind.HTTP).healthPath("health"),
+        "healthPath: 'health' (expected: an absolute path, starting with /, without query or"
+            + " spaces)");
+    assertThat(build(b -> b.wireKinds(WireKind.HTTP).healthPath(null)).healthPath())
+        .as("null is unset: no probe")
+        .isNull();
+  }
+
+  @Test
   void nullStrategyIsRejected() {
     assertRejected(b -> b.ioStrategy(null), "ioStrategy: null (expected: not null)");
   }

@@ -133,10 +133,11 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
     ThriftFrameFilter frameFilter =
         new ThriftFrameFilter(
             WireSettings.of(
-                config.maxFrameSize(),
-                config.wireKinds(),
-                config.inputProtocolFactory(),
-                config.httpPath()),
+                    config.maxFrameSize(),
+                    config.wireKinds(),
+                    config.inputProtocolFactory(),
+                    config.httpPath())
+                .withHealth(config.healthPath(), lifecycle::isRunning),
             () -> {}, // the server filter counts the refusals it is told of
             counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());

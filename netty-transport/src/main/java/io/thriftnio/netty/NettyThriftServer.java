@@ -120,10 +120,11 @@ public final class NettyThriftServer extends ForwardingThriftServer {
     this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
     this.wire =
         WireSettings.of(
-            config.maxFrameSize(),
-            config.wireKinds(),
-            config.inputProtocolFactory(),
-            config.httpPath());
+                config.maxFrameSize(),
+                config.wireKinds(),
+                config.inputProtocolFactory(),
+                config.httpPath())
+            .withHealth(config.healthPath(), lifecycle::isRunning);
     this.lifecycle.transport(new Binding());
     this.settings =
         new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));

@@ -8,9 +8,9 @@ import org.slf4j.LoggerFactory;
  * A server connection's HTTP/1.1 requests ({@link WireKind#HTTP}), one Thrift message each: the
  * body of a whole request is handed out with an envelope that writes its answer's head; a {@code
  * Content-Length} body as a slice of the input, a chunked one assembled in an array of its own. A
- * {@code 100 Continue} that is due, and a request refused ({@code 404}, {@code 405}), are answers
- * in request order; a request that breaks the syntax or a limit is refused with its error response,
- * and the connection closes after it.
+ * {@code 100 Continue} that is due, a request refused ({@code 404}, {@code 405}) and a health probe
+ * ({@code 200}, {@code 503}) are answers in request order, without a call; a request that breaks
+ * the syntax or a limit is refused with its error response, and the connection closes after it.
  */
 final class HttpRequestDecoder implements Decoder {
 
@@ -33,7 +33,12 @@ final class HttpRequestDecoder implements Decoder {
         @Override
         public Decoder newDecoder(WireSettings settings, Object peer) {
           return new HttpRequestDecoder(
-              new HttpRequestParser(settings.httpPath(), settings.maxFrameSize()), peer);
+              new HttpRequestParser(
+                  settings.httpPath(),
+                  settings.maxFrameSize(),
+                  settings.healthPath(),
+                  settings.serving()),
+              peer);
         }
       };
 
@@ -63,8 +68,11 @@ final class HttpRequestDecoder implements Decoder {
     }
     boolean keepAlive = parser.keepAlive();
     if (parser.refusal() != 0) {
-      log.debug("HTTP request from {} refused with {}", peer, parser.refusal());
-      int event = out.answer(length, parser.refusalResponse(), true, !keepAlive);
+      boolean probe = parser.isHealthProbe();
+      if (!probe) {
+        log.debug("HTTP request from {} refused with {}", peer, parser.refusal());
+      }
+      int event = out.answer(length, parser.refusalResponse(), !probe, !keepAlive);
       parser.reset();
       return event;
     }

@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * Reads HTTP/1.1 requests that carry one Thrift message each ({@code THttpClient}, {@code
@@ -18,6 +19,8 @@ import java.util.Map;
 final class HttpRequestParser extends HttpParser {
 
   private final String path;
+  private final String healthPath;
+  private final BooleanSupplier serving;
 
   private String method;
   private String target;
@@ -37,8 +40,25 @@ final class HttpRequestParser extends HttpParser {
    * @param maxBodySize the largest body accepted, in bytes: the server's {@code maxFrameSize}
    */
   HttpRequestParser(String path, int maxBodySize) {
+    this(path, maxBodySize, null, null);
+  }
+
+  /**
+   * @param path the path Thrift calls are posted to, e.g. {@code /}; a query string is ignored
+   * @param maxBodySize the largest body accepted, in bytes: the server's {@code maxFrameSize}
+   * @param healthPath where a {@code GET} is a health probe; {@code null} for none
+   * @param serving whether a probe is answered {@code 200} (else {@code 503}); with a health path
+   */
+  HttpRequestParser(String path, int maxBodySize, String healthPath, BooleanSupplier serving) {
     super(maxBodySize, "request line");
     this.path = path;
+    this.healthPath = healthPath;
+    this.serving = serving;
+  }
+
+  /** Whether the {@link #refusal()} answers a health probe ({@code 200} or {@code 503}). */
+  boolean isHealthProbe() {
+    return refusal == 200 || refusal == 503;
   }
 
   /**
@@ -51,7 +71,10 @@ final class HttpRequestParser extends HttpParser {
     return due;
   }
 
-  /** {@code 404} (another path) or {@code 405} (another method) for a whole request, else 0. */
+  /**
+   * {@code 404} (another path), {@code 405} (another method), or a health probe's {@code 200} or
+   * {@code 503}, for a whole request answered without a call; else 0.
+   */
   int refusal() {
     return refusal;
   }
@@ -149,7 +172,11 @@ final class HttpRequestParser extends HttpParser {
     }
     checkContentLength();
     boolean hasBody = fields.chunked || fields.contentLength > 0;
-    if (!method.equals("POST")) {
+    if (healthPath != null && method.equals("GET") && healthPath.equals(pathOf(target))) {
+      boolean up = serving.getAsBoolean();
+      refusal = up ? 200 : 503;
+      refusalReason = up ? "serving" : "draining";
+    } else if (!method.equals("POST")) {
       refusal = 405;
       refusalReason = "method " + method + " (expected: POST)";
     } else if (!path.equals(pathOf(target))) {

@@ -57,8 +57,8 @@ final class HttpResponses {
   }
 
   /**
-   * A whole error answer with its reason as a plain-text body; {@code 405} carries {@code Allow:
-   * POST}.
+   * A whole answer without a call (an error, a health probe's) with its reason as a plain-text
+   * body; {@code 405} carries {@code Allow: POST}.
    *
    * @param status the status code
    * @param reason what was wrong, for the peer's logs
@@ -89,6 +89,8 @@ final class HttpResponses {
 
   static String reasonPhrase(int status) {
     switch (status) {
+      case 200:
+        return "OK";
       case 400:
         return "Bad Request";
       case 404:
@@ -105,6 +107,8 @@ final class HttpResponses {
         return "Request Header Fields Too Large";
       case 501:
         return "Not Implemented";
+      case 503:
+        return "Service Unavailable";
       case 505:
         return "HTTP Version Not Supported";
       default:

@@ -7,11 +7,13 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
  * What a server's connections are decoded with: the limit, the kinds accepted, the protocol of an
- * oversize frame's header, the HTTP path. Immutable; one per server, shared by its connections.
+ * oversize frame's header, the HTTP path and health probe. Immutable; one per server, shared by its
+ * connections.
  */
 public final class WireSettings {
 
@@ -23,13 +25,17 @@ public final class WireSettings {
   private final TProtocolFactory headerProtocol;
   private final String httpPath;
   private final List<WireFormat> kinds;
+  private final String healthPath;
+  private final BooleanSupplier serving;
 
   private WireSettings(
       int maxFrameSize,
       Set<WireKind> accepted,
       TProtocolFactory headerProtocol,
       String httpPath,
-      List<WireFormat> kinds) {
+      List<WireFormat> kinds,
+      String healthPath,
+      BooleanSupplier serving) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     Objects.requireNonNull(accepted, "accepted");
     if (accepted.isEmpty()) {
@@ -39,6 +45,8 @@ public final class WireSettings {
     this.headerProtocol = headerProtocol;
     this.httpPath = Objects.requireNonNull(httpPath, "httpPath");
     this.kinds = List.copyOf(kinds);
+    this.healthPath = healthPath;
+    this.serving = healthPath == null ? null : Objects.requireNonNull(serving, "serving");
   }
 
   /**
@@ -53,7 +61,8 @@ public final class WireSettings {
    */
   public static WireSettings of(
       int maxFrameSize, Set<WireKind> accepted, TProtocolFactory headerProtocol, String httpPath) {
-    return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS);
+    return new WireSettings(
+        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null);
   }
 
   /**
@@ -62,7 +71,31 @@ public final class WireSettings {
    * @param kinds the kinds; each is accepted when its transport is
    */
   public WireSettings withKinds(List<WireFormat> kinds) {
-    return new WireSettings(maxFrameSize, accepted, headerProtocol, httpPath, kinds);
+    return new WireSettings(
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+  }
+
+  /**
+   * These settings with a health probe for HTTP peers: a {@code GET} on {@code healthPath} is
+   * answered {@code 200} while {@code serving} says so, else {@code 503}, without a call.
+   *
+   * @param healthPath the probe's path, e.g. {@code /health}; {@code null} for no probe
+   * @param serving asked on the IO thread at each probe, so cheap and non-blocking; not null with a
+   *     path
+   */
+  public WireSettings withHealth(String healthPath, BooleanSupplier serving) {
+    return new WireSettings(
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+  }
+
+  /** The path of the health probe, or {@code null} for none. */
+  public String healthPath() {
+    return healthPath;
+  }
+
+  /** Whether the server serves, as the health probe answers; {@code null} without a probe. */
+  public BooleanSupplier serving() {
+    return serving;
   }
 
   /** The largest message accepted, in bytes. */

@@ -6,6 +6,7 @@ import io.thriftnio.core.WireKind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -368,6 +369,41 @@ class HttpRequestParserTest {
     assertThat(detect((byte) 0, noHeader)).isEqualTo(FramedDecoder.KIND);
     assertThat(detect((byte) '[', all)).isEqualTo(UnframedDecoder.JSON);
     assertThat(detect((byte) 'p', EnumSet.of(WireKind.HTTP))).isNull();
+  }
+
+  /**
+   * A {@code GET} on the health path is answered 200 while serving and 503 after, keeping the
+   * connection; another path or method keeps its 405, and a {@code POST} there is no probe.
+   */
+  @Test
+  void aGetOnTheHealthPathIsAProbeAnsweredFromServing() throws Exception {
+    AtomicBoolean serving = new AtomicBoolean(true);
+    HttpRequestParser r = new HttpRequestParser("/thrift", LIMIT, "/health", serving::get);
+    byte[] get = ascii("GET /health?verbose HTTP/1.1\r\nHost: h\r\n\r\n");
+    Read up = read(r, get, 0);
+    assertThat(up.length).isEqualTo(get.length);
+    assertThat(up.request.refusal()).isEqualTo(200);
+    assertThat(text(up.request.refusalResponse()))
+        .startsWith("HTTP/1.1 200 OK\r\n")
+        .doesNotContain("Connection: close")
+        .endsWith("\r\n\r\nserving\n");
+    assertThat(up.request.keepAlive()).isTrue();
+    serving.set(false);
+    Read down = read(r, get, 0);
+    assertThat(down.request.refusal()).isEqualTo(503);
+    assertThat(text(down.request.refusalResponse()))
+        .startsWith("HTTP/1.1 503 Service Unavailable\r\n")
+        .endsWith("\r\n\r\ndraining\n");
+    assertThat(read(r, ascii("GET /thrift HTTP/1.1\r\n\r\n"), 0).request.refusal()).isEqualTo(405);
+    assertThat(read(r, ascii("GET /healthz HTTP/1.1\r\n\r\n"), 0).request.refusal()).isEqualTo(405);
+    assertThat(read(r, ascii("HEAD /health HTTP/1.1\r\n\r\n"), 0).request.refusal()).isEqualTo(405);
+    HttpRequestParser same = new HttpRequestParser("/rpc", LIMIT, "/rpc", serving::get);
+    Read post = read(same, ascii("POST /rpc HTTP/1.1\r\nContent-Length: 2\r\n\r\nok"), 0);
+    assertThat(post.request.refusal()).as("a call on a shared path").isZero();
+    assertThat(post.body).isEqualTo(ascii("ok"));
+    assertThat(read(new HttpRequestParser("/", LIMIT), get, 0).request.refusal())
+        .as("no health path: as before")
+        .isEqualTo(405);
   }
 
   private static WireFormat detect(byte first, EnumSet<WireKind> accepted) {

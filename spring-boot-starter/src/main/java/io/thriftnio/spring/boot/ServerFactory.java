@@ -62,6 +62,7 @@ final class ServerFactory {
     set(p.frameTimeout(), b::frameTimeout);
     set(p.drainTimeout(), b::drainTimeout);
     set(p.httpPath(), b::httpPath);
+    set(p.healthPath(), b::healthPath);
     if (p.wireKinds() != null && !p.wireKinds().isEmpty()) {
       List<WireKind> kinds = p.wireKinds();
       b.wireKinds(kinds.get(0), kinds.subList(1, kinds.size()).toArray(WireKind[]::new));

@@ -331,6 +331,7 @@ class ThriftAutoConfigurationTest {
             "thrift.server.drain-timeout=3s",
             "thrift.server.wire-kinds=framed,http",
             "thrift.server.http-path=/rpc",
+            "thrift.server.health-path=/health",
             "thrift.server.protocol=compact")
         .run(
             context -> {
@@ -341,6 +342,7 @@ class ThriftAutoConfigurationTest {
               assertThat(config.drainTimeout()).hasSeconds(3);
               assertThat(config.wireKinds()).hasSize(2);
               assertThat(config.httpPath()).isEqualTo("/rpc");
+              assertThat(config.healthPath()).isEqualTo("/health");
               assertThat(config.inputProtocolFactory().getClass().getName())
                   .contains("TCompactProtocol");
             });
