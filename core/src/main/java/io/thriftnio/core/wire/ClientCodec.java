@@ -43,6 +43,7 @@ public final class ClientCodec {
   private static final Logger log = LoggerFactory.getLogger(ClientCodec.class);
 
   private static final byte[] NO_HEAD = new byte[0];
+  private static final int[] NO_TRANSFORMS = new int[0];
 
   private final WireKind transport;
   private final Decoder decoder;
@@ -131,7 +132,7 @@ public final class ClientCodec {
   public TException refusal(ByteBuffer message, Map<String, String> headers) {
     if (transport == WireKind.HEADER) {
       try {
-        THeaderRequestHead.protocolId(message, peer);
+        THeaderHead.protocolId(message, peer);
       } catch (TProtocolException e) {
         return e;
       }
@@ -202,12 +203,14 @@ public final class ClientCodec {
       ((HttpResponseDecoder) decoder).expect(oneway);
       return httpHead.head(message.remaining(), sent);
     }
-    return THeaderRequestHead.head(
-        THeaderRequestHead.protocolId(message, peer),
-        THeaderRequestHead.FLAG_SUPPORT_OUT_OF_ORDER,
-        seqId,
-        sent,
-        message.remaining());
+    return THeaderHead.head(
+            THeaderHead.protocolId(message, peer),
+            THeaderHead.FLAG_SUPPORT_OUT_OF_ORDER,
+            seqId,
+            NO_TRANSFORMS,
+            sent,
+            message.remaining())
+        .array();
   }
 
   /**

@@ -1,11 +1,10 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.Framing;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TProtocolException;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -21,8 +20,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * </pre>
  *
  * <p>The reply echoes what Apache Thrift's C++ and Python servers echo: the flags, the header's
- * sequence id and the protocol id. A request with {@link #FLAG_SUPPORT_OUT_OF_ORDER} may be
- * answered as soon as its call ends ({@link #outOfOrder()}); its client matches the reply by the
+ * sequence id and the protocol id. A request with {@link THeaderHead#FLAG_SUPPORT_OUT_OF_ORDER} may
+ * be answered as soon as its call ends ({@link #outOfOrder()}); its client matches the reply by the
  * echoed sequence id. Its info headers are the reply's own ({@code
  * ServerCallContext.setResponseHeader}), never the request's, as those servers do. The transforms
  * are the request's: a peer that compressed its request reads a compressed reply.
@@ -37,13 +36,6 @@ final class THeaderEnvelope extends Envelope {
 
   /** Bytes 4-5 of every THeader frame. */
   static final int MAGIC = 0x0FFF;
-
-  /**
-   * The flag by which a client says it matches replies by the header's sequence id, in any order
-   * (fbthrift's and Apache C++'s {@code HEADER_FLAG_SUPPORT_OUT_OF_ORDER}; Apache's spec names no
-   * flag). Their header clients set it on every request.
-   */
-  static final int FLAG_SUPPORT_OUT_OF_ORDER = 0x01;
 
   /** The fixed part after the length: magic, flags, sequence id, header size. */
   static final int FIXED_SIZE = 10;
@@ -93,75 +85,19 @@ final class THeaderEnvelope extends Envelope {
   /**
    * The frame's length, fixed part and header section, for a body of {@code bodyLength} bytes. The
    * info headers were bounded when set (ServerCallContext: 100 headers, 64 KiB of keys and values,
-   * the decoder's own limits), so the section stays far below HEADER SIZE's 262,140 bytes.
+   * the decoder's own limits), so the section stays far below its 262,140 bytes.
    */
   private ByteBuffer head(int bodyLength) {
-    byte[][] info = infoHeaders(replyHeaders);
-    int section = 2 + transforms.length; // protocol id, count, ids: one byte each, ids below 128
-    if (info != null) {
-      section += 1 + varintSize(replyHeaders.size());
-      for (byte[] b : info) {
-        section += varintSize(b.length) + b.length;
-      }
+    try {
+      return THeaderHead.head(protocolId, flags, seqId, transforms, replyHeaders, bodyLength);
+    } catch (TProtocolException e) {
+      throw new IllegalStateException("reply headers beyond the bounds checked when set", e);
     }
-    int padded = (section + 3) & ~3;
-    ByteBuffer head = ByteBuffer.allocate(Framing.HEADER_SIZE + FIXED_SIZE + padded);
-    head.putInt(FIXED_SIZE + padded + bodyLength)
-        .putShort((short) MAGIC)
-        .putShort((short) flags)
-        .putInt(seqId)
-        .putShort((short) (padded / 4))
-        .put((byte) protocolId)
-        .put((byte) transforms.length);
-    for (int id : transforms) {
-      head.put((byte) id);
-    }
-    if (info != null) {
-      head.put((byte) THeaderSection.INFO_KEYVALUE);
-      putVarint(head, replyHeaders.size());
-      for (byte[] b : info) {
-        putVarint(head, b.length);
-        head.put(b);
-      }
-    }
-    // The rest is the zero padding ByteBuffer.allocate left there.
-    return head.position(0);
-  }
-
-  /** Keys and values alternately, as UTF-8; {@code null} for none. */
-  private static byte[][] infoHeaders(Map<String, String> replyHeaders) {
-    if (replyHeaders.isEmpty()) {
-      return null;
-    }
-    byte[][] info = new byte[replyHeaders.size() * 2][];
-    int i = 0;
-    for (Map.Entry<String, String> e : replyHeaders.entrySet()) {
-      info[i++] = e.getKey().getBytes(StandardCharsets.UTF_8);
-      info[i++] = e.getValue().getBytes(StandardCharsets.UTF_8);
-    }
-    return info;
-  }
-
-  private static int varintSize(int value) {
-    int size = 1;
-    while ((value & ~0x7f) != 0) {
-      value >>>= 7;
-      size++;
-    }
-    return size;
-  }
-
-  private static void putVarint(ByteBuffer out, int value) {
-    while ((value & ~0x7f) != 0) {
-      out.put((byte) ((value & 0x7f) | 0x80));
-      value >>>= 7;
-    }
-    out.put((byte) value);
   }
 
   @Override
   public boolean outOfOrder() {
-    return (flags & FLAG_SUPPORT_OUT_OF_ORDER) != 0;
+    return (flags & THeaderHead.FLAG_SUPPORT_OUT_OF_ORDER) != 0;
   }
 
   /** The header's sequence id. */

@@ -60,7 +60,7 @@ class ClientCodecHeadersTest {
     THeaderEnvelope binary = (THeaderEnvelope) serverReads(head, BINARY_MESSAGE).envelope();
     assertThat(binary.protocol()).isSameAs(THeaderEnvelope.BINARY);
     assertThat(binary.seqId()).isEqualTo(41);
-    assertThat(binary.flags()).isEqualTo(THeaderRequestHead.FLAG_SUPPORT_OUT_OF_ORDER);
+    assertThat(binary.flags()).isEqualTo(THeaderHead.FLAG_SUPPORT_OUT_OF_ORDER);
     assertThat(binary.headers())
         .containsExactly(
             Map.entry("tenant", "acme"),
