@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -288,11 +289,34 @@ public abstract class THeaderClientSuite {
             return current::remove;
           }
         };
+    // The server answers once the dependent stage is added: else a fast reply completes the
+    // future first, and the stage runs on this thread, where nothing is attached.
+    CountDownLatch added = new CountDownLatch(1);
+    ServerInterceptor gate =
+        new ServerInterceptor() {
+          @Override
+          public void beforeCall(ServerCallContext context) {
+            try {
+              added.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt(); // the test fails on its own timeout then
+            }
+          }
+        };
+    ThriftServer server =
+        newServerBuilder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .wireKinds(WireKind.FRAMED, WireKind.HEADER)
+            .interceptors(List.of(gate))
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start();
+    closeLater(server::close);
     ThriftChannel channel =
         closeLater(
             resources()
                 .openChannel(
-                    server(new CopyOnWriteArrayList<>()),
+                    server.localAddress(),
                     HEADER.toBuilder().interceptors(List.of(attaching)).build()));
     CompletableFuture<ByteBuffer> call = channel.exchange(echoRequest(BINARY, "a", 1));
     Map<String, String> seenInDependent = new ConcurrentHashMap<>();
@@ -302,6 +326,7 @@ public abstract class THeaderClientSuite {
               seenInDependent.put("value", String.valueOf(current.get()));
               return "done";
             });
+    added.countDown();
     assertThat(dependent.get(10, TimeUnit.SECONDS)).isEqualTo("done");
     assertThat(seenInDependent).containsEntry("value", "call echo");
   }
