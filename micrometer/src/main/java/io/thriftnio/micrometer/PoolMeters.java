@@ -51,6 +51,9 @@ import java.util.function.Supplier;
  *       budget refused)</td><td>from {@link #bindStats}</td></tr>
  *   <tr><td>{@code thrift.pool.ejections}</td><td>function counter</td><td>endpoints taken out
  *       after consecutive call failures, from {@link #bindStats}</td></tr>
+ *   <tr><td>{@code thrift.pool.connections.aged}</td><td>function counter</td><td>connections
+ *       closed between calls for the pool's {@code maxConnectionAge} (also in {@code
+ *       destroyed}), from {@link #bindStats}</td></tr>
  * </table>
  *
  * <p>Thread-safe; the event methods are called on the threads that cause the events and only look
@@ -106,6 +109,10 @@ public final class PoolMeters implements PoolMetrics {
           .register(r);
       FunctionCounter.builder("thrift.pool.ejections", stats, s -> s.get().ejections())
           .description("endpoints ejected after consecutive call failures")
+          .tags(tags)
+          .register(r);
+      FunctionCounter.builder("thrift.pool.connections.aged", stats, s -> s.get().aged())
+          .description("connections closed between calls for their maxConnectionAge")
           .tags(tags)
           .register(r);
     };

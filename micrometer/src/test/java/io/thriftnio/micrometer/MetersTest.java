@@ -229,6 +229,8 @@ class MetersTest {
             .isEqualTo((double) stats.retriesRefused());
         assertThat(registry.get("thrift.pool.ejections").functionCounter().count())
             .isEqualTo((double) stats.ejections());
+        assertThat(registry.get("thrift.pool.connections.aged").functionCounter().count())
+            .isEqualTo((double) stats.aged());
       }
     }
   }

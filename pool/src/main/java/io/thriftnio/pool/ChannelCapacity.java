@@ -101,7 +101,7 @@ final class ChannelCapacity {
     }
     counters.created.increment();
     metrics.created(ep);
-    Conn c = endpoint.connected(channel);
+    Conn c = endpoint.connected(channel, pool.age().lifetimeNanos());
     channel.whenClosed(() -> pool.closedUnderUs(c));
     if (pool.isClosed()) {
       // close() ran while this connect completed: the connection is not lent after all.
@@ -134,6 +134,9 @@ final class ChannelCapacity {
     }
     total.decrementAndGet();
     counters.destroyed.increment();
+    if (c.aged) {
+      counters.aged.increment();
+    }
     metrics.destroyed(c.endpoint);
     // A caller waiting on another endpoint for room under maxTotal may go on now.
     for (EndpointChannels e : pool.books.values()) {

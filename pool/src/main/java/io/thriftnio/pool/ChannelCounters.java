@@ -14,6 +14,7 @@ final class ChannelCounters {
   final LongAdder invalidated = new LongAdder();
   final LongAdder timeouts = new LongAdder();
   final LongAdder connectFailures = new LongAdder();
+  final LongAdder aged = new LongAdder();
 
   /**
    * The pool's stats: {@code counts} are open and active connections summed over the endpoints,
@@ -33,6 +34,7 @@ final class ChannelCounters {
         connectFailures.sum(),
         selector.budget().retried(),
         selector.budget().refused(),
-        selector.ejections());
+        selector.ejections(),
+        aged.sum());
   }
 }

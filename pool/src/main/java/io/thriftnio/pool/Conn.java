@@ -17,10 +17,23 @@ final class Conn {
   int inFlight; // guarded by the owner's lock
   long idleSince = System.nanoTime(); // guarded by the owner's lock
   boolean removed; // guarded by the owner's lock
+  // When it retires (System.nanoTime()), if `ages`: it then takes no new call, and closes once its
+  // calls are done.
+  private final long retireAt;
+  private final boolean ages;
+  boolean aged; // guarded by the owner's lock: taken off the books for its age
 
-  Conn(EndpointChannels owner, ThriftChannel channel) {
+  /** {@code lifetimeNanos}: from {@link ConnectionAge#lifetimeNanos()}, 0 for no ageing. */
+  Conn(EndpointChannels owner, ThriftChannel channel, long lifetimeNanos) {
     this.endpoint = owner.endpoint;
     this.owner = owner;
     this.channel = channel;
+    this.ages = lifetimeNanos > 0;
+    this.retireAt = idleSince + lifetimeNanos;
+  }
+
+  /** Whether it has outlived its lifetime at {@code now} ({@code System.nanoTime()}). */
+  boolean over(long now) {
+    return ages && now - retireAt >= 0;
   }
 }

@@ -12,7 +12,8 @@ import java.util.List;
  * a user's validator) runs under it. A call takes the least loaded connection below {@code
  * maxInFlight} among those that owe no late reply of a timed-out call; when none has room it may
  * reserve a connect; failing that it takes one that owes a late reply; otherwise it waits for a
- * release on this endpoint.
+ * release on this endpoint. A connection past its age ({@link ConnectionAge}) takes no new call: it
+ * leaves the books when idle, or when its last call is released.
  */
 final class EndpointChannels extends EndpointUpkeep {
 
@@ -76,11 +77,20 @@ final class EndpointChannels extends EndpointUpkeep {
     }
     Conn best = null;
     Conn owing = null; // the least loaded of those owing a late reply
+    long now = System.nanoTime();
     for (int i = conns.size() - 1; i >= 0; i--) {
       Conn c = conns.get(i);
       if (!c.channel.isOpen()) {
         // Its calls have failed or will; whoever releases them later finds it off the books.
         if (remove(c)) {
+          dead.add(c);
+        }
+        continue;
+      }
+      if (c.over(now)) {
+        // Aged: no new call; an idle one closes now, a busy one when its last call ends.
+        if (c.inFlight == 0 && remove(c)) {
+          c.aged = true;
           dead.add(c);
         }
         continue;
@@ -129,9 +139,12 @@ final class EndpointChannels extends EndpointUpkeep {
     }
   }
 
-  /** A reserved connect succeeded: the connection joins, carrying the caller's call. */
-  Conn connected(ThriftChannel channel) {
-    Conn c = new Conn(this, channel);
+  /**
+   * A reserved connect succeeded: the connection joins, carrying the caller's call, to retire after
+   * {@code lifetimeNanos} (0: never).
+   */
+  Conn connected(ThriftChannel channel, long lifetimeNanos) {
+    Conn c = new Conn(this, channel, lifetimeNanos);
     c.inFlight = 1;
     lock.lock();
     try {
@@ -158,18 +171,23 @@ final class EndpointChannels extends EndpointUpkeep {
   }
 
   /**
-   * A call ended. Returns whether the caller must close the connection: it failed, closed or was
-   * condemned ({@code remove}), and this call took it off the books.
+   * A call ended. Returns whether the caller must close the connection: it failed, closed, was
+   * condemned ({@code remove}) or aged with no call left, and this call took it off the books.
    */
   boolean release(Conn c, boolean remove) {
     lock.lock();
     try {
       c.inFlight--;
+      long now = System.nanoTime();
       if (c.inFlight == 0) {
-        c.idleSince = System.nanoTime();
+        c.idleSince = now;
       }
+      boolean aging = c.inFlight == 0 && c.over(now);
       boolean removed =
-          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0)) && remove(c);
+          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0) || aging) && remove(c);
+      if (removed && aging && !remove && c.channel.isOpen()) {
+        c.aged = true; // closed for its age alone, counted so
+      }
       if (waiting > 0) {
         released.signal();
       }

@@ -73,6 +73,7 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   private final GenericKeyedObjectPool<InetSocketAddress, T> pool;
   private final Set<T> lent = ConcurrentHashMap.newKeySet();
   private final EndpointPoolStats stats = new EndpointPoolStats();
+  private final ConnectionAges<T> ages = new ConnectionAges<>();
   private final EndpointBorrows<T> borrows;
   private final EndpointReturns<T> returns;
   private volatile boolean closed;
@@ -127,10 +128,11 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     this.pool =
         new GenericKeyedObjectPool<>(
             new EndpointPoolFactory<>(
-                name, source, selector, connections, metrics, stats, this::closedUnderUs),
+                name, source, selector, connections, metrics, stats, this::closedUnderUs, ages),
             Pool2Settings.of(config));
     EndpointPoolBooks<T> books =
-        new EndpointPoolBooks<>(this, name, pool, selector, lent, stats, metrics, connections);
+        new EndpointPoolBooks<>(
+            this, name, pool, selector, lent, stats, metrics, connections, ages);
     this.borrows = new EndpointBorrows<>(books, config);
     this.returns = new EndpointReturns<>(books);
     try {
@@ -230,7 +232,15 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     stats.timeouts.increment();
   }
 
-  /** Gives a healthy connection back. */
+  /**
+   * Retires each connection opened from now on once it has lived {@code age} (jittered), when it is
+   * given back; called by the owner before it lends any.
+   */
+  void maxConnectionAge(ConnectionAge age) {
+    ages.age(age);
+  }
+
+  /** Gives a healthy connection back; one past its age is destroyed instead, counted as aged. */
   public void release(Borrowed<T> b) {
     returns.release(b);
   }

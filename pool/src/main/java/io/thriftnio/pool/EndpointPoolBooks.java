@@ -7,7 +7,8 @@ import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
 /**
  * What the borrows and the returns of one {@link EndpointPool} share: the pool itself (whether it
  * is closed, its state for errors), its name, the pool2 pool, the endpoint selector, the
- * connections lent now, the counters, the metrics and the connections' factory.
+ * connections lent now, the counters, the metrics, the connections' factory and when each
+ * connection retires.
  *
  * @param <T> the pooled connection
  */
@@ -19,4 +20,5 @@ record EndpointPoolBooks<T>(
     Set<T> lent,
     EndpointPoolStats stats,
     PoolMetrics metrics,
-    EndpointPool.Connections<T> connections) {}
+    EndpointPool.Connections<T> connections,
+    ConnectionAges<T> ages) {}

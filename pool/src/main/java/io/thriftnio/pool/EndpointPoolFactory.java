@@ -44,9 +44,11 @@ final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSock
   private final PoolMetrics metrics;
   private final EndpointPoolStats stats;
   private final BiConsumer<InetSocketAddress, T> closedUnderUs;
+  private final ConnectionAges<T> ages;
 
   /**
    * @param closedUnderUs told when a connection this factory opened closes by itself
+   * @param ages told of each connection opened and destroyed
    */
   EndpointPoolFactory(
       String name,
@@ -55,7 +57,8 @@ final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSock
       EndpointPool.Connections<T> connections,
       PoolMetrics metrics,
       EndpointPoolStats stats,
-      BiConsumer<InetSocketAddress, T> closedUnderUs) {
+      BiConsumer<InetSocketAddress, T> closedUnderUs,
+      ConnectionAges<T> ages) {
     this.name = name;
     this.source = source;
     this.selector = selector;
@@ -63,6 +66,7 @@ final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSock
     this.metrics = metrics;
     this.stats = stats;
     this.closedUnderUs = closedUnderUs;
+    this.ages = ages;
   }
 
   @Override
@@ -92,6 +96,7 @@ final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSock
     }
     stats.created.increment();
     metrics.created(endpoint);
+    ages.opened(t);
     connections.whenClosed(t, () -> closedUnderUs.accept(endpoint, t));
     return t;
   }
@@ -124,6 +129,7 @@ final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSock
     } catch (RuntimeException e) {
       log.warn("{}: closing a connection to {} threw", name, Names.endpoint(endpoint), e);
     }
+    ages.closed(p.getObject());
     stats.destroyed.increment();
     metrics.destroyed(endpoint);
   }

@@ -14,6 +14,7 @@ final class EndpointPoolStats {
   final LongAdder invalidated = new LongAdder();
   final LongAdder timeouts = new LongAdder();
   final LongAdder connectFailures = new LongAdder();
+  final LongAdder aged = new LongAdder();
 
   /**
    * A snapshot, with the gauges of {@code pool} and the retry and ejection counts of {@code
@@ -42,6 +43,7 @@ final class EndpointPoolStats {
         connectFailures.sum(),
         selector.budget().retried(),
         selector.budget().refused(),
-        selector.ejections());
+        selector.ejections(),
+        aged.sum());
   }
 }

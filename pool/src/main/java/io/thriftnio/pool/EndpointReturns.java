@@ -37,6 +37,10 @@ final class EndpointReturns<T> {
 
   /** See {@link EndpointPool#release(EndpointPool.Borrowed)}. */
   void release(EndpointPool.Borrowed<T> b) {
+    if (books.ages().over(b.connection)) {
+      retire(b);
+      return;
+    }
     books.lent().remove(b.connection);
     try {
       pool.returnObject(b.endpoint, b.connection);
@@ -48,6 +52,22 @@ final class EndpointReturns<T> {
       // The endpoint left: the connection is closed unless a borrower waiting for this endpoint
       // took it. Checked after the return, so an update racing with it cannot leave it idle.
       pool.clear(b.endpoint);
+    }
+    onFree.run();
+  }
+
+  /**
+   * Destroys a healthy connection past its age between two calls, so that no call fails for it: the
+   * next borrow opens another, to an endpoint chosen the normal way.
+   */
+  private void retire(EndpointPool.Borrowed<T> b) {
+    books.lent().remove(b.connection);
+    books.stats().aged.increment();
+    try {
+      pool.invalidateObject(b.endpoint, b.connection, DestroyMode.NORMAL);
+    } catch (Exception e) {
+      log.warn("{}: could not retire a connection to {}", name, Names.endpoint(b.endpoint), e);
+      books.connections().close(b.connection);
     }
     onFree.run();
   }

@@ -161,6 +161,14 @@ final class MultiplexedPool implements ThriftChannel {
   }
 
   /**
+   * Retires each connection after {@code age} (jittered; zero for never): it then takes no new call
+   * and closes once its calls are done. Set as {@link #intercept} is.
+   */
+  public void maxConnectionAge(Duration age) {
+    shared.maxConnectionAge(ConnectionAge.of(age));
+  }
+
+  /**
    * Sends an idempotent call to a second endpoint when no reply has come {@code delay} after it was
    * sent, from the retry budget; zero for never. Set as {@link #intercept} is.
    */

@@ -6,6 +6,7 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,6 +35,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private boolean inheritDeadline = true;
   private String[] idempotentNames;
   private ClientOptions options; // null: not given, the defaults
+  private Duration maxConnectionAge = Duration.ZERO;
 
   PoolBuilder() {}
 
@@ -234,6 +236,30 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
+   * How long the pool keeps a connection: one that has lived this long (plus or minus {@value
+   * ConnectionAge#JITTER_PERCENT}%, drawn per connection, so that connections opened together are
+   * not reopened together) is closed between calls, never under one, and the next call opens
+   * another to an endpoint chosen the normal way. Behind a load balancer that balances connections
+   * (a Kubernetes Service), this spreads a long-lived pool over servers added since it connected.
+   * {@link ThriftClientPool} and {@link ThriftAsyncClientPool} close such a connection when its
+   * borrower gives it back; {@link ThriftChannelPool} gives it no new call and closes it when its
+   * calls are done. Counted in {@link PoolStats#aged()}. Zero: connections are kept until they
+   * fail, idle out or the pool closes. Default zero.
+   *
+   * @param maxConnectionAge {@code >= 0}
+   * @return this builder
+   */
+  public final B maxConnectionAge(Duration maxConnectionAge) {
+    this.maxConnectionAge = maxConnectionAge;
+    return self();
+  }
+
+  /** The connections' age, zero for none. */
+  final Duration maxConnectionAge() {
+    return maxConnectionAge;
+  }
+
+  /**
    * Checks what every pool builder shares, at {@code build()}; setters only record.
    *
    * @throws IllegalArgumentException naming the first bad value, {@code name: value (expected:
@@ -247,6 +273,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     Checks.notNull("config", config);
     Checks.notNull("metrics", metrics);
     Checks.notNull("options", options());
+    Checks.nonNegative("maxConnectionAge", maxConnectionAge);
     interceptors = Checks.noNulls("interceptors", interceptors);
     if (idempotentNames != null) {
       Set<String> names = Set.copyOf(Checks.noNulls("methodNames", Arrays.asList(idempotentNames)));

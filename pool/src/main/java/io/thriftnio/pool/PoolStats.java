@@ -23,6 +23,9 @@ package io.thriftnio.pool;
  * @param retriesRefused retries the spent budget refused: those calls failed with their own error
  * @param ejections endpoints taken out after {@link
  *     EndpointHealthConfig#ejectAfterConsecutiveFailures()} call failures in a row
+ * @param aged connections closed between calls because they reached {@link
+ *     PoolBuilder#maxConnectionAge(java.time.Duration)} (included in {@code destroyed}, not in
+ *     {@code invalidated})
  */
 public record PoolStats(
     int total,
@@ -37,7 +40,8 @@ public record PoolStats(
     long connectFailures,
     long retries,
     long retriesRefused,
-    long ejections) {
+    long ejections,
+    long aged) {
 
   /** The gauges as {@code total=, active=, idle=, waiting=}, the form error messages use. */
   public String gauges() {
@@ -66,6 +70,8 @@ public record PoolStats(
         + retriesRefused
         + ", ejections="
         + ejections
+        + ", aged="
+        + aged
         + '}';
   }
 
@@ -86,6 +92,7 @@ public record PoolStats(
             connectFailures,
             retries,
             retriesRefused,
-            ejections);
+            ejections,
+            aged);
   }
 }

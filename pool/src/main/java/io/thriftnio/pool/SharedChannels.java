@@ -48,6 +48,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
   private final ChannelBorrows borrows;
   private final AsyncBorrows<Conn> waiters;
   private final ChannelEviction eviction;
+  private volatile ConnectionAge age = ConnectionAge.NONE;
 
   SharedChannels(
       String name,
@@ -102,6 +103,16 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
       }
     }
     capacity.closeAll(idle); // outside the update lock: closing a channel may take a moment
+  }
+
+  /** Retires each connection opened from now on after {@code age}; set before any call. */
+  void maxConnectionAge(ConnectionAge age) {
+    this.age = age;
+  }
+
+  /** How long connections opened now live. */
+  ConnectionAge age() {
+    return age;
   }
 
   /** Forgets a retired endpoint once its last connection has closed. */

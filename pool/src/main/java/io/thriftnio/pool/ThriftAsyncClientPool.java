@@ -126,6 +126,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
     try {
       this.pool =
           new EndpointPool<>(name, b.endpointSource(), b.config(), b.metrics(), connections);
+      pool.maxConnectionAge(ConnectionAge.of(b.maxConnectionAge()));
     } catch (RuntimeException | Error e) {
       connections.close(); // the selector threads, started above
       throw e;

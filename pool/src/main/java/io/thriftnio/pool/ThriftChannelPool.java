@@ -108,6 +108,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.idempotent(b.idempotentMethods());
     pool.inheritDeadline(b.inheritDeadline());
     pool.hedgeAfter(b.hedgeAfter);
+    pool.maxConnectionAge(b.maxConnectionAge());
     if (b.onIo || b.optionsGiven()) {
       pool.callTimeout(b.options().callTimeout());
     }

@@ -61,7 +61,7 @@ class AsyncBorrowsTest {
     @Override
     public PoolStats stats() {
       int waiting = borrows == null ? 0 : borrows.waiting();
-      return new PoolStats(1, 1, 0, waiting, 0, 0, 0, 0, timeouts.sum(), 0, 0, 0, 0);
+      return new PoolStats(1, 1, 0, waiting, 0, 0, 0, 0, timeouts.sum(), 0, 0, 0, 0, 0);
     }
 
     @Override

@@ -221,7 +221,7 @@ class PoolConfigTest {
 
   @Test
   void statsFormatIsTheOneErrorsUse() {
-    PoolStats s = new PoolStats(3, 2, 1, 5, 10, 4, 1, 1, 0, 0, 0, 0, 0);
+    PoolStats s = new PoolStats(3, 2, 1, 5, 10, 4, 1, 1, 0, 0, 0, 0, 0, 0);
     assertThat(s.gauges()).isEqualTo("total=3, active=2, idle=1, waiting=5");
     assertThat(s.toString())
         .startsWith("PoolStats{total=3, active=2, idle=1, waiting=5, borrowed=10");

@@ -33,7 +33,7 @@ class SlowCallOutcomesTest {
     o.record(new TTransportException(TTransportException.TIMED_OUT, "read timed out"));
     o.record(
         new PoolTimeoutException(
-            null, Duration.ofSeconds(5), new PoolStats(8, 8, 0, 1, 0, 8, 0, 0, 1, 0, 0, 0, 0)));
+            null, Duration.ofSeconds(5), new PoolStats(8, 8, 0, 1, 0, 8, 0, 0, 1, 0, 0, 0, 0, 0)));
     o.wrongReply("echo(300 B)");
 
     assertThat(o.ok()).isEqualTo(2);

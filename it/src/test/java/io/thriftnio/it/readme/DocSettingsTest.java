@@ -54,6 +54,7 @@ class DocSettingsTest {
           "Pools",
           List.of(
               PoolConfig.Builder.class,
+              PoolBuilder.class,
               IdleConnectionsConfig.Builder.class,
               RetryBudgetConfig.Builder.class,
               EndpointHealthConfig.Builder.class));

@@ -80,6 +80,9 @@ final class PoolFactory {
           if (p.idempotent() != null) {
             b.idempotent(p.idempotent().toArray(String[]::new));
           }
+          if (p.maxConnectionAge() != null) {
+            b.maxConnectionAge(p.maxConnectionAge());
+          }
         };
     if (p.pool() == PoolType.CHANNEL) {
       Constructor<? extends TServiceClient> c = ClientClasses.constructor(client, 2);

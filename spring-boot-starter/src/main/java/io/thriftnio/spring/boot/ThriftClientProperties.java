@@ -46,6 +46,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPerEndpoint connections to one endpoint. Default: 8
  * @param maxCallsInFlightPerConnection calls one connection carries at once ({@code channel} pools
  *     only). Default: 32
+ * @param maxConnectionAge how long the pool keeps a connection (±10%) before it closes it between
+ *     calls and opens another, so that a pool behind a Kubernetes Service spreads over pods added
+ *     since it connected; 0 is none. Default: none
  * @param idempotent the IDL names of the methods that may run twice: retried once on another
  *     endpoint after a transport error, within the retry budget. Default: none
  * @param retryBudget the share of calls that may be retried
@@ -67,6 +70,7 @@ public record ThriftClientProperties(
     Integer maxTotal,
     Integer maxPerEndpoint,
     Integer maxCallsInFlightPerConnection,
+    Duration maxConnectionAge,
     List<String> idempotent,
     @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
     @DefaultValue @NestedConfigurationProperty Ssl ssl) {

@@ -395,6 +395,30 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void maxConnectionAgeRetiresThePoolsConnectionsBetweenCalls() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues(
+            "thrift.clients.bench.service=io.thriftnio.testkit.gen.BenchService",
+            "thrift.clients.bench.local-server=true",
+            "thrift.clients.bench.max-connection-age=50ms")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              BenchService.Iface bench =
+                  context.getBean("thrift.clients.bench.iface", BenchService.Iface.class);
+              ThriftClientPool<?> pool =
+                  context.getBean("thrift.clients.bench.pool", ThriftClientPool.class);
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+              while (pool.stats().aged() < 2 && System.nanoTime() - deadline < 0) {
+                bench.get_last_sale("A"); // each call must succeed, aged connection or not
+              }
+              assertThat(pool.stats().aged()).as("%s", pool.stats()).isGreaterThanOrEqualTo(2);
+              assertThat(pool.stats().invalidated()).isZero();
+            });
+  }
+
+  @Test
   void aClientValueTheBuilderRefusesFailsWithThePropertyPath() {
     RUNNER
         .withPropertyValues(
@@ -405,6 +429,20 @@ class ThriftAutoConfigurationTest {
             context ->
                 assertThat(rootOrSelf(context.getStartupFailure()))
                     .isEqualTo("thrift.clients.bench.call-timeout: PT-1S (expected: > 0)"));
+  }
+
+  @Test
+  void aNegativeMaxConnectionAgeFailsWithThePropertyPath() {
+    RUNNER
+        .withPropertyValues(
+            "thrift.clients.bench.service=io.thriftnio.testkit.gen.BenchService",
+            "thrift.clients.bench.endpoints=127.0.0.1:9",
+            "thrift.clients.bench.max-connection-age=-1s")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.max-connection-age: PT-1S (expected: >= 0, 0 = off)"));
   }
 
   @Test
