@@ -1,5 +1,6 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.WireKind;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,13 +79,18 @@ public final class ServerCodec {
   /**
    * Whether another whole message follows in {@code in}: a server answering the message just
    * delivered may wait and send both replies in one write. The step is kept for the next {@link
-   * #next}, which must start at the same bytes. Only kinds with one envelope per connection are
-   * looked ahead (framed, unframed): an HTTP reply leaves at once.
+   * #next}, which must start at the same bytes: the caller takes the delivered message's payload
+   * and envelope before it looks ahead. Framed, unframed and THeader requests are looked ahead
+   * (pipelining peers send many per read; without it each THeader reply was a write of its own); an
+   * HTTP reply leaves at once.
    */
   public boolean peek(ByteSource in, int start, int available) {
     WireFormat k = kind;
-    if (rejected || k == null || k.envelope() == null || available == 0) {
+    if (rejected || k == null || available == 0) {
       return false;
+    }
+    if (k.envelope() == null && k.wireKind() != WireKind.HEADER) {
+      return false; // HTTP: each reply leaves at once, as it always did
     }
     int event = step(in, start, available);
     ahead = event != Decoded.NEED_MORE;

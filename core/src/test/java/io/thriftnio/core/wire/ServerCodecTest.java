@@ -295,6 +295,26 @@ class ServerCodecTest {
   }
 
   @Test
+  void peekLooksAheadOnTHeaderConnectionsToo() {
+    // Without it a Grizzly server wrote each pipelined THeader reply on its own (13 us per call
+    // against 2 framed in the efficiency bench); its envelope is taken before the look-ahead.
+    byte[] wire =
+        concat(
+            THeaderFrames.request().seqId(1).frame(new byte[] {1, 2, 3, 4}),
+            THeaderFrames.request().seqId(2).frame(new byte[] {5, 6, 7, 8}));
+    int first = wire.length / 2;
+    ServerCodec codec = codec(MAX, EnumSet.of(WireKind.FRAMED, WireKind.HEADER));
+    ByteSource in = ByteSource.of(wire);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
+    Envelope firstEnvelope = codec.decoded().envelope();
+    assertThat(codec.peek(in, first, wire.length - first)).isTrue();
+    assertThat(codec.next(in, first, wire.length - first)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.decoded().envelope()).isNotSameAs(firstEnvelope);
+    assertThat(codec.decoded().envelope().toString()).contains("seqid 2");
+    assertThat(firstEnvelope.toString()).contains("seqid 1");
+  }
+
+  @Test
   void aRefusalFoundByPeekIsHandedOutByTheNextStep() {
     byte[] bad = new byte[8];
     Framing.encodeLength(MAX + 1, bad, 0);
