@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.internal.client.Messages.Call;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -52,14 +53,18 @@ final class AwaitingCalls implements Iterable<Call> {
 
   /**
    * Takes out the written call the reply answers: the oldest, or ({@code bySeqId}) the one sent
-   * with {@code wireSeqId}; {@code null} when there is none.
+   * with {@code wireSeqId} whose message sequence id the reply's matches; {@code null} when there
+   * is none. A THeader peer that does not echo the header's sequence id (Apache Thrift's Python
+   * server writes the message's there) answers in request order: its reply is the oldest call's
+   * when their message sequence ids agree.
    *
    * @param wireSeqId the sequence id of the reply's THeader header; ignored in order
+   * @param messageSeqId the reply message's own sequence id, or {@code UNKNOWN_SEQ_ID}
    * @param fifo whether the reply carries no header (an HTTP status): the oldest call, always
    */
-  Call take(int wireSeqId, boolean fifo) {
+  Call take(int wireSeqId, long messageSeqId, boolean fifo) {
+    Call oldest = calls.peek();
     if (!bySeqId || fifo) {
-      Call oldest = calls.peek();
       if (oldest == null || !oldest.written) {
         return null;
       }
@@ -67,12 +72,24 @@ final class AwaitingCalls implements Iterable<Call> {
     }
     for (Iterator<Call> it = calls.iterator(); it.hasNext(); ) {
       Call c = it.next();
-      if (c.written && c.wireSeqId == wireSeqId) {
+      if (c.written && c.wireSeqId == wireSeqId && sameMessage(c, messageSeqId)) {
         it.remove();
         return c;
       }
     }
+    if (oldest != null
+        && oldest.written
+        && oldest.seqId != MessageHeaders.UNKNOWN_SEQ_ID
+        && oldest.seqId == messageSeqId) {
+      return calls.poll();
+    }
     return null;
+  }
+
+  private static boolean sameMessage(Call c, long messageSeqId) {
+    return c.seqId == MessageHeaders.UNKNOWN_SEQ_ID
+        || messageSeqId == MessageHeaders.UNKNOWN_SEQ_ID
+        || c.seqId == messageSeqId;
   }
 
   /**
