@@ -320,10 +320,7 @@ public final class AsyncClients {
       return result;
     }
 
-    /**
-     * Runs the continuation on the executor, inside what the interceptors of the call completing on
-     * this thread attach (a channel's, a pool's), if any.
-     */
+    /** Runs the continuation on the executor, inside the completing call's attach scopes. */
     private void hop(Runnable task) {
       execute(executor, Continuations.wrap(task));
     }

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.util.internal.MessageHeaders;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -59,10 +60,10 @@ final class AwaitingCalls implements Iterable<Call> {
    * when their message sequence ids agree.
    *
    * @param wireSeqId the sequence id of the reply's THeader header; ignored in order
-   * @param messageSeqId the reply message's own sequence id, or {@code UNKNOWN_SEQ_ID}
+   * @param reply the reply message, whose own sequence id is read; {@code null} for a failure
    * @param fifo whether the reply carries no header (an HTTP status): the oldest call, always
    */
-  Call take(int wireSeqId, long messageSeqId, boolean fifo) {
+  Call take(int wireSeqId, ByteBuffer reply, boolean fifo) {
     Call oldest = calls.peek();
     if (!bySeqId || fifo) {
       if (oldest == null || !oldest.written) {
@@ -70,6 +71,7 @@ final class AwaitingCalls implements Iterable<Call> {
       }
       return calls.poll();
     }
+    long messageSeqId = reply == null ? MessageHeaders.UNKNOWN_SEQ_ID : MessageHeaders.seqId(reply);
     for (Iterator<Call> it = calls.iterator(); it.hasNext(); ) {
       Call c = it.next();
       if (c.written && c.wireSeqId == wireSeqId && sameMessage(c, messageSeqId)) {

@@ -8,7 +8,6 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
 import io.thriftnio.core.internal.client.Messages.Outbound;
-import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -227,11 +226,7 @@ public final class PipelinedCalls {
       if (closed) {
         return; // it answers a call that has already failed with the connection
       }
-      call =
-          awaiting.take(
-              wireSeqId,
-              payload == null ? MessageHeaders.UNKNOWN_SEQ_ID : MessageHeaders.seqId(payload),
-              fifo);
+      call = awaiting.take(wireSeqId, payload, fifo);
       if (call != null) {
         call.settled = true;
         late.replied(call.abandoned, System.nanoTime());
