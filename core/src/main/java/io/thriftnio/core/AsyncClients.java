@@ -260,6 +260,7 @@ public final class AsyncClients {
       reply.whenComplete(
           (response, failure) ->
               hop(
+                  reply,
                   () -> {
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
@@ -310,6 +311,7 @@ public final class AsyncClients {
       written.whenComplete(
           (ok, failure) ->
               hop(
+                  written,
                   () -> {
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
@@ -320,9 +322,9 @@ public final class AsyncClients {
       return result;
     }
 
-    /** Runs the continuation on the executor, inside the completing call's attach scopes. */
-    private void hop(Runnable task) {
-      execute(executor, Continuations.wrap(task));
+    /** Runs the continuation on the executor, inside the attach scopes of the call of {@code f}. */
+    private void hop(CompletableFuture<?> f, Runnable task) {
+      execute(executor, Continuations.wrap(task, f));
     }
 
     private <T> CompletableFuture<T> failedOn(Throwable t) {

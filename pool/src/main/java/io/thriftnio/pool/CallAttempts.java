@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static io.thriftnio.pool.CallState.deadline;
 
 import io.thriftnio.core.internal.client.CallerContext;
+import io.thriftnio.core.util.internal.Continuations;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -235,7 +236,7 @@ final class CallAttempts {
       return CallerContext.sendIn(
           caller, () -> calls.exchange(sent, conn, request, timeout, state));
     }
-    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    CompletableFuture<ByteBuffer> result = new Continuations.CallFuture<>();
     shared
         .later(choice)
         .whenComplete(

@@ -8,6 +8,7 @@ import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.CallerContext;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -73,7 +74,7 @@ final class ConnectionCalls {
     } catch (TException refusal) {
       return CompletableFuture.failedFuture(refusal);
     }
-    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    CompletableFuture<ByteBuffer> result = new Continuations.CallFuture<>();
     CompletableFuture<ByteBuffer> reply;
     // The interceptors' request headers reach the channel as the slot current while it is called.
     HeaderSlot headers = call == null ? null : ClientInterception.slotFor(call);
@@ -101,6 +102,7 @@ final class ConnectionCalls {
             shared.release(conn, connectionFailure(failure));
             finish(
                 call,
+                result,
                 headers,
                 () -> end(call, null, failure),
                 () -> result.completeExceptionally(failure));
@@ -111,6 +113,7 @@ final class ConnectionCalls {
           shared.release(conn, mismatch);
           finish(
               call,
+              result,
               headers,
               () -> end(call, response, mismatch),
               mismatch != null
@@ -124,11 +127,16 @@ final class ConnectionCalls {
    * Ends {@code call} and completes the caller's future: through the interceptors' {@code attach}
    * scopes, the reply's headers given to the context first, when there are interceptors.
    */
-  private void finish(Call call, HeaderSlot headers, Runnable ending, Runnable complete) {
+  private void finish(
+      Call call,
+      CompletableFuture<?> result,
+      HeaderSlot headers,
+      Runnable ending,
+      Runnable complete) {
     if (call == null) {
       complete.run();
     } else {
-      interception.finish(call, headers.reply(), ending, complete);
+      interception.finish(call, result, headers.reply(), ending, complete);
     }
   }
 
@@ -167,16 +175,9 @@ final class ConnectionCalls {
     return result;
   }
 
-  /** Completes {@code to} as {@code from} completes. */
+  /** Completes {@code to} as {@code from} completes; see {@link Continuations#relay}. */
   static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
-    from.whenComplete(
-        (value, failure) -> {
-          if (failure != null) {
-            to.completeExceptionally(failure);
-          } else {
-            to.complete(value);
-          }
-        });
+    Continuations.relay(from, to);
   }
 
   /**

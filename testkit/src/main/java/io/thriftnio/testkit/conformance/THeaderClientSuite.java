@@ -373,6 +373,48 @@ public abstract class THeaderClientSuite {
         .isEqualTo("null");
   }
 
+  @Test
+  void attachedContextIsCurrentInTheCallbackOfACallCompletedBeforeItWasRegistered()
+      throws Exception {
+    ThreadLocal<String> current = new ThreadLocal<>();
+    ClientInterceptor attaching =
+        new ClientInterceptor() {
+          @Override
+          public CallScope attach(ClientCallContext context) {
+            current.set("call " + context.methodName());
+            return current::remove;
+          }
+        };
+    ThriftChannel channel =
+        resources()
+            .openChannel(
+                server(new CopyOnWriteArrayList<>()),
+                HEADER.toBuilder().interceptors(List.of(attaching)).build());
+    // Closed first: the call fails on this thread, inside the exchange, so its future is complete
+    // before the bridge registers its continuation; the context must still be current there.
+    channel.close();
+    ExecutorService callbacks = Executors.newSingleThreadExecutor();
+    closeLater(callbacks::shutdownNow);
+    BenchService.AsyncIface async =
+        AsyncClients.asyncIface(
+            BenchService.AsyncIface.class, channel, BenchService.Client::new, BINARY, callbacks);
+    CompletableFuture<String> seenInCallback = new CompletableFuture<>();
+    async.echo(
+        ByteBuffer.wrap(new byte[] {1}),
+        new AsyncMethodCallback<>() {
+          @Override
+          public void onComplete(ByteBuffer response) {
+            seenInCallback.completeExceptionally(new AssertionError("a closed channel answered"));
+          }
+
+          @Override
+          public void onError(Exception e) {
+            seenInCallback.complete(String.valueOf(current.get()));
+          }
+        });
+    assertThat(seenInCallback.get(10, TimeUnit.SECONDS)).isEqualTo("call echo");
+  }
+
   /**
    * A raw THeader server: reads two request frames, answers the second first, each reply echoing
    * its request's payload and header sequence id with an info header {@code answered} naming the

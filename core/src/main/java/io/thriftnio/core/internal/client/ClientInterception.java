@@ -177,11 +177,12 @@ public final class ClientInterception {
       call.endWithFailure(e);
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<T> result = new CompletableFuture<>();
+    CompletableFuture<T> result = new Continuations.CallFuture<>();
     sent.whenComplete(
         (value, failure) ->
             finish(
                 call,
+                result,
                 headers.reply(),
                 failure != null
                     ? () -> call.endWithFailure(failure)
@@ -198,10 +199,16 @@ public final class ClientInterception {
    * complete} completes the future, whose dependents (and their own hops) run inside the scopes
    * too.
    *
+   * @param future the caller's future, which {@code complete} completes: a {@link
+   *     Continuations.CallFuture} keeps the scopes for dependents registered after it completed
    * @param replyHeaders the reply's headers; empty without a reply
    */
   public void finish(
-      Call call, Map<String, String> replyHeaders, Runnable ending, Runnable complete) {
+      Call call,
+      CompletableFuture<?> future,
+      Map<String, String> replyHeaders,
+      Runnable ending,
+      Runnable complete) {
     CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
     try {
       if (!replyHeaders.isEmpty()) {
@@ -211,7 +218,7 @@ public final class ClientInterception {
       if (scopes == null) {
         complete.run();
       } else {
-        Continuations.completing(task -> attaching.around(call.context, task), complete);
+        Continuations.completing(task -> attaching.around(call.context, task), future, complete);
       }
     } finally {
       AttachScopes.close(scopes);

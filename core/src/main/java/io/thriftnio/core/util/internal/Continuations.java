@@ -1,5 +1,6 @@
 package io.thriftnio.core.util.internal;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 
 /**
@@ -28,9 +29,62 @@ public final class Continuations {
     }
   }
 
+  /**
+   * {@link #completing(UnaryOperator, Runnable)} for a call whose future is {@code future}: a
+   * {@link CallFuture} also keeps {@code around}, for the dependents registered after it completed,
+   * which run on their own thread, outside this one's completion.
+   */
+  public static void completing(
+      UnaryOperator<Runnable> around, CompletableFuture<?> future, Runnable completion) {
+    if (future instanceof CallFuture) {
+      ((CallFuture<?>) future).around = around;
+    }
+    completing(around, completion);
+  }
+
   /** {@code task}, run inside the continuation of the call completing on this thread, if any. */
   public static Runnable wrap(Runnable task) {
     UnaryOperator<Runnable> around = COMPLETING.get();
     return around == null ? task : around.apply(task);
+  }
+
+  /**
+   * {@code task}, a dependent of {@code completed}, run inside the continuation of the call that
+   * completed it: the one {@code completed} keeps if it is a {@link CallFuture} (so a reply that
+   * came before the dependent was registered still counts), else the one completing on this thread.
+   */
+  public static Runnable wrap(Runnable task, CompletableFuture<?> completed) {
+    if (completed instanceof CallFuture) {
+      UnaryOperator<Runnable> around = ((CallFuture<?>) completed).around;
+      if (around != null) {
+        return around.apply(task);
+      }
+    }
+    return wrap(task);
+  }
+
+  /**
+   * The future of one call that keeps the continuation wrapper it was completed with, set before it
+   * completes. {@code from}'s wrapper is given to {@code to} by {@link #relay}.
+   *
+   * @param <T> the result type
+   */
+  public static final class CallFuture<T> extends CompletableFuture<T> {
+    private volatile UnaryOperator<Runnable> around;
+  }
+
+  /** Completes {@code to} as {@code from} completes, with {@code from}'s continuation wrapper. */
+  public static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+    from.whenComplete(
+        (value, failure) -> {
+          if (from instanceof CallFuture && to instanceof CallFuture) {
+            ((CallFuture<?>) to).around = ((CallFuture<?>) from).around;
+          }
+          if (failure != null) {
+            to.completeExceptionally(failure);
+          } else {
+            to.complete(value);
+          }
+        });
   }
 }
