@@ -251,8 +251,8 @@ public final class AsyncClients {
         // Our channels complete on their IO thread here, so the executor below is the only hop.
         reply =
             channel instanceof IoThreadExchange
-                ? ((IoThreadExchange) channel).exchangeOnIoThread(ex.request)
-                : channel.exchange(ex.request);
+                ? ((IoThreadExchange) channel).exchangeOnIoThread(ex.request())
+                : channel.exchange(ex.request());
       } catch (Throwable t) {
         return failedOn(t);
       }
@@ -267,8 +267,8 @@ public final class AsyncClients {
                       return;
                     }
                     try {
-                      ex.input.reset(response);
-                      result.complete(receive.receive(ex.client));
+                      ex.input().reset(response);
+                      result.complete(receive.receive(ex.client()));
                     } catch (Throwable t) {
                       result.completeExceptionally(t);
                     }
@@ -299,7 +299,7 @@ public final class AsyncClients {
     public CompletableFuture<Void> callOneway(Send<C> send) {
       CompletableFuture<Void> written;
       try {
-        ByteBuffer request = encode(send).request;
+        ByteBuffer request = encode(send).request();
         written =
             channel instanceof IoThreadExchange
                 ? ((IoThreadExchange) channel).sendOnIoThread(request)
@@ -365,17 +365,7 @@ public final class AsyncClients {
     }
   }
 
-  private static final class Exchange<C> {
-    final C client;
-    final FrameInputTransport input;
-    final ByteBuffer request;
-
-    Exchange(C client, FrameInputTransport input, ByteBuffer request) {
-      this.client = client;
-      this.input = input;
-      this.request = request;
-    }
-  }
+  private record Exchange<C>(C client, FrameInputTransport input, ByteBuffer request) {}
 
   /**
    * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it (shut down,
