@@ -2,9 +2,9 @@
  * thrift-nio's transport-neutral core: the server and client API (builders, options, call contexts,
  * interceptors, exceptions, TLS settings) that the transport modules implement.
  *
- * <p>Only {@code io.thriftnio.core} and {@code io.thriftnio.core.tls} are API. The wire codecs and
- * the internal packages are exported only to this library's own modules, which build on them; they
- * may change in any release.
+ * <p>Only {@code io.thriftnio.core}, {@code io.thriftnio.core.tls} and {@code
+ * io.thriftnio.core.sasl} are API. The wire codecs and the internal packages are exported only to
+ * this library's own modules, which build on them; they may change in any release.
  */
 module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
@@ -13,6 +13,7 @@ module io.thriftnio.core {
 
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;
+  exports io.thriftnio.core.sasl;
   exports io.thriftnio.core.wire to
       io.thriftnio.netty,
       io.thriftnio.grizzly;

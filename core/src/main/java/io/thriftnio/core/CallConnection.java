@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.sasl.SaslIdentity;
 import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
@@ -28,6 +29,14 @@ public interface CallConnection {
    * null}, plain TCP.
    */
   default SSLSession tlsSession() {
+    return null;
+  }
+
+  /**
+   * Who the connection authenticated as by SASL, once its negotiation completed, for the call
+   * context. Default: {@code null}, not a SASL connection.
+   */
+  default SaslIdentity saslIdentity() {
     return null;
   }
 }

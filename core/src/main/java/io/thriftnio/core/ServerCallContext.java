@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.sasl.SaslIdentity;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.security.Principal;
@@ -153,6 +154,14 @@ public final class ServerCallContext extends AbstractCallContext {
   /** The server's address of this connection; {@code null} if the transport does not know it. */
   public SocketAddress localAddress() {
     return connection == null ? null : connection.localAddress();
+  }
+
+  /**
+   * Who the connection authenticated as by SASL ({@link WireKind#SASL}): the mechanism, the
+   * authorization id and the quality of protection; empty on every other kind.
+   */
+  public Optional<SaslIdentity> sasl() {
+    return Optional.ofNullable(connection == null ? null : connection.saslIdentity());
   }
 
   /** The connection's TLS session, once its handshake is done; empty for plain TCP. */

@@ -11,6 +11,7 @@ package io.thriftnio.core;
  *           | 82 21 ... |                         compact (82) or JSON ([)
  * HTTP      | POST / HTTP/1.1 ... \r\n\r\n | 80 01 ... |   an HTTP/1.1 request, the body one message
  * HEADER    | 00 00 00 1A | 0F FF | flags | seqid | size | header | 80 01 ... |   THeader
+ * SASL      | 01 | 00 00 00 06 | GSSAPI | 02 | ... |  then | 00 00 00 0B | message or wrapped |
  * </pre>
  */
 public enum WireKind {
@@ -48,7 +49,17 @@ public enum WireKind {
    * names (binary or compact), whatever the server's own protocol; a zlib request gets a zlib
    * reply; the request's key/value info headers reach the handler through {@link
    * ServerCallContext#headers()}. Other transforms (HMAC, snappy) and protocol ids are refused.
-   * Clients do not speak it yet: {@code ClientOptions.wireKind(HEADER)} is refused.
    */
-  HEADER
+  HEADER,
+
+  /**
+   * libthrift's SASL transport ({@code TSaslServerTransport}, {@code TSaslClientTransport}, {@code
+   * TSaslNonblockingServer}): a negotiation first (messages of a status byte, a 4-byte length and a
+   * payload, starting with {@code START} and the mechanism's name), then length-prefixed frames as
+   * {@link #FRAMED} has, each wrapped by the mechanism when the negotiated quality of protection is
+   * {@code auth-int} or {@code auth-conf}. Needs the server's or the client's SASL settings ({@code
+   * io.thriftnio.core.sasl}); a server that accepts only this kind serves no peer that has not
+   * authenticated. The calls of a connection see its identity in {@link ServerCallContext#sasl()}.
+   */
+  SASL
 }
