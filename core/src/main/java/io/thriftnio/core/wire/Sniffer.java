@@ -17,6 +17,8 @@ import java.util.List;
  * 00 .. 7f     HEADER            HEADER accepted and bytes 4-5 are 0f ff (a THeader frame); until
  *                                six bytes are here it holds the decision back, unless the length
  *                                is below THeader's fixed part (10)
+ * 00 .. 7f     HEADER            HEADER accepted, bytes 4-7 are the length less 4 and bytes 8-9 are
+ *                                0f ff (THeader inside a framed frame); holds back until ten bytes
  * 00 .. 7f     FRAMED            FRAMED accepted (a positive length prefix)
  * other        none: the connection is refused, counted and closed
  * </pre>
@@ -36,6 +38,7 @@ public final class Sniffer {
           UnframedDecoder.JSON,
           HttpRequestDecoder.KIND,
           THeaderDecoder.KIND,
+          THeaderDecoder.FRAMED_KIND,
           FramedDecoder.KIND);
 
   private final WireSettings settings;

@@ -65,20 +65,66 @@ final class THeaderDecoder implements Decoder {
         }
       };
 
+  /**
+   * THeader inside a framed frame of its own, as Apache Thrift's test clients and servers stack it
+   * when given {@code --protocol header --transport framed} (a {@code THeaderProtocol} over a
+   * {@code TFramedTransport}): a length, then a THeader frame filling it exactly. Replies go back
+   * the same way.
+   */
+  static final WireFormat FRAMED_KIND =
+      new WireFormat("HEADER_IN_FRAMED", WireKind.HEADER) {
+        @Override
+        public int detect(ByteSource in, int start, int available) {
+          if ((in.getByte(start) & 0xff) >= 0x80) {
+            return NO; // not a positive length
+          }
+          if (available < Framing.HEADER_SIZE) {
+            return UNDECIDED;
+          }
+          if (in.getInt(start) < Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE) {
+            return NO; // too short to hold a THeader frame: a small frame must not wait for more
+          }
+          if (available < 2 * Framing.HEADER_SIZE) {
+            return UNDECIDED;
+          }
+          if (in.getInt(start + Framing.HEADER_SIZE) != in.getInt(start) - Framing.HEADER_SIZE) {
+            return NO;
+          }
+          if (available < 2 * Framing.HEADER_SIZE + 2) {
+            return UNDECIDED;
+          }
+          return isMagic(in, start + Framing.HEADER_SIZE) ? YES : NO;
+        }
+
+        @Override
+        public String looksLike() {
+          return "a THeader frame inside a framed frame";
+        }
+
+        @Override
+        public Decoder newDecoder(WireSettings settings, Object peer) {
+          return new THeaderDecoder(settings.maxFrameSize(), peer, false, true);
+        }
+      };
+
   private final int maxFrameSize;
   private final Object peer;
+
+  /** Whether each THeader frame comes inside a framed frame of its own ({@link #FRAMED_KIND}). */
+  private final boolean inFramed;
 
   /** Whether a client reads replies: every refusal then fails the waiting calls and closes. */
   private final boolean replies;
 
   THeaderDecoder(int maxFrameSize, Object peer) {
-    this(maxFrameSize, peer, false);
+    this(maxFrameSize, peer, false, false);
   }
 
-  private THeaderDecoder(int maxFrameSize, Object peer, boolean replies) {
+  private THeaderDecoder(int maxFrameSize, Object peer, boolean replies, boolean inFramed) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
     this.replies = replies;
+    this.inFramed = inFramed;
   }
 
   /**
@@ -86,11 +132,47 @@ final class THeaderDecoder implements Decoder {
    * that breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
    */
   static THeaderDecoder forReplies(int maxFrameSize, Object peer) {
-    return new THeaderDecoder(maxFrameSize, peer, true);
+    return new THeaderDecoder(maxFrameSize, peer, true, false);
   }
 
   @Override
   public int decode(ByteSource in, int start, int available, Decoded out) {
+    if (!inFramed) {
+      return decode(in, start, available, 0, out);
+    }
+    // The outer frame first, as framed reads it; then the THeader frame that must fill it.
+    if (available < Framing.HEADER_SIZE) {
+      return out.needMore();
+    }
+    int outer = in.getInt(start);
+    if (outer <= 0 || outer > maxFrameSize) {
+      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
+      return out.refused(
+          Refusal.frameSize(new FrameSizeException(outer, maxFrameSize, address), null));
+    }
+    if (available - Framing.HEADER_SIZE < outer) {
+      return out.needMore();
+    }
+    int inner = outer < Framing.HEADER_SIZE ? -1 : in.getInt(start + Framing.HEADER_SIZE);
+    if (inner != outer - Framing.HEADER_SIZE) {
+      return out.refused(
+          closed(
+              "framed frame of "
+                  + outer
+                  + " bytes holds a THeader length of "
+                  + inner
+                  + " (expected: "
+                  + (outer - Framing.HEADER_SIZE)
+                  + ", the rest of the frame)"));
+    }
+    return decode(in, start + Framing.HEADER_SIZE, outer, Framing.HEADER_SIZE, out);
+  }
+
+  /**
+   * Decodes the THeader frame at {@code start}, which comes after {@code outer} bytes of an outer
+   * frame's length (0 or 4): what is consumed and where the payload lies count from those bytes.
+   */
+  private int decode(ByteSource in, int start, int available, int outer, Decoded out) {
     if (available < Framing.HEADER_SIZE) {
       return out.needMore();
     }
@@ -146,25 +228,26 @@ final class THeaderDecoder implements Decoder {
     } catch (THeaderSection.Malformed e) {
       return out.refused(
           e.protocolId >= 0
-              ? answered(e.getMessage(), flags, seqId, e.protocolId)
+              ? answered(e.getMessage(), flags, seqId, e.protocolId, outer > 0)
               : closed(e.getMessage()));
     }
     THeaderEnvelope envelope =
-        new THeaderEnvelope(section.protocolId, flags, seqId, section.transforms, section.headers);
-    int consumed = Framing.HEADER_SIZE + length;
-    int payloadOffset = Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE + sectionSize;
+        new THeaderEnvelope(
+            section.protocolId, flags, seqId, section.transforms, section.headers, outer > 0);
+    int consumed = outer + Framing.HEADER_SIZE + length;
+    int payloadOffset = outer + Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE + sectionSize;
     int payloadLength = consumed - payloadOffset;
     if (section.transforms.length == 0) {
       return out.message(consumed, payloadOffset, payloadLength, envelope);
     }
     byte[] payload = new byte[payloadLength];
-    in.getBytes(start + payloadOffset, payload, 0, payloadLength);
+    in.getBytes(start - outer + payloadOffset, payload, 0, payloadLength);
     try {
       for (int i = 0; i < section.transforms.length; i++) {
         payload = THeaderZlib.inflate(payload, maxFrameSize); // zlib is the one transform read
       }
     } catch (THeaderZlib.Refused e) {
-      return out.refused(answered(e.getMessage(), flags, seqId, section.protocolId));
+      return out.refused(answered(e.getMessage(), flags, seqId, section.protocolId, outer > 0));
     }
     return out.message(consumed, payload, envelope);
   }
@@ -188,11 +271,12 @@ final class THeaderDecoder implements Decoder {
    * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its bytes
    * are not read), so the answer carries an empty one.
    */
-  private Refusal answered(String what, int flags, int seqId, int protocolId) {
+  private Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
     if (replies) {
       return closed(what + " (seqid " + seqId + ")");
     }
-    THeaderEnvelope envelope = new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of());
+    THeaderEnvelope envelope =
+        new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of(), inFramed);
     return Refusal.of(
         "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
         new TMessage("", TMessageType.CALL, seqId),

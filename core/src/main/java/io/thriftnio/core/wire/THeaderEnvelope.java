@@ -1,5 +1,6 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.Framing;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -45,6 +46,7 @@ final class THeaderEnvelope extends Envelope {
   private final int seqId;
   private final int[] transforms;
   private final Map<String, String> headers;
+  private final boolean inFramed;
 
   /** The reply's own info headers: set by the call path before encode, read by it. */
   private Map<String, String> replyHeaders = Map.of();
@@ -55,14 +57,22 @@ final class THeaderEnvelope extends Envelope {
    * @param seqId the sequence id of the request's header
    * @param transforms the request's transform ids (only zlib is served)
    * @param headers the request's info headers, read-only
+   * @param inFramed whether the request came inside a framed frame of its own, and so its reply
+   *     goes
    */
   THeaderEnvelope(
-      int protocolId, int flags, int seqId, int[] transforms, Map<String, String> headers) {
+      int protocolId,
+      int flags,
+      int seqId,
+      int[] transforms,
+      Map<String, String> headers,
+      boolean inFramed) {
     this.protocolId = protocolId;
     this.flags = flags;
     this.seqId = seqId;
     this.transforms = transforms;
     this.headers = headers;
+    this.inFramed = inFramed;
   }
 
   @Override
@@ -79,7 +89,12 @@ final class THeaderEnvelope extends Envelope {
       }
       body = ByteBuffer.wrap(bytes);
     }
-    out.send(head(body.remaining()), body);
+    ByteBuffer head = head(body.remaining());
+    if (inFramed) {
+      ByteBuffer framed = ByteBuffer.allocate(Framing.HEADER_SIZE + head.remaining());
+      head = framed.putInt(head.remaining() + body.remaining()).put(head).flip();
+    }
+    out.send(head, body);
   }
 
   /**

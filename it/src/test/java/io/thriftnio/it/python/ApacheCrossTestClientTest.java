@@ -23,19 +23,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import thrift.test.ThriftTest;
 
 /**
- * Apache Thrift's own cross-language test client, {@code test/py/TestClient.py --protocol header
- * --transport buffered} (Python's {@code THeaderProtocol} straight on the socket), against every
- * server row that accepts {@link WireKind#HEADER}, serving {@code ThriftTest} ({@link
- * ThriftTestHandler}): 22 checks of every type, container, exception and oneway.
- *
- * <p>Not {@code --transport framed}: there {@code TestClient.py} puts {@code THeaderProtocol} over
- * a {@code TFramedTransport}, so each THeader frame travels inside a framed frame of its own (a
- * second length before the THeader length). Servers read that outer frame as a framed request whose
- * message header cannot be read, count it in {@code badFrames} and close.
+ * Apache Thrift's own cross-language test client, {@code test/py/TestClient.py --protocol header}
+ * with {@code --transport buffered} (Python's {@code THeaderProtocol} straight on the socket) and
+ * {@code --transport framed} (over a {@code TFramedTransport}: each THeader frame inside a framed
+ * frame of its own), against every server row that accepts {@link WireKind#HEADER}, serving {@code
+ * ThriftTest} ({@link ThriftTestHandler}): 22 checks of every type, container, exception and
+ * oneway.
  *
  * <p>{@code TestClient.py}, its {@code util.py} and {@code ThriftTest.thrift} come unmodified from
  * Apache Thrift 0.17.0's release tarball, brought by {@code scripts/apache-thrift-tests.sh} from
@@ -83,8 +81,9 @@ class ApacheCrossTestClientTest {
     }
   }
 
-  static Stream<Rows.Server> servers() {
-    return Stream.concat(Rows.NETTY_SERVERS.stream(), Rows.GRIZZLY_SERVERS.stream());
+  static Stream<Arguments> serversAndTransports() {
+    return Stream.concat(Rows.NETTY_SERVERS.stream(), Rows.GRIZZLY_SERVERS.stream())
+        .flatMap(row -> Stream.of(Arguments.of("buffered", row), Arguments.of("framed", row)));
   }
 
   private static ThriftServer server(Rows.Server row) throws Exception {
@@ -138,11 +137,11 @@ class ApacheCrossTestClientTest {
         itDir.resolve("target/python-peer"));
   }
 
-  @ParameterizedTest(name = "TestClient.py --protocol header --transport buffered -> {0}")
-  @MethodSource("servers")
-  void apachesCrossTestClientPassesOverTHeader(Rows.Server row) throws Exception {
+  @ParameterizedTest(name = "TestClient.py --protocol header --transport {0} -> {1}")
+  @MethodSource("serversAndTransports")
+  void apachesCrossTestClientPassesOverTHeader(String transport, Rows.Server row) throws Exception {
     ThriftServer server = server(row);
-    Processes.Result run = runTestClient(server.localAddress().getPort(), "buffered");
+    Processes.Result run = runTestClient(server.localAddress().getPort(), transport);
     assertThat(run.succeeded()).as("TestClient.py failed:%n%s", run.describe()).isTrue();
     Matcher ran = RAN.matcher(run.stderr());
     assertThat(ran.find()).as("%s", run.describe()).isTrue();

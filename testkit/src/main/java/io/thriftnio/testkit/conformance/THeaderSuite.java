@@ -184,6 +184,46 @@ public abstract class THeaderSuite {
   }
 
   @Test
+  void theaderInsideFramedFramesIsAnsweredInsideFramedFrames() throws Exception {
+    // Apache's test client with --protocol header --transport framed stacks THeader on framed.
+    ThriftServer server = start();
+    RawConnection raw = raw(server);
+    ByteArrayOutputStream batch = new ByteArrayOutputStream();
+    for (int i = 0; i < 3; i++) {
+      THeaderFrames request = THeaderFrames.request().protocol(i % 2 * 2).seqId(40 + i);
+      if (i == 2) {
+        request.transform(1);
+      }
+      byte[] inner = request.frame(echoCall(i % 2 == 0 ? BINARY : COMPACT, i, bytes(70, i)));
+      batch.writeBytes(RawConnection.frame(inner));
+    }
+    raw.write(batch.toByteArray());
+    for (int i = 0; i < 3; i++) {
+      byte[] inner = raw.readFrame(); // the outer frame's payload: a whole THeader frame
+      THeaderFrames.Reply reply = THeaderFrames.read(inner);
+      assertThat(reply.seqId).isEqualTo(40 + i);
+      assertThat(reply.transforms).isEqualTo(i == 2 ? List.of(1) : List.of());
+      assertThat(echoed(i % 2 == 0 ? BINARY : COMPACT, reply, i)).isEqualTo(bytes(70, i));
+    }
+    assertThat(server.stats().badFrames()).isZero();
+  }
+
+  @Test
+  void anOuterFrameWhoseTHeaderLengthLiesIsRefusedAndClosed() throws Exception {
+    ThriftServer server = start();
+    RawConnection raw = raw(server);
+    byte[] inner = THeaderFrames.request().frame(echoCall(BINARY, 1, bytes(20, 1)));
+    byte[] outer = RawConnection.frame(inner);
+    raw.write(outer);
+    raw.readFrame(); // the first is answered
+    ByteBuffer lying = ByteBuffer.wrap(outer.clone());
+    lying.putInt(Integer.BYTES, inner.length - Integer.BYTES + 1); // one more than the frame holds
+    raw.write(lying.array());
+    assertThat(raw.awaitClosedBy(Duration.ofSeconds(10))).isEmpty();
+    assertThat(server.stats().badFrames()).isEqualTo(1);
+  }
+
+  @Test
   void aFramedPeerOnTheSamePortSeesNothingNew() throws Exception {
     ThriftServer server = start();
     InetSocketAddress a = server.localAddress();
