@@ -141,17 +141,9 @@ final class THeaderDecoder implements Decoder {
       return decode(in, start, available, 0, out);
     }
     // The outer frame first, as framed reads it; then the THeader frame that must fill it.
-    if (available < Framing.HEADER_SIZE) {
-      return out.needMore();
-    }
-    int outer = in.getInt(start);
-    if (outer <= 0 || outer > maxFrameSize) {
-      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
-      return out.refused(
-          Refusal.frameSize(new FrameSizeException(outer, maxFrameSize, address), null));
-    }
-    if (available - Framing.HEADER_SIZE < outer) {
-      return out.needMore();
+    int outer = bufferedLength(in, start, available, out);
+    if (outer < 0) {
+      return out.event();
     }
     int inner = outer < Framing.HEADER_SIZE ? -1 : in.getInt(start + Framing.HEADER_SIZE);
     if (inner != outer - Framing.HEADER_SIZE) {
@@ -173,17 +165,9 @@ final class THeaderDecoder implements Decoder {
    * frame's length (0 or 4): what is consumed and where the payload lies count from those bytes.
    */
   private int decode(ByteSource in, int start, int available, int outer, Decoded out) {
-    if (available < Framing.HEADER_SIZE) {
-      return out.needMore();
-    }
-    int length = in.getInt(start);
-    if (length <= 0 || length > maxFrameSize) {
-      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
-      return out.refused(
-          Refusal.frameSize(new FrameSizeException(length, maxFrameSize, address), null));
-    }
-    if (available - Framing.HEADER_SIZE < length) {
-      return out.needMore();
+    int length = bufferedLength(in, start, available, out);
+    if (length < 0) {
+      return out.event();
     }
     if (length < THeaderEnvelope.FIXED_SIZE) {
       return out.refused(
@@ -250,6 +234,29 @@ final class THeaderDecoder implements Decoder {
       return out.refused(answered(e.getMessage(), flags, seqId, section.protocolId, outer > 0));
     }
     return out.message(consumed, payload, envelope);
+  }
+
+  /**
+   * The length of the frame at {@code start} once all of it is buffered; else -1, with {@code out}
+   * set to need more bytes, or to refuse a length outside 1 to {@code maxFrameSize} (checked as
+   * soon as its four bytes are here, before waiting for what it declares).
+   */
+  private int bufferedLength(ByteSource in, int start, int available, Decoded out) {
+    if (available < Framing.HEADER_SIZE) {
+      out.needMore();
+      return -1;
+    }
+    int length = in.getInt(start);
+    if (length <= 0 || length > maxFrameSize) {
+      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
+      out.refused(Refusal.frameSize(new FrameSizeException(length, maxFrameSize, address), null));
+      return -1;
+    }
+    if (available - Framing.HEADER_SIZE < length) {
+      out.needMore();
+      return -1;
+    }
+    return length;
   }
 
   private static boolean isMagic(ByteSource in, int start) {
