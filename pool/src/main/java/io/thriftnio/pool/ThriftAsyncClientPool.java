@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.util.internal.Reflection;
@@ -118,8 +119,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         new AsyncClientConnections<>(
             b.clientFactory,
             b.protocolFactory(),
-            b.options().connectTimeout(),
-            b.options().callTimeout(),
+            b.options(),
             b.validator(),
             b.interception(),
             b.selectorThreads);
@@ -326,7 +326,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       checkShared();
       Checks.positive("selectorThreads", selectorThreads);
       endpointSource();
-      refuseConnectionSettings("a stock TAsyncClient (framed, plain TCP)");
+      refuseConnectionSettings("a stock TAsyncClient (plain TCP)", WireKind.HEADER);
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }
