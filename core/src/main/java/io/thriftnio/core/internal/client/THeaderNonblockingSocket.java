@@ -227,7 +227,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     part.limit(part.position() + n);
     dst.put(part);
     reply.position(reply.position() + n);
-    if (reply.hasRemaining()) {
+    if (reply.hasRemaining() && key != null) {
       // The call reads the message on its next selection, but its bytes left the socket already:
       // a socket is writable at once, which selects the key again. The call sets its own interest
       // once the reply is read.
