@@ -40,6 +40,17 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the options' callbackExecutor,
  * never on a selector thread.
  *
+ * <p><b>THeader.</b> With {@code options(ClientOptions.builder().wireKind(WireKind.HEADER)...)} the
+ * stock clients speak THeader: each framed request they write leaves as one THeader frame carrying
+ * the call's {@code HeaderScope} headers, its interceptors' request headers and {@code
+ * client_timeout}, and each THeader reply (bounded by the options' {@code maxFrameSize}, zlib
+ * included) reaches the client as the framed reply it reads, its info headers in {@code
+ * HeaderScope.responseHeaders()} and {@code ClientCallContext.responseHeaders()}. A reply that
+ * cannot be read fails its call with a {@code TTransportException} naming the server, and the
+ * connection is destroyed. The protocol must be strict binary or compact: a JSON or non-strict
+ * binary call fails before anything is sent. Framed and THeader are the wire kinds the pool speaks;
+ * its builder refuses others, and TLS.
+ *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
  * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it
@@ -320,6 +331,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * @return the pool
      * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
      *     both
+     * @throws IllegalStateException for options the stock clients cannot honour: TLS, a wire kind
+     *     other than {@code FRAMED} or {@code HEADER}, interceptors in the options (the pool's go
+     *     to {@code interceptors(..)})
      */
     public ThriftAsyncClientPool<A> build() {
       Checks.notNull("clientFactory", clientFactory);
