@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * Headers for the calls a thread starts, without writing an interceptor: while the scope is open,
  * every call started on the thread that opened it (a sync pool call, a channel or pool future, an
- * {@link AsyncClients} call) sends these headers with its request, and the headers of its reply are
- * readable afterwards from {@link #responseHeaders()}.
+ * {@link AsyncClients} call, an async pool call) sends these headers with its request, and the
+ * headers of its reply are readable afterwards from {@link #responseHeaders()}.
  *
  * <pre>{@code
  * try (HeaderScope scope = HeaderScope.open(Map.of("tenant", "acme"))) {
@@ -21,8 +21,7 @@ import java.util.Map;
  *
  * <p>Headers travel on connections that carry them: THeader ({@link WireKind#HEADER}, as info
  * headers) and HTTP ({@link WireKind#HTTP}, as request header fields). On framed and unframed
- * connections they are sent nowhere, never an error; so are they by {@code ThriftAsyncClientPool},
- * whose stock clients speak framed only. An interceptor's {@link
+ * connections they are sent nowhere, never an error. An interceptor's {@link
  * ClientCallContext#setRequestHeader} of the same name wins. A scope opened inside another adds its
  * headers to the outer one's, its own winning. A pool call that waits for a connection sends the
  * headers that were current when it was made.

@@ -49,6 +49,14 @@ public enum WireKind {
    * names (binary or compact), whatever the server's own protocol; a zlib request gets a zlib
    * reply; the request's key/value info headers reach the handler through {@link
    * ServerCallContext#headers()}. Other transforms (HMAC, snappy) and protocol ids are refused.
+   *
+   * <p>Clients speak it with {@code ClientOptions.wireKind(HEADER)}: the sync transport, the
+   * pipelined channel, and the three pools ({@code ThriftClientPool} through this library's sync
+   * transport, {@code ThriftChannelPool}, and {@code ThriftAsyncClientPool}'s stock {@code
+   * AsyncClient}s). Their requests carry the call's headers and {@value
+   * CallHeaders#CLIENT_TIMEOUT}; replies are read with the server's limits, zlib included, and
+   * their info headers reach the caller. Only {@code ClientTransportFactory.stock}'s sockets refuse
+   * it.
    */
   HEADER,
 

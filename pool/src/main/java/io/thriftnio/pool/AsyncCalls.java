@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -96,7 +97,9 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
         return;
       }
     }
-    borrowAndStart(call, future, method, null, armDeadline(future, deadlineNanos));
+    // The HeaderScope current here, for a call started on another thread (after a wait, a retry).
+    HeaderSlot headers = HeaderSlot.current();
+    borrowAndStart(call, future, method, null, armDeadline(future, deadlineNanos), headers);
   }
 
   /** Calls waiting in the queue for a connection. */
@@ -130,7 +133,8 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
       CompletableFuture<R> future,
       String method,
       InetSocketAddress avoid,
-      CallClock clock) {
+      CallClock clock,
+      HeaderSlot headers) {
     Borrowed<AsyncConnection<A>> b;
     AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
     try {
@@ -140,7 +144,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
       return;
     }
     if (b != null) {
-      start(call, future, b, method, clock);
+      start(call, future, b, method, clock, headers);
       return;
     }
     borrows
@@ -151,7 +155,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
                 completeOnExecutor(() -> future.completeExceptionally(waitFailed));
               } else {
                 try {
-                  start(call, future, lent, method, clock);
+                  start(call, future, lent, method, clock, headers);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait: the caller hears it.
                   completeOnExecutor(() -> future.completeExceptionally(e));
@@ -165,7 +169,9 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
       CompletableFuture<R> future,
       Borrowed<AsyncConnection<A>> b,
       String method,
-      CallClock clock) {
+      CallClock clock,
+      HeaderSlot headers) {
+    long sentNanos = callNanos; // what the client waits, sent as client_timeout on THeader
     if (clock != null) {
       if (future.isDone() || clock.deadline.passed()) {
         pool.giveBack(b); // the deadline passed while the call waited: it never starts
@@ -177,8 +183,10 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
       // whatever the selector thread's timeout granularity.
       long nanos = clock.deadline.attemptNanos(callNanos, DEADLINE_SLACK_NANOS);
       b.connection.client.setTimeout((nanos + 999_999) / 1_000_000);
+      sentNanos = Math.min(nanos, Math.max(1, clock.deadline.left()));
     }
-    InFlight<R> f = new InFlight<>(b, future, call, method, clock);
+    b.connection.beginCall(headers, (sentNanos + 999_999) / 1_000_000);
+    InFlight<R> f = new InFlight<>(b, future, call, method, clock, headers);
     inFlight.add(f);
     if (closed.get()) {
       f.settle(null, pool.closedException());
@@ -287,6 +295,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     private final Start<? super A, R> call;
     private final String retryable; // the idempotent method not retried yet, or null
     private final CallClock clock; // null without a deadline
+    private final HeaderSlot headers; // the caller's HeaderScope, or null
     private final AtomicBoolean settled = new AtomicBoolean();
 
     InFlight(
@@ -294,12 +303,14 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
         CompletableFuture<R> future,
         Start<? super A, R> call,
         String retryable,
-        CallClock clock) {
+        CallClock clock,
+        HeaderSlot headers) {
       this.borrowed = borrowed;
       this.future = future;
       this.call = call;
       this.retryable = retryable;
       this.clock = clock;
+      this.headers = headers;
     }
 
     /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
@@ -321,7 +332,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
           retryable, failure, clock == null ? null : clock.deadline, closed.get())) {
         return false;
       }
-      borrowAndStart(call, future, null, borrowed.endpoint, clock);
+      borrowAndStart(call, future, null, borrowed.endpoint, clock, headers);
       return true;
     }
 

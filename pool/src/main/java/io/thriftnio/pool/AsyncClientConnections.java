@@ -1,12 +1,14 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.thrift.async.TAsyncClient;
@@ -16,14 +18,16 @@ import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * Opens generated {@code AsyncClient}s over {@code TNonblockingSocket}s, spread round-robin over
- * several {@code TAsyncClientManager}s (one selector thread each), and stops those threads on
- * {@link #close()}.
+ * Opens generated {@code AsyncClient}s over {@code TNonblockingSocket}s (framed), or over {@link
+ * THeaderNonblockingSocket}s for {@link WireKind#HEADER} options, spread round-robin over several
+ * {@code TAsyncClientManager}s (one selector thread each), and stops those threads on {@link
+ * #close()}.
  */
 final class AsyncClientConnections<A extends TAsyncClient>
     implements EndpointPool.Connections<AsyncConnection<A>>, AutoCloseable {
   private final AsyncClientFactory<A> factory;
   private final TProtocolFactory protocolFactory;
+  private final ClientOptions options;
   private final int connectMillis;
   private final long callMillis;
   private final Predicate<? super A> validator;
@@ -39,15 +43,15 @@ final class AsyncClientConnections<A extends TAsyncClient>
   public AsyncClientConnections(
       AsyncClientFactory<A> factory,
       TProtocolFactory protocolFactory,
-      Duration connectTimeout,
-      Duration callTimeout,
+      ClientOptions options,
       Predicate<? super A> validator,
       ClientInterception interception,
       int selectorThreads) {
     this.factory = factory;
     this.protocolFactory = protocolFactory;
-    this.connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
-    this.callMillis = callTimeout.toMillis();
+    this.options = options;
+    this.connectMillis = (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis());
+    this.callMillis = options.callTimeout().toMillis();
     this.validator = validator;
     this.interception = interception;
     this.managers = new TAsyncClientManager[selectorThreads];
@@ -81,7 +85,11 @@ final class AsyncClientConnections<A extends TAsyncClient>
   public AsyncConnection<A> open(InetSocketAddress endpoint) throws Exception {
     SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
     try {
-      TNonblockingSocket socket = new TNonblockingSocket(channel);
+      THeaderNonblockingSocket header =
+          options.wireKind() == WireKind.HEADER
+              ? new THeaderNonblockingSocket(channel, options, endpoint)
+              : null;
+      TNonblockingSocket socket = header != null ? header : new TNonblockingSocket(channel);
       TAsyncClientManager manager =
           managers[Math.floorMod(next.getAndIncrement(), managers.length)];
       if (interception == null) {
@@ -91,7 +99,7 @@ final class AsyncClientConnections<A extends TAsyncClient>
       }
       // The stock client encodes on the caller's thread and decodes on its selector thread, each
       // through a protocol of this factory: both pass through the interceptors.
-      InterceptedConnection calls = new InterceptedConnection(interception, endpoint);
+      InterceptedConnection calls = new InterceptedConnection(interception, endpoint, header);
       A client = factory.create(calls.wrap(protocolFactory), manager, socket);
       client.setTimeout(callMillis);
       return new AsyncConnection<>(endpoint, socket, client, calls);

@@ -1,6 +1,8 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
+import io.thriftnio.core.util.internal.HeaderSlot;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.function.Predicate;
@@ -28,6 +30,17 @@ final class AsyncConnection<A extends TAsyncClient> {
   }
 
   /**
+   * A call starts on the client, on the calling thread: on THeader, its request sends the headers
+   * of {@code scope} and {@code timeoutMillis} (0: none) as {@code client_timeout}, and its reply's
+   * headers reach {@code scope}. Nothing on a framed connection, which carries no headers.
+   */
+  public void beginCall(HeaderSlot scope, long timeoutMillis) {
+    if (socket instanceof THeaderNonblockingSocket) {
+      ((THeaderNonblockingSocket) socket).beginCall(scope, timeoutMillis);
+    }
+  }
+
+  /**
    * The client's call ended with {@code failure} ({@code null} for success): ends it for the
    * interceptors if reading its reply has not already.
    */
@@ -46,6 +59,8 @@ final class AsyncConnection<A extends TAsyncClient> {
       SocketChannel channel = socket.getSocketChannel();
       return !client.hasError()
           && socket.isOpen()
+          && !(socket instanceof THeaderNonblockingSocket
+              && ((THeaderNonblockingSocket) socket).hasUnreadBytes())
           && SocketTransports.peerSilent(channel)
           && (validator == null || validator.test(client));
     } catch (RuntimeException e) {

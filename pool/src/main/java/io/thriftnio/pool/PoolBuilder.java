@@ -294,17 +294,31 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
 
   /**
    * Refuses options a pool would ignore because something else opens its connections: TLS, a wire
-   * kind other than framed, a path, interceptors (the pool's go to {@link #interceptors(List)}).
+   * kind other than framed (or than those {@code who} speaks), a path, interceptors (the pool's go
+   * to {@link #interceptors(List)}).
    *
    * @param who what opens the connections, for the message
+   * @param spoken the wire kinds {@code who} speaks besides {@code FRAMED}
    * @throws IllegalStateException naming the setting
    */
-  final void refuseConnectionSettings(String who) {
+  final void refuseConnectionSettings(String who, WireKind... spoken) {
     ClientOptions o = options();
+    List<WireKind> kinds = new ArrayList<>(List.of(WireKind.FRAMED));
+    kinds.addAll(Arrays.asList(spoken));
+    if (o.tls().isEmpty() && !kinds.contains(o.wireKind()) && spoken.length > 0) {
+      throw new IllegalStateException(
+          "options.wireKind: "
+              + o.wireKind()
+              + " (expected: one of "
+              + kinds
+              + ", which "
+              + who
+              + " speaks)");
+    }
     String ignored =
         o.tls().isPresent()
             ? "tls: " + o.tls().get()
-            : o.wireKind() != WireKind.FRAMED
+            : !kinds.contains(o.wireKind())
                 ? "wireKind: " + o.wireKind()
                 : !o.interceptors().isEmpty() ? "interceptors: " + o.interceptors() : null;
     if (ignored != null) {

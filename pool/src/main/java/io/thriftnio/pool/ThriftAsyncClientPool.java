@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.util.internal.Reflection;
@@ -38,6 +39,17 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the options' callbackExecutor,
  * never on a selector thread.
+ *
+ * <p><b>THeader.</b> With {@code options(ClientOptions.builder().wireKind(WireKind.HEADER)...)} the
+ * stock clients speak THeader: each framed request they write leaves as one THeader frame carrying
+ * the call's {@code HeaderScope} headers, its interceptors' request headers and {@code
+ * client_timeout}, and each THeader reply (bounded by the options' {@code maxFrameSize}, zlib
+ * included) reaches the client as the framed reply it reads, its info headers in {@code
+ * HeaderScope.responseHeaders()} and {@code ClientCallContext.responseHeaders()}. A reply that
+ * cannot be read fails its call with a {@code TTransportException} naming the server, and the
+ * connection is destroyed. The protocol must be strict binary or compact: a JSON or non-strict
+ * binary call fails before anything is sent. Framed and THeader are the wire kinds the pool speaks;
+ * its builder refuses others, and TLS.
  *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
@@ -118,8 +130,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         new AsyncClientConnections<>(
             b.clientFactory,
             b.protocolFactory(),
-            b.options().connectTimeout(),
-            b.options().callTimeout(),
+            b.options(),
             b.validator(),
             b.interception(),
             b.selectorThreads);
@@ -320,13 +331,16 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
      * @return the pool
      * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
      *     both
+     * @throws IllegalStateException for options the stock clients cannot honour: TLS, a wire kind
+     *     other than {@code FRAMED} or {@code HEADER}, interceptors in the options (the pool's go
+     *     to {@code interceptors(..)})
      */
     public ThriftAsyncClientPool<A> build() {
       Checks.notNull("clientFactory", clientFactory);
       checkShared();
       Checks.positive("selectorThreads", selectorThreads);
       endpointSource();
-      refuseConnectionSettings("a stock TAsyncClient (framed, plain TCP)");
+      refuseConnectionSettings("a stock TAsyncClient (plain TCP)", WireKind.HEADER);
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.ClientCallContext;
+import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HeaderScope;
@@ -16,30 +17,49 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.HeaderEchoHandler;
+import io.thriftnio.testkit.conformance.THeaderFrames;
 import io.thriftnio.testkit.gen.BenchService;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TJSONProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The pools over THeader ({@code ClientOptions.wireKind(HEADER)}): the sync pool through {@code
- * ClientTransportFactory.of(resources, options)} and the channel pool send a {@link HeaderScope}'s
- * headers, the interceptors' and {@code client_timeout}; the async pool and the stock factory
- * refuse THeader with the reason; a call made in a server call inherits its deadline.
+ * ClientTransportFactory.of(resources, options)}, the async pool's stock {@code AsyncClient}s and
+ * the channel pool send a {@link HeaderScope}'s headers, the interceptors' and {@code
+ * client_timeout}, and read the reply's; the stock factory refuses THeader with the reason; a call
+ * made in a server call inherits its deadline. The async pool's replies that break the rules (over
+ * the frame limit, a zlib bomb, garbage) come from a raw peer ({@link THeaderStubPeer}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class THeaderPoolTest {
@@ -62,7 +82,7 @@ class THeaderPoolTest {
         };
     server =
         NettyThriftServer.builder()
-            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .processor(new BenchService.Processor<>(new HeaderEchoHandler()))
             .ioThreads(1)
             .ioStrategy(IoStrategy.WORKER)
             .workerThreads(4)
@@ -134,17 +154,17 @@ class THeaderPoolTest {
   }
 
   @Test
-  void asyncPoolAndStockFactoryRefuseTheaderWithTheReason() {
+  void asyncPoolRefusesWireKindsItDoesNotSpeakAndStockFactoryRefusesTheader() {
     assertThatThrownBy(
             () ->
                 ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
                     .endpoint(server.localAddress())
-                    .options(HEADER)
+                    .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
                     .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
-            "options.wireKind: HEADER (expected: unset: a stock TAsyncClient (framed, plain TCP)"
-                + " opens the connections and would ignore it)");
+            "options.wireKind: HTTP (expected: one of [FRAMED, HEADER], which a stock"
+                + " TAsyncClient (plain TCP) speaks)");
     assertThatThrownBy(() -> ClientTransportFactory.stock(HEADER))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("wireKind: HEADER (expected: FRAMED, UNFRAMED or FRAMED with tls");
@@ -254,5 +274,192 @@ class THeaderPoolTest {
           .hasMessageContaining("call deadline inherited from the server call echo");
       assertThat(seen).hasSize(1);
     }
+  }
+
+  // ---- the async pool: stock AsyncClients over THeader ----
+
+  private static ThriftAsyncClientPool<BenchService.AsyncClient> asyncPool(
+      InetSocketAddress endpoint,
+      ClientOptions options,
+      TProtocolFactory protocol,
+      List<ClientInterceptor> interceptors) {
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        .endpoint(endpoint)
+        .options(options)
+        .protocol(protocol)
+        .interceptors(interceptors)
+        .config(PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+        .build();
+  }
+
+  private static ByteBuffer echo(
+      ThriftAsyncClientPool<BenchService.AsyncClient> pool, ByteBuffer payload) throws Exception {
+    CompletableFuture<ByteBuffer> reply = pool.call((c, cb) -> c.echo(payload, cb));
+    return reply.get(30, TimeUnit.SECONDS);
+  }
+
+  private static Throwable echoFailure(
+      ThriftAsyncClientPool<BenchService.AsyncClient> pool, ByteBuffer payload) {
+    CompletableFuture<ByteBuffer> reply = pool.call((c, cb) -> c.echo(payload, cb));
+    return assertThatThrownBy(() -> reply.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .actual()
+        .getCause();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"binary", "compact"})
+  void asyncPoolEchoesAndCarriesHeadersBothWays(String protocol) throws Exception {
+    AtomicReference<Map<String, String>> afterCallSaw = new AtomicReference<>();
+    ClientInterceptor tagging =
+        new ClientInterceptor() {
+          @Override
+          public void beforeCall(ClientCallContext context) {
+            context.setRequestHeader("from", "interceptor");
+          }
+
+          @Override
+          public void afterCall(
+              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+            afterCallSaw.set(context.responseHeaders());
+          }
+        };
+    TProtocolFactory factory =
+        protocol.equals("binary") ? new TBinaryProtocol.Factory() : new TCompactProtocol.Factory();
+    ClientOptions options =
+        ClientOptions.builder()
+            .wireKind(WireKind.HEADER)
+            .callTimeout(Duration.ofSeconds(20))
+            .build();
+    byte[] large = new byte[3 * 1024 * 1024]; // many partial writes and reads on loopback
+    new Random(7).nextBytes(large);
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        asyncPool(server.localAddress(), options, factory, List.of(tagging))) {
+      try (HeaderScope scope =
+          HeaderScope.open(Map.of("tenant", "acme", "from", "scope", "x-echo", "hello"))) {
+        // No connection yet: the call starts on a connector thread, with the scope carried over.
+        ByteBuffer echoed = echo(pool, ByteBuffer.wrap(new byte[] {1}));
+        assertThat(StandardCharsets.UTF_8.decode(echoed).toString()).isEqualTo("hello");
+        assertThat(scope.responseHeaders()).containsEntry("x-echoed", "hello");
+      }
+      assertThat(afterCallSaw.get()).containsEntry("x-echoed", "hello");
+      assertThat(echo(pool, ByteBuffer.wrap(large))).isEqualTo(ByteBuffer.wrap(large));
+      assertThat(afterCallSaw.get()).isEmpty();
+      assertThat(pool.stats().created()).isEqualTo(1);
+    }
+    assertThat(seen).hasSize(2);
+    assertThat(seen.get(0))
+        .containsEntry("tenant", "acme")
+        .containsEntry("from", "interceptor")
+        .containsEntry("x-echo", "hello");
+    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 20000L);
+    assertThat(seen.get(1)).doesNotContainKeys("tenant", "x-echo").containsKey("from");
+  }
+
+  @Test
+  void asyncPoolCallInAServerCallSendsTheTimeThatCallStillHas() throws Exception {
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        asyncPool(server.localAddress(), HEADER, new TBinaryProtocol.Factory(), List.of())) {
+      AtomicReference<Throwable> failed = new AtomicReference<>();
+      callThroughFront(p -> echo(pool, p), TimeUnit.SECONDS.toNanos(2), failed);
+      assertThat(failed.get()).isNull();
+    }
+    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 2000L);
+  }
+
+  @Test
+  void asyncPoolReadsAZlibReplyArrivingByteByByteAndItsHeaders() throws Exception {
+    Function<byte[], byte[]> zlib =
+        reply -> THeaderFrames.request().transform(1).header("region", "eu").frame(reply);
+    try (THeaderStubPeer peer = new THeaderStubPeer(zlib, true);
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            asyncPool(peer.address(), HEADER, new TBinaryProtocol.Factory(), List.of())) {
+      for (int i = 0; i < 2; i++) {
+        try (HeaderScope scope = HeaderScope.open(Map.of("tenant", "acme"))) {
+          assertThat(echo(pool, ByteBuffer.wrap(new byte[] {3, 4})))
+              .isEqualTo(ByteBuffer.wrap(new byte[] {3, 4}));
+          assertThat(scope.responseHeaders()).containsEntry("region", "eu");
+        }
+      }
+      assertThat(peer.accepted.get()).as("one connection for both calls").isEqualTo(1);
+      THeaderFrames.Reply request = peer.requests.get(0);
+      assertThat(request.protocolId).isZero();
+      assertThat(request.transforms).isEmpty();
+      assertThat(request.headers).containsEntry("tenant", "acme");
+      assertThat(peer.requests.get(1).seqId).isEqualTo(request.seqId + 1);
+    }
+  }
+
+  static Stream<Arguments> repliesOverTheLimit() {
+    Function<byte[], byte[]> longSection =
+        reply -> THeaderFrames.request().header("pad", "x".repeat(5000)).frame(reply);
+    Function<byte[], byte[]> zlibBomb =
+        reply -> THeaderFrames.request().transform(1).frame(Arrays.copyOf(reply, 1 << 20));
+    return Stream.of(
+        Arguments.of(
+            Named.of("a frame over maxFrameSize", longSection),
+            "failed: frame length 50"), // then its length, "exceeds maxFrameSize 4096"
+        Arguments.of(
+            Named.of("a zlib body inflating past maxFrameSize", zlibBomb),
+            "inflates past maxFrameSize 4096"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("repliesOverTheLimit")
+  void asyncPoolRefusesAReplyOverItsFrameLimitAndClosesTheConnection(
+      Function<byte[], byte[]> answer, String says) throws Exception {
+    ClientOptions small =
+        ClientOptions.builder().wireKind(WireKind.HEADER).maxFrameSize(4096).build();
+    try (THeaderStubPeer peer = new THeaderStubPeer(answer, false);
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            asyncPool(peer.address(), small, new TBinaryProtocol.Factory(), List.of())) {
+      Throwable failure = echoFailure(pool, ByteBuffer.wrap(new byte[] {1}));
+      assertThat(failure)
+          .isInstanceOf(TTransportException.class)
+          .hasMessageContaining(String.valueOf(peer.address().getPort()))
+          .hasMessageContaining(says)
+          .hasMessageContaining("maxFrameSize 4096");
+      peer.firstClosed.get(10, TimeUnit.SECONDS);
+      assertThat(pool.stats().destroyed()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void asyncPoolFailsAGarbageReplyClosesTheConnectionAndOpensAnotherForTheNextCall()
+      throws Exception {
+    Function<byte[], byte[]> garbage =
+        reply -> ByteBuffer.allocate(24).putInt(20).put("xxxxxxxxxxxxxxxxxxxx".getBytes()).array();
+    try (THeaderStubPeer peer = new THeaderStubPeer(garbage, false);
+        ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+            asyncPool(peer.address(), HEADER, new TBinaryProtocol.Factory(), List.of())) {
+      for (int call = 1; call <= 2; call++) {
+        Throwable failure = echoFailure(pool, ByteBuffer.wrap(new byte[] {1}));
+        assertThat(failure)
+            .isInstanceOf(TTransportException.class)
+            .hasMessageContaining("THeader reply from")
+            .hasMessageContaining(String.valueOf(peer.address().getPort()))
+            .hasMessageContaining("bytes 4-5 are 7878 (expected: 0fff); connection closed");
+        assertThat(((TTransportException) failure).getType())
+            .isEqualTo(TTransportException.CORRUPTED_DATA);
+      }
+      peer.firstClosed.get(10, TimeUnit.SECONDS);
+      assertThat(peer.accepted.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void asyncPoolRefusesJsonAndNonStrictBinaryBeforeSendingAByte() throws Exception {
+    for (TProtocolFactory protocol :
+        List.of(new TJSONProtocol.Factory(), new TBinaryProtocol.Factory(false, false))) {
+      try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+          asyncPool(server.localAddress(), HEADER, protocol, List.of())) {
+        assertThat(echoFailure(pool, ByteBuffer.wrap(new byte[] {1})))
+            .isInstanceOf(TTransportException.class)
+            .hasMessageContaining("THeader request to")
+            .hasMessageContaining("not sent: the message starts")
+            .hasMessageContaining("THeader has no protocol id for JSON or non-strict binary");
+      }
+    }
+    assertThat(seen).isEmpty();
   }
 }

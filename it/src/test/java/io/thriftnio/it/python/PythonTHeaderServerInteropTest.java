@@ -6,8 +6,11 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HeaderScope;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.it.Rows;
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.testkit.conformance.BenchConnection;
 import io.thriftnio.testkit.conformance.ClientKind;
+import io.thriftnio.testkit.conformance.ClientKinds;
+import io.thriftnio.testkit.gen.BenchService;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,11 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * This library's THeader clients ({@code ClientOptions.wireKind(HEADER)}: the sync transport and
- * the pipelined channel, Netty and Grizzly) against Apache Thrift's own Python THeader server
- * ({@code bench_server.py --transport header}: a {@code TThreadedServer} with {@code
- * THeaderProtocolFactory}): every {@code BenchService} method, binary and compact, then an info
- * header both ways (the request's {@code x-echo} read by the Python handler, the reply's {@code
- * x-echoed} read from a {@link HeaderScope}: the sync transport runs no interceptors).
+ * the pipelined channel, Netty and Grizzly, and {@code ThriftAsyncClientPool}'s stock {@code
+ * AsyncClient}s) against Apache Thrift's own Python THeader server ({@code bench_server.py
+ * --transport header}: a {@code TThreadedServer} with {@code THeaderProtocolFactory}): every {@code
+ * BenchService} method, binary and compact, then an info header both ways (the request's {@code
+ * x-echo} read by the Python handler, the reply's {@code x-echoed} read from a {@link HeaderScope}:
+ * the sync transport runs no interceptors).
  *
  * <p>One Python server for the class: it answers each call in the inner protocol it came in.
  * Skipped without Python 3 unless {@code thriftnio.requirePython=true} or {@code
@@ -61,13 +65,32 @@ class PythonTHeaderServerInteropTest {
   static Stream<Arguments> clientsAndProtocols() {
     List<Arguments> cells = new ArrayList<>();
     for (String protocol : List.of("binary", "compact")) {
-      // Rows.directClients' order.
-      List<String> names = List.of("netty-sync", "netty-async", "grizzly-sync", "grizzly-async");
+      // clients()' order.
+      List<String> names =
+          List.of("netty-sync", "netty-async", "grizzly-sync", "grizzly-async", "pooled-async");
       for (int i = 0; i < names.size(); i++) {
         cells.add(Arguments.of(Named.of(names.get(i), i), protocol));
       }
     }
     return cells.stream();
+  }
+
+  /** Rows.directClients over THeader, then the async pool of stock AsyncClients over THeader. */
+  private static List<ClientKind> clients(ClientOptions options) {
+    List<ClientKind> clients = new ArrayList<>(Rows.directClients("header", options));
+    clients.add(
+        ClientKinds.asyncIface(
+            "pooled-async-header",
+            (address, protocol) -> {
+              ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                      .protocol(protocol)
+                      .endpoint(address)
+                      .options(options)
+                      .build();
+              return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
+            }));
+    return clients;
   }
 
   private static TProtocolFactory factory(String protocol) {
@@ -85,7 +108,7 @@ class PythonTHeaderServerInteropTest {
             .wireKind(WireKind.HEADER)
             .callTimeout(Duration.ofSeconds(30))
             .build();
-    ClientKind client = Rows.directClients("header", options).get(index);
+    ClientKind client = clients(options).get(index);
     try (BenchConnection connection = client.connect(server.address(), factory(protocol))) {
       BenchChecks.checkEveryMethod(connection.iface());
 
