@@ -31,7 +31,10 @@ public enum CloseCause {
   LIMIT,
   /**
    * The server's {@code close()} ended it: refused at accept while closing, or drained (its
-   * received calls answered) and closed, or still open when {@code drainTimeout} passed.
+   * received calls answered) and closed, or still open when {@code drainTimeout} passed. Also a
+   * connection accepted during the drain of a server with a {@code healthPath}, served for the
+   * probe alone: closed after its {@code 503}, at once if it sent anything else, or at the drain's
+   * end.
    */
   SERVER_CLOSING,
   /** An unexpected failure on the server's side of the connection (not an IO error). */

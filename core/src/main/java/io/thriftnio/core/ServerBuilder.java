@@ -261,9 +261,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /**
    * The path of a health probe (a Kubernetes {@code httpGet}), e.g. {@code /health}: a {@code GET}
-   * there is answered on the IO thread, {@code 200} while the server serves, {@code 503} once its
-   * {@link ThriftServer#close()} began; no processor runs, nothing counts it as a call. An absolute
-   * path (see {@link #httpPath}), only with HTTP in {@link #wireKinds}. Default: none.
+   * there is answered on the IO thread, {@code 200} while serving, {@code 503} throughout the drain
+   * of {@link ThriftServer#close()} (the listener stays open for probes alone); no call is made. An
+   * absolute path (see {@link #httpPath}), only with HTTP in {@link #wireKinds}. Default: none.
    */
   public B healthPath(String path) {
     this.healthPath = path;

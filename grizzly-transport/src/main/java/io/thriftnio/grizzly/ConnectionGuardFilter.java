@@ -49,6 +49,7 @@ final class ConnectionGuardFilter extends BaseFilter {
     REGISTERED.set(connection, registered);
     CloseListeners.onClose(connection, () -> registry.closed(registered));
     serverFilter.connection(connection); // its state from the start: the timeout sweep reads it
+    registry.settle(registered); // close() may have begun after the admission
     return ctx.getInvokeAction();
   }
 

@@ -111,7 +111,8 @@ final class GrizzlyServerConnection implements ServerConnection {
   ServerCodec codec(WireSettings settings) {
     ServerCodec c = codec;
     if (c == null) {
-      c = new ServerCodec(settings, connection.getPeerAddress());
+      boolean probe = registration != null && registration.probeOnly();
+      c = new ServerCodec(probe ? settings.forProbes() : settings, connection.getPeerAddress());
       codec = c;
     }
     return c;

@@ -87,7 +87,9 @@ import org.slf4j.LoggerFactory;
  * ServerStats#timedOutConnections()}. Threads are named {@code thrift-nio-grizzly-...}; the
  * selector threads are not daemon threads (a running server keeps the JVM alive, as on Netty).
  *
- * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are refused),
+ * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are refused;
+ * with a {@link ServerBuilder#healthPath health path} the listening socket stays open until the
+ * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}),
  * stops starting new requests, lets calls in flight answer for up to {@code drainTimeout}, then
  * closes every connection and the threads the server owns. Called in one of the server's calls or
  * on a Grizzly selector thread, it returns at once and the drain goes on in a thread named {@code

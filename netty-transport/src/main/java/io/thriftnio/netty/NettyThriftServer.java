@@ -10,7 +10,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
-import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -67,8 +66,10 @@ import java.net.InetSocketAddress;
  * maxPendingWriteBytes} of unwritten responses a connection is no longer read from until they
  * drain.
  *
- * <p>{@link #close()} is graceful: it stops accepting (new connections are refused), stops reading
- * from open connections, lets each finish the calls it has received and closes it once they are
+ * <p>{@link #close()} is graceful: it stops accepting (new connections are refused; with a {@link
+ * ServerBuilder#healthPath health path} the listening socket stays open until the drain ends, and a
+ * connection accepted meanwhile is served for the probe alone: {@code 503}), stops reading from
+ * open connections, lets each finish the calls it has received and closes it once they are
  * answered, and after {@code drainTimeout} closes whatever is left; then it stops the worker pool
  * and, if the server owns them, the event loops. It is idempotent and bounded in time. Called on
  * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
@@ -332,14 +333,12 @@ public final class NettyThriftServer extends ForwardingThriftServer {
     ch.pipeline()
         .addLast(
             "thriftFrameDecoder",
-            ThriftFrameDecoder.server(wire, counters.truncatedFrames::increment))
+            ThriftFrameDecoder.server(
+                registered.probeOnly() ? wire.forProbes() : wire,
+                counters.truncatedFrames::increment))
         .addLast("thriftFrameEncoder", encoder)
         .addLast("thriftServerHandler", handler);
-    if (registry.isClosing()) {
-      // close() began after the admission, and its drain may not have seen this connection.
-      registered.noteClose(CloseCause.SERVER_CLOSING);
-      registered.handle().startDrain();
-    }
+    registry.settle(registered); // close() may have begun after the admission
   }
 
   /** The line logged at start; for tests, which run with the log at WARN. */

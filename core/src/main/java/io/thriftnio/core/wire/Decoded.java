@@ -105,7 +105,8 @@ public final class Decoded {
    * Bytes to send without a call.
    *
    * @param consumed the bytes the step took (0 for {@code 100 Continue})
-   * @param answer the whole response
+   * @param answer the whole response; {@code null} for none: with {@code closeAfter}, the
+   *     connection closes after the earlier replies without sending anything more
    * @param refusesRequest whether it refuses a request (counted as a bad request)
    * @param closeAfter whether the connection closes after it: nothing later is read
    */

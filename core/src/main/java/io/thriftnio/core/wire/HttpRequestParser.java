@@ -44,7 +44,9 @@ final class HttpRequestParser extends HttpParser {
   }
 
   /**
-   * @param path the path Thrift calls are posted to, e.g. {@code /}; a query string is ignored
+   * @param path the path Thrift calls are posted to, e.g. {@code /}; a query string is ignored;
+   *     {@code null} for none (a probe connection's parser): every request but a probe is then
+   *     refused as its header section ends, before any body is read
    * @param maxBodySize the largest body accepted, in bytes: the server's {@code maxFrameSize}
    * @param healthPath where a {@code GET} is a health probe; {@code null} for none
    * @param serving whether a probe is answered {@code 200} (else {@code 503}); with a health path
@@ -179,7 +181,7 @@ final class HttpRequestParser extends HttpParser {
     } else if (!method.equals("POST")) {
       refusal = 405;
       refusalReason = "method " + method + " (expected: POST)";
-    } else if (!path.equals(pathOf(target))) {
+    } else if (path == null || !path.equals(pathOf(target))) {
       refusal = 404;
       refusalReason = "path " + HttpLines.abbreviate(target) + " (expected: " + path + ")";
     } else if (!hasBody) {

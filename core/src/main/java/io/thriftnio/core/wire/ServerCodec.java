@@ -49,7 +49,11 @@ public final class ServerCodec {
   public ServerCodec(WireSettings settings, Object peer) {
     this.settings = settings;
     this.peer = peer;
-    if (settings.kinds().contains(FramedDecoder.KIND)
+    if (settings.probesOnly()) {
+      // Accepted while the server drains: a health probe, or nothing (issue 28).
+      this.sniffer = null;
+      chose(ProbeDecoder.KIND);
+    } else if (settings.kinds().contains(FramedDecoder.KIND)
         && settings.accepted().size() == 1
         && settings.accepted().contains(FramedDecoder.KIND.wireKind())) {
       // Nothing to detect: foreign first bytes meet the framing rules, as they always did.

@@ -27,6 +27,7 @@ public final class WireSettings {
   private final List<WireFormat> kinds;
   private final String healthPath;
   private final BooleanSupplier serving;
+  private final boolean probesOnly;
 
   private WireSettings(
       int maxFrameSize,
@@ -35,7 +36,8 @@ public final class WireSettings {
       String httpPath,
       List<WireFormat> kinds,
       String healthPath,
-      BooleanSupplier serving) {
+      BooleanSupplier serving,
+      boolean probesOnly) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     Objects.requireNonNull(accepted, "accepted");
     if (accepted.isEmpty()) {
@@ -47,6 +49,7 @@ public final class WireSettings {
     this.kinds = List.copyOf(kinds);
     this.healthPath = healthPath;
     this.serving = healthPath == null ? null : Objects.requireNonNull(serving, "serving");
+    this.probesOnly = probesOnly;
   }
 
   /**
@@ -62,7 +65,7 @@ public final class WireSettings {
   public static WireSettings of(
       int maxFrameSize, Set<WireKind> accepted, TProtocolFactory headerProtocol, String httpPath) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null);
+        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null, false);
   }
 
   /**
@@ -72,7 +75,7 @@ public final class WireSettings {
    */
   public WireSettings withKinds(List<WireFormat> kinds) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, probesOnly);
   }
 
   /**
@@ -85,7 +88,28 @@ public final class WireSettings {
    */
   public WireSettings withHealth(String healthPath, BooleanSupplier serving) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, false);
+  }
+
+  /**
+   * These settings for a connection accepted while the server drains (issue 28): it is served for
+   * the health probe only. A {@code GET} on the health path is answered {@code 503} and the
+   * connection closes after it; any other first bytes (a frame, another HTTP request) close it at
+   * once, unanswered and not counted as a bad request.
+   *
+   * @throws IllegalStateException without a health path: such a server has no probe connections
+   */
+  public WireSettings forProbes() {
+    if (healthPath == null) {
+      throw new IllegalStateException("forProbes(): no healthPath (expected: a health probe)");
+    }
+    return new WireSettings(
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, () -> false, true);
+  }
+
+  /** Whether these are {@link #forProbes()} settings. */
+  public boolean probesOnly() {
+    return probesOnly;
   }
 
   /** The path of the health probe, or {@code null} for none. */

@@ -49,8 +49,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param httpPath the path HTTP callers post to (only with {@code http} among the wire kinds).
  *     Default: {@code /}
  * @param healthPath the path of a health probe on the Thrift port: an HTTP {@code GET} there is
- *     {@code 200} while serving, {@code 503} once the drain began (only with {@code http} among the
- *     wire kinds), for a kubelet's {@code httpGet} probe. Default: none
+ *     {@code 200} while serving, {@code 503} throughout the drain (the port keeps accepting for the
+ *     probe alone until the drain ends; only with {@code http} among the wire kinds), for a
+ *     kubelet's {@code httpGet} probe. Default: none
  * @param protocol the Thrift protocol: {@code binary}, {@code compact} or {@code json}. Default:
  *     {@code binary}
  * @param multiplexed serves even a single service through a {@code TMultiplexedProcessor}, for

@@ -1,6 +1,7 @@
 package io.thriftnio.testkit.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -12,9 +13,11 @@ import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.ByteArrayOutputStream;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -201,6 +204,102 @@ public abstract class HealthSuite {
     closing.get(30, TimeUnit.SECONDS);
     assertThat(server.stats().failedCalls()).isZero();
     assertThat(server.stats().badFrames()).isZero();
+  }
+
+  /**
+   * The drain proper, held open by a call in flight: the listening socket stays open for probes
+   * only. A new connection's {@code GET /health} is {@code 503} and closed after it; a new
+   * connection's framed call or other HTTP request is closed at once, never served; one that sends
+   * nothing is closed by the drain's end; the call in flight is answered; once the drain is over,
+   * connecting is refused.
+   */
+  @Test
+  void theDrainAnswersProbes503UntilItEndsAndServesNothingElse() throws Exception {
+    CompletableFuture<AsyncMethodCallback<Void>> held = new CompletableFuture<>();
+    AtomicInteger echoes = new AtomicInteger();
+    AsyncBenchHandler handler =
+        new AsyncBenchHandler() {
+          @Override
+          public void sleep(int millis, AsyncMethodCallback<Void> cb) {
+            held.complete(cb); // the slow call: answered when the test releases it
+          }
+
+          @Override
+          public void echo(
+              java.nio.ByteBuffer payload, AsyncMethodCallback<java.nio.ByteBuffer> cb) {
+            echoes.incrementAndGet();
+            super.echo(payload, cb);
+          }
+        };
+    ThriftServer server =
+        start(builder().asyncProcessor(new BenchService.AsyncProcessor<>(handler)));
+    InetSocketAddress address = server.localAddress();
+    RawConnection before = raw(server);
+    RawConnection.HttpAnswer serving = before.write(PROBE).readHttpResponse();
+    assertThat(serving.status()).as(serving.head()).isEqualTo(200);
+    RawConnection inFlight = raw(server);
+    inFlight.writeFrame(
+        RawConnection.encodeCall(
+            new TBinaryProtocol.Factory(), "sleep", 7, new BenchService.sleep_args(1)));
+    AsyncMethodCallback<Void> slowCall = held.get(10, TimeUnit.SECONDS);
+
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+    // The drain proper has begun once it closed the idle keep-alive connection it found (one
+    // still in the accept queue when the close began would be a probe connection instead).
+    before.awaitClosedBy(Duration.ofSeconds(10));
+    assertThat(closing).as("held open by the call in flight").isNotDone();
+
+    RawConnection probe = raw(server);
+    RawConnection.HttpAnswer draining = probe.write(PROBE).readHttpResponse();
+    assertThat(draining.status()).as(draining.head()).isEqualTo(503);
+    assertThat(new String(draining.body(), StandardCharsets.UTF_8)).isEqualTo("draining\n");
+    assertThat(draining.header("Connection")).isEqualToIgnoringCase("close");
+    assertThat(probe.awaitClosedBy(Duration.ofSeconds(10))).as("one answer, then closed").isEmpty();
+    RawConnection.HttpAnswer again = raw(server).write(PROBE).readHttpResponse();
+    assertThat(again.status()).as("every probe of the drain").isEqualTo(503);
+
+    RawConnection framedCall = raw(server);
+    framedCall.writeFrame(
+        RawConnection.encodeCall(
+            new TBinaryProtocol.Factory(),
+            "echo",
+            8,
+            new BenchService.echo_args(Payloads.of(10, 8))));
+    assertThat(framedCall.awaitClosedBy(Duration.ofSeconds(10)))
+        .as("a new connection's call is closed at once, unanswered")
+        .isEmpty();
+    RawConnection httpCall = raw(server);
+    httpCall.write(postEcho(new TBinaryProtocol.Factory(), 9));
+    assertThat(httpCall.awaitClosedBy(Duration.ofSeconds(10)))
+        .as("a new connection's HTTP call is closed at once, unanswered")
+        .isEmpty();
+    long acceptedBefore = server.stats().acceptedConnections();
+    RawConnection silent = raw(server);
+    // Admitted (a probe connection) before the drain ends: a connection still being accepted as
+    // the listener closes is another matter, which this test does not try to time.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.stats().acceptedConnections() == acceptedBefore) {
+      assertThat(System.nanoTime()).as("the silent connection admitted").isLessThan(deadline);
+      Thread.sleep(5); // polling a counter
+    }
+    assertThat(closing).as("probe connections do not hold the drain").isNotDone();
+
+    slowCall.onComplete(null);
+    TMessage reply =
+        RawConnection.decodeReply(
+            new TBinaryProtocol.Factory(), inFlight.readFrame(), new BenchService.sleep_result());
+    assertThat(reply.type).as("the call in flight is answered").isEqualTo(TMessageType.REPLY);
+    closing.get(30, TimeUnit.SECONDS);
+    assertThat(silent.awaitClosedBy(Duration.ofSeconds(10)))
+        .as("a silent probe connection ends with the drain")
+        .isEmpty();
+    assertThatThrownBy(() -> RawConnection.open(address).close())
+        .as("the listening socket is closed once the drain is over")
+        .isInstanceOf(ConnectException.class);
+    assertThat(echoes).as("nothing served on connections accepted during the drain").hasValue(0);
+    ServerStats stats = server.stats();
+    assertThat(stats.failedCalls()).isZero();
+    assertThat(stats.badFrames()).as("a drain's refusals are not the peers' faults").isZero();
   }
 
   /** Another path or method is answered as without a probe: {@code 405}, counted as before. */

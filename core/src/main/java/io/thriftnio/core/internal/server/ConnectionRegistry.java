@@ -26,6 +26,19 @@ import org.slf4j.LoggerFactory;
  *            |  over maxConnections, or the server closing: refused (the adapter closes it)
  * </pre>
  *
+ * <p>What a new connection gets, as the server's close goes on:
+ *
+ * <pre>
+ *  ACCEPTING --admitProbesOnly--&gt; PROBES_ONLY --refuseNew--&gt; REFUSING
+ *  admitted     (the drain, with     admitted for the        refused
+ *               a health path)       health probe only
+ * </pre>
+ *
+ * <p>A probe connection ({@link RegisteredConnection#probeOnly()}) counts as any other against
+ * {@code maxConnections} and in the counters, is not drained ({@link #drainAll}) and is not waited
+ * for ({@link #awaitDrained}): it answers its probe and closes, and the drain's end closes the
+ * rest.
+ *
  * <p>Connection listeners ({@link ConnectionEvents}, when the server has any): a connection opens
  * for them when admitted, or on a TLS server once its handshake completes ({@link
  * RegisteredConnection#tlsEstablished}); it closes for them in {@link #closed}, before it leaves
@@ -41,6 +54,12 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   private static final Logger log = LoggerFactory.getLogger(ConnectionRegistry.class);
 
+  /** Modes: new connections are admitted, admitted for the probe only, refused. */
+  private static final int ACCEPTING = 0;
+
+  private static final int PROBES_ONLY = 1;
+  private static final int REFUSING = 2;
+
   private final int maxConnections;
   private final ServerCounters counters;
   private final ConnectionEvents events;
@@ -49,7 +68,12 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   private final EveryPowerOfTwo rejectedLog = new EveryPowerOfTwo();
   private final EveryPowerOfTwo tlsFailuresLog = new EveryPowerOfTwo();
   private final Object changed = new Object();
-  private volatile boolean closing;
+
+  /** Open connections that are not probe connections: those the drain waits for. */
+  private final AtomicInteger served = new AtomicInteger();
+
+  /** ACCEPTING, PROBES_ONLY or REFUSING; only ever goes up. */
+  private final AtomicInteger mode = new AtomicInteger(ACCEPTING);
 
   /**
    * @param maxConnections connections open at once, at most
@@ -80,8 +104,10 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   /**
    * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned out)
-   * logged; while the server closes it is refused quietly. The caller closes a refused connection,
-   * and calls {@link #closed} once an admitted one closes.
+   * logged; while the server closes it is refused quietly, or (during a drain that serves probes)
+   * admitted as a {@linkplain RegisteredConnection#probeOnly() probe connection}. The caller closes
+   * a refused connection, calls {@link #settle} once it has set an admitted one up, and {@link
+   * #closed} once it closes.
    *
    * @param handle the adapter's handle
    * @param remote the peer's address, for log lines; may be {@code null}
@@ -91,7 +117,8 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   public RegisteredConnection<H> admit(
       H handle, SocketAddress remote, SocketAddress local, long now) {
-    if (closing) {
+    int m = mode.get();
+    if (m == REFUSING) {
       refused(remote, local, CloseCause.SERVER_CLOSING);
       return null; // accepted while the listening socket was closing
     }
@@ -109,8 +136,13 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
       refused(remote, local, CloseCause.LIMIT);
       return null;
     }
+    boolean probe = m == PROBES_ONLY;
     RegisteredConnection<H> c =
-        new RegisteredConnection<>(ConnectionIds.next(), handle, remote, local, now, this, events);
+        new RegisteredConnection<>(
+            ConnectionIds.next(), handle, remote, local, now, this, events, probe);
+    if (!probe) {
+      served.incrementAndGet();
+    }
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);
@@ -138,13 +170,16 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
     }
     CloseCause cause = c.closeCause();
     if (cause == null) {
-      cause = closing ? CloseCause.SERVER_CLOSING : CloseCause.PEER_CLOSED;
+      cause = isClosing() ? CloseCause.SERVER_CLOSING : CloseCause.PEER_CLOSED;
     }
     c.close(cause); // before it leaves the set: the server's close waits for its onClose
     if (!open.remove(c)) {
       return;
     }
     admitted.decrementAndGet();
+    if (!c.probeOnly()) {
+      served.decrementAndGet();
+    }
     counters.openConnections.decrement();
     synchronized (changed) {
       changed.notifyAll();
@@ -206,19 +241,54 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   /** Refuses every connection accepted from now on. */
   public void refuseNew() {
-    closing = true;
+    mode.accumulateAndGet(REFUSING, Math::max);
   }
 
-  /** Whether {@link #refuseNew} was called: a connection admitted just before must drain. */
+  /**
+   * Admits every connection accepted from now on (until {@link #refuseNew}) as a {@linkplain
+   * RegisteredConnection#probeOnly() probe connection}: the drain of a server with a health path,
+   * whose listening socket stays open so that a probe reads {@code 503} (issue 28). Does nothing
+   * once {@link #refuseNew} was called.
+   */
+  public void admitProbesOnly() {
+    mode.accumulateAndGet(PROBES_ONLY, Math::max);
+  }
+
+  /**
+   * Whether the server's close began ({@link #admitProbesOnly} or {@link #refuseNew}): a connection
+   * admitted just before must drain.
+   */
   public boolean isClosing() {
-    return closing;
+    return mode.get() != ACCEPTING;
   }
 
-  /** Drains every open connection ({@link ConnectionHandle#startDrain}). */
+  /**
+   * The adapter has set {@code c} up (its call path exists). If the server's close began after its
+   * admission, the drain, or the drain's end for a probe connection, may have missed it: it drains
+   * now, or (a probe connection once probes are refused) closes.
+   */
+  public void settle(RegisteredConnection<H> c) {
+    int m = mode.get();
+    if (c.probeOnly() ? m == REFUSING : m != ACCEPTING) {
+      c.noteClose(CloseCause.SERVER_CLOSING);
+      if (c.probeOnly()) {
+        c.handle().closeNow();
+      } else {
+        c.handle().startDrain();
+      }
+    }
+  }
+
+  /**
+   * Drains every open connection ({@link ConnectionHandle#startDrain}) but the probe connections,
+   * which end with their answer.
+   */
   public void drainAll() {
     for (RegisteredConnection<H> c : open) {
-      c.noteClose(CloseCause.SERVER_CLOSING);
-      c.handle().startDrain();
+      if (!c.probeOnly()) {
+        c.noteClose(CloseCause.SERVER_CLOSING);
+        c.handle().startDrain();
+      }
     }
   }
 
@@ -238,8 +308,22 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    * @return whether all are closed
    */
   public boolean awaitAllClosed(long deadlineNanos) throws InterruptedException {
+    return await(false, deadlineNanos);
+  }
+
+  /**
+   * Waits until every connection but the probe connections is closed, or {@code deadlineNanos}
+   * ({@link System#nanoTime()}) passes: the drain.
+   *
+   * @return whether all those are closed
+   */
+  public boolean awaitDrained(long deadlineNanos) throws InterruptedException {
+    return await(true, deadlineNanos);
+  }
+
+  private boolean await(boolean probesLeft, long deadlineNanos) throws InterruptedException {
     synchronized (changed) {
-      while (!open.isEmpty()) {
+      while (probesLeft ? served.get() > 0 : !open.isEmpty()) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           return false;

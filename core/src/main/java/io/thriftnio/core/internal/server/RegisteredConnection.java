@@ -52,6 +52,7 @@ public final class RegisteredConnection<H extends ConnectionHandle> {
   private final Instant acceptedAt = Instant.now();
   private final ConnectionRegistry<H> registry;
   private final ConnectionEvents events;
+  private final boolean probeOnly;
   private final AtomicBoolean tlsFailed = new AtomicBoolean();
   private final AtomicReference<CloseCause> closeCause = new AtomicReference<>();
   private final AtomicInteger eventState = new AtomicInteger(NEW);
@@ -67,7 +68,8 @@ public final class RegisteredConnection<H extends ConnectionHandle> {
       SocketAddress localAddress,
       long acceptedAt,
       ConnectionRegistry<H> registry,
-      ConnectionEvents events) {
+      ConnectionEvents events,
+      boolean probeOnly) {
     this.id = id;
     this.handle = handle;
     this.remoteAddress = remoteAddress;
@@ -75,6 +77,16 @@ public final class RegisteredConnection<H extends ConnectionHandle> {
     this.acceptedAtNanos = TimeoutPolicy.stamp(acceptedAt);
     this.registry = registry;
     this.events = events;
+    this.probeOnly = probeOnly;
+  }
+
+  /**
+   * Whether it was accepted while the server drains, for the health probe only: its adapter decodes
+   * it with {@link io.thriftnio.core.wire.WireSettings#forProbes()}, the drain does not wait for
+   * it, and the drain's end closes it.
+   */
+  public boolean probeOnly() {
+    return probeOnly;
   }
 
   /** The connection's number, unique within its server, from 1 in accept order. */

@@ -31,12 +31,13 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>{@link #close()}: stop accepting (new connections are refused), drain every connection (stop
- * reading, answer what was received, close), and after {@code drainTimeout} close whatever is left;
- * then stop the worker pool (tasks that never ran are {@linkplain CallSequencer#abandon abandoned})
- * and release the transport's threads. A second, concurrent close waits for the first outside the
- * lock. Called in a call of this server, or on one of its IO threads, it cannot wait for the drain
- * (which waits for that very call, or that thread): there it stops accepting, hands the rest to a
- * thread named {@code PREFIX-close-PORT}, and returns at once.
+ * reading, answer what was received, close), and after {@code drainTimeout} close whatever is left
+ * ({@link ServerDrain}; with a health path the listening socket stays open until the drain ends,
+ * for probes only); then stop the worker pool (tasks that never ran are {@linkplain
+ * CallSequencer#abandon abandoned}) and release the transport's threads. A second, concurrent close
+ * waits for the first outside the lock. Called in a call of this server, or on one of its IO
+ * threads, it cannot wait for the drain (which waits for that very call, or that thread): there it
+ * stops accepting, hands the rest to a thread named {@code PREFIX-close-PORT}, and returns at once.
  *
  * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the server stops accepting:
  * a server withdraws from discovery there while it still serves every call. With hooks, a close
@@ -289,12 +290,8 @@ public final class ServerLifecycle {
     }
     if (cannotWait) {
       if (!hooks) {
-        registry.refuseNew(); // stop accepting now; the closing thread waits for the socket
-        try {
-          transport.beginStopAccepting();
-        } catch (RuntimeException e) {
-          log.warn("Could not close the listening socket {}", localAddress, e);
-        }
+        // Stop serving new connections now; the closing thread waits for the socket.
+        new ServerDrain(config, registry, transport, localAddress).begin();
       } // else the hooks run first, on the closing thread, while the server still accepts
       Thread closer =
           new Thread(this::finishClose, threadPrefix + "-close-" + localAddress.getPort());
@@ -309,7 +306,7 @@ public final class ServerLifecycle {
   private void finishClose() {
     try {
       runBeforeDrainHooks();
-      drain();
+      new ServerDrain(config, registry, transport, localAddress).run();
       releaseThreads();
     } finally {
       synchronized (lock) {
@@ -318,44 +315,6 @@ public final class ServerLifecycle {
       closed.complete(null);
     }
     log.info("{} on {} closed; {}", name, localAddress, counters.snapshot());
-  }
-
-  private void drain() {
-    long drainNanos = config.drainTimeout().toNanos();
-    long deadline = System.nanoTime() + drainNanos;
-    // 1. Stop accepting: connections accepted from now on are closed at once.
-    registry.refuseNew();
-    try {
-      transport.stopAccepting();
-    } catch (RuntimeException e) {
-      log.warn("Could not close the listening socket {}", localAddress, e);
-    }
-    // 2. Each connection stops reading and closes once its received calls are answered.
-    registry.drainAll();
-    boolean interrupted = false;
-    try {
-      if (!registry.awaitAllClosed(deadline)) {
-        log.warn(
-            "Drain timeout {} ms passed with {} calls in flight on {} connections of {}; closing"
-                + " them",
-            TimeUnit.NANOSECONDS.toMillis(drainNanos),
-            registry.pendingCalls(),
-            registry.size(),
-            localAddress);
-        // 3. Whatever is left is closed now.
-        registry.closeAll();
-        long grace = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_GRACE_MILLIS);
-        if (!registry.awaitAllClosed(grace)) {
-          log.warn("{} connections of {} did not close in time", registry.size(), localAddress);
-        }
-      }
-    } catch (InterruptedException e) {
-      interrupted = true;
-      registry.closeAll();
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt(); // restored; close() goes on without waiting further
-    }
   }
 
   private void releaseThreads() {

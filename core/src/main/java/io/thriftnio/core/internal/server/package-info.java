@@ -29,11 +29,13 @@
  *
  * <p>Around the connections, also once for every transport: {@link
  * io.thriftnio.core.internal.server.ServerLifecycle} (new, running, closing, closed; idempotent
- * start and close; the drain and its timeout; the worker pool; a close in a call or on an IO thread
+ * start and close; the drain and its timeout, in {@link
+ * io.thriftnio.core.internal.server.ServerDrain}, with the listening socket kept open for health
+ * probes when the server has a health path; the worker pool; a close in a call or on an IO thread
  * handed to a close thread), {@link io.thriftnio.core.internal.server.ConnectionRegistry} (admit or
- * refuse against {@code maxConnections}, count, log refusals and TLS failures thinned out, drain,
- * wait until all closed) over each adapter's {@link
- * io.thriftnio.core.internal.server.ConnectionHandle}, and {@link
+ * refuse against {@code maxConnections}, or admit for the health probe only during a drain; count,
+ * log refusals and TLS failures thinned out, drain, wait until all closed) over each adapter's
+ * {@link io.thriftnio.core.internal.server.ConnectionHandle}, and {@link
  * io.thriftnio.core.internal.server.TimeoutPolicy}, a pure decision over a connection's clocks that
  * a transport's timer or sweep applies. A transport's server implements {@link
  * io.thriftnio.core.internal.server.ServerLifecycle.Transport}: bind, stop accepting, tell its IO
@@ -42,7 +44,7 @@
  *
  * <pre>
  *  ServerLifecycle --bind / stopAccepting / release--&gt; transport's server
- *       |  drainAll, awaitAllClosed, closeAll
+ *       |  admitProbesOnly / refuseNew, drainAll, awaitDrained, closeAll
  *  ConnectionRegistry --startDrain / closeNow--&gt; ConnectionHandle (one per connection)
  *  TimeoutPolicy.check(clocks) --verdict--&gt; transport closes, registry counts and logs
  * </pre>

@@ -122,6 +122,58 @@ class ConnectionRegistryTest {
   }
 
   @Test
+  void duringADrainWithProbesNewConnectionsAreProbeConnectionsTheDrainNeitherDrainsNorAwaits()
+      throws Exception {
+    FakeHandle busy = new FakeHandle();
+    busy.pending = 1;
+    RegisteredConnection<FakeHandle> served = FakeHandle.admit(registry, busy);
+    registry.admitProbesOnly();
+    assertThat(registry.isClosing()).isTrue();
+    FakeHandle probeHandle = new FakeHandle();
+    RegisteredConnection<FakeHandle> probe = FakeHandle.admit(registry, probeHandle);
+    assertThat(served.probeOnly()).isFalse();
+    assertThat(probe.probeOnly()).as("accepted during the drain").isTrue();
+    assertThat(FakeHandle.admit(registry, new FakeHandle()))
+        .as("a probe connection counts against maxConnections")
+        .isNull();
+    registry.drainAll();
+    assertThat(probeHandle.drains).as("a probe connection is not drained").hasValue(0);
+    assertThat(registry.awaitDrained(System.nanoTime())).as("a call in flight").isFalse();
+    busy.closeNow();
+    assertThat(registry.awaitDrained(System.nanoTime()))
+        .as("drained with a probe connection open")
+        .isTrue();
+    assertThat(registry.awaitAllClosed(System.nanoTime())).isFalse();
+
+    registry.refuseNew();
+    registry.admitProbesOnly(); // never back
+    probeHandle.closeNow();
+    assertThat(FakeHandle.admit(registry, new FakeHandle())).as("the drain is over").isNull();
+    assertThat(registry.awaitAllClosed(System.nanoTime())).isTrue();
+    assertThat(counters.snapshot().acceptedConnections()).isEqualTo(2);
+  }
+
+  @Test
+  void settleDrainsWhatTheDrainMayHaveMissedAndClosesProbesOnceRefused() {
+    FakeHandle before = new FakeHandle();
+    before.pending = 1;
+    RegisteredConnection<FakeHandle> admittedBefore = FakeHandle.admit(registry, before);
+    registry.settle(admittedBefore);
+    assertThat(before.drains).as("still serving").hasValue(0);
+    registry.admitProbesOnly();
+    registry.settle(admittedBefore);
+    assertThat(before.drains).as("admitted just before the close began").hasValue(1);
+    FakeHandle probeHandle = new FakeHandle();
+    RegisteredConnection<FakeHandle> probe = FakeHandle.admit(registry, probeHandle);
+    registry.settle(probe);
+    assertThat(probeHandle.closes).as("its probe is still to be answered").hasValue(0);
+    registry.refuseNew();
+    registry.settle(probe);
+    assertThat(probeHandle.drains).hasValue(0);
+    assertThat(probeHandle.closes).as("the drain's end may have missed it").hasValue(1);
+  }
+
+  @Test
   void maxConnectionsMustBePositive() {
     assertThatThrownBy(() -> new ConnectionRegistry<FakeHandle>(0, counters))
         .isInstanceOf(IllegalArgumentException.class)

@@ -213,6 +213,53 @@ class ServerLifecycleTest {
     assertThat(transport.releases.get()).isEqualTo(1);
   }
 
+  /** With a health path, HTTP accepted. */
+  private static Configs withHealthPath() {
+    return new Configs()
+        .wireKinds(io.thriftnio.core.WireKind.FRAMED, io.thriftnio.core.WireKind.HTTP)
+        .healthPath("/health");
+  }
+
+  @Test
+  void withAHealthPathTheListenerStaysOpenForProbesUntilTheDrainEnds() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(withHealthPath().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(lifecycle::close);
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(transport.stops.get()).as("listening through the drain").isZero();
+    FakeHandle probe = new FakeHandle();
+    RegisteredConnection<FakeHandle> admitted = FakeHandle.admit(castRegistry(), probe);
+    assertThat(admitted.probeOnly()).as("accepted during the drain: probe only").isTrue();
+    assertThat(closing).as("the drain waits for the call, not the probe connection").isNotDone();
+
+    busy.closeNow(); // its last call answered: the drain is over
+    closing.get(5, TimeUnit.SECONDS);
+    assertThat(transport.stops.get()).isEqualTo(1);
+    assertThat(probe.closes.get()).as("closed by the drain's end").isEqualTo(1);
+    assertThat(probe.drains.get()).isZero();
+    assertThat(FakeHandle.admit(castRegistry(), new FakeHandle())).isNull();
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
+  void withAHealthPathACloseOnAnIoThreadKeepsListeningForProbes() throws Exception {
+    ServerLifecycle lifecycle = lifecycle(withHealthPath().drainTimeout(Duration.ofSeconds(60)));
+    lifecycle.start();
+    BusyHandle busy = busyConnection();
+    transport.ioThread = Thread.currentThread();
+    lifecycle.close(); // returns at once, the drain on the close thread
+    assertThat(registry.isClosing()).isTrue();
+    assertThat(transport.stopsBegun.get()).as("the listener stays open").isZero();
+    assertThat(FakeHandle.admit(castRegistry(), new FakeHandle()).probeOnly()).isTrue();
+    assertThat(busy.drainStarted.await(5, TimeUnit.SECONDS)).isTrue();
+    transport.ioThread = null;
+    busy.closeNow();
+    lifecycle.close(); // waits for the close thread
+    assertThat(transport.stops.get()).isEqualTo(1);
+    assertThat(registry.size()).isZero();
+  }
+
   @Test
   void aCloseOnAnIoThreadHandsTheDrainToACloseThreadAndALaterCloseWaitsForIt() throws Exception {
     ServerLifecycle lifecycle = lifecycle(new Configs().drainTimeout(Duration.ofSeconds(60)));
