@@ -300,7 +300,11 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @throws IllegalStateException naming the setting
    */
   final void refuseConnectionSettings(String who) {
-    ClientOptions o = options();
+    refuseConnectionSettings(options(), who);
+  }
+
+  /** {@link #refuseConnectionSettings(String)} of {@code o}. */
+  static void refuseConnectionSettings(ClientOptions o, String who) {
     String ignored =
         o.tls().isPresent()
             ? "tls: " + o.tls().get()

@@ -1,5 +1,7 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.util.internal.Reflection;
@@ -118,8 +120,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
         new AsyncClientConnections<>(
             b.clientFactory,
             b.protocolFactory(),
-            b.options().connectTimeout(),
-            b.options().callTimeout(),
+            b.options(),
             b.validator(),
             b.interception(),
             b.selectorThreads);
@@ -326,7 +327,13 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       checkShared();
       Checks.positive("selectorThreads", selectorThreads);
       endpointSource();
-      refuseConnectionSettings("a stock TAsyncClient (framed, plain TCP)");
+      ClientOptions options = options();
+      if (options.wireKind() == WireKind.SASL) {
+        AsyncClientConnections.checkSasl(options.sasl().orElseThrow());
+        // Checked above: the settings below are what a SASL connection may add to framed ones.
+        options = options.toBuilder().wireKind(WireKind.FRAMED).sasl(null).build();
+      }
+      refuseConnectionSettings(options, "a stock TAsyncClient (framed or SASL auth, plain TCP)");
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

@@ -12,6 +12,7 @@ import java.security.PrivilegedActionException;
 import java.security.PrivilegedExceptionAction;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.Subject;
+import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
 import javax.security.sasl.SaslException;
 import org.apache.thrift.transport.TSaslClientTransport;
@@ -28,7 +29,7 @@ import org.apache.thrift.transport.TTransportException;
  * timeout. Frames and negotiation messages are bounded by {@code maxFrameSize} through the socket's
  * {@code TConfiguration} (libthrift 0.25 checks both against it). Not part of the API.
  */
-final class SaslSocketTransport {
+public final class SaslSocketTransport {
 
   private static final String PEER_FAILURE = "Peer indicated failure: ";
 
@@ -77,6 +78,48 @@ final class SaslSocketTransport {
       throw ClientErrors.connectFailed(address, e);
     }
     return transport;
+  }
+
+  /**
+   * Negotiates over {@code socket}, connected and blocking, and leaves it open for frames that are
+   * not wrapped: for a stock client that speaks framed Thrift once the negotiation is done (the
+   * async pool's {@code TNonblockingSocket}s). Each read waits at most the negotiation timeout; the
+   * socket's read timeout is then 0 again.
+   *
+   * @throws SaslNegotiationException if the negotiation fails, or the server chose a quality of
+   *     protection that wraps frames; the socket is closed then
+   */
+  public static void negotiateUnwrapped(
+      Socket socket, ClientSasl sasl, InetSocketAddress address, int maxFrameSize)
+      throws TTransportException {
+    TSaslClientTransport transport;
+    try {
+      socket.setSoTimeout(BlockingSockets.millis(sasl.negotiationTimeout()));
+      TSocket tsocket = new TSocket(socket);
+      tsocket.getConfiguration().setMaxFrameSize(maxFrameSize);
+      transport = new TSaslClientTransport(sasl.newSaslClient(), tsocket);
+    } catch (SaslException | TTransportException | SocketException | RuntimeException e) {
+      BlockingSockets.closeQuietly(socket);
+      throw new SaslNegotiationException(
+          sasl.mechanism(), address, "the mechanism is not available: " + e.getMessage(), e);
+    }
+    negotiate(transport, sasl, address);
+    Object qop = transport.getSaslClient().getNegotiatedProperty(Sasl.QOP);
+    if (qop != null && !"auth".equalsIgnoreCase(qop.toString())) {
+      transport.close();
+      throw new SaslNegotiationException(
+          sasl.mechanism(),
+          address,
+          "the server chose " + qop + " (expected: auth: this connection sends frames unwrapped)",
+          null);
+    }
+    try {
+      transport.getSaslClient().dispose(); // nothing is wrapped: the mechanism's work is done
+      socket.setSoTimeout(0);
+    } catch (SaslException | SocketException e) {
+      transport.close();
+      throw ClientErrors.connectFailed(address, e);
+    }
   }
 
   private static void negotiate(
