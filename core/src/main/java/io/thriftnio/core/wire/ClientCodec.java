@@ -104,7 +104,7 @@ public final class ClientCodec {
         String mechanism = options.sasl().orElseThrow().mechanism();
         return new ClientCodec(
             WireKind.SASL,
-            new SaslReplyDecoder(max, address, mechanism, layer),
+            new SaslReplyDecoder(max, address, peer, mechanism, layer),
             null,
             peer,
             layer,

@@ -29,14 +29,21 @@ final class SaslReplyDecoder implements Decoder {
 
   private final int maxFrameSize;
   private final SocketAddress peer;
+  private final String peerName;
   private final String mechanism;
   private final SaslLayer layer;
   private boolean negotiating = true;
   private boolean refused;
 
-  SaslReplyDecoder(int maxFrameSize, SocketAddress peer, String mechanism, SaslLayer layer) {
+  /**
+   * @param peer the server, for the exceptions that carry it
+   * @param peerName the server as every message of this library writes it
+   */
+  SaslReplyDecoder(
+      int maxFrameSize, SocketAddress peer, String peerName, String mechanism, SaslLayer layer) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
+    this.peerName = peerName;
     this.mechanism = mechanism;
     this.layer = layer;
   }
@@ -108,7 +115,7 @@ final class SaslReplyDecoder implements Decoder {
                       + " reply of "
                       + length
                       + " bytes from "
-                      + peer
+                      + peerName
                       + " does not unwrap: "
                       + e.getMessage(),
                   e)));

@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import javax.security.auth.Subject;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.server.TServer;
@@ -32,7 +33,9 @@ import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * This library's SASL clients ({@code ClientOptions.wireKind(WireKind.SASL)}): the sync transport
@@ -212,6 +215,70 @@ public abstract class SaslClientSuite {
     // It reads START's first bytes as a frame length over its limit and closes: no waiting for
     // the negotiation timeout.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
+  }
+
+  /** What a hostile or confused server answers the client's first messages with. */
+  public enum HostileAnswer {
+    /** An {@code OK} whose length says 2 GB: refused before anything is allocated. */
+    LYING_LENGTH(new byte[] {2, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}, "2147483647"),
+    /** A framed reply, as from a server that does not speak SASL. */
+    FRAMED_REPLY(new byte[] {0, 0, 0, 4, (byte) 0x80, 1, 0, 2}, "may not speak SASL"),
+    /** Half a message, then the connection closes. */
+    TRUNCATED(new byte[] {2, 0, 0, 0, 10, 1, 2}, "closed the connection during the negotiation");
+
+    final byte[] bytes;
+    final String says;
+
+    HostileAnswer(byte[] bytes, String says) {
+      this.bytes = bytes;
+      this.says = says;
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("hostileAnswers")
+  void aHostileAnswerFailsTheNegotiationAtOnceSayingWhat(Shape shape, HostileAnswer answer)
+      throws Exception {
+    ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    closeAfter.add(peer);
+    Thread answering =
+        new Thread(
+            () -> {
+              try (Socket s = peer.accept()) {
+                s.getInputStream().read(new byte[64]); // START's first bytes, at least
+                s.getOutputStream().write(answer.bytes);
+                s.getOutputStream().flush();
+                if (answer != HostileAnswer.TRUNCATED) {
+                  s.getInputStream().read(); // held open until the client gives up
+                }
+              } catch (IOException e) {
+                // the client closed first, or the listener closed at the end of the test
+              }
+            },
+            "hostile-sasl-peer");
+    answering.setDaemon(true);
+    answering.start();
+    InetSocketAddress address =
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), peer.getLocalPort());
+    ClientSasl sasl =
+        ClientSasl.digestMd5(USER, PASSWORD, LibthriftSaslServer.PROTOCOL, TestKdc.HOST)
+            .withNegotiationTimeout(Duration.ofSeconds(50));
+
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> open(resources(), shape, address, sasl))
+        .isInstanceOfSatisfying(
+            SaslNegotiationException.class, e -> assertThat(e.reason()).contains(answer.says));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
+  }
+
+  static Stream<Arguments> hostileAnswers() {
+    List<Arguments> all = new ArrayList<>();
+    for (Shape shape : Shape.values()) {
+      for (HostileAnswer answer : HostileAnswer.values()) {
+        all.add(Arguments.of(shape, answer));
+      }
+    }
+    return all.stream();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -154,6 +154,8 @@ public final class SaslSocketTransport {
     String reason;
     if (message.startsWith(PEER_FAILURE)) {
       reason = message.substring(PEER_FAILURE.length());
+    } else if (message.startsWith("Invalid status")) {
+      reason = message + ": the server may not speak SASL (a framed or unframed server?)";
     } else if (e instanceof TTransportException
         && ((TTransportException) e).getType() == TTransportException.END_OF_FILE) {
       reason =
