@@ -41,6 +41,12 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * <p>Futures complete, and {@code AsyncMethodCallback}s run, on the options' callbackExecutor,
  * never on a selector thread.
  *
+ * <p>With {@code options(..)} of {@link io.thriftnio.core.WireKind#SASL}, each connection
+ * negotiates SASL (libthrift's {@code TSaslClientTransport}, blocking, on the pool's connecting
+ * thread) before the stock socket takes it over. The stock client sends plain frames, so only the
+ * {@code auth} quality of protection is accepted: {@link Builder#build()} refuses {@code auth-int}
+ * and {@code auth-conf}, which {@link ThriftChannelPool} carries.
+ *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
  * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it
