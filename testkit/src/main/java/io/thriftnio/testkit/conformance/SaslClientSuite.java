@@ -14,6 +14,7 @@ import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.sasl.LibthriftSaslServer;
 import io.thriftnio.testkit.sasl.TestKdc;
+import io.thriftnio.testkit.tls.TestPki;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -121,6 +122,34 @@ public abstract class SaslClientSuite {
 
       assertThat(server.negotiated()).as(shape.name()).containsExactly(USER + " " + qop.saslName());
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Shape.class)
+  void digestMd5InsideTlsAgainstLibthriftsServer(Shape shape) throws Exception {
+    TestPki pki = TestPki.shared();
+    LibthriftSaslServer server =
+        LibthriftSaslServer.digestMd5(USER, PASSWORD, pki.sslContext(pki.serverKeys()));
+    closeAfter.add(server);
+    ClientSasl sasl =
+        ClientSasl.digestMd5(USER, PASSWORD, LibthriftSaslServer.PROTOCOL, TestKdc.HOST)
+            .withQop(SaslQop.AUTH_INT);
+    ClientOptions options =
+        ClientOptions.builder()
+            .wireKind(WireKind.SASL)
+            .sasl(sasl)
+            .tls(pki.clientTls().build())
+            .build();
+    ClientKind kind =
+        shape == Shape.SYNC
+            ? ClientKinds.syncTransport("sasl-tls-sync", a -> resources().openTransport(a, options))
+            : ClientKinds.channel("sasl-tls-channel", a -> resources().openChannel(a, options));
+    BenchConnection connection = kind.connect(server.address(), new TBinaryProtocol.Factory());
+    closeAfter.add(connection);
+
+    echoes(connection.iface());
+
+    assertThat(server.negotiated()).containsExactly(USER + " auth-int");
   }
 
   @ParameterizedTest(name = "{0}")

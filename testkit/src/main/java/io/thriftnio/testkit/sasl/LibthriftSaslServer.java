@@ -2,6 +2,7 @@ package io.thriftnio.testkit.sasl;
 
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.PrivilegedActionException;
@@ -13,6 +14,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import javax.security.auth.Subject;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.CallbackHandler;
@@ -51,10 +53,21 @@ public final class LibthriftSaslServer implements AutoCloseable {
   private final Set<TTransport> seen =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
-  private LibthriftSaslServer(TSaslServerTransport.Factory sasl, Subject subject)
+  private LibthriftSaslServer(TSaslServerTransport.Factory sasl, Subject subject, SSLContext tls)
       throws TTransportException {
-    TServerSocket socket =
-        new TServerSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    TServerSocket socket;
+    if (tls == null) {
+      socket = new TServerSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    } else {
+      try {
+        socket =
+            new TServerSocket(
+                tls.getServerSocketFactory()
+                    .createServerSocket(0, 50, InetAddress.getLoopbackAddress()));
+      } catch (IOException e) {
+        throw new TTransportException(e);
+      }
+    }
     TTransportFactory recording =
         new TTransportFactory() {
           @Override
@@ -113,6 +126,16 @@ public final class LibthriftSaslServer implements AutoCloseable {
    */
   public static LibthriftSaslServer digestMd5(String user, char[] password)
       throws TTransportException {
+    return digestMd5(user, password, null);
+  }
+
+  /**
+   * {@link #digestMd5(String, char[])} inside TLS, with {@code tls}'s server keys.
+   *
+   * @param tls the server's TLS context; {@code null} for plain TCP
+   */
+  public static LibthriftSaslServer digestMd5(String user, char[] password, SSLContext tls)
+      throws TTransportException {
     TSaslServerTransport.Factory sasl = new TSaslServerTransport.Factory();
     sasl.addServerDefinition(
         "DIGEST-MD5",
@@ -120,7 +143,7 @@ public final class LibthriftSaslServer implements AutoCloseable {
         TestKdc.HOST,
         Map.of(Sasl.QOP, ALL_QOPS),
         new DigestCredentials(user, password));
-    return new LibthriftSaslServer(sasl, null);
+    return new LibthriftSaslServer(sasl, null, tls);
   }
 
   /**
@@ -136,7 +159,7 @@ public final class LibthriftSaslServer implements AutoCloseable {
         TestKdc.HOST,
         Map.of(Sasl.QOP, ALL_QOPS, Sasl.SERVER_AUTH, "true"),
         new AuthorizeSame());
-    return new LibthriftSaslServer(sasl, service);
+    return new LibthriftSaslServer(sasl, service, null);
   }
 
   /** The server's address. */
