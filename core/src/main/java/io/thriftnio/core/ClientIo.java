@@ -23,9 +23,9 @@ import org.apache.thrift.transport.TTransportException;
  * same text on every transport. With {@link WireKind#SASL} they return once the SASL negotiation
  * has completed, on the calling thread (the sync transport is libthrift's {@code
  * TSaslClientTransport}); a failed one throws a {@link
- * io.thriftnio.core.sasl.SaslNegotiationException} naming the mechanism, the server and the
- * reason. Thread-safe. {@link #close()} is idempotent; it closes the
- * connections still open and, where the resources own their threads, stops them.
+ * io.thriftnio.core.sasl.SaslNegotiationException} naming the mechanism, the server and the reason.
+ * Thread-safe. {@link #close()} is idempotent; it closes the connections still open and, where the
+ * resources own their threads, stops them.
  */
 public interface ClientIo extends AutoCloseable {
 
