@@ -20,8 +20,12 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>Both methods return connected: a failed connect or TLS handshake throws a {@link
  * TTransportException} of type {@code NOT_OPEN} whose message names the address and the cause, the
- * same text on every transport. Thread-safe. {@link #close()} is idempotent; it closes the
- * connections still open and, where the resources own their threads, stops them.
+ * same text on every transport. With {@link WireKind#SASL} they return once the SASL negotiation
+ * has completed, on the calling thread (the sync transport is libthrift's {@code
+ * TSaslClientTransport}); a failed one throws a {@link
+ * io.thriftnio.core.sasl.SaslNegotiationException} naming the mechanism, the server and the reason.
+ * Thread-safe. {@link #close()} is idempotent; it closes the connections still open and, where the
+ * resources own their threads, stops them.
  */
 public interface ClientIo extends AutoCloseable {
 

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
@@ -46,6 +47,7 @@ public final class ClientOptions {
   private final List<ClientInterceptor> interceptors;
   private final WireKind wireKind;
   private final String httpPath; // null: not set, the default path
+  private final ClientSasl sasl;
 
   private ClientOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
@@ -58,6 +60,7 @@ public final class ClientOptions {
     this.interceptors = List.copyOf(b.interceptors);
     this.wireKind = b.wireKind;
     this.httpPath = b.httpPath;
+    this.sasl = b.sasl;
   }
 
   /** Every default. */
@@ -83,6 +86,7 @@ public final class ClientOptions {
     b.interceptors = interceptors;
     b.wireKind = wireKind;
     b.httpPath = httpPath;
+    b.sasl = sasl;
     return b;
   }
 
@@ -136,7 +140,7 @@ public final class ClientOptions {
     return interceptors;
   }
 
-  /** How messages are delimited on the connection: framed, unframed, HTTP or THeader. */
+  /** How messages are delimited on the connection: framed, unframed, HTTP, THeader or SASL. */
   public WireKind wireKind() {
     return wireKind;
   }
@@ -144,6 +148,11 @@ public final class ClientOptions {
   /** The path {@link WireKind#HTTP} posts calls to. */
   public String httpPath() {
     return httpPath != null ? httpPath : ServerBuilder.DEFAULT_HTTP_PATH;
+  }
+
+  /** How a {@link WireKind#SASL} connection authenticates; empty for every other wire kind. */
+  public Optional<ClientSasl> sasl() {
+    return Optional.ofNullable(sasl);
   }
 
   @Override
@@ -163,6 +172,7 @@ public final class ClientOptions {
         + ", wireKind="
         + wireKind
         + (wireKind == WireKind.HTTP ? ", httpPath=" + httpPath() : "")
+        + (sasl != null ? ", sasl=" + sasl : "")
         + '}';
   }
 
@@ -179,6 +189,7 @@ public final class ClientOptions {
     private List<? extends ClientInterceptor> interceptors = List.of();
     private WireKind wireKind = WireKind.FRAMED;
     private String httpPath;
+    private ClientSasl sasl;
 
     private Builder() {}
 
@@ -310,10 +321,12 @@ public final class ClientOptions {
      * as {@code THttpClient} does), or {@link WireKind#HEADER} (Apache Thrift's and fbthrift's
      * THeader: each request in a frame whose header names the message's protocol, binary or
      * compact, and carries the request's headers and {@value CallHeaders#CLIENT_TIMEOUT}; replies
-     * are matched by the header's sequence id, so a server may answer out of order). {@link
-     * #maxFrameSize(int)} bounds each message whatever the wire kind. On THeader, a call whose
-     * message is in a protocol THeader cannot name (JSON, non-strict binary) fails before anything
-     * is sent.
+     * are matched by the header's sequence id, so a server may answer out of order), or {@link
+     * WireKind#SASL} (libthrift's {@code TSaslClientTransport}: each connection negotiates with
+     * {@link #sasl(ClientSasl)}'s settings before its first call, then sends frames, wrapped under
+     * {@code auth-int} and {@code auth-conf}). {@link #maxFrameSize(int)} bounds each message
+     * whatever the wire kind. On THeader, a call whose message is in a protocol THeader cannot name
+     * (JSON, non-strict binary) fails before anything is sent.
      *
      * @param wireKind not null
      * @return this builder
@@ -337,13 +350,28 @@ public final class ClientOptions {
     }
 
     /**
+     * How each connection authenticates with SASL: required with {@link WireKind#SASL}, refused
+     * with any other wire kind by {@link #build()}. Every connection opened with these options
+     * negotiates before it is handed out (a channel's or a sync transport's open returns after the
+     * server's {@code COMPLETE}) and fails its open with a {@link
+     * io.thriftnio.core.sasl.SaslNegotiationException} otherwise. Default none.
+     *
+     * @param sasl the mechanism and credentials, or {@code null} for none
+     * @return this builder
+     */
+    public Builder sasl(ClientSasl sasl) {
+      this.sasl = sasl;
+      return this;
+    }
+
+    /**
      * Checks every value and builds the options.
      *
      * @return the options
      * @throws IllegalArgumentException naming the first value out of range, in the form {@code
      *     name: value (expected: rule)}
      * @throws IllegalStateException if two settings conflict: an {@code httpPath} without {@code
-     *     HTTP}
+     *     HTTP}, {@code SASL} without {@code sasl} or {@code sasl} without {@code SASL}
      */
     public ClientOptions build() {
       Checks.positive("connectTimeout", connectTimeout);
@@ -354,32 +382,9 @@ public final class ClientOptions {
       Checks.notNull("callbackExecutor", callbackExecutor);
       interceptors = Checks.noNulls("interceptors", interceptors);
       Checks.notNull("wireKind", wireKind);
-      if (httpPath != null) {
-        checkHttpPath(httpPath);
-      }
-      if (httpPath != null && wireKind != WireKind.HTTP) {
-        throw new IllegalStateException(
-            "httpPath: \""
-                + httpPath
-                + "\" (expected: no path with wireKind "
-                + wireKind
-                + ", which would ignore it; set wireKind(HTTP) or drop the path)");
-      }
+      ClientOptionsChecks.httpPath(httpPath, wireKind);
+      ClientOptionsChecks.sasl(sasl, wireKind);
       return new ClientOptions(this);
-    }
-
-    private static void checkHttpPath(String httpPath) {
-      boolean ok = httpPath.startsWith("/");
-      for (int i = 0; ok && i < httpPath.length(); i++) {
-        char c = httpPath.charAt(i);
-        ok = c > ' ' && c < 0x7f;
-      }
-      if (!ok) {
-        throw new IllegalArgumentException(
-            "httpPath: \""
-                + httpPath
-                + "\" (expected: an absolute path, starting with /, of visible ASCII characters)");
-      }
     }
   }
 }

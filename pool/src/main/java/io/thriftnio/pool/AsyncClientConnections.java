@@ -4,11 +4,15 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.internal.client.SaslSocketTransport;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
+import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.sasl.SaslQop;
 import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.thrift.async.TAsyncClient;
@@ -28,6 +32,8 @@ final class AsyncClientConnections<A extends TAsyncClient>
   private final AsyncClientFactory<A> factory;
   private final TProtocolFactory protocolFactory;
   private final ClientOptions options;
+  private final ClientSasl sasl; // null: no negotiation
+  private final int maxFrameSize;
   private final int connectMillis;
   private final long callMillis;
   private final Predicate<? super A> validator;
@@ -52,6 +58,8 @@ final class AsyncClientConnections<A extends TAsyncClient>
     this.options = options;
     this.connectMillis = (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis());
     this.callMillis = options.callTimeout().toMillis();
+    this.sasl = options.sasl().orElse(null);
+    this.maxFrameSize = options.maxFrameSize();
     this.validator = validator;
     this.interception = interception;
     this.managers = new TAsyncClientManager[selectorThreads];
@@ -62,6 +70,23 @@ final class AsyncClientConnections<A extends TAsyncClient>
     } catch (IOException e) {
       close();
       throw new IllegalStateException("cannot open a selector: " + e, e);
+    }
+  }
+
+  /**
+   * SASL settings a stock {@code TAsyncClient} can follow: {@code auth} alone, since it sends plain
+   * frames after the negotiation.
+   *
+   * @throws IllegalStateException for a quality of protection that wraps, naming the pool that
+   *     wraps
+   */
+  static void checkSasl(ClientSasl sasl) {
+    if (!sasl.qop().equals(List.of(SaslQop.AUTH))) {
+      throw new IllegalStateException(
+          "options.sasl qop: "
+              + sasl.qop()
+              + " (expected: [AUTH] only: a stock TAsyncClient sends its frames unwrapped; use"
+              + " ThriftChannelPool for auth-int and auth-conf)");
     }
   }
 
@@ -84,6 +109,10 @@ final class AsyncClientConnections<A extends TAsyncClient>
   @Override
   public AsyncConnection<A> open(InetSocketAddress endpoint) throws Exception {
     SocketChannel channel = SocketTransports.connect(endpoint, connectMillis);
+    if (sasl != null) {
+      // Blocking, on the pool's connecting thread, before the stock socket takes the channel.
+      SaslSocketTransport.negotiateUnwrapped(channel.socket(), sasl, endpoint, maxFrameSize);
+    }
     try {
       THeaderNonblockingSocket header =
           options.wireKind() == WireKind.HEADER

@@ -302,7 +302,11 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * @throws IllegalStateException naming the setting
    */
   final void refuseConnectionSettings(String who, WireKind... spoken) {
-    ClientOptions o = options();
+    refuseConnectionSettings(options(), who, spoken);
+  }
+
+  /** {@link #refuseConnectionSettings(String, WireKind...)} of {@code o}. */
+  static void refuseConnectionSettings(ClientOptions o, String who, WireKind... spoken) {
     List<WireKind> kinds = new ArrayList<>(List.of(WireKind.FRAMED));
     kinds.addAll(Arrays.asList(spoken));
     if (o.tls().isEmpty() && !kinds.contains(o.wireKind()) && spoken.length > 0) {

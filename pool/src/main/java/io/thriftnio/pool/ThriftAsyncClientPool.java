@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.util.internal.Checks;
@@ -50,6 +51,12 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * connection is destroyed. The protocol must be strict binary or compact: a JSON or non-strict
  * binary call fails before anything is sent. Framed and THeader are the wire kinds the pool speaks;
  * its builder refuses others, and TLS.
+ *
+ * <p><b>SASL.</b> With {@code options(..)} of {@link io.thriftnio.core.WireKind#SASL}, each
+ * connection negotiates SASL (libthrift's {@code TSaslClientTransport}, blocking, on the pool's
+ * connecting thread) before the stock socket takes it over. The stock client sends plain frames, so
+ * only the {@code auth} quality of protection is accepted: {@link Builder#build()} refuses {@code
+ * auth-int} and {@code auth-conf}, which {@link ThriftChannelPool} carries.
  *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
@@ -340,7 +347,14 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
       checkShared();
       Checks.positive("selectorThreads", selectorThreads);
       endpointSource();
-      refuseConnectionSettings("a stock TAsyncClient (plain TCP)", WireKind.HEADER);
+      ClientOptions options = options();
+      if (options.wireKind() == WireKind.SASL) {
+        AsyncClientConnections.checkSasl(options.sasl().orElseThrow());
+        // Checked above: the settings below are what a SASL connection may add to framed ones.
+        options = options.toBuilder().wireKind(WireKind.FRAMED).sasl(null).build();
+      }
+      refuseConnectionSettings(
+          options, "a stock TAsyncClient (plain TCP)", WireKind.HEADER, WireKind.SASL);
       if (interception() != null) {
         InterceptedConnection.checkDecoratable(protocolFactory());
       }

@@ -145,7 +145,7 @@ class PoolBuildersTest {
                     .options(ClientOptions.builder().wireKind(WireKind.UNFRAMED).build())
                     .build())
         .hasMessage(
-            "options.wireKind: UNFRAMED (expected: one of [FRAMED, HEADER], which a stock"
+            "options.wireKind: UNFRAMED (expected: one of [FRAMED, HEADER, SASL], which a stock"
                 + " TAsyncClient (plain TCP) speaks)");
   }
 }

@@ -163,7 +163,7 @@ class THeaderPoolTest {
                     .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
-            "options.wireKind: HTTP (expected: one of [FRAMED, HEADER], which a stock"
+            "options.wireKind: HTTP (expected: one of [FRAMED, HEADER, SASL], which a stock"
                 + " TAsyncClient (plain TCP) speaks)");
     assertThatThrownBy(() -> ClientTransportFactory.stock(HEADER))
         .isInstanceOf(IllegalStateException.class)

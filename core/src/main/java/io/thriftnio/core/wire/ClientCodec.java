@@ -8,8 +8,10 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.security.sasl.SaslException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TProtocolException;
+import org.apache.thrift.transport.TTransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,8 @@ import org.slf4j.LoggerFactory;
  *                                                        statuses), SKIPPED (a oneway call's)
  * HEADER      length, 0FFF, flags, seqid, header         THeader frames, each with its info headers
  *             section (protocol id, info headers)        and the sequence id of its request's header
+ * SASL        its 4-byte length, after {@link #wrap}     the negotiation's messages, whole; then
+ *                                                        frames, unwrapped ({@link #saslLayer()})
  * </pre>
  *
  * <p>THeader and HTTP carry headers: the request's ({@link #head(ByteBuffer, boolean, Map, int,
@@ -50,15 +54,25 @@ public final class ClientCodec {
   private final HttpRequestHead httpHead;
   private final Decoded decoded = new Decoded();
   private final String peer;
+  private final SaslLayer saslLayer; // null unless SASL
+  private final int maxFrameSize;
   private volatile boolean rejected;
   private Map<String, String> replyHeaders = Map.of(); // the reading thread's
   private int replySeqId;
 
-  private ClientCodec(WireKind transport, Decoder decoder, HttpRequestHead httpHead, String peer) {
+  private ClientCodec(
+      WireKind transport,
+      Decoder decoder,
+      HttpRequestHead httpHead,
+      String peer,
+      SaslLayer saslLayer,
+      int maxFrameSize) {
     this.transport = transport;
     this.decoder = decoder;
     this.httpHead = httpHead;
     this.peer = peer;
+    this.saslLayer = saslLayer;
+    this.maxFrameSize = maxFrameSize;
   }
 
   /**
@@ -73,16 +87,28 @@ public final class ClientCodec {
     switch (options.wireKind()) {
       case UNFRAMED:
         return new ClientCodec(
-            WireKind.UNFRAMED, UnframedDecoder.forReplies(max, peer), null, peer);
+            WireKind.UNFRAMED, UnframedDecoder.forReplies(max, peer), null, peer, null, max);
       case HTTP:
         return new ClientCodec(
             WireKind.HTTP,
             new HttpResponseDecoder(max, address, peer),
             new HttpRequestHead(address, options.httpPath()),
-            peer);
+            peer,
+            null,
+            max);
       case HEADER:
         return new ClientCodec(
-            WireKind.HEADER, THeaderDecoder.forReplies(max, address), null, peer);
+            WireKind.HEADER, THeaderDecoder.forReplies(max, address), null, peer, null, max);
+      case SASL:
+        SaslLayer layer = new SaslLayer();
+        String mechanism = options.sasl().orElseThrow().mechanism();
+        return new ClientCodec(
+            WireKind.SASL,
+            new SaslReplyDecoder(max, address, peer, mechanism, layer),
+            null,
+            peer,
+            layer,
+            max);
       default:
         return framed(max, address);
     }
@@ -99,7 +125,48 @@ public final class ClientCodec {
         WireKind.FRAMED,
         new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null, null),
         null,
-        String.valueOf(peer));
+        String.valueOf(peer),
+        null,
+        maxFrameSize);
+  }
+
+  /**
+   * A SASL connection's security layer, which the negotiation completes; {@code null} on every
+   * other wire kind.
+   */
+  public SaslLayer saslLayer() {
+    return saslLayer;
+  }
+
+  /**
+   * The request message as it goes on the wire: itself, or wrapped by a SASL connection's security
+   * layer (call in write order: the mechanism numbers what it wraps).
+   *
+   * @throws SaslException if the mechanism cannot wrap it
+   * @throws TTransportException {@code CORRUPTED_DATA} if the wrapped message is over {@code
+   *     maxFrameSize}
+   */
+  public ByteBuffer wrap(ByteBuffer message) throws SaslException, TTransportException {
+    if (saslLayer == null || !saslLayer.wraps()) {
+      return message;
+    }
+    byte[] plain = new byte[message.remaining()];
+    message.duplicate().get(plain);
+    byte[] wrapped = saslLayer.wrap(plain, 0, plain.length);
+    if (wrapped.length > maxFrameSize) {
+      throw new TTransportException(
+          TTransportException.CORRUPTED_DATA,
+          "request to "
+              + peer
+              + " of "
+              + plain.length
+              + " bytes is "
+              + wrapped.length
+              + " bytes wrapped by SASL (expected: <= maxFrameSize "
+              + maxFrameSize
+              + ")");
+    }
+    return ByteBuffer.wrap(wrapped);
   }
 
   /** The connection's transport. */
@@ -158,6 +225,7 @@ public final class ClientCodec {
   public byte[] head(int bodyLength, boolean oneway) {
     switch (transport) {
       case FRAMED:
+      case SASL:
         byte[] prefix = new byte[Framing.HEADER_SIZE];
         Framing.encodeLength(bodyLength, prefix, 0);
         return prefix;

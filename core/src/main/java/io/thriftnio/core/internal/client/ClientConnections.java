@@ -69,6 +69,8 @@ public final class ClientConnections {
     TTransport transport;
     if (options.wireKind() == WireKind.HTTP) {
       transport = SocketHttpTransport.connect(address, options, onClose);
+    } else if (options.wireKind() == WireKind.SASL) {
+      transport = SaslSocketTransport.connect(address, options, onClose);
     } else if (options.tls().isPresent()) {
       if (options.wireKind() == WireKind.HEADER) {
         throw new IllegalArgumentException(
@@ -90,7 +92,16 @@ public final class ClientConnections {
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     ThriftChannel channel = adapter.connectChannel(address, options, () -> forget(self));
     self.set(channel);
-    return register(channel, address);
+    register(channel, address);
+    if (options.wireKind() == WireKind.SASL) {
+      try {
+        ((CodecChannel) channel).negotiateSasl();
+      } catch (TTransportException | RuntimeException e) {
+        channel.close();
+        throw e;
+      }
+    }
+    return channel;
   }
 
   /** A connection that failed to connect closes before it is known: nothing to forget then. */

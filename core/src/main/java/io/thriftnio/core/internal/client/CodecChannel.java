@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.ReplyEvent;
 import java.net.InetSocketAddress;
@@ -8,7 +9,9 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
+import javax.security.sasl.SaslException;
 import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * A pipelined channel whose wire is core's {@link ClientCodec}: framed, unframed or HTTP, per its
@@ -29,6 +32,9 @@ public abstract class CodecChannel extends PipelinedChannel {
   /** The connection's wire: heads written, replies read. */
   protected final ClientCodec codec;
 
+  /** A SASL connection's negotiation; {@code null} on every other wire kind. */
+  private final SaslHandshake sasl;
+
   /**
    * @param address the server
    * @param options the connection's settings; its {@code transport} picks the wire
@@ -42,6 +48,44 @@ public abstract class CodecChannel extends PipelinedChannel {
       Runnable onClose) {
     super(address, options, timer, onClose);
     this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
+    this.sasl =
+        options.wireKind() == WireKind.SASL
+            ? new SaslHandshake(options.sasl().orElseThrow(), address, this::sendNegotiation)
+            : null;
+  }
+
+  /**
+   * Runs a SASL connection's negotiation on the calling thread (never an IO thread: the mechanism
+   * may block), before any call: the channel is usable once it returns. Wraps and unwraps frames
+   * from then on if the negotiated quality of protection says so.
+   *
+   * @throws TTransportException a {@code SaslNegotiationException} if the negotiation failed; the
+   *     caller closes the channel
+   */
+  public final void negotiateSasl() throws TTransportException {
+    codec.saslLayer().negotiated(sasl.negotiate());
+  }
+
+  private void sendNegotiation(ByteBuffer message) {
+    execute(
+        () -> {
+          send(
+              new byte[0],
+              message,
+              failure -> {
+                if (failure != null) {
+                  closeConnection(); // the negotiation sees the connection end
+                }
+              });
+          flush();
+        });
+  }
+
+  @Override
+  protected final void ending(Throwable cause) {
+    if (sasl != null) {
+      sasl.onEnded(cause);
+    }
   }
 
   /**
@@ -57,7 +101,14 @@ public abstract class CodecChannel extends PipelinedChannel {
 
   @Override
   public final void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
-    send(codec.head(payload.remaining(), oneway), payload, done);
+    ByteBuffer out;
+    try {
+      out = codec.wrap(payload);
+    } catch (SaslException | TTransportException e) {
+      done.accept(e); // a failed write closes the connection: the mechanism's numbering moved on
+      return;
+    }
+    send(codec.head(out.remaining(), oneway), out, done);
   }
 
   @Override
@@ -89,7 +140,9 @@ public abstract class CodecChannel extends PipelinedChannel {
    * right after the codec's step that found it: its headers and header sequence id are read there.
    */
   protected final void onReply(ByteBuffer payload) {
-    if (codec.carriesHeaders()) {
+    if (sasl != null && !codec.saslLayer().complete()) {
+      sasl.onMessage(payload);
+    } else if (codec.carriesHeaders()) {
       calls.onResponse(payload, codec.replySeqId(), codec.replyHeaders());
     } else {
       calls.onResponse(payload);

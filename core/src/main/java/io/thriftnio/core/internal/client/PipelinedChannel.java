@@ -54,6 +54,9 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
     this.interception = ClientInterception.of(options.interceptors());
   }
 
+  /** Told first when the connection ends ({@link #connectionEnded}); by default nothing. */
+  protected void ending(Throwable cause) {}
+
   /** Whether the connection is open, as the IO library sees it. */
   protected abstract boolean connectionOpen();
 
@@ -64,6 +67,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
    * gives the waiting calls its type and text.
    */
   protected final void connectionEnded(Throwable cause) {
+    ending(cause);
     if (cause == null) {
       calls.close("closed by the peer", null);
     } else if (cause instanceof FrameSizeException) {

@@ -1,0 +1,197 @@
+package io.thriftnio.core.internal.client;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.sasl.SaslNegotiationException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
+import javax.net.ssl.SSLContext;
+import javax.security.auth.Subject;
+import javax.security.sasl.Sasl;
+import javax.security.sasl.SaslClient;
+import javax.security.sasl.SaslException;
+import org.apache.thrift.transport.TSaslClientTransport;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * The sync transport of {@link io.thriftnio.core.WireKind#SASL}: libthrift's own {@code
+ * TSaslClientTransport}, a well-kept implementation of this wire for blocking sockets, over a
+ * {@code TSocket} on a socket connected (and, with TLS, handshaken) as every sync transport of this
+ * library is. The negotiation runs in {@link #connect} on the caller's thread, inside the Subject's
+ * {@code doAs} when the settings carry one; each of its reads waits at most the negotiation
+ * timeout. Frames and negotiation messages are bounded by {@code maxFrameSize} through the socket's
+ * {@code TConfiguration} (libthrift 0.25 checks both against it). Not part of the API.
+ */
+public final class SaslSocketTransport {
+
+  private static final String PEER_FAILURE = "Peer indicated failure: ";
+
+  private SaslSocketTransport() {}
+
+  /**
+   * Connects, negotiates and returns the open transport.
+   *
+   * @param onClose runs once when the transport closes
+   * @throws SaslNegotiationException if the negotiation fails, with the server's reason when it
+   *     sent one
+   * @throws TTransportException {@code NOT_OPEN} or {@code TIMED_OUT} if the connect fails
+   */
+  static TTransport connect(InetSocketAddress address, ClientOptions options, Runnable onClose)
+      throws TTransportException {
+    ClientSasl sasl = options.sasl().orElseThrow();
+    Socket socket = new Socket();
+    BlockingSockets.connect(socket, address, options.connectTimeout(), sasl.negotiationTimeout());
+    if (options.tls().isPresent()) {
+      SSLContext context = JdkTls.clientContext(options.tls().get(), "the SASL sync transport");
+      socket =
+          BlockingSockets.handshake(
+              socket,
+              context,
+              options.tls().get(),
+              address,
+              ClientErrors.peer(address),
+              sasl.negotiationTimeout());
+    }
+    TSaslClientTransport transport;
+    try {
+      TSocket tsocket = new TSocket(socket);
+      tsocket.getConfiguration().setMaxFrameSize(options.maxFrameSize());
+      SaslClient client = sasl.newSaslClient();
+      transport = new Closing(client, tsocket, onClose);
+    } catch (SaslException | TTransportException | RuntimeException e) {
+      BlockingSockets.closeQuietly(socket);
+      throw new SaslNegotiationException(
+          sasl.mechanism(), address, "the mechanism is not available: " + e.getMessage(), e);
+    }
+    negotiate(transport, sasl, address);
+    try {
+      socket.setSoTimeout(BlockingSockets.millis(options.callTimeout()));
+    } catch (SocketException e) {
+      transport.close();
+      throw ClientErrors.connectFailed(address, e);
+    }
+    return transport;
+  }
+
+  /**
+   * Negotiates over {@code socket}, connected and blocking, and leaves it open for frames that are
+   * not wrapped: for a stock client that speaks framed Thrift once the negotiation is done (the
+   * async pool's {@code TNonblockingSocket}s). Each read waits at most the negotiation timeout; the
+   * socket's read timeout is then 0 again.
+   *
+   * @throws SaslNegotiationException if the negotiation fails, or the server chose a quality of
+   *     protection that wraps frames; the socket is closed then
+   */
+  public static void negotiateUnwrapped(
+      Socket socket, ClientSasl sasl, InetSocketAddress address, int maxFrameSize)
+      throws TTransportException {
+    TSaslClientTransport transport;
+    try {
+      socket.setSoTimeout(BlockingSockets.millis(sasl.negotiationTimeout()));
+      TSocket tsocket = new TSocket(socket);
+      tsocket.getConfiguration().setMaxFrameSize(maxFrameSize);
+      transport = new TSaslClientTransport(sasl.newSaslClient(), tsocket);
+    } catch (SaslException | TTransportException | SocketException | RuntimeException e) {
+      BlockingSockets.closeQuietly(socket);
+      throw new SaslNegotiationException(
+          sasl.mechanism(), address, "the mechanism is not available: " + e.getMessage(), e);
+    }
+    negotiate(transport, sasl, address);
+    Object qop = transport.getSaslClient().getNegotiatedProperty(Sasl.QOP);
+    if (qop != null && !"auth".equalsIgnoreCase(qop.toString())) {
+      transport.close();
+      throw new SaslNegotiationException(
+          sasl.mechanism(),
+          address,
+          "the server chose " + qop + " (expected: auth: this connection sends frames unwrapped)",
+          null);
+    }
+    try {
+      transport.getSaslClient().dispose(); // nothing is wrapped: the mechanism's work is done
+      socket.setSoTimeout(0);
+    } catch (SaslException | SocketException e) {
+      transport.close();
+      throw ClientErrors.connectFailed(address, e);
+    }
+  }
+
+  private static void negotiate(
+      TSaslClientTransport transport, ClientSasl sasl, InetSocketAddress address)
+      throws SaslNegotiationException {
+    PrivilegedExceptionAction<Void> open =
+        () -> {
+          transport.open();
+          return null;
+        };
+    try {
+      if (sasl.subject().isPresent()) {
+        Subject.doAs(sasl.subject().get(), open);
+      } else {
+        open.run();
+      }
+    } catch (PrivilegedActionException e) {
+      transport.close();
+      throw failed(sasl, address, e.getException());
+    } catch (Exception e) {
+      transport.close();
+      throw failed(sasl, address, e);
+    }
+  }
+
+  /**
+   * The negotiation's failure, in this library's words, with the server's reason if it sent one.
+   */
+  private static SaslNegotiationException failed(
+      ClientSasl sasl, InetSocketAddress address, Exception e) {
+    String message = String.valueOf(e.getMessage());
+    String reason;
+    if (message.startsWith(PEER_FAILURE)) {
+      reason = message.substring(PEER_FAILURE.length());
+    } else if (message.startsWith("Invalid status")) {
+      reason = message + ": the server may not speak SASL (a framed or unframed server?)";
+    } else if (e instanceof TTransportException
+        && ((TTransportException) e).getType() == TTransportException.END_OF_FILE) {
+      reason =
+          "the server closed the connection during the negotiation; it may not accept SASL"
+              + " (a framed-only server closes on the START message)";
+    } else if (e instanceof TTransportException && e.getCause() instanceof SocketTimeoutException) {
+      reason =
+          "no answer within "
+              + sasl.negotiationTimeout()
+              + " (negotiationTimeout); the server may not accept SASL";
+    } else {
+      reason = message;
+    }
+    return new SaslNegotiationException(sasl.mechanism(), address, reason, e);
+  }
+
+  /** Runs the registry's hook once when closed. */
+  private static final class Closing extends TSaslClientTransport {
+    private final Runnable onClose;
+    private boolean closed;
+
+    Closing(SaslClient client, TTransport underlying, Runnable onClose) throws TTransportException {
+      super(client, underlying);
+      this.onClose = onClose;
+    }
+
+    @Override
+    public void close() {
+      super.close();
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+      }
+      onClose.run();
+    }
+  }
+}
