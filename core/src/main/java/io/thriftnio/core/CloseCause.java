@@ -15,6 +15,12 @@ public enum CloseCause {
   /** No request for {@code idleTimeout} while no call was in flight. */
   IDLE,
   /**
+   * Older than {@code maxConnectionAge} (with its jitter): closed at its first idle moment, or
+   * after the HTTP reply that said {@code Connection: close}; or still busy at age plus {@code
+   * maxConnectionAgeGrace}, and closed with its calls in flight.
+   */
+  AGED,
+  /**
    * A request did not arrive completely within {@code frameTimeout}, or the peer did not read its
    * responses (above {@code maxPendingWriteBytes}) for {@code frameTimeout}.
    */
