@@ -13,6 +13,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The frame clock runs from the last complete frame or the first byte of the incomplete one. The
  * TLS handshake timeout is {@code SslHandler}'s own. While the connection is not read from
  * (backpressure, drain), neither the idle nor the frame clock runs against the peer.
+ *
+ * <p>Age: the timer fires at the connection's age ({@code maxConnectionAge}, jittered); a busy
+ * connection is then marked aged (an HTTP reply may close it cleanly) and checked again as soon as
+ * every call is answered, so it closes at its first idle moment, or at age plus the grace.
  */
 final class ConnectionTimeouts {
 
@@ -23,6 +27,9 @@ final class ConnectionTimeouts {
     int pendingCalls();
 
     boolean isClosing();
+
+    /** The connection is past its age: see {@code CallSequencer.markAged}. */
+    void aged();
 
     /** Closes the connection for the reason given. */
     void timedOut(TimeoutPolicy.Verdict verdict);
@@ -35,6 +42,8 @@ final class ConnectionTimeouts {
   private long lastActivityNanos;
   private long partialSinceNanos = NONE;
   private long unwritableSinceNanos = NONE;
+  private long agedAtNanos = NONE;
+  private boolean markedAged;
   private boolean frameDecodedInBatch;
   private ScheduledFuture<?> timer;
   private long timerDeadlineNanos;
@@ -52,6 +61,7 @@ final class ConnectionTimeouts {
     this.connection = connection;
     this.decoder = ctx.pipeline().get(ThriftFrameDecoder.class);
     this.lastActivityNanos = System.nanoTime();
+    this.agedAtNanos = policy.ageDeadline(lastActivityNanos);
     arm();
   }
 
@@ -64,6 +74,9 @@ final class ConnectionTimeouts {
   /** Every call received so far has been answered. */
   void allCallsAnswered() {
     lastActivityNanos = System.nanoTime();
+    if (markedAged) {
+      arm(); // its first idle moment: checked at once, after the replies just written are flushed
+    }
   }
 
   /** A read batch ended: notes whether it left a frame unfinished. */
@@ -112,7 +125,8 @@ final class ConnectionTimeouts {
             partialSinceNanos,
             unwritableSinceNanos,
             connection.pendingCalls(),
-            NONE);
+            NONE,
+            agedAtNanos);
     if (deadline == Long.MAX_VALUE) {
       return;
     }
@@ -147,8 +161,13 @@ final class ConnectionTimeouts {
             partialSinceNanos,
             unwritableSinceNanos,
             connection.pendingCalls(),
-            NONE);
+            NONE,
+            agedAtNanos);
     if (verdict == null) {
+      if (!markedAged && TimeoutPolicy.isAged(now, agedAtNanos)) {
+        markedAged = true;
+        connection.aged();
+      }
       arm();
       return;
     }
