@@ -22,8 +22,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * ignore is refused there too: {@link #httpPath} or {@link #healthPath} without HTTP in {@link
  * #wireKinds}, a worker setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity}
  * or {@link #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the
- * own pool's size or queue beside a {@link #workerExecutor}. A {@code null} worker setting or path
- * is unset (the default). Not thread-safe.
+ * own pool's size or queue beside a {@link #workerExecutor}, a {@link #maxConnectionAgeGrace}
+ * without a {@link #maxConnectionAge}. A {@code null} worker setting, path or connection age is
+ * unset (the default). Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
