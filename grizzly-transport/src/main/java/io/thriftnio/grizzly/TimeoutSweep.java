@@ -136,6 +136,9 @@ final class TimeoutSweep implements Runnable {
       RegisteredConnection<ConnectionHandle> r,
       GrizzlyServerConnection served,
       long now) {
+    if (!policy.agesConnections()) {
+      return TimeoutPolicy.NONE; // no attribute on any connection
+    }
     Long agedAt = AGED_AT.get(c);
     if (agedAt == null) {
       agedAt = policy.ageDeadline(r.acceptedAtNanos());

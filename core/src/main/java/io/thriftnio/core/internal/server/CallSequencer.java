@@ -384,9 +384,11 @@ public final class CallSequencer {
         outOfOrderDone = true; // its peer matches replies by id: it need not wait its turn
       }
     }
-    RegisteredConnection<?> registration = connection.registration();
-    if (agedClose && registration != null && registration.noteClose(CloseCause.AGED)) {
-      path.counters.agedConnections.increment();
+    if (agedClose) {
+      RegisteredConnection<?> registration = connection.registration();
+      if (registration != null && registration.noteClose(CloseCause.AGED)) {
+        path.counters.agedConnections.increment();
+      }
     }
     writer.writeReady();
   }

@@ -143,6 +143,11 @@ public final class TimeoutPolicy {
     return idleNanos > 0 || frameNanos > 0 || handshakeNanos > 0 || ageNanos > 0;
   }
 
+  /** Whether connections age ({@code maxConnectionAge} is set). */
+  public boolean agesConnections() {
+    return ageNanos > 0;
+  }
+
   /**
    * When a connection accepted at {@code acceptedAt} passes its age: {@code maxConnectionAge}
    * varied by up to 10% either way ({@link #jittered}), so that connections opened together (a pool

@@ -53,6 +53,7 @@ class TimeoutPolicyAgeTest {
   @Test
   void withoutAnAgeNoConnectionAges() {
     TimeoutPolicy policy = new TimeoutPolicy(Duration.ZERO, Duration.ofSeconds(30), null, 65536);
+    assertThat(policy.agesConnections()).isFalse();
     assertThat(policy.ageDeadline(T0)).isEqualTo(NONE);
     assertThat(policy.check(T0 + 1_000_000 * MS, T0, NONE, NONE, 0, NONE, NONE)).isNull();
     assertThat(TimeoutPolicy.isAged(T0, NONE)).isFalse();
@@ -109,6 +110,7 @@ class TimeoutPolicyAgeTest {
     assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE, agedAt)).isEqualTo(agedAt);
     assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 3, NONE, agedAt)).isEqualTo(agedAt);
     assertThat(policy.isEnabled()).isTrue();
+    assertThat(policy.agesConnections()).isTrue();
     assertThat(policy.shortestNanos()).isEqualTo(AGE);
   }
 }
