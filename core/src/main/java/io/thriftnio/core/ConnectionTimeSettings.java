@@ -47,19 +47,21 @@ abstract class ConnectionTimeSettings<B extends ServerBuilder<B>> {
   /**
    * How long a connection may live: once it is older than this (each connection's age varied by up
    * to 10% either way, so that connections opened together do not close together), the server
-   * closes it at its first idle moment (no call in flight, no reply unwritten, no request partly
-   * read). A call in flight is never cut by the age alone. On an HTTP connection the first reply
-   * written after the age says {@code Connection: close} and the server closes once it is sent,
-   * which no client can misread. The close is {@link CloseCause#AGED} to connection listeners and
-   * counted in {@link ServerStats#agedConnections()}. Clients then reconnect, and balance anew
-   * across the servers they know: this is how long-lived connections of stock clients spread to a
-   * server added later.
+   * closes it once it is quiet: no call in flight, no request partly read, and nothing received or
+   * answered for a second (or for the {@link #idleTimeout(Duration)}, if that is shorter). A call
+   * in flight is never cut by the age alone, and neither is a client that calls more often than
+   * once a second: only a {@link #maxConnectionAgeGrace(Duration)} closes that one. On an HTTP
+   * connection the first reply written after the age says {@code Connection: close} and the server
+   * closes once it is sent, which no client can misread. The close is {@link CloseCause#AGED} to
+   * connection listeners and counted in {@link ServerStats#agedConnections()}. Clients then
+   * reconnect, and balance anew across the servers they know: this is how long-lived connections of
+   * stock clients spread to a server added later.
    *
-   * <p>The race that stays: a request a client writes just as the server closes its idle connection
-   * is lost with the connection (the server never read it), and the client sees a transport error.
-   * This library's pools age their own connections without that race ({@code
-   * PoolBuilder.maxConnectionAge}); prefer that for clients you control, and this setting for stock
-   * clients, whose reconnect logic decides what such a call becomes.
+   * <p>The race that stays is the one every idle timeout has: a request a client writes after a
+   * second of silence, just as the server closes the connection, is lost with it (the server never
+   * read it), and the client sees a transport error. This library's pools age their own connections
+   * without that race ({@code PoolBuilder.maxConnectionAge}); prefer that for clients you control,
+   * and this setting for stock clients, whose reconnect logic decides what such a call becomes.
    *
    * @param maxConnectionAge positive; {@code null} for never
    * @return this builder
@@ -70,11 +72,12 @@ abstract class ConnectionTimeSettings<B extends ServerBuilder<B>> {
   }
 
   /**
-   * How long after its {@link #maxConnectionAge(Duration)} a connection still busy may stay open:
-   * at age plus grace it is closed even with calls in flight, which then fail (their callers see
-   * the connection close; their replies count in {@link ServerStats#droppedResponses()}), as gRPC's
-   * {@code maxConnectionAgeGrace}. Only with a {@code maxConnectionAge} ({@link
-   * ServerBuilder#build()} refuses it alone). Default: {@code null}, never forced, as gRPC's.
+   * How long after its {@link #maxConnectionAge(Duration)} a connection that is not quiet (a call
+   * in flight, or one answered less than a second ago) may stay open: at age plus grace it is
+   * closed even with calls in flight, which then fail (their callers see the connection close;
+   * their replies count in {@link ServerStats#droppedResponses()}), as gRPC's {@code
+   * maxConnectionAgeGrace}. Only with a {@code maxConnectionAge} ({@link ServerBuilder#build()}
+   * refuses it alone). Default: {@code null}, never forced, as gRPC's.
    *
    * @param maxConnectionAgeGrace {@code >= 0}; {@code null} for never
    * @return this builder

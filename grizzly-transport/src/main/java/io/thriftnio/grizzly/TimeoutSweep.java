@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
  * The timeouts of a {@link GrizzlyThriftServer}: a timer thread reads every connection's clocks,
  * asks core's {@link TimeoutPolicy}, and closes what it says. The reads run on other threads
  * meanwhile, so an idle close is committed with {@link ReadActivity#claimIdle}: a read in progress,
- * or one begun since the sweep looked, keeps the connection open; so is the close of an idle aged
- * connection ({@code maxConnectionAge}), which is closed after its write queue has drained. A busy
- * aged connection is marked so (an HTTP reply may close it cleanly) and closed by the first sweep
- * that finds it idle, or at its age plus the grace.
+ * or one begun since the sweep looked, keeps the connection open; so is the close of a quiet aged
+ * connection ({@code maxConnectionAge}), which is closed after its write queue has drained. An aged
+ * connection is marked so (an HTTP reply may close it cleanly) and closed by the first sweep that
+ * finds it quiet (nothing read or answered for {@link TimeoutPolicy}'s quiet period), or at its age
+ * plus the grace.
  */
 final class TimeoutSweep implements Runnable {
 

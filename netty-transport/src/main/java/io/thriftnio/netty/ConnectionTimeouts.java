@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
  * TLS handshake timeout is {@code SslHandler}'s own. While the connection is not read from
  * (backpressure, drain), neither the idle nor the frame clock runs against the peer.
  *
- * <p>Age: the timer fires at the connection's age ({@code maxConnectionAge}, jittered); a busy
- * connection is then marked aged (an HTTP reply may close it cleanly) and checked again as soon as
- * every call is answered, so it closes at its first idle moment, or at age plus the grace.
+ * <p>Age: the timer fires at the connection's age ({@code maxConnectionAge}, jittered); the
+ * connection is then marked aged (an HTTP reply may close it cleanly) and, each time every call is
+ * answered, checked again when its quiet period would end, so it closes once quiet (see {@link
+ * TimeoutPolicy}), or at age plus the grace.
  */
 final class ConnectionTimeouts {
 
@@ -75,7 +76,7 @@ final class ConnectionTimeouts {
   void allCallsAnswered() {
     lastActivityNanos = System.nanoTime();
     if (markedAged) {
-      arm(); // its first idle moment: checked at once, after the replies just written are flushed
+      arm(); // idle: checked when it has been quiet long enough, unless a request comes first
     }
   }
 

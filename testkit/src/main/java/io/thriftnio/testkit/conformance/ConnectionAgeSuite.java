@@ -59,6 +59,12 @@ public abstract class ConnectionAgeSuite {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
 
+  /** How long an aged connection must be quiet before the server closes it (core's constant). */
+  private static final Duration QUIET = Duration.ofSeconds(1);
+
+  /** Room for a loaded machine and Grizzly's sweep (a quarter of the age) on top of the quiet. */
+  private static final Duration SLACK = Duration.ofSeconds(2);
+
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
 
@@ -163,6 +169,48 @@ public abstract class ConnectionAgeSuite {
     ServerStats stats = server.stats();
     assertThat(stats.agedConnections()).isEqualTo(1);
     assertThat(stats.timedOutConnections()).as("an age is not a timeout").isZero();
+  }
+
+  @Test
+  void aStockClientCallingBackToBackLosesNoCallAndItsConnectionClosesOnlyOnceQuiet()
+      throws Exception {
+    Recorder recorder = new Recorder();
+    ThriftServer server =
+        start(builder(recorder).processor(new BenchService.Processor<>(new BenchHandler())));
+    long opened = System.nanoTime();
+    long until = opened + AGE.toNanos() * 5 / 2; // well past the age's 110% bound
+    int calls = 0;
+    long stopped;
+    try (StockClient c = new StockClient(server.localAddress())) {
+      // No pause between a reply and the next request: closing at an idle moment would fail one.
+      do {
+        int seq = calls++;
+        assertThat(Payloads.check(c.client.echo(Payloads.of(100, seq)), 100, seq))
+            .as("call %d, %d ms after the connection opened", seq, millisSince(opened))
+            .isTrue();
+      } while (System.nanoTime() - until < 0);
+      stopped = System.nanoTime();
+      assertThat(recorder.events)
+          .as("the connection was not closed while it called (%d calls)", calls)
+          .noneMatch(e -> e.kind().equals("close"));
+      assertThat(server.stats().agedConnections()).isZero();
+
+      Event close = nextClose(recorder);
+      long quietFor = System.nanoTime() - stopped;
+      assertThat(close.cause()).isEqualTo(CloseCause.AGED);
+      assertThat(quietFor)
+          .as("closed once quiet, not at its first idle moment")
+          .isGreaterThanOrEqualTo(QUIET.toNanos() / 2)
+          .isLessThanOrEqualTo(QUIET.plus(SLACK).toNanos());
+    }
+    assertThat(server.stats().agedConnections()).isEqualTo(1);
+    assertThat(server.stats().acceptedConnections())
+        .as("one connection for every call")
+        .isEqualTo(1);
+  }
+
+  private static long millisSince(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
   }
 
   @Test

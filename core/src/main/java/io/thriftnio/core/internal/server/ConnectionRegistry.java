@@ -186,7 +186,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   }
 
   /**
-   * Closes {@code c}, idle past its {@code maxConnectionAge}, once what was written to it has been
+   * Closes {@code c}, quiet past its {@code maxConnectionAge}, once what was written to it has been
    * sent: noted {@link CloseCause#AGED}, counted in {@code agedConnections}.
    */
   public void aged(RegisteredConnection<H> c, TimeoutPolicy.Verdict verdict) {

@@ -23,9 +23,14 @@ import org.slf4j.LoggerFactory;
  *   <li>Idle: no call in flight, no request started, and nothing received or answered for {@code
  *       idleTimeout}.
  *   <li>Aged: older than its {@linkplain #ageDeadline age} ({@code maxConnectionAge}, jittered per
- *       connection) and idle (no call in flight, no request started); or still busy at its age plus
- *       {@code maxConnectionAgeGrace}, when a grace is set.
+ *       connection) and quiet: no call in flight, no request started, and nothing received or
+ *       answered for {@link #AGED_QUIET} (or {@code idleTimeout}, if shorter); or not quiet at its
+ *       age plus {@code maxConnectionAgeGrace}, when a grace is set.
  * </ul>
+ *
+ * <p>Why an aged connection waits to be quiet, not just idle: a client calling back to back is idle
+ * only between a reply and its next request, already on its way; framed Thrift cannot tell it to
+ * stop sending. What stays is every idle timeout's race: a request sent as the close happens.
  *
  * <p>Times are {@link System#nanoTime()} values; {@link #NONE} (0) stands for "no such moment", and
  * clocks are stamped with {@link #stamp}, which is never 0. A timeout of zero is off.
@@ -40,15 +45,22 @@ public final class TimeoutPolicy {
   /** How far a connection's age may be from {@code maxConnectionAge}, either way: 10%. */
   static final double AGE_JITTER = 0.1;
 
+  /**
+   * How long an aged connection must have been quiet (nothing received or answered, no call in
+   * flight) before it is closed, unless {@code idleTimeout} is shorter: far above a busy client's
+   * pause between a reply and its next request, short against any useful age.
+   */
+  static final Duration AGED_QUIET = Duration.ofSeconds(1);
+
   /** Why a connection is closed. */
   public enum Kind {
     TLS_HANDSHAKE,
     STALLED_READER,
     PARTIAL_REQUEST,
     IDLE,
-    /** Past its age and idle: closed between calls, after what was written has been sent. */
+    /** Past its age and quiet: closed between calls, after what was written has been sent. */
     AGED,
-    /** Past its age plus the grace and still busy: closed with its calls in flight. */
+    /** Past its age plus the grace and not quiet: closed with its calls in flight. */
     AGE_GRACE;
 
     /** What connection listeners are told of a close for this timeout. */
@@ -81,6 +93,7 @@ public final class TimeoutPolicy {
   private final int maxPendingWriteBytes;
   private final long ageNanos; // 0: never
   private final long graceNanos; // -1: never forced
+  private final long agedQuietNanos;
 
   /**
    * @param idleTimeout zero for none
@@ -115,6 +128,8 @@ public final class TimeoutPolicy {
     this.frameNanos = frameTimeout.toNanos();
     this.handshakeNanos = handshakeTimeout == null ? 0 : handshakeTimeout.toNanos();
     this.maxPendingWriteBytes = maxPendingWriteBytes;
+    long quiet = AGED_QUIET.toNanos();
+    this.agedQuietNanos = idleNanos > 0 ? Math.min(quiet, idleNanos) : quiet;
   }
 
   /** The policy of a server's settings. */
@@ -250,6 +265,13 @@ public final class TimeoutPolicy {
               + millis(frameNanos)
               + " ms): slow or stalled sender");
     }
+    Verdict aged =
+        isAged(now, agedAt)
+            ? checkAge(now, agedAt, lastActivity, partialSince, pendingCalls)
+            : null;
+    if (aged != null) {
+      return aged; // before the idle clock: a connection quiet past its age closes for its age
+    }
     if (idleNanos > 0
         && partialSince == NONE
         && pendingCalls == 0
@@ -262,23 +284,28 @@ public final class TimeoutPolicy {
               + millis(idleNanos)
               + " ms)");
     }
-    return isAged(now, agedAt) ? checkAge(now, agedAt, partialSince, pendingCalls) : null;
+    return null;
   }
 
-  private Verdict checkAge(long now, long agedAt, long partialSince, int pendingCalls) {
-    if (partialSince == NONE && pendingCalls == 0) {
+  private Verdict checkAge(
+      long now, long agedAt, long lastActivity, long partialSince, int pendingCalls) {
+    boolean idle = partialSince == NONE && pendingCalls == 0;
+    if (idle && now - lastActivity >= agedQuietNanos) {
       return new Verdict(
           Kind.AGED,
-          "idle, "
+          "quiet for "
+              + millis(now - lastActivity)
+              + " ms, "
               + millis(now - agedAt)
               + " ms past its age (maxConnectionAge "
               + millis(ageNanos)
               + " ms, varied by up to 10% per connection)");
     }
+    // Not quiet (a call in flight, or the next likely on its way): only the grace ends it.
     if (graceNanos >= 0 && now - agedAt >= graceNanos) {
       return new Verdict(
           Kind.AGE_GRACE,
-          "still busy ("
+          "not quiet ("
               + pendingCalls
               + " calls in flight) "
               + millis(now - agedAt)
@@ -308,7 +335,7 @@ public final class TimeoutPolicy {
    * connection; {@link Long#MAX_VALUE} if no clock runs. Same arguments as {@link #check}. While
    * calls are in flight, the idle clock is rechecked {@code idleTimeout} from {@code now}; an aged
    * connection that is busy without a grace is not: the transport rechecks it once every call is
-   * answered.
+   * answered; an idle one, when its quiet period ends.
    */
   public long nextDeadline(
       long now,
@@ -328,15 +355,17 @@ public final class TimeoutPolicy {
     if (frameNanos > 0 && partialSince != NONE) {
       deadline = earlier(deadline, partialSince + frameNanos);
     }
+    boolean idle = partialSince == NONE && pendingCalls == 0;
     if (idleNanos > 0) {
-      boolean idle = partialSince == NONE && pendingCalls == 0;
       deadline = earlier(deadline, idle ? lastActivity + idleNanos : now + idleNanos);
     }
     if (agedAt != NONE) {
-      boolean idle = partialSince == NONE && pendingCalls == 0;
-      if (!isAged(now, agedAt) || idle) {
+      if (!isAged(now, agedAt)) {
         deadline = earlier(deadline, agedAt);
-      } else if (graceNanos >= 0) {
+      } else if (idle) {
+        deadline = earlier(deadline, lastActivity + agedQuietNanos);
+      }
+      if (isAged(now, agedAt) && graceNanos >= 0) {
         deadline = earlier(deadline, agedAt + graceNanos);
       }
     }

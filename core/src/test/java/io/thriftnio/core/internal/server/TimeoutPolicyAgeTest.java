@@ -69,8 +69,58 @@ class TimeoutPolicyAgeTest {
     assertThat(v.kind().closeCause()).isEqualTo(CloseCause.AGED);
     assertThat(v.reason())
         .isEqualTo(
-            "idle, 5 ms past its age (maxConnectionAge 1000 ms, varied by up to 10% per"
-                + " connection)");
+            "quiet for 1005 ms, 5 ms past its age (maxConnectionAge 1000 ms, varied by up to 10%"
+                + " per connection)");
+  }
+
+  @Test
+  void anAgedConnectionBetweenCallsClosesOnlyOnceQuietForASecond() {
+    TimeoutPolicy policy = aged(null);
+    long agedAt = T0 + AGE;
+    long answered = agedAt + 10_000 * MS; // a client calling back to back, long past its age
+    assertThat(policy.check(answered + 999 * MS, answered, NONE, NONE, 0, NONE, agedAt))
+        .as("idle between two calls, not quiet")
+        .isNull();
+    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+        .isEqualTo(answered + 1_000 * MS);
+    Verdict v = policy.check(answered + 1_000 * MS, answered, NONE, NONE, 0, NONE, agedAt);
+    assertThat(v.kind()).isEqualTo(Kind.AGED);
+    assertThat(v.reason()).startsWith("quiet for 1000 ms, 11000 ms past its age");
+  }
+
+  @Test
+  void theQuietPeriodIsTheIdleTimeoutWhenThatIsShorterAndTheCloseIsForTheAge() {
+    TimeoutPolicy policy =
+        new TimeoutPolicy(
+            Duration.ofMillis(300),
+            Duration.ofSeconds(30),
+            null,
+            65536,
+            Duration.ofNanos(AGE),
+            null);
+    long agedAt = T0 + AGE;
+    long answered = agedAt + 50 * MS;
+    assertThat(policy.check(answered + 299 * MS, answered, NONE, NONE, 0, NONE, agedAt)).isNull();
+    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+        .isEqualTo(answered + 300 * MS);
+    assertThat(policy.check(answered + 300 * MS, answered, NONE, NONE, 0, NONE, agedAt).kind())
+        .as("aged, not idle-timed-out")
+        .isEqualTo(Kind.AGED);
+    assertThat(policy.check(answered + 300 * MS, answered, NONE, NONE, 0, NONE, NONE).kind())
+        .as("the same connection never aged")
+        .isEqualTo(Kind.IDLE);
+  }
+
+  @Test
+  void theGraceClosesAConnectionBetweenCallsThatIsNeverQuiet() {
+    TimeoutPolicy policy = aged(Duration.ofMillis(200));
+    long agedAt = T0 + AGE;
+    long answered = agedAt + 150 * MS;
+    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+        .as("the grace's end comes before the quiet period's")
+        .isEqualTo(agedAt + 200 * MS);
+    Verdict v = policy.check(agedAt + 200 * MS, answered, NONE, NONE, 0, NONE, agedAt);
+    assertThat(v.kind()).isEqualTo(Kind.AGE_GRACE);
   }
 
   @Test
@@ -97,7 +147,7 @@ class TimeoutPolicyAgeTest {
     assertThat(v.kind().closeCause()).isEqualTo(CloseCause.AGED);
     assertThat(v.reason())
         .isEqualTo(
-            "still busy (2 calls in flight) 200 ms past its age (maxConnectionAge 1000 ms,"
+            "not quiet (2 calls in flight) 200 ms past its age (maxConnectionAge 1000 ms,"
                 + " maxConnectionAgeGrace 200 ms): closed with its calls in flight");
     assertThat(policy.nextDeadline(agedAt + MS, T0, NONE, NONE, 2, NONE, agedAt))
         .isEqualTo(agedAt + 200 * MS);
