@@ -43,10 +43,12 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The server's own connection age ({@link ServerBuilder#maxConnectionAge}, {@link
  * ServerBuilder#maxConnectionAgeGrace}), on every transport and strategy: an idle connection past
- * its age closes as {@link CloseCause#AGED}; a call in flight across the age is answered and the
- * connection closes once idle after it; an HTTP reply after the age says {@code Connection: close};
- * a grace closes a connection still busy; and a stock {@code TSocket} client sees the close at its
- * next call and reconnects. A transport runs it once per strategy, one {@link ServerCell} each.
+ * its age closes as {@link CloseCause#AGED}; a stock client calling back to back across the age
+ * loses no call, and its connection closes only once quiet after it stops; a call in flight across
+ * the age is answered and the connection closes once quiet after it; an HTTP reply after the age
+ * says {@code Connection: close}; a grace closes a connection still busy; and a stock {@code
+ * TSocket} client sees the close at its next call and reconnects. A transport runs it once per
+ * strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class ConnectionAgeSuite {
