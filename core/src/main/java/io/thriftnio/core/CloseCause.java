@@ -15,6 +15,13 @@ public enum CloseCause {
   /** No request for {@code idleTimeout} while no call was in flight. */
   IDLE,
   /**
+   * Older than {@code maxConnectionAge} (with its jitter): closed once quiet for a second (no call
+   * in flight, nothing received or answered), or after the HTTP reply that said {@code Connection:
+   * close}; or still in use at age plus {@code maxConnectionAgeGrace}, and closed with its calls in
+   * flight.
+   */
+  AGED,
+  /**
    * A request did not arrive completely within {@code frameTimeout}, or the peer did not read its
    * responses (above {@code maxPendingWriteBytes}) for {@code frameTimeout}.
    */

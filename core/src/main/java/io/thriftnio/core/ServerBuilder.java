@@ -22,12 +22,13 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * ignore is refused there too: {@link #httpPath} or {@link #healthPath} without HTTP in {@link
  * #wireKinds}, a worker setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity}
  * or {@link #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the
- * own pool's size or queue beside a {@link #workerExecutor}. A {@code null} worker setting or path
- * is unset (the default). Not thread-safe.
+ * own pool's size or queue beside a {@link #workerExecutor}, a {@link #maxConnectionAgeGrace}
+ * without a {@link #maxConnectionAge}. A {@code null} worker setting, path or connection age is
+ * unset (the default). Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
-public abstract class ServerBuilder<B extends ServerBuilder<B>> {
+public abstract class ServerBuilder<B extends ServerBuilder<B>> extends ConnectionTimeSettings<B> {
 
   /** Default {@link #workerThreads(int)}: {@value}. */
   public static final int DEFAULT_WORKER_THREADS = 64;
@@ -73,8 +74,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
   String httpPath;
   String healthPath;
   int maxConnections = DEFAULT_MAX_CONNECTIONS;
-  Duration idleTimeout = Duration.ZERO;
-  Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
   Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
@@ -85,11 +84,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
 
   /** For subclasses. */
   protected ServerBuilder() {}
-
-  @SuppressWarnings("unchecked")
-  private B self() {
-    return (B) this;
-  }
 
   /**
    * The synchronous processor to serve, e.g. {@code new BenchService.Processor<>(handler)} or a
@@ -277,27 +271,6 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> {
    */
   public B maxConnections(int maxConnections) {
     this.maxConnections = maxConnections;
-    return self();
-  }
-
-  /**
-   * Closes a connection on which no complete frame arrived for this long, and no call is in flight.
-   * Default: {@link Duration#ZERO}, off, because pooled clients keep idle connections.
-   */
-  public B idleTimeout(Duration idleTimeout) {
-    this.idleTimeout = idleTimeout;
-    return self();
-  }
-
-  /**
-   * Closes a connection that started a frame and did not finish it within this time (a slow or
-   * stalled sender), and one whose responses have waited above {@link #maxPendingWriteBytes(int)}
-   * for this long in a row (a stalled reader: a peer that sends requests and never reads the
-   * responses, which the server stops reading from). Both are counted in {@link
-   * ServerStats#timedOutConnections()}. Default: 30 seconds.
-   */
-  public B frameTimeout(Duration frameTimeout) {
-    this.frameTimeout = frameTimeout;
     return self();
   }
 

@@ -9,8 +9,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionHandler;
-import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -40,6 +38,8 @@ public final class ServerConfig {
   private final int maxConnections;
   private final Duration idleTimeout;
   private final Duration frameTimeout;
+  private final Duration maxConnectionAge; // null: never
+  private final Duration maxConnectionAgeGrace; // null: never forced
   private final Duration drainTimeout;
   private final int maxPendingWriteBytes;
   private final int maxCallsInFlightPerConnection;
@@ -82,7 +82,7 @@ public final class ServerConfig {
         Checks.positive(
             "workerQueueCapacity",
             orDefault(b.workerQueueCapacity, ServerBuilder.DEFAULT_WORKER_QUEUE_CAPACITY));
-    this.workerExecutor = checkWorkerExecutor(b.workerExecutor);
+    this.workerExecutor = ConfigChecks.checkWorkerExecutor(b.workerExecutor);
     this.workerStartTimeout =
         Checks.positive(
             "workerStartTimeout",
@@ -94,10 +94,13 @@ public final class ServerConfig {
     this.httpPath =
         checkHttpPath("httpPath", orDefault(b.httpPath, ServerBuilder.DEFAULT_HTTP_PATH));
     this.healthPath = b.healthPath == null ? null : checkHttpPath("healthPath", b.healthPath);
-    refuseIgnored(b, ioStrategy, wireKinds);
+    ConfigChecks.refuseIgnored(b, ioStrategy, wireKinds);
     this.maxConnections = Checks.positive("maxConnections", b.maxConnections);
     this.idleTimeout = Checks.nonNegative("idleTimeout", b.idleTimeout);
     this.frameTimeout = Checks.positive("frameTimeout", b.frameTimeout);
+    this.maxConnectionAge = ConfigChecks.checkMaxConnectionAge(b.maxConnectionAge);
+    this.maxConnectionAgeGrace =
+        ConfigChecks.checkMaxConnectionAgeGrace(b.maxConnectionAgeGrace, maxConnectionAge);
     this.drainTimeout = Checks.nonNegative("drainTimeout", b.drainTimeout);
     this.maxPendingWriteBytes = Checks.positive("maxPendingWriteBytes", b.maxPendingWriteBytes);
     this.maxCallsInFlightPerConnection =
@@ -109,53 +112,6 @@ public final class ServerConfig {
 
   private static <T> T orDefault(T value, T defaultValue) {
     return value != null ? value : defaultValue;
-  }
-
-  /**
-   * Refuses a setting the chosen configuration would ignore, so a mistake shows at build rather
-   * than as a server that behaves as if it had not been made.
-   */
-  private static void refuseIgnored(
-      ServerBuilder<?> b, IoStrategy strategy, Set<WireKind> wireKinds) {
-    if (b.httpPath != null && !wireKinds.contains(WireKind.HTTP)) {
-      throw ignored("httpPath", "'" + b.httpPath + "'", "wireKinds " + wireKinds + " without HTTP");
-    }
-    if (b.healthPath != null && !wireKinds.contains(WireKind.HTTP)) {
-      throw ignored(
-          "healthPath", "'" + b.healthPath + "'", "wireKinds " + wireKinds + " without HTTP");
-    }
-    boolean sameThread = strategy == IoStrategy.SAME_THREAD;
-    boolean leaderFollower = strategy == IoStrategy.LEADER_FOLLOWER;
-    if (sameThread && b.workerExecutor != null) {
-      throw ignored(
-          "workerExecutor", b.workerExecutor, "ioStrategy SAME_THREAD, which runs no workers");
-    }
-    if ((sameThread || b.workerExecutor != null) && b.workerThreads != null) {
-      throw ignored(
-          "workerThreads",
-          b.workerThreads,
-          sameThread ? "ioStrategy SAME_THREAD, which runs no workers" : "a workerExecutor");
-    }
-    if ((sameThread || leaderFollower || b.workerExecutor != null)
-        && b.workerQueueCapacity != null) {
-      throw ignored(
-          "workerQueueCapacity",
-          b.workerQueueCapacity,
-          b.workerExecutor != null
-              ? "a workerExecutor"
-              : "ioStrategy " + strategy + ", which queues no calls");
-    }
-    if ((sameThread || leaderFollower) && b.workerStartTimeout != null) {
-      throw ignored(
-          "workerStartTimeout",
-          b.workerStartTimeout,
-          "ioStrategy " + strategy + ", which queues no calls");
-    }
-  }
-
-  private static IllegalStateException ignored(String name, Object value, String because) {
-    return new IllegalStateException(
-        name + ": " + value + " (expected: unset; ignored with " + because + ")");
   }
 
   private static Set<WireKind> checkWireKinds(WireKind[] wireKinds) {
@@ -195,28 +151,6 @@ public final class ServerConfig {
       }
     }
     return List.copyOf(interceptors);
-  }
-
-  /**
-   * Refuses an executor known to drop tasks silently: its call would never be answered in time and
-   * every later reply on the connection would wait for it.
-   */
-  private static Executor checkWorkerExecutor(Executor executor) {
-    if (executor instanceof ThreadPoolExecutor) {
-      RejectedExecutionHandler handler =
-          ((ThreadPoolExecutor) executor).getRejectedExecutionHandler();
-      if (handler instanceof ThreadPoolExecutor.DiscardPolicy
-          || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy) {
-        throw new IllegalArgumentException(
-            "workerExecutor: "
-                + executor
-                + " with rejection handler "
-                + handler.getClass().getName()
-                + " (expected: a handler that runs or rejects every task, e.g."
-                + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
-      }
-    }
-    return executor;
   }
 
   /** The synchronous processor, or {@code null} when {@link #asyncProcessor()} is set. */
@@ -317,6 +251,19 @@ public final class ServerConfig {
     return frameTimeout;
   }
 
+  /** How long a connection may live before it is closed when idle; {@code null} for never. */
+  public Duration maxConnectionAge() {
+    return maxConnectionAge;
+  }
+
+  /**
+   * How long past its age a busy connection stays open before it is closed anyway; {@code null} for
+   * never.
+   */
+  public Duration maxConnectionAgeGrace() {
+    return maxConnectionAgeGrace;
+  }
+
   /** Time {@code close()} lets calls in flight finish. */
   public Duration drainTimeout() {
     return drainTimeout;
@@ -369,6 +316,8 @@ public final class ServerConfig {
         + idleTimeout
         + ", frameTimeout="
         + frameTimeout
+        + (maxConnectionAge == null ? "" : ", maxConnectionAge=" + maxConnectionAge)
+        + (maxConnectionAgeGrace == null ? "" : ", maxConnectionAgeGrace=" + maxConnectionAgeGrace)
         + ", drainTimeout="
         + drainTimeout
         + ", workerStartTimeout="

@@ -50,6 +50,10 @@ package io.thriftnio.core;
  *     answered {@code TApplicationException(INTERNAL_ERROR)} without running, and counted in {@code
  *     failedCalls} and {@code completedCalls} too, as a call an interceptor refused. Always 0 while
  *     {@code callTimeout} is off, its default, and no caller sends a deadline
+ * @param agedConnections connections the server closed for being older than {@link
+ *     ServerConfig#maxConnectionAge()}: idle, after an HTTP reply that said {@code Connection:
+ *     close}, or busy past the grace; not counted in {@code timedOutConnections}. Always 0 while
+ *     {@code maxConnectionAge} is unset, its default
  */
 public record ServerStats(
     long acceptedConnections,
@@ -63,4 +67,5 @@ public record ServerStats(
     long truncatedFrames,
     long droppedResponses,
     long tlsFailures,
-    long timedOutCalls) {}
+    long timedOutCalls,
+    long agedConnections) {}

@@ -52,7 +52,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
@@ -259,6 +259,37 @@ class ServerBuilderTest {
     assertThat(build(b -> b.callTimeout(Duration.ZERO)).callTimeout()).isZero();
     assertThat(build(b -> b.callTimeout(Duration.ofNanos(1))).callTimeout())
         .isEqualTo(Duration.ofNanos(1));
+  }
+
+  @Test
+  void theConnectionAgeAndItsGrace() {
+    ServerConfig unset = build(b -> b);
+    assertThat(unset.maxConnectionAge()).as("never, by default").isNull();
+    assertThat(unset.maxConnectionAgeGrace()).as("never forced, by default").isNull();
+    assertThat(unset.toString()).doesNotContain("maxConnectionAge");
+    assertRejected(
+        b -> b.maxConnectionAge(Duration.ZERO), "maxConnectionAge: PT0S (expected: > 0)");
+    assertRejected(
+        b -> b.maxConnectionAge(Duration.ofNanos(-1)),
+        "maxConnectionAge: PT-0.000000001S (expected: > 0)");
+    assertRejected(
+        b -> b.maxConnectionAge(Duration.ofMinutes(5)).maxConnectionAgeGrace(Duration.ofNanos(-1)),
+        "maxConnectionAgeGrace: PT-0.000000001S (expected: >= 0)");
+    assertThatThrownBy(() -> build(b -> b.maxConnectionAgeGrace(Duration.ofSeconds(30))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "maxConnectionAgeGrace: PT30S (expected: unset; ignored with maxConnectionAge unset"
+                + " (never aged))");
+    ServerConfig c =
+        build(b -> b.maxConnectionAge(Duration.ofNanos(1)).maxConnectionAgeGrace(Duration.ZERO));
+    assertThat(c.maxConnectionAge()).isEqualTo(Duration.ofNanos(1));
+    assertThat(c.maxConnectionAgeGrace()).isZero();
+    assertThat(c.toString())
+        .contains("maxConnectionAge=PT0.000000001S, maxConnectionAgeGrace=PT0S");
+    assertThat(build(b -> b.maxConnectionAge(Duration.ofMinutes(5)).maxConnectionAge(null)))
+        .extracting(ServerConfig::maxConnectionAge)
+        .as("null is unset")
+        .isNull();
   }
 
   @Test

@@ -35,4 +35,9 @@ final class GrizzlyConnectionHandle implements ConnectionHandle {
     // reading never drains it.
     connection.terminateSilently();
   }
+
+  @Override
+  public void closeAfterWrites() {
+    connection.closeSilently(); // graceful: after the write queue, which an idle peer drains
+  }
 }

@@ -17,7 +17,11 @@ import org.slf4j.LoggerFactory;
  * The timeouts of a {@link GrizzlyThriftServer}: a timer thread reads every connection's clocks,
  * asks core's {@link TimeoutPolicy}, and closes what it says. The reads run on other threads
  * meanwhile, so an idle close is committed with {@link ReadActivity#claimIdle}: a read in progress,
- * or one begun since the sweep looked, keeps the connection open.
+ * or one begun since the sweep looked, keeps the connection open; so is the close of a quiet aged
+ * connection ({@code maxConnectionAge}), which is closed after its write queue has drained. An aged
+ * connection is marked so (an HTTP reply may close it cleanly) and closed by the first sweep that
+ * finds it quiet (nothing read or answered for {@link TimeoutPolicy}'s quiet period), or at its age
+ * plus the grace.
  */
 final class TimeoutSweep implements Runnable {
 
@@ -27,6 +31,10 @@ final class TimeoutSweep implements Runnable {
   private static final Attribute<Long> UNWRITABLE_SINCE =
       Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
           TimeoutSweep.class.getName() + ".unwritableSince");
+
+  /** When a connection passes its age ({@link TimeoutPolicy#ageDeadline}); set at first sight. */
+  private static final Attribute<Long> AGED_AT =
+      Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(TimeoutSweep.class.getName() + ".agedAt");
 
   private final ConnectionRegistry<ConnectionHandle> registry;
   private final TimeoutPolicy policy;
@@ -85,6 +93,7 @@ final class TimeoutSweep implements Runnable {
     long last = later(r.acceptedAtNanos(), ReadActivity.lastRead(seen));
     last = later(last, served.calls.lastActivityNanos());
     ServerCodec wire = served.codec();
+    long agedAt = agedAt(c, r, served, now);
     TimeoutPolicy.Verdict verdict =
         policy.check(
             now,
@@ -92,11 +101,18 @@ final class TimeoutSweep implements Runnable {
             wire == null ? TimeoutPolicy.NONE : wire.partialSinceNanos(),
             unwritableSince(c, now),
             pending,
-            handshakingSince);
+            handshakingSince,
+            agedAt);
     if (verdict == null || !c.isOpen()) {
       return;
     }
     switch (verdict.kind()) {
+      case AGED:
+        if (served.calls.isClosing() || !reads.claimIdle(seen)) {
+          return; // closing already (an HTTP reply said so), or a read began since: not idle
+        }
+        registry.aged(r, verdict);
+        return;
       case IDLE:
         beforeIdleClose.accept(c);
         if (!reads.claimIdle(seen)) {
@@ -110,6 +126,29 @@ final class TimeoutSweep implements Runnable {
         break;
     }
     registry.timedOut(r, verdict);
+  }
+
+  /**
+   * When {@code c} passes its age, drawn at the first sweep that sees it (from its accept time);
+   * {@link TimeoutPolicy#NONE} if connections never age. Marks its calls aged once past it.
+   */
+  private long agedAt(
+      Connection<?> c,
+      RegisteredConnection<ConnectionHandle> r,
+      GrizzlyServerConnection served,
+      long now) {
+    if (!policy.agesConnections()) {
+      return TimeoutPolicy.NONE; // no attribute on any connection
+    }
+    Long agedAt = AGED_AT.get(c);
+    if (agedAt == null) {
+      agedAt = policy.ageDeadline(r.acceptedAtNanos());
+      AGED_AT.set(c, agedAt);
+    }
+    if (TimeoutPolicy.isAged(now, agedAt)) {
+      served.calls.markAged(); // idempotent; a sweep's cost, not a call's
+    }
+    return agedAt;
   }
 
   /** Since when {@code c}'s write queue has been full, as the sweeps saw it; NONE if it is not. */

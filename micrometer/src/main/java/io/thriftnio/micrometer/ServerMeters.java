@@ -32,6 +32,8 @@ import java.util.function.ToLongFunction;
  *       <td>{@code rejectedConnections}</td></tr>
  *   <tr><td>{@code thrift.server.connections.timed.out}</td><td>counter</td>
  *       <td>{@code timedOutConnections}</td></tr>
+ *   <tr><td>{@code thrift.server.connections.aged}</td><td>counter</td>
+ *       <td>{@code agedConnections}</td></tr>
  *   <tr><td>{@code thrift.server.tls.failures}</td><td>counter</td><td>{@code tlsFailures}</td></tr>
  *   <tr><td>{@code thrift.server.calls}</td><td>counter, tag {@code outcome}</td>
  *       <td>{@code completed}: {@code completedCalls} (failed calls included), {@code failed}:
@@ -97,6 +99,12 @@ public final class ServerMeters implements MeterBinder {
         "connections closed by the idle or frame timeout",
         Tags.empty(),
         ServerStats::timedOutConnections);
+    counter(
+        registry,
+        "thrift.server.connections.aged",
+        "connections closed for their age (maxConnectionAge)",
+        Tags.empty(),
+        ServerStats::agedConnections);
     counter(
         registry,
         "thrift.server.tls.failures",

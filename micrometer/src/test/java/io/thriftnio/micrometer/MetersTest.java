@@ -124,6 +124,29 @@ class MetersTest {
   }
 
   @Test
+  void aConnectionClosedForItsAgeIsCountedAsAged() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (ThriftServer server =
+        NettyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .maxConnectionAge(Duration.ofMillis(100))
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .build()
+            .start()) {
+      new ServerMeters(server, "bench").bindTo(registry);
+      try (java.net.Socket idle = new java.net.Socket()) {
+        idle.connect(server.localAddress(), 5_000);
+        idle.setSoTimeout(10_000);
+        assertThat(idle.getInputStream().read()).as("closed by the server").isEqualTo(-1);
+      }
+      assertThat(registry.get("thrift.server.connections.aged").functionCounter().count())
+          .isEqualTo(1.0);
+      assertThat(registry.get("thrift.server.connections.timed.out").functionCounter().count())
+          .isZero();
+    }
+  }
+
+  @Test
   void aCallAnsweredByCallTimeoutCountsAsTimedOutAndFailedAndIsTimedAsTimedOut() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     AsyncBenchHandler neverCallsBack =

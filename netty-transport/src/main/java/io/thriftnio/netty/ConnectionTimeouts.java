@@ -13,6 +13,11 @@ import java.util.concurrent.TimeUnit;
  * <p>The frame clock runs from the last complete frame or the first byte of the incomplete one. The
  * TLS handshake timeout is {@code SslHandler}'s own. While the connection is not read from
  * (backpressure, drain), neither the idle nor the frame clock runs against the peer.
+ *
+ * <p>Age: the timer fires at the connection's age ({@code maxConnectionAge}, jittered); the
+ * connection is then marked aged (an HTTP reply may close it cleanly) and, each time every call is
+ * answered, checked again when its quiet period would end, so it closes once quiet (see {@link
+ * TimeoutPolicy}), or at age plus the grace.
  */
 final class ConnectionTimeouts {
 
@@ -23,6 +28,9 @@ final class ConnectionTimeouts {
     int pendingCalls();
 
     boolean isClosing();
+
+    /** The connection is past its age: see {@code CallSequencer.markAged}. */
+    void aged();
 
     /** Closes the connection for the reason given. */
     void timedOut(TimeoutPolicy.Verdict verdict);
@@ -35,6 +43,8 @@ final class ConnectionTimeouts {
   private long lastActivityNanos;
   private long partialSinceNanos = NONE;
   private long unwritableSinceNanos = NONE;
+  private long agedAtNanos = NONE;
+  private boolean markedAged;
   private boolean frameDecodedInBatch;
   private ScheduledFuture<?> timer;
   private long timerDeadlineNanos;
@@ -52,6 +62,7 @@ final class ConnectionTimeouts {
     this.connection = connection;
     this.decoder = ctx.pipeline().get(ThriftFrameDecoder.class);
     this.lastActivityNanos = System.nanoTime();
+    this.agedAtNanos = policy.ageDeadline(lastActivityNanos);
     arm();
   }
 
@@ -64,6 +75,9 @@ final class ConnectionTimeouts {
   /** Every call received so far has been answered. */
   void allCallsAnswered() {
     lastActivityNanos = System.nanoTime();
+    if (markedAged) {
+      arm(); // idle: checked when it has been quiet long enough, unless a request comes first
+    }
   }
 
   /** A read batch ended: notes whether it left a frame unfinished. */
@@ -112,7 +126,8 @@ final class ConnectionTimeouts {
             partialSinceNanos,
             unwritableSinceNanos,
             connection.pendingCalls(),
-            NONE);
+            NONE,
+            agedAtNanos);
     if (deadline == Long.MAX_VALUE) {
       return;
     }
@@ -147,8 +162,13 @@ final class ConnectionTimeouts {
             partialSinceNanos,
             unwritableSinceNanos,
             connection.pendingCalls(),
-            NONE);
+            NONE,
+            agedAtNanos);
     if (verdict == null) {
+      if (!markedAged && TimeoutPolicy.isAged(now, agedAtNanos)) {
+        markedAged = true;
+        connection.aged();
+      }
       arm();
       return;
     }

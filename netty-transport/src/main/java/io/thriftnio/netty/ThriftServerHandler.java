@@ -355,12 +355,22 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void aged() {
+      calls.markAged();
+    }
+
+    @Override
     public void timedOut(TimeoutPolicy.Verdict verdict) {
       noteClose(verdict.kind().closeCause());
       TimeoutPolicy.reportTimedOut(
           verdict, ctx.channel().remoteAddress(), settings.path.counters());
       calls.onClosed();
-      ctx.close();
+      if (verdict.kind() == TimeoutPolicy.Kind.AGED && lastWrite != null && !lastWrite.isDone()) {
+        ctx.flush();
+        lastWrite.addListener(ChannelFutureListener.CLOSE); // idle, but its last reply is not out
+      } else {
+        ctx.close();
+      }
     }
   }
 }

@@ -110,6 +110,18 @@ public abstract class Envelope {
   }
 
   /**
+   * Asks the envelope to tell the peer that the connection closes after this reply, when its kind
+   * can say so (HTTP's {@code Connection: close}): the server closes an aged connection so without
+   * a race, as the peer knows not to send on it. Called at most once, by the call path, before
+   * {@link #encode}; by default the kind cannot say it ({@code false}), and nothing changes.
+   *
+   * @return whether the reply will say so; the connection must then close after it
+   */
+  public boolean closeAfterReply() {
+    return false;
+  }
+
+  /**
    * Whether the request's peer reads replies in any order, matching them by an id the envelope
    * echoes (THeader's {@code SUPPORT_OUT_OF_ORDER} flag, 0x01, with its sequence id): its reply may
    * leave as soon as its call ends, ahead of earlier requests still running. By default {@code

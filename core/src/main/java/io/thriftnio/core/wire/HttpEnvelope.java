@@ -8,11 +8,13 @@ import java.util.Map;
  * reply message as the body (empty for a oneway call, since HTTP still wants an answer); a {@code
  * 400} when the request's message cannot be read. Immutable but for the reply's own headers ({@link
  * #responseHeaders}, given once before {@link #encode}), which go into the {@code 200}'s head, not
- * into a {@code 400}.
+ * into a {@code 400}, and for {@link #closeAfterReply} (an aged connection), which turns a
+ * keep-alive answer into one that says {@code Connection: close}; both are published to the writer
+ * by the call path's monitor.
  */
 final class HttpEnvelope extends Envelope {
 
-  private final boolean keepAlive;
+  private boolean keepAlive;
   private final boolean http10;
   private final String contentType;
   private final Map<String, String> headers;
@@ -52,6 +54,12 @@ final class HttpEnvelope extends Envelope {
   @Override
   public void responseHeaders(Map<String, String> headers) {
     this.replyHeaders = headers;
+  }
+
+  @Override
+  public boolean closeAfterReply() {
+    keepAlive = false;
+    return true;
   }
 
   @Override

@@ -60,6 +60,8 @@ final class ServerFactory {
     set(p.maxPendingWriteBytes(), b::maxPendingWriteBytes);
     set(p.idleTimeout(), b::idleTimeout);
     set(p.frameTimeout(), b::frameTimeout);
+    set(p.maxConnectionAge(), b::maxConnectionAge);
+    set(p.maxConnectionAgeGrace(), b::maxConnectionAgeGrace);
     set(p.drainTimeout(), b::drainTimeout);
     set(p.httpPath(), b::httpPath);
     set(p.healthPath(), b::healthPath);

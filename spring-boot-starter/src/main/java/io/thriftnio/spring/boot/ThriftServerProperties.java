@@ -41,6 +41,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     Default: 32 MiB
  * @param idleTimeout closes a connection idle this long; 0 is off. Default: off
  * @param frameTimeout closes a connection that leaves a frame unfinished this long. Default: 30 s
+ * @param maxConnectionAge closes a connection older than this (varied by 10% per connection) once
+ *     no call has been on it for a second, for stock clients to rebalance; pools have their own
+ *     {@code max-connection-age}, which has no race. Default: never
+ * @param maxConnectionAgeGrace closes a connection still in use this long past its age, failing its
+ *     calls in flight (only with {@code max-connection-age}). Default: never
  * @param drainTimeout how long the shutdown lets calls in flight finish before it closes their
  *     connections. Keep it below {@code spring.lifecycle.timeout-per-shutdown-phase} (default 30
  *     s), which bounds the whole shutdown phase. Default: 10 s
@@ -77,6 +82,8 @@ public record ThriftServerProperties(
     Integer maxPendingWriteBytes,
     Duration idleTimeout,
     Duration frameTimeout,
+    Duration maxConnectionAge,
+    Duration maxConnectionAgeGrace,
     Duration drainTimeout,
     List<WireKind> wireKinds,
     String httpPath,

@@ -329,6 +329,8 @@ class ThriftAutoConfigurationTest {
             "thrift.server.io-threads=2",
             "thrift.server.max-frame-size=1000",
             "thrift.server.drain-timeout=3s",
+            "thrift.server.max-connection-age=10m",
+            "thrift.server.max-connection-age-grace=30s",
             "thrift.server.wire-kinds=framed,http",
             "thrift.server.http-path=/rpc",
             "thrift.server.health-path=/health",
@@ -340,6 +342,8 @@ class ThriftAutoConfigurationTest {
               assertThat(config.ioThreads()).isEqualTo(2);
               assertThat(config.maxFrameSize()).isEqualTo(1000);
               assertThat(config.drainTimeout()).hasSeconds(3);
+              assertThat(config.maxConnectionAge()).hasMinutes(10);
+              assertThat(config.maxConnectionAgeGrace()).hasSeconds(30);
               assertThat(config.wireKinds()).hasSize(2);
               assertThat(config.httpPath()).isEqualTo("/rpc");
               assertThat(config.healthPath()).isEqualTo("/health");

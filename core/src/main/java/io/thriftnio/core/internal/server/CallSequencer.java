@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
@@ -88,6 +89,12 @@ public final class CallSequencer {
 
   /** Nothing more is written: the connection is gone, or its last reply has been written. */
   boolean closed;
+
+  /**
+   * Past its {@code maxConnectionAge}: the next reply that can say the connection closes after it
+   * (HTTP's {@code Connection: close}) says so, and the connection closes once it is sent.
+   */
+  private boolean aged;
 
   volatile boolean readingPaused;
   volatile long lastActivityNanos = System.nanoTime();
@@ -292,6 +299,15 @@ public final class CallSequencer {
     writer.writeReady();
   }
 
+  /**
+   * The connection is past its {@code maxConnectionAge} (the transport's timeouts found it so): the
+   * next reply that is the only call pending and whose envelope can tell the peer ({@link
+   * Envelope#closeAfterReply()}) closes the connection after it, as {@code CloseCause.AGED}.
+   */
+  public synchronized void markAged() {
+    aged = true;
+  }
+
   /** Calls received and not yet answered. */
   public synchronized int pendingCalls() {
     return slots.size();
@@ -351,7 +367,12 @@ public final class CallSequencer {
     }
     boolean unreadable = closeAfter;
     closeAfter |= slot.envelope.closesConnection();
+    boolean agedClose = false;
     synchronized (this) {
+      // Only the last request received: a later one (HTTP pipelining) may already be running.
+      if (aged && !closeAfter && !closing && slots.size() == 1) {
+        agedClose = closeAfter = slot.envelope.closeAfterReply();
+      }
       slot.reply = reply;
       slot.unreadable = unreadable;
       slot.closeAfter = closeAfter;
@@ -361,6 +382,12 @@ public final class CallSequencer {
         readingPaused = true;
       } else if (slot.envelope.outOfOrder() && slots.peekFirst() != slot) {
         outOfOrderDone = true; // its peer matches replies by id: it need not wait its turn
+      }
+    }
+    if (agedClose) {
+      RegisteredConnection<?> registration = connection.registration();
+      if (registration != null && registration.noteClose(CloseCause.AGED)) {
+        path.counters.agedConnections.increment();
       }
     }
     writer.writeReady();

@@ -24,4 +24,12 @@ public interface ConnectionHandle {
    * never takes them).
    */
   void closeNow();
+
+  /**
+   * Closes the connection once the writes queued on it have been sent (an idle connection's last
+   * replies); by default {@link #closeNow()}, for an adapter whose close sends them anyway.
+   */
+  default void closeAfterWrites() {
+    closeNow();
+  }
 }

@@ -220,6 +220,17 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
     c.handle().closeNow();
   }
 
+  /**
+   * Closes {@code c}, quiet past its {@code maxConnectionAge}, once what was written to it has been
+   * sent: noted {@link CloseCause#AGED}, counted in {@code agedConnections}.
+   */
+  public void aged(RegisteredConnection<H> c, TimeoutPolicy.Verdict verdict) {
+    if (c.noteClose(CloseCause.AGED)) { // else closing already, for the age or another cause
+      TimeoutPolicy.reportTimedOut(verdict, c.remoteAddress(), counters);
+    }
+    c.handle().closeAfterWrites();
+  }
+
   /** The open connections, a live view; iterating it sees those open throughout. */
   public Set<RegisteredConnection<H>> connections() {
     return open;

@@ -5,6 +5,7 @@ import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.internal.ServerCounters;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,15 @@ import org.slf4j.LoggerFactory;
  *   <li>Partial request: a request started arriving and is not complete {@code frameTimeout} later.
  *   <li>Idle: no call in flight, no request started, and nothing received or answered for {@code
  *       idleTimeout}.
+ *   <li>Aged: older than its {@linkplain #ageDeadline age} ({@code maxConnectionAge}, jittered per
+ *       connection) and quiet: no call in flight, no request started, and nothing received or
+ *       answered for {@link #AGED_QUIET} (or {@code idleTimeout}, if shorter); or not quiet at its
+ *       age plus {@code maxConnectionAgeGrace}, when a grace is set.
  * </ul>
+ *
+ * <p>Why an aged connection waits to be quiet, not just idle: a client calling back to back is idle
+ * only between a reply and its next request, already on its way; framed Thrift cannot tell it to
+ * stop sending. What stays is every idle timeout's race: a request sent as the close happens.
  *
  * <p>Times are {@link System#nanoTime()} values; {@link #NONE} (0) stands for "no such moment", and
  * clocks are stamped with {@link #stamp}, which is never 0. A timeout of zero is off.
@@ -33,12 +42,26 @@ public final class TimeoutPolicy {
   /** A clock that is not running. */
   public static final long NONE = 0;
 
+  /** How far a connection's age may be from {@code maxConnectionAge}, either way: 10%. */
+  static final double AGE_JITTER = 0.1;
+
+  /**
+   * How long an aged connection must have been quiet (nothing received or answered, no call in
+   * flight) before it is closed, unless {@code idleTimeout} is shorter: far above a busy client's
+   * pause between a reply and its next request, short against any useful age.
+   */
+  static final Duration AGED_QUIET = Duration.ofSeconds(1);
+
   /** Why a connection is closed. */
   public enum Kind {
     TLS_HANDSHAKE,
     STALLED_READER,
     PARTIAL_REQUEST,
-    IDLE;
+    IDLE,
+    /** Past its age and quiet: closed between calls, after what was written has been sent. */
+    AGED,
+    /** Past its age plus the grace and not quiet: closed with its calls in flight. */
+    AGE_GRACE;
 
     /** What connection listeners are told of a close for this timeout. */
     public CloseCause closeCause() {
@@ -47,6 +70,9 @@ public final class TimeoutPolicy {
           return CloseCause.TLS_FAILURE;
         case IDLE:
           return CloseCause.IDLE;
+        case AGED:
+        case AGE_GRACE:
+          return CloseCause.AGED;
         default:
           return CloseCause.FRAME_TIMEOUT;
       }
@@ -65,6 +91,9 @@ public final class TimeoutPolicy {
   private final long frameNanos;
   private final long handshakeNanos;
   private final int maxPendingWriteBytes;
+  private final long ageNanos; // 0: never
+  private final long graceNanos; // -1: never forced
+  private final long agedQuietNanos;
 
   /**
    * @param idleTimeout zero for none
@@ -77,10 +106,30 @@ public final class TimeoutPolicy {
       Duration frameTimeout,
       Duration handshakeTimeout,
       int maxPendingWriteBytes) {
+    this(idleTimeout, frameTimeout, handshakeTimeout, maxPendingWriteBytes, null, null);
+  }
+
+  /**
+   * As {@link #TimeoutPolicy(Duration, Duration, Duration, int)}, with a connection age.
+   *
+   * @param maxConnectionAge {@code null} for never
+   * @param maxConnectionAgeGrace {@code null} for never forced
+   */
+  public TimeoutPolicy(
+      Duration idleTimeout,
+      Duration frameTimeout,
+      Duration handshakeTimeout,
+      int maxPendingWriteBytes,
+      Duration maxConnectionAge,
+      Duration maxConnectionAgeGrace) {
+    this.ageNanos = maxConnectionAge == null ? 0 : maxConnectionAge.toNanos();
+    this.graceNanos = maxConnectionAgeGrace == null ? -1 : maxConnectionAgeGrace.toNanos();
     this.idleNanos = idleTimeout.toNanos();
     this.frameNanos = frameTimeout.toNanos();
     this.handshakeNanos = handshakeTimeout == null ? 0 : handshakeTimeout.toNanos();
     this.maxPendingWriteBytes = maxPendingWriteBytes;
+    long quiet = AGED_QUIET.toNanos();
+    this.agedQuietNanos = idleNanos > 0 ? Math.min(quiet, idleNanos) : quiet;
   }
 
   /** The policy of a server's settings. */
@@ -89,7 +138,9 @@ public final class TimeoutPolicy {
         config.idleTimeout(),
         config.frameTimeout(),
         config.tls() == null ? null : config.tls().handshakeTimeout(),
-        config.maxPendingWriteBytes());
+        config.maxPendingWriteBytes(),
+        config.maxConnectionAge(),
+        config.maxConnectionAgeGrace());
   }
 
   /** No timeout at all: for connections outside a server (a user's own pipeline). */
@@ -104,18 +155,65 @@ public final class TimeoutPolicy {
 
   /** Whether any timeout is on. */
   public boolean isEnabled() {
-    return idleNanos > 0 || frameNanos > 0 || handshakeNanos > 0;
+    return idleNanos > 0 || frameNanos > 0 || handshakeNanos > 0 || ageNanos > 0;
+  }
+
+  /** Whether connections age ({@code maxConnectionAge} is set). */
+  public boolean agesConnections() {
+    return ageNanos > 0;
+  }
+
+  /**
+   * When a connection accepted at {@code acceptedAt} passes its age: {@code maxConnectionAge}
+   * varied by up to 10% either way ({@link #jittered}), so that connections opened together (a pool
+   * filling up, every client reconnecting after a restart) do not all close together.
+   *
+   * @return a clock stamp, or {@link #NONE} if connections never age
+   */
+  public long ageDeadline(long acceptedAt) {
+    if (ageNanos == 0) {
+      return NONE;
+    }
+    return stamp(acceptedAt + jittered(ageNanos, ThreadLocalRandom.current().nextDouble()));
+  }
+
+  /**
+   * {@code ageNanos} varied by up to 10% either way: {@code random} 0 gives 90%, 0.5 the age
+   * itself, values towards 1 towards 110%; never below 1 ns.
+   *
+   * @param random uniform in [0, 1)
+   */
+  static long jittered(long ageNanos, double random) {
+    long spread = (long) (ageNanos * AGE_JITTER * (2 * random - 1));
+    return Math.max(1, ageNanos + spread);
+  }
+
+  /** Whether a connection that ages at {@code agedAt} ({@link #NONE}: never) is past it. */
+  public static boolean isAged(long now, long agedAt) {
+    return agedAt != NONE && now - agedAt >= 0;
   }
 
   /** The shortest timeout that is on, in nanoseconds; {@link Long#MAX_VALUE} if none is. */
   public long shortestNanos() {
     long shortest = Long.MAX_VALUE;
-    for (long t : new long[] {idleNanos, frameNanos, handshakeNanos}) {
+    for (long t : new long[] {idleNanos, frameNanos, handshakeNanos, ageNanos, graceNanos}) {
       if (t > 0) {
         shortest = Math.min(shortest, t);
       }
     }
     return shortest;
+  }
+
+  /** {@link #check(long, long, long, long, int, long, long) check} for a connection never aged. */
+  public Verdict check(
+      long now,
+      long lastActivity,
+      long partialSince,
+      long unwritableSince,
+      int pendingCalls,
+      long handshakingSince) {
+    return check(
+        now, lastActivity, partialSince, unwritableSince, pendingCalls, handshakingSince, NONE);
   }
 
   /**
@@ -129,6 +227,7 @@ public final class TimeoutPolicy {
    * @param pendingCalls calls received and not yet answered
    * @param handshakingSince when its TLS handshake began (accept); {@link #NONE} if it is done or
    *     there is no TLS
+   * @param agedAt when it passes its age ({@link #ageDeadline}); {@link #NONE} for never
    * @return what to close it for, or {@code null} to keep it
    */
   public Verdict check(
@@ -137,7 +236,8 @@ public final class TimeoutPolicy {
       long partialSince,
       long unwritableSince,
       int pendingCalls,
-      long handshakingSince) {
+      long handshakingSince,
+      long agedAt) {
     if (handshakingSince != NONE) {
       if (handshakeNanos > 0 && now - handshakingSince >= handshakeNanos) {
         return new Verdict(
@@ -165,6 +265,13 @@ public final class TimeoutPolicy {
               + millis(frameNanos)
               + " ms): slow or stalled sender");
     }
+    Verdict aged =
+        isAged(now, agedAt)
+            ? checkAge(now, agedAt, lastActivity, partialSince, pendingCalls)
+            : null;
+    if (aged != null) {
+      return aged; // before the idle clock: a connection quiet past its age closes for its age
+    }
     if (idleNanos > 0
         && partialSince == NONE
         && pendingCalls == 0
@@ -180,11 +287,38 @@ public final class TimeoutPolicy {
     return null;
   }
 
-  /**
-   * When {@link #check} could next close the connection, for a transport that arms one timer per
-   * connection; {@link Long#MAX_VALUE} if no clock runs. Same arguments as {@link #check}. While
-   * calls are in flight, the idle clock is rechecked {@code idleTimeout} from {@code now}.
-   */
+  private Verdict checkAge(
+      long now, long agedAt, long lastActivity, long partialSince, int pendingCalls) {
+    boolean idle = partialSince == NONE && pendingCalls == 0;
+    if (idle && now - lastActivity >= agedQuietNanos) {
+      return new Verdict(
+          Kind.AGED,
+          "quiet for "
+              + millis(now - lastActivity)
+              + " ms, "
+              + millis(now - agedAt)
+              + " ms past its age (maxConnectionAge "
+              + millis(ageNanos)
+              + " ms, varied by up to 10% per connection)");
+    }
+    // Not quiet (a call in flight, or the next likely on its way): only the grace ends it.
+    if (graceNanos >= 0 && now - agedAt >= graceNanos) {
+      return new Verdict(
+          Kind.AGE_GRACE,
+          "not quiet ("
+              + pendingCalls
+              + " calls in flight) "
+              + millis(now - agedAt)
+              + " ms past its age (maxConnectionAge "
+              + millis(ageNanos)
+              + " ms, maxConnectionAgeGrace "
+              + millis(graceNanos)
+              + " ms): closed with its calls in flight");
+    }
+    return null;
+  }
+
+  /** {@link #nextDeadline(long, long, long, long, int, long, long)} for a connection never aged. */
   public long nextDeadline(
       long now,
       long lastActivity,
@@ -192,6 +326,25 @@ public final class TimeoutPolicy {
       long unwritableSince,
       int pendingCalls,
       long handshakingSince) {
+    return nextDeadline(
+        now, lastActivity, partialSince, unwritableSince, pendingCalls, handshakingSince, NONE);
+  }
+
+  /**
+   * When {@link #check} could next close the connection, for a transport that arms one timer per
+   * connection; {@link Long#MAX_VALUE} if no clock runs. Same arguments as {@link #check}. While
+   * calls are in flight, the idle clock is rechecked {@code idleTimeout} from {@code now}; an aged
+   * connection that is busy without a grace is not: the transport rechecks it once every call is
+   * answered; an idle one, when its quiet period ends.
+   */
+  public long nextDeadline(
+      long now,
+      long lastActivity,
+      long partialSince,
+      long unwritableSince,
+      int pendingCalls,
+      long handshakingSince,
+      long agedAt) {
     long deadline = Long.MAX_VALUE;
     if (handshakingSince != NONE) {
       return handshakeNanos > 0 ? handshakingSince + handshakeNanos : deadline;
@@ -202,19 +355,35 @@ public final class TimeoutPolicy {
     if (frameNanos > 0 && partialSince != NONE) {
       deadline = earlier(deadline, partialSince + frameNanos);
     }
+    boolean idle = partialSince == NONE && pendingCalls == 0;
     if (idleNanos > 0) {
-      boolean idle = partialSince == NONE && pendingCalls == 0;
       deadline = earlier(deadline, idle ? lastActivity + idleNanos : now + idleNanos);
+    }
+    if (agedAt != NONE) {
+      if (!isAged(now, agedAt)) {
+        deadline = earlier(deadline, agedAt);
+      } else if (idle) {
+        deadline = earlier(deadline, lastActivity + agedQuietNanos);
+      }
+      if (isAged(now, agedAt) && graceNanos >= 0) {
+        deadline = earlier(deadline, agedAt + graceNanos);
+      }
     }
     return deadline;
   }
 
   /**
    * Counts a connection closed for {@code verdict} in {@code timedOutConnections} and logs it with
-   * its peer. A TLS handshake timeout is a TLS failure instead: see {@link
-   * ConnectionRegistry#tlsFailed}.
+   * its peer; an aged one counts in {@code agedConnections} instead, and is logged at DEBUG, as
+   * every connection of a server with {@code maxConnectionAge} ends so. A TLS handshake timeout is
+   * a TLS failure instead: see {@link ConnectionRegistry#tlsFailed}.
    */
   public static void reportTimedOut(Verdict verdict, SocketAddress peer, ServerCounters counters) {
+    if (verdict.kind().closeCause() == CloseCause.AGED) {
+      counters.agedConnections.increment();
+      log.debug("Closing connection from {}: {}", peer, verdict.reason());
+      return;
+    }
     counters.timedOutConnections.increment();
     log.info("Closing connection from {}: {}", peer, verdict.reason());
   }

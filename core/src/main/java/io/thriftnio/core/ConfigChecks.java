@@ -1,0 +1,108 @@
+package io.thriftnio.core;
+
+import io.thriftnio.core.util.internal.Checks;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
+
+/**
+ * The checks of {@link ServerConfig} across settings: a setting the chosen configuration would
+ * ignore, a worker executor that would drop calls, the connection age and its grace. Not part of
+ * the API.
+ */
+final class ConfigChecks {
+
+  private ConfigChecks() {}
+
+  /**
+   * Refuses a setting the chosen configuration would ignore, so a mistake shows at build rather
+   * than as a server that behaves as if it had not been made.
+   */
+  static void refuseIgnored(ServerBuilder<?> b, IoStrategy strategy, Set<WireKind> wireKinds) {
+    if (b.httpPath != null && !wireKinds.contains(WireKind.HTTP)) {
+      throw ignored("httpPath", "'" + b.httpPath + "'", "wireKinds " + wireKinds + " without HTTP");
+    }
+    if (b.healthPath != null && !wireKinds.contains(WireKind.HTTP)) {
+      throw ignored(
+          "healthPath", "'" + b.healthPath + "'", "wireKinds " + wireKinds + " without HTTP");
+    }
+    boolean sameThread = strategy == IoStrategy.SAME_THREAD;
+    boolean leaderFollower = strategy == IoStrategy.LEADER_FOLLOWER;
+    if (sameThread && b.workerExecutor != null) {
+      throw ignored(
+          "workerExecutor", b.workerExecutor, "ioStrategy SAME_THREAD, which runs no workers");
+    }
+    if ((sameThread || b.workerExecutor != null) && b.workerThreads != null) {
+      throw ignored(
+          "workerThreads",
+          b.workerThreads,
+          sameThread ? "ioStrategy SAME_THREAD, which runs no workers" : "a workerExecutor");
+    }
+    if ((sameThread || leaderFollower || b.workerExecutor != null)
+        && b.workerQueueCapacity != null) {
+      throw ignored(
+          "workerQueueCapacity",
+          b.workerQueueCapacity,
+          b.workerExecutor != null
+              ? "a workerExecutor"
+              : "ioStrategy " + strategy + ", which queues no calls");
+    }
+    if ((sameThread || leaderFollower) && b.workerStartTimeout != null) {
+      throw ignored(
+          "workerStartTimeout",
+          b.workerStartTimeout,
+          "ioStrategy " + strategy + ", which queues no calls");
+    }
+  }
+
+  /** {@code maxConnectionAge}: {@code null} (never) or positive. */
+  static Duration checkMaxConnectionAge(Duration age) {
+    return age == null ? null : Checks.positive("maxConnectionAge", age);
+  }
+
+  /**
+   * {@code maxConnectionAgeGrace}: {@code null} (never forced) or {@code >= 0}, and only with a
+   * {@code maxConnectionAge}, without which it would be ignored.
+   */
+  static Duration checkMaxConnectionAgeGrace(Duration grace, Duration age) {
+    if (grace == null) {
+      return null;
+    }
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("maxConnectionAgeGrace: " + grace + " (expected: >= 0)");
+    }
+    if (age == null) {
+      throw ignored("maxConnectionAgeGrace", grace, "maxConnectionAge unset (never aged)");
+    }
+    return grace;
+  }
+
+  private static IllegalStateException ignored(String name, Object value, String because) {
+    return new IllegalStateException(
+        name + ": " + value + " (expected: unset; ignored with " + because + ")");
+  }
+
+  /**
+   * Refuses an executor known to drop tasks silently: its call would never be answered in time and
+   * every later reply on the connection would wait for it.
+   */
+  static Executor checkWorkerExecutor(Executor executor) {
+    if (executor instanceof ThreadPoolExecutor) {
+      RejectedExecutionHandler handler =
+          ((ThreadPoolExecutor) executor).getRejectedExecutionHandler();
+      if (handler instanceof ThreadPoolExecutor.DiscardPolicy
+          || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy) {
+        throw new IllegalArgumentException(
+            "workerExecutor: "
+                + executor
+                + " with rejection handler "
+                + handler.getClass().getName()
+                + " (expected: a handler that runs or rejects every task, e.g."
+                + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
+      }
+    }
+    return executor;
+  }
+}
