@@ -10,6 +10,8 @@ module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
   requires transitive org.apache.thrift;
   requires org.slf4j;
+  // ServerSasl hands out javax.security.sasl servers; SASL negotiates with the JDK's mechanisms.
+  requires transitive java.security.sasl;
 
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;

@@ -50,6 +50,12 @@ package io.thriftnio.core;
  *     answered {@code TApplicationException(INTERNAL_ERROR)} without running, and counted in {@code
  *     failedCalls} and {@code completedCalls} too, as a call an interceptor refused. Always 0 while
  *     {@code callTimeout} is off, its default, and no caller sends a deadline
+ * @param saslFailures connections of {@link WireKind#SASL} closed because their negotiation failed
+ *     (a wrong credential, a mechanism not offered, a mechanism's error, a negotiation message
+ *     above {@code maxNegotiationMessageSize} or with a bad status byte, no completion within
+ *     {@code negotiationTimeout}); each was sent {@code BAD} or {@code ERROR} with the reason, and
+ *     is counted here only, not in {@code badFrames}. A peer that leaves mid-negotiation is not
+ *     counted here (mid-message, it counts in {@code truncatedFrames})
  */
 public record ServerStats(
     long acceptedConnections,
@@ -63,4 +69,5 @@ public record ServerStats(
     long truncatedFrames,
     long droppedResponses,
     long tlsFailures,
-    long timedOutCalls) {}
+    long timedOutCalls,
+    long saslFailures) {}

@@ -17,6 +17,7 @@ public final class ServerCounters {
   public final LongAdder droppedResponses = new LongAdder();
   public final LongAdder tlsFailures = new LongAdder();
   public final LongAdder timedOutCalls = new LongAdder();
+  public final LongAdder saslFailures = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -31,6 +32,7 @@ public final class ServerCounters {
         truncatedFrames.sum(),
         droppedResponses.sum(),
         tlsFailures.sum(),
-        timedOutCalls.sum());
+        timedOutCalls.sum(),
+        saslFailures.sum());
   }
 }

@@ -27,6 +27,7 @@ public final class WireSettings {
   private final List<WireFormat> kinds;
   private final String healthPath;
   private final BooleanSupplier serving;
+  private final SaslSettings sasl;
 
   private WireSettings(
       int maxFrameSize,
@@ -35,7 +36,8 @@ public final class WireSettings {
       String httpPath,
       List<WireFormat> kinds,
       String healthPath,
-      BooleanSupplier serving) {
+      BooleanSupplier serving,
+      SaslSettings sasl) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     Objects.requireNonNull(accepted, "accepted");
     if (accepted.isEmpty()) {
@@ -47,6 +49,7 @@ public final class WireSettings {
     this.kinds = List.copyOf(kinds);
     this.healthPath = healthPath;
     this.serving = healthPath == null ? null : Objects.requireNonNull(serving, "serving");
+    this.sasl = sasl;
   }
 
   /**
@@ -62,7 +65,7 @@ public final class WireSettings {
   public static WireSettings of(
       int maxFrameSize, Set<WireKind> accepted, TProtocolFactory headerProtocol, String httpPath) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null);
+        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null, null);
   }
 
   /**
@@ -72,7 +75,7 @@ public final class WireSettings {
    */
   public WireSettings withKinds(List<WireFormat> kinds) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, sasl);
   }
 
   /**
@@ -85,7 +88,27 @@ public final class WireSettings {
    */
   public WireSettings withHealth(String healthPath, BooleanSupplier serving) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving);
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, sasl);
+  }
+
+  /**
+   * These settings with a server's SASL settings, which {@link WireKind#SASL} connections negotiate
+   * with.
+   *
+   * @param sasl the settings; {@code null} when SASL is not accepted
+   * @throws IllegalArgumentException if SASL is accepted and {@code sasl} is {@code null}
+   */
+  public WireSettings withSasl(SaslSettings sasl) {
+    if (sasl == null && accepted.contains(WireKind.SASL)) {
+      throw new IllegalArgumentException("sasl: null (expected: set when accepted has SASL)");
+    }
+    return new WireSettings(
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, sasl);
+  }
+
+  /** The SASL settings, or {@code null} when SASL is not accepted. */
+  public SaslSettings sasl() {
+    return sasl;
   }
 
   /** The path of the health probe, or {@code null} for none. */
