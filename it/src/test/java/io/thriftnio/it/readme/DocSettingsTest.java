@@ -6,6 +6,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
@@ -73,6 +74,7 @@ class DocSettingsTest {
           PoolBuilder.class,
           ThriftChannelPool.Builder.class,
           ServerTls.Builder.class,
+          ServerSasl.Builder.class,
           ClientTls.Builder.class,
           GrizzlyClientIo.Builder.class,
           ServerStats.class,
