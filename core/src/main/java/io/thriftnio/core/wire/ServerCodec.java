@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  *  adapter's read: bytes --next()--&gt; Decoded: MESSAGE  -&gt; the call path (payload, envelope)
  *                                            ANSWER   -&gt; the call path, after earlier replies
  *                                            REFUSED  -&gt; the call path answers, then closes
- *                                            AWAIT    -&gt; stop; next() again once it completes
+ *                                            AWAIT    -&gt; wake() once awaited() is done
  *                                            NEED_MORE: keep the bytes (drop them if rejected())
  * </pre>
  *
