@@ -10,7 +10,7 @@ module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
   requires transitive org.apache.thrift;
   requires org.slf4j;
-  // ClientSasl hands out javax.security.sasl's SaslClient.
+  // ServerSasl and ClientSasl hand out javax.security.sasl servers and clients.
   requires transitive java.security.sasl;
 
   exports io.thriftnio.core;

@@ -34,6 +34,13 @@ public enum CloseCause {
   BAD_REQUEST,
   /** The TLS handshake failed or did not complete within {@code handshakeTimeout}. */
   TLS_FAILURE,
+  /**
+   * The SASL negotiation ({@code WireKind.SASL}) failed: a wrong credential, a mechanism the server
+   * does not offer, a mechanism's error, a negotiation message above {@code
+   * maxNegotiationMessageSize}, or no completion within {@code negotiationTimeout}. The peer was
+   * sent {@code BAD} or {@code ERROR} with the reason.
+   */
+  SASL_FAILURE,
   /** Refused at accept: {@code maxConnections} connections were open. */
   LIMIT,
   /**

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -78,6 +79,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   int maxPendingWriteBytes = DEFAULT_MAX_PENDING_WRITE_BYTES;
   int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
   ServerTls tls;
+  ServerSasl sasl;
   final List<ConnectionListener> connectionListeners = new ArrayList<>();
   // null after interceptors(null), refused at build()
   List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -119,10 +121,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
     return self();
   }
 
-  /**
-   * The address to listen on; port 0 picks a free port ({@link ThriftServer#localAddress()} tells
-   * which). Required.
-   */
+  /** Required: the address to listen on; port 0 picks a free port ({@code localAddress()}). */
   public B bind(InetSocketAddress bindAddress) {
     this.bindAddress = bindAddress;
     return self();
@@ -144,9 +143,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   }
 
   /**
-   * Requests that may wait for a thread of the server's own worker pool. When the queue is full, a
-   * request is answered with {@code TApplicationException(INTERNAL_ERROR)} saying the server is
-   * overloaded, instead of queueing without bound. Default: {@value
+   * Requests that may wait for a thread of the server's own worker pool; beyond it a request is
+   * answered {@code TApplicationException(INTERNAL_ERROR)}, overloaded. Default: {@value
    * #DEFAULT_WORKER_QUEUE_CAPACITY}.
    */
   public B workerQueueCapacity(int workerQueueCapacity) {
@@ -155,17 +153,13 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   }
 
   /**
-   * A caller-owned executor for {@link IoStrategy#WORKER}, used instead of the server's own pool
-   * (for example {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21+). The server never
-   * shuts it down.
-   *
-   * <p>The executor must run every task it accepts, or refuse it by throwing {@link
-   * java.util.concurrent.RejectedExecutionException}, answered as an overload ({@code
-   * TApplicationException(INTERNAL_ERROR)}, counted in {@link ServerStats#overloadedCalls()}):
-   * replies leave in request order, so a silently dropped task would hold back every later reply.
-   * {@link #build()} rejects a {@link java.util.concurrent.ThreadPoolExecutor} with a {@code
-   * DiscardPolicy} or {@code DiscardOldestPolicy}, and a call not started within {@link
-   * #workerStartTimeout(Duration)} is answered as an overload. Default: none (the server's pool).
+   * A caller-owned executor for {@link IoStrategy#WORKER} instead of the server's own pool (e.g.
+   * {@code Executors.newVirtualThreadPerTaskExecutor()}); the server never shuts it down. It must
+   * run every task it accepts or throw {@link java.util.concurrent.RejectedExecutionException},
+   * answered as an overload ({@link ServerStats#overloadedCalls()}): replies leave in request
+   * order, so a silently dropped task would hold back every later reply. {@link #build()} rejects a
+   * {@code ThreadPoolExecutor} with a {@code DiscardPolicy} or {@code DiscardOldestPolicy}; a call
+   * not started within {@link #workerStartTimeout(Duration)} is an overload. Default: none.
    */
   public B workerExecutor(Executor workerExecutor) {
     this.workerExecutor = workerExecutor;
@@ -173,12 +167,12 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   }
 
   /**
-   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it. A
-   * call not started by then is answered with {@code TApplicationException(INTERNAL_ERROR, "... not
-   * started within N ms ...")}, counted in {@link ServerStats#overloadedCalls()}, and its request
-   * memory released; its task does nothing if run later. This sheds calls whose callers have most
-   * likely given up, and keeps a connection moving when an executor drops a task without throwing
-   * (replies leave in request order). A started call is never interrupted. Default: 30 seconds.
+   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it; then
+   * it is answered {@code TApplicationException(INTERNAL_ERROR, "... not started within N ms
+   * ...")}, counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a no-op
+   * if run later: this sheds calls whose callers have likely given up, and keeps a connection
+   * moving when an executor drops a task silently. A started call is never interrupted. Default: 30
+   * seconds.
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;
@@ -187,15 +181,12 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
 
   /**
    * How long a call may hold its connection's reply order: a call not answered within this time of
-   * its request being read (waiting for a worker included) is answered with {@code
-   * TApplicationException(INTERNAL_ERROR, "slowMethod did not complete within callTimeout 500 ms")}
-   * so that the replies behind it leave; counted in {@link ServerStats#timedOutCalls()}, logged at
-   * WARN, seen by interceptors as {@link CallOutcome#TIMED_OUT} (a oneway call gets no reply). The
-   * handler is not stopped, as a thread cannot be: its late result is discarded. Pitfall: a
-   * synchronous handler that blocks on {@code SAME_THREAD} or {@code LEADER_FOLLOWER} holds the
-   * thread reading its connection, so the calls behind it (on {@code SAME_THREAD} the timeout reply
-   * too) may wait until it returns. Default: {@link Duration#ZERO}, off, no timer armed: how long a
-   * call may rightly run is the application's business (a client's deadline is another matter).
+   * its request being read is answered {@code TApplicationException(INTERNAL_ERROR, "slowMethod did
+   * not complete within callTimeout 500 ms")} so the replies behind it leave; counted in {@link
+   * ServerStats#timedOutCalls()}, logged, seen by interceptors as {@link CallOutcome#TIMED_OUT}.
+   * The handler is not stopped; its late result is discarded. Pitfall: a handler blocking on {@code
+   * SAME_THREAD} or {@code LEADER_FOLLOWER} holds its connection's reading thread, so the calls
+   * behind it may wait until it returns. Default: {@link Duration#ZERO}, off.
    */
   public B callTimeout(Duration callTimeout) {
     this.callTimeout = callTimeout;
@@ -221,15 +212,13 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   /**
    * The wire kinds the server accepts, all on its one port: each connection's first bytes say which
    * one it speaks (a length prefix for {@link WireKind#FRAMED}; {@code 80 01}, {@code 82} or {@code
-   * [} for a strict-binary, compact or JSON message of {@link WireKind#UNFRAMED}; an upper-case
-   * letter, a method name, for {@link WireKind#HTTP}; a length then {@code 0F FF} for {@link
-   * WireKind#HEADER}), and its replies go back the same way. A connection whose first bytes match
-   * none is closed, logged and counted in {@link ServerStats#badFrames()}. Everything else applies
-   * to every transport alike: the IO strategy, pipelining with replies in order, {@link
-   * #maxFrameSize} (for an unframed message, the largest message, refused as soon as a declared
-   * size would exceed it; for HTTP, the largest body, refused with {@code 413}), the timeouts (an
-   * unframed message, an HTTP request, counts as a frame for {@link #frameTimeout}), TLS, the
-   * limits, the stats and the call context. Default: {@link WireKind#FRAMED} alone.
+   * [} for {@link WireKind#UNFRAMED}; a method name for {@link WireKind#HTTP}; a length then {@code
+   * 0F FF} for {@link WireKind#HEADER}; {@code 01}, SASL's {@code START}, for {@link
+   * WireKind#SASL}), and its replies go back the same way. First bytes that match none close the
+   * connection, counted in {@link ServerStats#badFrames()}. Everything else applies to every kind:
+   * the IO strategy, pipelining, {@link #maxFrameSize} (an unframed message's largest size; HTTP's
+   * largest body, refused with {@code 413}), the timeouts, TLS, the limits, the stats and the call
+   * context. Default: {@link WireKind#FRAMED} alone.
    *
    * @param first a transport
    * @param more further wire kinds; repeats are ignored
@@ -292,10 +281,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
 
   /**
    * Calls of one connection that may be in flight at once: running, waiting for a worker, or
-   * answered and waiting for an earlier call's response. The requests a pipelining client sends
-   * beyond it wait unprocessed, and the server stops reading from the connection until calls
-   * complete, so one connection cannot fill the worker queue or hold unbounded memory (an
-   * asynchronous processor completes calls whenever it likes). Default: {@value
+   * answered and waiting for an earlier call's response. Requests beyond it wait unprocessed and
+   * the server stops reading the connection until calls complete, so one connection cannot fill the
+   * worker queue or hold unbounded memory. Default: {@value
    * #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
    */
   public B maxCallsInFlightPerConnection(int maxCallsInFlightPerConnection) {
@@ -310,6 +298,18 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    */
   public B tls(ServerTls tls) {
     this.tls = tls;
+    return self();
+  }
+
+  /**
+   * The SASL settings of {@link WireKind#SASL} connections: required with SASL in {@link
+   * #wireKinds}, refused without. Each connection negotiates before its first call, which sees who
+   * it is ({@link ServerCallContext#sasl()}). {@code build()} refuses PLAIN without {@link #tls}
+   * (unless {@code plainWithoutTls}) and a {@link #maxFrameSize} of 16 MiB or more beside FRAMED or
+   * HEADER (such a length starts with 01, SASL's {@code START}). Default: {@code null}, no SASL.
+   */
+  public B sasl(ServerSasl sasl) {
+    this.sasl = sasl;
     return self();
   }
 

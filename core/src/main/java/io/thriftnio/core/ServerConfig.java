@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
@@ -44,6 +45,7 @@ public final class ServerConfig {
   private final int maxPendingWriteBytes;
   private final int maxCallsInFlightPerConnection;
   private final ServerTls tls;
+  private final ServerSasl sasl;
   private final List<ServerInterceptor> interceptors;
   private final List<ConnectionListener> connectionListeners;
 
@@ -106,6 +108,7 @@ public final class ServerConfig {
     this.maxCallsInFlightPerConnection =
         Checks.positive("maxCallsInFlightPerConnection", b.maxCallsInFlightPerConnection);
     this.tls = b.tls;
+    this.sasl = SaslServerChecks.check(b, wireKinds, maxFrameSize);
     this.interceptors = checkInterceptors(b.interceptors);
     this.connectionListeners = List.copyOf(b.connectionListeners);
   }
@@ -289,6 +292,11 @@ public final class ServerConfig {
     return tls;
   }
 
+  /** The SASL settings of {@link WireKind#SASL} connections, or {@code null} without SASL. */
+  public ServerSasl sasl() {
+    return sasl;
+  }
+
   /** The connection listeners, in the order they run; empty if none. */
   public List<ConnectionListener> connectionListeners() {
     return connectionListeners;
@@ -326,6 +334,7 @@ public final class ServerConfig {
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")
+        + (sasl != null ? ", sasl=" + sasl : "")
         + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
         + (connectionListeners.isEmpty()
             ? ""

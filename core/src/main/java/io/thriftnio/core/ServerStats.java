@@ -54,6 +54,12 @@ package io.thriftnio.core;
  *     ServerConfig#maxConnectionAge()}: idle, after an HTTP reply that said {@code Connection:
  *     close}, or busy past the grace; not counted in {@code timedOutConnections}. Always 0 while
  *     {@code maxConnectionAge} is unset, its default
+ * @param saslFailures connections of {@link WireKind#SASL} closed because their negotiation failed
+ *     (a wrong credential, a mechanism not offered, a mechanism's error, a negotiation message
+ *     above {@code maxNegotiationMessageSize} or with a bad status byte, no completion within
+ *     {@code negotiationTimeout}); each was sent {@code BAD} or {@code ERROR} with the reason, and
+ *     is counted here only, not in {@code badFrames}. A peer that leaves mid-negotiation is not
+ *     counted here (mid-message, it counts in {@code truncatedFrames})
  */
 public record ServerStats(
     long acceptedConnections,
@@ -68,4 +74,5 @@ public record ServerStats(
     long droppedResponses,
     long tlsFailures,
     long timedOutCalls,
-    long agedConnections) {}
+    long agedConnections,
+    long saslFailures) {}

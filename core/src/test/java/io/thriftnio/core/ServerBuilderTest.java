@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.sasl.ServerSasl;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -337,10 +338,70 @@ class ServerBuilderTest {
         .contains("wireKinds=[UNFRAMED]");
     assertRejected(
         b -> b.wireKinds(WireKind.FRAMED, (WireKind) null),
-        "wireKinds[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
+        "wireKinds[1]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER, SASL])");
     assertRejected(
         b -> b.wireKinds(null),
-        "wireKinds[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER])");
+        "wireKinds[0]: null (expected: one of [FRAMED, UNFRAMED, HTTP, HEADER, SASL])");
+  }
+
+  private static final ServerSasl PLAIN_IN_CLEAR =
+      ServerSasl.builder().plain((user, password) -> false).plainWithoutTls(true).build();
+
+  private static void assertRefused(UnaryOperator<StubBuilder> settings, String message) {
+    assertThatThrownBy(() -> build(settings))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(message);
+  }
+
+  @Test
+  void saslSettingsGoWithSaslAndOnlyWithIt() {
+    ServerConfig c = build(b -> b.wireKinds(WireKind.SASL).sasl(PLAIN_IN_CLEAR));
+    assertThat(c.sasl()).isSameAs(PLAIN_IN_CLEAR);
+    assertThat(c.toString()).contains("sasl=ServerSasl{mechanisms=[PLAIN]");
+    assertThat(build(b -> b).sasl()).as("default").isNull();
+    assertRefused(
+        b -> b.wireKinds(WireKind.FRAMED, WireKind.SASL),
+        "sasl: null (expected: set when wireKinds has SASL)");
+    assertRefused(
+        b -> b.sasl(PLAIN_IN_CLEAR), "(expected: null when wireKinds has no SASL: [FRAMED])");
+  }
+
+  @Test
+  void aFrameLimitWhoseLengthsCouldStartWithSaslsStartIsRefused() {
+    int largestUnambiguous = (1 << 24) - 1;
+    assertThat(
+            build(
+                    b ->
+                        b.wireKinds(WireKind.FRAMED, WireKind.SASL)
+                            .sasl(PLAIN_IN_CLEAR)
+                            .maxFrameSize(largestUnambiguous))
+                .maxFrameSize())
+        .isEqualTo(largestUnambiguous);
+    assertRefused(
+        b ->
+            b.wireKinds(WireKind.HEADER, WireKind.SASL)
+                .sasl(PLAIN_IN_CLEAR)
+                .maxFrameSize(largestUnambiguous + 1),
+        "maxFrameSize: 16777216 (expected: < 16777216 with wireKinds [HEADER, SASL]");
+    assertThat(
+            build(
+                    b ->
+                        b.wireKinds(WireKind.SASL)
+                            .sasl(PLAIN_IN_CLEAR)
+                            .maxFrameSize(largestUnambiguous + 1))
+                .maxFrameSize())
+        .as("SASL alone: its frames follow COMPLETE, nothing to tell apart")
+        .isEqualTo(largestUnambiguous + 1);
+  }
+
+  @Test
+  void plainWithoutTlsIsRefusedUnlessAllowed() {
+    ServerSasl plain = ServerSasl.builder().plain((user, password) -> false).build();
+    assertRefused(
+        b -> b.wireKinds(WireKind.SASL).sasl(plain),
+        "sasl: PLAIN without tls (expected: a tls setting, as PLAIN sends passwords in clear;");
+    assertThat(build(b -> b.wireKinds(WireKind.SASL).sasl(PLAIN_IN_CLEAR)).sasl().plainWithoutTls())
+        .isTrue();
   }
 
   @Test

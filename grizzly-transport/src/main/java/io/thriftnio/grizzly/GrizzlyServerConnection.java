@@ -6,6 +6,7 @@ import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;
@@ -133,7 +134,10 @@ final class GrizzlyServerConnection implements ServerConnection {
   /** The wire refused the connection's bytes: answer as the refusal says, then close. */
   void refused(Refusal refusal) {
     ByteBuffer answer = refusal.answer();
-    if (answer != null) {
+    if (refusal.closeCause() != null) {
+      calls.onHandshakeFailure(answer, refusal.closeCause());
+      calls.readComplete(); // nothing of this read reaches the server filter: flush it now
+    } else if (answer != null) {
       answer(answer, true, true);
     } else {
       calls.onBadFrame(refusal.header(), refusal.reason(), refusal.envelope());
@@ -302,9 +306,7 @@ final class GrizzlyServerConnection implements ServerConnection {
   }
 
   @Override
-  public void release(Object request) {
-    // Grizzly never returns read buffers to its pool: the frame's memory goes with the GC.
-  }
+  public void release(Object request) {} // Grizzly's read buffers are not pooled: the GC frees them
 
   @Override
   public void close(boolean halfCloseFirst) {
@@ -342,8 +344,12 @@ final class GrizzlyServerConnection implements ServerConnection {
   }
 
   @Override
-  public void allAnswered() {
-    // The timeout sweep reads the sequencer's lastActivityNanos.
+  public void allAnswered() {} // the timeout sweep reads the sequencer's lastActivityNanos
+
+  @Override
+  public SaslIdentity saslIdentity() {
+    ServerCodec c = codec; // set once, at the first read
+    return c == null ? null : c.saslIdentity();
   }
 
   @Override

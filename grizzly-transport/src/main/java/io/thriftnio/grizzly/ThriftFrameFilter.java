@@ -11,6 +11,7 @@ import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
 import java.util.EnumSet;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
@@ -119,7 +120,15 @@ public final class ThriftFrameFilter extends BaseFilter {
       return ctx.getStopAction();
     }
     adapter.passedOn = false;
-    NextAction next = readRequests(ctx, adapter, adapter.codec(settings), ctx.getMessage());
+    ServerCodec codec = adapter.codec(settings);
+    NextAction next;
+    if (codec.kind() == null || codec.handshaking()) {
+      synchronized (codec) { // a wake-up of the handshake runs on the selector thread
+        next = readRequests(ctx, adapter, codec, ctx.getMessage());
+      }
+    } else {
+      next = readRequests(ctx, adapter, codec, ctx.getMessage());
+    }
     if (!adapter.passedOn) {
       adapter.reads.endRead(System.nanoTime()); // else the server filter ends it, once delivered
     }
@@ -152,6 +161,17 @@ public final class ThriftFrameFilter extends BaseFilter {
             input = rest;
             continue;
           }
+        case Decoded.AWAIT:
+          {
+            // First the bytes: a stage already complete wakes the wire up at once, on this thread.
+            Buffer rest = GrizzlyBytes.after(input, start + d.consumed());
+            wakeUpAfter(d.awaited(), adapter, codec);
+            if (rest == null) {
+              return ctx.getStopAction();
+            }
+            input = rest;
+            continue;
+          }
         case Decoded.MESSAGE:
           {
             Buffer remainder = GrizzlyBytes.after(input, start + d.consumed());
@@ -166,7 +186,7 @@ public final class ThriftFrameFilter extends BaseFilter {
                     && codec.peek(
                         adapter.bytes.of(remainder), remainder.position(), remainder.remaining());
             ctx.setMessage(
-                envelope == codec.envelope() || envelope == Envelope.FRAMED
+                array == null && (envelope == codec.envelope() || envelope == Envelope.FRAMED)
                     ? payload
                     : WireMessage.request(payload, array, envelope));
             adapter.passedOn = true;
@@ -174,6 +194,42 @@ public final class ThriftFrameFilter extends BaseFilter {
           }
         default:
           throw new IllegalStateException("decoder event " + event + " on " + codec);
+      }
+    }
+  }
+
+  /**
+   * Once {@code stage} (a SASL step, a negotiation's deadline) completes, decodes again on the
+   * selector thread and acts on what the wire says: an answer, a refusal, another wait. The bytes
+   * the chain keeps between reads are read with the next read: a SASL client sends nothing while it
+   * waits for the server's answer.
+   */
+  private static void wakeUpAfter(
+      CompletionStage<?> stage, GrizzlyServerConnection adapter, ServerCodec codec) {
+    stage.whenComplete((done, failed) -> adapter.execute(() -> wakeUp(adapter, codec)));
+  }
+
+  private static void wakeUp(GrizzlyServerConnection adapter, ServerCodec codec) {
+    if (!adapter.connection.isOpen()) {
+      return; // closed meanwhile: handleClose ended the wire
+    }
+    synchronized (codec) {
+      while (true) {
+        int event = codec.wake();
+        Decoded d = codec.decoded();
+        switch (event) {
+          case Decoded.ANSWER:
+            adapter.answer(d.answer(), d.refusesRequest(), d.closeAfter() != null);
+            continue;
+          case Decoded.REFUSED:
+            adapter.refused(d.refusal());
+            return;
+          case Decoded.AWAIT:
+            wakeUpAfter(d.awaited(), adapter, codec);
+            return;
+          default:
+            return;
+        }
       }
     }
   }

@@ -35,6 +35,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>{@code thrift.server.connections.aged}</td><td>counter</td>
  *       <td>{@code agedConnections}</td></tr>
  *   <tr><td>{@code thrift.server.tls.failures}</td><td>counter</td><td>{@code tlsFailures}</td></tr>
+ *   <tr><td>{@code thrift.server.sasl.failures}</td><td>counter</td><td>{@code saslFailures}</td></tr>
  *   <tr><td>{@code thrift.server.calls}</td><td>counter, tag {@code outcome}</td>
  *       <td>{@code completed}: {@code completedCalls} (failed calls included), {@code failed}:
  *       {@code failedCalls}, {@code overloaded}: {@code overloadedCalls}, {@code timed_out}:
@@ -111,6 +112,12 @@ public final class ServerMeters implements MeterBinder {
         "failed or timed-out TLS handshakes",
         Tags.empty(),
         ServerStats::tlsFailures);
+    counter(
+        registry,
+        "thrift.server.sasl.failures",
+        "failed or timed-out SASL negotiations",
+        Tags.empty(),
+        ServerStats::saslFailures);
     counter(
         registry,
         "thrift.server.calls",

@@ -118,6 +118,9 @@ class MetersTest {
           .isEqualTo(1);
       assertThat(registry.get("thrift.server.connections.accepted").functionCounter().count())
           .isEqualTo(1.0);
+      assertThat(registry.get("thrift.server.sasl.failures").functionCounter().count())
+          .as("mirrors ServerStats.saslFailures")
+          .isEqualTo((double) server.stats().saslFailures());
       assertThat(registry.get("thrift.server.connections").gauge().value())
           .isEqualTo((double) server.stats().openConnections());
     }

@@ -7,6 +7,7 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.sasl.SaslIdentity;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
@@ -133,6 +134,11 @@ final class NettyServerConnection implements ServerConnection {
     // Whoever built the pipeline (the server, or a user's own) put the SslHandler before us.
     SslHandler tls = handler.ctx.pipeline().get(SslHandler.class);
     return tls == null ? null : tls.engine().getSession();
+  }
+
+  @Override
+  public SaslIdentity saslIdentity() {
+    return handler.connectionEnvelope().saslIdentity();
   }
 
   @Override

@@ -15,6 +15,7 @@ import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -195,7 +196,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /** One step: each event is passed on in order (the messages of a step before its events). */
-  private void decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+  private int decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws InvalidFrameException {
     int start = in.readerIndex();
     int event = server.next(bytes.of(in), start, in.readableBytes());
@@ -217,26 +218,59 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
           out.add(WireMessage.request(payload(in, start, d), null, d.envelope()));
         }
         in.skipBytes(d.consumed());
-        return;
+        return event;
       case Decoded.ANSWER:
         in.skipBytes(d.consumed());
         ctx.fireUserEventTriggered(
             new WireMessages.Answer(d.answer(), d.refusesRequest(), d.closeAfter() != null));
-        return;
+        return event;
       case Decoded.REFUSED:
         in.skipBytes(in.readableBytes());
         refuse(ctx, d.refusal());
-        return;
+        return event;
+      case Decoded.AWAIT:
+        in.skipBytes(d.consumed());
+        d.awaited().whenComplete((done, failed) -> ctx.executor().execute(() -> wakeUp(ctx)));
+        return event;
       default:
         if (server.rejected()) {
           in.skipBytes(in.readableBytes()); // what follows a refusal, or the last request
         }
+        return event;
     }
+  }
+
+  /**
+   * What the wire awaited ({@code Decoded.AWAIT}: a SASL step, a negotiation's deadline) is done:
+   * decodes again with what is buffered, as a read would, and passes the events on.
+   */
+  private void wakeUp(ChannelHandlerContext ctx) {
+    if (ctx.isRemoved() || !ctx.channel().isActive()) {
+      return; // closed meanwhile: decodeLast has ended the wire
+    }
+    ByteBuf in = internalBuffer();
+    List<Object> out = new ArrayList<>(2);
+    try {
+      int event;
+      do {
+        event = decodeRequest(ctx, in, out);
+        for (Object message : out) {
+          ctx.fireChannelRead(message);
+        }
+        out.clear();
+      } while ((event == Decoded.MESSAGE || event == Decoded.ANSWER) && ctx.channel().isActive());
+    } catch (InvalidFrameException e) {
+      ctx.fireExceptionCaught(e);
+    }
+    ctx.fireChannelReadComplete();
   }
 
   private static void refuse(ChannelHandlerContext ctx, Refusal refusal)
       throws InvalidFrameException {
-    if (refusal.answer() != null) {
+    if (refusal.closeCause() != null) {
+      ctx.fireUserEventTriggered(
+          new WireMessages.HandshakeFailed(refusal.answer(), refusal.closeCause()));
+    } else if (refusal.answer() != null) {
       ctx.fireUserEventTriggered(new WireMessages.Answer(refusal.answer(), true, true));
     } else if (refusal.frameSize() != null) {
       throw new InvalidFrameException(refusal.frameSize(), refusal.header());

@@ -108,7 +108,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    * How the replies to plain {@code ByteBuf} requests leave: framed, unless the decoder found an
    * unframed peer ({@link WireMessages.WireDetected}).
    */
-  private Envelope envelope = Envelope.FRAMED;
+  private volatile Envelope envelope = Envelope.FRAMED;
+
+  /** The envelope of the connection's plain requests, for the call context (its SASL identity). */
+  Envelope connectionEnvelope() {
+    return envelope;
+  }
 
   /** The channel's registration in its server's registry; {@code null} in a user's pipeline. */
   RegisteredConnection<?> registration;
@@ -262,6 +267,12 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt instanceof WireMessages.WireDetected) {
       envelope = ((WireMessages.WireDetected) evt).envelope;
+      return;
+    }
+    if (evt instanceof WireMessages.HandshakeFailed) {
+      WireMessages.HandshakeFailed failed = (WireMessages.HandshakeFailed) evt;
+      calls.onHandshakeFailure(failed.answer, failed.cause);
+      updateAutoRead();
       return;
     }
     if (evt instanceof WireMessages.Answer) {

@@ -1,5 +1,6 @@
 package io.thriftnio.netty;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 
@@ -33,6 +34,20 @@ final class WireMessages {
       this.bytes = bytes;
       this.refusal = refusal;
       this.closeAfter = closeAfter;
+    }
+  }
+
+  /**
+   * The connection's handshake of its wire kind's own failed (a SASL negotiation): send {@code
+   * answer}, close, and count it as {@code cause}.
+   */
+  static final class HandshakeFailed {
+    final ByteBuffer answer;
+    final CloseCause cause;
+
+    HandshakeFailed(ByteBuffer answer, CloseCause cause) {
+      this.answer = answer;
+      this.cause = cause;
     }
   }
 }

@@ -213,7 +213,7 @@ class ThriftFrameDecoderUnframedTest {
     assertThatThrownBy(() -> channel.writeInbound(bytes(new byte[] {(byte) 0xfe, 1, 2, 3})))
         .isInstanceOf(InvalidMessageException.class)
         .hasMessageContaining("refused: first bytes fe 01 02 03 match no accepted transport")
-        .hasMessageContaining("(accepted: [FRAMED, UNFRAMED, HTTP, HEADER])");
+        .hasMessageContaining("(accepted: [FRAMED, UNFRAMED, HTTP, HEADER, SASL])");
     channel.writeInbound(bytes(new byte[] {0, 0, 0, 1, 0}));
     assertThat(readMessages()).as("later bytes discarded").isEmpty();
   }

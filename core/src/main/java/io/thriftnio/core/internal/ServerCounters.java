@@ -18,6 +18,7 @@ public final class ServerCounters {
   public final LongAdder tlsFailures = new LongAdder();
   public final LongAdder timedOutCalls = new LongAdder();
   public final LongAdder agedConnections = new LongAdder();
+  public final LongAdder saslFailures = new LongAdder();
 
   public ServerStats snapshot() {
     return new ServerStats(
@@ -33,6 +34,7 @@ public final class ServerCounters {
         droppedResponses.sum(),
         tlsFailures.sum(),
         timedOutCalls.sum(),
-        agedConnections.sum());
+        agedConnections.sum(),
+        saslFailures.sum());
   }
 }

@@ -16,13 +16,20 @@ import java.util.concurrent.CompletionStage;
  * FAILED      fails the next call; the connection goes on (client)       failure()
  * SKIPPED     drops the bytes: a reply no call waits for (client)        -
  * REFUSED     reads nothing more; answers and closes (see Refusal)       refusal()
- * AWAIT       decodes nothing more until awaited() completes             awaited()
+ * AWAIT       skips consumed(), keeps reading; once awaited() completes,     awaited()
+ *             decodes again on the IO thread, even with no new byte
  * </pre>
  *
- * <p>Every event but {@code NEED_MORE}, {@code REFUSED} and {@code AWAIT} may consume bytes: {@link
- * #consumed()} from the index the step started at. A message's payload is either a slice of those
- * bytes ({@link #payloadOffset()}, {@link #payloadLength()}: zero-copy for the adapter) or an array
- * of its own ({@link #payloadArray()}: a chunked HTTP body assembled, a payload transformed).
+ * <p>{@code AWAIT} is how a kind with a handshake of its own (SASL's negotiation) runs a step off
+ * the IO thread, or keeps a deadline, without owning a thread or a timer of the adapter's: the
+ * adapter registers one wake-up per {@code AWAIT} event and, when it fires, calls {@code next} with
+ * whatever it still has buffered (possibly nothing) and acts on the events until {@code NEED_MORE}
+ * or another {@code AWAIT}. A wake-up that finds nothing to do costs one {@code NEED_MORE}.
+ *
+ * <p>Every event but {@code NEED_MORE} and {@code REFUSED} may consume bytes: {@link #consumed()}
+ * from the index the step started at. A message's payload is either a slice of those bytes ({@link
+ * #payloadOffset()}, {@link #payloadLength()}: zero-copy for the adapter) or an array of its own
+ * ({@link #payloadArray()}: a chunked HTTP body assembled, a payload transformed).
  */
 public final class Decoded {
 
@@ -142,9 +149,20 @@ public final class Decoded {
     return REFUSED;
   }
 
-  /** Decoding waits for {@code stage}. */
+  /** Decoding waits for {@code stage}; nothing consumed. */
   public int await(CompletionStage<?> stage) {
-    reset(AWAIT, 0);
+    return await(0, stage);
+  }
+
+  /**
+   * Decoding waits for {@code stage}: a step of the kind's own that runs elsewhere (a SASL
+   * mechanism's step on another thread) or a deadline of the kind's own (a negotiation's).
+   *
+   * @param consumed the bytes the kind took for that step (a negotiation message), possibly 0
+   * @param stage completes when the decoder has something to say: decode again then
+   */
+  public int await(int consumed, CompletionStage<?> stage) {
+    reset(AWAIT, consumed);
     this.awaited = stage;
     return AWAIT;
   }
@@ -232,7 +250,10 @@ public final class Decoded {
     return failure;
   }
 
-  /** What an {@code AWAIT} waits for; decode again once it completes, on the IO thread. */
+  /**
+   * What an {@code AWAIT} waits for; decode again once it completes (normally or not), on the IO
+   * thread.
+   */
   public CompletionStage<?> awaited() {
     return awaited;
   }

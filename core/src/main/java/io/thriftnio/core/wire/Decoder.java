@@ -36,4 +36,19 @@ public interface Decoder {
   default int endOfStream(ByteSource in, int start, int available, Decoded out) {
     return out.needMore();
   }
+
+  /**
+   * The envelope every request of this connection carries, when the kind makes one per connection
+   * (SASL's, which wraps replies under the negotiated protection and knows who authenticated);
+   * {@code null}, the default: the kind's own ({@link WireFormat#envelope()}).
+   */
+  default Envelope envelope() {
+    return null;
+  }
+
+  /**
+   * The connection ended: release what the decoder holds beyond memory (a SASL mechanism's security
+   * context). Called once, on any thread; by default nothing.
+   */
+  default void close() {}
 }

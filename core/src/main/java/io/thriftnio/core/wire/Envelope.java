@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.sasl.SaslIdentity;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -151,6 +152,16 @@ public abstract class Envelope {
    */
   public Map<String, String> headers() {
     return Map.of();
+  }
+
+  /**
+   * Who the connection authenticated as, for kinds that authenticate it (SASL), once they have;
+   * {@code null}, the default, for the others.
+   *
+   * @return the identity, or {@code null}
+   */
+  public SaslIdentity saslIdentity() {
+    return null;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.FrameSizeException;
 import java.nio.ByteBuffer;
 import org.apache.thrift.protocol.TMessage;
@@ -21,14 +22,39 @@ public final class Refusal {
   private final Envelope envelope;
   private final ByteBuffer answer;
   private final Exception exception;
+  private final CloseCause closeCause;
 
   private Refusal(
       String reason, TMessage header, Envelope envelope, ByteBuffer answer, Exception exception) {
+    this(reason, header, envelope, answer, exception, null);
+  }
+
+  private Refusal(
+      String reason,
+      TMessage header,
+      Envelope envelope,
+      ByteBuffer answer,
+      Exception exception,
+      CloseCause closeCause) {
     this.reason = reason;
     this.header = header;
     this.envelope = envelope;
     this.answer = answer;
     this.exception = exception;
+    this.closeCause = closeCause;
+  }
+
+  /**
+   * A connection-level handshake of the kind's own that failed (a SASL negotiation): answered with
+   * {@code answer}, then closed, and counted and told to connection listeners as {@code cause}
+   * rather than as a bad request.
+   *
+   * @param reason what failed, with the peer
+   * @param answer the kind's own refusal (SASL's {@code BAD} or {@code ERROR} message)
+   * @param cause why the connection closes, e.g. {@link CloseCause#SASL_FAILURE}
+   */
+  public static Refusal handshakeFailed(String reason, ByteBuffer answer, CloseCause cause) {
+    return new Refusal(reason, null, null, answer, null, cause);
   }
 
   /**
@@ -106,6 +132,14 @@ public final class Refusal {
    */
   public Exception exception() {
     return exception;
+  }
+
+  /**
+   * Why the connection closes, when a handshake failed ({@link #handshakeFailed}); {@code null} for
+   * the other refusals, which are bad requests.
+   */
+  public CloseCause closeCause() {
+    return closeCause;
   }
 
   /** The frame length that broke the rules, or {@code null} for other refusals. */

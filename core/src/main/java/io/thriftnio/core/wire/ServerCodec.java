@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.sasl.SaslIdentity;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +16,7 @@ import org.slf4j.LoggerFactory;
  *  adapter's read: bytes --next()--&gt; Decoded: MESSAGE  -&gt; the call path (payload, envelope)
  *                                            ANSWER   -&gt; the call path, after earlier replies
  *                                            REFUSED  -&gt; the call path answers, then closes
- *                                            AWAIT    -&gt; stop; next() again once it completes
+ *                                            AWAIT    -&gt; wake() once awaited() is done
  *                                            NEED_MORE: keep the bytes (drop them if rejected())
  * </pre>
  *
@@ -32,6 +33,7 @@ public final class ServerCodec {
   private final Sniffer sniffer;
 
   private volatile WireFormat kind;
+  private volatile Envelope connectionEnvelope;
   private Decoder decoder;
 
   /** {@link #decoded} holds a step {@link #peek} took, not yet handed out. */
@@ -93,13 +95,35 @@ public final class ServerCodec {
     if (rejected || k == null || available == 0) {
       return false;
     }
-    if (k.envelope() == null && k.wireKind() != WireKind.HEADER) {
+    if (envelope() == null && k.wireKind() != WireKind.HEADER) {
       return false; // HTTP: each reply leaves at once, as it always did
     }
     int event = step(in, start, available);
     ahead = event != Decoded.NEED_MORE;
     return event == Decoded.MESSAGE;
   }
+
+  /**
+   * Whether the connection is in a handshake of its kind's own (a SASL negotiation not yet
+   * complete), during which the wire may ask the adapter to wait ({@code Decoded.AWAIT}). Any
+   * thread.
+   */
+  public boolean handshaking() {
+    WireFormat k = kind;
+    return k != null && k.wireKind() == WireKind.SASL && saslIdentity() == null && !rejected;
+  }
+
+  /**
+   * What an {@code AWAIT} waited for completed: decodes once more with no new byte, for an adapter
+   * that cannot reach the bytes it keeps between reads (they are read with the next). Returns
+   * {@code NEED_MORE}, leaving {@link #decoded()} alone, once the handshake is over: a wake-up late
+   * after it has nothing to do.
+   */
+  public int wake() {
+    return handshaking() ? next(NOTHING, 0, 0) : Decoded.NEED_MORE;
+  }
+
+  private static final ByteSource NOTHING = new ArrayBytes(new byte[0]);
 
   /** The details of the last step. */
   public Decoded decoded() {
@@ -116,8 +140,21 @@ public final class ServerCodec {
    * kinds whose requests carry their own (HTTP).
    */
   public Envelope envelope() {
+    Envelope own = connectionEnvelope;
+    if (own != null) {
+      return own;
+    }
     WireFormat k = kind;
     return k == null ? null : k.envelope();
+  }
+
+  /**
+   * Who the connection authenticated as ({@link WireKind#SASL}, once its negotiation completed);
+   * {@code null} before, and on the other kinds. Any thread.
+   */
+  public SaslIdentity saslIdentity() {
+    Envelope own = connectionEnvelope;
+    return own == null ? null : own.saslIdentity();
   }
 
   /** Whether nothing more is read: the connection was refused, or ends after a message. */
@@ -151,6 +188,10 @@ public final class ServerCodec {
       log.debug("Connection from {} ended inside a message: its bytes are dropped", peer);
     }
     partialSinceNanos = 0;
+    Decoder d = decoder;
+    if (d != null) {
+      d.close();
+    }
     return truncated;
   }
 
@@ -183,6 +224,11 @@ public final class ServerCodec {
         refuse(decoded.refusal());
         break;
       case Decoded.AWAIT:
+        if (available > decoded.consumed()) {
+          partial(); // a message of the peer's begun behind the step
+        } else {
+          partialSinceNanos = 0;
+        }
         break;
       default:
         partialSinceNanos = 0;
@@ -195,8 +241,9 @@ public final class ServerCodec {
   }
 
   private void chose(WireFormat detected) {
-    kind = detected;
     decoder = detected.newDecoder(settings, peer);
+    connectionEnvelope = decoder.envelope();
+    kind = detected;
   }
 
   private void partial() {
@@ -209,7 +256,15 @@ public final class ServerCodec {
     rejected = true;
     partialSinceNanos = 0;
     TMessage header = refusal.header();
-    if (header != null) {
+    if (refusal.closeCause() != null) {
+      // A client retrying a wrong password would fill the log: one line per peer address.
+      SaslSettings sasl = settings.sasl();
+      if (sasl == null || sasl.firstFailureOf(peer)) {
+        log.warn("Closing connection: {}", refusal.reason());
+      } else {
+        log.debug("Closing connection: {}", refusal.reason());
+      }
+    } else if (header != null) {
       log.warn(
           "Closing connection: {} (its header: {} seqid {})",
           refusal.reason(),

@@ -14,6 +14,9 @@ import java.util.List;
  * 82           UNFRAMED_COMPACT  UNFRAMED accepted (compact protocol id)
  * 5b '['       UNFRAMED_JSON     UNFRAMED accepted (a JSON message is an array)
  * 41..5a A-Z   HTTP              HTTP accepted (a request line starts with a method name)
+ * 01           SASL              SASL accepted (the status byte START); a frame of 16 MiB or more
+ *                                starts with 01 too, so a server that accepts SASL and FRAMED or
+ *                                HEADER must keep maxFrameSize below 16 MiB (checked at build)
  * 00 .. 7f     HEADER            HEADER accepted and bytes 4-5 are 0f ff (a THeader frame); until
  *                                six bytes are here it holds the decision back, unless the length
  *                                is below THeader's fixed part (10)
@@ -37,6 +40,7 @@ public final class Sniffer {
           UnframedDecoder.COMPACT,
           UnframedDecoder.JSON,
           HttpRequestDecoder.KIND,
+          SaslServerDecoder.KIND,
           THeaderDecoder.KIND,
           THeaderDecoder.FRAMED_KIND,
           FramedDecoder.KIND);

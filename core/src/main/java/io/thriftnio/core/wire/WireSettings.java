@@ -28,6 +28,7 @@ public final class WireSettings {
   private final String healthPath;
   private final BooleanSupplier serving;
   private final boolean probesOnly;
+  private final SaslSettings sasl;
 
   private WireSettings(
       int maxFrameSize,
@@ -37,7 +38,8 @@ public final class WireSettings {
       List<WireFormat> kinds,
       String healthPath,
       BooleanSupplier serving,
-      boolean probesOnly) {
+      boolean probesOnly,
+      SaslSettings sasl) {
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
     Objects.requireNonNull(accepted, "accepted");
     if (accepted.isEmpty()) {
@@ -50,6 +52,7 @@ public final class WireSettings {
     this.healthPath = healthPath;
     this.serving = healthPath == null ? null : Objects.requireNonNull(serving, "serving");
     this.probesOnly = probesOnly;
+    this.sasl = sasl;
   }
 
   /**
@@ -65,7 +68,7 @@ public final class WireSettings {
   public static WireSettings of(
       int maxFrameSize, Set<WireKind> accepted, TProtocolFactory headerProtocol, String httpPath) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null, false);
+        maxFrameSize, accepted, headerProtocol, httpPath, Sniffer.KINDS, null, null, false, null);
   }
 
   /**
@@ -75,7 +78,15 @@ public final class WireSettings {
    */
   public WireSettings withKinds(List<WireFormat> kinds) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, probesOnly);
+        maxFrameSize,
+        accepted,
+        headerProtocol,
+        httpPath,
+        kinds,
+        healthPath,
+        serving,
+        probesOnly,
+        sasl);
   }
 
   /**
@@ -88,7 +99,7 @@ public final class WireSettings {
    */
   public WireSettings withHealth(String healthPath, BooleanSupplier serving) {
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, false);
+        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, serving, false, sasl);
   }
 
   /**
@@ -104,12 +115,48 @@ public final class WireSettings {
       throw new IllegalStateException("forProbes(): no healthPath (expected: a health probe)");
     }
     return new WireSettings(
-        maxFrameSize, accepted, headerProtocol, httpPath, kinds, healthPath, () -> false, true);
+        maxFrameSize,
+        accepted,
+        headerProtocol,
+        httpPath,
+        kinds,
+        healthPath,
+        () -> false,
+        true,
+        sasl);
   }
 
   /** Whether these are {@link #forProbes()} settings. */
   public boolean probesOnly() {
     return probesOnly;
+  }
+
+  /**
+   * These settings with a server's SASL settings, which {@link WireKind#SASL} connections negotiate
+   * with.
+   *
+   * @param sasl the settings; {@code null} when SASL is not accepted
+   * @throws IllegalArgumentException if SASL is accepted and {@code sasl} is {@code null}
+   */
+  public WireSettings withSasl(SaslSettings sasl) {
+    if (sasl == null && accepted.contains(WireKind.SASL)) {
+      throw new IllegalArgumentException("sasl: null (expected: set when accepted has SASL)");
+    }
+    return new WireSettings(
+        maxFrameSize,
+        accepted,
+        headerProtocol,
+        httpPath,
+        kinds,
+        healthPath,
+        serving,
+        probesOnly,
+        sasl);
+  }
+
+  /** The SASL settings, or {@code null} when SASL is not accepted. */
+  public SaslSettings sasl() {
+    return sasl;
   }
 
   /** The path of the health probe, or {@code null} for none. */

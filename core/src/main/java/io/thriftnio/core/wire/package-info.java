@@ -37,6 +37,7 @@
  * UNFRAMED_COMPACT  82                            (BinaryWalk,            UNFRAMED
  * UNFRAMED_JSON     [                              CompactWalk, JsonWalk) UNFRAMED
  * HTTP              A..Z                          HttpRequestDecoder      HttpEnvelope (per request)
+ * SASL              01                            SaslServerDecoder       SaslEnvelope (per connection)
  * HEADER            00..7f, then 0FFF at 4        THeaderDecoder          THeaderEnvelope (per request)
  * FRAMED            00..7f                        FramedDecoder           FRAMED (shared)
  * </pre>
@@ -80,20 +81,29 @@
  *   <li>Not yet: fbthrift's persistent headers (info id 2, not in Apache's spec).
  * </ul>
  *
- * <p><b>SASL</b> ({@code STATUS | LENGTH | payload} negotiation, then {@code LENGTH | payload}).
+ * <p><b>SASL</b> ({@code STATUS | LENGTH | payload} negotiation, then {@code LENGTH | payload}),
+ * the model of a kind with a connection-level handshake.
  *
  * <ul>
- *   <li>{@code SaslKind.detect}: {@code YES} on the status byte {@code START} (1); its line goes
- *       before the framed kind.
- *   <li>{@code SaslServerDecoder}: each negotiation message's length bounded before allocation (a 2
- *       GB length is refused with the five bytes that declared it); a step that may block (a GSSAPI
- *       {@code evaluateResponse}) runs on an executor and the decoder returns {@code AWAIT} with
- *       its future, so the adapter decodes nothing more until it completes; then the challenge
- *       leaves as an {@code ANSWER}, and {@code COMPLETE} switches the same decoder to frames.
- *       Under {@code auth-int}/{@code auth-conf} each frame is unwrapped into an array of its own;
- *       a failed step is a {@code Refusal} whose answer is the {@code BAD}/{@code ERROR} message.
- *   <li>{@code SaslEnvelope}, one per connection: wraps each reply under the negotiated QOP and
- *       carries the authorized id, mechanism and QOP for the call context.
+ *   <li>{@code SaslServerDecoder.KIND.detect}: {@code YES} on the status byte {@code START} (1);
+ *       its line goes before THeader's and framed's (a server accepting both keeps {@code
+ *       maxFrameSize} below 16 MiB, whose lengths start with 01: checked at build).
+ *   <li>{@code SaslServerDecoder}: each negotiation message's length bounded by {@code
+ *       maxNegotiationMessageSize} before allocation (a 2 GB length is refused from the five bytes
+ *       that declared it); a mechanism's step (making the {@code SaslServer}, {@code
+ *       evaluateResponse}) runs on {@link io.thriftnio.core.wire.SaslSettings#steps()} and the
+ *       decoder returns {@code AWAIT} with the message consumed and the step as the stage; once it
+ *       completes the adapter decodes again and the challenge leaves as an {@code ANSWER}, {@code
+ *       OK} or {@code COMPLETE}. The negotiation's deadline is an {@code AWAIT} too (taken once,
+ *       while waiting for the peer), so adapters need no timer of their own. A failure is {@link
+ *       io.thriftnio.core.wire.Refusal#handshakeFailed} whose answer is the {@code BAD}/{@code
+ *       ERROR} message, closed as {@code CloseCause.SASL_FAILURE}. After {@code COMPLETE} the same
+ *       decoder reads frames: framed's decoder under {@code auth}, each frame unwrapped into an
+ *       array of its own under {@code auth-int}/{@code auth-conf}.
+ *   <li>{@code SaslEnvelope}, one per connection ({@link
+ *       io.thriftnio.core.wire.Decoder#envelope()}): wraps each reply under the negotiated QOP, in
+ *       reply order, and carries the identity ({@link
+ *       io.thriftnio.core.wire.Envelope#saslIdentity()}) for the call context.
  * </ul>
  *
  * <p>HTTP already uses most of this: answers without a call ({@code 100 Continue}, refusals),

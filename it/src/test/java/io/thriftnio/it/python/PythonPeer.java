@@ -185,6 +185,33 @@ public final class PythonPeer {
   }
 
   /**
+   * Runs {@code sasl_client.py}: Python's {@code TSaslClientTransport} with pure-sasl's PLAIN
+   * calling {@code echo} on {@code host:port} as {@code user}. Its summary line holds {@code
+   * passed} and {@code failed}. Bounded by {@link #CLIENT_TIMEOUT}.
+   *
+   * @param more further arguments, e.g. {@code --calls 5} or {@code --wrong-password}
+   */
+  public ClientRun runSaslClient(
+      String host, int port, String user, String password, String... more)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    Collections.addAll(
+        command,
+        python.toString(),
+        scripts.resolve("sasl_client.py").toString(),
+        "--host",
+        host,
+        "--port",
+        Integer.toString(port),
+        "--user",
+        user,
+        "--password",
+        password);
+    Collections.addAll(command, more);
+    return new ClientRun(Processes.run(command, scripts, Map.of(), CLIENT_TIMEOUT, logs));
+  }
+
+  /**
    * Starts {@code bench_server.py} on 127.0.0.1, port 0, and returns once it is listening.
    *
    * @param protocol {@code binary} or {@code compact}

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.grizzly.GrizzlyClientIo;
@@ -73,6 +74,7 @@ class DocSettingsTest {
           PoolBuilder.class,
           ThriftChannelPool.Builder.class,
           ServerTls.Builder.class,
+          ServerSasl.Builder.class,
           ClientTls.Builder.class,
           GrizzlyClientIo.Builder.class,
           ServerStats.class,

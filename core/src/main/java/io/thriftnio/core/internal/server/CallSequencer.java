@@ -204,6 +204,25 @@ public final class CallSequencer {
     writer.writeReady();
   }
 
+  /**
+   * The connection's handshake of its wire kind's own failed (a SASL negotiation: {@code
+   * Refusal.handshakeFailed}): counts it as {@code cause} (not as a bad frame), tells the
+   * connection listeners that cause, sends {@code answer} after every earlier reply, and closes.
+   *
+   * @param answer the kind's refusal (SASL's {@code BAD} or {@code ERROR} message)
+   * @param cause why the connection closes, e.g. {@link CloseCause#SASL_FAILURE}
+   */
+  public void onHandshakeFailure(ByteBuffer answer, CloseCause cause) {
+    if (cause == CloseCause.SASL_FAILURE) {
+      path.counters.saslFailures.increment();
+    }
+    RegisteredConnection<?> registration = connection.registration();
+    if (registration != null) {
+      registration.noteClose(cause); // before the close, which would note a bad request
+    }
+    onAnswer(answer, false, true);
+  }
+
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
     synchronized (this) {

@@ -1,0 +1,291 @@
+package io.thriftnio.core.sasl;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.security.auth.Subject;
+import javax.security.auth.callback.CallbackHandler;
+import javax.security.sasl.SaslException;
+import javax.security.sasl.SaslServer;
+
+/**
+ * The SASL settings of a server ({@code ServerBuilder.sasl(ServerSasl)}, with {@code WireKind.SASL}
+ * among its {@code wireKinds}): the mechanisms it offers, the qualities of protection it accepts,
+ * and the limits of a negotiation. Immutable.
+ *
+ * <pre>{@code
+ * ServerSasl sasl = ServerSasl.builder()
+ *     .gssapi(serverSubject, "thrift", "host.example.com")   // Kerberos, from a keytab login
+ *     .qop(SaslQop.AUTH_CONF, SaslQop.AUTH_INT, SaslQop.AUTH)
+ *     .build();
+ * }</pre>
+ *
+ * <p>Each connection negotiates one mechanism, the one its client names in its {@code START}
+ * message; an unknown one is refused with {@code BAD}. The mechanisms' steps run off the IO threads
+ * (a GSSAPI step may block), inside {@code Subject.doAs} of the server's subject for GSSAPI. A
+ * negotiation that does not complete within {@link #negotiationTimeout()} is refused with {@code
+ * ERROR}; every failure closes the connection and counts in {@code ServerStats.saslFailures()}.
+ */
+public final class ServerSasl {
+
+  /** Default {@link Builder#negotiationTimeout(Duration)}: 10 seconds. */
+  public static final Duration DEFAULT_NEGOTIATION_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * Default {@link Builder#maxNegotiationMessageSize(int)}: 1 MiB, sixteen times the largest
+   * Kerberos token Active Directory issues ({@code MaxTokenSize} 65,535 bytes, a user in many
+   * groups), while a peer that declares more is refused before anything is allocated.
+   */
+  public static final int DEFAULT_MAX_NEGOTIATION_MESSAGE_SIZE = 1 << 20;
+
+  private final Map<String, Mechanism> mechanisms;
+  private final Set<SaslQop> qop;
+  private final Duration negotiationTimeout;
+  private final int maxNegotiationMessageSize;
+  private final boolean plainWithoutTls;
+
+  private ServerSasl(Builder b) {
+    if (b.mechanisms.isEmpty()) {
+      throw new IllegalStateException(
+          "mechanisms: [] (expected: at least one, from gssapi, digestMd5, plain or mechanism)");
+    }
+    this.qop = Collections.unmodifiableSet(EnumSet.copyOf(b.qop));
+    if (b.mechanisms.containsKey(PlainServer.NAME) && !qop.contains(SaslQop.AUTH)) {
+      throw new IllegalStateException(
+          "qop: "
+              + qop
+              + " (expected: to include AUTH when PLAIN is offered: it has no security"
+              + " layer)");
+    }
+    this.negotiationTimeout = positive("negotiationTimeout", b.negotiationTimeout);
+    if (b.maxNegotiationMessageSize <= 0) {
+      throw new IllegalArgumentException(
+          "maxNegotiationMessageSize: " + b.maxNegotiationMessageSize + " (expected: > 0)");
+    }
+    this.maxNegotiationMessageSize = b.maxNegotiationMessageSize;
+    this.plainWithoutTls = b.plainWithoutTls;
+    String qopProperty = qopProperty(b.qop);
+    Map<String, Mechanism> built = new LinkedHashMap<>();
+    b.mechanisms.forEach((name, m) -> built.put(name, m.withQop(qopProperty)));
+    this.mechanisms = Collections.unmodifiableMap(built);
+  }
+
+  private static Duration positive(String name, Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+    }
+    return value;
+  }
+
+  /** A builder with no mechanism yet; add at least one. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The names of the mechanisms offered, in the order they were added. */
+  public Set<String> mechanisms() {
+    return mechanisms.keySet();
+  }
+
+  /** The qualities of protection accepted; by default {@link SaslQop#AUTH} alone. */
+  public Set<SaslQop> qop() {
+    return qop;
+  }
+
+  /** How long a connection may take to complete its negotiation. */
+  public Duration negotiationTimeout() {
+    return negotiationTimeout;
+  }
+
+  /** The largest negotiation message's payload accepted, in bytes. */
+  public int maxNegotiationMessageSize() {
+    return maxNegotiationMessageSize;
+  }
+
+  /** Whether PLAIN is offered on a server without TLS (its passwords then travel in clear). */
+  public boolean plainWithoutTls() {
+    return plainWithoutTls;
+  }
+
+  /** Whether PLAIN is among the mechanisms. */
+  public boolean offersPlain() {
+    return mechanisms.containsKey(PlainServer.NAME);
+  }
+
+  /**
+   * A new {@link SaslServer} for one connection that asked for {@code mechanism}; for GSSAPI its
+   * steps run inside {@code Subject.doAs} of the server's subject. May block (GSSAPI reads the
+   * subject's keys): the servers call it off their IO threads.
+   *
+   * @param mechanism the name the client sent, e.g. {@code DIGEST-MD5}
+   * @throws SaslException if the mechanism is not offered, or its provider refuses
+   */
+  public SaslServer newSaslServer(String mechanism) throws SaslException {
+    Mechanism m = mechanisms.get(mechanism);
+    if (m == null) {
+      throw new SaslException("Unsupported mechanism type " + mechanism);
+    }
+    return m.newServer();
+  }
+
+  @Override
+  public String toString() {
+    return "ServerSasl{mechanisms="
+        + mechanisms.keySet()
+        + ", qop="
+        + qop
+        + ", negotiationTimeout="
+        + negotiationTimeout
+        + ", maxNegotiationMessageSize="
+        + maxNegotiationMessageSize
+        + (plainWithoutTls ? ", plainWithoutTls" : "")
+        + "}";
+  }
+
+  private static String qopProperty(List<SaslQop> qop) {
+    return qop.stream().map(SaslQop::saslName).collect(Collectors.joining(","));
+  }
+
+  /**
+   * Builds a {@link ServerSasl}. Each mechanism method adds one mechanism (a later one of the same
+   * name replaces it); {@link #build()} validates. Not thread-safe.
+   */
+  public static final class Builder {
+    private final Map<String, Mechanism> mechanisms = new LinkedHashMap<>();
+    private List<SaslQop> qop = List.of(SaslQop.AUTH);
+    private Duration negotiationTimeout = DEFAULT_NEGOTIATION_TIMEOUT;
+    private int maxNegotiationMessageSize = DEFAULT_MAX_NEGOTIATION_MESSAGE_SIZE;
+    private boolean plainWithoutTls;
+
+    private Builder() {}
+
+    /**
+     * Offers Kerberos ({@code GSSAPI}, the JDK's): the server's steps run as {@code serverSubject},
+     * whose credentials hold the service principal's keys ({@code protocol/serverName@REALM}, from
+     * a keytab login). A client is authorized as the principal it authenticated as.
+     *
+     * @param serverSubject the logged-in subject with the service's keys
+     * @param protocol the service name, the principal's first part, e.g. {@code thrift} or {@code
+     *     hive}
+     * @param serverName the host part of the principal, a fully qualified host name
+     */
+    public Builder gssapi(Subject serverSubject, String protocol, String serverName) {
+      Objects.requireNonNull(serverSubject, "serverSubject");
+      return add(Mechanism.jdk("GSSAPI", protocol, serverName, Map.of(), null, serverSubject));
+    }
+
+    /**
+     * Offers {@code DIGEST-MD5} (the JDK's). {@code handler} answers the mechanism's callbacks:
+     * {@code NameCallback} and {@code RealmCallback} name the user, {@code PasswordCallback} wants
+     * its password; an {@code AuthorizeCallback} it does not support authorizes a user as itself
+     * only.
+     *
+     * @param protocol the service name, e.g. {@code thrift}
+     * @param serverName the server's host name, the digest's realm by default
+     * @param handler the password lookup
+     */
+    public Builder digestMd5(String protocol, String serverName, CallbackHandler handler) {
+      Objects.requireNonNull(handler, "handler");
+      return add(Mechanism.jdk("DIGEST-MD5", protocol, serverName, Map.of(), handler, null));
+    }
+
+    /**
+     * Offers {@code PLAIN} (RFC 4616, this library's own server): each client's user name and
+     * password go to {@code authenticator}. PLAIN sends the password in clear: a server without TLS
+     * refuses it at {@code build()} unless {@link #plainWithoutTls(boolean)}.
+     */
+    public Builder plain(PlainAuthenticator authenticator) {
+      Objects.requireNonNull(authenticator, "authenticator");
+      return add(Mechanism.plain(authenticator));
+    }
+
+    /**
+     * Offers any mechanism a {@code javax.security.sasl} provider has ({@code
+     * Sasl.createSaslServer}), with its own properties; the accepted {@link #qop} is added as
+     * {@code Sasl.QOP} unless {@code properties} sets it.
+     *
+     * @param name the mechanism, e.g. {@code CRAM-MD5}
+     * @param protocol the service name
+     * @param serverName the server's fully qualified host name
+     * @param properties the provider's properties; empty for none
+     * @param handler the provider's callback handler, or {@code null}
+     */
+    public Builder mechanism(
+        String name,
+        String protocol,
+        String serverName,
+        Map<String, ?> properties,
+        CallbackHandler handler) {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(properties, "properties");
+      return add(Mechanism.jdk(name, protocol, serverName, properties, handler, null));
+    }
+
+    private Builder add(Mechanism mechanism) {
+      mechanisms.put(mechanism.name(), mechanism);
+      return this;
+    }
+
+    /**
+     * The qualities of protection accepted, in order of preference. Default: {@link SaslQop#AUTH}
+     * alone. Under {@code AUTH_INT} and {@code AUTH_CONF} every frame is wrapped by the mechanism
+     * (GSSAPI, DIGEST-MD5), which costs CPU per byte; PLAIN offers {@code AUTH} only.
+     */
+    public Builder qop(SaslQop... accepted) {
+      if (accepted == null || accepted.length == 0 || Arrays.asList(accepted).contains(null)) {
+        throw new IllegalArgumentException(
+            "qop: " + Arrays.toString(accepted) + " (expected: at least one, no null)");
+      }
+      this.qop = List.copyOf(new LinkedHashSet<>(Arrays.asList(accepted)));
+      return this;
+    }
+
+    /**
+     * How long a connection may take from its first SASL byte to its negotiation's completion; then
+     * it is sent {@code ERROR} and closed. Default: 10 seconds.
+     */
+    public Builder negotiationTimeout(Duration timeout) {
+      this.negotiationTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * The largest payload of one negotiation message, in bytes: a larger declared length is refused
+     * with {@code ERROR} before anything is allocated. Default: 1,048,576 (1 MiB; see {@link
+     * #DEFAULT_MAX_NEGOTIATION_MESSAGE_SIZE}).
+     */
+    public Builder maxNegotiationMessageSize(int bytes) {
+      this.maxNegotiationMessageSize = bytes;
+      return this;
+    }
+
+    /**
+     * Whether PLAIN may be offered on a server without TLS, where its passwords travel in clear (a
+     * trusted network, TLS ended by a proxy): the server then logs a warning when built. Default:
+     * {@code false}, refused.
+     */
+    public Builder plainWithoutTls(boolean allowed) {
+      this.plainWithoutTls = allowed;
+      return this;
+    }
+
+    /**
+     * The settings.
+     *
+     * @throws IllegalStateException if no mechanism was added, or PLAIN is offered without {@code
+     *     AUTH} accepted
+     * @throws IllegalArgumentException if a limit is out of range
+     */
+    public ServerSasl build() {
+      return new ServerSasl(this);
+    }
+  }
+}

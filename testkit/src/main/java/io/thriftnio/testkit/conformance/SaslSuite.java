@@ -1,0 +1,384 @@
+package io.thriftnio.testkit.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.ConnectionInfo;
+import io.thriftnio.core.ConnectionListener;
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.WireKind;
+import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.sasl.SaslQop;
+import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.sasl.PlainClient;
+import io.thriftnio.testkit.sasl.SaslPeers;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import javax.security.sasl.Sasl;
+import javax.security.sasl.SaslClient;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.transport.TSaslClientTransport;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * SASL ({@link WireKind#SASL}) against libthrift's own blocking client, {@code
+ * TSaslClientTransport} over a {@code TSocket}: DIGEST-MD5 under each quality of protection and
+ * PLAIN (a test-only PLAIN client: the JDK has none), echo calls of 1 B, 64 KiB and above the
+ * mechanism's 64 KiB buffer; the identity the handler sees; an allow-list interceptor by
+ * authorization id; refused negotiations (wrong password, unknown mechanism, an impersonation) with
+ * what the client reads, the count and the close cause; and the wrong wire on either side failing
+ * at once. A transport runs it once per strategy, one {@link ServerCell} each.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class SaslSuite {
+
+  private static final Duration WITHIN = Duration.ofSeconds(10);
+  private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
+
+  /** Above DIGEST-MD5's default buffer of 65,536 bytes. */
+  private static final int ABOVE_MAX_BUFFER = 200 * 1024;
+
+  private final List<ThriftServer> servers = new ArrayList<>();
+  private final List<TSaslClientTransport> clients = new ArrayList<>();
+  private final AtomicReference<SaslIdentity> seen = new AtomicReference<>();
+  private final List<CloseCause> closes = new CopyOnWriteArrayList<>();
+
+  /** A fresh builder of the server under test, with the transport's defaults. */
+  protected abstract ServerBuilder<?> newServerBuilder();
+
+  /** The strategy under test. */
+  protected abstract IoStrategy strategy();
+
+  @AfterEach
+  void closeEverything() {
+    clients.forEach(SaslPeers::closeQuietly);
+    servers.forEach(ThriftServer::close);
+  }
+
+  /** DIGEST-MD5 (every QOP) and PLAIN (without TLS, said so), beside framed. */
+  private ThriftServer start(ServerInterceptor... interceptors) throws Exception {
+    return start(
+        ServerSasl.builder()
+            .digestMd5(SaslPeers.PROTOCOL, SaslPeers.SERVER_NAME, SaslPeers.digestServerHandler())
+            .plain((user, password) -> new String(password).equals(SaslPeers.USERS.get(user)))
+            .plainWithoutTls(true)
+            .qop(SaslQop.AUTH_CONF, SaslQop.AUTH_INT, SaslQop.AUTH)
+            .build(),
+        interceptors);
+  }
+
+  private ThriftServer start(ServerSasl sasl, ServerInterceptor... interceptors) throws Exception {
+    BenchHandler handler =
+        new BenchHandler() {
+          @Override
+          public ByteBuffer echo(ByteBuffer payload) {
+            seen.set(ServerCallContext.current().sasl().orElse(null));
+            return super.echo(payload);
+          }
+        };
+    ThriftServer server =
+        newServerBuilder()
+            .processor(new BenchService.Processor<>(handler))
+            .protocol(new TBinaryProtocol.Factory())
+            .ioStrategy(strategy())
+            .wireKinds(WireKind.FRAMED, WireKind.SASL)
+            .sasl(sasl)
+            .interceptors(List.of(interceptors))
+            .connectionListener(
+                new ConnectionListener() {
+                  @Override
+                  public void onOpen(ConnectionInfo connection) {}
+
+                  @Override
+                  public void onClose(ConnectionInfo connection, CloseCause cause) {
+                    closes.add(cause);
+                  }
+                })
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build();
+    servers.add(server);
+    return server.start();
+  }
+
+  private BenchService.Client open(ThriftServer server, SaslClient sasl) throws Exception {
+    TSaslClientTransport transport =
+        SaslPeers.transport(server.localAddress(), sasl, SOCKET_TIMEOUT_MILLIS);
+    clients.add(transport);
+    transport.open();
+    return new BenchService.Client(new TBinaryProtocol(transport));
+  }
+
+  private static byte[] echo(BenchService.Client client, ByteBuffer sent) throws Exception {
+    ByteBuffer got = client.echo(sent);
+    byte[] bytes = new byte[got.remaining()];
+    got.get(bytes);
+    return bytes;
+  }
+
+  private static byte[] payload(int size) {
+    byte[] b = new byte[size];
+    for (int i = 0; i < size; i++) {
+      b[i] = (byte) (i * 31 + 7);
+    }
+    return b;
+  }
+
+  private static void await(String what, ThriftServer server, BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + WITHIN.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what + ": " + server.stats());
+      }
+      Thread.sleep(10); // polling a counter the server's threads change
+    }
+  }
+
+  static Stream<Arguments> digestRows() {
+    List<Arguments> rows = new ArrayList<>();
+    for (SaslQop qop : SaslQop.values()) {
+      for (int size : new int[] {1, 64 * 1024, ABOVE_MAX_BUFFER}) {
+        rows.add(Arguments.of(qop, size));
+      }
+    }
+    return rows.stream();
+  }
+
+  @ParameterizedTest(name = "DIGEST-MD5 {0}, {1} bytes")
+  @MethodSource("digestRows")
+  void digestMd5EchoesUnderEachQop(SaslQop qop, int size) throws Exception {
+    ThriftServer server = start();
+    SaslClient sasl = SaslPeers.digestClient("alice", SaslPeers.USERS.get("alice"), qop);
+    BenchService.Client client = open(server, sasl);
+    assertThat(sasl.getNegotiatedProperty(Sasl.QOP)).isEqualTo(qop.saslName());
+
+    byte[] sent = payload(size);
+    for (int call = 0; call < 3; call++) { // sequence numbers move on under auth-int/auth-conf
+      assertThat(echo(client, ByteBuffer.wrap(sent))).isEqualTo(sent);
+    }
+    assertThat(seen.get()).isEqualTo(new SaslIdentity("DIGEST-MD5", "alice", qop));
+    assertThat(server.stats().saslFailures()).isZero();
+  }
+
+  @ParameterizedTest(name = "PLAIN, {0} bytes")
+  @MethodSource("sizes")
+  void plainEchoes(int size) throws Exception {
+    ThriftServer server = start();
+    BenchService.Client client = open(server, SaslPeers.plainClient("bob", "bob's"));
+    byte[] sent = payload(size);
+    assertThat(echo(client, ByteBuffer.wrap(sent))).isEqualTo(sent);
+    assertThat(seen.get()).isEqualTo(new SaslIdentity("PLAIN", "bob", SaslQop.AUTH));
+  }
+
+  static Stream<Integer> sizes() {
+    return Stream.of(1, 64 * 1024, ABOVE_MAX_BUFFER);
+  }
+
+  @Test
+  void framedCallsStillServedBesideSasl() throws Exception {
+    ThriftServer server = start();
+    try (TFramedTransport framed =
+        new TFramedTransport(
+            new TSocket("127.0.0.1", server.localAddress().getPort(), SOCKET_TIMEOUT_MILLIS))) {
+      framed.open();
+      BenchService.Client client = new BenchService.Client(new TBinaryProtocol(framed));
+      assertThat(echo(client, ByteBuffer.wrap(new byte[] {4, 2}))).isEqualTo(new byte[] {4, 2});
+    }
+    assertThat(seen.get()).as("a framed call has no SASL identity").isNull();
+  }
+
+  // ---- refused negotiations
+  // ----------------------------------------------------------------------
+
+  private void assertRefused(ThriftServer server, SaslClient sasl, String reason) throws Exception {
+    assertThatThrownBy(() -> open(server, sasl))
+        .isInstanceOf(TTransportException.class)
+        .hasMessageContaining("Peer indicated failure: ")
+        .hasMessageContaining(reason);
+    await("the failure counted", server, () -> server.stats().saslFailures() == 1);
+    await("the connection closed", server, () -> server.stats().openConnections() == 0);
+    assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
+    assertThat(server.stats().badFrames()).isZero();
+  }
+
+  @Test
+  void aWrongDigestPasswordIsRefusedWithBad() throws Exception {
+    ThriftServer server = start();
+    assertRefused(server, SaslPeers.digestClient("alice", "wrong", SaslQop.AUTH), "DIGEST-MD5");
+  }
+
+  @Test
+  void aWrongPlainPasswordIsRefusedNamingTheUserOnly() throws Exception {
+    ThriftServer server = start();
+    assertRefused(
+        server, SaslPeers.plainClient("alice", "wrong"), "PLAIN: authentication failed for alice");
+  }
+
+  @Test
+  void anUnknownMechanismIsRefusedWithBad() throws Exception {
+    ThriftServer server = start();
+    SaslClient cram =
+        Sasl.createSaslClient(
+            new String[] {"CRAM-MD5"},
+            null,
+            SaslPeers.PROTOCOL,
+            SaslPeers.SERVER_NAME,
+            null,
+            callbacks -> {
+              for (var callback : callbacks) {
+                if (callback instanceof javax.security.auth.callback.NameCallback n) {
+                  n.setName("alice");
+                } else if (callback instanceof javax.security.auth.callback.PasswordCallback p) {
+                  p.setPassword("alice-secret".toCharArray());
+                }
+              }
+            });
+    assertRefused(server, cram, "Unsupported mechanism type CRAM-MD5");
+  }
+
+  @Test
+  void plainRefusesActingAsAnotherUnlessTheAuthenticatorAllows() throws Exception {
+    ThriftServer server = start();
+    assertRefused(
+        server,
+        new PlainClient("alice", "bob", "bob's".toCharArray()),
+        "PLAIN: bob may not act as alice");
+  }
+
+  @Test
+  void plainLetsAProxyUserActAsAnotherWhenTheAuthenticatorAllows() throws Exception {
+    ThriftServer server =
+        start(
+            ServerSasl.builder()
+                .plain(
+                    new io.thriftnio.core.sasl.PlainAuthenticator() {
+                      @Override
+                      public boolean authenticate(String user, char[] password) {
+                        return new String(password).equals(SaslPeers.USERS.get(user));
+                      }
+
+                      @Override
+                      public boolean mayActAs(String user, String authorizationId) {
+                        return user.equals("bob") && authorizationId.equals("alice");
+                      }
+                    })
+                .plainWithoutTls(true)
+                .build());
+    BenchService.Client client =
+        open(server, new PlainClient("alice", "bob", "bob's".toCharArray()));
+    echo(client, ByteBuffer.wrap(new byte[] {1}));
+    assertThat(seen.get()).isEqualTo(new SaslIdentity("PLAIN", "alice", SaslQop.AUTH));
+  }
+
+  // ---- identity in interceptors
+  // ------------------------------------------------------------------
+
+  /** Refuses calls of a SASL connection whose authorization id is not on the list. */
+  static final class SaslAllowList implements ServerInterceptor {
+    private final Set<String> allowed;
+
+    SaslAllowList(Set<String> allowed) {
+      this.allowed = allowed;
+    }
+
+    @Override
+    public void beforeCall(ServerCallContext context) throws TApplicationException {
+      String id = context.sasl().map(SaslIdentity::authorizationId).orElse(null);
+      if (id == null || !allowed.contains(id)) {
+        throw new TApplicationException(
+            TApplicationException.UNSUPPORTED_CLIENT_TYPE,
+            (id == null ? "a caller without SASL" : id) + " may not call " + context.methodName());
+      }
+    }
+  }
+
+  @Test
+  void anAllowListByAuthorizationIdRefusesOthersAndLetsTheListedThrough() throws Exception {
+    ThriftServer server = start(new SaslAllowList(Set.of("alice")));
+    BenchService.Client bob = open(server, SaslPeers.plainClient("bob", "bob's"));
+    assertThatThrownBy(() -> echo(bob, ByteBuffer.wrap(new byte[] {1})))
+        .isInstanceOf(TApplicationException.class)
+        .hasMessage("bob may not call echo");
+    assertThat(seen.get()).as("the handler never ran").isNull();
+
+    BenchService.Client alice =
+        open(server, SaslPeers.digestClient("alice", "alice-secret", SaslQop.AUTH_INT));
+    assertThat(echo(alice, ByteBuffer.wrap(new byte[] {7}))).isEqualTo(new byte[] {7});
+    assertThat(seen.get().authorizationId()).isEqualTo("alice");
+  }
+
+  // ---- the wrong wire
+  // ----------------------------------------------------------------------------
+
+  @Test
+  void aFramedClientOnASaslOnlyPortFailsAtOnce() throws Exception {
+    ThriftServer server =
+        newServerBuilder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .ioStrategy(strategy())
+            .wireKinds(WireKind.SASL)
+            .sasl(ServerSasl.builder().plain((u, p) -> true).plainWithoutTls(true).build())
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start();
+    servers.add(server);
+    long began = System.nanoTime();
+    try (TFramedTransport framed =
+        new TFramedTransport(
+            new TSocket("127.0.0.1", server.localAddress().getPort(), SOCKET_TIMEOUT_MILLIS))) {
+      framed.open();
+      BenchService.Client client = new BenchService.Client(new TBinaryProtocol(framed));
+      assertThatThrownBy(() -> echo(client, ByteBuffer.wrap(new byte[] {1})))
+          .isInstanceOf(TTransportException.class);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - began))
+        .as("closed at once, not at the socket timeout")
+        .isLessThan(Duration.ofMillis(SOCKET_TIMEOUT_MILLIS / 2));
+    await("the refusal counted", server, () -> server.stats().badFrames() == 1);
+  }
+
+  @Test
+  void aSaslClientOnAFramedOnlyPortFailsAtOnce() throws Exception {
+    ThriftServer server =
+        newServerBuilder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .ioStrategy(strategy())
+            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .build()
+            .start();
+    servers.add(server);
+    long began = System.nanoTime();
+    assertThatThrownBy(() -> open(server, SaslPeers.plainClient("bob", "bob's")))
+        .isInstanceOf(TTransportException.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - began))
+        .as("closed at once, not at the socket timeout")
+        .isLessThan(Duration.ofMillis(SOCKET_TIMEOUT_MILLIS / 2));
+    await("the refusal counted", server, () -> server.stats().badFrames() == 1);
+  }
+}
