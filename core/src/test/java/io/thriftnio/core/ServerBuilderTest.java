@@ -53,7 +53,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
