@@ -174,8 +174,7 @@ public final class ClientInterception {
     try {
       sent = send.apply(request);
     } catch (RuntimeException e) {
-      call.endWithFailure(e);
-      return CompletableFuture.failedFuture(e);
+      sent = CompletableFuture.failedFuture(e); // ended below, inside the scopes, as any failure
     }
     CompletableFuture<T> result = new Continuations.CallFuture<>();
     sent.whenComplete(
