@@ -112,7 +112,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       paramLabel = "W",
       defaultValue = "framed",
       description =
-          "framed, header, or framed,header side by side: what the scenarios' clients speak."
+          "framed, header, sasl, or several side by side (framed,header,sasl): what the scenarios'"
+              + " clients speak. sasl twins them the same way over PLAIN with QOP auth"
+              + " (tsocket-sasl: libthrift's TSaslClientTransport; netty-async-sasl)."
               + " header runs tsocket-40, async-8x32 and seq-1 as tsocket-40-header (the stock"
               + " TSocket under the bench's own THeader transport), async-8x32-header"
               + " (netty-async-header) and seq-1-header, against the rows that serve THeader"

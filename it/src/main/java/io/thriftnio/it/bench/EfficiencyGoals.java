@@ -34,7 +34,8 @@ final class EfficiencyGoals {
       if (framed != null) {
         line(
             sb,
-            "Server CPU per call over THeader vs framed, %s, %s: %s; median latency %s",
+            "Server CPU per call over %s vs framed, %s, %s: %s; median latency %s",
+            sc.endsWith("-sasl") ? "SASL (PLAIN, auth)" : "THeader",
             sc,
             row,
             x(ratio(r, framed, EfficiencyResult::serverUsPerCall)),
@@ -85,25 +86,26 @@ final class EfficiencyGoals {
   }
 
   /**
-   * The framed cell that {@code r}, a THeader twin ({@code seq-1-header} over {@code
-   * tsocket-header}), was made from: same row, the scenario and client without {@code -header};
-   * {@code null} for any other cell, or when the framed one did not run.
+   * The framed cell that {@code r}, a THeader or SASL twin ({@code seq-1-header} over {@code
+   * tsocket-header}), was made from: same row, the scenario and client without the suffix; {@code
+   * null} for any other cell, or when the framed one did not run.
    */
   static EfficiencyResult framedTwin(EfficiencyResult r, List<EfficiencyResult> results) {
-    String suffix = "-header";
     String sc = r.scenario().name();
     String client = r.scenario().client();
-    if (!sc.endsWith(suffix) || !client.endsWith(suffix)) {
-      return null;
-    }
-    for (EfficiencyResult base : results) {
-      if (base.ran()
-          && base.server().equals(r.server())
-          && base.scenario().name().equals(sc.substring(0, sc.length() - suffix.length()))
-          && base.scenario()
-              .client()
-              .equals(client.substring(0, client.length() - suffix.length()))) {
-        return base;
+    for (String suffix : List.of("-header", "-sasl")) {
+      if (!sc.endsWith(suffix) || !client.endsWith(suffix)) {
+        continue;
+      }
+      for (EfficiencyResult base : results) {
+        if (base.ran()
+            && base.server().equals(r.server())
+            && base.scenario().name().equals(sc.substring(0, sc.length() - suffix.length()))
+            && base.scenario()
+                .client()
+                .equals(client.substring(0, client.length() - suffix.length()))) {
+          return base;
+        }
       }
     }
     return null;

@@ -36,8 +36,8 @@ record EfficiencyScenario(
       List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS);
 
   /**
-   * The scenarios that have a THeader twin: their clients call the library's rows, which serve
-   * THeader; {@code client-transports} calls a stock row and {@code http-40} speaks HTTP.
+   * The scenarios that have a THeader twin and a SASL twin: their clients call the library's rows,
+   * which serve both; {@code client-transports} calls a stock row and {@code http-40} speaks HTTP.
    */
   static final List<String> HEADER_NAMES = List.of("tsocket-40", "async-8x32", "seq-1");
 
@@ -47,7 +47,8 @@ record EfficiencyScenario(
    * #HEADER_NAMES}, named {@code <scenario>-header}, whose client is the kind's THeader twin
    * ({@code tsocket-header}, {@code netty-async-header}).
    *
-   * @param wires {@code framed} and/or {@code header}, in any case
+   * @param wires {@code framed}, {@code header} and/or {@code sasl}, in any case; {@code sasl}
+   *     twins are {@code <scenario>-sasl} over the kind's SASL twin (PLAIN, {@code auth})
    * @throws IllegalArgumentException for an unknown scenario or wire, or {@code header} without a
    *     scenario that has a twin
    */
@@ -60,14 +61,14 @@ record EfficiencyScenario(
       } catch (IllegalArgumentException e) {
         kind = null;
       }
-      if (kind != WireKind.FRAMED && kind != WireKind.HEADER) {
+      if (kind != WireKind.FRAMED && kind != WireKind.HEADER && kind != WireKind.SASL) {
         throw new IllegalArgumentException(
-            "wire: " + w + " (expected: framed, header, or both comma-separated)");
+            "wire: " + w + " (expected: framed, header, sasl, comma-separated)");
       }
       kinds.add(kind);
     }
     if (kinds.isEmpty()) {
-      throw new IllegalArgumentException("wire: none (expected: framed, header, or both)");
+      throw new IllegalArgumentException("wire: none (expected: framed, header, sasl)");
     }
     List<EfficiencyScenario> out = new ArrayList<>();
     boolean twinned = false;
@@ -75,18 +76,22 @@ record EfficiencyScenario(
       if (kinds.contains(WireKind.FRAMED)) {
         out.add(shape);
       }
-      if (kinds.contains(WireKind.HEADER) && HEADER_NAMES.contains(shape.name())) {
-        out.add(shape.over(WireKind.HEADER));
-        twinned = true;
+      for (WireKind twin : List.of(WireKind.HEADER, WireKind.SASL)) {
+        if (kinds.contains(twin) && HEADER_NAMES.contains(shape.name())) {
+          out.add(shape.over(twin));
+          twinned = true;
+        }
       }
     }
-    if (kinds.contains(WireKind.HEADER) && !twinned) {
+    if ((kinds.contains(WireKind.HEADER) || kinds.contains(WireKind.SASL)) && !twinned) {
       throw new IllegalArgumentException(
-          "wire: header with scenarios "
+          "wire: "
+              + String.join(",", wires)
+              + " with scenarios "
               + names
               + " (expected: one of "
               + HEADER_NAMES
-              + ", the scenarios that have a THeader twin)");
+              + ", the scenarios that have THeader and SASL twins)");
     }
     return out;
   }

@@ -39,6 +39,8 @@ final class GrizzlyRows implements RowProvider {
     rows.client(new Async(WireKind.HTTP));
     rows.client(new Sync(WireKind.HEADER));
     rows.client(new Async(WireKind.HEADER));
+    rows.client(new Sync(WireKind.SASL));
+    rows.client(new Async(WireKind.SASL));
   }
 
   static GrizzlyClientIo resources(CellSpec cell) throws Exception {
@@ -57,7 +59,7 @@ final class GrizzlyRows implements RowProvider {
     return ClientOptions.builder()
         .wireKind(transport)
         .httpPath(transport == WireKind.HTTP ? ServerBuilder.DEFAULT_HTTP_PATH : null)
-        .callTimeout(cell.callTimeout())
+        .sasl(transport == WireKind.SASL ? BenchSasl.client() : null)
         .callTimeout(cell.callTimeout())
         // Replies are decoded on the selector thread and the next call starts from there.
         .callbackExecutor(Runnable::run)
@@ -79,7 +81,7 @@ final class GrizzlyRows implements RowProvider {
 
     @Override
     public boolean listed() {
-      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+      return transport != WireKind.HEADER && transport != WireKind.SASL; // named only: --wire
     }
 
     @Override
@@ -109,7 +111,7 @@ final class GrizzlyRows implements RowProvider {
 
     @Override
     public boolean listed() {
-      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+      return transport != WireKind.HEADER && transport != WireKind.SASL; // named only: --wire
     }
 
     @Override

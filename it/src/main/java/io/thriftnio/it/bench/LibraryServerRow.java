@@ -138,6 +138,9 @@ final class LibraryServerRow implements ServerRow {
     if (spec.wireKinds().contains(WireKind.HTTP)) {
       b.httpPath(spec.httpPath()); // the server refuses a path it would not serve
     }
+    if (spec.wireKinds().contains(WireKind.SASL)) {
+      b.sasl(BenchSasl.server()); // a SASL twin's clients log in with BenchSasl.client()
+    }
     b.bind(new InetSocketAddress(spec.host(), spec.port()));
     // --workers applies to every row of a run; a SAME_THREAD server has none and refuses it.
     if (spec.workers() != null && strategy != IoStrategy.SAME_THREAD) {

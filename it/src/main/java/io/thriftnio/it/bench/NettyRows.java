@@ -49,6 +49,8 @@ final class NettyRows implements RowProvider {
     rows.client(new Async(WireKind.HTTP));
     rows.client(new Sync(WireKind.HEADER));
     rows.client(new Async(WireKind.HEADER));
+    rows.client(new Sync(WireKind.SASL));
+    rows.client(new Async(WireKind.SASL));
   }
 
   /** {@code family/same-thread} and {@code family/worker} on {@code transport}, named only. */
@@ -78,6 +80,7 @@ final class NettyRows implements RowProvider {
     return ClientOptions.builder()
         .wireKind(transport)
         .httpPath(transport == WireKind.HTTP ? ServerBuilder.DEFAULT_HTTP_PATH : null)
+        .sasl(transport == WireKind.SASL ? BenchSasl.client() : null)
         .tls(cell.tls());
   }
 
@@ -95,7 +98,7 @@ final class NettyRows implements RowProvider {
 
     @Override
     public boolean listed() {
-      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+      return transport != WireKind.HEADER && transport != WireKind.SASL; // named only: --wire
     }
 
     @Override
@@ -129,7 +132,7 @@ final class NettyRows implements RowProvider {
 
     @Override
     public boolean listed() {
-      return transport != WireKind.HEADER; // named only: efficiency --wire header, matrix by name
+      return transport != WireKind.HEADER && transport != WireKind.SASL; // named only: --wire
     }
 
     @Override

@@ -31,7 +31,9 @@ final class Rows {
                   "netty-sync-http",
                   "netty-async-http",
                   "netty-sync-header",
-                  "netty-async-header")),
+                  "netty-async-header",
+                  "netty-sync-sasl",
+                  "netty-async-sasl")),
           new Optional(
               "io.thriftnio.it.bench.GrizzlyRows",
               List.of("grizzly/same-thread", "grizzly/worker", "grizzly/leader-follower"),
@@ -41,7 +43,9 @@ final class Rows {
                   "grizzly-sync-http",
                   "grizzly-async-http",
                   "grizzly-sync-header",
-                  "grizzly-async-header")),
+                  "grizzly-async-header",
+                  "grizzly-sync-sasl",
+                  "grizzly-async-sasl")),
           new Optional(
               "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")),
           new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()));

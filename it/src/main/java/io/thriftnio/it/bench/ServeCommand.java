@@ -409,12 +409,15 @@ final class ServeCommand implements Callable<Integer> {
         set.add(WireKind.valueOf(n.trim().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "transports: " + n + " (expected: framed, unframed, http, header, comma-separated)", e);
+            "transports: "
+                + n
+                + " (expected: framed, unframed, http, header, sasl, comma-separated)",
+            e);
       }
     }
     if (set.isEmpty()) {
       throw new IllegalArgumentException(
-          "transports: none (expected: framed, unframed, http, header, comma-separated)");
+          "transports: none (expected: framed, unframed, http, header, sasl, comma-separated)");
     }
     return set;
   }

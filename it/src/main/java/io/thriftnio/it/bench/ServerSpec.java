@@ -99,7 +99,7 @@ record ServerSpec(
           row
               + " serves framed peers only: transports "
               + wireKinds
-              + " (expected: framed; the netty and grizzly rows take unframed, http and header too)");
+              + " (expected: framed; the netty and grizzly rows take unframed, http, header and sasl too)");
     }
   }
 

@@ -70,6 +70,7 @@ final class StockRows implements RowProvider {
     rows.client(new PerCallConnection());
     rows.client(new THttpClientKind());
     rows.client(new TSocketHeaderKind());
+    rows.client(new TSocketSaslKind());
   }
 
   /**

@@ -192,15 +192,55 @@ class HeaderRowsTest {
   }
 
   @Test
+  void efficiencyRunsSeq1FramedAndSaslSideBySide() throws Exception {
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "grizzly/same-thread",
+            "--scenarios",
+            "seq-1",
+            "--wire",
+            "framed,sasl",
+            "--rounds",
+            "1",
+            "--warmup",
+            "200ms",
+            "--warmup-calls",
+            "0",
+            "--duration",
+            "500ms",
+            "--no-pin",
+            "--out",
+            dir.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(err.toString())
+        .contains("grizzly/same-thread seq-1-sasl (tsocket-sasl x1): ")
+        .doesNotContain("skipped");
+    List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
+    int errors = List.of(csv.get(0).split(",", -1)).indexOf("errors");
+    assertThat(csv)
+        .anySatisfy(
+            l -> {
+              assertThat(l).startsWith("grizzly/same-thread,seq-1-sasl,tsocket-sasl,1,1,");
+              assertThat(l.split(",", -1)[errors]).as("errors of " + l).isEqualTo("0");
+            });
+  }
+
+  @Test
   void efficiencyRefusesAWireWithoutAScenarioForIt() {
     assertThatThrownBy(() -> EfficiencyScenario.resolve(List.of("http-40"), List.of("header")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "wire: header with scenarios [http-40] (expected: one of [tsocket-40, async-8x32,"
-                + " seq-1], the scenarios that have a THeader twin)");
+                + " seq-1], the scenarios that have THeader and SASL twins)");
     assertThatThrownBy(() -> EfficiencyScenario.resolve(List.of("seq-1"), List.of("http")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("wire: http (expected: framed, header, or both comma-separated)");
+        .hasMessage("wire: http (expected: framed, header, sasl, comma-separated)");
+    assertThat(EfficiencyScenario.resolve(List.of("seq-1"), List.of("sasl")))
+        .extracting(EfficiencyScenario::name, EfficiencyScenario::client)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("seq-1-sasl", "tsocket-sasl"));
     assertThat(EfficiencyScenario.resolve(List.of("all"), List.of("header")))
         .extracting(EfficiencyScenario::name, EfficiencyScenario::client)
         .containsExactly(

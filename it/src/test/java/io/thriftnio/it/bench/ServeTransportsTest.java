@@ -126,8 +126,8 @@ class ServeTransportsTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "thrift-threaded-selector serves framed peers only: transports [FRAMED, UNFRAMED,"
-                + " HTTP, HEADER] (expected: framed; the netty and grizzly rows take unframed,"
-                + " http and header too)");
+                + " HTTP, HEADER, SASL] (expected: framed; the netty and grizzly rows take"
+                + " unframed, http, header and sasl too)");
   }
 
   @Test
@@ -147,6 +147,7 @@ class ServeTransportsTest {
             new PrintWriter(err, true));
     assertThat(code).isEqualTo(2);
     assertThat(err.toString())
-        .contains("transports: gopher (expected: framed, unframed, http, header, comma-separated)");
+        .contains(
+            "transports: gopher (expected: framed, unframed, http, header, sasl, comma-separated)");
   }
 }
