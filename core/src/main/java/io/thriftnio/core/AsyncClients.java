@@ -256,12 +256,13 @@ public final class AsyncClients {
       } catch (Throwable t) {
         return failedOn(t);
       }
-      CompletableFuture<R> result = new CompletableFuture<>();
+      CompletableFuture<R> result = new Continuations.CallFuture<>();
       reply.whenComplete(
           (response, failure) ->
               hop(
                   reply,
                   () -> {
+                    Continuations.adopt(result); // for dependents registered after it completes
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
                       return;
@@ -307,12 +308,13 @@ public final class AsyncClients {
       } catch (Throwable t) {
         return failedOn(t);
       }
-      CompletableFuture<Void> result = new CompletableFuture<>();
+      CompletableFuture<Void> result = new Continuations.CallFuture<>();
       written.whenComplete(
           (ok, failure) ->
               hop(
                   written,
                   () -> {
+                    Continuations.adopt(result); // for dependents registered after it completes
                     if (failure != null) {
                       result.completeExceptionally(unwrap(failure));
                     } else {

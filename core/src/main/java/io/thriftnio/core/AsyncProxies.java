@@ -5,6 +5,7 @@ import static io.thriftnio.core.AsyncClients.unwrap;
 
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
+import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.FutureMethods;
 import io.thriftnio.core.util.internal.Reflection;
 import java.lang.reflect.InvocationHandler;
@@ -161,7 +162,8 @@ final class AsyncProxies {
                   }
                 };
             if (!registered.get() && Thread.currentThread() == invoking) {
-              execute(caller.executor, deliver);
+              // Complete already: handed over inside the call's attach scopes, kept by the future.
+              execute(caller.executor, Continuations.wrap(deliver, future));
             } else {
               deliver.run();
             }

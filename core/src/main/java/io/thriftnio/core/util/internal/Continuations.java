@@ -42,6 +42,18 @@ public final class Continuations {
     completing(around, completion);
   }
 
+  /**
+   * Gives {@code future}, a {@link CallFuture} about to be completed on this thread, the wrapper of
+   * the call completing here, if any: a continuation that completes a future of its own (the async
+   * bridge's) passes the call's scopes on to that future's late dependents.
+   */
+  public static void adopt(CompletableFuture<?> future) {
+    UnaryOperator<Runnable> around = COMPLETING.get();
+    if (around != null && future instanceof CallFuture) {
+      ((CallFuture<?>) future).around = around;
+    }
+  }
+
   /** {@code task}, run inside the continuation of the call completing on this thread, if any. */
   public static Runnable wrap(Runnable task) {
     UnaryOperator<Runnable> around = COMPLETING.get();
