@@ -262,4 +262,24 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
       calls.connection.release(r);
     }
   }
+
+  /**
+   * Whether the current thread is running a call of {@code path}'s server (its processor, or a
+   * handler called by it): a {@code close()} there must not wait for the drain, which waits for
+   * this very call.
+   */
+  static boolean inCallOf(CallPath path) {
+    return RUNNING.get() == path;
+  }
+
+  /**
+   * Releases the request of a worker task that will never run (its executor was shut down).
+   *
+   * @param task a task the server's worker executor returned from {@code shutdownNow()}
+   */
+  static void abandonUnrun(Runnable task) {
+    if (task instanceof Call && ((Call) task).claim(false)) {
+      ((Call) task).abandon();
+    }
+  }
 }

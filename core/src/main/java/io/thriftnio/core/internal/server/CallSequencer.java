@@ -347,26 +347,6 @@ public final class CallSequencer {
     return lastActivityNanos;
   }
 
-  /**
-   * Whether the current thread is running a call of {@code path}'s server (its processor, or a
-   * handler called by it): a {@code close()} there must not wait for the drain, which waits for
-   * this very call.
-   */
-  public static boolean inCallOf(CallPath path) {
-    return Call.RUNNING.get() == path;
-  }
-
-  /**
-   * Releases the request of a worker task that will never run (its executor was shut down).
-   *
-   * @param task a task the server's worker executor returned from {@code shutdownNow()}
-   */
-  public static void abandon(Runnable task) {
-    if (task instanceof Call && ((Call) task).claim(false)) {
-      ((Call) task).abandon();
-    }
-  }
-
   /** Dispatches waiting requests while the limit allows, then lets reading resume. */
   void dispatchWaiting() {
     dispatcher.dispatchWaiting();
