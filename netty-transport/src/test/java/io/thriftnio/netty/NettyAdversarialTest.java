@@ -20,11 +20,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The adversarial suite on Netty servers, every buffer from a tracking allocator: both strategies
  * on NIO, and SAME_THREAD (the IO-thread path, where a transport's read, write and close behaviour
  * shows) on epoll and io_uring. The million-call case runs on NIO only (see {@link
- * NativeSupport.MillionCallsOnNioOnly}).
+ * NativeSupport.ManyCallsOnNioOnly}).
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("cells")
-@ExtendWith(NativeSupport.MillionCallsOnNioOnly.class)
+@ExtendWith(NativeSupport.ManyCallsOnNioOnly.class)
 class NettyAdversarialTest extends AdversarialSuite {
 
   @Parameter ServerCell<NettyThriftServer.Builder> cell;

@@ -194,6 +194,9 @@ public abstract class SaslAdversarialSuite {
     assertThat(answer.status()).as(answer.text()).isEqualTo(ERROR);
     assertThat(answer.text()).contains(reason);
     assertThat(raw.awaitClosedBy(WITHIN)).as("bytes after the ERROR").isEmpty();
+    // As a peer does on the end of the stream: the server, which shut its output down after the
+    // ERROR and reads on for a moment so as not to reset it, closes at once.
+    raw.close();
     await("saslFailures", ServerStats::saslFailures, 1);
     awaitThat("the close told", () -> closes.size() == 1);
     assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
