@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
@@ -105,6 +106,10 @@ final class AsyncBorrows<T> implements AutoCloseable {
 
   private final class Waiter extends WaiterQueue.Waiter {
     final CompletableFuture<T> future = new CompletableFuture<>();
+
+    /** A connector holds it: counted in {@link #claimed} until {@link #unclaim} ends that. */
+    final AtomicBoolean claim = new AtomicBoolean();
+
     final long since = System.nanoTime();
     final InetSocketAddress preferred;
     volatile ScheduledFuture<?> timer; // set while adding it, under the queue's lock
@@ -259,11 +264,24 @@ final class AsyncBorrows<T> implements AutoCloseable {
     }
   }
 
+  /**
+   * Ends a connector's claim on {@code w}, once: a settled waiter counts as waiting no more before
+   * its future completes. Its completion may run the whole call, reply included, before the
+   * connector's thread runs again; a claim ended only then made the next call of that caller find
+   * the queue full.
+   */
+  private void unclaim(Waiter w) {
+    if (w.claim.compareAndSet(true, false)) {
+      claimed.decrementAndGet();
+    }
+  }
+
   /** Completes {@code w} with {@code t}; {@code false} if it had timed out or failed already. */
   private boolean give(Waiter w, T t) {
     if (!w.settle()) {
       return false;
     }
+    unclaim(w);
     cancelTimer(w);
     w.future.complete(t);
     return true;
@@ -278,6 +296,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
 
   private void fail(Waiter w, Throwable e) {
     if (w != null && w.settle()) {
+      unclaim(w);
       cancelTimer(w);
       w.future.completeExceptionally(e);
     }
@@ -320,10 +339,11 @@ final class AsyncBorrows<T> implements AutoCloseable {
           return;
         }
         claimed.incrementAndGet();
+        w.claim.set(true);
         try {
           serveTaken(w);
         } finally {
-          claimed.decrementAndGet();
+          unclaim(w); // if it is still claimed: it settled, so whoever settled it ended the claim
         }
         dispatch(); // a new shared connection may carry more than one waiter
       }
@@ -366,6 +386,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
       return; // served or failed first
     }
     queue.settled(w); // stops counting now, without a search (a connector may hold it instead)
+    unclaim(w);
     Duration waited = Duration.ofNanos(System.nanoTime() - w.since);
     InetSocketAddress endpoint = source.soleEndpoint();
     PoolTimeoutException timeout = new PoolTimeoutException(endpoint, waited, source.stats());

@@ -87,12 +87,16 @@ class AsyncBorrowsTest {
   private AsyncBorrows<String> borrows;
 
   private AsyncBorrows<String> borrows(int borrowQueueCapacity) {
+    return borrows(borrowQueueCapacity, BORROW_TIMEOUT);
+  }
+
+  private AsyncBorrows<String> borrows(int borrowQueueCapacity, Duration borrowTimeout) {
     borrows =
         new AsyncBorrows<>(
             "test-pool",
             PoolConfig.builder()
                 .borrowQueueCapacity(borrowQueueCapacity)
-                .borrowTimeout(BORROW_TIMEOUT)
+                .borrowTimeout(borrowTimeout)
                 .build(),
             PoolMetrics.NONE,
             pool);
@@ -159,6 +163,23 @@ class AsyncBorrowsTest {
             await(() -> second.stream().anyMatch(f -> f.isDone() && !f.isCompletedExceptionally())))
         .as("a freed connection goes to a waiting call")
         .isTrue();
+  }
+
+  /**
+   * A call served by a connector counts as waiting no more once its future completes: the
+   * completion can run the whole call before the connector's thread goes on, and a caller whose
+   * next call then found the connector's claim still counted was refused by a full queue.
+   */
+  @Test
+  void aCallServedByAConnectorNoLongerCountsAsWaitingWhenItHears() {
+    borrows(1, Duration.ofSeconds(30));
+    CompletableFuture<String> call = borrows.later(new AsyncBorrows.Choice());
+    CompletableFuture<Integer> waitingWhenServed =
+        call.thenApply(connection -> borrows.waiting()); // runs on the connector, inside complete
+    assertThat(borrows.waiting()).isEqualTo(1);
+    pool.free.add("connection"); // nobody dispatches again: the connector's borrow takes it
+    assertThat(call.join()).isEqualTo("connection");
+    assertThat(waitingWhenServed.join()).isZero();
   }
 
   @Test
