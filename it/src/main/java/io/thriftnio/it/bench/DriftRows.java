@@ -197,13 +197,19 @@ final class DriftRows implements RowProvider {
         lanes.add((ClientLoad.SyncLane) () -> workload.check(ByteBuffer.wrap(call.apply(bytes))));
       }
       return new ClientLoad() {
+        private boolean closed;
+
         @Override
         public List<Lane> lanes() {
           return lanes;
         }
 
         @Override
-        public void close() {
+        public synchronized void close() {
+          if (closed) {
+            return;
+          }
+          closed = true;
           try {
             clients.close();
           } catch (Exception e) {

@@ -94,22 +94,28 @@ public final class DriftPeer {
                     .setProtocol(wire)
                     .setConnectTimeout(new Duration(10_000 + lane, MILLISECONDS))
                     .setRequestTimeout(new Duration(timeoutMillis, MILLISECONDS)));
-    ThriftCodecManager codecs = new ThriftCodecManager();
-    SimpleAddressSelector addresses =
-        new SimpleAddressSelector(List.of(HostAndPort.fromParts(host, port)), false);
-    for (int i = 0; i < connections; i++) {
-      int lane = i;
-      DriftBench client =
-          new DriftClientFactory(
-                  codecs,
-                  () -> invokers.createMethodInvoker(lane),
-                  addresses,
-                  ExceptionClassifier.NORMAL_RESULT,
-                  new NullMethodInvocationStatsFactory())
-              .createDriftClient(DriftBench.class)
-              .get();
-      lanes.add(client::echo);
+    try {
+      ThriftCodecManager codecs = new ThriftCodecManager();
+      SimpleAddressSelector addresses =
+          new SimpleAddressSelector(List.of(HostAndPort.fromParts(host, port)), false);
+      for (int i = 0; i < connections; i++) {
+        int lane = i;
+        DriftBench client =
+            new DriftClientFactory(
+                    codecs,
+                    () -> invokers.createMethodInvoker(lane),
+                    addresses,
+                    ExceptionClassifier.NORMAL_RESULT,
+                    new NullMethodInvocationStatsFactory())
+                .createDriftClient(DriftBench.class)
+                .get();
+        lanes.add(client::echo);
+      }
+    } catch (RuntimeException | Error e) {
+      invokers.close();
+      throw e;
     }
+    // Drift's factory closes its pool and event loop once; a second close finds them closed.
     return invokers::close;
   }
 
