@@ -90,8 +90,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "S",
       description =
-          "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
-              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
+          "server rows: ours, stock, peers, netty, grizzly, netty/worker, raw-echo, ...; by "
+              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/..., "
+              + "drift (Drift 1.22, in a JDK >= 21 child; also in peers) "
               + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
               + "thrift-threaded-selector and raw-echo)")
   List<String> servers;
@@ -102,8 +103,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       paramLabel = "NAME",
       defaultValue = "all",
       description =
-          "all, tsocket-40, async-8x32, seq-1, client-transports, http-40 "
-              + "(default: ${DEFAULT-VALUE})")
+          "all, tsocket-40, async-8x32, seq-1, client-transports, http-40; named only:"
+              + " drift-40 (40 blocking Drift clients; the load generator runs on a JDK >= 21)"
+              + " (default: ${DEFAULT-VALUE})")
   List<String> scenarios;
 
   @Option(
@@ -431,7 +433,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       Settings settings, Pinning pin, PrintWriter out, PrintWriter err)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(pin.clientPrefix());
-    command.add(ServeProcess.javaCommand());
+    // A JDK >= 21 where a scenario's client is Drift's (its classes need it).
+    command.add(DriftRows.loadGeneratorJava(settings.shapes()));
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(BenchMain.class.getName());
@@ -546,6 +549,7 @@ final class EfficiencyCommand implements Callable<Integer> {
             serve =
                 ServeProcess.start(
                     pin.serverPrefix(),
+                    rows.server(server).childJava(),
                     List.of(),
                     serveArgs(
                         s,

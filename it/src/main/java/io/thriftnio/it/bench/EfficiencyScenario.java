@@ -31,6 +31,16 @@ record EfficiencyScenario(
   static final List<String> NAMES =
       List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS, HTTP_40);
 
+  /**
+   * 40 blocking Drift clients (the {@code drift} kind, Drift's own client, each on its own
+   * connection), like {@code tsocket-40}; named only, since its load generator needs a JDK &gt;=
+   * 21.
+   */
+  static final String DRIFT_40 = "drift-40";
+
+  /** The scenarios that {@code all} leaves out: they run only when named. */
+  static final List<String> NAMED_ONLY = List.of(DRIFT_40);
+
   /** The scenarios of framed clients alone: the main job's ({@code matrix --preset quick}). */
   static final List<String> FRAMED_NAMES =
       List.of("tsocket-40", "async-8x32", "seq-1", CLIENT_TRANSPORTS);
@@ -137,10 +147,19 @@ record EfficiencyScenario(
         }
       }
     }
+    if (names.contains(DRIFT_40)) {
+      out.add(new EfficiencyScenario(DRIFT_40, DriftRows.NAME, 40, 1, null));
+    }
     for (String n : names) {
-      if (!n.equals("all") && !NAMES.contains(n)) {
+      if (!n.equals("all") && !NAMES.contains(n) && !NAMED_ONLY.contains(n)) {
         throw new IllegalArgumentException(
-            "scenario: " + n + " (expected: all or one of " + NAMES + ")");
+            "scenario: "
+                + n
+                + " (expected: all or one of "
+                + NAMES
+                + ", or named only: "
+                + NAMED_ONLY
+                + ")");
       }
     }
     return out;

@@ -67,8 +67,9 @@ final class MatrixCommand implements Callable<Integer> {
           "server rows: all, ours, stock, netty, grizzly, netty/worker, "
               + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
               + "netty-epoll/..., netty-iouring/..., the TLS rows netty-tls/..., "
-              + "netty-openssl/..., grizzly-tls/..., and thrift-servlet (TServlet in Jetty, HTTP "
-              + "only) (default: the preset's)")
+              + "netty-openssl/..., grizzly-tls/..., thrift-servlet (TServlet in Jetty, HTTP "
+              + "only), and the peers family: drift (Drift 1.22; in this JVM, so a JDK >= 21)"
+              + " (default: the preset's)")
   List<String> servers;
 
   @Option(
@@ -80,7 +81,8 @@ final class MatrixCommand implements Callable<Integer> {
               + " pooled-sync, pooled-async, per-call-connection, thttpclient (stock THttpClient),"
               + " netty-sync-http, netty-async-http, grizzly-sync-http, grizzly-async-http (the"
               + " library's HTTP clients); the HTTP kinds call the library's rows, started"
-              + " accepting HTTP beside framed, and thrift-servlet; other rows skip them"
+              + " accepting HTTP beside framed, and thrift-servlet; other rows skip them; named"
+              + " only: drift (Drift's own client, blocking; needs a JDK >= 21)"
               + " (default: the preset's)")
   List<String> clients;
 

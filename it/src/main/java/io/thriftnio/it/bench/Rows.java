@@ -62,6 +62,8 @@ final class Rows {
   static Rows standard() {
     Rows rows = new Rows();
     new StockRows().register(rows);
+    // Needs no jar of its own on the class path: it says why where Drift cannot run.
+    new DriftRows().register(rows);
     for (Optional o : OPTIONAL) {
       // A provider whose own class is missing, or whose transport's jars are (a LinkageError
       // while it registers), leaves its names known and skipped with the reason.
@@ -138,10 +140,11 @@ final class Rows {
   }
 
   /**
-   * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code stock}
-   * (the listed {@code thrift-*} rows; {@code thrift-servlet} is named only), a family ({@code
-   * netty} means every {@code netty/...} row), or a row name. A known name missing from the build
-   * is kept, so its cells are skipped with the reason.
+   * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code peers}
+   * (other stacks' servers, named only otherwise: {@code drift}), {@code stock} (the listed {@code
+   * thrift-*} rows; {@code thrift-servlet} is named only), a family ({@code netty} means every
+   * {@code netty/...} row), or a row name. A known name missing from the build is kept, so its
+   * cells are skipped with the reason.
    *
    * @throws IllegalArgumentException for an unknown name
    */
@@ -169,6 +172,9 @@ final class Rows {
               .filter(this::listedOrMissing)
               .forEach(hit::add);
           break;
+        case "peers":
+          servers.values().stream().filter(ServerRow::peer).forEach(r -> hit.add(r.name()));
+          break;
         case "stock":
           known.stream()
               .filter(n -> n.startsWith("thrift-"))
@@ -189,7 +195,7 @@ final class Rows {
         throw new IllegalArgumentException(
             "server: "
                 + sel
-                + " (expected: all, ours, stock, netty, grizzly or one of "
+                + " (expected: all, ours, stock, peers, netty, grizzly or one of "
                 + known
                 + ")");
       }

@@ -98,8 +98,18 @@ final class ServeProcess implements AutoCloseable {
    */
   static ServeProcess start(List<String> prefix, List<String> jvmArgs, List<String> serveArgs)
       throws IOException {
+    return start(prefix, javaCommand(), jvmArgs, serveArgs);
+  }
+
+  /**
+   * Starts {@code serve --control --port 0} with {@code serveArgs} in a child JVM run by {@code
+   * java} (a row's {@link ServerRow#childJava()}), on this JVM's class path.
+   */
+  static ServeProcess start(
+      List<String> prefix, String java, List<String> jvmArgs, List<String> serveArgs)
+      throws IOException {
     List<String> command = new ArrayList<>(prefix);
-    command.add(javaCommand());
+    command.add(java);
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));

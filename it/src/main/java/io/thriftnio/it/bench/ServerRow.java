@@ -1,6 +1,7 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.WireKind;
+import java.io.IOException;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -31,6 +32,21 @@ interface ServerRow {
   /** Whether the row is part of {@code all} and of family names like {@code netty}. */
   default boolean listed() {
     return true;
+  }
+
+  /** Whether the row is another stack's server ({@code drift}): the {@code peers} family. */
+  default boolean peer() {
+    return false;
+  }
+
+  /**
+   * The {@code java} that runs the row's {@code serve} child in {@code efficiency}: this JVM's by
+   * default; a JDK &gt;= 21's for a peer whose classes need it.
+   *
+   * @throws IOException if no JVM here can run the row; the message is its cells' skip reason
+   */
+  default String childJava() throws IOException {
+    return ServeProcess.javaCommand();
   }
 
   /**

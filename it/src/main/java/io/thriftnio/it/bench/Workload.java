@@ -66,6 +66,14 @@ abstract class Workload {
   /** Whether a reply is the one the reference handler gives. */
   abstract boolean check(Object reply);
 
+  /**
+   * The payload of an {@code echo} workload, for clients that call without the generated client
+   * (the drift kind); {@code null} for the others.
+   */
+  ByteBuffer echoPayload() {
+    return null;
+  }
+
   /** One blocking call: send, receive, check. */
   final boolean call(BenchService.Client client) throws TException {
     send(client);
@@ -125,6 +133,11 @@ abstract class Workload {
     @Override
     boolean check(Object reply) {
       return reply instanceof ByteBuffer && Payloads.check((ByteBuffer) reply, size, SEED);
+    }
+
+    @Override
+    ByteBuffer echoPayload() {
+      return payload.asReadOnlyBuffer();
     }
   }
 
