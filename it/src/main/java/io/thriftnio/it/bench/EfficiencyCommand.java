@@ -520,7 +520,10 @@ final class EfficiencyCommand implements Callable<Integer> {
     for (int round = 1; round <= s.rounds(); round++) {
       for (String server : s.servers()) {
         List<EfficiencyScenario> mine =
-            s.shapes().stream().filter(sh -> sh.runsOn(server)).toList();
+            s.shapes().stream()
+                .filter(sh -> sh.runsOn(server))
+                .map(sh -> sh.on(rows.server(server)))
+                .toList();
         if (mine.isEmpty()) {
           continue;
         }
@@ -591,7 +594,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     }
     List<EfficiencyResult> results = new ArrayList<>();
     for (String server : s.servers()) {
-      for (EfficiencyScenario shape : s.shapes()) {
+      for (EfficiencyScenario planned : s.shapes()) {
+        EfficiencyScenario shape = planned.on(rows.server(server));
         String key = key(server, shape);
         if (samples.containsKey(key)) {
           results.add(new EfficiencyResult(server, shape, samples.get(key), skipped.get(key)));
