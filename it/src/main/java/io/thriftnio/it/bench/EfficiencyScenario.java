@@ -155,10 +155,20 @@ record EfficiencyScenario(
    * @param row the server row, or {@code null} for a row missing from this build
    */
   EfficiencyScenario on(ServerRow row) {
+    return on(row, false);
+  }
+
+  /**
+   * {@link #on(ServerRow)}, where {@code loop} runs the shapes of one call in flight per connection
+   * with the stack's {@code -loop} kind ({@code grpc-loop}): each next call started from the
+   * completion of the last on the client's event loop, no caller threads.
+   */
+  EfficiencyScenario on(ServerRow row, boolean loop) {
     if (row == null || row.stack().equals(ServerRow.THRIFT) || !HEADER_NAMES.contains(name)) {
       return this;
     }
-    return new EfficiencyScenario(name, row.stack(), connections, inFlight, onlyServer);
+    String kind = loop && inFlight == 1 ? row.stack() + "-loop" : row.stack();
+    return new EfficiencyScenario(name, kind, connections, inFlight, onlyServer);
   }
 
   /** Whether this shape runs against {@code server}. */

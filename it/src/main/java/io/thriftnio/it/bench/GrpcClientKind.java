@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  * rows, in the shapes of the Thrift scenarios: one call in flight per lane (each lane a caller
  * blocking on its call, {@code tsocket-40}'s shape), or {@code inFlight} calls per channel ({@code
  * async-8x32}'s shape). Each connection is its own {@code ManagedChannel}, one HTTP/2 connection.
+ * {@code grpc-loop} drives every channel from the event loop, also at one call in flight: the next
+ * call starts from the completion of the last and no caller thread is woken, so the server sees the
+ * same load for less client CPU ({@code efficiency --grpc-callers event-loop}).
  *
  * <p>Built so that its own CPU per call stays small: every channel of a cell shares one event loop
  * thread (the load generator has one CPU); listeners run on that thread ({@code directExecutor()}),
@@ -35,9 +38,23 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcClientKind implements ClientKindRow {
 
+  private final String name;
+  private final boolean loop;
+
+  /**
+   * A kind.
+   *
+   * @param name {@code grpc} or {@code grpc-loop}
+   * @param loop drive every lane from the event loop, also at one call in flight per channel
+   */
+  GrpcClientKind(String name, boolean loop) {
+    this.name = name;
+    this.loop = loop;
+  }
+
   @Override
   public String name() {
-    return GrpcRows.STACK;
+    return name;
   }
 
   @Override
@@ -95,8 +112,8 @@ final class GrpcClientKind implements ClientKindRow {
     List<ClientLoad.Lane> lanes = new ArrayList<>();
     for (ManagedChannel channel : channels) {
       lanes.add(
-          cell.inFlight() > 1
-              ? asyncLane(channel, payload, cell.inFlight())
+          loop || cell.inFlight() > 1
+              ? asyncLane(channel, payload, Math.max(1, cell.inFlight()))
               : syncLane(channel, payload));
     }
     load.lanes = List.copyOf(lanes);

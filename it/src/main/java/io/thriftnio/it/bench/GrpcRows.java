@@ -47,7 +47,8 @@ final class GrpcRows implements RowProvider {
     rows.server(new GrpcRow("grpc/default", false, false));
     rows.server(new GrpcRow("grpc-tls/direct", true, true));
     rows.server(new GrpcRow("grpc-tls/default", false, true));
-    rows.client(new GrpcClientKind());
+    rows.client(new GrpcClientKind("grpc", false));
+    rows.client(new GrpcClientKind("grpc-loop", true));
   }
 
   private record GrpcRow(String name, boolean direct, boolean tls) implements ServerRow {

@@ -52,7 +52,7 @@ final class Rows {
           new Optional(
               "io.thriftnio.it.bench.GrpcRows",
               List.of("grpc/direct", "grpc/default", "grpc-tls/direct", "grpc-tls/default"),
-              List.of("grpc")));
+              List.of("grpc", "grpc-loop")));
 
   /**
    * What {@code peers} selects: the plain-TCP rows of other RPC stacks, measured beside ours. Peer
@@ -72,7 +72,8 @@ final class Rows {
           "grpc/default",
           "grpc-tls/direct",
           "grpc-tls/default",
-          "grpc");
+          "grpc",
+          "grpc-loop");
 
   private final Map<String, ServerRow> servers = new LinkedHashMap<>();
   private final Map<String, ClientKindRow> clients = new LinkedHashMap<>();

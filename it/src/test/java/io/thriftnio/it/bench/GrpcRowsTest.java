@@ -88,6 +88,48 @@ class GrpcRowsTest {
   }
 
   @Test
+  void grpcCallersEventLoopRunsTsocket40WithTheGrpcLoopKind() throws Exception {
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "grpc/direct",
+            "--scenarios",
+            "tsocket-40",
+            "--grpc-callers",
+            "event-loop",
+            "--rounds",
+            "1",
+            "--warmup",
+            "0s",
+            "--warmup-calls",
+            "0",
+            "--duration",
+            "1s",
+            "--no-pin",
+            "--out",
+            dir.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("| grpc/direct | tsocket-40 (grpc-loop x40) |");
+    List<String> csv = Files.readAllLines(dir.resolve("results.csv"), StandardCharsets.UTF_8);
+    String line =
+        csv.stream()
+            .filter(l -> l.startsWith("grpc/direct,tsocket-40,grpc-loop,40,1,"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(csv));
+    String[] f = line.split(",", -1);
+    assertThat(Double.parseDouble(f[6])).as("calls/s of " + line).isPositive();
+    assertThat(f[17]).as("errors of " + line).isEqualTo("0");
+  }
+
+  @Test
+  void grpcCallersTakesThreadsOrEventLoop() {
+    assertThat(run("efficiency", "--grpc-callers", "fibers", "--no-pin")).isNotZero();
+    assertThat(err.toString()).contains("grpc-callers: fibers (expected: threads or event-loop)");
+  }
+
+  @Test
   void thriftKindsSkipGrpcRowsAndTheGrpcKindSkipsThriftRows() throws Exception {
     int status =
         run(
@@ -158,7 +200,7 @@ class GrpcRowsTest {
     assertThat(rows.expandServers(List.of("grpc-tls")))
         .containsExactly("grpc-tls/direct", "grpc-tls/default");
     assertThat(rows.expandServers(List.of("all"))).noneMatch(n -> n.startsWith("grpc"));
-    assertThat(rows.expandClients(List.of("all"))).doesNotContain("grpc");
+    assertThat(rows.expandClients(List.of("all"))).doesNotContain("grpc", "grpc-loop");
     assertThat(rows.server("grpc-tls/default").tls()).isTrue();
     assertThat(rows.server("grpc/direct").tls()).isFalse();
   }
@@ -174,6 +216,10 @@ class GrpcRowsTest {
       assertThat(onGrpc.connections()).isEqualTo(shape.connections());
       assertThat(onGrpc.inFlight()).isEqualTo(shape.inFlight());
       assertThat(shape.on(netty)).isEqualTo(shape);
+      assertThat(shape.on(netty, true)).isEqualTo(shape);
+      assertThat(shape.on(grpc, true).client())
+          .as(shape.name())
+          .isEqualTo(shape.inFlight() == 1 ? "grpc-loop" : "grpc");
     }
     EfficiencyScenario header =
         EfficiencyScenario.resolve(List.of("seq-1"), List.of("header")).get(0);
@@ -216,7 +262,7 @@ class GrpcRowsTest {
               10,
               Duration.ofSeconds(10));
       InetSocketAddress address = new InetSocketAddress(MatrixRunner.LOOPBACK, server.getPort());
-      assertThatThrownBy(() -> new GrpcClientKind().open(cell, address))
+      assertThatThrownBy(() -> new GrpcClientKind("grpc", false).open(cell, address))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage(address + " answered the first echo with other bytes than it was sent");
     } finally {
@@ -240,7 +286,7 @@ class GrpcRowsTest {
             Duration.ofSeconds(1),
             10,
             Duration.ofSeconds(10));
-    assertThat(new GrpcClientKind().cannotRun(sleep))
+    assertThat(new GrpcClientKind("grpc", false).cannotRun(sleep))
         .isEqualTo("grpc calls echo only (workload sleep(1))");
   }
 }
