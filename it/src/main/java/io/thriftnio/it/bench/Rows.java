@@ -229,7 +229,7 @@ final class Rows {
 
   private boolean listedOrMissing(String name) {
     ServerRow row = servers.get(name);
-    // thrift-servlet is named only, also when its provider is missing.
+    // thrift-servlet and the peer rows are named only, also when their provider is missing.
     return row == null ? missing.containsKey(name) && !NAMED_ONLY.contains(name) : row.listed();
   }
 
