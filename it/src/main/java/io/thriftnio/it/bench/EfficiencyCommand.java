@@ -91,7 +91,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       paramLabel = "S",
       description =
           "server rows: ours, stock, netty, grizzly, netty/worker, raw-echo, ...; by "
-              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/... "
+              + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/..., "
+              + "and the gRPC-java peers grpc/direct, grpc/default (both: peers), grpc-tls/... "
+              + "(called by the grpc client in each scenario's shape) "
               + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
               + "thrift-threaded-selector and raw-echo)")
   List<String> servers;
