@@ -10,6 +10,14 @@ interface ClientKindRow {
   /** The kind's name as {@code matrix --clients} spells it. */
   String name();
 
+  /**
+   * The RPC stack the kind speaks: {@link ServerRow#THRIFT} by default; it calls rows of that stack
+   * only.
+   */
+  default String stack() {
+    return ServerRow.THRIFT;
+  }
+
   /** Whether the kind is part of {@code all}. */
   default boolean listed() {
     return true;
@@ -39,12 +47,23 @@ interface ClientKindRow {
   }
 
   /**
-   * Why {@code row} cannot serve {@code kind}: their transports differ; or {@code null}.
+   * Why {@code row} cannot serve {@code kind}: they speak different RPC stacks, or their transports
+   * differ; or {@code null}.
    *
    * @param row the server row
    * @param kind the client kind
    */
   static String mismatch(ServerRow row, ClientKindRow kind) {
+    if (!row.stack().equals(kind.stack())) {
+      return row.name()
+          + " speaks "
+          + row.stack()
+          + "; "
+          + kind.name()
+          + " calls "
+          + kind.stack()
+          + " rows only";
+    }
     if (row.wireKinds().contains(kind.wireKind())) {
       return null;
     }

@@ -66,11 +66,6 @@ final class DriftRows implements RowProvider {
     }
 
     @Override
-    public boolean peer() {
-      return true;
-    }
-
-    @Override
     public String childJava() throws IOException {
       if (!DriftPeerJar.built()) {
         throw new IOException(DriftPeerJar.NOT_BUILT);

@@ -92,7 +92,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       description =
           "server rows: ours, stock, peers, netty, grizzly, netty/worker, raw-echo, ...; by "
               + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/..., "
-              + "drift (Drift 1.22, in a JDK >= 21 child; also in peers) "
+              + "drift (Drift 1.22, in a JDK >= 21 child), the gRPC-java peers grpc/direct, "
+              + "grpc/default (drift and both: peers), grpc-tls/... "
+              + "(called by the grpc client in each scenario's shape) "
               + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
               + "thrift-threaded-selector and raw-echo)")
   List<String> servers;
@@ -215,6 +217,18 @@ final class EfficiencyCommand implements Callable<Integer> {
   boolean noPin;
 
   @Option(
+      names = "--grpc-callers",
+      paramLabel = "M",
+      defaultValue = "threads",
+      description =
+          "how the grpc client keeps one call in flight per channel on the grpc rows (tsocket-40,"
+              + " seq-1): threads, a caller thread per channel blocking on its call (tsocket's"
+              + " shape), or event-loop, each next call started from the completion of the last on"
+              + " the client's event loop (kind grpc-loop): the same load on the server for less"
+              + " client CPU (default: ${DEFAULT-VALUE})")
+  String grpcCallers;
+
+  @Option(
       names = "--pinned-child",
       hidden = true,
       description = "this JVM is the load generator, already pinned to --client-cpu")
@@ -263,7 +277,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       int clientCpu,
       int serverCpu,
       boolean noPin,
-      boolean pinnedChild) {
+      boolean pinnedChild,
+      boolean grpcLoop) {
 
     /** The command line that re-runs these settings as the pinned load generator. */
     List<String> childArgs(Pinning pin) {
@@ -303,6 +318,10 @@ final class EfficiencyCommand implements Callable<Integer> {
       if (workers != null) {
         args.add("--workers");
         args.add(Integer.toString(workers));
+      }
+      if (grpcLoop) {
+        args.add("--grpc-callers");
+        args.add("event-loop");
       }
       return args;
     }
@@ -359,6 +378,10 @@ final class EfficiencyCommand implements Callable<Integer> {
     if (warmupCalls < 0) {
       throw new IllegalArgumentException("warmup-calls: " + warmupCalls + " (expected: >= 0)");
     }
+    if (grpcCallers != null && !List.of("threads", "event-loop").contains(grpcCallers)) {
+      throw new IllegalArgumentException(
+          "grpc-callers: " + grpcCallers + " (expected: threads or event-loop)");
+    }
     return new Settings(
         label,
         serverNames,
@@ -377,7 +400,8 @@ final class EfficiencyCommand implements Callable<Integer> {
         clientCpu,
         serverCpu,
         noPin,
-        pinnedChild);
+        pinnedChild,
+        "event-loop".equals(grpcCallers));
   }
 
   /**
@@ -523,7 +547,10 @@ final class EfficiencyCommand implements Callable<Integer> {
     for (int round = 1; round <= s.rounds(); round++) {
       for (String server : s.servers()) {
         List<EfficiencyScenario> mine =
-            s.shapes().stream().filter(sh -> sh.runsOn(server)).toList();
+            s.shapes().stream()
+                .filter(sh -> sh.runsOn(server))
+                .map(sh -> sh.on(rows.server(server), s.grpcLoop()))
+                .toList();
         if (mine.isEmpty()) {
           continue;
         }
@@ -595,7 +622,8 @@ final class EfficiencyCommand implements Callable<Integer> {
     }
     List<EfficiencyResult> results = new ArrayList<>();
     for (String server : s.servers()) {
-      for (EfficiencyScenario shape : s.shapes()) {
+      for (EfficiencyScenario planned : s.shapes()) {
+        EfficiencyScenario shape = planned.on(rows.server(server), s.grpcLoop());
         String key = key(server, shape);
         if (samples.containsKey(key)) {
           results.add(new EfficiencyResult(server, shape, samples.get(key), skipped.get(key)));

@@ -100,7 +100,7 @@ final class EfficiencyReports {
               Locale.ROOT,
               "| %s | %s | %,.0f | %s | %s | %s | %s | %,.0f | %s | %,.0f | %s | %d | %s |%n",
               LoadMarks.mark(r.server(), r),
-              r.scenario().name(),
+              r.scenario().label(),
               r.callsPerSec(),
               us(r.serverUsPerCall()),
               ratio(r, results, RAW_ECHO, null, EfficiencyResult::serverUsPerCall),

@@ -165,9 +165,48 @@ record EfficiencyScenario(
     return out;
   }
 
+  /**
+   * This shape as {@code row} runs it: the shapes of {@link #HEADER_NAMES} against a row of another
+   * stack than Thrift ({@link ServerRow#stack()}) run with that stack's client kind, named after it
+   * (tsocket-40 against {@code grpc/direct} is 40 blocking {@code grpc} callers); every other shape
+   * as it is (its Thrift client then skips the row with the reason).
+   *
+   * @param row the server row, or {@code null} for a row missing from this build
+   */
+  EfficiencyScenario on(ServerRow row) {
+    return on(row, false);
+  }
+
+  /**
+   * {@link #on(ServerRow)}, where {@code loop} runs the shapes of one call in flight per connection
+   * with the stack's {@code -loop} kind ({@code grpc-loop}): each next call started from the
+   * completion of the last on the client's event loop, no caller threads.
+   */
+  EfficiencyScenario on(ServerRow row, boolean loop) {
+    if (row == null || row.stack().equals(ServerRow.THRIFT) || !HEADER_NAMES.contains(name)) {
+      return this;
+    }
+    String kind = loop && inFlight == 1 ? row.stack() + "-loop" : row.stack();
+    return new EfficiencyScenario(name, kind, connections, inFlight, onlyServer);
+  }
+
   /** Whether this shape runs against {@code server}. */
   boolean runsOn(String server) {
     return onlyServer == null || onlyServer.equals(server);
+  }
+
+  /**
+   * The scenario's name, followed by its client shape where a row of another stack ran it with its
+   * own client kind ({@link #on}): {@code tsocket-40 (grpc x40)}.
+   */
+  String label() {
+    String own =
+        switch (name) {
+          case "tsocket-40", "seq-1" -> "tsocket";
+          case "async-8x32" -> "netty-async";
+          default -> client;
+        };
+    return client.equals(own) ? name : name + " (" + shape() + ")";
   }
 
   /** {@code tsocket x40}, {@code netty-async 8x32}. */

@@ -48,7 +48,32 @@ final class Rows {
                   "grizzly-async-sasl")),
           new Optional(
               "io.thriftnio.it.bench.PoolRows", List.of(), List.of("pooled-sync", "pooled-async")),
-          new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()));
+          new Optional("io.thriftnio.it.bench.ServletRows", List.of(ServletRows.NAME), List.of()),
+          new Optional(
+              "io.thriftnio.it.bench.GrpcRows",
+              List.of("grpc/direct", "grpc/default", "grpc-tls/direct", "grpc-tls/default"),
+              List.of("grpc", "grpc-loop")));
+
+  /**
+   * What {@code peers} selects: the plain-TCP rows of other RPC stacks, measured beside ours. Peer
+   * rows are named only (never in {@code all}); their families ({@link #PEER_FAMILIES}) select them
+   * too.
+   */
+  static final List<String> PEERS = List.of("drift", "grpc/direct", "grpc/default");
+
+  /** Families of peer rows, selected by name although their rows are named only. */
+  private static final List<String> PEER_FAMILIES = List.of("grpc", "grpc-tls");
+
+  /** Names that {@code all} leaves out also while their provider is missing. */
+  private static final List<String> NAMED_ONLY =
+      List.of(
+          ServletRows.NAME,
+          "grpc/direct",
+          "grpc/default",
+          "grpc-tls/direct",
+          "grpc-tls/default",
+          "grpc",
+          "grpc-loop");
 
   private final Map<String, ServerRow> servers = new LinkedHashMap<>();
   private final Map<String, ClientKindRow> clients = new LinkedHashMap<>();
@@ -140,11 +165,11 @@ final class Rows {
   }
 
   /**
-   * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code peers}
-   * (other stacks' servers, named only otherwise: {@code drift}), {@code stock} (the listed {@code
-   * thrift-*} rows; {@code thrift-servlet} is named only), a family ({@code netty} means every
-   * {@code netty/...} row), or a row name. A known name missing from the build is kept, so its
-   * cells are skipped with the reason.
+   * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code stock}
+   * (the listed {@code thrift-*} rows; {@code thrift-servlet} is named only), {@code peers} (other
+   * RPC stacks' plain-TCP rows, {@link #PEERS}), a family ({@code netty} means every {@code
+   * netty/...} row; {@code grpc} and {@code grpc-tls} their named-only rows), or a row name. A
+   * known name missing from the build is kept, so its cells are skipped with the reason.
    *
    * @throws IllegalArgumentException for an unknown name
    */
@@ -163,17 +188,17 @@ final class Rows {
           hit.addAll(serverNames());
           missing.keySet().stream()
               .filter(missingServers::contains)
-              .filter(n -> !n.equals(ServletRows.NAME))
+              .filter(n -> !NAMED_ONLY.contains(n))
               .forEach(hit::add);
+          break;
+        case "peers":
+          PEERS.stream().filter(known::contains).forEach(hit::add);
           break;
         case "ours":
           known.stream()
               .filter(n -> n.startsWith("netty/") || n.startsWith("grizzly/"))
               .filter(this::listedOrMissing)
               .forEach(hit::add);
-          break;
-        case "peers":
-          servers.values().stream().filter(ServerRow::peer).forEach(r -> hit.add(r.name()));
           break;
         case "stock":
           known.stream()
@@ -187,7 +212,7 @@ final class Rows {
           } else {
             known.stream()
                 .filter(n -> n.startsWith(sel + "/"))
-                .filter(this::listedOrMissing)
+                .filter(n -> listedOrMissing(n) || PEER_FAMILIES.contains(sel))
                 .forEach(hit::add);
           }
       }
@@ -195,7 +220,7 @@ final class Rows {
         throw new IllegalArgumentException(
             "server: "
                 + sel
-                + " (expected: all, ours, stock, peers, netty, grizzly or one of "
+                + " (expected: all, ours, stock, peers, netty, grizzly, grpc or one of "
                 + known
                 + ")");
       }
@@ -206,8 +231,8 @@ final class Rows {
 
   private boolean listedOrMissing(String name) {
     ServerRow row = servers.get(name);
-    // thrift-servlet is named only, also when its provider is missing.
-    return row == null ? missing.containsKey(name) && !name.equals(ServletRows.NAME) : row.listed();
+    // thrift-servlet and the peer rows are named only, also when their provider is missing.
+    return row == null ? missing.containsKey(name) && !NAMED_ONLY.contains(name) : row.listed();
   }
 
   /**
@@ -221,7 +246,10 @@ final class Rows {
       List<String> hit = new ArrayList<>();
       if (sel.equals("all")) {
         hit.addAll(clientNames());
-        missing.keySet().stream().filter(n -> !missingServers.contains(n)).forEach(hit::add);
+        missing.keySet().stream()
+            .filter(n -> !missingServers.contains(n))
+            .filter(n -> !NAMED_ONLY.contains(n))
+            .forEach(hit::add);
       } else if (clients.containsKey(sel) || missing.containsKey(sel)) {
         hit.add(sel);
       } else {

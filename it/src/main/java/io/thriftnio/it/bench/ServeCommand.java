@@ -73,7 +73,9 @@ final class ServeCommand implements Callable<Integer> {
               + " or raw-echo (also netty/worker etc.); netty "
               + "runs on epoll where it loads, else NIO; netty-nio, netty-epoll and netty-iouring "
               + "pin the transport; netty-tls and grizzly-tls serve TLS (the JDK's), netty-openssl "
-              + "TLS through netty-tcnative (same-thread or worker)")
+              + "TLS through netty-tcnative (same-thread or worker); grpc/direct, grpc/default,"
+              + " grpc-tls/direct and grpc-tls/default serve gRPC-java's unary echo (the grpc"
+              + " client kind's peer rows)")
   String server;
 
   @Option(

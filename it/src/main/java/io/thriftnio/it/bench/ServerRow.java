@@ -29,14 +29,23 @@ interface ServerRow {
     return false;
   }
 
+  /**
+   * The RPC stack the row speaks: {@value #THRIFT} for every Thrift row (ours, stock, peers that
+   * speak Thrift), or another stack's name, e.g. {@code grpc}. A client kind calls only rows of its
+   * own stack ({@link ClientKindRow#mismatch}); in {@code efficiency}, a row of another stack runs
+   * the scenarios' shapes with the client kind named after its stack ({@link
+   * EfficiencyScenario#on}).
+   */
+  default String stack() {
+    return THRIFT;
+  }
+
+  /** The stack of every Thrift row and client kind. */
+  String THRIFT = "thrift";
+
   /** Whether the row is part of {@code all} and of family names like {@code netty}. */
   default boolean listed() {
     return true;
-  }
-
-  /** Whether the row is another stack's server ({@code drift}): the {@code peers} family. */
-  default boolean peer() {
-    return false;
   }
 
   /**

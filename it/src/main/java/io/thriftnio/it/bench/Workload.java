@@ -63,6 +63,14 @@ abstract class Workload {
   /** Reads the reply through a generated client ({@code recv_x}). */
   abstract Object receive(BenchService.Client client) throws TException;
 
+  /**
+   * The payload of an echo, read-only, for clients of other stacks that send the same bytes; {@code
+   * null} for the other workloads.
+   */
+  ByteBuffer echoPayload() {
+    return null;
+  }
+
   /** Whether a reply is the one the reference handler gives. */
   abstract boolean check(Object reply);
 
@@ -117,6 +125,11 @@ abstract class Workload {
     @Override
     int size() {
       return size;
+    }
+
+    @Override
+    ByteBuffer echoPayload() {
+      return payload.asReadOnlyBuffer();
     }
 
     @Override
