@@ -64,8 +64,8 @@ abstract class Workload {
   abstract Object receive(BenchService.Client client) throws TException;
 
   /**
-   * The payload of an echo, read-only, for clients of other stacks that send the same bytes; {@code
-   * null} for the other workloads.
+   * The payload of an echo, read-only, for clients of other stacks that send the same bytes (the
+   * drift and grpc kinds); {@code null} for the other workloads.
    */
   ByteBuffer echoPayload() {
     return null;
@@ -73,14 +73,6 @@ abstract class Workload {
 
   /** Whether a reply is the one the reference handler gives. */
   abstract boolean check(Object reply);
-
-  /**
-   * The payload of an {@code echo} workload, for clients that call without the generated client
-   * (the drift kind); {@code null} for the others.
-   */
-  ByteBuffer echoPayload() {
-    return null;
-  }
 
   /** One blocking call: send, receive, check. */
   final boolean call(BenchService.Client client) throws TException {
@@ -148,10 +140,6 @@ abstract class Workload {
       return reply instanceof ByteBuffer && Payloads.check((ByteBuffer) reply, size, SEED);
     }
 
-    @Override
-    ByteBuffer echoPayload() {
-      return payload.asReadOnlyBuffer();
-    }
   }
 
   private static final class Sleep extends Workload {
