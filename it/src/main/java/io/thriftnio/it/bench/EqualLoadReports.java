@@ -20,7 +20,7 @@ final class EqualLoadReports {
   /** The CSV header. */
   static final String CSV_HEADER =
       "server,shape,client,connections,load_percent,max_calls_per_sec,target_calls_per_sec,"
-          + "achieved_calls_per_sec,sustained_rounds,rounds,server_us_per_call,client_us_per_call,"
+          + "offered_calls_per_sec,achieved_calls_per_sec,sustained_rounds,rounds,server_us_per_call,client_us_per_call,"
           + "server_alloc_bytes_per_call,p50_us,p99_us,p999_us,send_lag_p99_us,queue_growth_ms,"
           + "p99_target,errors,other_load_max";
 
@@ -42,7 +42,8 @@ final class EqualLoadReports {
           + " corrected, as wrk2 does), so a call the generator or the server held back counts its"
           + " wait. "
           + RateRun.rule()
-          + ". Send lag p99: how late the generator sent calls; when it is large the load"
+          + ". Offered: calls the generator sent per second of the window; send lag p99: how late"
+          + " it sent them; when offered trails the target or the lag is large, the load"
           + " generator, not the server, fell behind. "
           + EfficiencyReports.CPU_NOTE;
 
@@ -74,18 +75,21 @@ final class EqualLoadReports {
     }
     StringBuilder sb = new StringBuilder();
     sb.append(
-        "| server | shape | target calls/s | achieved calls/s | sustained | server us/call "
+        "| server | shape | target calls/s | offered calls/s | achieved calls/s | sustained "
+            + "| server us/call "
             + "| client us/call | p50 us | p99 us | p99.9 us | send lag p99 us | errors "
             + "| other load |\n");
-    sb.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    sb.append("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (EqualLoadResult r : rows) {
       sb.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %,.0f | %,.0f | %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %d | %s |%n",
+              "| %s | %s | %,.0f | %,.0f | %,.0f | %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %d"
+                  + " | %s |%n",
               r.server(),
               shapeLabel(r),
               r.target(),
+              r.offered(),
               r.achieved(),
               sustained(r),
               us(r.serverUsPerCall()),
@@ -191,6 +195,7 @@ final class EqualLoadReports {
                   r.atLoad() ? Integer.toString(r.percent()) : "",
                   r.atLoad() ? num(r.max()) : "",
                   num(r.target()),
+                  num(r.offered()),
                   num(r.achieved()),
                   Long.toString(r.sustainedRounds()),
                   Integer.toString(r.rounds().size()),

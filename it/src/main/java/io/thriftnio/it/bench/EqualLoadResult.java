@@ -66,6 +66,10 @@ record EqualLoadResult(
     return median(r -> r.run().target());
   }
 
+  double offered() {
+    return median(r -> r.run().offered());
+  }
+
   double achieved() {
     return median(r -> r.run().achieved());
   }

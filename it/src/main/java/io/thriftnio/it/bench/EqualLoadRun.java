@@ -415,9 +415,10 @@ final class EqualLoadRun {
           head
               + String.format(
                   Locale.ROOT,
-                  "target %,.0f/s, achieved %,.0f/s (%s), server %.1f us/call, client %.1f us/call,"
+                  "target %,.0f/s, offered %,.0f/s, achieved %,.0f/s (%s), server %.1f us/call, client %.1f us/call,"
                       + " p50 %,d us, p99 %,d us, p99.9 %,d us, send lag p99 %,d us%s",
                   run.target(),
+                  run.offered(),
                   run.achieved(),
                   run.sustained() ? "sustained" : "not sustained",
                   r.cost().serverUsPerCall(),

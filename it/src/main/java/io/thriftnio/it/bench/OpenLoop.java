@@ -58,6 +58,7 @@ final class OpenLoop {
   private final Recorder sendLag = new Recorder(HIGHEST_US, 3);
   private final AtomicLong answered = new AtomicLong();
   private final AtomicLong inWindow = new AtomicLong();
+  private final AtomicLong sentInWindow = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong checkFailures = new AtomicLong();
   private final AtomicReference<Throwable> firstError = new AtomicReference<>();
@@ -148,10 +149,11 @@ final class OpenLoop {
         }
       }
       measuring = false;
-      long seconds = System.nanoTime() - start;
+      long windowNanos = System.nanoTime() - start;
       Histogram lat = latency.getIntervalHistogram();
       Histogram lag = sendLag.getIntervalHistogram();
       long calls = inWindow.get();
+      long offered = sentInWindow.get();
       window.closed();
       stopped = true;
       sender.join(TimeUnit.SECONDS.toMillis(5));
@@ -164,8 +166,9 @@ final class OpenLoop {
       long[] window5 = Arrays.copyOf(backlog, samples);
       return new RateRun(
           schedule.rate(),
+          offered,
           calls,
-          seconds / 1e9,
+          windowNanos / 1e9,
           lat.getValueAtPercentile(50),
           lat.getValueAtPercentile(99),
           lat.getValueAtPercentile(99.9),
@@ -245,6 +248,7 @@ final class OpenLoop {
       }
       next = (lane + 1) % lanes.size();
       if (measuring) {
+        sentInWindow.incrementAndGet();
         sendLag.recordValue(
             Math.min(RateSchedule.latencyMicros(due, System.nanoTime()), HIGHEST_US));
       }

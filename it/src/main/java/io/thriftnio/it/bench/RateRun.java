@@ -12,6 +12,8 @@ package io.thriftnio.it.bench;
  * medians of a fifth keep a single stall at the window's edge from deciding alone.
  *
  * @param target the scheduled rate, calls/s
+ * @param sent calls the load generator sent inside the window: below the target's share when the
+ *     generator, not the server, fell behind
  * @param calls calls answered inside the window
  * @param seconds the window's length
  * @param p50Us median latency from each call's due time, microseconds
@@ -27,6 +29,7 @@ package io.thriftnio.it.bench;
  */
 record RateRun(
     double target,
+    long sent,
     long calls,
     double seconds,
     long p50Us,
@@ -44,6 +47,11 @@ record RateRun(
 
   /** How far the queueing delay may grow across the window of a sustained run. */
   static final long MAX_QUEUE_GROWTH_MS = 20;
+
+  /** Calls sent per second over the window: the schedule the generator kept. */
+  double offered() {
+    return seconds > 0 ? sent / seconds : 0;
+  }
 
   /** Answered calls per second over the window. */
   double achieved() {

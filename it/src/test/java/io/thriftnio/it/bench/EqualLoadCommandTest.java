@@ -62,13 +62,13 @@ class EqualLoadCommandTest {
             "2000",
             "--rounds",
             "1",
-            // A cold client and server JVM on a busy machine answer nothing for their first
-            // second: the warm-up (twice this for the first cell, longer while the server's JIT
-            // is busy) is what lets one measured second show the schedule.
+            // A cold client and server JVM on a busy machine may answer nothing for seconds: the
+            // warm-up (twice this for the first cell, and on, up to 4 times, until 2,000 calls are
+            // answered and the server's JIT is quiet) lets one measured second show the schedule.
             "--warmup",
             "1s",
             "--warmup-calls",
-            "0",
+            "2000",
             "--duration",
             "1s",
             "--out",
@@ -86,11 +86,14 @@ class EqualLoadCommandTest {
     assertThat(row.get("client")).isEqualTo("netty-async");
     assertThat(row.get("connections")).isEqualTo("40");
     assertThat(Double.parseDouble(row.get("target_calls_per_sec"))).isEqualTo(2000.0);
-    // The schedule sends 2,000 calls/s whatever the machine does; on a machine loaded by other
-    // builds the replies trail or catch up at the window's edges.
-    assertThat(Double.parseDouble(row.get("achieved_calls_per_sec")))
+    // The generator keeps the schedule: 2,000 calls/s sent over the window, whatever the server
+    // does; the slack is for a load generator starved by other builds at the window's edges.
+    assertThat(Double.parseDouble(row.get("offered_calls_per_sec")))
         .as(err.toString())
-        .isBetween(1500.0, 2500.0);
+        .isBetween(1600.0, 2400.0);
+    // What the server answered in the window is a measurement (a busy machine answers the
+    // warm-up's backlog in it too), not a property: it ran, and answered.
+    assertThat(Double.parseDouble(row.get("achieved_calls_per_sec"))).isPositive();
     assertThat(Double.parseDouble(row.get("p50_us"))).isPositive();
     assertThat(Double.parseDouble(row.get("p99_us")))
         .isGreaterThanOrEqualTo(Double.parseDouble(row.get("p50_us")));

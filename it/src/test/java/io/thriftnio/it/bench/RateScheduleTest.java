@@ -118,6 +118,7 @@ class RateScheduleTest {
   }
 
   private static RateRun run(double target, long calls, double backlogStart, double backlogEnd) {
-    return new RateRun(target, calls, 1.0, 100, 200, 300, 400, 10, backlogStart, backlogEnd, 0, 0);
+    return new RateRun(
+        target, calls, calls, 1.0, 100, 200, 300, 400, 10, backlogStart, backlogEnd, 0, 0);
   }
 }
