@@ -62,6 +62,9 @@ import picocli.CommandLine.Option;
       "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
           + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
           + " speak TLS and trust it.",
+      "Equal load (--rates, --pipelined-rates, --at-load): open-loop runs instead of the"
+          + " scenarios, every row offered the same calls/s or a share of its own maximum; writes"
+          + " equal-load.md and equal-load.csv.",
       "Prints a Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out; a progress line per cell goes to stderr."
     })
