@@ -114,15 +114,15 @@ final class EqualLoadReports {
     sb.append(
         "| server | shape | max calls/s | load | rate calls/s | achieved calls/s | sustained "
             + "| server us/call | p50 us | p99 us | p99.9 us | p99 / p50 | p99 <= 2x p50 "
-            + "| errors |\n");
-    sb.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|\n");
+            + "| errors | other load |\n");
+    sb.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|\n");
     for (EqualLoadResult r : rows) {
       String target = r.latencyTarget();
       sb.append(
           String.format(
               Locale.ROOT,
               "| %s | %s | %,.0f | %d%% | %,.0f | %,.0f | %s | %s | %,.0f | %,.0f | %,.0f | %s "
-                  + "| %s | %d |%n",
+                  + "| %s | %d | %s |%n",
               r.server(),
               shapeLabel(r),
               r.max(),
@@ -136,7 +136,8 @@ final class EqualLoadReports {
               r.p999Us(),
               r.p50Us() > 0 ? String.format(Locale.ROOT, "%.2fx", r.p99Us() / r.p50Us()) : "-",
               target == null ? "-" : target,
-              r.errors()));
+              r.errors(),
+              percent(r.otherLoad())));
     }
     return sb.toString();
   }

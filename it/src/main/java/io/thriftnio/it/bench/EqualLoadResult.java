@@ -135,14 +135,19 @@ record EqualLoadResult(
 
   /**
    * The issue's latency target at {@value EqualLoad#TARGET_PERCENT}% of the row's maximum, p99 at
-   * most twice p50 (medians over the rounds): {@code met}, {@code missed}, or {@code null} for any
-   * other cell.
+   * most twice p50 (medians over the rounds): {@code met}; {@code missed}, also when the row did
+   * not sustain the rate (its latency then grows with the window, whatever the ratio says); {@code
+   * generator-limited} when the load generator sent under {@value RateRun#MIN_ACHIEVED_SHARE} of
+   * the rate, so the row was never offered it; {@code null} for any other cell.
    */
   String latencyTarget() {
     if (percent != EqualLoad.TARGET_PERCENT || !ran()) {
       return null;
     }
-    return p99Us() <= 2 * p50Us() ? "met" : "missed";
+    if (offered() < RateRun.MIN_ACHIEVED_SHARE * target()) {
+      return "generator-limited";
+    }
+    return sustained() && p99Us() <= 2 * p50Us() ? "met" : "missed";
   }
 
   private double median(ToDoubleFunction<Round> metric) {
