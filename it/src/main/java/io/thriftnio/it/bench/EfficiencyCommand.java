@@ -62,6 +62,9 @@ import picocli.CommandLine.Option;
       "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
           + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
           + " speak TLS and trust it.",
+      "Equal load (--rates, --pipelined-rates, --at-load): open-loop runs instead of the"
+          + " scenarios, every row offered the same calls/s or a share of its own maximum; writes"
+          + " equal-load.md and equal-load.csv.",
       "Prints a Markdown table on stdout and writes results.csv, results.json, report.md and PNG"
           + " charts to --out; a progress line per cell goes to stderr."
     })
@@ -81,7 +84,7 @@ final class EfficiencyCommand implements Callable<Integer> {
           "raw-echo");
 
   /** The limit of one call before it counts as an error. */
-  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -198,6 +201,49 @@ final class EfficiencyCommand implements Callable<Integer> {
   Path out;
 
   @Option(
+      names = "--rates",
+      split = ",",
+      paramLabel = "R",
+      description =
+          "equal load: open-loop runs at these calls/s over --rate-connections connections"
+              + " (open-<connections>), e.g. 10000,40000 or 10k,40k; calls leave on a fixed"
+              + " schedule and latency counts from each call's due time. With --rates,"
+              + " --pipelined-rates or --at-load the run measures these instead of --scenarios")
+  List<String> rates;
+
+  @Option(
+      names = "--pipelined-rates",
+      split = ",",
+      paramLabel = "R",
+      description = "equal load: open-loop calls/s over 8 connections (open-8), e.g. 100k")
+  List<String> pipelinedRates;
+
+  @Option(
+      names = "--at-load",
+      split = ",",
+      paramLabel = "P",
+      description =
+          "latency at load: percents of each row's own maximum (a closed-loop probe per shape:"
+              + " open-<connections> at 1 call in flight per connection, open-8 at 32), each run"
+              + " open-loop, e.g. 50,80")
+  List<String> atLoad;
+
+  @Option(
+      names = "--rate-connections",
+      paramLabel = "N",
+      defaultValue = "40",
+      description = "connections of the open-loop shape of --rates (default: ${DEFAULT-VALUE})")
+  int rateConnections;
+
+  @Option(
+      names = "--rate-client",
+      paramLabel = "K",
+      description =
+          "client kind of every open-loop run; its lanes must be async (default: each row's own,"
+              + " netty-async for Thrift rows)")
+  String rateClient;
+
+  @Option(
       names = "--client-cpu",
       paramLabel = "N",
       defaultValue = "-1",
@@ -258,6 +304,7 @@ final class EfficiencyCommand implements Callable<Integer> {
    * @param servers server rows, expanded
    * @param scenarios scenario names
    * @param shapes the client shapes of those scenarios, in run order
+   * @param equalLoad the open-loop runs that replace the scenarios, or {@code null} for none
    */
   record Settings(
       String label,
@@ -278,7 +325,8 @@ final class EfficiencyCommand implements Callable<Integer> {
       int serverCpu,
       boolean noPin,
       boolean pinnedChild,
-      boolean grpcLoop) {
+      boolean grpcLoop,
+      EqualLoad equalLoad) {
 
     /** The command line that re-runs these settings as the pinned load generator. */
     List<String> childArgs(Pinning pin) {
@@ -322,6 +370,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       if (grpcLoop) {
         args.add("--grpc-callers");
         args.add("event-loop");
+      }
+      if (equalLoad != null) {
+        args.addAll(equalLoad.args());
       }
       return args;
     }
@@ -401,7 +452,8 @@ final class EfficiencyCommand implements Callable<Integer> {
         serverCpu,
         noPin,
         pinnedChild,
-        "event-loop".equals(grpcCallers));
+        "event-loop".equals(grpcCallers),
+        EqualLoad.parse(rates, pipelinedRates, atLoad, rateConnections, rateClient));
   }
 
   /**
@@ -518,6 +570,9 @@ final class EfficiencyCommand implements Callable<Integer> {
   /** Measures every cell in this JVM, the load generator. */
   static int measure(Settings s, Pinning pin, PrintWriter out, PrintWriter err)
       throws IOException, InterruptedException {
+    if (s.equalLoad() != null) {
+      return EqualLoadRun.measure(s, pin, out, err);
+    }
     Rows rows = Rows.standard();
     BenchTls tls = null;
     if (s.servers().stream().map(rows::server).anyMatch(r -> r != null && r.tls())) {
@@ -644,8 +699,7 @@ final class EfficiencyCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static List<String> serveArgs(
-      Settings s, String server, BenchTls tls, Set<WireKind> transports) {
+  static List<String> serveArgs(Settings s, String server, BenchTls tls, Set<WireKind> transports) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -804,7 +858,7 @@ final class EfficiencyCommand implements Callable<Integer> {
    * Samples the server's and this process's CPU time and the server's allocation at the edges of
    * the measured window.
    */
-  private static final class Sampler implements LoadEngine.Window {
+  static final class Sampler implements LoadEngine.Window {
     private final ServeProcess serve;
     private final Pinning pin;
     private final long warmupCalls;
@@ -902,6 +956,28 @@ final class EfficiencyCommand implements Callable<Integer> {
       } catch (IOException e) {
         failure = e;
       }
+    }
+
+    /** Why sampling failed, or {@code null}. */
+    Exception failure() {
+      return failure;
+    }
+
+    /** This window's costs beside the given load figures, as one round's sample. */
+    EfficiencyResult.Sample sample(
+        long calls, double seconds, long p50Us, long p99Us, long errors, long checkFailures) {
+      return new EfficiencyResult.Sample(
+          calls,
+          seconds,
+          serverCpu,
+          clientCpu,
+          serverAlloc,
+          p50Us,
+          p99Us,
+          errors,
+          checkFailures,
+          otherOnServerCpu,
+          otherOnClientCpu);
     }
 
     private static double other(long busyBefore, long busyAfter, long ours, double window) {

@@ -67,6 +67,19 @@ interface ServerRow {
   }
 
   /**
+   * The client kind that drives this row open-loop ({@code efficiency --rates}, {@code --at-load};
+   * {@link OpenLoop}): a kind whose lanes are {@link ClientLoad.AsyncLane}s. Default: {@code
+   * netty-async} (the pipelined {@link io.thriftnio.core.ThriftChannel}) over the first wire kind
+   * the row serves, framed where it does. A peer row whose clients speak another protocol names its
+   * own kind here.
+   */
+  default String openLoopClient() {
+    Set<WireKind> served = wireKinds();
+    WireKind wire = served.contains(WireKind.FRAMED) ? WireKind.FRAMED : served.iterator().next();
+    return ClientKindRow.named("netty-async", wire);
+  }
+
+  /**
    * Why this row cannot serve {@code cell}, or {@code null} if it can.
    *
    * @param cell the cell about to run
