@@ -59,6 +59,7 @@ final class EqualLoadRow implements AutoCloseable {
       serve =
           ServeProcess.start(
               pin.serverPrefix(),
+              row.childJava(),
               List.of(),
               EfficiencyCommand.serveArgs(
                   settings,

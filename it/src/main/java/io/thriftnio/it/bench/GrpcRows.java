@@ -63,6 +63,12 @@ final class GrpcRows implements RowProvider {
       return false;
     }
 
+    /** Open-loop cells call a gRPC row with the grpc kind's pipelined lanes. */
+    @Override
+    public String openLoopClient() {
+      return "grpc";
+    }
+
     @Override
     public RunningServer start(ServerSpec spec) throws Exception {
       if (!spec.wireKinds().equals(EnumSet.of(WireKind.FRAMED))) {

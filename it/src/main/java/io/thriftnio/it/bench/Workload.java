@@ -139,7 +139,6 @@ abstract class Workload {
     boolean check(Object reply) {
       return reply instanceof ByteBuffer && Payloads.check((ByteBuffer) reply, size, SEED);
     }
-
   }
 
   private static final class Sleep extends Workload {
