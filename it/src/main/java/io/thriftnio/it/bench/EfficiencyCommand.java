@@ -181,10 +181,15 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   @Option(
       names = "--io-threads",
-      paramLabel = "N",
-      defaultValue = "1",
-      description = "IO / selector threads of every server row (default: ${DEFAULT-VALUE})")
-  int ioThreads;
+      paramLabel = "N[,N...]",
+      split = ",",
+      description =
+          "IO / selector threads of every server row (default: 1); several counts run the whole"
+              + " measurement once per count, each into <out>/io<N>, for a scaling study")
+  List<Integer> ioThreadCounts = List.of(1);
+
+  /** The IO thread count of the run being resolved: one of {@link #ioThreadCounts}. */
+  int ioThreads = 1;
 
   @Option(
       names = "--workers",
@@ -289,13 +294,36 @@ final class EfficiencyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Settings settings;
+    List<Settings> runs = new ArrayList<>();
     try {
-      settings = settings();
+      if (ioThreadCounts.isEmpty()) {
+        throw new IllegalArgumentException("io-threads: none (expected: 1..1024, comma-separated)");
+      }
+      Path base = out;
+      for (int n : ioThreadCounts) {
+        ioThreads = n;
+        if (ioThreadCounts.size() > 1) {
+          // One run per count, each in a folder of its own: the reports name the count there.
+          out = (base != null ? base : MatrixCommand.defaultOut("efficiency")).resolve("io" + n);
+        }
+        runs.add(settings());
+      }
+      out = base;
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    return execute(settings, spec.commandLine().getOut(), spec.commandLine().getErr());
+    int status = 0;
+    for (Settings settings : runs) {
+      if (runs.size() > 1) {
+        spec.commandLine()
+            .getErr()
+            .println("efficiency: io-threads " + settings.ioThreads() + " into " + settings.out());
+      }
+      status =
+          Math.max(
+              status, execute(settings, spec.commandLine().getOut(), spec.commandLine().getErr()));
+    }
+    return status;
   }
 
   /**

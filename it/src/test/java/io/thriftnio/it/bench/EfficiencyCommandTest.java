@@ -30,6 +30,44 @@ class EfficiencyCommandTest {
     return BenchMain.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
   }
 
+  /** Several IO thread counts: one run per count, each in its own folder, naming its count. */
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void ioThreadCountsRunOneMeasurementEach() throws Exception {
+    int status =
+        run(
+            "efficiency",
+            "--servers",
+            "netty/same-thread",
+            "--scenarios",
+            "seq-1",
+            "--io-threads",
+            "1,2",
+            "--rounds",
+            "1",
+            "--warmup",
+            "200ms",
+            "--duration",
+            "500ms",
+            "--out",
+            dir.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(err.toString())
+        .contains("efficiency: io-threads 1 into " + dir.resolve("io1"))
+        .contains("efficiency: io-threads 2 into " + dir.resolve("io2"));
+    for (int n : new int[] {1, 2}) {
+      List<String> csv =
+          Files.readAllLines(dir.resolve("io" + n).resolve("results.csv"), StandardCharsets.UTF_8);
+      assertThat(csv).hasSize(2);
+      assertThat(csv.get(1)).startsWith("netty/same-thread,");
+      assertThat(Files.readString(dir.resolve("io" + n).resolve("results.json")))
+          .contains("\"server_io_threads\": " + n);
+    }
+    assertThat(run("efficiency", "--io-threads", "1,0", "--servers", "raw-echo")).isNotZero();
+    assertThat(err.toString()).contains("io-threads: 0 (expected: 1..1024)");
+  }
+
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
   void twoRowsGiveCallsAndCpuPerCallForEveryRow() throws Exception {

@@ -195,7 +195,8 @@ class GrpcRowsTest {
   @Test
   void peerRowsAreNamedOnlyAndSelectedByPeersAndTheirFamilies() {
     Rows rows = Rows.standard();
-    assertThat(rows.expandServers(List.of("peers"))).containsExactly("grpc/direct", "grpc/default");
+    assertThat(rows.expandServers(List.of("peers")))
+        .containsExactly("drift", "grpc/direct", "grpc/default");
     assertThat(rows.expandServers(List.of("grpc"))).containsExactly("grpc/direct", "grpc/default");
     assertThat(rows.expandServers(List.of("grpc-tls")))
         .containsExactly("grpc-tls/direct", "grpc-tls/default");
