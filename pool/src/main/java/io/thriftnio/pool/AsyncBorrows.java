@@ -10,7 +10,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
@@ -106,10 +105,6 @@ final class AsyncBorrows<T> implements AutoCloseable {
 
   private final class Waiter extends WaiterQueue.Waiter {
     final CompletableFuture<T> future = new CompletableFuture<>();
-
-    /** A connector holds it: counted in {@link #claimed} until {@link #unclaim} ends that. */
-    final AtomicBoolean claim = new AtomicBoolean();
-
     final long since = System.nanoTime();
     final InetSocketAddress preferred;
     volatile ScheduledFuture<?> timer; // set while adding it, under the queue's lock
@@ -127,7 +122,6 @@ final class AsyncBorrows<T> implements AutoCloseable {
   private final WaiterQueue<Waiter> queue = new WaiterQueue<>();
   private final AtomicInteger dispatching = new AtomicInteger();
   private final AtomicInteger connectors = new AtomicInteger();
-  private final AtomicInteger claimed = new AtomicInteger(); // taken by connectors, not served
   private final ScheduledThreadPoolExecutor timer;
   private final ThreadPoolExecutor connect;
   private volatile boolean closed;
@@ -177,7 +171,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
     int max = config.borrowQueueCapacity();
     boolean added;
     synchronized (queue) {
-      added = queue.add(w, claimed.get(), max);
+      added = queue.add(w, max);
       long nanos = config.borrowTimeout().toNanos();
       if (added && nanos > 0) {
         // Under the lock: timers fire in arrival order; expired waiters leave from the head.
@@ -204,7 +198,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
 
   /** Calls waiting now: in the queue, or taken by a connector and not yet served. */
   public int waiting() {
-    return queue.live() + claimed.get();
+    return queue.waiting();
   }
 
   /** Entries in the queue, those of calls that timed out included; for tests. */
@@ -264,24 +258,14 @@ final class AsyncBorrows<T> implements AutoCloseable {
     }
   }
 
-  /**
-   * Ends a connector's claim on {@code w}, once: a settled waiter counts as waiting no more before
-   * its future completes. Its completion may run the whole call, reply included, before the
-   * connector's thread runs again; a claim ended only then made the next call of that caller find
-   * the queue full.
-   */
-  private void unclaim(Waiter w) {
-    if (w.claim.compareAndSet(true, false)) {
-      claimed.decrementAndGet();
-    }
-  }
-
   /** Completes {@code w} with {@code t}; {@code false} if it had timed out or failed already. */
   private boolean give(Waiter w, T t) {
     if (!w.settle()) {
       return false;
     }
-    unclaim(w);
+    // Counted as waiting no more before its future completes: the completion may run the whole
+    // call, and the caller's next one must not find this place still taken.
+    queue.settled(w);
     cancelTimer(w);
     w.future.complete(t);
     return true;
@@ -296,7 +280,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
 
   private void fail(Waiter w, Throwable e) {
     if (w != null && w.settle()) {
-      unclaim(w);
+      queue.settled(w);
       cancelTimer(w);
       w.future.completeExceptionally(e);
     }
@@ -334,17 +318,11 @@ final class AsyncBorrows<T> implements AutoCloseable {
           log.debug("{}: a connect left its thread interrupted; cleared", name);
           continue;
         }
-        Waiter w = queue.poll();
+        Waiter w = queue.take(); // it counts as waiting until it settles
         if (w == null) {
           return;
         }
-        claimed.incrementAndGet();
-        w.claim.set(true);
-        try {
-          serveTaken(w);
-        } finally {
-          unclaim(w); // if it is still claimed: it settled, so whoever settled it ended the claim
-        }
+        serveTaken(w);
         dispatch(); // a new shared connection may carry more than one waiter
       }
     } finally {
@@ -386,7 +364,6 @@ final class AsyncBorrows<T> implements AutoCloseable {
       return; // served or failed first
     }
     queue.settled(w); // stops counting now, without a search (a connector may hold it instead)
-    unclaim(w);
     Duration waited = Duration.ofNanos(System.nanoTime() - w.since);
     InetSocketAddress endpoint = source.soleEndpoint();
     PoolTimeoutException timeout = new PoolTimeoutException(endpoint, waited, source.stats());

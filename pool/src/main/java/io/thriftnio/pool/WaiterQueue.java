@@ -17,6 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is compacted once, a cost paid for by the tombstones it drops, so the deque never holds more than
  * about twice the live waiters.
  *
+ * <p>A waiter a connector takes off the queue ({@link #take()}) still waits until it settles: it
+ * counts among the calls waiting, against the bound, until whoever settles it says so ({@link
+ * #settled}), which happens before its future completes, so its caller's next call never finds the
+ * place still taken.
+ *
  * <p>Thread-safe: every method holds this object's lock, which a caller may hold across {@link
  * #add} to do more in the same step (schedule the waiter's timer).
  */
@@ -30,6 +35,7 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     // Who settles the waiter owns its future: the counters are updated before the caller hears.
     private final AtomicBoolean settled = new AtomicBoolean();
     boolean queued; // in the deque and counted; guarded by the queue's lock
+    boolean taken; // taken off the queue by a connector and counted; guarded by the queue's lock
 
     /** {@code true} for the one caller that settles this waiter. */
     final boolean settle() {
@@ -43,16 +49,15 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
 
   private final ArrayDeque<W> deque = new ArrayDeque<>();
   private volatile int live; // waiters queued and not settled; written under this
+  private volatile int taken; // waiters taken by connectors and not settled; written under this
   private boolean closed;
 
   /**
-   * Queues {@code w} unless the queue is closed or {@code live + alsoWaiting} has reached {@code
-   * max}; {@code false} then.
-   *
-   * @param alsoWaiting waiting calls counted elsewhere (taken off the queue, not yet served)
+   * Queues {@code w} unless the queue is closed or the calls waiting (queued or taken) have reached
+   * {@code max}; {@code false} then.
    */
-  synchronized boolean add(W w, int alsoWaiting, int max) {
-    if (closed || live + alsoWaiting >= max) {
+  synchronized boolean add(W w, int max) {
+    if (closed || live + taken >= max) {
       return false;
     }
     deque.addLast(w);
@@ -74,6 +79,19 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     return null;
   }
 
+  /**
+   * The oldest waiter not settled, taken off the queue by a connector that will serve it: it counts
+   * as waiting until {@link #settled}.
+   */
+  synchronized W take() {
+    W w = poll();
+    if (w != null) {
+      w.taken = true;
+      taken++;
+    }
+    return w;
+  }
+
   /** The oldest waiter not settled, left in the queue; {@code null} if none. */
   synchronized W peek() {
     dropSettledHead();
@@ -81,11 +99,16 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
   }
 
   /**
-   * {@code w} has been settled (timed out): if it is still queued it stops counting now; its entry
-   * goes when it reaches the head, or at the next compaction.
+   * {@code w} has been settled (served, failed or timed out), and its future not yet completed: it
+   * stops counting now. A queued one's entry goes when it reaches the head, or at the next
+   * compaction.
    */
   synchronized void settled(W w) {
     leave(w);
+    if (w.taken) {
+      w.taken = false;
+      taken--;
+    }
     dropSettledHead();
     if (deque.size() > 2 * live + SLACK) {
       // Settled out of arrival order: one pass drops every tombstone, at least half the deque.
@@ -103,6 +126,11 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
   /** Waiters queued and not settled. */
   int live() {
     return live;
+  }
+
+  /** Calls waiting: queued, or taken by a connector, and not settled. */
+  int waiting() {
+    return live + taken;
   }
 
   /** Entries in the deque, tombstones included; for tests. */
