@@ -313,11 +313,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
    */
   @Override
   public String toString() {
-    return "GrizzlyThriftServer{"
-        + (lifecycle.boundAddress() != null ? lifecycle.boundAddress() : config.bindAddress())
-        + ", NIO, "
-        + config.ioStrategy()
-        + '}';
+    return lifecycle.describe("GrizzlyThriftServer", "NIO");
   }
 
   /**

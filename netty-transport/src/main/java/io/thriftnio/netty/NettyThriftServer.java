@@ -350,12 +350,6 @@ public final class NettyThriftServer extends ForwardingThriftServer {
 
   @Override
   public String toString() {
-    return "NettyThriftServer{"
-        + (lifecycle.boundAddress() != null ? lifecycle.boundAddress() : config.bindAddress())
-        + ", "
-        + transport.type()
-        + ", "
-        + config.ioStrategy()
-        + '}';
+    return lifecycle.describe("NettyThriftServer", transport.type());
   }
 }

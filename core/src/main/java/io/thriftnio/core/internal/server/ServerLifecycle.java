@@ -207,6 +207,25 @@ public final class ServerLifecycle {
   }
 
   /**
+   * A server's {@code toString}: {@code kind{address, io, strategy}}, the bound address once
+   * started, else the configured one.
+   *
+   * @param kind the server class's simple name, e.g. {@code NettyThriftServer}
+   * @param io the IO transport's name, e.g. {@code NIO} or {@code EPOLL}
+   */
+  public String describe(String kind, Object io) {
+    InetSocketAddress bound = boundAddress();
+    return kind
+        + "{"
+        + (bound != null ? bound : config.bindAddress())
+        + ", "
+        + io
+        + ", "
+        + config.ioStrategy()
+        + '}';
+  }
+
+  /**
    * Adds a hook that {@link #close()} runs before it stops accepting and drains; hooks run once, in
    * the order added, on the closing thread. A hook that throws is logged and the close goes on.
    *
