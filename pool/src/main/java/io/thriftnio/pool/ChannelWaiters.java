@@ -25,7 +25,7 @@ final class ChannelWaiters implements AsyncBorrows.Source<Conn> {
   public Conn tryNow(
       InetSocketAddress preferred, InetSocketAddress avoid, Consumer<InetSocketAddress> chosen)
       throws TException {
-    return pool.selector.borrow(
+    return pool.selector.peek(
         pool.name(),
         endpoint -> {
           EndpointChannels books = borrows.booksOf(endpoint);
@@ -46,8 +46,7 @@ final class ChannelWaiters implements AsyncBorrows.Source<Conn> {
         pool.name(),
         endpoint -> borrows.acquireFrom(borrows.booksOf(endpoint), false),
         pool::gauges,
-        preferred,
-        null);
+        preferred);
   }
 
   @Override

@@ -55,8 +55,8 @@ final class EndpointBorrows<T> {
       throws TException {
     failIfInterrupted();
     Duration wait = min(maxWait, config.borrowTimeout());
-    return selector.borrow(
-        name, e -> borrowFrom(e, true, wait), () -> owner.stats().gauges(), null, avoid, null);
+    return selector.borrowAvoiding(
+        name, e -> borrowFrom(e, true, wait), () -> owner.stats().gauges(), avoid);
   }
 
   /** See {@link EndpointPool#borrow(InetSocketAddress)}. */
@@ -66,8 +66,7 @@ final class EndpointBorrows<T> {
         name,
         e -> borrowFrom(e, false, config.borrowTimeout()),
         () -> owner.stats().gauges(),
-        preferred,
-        null);
+        preferred);
   }
 
   /** See {@link EndpointPool#tryBorrowNow(InetSocketAddress, InetSocketAddress, Consumer)}. */
@@ -77,7 +76,7 @@ final class EndpointBorrows<T> {
     if (owner.isClosed()) {
       throw owner.closedException();
     }
-    return selector.borrow(
+    return selector.peek(
         name, this::tryIdle, () -> owner.stats().gauges(), preferred, avoid, chosen);
   }
 

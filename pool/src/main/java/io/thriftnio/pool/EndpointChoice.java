@@ -26,15 +26,17 @@ final class EndpointChoice {
 
   /**
    * A lease on an endpoint of {@code endpoints} not in {@code exclude}; {@code null} when every
-   * candidate is down and still backing off (or being probed by another borrower).
+   * candidate is down and still backing off (or being probed by another borrower). {@code peek}:
+   * the borrow never connects ({@link EndpointState#tryAcquire(boolean)}).
    */
-  EndpointState.Lease choose(List<EndpointState> endpoints, List<EndpointState> exclude) {
+  EndpointState.Lease choose(
+      List<EndpointState> endpoints, List<EndpointState> exclude, boolean peek) {
     int n = endpoints.size();
     if (n == 0) {
       return null;
     }
     if (balancer == Balancer.POWER_OF_TWO_CHOICES && n > 1) {
-      EndpointState.Lease lease = twoChoices(endpoints, exclude);
+      EndpointState.Lease lease = twoChoices(endpoints, exclude, peek);
       if (lease != null) {
         return lease;
       }
@@ -55,7 +57,7 @@ final class EndpointChoice {
         }
       }
       if (best != null) {
-        EndpointState.Lease lease = best.tryAcquire();
+        EndpointState.Lease lease = best.tryAcquire(peek);
         if (lease != null) {
           return lease;
         }
@@ -64,7 +66,7 @@ final class EndpointChoice {
     for (int i = 0; i < n; i++) {
       EndpointState e = endpoints.get((start + i) % n);
       if (exclude == null || !exclude.contains(e)) {
-        EndpointState.Lease lease = e.tryAcquire();
+        EndpointState.Lease lease = e.tryAcquire(peek);
         if (lease != null) {
           return lease;
         }
@@ -79,7 +81,7 @@ final class EndpointChoice {
    * those up and not tried; {@code null} if neither.
    */
   private EndpointState.Lease twoChoices(
-      List<EndpointState> endpoints, List<EndpointState> exclude) {
+      List<EndpointState> endpoints, List<EndpointState> exclude, boolean peek) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     int n = endpoints.size();
     int i = random.nextInt(n);
@@ -91,9 +93,9 @@ final class EndpointChoice {
     EndpointState b = endpoints.get(j);
     boolean aFree = exclude == null || !exclude.contains(a);
     boolean bFree = exclude == null || !exclude.contains(b);
-    EndpointState.Lease probe = probeIfDown(a, aFree);
+    EndpointState.Lease probe = probeIfDown(a, aFree, peek);
     if (probe == null) {
-      probe = probeIfDown(b, bFree);
+      probe = probeIfDown(b, bFree, peek);
     }
     if (probe != null) {
       return probe;
@@ -106,10 +108,10 @@ final class EndpointChoice {
     } else {
       best = aUp ? a : bUp ? b : null;
     }
-    return best == null ? null : best.tryAcquire();
+    return best == null ? null : best.tryAcquire(peek);
   }
 
-  private static EndpointState.Lease probeIfDown(EndpointState e, boolean free) {
-    return free && !e.isUp() ? e.tryAcquire() : null;
+  private static EndpointState.Lease probeIfDown(EndpointState e, boolean free, boolean peek) {
+    return free && !e.isUp() ? e.tryAcquire(peek) : null;
   }
 }

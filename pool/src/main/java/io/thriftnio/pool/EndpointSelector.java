@@ -171,9 +171,7 @@ final class EndpointSelector {
     return byAddress.containsKey(address);
   }
 
-  /**
-   * Stands for one connect in {@link #probeTimeout}: the connect timeout belongs to the transport.
-   */
+  /** Stands for one connect in {@link #probeTimeout}: the connect timeout is the transport's. */
   private static final Duration CONNECT_ALLOWANCE = Duration.ofSeconds(30);
 
   /**
@@ -202,7 +200,7 @@ final class EndpointSelector {
    * closes the lease when its attempt on that endpoint ends, however it ends.
    */
   EndpointState.Lease select(List<EndpointState> exclude) {
-    return choice.choose(this.endpoints, exclude);
+    return choice.choose(this.endpoints, exclude, false);
   }
 
   /** One borrow attempt on the chosen endpoint. */
@@ -228,35 +226,53 @@ final class EndpointSelector {
    * @param gauges the pool's state, for errors
    */
   <T> T borrow(String pool, Attempt<T> attempt, Supplier<String> gauges) throws TException {
-    return borrow(pool, attempt, gauges, null, null);
+    return borrow(pool, attempt, gauges, null);
   }
 
   /**
    * {@link #borrow(String, Attempt, Supplier)} that tries {@code preferred} first while it is in
-   * the set and up or due for its probe (an async waiter goes where the balancer sent it), and
-   * reports each endpoint attempted to {@code chosen} when not null.
+   * the set and up or due for its probe (an async waiter goes where the balancer sent it).
    */
   <T> T borrow(
-      String pool,
-      Attempt<T> attempt,
-      Supplier<String> gauges,
-      InetSocketAddress preferred,
-      Consumer<InetSocketAddress> chosen)
+      String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress preferred)
       throws TException {
-    return borrow(pool, attempt, gauges, preferred, null, chosen);
+    return borrow(pool, attempt, gauges, preferred, null, null, false);
   }
 
   /**
-   * {@link #borrow(String, Attempt, Supplier, InetSocketAddress, Consumer)} that goes to {@code
-   * avoid} (where a call just failed, when not null) only if no other endpoint can take it.
+   * {@link #borrow(String, Attempt, Supplier)} that goes to {@code avoid} (where a call just
+   * failed) only if no other endpoint can take it: a retry's borrow.
    */
-  <T> T borrow(
+  <T> T borrowAvoiding(
+      String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress avoid)
+      throws TException {
+    return borrow(pool, attempt, gauges, null, avoid, null, false);
+  }
+
+  /**
+   * A borrow whose attempt only takes a free connection, never connects (the async pools' fast path
+   * and dispatcher), avoids {@code avoid} as {@link #borrowAvoiding} does and reports each endpoint
+   * tried to {@code chosen}. Its probe is a peek's ({@link EndpointState#tryAcquire}).
+   */
+  <T> T peek(
       String pool,
       Attempt<T> attempt,
       Supplier<String> gauges,
       InetSocketAddress preferred,
       InetSocketAddress avoid,
       Consumer<InetSocketAddress> chosen)
+      throws TException {
+    return borrow(pool, attempt, gauges, preferred, avoid, chosen, true);
+  }
+
+  private <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      InetSocketAddress preferred,
+      InetSocketAddress avoid,
+      Consumer<InetSocketAddress> chosen,
+      boolean peek)
       throws TException {
     List<EndpointState> tried = null;
     EndpointState avoided = avoid == null ? null : byAddress.get(avoid);
@@ -272,13 +288,13 @@ final class EndpointSelector {
       // A preferred endpoint that is down but due for its probe is probed here: the balancer sent
       // the call there for that probe, and serving it from another endpoint's free connection
       // instead kept an ejected endpoint out for good while the others had connections to spare.
-      EndpointState.Lease preferredLease = first != null ? first.tryAcquire() : null;
+      EndpointState.Lease preferredLease = first != null ? first.tryAcquire(peek) : null;
       first = null;
       EndpointState.Lease chosenLease =
-          preferredLease != null ? preferredLease : choice.choose(set, tried);
+          preferredLease != null ? preferredLease : choice.choose(set, tried, peek);
       if (chosenLease == null && avoided != null && tried.remove(avoided)) {
         chosenLease =
-            choice.choose(set, tried); // no other endpoint: the one avoided rather than none
+            choice.choose(set, tried, peek); // no other endpoint: the one avoided rather than none
       }
       EndpointState.Lease lease = chosenLease;
       if (lease == null) {

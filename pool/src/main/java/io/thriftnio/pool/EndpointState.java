@@ -32,6 +32,11 @@ import java.util.function.LongSupplier;
  * went down: its success would undo an ejection, so it changes nothing. A probe that was taken over
  * is stale the same way.
  *
+ * <p>A borrow that never connects (an async pool's fast path, or its dispatcher looking for a free
+ * connection for a queued call) takes the probe as a peek; a borrow that may connect takes a peek's
+ * probe over, so that a peek cannot fail the call a connector is serving ({@link
+ * #tryAcquire(boolean)}).
+ *
  * <p>A probe held longer than {@code probeTimeout} (a connect that never returns, a borrower thread
  * that died) is taken over by the next borrower: two probes at once cost one extra connect; a lost
  * probe would cost the endpoint.
@@ -51,7 +56,7 @@ final class EndpointState {
   private final long probeTimeoutNanos;
   private final LongSupplier clock;
   private final DoubleSupplier random; // in [0, 1): where in its jitter range a back-off falls
-  private final Lease upLease = new Lease(false);
+  private final Lease upLease = new Lease(false, false);
 
   private volatile boolean down; // written under this; read without it on the hot path
   private long downUntil; // clock deadline; guarded by this
@@ -98,9 +103,11 @@ final class EndpointState {
   /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
   final class Lease implements AutoCloseable {
     private final boolean probe;
+    private final boolean peek; // taken by a borrow that never connects
 
-    private Lease(boolean probe) {
+    private Lease(boolean probe, boolean peek) {
       this.probe = probe;
+      this.peek = peek;
     }
 
     EndpointState endpoint() {
@@ -125,11 +132,22 @@ final class EndpointState {
     return !down;
   }
 
+  /** {@link #tryAcquire(boolean)} for a borrow that may connect. */
+  Lease tryAcquire() {
+    return tryAcquire(false);
+  }
+
   /**
    * A lease when a borrow may go to this endpoint now: the shared one while it is up, the probe
    * when it is down, its back-off has passed and nobody else probes; else {@code null}.
+   *
+   * @param peek whether the borrow only looks for a free connection and never connects (the async
+   *     pools' fast path and their dispatcher). A borrow that may connect takes over a probe that a
+   *     peek holds: the peek frees it a moment later anyway, and meanwhile the borrow that would
+   *     really probe (a connector serving the very call the peek looked for) failed its call as if
+   *     another probe were in flight.
    */
-  Lease tryAcquire() {
+  Lease tryAcquire(boolean peek) {
     if (!down) {
       return upLease;
     }
@@ -141,10 +159,10 @@ final class EndpointState {
       if (now - downUntil < 0) {
         return null;
       }
-      if (probe != null && now - probeSince < probeTimeoutNanos) {
+      if (probe != null && now - probeSince < probeTimeoutNanos && (peek || !probe.peek)) {
         return null;
       }
-      probe = new Lease(true);
+      probe = new Lease(true, peek);
       probeSince = now;
       return probe;
     }

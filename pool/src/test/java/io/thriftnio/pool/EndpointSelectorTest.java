@@ -117,7 +117,62 @@ class EndpointSelectorTest {
   private static String borrowFrom(
       EndpointSelector selector, InetSocketAddress preferred, EndpointSelector.Attempt<String> a)
       throws Exception {
-    return selector.borrow("pool", a, () -> "total=0", preferred, null);
+    return selector.borrow("pool", a, () -> "total=0", preferred);
+  }
+
+  /** {@code endpoint} down after one refused connect, its back-off passed: due for its probe. */
+  private void dueForItsProbe(EndpointState endpoint) {
+    endpoint.connectFailed(new ConnectException("refused (test)"));
+    clock.addAndGet(java.time.Duration.ofMinutes(1).toNanos());
+  }
+
+  private static <T> T peek(
+      EndpointSelector selector, InetSocketAddress preferred, EndpointSelector.Attempt<T> a)
+      throws org.apache.thrift.TException {
+    return selector.peek("pool", a, () -> "total=0", preferred, null, null);
+  }
+
+  @Test
+  void aBorrowThatMayConnectProbesWhileAPeekHoldsTheProbe() throws Exception {
+    // An async pool's dispatcher peeks for the head of its queue while a connector serves that
+    // very call. Before the fix the connector found the probe taken by the peek and failed the
+    // call ("no endpoint available: ... probe in flight") for an endpoint due for its probe.
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A);
+    EndpointState a = selector.state(A);
+    dueForItsProbe(a);
+    String[] served = new String[1];
+    Object peeked =
+        peek(
+            selector,
+            A,
+            endpoint -> {
+              assertThat(a.isProbing()).as("the peek holds the probe").isTrue();
+              served[0] =
+                  selector.borrow("pool", returnsAConnectionAfter(e -> {}), () -> "total=0", A);
+              return null; // no free connection
+            });
+    assertThat(peeked).isNull();
+    assertThat(served[0]).isEqualTo("a connection to " + A);
+    assertThat(a.isUp()).as("up through the connecting borrow's probe").isTrue();
+    assertThat(a.isProbing()).isFalse();
+  }
+
+  @Test
+  void aPeekFindsNothingWhileABorrowThatMayConnectProbes() throws Exception {
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A);
+    EndpointState a = selector.state(A);
+    dueForItsProbe(a);
+    borrowFrom(
+        selector,
+        A,
+        endpoint -> {
+          org.assertj.core.api.Assertions.assertThatThrownBy(
+                  () -> peek(selector, A, e -> "a free connection"))
+              .isInstanceOf(PoolException.class)
+              .hasMessageContaining("probe in flight");
+          return "a connection to " + A;
+        });
+    assertThat(a.isUp()).isTrue();
   }
 
   @Test

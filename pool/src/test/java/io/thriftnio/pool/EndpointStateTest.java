@@ -82,6 +82,26 @@ class EndpointStateTest {
   }
 
   @Test
+  void aBorrowThatMayConnectTakesOverAPeeksProbeAndNothingTakesItsOwn() {
+    state.connectFailed(refused());
+    advance(BACKOFF);
+    EndpointState.Lease peek = state.tryAcquire(true);
+    assertThat(peek.isProbe()).isTrue();
+    assertThat(state.tryAcquire(true)).as("a second peek while the first looks").isNull();
+    EndpointState.Lease probe = state.tryAcquire();
+    assertThat(probe).as("a borrow that may connect takes the peek's probe over").isNotNull();
+    assertThat(state.tryAcquire()).as("another borrow that may connect").isNull();
+    assertThat(state.tryAcquire(true)).as("a peek").isNull();
+    state.succeeded(peek); // the peek found a connection after all: stale, it changes nothing
+    peek.close();
+    assertThat(state.isUp()).isFalse();
+    assertThat(state.isProbing()).as("the peek's end leaves the new probe").isTrue();
+    state.succeeded(probe);
+    probe.close();
+    assertThat(state.isUp()).isTrue();
+  }
+
+  @Test
   void probeWhoseConnectFailsAfterATopUpMovedTheDeadlineIsFreedByItsLease() {
     // The probe's connect fails after the pool's own top-up connect failed and moved the deadline:
     // connectFailed then returns early ("one outage, one step"). Before the fix that early return
