@@ -46,9 +46,12 @@ class EfficiencyCommandTest {
             "--rounds",
             "1",
             "--warmup",
-            "200ms",
+            "0s",
+            "--warmup-calls",
+            "0",
             "--duration",
-            "500ms",
+            "300ms",
+            "--no-pin",
             "--out",
             dir.toString());
 

@@ -293,15 +293,16 @@ class HttpRowsTest {
             "--rounds",
             "1",
             "--warmup",
-            "200ms",
+            "0s",
             "--warmup-calls",
             "0",
             "--duration",
-            "1s",
+            "500ms",
             "--protocol",
             "json",
             "--workers",
             "8",
+            "--no-pin",
             "--out",
             dir.toString());
 
