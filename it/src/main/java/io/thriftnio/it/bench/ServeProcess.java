@@ -28,6 +28,9 @@ final class ServeProcess implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("listening on (.+):(\\d+)");
 
+  /** Put in the line queue, by identity, when the child's output ends: it exited or closed it. */
+  private static final String ENDED = new String("<stdout ended>");
+
   /**
    * One answer to {@code stats}: the server's counters (-1 where unknown) and the child JVM's
    * threads, heap and descriptors.
@@ -70,6 +73,9 @@ final class ServeProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
       throw new IOException("interrupted while waiting for the serve process to listen", e);
+    }
+    if (first == ENDED) {
+      throw ended("listening");
     }
     Matcher m = LISTENING.matcher(first == null ? "" : first);
     if (!m.matches()) {
@@ -156,6 +162,9 @@ final class ServeProcess implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while waiting for the serve process's stats", e);
       }
+      if (line == ENDED) {
+        throw ended("its stats");
+      }
       if (line == null) {
         throw new IOException(
             "serve process "
@@ -224,6 +233,9 @@ final class ServeProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while waiting for the serve process's " + what, e);
     }
+    if (line == ENDED) {
+      throw ended("its " + what);
+    }
     if (line == null) {
       throw new IOException(
           "serve process "
@@ -273,6 +285,29 @@ final class ServeProcess implements AutoCloseable {
       }
     } catch (IOException e) {
       lines.add("<stdout failed: " + e + ">");
+    } finally {
+      lines.add(ENDED); // whoever waits for a line hears at once that none will come
     }
+  }
+
+  /**
+   * The child's output ended before {@code what}: it failed (a bad argument, a port in use, a
+   * missing class) and said why on its stderr, which is ours. Waits briefly for its exit code.
+   */
+  private IOException ended(String what) {
+    lines.add(ENDED); // for the next reader too
+    String exit;
+    try {
+      exit =
+          process.waitFor(5, TimeUnit.SECONDS)
+              ? "exited with " + process.exitValue()
+              : "closed its output and still runs; killed";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exit = "interrupted while waiting for its exit";
+    }
+    process.destroyForcibly();
+    return new IOException(
+        "serve process " + process.pid() + " " + exit + " before " + what + " (its stderr above)");
   }
 }

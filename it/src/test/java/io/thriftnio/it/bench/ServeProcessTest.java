@@ -1,6 +1,7 @@
 package io.thriftnio.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
@@ -21,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.transport.TTransport;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,6 +34,20 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ServeProcessTest {
 
   private static final Pattern LISTENING = Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)");
+
+  /**
+   * A child that fails before it listens (here a bad argument) fails the start at once with its
+   * exit code; before, the start waited out its 60 s for a first line that never came.
+   */
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void aChildThatExitsBeforeListeningFailsTheStartAtOnce() {
+    assertThatThrownBy(
+            () -> ServeProcess.start(List.of(), List.of("--server", "no-such-server")).close())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("exited with")
+        .hasMessageEndingWith("before listening (its stderr above)");
+  }
 
   @ParameterizedTest
   @ValueSource(strings = {"thrift-threaded-selector", "netty", "grizzly"})
