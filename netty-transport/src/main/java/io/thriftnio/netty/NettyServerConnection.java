@@ -17,16 +17,54 @@ import javax.net.ssl.SSLSession;
 /**
  * A {@link ThriftServerHandler}'s channel as core's call path sees it. Its IO methods run on the
  * event loop.
+ *
+ * <p>Replies of at most {@value #COALESCED_REPLY_MAX} bytes are copied into one buffer until the
+ * next flush, and leave as one message: pipelined calls answered in one read batch cost one write
+ * through the pipeline, one outbound entry and one promise, instead of one of each per reply (a
+ * third of the event loop's time under 8 x 32 pipelined calls went to that per-reply path and the
+ * system call). A larger reply first writes the batch, then itself, uncopied: order is kept.
  */
 final class NettyServerConnection implements ServerConnection {
+  /** The largest reply copied into the batch, in bytes (its frame prefix included). */
+  static final int COALESCED_REPLY_MAX = 2048;
+
+  private static final int BATCH_INITIAL_CAPACITY = 4096;
+
   private final ThriftServerHandler handler;
+
+  /**
+   * Whether the batch is a heap buffer: behind an {@code SslHandler}, whose JDK engine encrypts
+   * from arrays (OpenSSL's copies a heap batch once into its own direct buffer).
+   */
+  private final boolean heapBatch;
+
+  /** Small replies not yet written, or null; on the event loop only. */
+  private ByteBuf batch;
+
+  private int batched; // replies in batch
 
   NettyServerConnection(ThriftServerHandler handler) {
     this.handler = handler;
+    this.heapBatch = handler.ctx.pipeline().get(SslHandler.class) != null;
   }
 
   @Override
   public void write(ByteBuffer head, ByteBuffer body) {
+    int size = (head == null ? 0 : head.remaining()) + (body == null ? 0 : body.remaining());
+    if (size <= COALESCED_REPLY_MAX) {
+      if (batch == null) {
+        int capacity = Math.max(size, BATCH_INITIAL_CAPACITY);
+        batch =
+            heapBatch
+                ? handler.ctx.alloc().heapBuffer(capacity)
+                : handler.ctx.alloc().buffer(capacity);
+      }
+      copy(head, batch);
+      copy(body, batch);
+      batched++;
+      return;
+    }
+    writeBatch();
     ByteBuf reply;
     if (head == null) {
       reply = Unpooled.wrappedBuffer(body);
@@ -40,8 +78,54 @@ final class NettyServerConnection implements ServerConnection {
     handler.lastWrite = handler.ctx.write(framed).addListener(handler.countDropped);
   }
 
+  private static void copy(ByteBuffer from, ByteBuf to) {
+    if (from == null) {
+      return;
+    }
+    if (from.hasArray()) {
+      to.writeBytes(from.array(), from.arrayOffset() + from.position(), from.remaining());
+    } else {
+      to.writeBytes(from.duplicate()); // the caller's buffer keeps its position
+    }
+  }
+
+  /** Writes the batched replies as one message; a failed write counts each of them dropped. */
+  private void writeBatch() {
+    ByteBuf replies = batch;
+    if (replies == null) {
+      return;
+    }
+    int n = batched;
+    batch = null;
+    batched = 0;
+    handler.lastWrite =
+        handler
+            .ctx
+            .write(new ThriftFrameEncoder.Framed(replies))
+            .addListener(
+                n == 1
+                    ? handler.countDropped
+                    : (ChannelFutureListener)
+                        f -> {
+                          if (!f.isSuccess()) {
+                            handler.dropped(n);
+                          }
+                        });
+  }
+
+  /** The channel closed: batched replies are dropped, their memory given back. */
+  void discardBatch() {
+    if (batch != null) {
+      batch.release();
+      batch = null;
+      handler.dropped(batched);
+      batched = 0;
+    }
+  }
+
   @Override
   public void flush() {
+    writeBatch();
     handler.ctx.flush();
   }
 
@@ -74,7 +158,7 @@ final class NettyServerConnection implements ServerConnection {
     if (handler.registration != null) {
       handler.registration.noteClosedAfterReplies(); // a bad request, or the end of a drain
     }
-    handler.ctx.flush();
+    flush();
     if (!halfCloseFirst
         || handler.lastWrite == null
         || !(handler.ctx.channel() instanceof DuplexChannel)) {

@@ -102,6 +102,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
 
   ChannelHandlerContext ctx;
   CallSequencer calls;
+  private NettyServerConnection connection;
   ChannelFuture lastWrite;
 
   /**
@@ -206,6 +207,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Counts {@code replies} that could not be written (their connection broke). */
+  void dropped(int replies) {
+    settings.path.counters().droppedResponses.add(replies);
+  }
+
   /** Calls received on this connection whose responses have not been written yet. */
   int pendingCalls() {
     return calls == null ? 0 : calls.pendingCalls();
@@ -214,7 +220,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    this.calls = settings.path.open(new NettyServerConnection(this));
+    this.connection = new NettyServerConnection(this);
+    this.calls = settings.path.open(connection);
   }
 
   @Override
@@ -227,6 +234,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     timeouts.stop();
     calls.onClosed(); // requests not yet dispatched are released; running calls release their own
+    connection.discardBatch();
     super.channelInactive(ctx);
   }
 
@@ -376,8 +384,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       TimeoutPolicy.reportTimedOut(
           verdict, ctx.channel().remoteAddress(), settings.path.counters());
       calls.onClosed();
-      if (verdict.kind() == TimeoutPolicy.Kind.AGED && lastWrite != null && !lastWrite.isDone()) {
-        ctx.flush();
+      boolean aged = verdict.kind() == TimeoutPolicy.Kind.AGED;
+      if (aged) {
+        connection.flush(); // batched replies first: lastWrite is then the last
+      }
+      if (aged && lastWrite != null && !lastWrite.isDone()) {
         lastWrite.addListener(ChannelFutureListener.CLOSE); // idle, but its last reply is not out
       } else {
         ctx.close();

@@ -224,6 +224,45 @@ class ThriftServerHandlerTest {
     assertThat(counters.completedCalls.sum()).isEqualTo(3);
   }
 
+  /**
+   * Small replies of one read batch leave as one message (one pipeline write, one outbound entry);
+   * a reply over {@link NettyServerConnection#COALESCED_REPLY_MAX} leaves on its own, in its place.
+   */
+  @Test
+  void smallRepliesOfOneReadBatchLeaveAsOneMessageAndALargeOneKeepsItsPlace() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    int[] sizes = {10, 20, NettyServerConnection.COALESCED_REPLY_MAX + 1, 30};
+    byte[][] calls = new byte[sizes.length][];
+    for (int i = 0; i < sizes.length; i++) {
+      calls[i] = call("echo", i + 1, new BenchService.echo_args(Payloads.of(sizes[i], i)));
+    }
+    channel.writeInbound(frames(calls));
+    assertThat(channel.outboundMessages()).as("replies 1-2, reply 3, reply 4").hasSize(3);
+    List<byte[]> replies = responses();
+    assertThat(replies).hasSize(sizes.length);
+    for (int i = 0; i < sizes.length; i++) {
+      BenchService.echo_result r = new BenchService.echo_result();
+      assertThat(RawConnection.decodeReply(PROTOCOL, replies.get(i), r).seqid).isEqualTo(i + 1);
+      assertThat(Payloads.check(r.success, sizes[i], i)).isTrue();
+    }
+  }
+
+  /** Replies batched until the read batch ends are released, and counted dropped, on a close. */
+  @Test
+  void repliesStillBatchedWhenTheConnectionClosesAreReleasedAndCountedDropped() throws Exception {
+    serve(sync(new BenchHandler()), null);
+    channel
+        .pipeline()
+        .fireChannelRead(
+            frames(
+                call("echo", 1, new BenchService.echo_args(Payloads.of(10, 1))),
+                call("echo", 2, new BenchService.echo_args(Payloads.of(10, 2)))));
+    assertThat(channel.outboundMessages()).as("the read batch has not ended").isEmpty();
+    channel.close();
+    assertThat(counters.droppedResponses.sum()).isEqualTo(2);
+    // noLeaks() checks that the batch's buffer went back.
+  }
+
   @Test
   void answersOneReadBatchWithOneFlush() throws Exception {
     serve(sync(new BenchHandler()), null);
