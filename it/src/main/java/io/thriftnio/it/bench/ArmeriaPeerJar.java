@@ -12,13 +12,11 @@ import java.nio.file.StandardCopyOption;
 /**
  * The Armeria peer (module {@code peer-armeria}): its jar, which the build puts among this module's
  * resources, loaded in a class loader of its own whose parent is the platform's, so that Armeria's
- * Netty 4.2.4, libthrift 0.18.1, Jackson and Micrometer never meet the bench's class path (Netty
- * 4.2.18, libthrift 0.25). Calls cross with JDK types only.
+ * Netty 4.2.4, Jackson, Micrometer 1.15 and the jar's own copies of libthrift and of {@code
+ * BenchService}'s generated classes never meet the bench's class path (Netty 4.2.18). Calls cross
+ * with JDK types only.
  */
 final class ArmeriaPeerJar {
-
-  /** The Armeria release the peer is built with, and its Thrift module. */
-  static final String ARMERIA = "Armeria 1.33.1 (armeria-thrift0.18)";
 
   /** Where the build puts the peer's jar, beside this class. */
   static final String RESOURCE = "peer/thrift-nio-peer-armeria.jar";

@@ -20,7 +20,9 @@ import java.util.function.IntSupplier;
  * on the event loop that read the request, as the library's {@code SAME_THREAD} rows run theirs;
  * {@code --io-threads} sets those event loops (Armeria's boss thread accepts), {@code --workers}
  * does not apply. Armeria's classes are Java 8's, so the row runs on the bench's JVM, in a class
- * loader of its own ({@link ArmeriaPeerJar}).
+ * loader of its own ({@link ArmeriaPeerJar}). The peer runs Armeria on libthrift 0.25, not on its
+ * 0.18.1: the checked-in generated code does not compile against 0.18 (module {@code
+ * peer-armeria}'s POM says why and what that takes).
  */
 final class ArmeriaRows implements RowProvider {
 
