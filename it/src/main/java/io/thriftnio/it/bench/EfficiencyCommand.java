@@ -57,7 +57,7 @@ import picocli.CommandLine.Option;
           + " client-transports (one connection, sequential calls against thrift-threadpool from"
           + " tsocket, netty-sync and grizzly-sync), http-40 (40 blocking THttpClients, against"
           + " the rows that serve HTTP: the library's, started with --transports framed,http, and"
-          + " thrift-servlet, named only). --wire header adds THeader twins of tsocket-40,"
+          + " thrift-servlet and armeria, named only). --wire header adds THeader twins of tsocket-40,"
           + " async-8x32 and seq-1 (tsocket-40-header, ...), the same clients over THeader.",
       "TLS rows (netty-tls/..., netty-openssl/..., grizzly-tls/..., named only): one fresh CA per"
           + " run in a temporary directory, passed to each serve child as --tls-dir; the clients"
@@ -95,8 +95,9 @@ final class EfficiencyCommand implements Callable<Integer> {
       description =
           "server rows: ours, stock, peers, netty, grizzly, netty/worker, raw-echo, ...; by "
               + "name only: netty-nio/..., netty-tls/..., netty-openssl/..., grizzly-tls/..., "
-              + "drift (Drift 1.22, in a JDK >= 21 child), the gRPC-java peers grpc/direct, "
-              + "grpc/default (drift and both: peers), grpc-tls/... "
+              + "drift (Drift 1.22, in a JDK >= 21 child), armeria (Armeria 1.33.1's"
+              + " THttpService, HTTP only: http-40), the gRPC-java peers grpc/direct, "
+              + "grpc/default (drift, armeria and both: peers), grpc-tls/... "
               + "(called by the grpc client in each scenario's shape) "
               + "(default: the library's five rows, thrift-threadpool, thrift-nonblocking, "
               + "thrift-threaded-selector and raw-echo)")

@@ -68,7 +68,8 @@ final class MatrixCommand implements Callable<Integer> {
               + "grizzly/leader-follower, thrift-hsha, raw-echo, ...; by name only: netty-nio/..., "
               + "netty-epoll/..., netty-iouring/..., the TLS rows netty-tls/..., "
               + "netty-openssl/..., grizzly-tls/..., thrift-servlet (TServlet in Jetty, HTTP "
-              + "only), and the peers family: drift (Drift 1.22; in this JVM, so a JDK >= 21)"
+              + "only), and the peers family: drift (Drift 1.22; in this JVM, so a JDK >= 21),"
+              + " armeria (Armeria 1.33.1's THttpService, HTTP only)"
               + " (default: the preset's)")
   List<String> servers;
 

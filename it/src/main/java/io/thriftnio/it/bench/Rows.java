@@ -55,11 +55,12 @@ final class Rows {
               List.of("grpc", "grpc-loop")));
 
   /**
-   * What {@code peers} selects: the plain-TCP rows of other RPC stacks, measured beside ours. Peer
-   * rows are named only (never in {@code all}); their families ({@link #PEER_FAMILIES}) select them
-   * too.
+   * What {@code peers} selects: the plain (not TLS) rows of other RPC stacks, measured beside ours;
+   * {@code armeria} serves HTTP alone, so only the HTTP scenarios call it. Peer rows are named only
+   * (never in {@code all}); their families ({@link #PEER_FAMILIES}) select them too.
    */
-  static final List<String> PEERS = List.of("drift", "grpc/direct", "grpc/default");
+  static final List<String> PEERS =
+      List.of(DriftRows.NAME, ArmeriaRows.NAME, "grpc/direct", "grpc/default");
 
   /** Families of peer rows, selected by name although their rows are named only. */
   private static final List<String> PEER_FAMILIES = List.of("grpc", "grpc-tls");
@@ -87,8 +88,9 @@ final class Rows {
   static Rows standard() {
     Rows rows = new Rows();
     new StockRows().register(rows);
-    // Needs no jar of its own on the class path: it says why where Drift cannot run.
+    // Need no jar of their own on the class path: they say why where their peer cannot run.
     new DriftRows().register(rows);
+    new ArmeriaRows().register(rows);
     for (Optional o : OPTIONAL) {
       // A provider whose own class is missing, or whose transport's jars are (a LinkageError
       // while it registers), leaves its names known and skipped with the reason.
@@ -167,9 +169,9 @@ final class Rows {
   /**
    * Expands server selectors: {@code all}, {@code ours} (Netty and Grizzly rows), {@code stock}
    * (the listed {@code thrift-*} rows; {@code thrift-servlet} is named only), {@code peers} (other
-   * RPC stacks' plain-TCP rows, {@link #PEERS}), a family ({@code netty} means every {@code
-   * netty/...} row; {@code grpc} and {@code grpc-tls} their named-only rows), or a row name. A
-   * known name missing from the build is kept, so its cells are skipped with the reason.
+   * RPC stacks' plain rows, {@link #PEERS}), a family ({@code netty} means every {@code netty/...}
+   * row; {@code grpc} and {@code grpc-tls} their named-only rows), or a row name. A known name
+   * missing from the build is kept, so its cells are skipped with the reason.
    *
    * @throws IllegalArgumentException for an unknown name
    */

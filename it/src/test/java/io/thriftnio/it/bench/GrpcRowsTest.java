@@ -195,7 +195,7 @@ class GrpcRowsTest {
   void peerRowsAreNamedOnlyAndSelectedByPeersAndTheirFamilies() {
     Rows rows = Rows.standard();
     assertThat(rows.expandServers(List.of("peers")))
-        .containsExactly("drift", "grpc/direct", "grpc/default");
+        .containsExactly("drift", "armeria", "grpc/direct", "grpc/default");
     assertThat(rows.expandServers(List.of("grpc"))).containsExactly("grpc/direct", "grpc/default");
     assertThat(rows.expandServers(List.of("grpc-tls")))
         .containsExactly("grpc-tls/direct", "grpc-tls/default");
