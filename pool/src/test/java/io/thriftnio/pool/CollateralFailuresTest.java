@@ -127,7 +127,12 @@ class CollateralFailuresTest {
   @Test
   void aBrokenConnectionIsOneFailureHoweverManyCallsItCarried() throws Exception {
     pool(Balancer.ROUND_ROBIN, config(), A, B);
-    call(20); // about ten on each endpoint, one connection each
+    // One call to each endpoint first, so that both connections are open before the rest: calls
+    // that arrive while one endpoint still connects wait for the other, whose one connection then
+    // fills up (16 calls) and the last ones wait for a release that never comes here.
+    call(2);
+    awaitPlaced(2);
+    call(18); // about ten on each endpoint, one connection each
     awaitPlaced(20);
     ScriptedChannel a = only(A);
     assertThat(a.pending.size())
