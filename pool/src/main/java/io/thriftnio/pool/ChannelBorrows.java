@@ -10,7 +10,8 @@ import org.apache.thrift.TException;
 /**
  * Borrowing a slot from a {@link SharedChannels} pool on the calling thread: from the chosen
  * endpoint's books, or from another endpoint's free connection while one of the pool owes a late
- * reply, connecting on a reservation of {@link ChannelCapacity}, or waiting on the endpoint's lock
+ * reply, connecting on a reservation of {@link ChannelCapacity}, from another endpoint's free
+ * connection when the chosen one is full and may not connect, or waiting on the endpoint's lock
  * ({@link EndpointChannels#takeOrAwait}). No pool-wide lock: each step holds one endpoint's lock at
  * the most.
  */
@@ -79,9 +80,10 @@ final class ChannelBorrows {
   /**
    * A free connection, owing no late reply, of another endpoint that is up (not {@code mine}, not
    * {@code avoid}), or {@code null}: for a call whose chosen endpoint has no free connection while
-   * a connection of the pool owes the late reply of a timed-out call. Taken rather than connecting,
+   * a connection of the pool owes the late reply of a timed-out call, taken rather than connecting,
    * so that a slow call costs neither waiting behind it nor a new connection while the pool has
-   * room elsewhere.
+   * room elsewhere; and for a call whose chosen endpoint is full and may not connect, taken rather
+   * than waiting there for a release.
    */
   Conn elsewhere(EndpointChannels mine, InetSocketAddress avoid) throws TException {
     List<EndpointChannels> all = new ArrayList<>(pool.books.values());
@@ -174,6 +176,10 @@ final class ChannelBorrows {
           counters.borrowed.increment();
           metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
           return grant.conn;
+        }
+        Conn room = elsewhere(endpoint, null);
+        if (room != null) {
+          return room; // rather than wait here for a release while another endpoint has room
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {

@@ -22,6 +22,7 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.transport.TMemoryBuffer;
+import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -129,7 +130,8 @@ class CollateralFailuresTest {
     pool(Balancer.ROUND_ROBIN, config(), A, B);
     // One call to each endpoint first, so that both connections are open before the rest: calls
     // that arrive while one endpoint still connects wait for the other, whose one connection then
-    // fills up (16 calls) and the last ones wait for a release that never comes here.
+    // fills up (16 calls); the last ones, finding no open connection with room elsewhere yet, wait
+    // for a release that never comes here.
     call(2);
     awaitPlaced(2);
     call(18); // about ten on each endpoint, one connection each
@@ -231,6 +233,27 @@ class CollateralFailuresTest {
   }
 
   @Test
+  void aFullEndpointThatMayNotConnectSendsItsCallToRoomElsewhereRatherThanWait() throws Exception {
+    // Two calls per connection, one connection per endpoint; no late reply owed anywhere.
+    pool(Balancer.ROUND_ROBIN, config(), 2, A, B);
+    for (int i = 1; i <= 4; i++) {
+      call(1); // round robin: A, B, A, B: both connections full
+      awaitPlaced(i);
+    }
+    ScriptedChannel a = only(A);
+    ScriptedChannel b = only(B);
+    b.answer(0); // room on B; A stays full
+    CompletableFuture<ByteBuffer> fifth = call(1).get(0); // round robin says A
+    awaitPlaced(5);
+    assertThat(b.pending).as("the room on B, not a wait for a release on A").hasSize(3);
+    assertThat(a.pending).hasSize(2);
+    assertThat(fifth).isNotDone();
+    b.answer(2);
+    assertThat(fifth.get(10, TimeUnit.SECONDS).remaining()).isPositive();
+    assertThat(pool.stats().timeouts()).isZero();
+  }
+
+  @Test
   void aPoolDeadlineBoundsTheChannelCallSoItsSlotIsNotHeldPastIt() throws Exception {
     pool(Balancer.ROUND_ROBIN, config().callDeadline(Duration.ofMillis(250)), A);
     pool.callTimeout(Duration.ofSeconds(30));
@@ -265,6 +288,7 @@ class CollateralFailuresTest {
     final InetSocketAddress endpoint;
     final List<CompletableFuture<ByteBuffer>> pending = new CopyOnWriteArrayList<>();
     final List<Duration> timeouts = new CopyOnWriteArrayList<>();
+    final List<ByteBuffer> requests = new CopyOnWriteArrayList<>();
     final List<Runnable> onClose = new CopyOnWriteArrayList<>();
     volatile int abandoned;
     volatile boolean open = true;
@@ -277,6 +301,15 @@ class CollateralFailuresTest {
     void timeOut(int i, boolean behind) {
       abandoned++;
       pending.get(i).completeExceptionally(new CallTimeoutException("call timed out", behind));
+    }
+
+    /** Answers call {@code i} with an empty reply to its request. */
+    void answer(int i) throws TException {
+      ByteBuffer request = requests.get(i).duplicate();
+      byte[] bytes = new byte[request.remaining()];
+      request.get(bytes);
+      TMessage sent = new TBinaryProtocol(new TMemoryInputTransport(bytes)).readMessageBegin();
+      pending.get(i).complete(message(sent.name, sent.seqid, TMessageType.REPLY));
     }
 
     /** The connection breaks: every call fails with one exception, as a close does. */
@@ -298,6 +331,7 @@ class CollateralFailuresTest {
     @Override
     public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
       CompletableFuture<ByteBuffer> f = new CompletableFuture<>();
+      requests.add(request.duplicate());
       pending.add(f);
       timeouts.add(timeout);
       return f;
