@@ -348,7 +348,7 @@ public final class AsyncClients {
         SeqidProtocols.SequencingOutput sequenced =
             new SeqidProtocols.SequencingOutput(out, sequence);
         out = sequenced;
-        in = new SeqidProtocols.SequenceCheckingInput(in, sequenced, channel);
+        in = new SeqidProtocols.SequenceCheckingInput(in, sequenced, channel, input);
       }
       C client = clientFactory.apply(in, out);
       send.send(client);

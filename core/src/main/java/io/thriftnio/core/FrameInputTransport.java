@@ -68,6 +68,14 @@ public final class FrameInputTransport extends TEndpointTransport {
     frame = EMPTY;
   }
 
+  /**
+   * The frame's unread bytes, from its position: the transport's own view, not a copy; its reader
+   * must not move it (use {@link #consumeBuffer}).
+   */
+  ByteBuffer unread() {
+    return frame;
+  }
+
   /** Bytes of the frame not yet read. */
   public int remaining() {
     return frame.remaining();

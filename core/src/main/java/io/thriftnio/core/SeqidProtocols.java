@@ -1,8 +1,11 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
@@ -46,15 +49,35 @@ final class SeqidProtocols {
   static final class SequenceCheckingInput extends TProtocolDecorator {
     private final SequencingOutput sent;
     private final ThriftChannel channel;
+    private final FrameInputTransport input;
+    private final boolean binary;
+    private final boolean inPlace; // stock binary or compact: the header can be checked in place
 
-    SequenceCheckingInput(TProtocol protocol, SequencingOutput sent, ThriftChannel channel) {
+    SequenceCheckingInput(
+        TProtocol protocol,
+        SequencingOutput sent,
+        ThriftChannel channel,
+        FrameInputTransport input) {
       super(protocol);
       this.sent = sent;
       this.channel = channel;
+      this.input = input;
+      this.binary = protocol.getClass() == TBinaryProtocol.class;
+      this.inPlace = binary || protocol.getClass() == TCompactProtocol.class;
     }
 
     @Override
     public TMessage readMessageBegin() throws TException {
+      if (inPlace) {
+        // The expected reply (the name sent, the id sent): read past its header without decoding
+        // the name into a String, which was the largest single cost of a small reply's decode.
+        long header =
+            MessageHeaders.expectedHeader(input.unread(), binary, sent.method, sent.wireSeqid);
+        if (header >= 0) {
+          input.consumeBuffer((int) (header >>> 8));
+          return new TMessage(sent.method, (byte) header, sent.clientSeqid);
+        }
+      }
       TMessage got = super.readMessageBegin();
       if (got.seqid != sent.wireSeqid) {
         throw new TApplicationException(

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import org.apache.thrift.protocol.TMessage;
 
 /** The messages of a {@link PipelinedCalls} table, calls and oneways, and their completion. */
@@ -64,7 +63,6 @@ final class Messages {
     for (Object o : taken) {
       if (o instanceof Call) {
         Call call = (Call) o;
-        call.timer.cancel(false);
         complete(call.completeOn, call.result, null, failure);
       } else {
         complete(((Oneway) o).completeOn, ((Oneway) o).result, null, failure);
@@ -105,7 +103,6 @@ final class Messages {
     /** The request's sequence id, or {@link MessageHeaders#UNKNOWN_SEQ_ID}: checks a late reply. */
     final long seqId;
 
-    ScheduledFuture<?> timer; // set under the lock before the call is queued
     boolean written; // under the lock
     boolean abandoned; // under the lock: timed out after it was written; its reply is still owed
     boolean behind; // under the lock, once abandoned: it waited behind an abandoned call

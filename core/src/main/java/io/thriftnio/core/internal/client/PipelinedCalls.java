@@ -19,16 +19,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.thrift.transport.TTransportException;
 
 /**
  * The call table of one pipelined client connection, the same on every transport: requests leave in
  * call order, responses complete the oldest waiting call (first in, first out; on THeader, the call
  * whose request header carried the reply's sequence id: {@link AwaitingCalls}), every call has its
- * own timer, and a close fails every waiting call at once with one message naming the peer and the
- * count. An IO adapter implements {@link CallLink} and reports what its connection reads and how it
- * ends; this class decides everything else.
+ * own timeout ({@link CallTimers}), and a close fails every waiting call at once with one message
+ * naming the peer and the count. An IO adapter implements {@link CallLink} and reports what its
+ * connection reads and how it ends; this class decides everything else.
  *
  * <p>A call that times out fails alone ({@link CallTimeoutException}). Once written, it keeps its
  * place in the order, abandoned, and the reply that comes for it later is dropped, after a check
@@ -56,7 +55,7 @@ public final class PipelinedCalls {
   private final SocketAddress peer;
   private final int maxFrameSize;
   private final int maxCallsInFlightPerConnection;
-  private final ScheduledExecutorService timer;
+  private final CallTimers timers; // guarded by lock
   private final CallLink link;
   private final CallDrain drain;
   private final Object lock = new Object();
@@ -69,7 +68,7 @@ public final class PipelinedCalls {
   private int unwrittenOneways;
   private boolean closed;
   private String closeReason;
-  private Runnable onClose = () -> {};
+  private final List<Runnable> closeActions = new ArrayList<>(1); // under lock until closed
 
   /**
    * @param peer the server, as the caller named it; every message names it
@@ -83,7 +82,7 @@ public final class PipelinedCalls {
     this.peer = peer;
     this.maxFrameSize = options.maxFrameSize();
     this.maxCallsInFlightPerConnection = options.maxCallsInFlightPerConnection();
-    this.timer = timer;
+    this.timers = new CallTimers(timer, this::checkDeadlines);
     this.link = link;
     WireKind wire = options.wireKind();
     this.carriesHeaders = wire == WireKind.HEADER || wire == WireKind.HTTP;
@@ -101,12 +100,7 @@ public final class PipelinedCalls {
   public void onClose(Runnable action) {
     synchronized (lock) {
       if (!closed) {
-        Runnable before = onClose;
-        onClose =
-            () -> {
-              before.run();
-              action.run();
-            };
+        closeActions.add(action);
         return;
       }
     }
@@ -125,19 +119,14 @@ public final class PipelinedCalls {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("timeout: " + timeout + " (expected: > 0)"));
     }
-    FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
-    if (tooLarge != null) {
-      return CompletableFuture.failedFuture(tooLarge);
-    }
     Call call = new Call(request.duplicate(), timeout, completeOn, headers);
     synchronized (lock) {
-      TTransportException refused = refusal();
+      TTransportException refused = refusal(request);
       if (refused != null) {
         return CompletableFuture.failedFuture(refused);
       }
       try {
-        // Armed under the lock before the call is queued: a response always finds its timer set.
-        call.timer = timer.schedule(() -> timeOut(call), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        timers.due(call.deadline); // before the call is queued: a refused timer refuses the call
       } catch (RejectedExecutionException e) {
         return CompletableFuture.failedFuture(
             ClientErrors.channelClosed(peer, "its timer is shut down; resources closed?"));
@@ -155,13 +144,9 @@ public final class PipelinedCalls {
    */
   public CompletableFuture<Void> send(
       ByteBuffer request, Executor completeOn, WireHeaders headers) {
-    FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
-    if (tooLarge != null) {
-      return CompletableFuture.failedFuture(tooLarge);
-    }
     Oneway oneway = new Oneway(request.duplicate(), completeOn, headers);
     synchronized (lock) {
-      TTransportException refused = refusal();
+      TTransportException refused = refusal(request);
       if (refused != null) {
         return CompletableFuture.failedFuture(refused);
       }
@@ -222,6 +207,7 @@ public final class PipelinedCalls {
       Map<String, String> headers,
       boolean fifo) {
     Call call;
+    String unmatched = null;
     synchronized (lock) {
       if (closed) {
         return; // it answers a call that has already failed with the connection
@@ -231,13 +217,11 @@ public final class PipelinedCalls {
         call.settled = true;
         late.replied(call.abandoned, System.nanoTime());
         abandoned = late.owed();
+      } else {
+        unmatched = awaiting.unmatched(wireSeqId, fifo);
       }
     }
     if (call == null) {
-      String unmatched;
-      synchronized (lock) {
-        unmatched = awaiting.unmatched(wireSeqId, fifo);
-      }
       close(unmatched, failure);
     } else if (call.abandoned) {
       String outOfOrder = LateReplies.outOfOrder(call, payload);
@@ -245,7 +229,6 @@ public final class PipelinedCalls {
         close(outOfOrder, null); // else dropped: its caller heard of the timeout already
       }
     } else {
-      call.timer.cancel(false);
       if (call.headers != null) {
         call.headers.replied(headers);
       }
@@ -267,10 +250,8 @@ public final class PipelinedCalls {
    */
   public void close(String reason, Throwable cause) {
     List<Object> failed;
-    Runnable closed;
     synchronized (lock) {
       failed = markClosed(reason);
-      closed = onClose;
     }
     if (failed == null) {
       return;
@@ -279,11 +260,15 @@ public final class PipelinedCalls {
     if (!failed.isEmpty()) {
       Messages.failAll(failed, ClientErrors.connectionClosed(peer, failed.size(), reason, cause));
     }
-    closed.run();
+    closeActions.forEach(Runnable::run); // added before the close: none is added after
   }
 
-  private TTransportException refusal() {
-    if (closed) {
+  /** Why {@code request} is refused (too large, the table closed, the bound reached), or null. */
+  private TTransportException refusal(ByteBuffer request) {
+    FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
+    if (tooLarge != null) {
+      return tooLarge; // fails alone, before anything is written; the channel stays usable
+    } else if (closed) {
       return ClientErrors.channelClosed(peer, closeReason);
     }
     int pending = awaiting.size() + unwrittenOneways;
@@ -355,13 +340,26 @@ public final class PipelinedCalls {
       }
     }
     for (Call c : overdue) {
-      c.timer.cancel(false);
-      Messages.complete(
-          c.completeOn,
-          c.result,
-          null,
-          ClientErrors.callTimedOut(peer, c.timeout.toMillis(), pending, c.written, c.behind));
+      CallTimeoutException e =
+          ClientErrors.callTimedOut(peer, c.timeout.toMillis(), pending, c.written, c.behind);
+      Messages.complete(c.completeOn, c.result, null, e);
     }
+  }
+
+  /** The call timers' task of {@code generation} ran: times out the calls due, oldest first. */
+  private void checkDeadlines(long generation) {
+    List<Call> due = new ArrayList<>(1);
+    try {
+      synchronized (lock) {
+        if (closed || !timers.fired(generation)) {
+          return;
+        }
+        timers.sweep(awaiting, System.nanoTime(), due);
+      }
+    } catch (RejectedExecutionException e) {
+      close("its timer is shut down; resources closed?", e); // no call may wait without a timer
+    }
+    due.forEach(this::timeOut);
   }
 
   /** The late-reply timer fired: closes the connection if it is stuck. */
@@ -392,6 +390,7 @@ public final class PipelinedCalls {
     outbound.clear();
     unwrittenOneways = 0;
     late.clear();
+    timers.cancel();
     abandoned = 0;
     return taken;
   }

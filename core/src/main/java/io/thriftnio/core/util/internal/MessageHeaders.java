@@ -77,6 +77,27 @@ public final class MessageHeaders {
   }
 
   /**
+   * The header at {@code message}'s position, when it is the strict-binary ({@code binary}) or
+   * compact header of a message named {@code name} (ASCII) with sequence id {@code seqId}: its
+   * length in bytes shifted left by 8, its message type in the low 8 bits. {@code -1} when it is
+   * not, or cannot be told in place (another protocol, a header cut short, a non-ASCII name). Reads
+   * in place and builds no {@code String}: for a client that knows the reply it waits for.
+   */
+  public static long expectedHeader(ByteBuffer message, boolean binary, String name, int seqId) {
+    InPlace h = InPlace.of(message);
+    if (h == null || h.binary != binary || h.seqId != seqId || h.nameLength != name.length()) {
+      return -1;
+    }
+    for (int i = 0; i < h.nameLength; i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80 || message.get(h.nameStart + i) != (byte) c) {
+        return -1;
+      }
+    }
+    return ((long) (h.end - message.position()) << 8) | (h.type & 0xff);
+  }
+
+  /**
    * What the reply in {@code reply} (no length prefix, from position to limit) carries, read in
    * place; {@code null} when only a protocol can tell ({@link #replyKind(TProtocol)}).
    */
