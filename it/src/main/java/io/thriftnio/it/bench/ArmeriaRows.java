@@ -83,27 +83,7 @@ final class ArmeriaRows implements RowProvider {
       System.err.println(NAME + ": " + server);
       InetSocketAddress address =
           new InetSocketAddress(spec.host(), ((IntSupplier) server).getAsInt());
-      return new RunningServer() {
-        private boolean closed;
-
-        @Override
-        public InetSocketAddress address() {
-          return address;
-        }
-
-        @Override
-        public synchronized void close() {
-          if (closed) {
-            return;
-          }
-          closed = true;
-          try {
-            server.close();
-          } catch (Exception e) {
-            throw new IllegalStateException("cannot stop Armeria's server on " + address, e);
-          }
-        }
-      };
+      return RunningServer.of(address, "Armeria's server", server);
     }
   }
 }

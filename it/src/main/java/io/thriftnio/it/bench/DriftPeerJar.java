@@ -1,29 +1,16 @@
 package io.thriftnio.it.bench;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.reflect.InvocationTargetException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * The Drift peer (module {@code peer-drift}): its jar, which the build puts among this module's
- * resources, loaded in a class loader of its own whose parent is the platform's, so that Drift's
- * Netty 4.1, Guava and Guice never meet the bench's class path (Netty 4.2). Calls cross with JDK
- * types only.
+ * The Drift peer (module {@code peer-drift}), a {@link PeerJar}: Drift's Netty 4.1, Guava and Guice
+ * never meet the bench's class path (Netty 4.2). Its classes need Java {@value #JAVA}.
  */
 final class DriftPeerJar {
 
   /** The Java release Drift 1.22's classes are compiled for. */
   static final int JAVA = 21;
-
-  /** Where the build puts the peer's jar, beside this class. */
-  static final String RESOURCE = "peer/thrift-nio-peer-drift.jar";
 
   /** Why a build lacks the jar. */
   static final String NOT_BUILT =
@@ -34,15 +21,14 @@ final class DriftPeerJar {
           + PeerJdk.DEFAULT_DIR
           + ")";
 
-  private static final String ENTRY = "io.thriftnio.peer.drift.DriftPeer";
-
-  private static ClassLoader loader;
+  private static final PeerJar JAR =
+      new PeerJar("thrift-nio-peer-drift", "io.thriftnio.peer.drift.DriftPeer", NOT_BUILT);
 
   private DriftPeerJar() {}
 
   /** Whether this build carries the peer's jar. */
   static boolean built() {
-    return DriftPeerJar.class.getResource(RESOURCE) != null;
+    return JAR.built();
   }
 
   /** Why this JVM cannot load Drift, or {@code null}: the jar is missing, or the JVM too old. */
@@ -95,33 +81,6 @@ final class DriftPeerJar {
     if (why != null) {
       throw new IllegalStateException(why);
     }
-    try {
-      return Class.forName(ENTRY, true, loader()).getMethod(method, types).invoke(null, args);
-    } catch (InvocationTargetException e) {
-      if (e.getCause() instanceof Exception) {
-        throw (Exception) e.getCause();
-      }
-      throw e;
-    }
-  }
-
-  /** The peer's class loader: the jar copied out to a file once per JVM, deleted on exit. */
-  private static synchronized ClassLoader loader() throws IOException {
-    if (loader == null) {
-      Path jar = Files.createTempFile("thrift-nio-peer-drift", ".jar");
-      jar.toFile().deleteOnExit();
-      try (InputStream in = DriftPeerJar.class.getResourceAsStream(RESOURCE)) {
-        if (in == null) {
-          throw new IOException(NOT_BUILT);
-        }
-        Files.copy(in, jar, StandardCopyOption.REPLACE_EXISTING);
-      }
-      loader =
-          new URLClassLoader(
-              "thrift-nio-peer-drift",
-              new URL[] {jar.toUri().toURL()},
-              ClassLoader.getPlatformClassLoader());
-    }
-    return loader;
+    return JAR.invoke(method, types, args);
   }
 }

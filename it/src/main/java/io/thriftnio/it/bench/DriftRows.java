@@ -106,27 +106,7 @@ final class DriftRows implements RowProvider {
               spec.port(), spec.ioThreadsOr(Runtime.getRuntime().availableProcessors()));
       InetSocketAddress address =
           new InetSocketAddress(spec.host(), ((IntSupplier) server).getAsInt());
-      return new RunningServer() {
-        private boolean closed;
-
-        @Override
-        public InetSocketAddress address() {
-          return address;
-        }
-
-        @Override
-        public synchronized void close() {
-          if (closed) {
-            return;
-          }
-          closed = true;
-          try {
-            server.close();
-          } catch (Exception e) {
-            throw new IllegalStateException("cannot stop Drift's server on " + address, e);
-          }
-        }
-      };
+      return RunningServer.of(address, "Drift's server", server);
     }
   }
 

@@ -33,4 +33,33 @@ interface RunningServer extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * A row around another stack's server at {@code address}: the first {@link #close()} runs {@code
+   * stop}, and a failure there is an {@link IllegalStateException} naming {@code what} and the
+   * address.
+   */
+  static RunningServer of(InetSocketAddress address, String what, AutoCloseable stop) {
+    return new RunningServer() {
+      private boolean closed;
+
+      @Override
+      public InetSocketAddress address() {
+        return address;
+      }
+
+      @Override
+      public synchronized void close() {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        try {
+          stop.close();
+        } catch (Exception e) {
+          throw new IllegalStateException("cannot stop " + what + " on " + address, e);
+        }
+      }
+    };
+  }
 }

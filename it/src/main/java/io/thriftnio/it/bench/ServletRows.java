@@ -94,22 +94,7 @@ final class ServletRows implements RowProvider {
         throw e;
       }
       InetSocketAddress address = new InetSocketAddress(spec.host(), connector.getLocalPort());
-      return new RunningServer() {
-        private boolean closed;
-
-        @Override
-        public InetSocketAddress address() {
-          return address;
-        }
-
-        @Override
-        public synchronized void close() {
-          if (!closed) {
-            closed = true;
-            stopQuietly(server);
-          }
-        }
-      };
+      return RunningServer.of(address, "Jetty", () -> stopQuietly(server));
     }
   }
 
