@@ -145,7 +145,10 @@ final class ChannelBorrows {
         if (endpoint.isRetired()) {
           throw leftSource(ep); // it left while this call waited: another endpoint takes it
         }
-        if (afterWait == null && anyOwesLateReplies()) {
+        // A borrow for a down endpoint is its probe: it must reach that endpoint, or the selector
+        // would take a connection elsewhere for news of it and bring it up unheard.
+        boolean probing = !pool.isUp(ep);
+        if (afterWait == null && !probing && anyOwesLateReplies()) {
           // Before connecting here: a free connection elsewhere that owes no late reply.
           Conn c = tryFrom(endpoint);
           c = c != null ? c : elsewhere(endpoint, null);
@@ -177,7 +180,7 @@ final class ChannelBorrows {
           metrics.borrowed(ep, Duration.ofNanos(System.nanoTime() - start));
           return grant.conn;
         }
-        Conn room = elsewhere(endpoint, null);
+        Conn room = probing ? null : elsewhere(endpoint, null);
         if (room != null) {
           return room; // rather than wait here for a release while another endpoint has room
         }

@@ -17,6 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
@@ -56,6 +58,15 @@ class CollateralFailuresTest {
 
   private MultiplexedPool pool(
       Balancer balancer, PoolConfig.Builder config, int maxInFlight, InetSocketAddress... at) {
+    return pool(balancer, config, maxInFlight, System::nanoTime, at);
+  }
+
+  private MultiplexedPool pool(
+      Balancer balancer,
+      PoolConfig.Builder config,
+      int maxInFlight,
+      LongSupplier clock,
+      InetSocketAddress... at) {
     pool =
         new MultiplexedPool(
             "test-channels",
@@ -74,7 +85,8 @@ class CollateralFailuresTest {
             },
             new TBinaryProtocol.Factory(),
             channel -> true,
-            maxInFlight);
+            maxInFlight,
+            clock);
     return pool;
   }
 
@@ -251,6 +263,35 @@ class CollateralFailuresTest {
     b.answer(2);
     assertThat(fifth.get(10, TimeUnit.SECONDS).remaining()).isPositive();
     assertThat(pool.stats().timeouts()).isZero();
+  }
+
+  @Test
+  void theProbeOfADownEndpointGoesToItNotToRoomElsewhere() throws Exception {
+    AtomicLong clock = new AtomicLong(1_000_000_000L);
+    PoolConfig.Builder config =
+        config()
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .ejectAfterConsecutiveFailures(1)
+                    .backoff(Duration.ofMillis(100))
+                    .maxBackoff(Duration.ofMillis(100))
+                    .build());
+    pool(Balancer.ROUND_ROBIN, config, 1, clock::get, A, B);
+    call(1);
+    awaitPlaced(1);
+    call(1);
+    awaitPlaced(2);
+    ScriptedChannel a = only(A);
+    ScriptedChannel b = only(B);
+    a.timeOut(0, false); // A's own timeout: ejected; its one connection owes the late reply
+    assertThat(pool.state(A).isUp()).isFalse();
+    b.answer(0); // room on B
+    clock.addAndGet(Duration.ofMillis(100).toNanos()); // A's back-off has passed: due for a probe
+    call(1); // round robin: A, its probe
+    a.answer(0); // the late reply: A's connection is free again
+    awaitPlaced(3);
+    assertThat(a.pending).as("the probe reached A").hasSize(2);
+    assertThat(b.pending).as("and not B's free connection").hasSize(1);
   }
 
   @Test
