@@ -328,9 +328,9 @@ public final class ServerSasl {
      * evaluateResponse}, so each {@link PlainAuthenticator} and {@code CallbackHandler} call), off
      * the IO threads. Default ({@code null}): each server's own pool, made when it is built and
      * shut down when it closes, of max(4, cores) threads named after the server ({@code
-     * thrift-nio-netty-sasl-N}, {@code thrift-nio-grizzly-sasl-N}) with 4,096 steps waiting; a step
-     * beyond that is refused with {@code ERROR}, and its connection closed. So one server's slow
-     * user store never delays another server's negotiations.
+     * thrift-nio-netty-sasl-N}, {@code thrift-nio-grizzly-server-sasl-N}) with 4,096 steps waiting;
+     * a step beyond that is refused with {@code ERROR}, and its connection closed. So one server's
+     * slow user store never delays another server's negotiations.
      *
      * <p>Give an executor of your own for an authenticator that blocks long (an LDAP bind: more
      * threads, or virtual ones), or to share one among servers. It stays yours: no server shuts it

@@ -310,11 +310,13 @@ public abstract class SaslSuite {
   void aBlockedAuthenticatorOnOneServerDoesNotDelayAnotherServersNegotiation() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger entered = new AtomicInteger();
+    AtomicReference<String> thread = new AtomicReference<>();
     ThriftServer blocked =
         start(
             ServerSasl.builder()
                 .plain(
                     (user, password) -> {
+                      thread.set(Thread.currentThread().getName());
                       entered.incrementAndGet();
                       release.await(); // a user store that does not answer
                       return true;
@@ -349,11 +351,42 @@ public abstract class SaslSuite {
           .as("the other server's negotiation, while %d are blocked on the first", entered.get())
           .isLessThan(Duration.ofSeconds(5));
       assertThat(release.getCount()).as("still blocked meanwhile").isEqualTo(1);
+      assertThat(thread.get()).as("the server's own negotiation thread").contains("-sasl-");
     } finally {
       release.countDown();
       for (RawConnection raw : raws) {
         raw.close();
       }
+    }
+  }
+
+  @Test
+  void aNegotiationExecutorOfTheApplicationRunsTheStepsAndOutlivesTheServer() throws Exception {
+    java.util.concurrent.ExecutorService mine =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            task -> new Thread(task, "application-sasl"));
+    try {
+      AtomicReference<String> thread = new AtomicReference<>();
+      ThriftServer server =
+          start(
+              ServerSasl.builder()
+                  .plain(
+                      (user, password) -> {
+                        thread.set(Thread.currentThread().getName());
+                        return new String(password).equals(SaslPeers.USERS.get(user));
+                      })
+                  .plainWithoutTls(true)
+                  .negotiationExecutor(mine)
+                  .build());
+      BenchService.Client client = open(server, SaslPeers.plainClient("bob", "bob's"));
+      assertThat(echo(client, ByteBuffer.wrap(new byte[] {5}))).isEqualTo(new byte[] {5});
+      assertThat(thread.get()).isEqualTo("application-sasl");
+      clients.forEach(SaslPeers::closeQuietly);
+      server.close();
+      assertThat(mine.isShutdown()).as("the application's executor, not the server's").isFalse();
+      assertThat(mine.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
+    } finally {
+      mine.shutdownNow();
     }
   }
 
