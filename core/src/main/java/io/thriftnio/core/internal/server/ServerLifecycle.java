@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The life of one server, written once for every transport: new, running, closing, closed; an
- * idempotent {@link #start()} and {@link #close()}; the graceful drain; the worker pool. The
- * transport plugs in through {@link Transport}. Not part of the API.
+ * idempotent {@link #start()} and {@link #close()}; the graceful drain; the worker pool and the
+ * SASL negotiation pool (each the server's own unless the settings give an executor, which is never
+ * shut down). The transport plugs in through {@link Transport}. Not part of the API.
  *
  * <pre>
  *  NEW --start--&gt; RUNNING --close--&gt; CLOSING --drained, threads released--&gt; CLOSED
