@@ -12,7 +12,6 @@ import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
-import io.thriftnio.core.wire.SaslSettings;
 import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
@@ -141,7 +140,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
                     config.inputProtocolFactory(),
                     config.httpPath())
                 .withHealth(config.healthPath(), lifecycle::isRunning)
-                .withSasl(config.sasl() == null ? null : new SaslSettings(config.sasl())),
+                .withSasl(lifecycle.sasl()),
             () -> {}, // the server filter counts the refusals it is told of
             counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());

@@ -23,7 +23,6 @@ import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
 import io.thriftnio.core.util.internal.Checks;
-import io.thriftnio.core.wire.SaslSettings;
 import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.netty.internal.EventLoops;
 import io.thriftnio.netty.internal.IoThreadFactory;
@@ -127,7 +126,7 @@ public final class NettyThriftServer extends ForwardingThriftServer {
                 config.inputProtocolFactory(),
                 config.httpPath())
             .withHealth(config.healthPath(), lifecycle::isRunning)
-            .withSasl(config.sasl() == null ? null : new SaslSettings(config.sasl()));
+            .withSasl(lifecycle.sasl());
     this.lifecycle.transport(new Binding());
     this.settings =
         new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.stream.Collectors;
 import javax.security.auth.Subject;
 import javax.security.auth.callback.CallbackHandler;
@@ -30,9 +33,19 @@ import javax.security.sasl.SaslServer;
  *
  * <p>Each connection negotiates one mechanism, the one its client names in its {@code START}
  * message; an unknown one is refused with {@code BAD}. The mechanisms' steps run off the IO threads
- * (a GSSAPI step may block), inside {@code Subject.doAs} of the server's subject for GSSAPI. A
- * negotiation that does not complete within {@link #negotiationTimeout()} is refused with {@code
- * ERROR}; every failure closes the connection and counts in {@code ServerStats.saslFailures()}.
+ * (a GSSAPI step or an authenticator may block), on each server's own negotiation executor ({@link
+ * Builder#negotiationExecutor(Executor)}), inside {@code Subject.doAs} of the server's subject for
+ * GSSAPI. A negotiation that does not complete within {@link #negotiationTimeout()} is refused with
+ * {@code ERROR}; every failure closes the connection and counts in {@code
+ * ServerStats.saslFailures()}.
+ *
+ * <p>What a refused peer is told is the library's, never the mechanism's or the authenticator's
+ * text: {@code BAD "authentication failed"} when the mechanism refused its credential (a wrong
+ * password, a user who may not act as another), {@code ERROR "internal error"} when the server
+ * failed (an authenticator threw, its user store down). The server's log has the detail, with the
+ * peer's address. Rules of the negotiation the peer broke (a bad status byte, a message over {@link
+ * #maxNegotiationMessageSize()}, no {@code COMPLETE} within {@link #negotiationTimeout()}, an
+ * unknown mechanism) are told in the library's own words.
  */
 public final class ServerSasl {
 
@@ -51,6 +64,7 @@ public final class ServerSasl {
   private final Duration negotiationTimeout;
   private final int maxNegotiationMessageSize;
   private final boolean plainWithoutTls;
+  private final Executor negotiationExecutor;
 
   private ServerSasl(Builder b) {
     if (b.mechanisms.isEmpty()) {
@@ -72,6 +86,7 @@ public final class ServerSasl {
     }
     this.maxNegotiationMessageSize = b.maxNegotiationMessageSize;
     this.plainWithoutTls = b.plainWithoutTls;
+    this.negotiationExecutor = checkNegotiationExecutor(b.negotiationExecutor);
     String qopProperty = qopProperty(b.qop);
     Map<String, Mechanism> built = new LinkedHashMap<>();
     b.mechanisms.forEach((name, m) -> built.put(name, m.withQop(qopProperty)));
@@ -83,6 +98,27 @@ public final class ServerSasl {
       throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
     }
     return value;
+  }
+
+  /** Refuses a pool that would drop a step silently or run it on the IO thread that asked. */
+  private static Executor checkNegotiationExecutor(Executor executor) {
+    if (executor instanceof ThreadPoolExecutor) {
+      RejectedExecutionHandler handler =
+          ((ThreadPoolExecutor) executor).getRejectedExecutionHandler();
+      if (handler instanceof ThreadPoolExecutor.DiscardPolicy
+          || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy
+          || handler instanceof ThreadPoolExecutor.CallerRunsPolicy) {
+        throw new IllegalArgumentException(
+            "negotiationExecutor: "
+                + executor
+                + " with rejection handler "
+                + handler.getClass().getName()
+                + " (expected: a handler that rejects, e.g. ThreadPoolExecutor.AbortPolicy: a"
+                + " discarded step leaves its negotiation waiting for negotiationTimeout, and"
+                + " CallerRunsPolicy would run it on an IO thread)");
+      }
+    }
+    return executor;
   }
 
   /** A builder with no mechanism yet; add at least one. */
@@ -113,6 +149,14 @@ public final class ServerSasl {
   /** Whether PLAIN is offered on a server without TLS (its passwords then travel in clear). */
   public boolean plainWithoutTls() {
     return plainWithoutTls;
+  }
+
+  /**
+   * The executor the mechanisms' steps run on, as set by {@link
+   * Builder#negotiationExecutor(Executor)}; {@code null} (the default) for each server's own pool.
+   */
+  public Executor negotiationExecutor() {
+    return negotiationExecutor;
   }
 
   /** Whether PLAIN is among the mechanisms. */
@@ -147,6 +191,7 @@ public final class ServerSasl {
         + ", maxNegotiationMessageSize="
         + maxNegotiationMessageSize
         + (plainWithoutTls ? ", plainWithoutTls" : "")
+        + (negotiationExecutor != null ? ", negotiationExecutor=" + negotiationExecutor : "")
         + "}";
   }
 
@@ -164,6 +209,7 @@ public final class ServerSasl {
     private Duration negotiationTimeout = DEFAULT_NEGOTIATION_TIMEOUT;
     private int maxNegotiationMessageSize = DEFAULT_MAX_NEGOTIATION_MESSAGE_SIZE;
     private boolean plainWithoutTls;
+    private Executor negotiationExecutor;
 
     private Builder() {}
 
@@ -278,11 +324,35 @@ public final class ServerSasl {
     }
 
     /**
+     * Where the mechanisms' steps run (making a connection's {@code SaslServer}, each {@code
+     * evaluateResponse}, so each {@link PlainAuthenticator} and {@code CallbackHandler} call), off
+     * the IO threads. Default ({@code null}): each server's own pool, made when it is built and
+     * shut down when it closes, of max(4, cores) threads named after the server ({@code
+     * thrift-nio-netty-sasl-N}, {@code thrift-nio-grizzly-server-sasl-N}) with 4,096 steps waiting;
+     * a step beyond that is refused with {@code ERROR}, and its connection closed. So one server's
+     * slow user store never delays another server's negotiations.
+     *
+     * <p>Give an executor of your own for an authenticator that blocks long (an LDAP bind: more
+     * threads, or virtual ones), or to share one among servers. It stays yours: no server shuts it
+     * down. It must run each step on another thread than the caller's (an IO thread) or throw
+     * {@code RejectedExecutionException}, answered with {@code ERROR}; {@link #build()} refuses a
+     * {@code ThreadPoolExecutor} whose rejection handler discards or runs on the caller. A
+     * negotiation whose step waits longer than {@link #negotiationTimeout(Duration)} is refused.
+     *
+     * @param executor the executor, or {@code null} for the server's own pool
+     */
+    public Builder negotiationExecutor(Executor executor) {
+      this.negotiationExecutor = executor;
+      return this;
+    }
+
+    /**
      * The settings.
      *
      * @throws IllegalStateException if no mechanism was added, or PLAIN is offered without {@code
      *     AUTH} accepted
-     * @throws IllegalArgumentException if a limit is out of range
+     * @throws IllegalArgumentException if a limit is out of range, or the negotiation executor
+     *     would drop a step or run it on an IO thread
      */
     public ServerSasl build() {
       return new ServerSasl(this);

@@ -17,16 +17,37 @@ import org.apache.thrift.protocol.TMessage;
  */
 public final class Refusal {
 
+  /** Whose doing a failed handshake was, which sets how the server logs it. */
+  public enum Fault {
+    /**
+     * The peer broke the handshake's rules (bad bytes, a timeout): WARN, once per peer address
+     * among the recent ones, then DEBUG.
+     */
+    PEER,
+    /**
+     * The peer's credential was refused (a wrong password): INFO, once per peer address among the
+     * recent ones, then DEBUG.
+     */
+    CREDENTIAL,
+    /**
+     * The server could not tell (an authenticator threw, its user store down): WARN for every
+     * connection, with the stack trace once per peer address among the recent ones.
+     */
+    SERVER
+  }
+
   private final String reason;
   private final TMessage header;
   private final Envelope envelope;
   private final ByteBuffer answer;
   private final Exception exception;
   private final CloseCause closeCause;
+  private final Fault fault;
+  private final Throwable error;
 
   private Refusal(
       String reason, TMessage header, Envelope envelope, ByteBuffer answer, Exception exception) {
-    this(reason, header, envelope, answer, exception, null);
+    this(reason, header, envelope, answer, exception, null, Fault.PEER, null);
   }
 
   private Refusal(
@@ -35,13 +56,17 @@ public final class Refusal {
       Envelope envelope,
       ByteBuffer answer,
       Exception exception,
-      CloseCause closeCause) {
+      CloseCause closeCause,
+      Fault fault,
+      Throwable error) {
     this.reason = reason;
     this.header = header;
     this.envelope = envelope;
     this.answer = answer;
     this.exception = exception;
     this.closeCause = closeCause;
+    this.fault = fault;
+    this.error = error;
   }
 
   /**
@@ -54,7 +79,20 @@ public final class Refusal {
    * @param cause why the connection closes, e.g. {@link CloseCause#SASL_FAILURE}
    */
   public static Refusal handshakeFailed(String reason, ByteBuffer answer, CloseCause cause) {
-    return new Refusal(reason, null, null, answer, null, cause);
+    return handshakeFailed(reason, answer, cause, Fault.PEER, null);
+  }
+
+  /**
+   * {@link #handshakeFailed(String, ByteBuffer, CloseCause)} whose log line depends on {@code
+   * fault}. The {@code answer} is what the peer may know; {@code reason} and {@code error}, the
+   * detail, are for the server's log only.
+   *
+   * @param fault whose doing it was
+   * @param error the server's own failure behind a {@link Fault#SERVER}, or {@code null}
+   */
+  public static Refusal handshakeFailed(
+      String reason, ByteBuffer answer, CloseCause cause, Fault fault, Throwable error) {
+    return new Refusal(reason, null, null, answer, null, cause, fault, error);
   }
 
   /**
@@ -140,6 +178,16 @@ public final class Refusal {
    */
   public CloseCause closeCause() {
     return closeCause;
+  }
+
+  /** Whose doing a failed handshake was; {@link Fault#PEER} for every other refusal. */
+  public Fault fault() {
+    return fault;
+  }
+
+  /** The server's own failure behind a {@link Fault#SERVER} handshake failure, or {@code null}. */
+  public Throwable error() {
+    return error;
   }
 
   /** The frame length that broke the rules, or {@code null} for other refusals. */

@@ -4,7 +4,6 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.sasl.SaslIdentity;
 import java.nio.ByteBuffer;
 import javax.security.sasl.SaslException;
-import javax.security.sasl.SaslServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +28,7 @@ final class SaslEnvelope extends Envelope {
 
   private final Object peer;
   private volatile SaslIdentity identity;
-  private volatile SaslServer wrapping;
+  private volatile SaslSession wrapping;
 
   SaslEnvelope(Object peer) {
     this.peer = peer;
@@ -41,7 +40,7 @@ final class SaslEnvelope extends Envelope {
    * @param identity who the peer is
    * @param wrapping the mechanism that wraps each reply, or {@code null} under {@code auth}
    */
-  void complete(SaslIdentity identity, SaslServer wrapping) {
+  void complete(SaslIdentity identity, SaslSession wrapping) {
     this.wrapping = wrapping;
     this.identity = identity;
   }
@@ -56,8 +55,8 @@ final class SaslEnvelope extends Envelope {
     if (frame == null) {
       return;
     }
-    SaslServer server = wrapping;
-    if (server == null) {
+    SaslSession session = wrapping;
+    if (session == null) {
       out.send(null, frame);
       return;
     }
@@ -66,9 +65,7 @@ final class SaslEnvelope extends Envelope {
     frame.position(frame.position() + Framing.HEADER_SIZE).get(message);
     byte[] wrapped;
     try {
-      synchronized (server) { // unwrap runs on the reading thread meanwhile
-        wrapped = server.wrap(message, 0, length);
-      }
+      wrapped = session.wrap(message, 0, length); // one at a time with the reading's unwrap
     } catch (SaslException | RuntimeException e) {
       // The context is gone (the connection closing disposed it) or broken: the reply cannot
       // leave; the peer's call fails when the connection closes.

@@ -9,6 +9,7 @@ import io.thriftnio.core.sasl.SaslQop;
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.wire.SaslMessage.Status;
 import java.net.SocketAddress;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,10 +34,18 @@ import javax.security.sasl.SaslServer;
  * <p>Each step (making the {@code SaslServer}, {@code evaluateResponse}) runs on {@link
  * SaslSettings#steps()}: the decoder consumes the message and returns {@code AWAIT} with the step,
  * and once it completes the adapter decodes again and gets the answer ({@code ANSWER}: {@code OK}
- * or {@code COMPLETE}) or the refusal. Refusals ({@code BAD} for what the mechanism refused, {@code
- * ERROR} for the rest, as libthrift's server sends them) close the connection as {@link
- * CloseCause#SASL_FAILURE}. The negotiation's deadline is an {@code AWAIT} too, taken while the
- * decoder waits for the peer, so no adapter timer is involved.
+ * or {@code COMPLETE}) or the refusal. Refusals close the connection as {@link
+ * CloseCause#SASL_FAILURE}; the peer, not authenticated, is told the library's words only: {@code
+ * BAD} {@value #AUTHENTICATION_FAILED} for what the mechanism refused ({@code SaslException}),
+ * {@code ERROR} {@value #INTERNAL_ERROR} for the server's own failure (an authenticator threw), or
+ * the rule of the negotiation it broke. The detail goes to the log with the peer ({@link
+ * Refusal#fault()} sets the level). The negotiation's deadline is an {@code AWAIT} too, taken while
+ * the decoder waits for the peer, so no adapter timer is involved.
+ *
+ * <p>Threads: {@code decode} on the reading thread, one call at a time; the steps on the executor;
+ * {@link #close()} on any thread, meanwhile. What they share is the {@link SaslSession} (the
+ * mechanism, disposed once nothing uses it), the deadline (a future) and {@code closed} (volatile);
+ * the rest is the reading thread's.
  *
  * <p>Limits: a negotiation message's declared length above {@code maxNegotiationMessageSize} is
  * refused before anything is allocated; a frame's declared (wrapped) length above {@code
@@ -68,21 +77,30 @@ final class SaslServerDecoder implements Decoder {
         }
       };
 
+  /** What a peer is told when the mechanism refused its credential: nothing more. */
+  static final String AUTHENTICATION_FAILED = "authentication failed";
+
+  /** What a peer is told when the server failed (an authenticator threw): nothing more. */
+  static final String INTERNAL_ERROR = "internal error";
+
   private final SaslSettings settings;
   private final ServerSasl sasl;
   private final WireSettings wire;
   private final Object peer;
   private final SaslEnvelope envelope;
+  private final SaslSession session;
   private final CompletableFuture<Void> deadline = new CompletableFuture<>();
 
+  // Confined to the reading thread: decode runs there, one call at a time (Decoder's contract).
   private String mechanism;
-  private volatile SaslServer server;
   private CompletableFuture<byte[]> step;
   private boolean deadlineArmed;
-  private boolean closed;
 
   /** After COMPLETE: the frames. Under auth, framed's decoder; {@code null} while negotiating. */
   private Decoder frames;
+
+  /** Set once, by a refusal on the reading thread or by {@link #close()} on any thread. */
+  private volatile boolean closed;
 
   private SaslServerDecoder(WireSettings wire, Object peer) {
     this.wire = wire;
@@ -90,6 +108,7 @@ final class SaslServerDecoder implements Decoder {
     this.sasl = settings.sasl();
     this.peer = peer;
     this.envelope = new SaslEnvelope(peer);
+    this.session = new SaslSession(peer);
     deadline.completeOnTimeout(null, sasl.negotiationTimeout().toNanos(), TimeUnit.NANOSECONDS);
   }
 
@@ -158,28 +177,35 @@ final class SaslServerDecoder implements Decoder {
     if (message.status() != Status.OK && message.status() != Status.COMPLETE) {
       return fail(Status.ERROR, "Expected COMPLETE or OK, got " + message.status(), out);
     }
+    if (!session.begin()) {
+      return out.needMore(); // closed meanwhile
+    }
     byte[] response = message.payload();
     String name = mechanism;
+    CompletableFuture<byte[]> running;
     try {
-      step =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  SaslServer s = server;
-                  if (s == null) {
-                    s = sasl.newSaslServer(name);
-                    server = s;
-                  }
-                  return s.evaluateResponse(response);
-                } catch (SaslException e) {
-                  throw new CompletionException(e);
-                }
-              },
-              settings.steps());
+      running = CompletableFuture.supplyAsync(() -> evaluate(name, response), settings.steps());
     } catch (RejectedExecutionException e) {
+      session.end();
       return fail(Status.ERROR, "server busy: too many SASL negotiations waiting", out);
     }
+    // The use ends before the step counts as done: a close meanwhile disposes after it.
+    step = running.whenComplete((challenge, failure) -> session.end());
     return out.await(consumed, CompletableFuture.anyOf(step, deadline));
+  }
+
+  /** One step, on the negotiation executor, within a use of the session. */
+  private byte[] evaluate(String name, byte[] response) {
+    try {
+      SaslServer s = session.server();
+      if (s == null) {
+        s = sasl.newSaslServer(name);
+        session.made(s);
+      }
+      return s.evaluateResponse(response);
+    } catch (SaslException e) {
+      throw new CompletionException(e);
+    }
   }
 
   /** The step is done: its challenge goes back, or the negotiation fails. */
@@ -187,37 +213,46 @@ final class SaslServerDecoder implements Decoder {
     byte[] challenge;
     try {
       challenge = done.join();
-    } catch (CompletionException e) {
+    } catch (CompletionException | CancellationException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       return cause instanceof SaslException
-          ? fail(Status.BAD, String.valueOf(cause.getMessage()), out)
-          : fail(Status.ERROR, cause.toString(), out);
+          ? refuseCredential(cause, out)
+          : failInternally("the step failed: " + cause, cause, out);
     }
-    byte[] payload = challenge == null ? new byte[0] : challenge;
-    SaslServer s = server;
+    if (!session.begin()) {
+      return out.needMore(); // closed meanwhile
+    }
+    try {
+      return complete(challenge == null ? new byte[0] : challenge, out);
+    } catch (RuntimeException e) {
+      // The mechanism broke (it is not disposed under a use); a closed connection is told nothing.
+      return closed ? out.needMore() : failInternally("the mechanism failed: " + e, e, out);
+    } finally {
+      session.end();
+    }
+  }
+
+  /** The mechanism's answer to the step: more to do ({@code OK}) or {@code COMPLETE}. */
+  private int complete(byte[] payload, Decoded out) {
+    SaslServer s = session.server();
     if (!s.isComplete()) {
       return out.answer(0, new SaslMessage(Status.OK, payload).encode(), false, false);
     }
-    SaslQop qop;
-    try {
-      Object negotiated = s.getNegotiatedProperty(Sasl.QOP);
-      qop = negotiated == null ? SaslQop.AUTH : SaslQop.of(String.valueOf(negotiated));
-    } catch (RuntimeException e) {
-      return fail(Status.ERROR, "no quality of protection: " + e, out);
-    }
+    Object negotiated = s.getNegotiatedProperty(Sasl.QOP);
+    SaslQop qop = negotiated == null ? SaslQop.AUTH : SaslQop.of(String.valueOf(negotiated));
     if (!sasl.qop().contains(qop)) {
       return fail(Status.BAD, "quality of protection " + qop.saslName() + " not accepted", out);
     }
     envelope.complete(
-        new SaslIdentity(mechanism, s.getAuthorizationID(), qop), qop.wraps() ? s : null);
+        new SaslIdentity(mechanism, s.getAuthorizationID(), qop), qop.wraps() ? session : null);
     deadline.complete(null); // cancels its timer
     if (qop.wraps()) {
-      frames = new WrappedFrames(s, wire.maxFrameSize(), peer, envelope);
+      frames = new WrappedFrames(session, wire.maxFrameSize(), peer, envelope);
     } else {
       frames =
           new FramedDecoder(
               wire.maxFrameSize(), wire.headerProtocol(), peer, envelope, wire.accepted());
-      dispose(s); // nothing more to ask of it
+      session.close(); // nothing more to ask of it: disposed once this use ends
     }
     return out.answer(0, new SaslMessage(Status.COMPLETE, payload).encode(), false, false);
   }
@@ -240,14 +275,51 @@ final class SaslServerDecoder implements Decoder {
         out);
   }
 
-  /** Refuses the connection: {@code status} and {@code reason} go to the peer, then it closes. */
+  /**
+   * The mechanism refused the peer's credential ({@code SaslException}): the peer is told {@value
+   * #AUTHENTICATION_FAILED}, {@code BAD}, and the log why.
+   */
+  private int refuseCredential(Throwable why, Decoded out) {
+    return refuse(
+        Status.BAD, AUTHENTICATION_FAILED, why.toString(), Refusal.Fault.CREDENTIAL, null, out);
+  }
+
+  /**
+   * The server failed (an authenticator threw, the mechanism broke): the peer is told {@value
+   * #INTERNAL_ERROR}, {@code ERROR}, and the log what happened.
+   */
+  private int failInternally(String detail, Throwable error, Decoded out) {
+    return refuse(Status.ERROR, INTERNAL_ERROR, detail, Refusal.Fault.SERVER, error, out);
+  }
+
+  /**
+   * Refuses the connection for breaking the negotiation's rules: {@code status} and {@code reason},
+   * the library's own words on what the peer sent, go to the peer and the log; then it closes.
+   */
   private int fail(Status status, String reason, Decoded out) {
+    return refuse(status, reason, reason, Refusal.Fault.PEER, null, out);
+  }
+
+  /**
+   * Refuses the connection: {@code status} and {@code told} go to the peer, {@code detail} to the
+   * log, with the peer's address; then it closes.
+   */
+  private int refuse(
+      Status status,
+      String told,
+      String detail,
+      Refusal.Fault fault,
+      Throwable error,
+      Decoded out) {
     String what = mechanism == null ? "SASL negotiation" : "SASL " + mechanism + " negotiation";
+    String sent = told.equals(detail) ? status.toString() : status + " \"" + told + "\"";
     Refusal refusal =
         Refusal.handshakeFailed(
-            what + " from " + peer + " failed: " + reason + " (sent " + status + ")",
-            SaslMessage.of(status, reason).encode(),
-            CloseCause.SASL_FAILURE);
+            what + " from " + peer + " failed: " + detail + " (sent " + sent + ")",
+            SaslMessage.of(status, told).encode(),
+            CloseCause.SASL_FAILURE,
+            fault,
+            error);
     // Before the refusal is set: closing completes the deadline, whose wake-up may decode at once.
     close();
     return out.refused(refusal);
@@ -255,41 +327,20 @@ final class SaslServerDecoder implements Decoder {
 
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
     closed = true;
     deadline.complete(null);
-    CompletableFuture<byte[]> pending = step;
-    if (pending != null) {
-      pending.whenComplete((r, e) -> dispose(server)); // the step still uses it
-    } else {
-      dispose(server);
-    }
-  }
-
-  private void dispose(SaslServer s) {
-    if (s == null) {
-      return;
-    }
-    try {
-      s.dispose();
-    } catch (SaslException e) {
-      // Only the mechanism's own resources are at stake, and the connection is done with them.
-      org.slf4j.LoggerFactory.getLogger(SaslServerDecoder.class)
-          .debug("SASL {} context of {} not disposed: {}", mechanism, peer, e.toString());
-    }
+    session.close(); // disposes the mechanism now, or once a step or a wrap using it ends
   }
 
   /** The frames after {@code auth-int} or {@code auth-conf}: each unwrapped into its message. */
   private static final class WrappedFrames implements Decoder {
-    private final SaslServer server;
+    private final SaslSession session;
     private final int maxFrameSize;
     private final SocketAddress peer;
     private final SaslEnvelope envelope;
 
-    WrappedFrames(SaslServer server, int maxFrameSize, Object peer, SaslEnvelope envelope) {
-      this.server = server;
+    WrappedFrames(SaslSession session, int maxFrameSize, Object peer, SaslEnvelope envelope) {
+      this.session = session;
       this.maxFrameSize = maxFrameSize;
       this.peer = peer instanceof SocketAddress a ? a : null;
       this.envelope = envelope;
@@ -312,9 +363,7 @@ final class SaslServerDecoder implements Decoder {
       in.getBytes(start + Framing.HEADER_SIZE, wrapped, 0, length);
       byte[] message;
       try {
-        synchronized (server) { // wrap runs on the replying thread meanwhile
-          message = server.unwrap(wrapped, 0, length);
-        }
+        message = session.unwrap(wrapped, 0, length); // one at a time with the replies' wrap
       } catch (SaslException | RuntimeException e) {
         return out.refused(
             Refusal.of(

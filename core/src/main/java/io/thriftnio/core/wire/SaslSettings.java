@@ -1,39 +1,38 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server's SASL settings as its connections' decoders use them: the {@link ServerSasl}, the
  * executor the mechanisms' steps run on, and a small memory of the peers whose failure was logged,
  * so that a client retrying a wrong password does not fill the log. One per server.
  *
- * <p>The steps run on one executor shared by every server of the JVM ({@link #SHARED_STEPS}), not
- * on a server's workers: a {@code SAME_THREAD} server has none, and a storm of negotiations (each a
- * few milliseconds of public-key or Kerberos work, a GSSAPI step perhaps blocking on a replay
- * cache) must not queue ahead of calls. Its threads are daemons that end after 30 s idle.
+ * <p>The steps run on the server's own negotiation executor ({@link
+ * ServerSasl#negotiationExecutor()}, or the pool {@link #newStepPool} makes), not on its workers: a
+ * {@code SAME_THREAD} server has none, and a storm of negotiations (each a few milliseconds of
+ * public-key or Kerberos work, a GSSAPI step perhaps blocking on a replay cache, an authenticator
+ * asking a user store) must not queue ahead of calls, nor ahead of another server's negotiations.
  */
 public final class SaslSettings {
 
   /** Peers remembered for the once-per-peer failure log; the oldest is forgotten first. */
   static final int RECENT_PEERS = 1024;
 
-  /** Negotiation steps waiting for a thread before new ones are refused with {@code ERROR}. */
-  static final int MAX_QUEUED_STEPS = 4096;
-
   /**
-   * Runs every server's negotiation steps: at most max(2, cores) at once, {@value
-   * #MAX_QUEUED_STEPS} waiting.
+   * Threads of a server's own negotiation pool: {@value}, or the cores when more. Steps are CPU
+   * work (Kerberos, DIGEST-MD5) or a user store's answer (PLAIN, a callback handler).
    */
-  static final Executor SHARED_STEPS = newStepExecutor();
+  public static final int MIN_STEP_THREADS = 4;
+
+  /** Negotiation steps waiting for a thread of a server's own pool before new ones are refused. */
+  public static final int MAX_QUEUED_STEPS = 4096;
 
   private final ServerSasl sasl;
   private final Executor steps;
@@ -44,11 +43,6 @@ public final class SaslSettings {
           return size() > RECENT_PEERS;
         }
       };
-
-  /** The settings of a server's {@code sasl}, its steps on the shared executor. */
-  public SaslSettings(ServerSasl sasl) {
-    this(sasl, SHARED_STEPS);
-  }
 
   /**
    * @param sasl the server's
@@ -71,7 +65,7 @@ public final class SaslSettings {
 
   /**
    * Whether a failure of {@code peer} is the first among the recent ones from its address (the port
-   * ignored): log it at WARN then, else at DEBUG.
+   * ignored): log it at its level then, else at DEBUG.
    */
   public boolean firstFailureOf(Object peer) {
     Object key =
@@ -81,23 +75,20 @@ public final class SaslSettings {
     }
   }
 
-  private static Executor newStepExecutor() {
-    AtomicInteger next = new AtomicInteger(1);
-    int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            30,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(MAX_QUEUED_STEPS),
-            task -> {
-              Thread t = new Thread(task, "thrift-nio-sasl-" + next.getAndIncrement());
-              t.setDaemon(true);
-              return t;
-            });
-    executor.allowCoreThreadTimeOut(true);
-    return executor;
+  /**
+   * A server's own negotiation pool, for a server whose {@link ServerSasl} has no executor: at most
+   * max({@value #MIN_STEP_THREADS}, cores) steps at once, {@value #MAX_QUEUED_STEPS} waiting, then
+   * refused ({@code RejectedExecutionException}, which the decoder answers with {@code ERROR}
+   * "server busy"). Its daemon threads, {@code name-1}, {@code name-2}, ..., start with the first
+   * step and end after 60 s idle; the server shuts it down when it closes.
+   *
+   * @param name the threads' prefix, e.g. {@code thrift-nio-netty-sasl}
+   */
+  public static ThreadPoolExecutor newStepPool(String name) {
+    return WorkerPools.newBoundedPool(
+        name,
+        Math.max(MIN_STEP_THREADS, Runtime.getRuntime().availableProcessors()),
+        MAX_QUEUED_STEPS);
   }
 
   @Override

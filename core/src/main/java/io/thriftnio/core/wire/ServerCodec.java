@@ -257,12 +257,32 @@ public final class ServerCodec {
     partialSinceNanos = 0;
     TMessage header = refusal.header();
     if (refusal.closeCause() != null) {
-      // A client retrying a wrong password would fill the log: one line per peer address.
+      // A client retrying a wrong password would fill the log: one line per peer address. The
+      // server's own failures are logged for every connection: they are the operator's to fix.
       SaslSettings sasl = settings.sasl();
-      if (sasl == null || sasl.firstFailureOf(peer)) {
-        log.warn("Closing connection: {}", refusal.reason());
-      } else {
-        log.debug("Closing connection: {}", refusal.reason());
+      boolean first = sasl == null || sasl.firstFailureOf(peer);
+      switch (refusal.fault()) {
+        case SERVER:
+          if (first) {
+            log.warn("Closing connection: {}", refusal.reason(), refusal.error());
+          } else {
+            log.warn("Closing connection: {}", refusal.reason());
+          }
+          break;
+        case CREDENTIAL:
+          if (first) {
+            log.info("Closing connection: {}", refusal.reason());
+          } else {
+            log.debug("Closing connection: {}", refusal.reason());
+          }
+          break;
+        default:
+          if (first) {
+            log.warn("Closing connection: {}", refusal.reason());
+          } else {
+            log.debug("Closing connection: {}", refusal.reason());
+          }
+          break;
       }
     } else if (header != null) {
       log.warn(

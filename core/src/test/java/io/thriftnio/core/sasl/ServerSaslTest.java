@@ -26,6 +26,38 @@ class ServerSaslTest {
     assertThat(sasl.maxNegotiationMessageSize()).isEqualTo(1_048_576);
     assertThat(sasl.plainWithoutTls()).isFalse();
     assertThat(sasl.mechanisms()).containsExactly("PLAIN");
+    assertThat(sasl.negotiationExecutor()).as("each server's own pool").isNull();
+  }
+
+  @Test
+  void aNegotiationExecutorThatWouldDropAStepOrRunItOnTheIoThreadIsRefused() {
+    for (java.util.concurrent.RejectedExecutionHandler handler :
+        java.util.List.of(
+            new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy(),
+            new java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy(),
+            new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy())) {
+      java.util.concurrent.ThreadPoolExecutor pool =
+          new java.util.concurrent.ThreadPoolExecutor(
+              1,
+              1,
+              1,
+              java.util.concurrent.TimeUnit.SECONDS,
+              new java.util.concurrent.ArrayBlockingQueue<>(1),
+              handler);
+      try {
+        assertThatThrownBy(
+                () -> ServerSasl.builder().plain(ALICE).negotiationExecutor(pool).build())
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("negotiationExecutor: " + pool + " with rejection handler ")
+            .hasMessageContaining("(expected: a handler that rejects");
+      } finally {
+        pool.shutdown();
+      }
+    }
+    java.util.concurrent.Executor mine = Runnable::run;
+    assertThat(ServerSasl.builder().plain(ALICE).negotiationExecutor(mine).build())
+        .extracting(ServerSasl::negotiationExecutor)
+        .isSameAs(mine);
   }
 
   @Test

@@ -33,9 +33,14 @@ class SaslServerDecoderTest {
   private final List<Runnable> steps = new ArrayList<>();
 
   private ServerCodec codec(Duration timeout, Executor executor) {
+    return codec(timeout, executor, (user, password) -> new String(password).equals("pw"));
+  }
+
+  private ServerCodec codec(
+      Duration timeout, Executor executor, io.thriftnio.core.sasl.PlainAuthenticator users) {
     ServerSasl sasl =
         ServerSasl.builder()
-            .plain((user, password) -> new String(password).equals("pw"))
+            .plain(users)
             .plainWithoutTls(true)
             .negotiationTimeout(timeout)
             .maxNegotiationMessageSize(100)
@@ -116,15 +121,53 @@ class SaslServerDecoderTest {
     Refusal refusal = codec.decoded().refusal();
     assertThat(refusal.closeCause()).isEqualTo(CloseCause.SASL_FAILURE);
     assertThat(bytes(refusal.answer()))
-        .isEqualTo(
-            bytes(SaslMessage.of(Status.BAD, "PLAIN: authentication failed for alice").encode()));
+        .as("the peer is told no more")
+        .isEqualTo(bytes(SaslMessage.of(Status.BAD, "authentication failed").encode()));
     assertThat(refusal.reason())
+        .as("the log's line")
         .isEqualTo(
             "SASL PLAIN negotiation from "
                 + PEER
-                + " failed: PLAIN: authentication failed for alice (sent BAD)");
+                + " failed: javax.security.sasl.SaslException: PLAIN: authentication failed for"
+                + " alice (sent BAD \"authentication failed\")");
+    assertThat(refusal.fault()).isEqualTo(Refusal.Fault.CREDENTIAL);
     assertThat(codec.rejected()).isTrue();
     assertThat(codec.wake()).as("nothing after a refusal").isEqualTo(Decoded.NEED_MORE);
+  }
+
+  @Test
+  void anAuthenticatorThatThrowsTellsThePeerInternalErrorAndTheLogWhy() {
+    ServerCodec codec =
+        codec(
+            Duration.ofSeconds(10),
+            Runnable::run,
+            (user, password) -> {
+              throw new java.net.ConnectException("connection refused to db.internal:5432");
+            });
+    byte[] wire = plain("alice", "pw");
+    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(Decoded.AWAIT);
+    assertThat(codec.wake()).isEqualTo(Decoded.REFUSED);
+    Refusal refusal = codec.decoded().refusal();
+    assertThat(bytes(refusal.answer()))
+        .isEqualTo(bytes(SaslMessage.of(Status.ERROR, "internal error").encode()));
+    assertThat(refusal.reason())
+        .startsWith("SASL PLAIN negotiation from " + PEER + " failed: ")
+        .contains("ConnectException: connection refused to db.internal:5432")
+        .endsWith("(sent ERROR \"internal error\")");
+    assertThat(refusal.fault()).isEqualTo(Refusal.Fault.SERVER);
+    assertThat(refusal.error()).hasRootCauseInstanceOf(java.net.ConnectException.class);
+    assertThat(refusal.closeCause()).isEqualTo(CloseCause.SASL_FAILURE);
+  }
+
+  @Test
+  void aConnectionClosedDuringItsStepIsNotAnsweredAfterIt() {
+    ServerCodec codec = codec(Duration.ofSeconds(10), steps::add);
+    byte[] wire = plain("alice", "pw");
+    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(Decoded.AWAIT);
+    assertThat(codec.endOfInput()).as("not inside a message").isFalse();
+    steps.remove(0).run(); // the step finishes after the close
+    assertThat(codec.wake()).isEqualTo(Decoded.NEED_MORE);
+    assertThat(codec.saslIdentity()).isNull();
   }
 
   @Test

@@ -54,11 +54,21 @@ public abstract class SaslAdversarialSuite {
   private static final Duration NEGOTIATION_TIMEOUT = Duration.ofMillis(300);
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
 
+  /** What a user store's failure says of the server's insides: it must not leave the server. */
+  private static final String INSIDE = "db.internal:5432";
+
+  /** A user whose credential the authenticator cannot check: its store is down. */
+  private static final String STORE_DOWN = "carol";
+
+  /** A user whose check fails with a bug of the authenticator's. */
+  private static final String BUGGY = "dave";
+
   /** Above a DIGEST-MD5 response (about 260 bytes), small enough to test at its boundary. */
   private static final int MAX_MESSAGE = 512;
 
   private static final int START = 1;
   private static final int OK = 2;
+  private static final int BAD = 3;
   private static final int ERROR = 4;
   private static final int COMPLETE = 5;
 
@@ -100,7 +110,16 @@ public abstract class SaslAdversarialSuite {
             .wireKinds(WireKind.SASL)
             .sasl(
                 ServerSasl.builder()
-                    .plain((user, password) -> SaslPeers.USERS.containsKey(user))
+                    .plain(
+                        (user, password) -> {
+                          if (user.equals(STORE_DOWN)) {
+                            throw new java.net.ConnectException("connection refused to " + INSIDE);
+                          }
+                          if (user.equals(BUGGY)) {
+                            throw new IllegalStateException("no session to " + INSIDE);
+                          }
+                          return SaslPeers.USERS.containsKey(user);
+                        })
                     .digestMd5(
                         SaslPeers.PROTOCOL, SaslPeers.SERVER_NAME, SaslPeers.digestServerHandler())
                     .plainWithoutTls(true)
@@ -202,6 +221,76 @@ public abstract class SaslAdversarialSuite {
     assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
     assertThat(server.stats().badFrames()).isZero();
     assertThat(echoes).as("calls that reached the handler").hasValue(0);
+  }
+
+  /**
+   * The peer was sent {@code status} with exactly {@code reason}, closed, counted once as a SASL
+   * failure; returns every byte it received.
+   */
+  private byte[] assertRefusedWithExactly(RawConnection raw, int status, String reason)
+      throws Exception {
+    Answer answer = read(raw);
+    byte[] after = raw.awaitClosedBy(WITHIN);
+    raw.close();
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    all.writeBytes(new byte[] {(byte) answer.status()});
+    all.writeBytes(ByteBuffer.allocate(4).putInt(answer.payload().length).array());
+    all.writeBytes(answer.payload());
+    all.writeBytes(after);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(status);
+    assertThat(answer.text()).isEqualTo(reason);
+    assertThat(after).as("bytes after the refusal").isEmpty();
+    await("saslFailures", ServerStats::saslFailures, 1);
+    awaitThat("the close told", () -> closes.size() == 1);
+    assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
+    assertThat(echoes).as("calls that reached the handler").hasValue(0);
+    return all.toByteArray();
+  }
+
+  // ---- what the peer is told, what the log is told ----------------------------------------------
+
+  @Test
+  void anAuthenticatorWhoseStoreIsDownTellsThePeerInternalErrorAndTheLogItsDetail()
+      throws Exception {
+    start();
+    try (LogCapture log = new LogCapture()) {
+      RawConnection raw = raw();
+      int port = raw.localAddress().getPort();
+      raw.write(concat(message(START, "PLAIN"), message(OK, plainCredential(STORE_DOWN, "pw"))));
+      byte[] wire = assertRefusedWithExactly(raw, ERROR, "internal error");
+      String seen = new String(wire, StandardCharsets.ISO_8859_1);
+      assertThat(seen).doesNotContain(INSIDE).doesNotContain("ConnectException");
+      awaitThat("the WARN line", () -> !log.linesContaining(INSIDE).isEmpty());
+      assertThat(log.linesContaining(INSIDE))
+          .as("the log has the detail and the peer")
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .contains("WARN")
+                      .contains("ConnectException")
+                      .contains(":" + port)
+                      .contains("PLAIN"));
+    }
+  }
+
+  @Test
+  void anAuthenticatorThatThrowsAtRunTimeTellsThePeerInternalErrorOnly() throws Exception {
+    start();
+    RawConnection raw = raw();
+    raw.write(concat(message(START, "PLAIN"), message(OK, plainCredential(BUGGY, "pw"))));
+    byte[] wire = assertRefusedWithExactly(raw, ERROR, "internal error");
+    assertThat(new String(wire, StandardCharsets.ISO_8859_1))
+        .doesNotContain(INSIDE)
+        .doesNotContain("IllegalStateException");
+  }
+
+  @Test
+  void aRefusedCredentialTellsThePeerAuthenticationFailedOnly() throws Exception {
+    start();
+    RawConnection raw = raw();
+    raw.write(concat(message(START, "PLAIN"), message(OK, plainCredential("mallory", "pw"))));
+    byte[] wire = assertRefusedWithExactly(raw, BAD, "authentication failed");
+    assertThat(new String(wire, StandardCharsets.ISO_8859_1)).doesNotContain("mallory");
   }
 
   // ---- the negotiation --------------------------------------------------------------------------

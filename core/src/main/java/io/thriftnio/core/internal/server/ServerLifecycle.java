@@ -5,6 +5,8 @@ import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
+import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.wire.SaslSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -21,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The life of one server, written once for every transport: new, running, closing, closed; an
- * idempotent {@link #start()} and {@link #close()}; the graceful drain; the worker pool. The
- * transport plugs in through {@link Transport}. Not part of the API.
+ * idempotent {@link #start()} and {@link #close()}; the graceful drain; the worker pool and the
+ * SASL negotiation pool (each the server's own unless the settings give an executor, which is never
+ * shut down). The transport plugs in through {@link Transport}. Not part of the API.
  *
  * <pre>
  *  NEW --start--&gt; RUNNING --close--&gt; CLOSING --drained, threads released--&gt; CLOSED
@@ -97,6 +100,8 @@ public final class ServerLifecycle {
   private final ServerCounters counters;
   private final ConnectionRegistry<?> registry;
   private final ThreadPoolExecutor ownWorkers;
+  private final ThreadPoolExecutor ownSaslSteps;
+  private final SaslSettings sasl;
   private final CallPath callPath;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final Object lock = new Object();
@@ -138,6 +143,16 @@ public final class ServerLifecycle {
       }
     }
     this.ownWorkers = own;
+    ServerSasl serverSasl = config.sasl();
+    if (serverSasl == null) {
+      this.ownSaslSteps = null;
+      this.sasl = null;
+    } else {
+      Executor steps = serverSasl.negotiationExecutor();
+      // Its threads start with the first negotiation: a server never started holds none.
+      this.ownSaslSteps = steps == null ? SaslSettings.newStepPool(threadPrefix + "-sasl") : null;
+      this.sasl = new SaslSettings(serverSasl, steps != null ? steps : ownSaslSteps);
+    }
     this.callPath =
         new CallPath(
             ProcessorInvoker.of(config),
@@ -153,6 +168,14 @@ public final class ServerLifecycle {
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
   public void transport(Transport transport) {
     this.transport = transport;
+  }
+
+  /**
+   * The server's SASL settings, its negotiation steps on the executor the settings name or on the
+   * server's own pool; {@code null} without SASL.
+   */
+  public SaslSettings sasl() {
+    return sasl;
   }
 
   /** The call path every connection of the server shares. */
@@ -337,6 +360,11 @@ public final class ServerLifecycle {
   }
 
   private void releaseThreads() {
+    if (ownSaslSteps != null) {
+      // The drain is over: a step still running (an authenticator blocked on its user store) is
+      // interrupted, and its connection is gone. An executor given in the settings is not ours.
+      ownSaslSteps.shutdownNow();
+    }
     try {
       if (ownWorkers != null) {
         // The drain is over: whatever still runs has lost its connection. Tasks that never ran
