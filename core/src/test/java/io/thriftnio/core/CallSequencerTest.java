@@ -226,10 +226,54 @@ class CallSequencerTest {
     Reply reply = replies().get(0);
     assertThat(reply.header().seqid).isEqualTo(7);
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
-    assertThat(reply.exception().getMessage()).contains("server overloaded").contains("upper");
+    assertThat(reply.exception().getMessage())
+        .startsWith("not run: server overloaded: upper refused, the worker executor is full");
+    assertThat(NotRun.isNotRun(reply.exception())).as("safe to send elsewhere").isTrue();
     assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
     assertThat(counters.completedCalls.sum()).as("never ran").isZero();
     assertThat(connection.closedHalfFirst).isNull();
+  }
+
+  /**
+   * A refusal whose reply cannot be encoded (here: the method name, twice in the reply, makes it
+   * larger than maxFrameSize) must not leave a two-way caller waiting on an open connection: it is
+   * answered, or its connection closes.
+   */
+  @Test
+  void aRefusalWhoseReplyCannotBeEncodedClosesTheConnectionAndNeverLeavesTheCallerWaiting()
+      throws Exception {
+    Executor full =
+        task -> {
+          throw new RejectedExecutionException("full");
+        };
+    CallSequencer seq = sync(full, 100);
+    String name = "m".repeat(MAX * 5 / 8); // the request fits MAX; its refusal does not
+    seq.onRequest(MiniService.call(BINARY, name, 7, "x"), connection.newRequest());
+    seq.readComplete();
+    assertThat(connection.sent).as("nothing can answer it").isEmpty();
+    assertThat(connection.closedHalfFirst)
+        .as("unanswered, so its connection closes: the caller is not left waiting")
+        .isNotNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(seq.isClosing()).isTrue();
+  }
+
+  /** A oneway refusal has nothing to answer: its connection stays open. */
+  @Test
+  void aOnewayRefusalIsNotAnsweredAndItsConnectionStaysOpen() throws Exception {
+    Executor full =
+        task -> {
+          throw new RejectedExecutionException("full");
+        };
+    CallSequencer seq = sync(full, 100);
+    seq.onRequest(
+        MiniService.request(BINARY, "oneway", TMessageType.ONEWAY, 3, "x"),
+        connection.newRequest());
+    deliver(seq, "upper", 4);
+    seq.readComplete();
+    assertThat(seqids()).containsExactly(4);
+    assertThat(connection.closedHalfFirst).isNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(2);
   }
 
   @Test

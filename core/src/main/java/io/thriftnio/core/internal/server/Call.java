@@ -240,18 +240,8 @@ final class Call implements Runnable, ProcessorInvoker.Completion {
   @Override
   public void unreadable(Throwable cause) {
     if (claimReply()) { // else the invoker failed after the call timed out
-      closeUnreadable(cause);
+      Refusals.unreadable(calls, this, cause);
     }
-  }
-
-  /** Answers the call by closing the connection: its header cannot be read, so no seqid either. */
-  void closeUnreadable(Throwable cause) {
-    calls.path.counters.badFrames.increment();
-    CallSequencer.log.warn(
-        "Closing connection from {}: request message header unreadable ({})",
-        calls.connection.remoteAddress(),
-        cause.toString());
-    calls.finish(this, null, true);
   }
 
   /** Releases the request of a call that will never run and is not answered. */

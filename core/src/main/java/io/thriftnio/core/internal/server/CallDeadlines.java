@@ -11,11 +11,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The deadlines of one connection's calls, enforced by one timer check: {@code
  * ServerBuilder.workerStartTimeout} (a call the worker executor has not started in time is answered
- * as an overload, by {@link OverloadReplies}) and {@code ServerBuilder.callTimeout} (a call not
- * answered in time after its request was read is answered as timed out, by {@link TimeoutReplies}).
- * Replies leave in request order, so without them one call that never starts (an executor that
- * drops a task) or never ends (a handler that blocks, a callback never called) would hold every
- * later reply of the connection for ever.
+ * as an overload, by {@link Refusals}) and {@code ServerBuilder.callTimeout} (a call not answered
+ * in time after its request was read is answered as timed out, by {@link Refusals}). Replies leave
+ * in request order, so without them one call that never starts (an executor that drops a task) or
+ * never ends (a handler that blocks, a callback never called) would hold every later reply of the
+ * connection for ever.
  *
  * <p>Cost: no timer per call. One check per connection is pending at a time (a stale one may fire
  * once more, harmlessly), and only while a deadline is armed: while calls wait for the executor,
@@ -216,13 +216,13 @@ final class CallDeadlines implements Runnable {
     if (notStarted != null) {
       for (Call call : notStarted) {
         if (call.claim(false)) { // else a worker started it meanwhile
-          OverloadReplies.notStarted(calls, call);
+          Refusals.notStarted(calls, call);
         }
       }
     }
     if (timedOut != null) {
       for (Call call : timedOut) {
-        TimeoutReplies.timedOut(calls, call, call.endExpired());
+        Refusals.timedOut(calls, call, call.endExpired());
       }
     }
   }

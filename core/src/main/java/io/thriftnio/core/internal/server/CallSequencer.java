@@ -38,17 +38,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pieces: this class takes requests in and dispatches them ({@link Call} is each one's place in
  * the order, its worker task and its completion); {@link ReplyWriter} writes the replies that are
- * due, flushes and closes; {@link OverloadReplies} answers calls the worker executor refused or
- * {@link CallDeadlines} found not started within {@code workerStartTimeout}; {@link TimeoutReplies}
- * answers those it found unanswered {@code callTimeout} after their request was read.
+ * due, flushes and closes; {@link Refusals} answers every call the server ends itself (refused or
+ * not started by the worker executor, found unanswered {@code callTimeout} after its request was
+ * read by {@link CallDeadlines}, {@link #notRun}, an unreadable header): answered, or the
+ * connection closes.
  *
  * <p>Counting ({@code ServerStats}): a call that ran counts in {@code completedCalls}, and in
  * {@code failedCalls} when it ended in a {@code TApplicationException}, as {@link ProcessorInvoker}
  * reports it (the reply is never parsed again); a call refused or not started in time counts in
- * {@code overloadedCalls} only; a call timed out as {@link TimeoutReplies} says; a request whose
- * header is unreadable, and a frame the adapter's decoder refused, count in {@code badFrames} (the
- * latter also in {@code failedCalls} when it is answered); a reply that could not be sent because
- * the connection closed counts in {@code droppedResponses}.
+ * {@code overloadedCalls} only; a call timed out as {@link Refusals} says; a request whose header
+ * is unreadable, and a frame the adapter's decoder refused, count in {@code badFrames} (the latter
+ * also in {@code failedCalls} when it is answered); a reply that could not be sent because the
+ * connection closed counts in {@code droppedResponses}.
  */
 public final class CallSequencer {
 
@@ -345,6 +346,28 @@ public final class CallSequencer {
   /** {@link System#nanoTime()} of the last request received or reply written. */
   public long lastActivityNanos() {
     return lastActivityNanos;
+  }
+
+  /**
+   * Answers {@code call} without running it: {@code TApplicationException(INTERNAL_ERROR, "not run:
+   * <reason> (<method> seqid <id>)")} ({@link io.thriftnio.core.NotRun}), in its place in the reply
+   * order; or, if that reply cannot be encoded or the request's header cannot be read, closes the
+   * connection after the replies ahead of it (see {@link Refusals}). A oneway call has nothing to
+   * answer. Counts nothing and logs at DEBUG: the caller does both as its case needs. Call it
+   * outside this sequencer's lock, for a call received and not yet dispatched, or dispatched and
+   * not yet started.
+   *
+   * @param call a call of this connection
+   * @param reason why it is not run, for its caller, e.g. {@code the server is draining}
+   * @return whether this answered it; {@code false} if a worker started it, or another refusal (a
+   *     timeout) took it first
+   */
+  boolean notRun(Call call, String reason) {
+    if (!call.claim(false)) {
+      return false;
+    }
+    Refusals.notRun(this, call, reason);
+    return true;
   }
 
   /** Dispatches waiting requests while the limit allows, then lets reading resume. */

@@ -45,7 +45,7 @@ final class Dispatcher {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
       if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
-        OverloadReplies.refused(calls, slot, e);
+        Refusals.refused(calls, slot, e);
       }
     }
   }
