@@ -317,7 +317,8 @@ class CallSequencerTest {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+        // 500 ms: the close must come first, on a loaded machine too (50 ms once did not)
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(500)).open(connection);
     deliver(seq, "echo", 1);
     seq.readComplete();
     Runnable dropped = workers.take(0);

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.internal.server.CallSequencer.Call;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -37,9 +38,8 @@ import org.slf4j.LoggerFactory;
  * and is logged at WARN. {@link CallSequencer#notRun} counts nothing and logs at DEBUG: its caller
  * does both as its own case needs.
  *
- * <p>Every method takes a call its caller has claimed ({@link Call#claim}, {@link Call#expire}),
- * runs outside the sequencer's lock, and ends by handing the outcome to {@link
- * CallSequencer#finish}.
+ * <p>Every method takes a call its caller has claimed ({@link Call#claim}, or the timeout), runs
+ * outside the sequencer's lock, and ends by handing the outcome to {@link CallSequencer#finish}.
  */
 final class Refusals {
   private static final Logger log = LoggerFactory.getLogger(Refusals.class);
@@ -89,7 +89,7 @@ final class Refusals {
   /**
    * {@code call} was unanswered {@code callTimeout} after its request was read.
    *
-   * @param call a call {@link Call#expire} took
+   * @param call a call the timeout took from whoever would answer it
    * @param started whether the processor had started it: if not, it never runs, and the answer says
    *     so ({@link NotRun})
    */
