@@ -258,6 +258,26 @@ class CallSequencerTest {
     assertThat(seq.isClosing()).isTrue();
   }
 
+  /** The same rule when the worker executor does not start a call in time. */
+  @Test
+  void aCallNotStartedInTimeWhoseReplyCannotBeEncodedClosesTheConnection() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+    String name = "m".repeat(MAX * 5 / 8);
+    seq.onRequest(MiniService.call(BINARY, name, 7, "x"), connection.newRequest());
+    seq.readComplete();
+    Runnable dropped = workers.take(0); // the executor will never run it
+    assertThat(connection.awaitIoTask(5_000)).as("the start timeout hands the close over").isTrue();
+    connection.runIoTasks();
+    assertThat(connection.sent).isEmpty();
+    assertThat(connection.closedHalfFirst).as("unanswered, so its connection closes").isNotNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    dropped.run(); // late: does nothing
+    assertThat(counters.completedCalls.sum()).isZero();
+  }
+
   /** A oneway refusal has nothing to answer: its connection stays open. */
   @Test
   void aOnewayRefusalIsNotAnsweredAndItsConnectionStaysOpen() throws Exception {
