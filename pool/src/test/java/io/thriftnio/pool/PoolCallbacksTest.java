@@ -1,0 +1,166 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.netty.NettyClientIo;
+import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.HeldLocks;
+import io.thriftnio.testkit.gen.BenchService;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The pools call their {@link PoolMetrics} under none of their locks: a metrics callback that runs
+ * when an endpoint leaves the source's set (its idle connections close) may close the pool from
+ * another thread and wait for it (issue 38).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PoolCallbacksTest {
+
+  enum Kind {
+    SYNC,
+    ASYNC_CLIENT,
+    CHANNEL
+  }
+
+  private static NettyClientIo resources;
+  private final List<ThriftServer> servers = new ArrayList<>();
+
+  @BeforeAll
+  static void startResources() {
+    resources = NettyClientIo.create(1);
+  }
+
+  @AfterAll
+  static void stopResources() {
+    resources.close();
+  }
+
+  @BeforeEach
+  void startServers() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      servers.add(
+          NettyThriftServer.builder()
+              .processor(new BenchService.Processor<>(new BenchHandler()))
+              .ioThreads(1)
+              .bind(new InetSocketAddress("127.0.0.1", 0))
+              .build()
+              .start());
+    }
+  }
+
+  @AfterEach
+  void stopServers() {
+    servers.forEach(ThriftServer::close);
+  }
+
+  /** Counts what a metrics callback saw when it closed the pool from another thread. */
+  static final class ClosingMetrics implements PoolMetrics {
+    final AtomicReference<AutoCloseable> pool = new AtomicReference<>();
+    final List<String> held = new CopyOnWriteArrayList<>();
+    final AtomicReference<Object> outcome = new AtomicReference<>();
+    final CountDownLatch destroyed = new CountDownLatch(1);
+
+    @Override
+    public void destroyed(InetSocketAddress endpoint) {
+      if (destroyed.getCount() == 0) {
+        return; // the close destroys the rest
+      }
+      held.addAll(HeldLocks.ofLibrary());
+      try {
+        CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    pool.get().close();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                })
+            .get(5, TimeUnit.SECONDS);
+        outcome.set("closed");
+      } catch (Exception e) {
+        outcome.set(e);
+      } finally {
+        destroyed.countDown();
+      }
+    }
+  }
+
+  private AutoCloseable poolWithACall(Kind kind, EndpointSource source, PoolMetrics metrics)
+      throws Exception {
+    PoolConfig config = PoolConfig.builder().maxPerEndpoint(8).maxTotal(16).build();
+    switch (kind) {
+      case SYNC:
+        ThriftClientPool<BenchService.Client> sync =
+            ThriftClientPool.builder(BenchService.Client::new)
+                .endpointSource(source)
+                .config(config)
+                .metrics(metrics)
+                .build();
+        sync.run(c -> c.sleep(0));
+        return sync;
+      case ASYNC_CLIENT:
+        ThriftAsyncClientPool<BenchService.AsyncClient> async =
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                .endpointSource(source)
+                .config(config)
+                .metrics(metrics)
+                .build();
+        async.<Void>call((c, cb) -> c.sleep(0, cb)).get(10, TimeUnit.SECONDS);
+        return async;
+      default:
+        ThriftChannelPool<BenchService.Client> channels =
+            ThriftChannelPool.builder(BenchService.Client::new, resources)
+                .options(ClientOptions.defaults())
+                .endpointSource(source)
+                .config(config)
+                .metrics(metrics)
+                .build();
+        channels
+            .call(
+                c -> c.send_sleep(0),
+                c -> {
+                  c.recv_sleep();
+                  return null;
+                })
+            .get(10, TimeUnit.SECONDS);
+        return channels;
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aMetricsCallbackClosesThePoolFromAnotherThreadWhenAnEndpointLeaves(Kind kind)
+      throws Exception {
+    InetSocketAddress a = servers.get(0).localAddress();
+    InetSocketAddress b = servers.get(1).localAddress();
+    ManualEndpointSource source = new ManualEndpointSource(a);
+    ClosingMetrics metrics = new ClosingMetrics();
+    try (AutoCloseable pool = poolWithACall(kind, source, metrics)) {
+      metrics.pool.set(pool);
+
+      source.publish(b); // a leaves: its idle connection closes, and the metrics hear of it
+
+      assertThat(metrics.destroyed.await(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(metrics.outcome.get()).isEqualTo("closed");
+      assertThat(metrics.held).as("library locks held while the metrics ran").isEmpty();
+      assertThat(source.isClosed()).isTrue();
+    }
+  }
+}
