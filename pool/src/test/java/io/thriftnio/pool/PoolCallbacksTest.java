@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -161,6 +162,71 @@ class PoolCallbacksTest {
       assertThat(metrics.outcome.get()).isEqualTo("closed");
       assertThat(metrics.held).as("library locks held while the metrics ran").isEmpty();
       assertThat(source.isClosed()).isTrue();
+    }
+  }
+
+  /**
+   * The futures of asynchronous calls complete under none of the pool's locks: dependents run on
+   * the completing thread (an IO thread, or the one that frees a connection for a waiting call),
+   * and one that asks the pool for its numbers there gets them.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Kind.class,
+      names = {"ASYNC_CLIENT", "CHANNEL"})
+  void callFuturesCompleteUnderNoLockOfThePool(Kind kind) throws Exception {
+    InetSocketAddress a = servers.get(0).localAddress();
+    PoolConfig config =
+        PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).maxTotal(1).build();
+    List<String> held = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<?>> calls = new ArrayList<>();
+    List<CompletableFuture<?>> dependents = new ArrayList<>();
+    AutoCloseable pool;
+    Supplier<CompletableFuture<?>> call;
+    Supplier<PoolStats> stats;
+    if (kind == Kind.ASYNC_CLIENT) {
+      ThriftAsyncClientPool<BenchService.AsyncClient> async =
+          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+              .endpointSource(EndpointSource.of(a))
+              .config(config)
+              .build();
+      pool = async;
+      call = () -> async.<Void>call((c, cb) -> c.sleep(20, cb));
+      stats = async::stats;
+    } else {
+      ThriftChannelPool<BenchService.Client> channels =
+          ThriftChannelPool.builder(BenchService.Client::new, resources)
+              .options(ClientOptions.defaults())
+              .endpointSource(EndpointSource.of(a))
+              .config(config)
+              .maxCallsInFlightPerConnection(1)
+              .build();
+      pool = channels;
+      call =
+          () ->
+              channels.call(
+                  c -> c.send_sleep(20),
+                  c -> {
+                    c.recv_sleep();
+                    return null;
+                  });
+      stats = channels::stats;
+    }
+    try (pool) {
+      for (int i = 0; i < 6; i++) { // one connection: five wait for it in turn
+        CompletableFuture<?> f = call.get();
+        calls.add(f);
+        dependents.add(
+            f.whenComplete(
+                (ok, failed) -> {
+                  held.addAll(HeldLocks.ofLibrary());
+                  stats.get(); // re-enters the pool on the completing thread
+                }));
+      }
+      CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+      CompletableFuture.allOf(dependents.toArray(new CompletableFuture<?>[0]))
+          .get(30, TimeUnit.SECONDS);
+      assertThat(held).as("library locks held while a dependent stage ran").isEmpty();
     }
   }
 }
