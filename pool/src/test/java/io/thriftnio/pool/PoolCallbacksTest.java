@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -227,6 +228,102 @@ class PoolCallbacksTest {
       CompletableFuture.allOf(dependents.toArray(new CompletableFuture<?>[0]))
           .get(30, TimeUnit.SECONDS);
       assertThat(held).as("library locks held while a dependent stage ran").isEmpty();
+    }
+  }
+
+  /**
+   * The user's validator runs under none of the pool's locks: one that asks the pool for its
+   * numbers from another thread, and waits, gets them.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aValidatorAsksThePoolFromAnotherThread(Kind kind) throws Exception {
+    InetSocketAddress a = servers.get(0).localAddress();
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleConnections(IdleConnectionsConfig.builder().testOnBorrow(true).build())
+            .build();
+    List<String> held = new CopyOnWriteArrayList<>();
+    List<Object> answers = new CopyOnWriteArrayList<>();
+    AtomicReference<Supplier<PoolStats>> stats = new AtomicReference<>();
+    Predicate<Object> validator =
+        client -> {
+          held.addAll(HeldLocks.ofLibrary());
+          try {
+            answers.add(CompletableFuture.supplyAsync(stats.get()).get(5, TimeUnit.SECONDS));
+          } catch (Exception e) {
+            answers.add(e);
+          }
+          return true;
+        };
+    AutoCloseable pool;
+    Runnable call;
+    if (kind == Kind.SYNC) {
+      ThriftClientPool<BenchService.Client> sync =
+          ThriftClientPool.builder(BenchService.Client::new)
+              .endpointSource(EndpointSource.of(a))
+              .config(config)
+              .validator(validator)
+              .build();
+      pool = sync;
+      stats.set(sync::stats);
+      call = () -> unchecked(() -> sync.run(c -> c.sleep(0)));
+    } else if (kind == Kind.ASYNC_CLIENT) {
+      ThriftAsyncClientPool<BenchService.AsyncClient> async =
+          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+              .endpointSource(EndpointSource.of(a))
+              .config(config)
+              .validator(validator)
+              .build();
+      pool = async;
+      stats.set(async::stats);
+      call =
+          () ->
+              unchecked(
+                  () -> async.<Void>call((c, cb) -> c.sleep(0, cb)).get(10, TimeUnit.SECONDS));
+    } else {
+      ThriftChannelPool<BenchService.Client> channels =
+          ThriftChannelPool.builder(BenchService.Client::new, resources)
+              .options(ClientOptions.defaults())
+              .endpointSource(EndpointSource.of(a))
+              .config(config)
+              .validator(validator)
+              .build();
+      pool = channels;
+      stats.set(channels::stats);
+      call =
+          () ->
+              unchecked(
+                  () ->
+                      channels
+                          .call(
+                              c -> c.send_sleep(0),
+                              c -> {
+                                c.recv_sleep();
+                                return null;
+                              })
+                          .get(10, TimeUnit.SECONDS));
+    }
+    try (pool) {
+      for (int i = 0; i < 3; i++) {
+        call.run(); // the first connects; the next ones borrow it idle, validated
+      }
+      assertThat(answers).isNotEmpty().allMatch(answer -> answer instanceof PoolStats);
+      assertThat(held).as("library locks held while the validator ran").isEmpty();
+    }
+  }
+
+  interface Body {
+    void run() throws Exception;
+  }
+
+  private static void unchecked(Body body) {
+    try {
+      body.run();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 }
