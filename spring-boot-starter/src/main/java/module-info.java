@@ -20,6 +20,7 @@ module io.thriftnio.spring.boot {
   requires static transitive spring.boot.actuator;
   requires static com.fasterxml.jackson.annotation;
   requires org.slf4j;
+  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.spring.boot;
 

@@ -9,6 +9,7 @@ module io.thriftnio.zookeeper {
   requires transitive curator.framework;
   requires curator.x.discovery;
   requires org.slf4j;
+  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.zookeeper;
 }

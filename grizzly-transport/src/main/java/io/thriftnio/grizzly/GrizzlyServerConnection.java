@@ -158,12 +158,19 @@ final class GrizzlyServerConnection implements ServerConnection {
    * filter chain, which, resumed off the selector thread, was not always read again.
    */
   void syncReading() {
+    boolean failed;
     synchronized (this) {
       boolean on = !calls.isReadingPaused();
-      if (on != reading) {
-        reading = on;
-        setReading(on); // under the lock: two syncs apply their states in order
+      if (on == reading) {
+        return;
       }
+      reading = on;
+      failed = !setReading(on); // under the lock: two syncs apply their states in order
+    }
+    if (failed) {
+      // The connection closed meanwhile: there is nothing left to read. Closed outside the
+      // monitor, since Grizzly runs the close listeners (the connection listeners) right here.
+      connection.closeSilently();
     }
   }
 
@@ -177,16 +184,19 @@ final class GrizzlyServerConnection implements ServerConnection {
     syncReading();
   }
 
-  private void setReading(boolean on) {
+  /**
+   * Whether the read interest is set; {@code false} if the connection failed (closed meanwhile).
+   */
+  private boolean setReading(boolean on) {
     try {
       if (on) {
         connection.enableIOEvent(IOEvent.READ);
       } else {
         connection.disableIOEvent(IOEvent.READ);
       }
+      return true;
     } catch (IOException closed) {
-      // The connection closed meanwhile: there is nothing left to read.
-      connection.closeSilently();
+      return false;
     }
   }
 

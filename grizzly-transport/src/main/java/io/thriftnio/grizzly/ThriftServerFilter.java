@@ -244,17 +244,22 @@ public final class ThriftServerFilter extends BaseFilter {
     if (adapter != null) {
       return adapter;
     }
+    boolean drainNow = false;
     synchronized (connection) { // the accept and the timeout sweep may meet here
       adapter = CALLS.get(connection);
       if (adapter == null) {
         adapter = new GrizzlyServerConnection(connection, path);
         CALLS.set(connection, adapter);
-        if (draining) {
-          adapter.calls.startDrain(); // the server began closing before this connection's read
-        }
+        drainNow = draining;
       }
-      return adapter;
     }
+    if (drainNow) {
+      // The server began closing before this connection's read. Outside the monitor: on the
+      // selector thread the drain may close the connection at once, and Grizzly runs its close
+      // listeners (the server's connection listeners) on the closing thread.
+      adapter.calls.startDrain();
+    }
+    return adapter;
   }
 
   /** The state of {@code connection}, if this filter has served it; {@code null} if not. */

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetAddress;
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  * rotates its answers is no change. A resolution that fails, or returns no address, keeps the last
  * set (an endpoint that is really gone then fails its connects and is marked down) and is logged: a
  * WARN line for the first failure in a row, DEBUG for the next ones, INFO when it resolves again.
+ * The resolver and the listener run under none of the source's locks.
  *
  * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
  * without a security manager), so the default {@link #systemResolver()} sees a change up to that
@@ -69,10 +71,22 @@ public final class DnsEndpointSource implements EndpointSource {
   private final Resolver resolver;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Object lock = new Object(); // one resolution at a time
+
+  /**
+   * Makes the books of the last resolution visible to the next. Resolutions never overlap (the
+   * first runs in {@link #start} before the timer exists; the timer has one thread and a fixed
+   * delay), so the resolver and the listener run after it is released, and the sets reach the
+   * listener in the order they were resolved.
+   */
+  private final Object lock = new Object();
+
   private volatile ScheduledThreadPoolExecutor timer;
-  private Set<InetSocketAddress> last; // guarded by lock; null before the first success
-  private int failuresInARow; // guarded by lock
+
+  @GuardedBy("lock")
+  private Set<InetSocketAddress> last; // null before the first success
+
+  @GuardedBy("lock")
+  private int failuresInARow;
 
   private DnsEndpointSource(Builder b) {
     this.host = b.host;
@@ -124,32 +138,34 @@ public final class DnsEndpointSource implements EndpointSource {
 
   /** One resolution; publishes a changed set. Never throws: the timer would stop. */
   private void refresh(Listener listener) {
-    synchronized (lock) {
-      if (closed.get()) {
-        return;
-      }
-      Set<InetSocketAddress> now;
-      try {
-        now = resolve();
-      } catch (UnknownHostException | RuntimeException e) {
+    if (closed.get()) {
+      return;
+    }
+    Set<InetSocketAddress> now;
+    try {
+      now = resolve(); // the user's resolver: outside the lock
+    } catch (UnknownHostException | RuntimeException e) {
+      synchronized (lock) {
         failed(e);
-        return;
       }
+      return;
+    }
+    synchronized (lock) {
       if (failuresInARow > 0) {
         log.info("{} resolves again after {} failed resolution(s)", this, failuresInARow);
         failuresInARow = 0;
       }
-      if (now.equals(last)) {
+      if (now.equals(last) || closed.get()) {
         return;
       }
       log.info(
           "{} now resolves to {} (was {})", this, names(now), last == null ? "-" : names(last));
       last = now;
-      try {
-        listener.endpointsChanged(List.copyOf(now));
-      } catch (RuntimeException e) {
-        log.warn("{}: the pool failed to take the new endpoints {}", this, names(now), e);
-      }
+    }
+    try {
+      listener.endpointsChanged(List.copyOf(now)); // outside the lock, as EndpointSource says
+    } catch (RuntimeException e) {
+      log.warn("{}: the pool failed to take the new endpoints {}", this, names(now), e);
     }
   }
 
@@ -170,6 +186,7 @@ public final class DnsEndpointSource implements EndpointSource {
     return set;
   }
 
+  @GuardedBy("lock")
   private void failed(Exception e) {
     failuresInARow++;
     String kept = last == null ? "no endpoint yet" : "keeping " + names(last);

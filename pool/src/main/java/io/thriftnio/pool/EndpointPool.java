@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  * Pool2Settings} mapping the configuration.
  *
  * <p>Locks: {@code updates} (here) makes endpoint updates one at a time and orders them with {@link
- * #close()}, so no update drains or adds endpoints after the pool closed. Nothing else in these
- * classes locks: pool2 and the {@link EndpointSelector} keep their own, the lent set is concurrent
- * and the counters are {@code LongAdder}s.
+ * #close()}, so no update adds endpoints after the pool closed. The idle connections of endpoints
+ * that left close after it is released: closing runs the {@link PoolMetrics} and the transport's
+ * close listeners, which must not run under a lock of ours (a clear after the close finds nothing
+ * idle). Nothing else in these classes locks: pool2 and the {@link EndpointSelector} keep their
+ * own, the lent set is concurrent and the counters are {@code LongAdder}s.
  *
  * @param <T> the pooled connection
  */
@@ -146,16 +148,18 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
 
   /** The source published: endpoints that left are drained (idle connections closed now). */
   private void endpointsChanged(List<InetSocketAddress> endpoints) {
+    List<EndpointState> left;
     synchronized (updates) {
       if (closed) {
         return;
       }
-      List<EndpointState> left = selector.update(endpoints);
-      for (EndpointState e : left) {
-        log.info("{}: endpoint {} left {}; draining it", name, Names.endpoint(e.address), source);
-        // Idle connections close now; lent ones when they come back (release()).
-        pool.clear(e.address);
-      }
+      left = selector.update(endpoints);
+    }
+    for (EndpointState e : left) {
+      log.info("{}: endpoint {} left {}; draining it", name, Names.endpoint(e.address), source);
+      // Idle connections close now, outside the lock (the metrics hear of each); lent ones when
+      // they come back (release()).
+      pool.clear(e.address);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.thriftnio.zookeeper;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.pool.EndpointSource;
 import java.net.InetSocketAddress;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * one that is not fails its connects and is marked down. Changes resume once Curator has
  * reconnected and reloaded. The {@link CuratorFramework} belongs to the caller: it must be started,
  * and it is not closed here.
+ *
+ * <p>The listener runs under none of the source's locks, one call at a time, and hears the sets in
+ * the order they were read: a newer set read while it runs is delivered next (one read meanwhile
+ * replaces another not yet delivered), on the thread that is delivering.
  */
 public final class ZooKeeperEndpointSource implements EndpointSource {
   private static final Logger log = LoggerFactory.getLogger(ZooKeeperEndpointSource.class);
@@ -52,12 +57,30 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   private final Duration startTimeout;
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Object lock = new Object(); // one publication at a time
+
+  /**
+   * Guards the books of the publications (the listener, the set read last, the set waiting to be
+   * delivered, whether a thread is delivering); never held while the listener runs.
+   */
+  private final Object lock = new Object();
+
   private volatile boolean connected = true;
   private volatile ServiceDiscovery<Object> discovery; // set once in start()
   private volatile ServiceCache<Object> cache; // set once in start()
-  private Listener listener; // guarded by lock
-  private Set<InetSocketAddress> last; // guarded by lock
+
+  @GuardedBy("lock")
+  private Listener listener;
+
+  @GuardedBy("lock")
+  private Set<InetSocketAddress> last;
+
+  /** The newest set read and not yet handed to the listener; null if none waits. */
+  @GuardedBy("lock")
+  private List<InetSocketAddress> undelivered;
+
+  /** A thread is handing sets to the listener: others leave theirs to it. */
+  @GuardedBy("lock")
+  private boolean delivering;
 
   private ZooKeeperEndpointSource(Builder b) {
     this.curator = b.curator;
@@ -147,10 +170,41 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
       }
       log.info("{}: now {} (was {})", this, now, last == null ? "-" : last);
       last = now;
+      undelivered = List.copyOf(now);
+      if (delivering) {
+        return; // the thread delivering hands it over next
+      }
+      delivering = true;
+    }
+    deliver();
+  }
+
+  /**
+   * Hands the waiting sets to the listener, outside the lock, until none waits. One thread at a
+   * time: the order of the reads is kept.
+   */
+  private void deliver() {
+    while (true) {
+      List<InetSocketAddress> next;
+      Listener to;
+      synchronized (lock) {
+        next = closed.get() ? null : undelivered;
+        undelivered = null;
+        if (next == null) {
+          delivering = false;
+          return;
+        }
+        to = listener;
+      }
       try {
-        listener.endpointsChanged(List.copyOf(now));
+        to.endpointsChanged(next);
       } catch (RuntimeException e) {
-        log.warn("{}: the pool failed to take the new endpoints {}", this, now, e);
+        log.warn("{}: the pool failed to take the new endpoints {}", this, next, e);
+      } catch (Error e) {
+        synchronized (lock) {
+          delivering = false; // the next read delivers
+        }
+        throw e;
       }
     }
   }

@@ -1,14 +1,15 @@
 package io.thriftnio.spring.boot;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.ThriftServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,9 @@ import org.springframework.core.env.MapPropertySource;
  * are bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}. It starts in the same phase,
  * after the web server. Inject it for the bound port ({@link #localAddress()}, also the {@code
  * local.thrift.server.port} property) and the serving state ({@link #state()}).
+ *
+ * <p>The {@code onStart} hooks and the address listeners run under none of its locks, after the
+ * state is {@link State#SERVING}: a hook may stop the server, from any thread.
  */
 public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBean {
 
@@ -58,8 +62,27 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
   private final List<String> services;
   private final ConfigurableEnvironment environment;
   private final List<Consumer<ThriftServer>> onStart;
-  private final List<Consumer<InetSocketAddress>> addressListeners = new CopyOnWriteArrayList<>();
-  private volatile State state = State.NEW;
+
+  /**
+   * Guards the state's transitions (one start, one stop, a destroy only before a start) and the
+   * address listeners: each is told the address once, by {@link #start()} or by {@link #onServing}.
+   * Held while nothing but this class's fields is touched: the server's start and close, the hooks
+   * and the listeners run outside it.
+   */
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final List<Consumer<InetSocketAddress>> addressListeners = new ArrayList<>();
+
+  /** The address the listeners were told, once the start announced it; null before. */
+  @GuardedBy("lock")
+  private InetSocketAddress announced;
+
+  /** A start is binding the server: a second start, or a destroy, leaves it alone. */
+  @GuardedBy("lock")
+  private boolean starting;
+
+  private volatile State state = State.NEW; // written under lock
 
   ThriftServerLifecycle(
       ThriftServer server,
@@ -113,32 +136,61 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
 
   /** Tells {@code listener} the address to call this server on, now if serving, and at start. */
   void onServing(Consumer<InetSocketAddress> listener) {
-    addressListeners.add(listener);
-    localAddress().map(ThriftServerLifecycle::callable).ifPresent(listener);
+    InetSocketAddress now;
+    synchronized (lock) {
+      addressListeners.add(listener);
+      now = announced; // else the start tells it
+    }
+    if (now != null && isRunning()) {
+      listener.accept(now);
+    }
   }
 
   @Override
-  public synchronized void start() {
-    if (state != State.NEW) {
-      return;
+  public void start() {
+    synchronized (lock) {
+      if (state != State.NEW || starting) {
+        return;
+      }
+      starting = true;
     }
     try {
-      server.start();
+      server.start(); // its connection listeners' serverStarting runs here: outside our lock
     } catch (IOException e) {
-      state = State.STOPPED;
+      synchronized (lock) {
+        starting = false;
+        state = State.STOPPED;
+      }
       server.close(); // releases what the failed start allocated; the context will not stop us
       throw new UncheckedIOException(
           "thrift.server: cannot listen on " + server.config().bindAddress() + ": " + e, e);
+    } catch (RuntimeException | Error e) {
+      synchronized (lock) {
+        starting = false; // still NEW: a destroy closes it
+      }
+      throw e;
     }
-    state = State.SERVING;
     InetSocketAddress bound = server.localAddress();
     environment
         .getPropertySources()
         .addFirst(
             new MapPropertySource("thrift.server.ports", Map.of(PORT_PROPERTY, bound.getPort())));
-    onStart.forEach(hook -> hook.accept(server));
-    addressListeners.forEach(l -> l.accept(callable(bound)));
+    InetSocketAddress address = callable(bound);
+    List<Consumer<InetSocketAddress>> listeners;
+    synchronized (lock) {
+      starting = false;
+      state = State.SERVING;
+      announced = address;
+      listeners = List.copyOf(addressListeners); // those added from now on are told by onServing
+    }
     log.info("Thrift server serving {} on {}", services, bound);
+    // Outside the lock: a hook or a listener may stop the server, on this thread or another.
+    onStart.forEach(hook -> hook.accept(server));
+    for (Consumer<InetSocketAddress> l : listeners) {
+      if (isRunning()) {
+        l.accept(address);
+      }
+    }
   }
 
   @Override
@@ -169,11 +221,13 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
     }
   }
 
-  private synchronized boolean beginStop() {
-    if (state != State.SERVING) {
-      return false;
+  private boolean beginStop() {
+    synchronized (lock) {
+      if (state != State.SERVING) {
+        return false;
+      }
+      state = State.DRAINING;
     }
-    state = State.DRAINING;
     log.info("Thrift server draining: calls in flight may finish");
     return true;
   }
@@ -189,11 +243,14 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
 
   /** Closes a server that was built and never started (the context failed before the start). */
   @Override
-  public synchronized void destroy() {
-    if (state == State.NEW) {
+  public void destroy() {
+    synchronized (lock) {
+      if (state != State.NEW || starting) {
+        return;
+      }
       state = State.STOPPED;
-      server.close();
     }
+    server.close();
   }
 
   @Override

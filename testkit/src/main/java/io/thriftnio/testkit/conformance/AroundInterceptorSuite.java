@@ -13,6 +13,7 @@ import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.LockCheckingInterceptor;
 import io.thriftnio.testkit.VirtualThreads;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.IOException;
@@ -59,6 +60,9 @@ public abstract class AroundInterceptorSuite {
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
+  /** Installed first on every server: no interceptor hook runs under a library lock (issue 38). */
+  private final LockCheckingInterceptor lockCheck = new LockCheckingInterceptor();
+
   /** A fresh builder of the server under test. */
   protected abstract ServerBuilder<?> newServerBuilder();
 
@@ -73,6 +77,7 @@ public abstract class AroundInterceptorSuite {
     for (ThriftServer s : servers) {
       s.close();
     }
+    assertThat(lockCheck.held()).as("library locks held while an interceptor ran").isEmpty();
   }
 
   /**
@@ -108,10 +113,13 @@ public abstract class AroundInterceptorSuite {
   }
 
   private ServerBuilder<?> builder(ServerInterceptor... interceptors) {
+    List<ServerInterceptor> all = new ArrayList<>();
+    all.add(lockCheck); // first: its hooks run around every other's
+    all.addAll(List.of(interceptors));
     return newServerBuilder()
         .protocol(PROTOCOL)
         .ioStrategy(strategy())
-        .interceptors(List.of(interceptors))
+        .interceptors(all)
         .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
   }
 

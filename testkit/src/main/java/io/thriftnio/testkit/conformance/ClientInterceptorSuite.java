@@ -14,6 +14,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.FaultInjectingHandler;
+import io.thriftnio.testkit.LockCheckingInterceptor;
 import io.thriftnio.testkit.RecordingClientInterceptor;
 import io.thriftnio.testkit.RecordingClientInterceptor.Ended;
 import io.thriftnio.testkit.gen.BenchError;
@@ -65,6 +66,9 @@ public abstract class ClientInterceptorSuite {
   private ClientIo resources;
   private final RecordingHandler handler = new RecordingHandler();
 
+  /** Installed first on every client: no interceptor hook runs under a library lock (issue 38). */
+  private final LockCheckingInterceptor lockCheck = new LockCheckingInterceptor();
+
   /** New client resources of the transport under test; the suite closes them. */
   protected abstract ClientIo newResources();
 
@@ -79,6 +83,7 @@ public abstract class ClientInterceptorSuite {
     if (resources != null) {
       resources.close();
     }
+    assertThat(lockCheck.held()).as("library locks held while an interceptor ran").isEmpty();
   }
 
   private ThriftServer server() throws IOException {
@@ -105,8 +110,10 @@ public abstract class ClientInterceptorSuite {
 
   private AsyncCaller<BenchService.Client> caller(
       InetSocketAddress address, ClientInterceptor... interceptors) throws TException {
-    return caller(
-        address, ClientOptions.builder().interceptors(List.of(interceptors)).build(), BINARY);
+    List<ClientInterceptor> all = new ArrayList<>();
+    all.add(lockCheck); // first: its hooks run around every other's
+    all.addAll(List.of(interceptors));
+    return caller(address, ClientOptions.builder().interceptors(all).build(), BINARY);
   }
 
   private static Throwable failureOf(CompletableFuture<?> f) {

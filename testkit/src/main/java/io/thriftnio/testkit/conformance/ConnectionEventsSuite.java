@@ -8,9 +8,11 @@ import io.thriftnio.core.ConnectionListener;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.TServerEventHandlers;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.HeldLocks;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
 import io.thriftnio.testkit.tls.TestPki;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +56,11 @@ public abstract class ConnectionEventsSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
 
+  /** The library locks held while a listener or event handler ran (issue 38): none, ever. */
+  private final List<String> heldInCallbacks = new CopyOnWriteArrayList<>();
+
+  private final List<Recorder> recorders = new CopyOnWriteArrayList<>();
+
   /** A fresh builder of the server under test. */
   protected abstract ServerBuilder<?> newServerBuilder();
 
@@ -64,6 +72,20 @@ public abstract class ConnectionEventsSuite {
     for (ThriftServer s : servers) {
       s.close();
     }
+    // After the close, which waits for every onClose: the close path is checked too.
+    recorders.forEach(r -> heldInCallbacks.addAll(r.held));
+    assertThat(heldInCallbacks).as("library locks held while a callback ran").isEmpty();
+  }
+
+  private void noteHeldLocks() {
+    heldInCallbacks.addAll(HeldLocks.ofLibrary());
+  }
+
+  /** A recorder whose held locks {@link #closeServers} checks. */
+  private Recorder recorder() {
+    Recorder r = new Recorder();
+    recorders.add(r);
+    return r;
   }
 
   /** One event a listener saw. */
@@ -73,19 +95,39 @@ public abstract class ConnectionEventsSuite {
   static final class Recorder implements ConnectionListener {
     final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
 
+    /** The library locks held while this listener ran (issue 38): none, ever. */
+    final List<String> held = new CopyOnWriteArrayList<>();
+
+    private void noteHeldLocks() {
+      held.addAll(HeldLocks.ofLibrary());
+    }
+
     @Override
     public void onOpen(ConnectionInfo connection) {
+      noteHeldLocks();
       events.add(new Event("open", connection, null));
     }
 
     @Override
     public void onClose(ConnectionInfo connection, CloseCause cause) {
+      noteHeldLocks();
       events.add(new Event("close", connection, cause));
     }
 
     @Override
     public void onRefused(ConnectionInfo connection, CloseCause cause) {
+      noteHeldLocks();
       events.add(new Event("refused", connection, cause));
+    }
+
+    @Override
+    public void beforeCall(ConnectionInfo connection) {
+      noteHeldLocks();
+    }
+
+    @Override
+    public void onServerStart(ServerConfig config) {
+      noteHeldLocks();
     }
 
     Event next() throws InterruptedException {
@@ -135,7 +177,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aConnectionOpensWithItsAddressesAndClosesAsPeerClosedWhenTheClientLeaves() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     AtomicLong callsConnection = new AtomicLong();
     BenchHandler handler =
         new BenchHandler() {
@@ -167,7 +209,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void anIdleConnectionClosesAsIdle() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server =
         start(
             builder(new BenchHandler())
@@ -184,7 +226,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aFrameNotCompletedWithinFrameTimeoutClosesAsFrameTimeout() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server =
         start(
             builder(new BenchHandler())
@@ -202,7 +244,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aConnectionResetByThePeerClosesAsPeerClosed() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       assertThat(recorder.next().kind()).isEqualTo("open");
@@ -217,7 +259,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aFrameWithANegativeLengthClosesAsBadRequest() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       assertThat(recorder.next().kind()).isEqualTo("open");
@@ -231,7 +273,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aConnectionOverMaxConnectionsIsRefusedAsLimitWithoutOpening() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server =
         start(builder(new BenchHandler()).maxConnections(1).connectionListener(recorder));
     try (StockClient first = new StockClient(server.localAddress())) {
@@ -254,7 +296,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void theServersCloseClosesOpenConnectionsAsServerClosingBeforeItReturns() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ThriftServer server = start(builder(new BenchHandler()).connectionListener(recorder));
     try (StockClient c = new StockClient(server.localAddress())) {
       assertThat(c.client.get_last_sale("A").getSymbol()).isEqualTo("A");
@@ -270,7 +312,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aTlsConnectionOpensAfterTheHandshakeWithThePeersCertificate() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     TestPki pki = TestPki.shared();
     ThriftServer server =
         start(
@@ -305,7 +347,7 @@ public abstract class ConnectionEventsSuite {
 
   @Test
   void aThrowingListenerNeitherBreaksTheConnectionNorStopsTheNextListener() throws Exception {
-    Recorder recorder = new Recorder();
+    Recorder recorder = recorder();
     ConnectionListener throwing =
         new ConnectionListener() {
           @Override
@@ -367,17 +409,19 @@ public abstract class ConnectionEventsSuite {
   static final ThreadLocal<CallerContext> CURRENT = new ThreadLocal<>();
 
   /** Written as for TThreadPoolServer: knows nothing of thrift-nio but its transport type. */
-  static final class StockEventHandler implements TServerEventHandler {
+  final class StockEventHandler implements TServerEventHandler {
     final List<String> log = new ArrayList<>();
     final BlockingQueue<CallerContext> deleted = new LinkedBlockingQueue<>();
 
     @Override
     public synchronized void preServe() {
+      noteHeldLocks();
       log.add("preServe");
     }
 
     @Override
     public synchronized ServerContext createContext(TProtocol input, TProtocol output) {
+      noteHeldLocks();
       log.add("createContext");
       // As for libthrift's socket transports: the transport provides the peer's address.
       return new CallerContext(
@@ -387,6 +431,7 @@ public abstract class ConnectionEventsSuite {
     @Override
     public synchronized void deleteContext(
         ServerContext serverContext, TProtocol input, TProtocol output) {
+      noteHeldLocks();
       log.add("deleteContext");
       deleted.add((CallerContext) serverContext);
     }
@@ -394,6 +439,7 @@ public abstract class ConnectionEventsSuite {
     @Override
     public synchronized void processContext(
         ServerContext serverContext, TTransport inputTransport, TTransport outputTransport) {
+      noteHeldLocks();
       CallerContext c = (CallerContext) serverContext;
       c.calls++;
       log.add("processContext " + c.calls);
