@@ -1,9 +1,6 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.sasl.ServerSasl;
-import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -23,9 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class SaslSettings {
 
-  /** Peers remembered for the once-per-peer failure log; the oldest is forgotten first. */
-  static final int RECENT_PEERS = 1024;
-
   /** Negotiation steps waiting for a thread before new ones are refused with {@code ERROR}. */
   static final int MAX_QUEUED_STEPS = 4096;
 
@@ -37,13 +31,7 @@ public final class SaslSettings {
 
   private final ServerSasl sasl;
   private final Executor steps;
-  private final Map<Object, Boolean> loggedPeers =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Object, Boolean> eldest) {
-          return size() > RECENT_PEERS;
-        }
-      };
+  private final PeerMemory loggedPeers = new PeerMemory();
 
   /** The settings of a server's {@code sasl}, its steps on the shared executor. */
   public SaslSettings(ServerSasl sasl) {
@@ -74,11 +62,7 @@ public final class SaslSettings {
    * ignored): log it at WARN then, else at DEBUG.
    */
   public boolean firstFailureOf(Object peer) {
-    Object key =
-        peer instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : peer;
-    synchronized (loggedPeers) {
-      return loggedPeers.put(String.valueOf(key), Boolean.TRUE) == null;
-    }
+    return loggedPeers.first(peer);
   }
 
   private static Executor newStepExecutor() {
