@@ -93,10 +93,7 @@ final class FramedDecoder implements Decoder {
     if (available - Framing.HEADER_SIZE < length) {
       return out.needMore();
     }
-    if (accepted != null
-        && length >= 2
-        && (in.getByte(start + Framing.HEADER_SIZE) & 0xff) == 0x0f
-        && (in.getByte(start + Framing.HEADER_SIZE + 1) & 0xff) == 0xff) {
+    if (accepted != null && isTHeader(in, start + Framing.HEADER_SIZE, length)) {
       // No protocol's message starts 0f ff (a non-strict binary name of 268 MB): a THeader frame.
       String hint = hint(in, start, available);
       if (hint != null) {
@@ -132,6 +129,21 @@ final class FramedDecoder implements Decoder {
               in, start + Framing.HEADER_SIZE, available - Framing.HEADER_SIZE, headerProtocol);
     }
     return Refusal.frameSize(cause, header);
+  }
+
+  /**
+   * Whether a frame's payload is a THeader frame (bytes 0-1 {@code 0f ff}), or one inside a framed
+   * frame (its own length, {@code length - 4}, then {@code 0f ff}).
+   */
+  private static boolean isTHeader(ByteSource in, int payload, int length) {
+    if (length >= 2 && isMagic(in, payload)) {
+      return true;
+    }
+    return length >= 6 && in.getInt(payload) == length - 4 && isMagic(in, payload + 4);
+  }
+
+  private static boolean isMagic(ByteSource in, int at) {
+    return (in.getByte(at) & 0xff) == 0x0f && (in.getByte(at + 1) & 0xff) == 0xff;
   }
 
   /** A server's hint for the connection's first bytes ({@link FirstBytes#serverHint}), or null. */

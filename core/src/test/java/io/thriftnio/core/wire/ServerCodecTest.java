@@ -206,6 +206,23 @@ class ServerCodecTest {
         .endsWith("exceeds maxFrameSize " + MAX);
   }
 
+  /** Issue 38, item 7: a THeader frame, bare or inside a framed frame, on a port without HEADER. */
+  @Test
+  void aTHeaderFrameOnAFramedOnlyServerNamesTheSettingThatServesIt() {
+    byte[] theader = {0, 0, 0, 10, 0x0f, (byte) 0xff, 0, 0, 0, 0, 0, 1, 0, 0};
+    assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), theader).refusal.reason())
+        .isEqualTo(
+            "frame of 10 bytes from /10.0.0.1:7 refused: first bytes 00 00 00 0a look like a"
+                + " THeader frame: to serve them, accept WireKind.HEADER on this server"
+                + " (ServerBuilder.wireKinds(FRAMED, HEADER))");
+    byte[] inFramed = {0, 0, 0, 14, 0, 0, 0, 10, 0x0f, (byte) 0xff, 0, 0, 0, 0, 0, 1, 0, 0};
+    assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), inFramed).refusal.reason())
+        .isEqualTo(
+            "frame of 14 bytes from /10.0.0.1:7 refused: first bytes 00 00 00 0e look like a"
+                + " THeader frame inside a framed frame: to serve them, accept WireKind.HEADER on"
+                + " this server (ServerBuilder.wireKinds(FRAMED, HEADER))");
+  }
+
   @Test
   void theFirstBytesPickTheKindAmongThoseAccepted() throws TException {
     byte[] message = call("echo", 1, 10);
