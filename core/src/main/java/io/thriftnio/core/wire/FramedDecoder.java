@@ -107,7 +107,15 @@ final class FramedDecoder implements Decoder {
 
   private Refusal failOnInvalidLength(ByteSource in, int start, int available, int length) {
     FrameSizeException cause = new FrameSizeException(length, maxFrameSize, peer);
-    String hint = accepted != null ? hint(in, start, available) : null;
+    if (accepted == null) {
+      // A client's reply: its log line says what ClientErrors tells the calls.
+      byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
+      String hint = FirstBytes.replyHint(first, first.length, WireKind.FRAMED);
+      return hint == null
+          ? Refusal.frameSize(cause, null)
+          : Refusal.frameSize(cause, null, withoutForeignBytes(cause.getMessage()) + ": " + hint);
+    }
+    String hint = hint(in, start, available);
     if (hint != null) {
       String reason = withoutForeignBytes(cause.getMessage()) + "; " + hint;
       FirstBytes.Shape shape = FirstBytes.shape(FirstBytes.copy(in, start, available, 8), 8);
