@@ -298,8 +298,8 @@ public final class FirstBytes {
    */
   public static String replyHint(byte[] b, int count, WireKind clientKind) {
     Shape shape = shape(b, count);
-    if (shape == null) {
-      return null;
+    if (shape == null || shape.wireKind() == clientKind) {
+      return null; // nothing to say, or nothing to advise: the kind's own rules refused them
     }
     StringBuilder sb =
         new StringBuilder("the first bytes ")

@@ -110,6 +110,9 @@ class FirstBytesTest {
         .contains("an HTTP response: is the server http? (ClientOptions.wireKind(WireKind.HTTP)");
     assertThat(FirstBytes.replyHint(bytes(0x15, 0x03, 0x03, 0x00), 4, WireKind.FRAMED))
         .endsWith("a TLS alert: is the server TLS-only? (ClientOptions.tls(..))");
+    assertThat(FirstBytes.replyHint(bytes(0, 0, 0x33, 0x16, 0x80, 0x01, 0, 2), 8, WireKind.FRAMED))
+        .as("a framed reply over the limit: nothing to advise")
+        .isNull();
   }
 
   @Test
