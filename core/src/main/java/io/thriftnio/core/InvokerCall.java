@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.wire.FirstBytes;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -8,6 +9,7 @@ import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -346,6 +348,9 @@ public final class InvokerCall {
     if (!end()) {
       return;
     }
+    if (answerInOwnProtocol(cause)) {
+      return;
+    }
     TMessage request;
     try {
       request = readHeader(payload);
@@ -387,6 +392,68 @@ public final class InvokerCall {
     }
     passResponseHeaders();
     completion.replied(frame, true);
+  }
+
+  /**
+   * A request in another protocol than the server's (a compact client on a binary server) is
+   * answered {@code PROTOCOL_ERROR} in the request's own protocol, so that its client reads why;
+   * the server logs it at INFO once per peer address. Whether it was answered so.
+   */
+  private boolean answerInOwnProtocol(Throwable cause) {
+    byte[] first = new byte[Math.min(4, payload.remaining())];
+    payload.duplicate().get(first);
+    String theirs = FirstBytes.otherProtocol(first, first.length, invoker.protocolName);
+    TProtocolFactory own = theirs == null ? null : FirstBytes.protocolFactory(first[0]);
+    if (own == null) {
+      return false;
+    }
+    TMessage request;
+    try {
+      request = CallMessages.read(payload, own, invoker.configuration);
+    } catch (TException | RuntimeException unreadable) {
+      return false;
+    }
+    String what =
+        "the request is in "
+            + theirs
+            + ", this server reads "
+            + invoker.protocolName
+            + " (ServerBuilder.protocol)";
+    CallConnection connection = completion.connection();
+    Object peer = connection == null ? null : connection.remoteAddress();
+    if (invoker.protocolHints.first(peer)) {
+      ProcessorInvoker.log.info(
+          "Calls from {} arrive in {}; this server reads {}: build the server with"
+              + " ServerBuilder.protocol(..) of its clients' protocol, or the clients with {}"
+              + " (further calls from this address are answered PROTOCOL_ERROR without this line)",
+          peer,
+          theirs,
+          invoker.protocolName,
+          invoker.protocolName);
+    }
+    if (entered()) {
+      afterCall(CallOutcome.APPLICATION_EXCEPTION);
+    }
+    if (request.type == TMessageType.ONEWAY) {
+      passResponseHeaders();
+      completion.replied(null, true);
+      return true;
+    }
+    ByteBuffer frame;
+    try {
+      TApplicationException failure =
+          new TApplicationException(
+              TApplicationException.PROTOCOL_ERROR,
+              "request " + request.name + " refused: " + what);
+      frame = CallMessages.exceptionReply(request, failure, own.getProtocol(output), output);
+    } catch (Throwable t) {
+      t.addSuppressed(cause);
+      completion.unreadable(t);
+      return true;
+    }
+    passResponseHeaders();
+    completion.replied(frame, true);
+    return true;
   }
 
   private TMessage readHeader(ByteBuffer frame) throws TException {

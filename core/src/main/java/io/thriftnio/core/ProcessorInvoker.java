@@ -1,5 +1,7 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.wire.FirstBytes;
+import io.thriftnio.core.wire.PeerMemory;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -155,6 +157,12 @@ public final class ProcessorInvoker {
   final TConfiguration configuration;
   final Codecs codecs;
 
+  /** The requests' protocol ({@code TBinaryProtocol}), or {@code null} for another. */
+  final String protocolName;
+
+  /** The peers told of a request in another protocol ({@link InvokerCall}), once each. */
+  final PeerMemory protocolHints = new PeerMemory();
+
   private ProcessorInvoker(
       TProcessor processor,
       TAsyncProcessor asyncProcessor,
@@ -175,6 +183,15 @@ public final class ProcessorInvoker {
     this.configuration =
         new TConfiguration(maxFrameSize, maxFrameSize, TConfiguration.DEFAULT_RECURSION_DEPTH);
     this.codecs = new Codecs(configuration, inputProtocolFactory, outputProtocolFactory);
+    this.protocolName = protocolName(inputProtocolFactory, configuration);
+  }
+
+  private static String protocolName(TProtocolFactory factory, TConfiguration configuration) {
+    try {
+      return FirstBytes.protocolName(factory.getProtocol(new FrameInputTransport(configuration)));
+    } catch (TTransportException | RuntimeException e) {
+      return null;
+    }
   }
 
   /**

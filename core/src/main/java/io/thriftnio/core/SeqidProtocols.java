@@ -1,6 +1,9 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.util.internal.MessageHeaders;
+import io.thriftnio.core.wire.FirstBytes;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
@@ -9,6 +12,7 @@ import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
+import org.apache.thrift.protocol.TProtocolException;
 
 /**
  * The protocol decorators that let {@link AsyncClients} run a generated client, whose every call
@@ -47,6 +51,7 @@ final class SeqidProtocols {
    * wrote, so that its own check passes.
    */
   static final class SequenceCheckingInput extends TProtocolDecorator {
+    private final String protocolName;
     private final SequencingOutput sent;
     private final ThriftChannel channel;
     private final FrameInputTransport input;
@@ -64,6 +69,21 @@ final class SeqidProtocols {
       this.input = input;
       this.binary = protocol.getClass() == TBinaryProtocol.class;
       this.inPlace = binary || protocol.getClass() == TCompactProtocol.class;
+      this.protocolName = FirstBytes.protocolName(protocol);
+    }
+
+    /**
+     * libthrift's "Expected protocol id ffffff82 but got ffffff80" restated when the reply is in
+     * another protocol than this client's: both named, the same type kept.
+     */
+    private TProtocolException inOtherProtocol(TProtocolException e, int start) {
+      ByteBuffer reply = input.unread();
+      byte[] first = new byte[Math.max(0, Math.min(4, reply.limit() - start))];
+      reply.get(start, first);
+      String mismatch =
+          ClientErrors.replyInOtherProtocol(
+              channel.remoteAddress(), first, first.length, protocolName);
+      return mismatch == null ? e : new TProtocolException(e.getType(), mismatch, e);
     }
 
     @Override
@@ -78,7 +98,13 @@ final class SeqidProtocols {
           return new TMessage(sent.method, (byte) header, sent.clientSeqid);
         }
       }
-      TMessage got = super.readMessageBegin();
+      TMessage got;
+      int start = input.unread().position();
+      try {
+        got = super.readMessageBegin();
+      } catch (TProtocolException e) {
+        throw inOtherProtocol(e, start);
+      }
       if (got.seqid != sent.wireSeqid) {
         throw new TApplicationException(
             TApplicationException.BAD_SEQUENCE_ID,

@@ -373,4 +373,29 @@ class ProcessorInvokerTest {
         .isInstanceOf(NullPointerException.class)
         .hasMessage("outputProtocolFactory");
   }
+
+  /** Issue 38, item 7: a request in another protocol is answered in its own, saying why. */
+  @ParameterizedTest
+  @ValueSource(strings = {"sync", "async"})
+  void aRequestInAnotherProtocolIsAnsweredInItsOwnNamingBoth(String kind) throws Exception {
+    TProtocolFactory json = new org.apache.thrift.protocol.TJSONProtocol.Factory();
+    TProtocolFactory[][] cases = {{BINARY, COMPACT}, {COMPACT, BINARY}, {BINARY, json}};
+    String[][] names = {
+      {"TBinaryProtocol", "TCompactProtocol"},
+      {"TCompactProtocol", "TBinaryProtocol"},
+      {"TBinaryProtocol", "TJSONProtocol"}
+    };
+    for (int i = 0; i < cases.length; i++) {
+      TProtocolFactory server = cases[i][0];
+      TProtocolFactory client = cases[i][1];
+      ProcessorInvoker invoker = invoker(kind, server, server, MAX);
+      ByteBuffer frame = await(invoker.invoke(MiniService.call(client, "upper", 5, "hi")));
+      Reply reply = MiniService.decode(client, frame);
+      assertThat(reply.header().seqid).isEqualTo(5);
+      assertThat(reply.exception().getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR);
+      assertThat(reply.exception().getMessage())
+          .startsWith("request upper refused: the request is in " + names[i][1] + " (first bytes ")
+          .endsWith("this server reads " + names[i][0] + " (ServerBuilder.protocol)");
+    }
+  }
 }

@@ -73,7 +73,7 @@ final class TlsFilters {
           public void onFailure(Connection<?> connection, Throwable t) {
             RegisteredConnection<ConnectionHandle> r = ConnectionGuardFilter.registered(connection);
             if (r != null) {
-              registry.tlsFailed(r, JdkTls.describe(t)); // counted once per connection; closes it
+              registry.tlsFailed(r, JdkTls.describeServerFailure(t)); // counted once; closes it
             } else {
               connection.closeSilently(); // never admitted: refused and closing already
             }

@@ -9,6 +9,7 @@ import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.RegisteredConnection;
+import io.thriftnio.core.wire.FirstBytes;
 import java.nio.channels.ClosedChannelException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -72,7 +73,7 @@ final class TlsHandshakeWatcher extends ChannelInboundHandlerAdapter {
 
   private static String reason(Throwable cause) {
     if (cause instanceof NotSslRecordException) {
-      return "the bytes are not a TLS record (a plain-text client?)"; // its message dumps them all
+      return FirstBytes.PLAINTEXT_ON_TLS; // its message dumps them all
     }
     return cause instanceof SslHandshakeTimeoutException ? cause.getMessage() : cause.toString();
   }

@@ -4,6 +4,7 @@ import io.thriftnio.core.tls.ClientAuth;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.tls.TlsProvider;
+import io.thriftnio.core.wire.FirstBytes;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
 import java.util.List;
@@ -129,5 +130,15 @@ public final class JdkTls {
       message += " (" + root.getMessage() + ")";
     }
     return message;
+  }
+
+  /**
+   * A server's {@link #describe} of a failed handshake: the JDK's words for a peer whose bytes are
+   * no TLS record ("Unrecognized SSL message, plaintext connection?") become the hint every
+   * transport logs for a plaintext client on a TLS port.
+   */
+  public static String describeServerFailure(Throwable failure) {
+    String message = describe(failure);
+    return message.contains("nrecognized SSL message") ? FirstBytes.PLAINTEXT_ON_TLS : message;
   }
 }

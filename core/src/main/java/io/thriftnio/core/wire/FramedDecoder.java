@@ -93,10 +93,42 @@ final class FramedDecoder implements Decoder {
     if (available - Framing.HEADER_SIZE < length) {
       return out.needMore();
     }
+    if (accepted != null && isTHeader(in, start + Framing.HEADER_SIZE, length)) {
+      // No protocol's message starts 0f ff (a non-strict binary name of 268 MB): a THeader frame.
+      String hint = hint(in, start, available);
+      if (hint != null) {
+        return out.refused(
+            Refusal.of(
+                "frame of " + length + " bytes from " + peer + " refused: " + hint, null, null));
+      }
+    }
     return out.message(Framing.HEADER_SIZE + length, Framing.HEADER_SIZE, length, envelope);
   }
 
   private Refusal failOnInvalidLength(ByteSource in, int start, int available, int length) {
+    FrameSizeException cause = new FrameSizeException(length, maxFrameSize, peer);
+    if (accepted == null) {
+      // A client's reply: its log line says what ClientErrors tells the calls.
+      byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
+      String hint = FirstBytes.replyHint(first, first.length, WireKind.FRAMED);
+      return hint == null
+          ? Refusal.frameSize(cause, null)
+          : Refusal.frameSize(cause, null, withoutForeignBytes(cause.getMessage()) + ": " + hint);
+    }
+    String hint = hint(in, start, available);
+    if (hint != null) {
+      String reason = withoutForeignBytes(cause.getMessage()) + "; " + hint;
+      FirstBytes.Shape shape = FirstBytes.shape(FirstBytes.copy(in, start, available, 8), 8);
+      if (shape != null && shape.wireKind() == WireKind.UNFRAMED && headerProtocol != null) {
+        // An unframed caller reads an unframed answer: the hint reaches it too, when the bytes
+        // that came hold its message header in the server's protocol.
+        TMessage header = HeaderPeek.read(in, start, available, headerProtocol);
+        if (header != null) {
+          return Refusal.of(reason, header, Envelope.UNFRAMED);
+        }
+      }
+      return Refusal.frameSize(cause, null, reason);
+    }
     TMessage header = null;
     if (length > maxFrameSize && headerProtocol != null) {
       // Only the bytes that came with the length: waiting for more lets a peer hold us open.
@@ -104,7 +136,33 @@ final class FramedDecoder implements Decoder {
           HeaderPeek.read(
               in, start + Framing.HEADER_SIZE, available - Framing.HEADER_SIZE, headerProtocol);
     }
-    String advice = accepted != null ? WireHints.forFirstBytes(length, accepted) : "";
-    return Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), header, advice);
+    return Refusal.frameSize(cause, header);
+  }
+
+  /**
+   * Whether a frame's payload is a THeader frame (bytes 0-1 {@code 0f ff}), or one inside a framed
+   * frame (its own length, {@code length - 4}, then {@code 0f ff}).
+   */
+  private static boolean isTHeader(ByteSource in, int payload, int length) {
+    if (length >= 2 && isMagic(in, payload)) {
+      return true;
+    }
+    return length >= 6 && in.getInt(payload) == length - 4 && isMagic(in, payload + 4);
+  }
+
+  private static boolean isMagic(ByteSource in, int at) {
+    return (in.getByte(at) & 0xff) == 0x0f && (in.getByte(at + 1) & 0xff) == 0xff;
+  }
+
+  /** A server's hint for the connection's first bytes ({@link FirstBytes#serverHint}), or null. */
+  private String hint(ByteSource in, int start, int available) {
+    byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
+    return FirstBytes.serverHint(first, first.length, accepted);
+  }
+
+  /** The frame-size text without its "the bytes look like" part, which the hint says better. */
+  private static String withoutForeignBytes(String message) {
+    int cut = message.indexOf("; the bytes look like");
+    return cut < 0 ? message : message.substring(0, cut);
   }
 }

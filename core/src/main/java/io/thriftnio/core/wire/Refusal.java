@@ -114,15 +114,12 @@ public final class Refusal {
    *     {@code null}
    */
   public static Refusal frameSize(FrameSizeException cause, TMessage header) {
-    return frameSize(cause, header, "");
+    return new Refusal(cause.getMessage(), header, Envelope.FRAMED, null, cause);
   }
 
-  /**
-   * {@link #frameSize(FrameSizeException, TMessage)} whose reason ends with {@code advice}: what
-   * would serve the peer, when the bytes tell ({@code ; to serve HTTP on this port, ...}).
-   */
-  static Refusal frameSize(FrameSizeException cause, TMessage header, String advice) {
-    return new Refusal(cause.getMessage() + advice, header, Envelope.FRAMED, null, cause);
+  /** {@link #frameSize(FrameSizeException, TMessage)} whose reason is {@code reason}. */
+  static Refusal frameSize(FrameSizeException cause, TMessage header, String reason) {
+    return new Refusal(reason, header, Envelope.FRAMED, null, cause);
   }
 
   /**

@@ -2,9 +2,6 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
-import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -22,9 +19,6 @@ import java.util.concurrent.ThreadPoolExecutor;
  */
 public final class SaslSettings {
 
-  /** Peers remembered for the once-per-peer failure log; the oldest is forgotten first. */
-  static final int RECENT_PEERS = 1024;
-
   /**
    * Threads of a server's own negotiation pool: {@value}, or the cores when more. Steps are CPU
    * work (Kerberos, DIGEST-MD5) or a user store's answer (PLAIN, a callback handler).
@@ -36,13 +30,7 @@ public final class SaslSettings {
 
   private final ServerSasl sasl;
   private final Executor steps;
-  private final Map<Object, Boolean> loggedPeers =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Object, Boolean> eldest) {
-          return size() > RECENT_PEERS;
-        }
-      };
+  private final PeerMemory loggedPeers = new PeerMemory();
 
   /**
    * @param sasl the server's
@@ -68,11 +56,7 @@ public final class SaslSettings {
    * ignored): log it at its level then, else at DEBUG.
    */
   public boolean firstFailureOf(Object peer) {
-    Object key =
-        peer instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : peer;
-    synchronized (loggedPeers) {
-      return loggedPeers.put(String.valueOf(key), Boolean.TRUE) == null;
-    }
+    return loggedPeers.first(peer);
   }
 
   /**

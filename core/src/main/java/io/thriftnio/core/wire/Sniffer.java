@@ -99,23 +99,29 @@ public final class Sniffer {
    * @param peer the remote address, or whatever the IO library reports
    */
   public String describeRefusal(ByteSource in, int start, int available, Object peer) {
-    int count = Math.min(4, available);
-    byte[] first = new byte[count];
-    in.getBytes(start, first, 0, count);
-    int header = 0;
-    StringBuilder sb =
-        new StringBuilder("connection from ").append(peer).append(" refused: first bytes");
-    for (byte b : first) {
-      header = header << 8 | (b & 0xff);
-      sb.append(String.format(" %02x", b & 0xff));
+    byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
+    String hint = FirstBytes.serverHint(first, first.length, settings.accepted());
+    if (hint != null) {
+      return "connection from "
+          + peer
+          + " refused (accepted: "
+          + settings.accepted()
+          + "): "
+          + hint;
     }
-    sb.append(" match no accepted transport (accepted: ").append(settings.accepted()).append(')');
-    String foreign = count == 4 ? Framing.describeForeignBytes(header) : null;
+    int count = Math.min(4, available);
+    StringBuilder sb =
+        new StringBuilder("connection from ")
+            .append(peer)
+            .append(" refused: first bytes ")
+            .append(FirstBytes.hex(first, count, 4))
+            .append(" match no accepted transport (accepted: ")
+            .append(settings.accepted())
+            .append(')');
+    String foreign =
+        count == 4 ? Framing.describeForeignBytes(Framing.decodeLength(first, 0)) : null;
     if (foreign != null) {
-      return sb.append("; they look like ")
-          .append(foreign)
-          .append(WireHints.forFirstBytes(header, settings.accepted()))
-          .toString();
+      return sb.append("; they look like ").append(foreign).toString();
     }
     for (WireFormat kind : settings.kinds()) {
       if (kind.detect(in, start, available) == WireFormat.YES) {
@@ -123,7 +129,8 @@ public final class Sniffer {
             .append(kind.looksLike())
             .append(" (WireKind.")
             .append(kind.wireKind())
-            .append(')')
+            .append("): ")
+            .append(FirstBytes.acceptAdvice(kind.wireKind(), settings.accepted()))
             .toString();
       }
     }

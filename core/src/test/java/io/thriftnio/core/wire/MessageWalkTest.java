@@ -449,13 +449,16 @@ class MessageWalkTest {
                 + " transport (accepted: [FRAMED, UNFRAMED])");
     byte[] framedBytes = {0, 0, 0, 9};
     assertThat(sniffer(unframed).describeRefusal(source(framedBytes), 0, 4, "p"))
-        .endsWith("(accepted: [UNFRAMED]); they look like a frame length (WireKind.FRAMED)");
+        .endsWith(
+            "(accepted: [UNFRAMED]); they look like a frame length (WireKind.FRAMED): to serve"
+                + " them, accept WireKind.FRAMED on this server"
+                + " (ServerBuilder.wireKinds(FRAMED, UNFRAMED))");
     byte[] http = "GET / HTTP/1.1".getBytes();
     assertThat(sniffer(unframed).describeRefusal(source(http), 0, http.length, "p"))
         .contains("first bytes 47 45 54 20")
         .endsWith(
-            "they look like an HTTP request (\"GET\"); to serve HTTP on this port, build the"
-                + " server with wireKinds(..., HTTP)");
+            "look like an HTTP request (\"GET\"): to serve them, accept WireKind.HTTP on this"
+                + " server (ServerBuilder.wireKinds(UNFRAMED, HTTP))");
   }
 
   private static Sniffer sniffer(EnumSet<WireKind> accepted) {

@@ -187,23 +187,40 @@ class ServerCodecTest {
         .isEqualTo(
             "frame length 1347375956 from /10.0.0.1:7 exceeds maxFrameSize "
                 + MAX
-                + "; the bytes look like an HTTP request (\"POST\"); to serve HTTP on this port,"
-                + " build the server with wireKinds(..., HTTP)");
+                + "; first bytes 50 4f 53 54 look like an HTTP request (\"POST\"): to serve them,"
+                + " accept WireKind.HTTP on this server (ServerBuilder.wireKinds(FRAMED, HTTP))");
     Found unframedOnly =
         feed(codec(MAX, EnumSet.of(WireKind.UNFRAMED)), ascii("GET / HTTP/1.1\r\n"));
     assertThat(unframedOnly.refusal.reason())
         .isEqualTo(
-            "connection from /10.0.0.1:7 refused: first bytes 47 45 54 20 match no accepted"
-                + " transport (accepted: [UNFRAMED]); they look like an HTTP request (\"GET\");"
-                + " to serve HTTP on this port, build the server with wireKinds(..., HTTP)");
+            "connection from /10.0.0.1:7 refused (accepted: [UNFRAMED]): first bytes 47 45 54 20"
+                + " look like an HTTP request (\"GET\"): to serve them, accept WireKind.HTTP on"
+                + " this server (ServerBuilder.wireKinds(UNFRAMED, HTTP))");
     // Not advice for other foreign bytes, nor for a frame length that is merely too large.
     assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), ascii("SSH-2.0")).refusal.reason())
-        .endsWith("the bytes look like an SSH banner");
+        .endsWith("first bytes 53 53 48 2d look like an SSH banner: not a Thrift client");
     assertThat(
             feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), frame(new byte[MAX + 1]))
                 .refusal
                 .reason())
         .endsWith("exceeds maxFrameSize " + MAX);
+  }
+
+  /** Issue 38, item 7: a THeader frame, bare or inside a framed frame, on a port without HEADER. */
+  @Test
+  void aTHeaderFrameOnAFramedOnlyServerNamesTheSettingThatServesIt() {
+    byte[] theader = {0, 0, 0, 10, 0x0f, (byte) 0xff, 0, 0, 0, 0, 0, 1, 0, 0};
+    assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), theader).refusal.reason())
+        .isEqualTo(
+            "frame of 10 bytes from /10.0.0.1:7 refused: first bytes 00 00 00 0a look like a"
+                + " THeader frame: to serve them, accept WireKind.HEADER on this server"
+                + " (ServerBuilder.wireKinds(FRAMED, HEADER))");
+    byte[] inFramed = {0, 0, 0, 14, 0, 0, 0, 10, 0x0f, (byte) 0xff, 0, 0, 0, 0, 0, 1, 0, 0};
+    assertThat(feed(codec(MAX, EnumSet.of(WireKind.FRAMED)), inFramed).refusal.reason())
+        .isEqualTo(
+            "frame of 14 bytes from /10.0.0.1:7 refused: first bytes 00 00 00 0e look like a"
+                + " THeader frame inside a framed frame: to serve them, accept WireKind.HEADER on"
+                + " this server (ServerBuilder.wireKinds(FRAMED, HEADER))");
   }
 
   @Test
@@ -220,8 +237,11 @@ class ServerCodecTest {
     assertThat(http.envelopes.get(0)).isInstanceOf(HttpEnvelope.class);
     Found foreign = feed(codec(MAX, EnumSet.of(WireKind.UNFRAMED)), frame(message));
     assertThat(foreign.refusal.reason())
-        .startsWith("connection from /10.0.0.1:7 refused: first bytes 00 00 00")
-        .endsWith("they look like a frame length (WireKind.FRAMED)");
+        .startsWith(
+            "connection from /10.0.0.1:7 refused (accepted: [UNFRAMED]): first bytes 00 00 00")
+        .endsWith(
+            "look like a framed TBinaryProtocol message (a call): to serve them, accept"
+                + " WireKind.FRAMED on this server (ServerBuilder.wireKinds(FRAMED, UNFRAMED))");
   }
 
   @Test

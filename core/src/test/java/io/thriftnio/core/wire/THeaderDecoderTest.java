@@ -361,7 +361,11 @@ class THeaderDecoderTest {
         new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), PEER);
     byte[] framed = {0, 0, 0, 12, (byte) 0x80, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
     assertThat(codec.next(ByteSource.of(framed), 0, framed.length)).isEqualTo(Decoded.REFUSED);
-    assertThat(codec.decoded().refusal().reason()).contains("accepted: [HEADER]", "a frame length");
+    assertThat(codec.decoded().refusal().reason())
+        .contains(
+            "accepted: [HEADER]",
+            "look like a framed TBinaryProtocol message (a call): to serve them, accept"
+                + " WireKind.FRAMED on this server (ServerBuilder.wireKinds(FRAMED, HEADER))");
   }
 
   @Test

@@ -2,8 +2,12 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.Framing;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.wire.FirstBytes;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.regex.Pattern;
@@ -69,8 +73,25 @@ public final class ClientErrors {
   public static TTransportException handshakeFailed(SocketAddress address, Throwable cause) {
     return new TTransportException(
         TTransportException.NOT_OPEN,
-        "TLS handshake with " + peer(address) + " failed: " + JdkTls.describe(cause),
+        "TLS handshake with " + peer(address) + " failed: " + tlsFailure(cause),
         cause);
+  }
+
+  /**
+   * A failed handshake's text; when the server closed during it, the likely cause: a plaintext
+   * server, which closes at a ClientHello.
+   */
+  private static String tlsFailure(Throwable cause) {
+    String text = JdkTls.describe(cause);
+    boolean closed = false;
+    for (Throwable t = cause; t != null && !closed; t = t.getCause()) {
+      String m = t.getMessage();
+      closed =
+          t instanceof java.nio.channels.ClosedChannelException
+              || t instanceof java.io.EOFException
+              || (m != null && (m.contains("closed") || m.contains("Closed")));
+    }
+    return closed ? text + "; " + FirstBytes.TLS_ON_PLAINTEXT : text;
   }
 
   /** {@code TIMED_OUT}: the TLS handshake did not complete within its timeout. */
@@ -166,9 +187,71 @@ public final class ClientErrors {
 
   /** {@code END_OF_FILE}: the peer closed while a sync transport waited for a response. */
   public static TTransportException closedByPeer(SocketAddress address) {
+    return closedByPeer(address, null);
+  }
+
+  /**
+   * {@code END_OF_FILE}: the peer closed while a sync transport waited for a response; {@code
+   * shape} when no reply had come on the connection yet ({@link #shape}), else {@code null}.
+   */
+  public static TTransportException closedByPeer(SocketAddress address, String shape) {
     return new TTransportException(
         TTransportException.END_OF_FILE,
-        "connection to " + peer(address) + " closed by the peer while waiting for a response");
+        "connection to "
+            + peer(address)
+            + " closed by the peer while waiting for a response"
+            + beforeAnyReply(shape));
+  }
+
+  /**
+   * How a connection's requests look, for {@link #beforeAnyReply}: {@code
+   * ClientOptions.wireKind(FRAMED), plaintext}.
+   */
+  public static String shape(ClientOptions options) {
+    return "ClientOptions.wireKind("
+        + options.wireKind()
+        + "), "
+        + (options.tls().isPresent() ? "TLS" : "plaintext");
+  }
+
+  /**
+   * What a close before any reply adds: the likely cause, a server that does not accept the
+   * connection's shape; the empty string for {@code null} (replies had come).
+   */
+  public static String beforeAnyReply(String shape) {
+    if (shape == null) {
+      return "";
+    }
+    return " (before any reply on this connection: does the server accept this client's shape, "
+        + shape
+        + ", and its protocol? A server of this library logs the first bytes it refused and the"
+        + " setting that serves them)";
+  }
+
+  /**
+   * The words for a reply in another protocol than the client's: {@code reply from host:port is in
+   * TBinaryProtocol (first bytes 80 01 00 03); this client uses TCompactProtocol: give the server
+   * and the client the same protocol}; {@code null} when the reply's protocol cannot be told or is
+   * the client's.
+   *
+   * @param first the reply's first bytes
+   * @param count how many
+   * @param clientProtocol the client's protocol name ({@link FirstBytes#protocolName}), or null
+   */
+  public static String replyInOtherProtocol(
+      SocketAddress address, byte[] first, int count, String clientProtocol) {
+    String theirs = FirstBytes.otherProtocol(first, count, clientProtocol);
+    if (theirs == null) {
+      return null;
+    }
+    return "reply from "
+        + peer(address)
+        + " is in "
+        + theirs
+        + "; this client uses "
+        + clientProtocol
+        + ": the server answered in another protocol; give the server (ServerBuilder.protocol)"
+        + " and the client the same one";
   }
 
   /** A sync transport's connection failed: the type of a transport cause, else {@code UNKNOWN}. */
@@ -214,9 +297,18 @@ public final class ClientErrors {
     }
     if (cause instanceof FrameSizeException) {
       FrameSizeException f = (FrameSizeException) cause;
-      return f.length() > f.maxFrameSize()
-          ? "frame length " + f.length() + " exceeds maxFrameSize " + f.maxFrameSize()
-          : "frame length " + f.length() + " is invalid (expected: 1.." + f.maxFrameSize() + ")";
+      String text =
+          f.length() > f.maxFrameSize()
+              ? "frame length " + f.length() + " exceeds maxFrameSize " + f.maxFrameSize()
+              : "frame length "
+                  + f.length()
+                  + " is invalid (expected: 1.."
+                  + f.maxFrameSize()
+                  + ")";
+      byte[] first = new byte[4];
+      Framing.encodeLength(f.length(), first, 0);
+      String hint = FirstBytes.replyHint(first, 4, WireKind.FRAMED);
+      return hint == null ? text : text + ": " + hint;
     }
     String message = cause.getMessage();
     if (message == null || message.isEmpty()) {

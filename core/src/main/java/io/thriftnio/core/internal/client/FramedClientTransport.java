@@ -1,10 +1,12 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.core.util.internal.MessageHeaders;
+import io.thriftnio.core.wire.FirstBytes;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,6 +65,9 @@ public abstract class FramedClientTransport extends TEndpointTransport
   private byte[] frame = new byte[0];
   private int framePos;
   private int frameEnd;
+
+  private boolean repliesSeen; // the reading thread's
+  private String shape; // set once, when made
 
   private Map<String, String> nextHeaders = Map.of();
   private long nextDeadline;
@@ -301,6 +306,8 @@ public abstract class FramedClientTransport extends TEndpointTransport
     if (framePos == frameEnd) {
       checkOpen("read");
       receiveFrame();
+      repliesSeen = true;
+      checkReplyProtocol();
     }
     int n = Math.min(len, frameEnd - framePos);
     System.arraycopy(frame, framePos, buf, off, n);
@@ -332,6 +339,37 @@ public abstract class FramedClientTransport extends TEndpointTransport
       // Reads never pass the frame's end, and the frame set the budget: this cannot happen.
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * A reply in another protocol than the request last sent (the server answered a compact request
+   * in binary) fails here, naming both, rather than in the protocol's "Expected protocol id".
+   */
+  private void checkReplyProtocol() throws TTransportException {
+    if (frameEnd - framePos < 1 || sentSize <= prefix) {
+      return;
+    }
+    String ours = FirstBytes.protocolOf(out[prefix]);
+    byte[] first = Arrays.copyOfRange(frame, framePos, Math.min(frameEnd, framePos + 4));
+    String mismatch = ClientErrors.replyInOtherProtocol(address, first, first.length, ours);
+    if (mismatch != null) {
+      close();
+      throw new TTransportException(
+          TTransportException.CORRUPTED_DATA, mismatch + "; transport closed");
+    }
+  }
+
+  /**
+   * How this connection's requests look ({@link ClientErrors#shape}), for a close before any reply;
+   * subclasses that know their options set it once, when made.
+   */
+  protected final void shape(ClientOptions options) {
+    shape = ClientErrors.shape(options);
+  }
+
+  /** {@code END_OF_FILE}: the peer closed while waiting, with the likely cause before any reply. */
+  protected final TTransportException closedByPeer() {
+    return ClientErrors.closedByPeer(address, repliesSeen ? null : shape);
   }
 
   /** Drops what a closed transport still holds: a late response is never read by a next call. */

@@ -66,6 +66,8 @@ public final class PipelinedCalls {
   private int nextWireSeqId; // under the lock
   private volatile int abandoned; // written under lock: late.owed(), for readers without it
   private int unwrittenOneways;
+
+  private volatile boolean answeredAny; // written under lock, read without
   private boolean closed;
   private String closeReason;
   private final List<Runnable> closeActions = new ArrayList<>(1); // under lock until closed
@@ -179,6 +181,11 @@ public final class PipelinedCalls {
     }
   }
 
+  /** Whether any reply has come on the connection: a close before one has a likely cause. */
+  public boolean answeredAny() {
+    return answeredAny;
+  }
+
   /** One response frame from the connection, in arrival order. */
   public void onResponse(ByteBuffer payload) {
     answer(payload, null, 0, Map.of(), true);
@@ -213,6 +220,7 @@ public final class PipelinedCalls {
         return; // it answers a call that has already failed with the connection
       }
       call = awaiting.take(wireSeqId, payload, fifo);
+      answeredAny = true;
       if (call != null) {
         call.settled = true;
         late.replied(call.abandoned, System.nanoTime());

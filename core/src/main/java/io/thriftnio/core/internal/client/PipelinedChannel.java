@@ -30,6 +30,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
   protected final PipelinedCalls calls;
 
   private final Duration requestTimeout;
+  private final String shape;
   private final Executor callbackExecutor;
 
   /** {@code null} without interceptors. */
@@ -48,6 +49,7 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
       Runnable onClose) {
     this.address = address;
     this.requestTimeout = options.callTimeout();
+    this.shape = ClientErrors.shape(options);
     this.callbackExecutor = options.callbackExecutor();
     this.calls = new PipelinedCalls(address, options, timer, this);
     calls.onClose(onClose);
@@ -69,7 +71,9 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
   protected final void connectionEnded(Throwable cause) {
     ending(cause);
     if (cause == null) {
-      calls.close("closed by the peer", null);
+      calls.close(
+          "closed by the peer" + ClientErrors.beforeAnyReply(calls.answeredAny() ? null : shape),
+          null);
     } else if (cause instanceof FrameSizeException) {
       FrameSizeException e = ClientErrors.frameSize((FrameSizeException) cause, address);
       calls.close(ClientErrors.describe(e), e);

@@ -62,6 +62,7 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
         options.maxFrameSize(),
         options.callTimeout().toMillis(),
         options.wireKind() != WireKind.UNFRAMED);
+    shape(options);
   }
 
   /**
@@ -194,8 +195,6 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     }
     Throwable failed = failure;
     close();
-    throw failed != null
-        ? ClientErrors.connectionFailed(address, failed)
-        : ClientErrors.closedByPeer(address);
+    throw failed != null ? ClientErrors.connectionFailed(address, failed) : closedByPeer();
   }
 }

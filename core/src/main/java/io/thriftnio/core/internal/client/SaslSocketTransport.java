@@ -157,7 +157,9 @@ public final class SaslSocketTransport {
     } else if (message.startsWith("Invalid status")) {
       reason = message + ": the server may not speak SASL (a framed or unframed server?)";
     } else if (e instanceof TTransportException
-        && ((TTransportException) e).getType() == TTransportException.END_OF_FILE) {
+        && (((TTransportException) e).getType() == TTransportException.END_OF_FILE
+            || e.getCause() instanceof java.net.SocketException)) {
+      // A reset is a close too: the server closed before reading all the START message.
       reason =
           "the server closed the connection during the negotiation; it may not accept SASL"
               + " (a framed-only server closes on the START message)";

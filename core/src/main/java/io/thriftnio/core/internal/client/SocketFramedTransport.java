@@ -73,6 +73,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       InetSocketAddress address, ClientOptions options, Socket socket, Runnable onClose)
       throws TTransportException, IOException {
     super(address, options.maxFrameSize(), options.wireKind() == WireKind.FRAMED);
+    shape(options);
     this.socket = socket;
     // Buffered so that a small response (length and frame) takes one read call, as TSocket's
     // does; a large frame is read straight into the frame array, past the buffer.
@@ -161,7 +162,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       }
       if (!BlockingSockets.readFully(in, lengthBytes, 0, Framing.HEADER_SIZE)) {
         close();
-        throw ClientErrors.closedByPeer(address);
+        throw closedByPeer();
       }
       int length = Framing.decodeLength(lengthBytes, 0);
       try {
@@ -287,7 +288,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       int chunk = Math.min(length, frame.length) - read;
       if (!BlockingSockets.readFully(in, frame, read, chunk)) {
         close();
-        throw ClientErrors.closedByPeer(address);
+        throw closedByPeer();
       }
       read += chunk;
     }

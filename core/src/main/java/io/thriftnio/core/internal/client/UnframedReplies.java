@@ -40,6 +40,8 @@ final class UnframedReplies {
   private final InetSocketAddress peer;
   private final int maxFrameSize;
   private final ClientCodec codec;
+  private final String shape;
+  private boolean repliesSeen;
 
   private byte[] buffer = new byte[0];
   private ByteSource source = ByteSource.of(buffer);
@@ -55,6 +57,7 @@ final class UnframedReplies {
     this.peer = peer;
     this.maxFrameSize = options.maxFrameSize();
     this.codec = ClientCodec.of(options, peer, ClientErrors.peer(peer));
+    this.shape = ClientErrors.shape(options);
   }
 
   /** The buffer holding the reply {@link #next} found, from index 0. */
@@ -79,6 +82,7 @@ final class UnframedReplies {
     while (true) {
       if (end > 0 && found(codec.next(source, 0, end))) {
         delivered = codec.decoded().consumed();
+        repliesSeen = true;
         return delivered;
       }
       if (end == buffer.length) {
@@ -87,10 +91,10 @@ final class UnframedReplies {
       int n = in.read(buffer, end, buffer.length - end);
       if (n < 0) {
         if (end == 0) {
-          throw ClientErrors.closedByPeer(peer);
+          throw ClientErrors.closedByPeer(peer, repliesSeen ? null : shape);
         }
         found(codec.endOfStream(source, 0, end)); // a reply cut short is refused, saying where
-        throw ClientErrors.closedByPeer(peer);
+        throw ClientErrors.closedByPeer(peer, repliesSeen ? null : shape);
       }
       end += n;
     }

@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.wire.FirstBytes;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
@@ -50,6 +51,18 @@ final class HeaderCheck {
           .readMessageBegin();
       return null;
     } catch (TException | RuntimeException unreadable) {
+      // A request in another protocol than the server's (JSON on a binary server) is readable in
+      // its own: the invoker answers it so, naming both (issue 38).
+      TProtocolFactory own = end > p ? FirstBytes.protocolFactory(payload.get(p)) : null;
+      if (own != null) {
+        try {
+          own.getProtocol(FrameInputTransport.of(configuration, payload.duplicate()))
+              .readMessageBegin();
+          return null;
+        } catch (TException | RuntimeException alsoUnreadable) {
+          return unreadable;
+        }
+      }
       return unreadable;
     }
   }

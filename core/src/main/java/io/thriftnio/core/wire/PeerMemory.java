@@ -1,0 +1,42 @@
+package io.thriftnio.core.wire;
+
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The peer addresses (the port ignored) a log line was written for lately, so that a line about a
+ * peer's own doing is written once per peer, not once per connection or call: a client retrying a
+ * wrong password, a client of the wrong shape. Bounded: the least recently seen of {@value
+ * #RECENT_PEERS} is forgotten first. Any thread.
+ */
+public final class PeerMemory {
+
+  /** Peers remembered; the oldest is forgotten first. */
+  public static final int RECENT_PEERS = 1024;
+
+  private final Object lock = new Object();
+
+  // guarded by lock (@GuardedBy once the build has the annotations: issue 38, item 6)
+  private final Map<String, Boolean> seen =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > RECENT_PEERS;
+        }
+      };
+
+  /**
+   * Whether {@code peer}'s address is new among the recent ones (and remember it): write the line
+   * then.
+   *
+   * @param peer a remote address, or whatever the IO library reports; {@code null} is one peer
+   */
+  public boolean first(Object peer) {
+    Object key =
+        peer instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : peer;
+    synchronized (lock) {
+      return seen.put(String.valueOf(key), Boolean.TRUE) == null;
+    }
+  }
+}
