@@ -12,6 +12,8 @@ module io.thriftnio.core {
   requires org.slf4j;
   // ServerSasl and ClientSasl hand out javax.security.sasl servers and clients.
   requires transitive java.security.sasl;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
+  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;

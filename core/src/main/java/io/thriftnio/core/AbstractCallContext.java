@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -10,15 +11,23 @@ import org.apache.thrift.protocol.TMessageType;
 /**
  * What the server's and the client's call contexts share: the request's message header (method,
  * sequence id, type) and the attributes that interceptors of one call set, in a small map created
- * on the first set and guarded by this object, since those interceptors may run on different
- * threads.
+ * on the first set and guarded by a lock of the context's own (never the context itself, which user
+ * code holds), since those interceptors may run on different threads.
  */
 abstract class AbstractCallContext {
   private final String methodName;
   private final int seqId;
   private final byte messageType;
-  private Map<Object, Object> attributes; // guarded by this
-  private Map<String, String> outgoing; // guarded by this: headers this side sends
+
+  /** Guards the attributes and the outgoing headers; package-private for a subclass's checks. */
+  final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private Map<Object, Object> attributes;
+
+  /** Headers this side sends. */
+  @GuardedBy("lock")
+  private Map<String, String> outgoing;
 
   AbstractCallContext(String methodName, int seqId, byte messageType) {
     this.methodName = methodName;
@@ -49,46 +58,57 @@ abstract class AbstractCallContext {
     return messageType == TMessageType.ONEWAY;
   }
 
-  final synchronized Object get(NamedKey key) {
-    return attributes == null ? null : attributes.get(Objects.requireNonNull(key, "key"));
+  final Object get(NamedKey key) {
+    Objects.requireNonNull(key, "key");
+    synchronized (lock) {
+      return attributes == null ? null : attributes.get(key);
+    }
   }
 
   /** Sets {@code key} to {@code value}; {@code null} removes it. */
-  final synchronized void set(NamedKey key, Object value) {
+  final void set(NamedKey key, Object value) {
     Objects.requireNonNull(key, "key");
-    if (value == null) {
-      if (attributes != null) {
-        attributes.remove(key);
+    synchronized (lock) {
+      if (value == null) {
+        if (attributes != null) {
+          attributes.remove(key);
+        }
+        return;
       }
-      return;
+      if (attributes == null) {
+        attributes = new HashMap<>(4);
+      }
+      attributes.put(key, value);
     }
-    if (attributes == null) {
-      attributes = new HashMap<>(4);
-    }
-    attributes.put(key, value);
   }
 
   /**
    * Sets a header this side sends with its message (the server's reply, the client's request);
    * {@code null} removes it.
    */
-  final synchronized void putOutgoing(String name, String value) {
+  final void putOutgoing(String name, String value) {
     Objects.requireNonNull(name, "name");
-    if (value == null) {
-      if (outgoing != null) {
-        outgoing.remove(name);
+    synchronized (lock) {
+      if (value == null) {
+        if (outgoing != null) {
+          outgoing.remove(name);
+        }
+        return;
       }
-      return;
+      if (outgoing == null) {
+        outgoing = new LinkedHashMap<>(4);
+      }
+      outgoing.put(name, value);
     }
-    if (outgoing == null) {
-      outgoing = new LinkedHashMap<>(4);
-    }
-    outgoing.put(name, value);
   }
 
   /** The headers this side sends, a read-only copy in the order they were first set. */
-  final synchronized Map<String, String> outgoing() {
-    return outgoing == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(outgoing));
+  final Map<String, String> outgoing() {
+    synchronized (lock) {
+      return outgoing == null
+          ? Map.of()
+          : Collections.unmodifiableMap(new LinkedHashMap<>(outgoing));
+    }
   }
 
   /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetAddress;
@@ -71,8 +72,13 @@ public final class DnsEndpointSource implements EndpointSource {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object lock = new Object(); // one resolution at a time
   private volatile ScheduledThreadPoolExecutor timer;
-  private Set<InetSocketAddress> last; // guarded by lock; null before the first success
-  private int failuresInARow; // guarded by lock
+
+  /** Null before the first success. */
+  @GuardedBy("lock")
+  private Set<InetSocketAddress> last;
+
+  @GuardedBy("lock")
+  private int failuresInARow;
 
   private DnsEndpointSource(Builder b) {
     this.host = b.host;
@@ -170,6 +176,7 @@ public final class DnsEndpointSource implements EndpointSource {
     return set;
   }
 
+  @GuardedBy("lock")
   private void failed(Exception e) {
     failuresInARow++;
     String kept = last == null ? "no endpoint yet" : "keeping " + names(last);

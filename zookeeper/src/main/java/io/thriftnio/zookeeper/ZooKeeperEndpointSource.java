@@ -1,5 +1,6 @@
 package io.thriftnio.zookeeper;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.pool.EndpointSource;
 import java.net.InetSocketAddress;
@@ -56,8 +57,12 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   private volatile boolean connected = true;
   private volatile ServiceDiscovery<Object> discovery; // set once in start()
   private volatile ServiceCache<Object> cache; // set once in start()
-  private Listener listener; // guarded by lock
-  private Set<InetSocketAddress> last; // guarded by lock
+
+  @GuardedBy("lock")
+  private Listener listener;
+
+  @GuardedBy("lock")
+  private Set<InetSocketAddress> last;
 
   private ZooKeeperEndpointSource(Builder b) {
     this.curator = b.curator;
