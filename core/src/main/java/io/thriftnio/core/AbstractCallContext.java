@@ -1,9 +1,5 @@
 package io.thriftnio.core;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.thrift.protocol.TMessageType;
@@ -11,23 +7,16 @@ import org.apache.thrift.protocol.TMessageType;
 /**
  * What the server's and the client's call contexts share: the request's message header (method,
  * sequence id, type) and the attributes that interceptors of one call set, in a small map created
- * on the first set and guarded by a lock of the context's own (never the context itself, which user
- * code holds), since those interceptors may run on different threads.
+ * on the first set and guarded by a lock of their own (never the context, which user code holds),
+ * since those interceptors may run on different threads.
  */
 abstract class AbstractCallContext {
   private final String methodName;
   private final int seqId;
   private final byte messageType;
 
-  /** Guards the attributes and the outgoing headers; package-private for a subclass's checks. */
-  final Object lock = new Object();
-
-  @GuardedBy("lock")
-  private Map<Object, Object> attributes;
-
-  /** Headers this side sends. */
-  @GuardedBy("lock")
-  private Map<String, String> outgoing;
+  /** Guarded by their own monitor, which no user code reaches (see CallAttributes). */
+  private final CallAttributes attributes = new CallAttributes();
 
   AbstractCallContext(String methodName, int seqId, byte messageType) {
     this.methodName = methodName;
@@ -59,27 +48,12 @@ abstract class AbstractCallContext {
   }
 
   final Object get(NamedKey key) {
-    Objects.requireNonNull(key, "key");
-    synchronized (lock) {
-      return attributes == null ? null : attributes.get(key);
-    }
+    return attributes.get(Objects.requireNonNull(key, "key"));
   }
 
   /** Sets {@code key} to {@code value}; {@code null} removes it. */
   final void set(NamedKey key, Object value) {
-    Objects.requireNonNull(key, "key");
-    synchronized (lock) {
-      if (value == null) {
-        if (attributes != null) {
-          attributes.remove(key);
-        }
-        return;
-      }
-      if (attributes == null) {
-        attributes = new HashMap<>(4);
-      }
-      attributes.put(key, value);
-    }
+    attributes.set(Objects.requireNonNull(key, "key"), value);
   }
 
   /**
@@ -87,28 +61,20 @@ abstract class AbstractCallContext {
    * {@code null} removes it.
    */
   final void putOutgoing(String name, String value) {
-    Objects.requireNonNull(name, "name");
-    synchronized (lock) {
-      if (value == null) {
-        if (outgoing != null) {
-          outgoing.remove(name);
-        }
-        return;
-      }
-      if (outgoing == null) {
-        outgoing = new LinkedHashMap<>(4);
-      }
-      outgoing.put(name, value);
-    }
+    attributes.putOutgoing(Objects.requireNonNull(name, "name"), value);
+  }
+
+  /**
+   * Sets a header of the server's reply once {@link ResponseHeaderRules} accept it; the check and
+   * the set are one step.
+   */
+  final void putResponseHeader(String name, String value) {
+    attributes.putResponseHeader(name, value);
   }
 
   /** The headers this side sends, a read-only copy in the order they were first set. */
   final Map<String, String> outgoing() {
-    synchronized (lock) {
-      return outgoing == null
-          ? Map.of()
-          : Collections.unmodifiableMap(new LinkedHashMap<>(outgoing));
-    }
+    return attributes.outgoing();
   }
 
   /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */

@@ -254,10 +254,7 @@ public final class ServerCallContext extends AbstractCallContext {
    *     pass a limit; the message names it: {@code name: "a\r\nb" (expected: an HTTP token ...)}
    */
   public ServerCallContext setResponseHeader(String name, String value) {
-    synchronized (lock) { // the bounds hold against concurrent setters too
-      ResponseHeaderRules.check(name, value, outgoing());
-      putOutgoing(name, value);
-    }
+    putResponseHeader(name, value); // checked and set in one step, against concurrent setters
     return this;
   }
 
