@@ -7,8 +7,6 @@ module io.thriftnio.grizzly {
   // In the API: transports, filters, buffers.
   requires transitive org.glassfish.grizzly;
   requires org.slf4j;
-  // @GuardedBy, for Error Prone at build time; not needed at run time.
-  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.grizzly;
 }
