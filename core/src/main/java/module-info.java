@@ -10,10 +10,10 @@ module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
   requires transitive org.apache.thrift;
   requires org.slf4j;
-  // @GuardedBy, for the static check only: not needed at run time.
-  requires static com.google.errorprone.annotations;
   // ServerSasl and ClientSasl hand out javax.security.sasl servers and clients.
   requires transitive java.security.sasl;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
+  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;

@@ -14,6 +14,8 @@ module io.thriftnio.netty {
   requires static io.netty.transport.classes.epoll;
   requires static io.netty.transport.classes.io_uring;
   requires org.slf4j;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
+  requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.netty;
 }

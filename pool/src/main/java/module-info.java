@@ -6,6 +6,7 @@ module io.thriftnio.pool {
   requires transitive io.thriftnio.core;
   requires org.apache.commons.pool2;
   requires org.slf4j;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
   requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.pool;

@@ -20,6 +20,7 @@ module io.thriftnio.spring.boot {
   requires static transitive spring.boot.actuator;
   requires static com.fasterxml.jackson.annotation;
   requires org.slf4j;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
   requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.spring.boot;

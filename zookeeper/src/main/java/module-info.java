@@ -9,6 +9,7 @@ module io.thriftnio.zookeeper {
   requires transitive curator.framework;
   requires curator.x.discovery;
   requires org.slf4j;
+  // @GuardedBy, for Error Prone at build time; not needed at run time.
   requires static com.google.errorprone.annotations;
 
   exports io.thriftnio.zookeeper;

@@ -1,8 +1,5 @@
 package io.thriftnio.core;
 
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.thrift.protocol.TMessageType;
@@ -10,15 +7,16 @@ import org.apache.thrift.protocol.TMessageType;
 /**
  * What the server's and the client's call contexts share: the request's message header (method,
  * sequence id, type) and the attributes that interceptors of one call set, in a small map created
- * on the first set and guarded by this object, since those interceptors may run on different
- * threads.
+ * on the first set and guarded by a lock of their own (never the context, which user code holds),
+ * since those interceptors may run on different threads.
  */
 abstract class AbstractCallContext {
   private final String methodName;
   private final int seqId;
   private final byte messageType;
-  private Map<Object, Object> attributes; // guarded by this
-  private Map<String, String> outgoing; // guarded by this: headers this side sends
+
+  /** Guarded by their own monitor, which no user code reaches (see CallAttributes). */
+  private final CallAttributes attributes = new CallAttributes();
 
   AbstractCallContext(String methodName, int seqId, byte messageType) {
     this.methodName = methodName;
@@ -49,46 +47,34 @@ abstract class AbstractCallContext {
     return messageType == TMessageType.ONEWAY;
   }
 
-  final synchronized Object get(NamedKey key) {
-    return attributes == null ? null : attributes.get(Objects.requireNonNull(key, "key"));
+  final Object get(NamedKey key) {
+    return attributes.get(Objects.requireNonNull(key, "key"));
   }
 
   /** Sets {@code key} to {@code value}; {@code null} removes it. */
-  final synchronized void set(NamedKey key, Object value) {
-    Objects.requireNonNull(key, "key");
-    if (value == null) {
-      if (attributes != null) {
-        attributes.remove(key);
-      }
-      return;
-    }
-    if (attributes == null) {
-      attributes = new HashMap<>(4);
-    }
-    attributes.put(key, value);
+  final void set(NamedKey key, Object value) {
+    attributes.set(Objects.requireNonNull(key, "key"), value);
   }
 
   /**
    * Sets a header this side sends with its message (the server's reply, the client's request);
    * {@code null} removes it.
    */
-  final synchronized void putOutgoing(String name, String value) {
-    Objects.requireNonNull(name, "name");
-    if (value == null) {
-      if (outgoing != null) {
-        outgoing.remove(name);
-      }
-      return;
-    }
-    if (outgoing == null) {
-      outgoing = new LinkedHashMap<>(4);
-    }
-    outgoing.put(name, value);
+  final void putOutgoing(String name, String value) {
+    attributes.putOutgoing(Objects.requireNonNull(name, "name"), value);
+  }
+
+  /**
+   * Sets a header of the server's reply once {@link ResponseHeaderRules} accept it; the check and
+   * the set are one step.
+   */
+  final void putResponseHeader(String name, String value) {
+    attributes.putResponseHeader(name, value);
   }
 
   /** The headers this side sends, a read-only copy in the order they were first set. */
-  final synchronized Map<String, String> outgoing() {
-    return outgoing == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(outgoing));
+  final Map<String, String> outgoing() {
+    return attributes.outgoing();
   }
 
   /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */

@@ -77,6 +77,8 @@ public final class ServerCallContext extends AbstractCallContext {
   /** {@link System#nanoTime()} before the first {@code beforeCall}. */
   long startNanos;
 
+  // Set once where the context is created, before anything else sees it; read by interceptors and
+  // the handler after the hand-over that publishes the context (InvokerCall).
   /** {@link System#nanoTime()} by which the caller stops waiting; meaningful if hasDeadline. */
   private long deadlineNanos;
 
@@ -252,10 +254,7 @@ public final class ServerCallContext extends AbstractCallContext {
    *     pass a limit; the message names it: {@code name: "a\r\nb" (expected: an HTTP token ...)}
    */
   public ServerCallContext setResponseHeader(String name, String value) {
-    synchronized (this) { // the bounds hold against concurrent setters too
-      ResponseHeaderRules.check(name, value, outgoing());
-      putOutgoing(name, value);
-    }
+    putResponseHeader(name, value); // checked and set in one step, against concurrent setters
     return this;
   }
 

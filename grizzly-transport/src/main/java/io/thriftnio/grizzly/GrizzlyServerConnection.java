@@ -86,8 +86,19 @@ final class GrizzlyServerConnection implements ServerConnection {
   /** Replies written and not yet flushed; owned by the sequencer's writer. */
   private final List<Buffer> unflushed = new ArrayList<>(4);
 
-  /** Whether read interest is on, as last set; written under this object's lock. */
+  /** Held while read interest is set, so that two syncs apply their states in order. */
+  private final Object readInterest = new Object();
+
+  /**
+   * Whether read interest is on, as last set; written under {@link #readInterest}, read without it.
+   */
   private volatile boolean reading = true;
+
+  /**
+   * Held around the reads of a connection still sniffing or handshaking (its wire is not known
+   * yet): a handshake's wake-up runs them on the selector thread while a read may be under way.
+   */
+  final Object handshakeReads = new Object();
 
   private final CallPath path;
 
@@ -159,7 +170,7 @@ final class GrizzlyServerConnection implements ServerConnection {
    */
   void syncReading() {
     boolean failed;
-    synchronized (this) {
+    synchronized (readInterest) {
       boolean on = !calls.isReadingPaused();
       if (on == reading) {
         return;

@@ -123,7 +123,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     ServerCodec codec = adapter.codec(settings);
     NextAction next;
     if (codec.kind() == null || codec.handshaking()) {
-      synchronized (codec) { // a wake-up of the handshake runs on the selector thread
+      synchronized (adapter.handshakeReads) { // a handshake's wake-up runs on the selector thread
         next = readRequests(ctx, adapter, codec, ctx.getMessage());
       }
     } else {
@@ -213,7 +213,7 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (!adapter.connection.isOpen()) {
       return; // closed meanwhile: handleClose ended the wire
     }
-    synchronized (codec) {
+    synchronized (adapter.handshakeReads) {
       while (true) {
         int event = codec.wake();
         Decoded d = codec.decoded();

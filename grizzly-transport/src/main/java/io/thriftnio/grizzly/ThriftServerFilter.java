@@ -86,6 +86,9 @@ public final class ThriftServerFilter extends BaseFilter {
   private final CallPath path;
   private volatile boolean draining;
 
+  /** Held while a connection's state is made: the accept and the timeout sweep may meet there. */
+  private final Object attaching = new Object();
+
   /** Runs as a frame reaches this filter, before its call path sees it; tests widen races. */
   volatile Consumer<Connection<?>> beforeRequest = c -> {};
 
@@ -245,7 +248,7 @@ public final class ThriftServerFilter extends BaseFilter {
       return adapter;
     }
     boolean drainNow = false;
-    synchronized (connection) { // the accept and the timeout sweep may meet here
+    synchronized (attaching) { // the accept and the timeout sweep may meet here
       adapter = CALLS.get(connection);
       if (adapter == null) {
         adapter = new GrizzlyServerConnection(connection, path);

@@ -37,6 +37,8 @@ final class ConnectionTimeouts {
   }
 
   private final TimeoutPolicy policy;
+
+  // Confined to the channel's event loop, like every handler's state.
   private ChannelHandlerContext ctx;
   private Connection connection;
   private ThriftFrameDecoder decoder;

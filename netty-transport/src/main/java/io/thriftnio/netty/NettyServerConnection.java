@@ -41,7 +41,7 @@ final class NettyServerConnection implements ServerConnection {
   /** Small replies not yet written, or null; on the event loop only. */
   private ByteBuf batch;
 
-  private int batched; // replies in batch
+  private int batched; // replies in batch; on the event loop only
 
   NettyServerConnection(ThriftServerHandler handler) {
     this.handler = handler;

@@ -98,6 +98,10 @@ public final class NettyThriftServer extends ForwardingThriftServer {
   /** Set by {@link #start()}, under the lifecycle's lock; read by {@link #close()}. */
   private volatile EventLoopGroup group;
 
+  /**
+   * Set by bind() and read by the close steps, each called by ServerLifecycle after it took its
+   * lock, which orders them.
+   */
   private Channel serverChannel;
 
   private NettyThriftServer(

@@ -77,6 +77,8 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private final Runnable truncatedFrameListener;
   private final NettyBytes bytes = new NettyBytes();
 
+  // The codecs and the flag are confined to the channel's event loop, like every decoder's state.
+
   /** The server's codec, made at the first read (it names the peer); {@code null} on a client. */
   private ServerCodec server;
 

@@ -100,6 +100,9 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   /** A response that could not be written: the connection broke (a reset) after the call began. */
   final ChannelFutureListener countDropped;
 
+  // Confined to the channel's event loop (Netty's model): set in handlerAdded, used there. calls is
+  // also read by pendingCalls() on the server's closing thread, where a handler not yet added
+  // counts 0.
   ChannelHandlerContext ctx;
   CallSequencer calls;
   private NettyServerConnection connection;

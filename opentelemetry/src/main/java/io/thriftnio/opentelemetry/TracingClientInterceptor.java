@@ -6,7 +6,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.context.propagation.TextMapSetter;
 import io.thriftnio.core.CallScope;
@@ -74,10 +73,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
   @Override
   public CallScope.Captured capture() {
     Context caller = Context.current();
-    return () -> {
-      Scope scope = caller.makeCurrent();
-      return scope::close;
-    };
+    return () -> ContextScopes.makeCurrent(caller);
   }
 
   @Override
@@ -87,8 +83,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
       return CallScope.NONE; // beforeCall failed: nothing to restore
     }
     try {
-      Scope scope = parent.makeCurrent();
-      return scope::close;
+      return ContextScopes.makeCurrent(parent);
     } catch (RuntimeException e) {
       failures.failed("client attach", call, e);
       return CallScope.NONE;

@@ -6,7 +6,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.thriftnio.core.CallOutcome;
@@ -82,8 +81,7 @@ final class TracingServerInterceptor implements ServerInterceptor {
       return CallScope.NONE; // beforeCall failed: the call runs untraced
     }
     try {
-      Scope scope = context.makeCurrent();
-      return scope::close;
+      return ContextScopes.makeCurrent(context);
     } catch (RuntimeException e) {
       failures.failed("server attach", call, e);
       return CallScope.NONE;

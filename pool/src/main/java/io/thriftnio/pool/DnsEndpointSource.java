@@ -82,8 +82,9 @@ public final class DnsEndpointSource implements EndpointSource {
 
   private volatile ScheduledThreadPoolExecutor timer;
 
+  /** Null before the first success. */
   @GuardedBy("lock")
-  private Set<InetSocketAddress> last; // null before the first success
+  private Set<InetSocketAddress> last;
 
   @GuardedBy("lock")
   private int failuresInARow;

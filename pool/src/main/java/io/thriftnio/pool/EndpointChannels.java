@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -70,6 +71,7 @@ final class EndpointChannels extends EndpointUpkeep {
     }
   }
 
+  @GuardedBy("lock")
   private Grant takeLocked(
       int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, boolean behindLateReply) {
     if (retired) {

@@ -38,6 +38,7 @@ final class EndpointSelector {
   private final int ejectAfter;
   private final LongAdder ejections = new LongAdder();
   private final Object ejecting = new Object(); // one ejection decision at a time
+  private final Object lock = new Object(); // one update() at a time
   private volatile String source = "the endpoint source";
 
   EndpointSelector(
@@ -135,35 +136,37 @@ final class EndpointSelector {
    * (down, back-off) and their place in the order; new ones are appended, up. Returns those that
    * left, which the pool drains. Never blocks on anything but a concurrent update.
    */
-  synchronized List<EndpointState> update(List<InetSocketAddress> addresses) {
-    Set<InetSocketAddress> wanted = new LinkedHashSet<>(addresses);
-    List<EndpointState> kept = new ArrayList<>();
-    List<EndpointState> left = new ArrayList<>();
-    for (EndpointState e : endpoints) {
-      if (wanted.remove(e.address)) {
-        kept.add(e);
-      } else {
-        left.add(e);
+  List<EndpointState> update(List<InetSocketAddress> addresses) {
+    synchronized (lock) {
+      Set<InetSocketAddress> wanted = new LinkedHashSet<>(addresses);
+      List<EndpointState> kept = new ArrayList<>();
+      List<EndpointState> left = new ArrayList<>();
+      for (EndpointState e : endpoints) {
+        if (wanted.remove(e.address)) {
+          kept.add(e);
+        } else {
+          left.add(e);
+        }
       }
+      for (InetSocketAddress a : wanted) {
+        EndpointState s =
+            new EndpointState(
+                a,
+                config.endpointHealth().backoff(),
+                config.endpointHealth().maxBackoff(),
+                config.endpointHealth().maxEjectionBackoff(),
+                probeTimeout(config),
+                clock,
+                jitter);
+        kept.add(s);
+        byAddress.put(a, s);
+      }
+      endpoints = List.copyOf(kept);
+      for (EndpointState e : left) {
+        byAddress.remove(e.address, e);
+      }
+      return left;
     }
-    for (InetSocketAddress a : wanted) {
-      EndpointState s =
-          new EndpointState(
-              a,
-              config.endpointHealth().backoff(),
-              config.endpointHealth().maxBackoff(),
-              config.endpointHealth().maxEjectionBackoff(),
-              probeTimeout(config),
-              clock,
-              jitter);
-      kept.add(s);
-      byAddress.put(a, s);
-    }
-    endpoints = List.copyOf(kept);
-    for (EndpointState e : left) {
-      byAddress.remove(e.address, e);
-    }
-    return left;
   }
 
   /** Whether {@code address} is in the current set. */

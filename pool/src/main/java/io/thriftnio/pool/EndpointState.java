@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +23,8 @@ import java.util.function.LongSupplier;
  *       finally}). A probe lease that ends without a success frees the probe, whatever happened in
  *       between; nothing else frees it, so no path can forget to.
  *   <li>Leases are told apart by identity: ending a stale probe never frees a newer one.
- *   <li>Taking the probe, recording a failure and recording a success all hold this object's lock,
- *       so no probe is taken against a deadline that a concurrent failure has just moved.
+ *   <li>Taking the probe, recording a failure and recording a success all hold the state's lock, so
+ *       no probe is taken against a deadline that a concurrent failure has just moved.
  * </ul>
  *
  * <p>Only the probe brings a down endpoint back ({@link #succeeded(Lease)} with the probe in
@@ -58,12 +59,27 @@ final class EndpointState {
   private final DoubleSupplier random; // in [0, 1): where in its jitter range a back-off falls
   private final Lease upLease = new Lease(false, false);
 
-  private volatile boolean down; // written under this; read without it on the hot path
-  private long downUntil; // clock deadline; guarded by this
-  private int failures; // outage steps since the last success; guarded by this
-  private Lease probe; // the probe in flight, or null; guarded by this
-  private long probeSince; // guarded by this
-  private Throwable lastFailure; // guarded by this
+  private final Object lock = new Object();
+  private volatile boolean down; // written under the lock; read without it on the hot path
+
+  /** Clock deadline. */
+  @GuardedBy("lock")
+  private long downUntil;
+
+  /** Outage steps since the last success. */
+  @GuardedBy("lock")
+  private int failures;
+
+  /** The probe in flight, or null. */
+  @GuardedBy("lock")
+  private Lease probe;
+
+  @GuardedBy("lock")
+  private long probeSince;
+
+  @GuardedBy("lock")
+  private Throwable lastFailure;
+
   private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
   private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
 
@@ -151,7 +167,7 @@ final class EndpointState {
     if (!down) {
       return upLease;
     }
-    synchronized (this) {
+    synchronized (lock) {
       if (!down) {
         return upLease;
       }
@@ -175,7 +191,7 @@ final class EndpointState {
    */
   void succeeded(Lease lease) {
     if (down && lease.probe) {
-      synchronized (this) {
+      synchronized (lock) {
         if (probe != lease) {
           return; // taken over: the newer probe decides
         }
@@ -194,7 +210,7 @@ final class EndpointState {
       callFailures.set(0);
     }
     if (ejected) {
-      synchronized (this) {
+      synchronized (lock) {
         if (!down) {
           ejected = false;
           failures = 0;
@@ -213,16 +229,18 @@ final class EndpointState {
    * outage step, the back-off, then a probe); {@code false} if it is down already. The probe is
    * untouched: its borrower frees it.
    */
-  synchronized boolean eject(Throwable cause) {
-    if (down) {
-      return false;
+  boolean eject(Throwable cause) {
+    synchronized (lock) {
+      if (down) {
+        return false;
+      }
+      callFailures.set(0);
+      ejected = true;
+      lastFailure = cause;
+      failures++;
+      markDown(clock.getAsLong());
+      return true;
     }
-    callFailures.set(0);
-    ejected = true;
-    lastFailure = cause;
-    failures++;
-    markDown(clock.getAsLong());
-    return true;
   }
 
   /**
@@ -230,17 +248,20 @@ final class EndpointState {
    * were started before the endpoint went down fail together: one outage, one back-off step. The
    * probe is not freed here: its borrower frees it by closing its lease.
    */
-  synchronized void connectFailed(Throwable cause) {
-    long now = clock.getAsLong();
-    lastFailure = cause;
-    if (down && now - downUntil < 0) {
-      return;
+  void connectFailed(Throwable cause) {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      lastFailure = cause;
+      if (down && now - downUntil < 0) {
+        return;
+      }
+      failures++;
+      markDown(now);
     }
-    failures++;
-    markDown(now);
   }
 
-  /** Down for the back-off of the current outage step; holds this object's lock. */
+  /** Down for the back-off of the current outage step. */
+  @GuardedBy("lock")
   private void markDown(long now) {
     downUntil = now + backoffNanos(failures, random.getAsDouble());
     down = true;
@@ -261,31 +282,40 @@ final class EndpointState {
     return backoff - (long) (backoff * (JITTER_PERCENT / 100.0) * random);
   }
 
-  private synchronized void endProbe(Lease lease) {
-    if (probe == lease) {
-      probe = null;
+  private void endProbe(Lease lease) {
+    synchronized (lock) {
+      if (probe == lease) {
+        probe = null;
+      }
     }
   }
 
   /** Whether a probe is held now; for tests. */
-  synchronized boolean isProbing() {
-    return probe != null;
+  boolean isProbing() {
+    synchronized (lock) {
+      return probe != null;
+    }
   }
 
   /** The failure that last took the endpoint down, or {@code null}. */
-  synchronized Throwable lastFailure() {
-    return lastFailure;
+  Throwable lastFailure() {
+    synchronized (lock) {
+      return lastFailure;
+    }
   }
 
-  synchronized String describeDown() {
-    long left = Math.max(0, downUntil - clock.getAsLong()) / 1_000_000;
-    return Names.endpoint(address)
-        + " down for "
-        + left
-        + "ms more after "
-        + failures
-        + (ejected ? " outage(s), ejected after call failures" : " connect failure(s)")
-        + (probe == null ? "" : ", probe in flight")
-        + (lastFailure == null ? "" : " (last: " + lastFailure.getMessage() + ")");
+  String describeDown() {
+
+    synchronized (lock) {
+      long left = Math.max(0, downUntil - clock.getAsLong()) / 1_000_000;
+      return Names.endpoint(address)
+          + " down for "
+          + left
+          + "ms more after "
+          + failures
+          + (ejected ? " outage(s), ejected after call failures" : " connect failure(s)")
+          + (probe == null ? "" : ", probe in flight")
+          + (lastFailure == null ? "" : " (last: " + lastFailure.getMessage() + ")");
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +18,19 @@ class EndpointUpkeep {
   final int maxInFlight;
   final ReentrantLock lock = new ReentrantLock();
   final Condition released = lock.newCondition();
-  final List<Conn> conns = new ArrayList<>(); // guarded by lock
-  int connecting; // guarded by lock
-  int waiting; // guarded by lock
-  boolean retired; // guarded by lock: the endpoint left the source
+
+  @GuardedBy("lock")
+  final List<Conn> conns = new ArrayList<>();
+
+  @GuardedBy("lock")
+  int connecting;
+
+  @GuardedBy("lock")
+  int waiting;
+
+  /** The endpoint left the source. */
+  @GuardedBy("lock")
+  boolean retired;
 
   EndpointUpkeep(InetSocketAddress endpoint, int maxInFlight) {
     this.endpoint = endpoint;
@@ -183,7 +193,8 @@ class EndpointUpkeep {
     }
   }
 
-  /** Takes {@code c} off the books; the caller holds the lock. */
+  /** Takes {@code c} off the books. */
+  @GuardedBy("lock")
   final boolean remove(Conn c) {
     if (c.removed) {
       return false;

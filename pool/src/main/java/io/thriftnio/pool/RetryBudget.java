@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Every call of every pool deposits, so a deposit takes no lock: it adds to its slice's {@link
  * LongAdder}, and the slice of a new tick takes its place in the ring by compare-and-set. A
- * withdrawal (a retry, rare) holds this object's lock, so that concurrent retries never overdraw.
+ * withdrawal (a retry, rare) holds the budget's lock, so that concurrent retries never overdraw.
  */
 final class RetryBudget {
   private static final int SLICES = 10;
@@ -42,6 +43,10 @@ final class RetryBudget {
   private final long floor;
   private final long sliceNanos;
   private final LongSupplier clock;
+
+  /** Held by a withdrawal, which must not overdraw; deposits take no lock. */
+  private final Object lock = new Object();
+
   private final AtomicReferenceArray<Slice> slices = new AtomicReferenceArray<>(SLICES);
   private final LongAdder retried = new LongAdder();
   private final LongAdder refused = new LongAdder();
@@ -100,7 +105,7 @@ final class RetryBudget {
    */
   boolean tryWithdraw() {
     boolean ok;
-    synchronized (this) {
+    synchronized (lock) {
       long tick = tick();
       Slice now = slice(tick);
       ok = now != null && retriesInWindow(tick) < allowed(tick);
@@ -127,7 +132,7 @@ final class RetryBudget {
     return n;
   }
 
-  /** Holds this object's lock. */
+  @GuardedBy("lock")
   private long retriesInWindow(long tick) {
     long n = 0;
     for (int i = 0; i < SLICES; i++) {
@@ -155,17 +160,19 @@ final class RetryBudget {
   }
 
   /** The window's numbers, for an error: {@code 12 of 12 retries for 20 calls (...)}. */
-  synchronized String describe() {
-    long tick = tick();
-    return retriesInWindow(tick)
-        + " of "
-        + allowed(tick)
-        + " retries spent in the window, for "
-        + callsInWindow(tick)
-        + " calls (ratio "
-        + ratio
-        + ", floor "
-        + floor
-        + ")";
+  String describe() {
+    synchronized (lock) {
+      long tick = tick();
+      return retriesInWindow(tick)
+          + " of "
+          + allowed(tick)
+          + " retries spent in the window, for "
+          + callsInWindow(tick)
+          + " calls (ratio "
+          + ratio
+          + ", floor "
+          + floor
+          + ")";
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +48,14 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     }
   }
 
+  // The queue's own monitor is its lock (not a private one): AsyncBorrows holds it across add().
+  @GuardedBy("this")
   private final ArrayDeque<W> deque = new ArrayDeque<>();
+
   private volatile int live; // waiters queued and not settled; written under this
   private volatile int taken; // waiters taken by connectors and not settled; written under this
+
+  @GuardedBy("this")
   private boolean closed;
 
   /**
@@ -103,6 +109,7 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
    * stops counting now. A queued one's entry goes when it reaches the head, or at the next
    * compaction.
    */
+  @SuppressWarnings("GuardedBy") // removeIf runs its lambda on this thread, under the lock
   synchronized void settled(W w) {
     leave(w);
     if (w.taken) {
@@ -153,6 +160,7 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     return all;
   }
 
+  @GuardedBy("this")
   private void dropSettledHead() {
     W w;
     while ((w = deque.peekFirst()) != null && w.isSettled()) {
@@ -161,7 +169,8 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     }
   }
 
-  /** {@code w} stops counting, once; holds the lock. */
+  /** {@code w} stops counting, once. */
+  @GuardedBy("this")
   private void leave(W w) {
     if (w.queued) {
       w.queued = false;

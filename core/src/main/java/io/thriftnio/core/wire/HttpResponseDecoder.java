@@ -1,5 +1,6 @@
 package io.thriftnio.core.wire;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.HttpStatusException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,8 @@ final class HttpResponseDecoder implements Decoder {
   private final InetSocketAddress address;
   private final String peer;
 
-  /** Per request written and not yet answered: whether it was oneway. Guarded by itself. */
+  /** Per request written and not yet answered: whether it was oneway. */
+  @GuardedBy("expected")
   private final ArrayDeque<Boolean> expected = new ArrayDeque<>();
 
   /** The header fields of the last response delivered; read on the reading thread. */

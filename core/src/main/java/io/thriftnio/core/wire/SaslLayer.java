@@ -17,6 +17,9 @@ public final class SaslLayer {
   private volatile SaslClient client; // null: frames are not wrapped
   private volatile boolean complete;
 
+  /** Held around the mechanism's wrap and unwrap. */
+  private final Object mechanism = new Object();
+
   /** A layer that wraps nothing until {@link #negotiated} says otherwise. */
   public SaslLayer() {}
 
@@ -45,7 +48,7 @@ public final class SaslLayer {
   /** The frame payload {@code message} as it goes on the wire. */
   public byte[] wrap(byte[] message, int offset, int length) throws SaslException {
     SaslClient c = client;
-    synchronized (this) {
+    synchronized (mechanism) {
       return c.wrap(message, offset, length);
     }
   }
@@ -53,7 +56,7 @@ public final class SaslLayer {
   /** A frame payload as it arrived, unwrapped. */
   public byte[] unwrap(byte[] wrapped) throws SaslException {
     SaslClient c = client;
-    synchronized (this) {
+    synchronized (mechanism) {
       return c.unwrap(wrapped, 0, wrapped.length);
     }
   }

@@ -34,6 +34,8 @@ public final class ServerCodec {
 
   private volatile WireFormat kind;
   private volatile Envelope connectionEnvelope;
+
+  // The reading thread's (see Threads above).
   private Decoder decoder;
 
   /** {@link #decoded} holds a step {@link #peek} took, not yet handed out. */

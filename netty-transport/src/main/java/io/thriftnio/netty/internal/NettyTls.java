@@ -1,5 +1,6 @@
 package io.thriftnio.netty.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
@@ -23,6 +24,7 @@ public final class NettyTls {
    * share one context and its session cache. Weak keys: a dropped settings object frees its
    * context.
    */
+  @GuardedBy("CLIENT_CONTEXTS")
   private static final Map<ClientTls, SslContext> CLIENT_CONTEXTS = new WeakHashMap<>();
 
   /**

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.FrameSizeException;
@@ -56,6 +57,7 @@ public abstract class FramedClientTransport extends TEndpointTransport
   /** Bytes reserved for the length prefix: {@link Framing#HEADER_SIZE}, or 0 when unframed. */
   private final int prefix;
 
+  // The buffers and the next request's settings are the calling thread's: one call at a time.
   private byte[] out;
   private int outSize;
 
@@ -100,7 +102,10 @@ public abstract class FramedClientTransport extends TEndpointTransport
   }
 
   private final Object closeLock = new Object();
-  private List<Runnable> closeActions = new ArrayList<>(2); // null once closed; guarded by lock
+
+  /** Null once closed. */
+  @GuardedBy("closeLock")
+  private List<Runnable> closeActions = new ArrayList<>(2);
 
   @Override
   public final void whenClosed(Runnable action) {

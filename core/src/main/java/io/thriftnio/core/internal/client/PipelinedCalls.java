@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
@@ -55,22 +56,45 @@ public final class PipelinedCalls {
   private final SocketAddress peer;
   private final int maxFrameSize;
   private final int maxCallsInFlightPerConnection;
-  private final CallTimers timers; // guarded by lock
   private final CallLink link;
   private final CallDrain drain;
-  private final Object lock = new Object();
-  private final AwaitingCalls awaiting; // request order, abandoned kept
-  private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
-  private final LateReplies late; // guarded by lock
   private final boolean carriesHeaders;
-  private int nextWireSeqId; // under the lock
-  private volatile int abandoned; // written under lock: late.owed(), for readers without it
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final CallTimers timers;
+
+  /** Request order, abandoned calls kept. */
+  @GuardedBy("lock")
+  private final AwaitingCalls awaiting;
+
+  @GuardedBy("lock")
+  private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+
+  @GuardedBy("lock")
+  private final LateReplies late;
+
+  @GuardedBy("lock")
+  private int nextWireSeqId;
+
+  /** Written under the lock (late.owed()), for readers without it. */
+  private volatile int abandoned;
+
+  @GuardedBy("lock")
   private int unwrittenOneways;
 
-  private volatile boolean answeredAny; // written under lock, read without
+  /** Written under the lock, read without it. */
+  private volatile boolean answeredAny;
+
+  @GuardedBy("lock")
   private boolean closed;
+
+  @GuardedBy("lock")
   private String closeReason;
-  private final List<Runnable> closeActions = new ArrayList<>(1); // under lock until closed
+
+  /** Under the lock until closed. */
+  @GuardedBy("lock")
+  private final List<Runnable> closeActions = new ArrayList<>(1);
 
   /**
    * @param peer the server, as the caller named it; every message names it
@@ -258,8 +282,10 @@ public final class PipelinedCalls {
    */
   public void close(String reason, Throwable cause) {
     List<Object> failed;
+    List<Runnable> actions;
     synchronized (lock) {
       failed = markClosed(reason);
+      actions = failed == null ? List.of() : new ArrayList<>(closeActions);
     }
     if (failed == null) {
       return;
@@ -268,10 +294,11 @@ public final class PipelinedCalls {
     if (!failed.isEmpty()) {
       Messages.failAll(failed, ClientErrors.connectionClosed(peer, failed.size(), reason, cause));
     }
-    closeActions.forEach(Runnable::run); // added before the close: none is added after
+    actions.forEach(Runnable::run); // added before the close: none is added after
   }
 
   /** Why {@code request} is refused (too large, the table closed, the bound reached), or null. */
+  @GuardedBy("lock")
   private TTransportException refusal(ByteBuffer request) {
     FrameSizeException tooLarge = Messages.checkSize(request, maxFrameSize, peer);
     if (tooLarge != null) {
@@ -381,7 +408,8 @@ public final class PipelinedCalls {
     }
   }
 
-  /** Marks the table closed and takes out every waiting call and unwritten oneway; under lock. */
+  /** Marks the table closed and takes out every waiting call and unwritten oneway. */
+  @GuardedBy("lock")
   private List<Object> markClosed(String reason) {
     if (closed) {
       return null;

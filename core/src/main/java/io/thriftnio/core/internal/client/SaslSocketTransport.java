@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.sasl.ClientSasl;
@@ -177,6 +178,9 @@ public final class SaslSocketTransport {
   /** Runs the registry's hook once when closed. */
   private static final class Closing extends TSaslClientTransport {
     private final Runnable onClose;
+    private final Object lock = new Object();
+
+    @GuardedBy("lock")
     private boolean closed;
 
     Closing(SaslClient client, TTransport underlying, Runnable onClose) throws TTransportException {
@@ -187,7 +191,7 @@ public final class SaslSocketTransport {
     @Override
     public void close() {
       super.close();
-      synchronized (this) {
+      synchronized (lock) {
         if (closed) {
           return;
         }

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.server;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerConfig;
@@ -106,9 +107,16 @@ public final class ServerLifecycle {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
   private final Object lock = new Object();
   private final AtomicBoolean startAnnounced = new AtomicBoolean();
-  private final List<Runnable> beforeDrain = new ArrayList<>(); // guarded by lock
+
+  @GuardedBy("lock")
+  private final List<Runnable> beforeDrain = new ArrayList<>();
+
+  /** Set once, before start or close, by the thread that builds the server. */
   private Transport transport;
+
+  @GuardedBy("lock")
   private State state = State.NEW;
+
   private volatile InetSocketAddress localAddress;
 
   /**
