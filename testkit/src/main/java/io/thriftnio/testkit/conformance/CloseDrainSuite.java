@@ -36,7 +36,6 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -240,7 +239,6 @@ public abstract class CloseDrainSuite {
   // ---- item 5: calls that arrive during the drain
 
   @Test
-  @Disabled("issue 38 item 5: fails until the drain reads and refuses calls; the next commit")
   void callsPipelinedWhileTheDrainBeginsGetAReplyOrANotRunRefusal() throws Exception {
     ThriftServer server = start();
     int connections = 3;
