@@ -90,11 +90,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are refused;
  * with a {@link ServerBuilder#healthPath health path} the listening socket stays open until the
- * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}),
- * stops starting new requests, lets calls in flight answer for up to {@code drainTimeout}, then
- * closes every connection and the threads the server owns. Called in one of the server's calls or
- * on a Grizzly selector thread, it returns at once and the drain goes on in a thread named {@code
- * thrift-nio-grizzly-server-close-PORT}.
+ * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}), lets
+ * calls received answer for up to {@code drainTimeout}, answers each call that arrives meanwhile
+ * {@code not run: the server is draining} ({@link io.thriftnio.core.NotRun}) without running it,
+ * closes each connection once it is quiet, then closes every connection left and the threads the
+ * server owns. Called in one of the server's calls or on a Grizzly selector thread, it returns at
+ * once and the drain goes on in a thread named {@code thrift-nio-grizzly-server-close-PORT}.
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */

@@ -79,6 +79,15 @@ public final class CallSequencer {
    */
   static final long DRAIN_QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+  /**
+   * How long a draining connection refuses calls at most, for a client that keeps sending despite
+   * the refusals (one that does not read {@code not run}: a stock client of another language): once
+   * past it, the connection closes as soon as no call is pending, quiet or not, so such a client
+   * reconnects (elsewhere, or to the server's successor) instead of being refused for the whole
+   * drain timeout.
+   */
+  static final long DRAIN_REFUSING_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   /** What a call that reaches a draining server is answered: {@code not run: } and this. */
   static final String DRAINING = "the server is draining";
 
@@ -174,6 +183,10 @@ public final class CallSequencer {
    */
   @GuardedBy("lock")
   private long lastRequestNanos = System.nanoTime() - DRAIN_QUIET_NANOS;
+
+  /** {@link System#nanoTime()} when the drain began. */
+  @GuardedBy("lock")
+  private long drainStartedNanos;
 
   /** A check of the drain's quiet close is scheduled. */
   @GuardedBy("lock")
@@ -395,8 +408,9 @@ public final class CallSequencer {
    * The server is closing: the requests delivered so far are run and answered as usual; reading
    * goes on, and every request that arrives from now on is answered {@code not run} ({@link
    * io.thriftnio.core.NotRun}) without running; the connection closes once quiet: no call pending
-   * and no request received for {@link #DRAIN_QUIET_NANOS}; at once if it is quiet already.
-   * Idempotent.
+   * and no request received for {@link #DRAIN_QUIET_NANOS}; at once if it is quiet already. A
+   * client that keeps sending despite the refusals is closed on once nothing is pending {@link
+   * #DRAIN_REFUSING_NANOS} after the drain began. Idempotent.
    */
   public void startDrain() {
     synchronized (lock) {
@@ -404,6 +418,7 @@ public final class CallSequencer {
         return;
       }
       draining = true;
+      drainStartedNanos = System.nanoTime();
     }
     // The writer closes the connection once nothing is pending: it alone may call the IO methods.
     writeOnIoThread();
@@ -769,12 +784,16 @@ public final class CallSequencer {
 
   /**
    * Whether the draining connection has been quiet for {@link #DRAIN_QUIET_NANOS} since its last
-   * request; if not, makes sure a check runs the writer again when it will have been (a request
-   * received meanwhile moves the check on).
+   * request, or has refused calls for {@link #DRAIN_REFUSING_NANOS}; if not, makes sure a check
+   * runs the writer again when it will have been (a request received meanwhile moves the check on).
    */
   @GuardedBy("lock")
   private boolean quiet() {
-    long left = lastRequestNanos + DRAIN_QUIET_NANOS - System.nanoTime();
+    long now = System.nanoTime();
+    long left =
+        Math.min(
+            lastRequestNanos + DRAIN_QUIET_NANOS - now,
+            drainStartedNanos + DRAIN_REFUSING_NANOS - now);
     if (left <= 0) {
       return true;
     }

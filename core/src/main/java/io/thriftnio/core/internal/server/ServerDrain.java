@@ -76,7 +76,8 @@ final class ServerDrain {
     } else {
       stopAccepting(deadline);
     }
-    // 2. Each connection stops reading and closes once its received calls are answered.
+    // 2. Each connection answers its received calls, refuses new ones as not run, and closes once
+    // quiet.
     registry.drainAll();
     boolean drained;
     try {
