@@ -436,19 +436,31 @@ class CallSequencerTest {
   }
 
   @Test
-  void drainAnswersTheRequestsDeliveredThenCloses() throws Exception {
+  void drainAnswersTheRequestsDeliveredRefusesLaterOnesAsNotRunThenClosesOnceQuiet()
+      throws Exception {
     CallSequencer seq = async(100);
     deliver(seq, "echo", 1);
     deliver(seq, "echo", 2);
     seq.readComplete();
     seq.startDrain();
-    assertThat(seq.isReadingPaused()).isTrue();
-    assertThat(deliver(seq, "echo", 3)).as("decoded before reading stopped: answered").isFalse();
-    assertThat(connection.closedHalfFirst).isNull();
+    assertThat(seq.isReadingPaused()).as("a draining connection keeps reading").isFalse();
+    assertThat(deliver(seq, "echo", 3))
+        .as("read during the drain: refused, reading goes on")
+        .isTrue();
+    seq.readComplete();
+    assertThat(handlers.size()).as("the refused call never runs").isEqualTo(2);
     while (handlers.size() > 0) {
       handlers.take(0).run();
     }
+    List<Reply> replies = replies();
     assertThat(seqids()).containsExactly(1, 2, 3);
+    assertThat(replies.get(0).exception()).isNull();
+    assertThat(replies.get(2).exception().getType())
+        .isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(replies.get(2).exception().getMessage())
+        .isEqualTo("not run: the server is draining (echo seqid 3)");
+    assertThat(NotRun.isNotRun(replies.get(2).exception())).isTrue();
+    awaitClosed();
     assertThat(connection.closedHalfFirst).isFalse();
   }
 
@@ -461,10 +473,24 @@ class CallSequencerTest {
     handlers.take(0).run();
     assertThat(connection.closedHalfFirst).as("a read request is still to come").isNull();
     connection.buffered = false;
-    assertThat(deliver(seq, "echo", 2)).as("nothing more is read").isFalse();
-    handlers.take(0).run();
+    deliver(seq, "echo", 2);
+    seq.readComplete();
     assertThat(seqids()).containsExactly(1, 2);
+    assertThat(replies().get(1).exception().getMessage()).startsWith(NotRun.PREFIX);
+    awaitClosed();
     assertThat(connection.closedHalfFirst).isFalse();
+  }
+
+  /**
+   * Runs the IO thread's tasks until the connection is closed: a draining one closes once quiet,
+   * when a timer hands the writer back to the IO thread.
+   */
+  private void awaitClosed() throws InterruptedException {
+    connection.runIoTasks();
+    while (connection.closedHalfFirst == null) {
+      assertThat(connection.awaitIoTask(5000)).as("the quiet check within 5 s").isTrue();
+      connection.runIoTasks();
+    }
   }
 
   @Test

@@ -89,11 +89,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} is graceful and idempotent: it stops accepting (new connections are refused;
  * with a {@link ServerBuilder#healthPath health path} the listening socket stays open until the
- * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}),
- * stops starting new requests, lets calls in flight answer for up to {@code drainTimeout}, then
- * closes every connection and the threads the server owns. Called in one of the server's calls or
- * on a Grizzly selector thread, it returns at once and the drain goes on in a thread named {@code
- * thrift-nio-grizzly-server-close-PORT}.
+ * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}), lets
+ * calls received answer for up to {@code drainTimeout}, answers each call that arrives meanwhile
+ * {@code not run: the server is draining} ({@link io.thriftnio.core.NotRun}) without running it,
+ * closes each connection once it is quiet, then closes every connection left and the threads the
+ * server owns. Called in one of the server's calls or on a Grizzly selector thread, it returns at
+ * once and the drain goes on in a thread named {@code thrift-nio-grizzly-server-close-PORT}.
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
@@ -117,6 +118,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
   /** Set by {@link #start()} under the lifecycle's lock, read by {@link #close()} after it. */
   private volatile TCPNIOTransport transport;
 
+  private final ConnectionGuardFilter guard;
   private volatile FollowerPool workerPool;
   private volatile TCPNIOServerConnection serverConnection;
   private volatile ScheduledExecutorService timer;
@@ -144,10 +146,8 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
             () -> {}, // the server filter counts the refusals it is told of
             counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
-    FilterChainBuilder chain =
-        FilterChainBuilder.stateless()
-            .add(new TransportFilter())
-            .add(new ConnectionGuardFilter(registry, serverFilter));
+    this.guard = new ConnectionGuardFilter(registry, serverFilter);
+    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {
       chain.add(TlsFilters.server(config.tls(), registry));
     }
@@ -178,6 +178,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
       // The chain goes on the listening connection before it accepts anything, so a shared
       // transport's own processor never sees this server's connections.
       serverConnection = bindListener();
+      guard.watchAccepts(serverConnection);
       timer =
           Executors.newSingleThreadScheduledExecutor(
               new NamedThreadFactory(THREAD_PREFIX + "-timer"));

@@ -278,8 +278,8 @@ public final class ThriftServerFilter extends BaseFilter {
   }
 
   /**
-   * Stops reading from {@code connection} and closes it once the requests it has delivered are
-   * answered; at once if none is pending.
+   * Drains {@code connection} ({@link CallSequencer#startDrain}): the requests it has delivered are
+   * answered, those that arrive are refused as not run, and it closes once quiet.
    */
   void drain(Connection<?> connection) {
     connection(connection).calls.startDrain();

@@ -68,12 +68,13 @@ import java.net.InetSocketAddress;
  *
  * <p>{@link #close()} is graceful: it stops accepting (new connections are refused; with a {@link
  * ServerBuilder#healthPath health path} the listening socket stays open until the drain ends, and a
- * connection accepted meanwhile is served for the probe alone: {@code 503}), stops reading from
- * open connections, lets each finish the calls it has received and closes it once they are
- * answered, and after {@code drainTimeout} closes whatever is left; then it stops the worker pool
- * and, if the server owns them, the event loops. It is idempotent and bounded in time. Called on
- * one of the server's event loops or in one of its calls, it returns at once and the drain goes on
- * in a thread named {@code thrift-nio-netty-close-PORT}.
+ * connection accepted meanwhile is served for the probe alone: {@code 503}), lets each open
+ * connection finish the calls it has received, answers each call that arrives meanwhile {@code not
+ * run: the server is draining} ({@link io.thriftnio.core.NotRun}) without running it, closes each
+ * connection once it is quiet, and after {@code drainTimeout} closes whatever is left; then it
+ * stops the worker pool and, if the server owns them, the event loops. It is idempotent and bounded
+ * in time. Called on one of the server's event loops or in one of its calls, it returns at once and
+ * the drain goes on in a thread named {@code thrift-nio-netty-close-PORT}.
  */
 public final class NettyThriftServer extends ForwardingThriftServer {
 

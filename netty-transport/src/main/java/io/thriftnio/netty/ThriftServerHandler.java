@@ -356,8 +356,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Stops reading and closes the connection once every call received has been answered. Runs on the
-   * event loop.
+   * Drains: calls received are answered, calls that arrive are refused as not run, and the
+   * connection closes once quiet ({@link CallSequencer#startDrain}). Runs on the event loop.
    */
   void startDrain(ChannelHandlerContext ctx) {
     calls.startDrain();

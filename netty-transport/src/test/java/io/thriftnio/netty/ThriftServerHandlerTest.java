@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
 import org.apache.thrift.async.AsyncMethodCallback;
@@ -440,13 +442,23 @@ class ThriftServerHandlerTest {
     channel.writeInbound(frames(call("sleep", 1, new BenchService.sleep_args(1))));
     ChannelHandlerContext ctx = channel.pipeline().context(ThriftServerHandler.class);
     ((ThriftServerHandler) ctx.handler()).startDrain(ctx);
-    assertThat(channel.config().isAutoRead()).isFalse();
+    assertThat(channel.config().isAutoRead()).as("a draining connection keeps reading").isTrue();
     assertThat(channel.isOpen()).as("a call is in flight").isTrue();
+    channel.writeInbound(frames(call("sleep", 2, new BenchService.sleep_args(2))));
+    assertThat(handler.sleeping).as("a call read during the drain never runs").hasSize(1);
 
     handler.sleeping.get(1).onComplete(null);
     channel.runPendingTasks();
-    assertThat(responses()).hasSize(1);
-    assertThat(channel.isOpen()).isFalse();
+    assertThat(responses()).hasSize(2);
+    // Closed once quiet (200 ms without a request): a timer hands the close to the event loop.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (channel.isOpen()) {
+      assertThat(System.nanoTime() - deadline).as("closed once quiet, within 5 s").isNegative();
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // polls for the timer's hand-over
+      if (channel.hasPendingTasks()) {
+        channel.runPendingTasks();
+      }
+    }
   }
 
   @Test

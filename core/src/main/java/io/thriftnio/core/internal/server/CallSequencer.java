@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -70,6 +71,27 @@ public final class CallSequencer {
   static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
 
   /**
+   * How long a draining connection must be quiet (no call pending, no request received) before it
+   * closes: a client still writing when the drain began reads a reply to each call it wrote, normal
+   * or {@link io.thriftnio.core.NotRun not run}, instead of a reset. Long enough for calls already
+   * on the wire, and for a pool to stop sending once it reads a refusal; the drain timeout still
+   * bounds the whole drain.
+   */
+  static final long DRAIN_QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /**
+   * How long a draining connection refuses calls at most, for a client that keeps sending despite
+   * the refusals (one that does not read {@code not run}: a stock client of another language): once
+   * past it, the connection closes as soon as no call is pending, quiet or not, so such a client
+   * reconnects (elsewhere, or to the server's successor) instead of being refused for the whole
+   * drain timeout.
+   */
+  static final long DRAIN_REFUSING_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** What a call that reaches a draining server is answered: {@code not run: } and this. */
+  static final String DRAINING = "the server is draining";
+
+  /**
    * This connection's number, for {@code ServerCallContext.connectionId()}: its registration's, or
    * a new one when it has none (a handler in a pipeline of the user's own).
    */
@@ -80,6 +102,7 @@ public final class CallSequencer {
   private final boolean writesFromAnyThread;
   private final Runnable writeTask = this::writeHandedOver;
   private final Runnable deadlineCheck = this::checkDeadlines;
+  private final Runnable quietCheck = this::checkQuiet;
   private final Envelope.Outbound outbound = this::send;
 
   /**
@@ -154,6 +177,21 @@ public final class CallSequencer {
   /** Written under the lock; read without it by the reading thread and the transport. */
   private volatile boolean draining;
 
+  /**
+   * {@link System#nanoTime()} of the last request received; at first, a quiet period before the
+   * connection was made, so a drain closes a connection that never sent anything at once.
+   */
+  @GuardedBy("lock")
+  private long lastRequestNanos = System.nanoTime() - DRAIN_QUIET_NANOS;
+
+  /** {@link System#nanoTime()} when the drain began. */
+  @GuardedBy("lock")
+  private long drainStartedNanos;
+
+  /** A check of the drain's quiet close is scheduled. */
+  @GuardedBy("lock")
+  private boolean quietCheckArmed;
+
   /** Written under the lock; read without it by the adapter ({@link #isReadingPaused}). */
   private volatile boolean readingPaused;
 
@@ -203,6 +241,7 @@ public final class CallSequencer {
   public boolean onRequest(ByteBuffer payload, Object request, Envelope envelope) {
     Call slot;
     boolean dispatch;
+    boolean refuse = false;
     long check = -1;
     synchronized (lock) {
       if (closing) {
@@ -213,12 +252,19 @@ public final class CallSequencer {
         readingThread = Thread.currentThread();
         long now = System.nanoTime();
         lastActivityNanos = now;
+        lastRequestNanos = now;
         slot = new Call(this, payload, request, envelope, now);
         slots.add(slot);
-        dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
-        check = received(slot, now, dispatch);
-        if (!dispatch) {
-          waiting.add(slot);
+        if (draining) {
+          // Reached the server during its drain: answered without running, in its turn.
+          refuse = true;
+          dispatch = false;
+        } else {
+          dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
+          check = received(slot, now, dispatch);
+          if (!dispatch) {
+            waiting.add(slot);
+          }
         }
       }
     }
@@ -233,14 +279,24 @@ public final class CallSequencer {
     }
     if (dispatch) {
       dispatch(slot);
+    } else if (refuse) {
+      refuseDraining(slot);
     }
-    // During a drain, requests already read are still delivered and answered.
-    boolean buffered = draining && connection.hasBufferedRequests();
+    // During a drain reading goes on: each request that arrives is answered, not left unread.
     synchronized (lock) {
       boolean full = !waiting.isEmpty() || slots.size() >= path.maxCallsInFlight;
-      readingPaused = closing || full || (draining && !buffered);
+      readingPaused = closing || full;
       return !readingPaused;
     }
+  }
+
+  /**
+   * A request that reached the connection after its drain began is answered {@code not run: the
+   * server is draining (<method> seqid <n>)}, in its place in the reply order, so that its caller
+   * knows it may send it elsewhere; the connection closes once quiet.
+   */
+  private void refuseDraining(Call slot) {
+    notRun(slot, DRAINING);
   }
 
   /**
@@ -349,8 +405,12 @@ public final class CallSequencer {
   }
 
   /**
-   * The server is closing: stop reading, answer the requests delivered so far, then close. Closes
-   * at once if none is pending. Idempotent.
+   * The server is closing: the requests delivered so far are run and answered as usual; reading
+   * goes on, and every request that arrives from now on is answered {@code not run} ({@link
+   * io.thriftnio.core.NotRun}) without running; the connection closes once quiet: no call pending
+   * and no request received for {@link #DRAIN_QUIET_NANOS}; at once if it is quiet already. A
+   * client that keeps sending despite the refusals is closed on once nothing is pending {@link
+   * #DRAIN_REFUSING_NANOS} after the drain began. Idempotent.
    */
   public void startDrain() {
     synchronized (lock) {
@@ -358,7 +418,7 @@ public final class CallSequencer {
         return;
       }
       draining = true;
-      readingPaused = true;
+      drainStartedNanos = System.nanoTime();
     }
     // The writer closes the connection once nothing is pending: it alone may call the IO methods.
     writeOnIoThread();
@@ -574,7 +634,6 @@ public final class CallSequencer {
               || waiting.isEmpty()
               || slots.size() - waiting.size() >= path.maxCallsInFlight) {
             if (readingPaused
-                && !draining
                 && !closing
                 && waiting.isEmpty()
                 && slots.size() < path.maxCallsInFlight) {
@@ -696,14 +755,14 @@ public final class CallSequencer {
             && !(inReadBatch && readingThread == Thread.currentThread())) {
           unflushed = false;
           flush = true;
-        } else if (draining && !closing && slots.isEmpty() && !buffered) {
+        } else if (draining && !closing && slots.isEmpty() && !buffered && quiet()) {
           closing = true;
           closed = true;
           closeForDrain = true;
         } else {
           writing = false;
           answered = slots.isEmpty() && !closing;
-          dispatchWaiting = !waiting.isEmpty() || (readingPaused && !draining && !closing);
+          dispatchWaiting = !waiting.isEmpty() || (readingPaused && !closing);
           break;
         }
       }
@@ -721,6 +780,35 @@ public final class CallSequencer {
     if (dispatchWaiting) {
       dispatchWaiting();
     }
+  }
+
+  /**
+   * Whether the draining connection has been quiet for {@link #DRAIN_QUIET_NANOS} since its last
+   * request, or has refused calls for {@link #DRAIN_REFUSING_NANOS}; if not, makes sure a check
+   * runs the writer again when it will have been (a request received meanwhile moves the check on).
+   */
+  @GuardedBy("lock")
+  private boolean quiet() {
+    long now = System.nanoTime();
+    long left =
+        Math.min(
+            lastRequestNanos + DRAIN_QUIET_NANOS - now,
+            drainStartedNanos + DRAIN_REFUSING_NANOS - now);
+    if (left <= 0) {
+      return true;
+    }
+    if (!quietCheckArmed) {
+      quietCheckArmed = true;
+      CallDeadlines.schedule(quietCheck, left);
+    }
+    return false;
+  }
+
+  private void checkQuiet() {
+    synchronized (lock) {
+      quietCheckArmed = false;
+    }
+    writeOnIoThread();
   }
 
   /**

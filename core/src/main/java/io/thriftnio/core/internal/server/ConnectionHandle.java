@@ -11,8 +11,9 @@ package io.thriftnio.core.internal.server;
 public interface ConnectionHandle {
 
   /**
-   * The server is closing: stop reading, answer the requests already received, then close; at once
-   * if none is pending. Idempotent.
+   * The server is closing: answer the requests already received, refuse those that arrive as not
+   * run, and close once quiet ({@link CallSequencer#startDrain}); at once if quiet already.
+   * Idempotent.
    */
   void startDrain();
 

@@ -34,14 +34,15 @@ import org.slf4j.LoggerFactory;
  *   +--close (releases what the server owns) / bind failure------------------+
  * </pre>
  *
- * <p>{@link #close()}: stop accepting (new connections are refused), drain every connection (stop
- * reading, answer what was received, close), and after {@code drainTimeout} close whatever is left
- * ({@link ServerDrain}; with a health path the listening socket stays open until the drain ends,
- * for probes only); then stop the worker pool (tasks that never ran are {@linkplain
- * CallSequencer#abandonUnrun abandoned}) and release the transport's threads. A second, concurrent
- * close waits for the first outside the lock. Called in a call of this server, or on one of its IO
- * threads, it cannot wait for the drain (which waits for that very call, or that thread): there it
- * stops accepting, hands the rest to a thread named {@code PREFIX-close-PORT}, and returns at once.
+ * <p>{@link #close()}: stop accepting (new connections are refused), drain every connection (answer
+ * what was received, refuse what arrives as not run, close once quiet), and after {@code
+ * drainTimeout} close whatever is left ({@link ServerDrain}; with a health path the listening
+ * socket stays open until the drain ends, for probes only); then stop the worker pool (tasks that
+ * never ran are {@linkplain CallSequencer#abandonUnrun abandoned}) and release the transport's
+ * threads. A second, concurrent close waits for the first outside the lock. Called in a call of
+ * this server, or on one of its IO threads, it cannot wait for the drain (which waits for that very
+ * call, or that thread): there it stops accepting, hands the rest to a thread named {@code
+ * PREFIX-close-PORT}, and returns at once.
  *
  * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the server stops accepting:
  * a server withdraws from discovery there while it still serves every call. With hooks, a close
