@@ -83,6 +83,17 @@ final class GrizzlyServerConnection implements ServerConnection {
    */
   private volatile ServerCodec codec;
 
+  /**
+   * Guards the wire ({@link #codec}) while the connection handshakes (a SASL negotiation): a read
+   * of bytes and a wake-up of the handshake (a step done, the deadline) may decode on different
+   * threads (under {@code WORKER} the read runs on a worker, the wake-up on the selector thread; a
+   * deadline's wake-up meets a read of bytes the peer sent meanwhile). Only decoding runs under it:
+   * what the wire asks for (an answer, a refusal and its close, starting a step on the
+   * application's executor) is done once it is left, and the mechanism is asked nothing under it.
+   * Private to this adapter; never held with another lock.
+   */
+  final Object handshake = new Object();
+
   /** Replies written and not yet flushed; owned by the sequencer's writer. */
   private final List<Buffer> unflushed = new ArrayList<>(4);
 
@@ -93,12 +104,6 @@ final class GrizzlyServerConnection implements ServerConnection {
    * Whether read interest is on, as last set; written under {@link #readInterest}, read without it.
    */
   private volatile boolean reading = true;
-
-  /**
-   * Held around the reads of a connection still sniffing or handshaking (its wire is not known
-   * yet): a handshake's wake-up runs them on the selector thread while a read may be under way.
-   */
-  final Object handshakeReads = new Object();
 
   private final CallPath path;
 

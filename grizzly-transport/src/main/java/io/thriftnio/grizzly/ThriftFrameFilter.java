@@ -6,11 +6,15 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
+import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
@@ -123,11 +127,15 @@ public final class ThriftFrameFilter extends BaseFilter {
     ServerCodec codec = adapter.codec(settings);
     NextAction next;
     if (codec.kind() == null || codec.handshaking()) {
-      synchronized (adapter.handshakeReads) { // a handshake's wake-up runs on the selector thread
-        next = readRequests(ctx, adapter, codec, ctx.getMessage());
+      // A wake-up of the handshake may decode on another thread meanwhile: the wire is read under
+      // the connection's handshake lock, and what it asks for is done once the lock is left.
+      List<Runnable> then = new ArrayList<>(2);
+      synchronized (adapter.handshake) {
+        next = readRequests(ctx, adapter, codec, ctx.getMessage(), then);
       }
+      then.forEach(Runnable::run);
     } else {
-      next = readRequests(ctx, adapter, codec, ctx.getMessage());
+      next = readRequests(ctx, adapter, codec, ctx.getMessage(), null);
     }
     if (!adapter.passedOn) {
       adapter.reads.endRead(System.nanoTime()); // else the server filter ends it, once delivered
@@ -135,8 +143,18 @@ public final class ThriftFrameFilter extends BaseFilter {
     return next;
   }
 
+  /**
+   * Reads the requests of {@code input}. The answers, refusals and waits the wire asks for are
+   * added to {@code then} when it is not {@code null} (the caller holds the handshake lock, and
+   * runs them in order once it has left it: they may close the connection, which runs its
+   * listeners, or call the application's negotiation executor), else done at once.
+   */
   private NextAction readRequests(
-      FilterChainContext ctx, GrizzlyServerConnection adapter, ServerCodec codec, Buffer input) {
+      FilterChainContext ctx,
+      GrizzlyServerConnection adapter,
+      ServerCodec codec,
+      Buffer input,
+      List<Runnable> then) {
     while (true) {
       int start = input.position();
       int event = codec.next(adapter.bytes.of(input), start, input.remaining());
@@ -145,15 +163,19 @@ public final class ThriftFrameFilter extends BaseFilter {
         case Decoded.NEED_MORE:
           return codec.rejected() ? ctx.getStopAction() : ctx.getStopAction(input);
         case Decoded.REFUSED:
-          badFrameListener.run();
-          adapter.refused(d.refusal());
-          return ctx.getStopAction();
+          {
+            Refusal refusal = d.refusal();
+            act(
+                then,
+                () -> {
+                  badFrameListener.run();
+                  adapter.refused(refusal);
+                });
+            return ctx.getStopAction();
+          }
         case Decoded.ANSWER:
           {
-            if (d.refusesRequest()) {
-              badFrameListener.run();
-            }
-            adapter.answer(d.answer(), d.refusesRequest(), d.closeAfter() != null);
+            act(then, answer(adapter, d, badFrameListener));
             Buffer rest = GrizzlyBytes.after(input, start + d.consumed());
             if (rest == null || codec.rejected()) {
               return ctx.getStopAction();
@@ -165,7 +187,7 @@ public final class ThriftFrameFilter extends BaseFilter {
           {
             // First the bytes: a stage already complete wakes the wire up at once, on this thread.
             Buffer rest = GrizzlyBytes.after(input, start + d.consumed());
-            wakeUpAfter(d.awaited(), adapter, codec);
+            awaitThen(then, d, adapter, codec);
             if (rest == null) {
               return ctx.getStopAction();
             }
@@ -198,6 +220,40 @@ public final class ThriftFrameFilter extends BaseFilter {
     }
   }
 
+  /** Does {@code action} now if {@code then} is {@code null}, else adds it to {@code then}. */
+  private static void act(List<Runnable> then, Runnable action) {
+    if (then == null) {
+      action.run();
+    } else {
+      then.add(action);
+    }
+  }
+
+  /** The {@code ANSWER} in {@code d}, taken now (the next step overwrites it), sent when run. */
+  private static Runnable answer(
+      GrizzlyServerConnection adapter, Decoded d, Runnable badFrameListener) {
+    ByteBuffer answer = d.answer();
+    boolean refuses = d.refusesRequest();
+    boolean closeAfter = d.closeAfter() != null;
+    return () -> {
+      if (refuses) {
+        badFrameListener.run();
+      }
+      adapter.answer(answer, refuses, closeAfter);
+    };
+  }
+
+  /** The {@code AWAIT} in {@code d}: its wake-up registered, then its step started, when run. */
+  private static void awaitThen(
+      List<Runnable> then, Decoded d, GrizzlyServerConnection adapter, ServerCodec codec) {
+    CompletionStage<?> awaited = d.awaited();
+    Runnable step = d.step();
+    act(then, () -> wakeUpAfter(awaited, adapter, codec));
+    if (step != null) {
+      act(then, step);
+    }
+  }
+
   /**
    * Once {@code stage} (a SASL step, a negotiation's deadline) completes, decodes again on the
    * selector thread and acts on what the wire says: an answer, a refusal, another wait. The bytes
@@ -213,23 +269,34 @@ public final class ThriftFrameFilter extends BaseFilter {
     if (!adapter.connection.isOpen()) {
       return; // closed meanwhile: handleClose ended the wire
     }
-    synchronized (adapter.handshakeReads) {
-      while (true) {
-        int event = codec.wake();
-        Decoded d = codec.decoded();
-        switch (event) {
-          case Decoded.ANSWER:
-            adapter.answer(d.answer(), d.refusesRequest(), d.closeAfter() != null);
-            continue;
-          case Decoded.REFUSED:
-            adapter.refused(d.refusal());
+    List<Runnable> then = new ArrayList<>(2);
+    synchronized (adapter.handshake) {
+      decodeAwake(adapter, codec, then);
+    }
+    then.forEach(Runnable::run);
+  }
+
+  /** Under the handshake lock: what the wire says after a wake-up, into {@code then}. */
+  private static void decodeAwake(
+      GrizzlyServerConnection adapter, ServerCodec codec, List<Runnable> then) {
+    while (true) {
+      int event = codec.wake();
+      Decoded d = codec.decoded();
+      switch (event) {
+        case Decoded.ANSWER:
+          then.add(answer(adapter, d, () -> {}));
+          continue;
+        case Decoded.REFUSED:
+          {
+            Refusal refusal = d.refusal();
+            then.add(() -> adapter.refused(refusal));
             return;
-          case Decoded.AWAIT:
-            wakeUpAfter(d.awaited(), adapter, codec);
-            return;
-          default:
-            return;
-        }
+          }
+        case Decoded.AWAIT:
+          awaitThen(then, d, adapter, codec);
+          return;
+        default:
+          return;
       }
     }
   }

@@ -232,7 +232,11 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
         return event;
       case Decoded.AWAIT:
         in.skipBytes(d.consumed());
+        Runnable step = d.step();
         d.awaited().whenComplete((done, failed) -> ctx.executor().execute(() -> wakeUp(ctx)));
+        if (step != null) {
+          step.run(); // on the event loop, under no lock: it may call the application's executor
+        }
         return event;
       default:
         if (server.rejected()) {

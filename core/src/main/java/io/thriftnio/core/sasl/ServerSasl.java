@@ -338,6 +338,7 @@ public final class ServerSasl {
      * {@code RejectedExecutionException}, answered with {@code ERROR}; {@link #build()} refuses a
      * {@code ThreadPoolExecutor} whose rejection handler discards or runs on the caller. A
      * negotiation whose step waits longer than {@link #negotiationTimeout(Duration)} is refused.
+     * Its {@code execute} is called from an IO thread that holds none of the library's locks.
      *
      * @param executor the executor, or {@code null} for the server's own pool
      */

@@ -16,15 +16,18 @@ import java.util.concurrent.CompletionStage;
  * FAILED      fails the next call; the connection goes on (client)       failure()
  * SKIPPED     drops the bytes: a reply no call waits for (client)        -
  * REFUSED     reads nothing more; answers and closes (see Refusal)       refusal()
- * AWAIT       skips consumed(), keeps reading; once awaited() completes,     awaited()
- *             decodes again on the IO thread, even with no new byte
+ * AWAIT       skips consumed(), keeps reading; starts step() (if any) once   awaited(), step()
+ *             it holds no lock; once awaited() completes, decodes again
+ *             on the IO thread, even with no new byte
  * </pre>
  *
  * <p>{@code AWAIT} is how a kind with a handshake of its own (SASL's negotiation) runs a step off
  * the IO thread, or keeps a deadline, without owning a thread or a timer of the adapter's: the
  * adapter registers one wake-up per {@code AWAIT} event and, when it fires, calls {@code next} with
  * whatever it still has buffered (possibly nothing) and acts on the events until {@code NEED_MORE}
- * or another {@code AWAIT}. A wake-up that finds nothing to do costs one {@code NEED_MORE}.
+ * or another {@code AWAIT}. A wake-up that finds nothing to do costs one {@code NEED_MORE}. The
+ * decoder never starts a step itself: it may call an executor of the application's, so the adapter
+ * runs {@link #step()}, once, after it has left every lock of its own (issue 38).
  *
  * <p>Every event but {@code NEED_MORE} and {@code REFUSED} may consume bytes: {@link #consumed()}
  * from the index the step started at. A message's payload is either a slice of those bytes ({@link
@@ -66,6 +69,7 @@ public final class Decoded {
   private Refusal refusal;
   private Exception failure;
   private CompletionStage<?> awaited;
+  private Runnable step;
 
   /** An empty result; decoders fill it. */
   public Decoded() {}
@@ -162,8 +166,22 @@ public final class Decoded {
    * @param stage completes when the decoder has something to say: decode again then
    */
   public int await(int consumed, CompletionStage<?> stage) {
+    return await(consumed, stage, null);
+  }
+
+  /**
+   * Decoding waits for {@code stage}, which completes once {@code step} has run (or failed to
+   * start) or the kind's deadline passed; the adapter runs {@code step} once it holds no lock.
+   *
+   * @param consumed the bytes the kind took for that step (a negotiation message)
+   * @param stage completes when the decoder has something to say: decode again then
+   * @param step starts the work (submits it to an executor, possibly the application's); {@code
+   *     null} for none
+   */
+  public int await(int consumed, CompletionStage<?> stage, Runnable step) {
     reset(AWAIT, consumed);
     this.awaited = stage;
+    this.step = step;
     return AWAIT;
   }
 
@@ -190,6 +208,7 @@ public final class Decoded {
     this.refusal = null;
     this.failure = null;
     this.awaited = null;
+    this.step = null;
     return event;
   }
 
@@ -256,5 +275,14 @@ public final class Decoded {
    */
   public CompletionStage<?> awaited() {
     return awaited;
+  }
+
+  /**
+   * What an {@code AWAIT} starts, or {@code null}: the adapter runs it exactly once, after it has
+   * left every lock it holds (it may call the application's executor, which may run the step on the
+   * calling thread), and before or after registering its wake-up on {@link #awaited()}.
+   */
+  public Runnable step() {
+    return step;
   }
 }

@@ -12,6 +12,7 @@ import java.net.SocketAddress;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.security.sasl.Sasl;
@@ -33,19 +34,22 @@ import javax.security.sasl.SaslServer;
  *
  * <p>Each step (making the {@code SaslServer}, {@code evaluateResponse}) runs on {@link
  * SaslSettings#steps()}: the decoder consumes the message and returns {@code AWAIT} with the step,
- * and once it completes the adapter decodes again and gets the answer ({@code ANSWER}: {@code OK}
- * or {@code COMPLETE}) or the refusal. Refusals close the connection as {@link
- * CloseCause#SASL_FAILURE}; the peer, not authenticated, is told the library's words only: {@code
- * BAD} {@value #AUTHENTICATION_FAILED} for what the mechanism refused ({@code SaslException}),
- * {@code ERROR} {@value #INTERNAL_ERROR} for the server's own failure (an authenticator threw), or
- * the rule of the negotiation it broke. The detail goes to the log with the peer ({@link
- * Refusal#fault()} sets the level). The negotiation's deadline is an {@code AWAIT} too, taken while
- * the decoder waits for the peer, so no adapter timer is involved.
+ * which the adapter starts once it holds no lock (the executor may be the application's, and may
+ * run the step on the calling thread), and once it completes the adapter decodes again and gets the
+ * answer ({@code ANSWER}: {@code OK} or {@code COMPLETE}) or the refusal. Refusals close the
+ * connection as {@link CloseCause#SASL_FAILURE}; the peer, not authenticated, is told the library's
+ * words only: {@code BAD} {@value #AUTHENTICATION_FAILED} for what the mechanism refused ({@code
+ * SaslException}), {@code ERROR} {@value #INTERNAL_ERROR} for the server's own failure (an
+ * authenticator threw), or the rule of the negotiation it broke. The detail goes to the log with
+ * the peer ({@link Refusal#fault()} sets the level). The negotiation's deadline is an {@code AWAIT}
+ * too, taken while the decoder waits for the peer, so no adapter timer is involved.
  *
  * <p>Threads: {@code decode} on the reading thread, one call at a time; the steps on the executor;
  * {@link #close()} on any thread, meanwhile. What they share is the {@link SaslSession} (the
  * mechanism, disposed once nothing uses it), the deadline (a future) and {@code closed} (volatile);
- * the rest is the reading thread's.
+ * the rest is the reading thread's. The reading thread asks nothing of the mechanism while it
+ * negotiates (the steps read what they found off it), and never calls the executor: an adapter may
+ * decode under a lock of its own, and both may be the application's code.
  *
  * <p>Limits: a negotiation message's declared length above {@code maxNegotiationMessageSize} is
  * refused before anything is allocated; a frame's declared (wrapped) length above {@code
@@ -93,7 +97,7 @@ final class SaslServerDecoder implements Decoder {
 
   // Confined to the reading thread: decode runs there, one call at a time (Decoder's contract).
   private String mechanism;
-  private CompletableFuture<byte[]> step;
+  private CompletableFuture<Stepped> step;
   private boolean deadlineArmed;
 
   /** After COMPLETE: the frames. Under auth, framed's decoder; {@code null} while negotiating. */
@@ -125,7 +129,7 @@ final class SaslServerDecoder implements Decoder {
     if (closed) {
       return out.needMore(); // refused, or ended: a late wake-up has nothing to do
     }
-    CompletableFuture<byte[]> pending = step;
+    CompletableFuture<Stepped> pending = step;
     if (pending != null) {
       if (!pending.isDone()) {
         return deadline.isDone() ? timedOut(out) : out.needMore();
@@ -169,7 +173,12 @@ final class SaslServerDecoder implements Decoder {
     }
   }
 
-  /** A response of the peer: one step of the mechanism, off the IO thread. */
+  /**
+   * A response of the peer: one step of the mechanism, off the IO thread. The decoder does not
+   * submit it: the adapter runs {@link Decoded#step()} once it holds no lock, since the executor
+   * may be the application's (issue 38). A submission refused ({@link RejectedExecutionException})
+   * completes the step with that exception, and the wake-up answers "server busy".
+   */
   private int respond(SaslMessage message, int consumed, Decoded out) {
     if (message.status() == Status.BAD || message.status() == Status.ERROR) {
       return fail(Status.ERROR, "the client failed: " + message.text(), out);
@@ -177,74 +186,93 @@ final class SaslServerDecoder implements Decoder {
     if (message.status() != Status.OK && message.status() != Status.COMPLETE) {
       return fail(Status.ERROR, "Expected COMPLETE or OK, got " + message.status(), out);
     }
-    if (!session.begin()) {
-      return out.needMore(); // closed meanwhile
-    }
     byte[] response = message.payload();
     String name = mechanism;
-    CompletableFuture<byte[]> running;
-    try {
-      running = CompletableFuture.supplyAsync(() -> evaluate(name, response), settings.steps());
-    } catch (RejectedExecutionException e) {
-      session.end();
-      return fail(Status.ERROR, "server busy: too many SASL negotiations waiting", out);
-    }
-    // The use ends before the step counts as done: a close meanwhile disposes after it.
-    step = running.whenComplete((challenge, failure) -> session.end());
-    return out.await(consumed, CompletableFuture.anyOf(step, deadline));
+    Executor steps = settings.steps();
+    CompletableFuture<Stepped> running = new CompletableFuture<>();
+    Runnable submit =
+        () -> {
+          try {
+            steps.execute(() -> evaluate(name, response, running));
+          } catch (RejectedExecutionException e) {
+            running.completeExceptionally(e);
+          }
+        };
+    step = running;
+    return out.await(consumed, CompletableFuture.anyOf(running, deadline), submit);
   }
 
-  /** One step, on the negotiation executor, within a use of the session. */
-  private byte[] evaluate(String name, byte[] response) {
+  /**
+   * What a step found, read off the mechanism on the executor: the reading thread (which may hold
+   * its adapter's lock) asks nothing of the mechanism during the negotiation.
+   *
+   * @param qop once complete, what was negotiated; {@code null} before
+   */
+  private record Stepped(byte[] challenge, boolean complete, SaslQop qop, String authorizationId) {}
+
+  /**
+   * One step, on the negotiation executor, within a use of the session that ends before the step
+   * counts as done (a close meanwhile disposes the mechanism after it). A mechanism that will not
+   * be asked anything more (it failed, it completed under {@code auth}, or its QOP is refused) is
+   * closed here, so it is disposed on this thread when the use ends.
+   */
+  private void evaluate(String name, byte[] response, CompletableFuture<Stepped> running) {
+    if (!session.begin()) {
+      running.cancel(false); // closed meanwhile: the mechanism is not touched
+      return;
+    }
+    Stepped done;
     try {
       SaslServer s = session.server();
       if (s == null) {
         s = sasl.newSaslServer(name);
         session.made(s);
       }
-      return s.evaluateResponse(response);
-    } catch (SaslException e) {
-      throw new CompletionException(e);
+      byte[] challenge = s.evaluateResponse(response);
+      if (!s.isComplete()) {
+        done = new Stepped(challenge, false, null, null);
+      } else {
+        Object negotiated = s.getNegotiatedProperty(Sasl.QOP);
+        SaslQop qop = negotiated == null ? SaslQop.AUTH : SaslQop.of(String.valueOf(negotiated));
+        done = new Stepped(challenge, true, qop, s.getAuthorizationID());
+        if (!qop.wraps() || !sasl.qop().contains(qop)) {
+          session.close(); // nothing more to ask of it: disposed once this use ends
+        }
+      }
+    } catch (SaslException | RuntimeException | Error e) {
+      session.close();
+      session.end();
+      running.completeExceptionally(e);
+      return;
     }
+    session.end();
+    running.complete(done);
   }
 
   /** The step is done: its challenge goes back, or the negotiation fails. */
-  private int answer(CompletableFuture<byte[]> done, Decoded out) {
-    byte[] challenge;
+  private int answer(CompletableFuture<Stepped> finished, Decoded out) {
+    Stepped done;
     try {
-      challenge = done.join();
+      done = finished.join();
     } catch (CompletionException | CancellationException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof RejectedExecutionException) {
+        return fail(Status.ERROR, "server busy: too many SASL negotiations waiting", out);
+      }
       return cause instanceof SaslException
           ? refuseCredential(cause, out)
           : failInternally("the step failed: " + cause, cause, out);
     }
-    if (!session.begin()) {
-      return out.needMore(); // closed meanwhile
-    }
-    try {
-      return complete(challenge == null ? new byte[0] : challenge, out);
-    } catch (RuntimeException e) {
-      // The mechanism broke (it is not disposed under a use); a closed connection is told nothing.
-      return closed ? out.needMore() : failInternally("the mechanism failed: " + e, e, out);
-    } finally {
-      session.end();
-    }
-  }
-
-  /** The mechanism's answer to the step: more to do ({@code OK}) or {@code COMPLETE}. */
-  private int complete(byte[] payload, Decoded out) {
-    SaslServer s = session.server();
-    if (!s.isComplete()) {
+    byte[] payload = done.challenge() == null ? new byte[0] : done.challenge();
+    if (!done.complete()) {
       return out.answer(0, new SaslMessage(Status.OK, payload).encode(), false, false);
     }
-    Object negotiated = s.getNegotiatedProperty(Sasl.QOP);
-    SaslQop qop = negotiated == null ? SaslQop.AUTH : SaslQop.of(String.valueOf(negotiated));
+    SaslQop qop = done.qop();
     if (!sasl.qop().contains(qop)) {
       return fail(Status.BAD, "quality of protection " + qop.saslName() + " not accepted", out);
     }
     envelope.complete(
-        new SaslIdentity(mechanism, s.getAuthorizationID(), qop), qop.wraps() ? session : null);
+        new SaslIdentity(mechanism, done.authorizationId(), qop), qop.wraps() ? session : null);
     deadline.complete(null); // cancels its timer
     if (qop.wraps()) {
       frames = new WrappedFrames(session, wire.maxFrameSize(), peer, envelope);
@@ -252,7 +280,6 @@ final class SaslServerDecoder implements Decoder {
       frames =
           new FramedDecoder(
               wire.maxFrameSize(), wire.headerProtocol(), peer, envelope, wire.accepted());
-      session.close(); // nothing more to ask of it: disposed once this use ends
     }
     return out.answer(0, new SaslMessage(Status.COMPLETE, payload).encode(), false, false);
   }
@@ -320,8 +347,11 @@ final class SaslServerDecoder implements Decoder {
             CloseCause.SASL_FAILURE,
             fault,
             error);
-    // Before the refusal is set: closing completes the deadline, whose wake-up may decode at once.
-    close();
+    // Before the refusal is set: the deadline completes, and its wake-up may decode at once. The
+    // mechanism is not disposed here, where the adapter may hold its lock: a failed step closed it
+    // on the executor, and the adapter's close of the connection ends the rest (close()).
+    closed = true;
+    deadline.complete(null);
     return out.refused(refusal);
   }
 

@@ -92,10 +92,12 @@
  *       maxNegotiationMessageSize} before allocation (a 2 GB length is refused from the five bytes
  *       that declared it); a mechanism's step (making the {@code SaslServer}, {@code
  *       evaluateResponse}) runs on {@link io.thriftnio.core.wire.SaslSettings#steps()} and the
- *       decoder returns {@code AWAIT} with the message consumed and the step as the stage; once it
- *       completes the adapter decodes again and the challenge leaves as an {@code ANSWER}, {@code
- *       OK} or {@code COMPLETE}. The negotiation's deadline is an {@code AWAIT} too (taken once,
- *       while waiting for the peer), so adapters need no timer of their own. A failure is {@link
+ *       decoder returns {@code AWAIT} with the message consumed, the step to start ({@code
+ *       Decoded.step()}: the adapter submits it once it holds no lock, since the executor may be
+ *       the application's) and its completion as the stage; once it completes the adapter decodes
+ *       again and the challenge leaves as an {@code ANSWER}, {@code OK} or {@code COMPLETE}. The
+ *       negotiation's deadline is an {@code AWAIT} too (taken once, while waiting for the peer), so
+ *       adapters need no timer of their own. A failure is {@link
  *       io.thriftnio.core.wire.Refusal#handshakeFailed} whose answer is the {@code BAD}/{@code
  *       ERROR} message, closed as {@code CloseCause.SASL_FAILURE}. After {@code COMPLETE} the same
  *       decoder reads frames: framed's decoder under {@code auth}, each frame unwrapped into an

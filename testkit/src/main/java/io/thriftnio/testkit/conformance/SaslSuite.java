@@ -16,6 +16,7 @@ import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.sasl.SaslQop;
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.HeldLocks;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.sasl.PlainClient;
 import io.thriftnio.testkit.sasl.SaslPeers;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * SASL ({@link WireKind#SASL}) against libthrift's own blocking client, {@code
@@ -70,6 +72,9 @@ public abstract class SaslSuite {
   private final List<TSaslClientTransport> clients = new ArrayList<>();
   private final AtomicReference<SaslIdentity> seen = new AtomicReference<>();
   private final List<CloseCause> closes = new CopyOnWriteArrayList<>();
+
+  /** What the connection listeners saw held of the library's locks when they ran; empty if none. */
+  private final List<String> heldInListeners = new CopyOnWriteArrayList<>();
 
   /** A fresh builder of the server under test, with the transport's defaults. */
   protected abstract ServerBuilder<?> newServerBuilder();
@@ -115,10 +120,13 @@ public abstract class SaslSuite {
             .connectionListener(
                 new ConnectionListener() {
                   @Override
-                  public void onOpen(ConnectionInfo connection) {}
+                  public void onOpen(ConnectionInfo connection) {
+                    noteHeld("onOpen", heldInListeners);
+                  }
 
                   @Override
                   public void onClose(ConnectionInfo connection, CloseCause cause) {
+                    noteHeld("onClose", heldInListeners);
                     closes.add(cause);
                   }
                 })
@@ -387,6 +395,73 @@ public abstract class SaslSuite {
       assertThat(mine.submit(() -> 42).get(10, TimeUnit.SECONDS)).isEqualTo(42);
     } finally {
       mine.shutdownNow();
+    }
+  }
+
+  /** Adds to {@code into} what the current thread holds of the library's locks, if anything. */
+  private static void noteHeld(String where, List<String> into) {
+    List<String> held = HeldLocks.ofLibrary();
+    if (!held.isEmpty()) {
+      into.add(where + " on " + Thread.currentThread().getName() + " holding " + held);
+    }
+  }
+
+  /**
+   * The application's negotiation executor is user code: the server calls its {@code execute} under
+   * no lock of the library's, on every transport (the IO thread of a handshaking connection once
+   * held one). One that runs the step on the calling thread runs the authenticator there, so that
+   * too must find no lock; so must the connection listeners, for a negotiation that succeeds and
+   * one that is refused.
+   */
+  @ParameterizedTest(name = "steps run on {0}")
+  @ValueSource(strings = {"the application's thread", "the calling thread"})
+  void theApplicationsNegotiationExecutorIsCalledUnderNoLockOfTheLibrary(String where)
+      throws Exception {
+    boolean onCaller = where.equals("the calling thread");
+    java.util.concurrent.ExecutorService own =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            task -> new Thread(task, "application-sasl"));
+    List<String> held = new CopyOnWriteArrayList<>();
+    AtomicInteger submitted = new AtomicInteger();
+    AtomicInteger authenticated = new AtomicInteger();
+    java.util.concurrent.Executor checking =
+        task -> {
+          submitted.incrementAndGet();
+          noteHeld("execute", held);
+          if (onCaller) {
+            task.run();
+          } else {
+            own.execute(task);
+          }
+        };
+    try {
+      ThriftServer server =
+          start(
+              ServerSasl.builder()
+                  .plain(
+                      (user, password) -> {
+                        authenticated.incrementAndGet();
+                        noteHeld("authenticate", held);
+                        return new String(password).equals(SaslPeers.USERS.get(user));
+                      })
+                  .plainWithoutTls(true)
+                  .negotiationExecutor(checking)
+                  .build());
+      assertRefused(
+          server,
+          SaslPeers.plainClient("alice", "wrong"),
+          "Peer indicated failure: authentication failed");
+      BenchService.Client client = open(server, SaslPeers.plainClient("bob", "bob's"));
+      assertThat(echo(client, ByteBuffer.wrap(new byte[] {6}))).isEqualTo(new byte[] {6});
+      clients.forEach(SaslPeers::closeQuietly);
+      await("every connection closed", server, () -> server.stats().openConnections() == 0);
+
+      assertThat(submitted.get()).as("steps submitted").isGreaterThanOrEqualTo(2);
+      assertThat(authenticated.get()).as("credentials checked").isEqualTo(2);
+      assertThat(held).as("library locks held while the application's code ran").isEmpty();
+      assertThat(heldInListeners).as("library locks held in connection listeners").isEmpty();
+    } finally {
+      own.shutdownNow();
     }
   }
 
