@@ -165,6 +165,9 @@ final class CallAttempts {
     return attempt(sent, view, timeout, choice, state, caller, refusals)
         .exceptionallyCompose(
             failure -> {
+              if (refusals != null && choice.sentTo == null) {
+                return CompletableFuture.failedFuture(unsent(sent, refusals, failure));
+              }
               Refusals refused = elsewhere(sent, failure, choice, state, refusals);
               if (refused != null) {
                 return single(
@@ -199,6 +202,19 @@ final class CallAttempts {
                   refusals,
                   true);
             });
+  }
+
+  /**
+   * What a call refused "not run" ends with when the borrow of its next attempt failed with {@code
+   * failure}: the last refusal, noted with that failure.
+   */
+  private Throwable unsent(TMessage sent, Refusals refusals, Throwable failure) {
+    policy.notSentElsewhere(
+        refusals.last(),
+        sent.name,
+        refusals.endpoints(),
+        "no other endpoint could take it: " + Failures.unwrap(failure).getMessage());
+    return refusals.last();
   }
 
   /**
@@ -276,7 +292,15 @@ final class CallAttempts {
      */
     private void run(AsyncBorrows.Choice choice, Refusals refused) {
       attempt(sent, request.duplicate(), timeout, choice, state, caller, refused)
-          .whenComplete((response, failure) -> ended(choice, response, failure));
+          .whenComplete(
+              (response, failure) ->
+                  ended(
+                      choice,
+                      response,
+                      // A borrow that failed after a refusal: the caller hears the refusal.
+                      failure != null && refused != null && choice.sentTo == null
+                          ? unsent(sent, refused, failure)
+                          : failure));
     }
 
     private boolean over() {
@@ -356,8 +380,8 @@ final class CallAttempts {
       return CompletableFuture.failedFuture(e);
     }
     if (conn != null) {
-      if (refusedHere(sent, conn, refused)) {
-        return CompletableFuture.failedFuture(refused.last());
+      if (refusedHere(conn, refused)) {
+        return CompletableFuture.failedFuture(onlyRefusers(conn));
       }
       choice.sentTo = conn.endpoint;
       return CallerContext.sendIn(
@@ -376,8 +400,8 @@ final class CallAttempts {
                   result.cancel(false);
                   return;
                 }
-                if (refusedHere(sent, c, refused)) {
-                  result.completeExceptionally(refused.last());
+                if (refusedHere(c, refused)) {
+                  result.completeExceptionally(onlyRefusers(c));
                   return;
                 }
                 try {
@@ -397,15 +421,25 @@ final class CallAttempts {
 
   /**
    * Whether {@code conn} goes to an endpoint that refused the call: its slot is then given back
-   * unused, and the refusal noted with why the call went no further.
+   * unused, and the attempt fails as a borrow that found nothing ({@link #onlyRefusers}), which the
+   * caller hears as the last refusal.
    */
-  private boolean refusedHere(TMessage sent, Conn conn, Refusals refused) {
+  private boolean refusedHere(Conn conn, Refusals refused) {
     if (refused == null || !refused.refused(conn.endpoint)) {
       return false;
     }
     shared.giveBack(conn);
-    policy.notSentElsewhere(
-        refused.last(), sent.name, refused.endpoints(), "no other endpoint could take it");
     return true;
+  }
+
+  private PoolException onlyRefusers(Conn conn) {
+    return new PoolException(
+        shared.name()
+            + ": only "
+            + Names.endpoint(conn.endpoint)
+            + ", which refused the call, had a slot for it ("
+            + shared.gauges()
+            + ")",
+        null);
   }
 }
