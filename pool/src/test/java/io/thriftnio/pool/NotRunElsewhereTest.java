@@ -10,6 +10,7 @@ import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.junit.jupiter.api.Timeout;
@@ -115,6 +116,38 @@ class NotRunElsewhereTest {
       assertThat(healthy.handled).hasValue(6);
       assertThat(pool.stats().notRun()).isEqualTo(1);
       assertThat(pool.stats().ejections()).isZero();
+    }
+  }
+
+  /**
+   * A draining endpoint is out only for its back-off: a server back on the same address (here the
+   * same peer serving again) gets calls after a probe connects anew.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aDrainedEndpointServesAgainAfterItsBackoff(Kind kind) throws Exception {
+    PoolConfig quick =
+        config()
+            .endpointHealth(
+                EndpointHealthConfig.builder()
+                    .backoff(Duration.ofMillis(50))
+                    .maxBackoff(Duration.ofMillis(100))
+                    .build())
+            .build();
+    try (StubPeer draining = StubPeer.start();
+        StubPeer healthy = StubPeer.start();
+        Calls pool = IdempotentRetryTest.pool(kind, quick, draining.address(), healthy.address())) {
+      draining.mode = StubPeer.Mode.NOT_RUN_DRAINING;
+      assertThat(pool.lastSale("ACME").getSymbol()).isEqualTo("ACME");
+      assertThat(draining.refused).hasValue(1);
+      draining.mode = StubPeer.Mode.NORMAL;
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (draining.handled.get() == 0) {
+        assertThat(System.nanoTime() - until).as("served again within 10 s").isNegative();
+        assertThat(pool.lastSale("ACME").getSymbol()).isEqualTo("ACME");
+        Thread.sleep(5); // calls spread over the back-off, not a wait for a moment
+      }
+      assertThat(draining.refused).as("no call sent there while it was out").hasValue(1);
     }
   }
 
