@@ -10,6 +10,8 @@ module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
   requires transitive org.apache.thrift;
   requires org.slf4j;
+  // @GuardedBy, for the build's check only: class-retained, not needed at run time.
+  requires static com.google.errorprone.annotations;
   // ServerSasl and ClientSasl hand out javax.security.sasl servers and clients.
   requires transitive java.security.sasl;
 

@@ -6,12 +6,13 @@ import org.apache.thrift.TApplicationException;
  * The wire rule for a call a server refused without running its handler, so that a caller may send
  * it elsewhere whatever its method does.
  *
- * <p>A thrift-nio server that refuses a call it read (overloaded, draining, past its deadline before
- * it started, over a limit) answers it with {@code TApplicationException(INTERNAL_ERROR)} whose
- * message starts with {@value #PREFIX}, for example {@code not run: the server is draining (echo
- * seqid 7)}. Stock clients in any language see the {@code INTERNAL_ERROR} they always saw; this
- * library's pools read the prefix and send the call to another endpoint, for any method, counting it
- * apart from failures. A reply without the prefix says nothing about whether the handler ran.
+ * <p>A thrift-nio server that refuses a call it read (overloaded, draining, past its deadline
+ * before it started, over a limit) answers it with {@code TApplicationException(INTERNAL_ERROR)}
+ * whose message starts with {@value #PREFIX}, for example {@code not run: the server is draining
+ * (echo seqid 7)}. Stock clients in any language see the {@code INTERNAL_ERROR} they always saw;
+ * this library's pools read the prefix and send the call to another endpoint, for any method,
+ * counting it apart from failures. A reply without the prefix says nothing about whether the
+ * handler ran.
  */
 public final class NotRun {
   /** The start of the message of every "not run" refusal: {@value}. */

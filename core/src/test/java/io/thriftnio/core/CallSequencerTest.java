@@ -226,10 +226,74 @@ class CallSequencerTest {
     Reply reply = replies().get(0);
     assertThat(reply.header().seqid).isEqualTo(7);
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
-    assertThat(reply.exception().getMessage()).contains("server overloaded").contains("upper");
+    assertThat(reply.exception().getMessage())
+        .startsWith("not run: server overloaded: upper refused, the worker executor is full");
+    assertThat(NotRun.isNotRun(reply.exception())).as("safe to send elsewhere").isTrue();
     assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
     assertThat(counters.completedCalls.sum()).as("never ran").isZero();
     assertThat(connection.closedHalfFirst).isNull();
+  }
+
+  /**
+   * A refusal whose reply cannot be encoded (here: the method name, twice in the reply, makes it
+   * larger than maxFrameSize) must not leave a two-way caller waiting on an open connection: it is
+   * answered, or its connection closes.
+   */
+  @Test
+  void aRefusalWhoseReplyCannotBeEncodedClosesTheConnectionAndNeverLeavesTheCallerWaiting()
+      throws Exception {
+    Executor full =
+        task -> {
+          throw new RejectedExecutionException("full");
+        };
+    CallSequencer seq = sync(full, 100);
+    String name = "m".repeat(MAX * 5 / 8); // the request fits MAX; its refusal does not
+    seq.onRequest(MiniService.call(BINARY, name, 7, "x"), connection.newRequest());
+    seq.readComplete();
+    assertThat(connection.sent).as("nothing can answer it").isEmpty();
+    assertThat(connection.closedHalfFirst)
+        .as("unanswered, so its connection closes: the caller is not left waiting")
+        .isNotNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    assertThat(seq.isClosing()).isTrue();
+  }
+
+  /** The same rule when the worker executor does not start a call in time. */
+  @Test
+  void aCallNotStartedInTimeWhoseReplyCannotBeEncodedClosesTheConnection() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+    String name = "m".repeat(MAX * 5 / 8);
+    seq.onRequest(MiniService.call(BINARY, name, 7, "x"), connection.newRequest());
+    seq.readComplete();
+    Runnable dropped = workers.take(0); // the executor will never run it
+    assertThat(connection.awaitIoTask(5_000)).as("the start timeout hands the close over").isTrue();
+    connection.runIoTasks();
+    assertThat(connection.sent).isEmpty();
+    assertThat(connection.closedHalfFirst).as("unanswered, so its connection closes").isNotNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+    dropped.run(); // late: does nothing
+    assertThat(counters.completedCalls.sum()).isZero();
+  }
+
+  /** A oneway refusal has nothing to answer: its connection stays open. */
+  @Test
+  void aOnewayRefusalIsNotAnsweredAndItsConnectionStaysOpen() throws Exception {
+    Executor full =
+        task -> {
+          throw new RejectedExecutionException("full");
+        };
+    CallSequencer seq = sync(full, 100);
+    seq.onRequest(
+        MiniService.request(BINARY, "oneway", TMessageType.ONEWAY, 3, "x"),
+        connection.newRequest());
+    deliver(seq, "upper", 4);
+    seq.readComplete();
+    assertThat(seqids()).containsExactly(4);
+    assertThat(connection.closedHalfFirst).isNull();
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(2);
   }
 
   @Test
@@ -273,7 +337,8 @@ class CallSequencerTest {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+        // 500 ms: the close must come first, on a loaded machine too (50 ms once did not)
+        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(500)).open(connection);
     deliver(seq, "echo", 1);
     seq.readComplete();
     Runnable dropped = workers.take(0);

@@ -118,6 +118,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
   /** Set by {@link #start()} under the lifecycle's lock, read by {@link #close()} after it. */
   private volatile TCPNIOTransport transport;
 
+  private final ConnectionGuardFilter guard;
   private volatile FollowerPool workerPool;
   private volatile TCPNIOServerConnection serverConnection;
   private volatile ScheduledExecutorService timer;
@@ -145,10 +146,8 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
             () -> {}, // the server filter counts the refusals it is told of
             counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());
-    FilterChainBuilder chain =
-        FilterChainBuilder.stateless()
-            .add(new TransportFilter())
-            .add(new ConnectionGuardFilter(registry, serverFilter));
+    this.guard = new ConnectionGuardFilter(registry, serverFilter);
+    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter()).add(guard);
     if (config.tls() != null) {
       chain.add(TlsFilters.server(config.tls(), registry));
     }
@@ -179,6 +178,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
       // The chain goes on the listening connection before it accepts anything, so a shared
       // transport's own processor never sees this server's connections.
       serverConnection = bindListener();
+      guard.watchAccepts(serverConnection);
       timer =
           Executors.newSingleThreadScheduledExecutor(
               new NamedThreadFactory(THREAD_PREFIX + "-timer"));

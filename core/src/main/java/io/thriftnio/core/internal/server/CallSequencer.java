@@ -1,10 +1,20 @@
 package io.thriftnio.core.internal.server;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.wire.Envelope;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
@@ -12,10 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The calls of one server connection: dispatches each request, answers them in request order,
- * bounds the calls in flight, refuses calls the worker executor cannot take or does not start in
- * time, and closes the connection after a bad request or once a drain has answered everything.
- * Transport-neutral: the IO adapter delivers one request message at a time and implements {@link
- * ServerConnection}.
+ * bounds the calls in flight, enforces the calls' deadlines, and closes the connection after a bad
+ * request or once a drain has answered everything. Transport-neutral: the IO adapter delivers one
+ * request message at a time and implements {@link ServerConnection}.
  *
  * <pre>
  *  requests:   [ seq 1 ][ seq 2 ][ seq 3 ]          (one read batch)
@@ -28,31 +37,50 @@ import org.slf4j.LoggerFactory;
  * earlier calls still running (the example above would write 2, 3, 1); on a {@code WORKER} server
  * only, in effect: the other strategies run a connection's calls one after another.
  *
- * <p>Threads: {@link #onRequest}, {@link #readComplete} and {@link #onBadFrame} come from the
- * thread reading the connection, one at a time; calls complete on any thread. State is guarded by
- * this object's monitor, held only for bookkeeping: the processor never runs under it, and replies
- * are written outside it by one writer at a time, which takes every reply that is ready in one go.
+ * <p>One state machine, in this one class: the requests in reply order ({@link Call}, nested here,
+ * is each one's place in it, its worker task and its completion), the dispatch of the requests that
+ * waited for the in-flight limit, the ordered writer, and the deadline check. {@link Refusals}
+ * answers the calls the server ends itself (refused or not started by the worker executor, past
+ * {@code callTimeout}, {@link #notRun}, an unreadable header) and hands each to {@link #finish};
+ * {@link CallDeadlines} holds the timer the checks run on.
+ *
+ * <p>Threads and locking: {@link #onRequest}, {@link #readComplete} and {@link #onBadFrame} come
+ * from the thread reading the connection, one at a time; calls complete on any thread; the deadline
+ * check runs on the timer thread. Every field shared across them is guarded by {@link #lock},
+ * private to this class and held only for bookkeeping: nothing outside this class runs under it (no
+ * processor, interceptor, completion, listener, and none of the connection's IO methods). The
+ * fields of each {@link Call} that the order needs ({@code done}, {@code reply}, ...) are guarded
+ * by the lock of the sequencer that owns the call, and only this class touches them (Error Prone's
+ * {@code @GuardedBy} cannot name another object's lock, so they are documented, not annotated). The
+ * writer's own fields belong to the one thread that writes at a time ({@link #writing}); replies
+ * are written outside the lock by that writer, which takes every reply that is ready in one go.
  * Replies written while a read batch is delivered are flushed once at {@link #readComplete};
  * replies completed elsewhere are handed to the IO thread once per batch ({@link
  * ServerConnection#execute}) and flushed there.
  *
- * <p>Pieces: this class takes requests in and dispatches them ({@link Call} is each one's place in
- * the order, its worker task and its completion); {@link ReplyWriter} writes the replies that are
- * due, flushes and closes; {@link OverloadReplies} answers calls the worker executor refused or
- * {@link CallDeadlines} found not started within {@code workerStartTimeout}; {@link TimeoutReplies}
- * answers those it found unanswered {@code callTimeout} after their request was read.
- *
  * <p>Counting ({@code ServerStats}): a call that ran counts in {@code completedCalls}, and in
  * {@code failedCalls} when it ended in a {@code TApplicationException}, as {@link ProcessorInvoker}
  * reports it (the reply is never parsed again); a call refused or not started in time counts in
- * {@code overloadedCalls} only; a call timed out as {@link TimeoutReplies} says; a request whose
- * header is unreadable, and a frame the adapter's decoder refused, count in {@code badFrames} (the
- * latter also in {@code failedCalls} when it is answered); a reply that could not be sent because
- * the connection closed counts in {@code droppedResponses}.
+ * {@code overloadedCalls} only; a call timed out as {@link Refusals} says; a request whose header
+ * is unreadable, and a frame the adapter's decoder refused, count in {@code badFrames} (the latter
+ * also in {@code failedCalls} when it is answered); a reply that could not be sent because the
+ * connection closed counts in {@code droppedResponses}.
  */
 public final class CallSequencer {
 
   static final Logger log = LoggerFactory.getLogger(CallSequencer.class);
+
+  /**
+   * How long a draining connection must be quiet (no call pending, no request received) before it
+   * closes: a client still writing when the drain began reads a reply to each call it wrote, normal
+   * or {@link io.thriftnio.core.NotRun not run}, instead of a reset. Long enough for calls already
+   * on the wire, and for a pool to stop sending once it reads a refusal; the drain timeout still
+   * bounds the whole drain.
+   */
+  static final long DRAIN_QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /** What a call that reaches a draining server is answered: {@code not run: } and this. */
+  static final String DRAINING = "the server is draining";
 
   /**
    * This connection's number, for {@code ServerCallContext.connectionId()}: its registration's, or
@@ -62,47 +90,114 @@ public final class CallSequencer {
 
   final CallPath path;
   final ServerConnection connection;
-  private final ReplyWriter writer;
-  final CallDeadlines deadlines = new CallDeadlines(this);
-  private final Dispatcher dispatcher = new Dispatcher(this);
+  private final boolean writesFromAnyThread;
+  private final Runnable writeTask = this::writeHandedOver;
+  private final Runnable deadlineCheck = this::checkDeadlines;
+  private final Runnable quietCheck = this::checkQuiet;
+  private final Envelope.Outbound outbound = this::send;
 
-  // Guarded by this; the writer's fields too.
+  /**
+   * Guards the state below; held only for bookkeeping, never while code outside this class runs.
+   */
+  private final Object lock = new Object();
+
   /** Requests received whose replies have not been written, in order; includes waiting ones. */
-  final ArrayDeque<Call> slots = new ArrayDeque<>();
+  @GuardedBy("lock")
+  private final ArrayDeque<Call> slots = new ArrayDeque<>();
 
   /** Requests received while maxCallsInFlight calls were in flight, not yet dispatched. */
-  final ArrayDeque<Call> waiting = new ArrayDeque<>();
+  @GuardedBy("lock")
+  private final ArrayDeque<Call> waiting = new ArrayDeque<>();
 
   /**
    * A call whose envelope allows {@link Envelope#outOfOrder() out-of-order} replies is done while
    * an earlier one is not: the writer looks past the head of {@link #slots}.
    */
-  boolean outOfOrderDone;
+  @GuardedBy("lock")
+  private boolean outOfOrderDone;
 
-  boolean unflushed;
-  boolean inReadBatch;
-  Thread readingThread;
-  volatile boolean draining;
+  /** Replies were written and not yet flushed. */
+  @GuardedBy("lock")
+  private boolean unflushed;
+
+  /** The reading thread ({@link #readingThread}) is delivering a read batch. */
+  @GuardedBy("lock")
+  private boolean inReadBatch;
+
+  @GuardedBy("lock")
+  private Thread readingThread;
 
   /** A close is decided: requests delivered from now on are dropped. */
-  boolean closing;
+  @GuardedBy("lock")
+  private boolean closing;
 
   /** Nothing more is written: the connection is gone, or its last reply has been written. */
-  boolean closed;
+  @GuardedBy("lock")
+  private boolean closed;
 
   /**
    * Past its {@code maxConnectionAge}: the next reply that can say the connection closes after it
    * (HTTP's {@code Connection: close}) says so, and the connection closes once it is sent.
    */
+  @GuardedBy("lock")
   private boolean aged;
 
-  volatile boolean readingPaused;
-  volatile long lastActivityNanos = System.nanoTime();
+  /** A thread runs {@link #dispatchWaiting}'s loop. */
+  @GuardedBy("lock")
+  private boolean dispatchingWaiting;
+
+  /** A thread runs the writer ({@link #write}); the writer's own fields are its. */
+  @GuardedBy("lock")
+  private boolean writing;
+
+  /** The writer was handed over to the IO thread ({@link #writeTask}) and has not run yet. */
+  @GuardedBy("lock")
+  private boolean writeHandedOver;
+
+  /** A deadline check is scheduled for {@link #dueNanos}. */
+  @GuardedBy("lock")
+  private boolean armed;
+
+  @GuardedBy("lock")
+  private long dueNanos;
+
+  /** The deadline check last scheduled, for a close to cancel. */
+  @GuardedBy("lock")
+  private ScheduledFuture<?> future;
+
+  /** Written under the lock; read without it by the reading thread and the transport. */
+  private volatile boolean draining;
+
+  /**
+   * {@link System#nanoTime()} of the last request received; at first, a quiet period before the
+   * connection was made, so a drain closes a connection that never sent anything at once.
+   */
+  @GuardedBy("lock")
+  private long lastRequestNanos = System.nanoTime() - DRAIN_QUIET_NANOS;
+
+  /** A check of the drain's quiet close is scheduled. */
+  @GuardedBy("lock")
+  private boolean quietCheckArmed;
+
+  /** Written under the lock; read without it by the adapter ({@link #isReadingPaused}). */
+  private volatile boolean readingPaused;
+
+  /** Written under the lock; read without it by the transport's timeouts. */
+  private volatile long lastActivityNanos = System.nanoTime();
+
+  // The writer's own: only the thread that set writing touches these, until it clears it.
+  /** Replies taken from {@link #slots}, being written. */
+  private final ArrayDeque<Call> outbox = new ArrayDeque<>();
+
+  /** The reply being written: whether it sent anything, and whether its bytes are dropped. */
+  private boolean sent;
+
+  private boolean dropping;
 
   CallSequencer(CallPath path, ServerConnection connection) {
     this.path = path;
     this.connection = connection;
-    this.writer = new ReplyWriter(this, connection);
+    this.writesFromAnyThread = connection.writesFromAnyThread();
     RegisteredConnection<?> registration = connection.registration();
     this.id = registration != null ? registration.id() : ConnectionIds.next();
   }
@@ -133,8 +228,9 @@ public final class CallSequencer {
   public boolean onRequest(ByteBuffer payload, Object request, Envelope envelope) {
     Call slot;
     boolean dispatch;
+    boolean refuse = false;
     long check = -1;
-    synchronized (this) {
+    synchronized (lock) {
       if (closing) {
         slot = null; // after a bad request or a close: nothing more is served
         dispatch = false;
@@ -143,14 +239,19 @@ public final class CallSequencer {
         readingThread = Thread.currentThread();
         long now = System.nanoTime();
         lastActivityNanos = now;
-        slot = new Call(this, payload, request);
-        slot.envelope = envelope;
-        slot.receivedAtNanos = now;
+        lastRequestNanos = now;
+        slot = new Call(this, payload, request, envelope, now);
         slots.add(slot);
-        dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
-        check = deadlines.received(slot, now, dispatch);
-        if (!dispatch) {
-          waiting.add(slot);
+        if (draining) {
+          // Reached the server during its drain: answered without running, in its turn.
+          refuse = true;
+          dispatch = false;
+        } else {
+          dispatch = waiting.isEmpty() && slots.size() <= path.maxCallsInFlight;
+          check = received(slot, now, dispatch);
+          if (!dispatch) {
+            waiting.add(slot);
+          }
         }
       }
     }
@@ -161,18 +262,28 @@ public final class CallSequencer {
       return false;
     }
     if (check >= 0) {
-      deadlines.schedule(check); // first: SAME_THREAD runs the call inline, and it may never end
+      schedule(check); // first: SAME_THREAD runs the call inline, and it may never end
     }
     if (dispatch) {
-      dispatcher.dispatch(slot);
+      dispatch(slot);
+    } else if (refuse) {
+      refuseDraining(slot);
     }
-    // During a drain, requests already read are still delivered and answered.
-    boolean buffered = draining && connection.hasBufferedRequests();
-    synchronized (this) {
+    // During a drain reading goes on: each request that arrives is answered, not left unread.
+    synchronized (lock) {
       boolean full = !waiting.isEmpty() || slots.size() >= path.maxCallsInFlight;
-      readingPaused = closing || full || (draining && !buffered);
+      readingPaused = closing || full;
       return !readingPaused;
     }
+  }
+
+  /**
+   * A request that reached the connection after its drain began is answered {@code not run: the
+   * server is draining (<method> seqid <n>)}, in its place in the reply order, so that its caller
+   * knows it may send it elsewhere; the connection closes once quiet.
+   */
+  private void refuseDraining(Call slot) {
+    notRun(slot, DRAINING);
   }
 
   /**
@@ -187,7 +298,7 @@ public final class CallSequencer {
     if (refusal) {
       path.counters.badFrames.increment();
     }
-    synchronized (this) {
+    synchronized (lock) {
       if (closing) {
         return;
       }
@@ -195,13 +306,13 @@ public final class CallSequencer {
         closing = true;
         readingPaused = true;
       }
-      Call last = new Call(this, null, null);
+      Call last = new Call(this, null, null, Envelope.FRAMED, 0);
       last.done = true;
       last.head = answer;
       last.closeAfter = closeAfter;
       slots.add(last);
     }
-    writer.writeReady();
+    writeReady();
   }
 
   /**
@@ -225,13 +336,13 @@ public final class CallSequencer {
 
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
-    synchronized (this) {
+    synchronized (lock) {
       inReadBatch = false;
       if (!unflushed) {
         return;
       }
     }
-    writer.writeReady();
+    writeReady();
   }
 
   /** A framed request refused: {@link #onBadFrame(TMessage, String, Envelope)}, framed. */
@@ -252,6 +363,7 @@ public final class CallSequencer {
    */
   public void onBadFrame(TMessage header, String reason, Envelope envelope) {
     path.counters.badFrames.increment();
+    Envelope replyEnvelope = envelope != null ? envelope : Envelope.FRAMED;
     ByteBuffer reply =
         header == null
             ? null
@@ -259,18 +371,16 @@ public final class CallSequencer {
                 header,
                 TApplicationException.PROTOCOL_ERROR,
                 "request " + header.name + " rejected: " + reason,
-                path.invokerFor(envelope != null ? envelope : Envelope.FRAMED)
-                    .outputProtocolFactory(),
+                path.invokerFor(replyEnvelope).outputProtocolFactory(),
                 path.invoker.maxFrameSize());
-    synchronized (this) {
+    synchronized (lock) {
       if (closing) {
         return;
       }
       closing = true;
       readingPaused = true;
-      Call last = new Call(this, null, null);
+      Call last = new Call(this, null, null, replyEnvelope, 0);
       last.done = true;
-      last.envelope = envelope != null ? envelope : Envelope.FRAMED;
       last.reply = reply;
       last.closeAfter = true;
       slots.add(last);
@@ -278,44 +388,62 @@ public final class CallSequencer {
     if (reply != null) {
       path.counters.failedCalls.increment();
     }
-    writer.writeReady();
+    writeReady();
   }
 
   /**
-   * The server is closing: stop reading, answer the requests delivered so far, then close. Closes
-   * at once if none is pending. Idempotent.
+   * The server is closing: the requests delivered so far are run and answered as usual; reading
+   * goes on, and every request that arrives from now on is answered {@code not run} ({@link
+   * io.thriftnio.core.NotRun}) without running; the connection closes once quiet: no call pending
+   * and no request received for {@link #DRAIN_QUIET_NANOS}; at once if it is quiet already.
+   * Idempotent.
    */
   public void startDrain() {
-    synchronized (this) {
+    synchronized (lock) {
       if (draining) {
         return;
       }
       draining = true;
-      readingPaused = true;
     }
     // The writer closes the connection once nothing is pending: it alone may call the IO methods.
-    writer.writeOnIoThread();
+    writeOnIoThread();
   }
 
   /**
    * The connection is gone. Requests not yet dispatched are released; calls running release their
-   * own requests when they complete, and their replies are counted as dropped.
+   * own requests when they complete, and their replies are counted as dropped. The deadline check
+   * is cancelled unless a call still waits for the executor (the check answers it, which releases
+   * its request); calls that run are not timed out any more: their replies would be dropped.
    */
   public void onClosed() {
     Call[] neverDispatched;
-    synchronized (this) {
+    ScheduledFuture<?> cancel = null;
+    synchronized (lock) {
       closing = true;
       closed = true;
       readingPaused = true;
       neverDispatched = waiting.toArray(new Call[0]);
       slots.removeAll(waiting);
       waiting.clear();
+      boolean queuedUnstarted = false;
+      for (Call call : slots) {
+        if (call.queued && call.unclaimed()) {
+          queuedUnstarted = true;
+          break;
+        }
+      }
+      if (!queuedUnstarted) {
+        cancel = future;
+        future = null;
+      }
     }
     for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
     }
-    deadlines.connectionClosed();
-    writer.writeReady();
+    if (cancel != null) {
+      cancel.cancel(false);
+    }
+    writeReady();
   }
 
   /**
@@ -323,18 +451,24 @@ public final class CallSequencer {
    * next reply that is the only call pending and whose envelope can tell the peer ({@link
    * Envelope#closeAfterReply()}) closes the connection after it, as {@code CloseCause.AGED}.
    */
-  public synchronized void markAged() {
-    aged = true;
+  public void markAged() {
+    synchronized (lock) {
+      aged = true;
+    }
   }
 
   /** Calls received and not yet answered. */
-  public synchronized int pendingCalls() {
-    return slots.size();
+  public int pendingCalls() {
+    synchronized (lock) {
+      return slots.size();
+    }
   }
 
   /** Whether a close is decided (a bad request, a drain that is over, the connection gone). */
-  public synchronized boolean isClosing() {
-    return closing;
+  public boolean isClosing() {
+    synchronized (lock) {
+      return closing;
+    }
   }
 
   /** Whether reading is paused (calls in flight at the limit, a drain, a close). */
@@ -347,17 +481,35 @@ public final class CallSequencer {
     return lastActivityNanos;
   }
 
-  /** Dispatches waiting requests while the limit allows, then lets reading resume. */
-  void dispatchWaiting() {
-    dispatcher.dispatchWaiting();
+  /**
+   * Answers {@code call} without running it: {@code TApplicationException(INTERNAL_ERROR, "not run:
+   * <reason> (<method> seqid <id>)")} ({@link io.thriftnio.core.NotRun}), in its place in the reply
+   * order; or, if that reply cannot be encoded or the request's header cannot be read, closes the
+   * connection after the replies ahead of it (see {@link Refusals}). A oneway call has nothing to
+   * answer. Counts nothing and logs at DEBUG: the caller does both as its case needs. Call it
+   * outside this sequencer's lock, for a call received and not yet dispatched, or dispatched and
+   * not yet started.
+   *
+   * @param call a call of this connection
+   * @param reason why it is not run, for its caller, e.g. {@code the server is draining}
+   * @return whether this answered it; {@code false} if a worker started it, or another refusal (a
+   *     timeout) took it first
+   */
+  boolean notRun(Call call, String reason) {
+    if (!call.claim(false)) {
+      return false;
+    }
+    Refusals.notRun(this, call, reason);
+    return true;
   }
 
-  /** Writes what is ready; the dispatcher's flush before an inline call. */
-  void writeReady() {
-    writer.writeReady();
-  }
-
-  /** Records a call's outcome, on the thread that completed it, and writes what is ready. */
+  /**
+   * Records a call's outcome, on the thread that ended it, and writes what is ready.
+   *
+   * @param reply the reply frame, or {@code null} for none
+   * @param closeAfter the call cannot be answered (its header is unreadable, its error reply cannot
+   *     be encoded): the connection closes after the replies ahead of it
+   */
   void finish(Call slot, ByteBuffer reply, boolean closeAfter) {
     Object request = slot.request;
     slot.request = null;
@@ -367,7 +519,7 @@ public final class CallSequencer {
     boolean unreadable = closeAfter;
     closeAfter |= slot.envelope.closesConnection();
     boolean agedClose = false;
-    synchronized (this) {
+    synchronized (lock) {
       // Only the last request received: a later one (HTTP pipelining) may already be running.
       if (aged && !closeAfter && !closing && slots.size() == 1) {
         agedClose = closeAfter = slot.envelope.closeAfterReply();
@@ -389,6 +541,738 @@ public final class CallSequencer {
         path.counters.agedConnections.increment();
       }
     }
-    writer.writeReady();
+    writeReady();
+  }
+
+  // ---- Dispatch: where a call runs, and the requests that waited for the in-flight limit ----
+
+  private void dispatch(Call slot) {
+    Executor worker = path.worker;
+    if (worker == null) {
+      if (path.inlineCallsMayBlock) {
+        flushBeforeInlineCall();
+      }
+      slot.run();
+      return;
+    }
+    // Found by fuzzing: a request after an unreadable one must not start on another worker while
+    // the connection closes; the check runs here, in request order, on the reading thread.
+    Throwable unreadable =
+        HeaderCheck.unreadable(
+            slot.payload,
+            path.invokerFor(slot.envelope).inputProtocolFactory(),
+            path.headerConfiguration);
+    if (unreadable != null) {
+      if (slot.claim(false)) { // else it timed out already, and was answered
+        slot.unreadable(unreadable);
+      }
+      return;
+    }
+    try {
+      worker.execute(slot);
+    } catch (RejectedExecutionException e) {
+      if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
+        Refusals.refused(this, slot, e);
+      }
+    }
+  }
+
+  /**
+   * Sends the replies written so far in this read batch before a call that may block the reading
+   * thread: a fast call's reply must not wait for a slow call read after it.
+   */
+  private void flushBeforeInlineCall() {
+    synchronized (lock) {
+      if (!unflushed) {
+        return;
+      }
+      inReadBatch = false; // the writer flushes on the reading thread only outside a batch
+    }
+    writeReady();
+    synchronized (lock) {
+      inReadBatch = true;
+    }
+  }
+
+  /**
+   * Dispatches waiting requests while the limit allows, then lets reading resume. One thread runs
+   * the loop at a time; it decides to stop and gives up the loop in one step under the lock, so a
+   * slot freed by another thread is either seen by this loop or finds the loop free and runs it
+   * itself (a window between the two once left a pipelining WORKER connection with requests
+   * waiting, reading paused and nothing in flight to wake it).
+   */
+  private void dispatchWaiting() {
+    synchronized (lock) {
+      if (dispatchingWaiting) {
+        return; // the running loop looks at the state again before it stops
+      }
+      dispatchingWaiting = true;
+    }
+    boolean resume = false;
+    boolean stopped = false;
+    try {
+      while (true) {
+        Call next;
+        long check;
+        synchronized (lock) {
+          if (closing
+              || waiting.isEmpty()
+              || slots.size() - waiting.size() >= path.maxCallsInFlight) {
+            if (readingPaused
+                && !closing
+                && waiting.isEmpty()
+                && slots.size() < path.maxCallsInFlight) {
+              readingPaused = false;
+              resume = true;
+            }
+            dispatchingWaiting = false;
+            stopped = true;
+            break;
+          }
+          next = waiting.pollFirst();
+          check = queued(next, System.nanoTime());
+        }
+        if (check >= 0) {
+          schedule(check);
+        }
+        dispatch(next);
+      }
+    } finally {
+      if (!stopped) {
+        synchronized (lock) {
+          dispatchingWaiting = false;
+        }
+      }
+    }
+    if (resume) {
+      connection.resumeReading();
+    }
+  }
+
+  // ---- The writer: one at a time, on the IO thread, in reply order ----
+
+  /**
+   * Writes what is due, here on the IO thread, or handed over to it if anything is due. A thread
+   * that finds a writer at work leaves its reply to it (the writer looks again before it stops),
+   * and a completion on another thread hands the writing over to the IO thread once per batch.
+   */
+  private void writeReady() {
+    if (!connection.inIoThread()) {
+      boolean handOver;
+      synchronized (lock) {
+        Call head = slots.peekFirst();
+        if (writeHandedOver || ((head == null || !head.done) && !outOfOrderDone)) {
+          return; // the writer already handed over will take this one too, or it is not due yet
+        }
+        handOver = !(writesFromAnyThread && slots.size() == 1);
+        writeHandedOver = handOver;
+      }
+      if (handOver) {
+        connection.execute(writeTask);
+        return;
+      }
+      // The only reply pending, on an adapter that writes from any thread: no hand-over needed.
+    }
+    write();
+  }
+
+  /** Runs the writer on the IO thread whether or not a reply is due (a drain may close). */
+  private void writeOnIoThread() {
+    if (connection.inIoThread()) {
+      write();
+    } else {
+      connection.execute(writeTask);
+    }
+  }
+
+  private void writeHandedOver() {
+    synchronized (lock) {
+      writeHandedOver = false;
+    }
+    write();
+  }
+
+  /**
+   * Writes every reply that is due, flushes once per read batch or hand-over, closes the connection
+   * after a last reply or once a drain has answered everything. The connection's IO methods are
+   * called outside the lock.
+   */
+  private void write() {
+    synchronized (lock) {
+      if (writing) {
+        return;
+      }
+      writing = true;
+    }
+    boolean answered;
+    boolean dispatchWaiting;
+    boolean wrote = false;
+    while (true) {
+      boolean dropNow;
+      boolean flush = false;
+      boolean closeForDrain = false;
+      boolean buffered = draining && connection.hasBufferedRequests();
+      synchronized (lock) {
+        if (wrote) {
+          unflushed = true;
+          wrote = false;
+        }
+        dropNow = closed;
+        Call head;
+        while ((head = slots.peekFirst()) != null && head.done) {
+          slots.pollFirst();
+          outbox.add(head);
+          if (head.closeAfter && !closed) {
+            closed = true; // later requests are never answered
+            for (Call call : waiting) {
+              call.done = true;
+            }
+            break;
+          }
+        }
+        if (outOfOrderDone && !closed) {
+          takeOutOfOrder();
+        }
+        if (!outbox.isEmpty()) {
+          lastActivityNanos = System.nanoTime();
+        } else if (unflushed
+            && !dropNow
+            && !(inReadBatch && readingThread == Thread.currentThread())) {
+          unflushed = false;
+          flush = true;
+        } else if (draining && !closing && slots.isEmpty() && !buffered && quiet()) {
+          closing = true;
+          closed = true;
+          closeForDrain = true;
+        } else {
+          writing = false;
+          answered = slots.isEmpty() && !closing;
+          dispatchWaiting = !waiting.isEmpty() || (readingPaused && !closing);
+          break;
+        }
+      }
+      if (flush) {
+        connection.flush();
+      } else if (closeForDrain) {
+        connection.close(false);
+      } else {
+        wrote = writeOutbox(dropNow);
+      }
+    }
+    if (answered) {
+      connection.allAnswered();
+    }
+    if (dispatchWaiting) {
+      dispatchWaiting();
+    }
+  }
+
+  /**
+   * Whether the draining connection has been quiet for {@link #DRAIN_QUIET_NANOS} since its last
+   * request; if not, makes sure a check runs the writer again when it will have been (a request
+   * received meanwhile moves the check on).
+   */
+  @GuardedBy("lock")
+  private boolean quiet() {
+    long left = lastRequestNanos + DRAIN_QUIET_NANOS - System.nanoTime();
+    if (left <= 0) {
+      return true;
+    }
+    if (!quietCheckArmed) {
+      quietCheckArmed = true;
+      CallDeadlines.schedule(quietCheck, left);
+    }
+    return false;
+  }
+
+  private void checkQuiet() {
+    synchronized (lock) {
+      quietCheckArmed = false;
+    }
+    writeOnIoThread();
+  }
+
+  /**
+   * Takes the replies that may overtake earlier calls ({@code Envelope.outOfOrder()}) and are done,
+   * wherever they are in the queue.
+   */
+  @GuardedBy("lock")
+  private void takeOutOfOrder() {
+    outOfOrderDone = false;
+    for (Iterator<Call> it = slots.iterator(); it.hasNext(); ) {
+      Call call = it.next();
+      if (call.done && !call.closeAfter && call.head == null && call.envelope.outOfOrder()) {
+        it.remove();
+        outbox.add(call);
+      }
+    }
+  }
+
+  /**
+   * Writes the replies taken from the queue; whether any awaits a flush. The writer's: the calls in
+   * the outbox were taken under the lock, and no other thread writes their fields any more.
+   */
+  private boolean writeOutbox(boolean dropNow) {
+    boolean wroteAny = false;
+    for (Call call; (call = outbox.poll()) != null; ) {
+      Object neverDispatched = call.request;
+      if (neverDispatched != null) {
+        call.request = null; // a waiting request dropped at close: its memory goes back now
+        connection.release(neverDispatched);
+        continue;
+      }
+      dropping = dropNow;
+      sent = false;
+      if (call.head != null) {
+        send(call.head, null); // an answer without a call
+      } else {
+        call.envelope.encode(call.reply, call.unreadable, outbound);
+      }
+      if (dropNow) {
+        if (sent) {
+          path.counters.droppedResponses.increment(); // the connection closed during the call
+        }
+        continue;
+      }
+      wroteAny |= sent;
+      if (call.closeAfter) {
+        connection.close(sent); // flushes
+        wroteAny = false;
+      }
+    }
+    return wroteAny;
+  }
+
+  /** One reply's bytes, as its envelope made them; counted, not written, while dropping. */
+  private void send(ByteBuffer head, ByteBuffer body) {
+    sent = true;
+    if (!dropping) {
+      connection.write(head, body);
+    }
+  }
+
+  // ---- Deadlines: workerStartTimeout and callTimeout, one check per connection at a time ----
+
+  /**
+   * Notes a request just read, dispatched now ({@code dispatched}) or waiting for the in-flight
+   * limit.
+   *
+   * @return the delay after which the caller must {@link #schedule} a check, or -1 for none
+   */
+  @GuardedBy("lock")
+  private long received(Call call, long now, boolean dispatched) {
+    long callTimeout = path.callTimeoutNanos;
+    long delay = callTimeout == 0 ? -1 : arm(now, callTimeout);
+    if (dispatched) {
+      long start = queued(call, now);
+      if (start >= 0) {
+        delay = start; // armed for the start deadline, which is the earlier one
+      }
+    }
+    return delay;
+  }
+
+  /**
+   * Notes that {@code call} goes to the worker executor now.
+   *
+   * @return the delay after which the caller must {@link #schedule} a check, or -1 for none
+   */
+  @GuardedBy("lock")
+  private long queued(Call call, long now) {
+    if (path.worker == null) {
+      return -1; // runs on the thread that delivered it: started at once
+    }
+    call.queued = true;
+    call.queuedAtNanos = now;
+    return arm(now, path.startTimeoutNanos);
+  }
+
+  /** Arms a check {@code delay} from {@code now} unless one is due no later. */
+  @GuardedBy("lock")
+  private long arm(long now, long delay) {
+    long due = now + delay;
+    if (armed && dueNanos - due <= 0) {
+      return -1;
+    }
+    armed = true;
+    dueNanos = due;
+    return delay;
+  }
+
+  /** Runs the deadline check after {@code delayNanos}; outside the lock. */
+  private void schedule(long delayNanos) {
+    ScheduledFuture<?> f = CallDeadlines.schedule(deadlineCheck, delayNanos);
+    synchronized (lock) {
+      future = f; // at worst a later one is overwritten: a close then leaves it due, no more
+    }
+  }
+
+  /** The timer's task: a failed check is a bug, logged, or it would vanish into its future. */
+  private void checkDeadlines() {
+    try {
+      check();
+    } catch (RuntimeException | Error e) {
+      log.error("Call deadline check failed on connection from {}", connection.remoteAddress(), e);
+    }
+  }
+
+  /**
+   * Answers every call past a deadline and schedules the next check for the earliest deadline still
+   * ahead, if any. Calls are read and dispatched in reply order, so each kind's first deadline
+   * still ahead ends the search for that kind.
+   */
+  private void check() {
+    long now = System.nanoTime();
+    long startTimeout = path.startTimeoutNanos;
+    long callTimeout = path.callTimeoutNanos;
+    ArrayDeque<Call> notStarted = null;
+    ArrayDeque<Call> timedOut = null;
+    long next = CallDeadlines.MAX_NANOS;
+    long delay;
+    synchronized (lock) {
+      if (armed && dueNanos - now <= 0) {
+        armed = false; // this is the check that was due
+      }
+      boolean starts = path.worker != null;
+      boolean answers = callTimeout != 0 && !closed;
+      for (Call call : slots) {
+        if (!starts && !answers) {
+          break;
+        }
+        if (call.done || call.payload == null) {
+          continue; // answered, or a reply the server made itself
+        }
+        if (starts && call.queued && call.unclaimed()) {
+          long waited = now - call.queuedAtNanos;
+          if (waited >= startTimeout) {
+            notStarted = add(notStarted, call);
+            continue;
+          }
+          next = Math.min(next, startTimeout - waited);
+          starts = false; // the calls after it went to the executor later
+        }
+        if (answers) {
+          long age = now - call.receivedAtNanos;
+          if (age < callTimeout) {
+            next = Math.min(next, callTimeout - age);
+            answers = false; // the calls after it were read later
+          } else if (expire(call)) {
+            timedOut = add(timedOut, call);
+          }
+        }
+      }
+      delay = next == CallDeadlines.MAX_NANOS ? -1 : arm(now, next);
+    }
+    if (delay >= 0) {
+      schedule(delay);
+    }
+    if (notStarted != null) {
+      for (Call call : notStarted) {
+        if (call.claim(false)) { // else a worker started it meanwhile
+          Refusals.notStarted(this, call);
+        }
+      }
+    }
+    if (timedOut != null) {
+      for (Call call : timedOut) {
+        Refusals.timedOut(this, call, call.endExpired()); // the interceptors see it: no lock
+      }
+    }
+  }
+
+  /**
+   * Takes {@code call} from whoever would answer it, for the call timeout. A call not started is
+   * given up (and leaves the requests waiting for dispatch); a running one is marked so that its
+   * result is discarded, and keeps its request until then.
+   *
+   * @return whether the caller must now answer the call
+   */
+  @GuardedBy("lock")
+  private boolean expire(Call call) {
+    if (call.claim(false)) {
+      waiting.remove(call); // if it waits for the in-flight limit: it never runs now
+      return true;
+    }
+    if (!call.timeOut()) {
+      return false; // answered, or about to be
+    }
+    call.lateRequest = call.request; // the handler may still be reading it
+    call.request = null;
+    return true;
+  }
+
+  /** The request a call that timed out while it ran kept, once: its late result has arrived. */
+  private Object takeLateRequest(Call call) {
+    synchronized (lock) {
+      Object late = call.lateRequest;
+      call.lateRequest = null;
+      return late;
+    }
+  }
+
+  private static ArrayDeque<Call> add(ArrayDeque<Call> list, Call call) {
+    ArrayDeque<Call> l = list != null ? list : new ArrayDeque<>();
+    l.add(call);
+    return l;
+  }
+
+  /**
+   * One request's place in its connection's reply order; also its worker task and its completion.
+   *
+   * <p>Start claim: the worker that runs the task and the deadline check race for the call; {@link
+   * #claim} decides it once (started, or given up), so a task an executor runs after the call was
+   * answered without it does nothing, and a call that started is never answered twice.
+   *
+   * <p>Reply claim, with {@code callTimeout} on: a started call ends once, either by its own result
+   * ({@link #claimReply}) or by the timeout ({@link CallSequencer#expire}); the loser's answer is
+   * discarded.
+   *
+   * <pre>
+   *  NOT_STARTED --claim(true)--&gt; STARTED --claimReply()--&gt; ANSWERED
+   *       |                          +--timeOut(), callTimeout--&gt; TIMED_OUT
+   *       +--claim(false): refused, not started in time, or timed out before it started--&gt; GIVEN_UP
+   * </pre>
+   *
+   * <p>Threads: {@link #reply}, {@link #unreadable}, {@link #head}, {@link #done}, {@link
+   * #closeAfter}, {@link #queued}, {@link #queuedAtNanos} and {@link #lateRequest} are guarded by
+   * the owning sequencer's lock and touched only by {@link CallSequencer} (the writer reads them
+   * after taking the call under the lock, when nobody writes them any more); {@link #request}
+   * belongs to whoever holds the claim (then to the writer, for a call never dispatched); {@link
+   * #payload}, {@link #envelope} and {@link #receivedAtNanos} are set before the call is published;
+   * the payload is read only by the claim's holder, and by a refusal, which reads the header of a
+   * call that may be running.
+   */
+  static final class Call implements Runnable, ProcessorInvoker.Completion {
+
+    /** The server whose processor the current thread runs, if any. */
+    private static final ThreadLocal<CallPath> RUNNING = new ThreadLocal<>();
+
+    private static final int NOT_STARTED = 0;
+    private static final int STARTED = 1;
+    private static final int GIVEN_UP = 2;
+    private static final int ANSWERED = 3;
+    private static final int TIMED_OUT = 4;
+    private static final VarHandle STATE;
+
+    static {
+      try {
+        STATE = MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final CallSequencer calls;
+    final ByteBuffer payload;
+
+    /** How the reply leaves: as the request came in (framed, unframed, HTTP). */
+    final Envelope envelope;
+
+    /** {@link System#nanoTime()} when the request was delivered. */
+    private final long receivedAtNanos;
+
+    /** The adapter's handle, until released; {@code null} after. */
+    private Object request;
+
+    /** The reply frame, its length prefix patched; {@code null} when there is none. */
+    private ByteBuffer reply;
+
+    /** The request's message could not be read: the envelope may still answer (HTTP's 400). */
+    private boolean unreadable;
+
+    /** Bytes sent without a call ({@code CallSequencer.onAnswer}); {@code null} on a call. */
+    private ByteBuffer head;
+
+    private boolean done;
+    private boolean closeAfter;
+
+    /** Handed to the worker executor, at {@link #queuedAtNanos}. */
+    private boolean queued;
+
+    private long queuedAtNanos;
+
+    /**
+     * The request of a call that timed out while it ran: released when its late result arrives,
+     * never if none does.
+     */
+    private Object lateRequest;
+
+    /** The invoker's handle on the running call, for the timeout to end; with callTimeout on. */
+    private volatile InvokerCall invocation;
+
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+
+    private Call(
+        CallSequencer calls,
+        ByteBuffer payload,
+        Object request,
+        Envelope envelope,
+        long receivedAtNanos) {
+      this.calls = calls;
+      this.payload = payload;
+      this.request = request;
+      this.envelope = envelope;
+      this.receivedAtNanos = receivedAtNanos;
+    }
+
+    /**
+     * Takes the call for running it ({@code start}) or for answering it without running it; exactly
+     * one caller succeeds.
+     */
+    boolean claim(boolean start) {
+      return STATE.compareAndSet(this, NOT_STARTED, start ? STARTED : GIVEN_UP);
+    }
+
+    /** Whether neither a worker nor a refusal has claimed the call yet. */
+    private boolean unclaimed() {
+      return (int) STATE.getVolatile(this) == NOT_STARTED;
+    }
+
+    /** Takes a started call for the timeout: whether it was running and not yet answered. */
+    private boolean timeOut() {
+      return STATE.compareAndSet(this, STARTED, TIMED_OUT);
+    }
+
+    /**
+     * Ends a call {@link CallSequencer#expire} took: whether it had started, and if so tells its
+     * invoker, so that the interceptors see the timeout. Outside the sequencer's lock: they run
+     * here.
+     */
+    private boolean endExpired() {
+      if ((int) STATE.getVolatile(this) != TIMED_OUT) {
+        return false;
+      }
+      InvokerCall running = invocation;
+      if (running != null) { // else started() has not run yet, and will see TIMED_OUT
+        running.timeOut();
+      }
+      return true;
+    }
+
+    @Override
+    public void started(InvokerCall running) {
+      if (calls.path.callTimeoutNanos == 0) {
+        return;
+      }
+      invocation = running;
+      if ((int) STATE.getVolatile(this) == TIMED_OUT) {
+        running.timeOut(); // expired before this: it may not have seen the handle
+      }
+    }
+
+    @Override
+    public boolean claimReply() {
+      if (calls.path.callTimeoutNanos == 0
+          || STATE.compareAndSet(this, STARTED, ANSWERED)
+          || (int) STATE.getVolatile(this) != TIMED_OUT) {
+        return true; // answered by its own result, or given up by whoever answers it
+      }
+      Object late = calls.takeLateRequest(this);
+      if (late != null) {
+        calls.connection.release(late);
+      }
+      log.debug(
+          "Discarded the late result of a call from {}: answered already, its callTimeout passed",
+          calls.connection.remoteAddress());
+      return false;
+    }
+
+    @Override
+    public void run() {
+      if (!claim(true)) {
+        return; // answered already: not started in time, or refused
+      }
+      CallPath path = calls.path;
+      CallPath outer = RUNNING.get();
+      RUNNING.set(path);
+      try {
+        ConnectionEvents events = path.events;
+        if (events != null) {
+          events.beforeCall(calls.connection.registration()); // never throws
+        }
+        path.invokerFor(envelope).invoke(payload, this);
+      } catch (RuntimeException | Error e) {
+        // The invoker promises not to throw; if it did, the request still gets its place back.
+        unreadable(e);
+      } finally {
+        RUNNING.set(outer);
+      }
+    }
+
+    @Override
+    public void replied(ByteBuffer frame, boolean failed) {
+      calls.path.counters.completedCalls.increment();
+      if (failed) {
+        calls.path.counters.failedCalls.increment();
+      }
+      calls.finish(this, frame, false);
+    }
+
+    @Override
+    public ServerConnection connection() {
+      return calls.connection;
+    }
+
+    @Override
+    public long connectionId() {
+      return calls.id;
+    }
+
+    @Override
+    public long receivedAtNanos() {
+      return receivedAtNanos;
+    }
+
+    @Override
+    public Map<String, String> requestHeaders() {
+      return envelope.headers();
+    }
+
+    @Override
+    public void deadlinePassed() {
+      calls.path.counters.timedOutCalls.increment(); // replied() counts it completed and failed
+    }
+
+    @Override
+    public void responseHeaders(Map<String, String> headers) {
+      envelope.responseHeaders(headers); // published to the writer by finish(), under the lock
+    }
+
+    @Override
+    public void unreadable(Throwable cause) {
+      if (claimReply()) { // else the invoker failed after the call timed out
+        Refusals.unreadable(calls, this, cause);
+      }
+    }
+
+    /** Releases the request of a call that will never run and is not answered. */
+    private void abandon() {
+      Object r = request;
+      request = null;
+      if (r != null) {
+        calls.connection.release(r);
+      }
+    }
+  }
+
+  /**
+   * Whether the current thread is running a call of {@code path}'s server (its processor, or a
+   * handler called by it): a {@code close()} there must not wait for the drain, which waits for
+   * this very call.
+   */
+  static boolean inCallOf(CallPath path) {
+    return Call.RUNNING.get() == path;
+  }
+
+  /**
+   * Releases the request of a worker task that will never run (its executor was shut down).
+   *
+   * @param task a task the server's worker executor returned from {@code shutdownNow()}
+   */
+  static void abandonUnrun(Runnable task) {
+    if (task instanceof Call && ((Call) task).claim(false)) {
+      ((Call) task).abandon();
+    }
   }
 }

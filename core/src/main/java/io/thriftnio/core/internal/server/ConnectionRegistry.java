@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,12 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   /** Open connections that are not probe connections: those the drain waits for. */
   private final AtomicInteger served = new AtomicInteger();
+
+  /**
+   * Connections the transport took off its listening socket that have not reached {@link #admit}
+   * (or its refusal) yet: the close waits for them before it drains (issue 38).
+   */
+  private final AtomicInteger arriving = new AtomicInteger();
 
   /** ACCEPTING, PROBES_ONLY or REFUSING; only ever goes up. */
   private final AtomicInteger mode = new AtomicInteger(ACCEPTING);
@@ -150,6 +157,64 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
       c.open();
     }
     return c;
+  }
+
+  /**
+   * The transport took a connection off its listening socket and hands it to {@link #admit} later,
+   * on another thread (Grizzly registers it with a selector first). Until the returned arrival is
+   * {@linkplain Arrival#arrived() settled}, the server's close cannot see the connection; it waits
+   * for it ({@link #awaitArrivals}) before draining, so that a connection accepted as the listening
+   * socket closes is admitted and drained, or refused and closed, and never left open unseen.
+   */
+  public Arrival arriving() {
+    arriving.incrementAndGet();
+    return new Arrival();
+  }
+
+  /** One connection on its way from the transport's accept to {@link #admit}. */
+  public final class Arrival {
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    private Arrival() {}
+
+    /**
+     * The connection reached the registry (admitted, or refused and closed), or closed before it
+     * could: call it after {@link #admit} and after closing a refused connection. Idempotent.
+     */
+    public void arrived() {
+      if (settled.compareAndSet(false, true)) {
+        arriving.decrementAndGet();
+        synchronized (changed) {
+          changed.notifyAll();
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits until every connection the transport accepted has reached the registry ({@link
+   * Arrival#arrived()}), or {@code deadlineNanos} ({@link System#nanoTime()}) passes. Called by the
+   * close once the listening socket is closed: the drain's view of the open connections is then
+   * complete.
+   *
+   * @return whether none is still on its way
+   */
+  public boolean awaitArrivals(long deadlineNanos) throws InterruptedException {
+    synchronized (changed) {
+      while (arriving.get() > 0) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        changed.wait(Math.max(1, left / 1_000_000));
+      }
+      return true;
+    }
+  }
+
+  /** Connections accepted by the transport and not yet admitted or refused. */
+  public int arrivingConnections() {
+    return arriving.get();
   }
 
   private void refused(SocketAddress remote, SocketAddress local, CloseCause cause) {

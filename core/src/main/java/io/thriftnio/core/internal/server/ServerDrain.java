@@ -74,7 +74,7 @@ final class ServerDrain {
     if (keepsListening) {
       registry.admitProbesOnly();
     } else {
-      stopAccepting();
+      stopAccepting(deadline);
     }
     // 2. Each connection stops reading and closes once its received calls are answered.
     registry.drainAll();
@@ -82,8 +82,8 @@ final class ServerDrain {
     try {
       drained = registry.awaitDrained(deadline);
     } catch (InterruptedException e) {
-      closeLeft();
       Thread.currentThread().interrupt(); // restored; close() goes on without waiting further
+      closeLeft(System.nanoTime());
       return;
     }
     if (!drained) {
@@ -99,9 +99,9 @@ final class ServerDrain {
       return; // every connection is closed
     }
     // 3. Whatever is left (calls past the drain timeout, probe connections) is closed now.
-    closeLeft();
     long grace =
         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ServerLifecycle.SHUTDOWN_GRACE_MILLIS);
+    closeLeft(grace);
     try {
       if (!registry.awaitAllClosed(grace)) {
         log.warn("{} connections of {} did not close in time", registry.size(), address);
@@ -112,19 +112,37 @@ final class ServerDrain {
   }
 
   /** Closes every connection left, the listening socket first if it was kept open for probes. */
-  private void closeLeft() {
+  private void closeLeft(long deadline) {
     if (keepsListening) {
-      stopAccepting();
+      stopAccepting(deadline);
     }
     registry.closeAll();
   }
 
-  private void stopAccepting() {
+  /**
+   * Refuses new connections, closes the listening socket, then waits (until {@code deadline}) for
+   * the connections the transport accepted before it closed and has not handed to the registry yet
+   * (issue 38: Grizzly registers an accepted connection with a selector before the server sees it,
+   * and a close that drained and released the transport meanwhile left it open, unseen). Once they
+   * have arrived, the registry's set is every connection the server has: each is drained or closed,
+   * or was refused and closed.
+   */
+  private void stopAccepting(long deadline) {
     registry.refuseNew();
     try {
       transport.stopAccepting();
     } catch (RuntimeException e) {
       log.warn("Could not close the listening socket {}", address, e);
+    }
+    try {
+      if (!registry.awaitArrivals(deadline)) {
+        log.warn(
+            "{} connections accepted on {} did not reach the server before the close went on",
+            registry.arrivingConnections(),
+            address);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // restored; the close goes on without waiting further
     }
   }
 }

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * reading, answer what was received, close), and after {@code drainTimeout} close whatever is left
  * ({@link ServerDrain}; with a health path the listening socket stays open until the drain ends,
  * for probes only); then stop the worker pool (tasks that never ran are {@linkplain
- * Call#abandonUnrun abandoned}) and release the transport's threads. A second, concurrent close
- * waits for the first outside the lock. Called in a call of this server, or on one of its IO
+ * CallSequencer#abandonUnrun abandoned}) and release the transport's threads. A second, concurrent
+ * close waits for the first outside the lock. Called in a call of this server, or on one of its IO
  * threads, it cannot wait for the drain (which waits for that very call, or that thread): there it
  * stops accepting, hands the rest to a thread named {@code PREFIX-close-PORT}, and returns at once.
  *
@@ -279,7 +279,7 @@ public final class ServerLifecycle {
 
   /** Closes the server as the class documentation says. Idempotent; bounded in time. */
   public void close() {
-    boolean cannotWait = Call.inCallOf(callPath) || transport.inIoThread();
+    boolean cannotWait = CallSequencer.inCallOf(callPath) || transport.inIoThread();
     State before;
     boolean hooks;
     synchronized (lock) {
@@ -342,7 +342,7 @@ public final class ServerLifecycle {
         // The drain is over: whatever still runs has lost its connection. Tasks that never ran
         // hold requests that no call will release.
         for (Runnable never : ownWorkers.shutdownNow()) {
-          Call.abandonUnrun(never);
+          CallSequencer.abandonUnrun(never);
         }
         try {
           ownWorkers.awaitTermination(SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
