@@ -56,7 +56,14 @@
  * whoever decided the close; the call path runs the per-call event on the call's thread, before the
  * processor, through {@link io.thriftnio.core.internal.server.ServerConnection#registration()}.
  *
- * <p>Shared helper: {@link io.thriftnio.core.internal.server.ErrorReplies} writes the replies the
- * server makes itself.
+ * <p>Locking: a connection's call state (its calls in reply order, the dispatch of waiting
+ * requests, the ordered writer, the deadlines) is one state machine in {@link
+ * io.thriftnio.core.internal.server.CallSequencer}, guarded by a lock private to it
+ * ({@code @GuardedBy}); nothing outside that class runs while it is held.
+ *
+ * <p>Shared helpers: {@link io.thriftnio.core.internal.server.Refusals} answers every call the
+ * server ends itself (overload, timeout, not run, unreadable header) by one rule: a two-way call is
+ * answered, or its connection closes; {@link io.thriftnio.core.internal.server.ErrorReplies} writes
+ * the replies the server makes itself.
  */
 package io.thriftnio.core.internal.server;
