@@ -114,6 +114,11 @@ final class ConnectionCalls {
           // attempt fails with it so that the call may go to another endpoint (CallAttempts).
           TApplicationException refusal = mismatch == null ? replies.notRun(response) : null;
           shared.callEnded(conn, mismatch != null ? mismatch : refusal, false);
+          if (refusal != null && Failures.draining(refusal)) {
+            // Its server drains and closes it once quiet: no new call on it, even when its
+            // endpoint stays (the last one up), so that it can become quiet.
+            conn.owner.retire(conn);
+          }
           shared.release(conn, mismatch);
           Runnable complete;
           if (mismatch != null) {

@@ -249,6 +249,16 @@ final class EndpointChannels extends EndpointUpkeep {
     }
   }
 
+  /** {@code c}'s server drains: it takes no new call and closes once its calls end. */
+  void retire(Conn c) {
+    lock.lock();
+    try {
+      c.retiring = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether the endpoint left the pool's source. */
   boolean isRetired() {
     lock.lock();

@@ -257,6 +257,14 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     returns.release(b);
   }
 
+  /**
+   * Closes a healthy connection between two calls because its server drains (a "not run" refusal
+   * said so): not counted as invalidated.
+   */
+  public void retire(Borrowed<T> b) {
+    returns.retire(b, false);
+  }
+
   /** Gives back a connection that no call used: it does not count as borrowed. */
   public void giveBack(Borrowed<T> b) {
     returns.giveBack(b);

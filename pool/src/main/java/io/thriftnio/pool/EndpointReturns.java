@@ -65,7 +65,7 @@ final class EndpointReturns<T> {
    * whose server drains, so that no call fails for it: the next borrow opens another, to an
    * endpoint chosen the normal way.
    */
-  private void retire(EndpointPool.Borrowed<T> b, boolean aged) {
+  void retire(EndpointPool.Borrowed<T> b, boolean aged) {
     books.lent().remove(b.connection);
     if (aged) {
       books.stats().aged.increment();

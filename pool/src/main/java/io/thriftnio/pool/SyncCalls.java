@@ -234,7 +234,9 @@ final class SyncCalls<C extends TServiceClient> {
       pool.callEnded(b.endpoint, failure);
     }
     boolean keep = failure == null || refused || Failures.keepsConnection(failure);
-    if (keep && b.connection.isClean()) {
+    if (!refused && Failures.draining(failure)) {
+      pool.retire(b); // its server drains and closes it once quiet: no new call on it
+    } else if (keep && b.connection.isClean()) {
       pool.release(b);
     } else {
       pool.invalidate(

@@ -120,6 +120,31 @@ class NotRunElsewhereTest {
   }
 
   /**
+   * The last endpoint up stays up when its server drains (its calls hear the refusal), but the
+   * connection that carried the refusal takes no new call and closes, so that the server finds it
+   * quiet and ends its drain.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aConnectionToADrainingServerIsClosedEvenOnTheLastEndpoint(Kind kind) throws Exception {
+    try (StubPeer draining = StubPeer.start();
+        Calls pool = IdempotentRetryTest.pool(kind, config().build(), draining.address())) {
+      draining.mode = StubPeer.Mode.NOT_RUN_DRAINING;
+      assertThatThrownBy(() -> pool.lastSale("ACME"))
+          .isInstanceOfSatisfying(
+              TApplicationException.class, e -> assertThat(NotRun.isNotRun(e)).isTrue());
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (draining.openConnections() > 0) {
+        assertThat(System.nanoTime() - until).as("connection closed within 10 s").isNegative();
+        Thread.sleep(5); // polls the peer's count of open connections
+      }
+      assertThat(pool.stats().invalidated())
+          .as("retired, not a failure")
+          .isLessThanOrEqualTo(kind.name().startsWith("ASYNC") ? 1 : 0);
+    }
+  }
+
+  /**
    * A draining endpoint is out only for its back-off: a server back on the same address (here the
    * same peer serving again) gets calls after a probe connects anew.
    */
