@@ -54,6 +54,9 @@ import java.util.function.Supplier;
  *   <tr><td>{@code thrift.pool.connections.aged}</td><td>function counter</td><td>connections
  *       closed between calls for the pool's {@code maxConnectionAge} (also in {@code
  *       destroyed}), from {@link #bindStats}</td></tr>
+ *   <tr><td>{@code thrift.pool.not.run}</td><td>function counter</td><td>calls a server refused
+ *       without running them ({@code PoolStats.notRun}), each sent on to another endpoint when one
+ *       was left, from {@link #bindStats}</td></tr>
  * </table>
  *
  * <p>Thread-safe; the event methods are called on the threads that cause the events and only look
@@ -113,6 +116,10 @@ public final class PoolMeters implements PoolMetrics {
           .register(r);
       FunctionCounter.builder("thrift.pool.connections.aged", stats, s -> s.get().aged())
           .description("connections closed between calls for their maxConnectionAge")
+          .tags(tags)
+          .register(r);
+      FunctionCounter.builder("thrift.pool.not.run", stats, s -> s.get().notRun())
+          .description("calls a server refused without running them, sent on to another endpoint")
           .tags(tags)
           .register(r);
     };

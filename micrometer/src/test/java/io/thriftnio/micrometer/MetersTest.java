@@ -257,6 +257,8 @@ class MetersTest {
             .isEqualTo((double) stats.ejections());
         assertThat(registry.get("thrift.pool.connections.aged").functionCounter().count())
             .isEqualTo((double) stats.aged());
+        assertThat(registry.get("thrift.pool.not.run").functionCounter().count())
+            .isEqualTo((double) stats.notRun());
       }
     }
   }

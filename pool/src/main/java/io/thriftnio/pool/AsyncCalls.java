@@ -99,7 +99,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     }
     // The HeaderScope current here, for a call started on another thread (after a wait, a retry).
     HeaderSlot headers = HeaderSlot.current();
-    borrowAndStart(call, future, method, null, armDeadline(future, deadlineNanos), headers);
+    borrowAndStart(call, future, method, null, armDeadline(future, deadlineNanos), headers, null);
   }
 
   /** Calls waiting in the queue for a connection. */
@@ -127,24 +127,28 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     }
   }
 
-  /** {@code avoid}: where the call failed, for its retry. */
+  /**
+   * {@code avoid}: where the call failed, for its retry; {@code refusals}: the endpoints that
+   * refused it "not run", {@code null} for none.
+   */
   private <R> void borrowAndStart(
       Start<? super A, R> call,
       CompletableFuture<R> future,
       String method,
       InetSocketAddress avoid,
       CallClock clock,
-      HeaderSlot headers) {
+      HeaderSlot headers,
+      Refusals refusals) {
     Borrowed<AsyncConnection<A>> b;
     AsyncBorrows.Choice choice = new AsyncBorrows.Choice(avoid);
     try {
       b = borrows.now(choice);
     } catch (TException | RuntimeException e) {
-      completeOnExecutor(() -> future.completeExceptionally(e));
+      completeOnExecutor(() -> future.completeExceptionally(borrowFailed(e, refusals, method)));
       return;
     }
     if (b != null) {
-      start(call, future, b, method, clock, headers);
+      start(call, future, b, method, clock, headers, refusals);
       return;
     }
     borrows
@@ -152,10 +156,11 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
         .whenComplete(
             (lent, waitFailed) -> {
               if (waitFailed != null) {
-                completeOnExecutor(() -> future.completeExceptionally(waitFailed));
+                completeOnExecutor(
+                    () -> future.completeExceptionally(borrowFailed(waitFailed, refusals, method)));
               } else {
                 try {
-                  start(call, future, lent, method, clock, headers);
+                  start(call, future, lent, method, clock, headers, refusals);
                 } catch (RuntimeException | Error e) {
                   // Thrown on the thread that served the wait: the caller hears it.
                   completeOnExecutor(() -> future.completeExceptionally(e));
@@ -164,13 +169,38 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
             });
   }
 
+  /**
+   * What the caller hears when the borrow of its call failed with {@code e}: {@code e}, or for a
+   * call sent on after a "not run" refusal, that refusal, noted with {@code e}.
+   */
+  private Throwable borrowFailed(Throwable e, Refusals refusals, String method) {
+    if (refusals == null) {
+      return e;
+    }
+    policy.notSentElsewhere(
+        refusals.last(),
+        method,
+        refusals.endpoints(),
+        "no other endpoint could take it: " + e.getMessage());
+    return refusals.last();
+  }
+
   private <R> void start(
       Start<? super A, R> call,
       CompletableFuture<R> future,
       Borrowed<AsyncConnection<A>> b,
       String method,
       CallClock clock,
-      HeaderSlot headers) {
+      HeaderSlot headers,
+      Refusals refusals) {
+    if (refusals != null && refusals.refused(b.endpoint)) {
+      // Only an endpoint that refused the call could take it: it goes no further.
+      pool.giveBack(b);
+      policy.notSentElsewhere(
+          refusals.last(), method, refusals.endpoints(), "no other endpoint could take it");
+      completeOnExecutor(() -> future.completeExceptionally(refusals.last()));
+      return;
+    }
     long sentNanos = callNanos; // what the client waits, sent as client_timeout on THeader
     if (clock != null) {
       if (future.isDone() || clock.deadline.passed()) {
@@ -186,7 +216,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
       sentNanos = Math.min(nanos, Math.max(1, clock.deadline.left()));
     }
     b.connection.beginCall(headers, (sentNanos + 999_999) / 1_000_000);
-    InFlight<R> f = new InFlight<>(b, future, call, method, clock, headers);
+    InFlight<R> f = new InFlight<>(b, future, call, method, clock, headers, refusals);
     inFlight.add(f);
     if (closed.get()) {
       f.settle(null, pool.closedException());
@@ -296,6 +326,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     private final String retryable; // the idempotent method not retried yet, or null
     private final CallClock clock; // null without a deadline
     private final HeaderSlot headers; // the caller's HeaderScope, or null
+    private final Refusals refusals; // the "not run" refusals before this attempt, or null
     private final AtomicBoolean settled = new AtomicBoolean();
 
     InFlight(
@@ -304,13 +335,36 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
         Start<? super A, R> call,
         String retryable,
         CallClock clock,
-        HeaderSlot headers) {
+        HeaderSlot headers,
+        Refusals refusals) {
       this.borrowed = borrowed;
       this.future = future;
       this.call = call;
       this.retryable = retryable;
       this.clock = clock;
       this.headers = headers;
+      this.refusals = refusals;
+    }
+
+    /**
+     * Sends a call its server refused "not run" to an endpoint that has not refused it, if {@link
+     * CallPolicy#sendsElsewhere} allows and one is left; else notes why on the refusal.
+     */
+    private boolean sentElsewhere(Throwable failure) {
+      if (!Failures.notRun(failure)) {
+        return false;
+      }
+      Refusals refused = Refusals.and(refusals, borrowed.endpoint, Failures.unwrap(failure));
+      if (!policy.sendsElsewhere(failure, clock == null ? null : clock.deadline, closed.get())) {
+        policy.notSentElsewhere(failure, retryable, refused.endpoints(), "the call is over");
+        return false;
+      }
+      if (refused.cover(pool.endpoints())) {
+        policy.notSentElsewhere(failure, retryable, refused.endpoints(), "no other endpoint");
+        return false;
+      }
+      borrowAndStart(call, future, retryable, borrowed.endpoint, clock, headers, refused);
+      return true;
     }
 
     /** {@code failure}, or the deadline's exception if it passed: the client's timeout was ours. */
@@ -332,7 +386,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
           retryable, failure, clock == null ? null : clock.deadline, closed.get())) {
         return false;
       }
-      borrowAndStart(call, future, null, borrowed.endpoint, clock, headers);
+      borrowAndStart(call, future, null, borrowed.endpoint, clock, headers, refusals);
       return true;
     }
 
@@ -365,7 +419,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
             } else {
               pool.invalidate(
                   borrowed, failure != null ? failure : borrowed.connection.client.getError());
-              if (failure != null && retried(failure)) {
+              if (failure != null && (sentElsewhere(failure) || retried(failure))) {
                 return;
               }
               future.completeExceptionally(

@@ -110,26 +110,138 @@ final class CallAttempts {
     return shared.isClosed() || (state != null && state.over());
   }
 
-  /** An exchange, retried once elsewhere if its method is idempotent; {@code state} may be null. */
+  /**
+   * An exchange, retried once elsewhere if its method is idempotent, and sent to another endpoint
+   * when refused "not run" whatever its method; {@code state} may be null. A call that every
+   * endpoint it could reach refused ends with the last refusal's reply, which the caller decodes as
+   * the server sent it.
+   */
   private CompletableFuture<ByteBuffer> retrying(
       TMessage sent, ByteBuffer request, Duration timeout, CallState state, CallerContext caller) {
+    CompletableFuture<ByteBuffer> exchange;
     if (!policy.idempotent(sent.name)) {
-      AsyncBorrows.Choice choice = new AsyncBorrows.Choice();
-      int from = request.position();
-      return attempt(sent, request, timeout, choice, state, caller)
-          .exceptionallyCompose(
-              failure -> {
-                if (!policy.resends(
-                    sent.name, failure, choice.sentTo != null, deadline(state), finished(state))) {
-                  return CompletableFuture.failedFuture(failure);
-                }
-                ByteBuffer again = request.duplicate();
-                again.position(from);
-                return attempt(
-                    sent, again, timeout, new AsyncBorrows.Choice(choice.sentTo), state, caller);
-              });
+      exchange =
+          single(
+              sent,
+              request,
+              request.position(),
+              timeout,
+              new AsyncBorrows.Choice(),
+              state,
+              caller,
+              null,
+              false);
+    } else {
+      exchange = new Attempts(sent, request, timeout, state, caller).start();
     }
-    return new Attempts(sent, request, timeout, state, caller).start();
+    return exchange.exceptionallyCompose(
+        failure ->
+            Failures.unwrap(failure) instanceof NotRunReply refused
+                ? CompletableFuture.completedFuture(refused.reply)
+                : CompletableFuture.failedFuture(failure));
+  }
+
+  /**
+   * One attempt of a call not declared idempotent, and what follows its failure: sent to an
+   * endpoint that has not refused it after a "not run" refusal ({@code refusals}: those so far,
+   * {@code null} for none); sent again once when its request was never written ({@link
+   * CallPolicy#resends}; {@code resent}: it was already). The request is read from {@code from}.
+   */
+  private CompletableFuture<ByteBuffer> single(
+      TMessage sent,
+      ByteBuffer request,
+      int from,
+      Duration timeout,
+      AsyncBorrows.Choice choice,
+      CallState state,
+      CallerContext caller,
+      Refusals refusals,
+      boolean resent) {
+    ByteBuffer view = request;
+    if (refusals != null || resent) {
+      view = request.duplicate();
+      view.position(from);
+    }
+    return attempt(sent, view, timeout, choice, state, caller, refusals)
+        .exceptionallyCompose(
+            failure -> {
+              if (refusals != null && choice.sentTo == null) {
+                return CompletableFuture.failedFuture(unsent(sent, refusals, failure));
+              }
+              Refusals refused = elsewhere(sent, failure, choice, state, refusals);
+              if (refused != null) {
+                return single(
+                    sent,
+                    request,
+                    from,
+                    timeout,
+                    new AsyncBorrows.Choice(choice.sentTo),
+                    state,
+                    caller,
+                    refused,
+                    resent);
+              }
+              if (resent
+                  || Failures.notRun(failure)
+                  || !policy.resends(
+                      sent.name,
+                      failure,
+                      choice.sentTo != null,
+                      deadline(state),
+                      finished(state))) {
+                return CompletableFuture.failedFuture(failure);
+              }
+              return single(
+                  sent,
+                  request,
+                  from,
+                  timeout,
+                  new AsyncBorrows.Choice(choice.sentTo),
+                  state,
+                  caller,
+                  refusals,
+                  true);
+            });
+  }
+
+  /**
+   * What a call refused "not run" ends with when the borrow of its next attempt failed with {@code
+   * failure}: the last refusal, noted with that failure.
+   */
+  private Throwable unsent(TMessage sent, Refusals refusals, Throwable failure) {
+    policy.notSentElsewhere(
+        refusals.last(),
+        sent.name,
+        refusals.endpoints(),
+        "no other endpoint could take it: " + Failures.unwrap(failure).getMessage());
+    return refusals.last();
+  }
+
+  /**
+   * The refusals of a call whose attempt on {@code choice} ended with {@code failure}, when it was
+   * a "not run" refusal and the call goes on to another endpoint ({@link
+   * CallPolicy#sendsElsewhere}, one left that has not refused it); else {@code null}, the refusal
+   * noted with why.
+   */
+  private Refusals elsewhere(
+      TMessage sent,
+      Throwable failure,
+      AsyncBorrows.Choice choice,
+      CallState state,
+      Refusals refusals) {
+    if (!Failures.notRun(failure) || choice.sentTo == null) {
+      return null;
+    }
+    Refusals refused = Refusals.and(refusals, choice.sentTo, Failures.unwrap(failure));
+    if (!policy.sendsElsewhere(failure, deadline(state), finished(state))) {
+      policy.notSentElsewhere(failure, sent.name, refused.endpoints(), "the call is over");
+      return null;
+    }
+    if (refused.cover(shared.endpoints())) {
+      policy.notSentElsewhere(failure, sent.name, refused.endpoints(), "no other endpoint");
+      return null;
+    }
+    return refused;
   }
 
   /**
@@ -149,6 +261,7 @@ final class CallAttempts {
     private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
+    private Refusals refusals; // the "not run" refusals so far, or null; guarded by this
 
     Attempts(
         TMessage sent,
@@ -164,7 +277,7 @@ final class CallAttempts {
     }
 
     CompletableFuture<ByteBuffer> start() {
-      run(first);
+      run(first, null);
       long hedgeNanos = hedge;
       if (hedgeNanos > 0) {
         ScheduledFuture<?> timer = Deadlines.schedule(this::hedge, hedgeNanos);
@@ -173,10 +286,21 @@ final class CallAttempts {
       return result;
     }
 
-    /** One attempt; the channel reads the request from its position, so each gets its own view. */
-    private void run(AsyncBorrows.Choice choice) {
-      attempt(sent, request.duplicate(), timeout, choice, state, caller)
-          .whenComplete((response, failure) -> ended(response, failure));
+    /**
+     * One attempt; the channel reads the request from its position, so each gets its own view.
+     * {@code refused}: the endpoints it must not go to, {@code null} for none.
+     */
+    private void run(AsyncBorrows.Choice choice, Refusals refused) {
+      attempt(sent, request.duplicate(), timeout, choice, state, caller, refused)
+          .whenComplete(
+              (response, failure) ->
+                  ended(
+                      choice,
+                      response,
+                      // A borrow that failed after a refusal: the caller hears the refusal.
+                      failure != null && refused != null && choice.sentTo == null
+                          ? unsent(sent, refused, failure)
+                          : failure));
     }
 
     private boolean over() {
@@ -192,20 +316,38 @@ final class CallAttempts {
         return;
       }
       outstanding.incrementAndGet();
-      run(new AsyncBorrows.Choice(first.sentTo));
+      run(new AsyncBorrows.Choice(first.sentTo), refusals());
     }
 
-    private void ended(ByteBuffer response, Throwable failure) {
+    private synchronized Refusals refusals() {
+      return refusals;
+    }
+
+    private void ended(AsyncBorrows.Choice choice, ByteBuffer response, Throwable failure) {
       if (failure == null) {
         result.complete(response); // the first reply wins; a later one is dropped
         return;
+      }
+      if (Failures.notRun(failure) && choice.sentTo != null && !over()) {
+        Refusals refused;
+        synchronized (this) {
+          refused = elsewhere(sent, failure, choice, state, refusals);
+          if (refused != null) {
+            refusals = refused;
+          }
+        }
+        if (refused != null) {
+          // Not run: to an endpoint that has not refused it, outside the budget; replaces this.
+          run(new AsyncBorrows.Choice(choice.sentTo), refused);
+          return;
+        }
       }
       if (first.sentTo != null // else a borrow failure: the borrow retried connects itself
           && Failures.inTransport(failure)
           && !over()
           && extraTaken.compareAndSet(false, true)
           && policy.retries(sent.name, failure, deadline(state), over())) {
-        run(new AsyncBorrows.Choice(first.sentTo)); // replaces this attempt: as many outstanding
+        run(new AsyncBorrows.Choice(first.sentTo), refusals()); // replaces this attempt
         return;
       }
       if (outstanding.decrementAndGet() == 0) {
@@ -214,14 +356,20 @@ final class CallAttempts {
     }
   }
 
-  /** One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. */
+  /**
+   * One attempt of an exchange: a slot now, or in the queue; {@code choice} learns where. A call
+   * refused "not run" ({@code refused} not null) is never sent to an endpoint that refused it: if
+   * only such an endpoint has a slot for it, the slot is given back and the attempt fails with the
+   * last refusal.
+   */
   private CompletableFuture<ByteBuffer> attempt(
       TMessage sent,
       ByteBuffer request,
       Duration timeout,
       AsyncBorrows.Choice choice,
       CallState state,
-      CallerContext caller) {
+      CallerContext caller,
+      Refusals refused) {
     if (state != null) {
       state.choice = choice;
     }
@@ -232,6 +380,9 @@ final class CallAttempts {
       return CompletableFuture.failedFuture(e);
     }
     if (conn != null) {
+      if (refusedHere(conn, refused)) {
+        return CompletableFuture.failedFuture(onlyRefusers(conn));
+      }
       choice.sentTo = conn.endpoint;
       return CallerContext.sendIn(
           caller, () -> calls.exchange(sent, conn, request, timeout, state));
@@ -249,6 +400,10 @@ final class CallAttempts {
                   result.cancel(false);
                   return;
                 }
+                if (refusedHere(c, refused)) {
+                  result.completeExceptionally(onlyRefusers(c));
+                  return;
+                }
                 try {
                   choice.sentTo = c.endpoint;
                   ConnectionCalls.relay(
@@ -262,5 +417,29 @@ final class CallAttempts {
               }
             });
     return result;
+  }
+
+  /**
+   * Whether {@code conn} goes to an endpoint that refused the call: its slot is then given back
+   * unused, and the attempt fails as a borrow that found nothing ({@link #onlyRefusers}), which the
+   * caller hears as the last refusal.
+   */
+  private boolean refusedHere(Conn conn, Refusals refused) {
+    if (refused == null || !refused.refused(conn.endpoint)) {
+      return false;
+    }
+    shared.giveBack(conn);
+    return true;
+  }
+
+  private PoolException onlyRefusers(Conn conn) {
+    return new PoolException(
+        shared.name()
+            + ": only "
+            + Names.endpoint(conn.endpoint)
+            + ", which refused the call, had a slot for it ("
+            + shared.gauges()
+            + ")",
+        null);
   }
 }

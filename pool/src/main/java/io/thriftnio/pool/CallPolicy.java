@@ -2,6 +2,8 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ChannelClosedException;
+import java.net.InetSocketAddress;
+import java.util.Collection;
 import java.util.function.Predicate;
 
 /**
@@ -77,6 +79,40 @@ final class CallPolicy {
       return false;
     }
     return paid(failure, method + " not sent, and not retried: ");
+  }
+
+  /**
+   * Whether an attempt that a server refused without running it ({@link Failures#notRun}) goes to
+   * another endpoint: whatever its method (no handler ran), outside the retry budget, while the
+   * call is not {@code over} and its {@code deadline} ({@code null}: none) has time left. The pool
+   * sends it only to an endpoint that has not refused it yet, so a call makes at most one attempt
+   * per endpoint; when none is left the caller hears the last refusal ({@link #notSentElsewhere}).
+   */
+  public boolean sendsElsewhere(Throwable failure, Deadline deadline, boolean over) {
+    return Failures.notRun(failure) && !over && (deadline == null || !deadline.passed());
+  }
+
+  /**
+   * Notes on {@code refusal}, which the caller hears, why the call went no further: {@code why} (no
+   * other endpoint, the deadline), with the endpoints that refused it.
+   */
+  public void notSentElsewhere(
+      Throwable refusal, String method, Collection<InetSocketAddress> refusedBy, String why) {
+    StringBuilder endpoints = new StringBuilder();
+    for (InetSocketAddress a : refusedBy) {
+      endpoints.append(endpoints.length() == 0 ? "" : ", ").append(Names.endpoint(a));
+    }
+    Failures.unwrap(refusal)
+        .addSuppressed(
+            new PoolException(
+                pool
+                    + ": "
+                    + (method == null ? "call" : method)
+                    + " refused not run by "
+                    + endpoints
+                    + "; not sent elsewhere: "
+                    + why,
+                null));
   }
 
   /**

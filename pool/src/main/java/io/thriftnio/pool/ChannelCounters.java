@@ -35,6 +35,7 @@ final class ChannelCounters {
         selector.budget().retried(),
         selector.budget().refused(),
         selector.ejections(),
-        aged.sum());
+        aged.sum(),
+        selector.notRun());
   }
 }

@@ -22,6 +22,8 @@ final class Conn {
   private final long retireAt;
   private final boolean ages;
   boolean aged; // guarded by the owner's lock: taken off the books for its age
+  // Guarded by the owner's lock: its server drains; no new call, closed once its calls are done.
+  boolean retiring;
 
   /** {@code lifetimeNanos}: from {@link ConnectionAge#lifetimeNanos()}, 0 for no ageing. */
   Conn(EndpointChannels owner, ThriftChannel channel, long lifetimeNanos) {

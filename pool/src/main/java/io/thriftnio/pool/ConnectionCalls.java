@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -109,16 +110,26 @@ final class ConnectionCalls {
             return;
           }
           TException mismatch = replies.mismatch(sent, response, conn.endpoint);
-          shared.callEnded(conn, mismatch, false);
+          // A whole reply that refuses the call "not run": the connection is fit, and the
+          // attempt fails with it so that the call may go to another endpoint (CallAttempts).
+          TApplicationException refusal = mismatch == null ? replies.notRun(response) : null;
+          shared.callEnded(conn, mismatch != null ? mismatch : refusal, false);
+          if (refusal != null && Failures.draining(refusal)) {
+            // Its server drains and closes it once quiet: no new call on it, even when its
+            // endpoint stays (the last one up), so that it can become quiet.
+            conn.owner.retire(conn);
+          }
           shared.release(conn, mismatch);
-          finish(
-              call,
-              result,
-              headers,
-              () -> end(call, response, mismatch),
-              mismatch != null
-                  ? () -> result.completeExceptionally(mismatch)
-                  : () -> result.complete(response));
+          Runnable complete;
+          if (mismatch != null) {
+            complete = () -> result.completeExceptionally(mismatch);
+          } else if (refusal != null) {
+            NotRunReply refused = new NotRunReply(response, refusal, conn.endpoint);
+            complete = () -> result.completeExceptionally(refused);
+          } else {
+            complete = () -> result.complete(response);
+          }
+          finish(call, result, headers, () -> end(call, response, mismatch), complete);
         });
     return result;
   }

@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.NoSuchElementException;
 import java.util.function.Consumer;
 import org.apache.commons.pool2.DestroyMode;
@@ -57,6 +58,15 @@ final class EndpointBorrows<T> {
     Duration wait = min(maxWait, config.borrowTimeout());
     return selector.borrowAvoiding(
         name, e -> borrowFrom(e, true, wait), () -> owner.stats().gauges(), avoid);
+  }
+
+  /** See {@link EndpointPool#borrowElsewhere(Collection, Duration)}. */
+  EndpointPool.Borrowed<T> borrowElsewhere(
+      Collection<InetSocketAddress> refusedBy, Duration maxWait) throws TException {
+    failIfInterrupted();
+    Duration wait = min(maxWait, config.borrowTimeout());
+    return selector.borrowExcluding(
+        name, e -> borrowFrom(e, true, wait), () -> owner.stats().gauges(), refusedBy);
   }
 
   /** See {@link EndpointPool#borrow(InetSocketAddress)}. */

@@ -89,6 +89,13 @@ final class EndpointChannels extends EndpointUpkeep {
         }
         continue;
       }
+      if (c.retiring) {
+        // Its server drains: no new call; it leaves when its last call ends (release).
+        if (c.inFlight == 0 && remove(c)) {
+          dead.add(c);
+        }
+        continue;
+      }
       if (c.over(now)) {
         // Aged: no new call; an idle one closes now, a busy one when its last call ends.
         if (c.inFlight == 0 && remove(c)) {
@@ -186,7 +193,8 @@ final class EndpointChannels extends EndpointUpkeep {
       }
       boolean aging = c.inFlight == 0 && c.over(now);
       boolean removed =
-          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0) || aging) && remove(c);
+          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0) || aging)
+              && remove(c);
       if (removed && aging && !remove && c.channel.isOpen()) {
         c.aged = true; // closed for its age alone, counted so
       }
@@ -216,6 +224,38 @@ final class EndpointChannels extends EndpointUpkeep {
       }
       released.signalAll();
       return idle;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The endpoint's server drains: its connections take no new call; the idle ones are taken off the
+   * books and returned for closing, busy ones leave when their last call ends ({@link #release}).
+   * Connections opened later (after a probe) are not touched.
+   */
+  List<Conn> retireConnections() {
+    lock.lock();
+    try {
+      List<Conn> idle = new ArrayList<>();
+      for (Conn c : new ArrayList<>(conns)) {
+        c.retiring = true;
+        if (c.inFlight == 0 && remove(c)) {
+          idle.add(c);
+        }
+      }
+      released.signalAll();
+      return idle;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code c}'s server drains: it takes no new call and closes once its calls end. */
+  void retire(Conn c) {
+    lock.lock();
+    try {
+      c.retiring = true;
     } finally {
       lock.unlock();
     }

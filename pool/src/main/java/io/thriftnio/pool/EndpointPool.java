@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -224,6 +225,17 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   }
 
   /**
+   * The borrow of a call refused "not run" by the endpoints of {@code refusedBy}: never one of
+   * them, and not a new call for the budget, nor a retry taken from it (no handler ran).
+   *
+   * @throws PoolException as when no endpoint is available, if only those could take it
+   */
+  public Borrowed<T> borrowElsewhere(Collection<InetSocketAddress> refusedBy, Duration maxWait)
+      throws TException {
+    return borrows.borrowElsewhere(refusedBy, maxWait);
+  }
+
+  /**
    * {@link #borrow()} for an async pool's connector: tries {@code preferred} first when it is in
    * the set and up, and does not count a timeout (the waiting call's own timer does).
    */
@@ -249,6 +261,14 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     returns.release(b);
   }
 
+  /**
+   * Closes a healthy connection between two calls because its server drains (a "not run" refusal
+   * said so): not counted as invalidated.
+   */
+  public void retire(Borrowed<T> b) {
+    returns.retire(b, false);
+  }
+
   /** Gives back a connection that no call used: it does not count as borrowed. */
   public void giveBack(Borrowed<T> b) {
     returns.giveBack(b);
@@ -262,10 +282,15 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
   /**
    * A call on {@code endpoint} ended, with {@code failure} or {@code null} for a reply: feeds
    * outlier ejection ({@link
-   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}).
+   * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}), and counts a "not
+   * run" refusal; one saying the server drains takes the endpoint out ({@link
+   * EndpointSelector#callEnded}) and closes its idle connections.
    */
   public void callEnded(InetSocketAddress endpoint, Throwable failure) {
-    selector.callEnded(endpoint, failure, name);
+    if (selector.callEnded(endpoint, failure, name)) {
+      // Its server drains: the idle connections close now, the lent ones as they come back.
+      pool.clear(endpoint);
+    }
   }
 
   /** A connection closed by itself; the factory's callback (see {@link EndpointReturns}). */

@@ -44,6 +44,7 @@ final class EndpointPoolStats {
         selector.budget().retried(),
         selector.budget().refused(),
         selector.ejections(),
-        aged.sum());
+        aged.sum(),
+        selector.notRun());
   }
 }

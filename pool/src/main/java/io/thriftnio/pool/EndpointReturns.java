@@ -38,7 +38,11 @@ final class EndpointReturns<T> {
   /** See {@link EndpointPool#release(EndpointPool.Borrowed)}. */
   void release(EndpointPool.Borrowed<T> b) {
     if (books.ages().over(b.connection)) {
-      retire(b);
+      retire(b, true);
+      return;
+    }
+    if (books.selector().isDraining(b.endpoint)) {
+      retire(b, false); // its server drains and closes it once quiet: no call is sent on it
       return;
     }
     books.lent().remove(b.connection);
@@ -57,12 +61,15 @@ final class EndpointReturns<T> {
   }
 
   /**
-   * Destroys a healthy connection past its age between two calls, so that no call fails for it: the
-   * next borrow opens another, to an endpoint chosen the normal way.
+   * Destroys a healthy connection between two calls, past its age ({@code aged}) or to an endpoint
+   * whose server drains, so that no call fails for it: the next borrow opens another, to an
+   * endpoint chosen the normal way.
    */
-  private void retire(EndpointPool.Borrowed<T> b) {
+  void retire(EndpointPool.Borrowed<T> b, boolean aged) {
     books.lent().remove(b.connection);
-    books.stats().aged.increment();
+    if (aged) {
+      books.stats().aged.increment();
+    }
     try {
       pool.invalidateObject(b.endpoint, b.connection, DestroyMode.NORMAL);
     } catch (Exception e) {

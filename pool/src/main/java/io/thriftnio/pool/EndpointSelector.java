@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ final class EndpointSelector {
   private final RetryBudget budget;
   private final int ejectAfter;
   private final LongAdder ejections = new LongAdder();
+  private final LongAdder notRun = new LongAdder();
   private final Object ejecting = new Object(); // one ejection decision at a time
   private final Object lock = new Object(); // one update() at a time
   private volatile String source = "the endpoint source";
@@ -73,22 +75,29 @@ final class EndpointSelector {
    * the endpoint's run of failures, a transport failure adds to it, and the {@link
    * io.thriftnio.pool.EndpointHealthConfig#ejectAfterConsecutiveFailures()}-th ejects the endpoint
    * unless it is the last one up. Other failures (the pool's own, a deadline) say nothing about the
-   * endpoint.
+   * endpoint. A "not run" refusal ({@link Failures#notRun}) is counted apart and says nothing about
+   * the endpoint's health, unless it says the server is draining: the endpoint is then taken out
+   * ({@link EndpointState#drain}) unless it is the last one up, and this returns {@code true}, for
+   * the pool to close its idle connections.
    */
-  void callEnded(InetSocketAddress address, Throwable failure, String pool) {
+  boolean callEnded(InetSocketAddress address, Throwable failure, String pool) {
+    if (failure != null && Failures.notRun(failure)) {
+      notRun.increment();
+      return Failures.draining(failure) && drained(address, failure, pool);
+    }
     if (ejectAfter == 0) {
-      return;
+      return false;
     }
     EndpointState e = byAddress.get(address);
     if (e == null) {
-      return;
+      return false;
     }
     if (failure == null || Failures.keepsConnection(Failures.unwrap(failure))) {
       e.callSucceeded();
-      return;
+      return false;
     }
     if (!Failures.inTransport(failure) || e.callFailed() < ejectAfter) {
-      return;
+      return false;
     }
     boolean ejected;
     synchronized (ejecting) {
@@ -105,6 +114,36 @@ final class EndpointSelector {
           Failures.unwrap(failure).toString(),
           e.describeDown());
     }
+    return false;
+  }
+
+  /** Takes {@code address} out for its server's drain, unless it is the last one up. */
+  private boolean drained(InetSocketAddress address, Throwable refusal, String pool) {
+    EndpointState e = byAddress.get(address);
+    if (e == null) {
+      return false;
+    }
+    boolean out;
+    synchronized (ejecting) {
+      // The last endpoint up stays, as for an ejection: its calls hear the refusal themselves.
+      out = anotherUp(e) && e.drain(Failures.unwrap(refusal));
+    }
+    if (out) {
+      log.info(
+          "{}: endpoint {} is draining ({}); no new call goes there until a new connection"
+              + " to it succeeds: {}",
+          pool,
+          Names.endpoint(address),
+          Failures.unwrap(refusal).getMessage(),
+          e.describeDown());
+    }
+    return out;
+  }
+
+  /** Whether {@code address} is out because its server drains ({@link EndpointState#drain}). */
+  boolean isDraining(InetSocketAddress address) {
+    EndpointState e = byAddress.get(address);
+    return e != null && e.isDraining();
   }
 
   private boolean anotherUp(EndpointState e) {
@@ -114,6 +153,11 @@ final class EndpointSelector {
       }
     }
     return false;
+  }
+
+  /** Calls refused "not run" by their server, since the pool started. */
+  long notRun() {
+    return notRun.sum();
   }
 
   /** Endpoints ejected after consecutive call failures, since the pool started. */
@@ -239,7 +283,7 @@ final class EndpointSelector {
   <T> T borrow(
       String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress preferred)
       throws TException {
-    return borrow(pool, attempt, gauges, preferred, null, null, false);
+    return borrow(pool, attempt, gauges, preferred, null, null, null, false);
   }
 
   /**
@@ -249,7 +293,21 @@ final class EndpointSelector {
   <T> T borrowAvoiding(
       String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress avoid)
       throws TException {
-    return borrow(pool, attempt, gauges, null, avoid, null, false);
+    return borrow(pool, attempt, gauges, null, avoid, null, null, false);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier)} that never goes to an endpoint of {@code excluded}
+   * (those that refused the call "not run"): it fails as when no endpoint is available if only
+   * those could take the call.
+   */
+  <T> T borrowExcluding(
+      String pool,
+      Attempt<T> attempt,
+      Supplier<String> gauges,
+      Collection<InetSocketAddress> excluded)
+      throws TException {
+    return borrow(pool, attempt, gauges, null, null, excluded, null, false);
   }
 
   /**
@@ -265,7 +323,7 @@ final class EndpointSelector {
       InetSocketAddress avoid,
       Consumer<InetSocketAddress> chosen)
       throws TException {
-    return borrow(pool, attempt, gauges, preferred, avoid, chosen, true);
+    return borrow(pool, attempt, gauges, preferred, avoid, null, chosen, true);
   }
 
   private <T> T borrow(
@@ -274,6 +332,7 @@ final class EndpointSelector {
       Supplier<String> gauges,
       InetSocketAddress preferred,
       InetSocketAddress avoid,
+      Collection<InetSocketAddress> excluded,
       Consumer<InetSocketAddress> chosen,
       boolean peek)
       throws TException {
@@ -282,6 +341,15 @@ final class EndpointSelector {
     if (avoided != null) {
       tried = new ArrayList<>();
       tried.add(avoided);
+    }
+    if (excluded != null) {
+      tried = tried == null ? new ArrayList<>() : tried;
+      for (InetSocketAddress a : excluded) {
+        EndpointState e = byAddress.get(a);
+        if (e != null) {
+          tried.add(e);
+        }
+      }
     }
     Throwable lastConnectFailure = null;
     InetSocketAddress lastFailed = null;

@@ -82,6 +82,8 @@ final class EndpointState {
 
   private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
   private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
+  // Down because its server said it drains; written under the lock, until a probe succeeds.
+  private volatile boolean draining;
 
   /** Without jitter: every back-off is its step's value; for tests that count nanoseconds. */
   EndpointState(
@@ -199,6 +201,7 @@ final class EndpointState {
           failures = 0;
         }
         probe = null;
+        draining = false;
         down = false;
       }
     }
@@ -241,6 +244,33 @@ final class EndpointState {
       markDown(clock.getAsLong());
       return true;
     }
+  }
+
+  /**
+   * Takes the endpoint out because its server refused a call saying it drains: down as after a
+   * connect failure (one more outage step, the back-off, then a probe, which must connect anew);
+   * {@code false} if it is down already. Its connections take no new call meanwhile ({@link
+   * #isDraining()}).
+   */
+  boolean drain(Throwable cause) {
+    synchronized (lock) {
+      if (down) {
+        return false;
+      }
+      lastFailure = cause;
+      failures++;
+      draining = true;
+      markDown(clock.getAsLong());
+      return true;
+    }
+  }
+
+  /**
+   * Whether the endpoint is out because its server drains: a connection to it that comes back is
+   * closed rather than kept, and none takes a new call.
+   */
+  boolean isDraining() {
+    return draining && down;
   }
 
   /**
@@ -305,7 +335,6 @@ final class EndpointState {
   }
 
   String describeDown() {
-
     synchronized (lock) {
       long left = Math.max(0, downUntil - clock.getAsLong()) / 1_000_000;
       return Names.endpoint(address)
@@ -313,7 +342,9 @@ final class EndpointState {
           + left
           + "ms more after "
           + failures
-          + (ejected ? " outage(s), ejected after call failures" : " connect failure(s)")
+          + (ejected
+              ? " outage(s), ejected after call failures"
+              : draining ? " outage(s), its server draining" : " connect failure(s)")
           + (probe == null ? "" : ", probe in flight")
           + (lastFailure == null ? "" : " (last: " + lastFailure.getMessage() + ")");
     }

@@ -47,7 +47,8 @@ class EndpointUpkeep {
     try {
       c.inFlight--;
       boolean removed =
-          (remove || !c.channel.isOpen() || (retired && c.inFlight == 0)) && remove(c);
+          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0))
+              && remove(c);
       if (waiting > 0) {
         released.signal();
       }

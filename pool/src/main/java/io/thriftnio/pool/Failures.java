@@ -1,8 +1,10 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.NotRun;
 import io.thriftnio.core.TooManyCallsInFlightException;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -63,6 +65,37 @@ final class Failures {
         || f instanceof IOException
         || f instanceof TimeoutException;
   }
+
+  /**
+   * Whether a call that ended with {@code failure} was refused by its server without running
+   * ({@link NotRun}): a whole reply, so the connection is fit, and no handler saw the call, so it
+   * may go to another endpoint whatever its method.
+   */
+  public static boolean notRun(Throwable failure) {
+    return failure != null && NotRun.isNotRun(unwrap(failure));
+  }
+
+  /**
+   * Whether {@code failure} is a "not run" refusal whose reason says the server is draining (the
+   * word {@value #DRAINING} in its message): the endpoint is leaving, so its connections take no
+   * new call.
+   */
+  public static boolean draining(Throwable failure) {
+    Throwable f = unwrap(failure);
+    for (int depth = 0; f != null && depth < 16; depth++, f = f.getCause()) {
+      String message = f.getMessage();
+      if (f instanceof TApplicationException
+          && message != null
+          && message.startsWith(NotRun.PREFIX)
+          && NotRun.isNotRun(f)) {
+        return message.toLowerCase(Locale.ROOT).contains(DRAINING);
+      }
+    }
+    return false;
+  }
+
+  /** The word of a "not run" reason that says the server is draining. */
+  static final String DRAINING = "draining";
 
   /** The failure inside the wrappers a {@code CompletableFuture} adds. */
   public static Throwable unwrap(Throwable failure) {

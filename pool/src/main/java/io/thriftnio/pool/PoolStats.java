@@ -26,6 +26,9 @@ package io.thriftnio.pool;
  * @param aged connections closed between calls because they reached {@link
  *     PoolBuilder#maxConnectionAge(java.time.Duration)} (included in {@code destroyed}, not in
  *     {@code invalidated})
+ * @param notRun calls a server refused without running them (its {@link io.thriftnio.core.NotRun
+ *     "not run"} reply), each sent on to another endpoint when one could take it, whatever its
+ *     method and outside the retry budget; not failures of the endpoint
  */
 public record PoolStats(
     int total,
@@ -41,7 +44,42 @@ public record PoolStats(
     long retries,
     long retriesRefused,
     long ejections,
-    long aged) {
+    long aged,
+    long notRun) {
+
+  /** Stats without {@code notRun} (0), as they were before that counter. */
+  public PoolStats(
+      int total,
+      int active,
+      int idle,
+      int waiting,
+      long borrowed,
+      long created,
+      long destroyed,
+      long invalidated,
+      long timeouts,
+      long connectFailures,
+      long retries,
+      long retriesRefused,
+      long ejections,
+      long aged) {
+    this(
+        total,
+        active,
+        idle,
+        waiting,
+        borrowed,
+        created,
+        destroyed,
+        invalidated,
+        timeouts,
+        connectFailures,
+        retries,
+        retriesRefused,
+        ejections,
+        aged,
+        0);
+  }
 
   /** The gauges as {@code total=, active=, idle=, waiting=}, the form error messages use. */
   public String gauges() {
@@ -72,6 +110,8 @@ public record PoolStats(
         + ejections
         + ", aged="
         + aged
+        + ", notRun="
+        + notRun
         + '}';
   }
 
@@ -93,6 +133,7 @@ public record PoolStats(
             retries,
             retriesRefused,
             ejections,
-            aged);
+            aged,
+            notRun);
   }
 }

@@ -1,5 +1,7 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.NotRun;
 import io.thriftnio.core.internal.MessageReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -7,6 +9,7 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
 
@@ -26,6 +29,27 @@ final class ReplyCheck {
   TMessage header(ByteBuffer message) throws TException {
     // Only a message header is read, in place; the channel has enforced its frame limit.
     return MessageReader.header(message, protocolFactory, MessageReader.BOUNDED_BY_FRAME);
+  }
+
+  /**
+   * The "not run" refusal ({@link NotRun}) that {@code response} carries, or {@code null}: read
+   * whole only when the reply is an exception; an unreadable reply is none (the caller's decoding
+   * tells).
+   */
+  TApplicationException notRun(ByteBuffer response) {
+    try {
+      if (header(response).type != TMessageType.EXCEPTION) {
+        return null;
+      }
+      TProtocol in =
+          protocolFactory.getProtocol(
+              FrameInputTransport.of(MessageReader.BOUNDED_BY_FRAME, response.duplicate()));
+      in.readMessageBegin();
+      TApplicationException e = TApplicationException.readFrom(in);
+      return NotRun.isNotRun(e) ? e : null;
+    } catch (TException | RuntimeException unreadable) {
+      return null;
+    }
   }
 
   /** The failure for a reply that does not answer {@code sent}, or {@code null} if it does. */

@@ -149,7 +149,8 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
    * A call on {@code c} ended, answered ({@code failure} null) or not: feeds outlier ejection with
    * what the endpoint did, not with collateral ({@link CallPolicy#aboutEndpoint}; {@code
    * byDeadline}: the caller's deadline ended it). A broken connection is one failure however many
-   * calls it fails.
+   * calls it fails. A "not run" refusal is counted apart; one saying the server drains takes the
+   * endpoint out and retires its connections.
    */
   void callEnded(Conn c, Throwable failure, boolean byDeadline) {
     if (!CallPolicy.aboutEndpoint(failure, closed.get(), byDeadline)) {
@@ -161,7 +162,13 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
         && !c.failureCounted.compareAndSet(false, true)) {
       return;
     }
-    selector.callEnded(c.endpoint, failure, name);
+    if (selector.callEnded(c.endpoint, failure, name)) {
+      // Its server drains: no connection there takes a new call; the idle ones close now.
+      EndpointChannels endpoint = books.get(c.endpoint);
+      if (endpoint != null) {
+        capacity.closeAll(endpoint.retireConnections());
+      }
+    }
   }
 
   /** Gives back a slot that no call used: it does not count as borrowed. */

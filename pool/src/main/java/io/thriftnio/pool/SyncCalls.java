@@ -2,7 +2,10 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.pool.EndpointPool.Borrowed;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -75,28 +78,87 @@ final class SyncCalls<C extends TServiceClient> {
     return call(method, work, deadline, b);
   }
 
-  /** {@code deadline}: {@code null} for none. */
+  /**
+   * {@code deadline}: {@code null} for none. An attempt of a known {@code method} refused "not run"
+   * goes to an endpoint that has not refused the call ({@link CallPolicy#sendsElsewhere}); one that
+   * failed in transport is retried once as {@link CallPolicy#retries} allows.
+   */
   private <R> R call(
       String method, Work<? super C, R> work, Deadline deadline, Borrowed<SyncConnection<C>> b)
       throws TException {
-    try {
-      return attempt(b, work, deadline);
-    } catch (TException | RuntimeException | Error t) {
-      // A blocking call is over only when it returns: no caller has heard, whatever the pool does.
-      if (!policy.retries(method, t, deadline, false)) {
-        throw t;
-      }
-      if (deadline == null) {
-        return attempt(pool.borrowForRetry(b.endpoint, pool.config().borrowTimeout()), work, null);
-      }
-      Borrowed<SyncConnection<C>> again;
+    List<InetSocketAddress> refusedBy = null;
+    boolean retried = false;
+    while (true) {
       try {
-        again = pool.borrowForRetry(b.endpoint, Duration.ofNanos(Math.max(1, deadline.left())));
-      } catch (PoolTimeoutException e) {
-        throw deadline.exceeded(name, null, pool.stats(), e);
+        return attempt(b, work, deadline);
+      } catch (TException | RuntimeException | Error t) {
+        // A blocking call is over only when it returns: no caller has heard, whatever the pool
+        // does.
+        // Only a call of a known method (iface): a lambda may have made other calls before the
+        // refused one, which would run twice.
+        if (method != null && Failures.notRun(t)) {
+          if (refusedBy == null) {
+            refusedBy = new ArrayList<>(2);
+          }
+          refusedBy.add(b.endpoint);
+          b = elsewhere(method, t, deadline, refusedBy);
+          continue;
+        }
+        if (retried || !policy.retries(method, t, deadline, false)) {
+          throw t;
+        }
+        retried = true;
+        b = retryBorrow(b.endpoint, deadline);
       }
-      return attempt(again, work, deadline);
     }
+  }
+
+  /** The borrow of a retry after a transport failure on {@code failedOn}. */
+  private Borrowed<SyncConnection<C>> retryBorrow(InetSocketAddress failedOn, Deadline deadline)
+      throws TException {
+    if (deadline == null) {
+      return pool.borrowForRetry(failedOn, pool.config().borrowTimeout());
+    }
+    try {
+      return pool.borrowForRetry(failedOn, Duration.ofNanos(Math.max(1, deadline.left())));
+    } catch (PoolTimeoutException e) {
+      throw deadline.exceeded(name, null, pool.stats(), e);
+    }
+  }
+
+  /**
+   * A connection to an endpoint not in {@code refusedBy} for a call they refused "not run"; when
+   * none can take it within the deadline, the caller hears {@code refusal}, noted with why.
+   */
+  private Borrowed<SyncConnection<C>> elsewhere(
+      String method, Throwable refusal, Deadline deadline, List<InetSocketAddress> refusedBy)
+      throws TException {
+    if (!policy.sendsElsewhere(refusal, deadline, pool.isClosed())) {
+      policy.notSentElsewhere(refusal, method, refusedBy, "the call's deadline has passed");
+      throw rethrow(refusal);
+    }
+    Duration wait =
+        deadline == null
+            ? pool.config().borrowTimeout()
+            : Duration.ofNanos(Math.max(1, deadline.left()));
+    try {
+      return pool.borrowElsewhere(refusedBy, wait);
+    } catch (TException | RuntimeException e) {
+      policy.notSentElsewhere(
+          refusal, method, refusedBy, "no other endpoint could take it: " + e.getMessage());
+      throw rethrow(refusal);
+    }
+  }
+
+  /** {@code t}, a refusal a call threw, thrown again as what it is. */
+  private static TException rethrow(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return (TException) t;
   }
 
   /**
@@ -172,7 +234,9 @@ final class SyncCalls<C extends TServiceClient> {
       pool.callEnded(b.endpoint, failure);
     }
     boolean keep = failure == null || refused || Failures.keepsConnection(failure);
-    if (keep && b.connection.isClean()) {
+    if (!refused && Failures.draining(failure)) {
+      pool.retire(b); // its server drains and closes it once quiet: no new call on it
+    } else if (keep && b.connection.isClean()) {
       pool.release(b);
     } else {
       pool.invalidate(

@@ -74,7 +74,7 @@ class IdempotentRetryTest {
     };
   }
 
-  private static Calls pool(Kind kind, PoolConfig config, InetSocketAddress... endpoints) {
+  static Calls pool(Kind kind, PoolConfig config, InetSocketAddress... endpoints) {
     switch (kind) {
       case SYNC:
         {

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.NotRun;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.BufferedInputStream;
@@ -15,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TMemoryInputTransport;
 
@@ -30,8 +33,17 @@ final class StubPeer implements AutoCloseable {
     STALL,
     WRONG_SEQID,
     /** Runs the handler, then closes the connection instead of replying. */
-    DROP_AFTER_HANDLER
+    DROP_AFTER_HANDLER,
+    /**
+     * Answers every call with a "not run" refusal ({@link NotRun}, overloaded), running nothing.
+     */
+    NOT_RUN,
+    /** As {@link #NOT_RUN}, the reason saying the server is draining. */
+    NOT_RUN_DRAINING
   }
+
+  /** Calls answered with a "not run" refusal. */
+  final AtomicInteger refused = new AtomicInteger();
 
   /** Requests the handler ran, whatever happened to the reply. */
   final AtomicInteger handled = new AtomicInteger();
@@ -157,6 +169,19 @@ final class StubPeer implements AutoCloseable {
           stalled.incrementAndGet();
           continue;
         }
+        if (m == Mode.NOT_RUN || m == Mode.NOT_RUN_DRAINING) {
+          byte[] refusal =
+              refuse(
+                  frame,
+                  m == Mode.NOT_RUN
+                      ? "the server is overloaded (test)"
+                      : "the server is draining (test)");
+          refused.incrementAndGet();
+          out.writeInt(refusal.length);
+          out.write(refusal);
+          out.flush();
+          continue;
+        }
         byte[] reply = process(frame);
         handled.incrementAndGet();
         if (m == Mode.DROP_AFTER_HANDLER) {
@@ -186,6 +211,19 @@ final class StubPeer implements AutoCloseable {
     } finally {
       sockets.remove(s);
     }
+  }
+
+  /** The refusal of the call in {@code frame}, as a thrift-nio server words it. */
+  private static byte[] refuse(byte[] frame, String reason) throws TException {
+    TMessage call = new TBinaryProtocol(new TMemoryInputTransport(frame)).readMessageBegin();
+    TMemoryBuffer out = new TMemoryBuffer(128);
+    TBinaryProtocol protocol = new TBinaryProtocol(out);
+    protocol.writeMessageBegin(new TMessage(call.name, TMessageType.EXCEPTION, call.seqid));
+    NotRun.exception(reason + " (" + call.name + " seqid " + call.seqid + ")").write(protocol);
+    protocol.writeMessageEnd();
+    byte[] bytes = new byte[out.length()];
+    System.arraycopy(out.getArray(), 0, bytes, 0, out.length());
+    return bytes;
   }
 
   private byte[] process(byte[] frame) throws TException {
