@@ -45,7 +45,8 @@ import org.apache.thrift.transport.TTransportException;
  * reply that cannot be decoded fails its call with a {@code TTransportException} naming the server
  * and why, and closes the socket. Not part of the API.
  */
-public final class THeaderNonblockingSocket extends TNonblockingSocket implements HeaderTransport {
+public final class THeaderNonblockingSocket extends TNonblockingSocket
+    implements HeaderTransport, AsyncClientSocket {
 
   private static final int FIRST_READ_SIZE = 8 * 1024;
   private static final int GROWTH_STEP = 64 * 1024;
@@ -74,6 +75,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
   private ByteBuffer reply;
   private int replyConsumes;
   private volatile Map<String, String> replyHeaders = Map.of();
+  private volatile boolean replyWhole = true; // no reply owed or partly handed over
 
   /**
    * @param channel a connected channel, the connection's
@@ -132,7 +134,9 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
 
   @Override
   public SelectionKey registerSelector(Selector selector, int interests) throws IOException {
-    key = super.registerSelector(selector, interests);
+    // A fresh client may take the connection over after a declared exception, whose call
+    // cancelled the key: as on a framed connection.
+    key = FramedNonblockingSocket.register(getSocketChannel(), selector, interests);
     return key;
   }
 
@@ -153,7 +157,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     try {
       getSocketChannel().write(out);
     } catch (IOException e) {
-      close();
+      closeNow();
       throw ClientErrors.connectionFailed(address, e);
     }
     if (out[out.length - 1].hasRemaining()) {
@@ -174,12 +178,13 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       return;
     }
     if (message == null) {
+      replyWhole = false; // a request leaves: its reply is owed
       int length = Framing.decodeLength(lengthBytes, 0);
       if (length <= 0 || length > maxFrameSize) {
         throw FrameSizeException.ofRequest(length, maxFrameSize, address, null);
       }
       if (hasUnreadBytes()) {
-        close(); // the bytes would pass for this call's reply
+        closeNow(); // the bytes would pass for this call's reply
         throw ClientErrors.protocolViolation(address, filled, "with no call waiting for it");
       }
       message = new byte[length];
@@ -236,6 +241,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       reply = null;
       filled -= replyConsumes;
       System.arraycopy(in, replyConsumes, in, 0, filled);
+      replyWhole = true;
     }
     return n;
   }
@@ -252,7 +258,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       try {
         read = getSocketChannel().read(ByteBuffer.wrap(in, filled, room));
       } catch (IOException e) {
-        close();
+        closeNow();
         throw ClientErrors.connectionFailed(address, e);
       }
       if (read < 0) {
@@ -260,7 +266,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
         if (event == Decoded.REFUSED) {
           return deliver(event);
         }
-        close();
+        closeNow();
         throw ClientErrors.closedByPeer(address);
       }
       if (read == 0) {
@@ -288,7 +294,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
   private boolean deliver(int event) throws TTransportException {
     Decoded d = codec.decoded();
     if (event != Decoded.MESSAGE) {
-      close();
+      closeNow();
       Exception e = d.refusal() == null ? null : d.refusal().exception();
       if (e instanceof FrameSizeException) {
         throw ClientErrors.connectionFailed(address, e);
@@ -304,7 +310,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     byte[] array = d.payloadArray();
     int length = array != null ? array.length : d.payloadLength();
     if (length == 0) {
-      close();
+      closeNow();
       throw new TTransportException(
           TTransportException.CORRUPTED_DATA,
           "THeader reply from "
@@ -326,6 +332,25 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       headers.replied(received);
     }
     return true;
+  }
+
+  @Override
+  public boolean betweenReplies() {
+    return replyWhole && !hasUnreadBytes();
+  }
+
+  /** Held off while no reply is partly read; see {@link AsyncClientSocket}. */
+  @Override
+  public void close() {
+    if (!betweenReplies()) {
+      closeNow();
+    }
+  }
+
+  @Override
+  public void closeNow() {
+    replyWhole = false;
+    super.close();
   }
 
   @Override
