@@ -50,6 +50,8 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
     super(channel);
     this.address = address;
     this.maxFrameSize = options.maxFrameSize();
+    // libthrift checks the length again against its configuration: ours is the bound.
+    setMaxFrameSize(maxFrameSize);
   }
 
   @Override
@@ -88,6 +90,12 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
         return 0;
       }
       int length = Framing.decodeLength(lengthBytes, 0);
+      try {
+        Framing.checkLength(length, maxFrameSize, address);
+      } catch (FrameSizeException e) {
+        closeNow();
+        throw ClientErrors.connectionFailed(address, e);
+      }
       dst.put(lengthBytes);
       lengthFill = 0;
       bodyLeft = length;

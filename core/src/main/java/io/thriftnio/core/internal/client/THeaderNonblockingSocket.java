@@ -95,6 +95,9 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
           "options.wireKind: " + options.wireKind() + " (expected: HEADER)");
     }
     this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
+    // libthrift checks the decoded message's length again against its configuration: ours is
+    // the bound.
+    setMaxFrameSize(maxFrameSize);
   }
 
   /**
