@@ -343,7 +343,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
 
     @Override
     public void onError(Exception exception) {
-      settle(null, exception);
+      settle(null, borrowed.connection.explain(exception));
     }
 
     void settle(R response, Throwable failure) {

@@ -1,11 +1,14 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.internal.client.AsyncClientSocket;
+import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.thrift.async.TAsyncClient;
@@ -78,6 +81,23 @@ final class AsyncConnection<A extends TAsyncClient> {
     if (interception != null) {
       interception.settle(failure);
     }
+  }
+
+  /**
+   * What the pool's callers hear for {@code failure}: libthrift's bare {@code TimeoutException} for
+   * a call that outlived the client's timeout becomes the {@link CallTimeoutException} every client
+   * raises, naming the method, the server and the setting; anything else as it is.
+   */
+  public Exception explain(Exception failure) {
+    if (!(failure instanceof TimeoutException)) {
+      return failure;
+    }
+    String method = socket instanceof AsyncClientSocket s ? s.lastMethod() : null;
+    CallTimeoutException e =
+        ClientErrors.noResponse(
+            endpoint, method, client.getTimeout(), "; connection closed", false);
+    e.initCause(failure);
+    return e;
   }
 
   /**

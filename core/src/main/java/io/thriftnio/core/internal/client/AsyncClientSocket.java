@@ -12,6 +12,9 @@ public interface AsyncClientSocket {
   /** Whether the last reply was read whole and nothing else arrived: the stream is in step. */
   boolean betweenReplies();
 
+  /** The method of the request last sent, or {@code null} if unknown. */
+  String lastMethod();
+
   /** Closes the socket, whatever the client's close was held off for. */
   void closeNow();
 }

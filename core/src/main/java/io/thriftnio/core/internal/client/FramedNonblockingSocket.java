@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -38,6 +39,7 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
   private int lengthFill;
   private int bodyLeft = -1; // -1: reading a length
   private volatile boolean betweenReplies = true;
+  private volatile String lastMethod;
 
   /**
    * @param channel a connected channel, the connection's
@@ -76,7 +78,16 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
   @Override
   public int write(ByteBuffer src) throws TTransportException {
     betweenReplies = false; // a request leaves: its reply is owed
+    if (src.position() == 0 && src.capacity() > Framing.HEADER_SIZE) {
+      // The call writes a four-byte length, then the message from its start: name its method.
+      lastMethod = MessageHeaders.methodName(src);
+    }
     return super.write(src);
+  }
+
+  @Override
+  public String lastMethod() {
+    return lastMethod;
   }
 
   /** The reply's length, checked before the call sees it; then its body as it comes. */

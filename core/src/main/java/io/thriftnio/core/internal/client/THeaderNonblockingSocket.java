@@ -5,6 +5,7 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
@@ -76,6 +77,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
   private int replyConsumes;
   private volatile Map<String, String> replyHeaders = Map.of();
   private volatile boolean replyWhole = true; // no reply owed or partly handed over
+  private volatile String lastMethod;
 
   /**
    * @param channel a connected channel, the connection's
@@ -199,6 +201,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
     boolean whole = messageFill == message.length;
     src.position(src.position() + (whole ? n - 1 : n));
     if (whole) {
+      lastMethod = MessageHeaders.methodName(message, 0, message.length);
       out = encode(message);
     }
   }
@@ -335,6 +338,11 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
       headers.replied(received);
     }
     return true;
+  }
+
+  @Override
+  public String lastMethod() {
+    return lastMethod;
   }
 
   @Override
