@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Up or down, for one endpoint. Down after a connect failure, or when ejected after consecutive
@@ -44,8 +46,35 @@ import java.util.function.LongSupplier;
  * <p>Each back-off is drawn at random between {@value #JITTER_PERCENT}% below its step's value and
  * that value, never above it: clients that lost an endpoint together do not probe it in step, and
  * the maximum back-off still bounds the wait for the next probe.
+ *
+ * <p>Each change is logged once, never per call: down (WARN, with the failure and the back-off),
+ * probing (INFO, once per back-off), a failed probe (INFO, with the failure and the next back-off),
+ * back (INFO). The ejection itself is logged by {@link EndpointSelector}, which decides it. Lines
+ * are logged after this object's lock is released.
  */
 final class EndpointState {
+  private static final Logger logger = LoggerFactory.getLogger(EndpointState.class);
+
+  /** Where the state changes are logged: SLF4J, or a test's recorder. */
+  interface Log {
+    void warn(String line);
+
+    void info(String line);
+
+    Log SLF4J =
+        new Log() {
+          @Override
+          public void warn(String line) {
+            logger.warn(line);
+          }
+
+          @Override
+          public void info(String line) {
+            logger.info(line);
+          }
+        };
+  }
+
   /** How far below its step's value a back-off may be drawn, in percent. */
   static final int JITTER_PERCENT = 20;
 
@@ -66,6 +95,8 @@ final class EndpointState {
   private Throwable lastFailure; // guarded by this
   private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
   private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
+  private int probeLogged; // the outage step whose probe was logged; guarded by this
+  private volatile Log log = Log.SLF4J;
 
   /** Without jitter: every back-off is its step's value; for tests that count nanoseconds. */
   EndpointState(
@@ -98,6 +129,11 @@ final class EndpointState {
     this.probeTimeoutNanos = probeTimeout.toNanos();
     this.clock = clock;
     this.random = random;
+  }
+
+  /** Logs the state changes to {@code log} in place of SLF4J; for tests. */
+  void logTo(Log log) {
+    this.log = log;
   }
 
   /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
@@ -151,6 +187,8 @@ final class EndpointState {
     if (!down) {
       return upLease;
     }
+    String line;
+    Lease lease;
     synchronized (this) {
       if (!down) {
         return upLease;
@@ -164,8 +202,15 @@ final class EndpointState {
       }
       probe = new Lease(true, peek);
       probeSince = now;
-      return probe;
+      if (peek || probeLogged == failures) {
+        return probe;
+      }
+      probeLogged = failures; // once per back-off; a peek never connects, so never logs
+      line = Names.endpoint(address) + ": probing after back-off (outage step " + failures + ")";
+      lease = probe;
     }
+    log.info(line);
+    return lease;
   }
 
   /**
@@ -175,16 +220,24 @@ final class EndpointState {
    */
   void succeeded(Lease lease) {
     if (down && lease.probe) {
+      int steps;
       synchronized (this) {
         if (probe != lease) {
           return; // taken over: the newer probe decides
         }
+        steps = failures;
         if (!ejected) {
           failures = 0;
         }
         probe = null;
+        probeLogged = 0;
         down = false;
       }
+      log.info(
+          Names.endpoint(address)
+              + ": back up, its probe connected (after "
+              + steps
+              + " outage step(s))");
     }
   }
 
@@ -230,14 +283,33 @@ final class EndpointState {
    * were started before the endpoint went down fail together: one outage, one back-off step. The
    * probe is not freed here: its borrower frees it by closing its lease.
    */
-  synchronized void connectFailed(Throwable cause) {
-    long now = clock.getAsLong();
-    lastFailure = cause;
-    if (down && now - downUntil < 0) {
-      return;
+  void connectFailed(Throwable cause) {
+    String line;
+    boolean wasDown;
+    synchronized (this) {
+      long now = clock.getAsLong();
+      lastFailure = cause;
+      if (down && now - downUntil < 0) {
+        return;
+      }
+      wasDown = down;
+      failures++;
+      markDown(now);
+      line =
+          Names.endpoint(address)
+              + (wasDown ? ": probe failed, still down" : ": down after a connect failure")
+              + " (outage step "
+              + failures
+              + "), next probe in "
+              + (downUntil - now) / 1_000_000
+              + " ms: "
+              + cause;
     }
-    failures++;
-    markDown(now);
+    if (wasDown) {
+      log.info(line);
+    } else {
+      log.warn(line);
+    }
   }
 
   /** Down for the back-off of the current outage step; holds this object's lock. */
