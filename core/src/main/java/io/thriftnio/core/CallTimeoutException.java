@@ -3,10 +3,13 @@ package io.thriftnio.core;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * A channel call that passed its timeout: a {@code TTransportException} of type {@code TIMED_OUT}.
- * Only this call failed. Its request keeps its place in the connection's reply order, since Thrift
- * peers answer a connection's requests in order, and its late reply is read and dropped when it
- * comes; the connection and the other calls on it carry on (see {@link ThriftChannel}).
+ * A call that passed its {@code callTimeout}: a {@code TTransportException} of type {@code
+ * TIMED_OUT}, whose message names the method, the server and the setting ({@code no response to
+ * echo from host/10.0.0.7:9090 within callTimeout 200 ms}), on every client and pool. A sync
+ * transport, and a pooled stock async client, close their connection (the message says so). On a
+ * channel only this call failed. Its request keeps its place in the connection's reply order, since
+ * Thrift peers answer a connection's requests in order, and its late reply is read and dropped when
+ * it comes; the connection and the other calls on it carry on (see {@link ThriftChannel}).
  *
  * <p>{@link #behindTimedOutCall()} tells a call that only waited behind another timed-out call on
  * the same connection (head-of-line blocking) from one the server itself was slow to answer.

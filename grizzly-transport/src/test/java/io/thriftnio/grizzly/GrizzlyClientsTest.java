@@ -360,9 +360,9 @@ class GrizzlyClientsTest {
               assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "call to "
+                      "no response to echo from "
                           + server.localAddress()
-                          + " timed out after 200 ms (3 calls were pending)");
+                          + " within callTimeout 200 ms (3 calls were pending)");
             });
     assertThat(channel.isOpen()).isTrue();
     assertThat(blocked).isNotDone();

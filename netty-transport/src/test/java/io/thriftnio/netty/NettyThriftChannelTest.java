@@ -204,9 +204,9 @@ class NettyThriftChannelTest {
               assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "call to "
+                      "no response to sleep from "
                           + server.localAddress()
-                          + " timed out after 300 ms (2 calls were pending)");
+                          + " within callTimeout 300 ms (2 calls were pending)");
             });
     assertThat(channel.isOpen()).isTrue();
     assertThat(channel.abandonedCalls()).isEqualTo(1);

@@ -397,7 +397,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
 
     @Override
     public void onError(Exception exception) {
-      settle(null, exception);
+      settle(null, borrowed.connection.explain(exception));
     }
 
     void settle(R response, Throwable failure) {
@@ -416,6 +416,11 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
             if (failure == null && !borrowed.connection.client.hasError()) {
               pool.release(borrowed);
               future.complete(response);
+            } else if (Failures.keepsConnection(failure) && borrowed.connection.renew()) {
+              // A whole reply (a declared exception, an application exception): the stock client
+              // calls it an error, but the connection is in step; a fresh client takes it over.
+              pool.release(borrowed);
+              future.completeExceptionally(explain(failure));
             } else {
               pool.invalidate(
                   borrowed, failure != null ? failure : borrowed.connection.client.getError());

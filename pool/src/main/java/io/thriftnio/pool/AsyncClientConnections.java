@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.internal.client.FramedNonblockingSocket;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.internal.client.SaslSocketTransport;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
@@ -15,6 +16,7 @@ import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -118,20 +120,22 @@ final class AsyncClientConnections<A extends TAsyncClient>
           options.wireKind() == WireKind.HEADER
               ? new THeaderNonblockingSocket(channel, options, endpoint)
               : null;
-      TNonblockingSocket socket = header != null ? header : new TNonblockingSocket(channel);
+      TNonblockingSocket socket =
+          header != null ? header : new FramedNonblockingSocket(channel, options, endpoint);
       TAsyncClientManager manager =
           managers[Math.floorMod(next.getAndIncrement(), managers.length)];
-      if (interception == null) {
-        A client = factory.create(protocolFactory, manager, socket);
-        client.setTimeout(callMillis);
-        return new AsyncConnection<>(endpoint, socket, client, null);
-      }
       // The stock client encodes on the caller's thread and decodes on its selector thread, each
-      // through a protocol of this factory: both pass through the interceptors.
-      InterceptedConnection calls = new InterceptedConnection(interception, endpoint, header);
-      A client = factory.create(calls.wrap(protocolFactory), manager, socket);
-      client.setTimeout(callMillis);
-      return new AsyncConnection<>(endpoint, socket, client, calls);
+      // through a protocol of this factory: with interceptors, both pass through them.
+      InterceptedConnection calls =
+          interception == null ? null : new InterceptedConnection(interception, endpoint, header);
+      TProtocolFactory protocols = calls == null ? protocolFactory : calls.wrap(protocolFactory);
+      Supplier<A> clients =
+          () -> {
+            A client = factory.create(protocols, manager, socket);
+            client.setTimeout(callMillis);
+            return client;
+          };
+      return new AsyncConnection<>(endpoint, socket, clients, calls);
     } catch (IOException | RuntimeException | Error e) {
       SocketTransports.closeQuietly(channel);
       throw e;

@@ -1,19 +1,33 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.internal.client.AsyncClientSocket;
+import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.transport.TNonblockingSocket;
 
-/** One pooled generated {@code AsyncClient} and its non-blocking socket. */
+/**
+ * One pooled non-blocking socket and the generated {@code AsyncClient} over it. The stock client is
+ * unusable after any error, a declared exception included; the socket is not, after a whole reply:
+ * {@link #renew} puts a fresh client over it.
+ */
 final class AsyncConnection<A extends TAsyncClient> {
   public final InetSocketAddress endpoint;
   public final TNonblockingSocket socket;
-  public final A client;
+
+  /** The current client; replaced only by {@link #renew}, while the connection is borrowed. */
+  public volatile A client;
+
+  /** A new client over {@link #socket}, as the first was made. */
+  private final Supplier<A> clients;
 
   /** Runs the interceptors around the client's calls; {@code null} without interceptors. */
   private final InterceptedConnection interception;
@@ -21,12 +35,31 @@ final class AsyncConnection<A extends TAsyncClient> {
   public AsyncConnection(
       InetSocketAddress endpoint,
       TNonblockingSocket socket,
-      A client,
+      Supplier<A> clients,
       InterceptedConnection interception) {
     this.endpoint = endpoint;
     this.socket = socket;
-    this.client = client;
+    this.clients = clients;
+    this.client = clients.get();
     this.interception = interception;
+  }
+
+  /**
+   * After a call that read its whole reply and still left its client in error (a declared
+   * exception, an application exception: {@link Failures#keepsConnection}): a fresh client takes
+   * the socket over. {@code false}, leaving the connection to be destroyed, when the socket closed
+   * or holds bytes no call asked for.
+   */
+  public boolean renew() {
+    try {
+      if (!(socket instanceof AsyncClientSocket s) || !s.betweenReplies() || !socket.isOpen()) {
+        return false;
+      }
+      client = clients.get();
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /**
@@ -51,6 +84,23 @@ final class AsyncConnection<A extends TAsyncClient> {
   }
 
   /**
+   * What the pool's callers hear for {@code failure}: libthrift's bare {@code TimeoutException} for
+   * a call that outlived the client's timeout becomes the {@link CallTimeoutException} every client
+   * raises, naming the method, the server and the setting; anything else as it is.
+   */
+  public Exception explain(Exception failure) {
+    if (!(failure instanceof TimeoutException)) {
+      return failure;
+    }
+    String method = socket instanceof AsyncClientSocket s ? s.lastMethod() : null;
+    CallTimeoutException e =
+        ClientErrors.noResponse(
+            endpoint, method, client.getTimeout(), "; connection closed", false);
+    e.initCause(failure);
+    return e;
+  }
+
+  /**
    * Full check of an idle client; never throws. {@code TAsyncClient} is unusable for good after any
    * error, so {@code hasError()} alone condemns it.
    */
@@ -69,6 +119,10 @@ final class AsyncConnection<A extends TAsyncClient> {
   }
 
   public void close() {
-    socket.close();
+    if (socket instanceof AsyncClientSocket s) {
+      s.closeNow();
+    } else {
+      socket.close();
+    }
   }
 }

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Up or down, for one endpoint. Down after a connect failure, or when ejected after consecutive
@@ -45,8 +47,35 @@ import java.util.function.LongSupplier;
  * <p>Each back-off is drawn at random between {@value #JITTER_PERCENT}% below its step's value and
  * that value, never above it: clients that lost an endpoint together do not probe it in step, and
  * the maximum back-off still bounds the wait for the next probe.
+ *
+ * <p>Each change is logged once, never per call: down (WARN, with the failure and the back-off),
+ * probing (INFO, once per back-off), a failed probe (INFO, with the failure and the next back-off),
+ * back (INFO). The ejection itself is logged by {@link EndpointSelector}, which decides it. Lines
+ * are logged after this object's lock is released.
  */
 final class EndpointState {
+  private static final Logger logger = LoggerFactory.getLogger(EndpointState.class);
+
+  /** Where the state changes are logged: SLF4J, or a test's recorder. */
+  interface Log {
+    void warn(String line);
+
+    void info(String line);
+
+    Log SLF4J =
+        new Log() {
+          @Override
+          public void warn(String line) {
+            logger.warn(line);
+          }
+
+          @Override
+          public void info(String line) {
+            logger.info(line);
+          }
+        };
+  }
+
   /** How far below its step's value a back-off may be drawn, in percent. */
   static final int JITTER_PERCENT = 20;
 
@@ -85,6 +114,12 @@ final class EndpointState {
   // Down because its server said it drains; written under the lock, until a probe succeeds.
   private volatile boolean draining;
 
+  /** The outage step whose probe was logged. */
+  @GuardedBy("lock")
+  private int probeLogged;
+
+  private volatile Log log = Log.SLF4J;
+
   /** Without jitter: every back-off is its step's value; for tests that count nanoseconds. */
   EndpointState(
       InetSocketAddress address,
@@ -116,6 +151,11 @@ final class EndpointState {
     this.probeTimeoutNanos = probeTimeout.toNanos();
     this.clock = clock;
     this.random = random;
+  }
+
+  /** Logs the state changes to {@code log} in place of SLF4J; for tests. */
+  void logTo(Log log) {
+    this.log = log;
   }
 
   /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
@@ -169,6 +209,8 @@ final class EndpointState {
     if (!down) {
       return upLease;
     }
+    String line;
+    Lease lease;
     synchronized (lock) {
       if (!down) {
         return upLease;
@@ -182,8 +224,15 @@ final class EndpointState {
       }
       probe = new Lease(true, peek);
       probeSince = now;
-      return probe;
+      if (peek || probeLogged == failures) {
+        return probe;
+      }
+      probeLogged = failures; // once per back-off; a peek never connects, so never logs
+      line = Names.endpoint(address) + ": probing after back-off (outage step " + failures + ")";
+      lease = probe;
     }
+    log.info(line);
+    return lease;
   }
 
   /**
@@ -193,17 +242,25 @@ final class EndpointState {
    */
   void succeeded(Lease lease) {
     if (down && lease.probe) {
+      int steps;
       synchronized (lock) {
         if (probe != lease) {
           return; // taken over: the newer probe decides
         }
+        steps = failures;
         if (!ejected) {
           failures = 0;
         }
         probe = null;
         draining = false;
+        probeLogged = 0;
         down = false;
       }
+      log.info(
+          Names.endpoint(address)
+              + ": back up, its probe connected (after "
+              + steps
+              + " outage step(s))");
     }
   }
 
@@ -253,6 +310,7 @@ final class EndpointState {
    * #isDraining()}).
    */
   boolean drain(Throwable cause) {
+    String line;
     synchronized (lock) {
       if (down) {
         return false;
@@ -260,9 +318,19 @@ final class EndpointState {
       lastFailure = cause;
       failures++;
       draining = true;
-      markDown(clock.getAsLong());
-      return true;
+      long now = clock.getAsLong();
+      markDown(now);
+      line =
+          Names.endpoint(address)
+              + ": out while its server drains (outage step "
+              + failures
+              + "), next probe in "
+              + (downUntil - now) / 1_000_000
+              + " ms: "
+              + cause.getMessage();
     }
+    log.info(line);
+    return true;
   }
 
   /**
@@ -279,14 +347,31 @@ final class EndpointState {
    * probe is not freed here: its borrower frees it by closing its lease.
    */
   void connectFailed(Throwable cause) {
+    String line;
+    boolean wasDown;
     synchronized (lock) {
       long now = clock.getAsLong();
       lastFailure = cause;
       if (down && now - downUntil < 0) {
         return;
       }
+      wasDown = down;
       failures++;
       markDown(now);
+      line =
+          Names.endpoint(address)
+              + (wasDown ? ": probe failed, still down" : ": down after a connect failure")
+              + " (outage step "
+              + failures
+              + "), next probe in "
+              + (downUntil - now) / 1_000_000
+              + " ms: "
+              + cause;
+    }
+    if (wasDown) {
+      log.info(line);
+    } else {
+      log.warn(line);
     }
   }
 

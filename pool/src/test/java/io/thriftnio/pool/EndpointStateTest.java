@@ -54,6 +54,66 @@ class EndpointStateTest {
     throw new AssertionError("no probe within " + MAX_BACKOFF + ": " + state.describeDown());
   }
 
+  /** Records the lines {@link EndpointState} logs, as {@code LEVEL text}. */
+  static final class RecordingLog implements EndpointState.Log {
+    final List<String> lines = new ArrayList<>();
+
+    @Override
+    public void warn(String line) {
+      lines.add("WARN " + line);
+    }
+
+    @Override
+    public void info(String line) {
+      lines.add("INFO " + line);
+    }
+  }
+
+  @Test
+  void eachStateChangeIsLoggedOnceNeverPerCall() {
+    RecordingLog log = new RecordingLog();
+    state.logTo(log);
+    for (int i = 0; i < 100; i++) {
+      state.tryAcquire().close(); // calls while up: nothing to log
+    }
+    assertThat(log.lines).isEmpty();
+
+    state.connectFailed(refused());
+    state.connectFailed(refused()); // the same outage: no second line
+    for (int i = 0; i < 100; i++) {
+      assertThat(state.tryAcquire()).isNull(); // refused within the back-off: no line
+    }
+    assertThat(log.lines)
+        .containsExactly(
+            "WARN 127.0.0.1:9: down after a connect failure (outage step 1), next probe in 100"
+                + " ms: java.net.ConnectException: Connection refused");
+
+    advance(BACKOFF);
+    EndpointState.Lease peek = state.tryAcquire(true); // a peek never connects: no line
+    peek.close();
+    EndpointState.Lease probe = state.tryAcquire();
+    assertThat(state.tryAcquire()).isNull(); // one probe at a time
+    state.connectFailed(refused());
+    probe.close();
+    advance(Duration.ofMillis(200));
+    EndpointState.Lease second = state.tryAcquire();
+    state.succeeded(second);
+    second.close();
+    for (int i = 0; i < 100; i++) {
+      state.tryAcquire().close();
+    }
+
+    assertThat(log.lines)
+        .containsExactly(
+            "WARN 127.0.0.1:9: down after a connect failure (outage step 1), next probe in 100"
+                + " ms: java.net.ConnectException: Connection refused",
+            "INFO 127.0.0.1:9: probing after back-off (outage step 1)",
+            "INFO 127.0.0.1:9: probe failed, still down (outage step 2), next probe in 200 ms:"
+                + " java.net.ConnectException: Connection refused",
+            "INFO 127.0.0.1:9: probing after back-off (outage step 2)",
+            "INFO 127.0.0.1:9: back up, its probe connected (after 2 outage step(s))");
+  }
+
   @Test
   void upEndpointLendsWithoutAProbe() {
     EndpointState.Lease lease = state.tryAcquire();

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
@@ -16,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -102,7 +102,9 @@ class FaultInjectionTest {
       assertThatThrownBy(() -> stalled.get(10, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .cause()
-          .isInstanceOf(TimeoutException.class);
+          .isInstanceOf(CallTimeoutException.class)
+          .hasMessageContaining("no response to fired from")
+          .hasMessageContaining("within callTimeout 300 ms; connection closed");
       assertThat(pool.stats().invalidated()).isEqualTo(1);
 
       peer.mode = StubPeer.Mode.WRONG_SEQID;

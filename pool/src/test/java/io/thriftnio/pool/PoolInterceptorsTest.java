@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
@@ -22,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TTupleProtocol;
@@ -215,7 +215,7 @@ class PoolInterceptorsTest {
       peer.mode = StubPeer.Mode.STALL;
       Throwable timeout = failureOf(pool.<Long>call((c, cb) -> c.fired(cb)));
 
-      assertThat(timeout).isInstanceOf(TimeoutException.class);
+      assertThat(timeout).isInstanceOf(CallTimeoutException.class);
       assertThat(inner.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
       assertThat(inner.only().failure()).isSameAs(timeout);
     }

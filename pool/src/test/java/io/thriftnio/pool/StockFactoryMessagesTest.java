@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.gen.BenchService;
@@ -49,7 +50,7 @@ class StockFactoryMessagesTest {
   }
 
   private static void assertReadTimeout(Throwable e, InetSocketAddress peer) {
-    assertThat(e).isExactlyInstanceOf(TTransportException.class);
+    assertThat(e).isExactlyInstanceOf(CallTimeoutException.class);
     assertThat(((TTransportException) e).getType()).isEqualTo(TTransportException.TIMED_OUT);
     assertThat(e.getMessage())
         .isEqualTo(

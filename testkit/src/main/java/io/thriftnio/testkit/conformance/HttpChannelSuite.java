@@ -312,6 +312,6 @@ public abstract class HttpChannelSuite {
             Duration.ofMillis(300));
     Throwable e = failure(stalled.exchange(msg("a")));
     assertThat(((TTransportException) e).getType()).isEqualTo(TTransportException.TIMED_OUT);
-    assertThat(e).hasMessageContaining("timed out after 300 ms");
+    assertThat(e).hasMessageContaining("within callTimeout 300 ms");
   }
 }

@@ -285,7 +285,7 @@ public abstract class UnframedClientSuite {
     ThriftChannel channel = resources().openChannel(peer.address, options);
     closeAfter.add(channel);
     assertFailsWith(
-        () -> exchange(channel), TTransportException.TIMED_OUT, "timed out after 200 ms");
+        () -> exchange(channel), TTransportException.TIMED_OUT, "within callTimeout 200 ms");
     assertThat(recorder.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
     assertThat(recorder.only().context().methodName()).isEqualTo("ping");
   }

@@ -130,12 +130,37 @@ public final class ClientErrors {
   }
 
   /**
+   * {@code TIMED_OUT}: a call outlived its timeout, in the words every client and pool uses: {@code
+   * no response to echo from host/10.0.0.7:9090 within callTimeout 200 ms} and {@code after}.
+   *
+   * @param method the call's method, or {@code null} if unknown
+   * @param after what became of the connection, e.g. {@code "; transport closed"}
+   * @param behind see {@link CallTimeoutException#behindTimedOutCall()}
+   */
+  public static CallTimeoutException noResponse(
+      SocketAddress address, String method, long timeoutMillis, String after, boolean behind) {
+    return new CallTimeoutException(
+        "no response"
+            + (method != null ? " to " + method : "")
+            + " from "
+            + peer(address)
+            + " within callTimeout "
+            + timeoutMillis
+            + " ms"
+            + after,
+        behind);
+  }
+
+  /**
    * {@code TIMED_OUT}: a channel call outlived its timeout; it fails alone and the channel stays
    * open. {@code written}: the request had left (else the connection was not draining); {@code
    * behind}: an earlier call on the connection had timed out and still owed its reply.
+   *
+   * @param method the call's method, or {@code null} if unknown
    */
   public static CallTimeoutException callTimedOut(
       SocketAddress address,
+      String method,
       long timeoutMillis,
       int pendingCalls,
       boolean written,
@@ -144,16 +169,11 @@ public final class ClientErrors {
         !written
             ? " before it could be written (the connection is not draining)"
             : behind ? " behind an earlier call that had timed out" : "";
-    return new CallTimeoutException(
-        "call to "
-            + peer(address)
-            + " timed out after "
-            + timeoutMillis
-            + " ms"
-            + where
-            + " ("
-            + pendingCalls
-            + " calls were pending)",
+    return noResponse(
+        address,
+        method,
+        timeoutMillis,
+        where + " (" + pendingCalls + " calls were pending)",
         behind);
   }
 
@@ -164,18 +184,14 @@ public final class ClientErrors {
    * @param method the method of the request last sent, or {@code null} if unknown
    * @param cause the IO library's timeout (a {@code SocketTimeoutException}), or {@code null}
    */
-  public static TTransportException readTimedOut(
+  public static CallTimeoutException readTimedOut(
       SocketAddress address, long timeoutMillis, String method, Throwable cause) {
-    return new TTransportException(
-        TTransportException.TIMED_OUT,
-        "no response"
-            + (method != null ? " to " + method : "")
-            + " from "
-            + peer(address)
-            + " within callTimeout "
-            + timeoutMillis
-            + " ms; transport closed",
-        cause);
+    CallTimeoutException e =
+        noResponse(address, method, timeoutMillis, "; transport closed", false);
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
   }
 
   /** {@code NOT_OPEN}: an operation on a sync transport that is closed. */

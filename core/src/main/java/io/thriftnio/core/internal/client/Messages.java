@@ -103,6 +103,9 @@ final class Messages {
     /** The request's sequence id, or {@link MessageHeaders#UNKNOWN_SEQ_ID}: checks a late reply. */
     final long seqId;
 
+    /** The request's method, or {@code null} if its header cannot be read in place. */
+    final String method;
+
     boolean written; // under the lock
     boolean abandoned; // under the lock: timed out after it was written; its reply is still owed
     boolean behind; // under the lock, once abandoned: it waited behind an abandoned call
@@ -113,6 +116,7 @@ final class Messages {
       this.timeout = timeout;
       this.deadline = System.nanoTime() + timeout.toNanos();
       this.seqId = MessageHeaders.seqId(payload);
+      this.method = MessageHeaders.methodName(payload);
     }
   }
 

@@ -376,7 +376,8 @@ public final class PipelinedCalls {
     }
     for (Call c : overdue) {
       CallTimeoutException e =
-          ClientErrors.callTimedOut(peer, c.timeout.toMillis(), pending, c.written, c.behind);
+          ClientErrors.callTimedOut(
+              peer, c.method, c.timeout.toMillis(), pending, c.written, c.behind);
       Messages.complete(c.completeOn, c.result, null, e);
     }
   }

@@ -5,6 +5,7 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
@@ -45,7 +46,8 @@ import org.apache.thrift.transport.TTransportException;
  * reply that cannot be decoded fails its call with a {@code TTransportException} naming the server
  * and why, and closes the socket. Not part of the API.
  */
-public final class THeaderNonblockingSocket extends TNonblockingSocket implements HeaderTransport {
+public final class THeaderNonblockingSocket extends TNonblockingSocket
+    implements HeaderTransport, AsyncClientSocket {
 
   private static final int FIRST_READ_SIZE = 8 * 1024;
   private static final int GROWTH_STEP = 64 * 1024;
@@ -74,6 +76,8 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
   private ByteBuffer reply;
   private int replyConsumes;
   private volatile Map<String, String> replyHeaders = Map.of();
+  private volatile boolean replyWhole = true; // no reply owed or partly handed over
+  private volatile String lastMethod;
 
   /**
    * @param channel a connected channel, the connection's
@@ -93,6 +97,9 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
           "options.wireKind: " + options.wireKind() + " (expected: HEADER)");
     }
     this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
+    // libthrift checks the decoded message's length again against its configuration: ours is
+    // the bound.
+    setMaxFrameSize(maxFrameSize);
   }
 
   /**
@@ -132,7 +139,9 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
 
   @Override
   public SelectionKey registerSelector(Selector selector, int interests) throws IOException {
-    key = super.registerSelector(selector, interests);
+    // A fresh client may take the connection over after a declared exception, whose call
+    // cancelled the key: as on a framed connection.
+    key = FramedNonblockingSocket.register(getSocketChannel(), selector, interests);
     return key;
   }
 
@@ -153,7 +162,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     try {
       getSocketChannel().write(out);
     } catch (IOException e) {
-      close();
+      closeNow();
       throw ClientErrors.connectionFailed(address, e);
     }
     if (out[out.length - 1].hasRemaining()) {
@@ -174,12 +183,13 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       return;
     }
     if (message == null) {
+      replyWhole = false; // a request leaves: its reply is owed
       int length = Framing.decodeLength(lengthBytes, 0);
       if (length <= 0 || length > maxFrameSize) {
         throw FrameSizeException.ofRequest(length, maxFrameSize, address, null);
       }
       if (hasUnreadBytes()) {
-        close(); // the bytes would pass for this call's reply
+        closeNow(); // the bytes would pass for this call's reply
         throw ClientErrors.protocolViolation(address, filled, "with no call waiting for it");
       }
       message = new byte[length];
@@ -191,6 +201,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     boolean whole = messageFill == message.length;
     src.position(src.position() + (whole ? n - 1 : n));
     if (whole) {
+      lastMethod = MessageHeaders.methodName(message, 0, message.length);
       out = encode(message);
     }
   }
@@ -236,6 +247,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       reply = null;
       filled -= replyConsumes;
       System.arraycopy(in, replyConsumes, in, 0, filled);
+      replyWhole = true;
     }
     return n;
   }
@@ -252,7 +264,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       try {
         read = getSocketChannel().read(ByteBuffer.wrap(in, filled, room));
       } catch (IOException e) {
-        close();
+        closeNow();
         throw ClientErrors.connectionFailed(address, e);
       }
       if (read < 0) {
@@ -260,7 +272,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
         if (event == Decoded.REFUSED) {
           return deliver(event);
         }
-        close();
+        closeNow();
         throw ClientErrors.closedByPeer(address);
       }
       if (read == 0) {
@@ -288,7 +300,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
   private boolean deliver(int event) throws TTransportException {
     Decoded d = codec.decoded();
     if (event != Decoded.MESSAGE) {
-      close();
+      closeNow();
       Exception e = d.refusal() == null ? null : d.refusal().exception();
       if (e instanceof FrameSizeException) {
         throw ClientErrors.connectionFailed(address, e);
@@ -304,7 +316,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
     byte[] array = d.payloadArray();
     int length = array != null ? array.length : d.payloadLength();
     if (length == 0) {
-      close();
+      closeNow();
       throw new TTransportException(
           TTransportException.CORRUPTED_DATA,
           "THeader reply from "
@@ -326,6 +338,30 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket implement
       headers.replied(received);
     }
     return true;
+  }
+
+  @Override
+  public String lastMethod() {
+    return lastMethod;
+  }
+
+  @Override
+  public boolean betweenReplies() {
+    return replyWhole && !hasUnreadBytes();
+  }
+
+  /** Held off while no reply is partly read; see {@link AsyncClientSocket}. */
+  @Override
+  public void close() {
+    if (!betweenReplies()) {
+      closeNow();
+    }
+  }
+
+  @Override
+  public void closeNow() {
+    replyWhole = false;
+    super.close();
   }
 
   @Override

@@ -58,6 +58,17 @@ public final class MessageHeaders {
   }
 
   /**
+   * The method name in the message header of {@code message} (no length prefix, from position to
+   * limit, which are left as they are), read in place; {@code null} for another protocol than
+   * strict binary and compact, or a header cut short.
+   */
+  public static String methodName(ByteBuffer message) {
+    ByteBuffer b = message.duplicate();
+    InPlace h = InPlace.of(b);
+    return h == null ? null : h.name(b);
+  }
+
+  /**
    * The method name in the message header at {@code bytes[offset..offset+length)}, read in place;
    * {@code null} for another protocol than strict binary and compact, or a header cut short.
    */

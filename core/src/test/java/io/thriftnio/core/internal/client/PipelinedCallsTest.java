@@ -237,7 +237,8 @@ class PipelinedCallsTest {
               assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT);
               assertThat(e.behindTimedOutCall()).isFalse();
               assertThat(e.getMessage())
-                  .isEqualTo("call to db1:9090 timed out after 50 ms (2 calls were pending)");
+                  .isEqualTo(
+                      "no response from db1:9090 within callTimeout 50 ms (2 calls were pending)");
             });
     assertThat(calls.isOpen()).isTrue();
     assertThat(link.closed).isFalse();
@@ -269,8 +270,8 @@ class PipelinedCallsTest {
               assertThat(e.behindTimedOutCall()).isTrue();
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "call to db1:9090 timed out after 300 ms behind an earlier call that had"
-                          + " timed out (2 calls were pending)");
+                      "no response from db1:9090 within callTimeout 300 ms behind an earlier call"
+                          + " that had timed out (2 calls were pending)");
             });
     assertThat(calls.abandonedCalls()).isEqualTo(2);
     calls.onResponse(bytes("A"));
@@ -329,8 +330,8 @@ class PipelinedCallsTest {
             e ->
                 assertThat(e.getMessage())
                     .isEqualTo(
-                        "call to db1:9090 timed out after 30 ms before it could be written (the"
-                            + " connection is not draining) (1 calls were pending)"));
+                        "no response from db1:9090 within callTimeout 30 ms before it could be"
+                            + " written (the connection is not draining) (1 calls were pending)"));
     assertThat(calls.pendingCalls()).isZero();
     assertThat(calls.abandonedCalls()).isZero();
     link.writable = true;
