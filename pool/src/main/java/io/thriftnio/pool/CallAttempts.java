@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static io.thriftnio.pool.CallState.deadline;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.internal.client.CallerContext;
 import io.thriftnio.core.util.internal.Continuations;
 import java.net.InetSocketAddress;
@@ -261,7 +262,10 @@ final class CallAttempts {
     private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
-    private Refusals refusals; // the "not run" refusals so far, or null; guarded by this
+
+    /** The "not run" refusals so far, or null. */
+    @GuardedBy("this")
+    private Refusals refusals;
 
     Attempts(
         TMessage sent,

@@ -1,5 +1,6 @@
 package io.thriftnio.core.wire;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +18,7 @@ public final class PeerMemory {
 
   private final Object lock = new Object();
 
-  // guarded by lock (@GuardedBy once the build has the annotations: issue 38, item 6)
+  @GuardedBy("lock")
   private final Map<String, Boolean> seen =
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
