@@ -18,12 +18,17 @@ import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.nio.channels.SelectableChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.glassfish.grizzly.filterchain.FilterChain;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.nio.SelectorRunner;
 import org.glassfish.grizzly.nio.transport.TCPNIOBindingHandler;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
@@ -108,6 +113,11 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
 
   private static final Logger log = LoggerFactory.getLogger(GrizzlyThriftServer.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-server";
+
+  /**
+   * How long a close waits for the listening socket to be closed in the kernel (as unbind does).
+   */
+  private static final long LISTENER_CLOSE_MILLIS = 1000;
 
   private final TCPNIOTransport suppliedTransport;
   private final boolean ownsTransport;
@@ -195,10 +205,57 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
     @Override
     public void stopAccepting() {
       serverFilter.drain();
+      TCPNIOServerConnection listener = serverConnection;
       try {
-        transport.unbind(serverConnection);
+        transport.unbind(listener);
       } catch (RuntimeException e) {
         log.warn("Could not unbind {}", lifecycle.boundAddress(), e);
+        return;
+      }
+      awaitSocketClosed(listener);
+    }
+
+    /**
+     * Waits, at most {@link #LISTENER_CLOSE_MILLIS}, until the listening socket is closed in the
+     * kernel: nobody can connect once {@code close()} returns. Grizzly's close of {@code listener}
+     * completes once its selector thread closed the channel, but a channel registered with a
+     * selector keeps its socket open (the kernel still completes connects into its backlog) until
+     * that selector's next selection deregisters it. The selector thread tells when: a task it runs
+     * after that selection finds the channel no longer registered, and that thread closed the
+     * socket as it deregistered it.
+     */
+    private void awaitSocketClosed(TCPNIOServerConnection listener) {
+      SelectableChannel channel = listener == null ? null : listener.getChannel();
+      SelectorRunner runner = listener == null ? null : listener.getSelectorRunner();
+      if (channel == null || runner == null) {
+        return; // never bound
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LISTENER_CLOSE_MILLIS);
+      try {
+        while (true) {
+          CompletableFuture<Boolean> closed = new CompletableFuture<>();
+          transport
+              .getSelectorHandler()
+              .enque(
+                  runner,
+                  () -> {
+                    closed.complete(!channel.isRegistered());
+                    return true;
+                  },
+                  null);
+          if (closed.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+            return;
+          }
+        }
+      } catch (TimeoutException | ExecutionException | RuntimeException e) {
+        log.warn(
+            "The listening socket {} was not seen closed within {} ms of its close; it accepts"
+                + " connections until its selector thread runs again",
+            lifecycle.boundAddress(),
+            LISTENER_CLOSE_MILLIS,
+            e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // restored; the close goes on without waiting further
       }
     }
 
