@@ -10,6 +10,9 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.protocol.TJSONProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
@@ -51,6 +54,10 @@ public final class Replies {
     while (received.length - at >= Framing.HEADER_SIZE) {
       int length = Framing.decodeLength(received, at);
       if (length <= 0 || length > maxFrameSize) {
+        // A request that looked unframed is answered unframed, the server's hint, then closed.
+        if (unframedRefusal(ByteBuffer.wrap(received, at, received.length - at).slice())) {
+          return replies + 1;
+        }
         throw new AssertionError(
             "reply " + replies + " has length " + length + " (limit " + maxFrameSize + ")");
       }
@@ -61,7 +68,10 @@ public final class Replies {
       try {
         checkOne(payload, protocol);
       } catch (TException | RuntimeException e) {
-        throw new AssertionError("reply " + replies + " does not decode: " + e, e);
+        // A request in another protocol is refused in that protocol, naming both.
+        if (!refusalInAnyProtocol(payload.duplicate())) {
+          throw new AssertionError("reply " + replies + " does not decode: " + e, e);
+        }
       }
       at += Framing.HEADER_SIZE + length;
       replies++;
@@ -84,6 +94,34 @@ public final class Replies {
     } catch (TException | RuntimeException e) {
       return null;
     }
+  }
+
+  private static final TProtocolFactory[] PROTOCOLS = {
+    new TBinaryProtocol.Factory(), new TCompactProtocol.Factory(), new TJSONProtocol.Factory()
+  };
+
+  /** Whether {@code bytes} begin with an unframed {@code EXCEPTION} in one of the protocols. */
+  private static boolean unframedRefusal(ByteBuffer bytes) {
+    return refusalInAnyProtocol(bytes);
+  }
+
+  /** Whether {@code payload} is an {@code EXCEPTION} carrying a refusal, in any protocol. */
+  private static boolean refusalInAnyProtocol(ByteBuffer payload) {
+    for (TProtocolFactory any : PROTOCOLS) {
+      try {
+        TProtocol p = any.getProtocol(FrameInputTransport.of(CONFIG, payload.duplicate()));
+        TMessage msg = p.readMessageBegin();
+        if (msg.type == TMessageType.EXCEPTION) {
+          TApplicationException refused = TApplicationException.readFrom(p);
+          if (refused.getType() == TApplicationException.PROTOCOL_ERROR) {
+            return true;
+          }
+        }
+      } catch (TException | RuntimeException notThisOne) {
+        // Not a refusal in this protocol: try the next.
+      }
+    }
+    return false;
   }
 
   private static void checkOne(ByteBuffer payload, TProtocolFactory protocol) throws TException {
