@@ -14,7 +14,10 @@ final class Conn {
   // Set by the first of its calls whose failure counted against the endpoint: once per
   // connection.
   final AtomicBoolean failureCounted = new AtomicBoolean();
-  int inFlight; // guarded by the owner's lock
+  int inFlight; // guarded by the owner's lock: calls, plus the evictor's check while it runs
+  // Guarded by the owner's lock: 1 while the evictor checks it idle (counted in inFlight, so that
+  // nothing closes it meanwhile), which is no call: stats, loads and the idle clock leave it out.
+  int checking;
   long idleSince = System.nanoTime(); // guarded by the owner's lock
   boolean removed; // guarded by the owner's lock
   // When it retires (System.nanoTime()), if `ages`: it then takes no new call, and closes once its
@@ -32,6 +35,11 @@ final class Conn {
     this.channel = channel;
     this.ages = lifetimeNanos > 0;
     this.retireAt = idleSince + lifetimeNanos;
+  }
+
+  /** Calls in flight, the evictor's check left out; under the owner's lock. */
+  int calls() {
+    return inFlight - checking;
   }
 
   /** Whether it has outlived its lifetime at {@code now} ({@code System.nanoTime()}). */

@@ -188,8 +188,8 @@ final class EndpointChannels extends EndpointUpkeep {
     try {
       c.inFlight--;
       long now = System.nanoTime();
-      if (c.inFlight == 0) {
-        c.idleSince = now;
+      if (c.calls() == 0) {
+        c.idleSince = now; // its last call ended, though the evictor may be checking it
       }
       boolean aging = c.inFlight == 0 && c.over(now);
       boolean removed =

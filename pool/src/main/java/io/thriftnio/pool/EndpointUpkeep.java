@@ -46,6 +46,7 @@ class EndpointUpkeep {
     lock.lock();
     try {
       c.inFlight--;
+      c.checking--;
       boolean removed =
           (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0))
               && remove(c);
@@ -108,6 +109,7 @@ class EndpointUpkeep {
           expired.add(c);
         } else {
           c.inFlight++;
+          c.checking++; // no call: left out of the stats and the loads
           idle.add(c);
         }
       }
@@ -153,7 +155,7 @@ class EndpointUpkeep {
     try {
       int n = 0;
       for (Conn c : conns) {
-        n += c.inFlight;
+        n += c.calls();
       }
       return n;
     } finally {
@@ -170,7 +172,7 @@ class EndpointUpkeep {
     try {
       int n = 0;
       for (Conn c : conns) {
-        n += c.channel.abandonedCalls() > 0 ? Math.max(c.inFlight, maxInFlight) : c.inFlight;
+        n += c.channel.abandonedCalls() > 0 ? Math.max(c.calls(), maxInFlight) : c.calls();
       }
       return n;
     } finally {
@@ -184,7 +186,7 @@ class EndpointUpkeep {
     try {
       for (Conn c : conns) {
         counts[0]++;
-        if (c.inFlight > 0) {
+        if (c.calls() > 0) {
           counts[1]++;
         }
       }

@@ -7,7 +7,7 @@ package io.thriftnio.pool;
  *
  * @param total connections open: {@code active + idle}
  * @param active connections lent out, or being opened or closed (for {@link ThriftChannelPool}:
- *     connections with calls in flight)
+ *     connections with calls in flight; one the evictor is checking is idle)
  * @param idle connections open and unused
  * @param waiting borrowers waiting for a connection
  * @param borrowed borrows that got a connection, since the pool started

@@ -43,6 +43,21 @@ class ServerRestartRecoveryTest {
   /** Far above the longest back-off plus a connect: a pool that misses it has stopped trying. */
   private static final Duration RECOVERY_BOUND = Duration.ofSeconds(15);
 
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration BORROW_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * How long a caller waits for an async call: the pool's bounds (a wait in the queue, a connect,
+   * the call's own timeout) and a margin. Every call completes within them; one that does not is a
+   * call left hanging, reported as a {@code TimeoutException}, not an outage.
+   */
+  private static final Duration CALL_WAIT =
+      BORROW_TIMEOUT.plus(CONNECT_TIMEOUT).plus(CALL_TIMEOUT).plus(Duration.ofSeconds(3));
+
+  private static final ClientOptions OPTIONS =
+      ClientOptions.builder().connectTimeout(CONNECT_TIMEOUT).callTimeout(CALL_TIMEOUT).build();
+
   private static final PoolConfig CONFIG =
       PoolConfig.builder()
           .maxTotal(64)
@@ -58,7 +73,7 @@ class ServerRestartRecoveryTest {
                   .backoff(Duration.ofMillis(10))
                   .maxBackoff(MAX_BACKOFF)
                   .build())
-          .borrowTimeout(Duration.ofSeconds(2))
+          .borrowTimeout(BORROW_TIMEOUT)
           .build();
 
   private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 0);
@@ -109,11 +124,7 @@ class ServerRestartRecoveryTest {
   void syncPoolServesAfterEveryRestart() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .options(
-                ClientOptions.builder()
-                    .connectTimeout(Duration.ofSeconds(2))
-                    .callTimeout(Duration.ofSeconds(5))
-                    .build())
+            .options(OPTIONS)
             .endpoint(address)
             .config(CONFIG)
             .build()) {
@@ -127,14 +138,10 @@ class ServerRestartRecoveryTest {
         ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
             .endpoint(address)
             .config(CONFIG)
-            .options(
-                ClientOptions.builder()
-                    .connectTimeout(Duration.ofSeconds(2))
-                    .callTimeout(Duration.ofSeconds(5))
-                    .build())
+            .options(OPTIONS)
             .build()) {
       restartUnderLoad(
-          () -> unwrap(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)),
+          () -> unwrap(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get(waitMillis(), MS)),
           pool::stats);
     }
   }
@@ -145,10 +152,10 @@ class ServerRestartRecoveryTest {
         ThriftChannelPool<BenchService.Client> pool =
             ThriftChannelPool.builder(
                     BenchService.Client::new,
-                    e ->
-                        resources.openChannel(
-                            e,
-                            ClientOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
+                    // The channels' callTimeout bounds each call: without it, the 30 s default
+                    // outlasted the callers' wait, and a call on a connection left unanswered
+                    // read as never answered.
+                    e -> resources.openChannel(e, OPTIONS))
                 .endpoint(address)
                 .config(CONFIG)
                 .maxCallsInFlightPerConnection(8)
@@ -158,9 +165,15 @@ class ServerRestartRecoveryTest {
               unwrap(
                   () ->
                       pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)
-                          .get(10, TimeUnit.SECONDS)),
+                          .get(waitMillis(), MS)),
           pool::stats);
     }
+  }
+
+  private static final TimeUnit MS = TimeUnit.MILLISECONDS;
+
+  private static long waitMillis() {
+    return CALL_WAIT.toMillis();
   }
 
   interface Waited {
@@ -227,10 +240,15 @@ class ServerRestartRecoveryTest {
       }
     } finally {
       stop.set(true);
+      long joinBy = System.nanoTime() + CALL_WAIT.plusSeconds(5).toNanos();
       for (Thread t : callers) {
-        t.join(10_000);
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinBy - System.nanoTime())));
       }
     }
+    // A caller still waiting would hold its call's slot and leave the books below unsettled.
+    assertThat(callers.stream().filter(Thread::isAlive).map(Thread::getName))
+        .as("callers still in a call %s after they were told to stop", CALL_WAIT)
+        .isEmpty();
     // Only the errors of an outage: a lost connection, a refused connect, the endpoint down.
     assertThat(errors.keySet())
         .as("errors %s; recovery ms per restart %s", errors, recoveryMillis)
