@@ -416,10 +416,17 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
             if (failure == null && !borrowed.connection.client.hasError()) {
               pool.release(borrowed);
               future.complete(response);
-            } else if (Failures.keepsConnection(failure) && borrowed.connection.renew()) {
-              // A whole reply (a declared exception, an application exception): the stock client
-              // calls it an error, but the connection is in step; a fresh client takes it over.
+            } else if (Failures.keepsConnection(failure)
+                && !Failures.draining(failure)
+                && borrowed.connection.renew()) {
+              // A whole reply (a declared exception, an application exception, a "not run"
+              // refusal of a server that does not drain): the stock client calls it an error, but
+              // the connection is in step; a fresh client takes it over. A draining server's
+              // connection is not kept: it closes once quiet.
               pool.release(borrowed);
+              if (sentElsewhere(failure)) {
+                return;
+              }
               future.completeExceptionally(explain(failure));
             } else {
               pool.invalidate(
