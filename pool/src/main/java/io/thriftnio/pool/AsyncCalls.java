@@ -420,6 +420,9 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
               // A whole reply (a declared exception, an application exception): the stock client
               // calls it an error, but the connection is in step; a fresh client takes it over.
               pool.release(borrowed);
+              if (sentElsewhere(failure)) {
+                return; // a "not run" refusal is such a reply: the call goes on elsewhere
+              }
               future.completeExceptionally(explain(failure));
             } else {
               pool.invalidate(
