@@ -35,19 +35,18 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>{@link #close()}: drain every connection (answer what was received, refuse what arrives as not
- * run, close once quiet; a connection accepted meanwhile drains from the start), close the listening
- * socket once the drain ends, and after {@code drainTimeout} close whatever is left ({@link
- * ServerDrain}; with a health path a connection accepted during the drain serves probes only); then
- * stop the worker pool (tasks that
- * never ran are {@linkplain CallSequencer#abandonUnrun abandoned}) and release the transport's
- * threads. A second, concurrent close waits for the first outside the lock. Called in a call of
- * this server, or on one of its IO threads, it cannot wait for the drain (which waits for that very
- * call, or that thread): there it starts the drain of new connections, hands the rest to a thread named {@code
- * PREFIX-close-PORT}, and returns at once.
+ * run, close once quiet; a connection accepted meanwhile drains from the start), close the
+ * listening socket once the drain ends, and after {@code drainTimeout} close whatever is left
+ * ({@link ServerDrain}; with a health path a connection accepted during the drain serves probes
+ * only); then stop the worker pool (tasks that never ran are {@linkplain CallSequencer#abandonUnrun
+ * abandoned}) and release the transport's threads. A second, concurrent close waits for the first
+ * outside the lock. Called in a call of this server, or on one of its IO threads, it cannot wait
+ * for the drain (which waits for that very call, or that thread): there it starts the drain of new
+ * connections, hands the rest to a thread named {@code PREFIX-close-PORT}, and returns at once.
  *
- * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the drain begins:
- * a server withdraws from discovery there while it still serves every call. With hooks, a close
- * that cannot wait hands them to the close thread too, so a hook never runs on an IO thread.
+ * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the drain begins: a server
+ * withdraws from discovery there while it still serves every call. With hooks, a close that cannot
+ * wait hands them to the close thread too, so a hook never runs on an IO thread.
  */
 public final class ServerLifecycle {
 
