@@ -416,13 +416,12 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
             if (failure == null && !borrowed.connection.client.hasError()) {
               pool.release(borrowed);
               future.complete(response);
-            } else if (Failures.keepsConnection(failure) && borrowed.connection.renew()) {
+            } else if (Failures.keepsConnection(failure)
+                && !Failures.notRun(failure) // goes elsewhere (below), off a draining server
+                && borrowed.connection.renew()) {
               // A whole reply (a declared exception, an application exception): the stock client
               // calls it an error, but the connection is in step; a fresh client takes it over.
               pool.release(borrowed);
-              if (sentElsewhere(failure)) {
-                return; // a "not run" refusal is such a reply: the call goes on elsewhere
-              }
               future.completeExceptionally(explain(failure));
             } else {
               pool.invalidate(
