@@ -98,6 +98,9 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   private final AtomicInteger arriving = new AtomicInteger();
 
+  /** {@link System#nanoTime()} of the last connection admitted. */
+  private volatile long lastAdmittedNanos = System.nanoTime();
+
   /** ACCEPTING, DRAINING, PROBES_ONLY or REFUSING; only ever goes up. */
   private final AtomicInteger mode = new AtomicInteger(ACCEPTING);
 
@@ -172,6 +175,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
         bornDraining.add(c);
       }
     }
+    lastAdmittedNanos = System.nanoTime();
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);
@@ -447,6 +451,25 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
         changed.wait(Math.max(1, left / 1_000_000));
       }
       return true;
+    }
+  }
+
+  /**
+   * Waits until no connection has been admitted for {@code quietNanos}, or {@code untilNanos}
+   * ({@link System#nanoTime()}) passes: the listening socket of a draining server closes once
+   * clients have stopped connecting to it (issue 38), a connection still in its backlog then being
+   * reset.
+   */
+  public void awaitAcceptsQuiet(long quietNanos, long untilNanos) throws InterruptedException {
+    synchronized (changed) {
+      while (true) {
+        long now = System.nanoTime();
+        long left = Math.min(lastAdmittedNanos + quietNanos - now, untilNanos - now);
+        if (left <= 0) {
+          return;
+        }
+        changed.wait(Math.max(1, left / 1_000_000));
+      }
     }
   }
 

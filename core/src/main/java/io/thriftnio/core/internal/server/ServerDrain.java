@@ -12,13 +12,15 @@ import org.slf4j.LoggerFactory;
  * whatever is left is closed. Not part of the API.
  *
  * <pre>
- *  without a health path:  new ones drain at once (listener open) | drain ... drained or drainTimeout
+ *  without a health path:  new ones drain at once (listener open) | drain ... earlier ones done
+ *                          | listener quiet (200 ms, at most 1 s) | refuse new, close the listener
+ *                          | drain the late ones ... drained or drainTimeout
  *  with a health path:     probes only (listener open)            | drain ... drained or drainTimeout
  *                          | refuse new, close the listener, close what is left
  * </pre>
  *
- * <p>The listening socket stays open until the drain ends (issue 38): closing it at the start
- * resets the connections the kernel had accepted and the server had not (its listen backlog), and a
+ * <p>The listening socket stays open through the drain (issue 38): closing it at the start resets
+ * the connections the kernel had accepted and the server had not (its listen backlog), and a
  * connection refused on accept is closed with the call its client wrote unread: a client sees
  * {@code Connection reset} on a call nobody ran and cannot tell that it may send it elsewhere. A
  * connection accepted during the drain is admitted draining ({@link
@@ -72,7 +74,8 @@ final class ServerDrain {
    */
   void run() {
     long drainNanos = config.drainTimeout().toNanos();
-    long deadline = System.nanoTime() + drainNanos;
+    long started = System.nanoTime();
+    long deadline = started + drainNanos;
     // 1. New connections: admitted draining, or served for the probe only; the listener stays open.
     begin();
     // 2. Each connection answers its received calls, refuses new ones as not run, and closes once
@@ -83,8 +86,15 @@ final class ServerDrain {
       // The connections open before the drain (not those accepted since: clients that keep
       // connecting must not hold the listener open until the drain timeout).
       drained = registry.awaitEarlierDrained(deadline);
-      // 3. The listener closes; the connections accepted meanwhile drain (each was admitted
-      // draining, and closes once quiet), within the same drain timeout.
+      // 3. The listener closes once quiet, by the connections' rule: no connection accepted for
+      // 200 ms, or 1 s after the drain began (clients that keep connecting), within the drain
+      // timeout. A pool that reads a refusal stops connecting; closing earlier would reset what
+      // it connected meanwhile. The connections accepted meanwhile then drain.
+      if (!keepsListening) {
+        registry.awaitAcceptsQuiet(
+            CallSequencer.DRAIN_QUIET_NANOS,
+            Math.min(started + CallSequencer.DRAIN_REFUSING_NANOS - deadline, 0) + deadline);
+      }
       stopAccepting(graceAfter(deadline));
       drained = drained && registry.awaitDrained(deadline);
     } catch (InterruptedException e) {
