@@ -19,11 +19,12 @@ import java.net.InetSocketAddress;
  * }</pre>
  *
  * <p>Lifecycle: {@link #start()} binds and begins accepting; it is idempotent. {@link #close()} is
- * graceful and idempotent: it stops accepting (with a {@linkplain ServerConfig#healthPath() health
- * path}, once the drain ends: until then a new connection is served for the probe alone), lets
- * calls in flight finish for up to the configured {@linkplain ServerConfig#drainTimeout() drain
- * timeout}, then closes every connection and the threads the server owns. It never hangs beyond the
- * drain timeout plus a short grace for thread shutdown. A closed server cannot be started again.
+ * graceful and idempotent: it lets calls in flight finish for up to the configured {@linkplain
+ * ServerConfig#drainTimeout() drain timeout} (a connection accepted meanwhile drains from the
+ * start: its calls are answered not run; with a {@linkplain ServerConfig#healthPath() health path}
+ * it is served for the probe alone), stops accepting once the drain ends, then closes every
+ * connection and the threads the server owns. It never hangs beyond the drain timeout plus a short
+ * grace for thread shutdown. A closed server cannot be started again.
  */
 public interface ThriftServer extends AutoCloseable {
 

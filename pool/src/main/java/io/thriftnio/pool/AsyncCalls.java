@@ -417,16 +417,11 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
               pool.release(borrowed);
               future.complete(response);
             } else if (Failures.keepsConnection(failure)
-                && !Failures.draining(failure)
+                && !Failures.notRun(failure) // goes elsewhere (below), off a draining server
                 && borrowed.connection.renew()) {
-              // A whole reply (a declared exception, an application exception, a "not run"
-              // refusal of a server that does not drain): the stock client calls it an error, but
-              // the connection is in step; a fresh client takes it over. A draining server's
-              // connection is not kept: it closes once quiet.
+              // A whole reply (a declared exception, an application exception): the stock client
+              // calls it an error, but the connection is in step; a fresh client takes it over.
               pool.release(borrowed);
-              if (sentElsewhere(failure)) {
-                return;
-              }
               future.completeExceptionally(explain(failure));
             } else {
               pool.invalidate(

@@ -178,11 +178,13 @@ public final class CallSequencer {
   private volatile boolean draining;
 
   /**
-   * {@link System#nanoTime()} of the last request received; at first, a quiet period before the
-   * connection was made, so a drain closes a connection that never sent anything at once.
+   * {@link System#nanoTime()} of the last request received; at first, when the connection was made:
+   * a drain closes a connection that never sent anything once it is {@link #DRAIN_QUIET_NANOS} old,
+   * so the call its client writes right after connecting (to a server already draining, issue 38)
+   * is answered {@code not run} instead of meeting a closed socket.
    */
   @GuardedBy("lock")
-  private long lastRequestNanos = System.nanoTime() - DRAIN_QUIET_NANOS;
+  private long lastRequestNanos = System.nanoTime();
 
   /** {@link System#nanoTime()} when the drain began. */
   @GuardedBy("lock")

@@ -30,10 +30,19 @@ import org.slf4j.LoggerFactory;
  * <p>What a new connection gets, as the server's close goes on:
  *
  * <pre>
- *  ACCEPTING --admitProbesOnly--&gt; PROBES_ONLY --refuseNew--&gt; REFUSING
- *  admitted     (the drain, with     admitted for the        refused
- *               a health path)       health probe only
+ *  ACCEPTING --admitDraining--&gt; DRAINING     --refuseNew--&gt; REFUSING
+ *  admitted     (the drain)         admitted and drained    refused (the listener
+ *                                   at once                 closes: the drain's end)
+ *           --admitProbesOnly--&gt; PROBES_ONLY  --refuseNew--&gt; REFUSING
+ *             (the drain, with    admitted for the
+ *             a health path)      health probe only
  * </pre>
+ *
+ * <p>A connection admitted draining is served as any other but drains from the start: the calls it
+ * sends are answered {@code not run} and it closes once quiet. The listening socket stays open for
+ * it during the drain (issue 38): a connection the kernel had accepted and the server refused or
+ * left in the listen backlog would be reset, and the call its client had already written lost
+ * without a word.
  *
  * <p>A probe connection ({@link RegisteredConnection#probeOnly()}) counts as any other against
  * {@code maxConnections} and in the counters, is not drained ({@link #drainAll}) and is not waited
@@ -55,11 +64,14 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   private static final Logger log = LoggerFactory.getLogger(ConnectionRegistry.class);
 
-  /** Modes: new connections are admitted, admitted for the probe only, refused. */
+  /**
+   * Modes: new connections are admitted, admitted draining, admitted for the probe only, refused.
+   */
   private static final int ACCEPTING = 0;
 
-  private static final int PROBES_ONLY = 1;
-  private static final int REFUSING = 2;
+  private static final int DRAINING = 1;
+  private static final int PROBES_ONLY = 2;
+  private static final int REFUSING = 3;
 
   private final int maxConnections;
   private final ServerCounters counters;
@@ -74,12 +86,22 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   private final AtomicInteger served = new AtomicInteger();
 
   /**
+   * Open connections admitted draining ({@link #admitDraining}): the first wait of the drain
+   * ({@link #awaitEarlierDrained}) does not count them, so that clients that keep connecting cannot
+   * hold the listening socket open for the whole drain timeout.
+   */
+  private final Set<RegisteredConnection<H>> bornDraining = ConcurrentHashMap.newKeySet();
+
+  /**
    * Connections the transport took off its listening socket that have not reached {@link #admit}
    * (or its refusal) yet: the close waits for them before it drains (issue 38).
    */
   private final AtomicInteger arriving = new AtomicInteger();
 
-  /** ACCEPTING, PROBES_ONLY or REFUSING; only ever goes up. */
+  /** {@link System#nanoTime()} of the last connection admitted. */
+  private volatile long lastAdmittedNanos = System.nanoTime();
+
+  /** ACCEPTING, DRAINING, PROBES_ONLY or REFUSING; only ever goes up. */
   private final AtomicInteger mode = new AtomicInteger(ACCEPTING);
 
   /**
@@ -111,10 +133,10 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
 
   /**
    * A connection was accepted. Over {@code maxConnections} it is refused, counted and (thinned out)
-   * logged; while the server closes it is refused quietly, or (during a drain that serves probes)
-   * admitted as a {@linkplain RegisteredConnection#probeOnly() probe connection}. The caller closes
-   * a refused connection, calls {@link #settle} once it has set an admitted one up, and {@link
-   * #closed} once it closes.
+   * logged; during the drain it is admitted draining, or (during a drain that serves probes)
+   * admitted as a {@linkplain RegisteredConnection#probeOnly() probe connection}; once the
+   * listening socket closes it is refused quietly. The caller closes a refused connection, calls
+   * {@link #settle} once it has set an admitted one up, and {@link #closed} once it closes.
    *
    * @param handle the adapter's handle
    * @param remote the peer's address, for log lines; may be {@code null}
@@ -149,7 +171,11 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
             ConnectionIds.next(), handle, remote, local, now, this, events, probe);
     if (!probe) {
       served.incrementAndGet();
+      if (m == DRAINING) {
+        bornDraining.add(c);
+      }
     }
+    lastAdmittedNanos = System.nanoTime();
     counters.acceptedConnections.increment();
     counters.openConnections.increment();
     open.add(c);
@@ -243,6 +269,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
     }
     admitted.decrementAndGet();
     if (!c.probeOnly()) {
+      bornDraining.remove(c);
       served.decrementAndGet();
     }
     counters.openConnections.decrement();
@@ -321,6 +348,16 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   }
 
   /**
+   * Admits every connection accepted from now on (until {@link #refuseNew}) draining: {@link
+   * #settle} starts its drain, and the drain waits for it. The drain of a server without a health
+   * path, whose listening socket stays open until the drain ends (issue 38). Does nothing once
+   * {@link #admitProbesOnly} or {@link #refuseNew} was called.
+   */
+  public void admitDraining() {
+    mode.accumulateAndGet(DRAINING, Math::max);
+  }
+
+  /**
    * Admits every connection accepted from now on (until {@link #refuseNew}) as a {@linkplain
    * RegisteredConnection#probeOnly() probe connection}: the drain of a server with a health path,
    * whose listening socket stays open so that a probe reads {@code 503} (issue 28). Does nothing
@@ -331,8 +368,8 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
   }
 
   /**
-   * Whether the server's close began ({@link #admitProbesOnly} or {@link #refuseNew}): a connection
-   * admitted just before must drain.
+   * Whether the server's close began ({@link #admitDraining}, {@link #admitProbesOnly} or {@link
+   * #refuseNew}): a connection admitted just before must drain.
    */
   public boolean isClosing() {
     return mode.get() != ACCEPTING;
@@ -395,6 +432,45 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   public boolean awaitDrained(long deadlineNanos) throws InterruptedException {
     return await(true, deadlineNanos);
+  }
+
+  /**
+   * Waits until every connection but the probe connections and those admitted draining is closed,
+   * or {@code deadlineNanos} ({@link System#nanoTime()}) passes: the drain, while the listening
+   * socket is open. {@link #awaitDrained} then waits for the others once it has closed.
+   *
+   * @return whether all those are closed
+   */
+  public boolean awaitEarlierDrained(long deadlineNanos) throws InterruptedException {
+    synchronized (changed) {
+      while (served.get() - bornDraining.size() > 0) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        changed.wait(Math.max(1, left / 1_000_000));
+      }
+      return true;
+    }
+  }
+
+  /**
+   * Waits until no connection has been admitted for {@code quietNanos}, or {@code untilNanos}
+   * ({@link System#nanoTime()}) passes: the listening socket of a draining server closes once
+   * clients have stopped connecting to it (issue 38), a connection still in its backlog then being
+   * reset.
+   */
+  public void awaitAcceptsQuiet(long quietNanos, long untilNanos) throws InterruptedException {
+    synchronized (changed) {
+      while (true) {
+        long now = System.nanoTime();
+        long left = Math.min(lastAdmittedNanos + quietNanos - now, untilNanos - now);
+        if (left <= 0) {
+          return;
+        }
+        changed.wait(Math.max(1, left / 1_000_000));
+      }
+    }
   }
 
   private boolean await(boolean probesLeft, long deadlineNanos) throws InterruptedException {

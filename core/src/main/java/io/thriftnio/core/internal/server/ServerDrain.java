@@ -7,20 +7,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The drain of one server's {@link ServerLifecycle#close()}: new connections stop being served,
- * every connection answers what it received and closes, and after {@code drainTimeout} whatever is
- * left is closed. Not part of the API.
+ * The drain of one server's {@link ServerLifecycle#close()}: every connection answers what it
+ * received, refuses what comes after as not run, and closes once quiet; after {@code drainTimeout}
+ * whatever is left is closed. Not part of the API.
  *
  * <pre>
- *  without a health path:  refuse new, close the listener | drain ... drained or drainTimeout
- *  with a health path:     probes only (listener open)    | drain ... drained or drainTimeout
- *                          | refuse new, close the listener, close the probe connections left
+ *  without a health path:  new ones drain at once (listener open) | drain ... earlier ones done
+ *                          | listener quiet (200 ms, at most 1 s) | refuse new, close the listener
+ *                          | drain the late ones ... drained or drainTimeout
+ *  with a health path:     probes only (listener open)            | drain ... drained or drainTimeout
+ *                          | refuse new, close the listener, close what is left
  * </pre>
  *
- * <p>With a health path the listening socket stays open until the drain ends (issue 28): a
- * Kubernetes {@code httpGet} probe would otherwise read "connection refused" for the whole drain,
- * where it should read {@code 503}. A connection accepted meanwhile is a probe connection ({@link
- * ConnectionRegistry#admitProbesOnly()}): served for the probe alone, never waited for.
+ * <p>The listening socket stays open through the drain (issue 38): closing it at the start resets
+ * the connections the kernel had accepted and the server had not (its listen backlog), and a
+ * connection refused on accept is closed with the call its client wrote unread: a client sees
+ * {@code Connection reset} on a call nobody ran and cannot tell that it may send it elsewhere. A
+ * connection accepted during the drain is admitted draining ({@link
+ * ConnectionRegistry#admitDraining()}): its calls are answered {@code not run} and it closes once
+ * quiet, which also tells a pool that the server drains. With a health path it is a probe
+ * connection instead ({@link ConnectionRegistry#admitProbesOnly()}, issue 28): a Kubernetes {@code
+ * httpGet} probe reads {@code 503} for the whole drain, not "connection refused"; it is served for
+ * the probe alone and never waited for.
  */
 final class ServerDrain {
 
@@ -31,8 +39,11 @@ final class ServerDrain {
   private final ServerLifecycle.Transport transport;
   private final InetSocketAddress address;
 
-  /** Whether the listening socket stays open, for probes, until the drain ends. */
+  /** Whether connections accepted during the drain serve health probes only. */
   private final boolean keepsListening;
+
+  /** Whether {@link #stopAccepting} ran; only the close thread reads and writes it. */
+  private boolean listenerClosed;
 
   ServerDrain(
       ServerConfig config,
@@ -47,20 +58,14 @@ final class ServerDrain {
   }
 
   /**
-   * Where {@code close()} cannot wait (in a call, on an IO thread): stops serving new connections
-   * now, and starts closing the listening socket unless it stays open for probes; {@link #run()}
-   * follows on the close thread.
+   * Where {@code close()} cannot wait (in a call, on an IO thread): connections accepted from now
+   * on drain at once (or serve probes only); {@link #run()} follows on the close thread.
    */
   void begin() {
     if (keepsListening) {
       registry.admitProbesOnly();
-      return;
-    }
-    registry.refuseNew();
-    try {
-      transport.beginStopAccepting();
-    } catch (RuntimeException e) {
-      log.warn("Could not close the listening socket {}", address, e);
+    } else {
+      registry.admitDraining();
     }
   }
 
@@ -69,22 +74,32 @@ final class ServerDrain {
    */
   void run() {
     long drainNanos = config.drainTimeout().toNanos();
-    long deadline = System.nanoTime() + drainNanos;
-    // 1. New connections: refused (the listener closes), or served for the probe only.
-    if (keepsListening) {
-      registry.admitProbesOnly();
-    } else {
-      stopAccepting(deadline);
-    }
+    long started = System.nanoTime();
+    long deadline = started + drainNanos;
+    // 1. New connections: admitted draining, or served for the probe only; the listener stays open.
+    begin();
     // 2. Each connection answers its received calls, refuses new ones as not run, and closes once
     // quiet.
     registry.drainAll();
     boolean drained;
     try {
-      drained = registry.awaitDrained(deadline);
+      // The connections open before the drain (not those accepted since: clients that keep
+      // connecting must not hold the listener open until the drain timeout).
+      drained = registry.awaitEarlierDrained(deadline);
+      // 3. The listener closes once quiet, by the connections' rule: no connection accepted for
+      // 200 ms, or 1 s after the drain began (clients that keep connecting), within the drain
+      // timeout. A pool that reads a refusal stops connecting; closing earlier would reset what
+      // it connected meanwhile. The connections accepted meanwhile then drain.
+      if (!keepsListening) {
+        registry.awaitAcceptsQuiet(
+            CallSequencer.DRAIN_QUIET_NANOS,
+            Math.min(started + CallSequencer.DRAIN_REFUSING_NANOS - deadline, 0) + deadline);
+      }
+      stopAccepting(graceAfter(deadline));
+      drained = drained && registry.awaitDrained(deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // restored; close() goes on without waiting further
-      closeLeft(System.nanoTime());
+      closeLeft();
       return;
     }
     if (!drained) {
@@ -99,10 +114,10 @@ final class ServerDrain {
     if (drained && !keepsListening) {
       return; // every connection is closed
     }
-    // 3. Whatever is left (calls past the drain timeout, probe connections) is closed now.
+    // 4. Whatever is left (calls past the drain timeout, probe connections) is closed now.
     long grace =
         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ServerLifecycle.SHUTDOWN_GRACE_MILLIS);
-    closeLeft(grace);
+    closeLeft();
     try {
       if (!registry.awaitAllClosed(grace)) {
         log.warn("{} connections of {} did not close in time", registry.size(), address);
@@ -112,10 +127,18 @@ final class ServerDrain {
     }
   }
 
-  /** Closes every connection left, the listening socket first if it was kept open for probes. */
-  private void closeLeft(long deadline) {
-    if (keepsListening) {
-      stopAccepting(deadline);
+  /** {@code deadline}, or the shutdown grace from now if the deadline has passed. */
+  private static long graceAfter(long deadline) {
+    long now = System.nanoTime();
+    return deadline - now > 0
+        ? deadline
+        : now + TimeUnit.MILLISECONDS.toNanos(ServerLifecycle.SHUTDOWN_GRACE_MILLIS);
+  }
+
+  /** Closes every connection left, the listening socket first if it is still open. */
+  private void closeLeft() {
+    if (!listenerClosed) {
+      stopAccepting(graceAfter(System.nanoTime()));
     }
     registry.closeAll();
   }
@@ -129,6 +152,7 @@ final class ServerDrain {
    * or was refused and closed.
    */
   private void stopAccepting(long deadline) {
+    listenerClosed = true;
     registry.refuseNew();
     try {
       transport.stopAccepting();

@@ -34,19 +34,19 @@ import org.slf4j.LoggerFactory;
  *   +--close (releases what the server owns) / bind failure------------------+
  * </pre>
  *
- * <p>{@link #close()}: stop accepting (new connections are refused), drain every connection (answer
- * what was received, refuse what arrives as not run, close once quiet), and after {@code
- * drainTimeout} close whatever is left ({@link ServerDrain}; with a health path the listening
- * socket stays open until the drain ends, for probes only); then stop the worker pool (tasks that
- * never ran are {@linkplain CallSequencer#abandonUnrun abandoned}) and release the transport's
- * threads. A second, concurrent close waits for the first outside the lock. Called in a call of
- * this server, or on one of its IO threads, it cannot wait for the drain (which waits for that very
- * call, or that thread): there it stops accepting, hands the rest to a thread named {@code
- * PREFIX-close-PORT}, and returns at once.
+ * <p>{@link #close()}: drain every connection (answer what was received, refuse what arrives as not
+ * run, close once quiet; a connection accepted meanwhile drains from the start), close the
+ * listening socket once the drain ends, and after {@code drainTimeout} close whatever is left
+ * ({@link ServerDrain}; with a health path a connection accepted during the drain serves probes
+ * only); then stop the worker pool (tasks that never ran are {@linkplain CallSequencer#abandonUnrun
+ * abandoned}) and release the transport's threads. A second, concurrent close waits for the first
+ * outside the lock. Called in a call of this server, or on one of its IO threads, it cannot wait
+ * for the drain (which waits for that very call, or that thread): there it starts the drain of new
+ * connections, hands the rest to a thread named {@code PREFIX-close-PORT}, and returns at once.
  *
- * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the server stops accepting:
- * a server withdraws from discovery there while it still serves every call. With hooks, a close
- * that cannot wait hands them to the close thread too, so a hook never runs on an IO thread.
+ * <p>Hooks added with {@link #beforeDrain(Runnable)} run first, before the drain begins: a server
+ * withdraws from discovery there while it still serves every call. With hooks, a close that cannot
+ * wait hands them to the close thread too, so a hook never runs on an IO thread.
  */
 public final class ServerLifecycle {
 
@@ -72,7 +72,8 @@ public final class ServerLifecycle {
     /**
      * Starts closing the listening socket without waiting for anything: called where {@code
      * close()} cannot wait (in a call, on an IO thread), before {@link #stopAccepting()} follows on
-     * the close thread. Meanwhile the registry refuses new connections. Default: nothing.
+     * the close thread. Meanwhile the registry refuses new connections. Default: nothing. Not used
+     * by the drain since the listening socket stays open through it (issue 38).
      */
     default void beginStopAccepting() {}
 
@@ -341,7 +342,7 @@ public final class ServerLifecycle {
     }
     if (cannotWait) {
       if (!hooks) {
-        // Stop serving new connections now; the closing thread waits for the socket.
+        // New connections drain from now on; the closing thread drains the rest.
         new ServerDrain(config, registry, transport, localAddress).begin();
       } // else the hooks run first, on the closing thread, while the server still accepts
       Thread closer =

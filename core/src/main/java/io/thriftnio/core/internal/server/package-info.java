@@ -44,7 +44,7 @@
  *
  * <pre>
  *  ServerLifecycle --bind / stopAccepting / release--&gt; transport's server
- *       |  admitProbesOnly / refuseNew, drainAll, awaitDrained, closeAll
+ *       |  admitDraining / admitProbesOnly / refuseNew, drainAll, awaitDrained, closeAll
  *  ConnectionRegistry --startDrain / closeNow--&gt; ConnectionHandle (one per connection)
  *  TimeoutPolicy.check(clocks) --verdict--&gt; transport closes, registry counts and logs
  * </pre>
