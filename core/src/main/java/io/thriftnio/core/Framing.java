@@ -1,6 +1,5 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.wire.FirstBytes;
 import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
 
@@ -98,28 +97,47 @@ public final class Framing {
    *     recognised
    */
   public static String describeForeignBytes(int header) {
-    byte[] first = new byte[4];
-    encodeLength(header, first, 0);
-    FirstBytes.Shape shape = FirstBytes.shape(first, 4);
-    if (shape == null) {
-      return null;
+    int b0 = header >>> 24;
+    int b1 = (header >>> 16) & 0xff;
+    String ascii = asciiOf(header);
+    if (ascii != null) {
+      switch (ascii) {
+        case "GET ":
+        case "POST":
+        case "PUT ":
+        case "HEAD":
+        case "DELE":
+        case "OPTI":
+        case "PATC":
+        case "CONN":
+        case "PRI ":
+          return "an HTTP request (\"" + ascii.trim() + "\")";
+        case "SSH-":
+          return "an SSH banner";
+        default:
+          break;
+      }
     }
-    switch (shape) {
-      case HTTP_REQUEST:
-        return "an HTTP request (\"" + asciiOf(header).trim() + "\")";
-      case HTTP_RESPONSE:
-        return "an HTTP response";
-      case SSH:
-        return "an SSH banner";
-      case REDIS:
-        return "a Redis (RESP) command (\"" + escaped(header) + "\")";
-      case TLS_HANDSHAKE:
-        return "a TLS handshake (ClientHello?): is the client using TLS against a plaintext port?";
-      case TLS_ALERT:
-        return "a TLS alert";
-      default:
-        return null; // a Thrift shape: the decoders name it with the setting that serves it
+    // RESP: "*<count>\r\n" or "$<len>\r\n"; a short count puts CR LF inside the first four bytes,
+    // so this cannot require printable ASCII like the checks above.
+    int b2 = (header >>> 8) & 0xff;
+    int b3 = header & 0xff;
+    if ((b0 == '*' || b0 == '$') && isDigit(b1) && isRespTail(b2) && isRespTail(b3)) {
+      return "a Redis (RESP) command (\"" + escaped(header) + "\")";
     }
+    // TLS record: content type 22 (handshake), version major 3.
+    if (b0 == 0x16 && b1 == 0x03) {
+      return "a TLS handshake (ClientHello?): is the client using TLS against a plaintext port?";
+    }
+    return null;
+  }
+
+  private static boolean isDigit(int b) {
+    return b >= '0' && b <= '9';
+  }
+
+  private static boolean isRespTail(int b) {
+    return isDigit(b) || b == '\r' || b == '\n';
   }
 
   private static String escaped(int header) {

@@ -1,6 +1,6 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.wire.FirstBytes;
+import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -402,8 +402,8 @@ public final class InvokerCall {
   private boolean answerInOwnProtocol(Throwable cause) {
     byte[] first = new byte[Math.min(4, payload.remaining())];
     payload.duplicate().get(first);
-    String theirs = FirstBytes.otherProtocol(first, first.length, invoker.protocolName);
-    TProtocolFactory own = theirs == null ? null : FirstBytes.protocolFactory(first[0]);
+    String theirs = ProtocolBytes.otherProtocol(first, first.length, invoker.protocolName);
+    TProtocolFactory own = theirs == null ? null : ProtocolBytes.protocolFactory(first[0]);
     if (own == null) {
       return false;
     }

@@ -1,7 +1,7 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.wire.FirstBytes;
-import io.thriftnio.core.wire.PeerMemory;
+import io.thriftnio.core.util.internal.PeerMemory;
+import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -188,7 +188,8 @@ public final class ProcessorInvoker {
 
   private static String protocolName(TProtocolFactory factory, TConfiguration configuration) {
     try {
-      return FirstBytes.protocolName(factory.getProtocol(new FrameInputTransport(configuration)));
+      return ProtocolBytes.protocolName(
+          factory.getProtocol(new FrameInputTransport(configuration)));
     } catch (TTransportException | RuntimeException e) {
       return null;
     }

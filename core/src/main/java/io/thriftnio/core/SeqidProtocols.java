@@ -1,8 +1,7 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.util.internal.MessageHeaders;
-import io.thriftnio.core.wire.FirstBytes;
+import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
@@ -69,7 +68,7 @@ final class SeqidProtocols {
       this.input = input;
       this.binary = protocol.getClass() == TBinaryProtocol.class;
       this.inPlace = binary || protocol.getClass() == TCompactProtocol.class;
-      this.protocolName = FirstBytes.protocolName(protocol);
+      this.protocolName = ProtocolBytes.protocolName(protocol);
     }
 
     /**
@@ -81,7 +80,7 @@ final class SeqidProtocols {
       byte[] first = new byte[Math.max(0, Math.min(4, reply.limit() - start))];
       reply.get(start, first);
       String mismatch =
-          ClientErrors.replyInOtherProtocol(
+          ProtocolBytes.replyInOtherProtocol(
               channel.remoteAddress(), first, first.length, protocolName);
       return mismatch == null ? e : new TProtocolException(e.getType(), mismatch, e);
     }

@@ -1,10 +1,8 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.util.Set;
-import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.protocol.TCompactProtocol;
-import org.apache.thrift.protocol.TJSONProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -188,16 +186,7 @@ public final class FirstBytes {
    * {@code null}.
    */
   public static String protocolOf(int firstByte) {
-    switch (firstByte & 0xff) {
-      case 0x80:
-        return "TBinaryProtocol";
-      case 0x82:
-        return "TCompactProtocol";
-      case '[':
-        return "TJSONProtocol";
-      default:
-        return null;
-    }
+    return ProtocolBytes.protocolOf(firstByte);
   }
 
   /**
@@ -205,16 +194,7 @@ public final class FirstBytes {
    * #protocolOf}), to read its header or answer it in its own protocol; {@code null} for none.
    */
   public static TProtocolFactory protocolFactory(int firstByte) {
-    switch (firstByte & 0xff) {
-      case 0x80:
-        return new TBinaryProtocol.Factory();
-      case 0x82:
-        return new TCompactProtocol.Factory();
-      case '[':
-        return new TJSONProtocol.Factory();
-      default:
-        return null;
-    }
+    return ProtocolBytes.protocolFactory(firstByte);
   }
 
   /**
@@ -222,25 +202,12 @@ public final class FirstBytes {
    * for a subclass), or {@code null} when it is none of the three.
    */
   public static String protocolName(Object protocol) {
-    if (protocol instanceof TBinaryProtocol) {
-      return "TBinaryProtocol";
-    }
-    if (protocol instanceof TCompactProtocol) {
-      return "TCompactProtocol";
-    }
-    if (protocol instanceof TJSONProtocol) {
-      return "TJSONProtocol";
-    }
-    return null;
+    return ProtocolBytes.protocolName(protocol);
   }
 
   /** The bytes in hex, space separated: {@code 80 01 00 01}; at most {@code max} of them. */
   public static String hex(byte[] b, int count, int max) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < Math.min(count, max); i++) {
-      sb.append(i == 0 ? "" : " ").append(String.format("%02x", b[i] & 0xff));
-    }
-    return sb.toString();
+    return ProtocolBytes.hex(b, count, max);
   }
 
   /** Up to {@code max} bytes from {@code start}, copied. */
@@ -338,14 +305,7 @@ public final class FirstBytes {
    * @param readerProtocol the reader's protocol name ({@link #protocolName}), or {@code null}
    */
   public static String otherProtocol(byte[] first, int count, String readerProtocol) {
-    if (count < 1 || readerProtocol == null) {
-      return null;
-    }
-    String theirs = protocolOf(first[0]);
-    if (theirs == null || theirs.equals(readerProtocol)) {
-      return null;
-    }
-    return theirs + " (first bytes " + hex(first, count, 4) + ")";
+    return ProtocolBytes.otherProtocol(first, count, readerProtocol);
   }
 
   /**

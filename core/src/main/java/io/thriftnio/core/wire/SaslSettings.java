@@ -1,10 +1,9 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.util.internal.PeerMemory;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * A server's SASL settings as its connections' decoders use them: the {@link ServerSasl}, the
@@ -12,10 +11,10 @@ import java.util.concurrent.ThreadPoolExecutor;
  * so that a client retrying a wrong password does not fill the log. One per server.
  *
  * <p>The steps run on the server's own negotiation executor ({@link
- * ServerSasl#negotiationExecutor()}, or the pool {@link #newStepPool} makes), not on its workers: a
- * {@code SAME_THREAD} server has none, and a storm of negotiations (each a few milliseconds of
- * public-key or Kerberos work, a GSSAPI step perhaps blocking on a replay cache, an authenticator
- * asking a user store) must not queue ahead of calls, nor ahead of another server's negotiations.
+ * ServerSasl#negotiationExecutor()}, or the server's own pool), not on its workers: a {@code
+ * SAME_THREAD} server has none, and a storm of negotiations (each a few milliseconds of public-key
+ * or Kerberos work, a GSSAPI step perhaps blocking on a replay cache, an authenticator asking a
+ * user store) must not queue ahead of calls, nor ahead of another server's negotiations.
  */
 public final class SaslSettings {
 
@@ -57,22 +56,6 @@ public final class SaslSettings {
    */
   public boolean firstFailureOf(Object peer) {
     return loggedPeers.first(peer);
-  }
-
-  /**
-   * A server's own negotiation pool, for a server whose {@link ServerSasl} has no executor: at most
-   * max({@value #MIN_STEP_THREADS}, cores) steps at once, {@value #MAX_QUEUED_STEPS} waiting, then
-   * refused ({@code RejectedExecutionException}, which the decoder answers with {@code ERROR}
-   * "server busy"). Its daemon threads, {@code name-1}, {@code name-2}, ..., start with the first
-   * step and end after 60 s idle; the server shuts it down when it closes.
-   *
-   * @param name the threads' prefix, e.g. {@code thrift-nio-netty-sasl}
-   */
-  public static ThreadPoolExecutor newStepPool(String name) {
-    return WorkerPools.newBoundedPool(
-        name,
-        Math.max(MIN_STEP_THREADS, Runtime.getRuntime().availableProcessors()),
-        MAX_QUEUED_STEPS);
   }
 
   @Override

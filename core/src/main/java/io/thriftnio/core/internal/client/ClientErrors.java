@@ -7,6 +7,7 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.util.internal.ProtocolBytes;
 import io.thriftnio.core.wire.FirstBytes;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -256,18 +257,7 @@ public final class ClientErrors {
    */
   public static String replyInOtherProtocol(
       SocketAddress address, byte[] first, int count, String clientProtocol) {
-    String theirs = FirstBytes.otherProtocol(first, count, clientProtocol);
-    if (theirs == null) {
-      return null;
-    }
-    return "reply from "
-        + peer(address)
-        + " is in "
-        + theirs
-        + "; this client uses "
-        + clientProtocol
-        + ": the server answered in another protocol; give the server (ServerBuilder.protocol)"
-        + " and the client the same one";
+    return ProtocolBytes.replyInOtherProtocol(address, first, count, clientProtocol);
   }
 
   /** A sync transport's connection failed: the type of a transport cause, else {@code UNKNOWN}. */

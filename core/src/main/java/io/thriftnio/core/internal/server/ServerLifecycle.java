@@ -160,7 +160,7 @@ public final class ServerLifecycle {
     } else {
       Executor steps = serverSasl.negotiationExecutor();
       // Its threads start with the first negotiation: a server never started holds none.
-      this.ownSaslSteps = steps == null ? SaslSettings.newStepPool(threadPrefix + "-sasl") : null;
+      this.ownSaslSteps = steps == null ? newStepPool(threadPrefix + "-sasl") : null;
       this.sasl = new SaslSettings(serverSasl, steps != null ? steps : ownSaslSteps);
     }
     this.callPath =
@@ -367,6 +367,20 @@ public final class ServerLifecycle {
       closed.complete(null);
     }
     log.info("{} on {} closed; {}", name, localAddress, counters.snapshot());
+  }
+
+  /**
+   * A server's own SASL negotiation pool, for settings that give no executor: at most max({@value
+   * SaslSettings#MIN_STEP_THREADS}, cores) steps at once, {@value SaslSettings#MAX_QUEUED_STEPS}
+   * waiting, then refused ({@code RejectedExecutionException}, which the decoder answers with
+   * {@code ERROR} "server busy"). Its daemon threads start with the first step and end after 60 s
+   * idle; the server shuts it down when it closes.
+   */
+  private static ThreadPoolExecutor newStepPool(String name) {
+    return WorkerPools.newBoundedPool(
+        name,
+        Math.max(SaslSettings.MIN_STEP_THREADS, Runtime.getRuntime().availableProcessors()),
+        SaslSettings.MAX_QUEUED_STEPS);
   }
 
   private void releaseThreads() {

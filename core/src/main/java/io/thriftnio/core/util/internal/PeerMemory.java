@@ -1,4 +1,4 @@
-package io.thriftnio.core.wire;
+package io.thriftnio.core.util.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.net.InetSocketAddress;
