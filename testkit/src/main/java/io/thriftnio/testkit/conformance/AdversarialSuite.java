@@ -16,7 +16,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -38,7 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
@@ -1292,50 +1290,6 @@ public abstract class AdversarialSuite {
       } finally {
         transport.close();
       }
-    }
-  }
-
-  /**
-   * Copies {@code System.out}, where slf4j-simple writes the log in tests (the parent pom sets
-   * {@code org.slf4j.simpleLogger.logFile=System.out}), while passing it on.
-   */
-  private static final class LogCapture implements AutoCloseable {
-    private final PrintStream original = System.out;
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    LogCapture() {
-      OutputStream tee =
-          new OutputStream() {
-            @Override
-            public void write(int b) {
-              synchronized (bytes) {
-                bytes.write(b);
-              }
-              original.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-              synchronized (bytes) {
-                bytes.write(b, off, len);
-              }
-              original.write(b, off, len);
-            }
-          };
-      System.setOut(new PrintStream(tee, true, StandardCharsets.UTF_8));
-    }
-
-    List<String> linesContaining(String text) {
-      String all;
-      synchronized (bytes) {
-        all = bytes.toString(StandardCharsets.UTF_8);
-      }
-      return all.lines().filter(l -> l.contains(text)).collect(Collectors.toList());
-    }
-
-    @Override
-    public void close() {
-      System.setOut(original);
     }
   }
 }

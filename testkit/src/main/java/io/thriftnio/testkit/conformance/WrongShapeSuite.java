@@ -13,11 +13,9 @@ import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.TestPki;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -28,7 +26,6 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
@@ -392,46 +389,5 @@ public abstract class WrongShapeSuite {
             });
     closeAfter.add(peer);
     return peer;
-  }
-
-  /** Copies {@code System.out}, where slf4j-simple writes the log in tests, while passing it on. */
-  private static final class LogCapture implements AutoCloseable {
-    private final PrintStream original = System.out;
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    LogCapture() {
-      OutputStream tee =
-          new OutputStream() {
-            @Override
-            public void write(int b) {
-              synchronized (bytes) {
-                bytes.write(b);
-              }
-              original.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-              synchronized (bytes) {
-                bytes.write(b, off, len);
-              }
-              original.write(b, off, len);
-            }
-          };
-      System.setOut(new PrintStream(tee, true, StandardCharsets.UTF_8));
-    }
-
-    List<String> linesContaining(String text) {
-      String all;
-      synchronized (bytes) {
-        all = bytes.toString(StandardCharsets.UTF_8);
-      }
-      return all.lines().filter(l -> l.contains(text)).collect(Collectors.toList());
-    }
-
-    @Override
-    public void close() {
-      System.setOut(original);
-    }
   }
 }
