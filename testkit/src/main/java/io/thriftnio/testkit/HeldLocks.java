@@ -28,6 +28,11 @@ public final class HeldLocks {
     ThreadInfo info =
         ManagementFactory.getThreadMXBean().getThreadInfo(new long[] {id}, true, false)[0];
     List<String> held = new ArrayList<>();
+    if (info == null) {
+      // A virtual thread (a worker executor on Java 21+): the JVM's thread bean does not see it,
+      // so nothing can be told; the same callbacks are checked on platform threads.
+      return held;
+    }
     for (MonitorInfo m : info.getLockedMonitors()) {
       StackTraceElement frame = m.getLockedStackFrame();
       String cls = frame == null ? "" : frame.getClassName();
