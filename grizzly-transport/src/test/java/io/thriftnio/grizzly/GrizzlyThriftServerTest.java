@@ -1,5 +1,6 @@
 package io.thriftnio.grizzly;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,7 +31,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -106,16 +106,6 @@ class GrizzlyThriftServerTest {
   private static byte[] call(String method, int seq, org.apache.thrift.TBase<?, ?> args)
       throws Exception {
     return RawConnection.encodeCall(PROTOCOL, method, seq, args);
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(5);
-    }
   }
 
   private static final Duration WITHIN = Duration.ofSeconds(10);
@@ -302,9 +292,8 @@ class GrizzlyThriftServerTest {
     assertThat(sleeping.await(10, TimeUnit.SECONDS)).isTrue();
     RawConnection queued = raw(server);
     queued.writeFrame(call("get_last_sale", 2, new BenchService.get_last_sale_args("Q")));
-    await(
-        "the second read event to wait in the caller's queue",
-        () -> callerPool.getQueue().size() == 1);
+    await("the second read event to wait in the caller's queue")
+        .until(() -> callerPool.getQueue().size() == 1);
 
     RawConnection refused = raw(server);
     refused.writeFrame(call("get_last_sale", 3, new BenchService.get_last_sale_args("R")));
@@ -374,9 +363,8 @@ class GrizzlyThriftServerTest {
             },
             "pipelining-writer");
     writer.start();
-    await(
-        "two responses to be queued for a client that is not reading",
-        () -> server.stats().completedCalls() >= 2);
+    await("two responses to be queued for a client that is not reading")
+        .until(() -> server.stats().completedCalls() >= 2);
     for (int seq = 1; seq <= calls; seq++) {
       byte[] frame = new byte[in.readInt()];
       in.readFully(frame);
@@ -563,7 +551,7 @@ class GrizzlyThriftServerTest {
     assertThat(reply.seqid).isEqualTo(9);
     assertThat(server.stats().timedOutConnections()).isZero();
     c.awaitClosedBy(Duration.ofSeconds(10)); // idle after the reply: closed
-    await("the idle close to be counted", () -> server.stats().timedOutConnections() == 1);
+    await("the idle close to be counted").until(() -> server.stats().timedOutConnections() == 1);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
@@ -11,8 +12,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -127,17 +126,6 @@ class AsyncBorrowsTest {
     }
   }
 
-  private static boolean await(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-    }
-    return true;
-  }
-
   @Test
   void callsThatTimedOutFreeTheirPlacesInTheBound() {
     borrows(50);
@@ -151,7 +139,9 @@ class AsyncBorrowsTest {
     }
     assertThat(pool.timeouts.sum()).isEqualTo(50);
     // A connector may still be inside its borrow for a call that timed out; it leaves by then.
-    assertThat(await(() -> borrows.waiting() == 0)).as("waiting: %d", borrows.waiting()).isTrue();
+    await("borrows.waiting() == 0")
+        .untilAsserted(
+            () -> assertThat(borrows.waiting() == 0).as("waiting: %d", borrows.waiting()).isTrue());
     assertThat(borrows.queuedEntries()).isZero();
     List<CompletableFuture<String>> second = wait(50);
     assertThat(second).noneMatch(CompletableFuture::isDone);
@@ -159,10 +149,13 @@ class AsyncBorrowsTest {
         .hasMessageContaining("the queue is full at borrowQueueCapacity=50");
     pool.free.add("connection");
     borrows.dispatch();
-    assertThat(
-            await(() -> second.stream().anyMatch(f -> f.isDone() && !f.isCompletedExceptionally())))
-        .as("a freed connection goes to a waiting call")
-        .isTrue();
+    await("second.stream().anyMatch(f -> f.isDone() && !f.isCompletedExceptionally())")
+        .untilAsserted(
+            () ->
+                assertThat(
+                        second.stream().anyMatch(f -> f.isDone() && !f.isCompletedExceptionally()))
+                    .as("a freed connection goes to a waiting call")
+                    .isTrue());
   }
 
   /**
@@ -191,7 +184,9 @@ class AsyncBorrowsTest {
       assertThat(failure(call)).isInstanceOf(PoolTimeoutException.class);
     }
     assertThat(pool.timeouts.sum()).isEqualTo(10_000);
-    assertThat(await(() -> borrows.waiting() == 0)).as("waiting: %d", borrows.waiting()).isTrue();
+    await("borrows.waiting() == 0")
+        .untilAsserted(
+            () -> assertThat(borrows.waiting() == 0).as("waiting: %d", borrows.waiting()).isTrue());
     assertThat(borrows.queuedEntries()).isZero();
     CompletableFuture<String> next = borrows.later(new AsyncBorrows.Choice());
     pool.free.add("connection");
@@ -222,7 +217,9 @@ class AsyncBorrowsTest {
     assertThat(served).isEqualTo(300);
     assertThat(timedOut).isEqualTo(700);
     assertThat(pool.timeouts.sum()).isEqualTo(700);
-    assertThat(await(() -> borrows.waiting() == 0)).as("waiting: %d", borrows.waiting()).isTrue();
+    await("borrows.waiting() == 0")
+        .untilAsserted(
+            () -> assertThat(borrows.waiting() == 0).as("waiting: %d", borrows.waiting()).isTrue());
     assertThat(borrows.queuedEntries()).isZero();
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.testkit.BenchHandler;
@@ -90,11 +91,15 @@ class BorrowCyclesTest {
       assertThat(pool.stats().total()).isZero();
       assertThat(pool.stats().destroyed()).isEqualTo(pool.stats().created());
       // The server (same process) closes its ends when it reads the FINs: then nothing is left.
-      assertThat(Fds.await(() -> Fds.count() <= fdsBefore, Duration.ofSeconds(20)))
-          .as(
-              "open descriptors back to %d, now %d:%n%s%n%s",
-              fdsBefore, Fds.count(), before, Fds.describe())
-          .isTrue();
+      await("Fds.count() <= fdsBefore")
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () ->
+                  assertThat(Fds.count() <= fdsBefore)
+                      .as(
+                          "open descriptors back to %d, now %d:%n%s%n%s",
+                          fdsBefore, Fds.count(), before, Fds.describe())
+                      .isTrue());
     }
   }
 

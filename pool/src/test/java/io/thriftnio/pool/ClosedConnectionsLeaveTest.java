@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
@@ -45,9 +46,12 @@ class ClosedConnectionsLeaveTest {
       peer.dropConnections();
 
       // No borrow, no evictor: only the channels' close events can empty the pool.
-      assertThat(Fds.await(() -> pool.stats().total() == 0, Duration.ofSeconds(10)))
-          .as("connections left in the pool: %s", pool.stats())
-          .isTrue();
+      await("pool.stats().total() == 0")
+          .untilAsserted(
+              () ->
+                  assertThat(pool.stats().total() == 0)
+                      .as("connections left in the pool: %s", pool.stats())
+                      .isTrue());
       PoolStats after = pool.stats();
       assertThat(after.destroyed()).isEqualTo(3);
       assertThat(after.invalidated()).isEqualTo(3);

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -93,9 +95,13 @@ class ConnectionAgeingTest {
       CompletableFuture<Void> slow =
           pool.callVoid(c -> c.send_sleep(400), BenchService.Client::recv_sleep);
       slow.get(10, TimeUnit.SECONDS);
-      assertThat(Fds.await(() -> pool.stats().aged() == 1, Duration.ofSeconds(5)))
-          .as("closed once its call was done: %s", pool.stats())
-          .isTrue();
+      await("pool.stats().aged() == 1")
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(pool.stats().aged() == 1)
+                      .as("closed once its call was done: %s", pool.stats())
+                      .isTrue());
       PoolStats stats = pool.stats();
       assertThat(stats.total()).isZero();
       assertThat(stats.invalidated()).isZero();
@@ -183,7 +189,14 @@ class ConnectionAgeingTest {
         threads.add(t);
       }
       try {
-        load.aged = Fds.await(() -> stats.get().aged() >= AGED, Duration.ofSeconds(20));
+        try {
+          await("aged connections")
+              .atMost(Duration.ofSeconds(20))
+              .until(() -> stats.get().aged() >= AGED);
+          load.aged = true;
+        } catch (ConditionTimeoutException e) {
+          load.aged = false;
+        }
       } finally {
         stop.set(true);
         for (Thread t : threads) {

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -129,17 +130,20 @@ class DnsEndpointSourceTest {
                   }
                 }));
       }
-      assertThat(Fds.await(() -> completed(1) > 0 && completed(2) > 0, Duration.ofSeconds(10)))
-          .isTrue();
+      await("completed(1) > 0 && completed(2) > 0")
+          .until(() -> completed(1) > 0 && completed(2) > 0);
 
       // .1 leaves and .3 joins, while the calls run.
       answer.set(List.of(loopback(3), loopback(2)));
-      assertThat(Fds.await(() -> completed(3) > 20, Duration.ofSeconds(10)))
-          .as("calls reach the new server")
-          .isTrue();
-      assertThat(Fds.await(() -> open(1) == 0, Duration.ofSeconds(10)))
-          .as("the server that left is drained: %s connections open", open(1))
-          .isTrue();
+      await("completed(3) > 20")
+          .untilAsserted(
+              () -> assertThat(completed(3) > 20).as("calls reach the new server").isTrue());
+      await("open(1) == 0")
+          .untilAsserted(
+              () ->
+                  assertThat(open(1) == 0)
+                      .as("the server that left is drained: %s connections open", open(1))
+                      .isTrue());
       long onOne = completed(1);
       assertThat(pool.endpoints())
           .containsExactlyInAnyOrder(
@@ -148,10 +152,10 @@ class DnsEndpointSourceTest {
       // The DNS fails for a while: the last set stays, calls go on.
       int before = lookups.get();
       failing.set(true);
-      assertThat(Fds.await(() -> lookups.get() >= before + 5, Duration.ofSeconds(10))).isTrue();
+      await("lookups.get() >= before + 5").until(() -> lookups.get() >= before + 5);
       assertThat(pool.endpoints()).hasSize(2);
       long during = calls.get();
-      assertThat(Fds.await(() -> calls.get() > during + 20, Duration.ofSeconds(10))).isTrue();
+      await("calls.get() > during + 20").until(() -> calls.get() > during + 20);
       failing.set(false);
 
       stop.set(true);
@@ -165,14 +169,15 @@ class DnsEndpointSourceTest {
       stop.set(true);
       callers.shutdownNow();
     }
-    assertThat(
-            Fds.await(
-                () ->
-                    Thread.getAllStackTraces().keySet().stream()
-                        .noneMatch(t -> t.getName().startsWith("thrift-nio-dns")),
-                Duration.ofSeconds(10)))
-        .as("the resolving thread ends when the pool closes its source")
-        .isTrue();
+    await(
+            "Thread.getAllStackTraces().keySet().stream() .noneMatch(t -> t.getName().startsWith(\"thrift-nio-dns\"))")
+        .untilAsserted(
+            () ->
+                assertThat(
+                        Thread.getAllStackTraces().keySet().stream()
+                            .noneMatch(t -> t.getName().startsWith("thrift-nio-dns")))
+                    .as("the resolving thread ends when the pool closes its source")
+                    .isTrue());
   }
 
   @Test
@@ -191,7 +196,7 @@ class DnsEndpointSourceTest {
           .hasMessageContaining("DNS " + NAME + ":" + port + " every 20ms lists no endpoint");
       answer.set(List.of(loopback(1)));
       failing.set(false);
-      assertThat(Fds.await(() -> !pool.endpoints().isEmpty(), Duration.ofSeconds(10))).isTrue();
+      await("!pool.endpoints().isEmpty()").until(() -> !pool.endpoints().isEmpty());
       pool.run(c -> c.sleep(0));
       assertThat(completed(1)).isEqualTo(1);
     }
@@ -209,11 +214,11 @@ class DnsEndpointSourceTest {
       source.start(published::add);
       answer.set(List.of(loopback(2), loopback(1)));
       int before = lookups.get();
-      assertThat(Fds.await(() -> lookups.get() >= before + 3, Duration.ofSeconds(10))).isTrue();
+      await("lookups.get() >= before + 3").until(() -> lookups.get() >= before + 3);
       assertThat(published).hasSize(1);
       assertThat(published.get(0).get(0).toString()).isEqualTo("/127.0.0.1:9090");
       answer.set(List.of(loopback(2)));
-      assertThat(Fds.await(() -> published.size() == 2, Duration.ofSeconds(10))).isTrue();
+      await("published.size() == 2").until(() -> published.size() == 2);
       assertThat(published.get(1)).containsExactly(new InetSocketAddress(loopback(2), 9090));
     }
   }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -212,7 +213,7 @@ class EndpointSourceTest {
       for (int i = 0; i < 8; i++) {
         slow.add(pool.sleep(400));
       }
-      assertThat(Fds.await(() -> open(0) > 0 && open(1) > 0, Duration.ofSeconds(10))).isTrue();
+      await("open(0) > 0 && open(1) > 0").until(() -> open(0) > 0 && open(1) > 0);
       long onABefore = completed(0);
       source.publish(b);
       assertThat(pool.endpoints()).containsExactly(b);
@@ -226,9 +227,10 @@ class EndpointSourceTest {
           .as("calls that reached a after it left: only those in flight before")
           .isLessThanOrEqualTo(8);
       // Every connection to a closes: the idle ones at once, the busy ones when returned.
-      assertThat(Fds.await(() -> open(0) == 0, Duration.ofSeconds(10)))
-          .as("connections left open on a: %s", open(0))
-          .isTrue();
+      await("open(0) == 0")
+          .untilAsserted(
+              () ->
+                  assertThat(open(0) == 0).as("connections left open on a: %s", open(0)).isTrue());
       long onAAfterDrain = completed(0);
       calls.clear();
       for (int i = 0; i < 8; i++) {
@@ -256,7 +258,7 @@ class EndpointSourceTest {
           .isInstanceOf(PoolException.class)
           .hasMessageContaining("manual source lists no endpoint");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(CONFIG.borrowTimeout());
-      assertThat(Fds.await(() -> open(0) == 0, Duration.ofSeconds(10))).isTrue();
+      await("open(0) == 0").until(() -> open(0) == 0);
       source.publish(a);
       pool.sleep(0).get(10, TimeUnit.SECONDS);
     }

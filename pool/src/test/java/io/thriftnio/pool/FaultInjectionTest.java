@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -200,7 +201,7 @@ class FaultInjectionTest {
                 }
               });
       waiter.start();
-      assertThat(Fds.await(() -> pool.stats().waiting() == 1, Duration.ofSeconds(10))).isTrue();
+      await("pool.stats().waiting() == 1").until(() -> pool.stats().waiting() == 1);
       waiter.interrupt();
       waiter.join(10_000);
       assertThat(failure.get())
@@ -259,7 +260,7 @@ class FaultInjectionTest {
                 }
               });
       waiter.start();
-      assertThat(Fds.await(() -> pool.stats().waiting() == 1, Duration.ofSeconds(10))).isTrue();
+      await("pool.stats().waiting() == 1").until(() -> pool.stats().waiting() == 1);
       pool.close();
       waiter.join(10_000);
       assertThat(failure.get())
@@ -325,7 +326,7 @@ class FaultInjectionTest {
       assertThat(before.await(10, TimeUnit.SECONDS)).isTrue();
       peer.kill();
       // Let the callers see the outage before the server comes back.
-      assertThat(Fds.await(() -> !errors.isEmpty(), Duration.ofSeconds(10))).isTrue();
+      await("!errors.isEmpty()").until(() -> !errors.isEmpty());
       peer.restart();
       restarted.set(true);
       assertThat(afterRestart.await(15, TimeUnit.SECONDS))
@@ -396,7 +397,7 @@ class FaultInjectionTest {
       }
       assertThat(before.await(10, TimeUnit.SECONDS)).isTrue();
       peer.kill();
-      assertThat(Fds.await(() -> !errors.isEmpty(), Duration.ofSeconds(10))).isTrue();
+      await("!errors.isEmpty()").until(() -> !errors.isEmpty());
       peer.restart();
       restarted.set(true);
       assertThat(afterRestart.await(15, TimeUnit.SECONDS))
@@ -446,18 +447,16 @@ class FaultInjectionTest {
       try (StubPeer revived = StubPeer.startOn(deadPort)) {
         // The balancer (power of two choices) gives the endpoint a probe once the back-off has
         // passed.
-        assertThat(
-                Fds.await(
-                    () -> {
-                      try {
-                        pool.call(c -> c.fired());
-                      } catch (Exception e) {
-                        throw new AssertionError(e);
-                      }
-                      return revived.accepted.get() > 0;
-                    },
-                    Duration.ofSeconds(10)))
-            .isTrue();
+        await("a probe reaching the revived endpoint")
+            .until(
+                () -> {
+                  try {
+                    pool.call(c -> c.fired());
+                  } catch (Exception e) {
+                    throw new AssertionError(e);
+                  }
+                  return revived.accepted.get() > 0;
+                });
         assertThat(pool.stats().total()).isEqualTo(2);
       }
     }

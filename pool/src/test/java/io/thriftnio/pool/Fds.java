@@ -1,8 +1,6 @@
 package io.thriftnio.pool;
 
 import java.io.File;
-import java.time.Duration;
-import java.util.function.BooleanSupplier;
 
 /** Open file descriptors of this process, and waiting for an asynchronous effect. */
 final class Fds {
@@ -30,20 +28,5 @@ final class Fds {
       }
     }
     return sb.toString();
-  }
-
-  /**
-   * Polls until {@code condition} holds or {@code timeout} passes; for effects with no event to
-   * wait on (a peer noticing a close, the kernel releasing a descriptor).
-   */
-  static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      Thread.sleep(5);
-    }
-    return true;
   }
 }

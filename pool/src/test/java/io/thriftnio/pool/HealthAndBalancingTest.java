@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,7 +35,9 @@ class HealthAndBalancingTest {
         ThriftClientPool<BenchService.Client> pool = pool(PoolConfig.defaults(), peer.address())) {
       assertThat(pool.<Long>call(c -> c.fired())).isZero();
       peer.dropConnections();
-      assertThat(Fds.await(() -> peer.openConnections() == 0, Duration.ofSeconds(5))).isTrue();
+      await("peer.openConnections() == 0")
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> peer.openConnections() == 0);
       // The idle connection saw the peer's FIN: validation (no request sent) rejects it.
       assertThat(pool.<Long>call(c -> c.fired())).isZero();
       PoolStats stats = pool.stats();
@@ -54,7 +57,9 @@ class HealthAndBalancingTest {
       CompletableFuture<Long> first = pool.call((c, cb) -> c.fired(cb));
       assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
       peer.dropConnections();
-      assertThat(Fds.await(() -> peer.openConnections() == 0, Duration.ofSeconds(5))).isTrue();
+      await("peer.openConnections() == 0")
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> peer.openConnections() == 0);
       CompletableFuture<Long> second = pool.call((c, cb) -> c.fired(cb));
       assertThat(second.get(10, TimeUnit.SECONDS)).isZero();
       assertThat(pool.stats().invalidated()).isEqualTo(1);
@@ -110,12 +115,11 @@ class HealthAndBalancingTest {
         ThriftClientPool<BenchService.Client> pool = pool(config, peer.address())) {
       pool.<Long>call(c -> c.fired());
       // Off the books first, closed (and counted) just after: wait for both.
-      assertThat(
-              Fds.await(
-                  () -> pool.stats().total() == 0 && pool.stats().destroyed() == 1,
-                  Duration.ofSeconds(10)))
-          .isTrue();
-      assertThat(Fds.await(() -> peer.openConnections() == 0, Duration.ofSeconds(5))).isTrue();
+      await("pool.stats().total() == 0 && pool.stats().destroyed() == 1")
+          .until(() -> pool.stats().total() == 0 && pool.stats().destroyed() == 1);
+      await("peer.openConnections() == 0")
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> peer.openConnections() == 0);
     }
   }
 
@@ -133,7 +137,7 @@ class HealthAndBalancingTest {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool = pool(config, peer.address())) {
       pool.<Long>call(c -> c.fired());
-      assertThat(Fds.await(() -> pool.stats().idle() == 2, Duration.ofSeconds(10))).isTrue();
+      await("pool.stats().idle() == 2").until(() -> pool.stats().idle() == 2);
     }
   }
 

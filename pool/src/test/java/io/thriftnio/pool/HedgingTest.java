@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.testkit.gen.BenchService;
@@ -110,9 +111,12 @@ class HedgingTest {
       slow.replyGate = gate;
       CompletableFuture<ByteBuffer> reply =
           pool.call(c -> c.send_echo(payload()), BenchService.Client::recv_echo);
-      assertThat(Fds.await(() -> pool.stats().retriesRefused() == 1, Duration.ofSeconds(10)))
-          .as("the hedge the budget refused: %s", pool.stats())
-          .isTrue();
+      await("pool.stats().retriesRefused() == 1")
+          .untilAsserted(
+              () ->
+                  assertThat(pool.stats().retriesRefused() == 1)
+                      .as("the hedge the budget refused: %s", pool.stats())
+                      .isTrue());
       gate.countDown();
       assertThat(reply.get(10, TimeUnit.SECONDS)).isEqualTo(payload());
       assertThat(fast.handled).hasValue(0);

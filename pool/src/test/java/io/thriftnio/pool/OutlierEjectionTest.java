@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -64,14 +65,12 @@ class OutlierEjectionTest {
 
       breaking.mode = StubPeer.Mode.NORMAL;
       // After the back-off a probe reaches it, and then it takes its share again.
-      assertThat(
-              Fds.await(
-                  () -> {
-                    callQuietly(pool);
-                    return breaking.handled.get() >= 5;
-                  },
-                  Duration.ofSeconds(10)))
-          .isTrue();
+      await("the revived endpoint taking its share again")
+          .until(
+              () -> {
+                callQuietly(pool);
+                return breaking.handled.get() >= 5;
+              });
       assertThat(pool.stats().ejections()).isEqualTo(1);
     }
   }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.testkit.gen.BenchService;
@@ -55,19 +56,29 @@ class ScaleUpRebalancingTest {
         callers.add(t);
       }
       try {
-        assertThat(Fds.await(() -> first.handled.get() > 0, Duration.ofSeconds(5))).isTrue();
-        assertThat(Fds.await(() -> second.handled.get() > 0, Duration.ofSeconds(5))).isTrue();
+        await("first.handled.get() > 0")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> first.handled.get() > 0);
+        await("second.handled.get() > 0")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> second.handled.get() > 0);
 
         long added = System.nanoTime();
         proxy.add(third.address());
         // One age (+10% jitter) for the connections to age out, and one for a slow machine.
-        boolean reached = Fds.await(() -> third.handled.get() > 0, AGE.multipliedBy(2));
-        Duration took = Duration.ofNanos(System.nanoTime() - added);
-        assertThat(reached)
-            .as("calls on the third server %s after it joined: %s", took, pool.stats())
-            .isTrue();
+        await("calls on the third server")
+            .atMost(AGE.multipliedBy(2))
+            .untilAsserted(
+                () ->
+                    assertThat(third.handled.get())
+                        .as(
+                            "calls on the third server %s after it joined: %s",
+                            Duration.ofNanos(System.nanoTime() - added), pool.stats())
+                        .isPositive());
         // It keeps its share: the old servers' connections moved, not only one.
-        assertThat(Fds.await(() -> third.accepted.get() >= 2, AGE.multipliedBy(3))).isTrue();
+        await("third.accepted.get() >= 2")
+            .atMost(AGE.multipliedBy(3))
+            .until(() -> third.accepted.get() >= 2);
       } finally {
         stop.set(true);
         for (Thread t : callers) {

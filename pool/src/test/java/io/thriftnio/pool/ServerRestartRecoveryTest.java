@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
@@ -230,9 +231,8 @@ class ServerRestartRecoveryTest {
       for (int restart = 1; restart <= RESTARTS; restart++) {
         server.close();
         long failed = failures.get();
-        assertThat(Fds.await(() -> failures.get() > failed, Duration.ofSeconds(10)))
-            .as("restart %d: the callers saw the outage", restart)
-            .isTrue();
+        await("restart " + restart + ": the callers saw the outage")
+            .until(() -> failures.get() > failed);
         startServerOnAddress();
         long start = System.nanoTime();
         awaitSuccesses(successes, "after restart " + restart, stats);
@@ -270,8 +270,14 @@ class ServerRestartRecoveryTest {
       AtomicLong successes, String when, java.util.function.Supplier<PoolStats> stats)
       throws InterruptedException {
     long from = successes.get();
-    assertThat(Fds.await(() -> successes.get() >= from + CALLERS, RECOVERY_BOUND))
-        .as("%d calls served within %s %s (%s)", CALLERS, RECOVERY_BOUND, when, stats.get())
-        .isTrue();
+    await("successes.get() >= from + CALLERS")
+        .atMost(RECOVERY_BOUND)
+        .untilAsserted(
+            () ->
+                assertThat(successes.get() >= from + CALLERS)
+                    .as(
+                        "%d calls served within %s %s (%s)",
+                        CALLERS, RECOVERY_BOUND, when, stats.get())
+                    .isTrue());
   }
 }

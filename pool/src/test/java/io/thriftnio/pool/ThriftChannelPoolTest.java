@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -197,7 +198,7 @@ class ThriftChannelPoolTest {
         inFlight.add(pool.call(c -> c.send_echo(payload), BenchService.Client::recv_echo));
       }
       // The first call connects off this thread; the three go out once the connection is open.
-      assertThat(Fds.await(() -> pool.callsInFlight() == 3, Duration.ofSeconds(10))).isTrue();
+      await("pool.callsInFlight() == 3").until(() -> pool.callsInFlight() == 3);
 
       CompletableFuture<ByteBuffer> oversized =
           pool.call(
@@ -302,11 +303,8 @@ class ThriftChannelPoolTest {
       peer.replyGate = replies;
       CompletableFuture<ByteBuffer> first = pool.exchange(firedRequest());
       // The first call connects off this thread: the second goes out once the first is written.
-      assertThat(
-              Fds.await(
-                  () -> !channels.isEmpty() && channels.peek().callsInFlight() == 1,
-                  Duration.ofSeconds(10)))
-          .isTrue();
+      await("!channels.isEmpty() && channels.peek().callsInFlight() == 1")
+          .until(() -> !channels.isEmpty() && channels.peek().callsInFlight() == 1);
       CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest());
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .cause()
@@ -365,13 +363,10 @@ class ThriftChannelPoolTest {
           .isNotEmpty()
           .allSatisfy(c -> assertThat(c.remoteAddress()).isEqualTo(live.address()));
       // The evictor takes them off the books, then closes them: wait for both.
-      assertThat(
-              Fds.await(
-                  () ->
-                      pool.stats().total() == 0
-                          && pool.stats().destroyed() == pool.stats().created(),
-                  Duration.ofSeconds(10)))
-          .isTrue();
+      await("pool.stats().total() == 0 && pool.stats().destroyed() == pool.stats().created()")
+          .until(
+              () ->
+                  pool.stats().total() == 0 && pool.stats().destroyed() == pool.stats().created());
       assertThat(channels).noneMatch(SocketThriftChannel::isOpen);
     }
   }

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -93,9 +94,13 @@ class TlsPoolTest {
       server.close();
 
       // No borrow, no evictor: only the transports' close events (CloseAware) empty the pool.
-      assertThat(Fds.await(() -> pool.stats().total() == 0, SECONDS_10))
-          .as("connections left in the pool: %s", pool.stats())
-          .isTrue();
+      await("pool.stats().total() == 0")
+          .atMost(SECONDS_10)
+          .untilAsserted(
+              () ->
+                  assertThat(pool.stats().total() == 0)
+                      .as("connections left in the pool: %s", pool.stats())
+                      .isTrue());
       PoolStats after = pool.stats();
       assertThat(after.destroyed()).isEqualTo(3);
       assertThat(after.invalidated()).isEqualTo(3);

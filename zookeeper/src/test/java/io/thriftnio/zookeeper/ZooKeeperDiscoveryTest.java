@@ -1,5 +1,6 @@
 package io.thriftnio.zookeeper;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.IoStrategy;
@@ -22,8 +23,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
@@ -156,22 +155,15 @@ class ZooKeeperDiscoveryTest {
     }
   }
 
-  private static boolean await(BooleanSupplier condition, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-    }
-    return true;
-  }
-
   private void moreCalls(long n) {
     long from = calls.get();
-    assertThat(await(() -> calls.get() >= from + n, Duration.ofSeconds(20)))
-        .as("%s more calls (failures: %s)", n, failures)
-        .isTrue();
+    await("calls.get() >= from + n")
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(calls.get() >= from + n)
+                    .as("%s more calls (failures: %s)", n, failures)
+                    .isTrue());
   }
 
   private Collection<ServiceInstance<Object>> registered(CuratorFramework curator)
@@ -200,7 +192,7 @@ class ZooKeeperDiscoveryTest {
     CuratorFramework client = curator(5000);
 
     // Curator's own reader sees the records: the format is Curator's.
-    assertThat(await(() -> registeredCount(client) == 2, Duration.ofSeconds(10))).isTrue();
+    await("registeredCount(client) == 2").until(() -> registeredCount(client) == 2);
     assertThat(registered(client))
         .extracting(ServiceInstance::getName, ServiceInstance::getAddress, ServiceInstance::getPort)
         .containsExactlyInAnyOrder(
@@ -208,14 +200,12 @@ class ZooKeeperDiscoveryTest {
             org.assertj.core.groups.Tuple.tuple(SERVICE, "127.0.0.1", b.localAddress().getPort()));
 
     try (ThriftClientPool<BenchService.Client> pool = pool(client)) {
-      assertThat(await(() -> pool.endpoints().size() == 2, Duration.ofSeconds(10))).isTrue();
+      await("pool.endpoints().size() == 2").until(() -> pool.endpoints().size() == 2);
       assertThat(pool.endpoints()).containsExactlyInAnyOrder(a.localAddress(), b.localAddress());
       List<Future<?>> running = callWhileRunning(pool);
-      assertThat(
-              await(
-                  () -> a.stats().completedCalls() > 10 && b.stats().completedCalls() > 10,
-                  Duration.ofSeconds(20)))
-          .isTrue();
+      await("a.stats().completedCalls() > 10 && b.stats().completedCalls() > 10")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> a.stats().completedCalls() > 10 && b.stats().completedCalls() > 10);
 
       // Added after the registration's hook, so it runs after it: the node is gone by then.
       List<String> atDrain = new CopyOnWriteArrayList<>();
@@ -252,7 +242,7 @@ class ZooKeeperDiscoveryTest {
     register(b, curator(5000));
     CuratorFramework client = curator(5000);
     try (ThriftClientPool<BenchService.Client> pool = pool(client)) {
-      assertThat(await(() -> pool.endpoints().size() == 2, Duration.ofSeconds(10))).isTrue();
+      await("pool.endpoints().size() == 2").until(() -> pool.endpoints().size() == 2);
       List<Future<?>> running = callWhileRunning(pool);
       moreCalls(50);
 
@@ -260,9 +250,13 @@ class ZooKeeperDiscoveryTest {
       // ZooKeeper expires the session and deletes the node on its own.
       curatorA.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
       curatorA.close();
-      assertThat(await(() -> pool.endpoints().size() == 1, Duration.ofSeconds(30)))
-          .as("a left the pool's set: %s", pool.endpoints())
-          .isTrue();
+      await("pool.endpoints().size() == 1")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(pool.endpoints().size() == 1)
+                      .as("a left the pool's set: %s", pool.endpoints())
+                      .isTrue());
       assertThat(pool.endpoints()).containsExactly(b.localAddress());
       moreCalls(50); // calls that were in flight on a when it left have ended by now
       long onA = a.stats().completedCalls();
@@ -305,13 +299,25 @@ class ZooKeeperDiscoveryTest {
       // A server registered after the outage reaches the pool: the watch is back.
       ThriftServer b = server();
       register(b, curator(5000));
-      assertThat(await(() -> pool.endpoints().contains(b.localAddress()), Duration.ofSeconds(30)))
-          .as("the new server in %s", pool.endpoints())
-          .isTrue();
-      assertThat(await(() -> pool.endpoints().contains(a.localAddress()), Duration.ofSeconds(30)))
-          .as("a, registered again after its session was lost too, in %s", pool.endpoints())
-          .isTrue();
-      assertThat(await(() -> b.stats().completedCalls() > 10, Duration.ofSeconds(20))).isTrue();
+      await("pool.endpoints().contains(b.localAddress())")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(pool.endpoints().contains(b.localAddress()))
+                      .as("the new server in %s", pool.endpoints())
+                      .isTrue());
+      await("pool.endpoints().contains(a.localAddress())")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(pool.endpoints().contains(a.localAddress()))
+                      .as(
+                          "a, registered again after its session was lost too, in %s",
+                          pool.endpoints())
+                      .isTrue());
+      await("b.stats().completedCalls() > 10")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> b.stats().completedCalls() > 10);
       stopCalls(running);
       assertThat(failures).as("failed calls").isEmpty();
     }
@@ -328,7 +334,7 @@ class ZooKeeperDiscoveryTest {
       register(b, curator(connect, 10_000));
       CuratorFramework client = curator(connect, 10_000);
       try (ThriftClientPool<BenchService.Client> pool = pool(client)) {
-        assertThat(await(() -> pool.endpoints().size() == 2, Duration.ofSeconds(10))).isTrue();
+        await("pool.endpoints().size() == 2").until(() -> pool.endpoints().size() == 2);
         List<Future<?>> running = callWhileRunning(pool);
         for (InstanceSpec member : ensemble.getInstances()) {
           assertThat(ensemble.killServer(member)).isTrue();
@@ -339,10 +345,16 @@ class ZooKeeperDiscoveryTest {
         // The watch survived: a server registered now reaches the pool.
         ThriftServer c = server();
         register(c, curator(connect, 10_000));
-        assertThat(await(() -> pool.endpoints().size() == 3, Duration.ofSeconds(30)))
-            .as("after the restarts: %s", pool.endpoints())
-            .isTrue();
-        assertThat(await(() -> c.stats().completedCalls() > 5, Duration.ofSeconds(20))).isTrue();
+        await("pool.endpoints().size() == 3")
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () ->
+                    assertThat(pool.endpoints().size() == 3)
+                        .as("after the restarts: %s", pool.endpoints())
+                        .isTrue());
+        await("c.stats().completedCalls() > 5")
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> c.stats().completedCalls() > 5);
         stopCalls(running);
         assertThat(failures).as("failed calls").isEmpty();
         assertThat(pool.endpoints())

@@ -1,5 +1,6 @@
 package io.thriftnio.it.drain;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientIo;
@@ -277,11 +278,15 @@ class DrainUnderLoadTest {
         t.start();
       }
       // Load on both servers first, then the graceful close of one while the load goes on.
-      waitFor(() -> ok.get() >= 2_000 && leaving.stats() != null);
+      await("ok.get() >= 2_000 && leaving.stats() != null")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> ok.get() >= 2_000 && leaving.stats() != null);
       long before = ok.get();
       leaving.close();
       long afterClose = ok.get();
-      waitFor(() -> ok.get() >= afterClose + 2_000);
+      await("ok.get() >= afterClose + 2_000")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> ok.get() >= afterClose + 2_000);
       stop.set(true);
       assertThat(done.await(60, TimeUnit.SECONDS)).as("callers ended").isTrue();
       PoolStats stats = pool.stats();
@@ -309,17 +314,6 @@ class DrainUnderLoadTest {
       if (io != NETTY_IO) {
         io.close();
       }
-    }
-  }
-
-  private static void waitFor(java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - until > 0) {
-        throw new AssertionError("condition not met within 60 s");
-      }
-      Thread.sleep(10); // a poll of the load's own counter, not a wait for a moment in time
     }
   }
 }

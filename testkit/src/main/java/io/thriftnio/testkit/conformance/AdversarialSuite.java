@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -34,7 +35,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -171,10 +171,11 @@ public abstract class AdversarialSuite {
     }
     if (socketsBeforeServer >= 0) {
       await(
-          "the process's sockets to come back to "
-              + socketsBeforeServer
-              + " after the server closed",
-          () -> openSockets() <= socketsBeforeServer + SOCKET_TOLERANCE);
+              "the process's sockets to come back to "
+                  + socketsBeforeServer
+                  + " after the server closed")
+          .atMost(WITHIN)
+          .until(() -> openSockets() <= socketsBeforeServer + SOCKET_TOLERANCE);
     }
     if (!errorLogExpected) {
       assertThat(log.linesContaining(" ERROR ")).as("lines logged at ERROR").isEmpty();
@@ -204,7 +205,7 @@ public abstract class AdversarialSuite {
     server = tweak.apply(builder).build();
     server.start();
     good = GoodClient.start(server.localAddress(), protocol);
-    await("the good client's first call", () -> good.ok() > 0);
+    await("the good client's first call").atMost(WITHIN).until(() -> good.ok() > 0);
     socketsBeforeCase = openSockets();
     return server;
   }
@@ -230,7 +231,7 @@ public abstract class AdversarialSuite {
             .build();
     server.start();
     good = GoodClient.start(server.localAddress(), BINARY);
-    await("the good client's first call", () -> good.ok() > 0);
+    await("the good client's first call").atMost(WITHIN).until(() -> good.ok() > 0);
     socketsBeforeCase = openSockets();
     return server;
   }
@@ -247,7 +248,7 @@ public abstract class AdversarialSuite {
    */
   private void finishCase() throws Exception {
     long okNow = good.ok();
-    await("the good client to make progress", () -> good.ok() >= okNow + 3);
+    await("the good client to make progress").atMost(WITHIN).until(() -> good.ok() >= okNow + 3);
     good.assertNoFailures();
     good.stop();
     assertThat(good.callOnce("after")).isEqualTo("after");
@@ -255,9 +256,9 @@ public abstract class AdversarialSuite {
       for (AutoCloseable c : closeables) {
         c.close();
       }
-      await(
-          "the sockets of the case to close (" + socketsBeforeCase + " before it)",
-          () -> openSockets() <= socketsBeforeCase + SOCKET_TOLERANCE);
+      await("the sockets of the case to close (" + socketsBeforeCase + " before it)")
+          .atMost(WITHIN)
+          .until(() -> openSockets() <= socketsBeforeCase + SOCKET_TOLERANCE);
     }
   }
 
@@ -271,17 +272,9 @@ public abstract class AdversarialSuite {
 
   private void awaitCount(String what, ToLongFunction<ServerStats> counter, long atLeast)
       throws InterruptedException {
-    await(what + " >= " + atLeast, () -> counter.applyAsLong(server.stats()) >= atLeast);
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + WITHIN + " waiting for " + what);
-      }
-      Thread.sleep(10); // polling a condition another thread changes
-    }
+    await(what + " >= " + atLeast)
+        .atMost(WITHIN)
+        .until(() -> counter.applyAsLong(server.stats()) >= atLeast);
   }
 
   /** Sockets open in this process, or -1 where {@code /proc/self/fd} is not available. */
@@ -443,7 +436,9 @@ public abstract class AdversarialSuite {
     // The barrier: the server counts a connection closed after it has decoded every byte it read
     // there (the decoder runs before the close reaches the call path, on the same IO thread), so
     // once only the good client's connection is open, any rejection per frame has been counted.
-    await("the server to close the bad connection", () -> server.stats().openConnections() == 1);
+    await("the server to close the bad connection")
+        .atMost(WITHIN)
+        .until(() -> server.stats().openConnections() == 1);
     assertThat(server.stats().badFrames()).as("one rejection, not one per frame").isEqualTo(1);
     assertThat(log.linesContaining("frame length 0")).as("log lines").hasSize(1);
     assertHandlerSaw();
@@ -590,7 +585,9 @@ public abstract class AdversarialSuite {
     // before it, so the server reads the partial frame, then the reset, whatever the timing.
     bad.reset();
     awaitCount("truncatedFrames", ServerStats::truncatedFrames, 1);
-    await("the reset connection to close", () -> server.stats().openConnections() == 1);
+    await("the reset connection to close")
+        .atMost(WITHIN)
+        .until(() -> server.stats().openConnections() == 1);
     assertThat(server.stats().badFrames()).isZero();
     assertHandlerSaw();
     finishCase();
@@ -973,9 +970,12 @@ public abstract class AdversarialSuite {
       while (answered < calls) {
         int first = answered + 1;
         int last = Math.min(answered + limit, calls);
-        await(
-            "the server to start calls " + first + ".." + last,
-            () -> java.util.stream.IntStream.rangeClosed(first, last).allMatch(held::containsKey));
+        await("the server to start calls " + first + ".." + last)
+            .atMost(WITHIN)
+            .until(
+                () ->
+                    java.util.stream.IntStream.rangeClosed(first, last)
+                        .allMatch(held::containsKey));
         assertThat(mostInFlight.get())
             .as("most calls in flight on one connection so far")
             .isLessThanOrEqualTo(limit);
@@ -1192,9 +1192,9 @@ public abstract class AdversarialSuite {
     start(BINARY);
     RawConnection bad = open();
     bad.writeFrame(call(BINARY, "sleep", 1, new BenchService.sleep_args(500)));
-    await("the call to start", () -> handler.sleepsRunning() == 1);
+    await("the call to start").atMost(WITHIN).until(() -> handler.sleepsRunning() == 1);
     bad.reset();
-    await("the call to finish", () -> handler.sleepsFinished() == 1);
+    await("the call to finish").atMost(WITHIN).until(() -> handler.sleepsFinished() == 1);
     awaitCount("droppedResponses", ServerStats::droppedResponses, 1);
     assertHandlerSaw("sleep(500)");
     finishCase();

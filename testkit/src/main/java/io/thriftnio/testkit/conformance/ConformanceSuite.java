@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,7 +32,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -163,18 +163,6 @@ public abstract class ConformanceSuite {
     clients.add(client);
   }
 
-  /** Waits for {@code condition}, polling every 10 ms; fails after {@code within}. */
-  protected static void await(String what, BooleanSupplier condition, Duration within)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + within + " waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   // ---- every method -----------------------------------------------------------------------------
 
   @ParameterizedTest(name = "{0}")
@@ -280,7 +268,9 @@ public abstract class ConformanceSuite {
     for (int i = 0; i < 5; i++) {
       client.fire(Payloads.of(Payloads.SMALL, i));
     }
-    await("5 oneway fire calls to reach the handler", () -> handler.fired() == 5, CLOSE_WITHIN);
+    await("5 oneway fire calls to reach the handler")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> handler.fired() == 5);
     assertThat(client.fired()).isEqualTo(5);
     assertThat(handler.firedBytes()).isEqualTo(5L * Payloads.SMALL);
     assertThat(server.stats().completedCalls()).isGreaterThanOrEqualTo(14);
@@ -421,10 +411,9 @@ public abstract class ConformanceSuite {
     }
     assertThat(good.echo(Payloads.of(Payloads.SMALL, 9))).isNotNull();
     assertThat(good.get_last_sale("after").getSymbol()).isEqualTo("after");
-    await(
-        "badFrames to count the connection",
-        () -> server.stats().badFrames() > badFramesBefore,
-        CLOSE_WITHIN);
+    await("badFrames to count the connection")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() > badFramesBefore);
   }
 
   @Test
@@ -442,10 +431,9 @@ public abstract class ConformanceSuite {
     RawConnection rst = openRaw(server.localAddress());
     rst.write(truncated);
     rst.reset();
-    await(
-        "both truncated connections to be closed",
-        () -> server.stats().openConnections() <= 1,
-        CLOSE_WITHIN);
+    await("both truncated connections to be closed")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().openConnections() <= 1);
     assertThat(good.get_last_sale("still").getSymbol()).isEqualTo("still");
   }
 

@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.IoStrategy;
@@ -21,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TMessage;
@@ -131,16 +131,6 @@ public abstract class HttpSuite {
     assertThat(Payloads.check(result.success, seq * 10, seq)).isTrue();
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + CLOSE_WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + CLOSE_WITHIN + " waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   /** The server still answers a fresh HTTP client: a hostile peer has not disturbed it. */
   private static void assertServesOthers(ThriftServer server) throws Exception {
     InetSocketAddress a = server.localAddress();
@@ -191,7 +181,9 @@ public abstract class HttpSuite {
         assertThat(oneway.body()).isEmpty();
       }
     }
-    await("5 oneway calls to reach the handler", () -> handler.fired() == 5);
+    await("5 oneway calls to reach the handler")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> handler.fired() == 5);
     raw.write(post("", echoCall(protocol, 51)));
     assertEchoReply(protocol, raw.readHttpResponse(), 51);
   }
@@ -309,7 +301,9 @@ public abstract class HttpSuite {
     RawConnection.HttpAnswer answer = raw.readHttpResponse();
     assertThat(answer.status()).as("a oneway call at the limit").isEqualTo(200);
     assertThat(answer.body()).isEmpty();
-    await("the oneway call to reach the handler", () -> handler.fired() == 1);
+    await("the oneway call to reach the handler")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> handler.fired() == 1);
     RawConnection over = raw(server);
     over.write(ascii("POST " + PATH + " HTTP/1.1\r\nContent-Length: " + (LIMIT + 1) + "\r\n\r\n"));
     assertThat(over.readHttpResponse().status()).isEqualTo(413);

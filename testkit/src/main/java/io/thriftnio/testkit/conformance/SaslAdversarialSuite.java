@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.CloseCause;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 import javax.security.sasl.SaslClient;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -192,19 +192,15 @@ public abstract class SaslAdversarialSuite {
         BINARY, "echo", seqid, new BenchService.echo_args(ByteBuffer.wrap(new byte[] {1, 2, 3})));
   }
 
-  private void await(String what, ToLongFunction<ServerStats> counter, long expected)
+  private void awaitCount(String what, ToLongFunction<ServerStats> counter, long expected)
       throws InterruptedException {
-    awaitThat(what, () -> counter.applyAsLong(server.stats()) == expected);
-  }
-
-  private void awaitThat(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what + ": " + server.stats());
-      }
-      Thread.sleep(10); // polling a counter the server's threads change
-    }
+    await(what)
+        .atMost(WITHIN)
+        .untilAsserted(
+            () ->
+                assertThat(counter.applyAsLong(server.stats()) == expected)
+                    .as("%s", server.stats())
+                    .isTrue());
   }
 
   /** The peer was sent ERROR with {@code reason}, closed, counted once as a SASL failure. */
@@ -216,8 +212,10 @@ public abstract class SaslAdversarialSuite {
     // As a peer does on the end of the stream: the server, which shut its output down after the
     // ERROR and reads on for a moment so as not to reset it, closes at once.
     raw.close();
-    await("saslFailures", ServerStats::saslFailures, 1);
-    awaitThat("the close told", () -> closes.size() == 1);
+    awaitCount("saslFailures", ServerStats::saslFailures, 1);
+    await("the close told")
+        .atMost(WITHIN)
+        .untilAsserted(() -> assertThat(closes.size() == 1).as("%s", server.stats()).isTrue());
     assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
     assertThat(server.stats().badFrames()).isZero();
     assertThat(echoes).as("calls that reached the handler").hasValue(0);
@@ -240,8 +238,10 @@ public abstract class SaslAdversarialSuite {
     assertThat(answer.status()).as(answer.text()).isEqualTo(status);
     assertThat(answer.text()).isEqualTo(reason);
     assertThat(after).as("bytes after the refusal").isEmpty();
-    await("saslFailures", ServerStats::saslFailures, 1);
-    awaitThat("the close told", () -> closes.size() == 1);
+    awaitCount("saslFailures", ServerStats::saslFailures, 1);
+    await("the close told")
+        .atMost(WITHIN)
+        .untilAsserted(() -> assertThat(closes.size() == 1).as("%s", server.stats()).isTrue());
     assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
     assertThat(echoes).as("calls that reached the handler").hasValue(0);
     return all.toByteArray();
@@ -260,7 +260,13 @@ public abstract class SaslAdversarialSuite {
       byte[] wire = assertRefusedWithExactly(raw, ERROR, "internal error");
       String seen = new String(wire, StandardCharsets.ISO_8859_1);
       assertThat(seen).doesNotContain(INSIDE).doesNotContain("ConnectException");
-      awaitThat("the WARN line", () -> !log.linesContaining(INSIDE).isEmpty());
+      await("the WARN line")
+          .atMost(WITHIN)
+          .untilAsserted(
+              () ->
+                  assertThat(!log.linesContaining(INSIDE).isEmpty())
+                      .as("%s", server.stats())
+                      .isTrue());
       assertThat(log.linesContaining(INSIDE))
           .as("the log has the detail and the peer")
           .anySatisfy(
@@ -351,13 +357,21 @@ public abstract class SaslAdversarialSuite {
     start();
     RawConnection raw = raw();
     raw.write(new byte[] {START, 0, 0, 0, 5, 'P', 'L'}); // 5 bytes declared, 2 sent
-    awaitThat("the connection open", () -> server.stats().openConnections() == 1);
+    await("the connection open")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () ->
+                assertThat(server.stats().openConnections() == 1)
+                    .as("%s", server.stats())
+                    .isTrue());
     raw.shutdownOutput();
     raw.awaitClosedBy(WITHIN);
-    await("truncatedFrames", ServerStats::truncatedFrames, 1);
-    await("openConnections", ServerStats::openConnections, 0);
+    awaitCount("truncatedFrames", ServerStats::truncatedFrames, 1);
+    awaitCount("openConnections", ServerStats::openConnections, 0);
     assertThat(server.stats().saslFailures()).isZero();
-    awaitThat("the close told", () -> closes.size() == 1);
+    await("the close told")
+        .atMost(WITHIN)
+        .untilAsserted(() -> assertThat(closes.size() == 1).as("%s", server.stats()).isTrue());
     assertThat(closes).containsExactly(CloseCause.PEER_CLOSED);
   }
 
@@ -373,9 +387,11 @@ public abstract class SaslAdversarialSuite {
     raw.write(java.util.Arrays.copyOf(response, response.length / 2));
     raw.shutdownOutput();
     raw.awaitClosedBy(WITHIN);
-    await("truncatedFrames", ServerStats::truncatedFrames, 1);
-    await("openConnections", ServerStats::openConnections, 0);
-    awaitThat("the close told", () -> closes.size() == 1);
+    awaitCount("truncatedFrames", ServerStats::truncatedFrames, 1);
+    awaitCount("openConnections", ServerStats::openConnections, 0);
+    await("the close told")
+        .atMost(WITHIN)
+        .untilAsserted(() -> assertThat(closes.size() == 1).as("%s", server.stats()).isTrue());
     assertThat(closes).containsExactly(CloseCause.PEER_CLOSED);
   }
 
@@ -408,7 +424,7 @@ public abstract class SaslAdversarialSuite {
     assertThat(read(raw).status()).isEqualTo(COMPLETE);
     raw.writeFrame(new byte[] {0x0b, 0x0b, 0x0b, 0x0b, 0x0b, 0x0b, 0x0b, 0x0b});
     raw.awaitClosedBy(WITHIN);
-    await("badFrames", ServerStats::badFrames, 1);
+    awaitCount("badFrames", ServerStats::badFrames, 1);
     assertThat(echoes).hasValue(0);
     assertThat(server.stats().saslFailures()).isZero();
   }
@@ -444,7 +460,7 @@ public abstract class SaslAdversarialSuite {
     forged[forged.length / 2] ^= 0x40; // its MAC no longer matches
     raw.writeFrame(forged);
     raw.awaitClosedBy(WITHIN);
-    await("badFrames", ServerStats::badFrames, 1);
+    awaitCount("badFrames", ServerStats::badFrames, 1);
     assertThat(echoes).hasValue(1);
   }
 
@@ -455,7 +471,7 @@ public abstract class SaslAdversarialSuite {
     negotiateAuthInt(raw);
     raw.write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 1, 2, 3});
     raw.awaitClosedBy(WITHIN);
-    await("badFrames", ServerStats::badFrames, 1);
+    awaitCount("badFrames", ServerStats::badFrames, 1);
     assertThat(echoes).hasValue(0);
   }
 }

@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -32,7 +33,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
@@ -159,17 +159,6 @@ public abstract class SaslSuite {
     return b;
   }
 
-  private static void await(String what, ThriftServer server, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what + ": " + server.stats());
-      }
-      Thread.sleep(10); // polling a counter the server's threads change
-    }
-  }
-
   static Stream<Arguments> digestRows() {
     List<Arguments> rows = new ArrayList<>();
     for (SaslQop qop : SaslQop.values()) {
@@ -231,8 +220,17 @@ public abstract class SaslSuite {
         .isInstanceOf(TTransportException.class)
         .hasMessageContaining("Peer indicated failure: ")
         .hasMessageContaining(reason);
-    await("the failure counted", server, () -> server.stats().saslFailures() == 1);
-    await("the connection closed", server, () -> server.stats().openConnections() == 0);
+    await("the failure counted")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () -> assertThat(server.stats().saslFailures() == 1).as("%s", server.stats()).isTrue());
+    await("the connection closed")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () ->
+                assertThat(server.stats().openConnections() == 0)
+                    .as("%s", server.stats())
+                    .isTrue());
     assertThat(closes).containsExactly(CloseCause.SASL_FAILURE);
     assertThat(server.stats().badFrames()).isZero();
   }
@@ -348,8 +346,16 @@ public abstract class SaslSuite {
         raws.add(raw);
         raw.write(negotiation.toByteArray());
       }
-      await("a blocked authenticator", blocked, () -> entered.get() >= 1);
-      await("every stuck connection", blocked, () -> blocked.stats().openConnections() == stuck);
+      await("a blocked authenticator")
+          .atMost(WITHIN)
+          .untilAsserted(() -> assertThat(entered.get() >= 1).as("%s", blocked.stats()).isTrue());
+      await("every stuck connection")
+          .atMost(WITHIN)
+          .untilAsserted(
+              () ->
+                  assertThat(blocked.stats().openConnections() == stuck)
+                      .as("%s", blocked.stats())
+                      .isTrue());
 
       long began = System.nanoTime();
       BenchService.Client client = open(other, SaslPeers.plainClient("bob", "bob's"));
@@ -454,7 +460,13 @@ public abstract class SaslSuite {
       BenchService.Client client = open(server, SaslPeers.plainClient("bob", "bob's"));
       assertThat(echo(client, ByteBuffer.wrap(new byte[] {6}))).isEqualTo(new byte[] {6});
       clients.forEach(SaslPeers::closeQuietly);
-      await("every connection closed", server, () -> server.stats().openConnections() == 0);
+      await("every connection closed")
+          .atMost(WITHIN)
+          .untilAsserted(
+              () ->
+                  assertThat(server.stats().openConnections() == 0)
+                      .as("%s", server.stats())
+                      .isTrue());
 
       assertThat(submitted.get()).as("steps submitted").isGreaterThanOrEqualTo(2);
       assertThat(authenticated.get()).as("credentials checked").isEqualTo(2);
@@ -529,7 +541,10 @@ public abstract class SaslSuite {
     assertThat(Duration.ofNanos(System.nanoTime() - began))
         .as("closed at once, not at the socket timeout")
         .isLessThan(Duration.ofMillis(SOCKET_TIMEOUT_MILLIS / 2));
-    await("the refusal counted", server, () -> server.stats().badFrames() == 1);
+    await("the refusal counted")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () -> assertThat(server.stats().badFrames() == 1).as("%s", server.stats()).isTrue());
   }
 
   @Test
@@ -548,6 +563,9 @@ public abstract class SaslSuite {
     assertThat(Duration.ofNanos(System.nanoTime() - began))
         .as("closed at once, not at the socket timeout")
         .isLessThan(Duration.ofMillis(SOCKET_TIMEOUT_MILLIS / 2));
-    await("the refusal counted", server, () -> server.stats().badFrames() == 1);
+    await("the refusal counted")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () -> assertThat(server.stats().badFrames() == 1).as("%s", server.stats()).isTrue());
   }
 }

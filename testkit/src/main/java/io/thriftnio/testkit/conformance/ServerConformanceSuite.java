@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -151,7 +152,9 @@ public abstract class ServerConformanceSuite extends ConformanceSuite {
 
     try (RawConnection raw = openRaw(server.localAddress())) {
       raw.writeFrame(exact);
-      await("the max-size frame to reach the handler", () -> handler.fired() == 1, CLOSE_WITHIN);
+      await("the max-size frame to reach the handler")
+          .atMost(CLOSE_WITHIN)
+          .until(() -> handler.fired() == 1);
     }
     try (RawConnection raw = openRaw(server.localAddress())) {
       try {
@@ -175,10 +178,9 @@ public abstract class ServerConformanceSuite extends ConformanceSuite {
     try (RawConnection idle = openRaw(server.localAddress())) {
       idle.awaitClosedBy(CLOSE_WITHIN);
     }
-    await(
-        "the idle close to be counted",
-        () -> server.stats().timedOutConnections() >= 1,
-        CLOSE_WITHIN);
+    await("the idle close to be counted")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().timedOutConnections() >= 1);
   }
 
   @Test
@@ -223,7 +225,7 @@ public abstract class ServerConformanceSuite extends ConformanceSuite {
         c.writeFrame(
             RawConnection.encodeCall(protocol, "sleep", i + 1, new BenchService.sleep_args(200)));
       }
-      await("50 calls in flight", () -> started.get() == 50, CLOSE_WITHIN);
+      await("50 calls in flight").atMost(CLOSE_WITHIN).until(() -> started.get() == 50);
       server.close();
       for (int i = 0; i < 50; i++) {
         TMessage reply =

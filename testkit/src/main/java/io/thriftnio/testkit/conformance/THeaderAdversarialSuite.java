@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -142,18 +142,6 @@ public abstract class THeaderAdversarialSuite {
       b[i] = (byte) bytes[i];
     }
     return b;
-  }
-
-  private static void awaitStat(String what, ThriftServer server, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "timed out after " + WITHIN + " waiting for " + what + ": " + server.stats());
-      }
-      Thread.sleep(10); // polling a counter the server's threads change
-    }
   }
 
   // ---- answered: the header's protocol id was read and is served --------------------------------
@@ -394,7 +382,13 @@ public abstract class THeaderAdversarialSuite {
     raw.shutdownOutput();
 
     assertThat(raw.awaitClosedBy(WITHIN)).isEmpty();
-    awaitStat("truncatedFrames == 1", server, () -> server.stats().truncatedFrames() == 1);
+    await("truncatedFrames == 1")
+        .atMost(WITHIN)
+        .untilAsserted(
+            () ->
+                assertThat(server.stats().truncatedFrames() == 1)
+                    .as("%s", server.stats())
+                    .isTrue());
     assertThat(server.stats().badFrames()).isZero();
     assertThat(echoes).hasValue(0);
   }

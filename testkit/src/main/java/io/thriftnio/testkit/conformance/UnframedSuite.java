@@ -1,5 +1,6 @@
 package io.thriftnio.testkit.conformance;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -124,16 +124,6 @@ public abstract class UnframedSuite {
     return new BenchService.Client(p.getProtocol(t));
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + CLOSE_WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + CLOSE_WITHIN + " waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   private static byte[] echoCall(TProtocolFactory protocol, int seq) throws Exception {
     return RawConnection.encodeCall(
         protocol, "echo", seq, new BenchService.echo_args(Payloads.of(seq * 10, seq)));
@@ -173,7 +163,9 @@ public abstract class UnframedSuite {
       assertThat(reply.type).isEqualTo(TMessageType.REPLY);
       assertThat(Payloads.check(result.success, seq * 10, seq)).isTrue();
     }
-    await("10 oneway calls to reach the handler", () -> handler.fired() == 10);
+    await("10 oneway calls to reach the handler")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> handler.fired() == 10);
     assertThat(server.stats().completedCalls()).isEqualTo(110);
   }
 
@@ -211,7 +203,9 @@ public abstract class UnframedSuite {
     assertThat(oneMore.length).isEqualTo(max + 1);
 
     raw(server).write(exact);
-    await("the max-size message to reach the handler", () -> handler.fired() == 1);
+    await("the max-size message to reach the handler")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> handler.fired() == 1);
     RawConnection over = raw(server);
     try {
       over.write(oneMore);
@@ -221,7 +215,9 @@ public abstract class UnframedSuite {
     }
     over.awaitClosedBy(CLOSE_WITHIN);
     assertThat(handler.fired()).isEqualTo(1);
-    await("badFrames to count the refused message", () -> server.stats().badFrames() == 1);
+    await("badFrames to count the refused message")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() == 1);
   }
 
   private static byte[] fire(TProtocolFactory protocol, int seq, int size) throws Exception {
@@ -249,7 +245,7 @@ public abstract class UnframedSuite {
     BenchService.Client client = client(server, protocol, false);
     assertThat(client.get_last_sale("CTX").getSymbol()).isEqualTo("CTX");
     assertThatThrownBy(() -> client.fail(3, "declared")).isInstanceOf(Exception.class);
-    await("two calls to be intercepted", () -> seen.size() == 2);
+    await("two calls to be intercepted").atMost(CLOSE_WITHIN).until(() -> seen.size() == 2);
     assertThat(seen)
         .containsExactly(
             "get_last_sale:1:" + CallOutcome.SUCCESS, "fail:2:" + CallOutcome.DECLARED_EXCEPTION);
@@ -304,7 +300,9 @@ public abstract class UnframedSuite {
     assertThatThrownBy(() -> client(server, protocol, false).get_last_sale("X"))
         .isInstanceOf(org.apache.thrift.TApplicationException.class)
         .hasMessageContaining("accept WireKind.UNFRAMED on this server");
-    await("badFrames to count the peer", () -> server.stats().badFrames() == 1);
+    await("badFrames to count the peer")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() == 1);
     assertThat(client(server, protocol, true).get_last_sale("F").getSymbol()).isEqualTo("F");
   }
 
@@ -315,7 +313,9 @@ public abstract class UnframedSuite {
     ThriftServer server = start(builder(protocol, new BenchHandler()).wireKinds(WireKind.UNFRAMED));
     assertThatThrownBy(() -> client(server, protocol, true).get_last_sale("X"))
         .isInstanceOf(TTransportException.class);
-    await("badFrames to count the peer", () -> server.stats().badFrames() == 1);
+    await("badFrames to count the peer")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() == 1);
     assertThat(client(server, protocol, false).get_last_sale("U").getSymbol()).isEqualTo("U");
   }
 
@@ -341,7 +341,9 @@ public abstract class UnframedSuite {
     RawConnection bad = raw(server);
     bad.write(bytes);
     assertThat(bad.awaitClosedBy(CLOSE_WITHIN)).as("nothing answered").isEmpty();
-    await("badFrames to count the connection", () -> server.stats().badFrames() == 1);
+    await("badFrames to count the connection")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() == 1);
     assertThat(good.get_last_sale("after").getSymbol()).isEqualTo("after");
   }
 
@@ -380,7 +382,9 @@ public abstract class UnframedSuite {
     bad.awaitClosedBy(CLOSE_WITHIN);
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(CLOSE_WITHIN);
     assertThat(good.get_last_sale("after").getSymbol()).isEqualTo("after");
-    await("badFrames to count the connection", () -> server.stats().badFrames() == 1);
+    await("badFrames to count the connection")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().badFrames() == 1);
   }
 
   /**
@@ -419,12 +423,16 @@ public abstract class UnframedSuite {
     RawConnection slow = raw(server);
     slow.write(Arrays.copyOf(call, call.length / 2));
     slow.awaitClosedBy(CLOSE_WITHIN);
-    await("the frame timeout to be counted", () -> server.stats().timedOutConnections() == 1);
+    await("the frame timeout to be counted")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().timedOutConnections() == 1);
 
     RawConnection leaving = raw(server);
     leaving.write(Arrays.copyOf(call, call.length / 2));
     leaving.close();
-    await("the truncated message to be counted", () -> server.stats().truncatedFrames() == 1);
+    await("the truncated message to be counted")
+        .atMost(CLOSE_WITHIN)
+        .until(() -> server.stats().truncatedFrames() == 1);
     assertThat(client(server, protocol, false).get_last_sale("ok").getSymbol()).isEqualTo("ok");
   }
 }

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -233,21 +234,16 @@ class ServerLifecycleTest {
     assertThat(late.drains.get()).as("drains from the start: its calls answered not run").isOne();
 
     busy.closeNow(); // its last call answered: the connections open before the drain are done
-    waitUntil(() -> transport.stops.get() == 1);
+    await("the transport stopped once")
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(1))
+        .until(() -> transport.stops.get() == 1);
     assertThat(closing).as("the late connection drains before close() returns").isNotDone();
     late.pending = 0;
     late.closeNow(); // answered, and quiet: it closes
     closing.get(5, TimeUnit.SECONDS);
     assertThat(FakeHandle.admit(castRegistry(), new FakeHandle())).isNull();
     assertThat(registry.size()).isZero();
-  }
-
-  private static void waitUntil(java.util.function.BooleanSupplier condition) {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - until).as("condition not met within 5 s").isNegative();
-      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-    }
   }
 
   /** With a health path, HTTP accepted. */
