@@ -167,12 +167,14 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   }
 
   /**
-   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it; then
-   * it is answered {@code TApplicationException(INTERNAL_ERROR, "... not started within N ms
-   * ...")}, counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a no-op
-   * if run later: this sheds calls whose callers have likely given up, and keeps a connection
-   * moving when an executor drops a task silently. A started call is never interrupted. Default: 30
-   * seconds.
+   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it: the
+   * server's bound on queue time. Then it is answered {@link NotRun not run} ({@code
+   * TApplicationException(INTERNAL_ERROR, "not run: server overloaded: ... not started within N ms
+   * ...")}), counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a
+   * no-op if run later: this sheds calls whose callers have likely given up, and keeps a connection
+   * moving when an executor drops a task silently. A caller's own deadline ({@link
+   * CallHeaders#CLIENT_TIMEOUT}) sheds its call the same way when it comes first. A started call is
+   * never interrupted. Default: 30 seconds.
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -1002,6 +1003,37 @@ public final class CallSequencer {
   }
 
   /**
+   * On the thread about to run {@code call}, before anything of it runs: whether a deadline of its
+   * start passed while it waited (for a worker, or behind the calls ahead of it on its connection's
+   * reading thread); if so it is answered {@code not run} ({@link Refusals}) and never runs. Two
+   * deadlines bound a start: the caller's ({@code client_timeout}, which this library's pools send
+   * on THeader and HTTP connections; counted from when the request was read) and {@code
+   * workerStartTimeout}, the server's bound on queue time (counted from when it went to the worker
+   * executor; the timer enforces it too, this catches a call the timer has not reached yet). A
+   * {@code callTimeout} that passes before the start is the timer's, answered as a timeout.
+   *
+   * @return whether the call must not run: answered here, or already by someone else
+   */
+  private boolean startsTooLate(Call call) {
+    long now = System.nanoTime();
+    long clientTimeout = ClientTimeouts.nanos(call.envelope.headers(), false, null);
+    long waited = now - call.receivedAtNanos;
+    if (clientTimeout != 0 && waited >= clientTimeout) {
+      if (call.claim(false)) {
+        Refusals.pastCallersDeadline(this, call, clientTimeout, waited);
+      }
+      return true;
+    }
+    if (call.queued && now - call.queuedAtNanos >= path.startTimeoutNanos) {
+      if (call.claim(false)) {
+        Refusals.notStarted(this, call);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Takes {@code call} from whoever would answer it, for the call timeout. A call not started is
    * given up (and leaves the requests waiting for dispatch); a running one is marked so that its
    * result is discarded, and keeps its request until then.
@@ -1201,7 +1233,7 @@ public final class CallSequencer {
 
     @Override
     public void run() {
-      if (!claim(true)) {
+      if (calls.startsTooLate(this) || !claim(true)) {
         return; // answered already: not started in time, or refused
       }
       CallPath path = calls.path;
