@@ -142,6 +142,20 @@ class CallDeadlineTest {
     assertThat(counters.completedCalls.sum()).isZero();
   }
 
+  /** Issue 41: the handler and the interceptors see how long the call waited for a worker. */
+  @Test
+  void theCallSeesHowLongItWaitedToStart() throws Exception {
+    CallSequencer seq = server();
+    deliver(seq, WireKind.HEADER, withTimeout("60000", "queued", 3));
+    long waited = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+    while (System.nanoTime() - waited < 0) {
+      Thread.onSpinWait(); // the wait for the worker is the event: 2 ms of the test's own clock
+    }
+    worker.runAll();
+    long queued = Long.parseLong(onlyReply().success());
+    assertThat(queued).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(2));
+  }
+
   @Test
   void anUnreadableOrNegativeTimeoutIsIgnored() throws Exception {
     for (String bad : List.of("abc", "-5", "1.5", "", " 10")) {

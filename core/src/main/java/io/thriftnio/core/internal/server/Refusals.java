@@ -84,6 +84,11 @@ final class Refusals {
         null);
   }
 
+  /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
+  static void overLimit(CallSequencer calls, Call call, AdaptiveCallLimit limit) {
+    overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);
+  }
+
   private static void overloaded(
       CallSequencer calls, Call call, String what, RuntimeException cause) {
     CallPath path = calls.path;
