@@ -320,9 +320,10 @@ public final class ServerCallContext extends AbstractCallContext {
   }
 
   /**
-   * When the request arrived: {@link System#nanoTime()} at the moment the transport handed the
-   * whole request frame to the call path, before any wait for a worker. Subtract from {@code
-   * System.nanoTime()} for the time since.
+   * When the request arrived: {@link System#nanoTime()} when the read that brought it to the call
+   * path began, before any wait for a worker or for the calls read with it (which run first on
+   * {@code SAME_THREAD} and {@code LEADER_FOLLOWER}). Subtract from {@code System.nanoTime()} for
+   * the time since.
    */
   public long receivedAtNanos() {
     return receivedAtNanos;

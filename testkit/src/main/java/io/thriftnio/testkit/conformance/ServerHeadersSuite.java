@@ -134,6 +134,10 @@ public abstract class ServerHeadersSuite {
     return server.start();
   }
 
+  private ThriftServer server() {
+    return servers.get(servers.size() - 1);
+  }
+
   private ThriftServer start() throws Exception {
     return start(newServerBuilder());
   }
@@ -269,6 +273,40 @@ public abstract class ServerHeadersSuite {
     assertThat(server.stats().overloadedCalls()).isEqualTo(4);
     assertThat(server.stats().timedOutCalls()).isZero();
     assertThat(server.stats().completedCalls()).isEqualTo(3);
+  }
+
+  /**
+   * Issue 41, on the strategies that run a connection's calls in turn on its reading thread: a call
+   * read together with a slow one waits for it, and its caller's deadline counts from that read, so
+   * it is answered {@code not run} when its turn comes.
+   */
+  @Test
+  void aCallWhoseDeadlinePassedBehindASlowCallReadWithItIsAnsweredNotRun() throws Exception {
+    assumeTrue(strategy() != IoStrategy.WORKER, "the strategies that run calls in turn");
+    RawConnection raw = raw(start());
+    byte[] slow = THeaderFrames.request().seqId(1).frame(sleep(1));
+    byte[] late =
+        THeaderFrames.request().seqId(2).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(2));
+    byte[] both = new byte[slow.length + late.length];
+    System.arraycopy(slow, 0, both, 0, slow.length);
+    System.arraycopy(late, 0, both, slow.length, late.length);
+    raw.write(both); // one write: one read on the server
+    assertThat(handler.sleeping.await(30, TimeUnit.SECONDS)).as("the slow call runs").isTrue();
+    long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+    while (System.nanoTime() - due < 0) {
+      Thread.onSpinWait(); // the deadline passing is the event: well past 1 ms on our own clock
+    }
+    handler.release.countDown();
+
+    assertThat(readReply(raw).seqId).isEqualTo(1);
+    THeaderFrames.Reply reply = readReply(raw);
+    assertThat(reply.seqId).isEqualTo(2);
+    assertThatThrownBy(() -> echoed(reply, 2))
+        .isInstanceOfSatisfying(
+            TApplicationException.class, e -> assertThat(NotRun.isNotRun(e)).isTrue())
+        .hasMessageContaining("echo not started within the caller's deadline");
+    assertThat(handler.ran).containsExactly("sleep");
+    assertThat(server().stats().overloadedCalls()).isEqualTo(1);
   }
 
   // ---- out-of-order replies -------------------------------------------------------------------

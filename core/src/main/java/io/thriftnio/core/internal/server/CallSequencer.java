@@ -137,6 +137,15 @@ public final class CallSequencer {
   @GuardedBy("lock")
   private Thread readingThread;
 
+  /**
+   * {@link System#nanoTime()} when the read batch being delivered began: every request of the batch
+   * had arrived by then, so a call that waits for the calls ahead of it in the batch (run inline,
+   * on {@code SAME_THREAD} and {@code LEADER_FOLLOWER}) counts that wait in its queue time and
+   * against its caller's deadline.
+   */
+  @GuardedBy("lock")
+  private long batchStartNanos;
+
   /** A close is decided: requests delivered from now on are dropped. */
   @GuardedBy("lock")
   private boolean closing;
@@ -251,12 +260,15 @@ public final class CallSequencer {
         slot = null; // after a bad request or a close: nothing more is served
         dispatch = false;
       } else {
+        long now = System.nanoTime();
+        if (!inReadBatch) {
+          batchStartNanos = now;
+        }
         inReadBatch = true;
         readingThread = Thread.currentThread();
-        long now = System.nanoTime();
         lastActivityNanos = now;
         lastRequestNanos = now;
-        slot = new Call(this, payload, request, envelope, now);
+        slot = new Call(this, payload, request, envelope, batchStartNanos);
         slots.add(slot);
         if (draining) {
           // Reached the server during its drain: answered without running, in its turn.
@@ -910,7 +922,10 @@ public final class CallSequencer {
   @GuardedBy("lock")
   private long received(Call call, long now, boolean dispatched) {
     long callTimeout = path.callTimeoutNanos;
-    long delay = callTimeout == 0 ? -1 : arm(now, callTimeout);
+    long delay =
+        callTimeout == 0
+            ? -1
+            : arm(now, Math.max(0, callTimeout - (now - call.receivedAtNanos))); // its read
     if (dispatched) {
       long start = queued(call, now);
       if (start >= 0) {
