@@ -141,7 +141,8 @@ public final class CallSequencer {
    * {@link System#nanoTime()} when the read batch being delivered began: every request of the batch
    * had arrived by then, so a call that waits for the calls ahead of it in the batch (run inline,
    * on {@code SAME_THREAD} and {@code LEADER_FOLLOWER}) counts that wait in its queue time and
-   * against its caller's deadline.
+   * against its caller's deadline. Not against {@code callTimeout}, the server's bound on a call
+   * that holds its connection, which counts from the call's own delivery.
    */
   @GuardedBy("lock")
   private long batchStartNanos;
@@ -268,7 +269,7 @@ public final class CallSequencer {
         readingThread = Thread.currentThread();
         lastActivityNanos = now;
         lastRequestNanos = now;
-        slot = new Call(this, payload, request, envelope, batchStartNanos);
+        slot = new Call(this, payload, request, envelope, batchStartNanos, now);
         slots.add(slot);
         if (draining) {
           // Reached the server during its drain: answered without running, in its turn.
@@ -334,7 +335,7 @@ public final class CallSequencer {
         closing = true;
         readingPaused = true;
       }
-      Call last = new Call(this, null, null, Envelope.FRAMED, 0);
+      Call last = new Call(this, null, null, Envelope.FRAMED, 0, 0);
       last.done = true;
       last.head = answer;
       last.closeAfter = closeAfter;
@@ -407,7 +408,7 @@ public final class CallSequencer {
       }
       closing = true;
       readingPaused = true;
-      Call last = new Call(this, null, null, replyEnvelope, 0);
+      Call last = new Call(this, null, null, replyEnvelope, 0, 0);
       last.done = true;
       last.reply = reply;
       last.closeAfter = true;
@@ -922,10 +923,7 @@ public final class CallSequencer {
   @GuardedBy("lock")
   private long received(Call call, long now, boolean dispatched) {
     long callTimeout = path.callTimeoutNanos;
-    long delay =
-        callTimeout == 0
-            ? -1
-            : arm(now, Math.max(0, callTimeout - (now - call.receivedAtNanos))); // its read
+    long delay = callTimeout == 0 ? -1 : arm(now, callTimeout);
     if (dispatched) {
       long start = queued(call, now);
       if (start >= 0) {
@@ -1015,7 +1013,7 @@ public final class CallSequencer {
           starts = false; // the calls after it went to the executor later
         }
         if (answers) {
-          long age = now - call.receivedAtNanos;
+          long age = now - call.deliveredAtNanos;
           if (age < callTimeout) {
             next = Math.min(next, callTimeout - age);
             answers = false; // the calls after it were read later
@@ -1133,9 +1131,9 @@ public final class CallSequencer {
    * the owning sequencer's lock and touched only by {@link CallSequencer} (the writer reads them
    * after taking the call under the lock, when nobody writes them any more); {@link #request}
    * belongs to whoever holds the claim (then to the writer, for a call never dispatched); {@link
-   * #payload}, {@link #envelope} and {@link #receivedAtNanos} are set before the call is published;
-   * the payload is read only by the claim's holder, and by a refusal, which reads the header of a
-   * call that may be running.
+   * #payload}, {@link #envelope}, {@link #receivedAtNanos} and {@link #deliveredAtNanos} are set
+   * before the call is published; the payload is read only by the claim's holder, and by a refusal,
+   * which reads the header of a call that may be running.
    */
   static final class Call implements Runnable, ProcessorInvoker.Completion {
 
@@ -1163,8 +1161,18 @@ public final class CallSequencer {
     /** How the reply leaves: as the request came in (framed, unframed, HTTP). */
     final Envelope envelope;
 
-    /** {@link System#nanoTime()} when the request was delivered. */
+    /**
+     * {@link System#nanoTime()} when the read that brought it began: its queue time and its
+     * caller's deadline count from here.
+     */
     private final long receivedAtNanos;
+
+    /**
+     * {@link System#nanoTime()} when it reached the sequencer, after the calls read before it in
+     * its batch ran inline: {@code callTimeout} counts from here, so a call is not timed out for
+     * the time another call held the reading thread.
+     */
+    private final long deliveredAtNanos;
 
     /** How long it waited to start; set by the thread that starts it, before it runs. */
     private long queuedNanos;
@@ -1213,12 +1221,14 @@ public final class CallSequencer {
         ByteBuffer payload,
         Object request,
         Envelope envelope,
-        long receivedAtNanos) {
+        long receivedAtNanos,
+        long deliveredAtNanos) {
       this.calls = calls;
       this.payload = payload;
       this.request = request;
       this.envelope = envelope;
       this.receivedAtNanos = receivedAtNanos;
+      this.deliveredAtNanos = deliveredAtNanos;
     }
 
     /**
