@@ -29,9 +29,10 @@ package io.thriftnio.core;
  * @param overloadedCalls requests refused because the worker executor rejected them (its queue was
  *     full), or did not start them within {@link ServerConfig#workerStartTimeout()} (a long queue,
  *     or an executor that dropped the task), or because their caller's deadline (the {@link
- *     CallHeaders#CLIENT_TIMEOUT} header) passed while they waited to start; each is answered
- *     {@code TApplicationException(INTERNAL_ERROR)} "not run: server overloaded", never reaches the
- *     interceptors, and is counted here only
+ *     CallHeaders#CLIENT_TIMEOUT} header) passed while they waited to start, or because the
+ *     server's {@linkplain ServerBuilder#adaptiveLimit(int) adaptive limit} was reached; each is
+ *     answered {@code TApplicationException(INTERNAL_ERROR)} "not run: server overloaded", never
+ *     reaches the interceptors, and is counted here only
  * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
  *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
  *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead
