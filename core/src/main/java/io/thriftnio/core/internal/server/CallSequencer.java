@@ -625,7 +625,10 @@ public final class CallSequencer {
   private boolean admitted(Call slot) {
     AdaptiveCallLimit.Permit permit = path.limit.tryAcquire();
     if (permit != null) {
-      slot.permit = permit; // before the executor, which publishes it to the worker
+      if (!slot.holdPermit(permit)) {
+        permit.ignored(); // the timer answered the call meanwhile: it never starts
+        return false;
+      }
       return true;
     }
     if (slot.claim(false)) { // else it timed out already, and was answered
@@ -1063,6 +1066,8 @@ public final class CallSequencer {
       }
       return true;
     }
+    // queued and queuedAtNanos are read without the lock: written under it before the call went
+    // to the executor, which publishes them to the thread that runs it.
     if (call.queued && now - call.queuedAtNanos >= path.startTimeoutNanos) {
       if (call.claim(false)) {
         Refusals.notStarted(this, call);
@@ -1146,10 +1151,15 @@ public final class CallSequencer {
     private static final int ANSWERED = 3;
     private static final int TIMED_OUT = 4;
     private static final VarHandle STATE;
+    private static final VarHandle PERMIT;
+
+    /** {@link #permit} once the call is answered. */
+    private static final Object RELEASED = new Object();
 
     static {
       try {
         STATE = MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+        PERMIT = MethodHandles.lookup().findVarHandle(Call.class, "permit", Object.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -1204,11 +1214,14 @@ public final class CallSequencer {
     private Object lateRequest;
 
     /**
-     * Its place under the server's adaptive limit, from its dispatch to its answer; {@code null}
-     * without the limit. Volatile: taken on the reading thread, given back by whoever answers it (a
-     * worker, the timer).
+     * Its place under the server's adaptive limit ({@link AdaptiveCallLimit.Permit}), from its
+     * dispatch to its answer; {@code null} before and without the limit, {@link #RELEASED} once
+     * answered. Taken on the reading thread, given back by whoever answers the call (a worker, the
+     * timer), through {@link #PERMIT}: the timer may answer a call before its permit is stored.
+     * Typed {@code Object} so that a server without the limit never loads the limit's classes.
      */
-    private volatile AdaptiveCallLimit.Permit permit;
+    @SuppressWarnings("unused") // through PERMIT
+    private volatile Object permit;
 
     /** The invoker's handle on the running call, for the timeout to end; with callTimeout on. */
     private volatile InvokerCall invocation;
@@ -1372,11 +1385,11 @@ public final class CallSequencer {
      * passed while it ran, is a drop; an unreadable one says nothing about the load.
      */
     private void releasePermit(boolean unreadable) {
-      AdaptiveCallLimit.Permit p = permit;
-      if (p == null) {
-        return;
+      Object held = PERMIT.getAndSet(this, RELEASED);
+      if (held == null || held == RELEASED) {
+        return; // none yet: a permit that comes later finds RELEASED and is given back at once
       }
-      permit = null; // finish() runs once per call: no race for it
+      AdaptiveCallLimit.Permit p = (AdaptiveCallLimit.Permit) held;
       int s = (int) STATE.getVolatile(this);
       if (unreadable) {
         p.ignored();
@@ -1387,12 +1400,19 @@ public final class CallSequencer {
       }
     }
 
+    /**
+     * Stores the permit the call was dispatched with; {@code false} if the call was answered before
+     * (the timer gave it up), and the caller must give the permit back itself.
+     */
+    private boolean holdPermit(AdaptiveCallLimit.Permit p) {
+      return PERMIT.compareAndSet(this, null, p);
+    }
+
     /** Releases the request of a call that will never run and is not answered. */
     private void abandon() {
-      AdaptiveCallLimit.Permit p = permit;
-      if (p != null) {
-        permit = null;
-        p.ignored(); // its server is closing
+      Object held = PERMIT.getAndSet(this, RELEASED);
+      if (held != null && held != RELEASED) { // only with the limit: its classes load then
+        ((AdaptiveCallLimit.Permit) held).ignored(); // its server is closing
       }
       Object r = request;
       request = null;
