@@ -205,10 +205,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * to another endpoint, and counted in {@link ServerStats#overloadedCalls()}; it never reaches the
    * interceptors.
    *
-   * <p>The limit is delay-based (Netflix concurrency-limits' {@code Gradient2Limit}, the algorithm
-   * its gRPC integration recommends): it starts at {@code min(20, maxCallsInProgress)}, falls when
-   * calls take longer than their long-run average (they queue), rises while they do not and the
-   * limit is in use, never goes below its start or above {@code maxCallsInProgress}. It needs
+   * <p>The limit is delay-based (Netflix concurrency-limits' {@code Gradient2Limit}, the library
+   * gRPC users add for the same purpose): it starts at {@code min(20, maxCallsInProgress)}, falls
+   * when calls take longer than their long-run average (they queue), rises while they do not and
+   * the limit is in use, never goes below its start or above {@code maxCallsInProgress}. It needs
    * {@code com.netflix.concurrency-limits:concurrency-limits-core} (0.5.4) on the class path, an
    * optional dependency of this library: {@link #build()} says so if it is missing. Works on every
    * strategy; one limit for the whole server, shared by its connections. Default: off.
