@@ -22,6 +22,13 @@ final class Conventions {
   static final AttributeKey<Long> PEER_PORT = AttributeKey.longKey("network.peer.port");
   static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
+  /**
+   * How long the call waited to start ({@code ServerCallContext.queueTime()}), in seconds: the
+   * library's own attribute, named in the RPC conventions' per-system namespace (issue 41).
+   */
+  static final AttributeKey<Double> QUEUE_DURATION =
+      AttributeKey.doubleKey("rpc.thrift.queue.duration");
+
   private Conventions() {}
 
   /**

@@ -57,6 +57,7 @@ final class TracingServerInterceptor implements ServerInterceptor {
       name.addTo(span);
       Conventions.peer(span, call.remoteAddress());
       Conventions.server(span, call.localAddress());
+      span.setAttribute(Conventions.QUEUE_DURATION, call.queueTime().toNanos() / 1e9);
       call.setAttribute(CONTEXT, parent.with(span.startSpan()));
     } catch (RuntimeException e) {
       failures.failed("server beforeCall", call, e);

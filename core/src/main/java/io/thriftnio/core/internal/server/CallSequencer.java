@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -136,6 +137,16 @@ public final class CallSequencer {
   @GuardedBy("lock")
   private Thread readingThread;
 
+  /**
+   * {@link System#nanoTime()} when the read batch being delivered began: every request of the batch
+   * had arrived by then, so a call that waits for the calls ahead of it in the batch (run inline,
+   * on {@code SAME_THREAD} and {@code LEADER_FOLLOWER}) counts that wait in its queue time and
+   * against its caller's deadline. Not against {@code callTimeout}, the server's bound on a call
+   * that holds its connection, which counts from the call's own delivery.
+   */
+  @GuardedBy("lock")
+  private long batchStartNanos;
+
   /** A close is decided: requests delivered from now on are dropped. */
   @GuardedBy("lock")
   private boolean closing;
@@ -250,12 +261,15 @@ public final class CallSequencer {
         slot = null; // after a bad request or a close: nothing more is served
         dispatch = false;
       } else {
+        long now = System.nanoTime();
+        if (!inReadBatch) {
+          batchStartNanos = now;
+        }
         inReadBatch = true;
         readingThread = Thread.currentThread();
-        long now = System.nanoTime();
         lastActivityNanos = now;
         lastRequestNanos = now;
-        slot = new Call(this, payload, request, envelope, now);
+        slot = new Call(this, payload, request, envelope, batchStartNanos, now);
         slots.add(slot);
         if (draining) {
           // Reached the server during its drain: answered without running, in its turn.
@@ -321,7 +335,7 @@ public final class CallSequencer {
         closing = true;
         readingPaused = true;
       }
-      Call last = new Call(this, null, null, Envelope.FRAMED, 0);
+      Call last = new Call(this, null, null, Envelope.FRAMED, 0, 0);
       last.done = true;
       last.head = answer;
       last.closeAfter = closeAfter;
@@ -394,7 +408,7 @@ public final class CallSequencer {
       }
       closing = true;
       readingPaused = true;
-      Call last = new Call(this, null, null, replyEnvelope, 0);
+      Call last = new Call(this, null, null, replyEnvelope, 0, 0);
       last.done = true;
       last.reply = reply;
       last.closeAfter = true;
@@ -528,6 +542,9 @@ public final class CallSequencer {
    *     be encoded): the connection closes after the replies ahead of it
    */
   void finish(Call slot, ByteBuffer reply, boolean closeAfter) {
+    if (path.limit != null) {
+      slot.releasePermit(closeAfter);
+    }
     Object request = slot.request;
     slot.request = null;
     if (request != null) {
@@ -566,6 +583,9 @@ public final class CallSequencer {
   private void dispatch(Call slot) {
     Executor worker = path.worker;
     if (worker == null) {
+      if (path.limit != null && !admitted(slot)) {
+        return;
+      }
       if (path.inlineCallsMayBlock) {
         flushBeforeInlineCall();
       }
@@ -585,6 +605,9 @@ public final class CallSequencer {
       }
       return;
     }
+    if (path.limit != null && !admitted(slot)) {
+      return;
+    }
     try {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
@@ -592,6 +615,26 @@ public final class CallSequencer {
         Refusals.refused(this, slot, e);
       }
     }
+  }
+
+  /**
+   * Whether the server's adaptive limit lets {@code slot} start: it takes a permit, given back when
+   * the call is answered ({@link #finish}); if the calls in progress are at the limit the call is
+   * answered {@code not run} at once (an overload), instead of waiting for a worker.
+   */
+  private boolean admitted(Call slot) {
+    AdaptiveCallLimit.Permit permit = path.limit.tryAcquire();
+    if (permit != null) {
+      if (!slot.holdPermit(permit)) {
+        permit.ignored(); // the timer answered the call meanwhile: it never starts
+        return false;
+      }
+      return true;
+    }
+    if (slot.claim(false)) { // else it timed out already, and was answered
+      Refusals.overLimit(this, slot, path.limit);
+    }
+    return false;
   }
 
   /**
@@ -973,7 +1016,7 @@ public final class CallSequencer {
           starts = false; // the calls after it went to the executor later
         }
         if (answers) {
-          long age = now - call.receivedAtNanos;
+          long age = now - call.deliveredAtNanos;
           if (age < callTimeout) {
             next = Math.min(next, callTimeout - age);
             answers = false; // the calls after it were read later
@@ -999,6 +1042,40 @@ public final class CallSequencer {
         Refusals.timedOut(this, call, call.endExpired()); // the interceptors see it: no lock
       }
     }
+  }
+
+  /**
+   * On the thread about to run {@code call}, before anything of it runs: whether a deadline of its
+   * start passed while it waited (for a worker, or behind the calls ahead of it on its connection's
+   * reading thread); if so it is answered {@code not run} ({@link Refusals}) and never runs. Two
+   * deadlines bound a start: the caller's ({@code client_timeout}, which this library's pools send
+   * on THeader and HTTP connections; counted from when the request was read) and {@code
+   * workerStartTimeout}, the server's bound on queue time (counted from when it went to the worker
+   * executor; the timer enforces it too, this catches a call the timer has not reached yet). A
+   * {@code callTimeout} that passes before the start is the timer's, answered as a timeout.
+   *
+   * @return whether the call must not run: answered here, or already by someone else
+   */
+  private boolean startsTooLate(Call call) {
+    long now = System.nanoTime();
+    long clientTimeout = ClientTimeouts.nanos(call.envelope.headers(), false, null);
+    long waited = now - call.receivedAtNanos;
+    if (clientTimeout != 0 && waited >= clientTimeout) {
+      if (call.claim(false)) {
+        Refusals.pastCallersDeadline(this, call, clientTimeout, waited);
+      }
+      return true;
+    }
+    // queued and queuedAtNanos are read without the lock: written under it before the call went
+    // to the executor, which publishes them to the thread that runs it.
+    if (call.queued && now - call.queuedAtNanos >= path.startTimeoutNanos) {
+      if (call.claim(false)) {
+        Refusals.notStarted(this, call);
+      }
+      return true;
+    }
+    call.queuedNanos = waited; // written before the claim that publishes the call as started
+    return false;
   }
 
   /**
@@ -1059,9 +1136,9 @@ public final class CallSequencer {
    * the owning sequencer's lock and touched only by {@link CallSequencer} (the writer reads them
    * after taking the call under the lock, when nobody writes them any more); {@link #request}
    * belongs to whoever holds the claim (then to the writer, for a call never dispatched); {@link
-   * #payload}, {@link #envelope} and {@link #receivedAtNanos} are set before the call is published;
-   * the payload is read only by the claim's holder, and by a refusal, which reads the header of a
-   * call that may be running.
+   * #payload}, {@link #envelope}, {@link #receivedAtNanos} and {@link #deliveredAtNanos} are set
+   * before the call is published; the payload is read only by the claim's holder, and by a refusal,
+   * which reads the header of a call that may be running.
    */
   static final class Call implements Runnable, ProcessorInvoker.Completion {
 
@@ -1074,10 +1151,15 @@ public final class CallSequencer {
     private static final int ANSWERED = 3;
     private static final int TIMED_OUT = 4;
     private static final VarHandle STATE;
+    private static final VarHandle PERMIT;
+
+    /** {@link #permit} once the call is answered. */
+    private static final Object RELEASED = new Object();
 
     static {
       try {
         STATE = MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+        PERMIT = MethodHandles.lookup().findVarHandle(Call.class, "permit", Object.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -1089,8 +1171,21 @@ public final class CallSequencer {
     /** How the reply leaves: as the request came in (framed, unframed, HTTP). */
     final Envelope envelope;
 
-    /** {@link System#nanoTime()} when the request was delivered. */
+    /**
+     * {@link System#nanoTime()} when the read that brought it began: its queue time and its
+     * caller's deadline count from here.
+     */
     private final long receivedAtNanos;
+
+    /**
+     * {@link System#nanoTime()} when it reached the sequencer, after the calls read before it in
+     * its batch ran inline: {@code callTimeout} counts from here, so a call is not timed out for
+     * the time another call held the reading thread.
+     */
+    private final long deliveredAtNanos;
+
+    /** How long it waited to start; set by the thread that starts it, before it runs. */
+    private long queuedNanos;
 
     /** The adapter's handle, until released; {@code null} after. */
     private Object request;
@@ -1118,6 +1213,16 @@ public final class CallSequencer {
      */
     private Object lateRequest;
 
+    /**
+     * Its place under the server's adaptive limit ({@link AdaptiveCallLimit.Permit}), from its
+     * dispatch to its answer; {@code null} before and without the limit, {@link #RELEASED} once
+     * answered. Taken on the reading thread, given back by whoever answers the call (a worker, the
+     * timer), through {@link #PERMIT}: the timer may answer a call before its permit is stored.
+     * Typed {@code Object} so that a server without the limit never loads the limit's classes.
+     */
+    @SuppressWarnings("unused") // through PERMIT
+    private volatile Object permit;
+
     /** The invoker's handle on the running call, for the timeout to end; with callTimeout on. */
     private volatile InvokerCall invocation;
 
@@ -1129,12 +1234,14 @@ public final class CallSequencer {
         ByteBuffer payload,
         Object request,
         Envelope envelope,
-        long receivedAtNanos) {
+        long receivedAtNanos,
+        long deliveredAtNanos) {
       this.calls = calls;
       this.payload = payload;
       this.request = request;
       this.envelope = envelope;
       this.receivedAtNanos = receivedAtNanos;
+      this.deliveredAtNanos = deliveredAtNanos;
     }
 
     /**
@@ -1201,7 +1308,7 @@ public final class CallSequencer {
 
     @Override
     public void run() {
-      if (!claim(true)) {
+      if (calls.startsTooLate(this) || !claim(true)) {
         return; // answered already: not started in time, or refused
       }
       CallPath path = calls.path;
@@ -1246,6 +1353,11 @@ public final class CallSequencer {
     }
 
     @Override
+    public long queuedNanos() {
+      return queuedNanos;
+    }
+
+    @Override
     public Map<String, String> requestHeaders() {
       return envelope.headers();
     }
@@ -1267,8 +1379,41 @@ public final class CallSequencer {
       }
     }
 
+    /**
+     * Gives back its permit, once: a call that ran and was answered by its own result is a sample
+     * of the server's latency; one the server answered without running it, or whose callTimeout
+     * passed while it ran, is a drop; an unreadable one says nothing about the load.
+     */
+    private void releasePermit(boolean unreadable) {
+      Object held = PERMIT.getAndSet(this, RELEASED);
+      if (held == null || held == RELEASED) {
+        return; // none yet: a permit that comes later finds RELEASED and is given back at once
+      }
+      AdaptiveCallLimit.Permit p = (AdaptiveCallLimit.Permit) held;
+      int s = (int) STATE.getVolatile(this);
+      if (unreadable) {
+        p.ignored();
+      } else if (s == STARTED || s == ANSWERED) {
+        p.ran();
+      } else {
+        p.notRun();
+      }
+    }
+
+    /**
+     * Stores the permit the call was dispatched with; {@code false} if the call was answered before
+     * (the timer gave it up), and the caller must give the permit back itself.
+     */
+    private boolean holdPermit(AdaptiveCallLimit.Permit p) {
+      return PERMIT.compareAndSet(this, null, p);
+    }
+
     /** Releases the request of a call that will never run and is not answered. */
     private void abandon() {
+      Object held = PERMIT.getAndSet(this, RELEASED);
+      if (held != null && held != RELEASED) { // only with the limit: its classes load then
+        ((AdaptiveCallLimit.Permit) held).ignored(); // its server is closing
+      }
       Object r = request;
       request = null;
       if (r != null) {
