@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -34,13 +35,13 @@ import org.springframework.core.env.ConfigurableEnvironment;
  *       application defines its own.
  * </ul>
  */
-@AutoConfiguration(
-    afterName = {
-      "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
-    })
+@AutoConfiguration(afterName = ThriftAutoConfiguration.SSL_AUTO_CONFIGURATION)
 @EnableConfigurationProperties(ThriftProperties.class)
 public class ThriftAutoConfiguration {
+
+  /** Boot's SSL bundles, which {@code thrift.server.ssl.bundle} and the clients' name. */
+  static final String SSL_AUTO_CONFIGURATION =
+      "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration";
 
   /** For Spring. */
   public ThriftAutoConfiguration() {}
@@ -122,6 +123,12 @@ public class ThriftAutoConfiguration {
               + ")");
     }
     return beans.getBean(name, EndpointSource.class);
+  }
+
+  @Bean
+  StartupReport thriftStartupReport(
+      ConfigurableListableBeanFactory beans, ConfigurableEnvironment environment) {
+    return new StartupReport(beans, OnThriftClientsCondition.any(environment));
   }
 
   @Bean
