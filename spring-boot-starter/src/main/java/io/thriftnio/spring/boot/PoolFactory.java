@@ -31,6 +31,7 @@ final class PoolFactory {
   private final ThriftProperties properties;
   private final Supplier<ClientIo> io;
   private final List<ClientInterceptor> interceptors;
+  private final Function<String, ClientInterceptor> interceptorBeans;
   private final ThriftMeterBinding meters;
   private final SslBundles bundles;
   private final Supplier<ThriftServerLifecycle> localServer;
@@ -41,6 +42,7 @@ final class PoolFactory {
       ThriftProperties properties,
       Supplier<ClientIo> io,
       List<ClientInterceptor> interceptors,
+      Function<String, ClientInterceptor> interceptorBeans,
       ThriftMeterBinding meters,
       SslBundles bundles,
       Supplier<ThriftServerLifecycle> localServer,
@@ -49,6 +51,7 @@ final class PoolFactory {
     this.properties = properties;
     this.io = io;
     this.interceptors = List.copyOf(interceptors);
+    this.interceptorBeans = interceptorBeans;
     this.meters = meters;
     this.bundles = bundles;
     this.localServer = localServer;
@@ -76,7 +79,7 @@ final class PoolFactory {
           b.config(config);
           b.metrics(states);
           b.options(options);
-          b.interceptors(interceptors);
+          b.interceptors(interceptors(prefix, p));
           if (p.idempotent() != null) {
             b.idempotent(p.idempotent().toArray(String[]::new));
           }
@@ -125,6 +128,23 @@ final class PoolFactory {
     meters.bindPool(name, stats);
   }
 
+  /** The pool's interceptors: those {@code interceptors} names, else every bean in order. */
+  private List<ClientInterceptor> interceptors(String prefix, ThriftClientProperties p) {
+    if (p.interceptors() == null) {
+      return interceptors;
+    }
+    List<ClientInterceptor> chosen = new ArrayList<>();
+    for (int i = 0; i < p.interceptors().size(); i++) {
+      String path = prefix + ".interceptors[" + i + "]";
+      try {
+        chosen.add(interceptorBeans.apply(p.interceptors().get(i)));
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(path + ": " + e.getMessage(), e);
+      }
+    }
+    return chosen;
+  }
+
   private ClientOptions options(String prefix, ThriftClientProperties p) {
     ClientOptions.Builder b = ClientOptions.builder();
     if (p.connectTimeout() != null) {
@@ -132,6 +152,18 @@ final class PoolFactory {
     }
     if (p.callTimeout() != null) {
       b.callTimeout(p.callTimeout());
+    }
+    if (p.lateReplyTimeout() != null) {
+      b.lateReplyTimeout(p.lateReplyTimeout());
+    }
+    if (p.maxFrameSize() != null) {
+      b.maxFrameSize(p.maxFrameSize());
+    }
+    if (p.wireKind() != null) {
+      b.wireKind(p.wireKind());
+    }
+    if (p.httpPath() != null) {
+      b.httpPath(p.httpPath());
     }
     if (p.ssl().bundle() != null) {
       SslBundle bundle = Bundles.get(bundles, p.ssl().bundle(), prefix + ".ssl.bundle");

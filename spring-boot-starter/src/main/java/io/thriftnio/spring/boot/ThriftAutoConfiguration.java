@@ -98,6 +98,7 @@ public class ThriftAutoConfiguration {
         properties,
         io::getObject,
         interceptors.orderedStream().toList(),
+        name -> clientInterceptor(beans, name),
         meters.getIfAvailable(() -> ThriftMeterBinding.NONE),
         bundles.getIfAvailable(),
         () -> {
@@ -111,6 +112,18 @@ public class ThriftAutoConfiguration {
         },
         name -> endpointSource(beans, name),
         pools);
+  }
+
+  private static ClientInterceptor clientInterceptor(ListableBeanFactory beans, String name) {
+    if (!beans.containsBean(name) || !beans.isTypeMatch(name, ClientInterceptor.class)) {
+      throw new IllegalStateException(
+          "'"
+              + name
+              + "' (expected: the name of a ClientInterceptor bean; the application's are "
+              + List.of(beans.getBeanNamesForType(ClientInterceptor.class))
+              + ")");
+    }
+    return beans.getBean(name, ClientInterceptor.class);
   }
 
   private static EndpointSource endpointSource(ListableBeanFactory beans, String name) {

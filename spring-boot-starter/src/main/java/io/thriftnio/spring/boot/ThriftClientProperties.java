@@ -1,5 +1,6 @@
 package io.thriftnio.spring.boot;
 
+import io.thriftnio.core.WireKind;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -37,8 +38,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     this pool alone (a ZooKeeper source of {@code thrift-nio-zookeeper}, say); the pool starts
  *     and closes it
  * @param protocol the Thrift protocol. Default: {@code binary}
+ * @param wireKind how messages are delimited on the connection, as the server expects them: {@code
+ *     framed}, {@code unframed} (a plain {@code TSocket} server), {@code http} (posts to {@code
+ *     http-path}), {@code header} (THeader) or {@code sasl} (not configurable here yet). Default:
+ *     {@code framed}
+ * @param httpPath the path an {@code http} client posts its calls to (only with {@code wire-kind:
+ *     http}). Default: {@code /}
+ * @param maxFrameSize the largest message sent or accepted, in bytes; a larger reply closes the
+ *     connection. Default: 16384000, libthrift's
  * @param connectTimeout how long a connect may take. Default: 10 s
  * @param callTimeout how long one call may wait for its reply on one connection. Default: 30 s
+ * @param lateReplyTimeout how long a pipelined connection ({@code channel} pools) may receive
+ *     nothing while it owes the reply of a timed-out call, before it is closed as stuck. Default:
+ *     10 s
  * @param callDeadline how long a whole call may take, waits and a retry included; 0 is none.
  *     Default: none
  * @param borrowTimeout how long a call may wait for a pooled connection. Default: 5 s
@@ -51,6 +63,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     since it connected; 0 is none. Default: none
  * @param idempotent the IDL names of the methods that may run twice: retried once on another
  *     endpoint after a transport error, within the retry budget. Default: none
+ * @param interceptors the names of the {@code ClientInterceptor} beans this pool's calls run
+ *     through, first to run first; an empty list for none. Default (unset): every {@code
+ *     ClientInterceptor} bean, in their {@code @Order}
  * @param retryBudget the share of calls that may be retried
  * @param ssl TLS from a Spring SSL bundle
  */
@@ -63,8 +78,12 @@ public record ThriftClientProperties(
     @DefaultValue("false") boolean localServer,
     String endpointSource,
     @DefaultValue("binary") ThriftProtocol protocol,
+    WireKind wireKind,
+    String httpPath,
+    Integer maxFrameSize,
     Duration connectTimeout,
     Duration callTimeout,
+    Duration lateReplyTimeout,
     Duration callDeadline,
     Duration borrowTimeout,
     Integer maxTotal,
@@ -72,6 +91,7 @@ public record ThriftClientProperties(
     Integer maxCallsInFlightPerConnection,
     Duration maxConnectionAge,
     List<String> idempotent,
+    List<String> interceptors,
     @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
     @DefaultValue @NestedConfigurationProperty Ssl ssl) {
 
