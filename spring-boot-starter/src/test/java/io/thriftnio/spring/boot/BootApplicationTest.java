@@ -56,6 +56,9 @@ class BootApplicationTest {
       assertThat(client.get_last_sale("C").symbol).isEqualTo("C@one");
       assertThat(context.getBean(ThriftServerLifecycle.class).state())
           .isEqualTo(ThriftServerLifecycle.State.SERVING);
+      assertThat(context.getBean(StartupReport.class).logged())
+          .as("nothing is off in a Boot application with Actuator and thrift-nio-micrometer")
+          .isEmpty();
     }
   }
 
