@@ -9,6 +9,7 @@ import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.RetryBudgetConfig;
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.spring.boot.ThriftClientProperties.PoolType;
@@ -21,7 +22,11 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.thrift.TServiceClient;
+import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TNonblockingTransport;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
@@ -87,6 +92,39 @@ final class PoolFactory {
             b.maxConnectionAge(p.maxConnectionAge());
           }
         };
+    if (p.selectorThreads() != null && p.pool() != PoolType.ASYNC) {
+      throw new IllegalStateException(
+          prefix
+              + ".selector-threads: "
+              + p.selectorThreads()
+              + " (expected: unset; only pool async runs selector threads, this is pool "
+              + p.pool().name().toLowerCase(java.util.Locale.ROOT)
+              + ")");
+    }
+    if (p.pool() == PoolType.ASYNC) {
+      if (p.maxCallsInFlightPerConnection() != null) {
+        throw new IllegalStateException(
+            prefix
+                + ".max-calls-in-flight-per-connection: "
+                + p.maxCallsInFlightPerConnection()
+                + " (expected: unset; ignored with pool async, whose clients make one call at a"
+                + " time)");
+      }
+      Constructor<? extends TAsyncClient> c =
+          ClientClasses.asyncConstructor(ClientClasses.asyncClient(prefix, p.service()));
+      ThriftAsyncClientPool.Builder<TAsyncClient> b =
+          ThriftAsyncClientPool.builder(
+              (protocols, manager, transport) ->
+                  ClientClasses.newAsyncClient(c, protocols, manager, transport));
+      shared.accept(b);
+      if (p.selectorThreads() != null) {
+        b.selectorThreads(p.selectorThreads());
+      }
+      ThriftAsyncClientPool<TAsyncClient> pool =
+          SettingErrors.withPath(prefix, ThriftClientProperties.class, b::build);
+      register(name, "ThriftAsyncClientPool", pool::endpoints, pool::stats, states);
+      return pool;
+    }
     if (p.pool() == PoolType.CHANNEL) {
       Constructor<? extends TServiceClient> c = ClientClasses.constructor(client, 2);
       ThriftChannelPool.Builder<TServiceClient> b =
@@ -268,6 +306,40 @@ final class PoolFactory {
             prefix + ".service: " + service.getName() + " (expected: a generated service class)");
       }
       return client.asSubclass(TServiceClient.class);
+    }
+
+    static Class<? extends TAsyncClient> asyncClient(String prefix, Class<?> service) {
+      Class<?> client = ServiceDiscovery.nested(service, "AsyncClient");
+      if (!TAsyncClient.class.isAssignableFrom(client)) {
+        throw new IllegalStateException(
+            prefix + ".service: " + service.getName() + " (expected: a generated service class)");
+      }
+      return client.asSubclass(TAsyncClient.class);
+    }
+
+    static Constructor<? extends TAsyncClient> asyncConstructor(
+        Class<? extends TAsyncClient> client) {
+      try {
+        return client.getConstructor(
+            TProtocolFactory.class, TAsyncClientManager.class, TNonblockingTransport.class);
+      } catch (NoSuchMethodException e) {
+        throw new IllegalStateException(
+            client.getName() + " is not a generated async client: " + e, e);
+      }
+    }
+
+    static TAsyncClient newAsyncClient(
+        Constructor<? extends TAsyncClient> c,
+        TProtocolFactory protocols,
+        TAsyncClientManager manager,
+        TNonblockingTransport transport) {
+      try {
+        return c.newInstance(protocols, manager, transport);
+      } catch (InvocationTargetException e) {
+        throw new IllegalStateException("cannot create " + c.getName(), e.getCause());
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot create " + c.getName(), e);
+      }
     }
 
     static Constructor<? extends TServiceClient> constructor(

@@ -23,9 +23,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param service the generated service class (the one whose nested types are {@code Iface}, {@code
  *     Client}, ...), e.g. {@code example.kv.KeyValue}. Required
  * @param pool which pool: {@code client} (a {@code ThriftClientPool}: beans of the pool and of the
- *     service's {@code Iface}) or {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
+ *     service's {@code Iface}), {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
  *     the pool, of its {@code AsyncIface} and, when generated with {@code future_iface}, of its
- *     {@code FutureIface}). Default: {@code client}
+ *     {@code FutureIface}) or {@code async} (a {@code ThriftAsyncClientPool} of the generated
+ *     {@code AsyncClient}s: the same beans as {@code channel}). Default: {@code client}
  * @param endpoints the servers, {@code host:port} each; or one of {@code dns}, {@code
  *     local-server}, {@code endpoint-source}
  * @param dns a DNS name and port, {@code host:port}, re-resolved every {@code dns-interval}: every
@@ -58,6 +59,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPerEndpoint connections to one endpoint. Default: 8
  * @param maxCallsInFlightPerConnection calls one connection carries at once ({@code channel} pools
  *     only). Default: 32
+ * @param selectorThreads the selector threads the generated async clients are spread over ({@code
+ *     async} pools only). Default: 2
  * @param maxConnectionAge how long the pool keeps a connection (±10%) before it closes it between
  *     calls and opens another, so that a pool behind a Kubernetes Service spreads over pods added
  *     since it connected; 0 is none. Default: none
@@ -89,6 +92,7 @@ public record ThriftClientProperties(
     Integer maxTotal,
     Integer maxPerEndpoint,
     Integer maxCallsInFlightPerConnection,
+    Integer selectorThreads,
     Duration maxConnectionAge,
     List<String> idempotent,
     List<String> interceptors,
@@ -100,7 +104,12 @@ public record ThriftClientProperties(
     /** {@code ThriftClientPool}: synchronous clients, one call per connection at a time. */
     CLIENT,
     /** {@code ThriftChannelPool}: pipelined channels, futures. */
-    CHANNEL
+    CHANNEL,
+    /**
+     * {@code ThriftAsyncClientPool}: libthrift's generated {@code AsyncClient}s on their own
+     * selector threads, one call per connection at a time; framed or THeader, no TLS.
+     */
+    ASYNC
   }
 
   /**

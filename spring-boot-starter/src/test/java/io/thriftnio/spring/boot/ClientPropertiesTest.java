@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.testkit.gen.BenchService;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -118,6 +119,39 @@ class ClientPropertiesTest {
                     .startsWith(
                         "thrift.clients.bench.http-path: \"/thrift\" (expected: no path with"
                             + " wireKind FRAMED"));
+  }
+
+  @Test
+  void anAsyncPoolOfTheGeneratedAsyncClientsServesTheFutureAndAsyncIfaces() {
+    RUNNER
+        .withPropertyValues(
+            "thrift.clients.bench.pool=async", "thrift.clients.bench.selector-threads=1")
+        .run(
+            context -> {
+              assertThat(context.getBean("thrift.clients.bench.pool"))
+                  .isInstanceOf(ThriftAsyncClientPool.class);
+              assertThat(
+                      context
+                          .getBean(
+                              "thrift.clients.bench.future-iface", BenchService.FutureIface.class)
+                          .get_last_sale("A")
+                          .get(20, TimeUnit.SECONDS)
+                          .symbol)
+                  .isEqualTo("A@one");
+              assertThat(context).hasBean("thrift.clients.bench.async-iface");
+            });
+  }
+
+  @Test
+  void selectorThreadsOutsideAnAsyncPoolFailTheStart() {
+    RUNNER
+        .withPropertyValues("thrift.clients.bench.selector-threads=1")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.selector-threads: 1 (expected: unset; only pool"
+                            + " async runs selector threads, this is pool client)"));
   }
 
   static final List<String> EVENTS = new CopyOnWriteArrayList<>();
