@@ -3,6 +3,7 @@ package io.thriftnio.spring.boot;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.DnsEndpointSource;
 import io.thriftnio.pool.EndpointSource;
@@ -37,6 +38,7 @@ final class PoolFactory {
   private final Supplier<ClientIo> io;
   private final List<ClientInterceptor> interceptors;
   private final Function<String, ClientInterceptor> interceptorBeans;
+  private final Function<String, ClientSasl> saslBeans;
   private final ThriftMeterBinding meters;
   private final SslBundles bundles;
   private final Supplier<ThriftServerLifecycle> localServer;
@@ -48,6 +50,7 @@ final class PoolFactory {
       Supplier<ClientIo> io,
       List<ClientInterceptor> interceptors,
       Function<String, ClientInterceptor> interceptorBeans,
+      Function<String, ClientSasl> saslBeans,
       ThriftMeterBinding meters,
       SslBundles bundles,
       Supplier<ThriftServerLifecycle> localServer,
@@ -57,6 +60,7 @@ final class PoolFactory {
     this.io = io;
     this.interceptors = List.copyOf(interceptors);
     this.interceptorBeans = interceptorBeans;
+    this.saslBeans = saslBeans;
     this.meters = meters;
     this.bundles = bundles;
     this.localServer = localServer;
@@ -202,6 +206,13 @@ final class PoolFactory {
     }
     if (p.httpPath() != null) {
       b.httpPath(p.httpPath());
+    }
+    if (p.sasl() != null) {
+      try {
+        b.sasl(saslBeans.apply(p.sasl()));
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(prefix + ".sasl: " + e.getMessage(), e);
+      }
     }
     if (p.ssl().bundle() != null) {
       SslBundle bundle = Bundles.get(bundles, p.ssl().bundle(), prefix + ".ssl.bundle");

@@ -4,6 +4,8 @@ import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.pool.EndpointSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +29,9 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * <ul>
  *   <li>A {@link ThriftServerLifecycle} serving every {@code TProcessor} and {@link ThriftService}
  *       bean (several through a {@code TMultiplexedProcessor}), with the {@code ServerInterceptor}
- *       beans in their {@code @Order}; none when there is no service bean (a client-only
- *       application), or with {@code thrift.server.enabled=false}.
+ *       beans in their {@code @Order} and the {@code ServerSasl} bean, if any, for its {@code sasl}
+ *       wire kind; none when there is no service bean (a client-only application), or with {@code
+ *       thrift.server.enabled=false}.
  *   <li>For each {@code thrift.clients.<name>}, a pool bean and beans of the service's interfaces,
  *       qualified {@code <name>}, with the {@code ClientInterceptor} beans in their {@code @Order}.
  *   <li>The pools' {@link ClientIo} (Netty, else Grizzly), created with the first pool, unless the
@@ -60,6 +63,7 @@ public class ThriftAutoConfiguration {
       ObjectProvider<ServerInterceptor> interceptors,
       ObjectProvider<SslBundles> bundles,
       ObjectProvider<ThriftMeterBinding> meters,
+      ObjectProvider<ServerSasl> sasl,
       ConfigurableEnvironment environment) {
     DependencyCheck.check();
     List<ServiceDiscovery.Service> services = ServiceDiscovery.find(beans);
@@ -69,7 +73,8 @@ public class ThriftAutoConfiguration {
             properties.server(),
             served,
             interceptors.orderedStream().toList(),
-            bundles.getIfAvailable());
+            bundles.getIfAvailable(),
+            sasl.getIfAvailable());
     List<Consumer<ThriftServer>> onStart = new ArrayList<>();
     onStart.add(meters.getIfAvailable(() -> ThriftMeterBinding.NONE)::bindServer);
     return new ThriftServerLifecycle(
@@ -99,6 +104,7 @@ public class ThriftAutoConfiguration {
         io::getObject,
         interceptors.orderedStream().toList(),
         name -> clientInterceptor(beans, name),
+        name -> clientSasl(beans, name),
         meters.getIfAvailable(() -> ThriftMeterBinding.NONE),
         bundles.getIfAvailable(),
         () -> {
@@ -124,6 +130,18 @@ public class ThriftAutoConfiguration {
               + ")");
     }
     return beans.getBean(name, ClientInterceptor.class);
+  }
+
+  private static ClientSasl clientSasl(ListableBeanFactory beans, String name) {
+    if (!beans.containsBean(name) || !beans.isTypeMatch(name, ClientSasl.class)) {
+      throw new IllegalStateException(
+          "'"
+              + name
+              + "' (expected: the name of a ClientSasl bean; the application's are "
+              + List.of(beans.getBeanNamesForType(ClientSasl.class))
+              + ")");
+    }
+    return beans.getBean(name, ClientSasl.class);
   }
 
   private static EndpointSource endpointSource(ListableBeanFactory beans, String name) {

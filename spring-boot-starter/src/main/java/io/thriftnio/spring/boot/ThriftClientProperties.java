@@ -41,10 +41,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param protocol the Thrift protocol. Default: {@code binary}
  * @param wireKind how messages are delimited on the connection, as the server expects them: {@code
  *     framed}, {@code unframed} (a plain {@code TSocket} server), {@code http} (posts to {@code
- *     http-path}), {@code header} (THeader) or {@code sasl} (not configurable here yet). Default:
- *     {@code framed}
+ *     http-path}), {@code header} (THeader) or {@code sasl} (libthrift's {@code
+ *     TSaslClientTransport}, with the {@code sasl} bean). Default: {@code framed}
  * @param httpPath the path an {@code http} client posts its calls to (only with {@code wire-kind:
  *     http}). Default: {@code /}
+ * @param sasl the name of the application's {@code ClientSasl} bean each connection authenticates
+ *     with (the mechanism and credentials, built in code: {@code ClientSasl.plain(user, password)}
+ *     and the others); only with {@code wire-kind: sasl}. Default: none
  * @param maxFrameSize the largest message sent or accepted, in bytes; a larger reply closes the
  *     connection. Default: 16384000, libthrift's
  * @param connectTimeout how long a connect may take. Default: 10 s
@@ -83,6 +86,7 @@ public record ThriftClientProperties(
     @DefaultValue("binary") ThriftProtocol protocol,
     WireKind wireKind,
     String httpPath,
+    String sasl,
     Integer maxFrameSize,
     Duration connectTimeout,
     Duration callTimeout,

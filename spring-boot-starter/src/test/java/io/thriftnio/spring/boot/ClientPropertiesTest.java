@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.testkit.gen.BenchService;
 import java.util.List;
@@ -152,6 +154,77 @@ class ClientPropertiesTest {
                     .isEqualTo(
                         "thrift.clients.bench.selector-threads: 1 (expected: unset; only pool"
                             + " async runs selector threads, this is pool client)"));
+  }
+
+  /** A PLAIN server that knows ada, without TLS (allowed here: loopback), and ada's client. */
+  @Configuration(proxyBeanMethods = false)
+  static class Sasl {
+    @Bean
+    ServerSasl serverSasl() {
+      return ServerSasl.builder()
+          .plain((user, password) -> user.equals("ada") && new String(password).equals("pw"))
+          .plainWithoutTls(true)
+          .build();
+    }
+
+    @Bean
+    ClientSasl ada() {
+      return ClientSasl.plain("ada", "pw".toCharArray());
+    }
+
+    @Bean
+    ClientSasl mallory() {
+      return ClientSasl.plain("mallory", "guess".toCharArray());
+    }
+  }
+
+  @Test
+  void aClientAuthenticatesWithItsClientSaslBeanToTheServerSaslBeansServer() {
+    RUNNER
+        .withUserConfiguration(Sasl.class)
+        .withPropertyValues(
+            "thrift.server.wire-kinds=sasl",
+            "thrift.clients.bench.wire-kind=sasl",
+            "thrift.clients.bench.sasl=ada",
+            "thrift.clients.bad.service=io.thriftnio.testkit.gen.BenchService",
+            "thrift.clients.bad.local-server=true",
+            "thrift.clients.bad.wire-kind=sasl",
+            "thrift.clients.bad.sasl=mallory")
+        .run(
+            context -> {
+              assertThat(bench(context, "bench").get_last_sale("K").symbol).isEqualTo("K@one");
+              assertThatThrownBy(() -> bench(context, "bad").get_last_sale("K"))
+                  .hasStackTraceContaining("SASL");
+            });
+  }
+
+  @Test
+  void aSaslNameThatIsNoClientSaslBeanFailsTheStartListingThem() {
+    RUNNER
+        .withUserConfiguration(Sasl.class)
+        .withPropertyValues(
+            "thrift.server.wire-kinds=sasl",
+            "thrift.clients.bench.wire-kind=sasl",
+            "thrift.clients.bench.sasl=eve")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.sasl: 'eve' (expected: the name of a ClientSasl bean;"
+                            + " the application's are [ada, mallory])"));
+  }
+
+  @Test
+  void aSaslServerWithoutAServerSaslBeanFailsTheStartSayingSo() {
+    RUNNER
+        .withPropertyValues("thrift.server.wire-kinds=sasl")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.server.wire-kinds: [SASL] (expected: a ServerSasl bean in the"
+                            + " application with sasl among them, saying the mechanisms and who may"
+                            + " connect; it has none)"));
   }
 
   static final List<String> EVENTS = new CopyOnWriteArrayList<>();
