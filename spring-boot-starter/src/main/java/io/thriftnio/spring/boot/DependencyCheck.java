@@ -6,11 +6,12 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Fails the start, with the fix, on a Spring Boot older than the starter's, or when dependency
- * management has put libraries older than thrift-nio's on the class path. Spring Boot 4.0 and 4.1
- * manage commons-pool2 2.12, and an application whose parent is {@code spring-boot-starter-parent}
- * gets it over the thrift-nio BOM (a parent's management wins over an import): without this check
- * the first call would fail with a {@code NoSuchMethodError} (measured with the sample
- * application). Netty is checked the same way, for an application that pins an older one.
+ * management has put libraries older than thrift-nio's on the class path. Spring Boot 4.0 manages
+ * commons-pool2 2.12 (4.1 manages 2.13), and an application whose parent is {@code
+ * spring-boot-starter-parent} gets it over the thrift-nio BOM (a parent's management wins over an
+ * import): without this check the first call would fail with a {@code NoSuchMethodError} (measured
+ * with the sample application). Netty is checked the same way, for an application that pins an
+ * older one.
  */
 final class DependencyCheck {
 
