@@ -18,6 +18,7 @@ module io.thriftnio.spring.boot {
   requires transitive spring.context;
   requires transitive spring.core;
   requires static transitive spring.boot.actuator;
+  requires static spring.boot.health;
   requires static com.fasterxml.jackson.annotation;
   requires org.slf4j;
   // @GuardedBy, for Error Prone at build time; not needed at run time.

@@ -23,8 +23,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Starts the application on free ports, calls the service through the injected pool, reads
- * /actuator/health and the meters, and shuts down with calls in flight: they all complete, while
- * health says the server is draining.
+ * /actuator/health, /actuator/info and the meters, and shuts down with calls in flight: they all
+ * complete, while health says the server is draining.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GreeterApplicationTest {
@@ -58,11 +58,18 @@ class GreeterApplicationTest {
             app.getBeanFactory(), Greeter.Iface.class, "greeter");
     assertThat(greeter.greet("Grace")).isEqualTo("Hello, Grace");
 
-    HttpResponse<String> health = get(web + "/actuator/health");
-    assertThat(health.statusCode()).isEqualTo(200);
-    assertThat(health.body())
-        .startsWith("{\"status\":\"UP\"")
-        .contains("\"thriftServer\":{\"status\":\"UP\"", "\"thriftClients\":{\"status\":\"UP\"");
+    // 200: the aggregate and each component UP (503 for DOWN and OUT_OF_SERVICE).
+    assertThat(get(web + "/actuator/health").statusCode()).isEqualTo(200);
+    HttpResponse<String> server = get(web + "/actuator/health/thriftServer");
+    assertThat(server.statusCode()).isEqualTo(200);
+    assertThat(server.body()).contains("\"status\":\"UP\"", "\"services\":[\"Greeter\"]");
+    HttpResponse<String> clients = get(web + "/actuator/health/thriftClients");
+    assertThat(clients.statusCode()).isEqualTo(200);
+    assertThat(clients.body()).contains("\"greeter\":{\"status\":\"UP\"");
+
+    HttpResponse<String> info = get(web + "/actuator/info");
+    assertThat(info.statusCode()).isEqualTo(200);
+    assertThat(info.body()).contains("\"thrift\":{\"version\":", "\"services\":[\"Greeter\"]");
 
     MeterRegistry meters = app.getBean(MeterRegistry.class);
     assertThat(meters.get("thrift.server.requests").tag("method", "greet").timer().count())
@@ -89,8 +96,8 @@ class GreeterApplicationTest {
     await(() -> handler.running() == 4, "4 calls running");
     CompletableFuture<Void> shutdown = CompletableFuture.runAsync(app::close);
     await(() -> statusOf(web + "/actuator/health") == 503, "health 503 while draining");
-    assertThat(get(web + "/actuator/health").body())
-        .contains("\"thriftServer\":{\"status\":\"OUT_OF_SERVICE\"");
+    assertThat(get(web + "/actuator/health/thriftServer").body())
+        .contains("\"status\":\"OUT_OF_SERVICE\"");
     for (int i = 0; i < calls.size(); i++) {
       assertThat(calls.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("Hello, caller-" + i);
     }

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * pool, {@code /actuator/health} up and then 503 while the Thrift server drains, the meters, and
  * every call in flight at shutdown completed.
  *
+ * <p>{@code -Dthriftnio.sample.spring-boot=4.1.2} builds the sample on that Spring Boot instead of
+ * its parent's (4.0.7), the other line the starter supports.
+ *
  * <p>Needs a Thrift compiler, as {@link FirstServiceTest} does; Spring Boot's artifacts come from
  * Maven Central into the staging repository when {@code ~/.m2} lacks them.
  */
@@ -34,6 +39,11 @@ class SpringBootSampleTest {
       "thrift --gen java:future_iface,generated_annotations=suppress"
           + " -out src/main/java src/main/thrift/greeter.thrift";
 
+  /** The sample's parent's version, between groups 1 and 2. */
+  static final Pattern PARENT_VERSION =
+      Pattern.compile(
+          "(<artifactId>spring-boot-starter-parent</artifactId>\\s*<version>)[^<]+(</version>)");
+
   @Test
   void generateBuildAndRunTheSamplesTest(@TempDir Path dir) throws Exception {
     ThriftCompiler thrift = compilerOrSkip();
@@ -44,6 +54,13 @@ class SpringBootSampleTest {
 
     Path project = dir.resolve("spring-boot");
     ConsumerBuild.copyTree(StagingRepository.reactorRoot().resolve("samples/spring-boot"), project);
+    String boot = System.getProperty("thriftnio.sample.spring-boot");
+    if (boot != null) {
+      Path pom = project.resolve("pom.xml");
+      Matcher parent = PARENT_VERSION.matcher(Files.readString(pom));
+      assertThat(parent.find()).as("the sample's pom names spring-boot-starter-parent").isTrue();
+      Files.writeString(pom, parent.replaceFirst("$1" + boot + "$2"));
+    }
     List<String> command = new ArrayList<>(List.of(GENERATE.split(" ")));
     command.set(0, thrift.executable().toString());
     ConsumerBuild.run(project, Duration.ofMinutes(1), command.toArray(String[]::new));

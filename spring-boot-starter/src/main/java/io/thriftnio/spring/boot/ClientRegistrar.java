@@ -1,5 +1,6 @@
 package io.thriftnio.spring.boot;
 
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.spring.boot.ThriftClientProperties.PoolType;
@@ -29,7 +30,10 @@ import org.springframework.core.env.Environment;
  *       Service.Iface} that borrows a client per call;
  *   <li>{@code pool: channel}: {@code thrift.clients.<name>.pool}, a {@code
  *       ThriftChannelPool<Service.Client>}, {@code thrift.clients.<name>.async-iface} and, when
- *       generated, {@code thrift.clients.<name>.future-iface}.
+ *       generated, {@code thrift.clients.<name>.future-iface};
+ *   <li>{@code pool: async}: {@code thrift.clients.<name>.pool}, a {@code
+ *       ThriftAsyncClientPool<Service.AsyncClient>}, and the same interface beans as {@code
+ *       channel}.
  * </ul>
  *
  * <p>The beans are defined from the names and service classes alone; each pool is built when its
@@ -68,17 +72,39 @@ final class ClientRegistrar
     Class<?> service = p.service();
     String poolBean = prefix + ".pool";
     boolean channel = p.pool() == PoolType.CHANNEL;
-    RootBeanDefinition pool =
-        new RootBeanDefinition(channel ? ThriftChannelPool.class : ThriftClientPool.class);
-    pool.setTargetType(
-        ResolvableType.forClassWithGenerics(
-            channel ? ThriftChannelPool.class : ThriftClientPool.class, client));
+    boolean async = p.pool() == PoolType.ASYNC;
+    Class<?> poolType =
+        async
+            ? ThriftAsyncClientPool.class
+            : channel ? ThriftChannelPool.class : ThriftClientPool.class;
+    Class<?> pooled = async ? PoolFactory.ClientClasses.asyncClient(prefix, service) : client;
+    RootBeanDefinition pool = new RootBeanDefinition(poolType);
+    pool.setTargetType(ResolvableType.forClassWithGenerics(poolType, pooled));
     pool.setInstanceSupplier(
         () -> beanFactory.getBean(POOL_FACTORY, PoolFactory.class).create(name));
     pool.setDestroyMethodName("close");
     pool.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
     registry.registerBeanDefinition(poolBean, pool);
-    if (channel) {
+    if (async) {
+      Class<?> asyncIface = ServiceDiscovery.nested(service, "AsyncIface");
+      proxy(
+          registry,
+          name,
+          poolBean,
+          asyncIface,
+          "async-iface",
+          pl -> ((ThriftAsyncClientPool<?>) pl).asyncIface(asyncIface));
+      Class<?> future = futureIface(service);
+      if (future != null) {
+        proxy(
+            registry,
+            name,
+            poolBean,
+            future,
+            "future-iface",
+            pl -> ((ThriftAsyncClientPool<?>) pl).futureIface(future));
+      }
+    } else if (channel) {
       proxy(
           registry,
           name,

@@ -3,12 +3,14 @@ package io.thriftnio.spring.boot;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.DnsEndpointSource;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.RetryBudgetConfig;
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.spring.boot.ThriftClientProperties.PoolType;
@@ -21,7 +23,11 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.thrift.TServiceClient;
+import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.transport.TNonblockingTransport;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
@@ -31,6 +37,8 @@ final class PoolFactory {
   private final ThriftProperties properties;
   private final Supplier<ClientIo> io;
   private final List<ClientInterceptor> interceptors;
+  private final Function<String, ClientInterceptor> interceptorBeans;
+  private final Function<String, ClientSasl> saslBeans;
   private final ThriftMeterBinding meters;
   private final SslBundles bundles;
   private final Supplier<ThriftServerLifecycle> localServer;
@@ -41,6 +49,8 @@ final class PoolFactory {
       ThriftProperties properties,
       Supplier<ClientIo> io,
       List<ClientInterceptor> interceptors,
+      Function<String, ClientInterceptor> interceptorBeans,
+      Function<String, ClientSasl> saslBeans,
       ThriftMeterBinding meters,
       SslBundles bundles,
       Supplier<ThriftServerLifecycle> localServer,
@@ -49,6 +59,8 @@ final class PoolFactory {
     this.properties = properties;
     this.io = io;
     this.interceptors = List.copyOf(interceptors);
+    this.interceptorBeans = interceptorBeans;
+    this.saslBeans = saslBeans;
     this.meters = meters;
     this.bundles = bundles;
     this.localServer = localServer;
@@ -76,7 +88,7 @@ final class PoolFactory {
           b.config(config);
           b.metrics(states);
           b.options(options);
-          b.interceptors(interceptors);
+          b.interceptors(interceptors(prefix, p));
           if (p.idempotent() != null) {
             b.idempotent(p.idempotent().toArray(String[]::new));
           }
@@ -84,6 +96,39 @@ final class PoolFactory {
             b.maxConnectionAge(p.maxConnectionAge());
           }
         };
+    if (p.selectorThreads() != null && p.pool() != PoolType.ASYNC) {
+      throw new IllegalStateException(
+          prefix
+              + ".selector-threads: "
+              + p.selectorThreads()
+              + " (expected: unset; only pool async runs selector threads, this is pool "
+              + p.pool().name().toLowerCase(java.util.Locale.ROOT)
+              + ")");
+    }
+    if (p.pool() == PoolType.ASYNC) {
+      if (p.maxCallsInFlightPerConnection() != null) {
+        throw new IllegalStateException(
+            prefix
+                + ".max-calls-in-flight-per-connection: "
+                + p.maxCallsInFlightPerConnection()
+                + " (expected: unset; ignored with pool async, whose clients make one call at a"
+                + " time)");
+      }
+      Constructor<? extends TAsyncClient> c =
+          ClientClasses.asyncConstructor(ClientClasses.asyncClient(prefix, p.service()));
+      ThriftAsyncClientPool.Builder<TAsyncClient> b =
+          ThriftAsyncClientPool.builder(
+              (protocols, manager, transport) ->
+                  ClientClasses.newAsyncClient(c, protocols, manager, transport));
+      shared.accept(b);
+      if (p.selectorThreads() != null) {
+        b.selectorThreads(p.selectorThreads());
+      }
+      ThriftAsyncClientPool<TAsyncClient> pool =
+          SettingErrors.withPath(prefix, ThriftClientProperties.class, b::build);
+      register(name, "ThriftAsyncClientPool", pool::endpoints, pool::stats, states);
+      return pool;
+    }
     if (p.pool() == PoolType.CHANNEL) {
       Constructor<? extends TServiceClient> c = ClientClasses.constructor(client, 2);
       ThriftChannelPool.Builder<TServiceClient> b =
@@ -125,6 +170,23 @@ final class PoolFactory {
     meters.bindPool(name, stats);
   }
 
+  /** The pool's interceptors: those {@code interceptors} names, else every bean in order. */
+  private List<ClientInterceptor> interceptors(String prefix, ThriftClientProperties p) {
+    if (p.interceptors() == null) {
+      return interceptors;
+    }
+    List<ClientInterceptor> chosen = new ArrayList<>();
+    for (int i = 0; i < p.interceptors().size(); i++) {
+      String path = prefix + ".interceptors[" + i + "]";
+      try {
+        chosen.add(interceptorBeans.apply(p.interceptors().get(i)));
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(path + ": " + e.getMessage(), e);
+      }
+    }
+    return chosen;
+  }
+
   private ClientOptions options(String prefix, ThriftClientProperties p) {
     ClientOptions.Builder b = ClientOptions.builder();
     if (p.connectTimeout() != null) {
@@ -132,6 +194,25 @@ final class PoolFactory {
     }
     if (p.callTimeout() != null) {
       b.callTimeout(p.callTimeout());
+    }
+    if (p.lateReplyTimeout() != null) {
+      b.lateReplyTimeout(p.lateReplyTimeout());
+    }
+    if (p.maxFrameSize() != null) {
+      b.maxFrameSize(p.maxFrameSize());
+    }
+    if (p.wireKind() != null) {
+      b.wireKind(p.wireKind());
+    }
+    if (p.httpPath() != null) {
+      b.httpPath(p.httpPath());
+    }
+    if (p.sasl() != null) {
+      try {
+        b.sasl(saslBeans.apply(p.sasl()));
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException(prefix + ".sasl: " + e.getMessage(), e);
+      }
     }
     if (p.ssl().bundle() != null) {
       SslBundle bundle = Bundles.get(bundles, p.ssl().bundle(), prefix + ".ssl.bundle");
@@ -236,6 +317,40 @@ final class PoolFactory {
             prefix + ".service: " + service.getName() + " (expected: a generated service class)");
       }
       return client.asSubclass(TServiceClient.class);
+    }
+
+    static Class<? extends TAsyncClient> asyncClient(String prefix, Class<?> service) {
+      Class<?> client = ServiceDiscovery.nested(service, "AsyncClient");
+      if (!TAsyncClient.class.isAssignableFrom(client)) {
+        throw new IllegalStateException(
+            prefix + ".service: " + service.getName() + " (expected: a generated service class)");
+      }
+      return client.asSubclass(TAsyncClient.class);
+    }
+
+    static Constructor<? extends TAsyncClient> asyncConstructor(
+        Class<? extends TAsyncClient> client) {
+      try {
+        return client.getConstructor(
+            TProtocolFactory.class, TAsyncClientManager.class, TNonblockingTransport.class);
+      } catch (NoSuchMethodException e) {
+        throw new IllegalStateException(
+            client.getName() + " is not a generated async client: " + e, e);
+      }
+    }
+
+    static TAsyncClient newAsyncClient(
+        Constructor<? extends TAsyncClient> c,
+        TProtocolFactory protocols,
+        TAsyncClientManager manager,
+        TNonblockingTransport transport) {
+      try {
+        return c.newInstance(protocols, manager, transport);
+      } catch (InvocationTargetException e) {
+        throw new IllegalStateException("cannot create " + c.getName(), e.getCause());
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot create " + c.getName(), e);
+      }
     }
 
     static Constructor<? extends TServiceClient> constructor(

@@ -4,6 +4,7 @@ import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.tls.ClientAuth;
 import io.thriftnio.core.tls.ServerTls;
 import java.net.InetSocketAddress;
@@ -26,6 +27,7 @@ final class ServerFactory {
    *
    * @param served a {@code TProcessor} or {@code TAsyncProcessor}
    * @param bundles the application's SSL bundles, or {@code null} when it has none
+   * @param sasl the application's {@code ServerSasl} bean, or {@code null} when it has none
    * @throws IllegalArgumentException or {@link IllegalStateException} with the builder's message
    *     under the property's path
    */
@@ -33,7 +35,8 @@ final class ServerFactory {
       ThriftServerProperties p,
       Object served,
       List<ServerInterceptor> interceptors,
-      SslBundles bundles) {
+      SslBundles bundles,
+      ServerSasl sasl) {
     ServerBuilder<?> b =
         IoLibraries.serverBuilder(
             IoLibraries.resolve(p.ioLibrary(), PREFIX + ".io-library"), p.ioTransport());
@@ -68,6 +71,16 @@ final class ServerFactory {
     if (p.wireKinds() != null && !p.wireKinds().isEmpty()) {
       List<WireKind> kinds = p.wireKinds();
       b.wireKinds(kinds.get(0), kinds.subList(1, kinds.size()).toArray(WireKind[]::new));
+    }
+    if (sasl != null) {
+      b.sasl(sasl);
+    } else if (p.wireKinds() != null && p.wireKinds().contains(WireKind.SASL)) {
+      throw new IllegalStateException(
+          PREFIX
+              + ".wire-kinds: "
+              + p.wireKinds()
+              + " (expected: a ServerSasl bean in the application with sasl among them, saying the"
+              + " mechanisms and who may connect; it has none)");
     }
     if (p.ssl().bundle() != null) {
       b.tls(tls(p.ssl(), bundles));

@@ -1,5 +1,6 @@
 package io.thriftnio.spring.boot;
 
+import io.thriftnio.core.WireKind;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -22,9 +23,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param service the generated service class (the one whose nested types are {@code Iface}, {@code
  *     Client}, ...), e.g. {@code example.kv.KeyValue}. Required
  * @param pool which pool: {@code client} (a {@code ThriftClientPool}: beans of the pool and of the
- *     service's {@code Iface}) or {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
+ *     service's {@code Iface}), {@code channel} (a {@code ThriftChannelPool}, pipelined: beans of
  *     the pool, of its {@code AsyncIface} and, when generated with {@code future_iface}, of its
- *     {@code FutureIface}). Default: {@code client}
+ *     {@code FutureIface}) or {@code async} (a {@code ThriftAsyncClientPool} of the generated
+ *     {@code AsyncClient}s: the same beans as {@code channel}). Default: {@code client}
  * @param endpoints the servers, {@code host:port} each; or one of {@code dns}, {@code
  *     local-server}, {@code endpoint-source}
  * @param dns a DNS name and port, {@code host:port}, re-resolved every {@code dns-interval}: every
@@ -37,8 +39,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     this pool alone (a ZooKeeper source of {@code thrift-nio-zookeeper}, say); the pool starts
  *     and closes it
  * @param protocol the Thrift protocol. Default: {@code binary}
+ * @param wireKind how messages are delimited on the connection, as the server expects them: {@code
+ *     framed}, {@code unframed} (a plain {@code TSocket} server), {@code http} (posts to {@code
+ *     http-path}), {@code header} (THeader) or {@code sasl} (libthrift's {@code
+ *     TSaslClientTransport}, with the {@code sasl} bean). Default: {@code framed}
+ * @param httpPath the path an {@code http} client posts its calls to (only with {@code wire-kind:
+ *     http}). Default: {@code /}
+ * @param sasl the name of the application's {@code ClientSasl} bean each connection authenticates
+ *     with (the mechanism and credentials, built in code: {@code ClientSasl.plain(user, password)}
+ *     and the others); only with {@code wire-kind: sasl}. Default: none
+ * @param maxFrameSize the largest message sent or accepted, in bytes; a larger reply closes the
+ *     connection. Default: 16384000, libthrift's
  * @param connectTimeout how long a connect may take. Default: 10 s
  * @param callTimeout how long one call may wait for its reply on one connection. Default: 30 s
+ * @param lateReplyTimeout how long a pipelined connection ({@code channel} pools) may receive
+ *     nothing while it owes the reply of a timed-out call, before it is closed as stuck. Default:
+ *     10 s
  * @param callDeadline how long a whole call may take, waits and a retry included; 0 is none.
  *     Default: none
  * @param borrowTimeout how long a call may wait for a pooled connection. Default: 5 s
@@ -46,11 +62,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPerEndpoint connections to one endpoint. Default: 8
  * @param maxCallsInFlightPerConnection calls one connection carries at once ({@code channel} pools
  *     only). Default: 32
+ * @param selectorThreads the selector threads the generated async clients are spread over ({@code
+ *     async} pools only). Default: 2
  * @param maxConnectionAge how long the pool keeps a connection (±10%) before it closes it between
  *     calls and opens another, so that a pool behind a Kubernetes Service spreads over pods added
  *     since it connected; 0 is none. Default: none
  * @param idempotent the IDL names of the methods that may run twice: retried once on another
  *     endpoint after a transport error, within the retry budget. Default: none
+ * @param interceptors the names of the {@code ClientInterceptor} beans this pool's calls run
+ *     through, first to run first; an empty list for none. Default (unset): every {@code
+ *     ClientInterceptor} bean, in their {@code @Order}
  * @param retryBudget the share of calls that may be retried
  * @param ssl TLS from a Spring SSL bundle
  */
@@ -63,15 +84,22 @@ public record ThriftClientProperties(
     @DefaultValue("false") boolean localServer,
     String endpointSource,
     @DefaultValue("binary") ThriftProtocol protocol,
+    WireKind wireKind,
+    String httpPath,
+    String sasl,
+    Integer maxFrameSize,
     Duration connectTimeout,
     Duration callTimeout,
+    Duration lateReplyTimeout,
     Duration callDeadline,
     Duration borrowTimeout,
     Integer maxTotal,
     Integer maxPerEndpoint,
     Integer maxCallsInFlightPerConnection,
+    Integer selectorThreads,
     Duration maxConnectionAge,
     List<String> idempotent,
+    List<String> interceptors,
     @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
     @DefaultValue @NestedConfigurationProperty Ssl ssl) {
 
@@ -80,7 +108,12 @@ public record ThriftClientProperties(
     /** {@code ThriftClientPool}: synchronous clients, one call per connection at a time. */
     CLIENT,
     /** {@code ThriftChannelPool}: pipelined channels, futures. */
-    CHANNEL
+    CHANNEL,
+    /**
+     * {@code ThriftAsyncClientPool}: libthrift's generated {@code AsyncClient}s on their own
+     * selector threads, one call per connection at a time; framed or THeader, no TLS.
+     */
+    ASYNC
   }
 
   /**

@@ -14,14 +14,25 @@ import org.springframework.context.annotation.Bean;
  * server's counters ({@code thrift.server.*}, tagged {@code server=thrift}), the method timers
  * ({@code thrift.server.requests}, a {@code ServerInterceptor} bean) and each pool's meters ({@code
  * thrift.pool.*}, tagged {@code pool=<name>}).
+ *
+ * <p>It runs after Boot's composite registry auto-configuration (Boot 4's {@code
+ * spring-boot-micrometer-metrics}, after every registry's export configuration), so that the
+ * application's {@code MeterRegistry} exists when {@code @ConditionalOnBean} looks for it; the
+ * server's configuration runs after this one.
  */
 @AutoConfiguration(
-    afterName =
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+    afterName = ThriftMetricsAutoConfiguration.COMPOSITE_REGISTRY_AUTO_CONFIGURATION,
     before = ThriftAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, MethodTimers.class})
 @ConditionalOnBean(MeterRegistry.class)
 public class ThriftMetricsAutoConfiguration {
+
+  /**
+   * The auto-configuration that makes the application's {@code MeterRegistry} (Boot 4's class name;
+   * Boot 3's was in {@code org.springframework.boot.actuate.autoconfigure.metrics}).
+   */
+  static final String COMPOSITE_REGISTRY_AUTO_CONFIGURATION =
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration";
 
   /** For Spring. */
   public ThriftMetricsAutoConfiguration() {}

@@ -14,7 +14,8 @@ final class ThriftPools {
    * One pool, as health and info see it.
    *
    * @param name its name under {@code thrift.clients}
-   * @param type {@code ThriftClientPool} or {@code ThriftChannelPool}
+   * @param type {@code ThriftClientPool}, {@code ThriftChannelPool} or {@code
+   *     ThriftAsyncClientPool}
    */
   record Handle(
       String name,

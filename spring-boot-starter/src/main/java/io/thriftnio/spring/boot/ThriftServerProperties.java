@@ -50,7 +50,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     connections. Keep it below {@code spring.lifecycle.timeout-per-shutdown-phase} (default 30
  *     s), which bounds the whole shutdown phase. Default: 10 s
  * @param wireKinds the wire kinds accepted on the port: {@code framed}, {@code unframed}, {@code
- *     http}, {@code header}. Default: {@code framed}
+ *     http}, {@code header}, {@code sasl} (with the application's {@code ServerSasl} bean, which
+ *     says the mechanisms and who may connect). Default: {@code framed}
  * @param httpPath the path HTTP callers post to (only with {@code http} among the wire kinds).
  *     Default: {@code /}
  * @param healthPath the path of a health probe on the Thrift port: an HTTP {@code GET} there is

@@ -15,17 +15,19 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.web.context.WebServerGracefulShutdownLifecycle;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /** Lifecycle phase and drain, Micrometer and Actuator beans with and without their triggers. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -271,14 +273,135 @@ class ThriftLifecycleAndActuatorTest {
   }
 
   @Test
-  void withoutActuatorNoHealthOrInfo() {
+  void withoutActuatorNoHealthOrInfoAndTheStartSaysWhatToAdd() {
     RUNNER
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class, InfoContributor.class))
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .doesNotHaveBean("thriftServerHealthIndicator")
+                  .doesNotHaveBean("thriftInfoContributor");
+              assertThat(context.getBean(StartupReport.class).logged())
+                  .containsExactly(
+                      new StartupReport.Line(
+                          false,
+                          "thrift-nio: no thriftServer or thriftClients health and no thrift in"
+                              + " /actuator/info: Actuator is not on the class path (add the"
+                              + " dependency org.springframework.boot:spring-boot-starter-actuator)"));
+            });
+  }
+
+  @Test
+  void withoutBootsHealthModuleInfoStaysAndTheStartWarns() {
+    RUNNER
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
         .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .doesNotHaveBean("thriftServerHealthIndicator")
+                  .hasBean("thriftInfoContributor");
+              assertThat(context.getBean(StartupReport.class).logged())
+                  .extracting(StartupReport.Line::text)
+                  .containsExactly(
+                      "thrift-nio: no thriftServer or thriftClients health: Spring Boot's health"
+                          + " module is not on the class path (add"
+                          + " org.springframework.boot:spring-boot-starter-actuator, or"
+                          + " org.springframework.boot:spring-boot-health)");
+            });
+  }
+
+  @Test
+  void withEverythingTheStartSaysNothing() {
+    RUNNER
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(context -> assertThat(context.getBean(StartupReport.class).logged()).isEmpty());
+  }
+
+  @Test
+  void micrometerWithoutARegistryIsWarnedOf() {
+    RUNNER.run(
+        context ->
+            assertThat(context.getBean(StartupReport.class).logged())
+                .extracting(StartupReport.Line::text)
+                .containsExactly(
+                    "thrift-nio: no thrift.* meters: thrift-nio-micrometer is on the class path but"
+                        + " the application has no MeterRegistry bean (add"
+                        + " org.springframework.boot:spring-boot-starter-actuator, which makes one,"
+                        + " or define a MeterRegistry bean)"));
+  }
+
+  @Test
+  void aRegistryWithoutThriftNioMicrometerIsSaid() {
+    RUNNER
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withClassLoader(new FilteredClassLoader(StartupReport.METHOD_TIMERS))
+        .run(
             context ->
-                assertThat(context)
-                    .hasNotFailed()
-                    .doesNotHaveBean("thriftServerHealthIndicator")
-                    .doesNotHaveBean("thriftInfoContributor"));
+                assertThat(context.getBean(StartupReport.class).logged())
+                    .extracting(StartupReport.Line::text)
+                    .containsExactly(
+                        "thrift-nio: no thrift.* meters: the application has a MeterRegistry but"
+                            + " thrift-nio-micrometer is not on the class path (add the dependency"
+                            + " io.thriftnio:thrift-nio-micrometer)"));
+  }
+
+  @Test
+  void aMetricsConfigurationThatBackedOffBesideARegistryIsWarnedOf() {
+    // The registry is there but the metrics configuration is not: as on Boot 4 when it was ordered
+    // after Boot 3's composite registry configuration.
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                ThriftAutoConfiguration.class, ThriftActuatorAutoConfiguration.class))
+        .withUserConfiguration(ThriftAutoConfigurationTest.OneService.class)
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues("thrift.server.port=0", "thrift.server.address=127.0.0.1")
+        .run(
+            context ->
+                assertThat(context.getBean(StartupReport.class).logged())
+                    .extracting(StartupReport.Line::text)
+                    .containsExactly(
+                        "thrift-nio: no thrift.* meters although its modules are on the class"
+                            + " path: io.thriftnio.spring.boot.ThriftMetricsAutoConfiguration"
+                            + " backed off (excluded, or its conditions did not match: start with"
+                            + " --debug for Spring Boot's conditions report)"));
+  }
+
+  @Test
+  void anApplicationWithNeitherServerNorClientsSaysNothing() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(ThriftAutoConfiguration.class))
+        .run(context -> assertThat(context.getBean(StartupReport.class).logged()).isEmpty());
+  }
+
+  /**
+   * Every auto-configuration ours are ordered against by name exists in the Boot on the class path:
+   * one that moved (as Boot 3's composite registry configuration did in Boot 4) would silently take
+   * its ordering, and so our meters, away.
+   */
+  @Test
+  void theConfigurationsOrderedAgainstByNameExist() {
+    for (Class<?> ours :
+        List.of(
+            ThriftMetricsAutoConfiguration.class,
+            ThriftAutoConfiguration.class,
+            ThriftActuatorAutoConfiguration.class)) {
+      AutoConfiguration a = ours.getAnnotation(AutoConfiguration.class);
+      for (String name : concat(a.afterName(), a.beforeName())) {
+        assertThat(ClassUtils.isPresent(name, getClass().getClassLoader()))
+            .as("%s is ordered against %s", ours.getSimpleName(), name)
+            .isTrue();
+      }
+    }
+  }
+
+  private static List<String> concat(String[] a, String[] b) {
+    List<String> all = new java.util.ArrayList<>(List.of(a));
+    all.addAll(List.of(b));
+    return all;
   }
 }
