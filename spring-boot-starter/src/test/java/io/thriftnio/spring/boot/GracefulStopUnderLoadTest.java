@@ -1,5 +1,6 @@
 package io.thriftnio.spring.boot;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.NotRun;
@@ -23,7 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -116,10 +116,14 @@ class GracefulStopUnderLoadTest {
                     t.setDaemon(true);
                     t.start();
                   }
-                  waitFor(() -> ok.get() >= 2_000);
+                  await("ok.get() >= 2_000")
+                      .atMost(Duration.ofSeconds(60))
+                      .until(() -> ok.get() >= 2_000);
                   context.close(); // the starter's lifecycle drains the app's server
                   long afterClose = ok.get();
-                  waitFor(() -> ok.get() >= afterClose + 2_000);
+                  await("ok.get() >= afterClose + 2_000")
+                      .atMost(Duration.ofSeconds(60))
+                      .until(() -> ok.get() >= afterClose + 2_000);
                   stop.set(true);
                   assertThat(done.await(60, TimeUnit.SECONDS)).as("callers ended").isTrue();
                   PoolStats stats = pool.stats();
@@ -143,15 +147,6 @@ class GracefulStopUnderLoadTest {
       return bench.sleep(CALL_MILLIS);
     } catch (Exception e) {
       return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /** Polls the load's own counter, with a deadline. */
-  private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - until).as("condition met within 60 s").isNegative();
-      Thread.sleep(10);
     }
   }
 }
