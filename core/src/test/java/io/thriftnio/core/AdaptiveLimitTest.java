@@ -71,7 +71,7 @@ class AdaptiveLimitTest {
             Duration.ofSeconds(30),
             Duration.ZERO,
             null,
-            false,
+            null,
             new AdaptiveCallLimit(limit))
         .open(connection);
   }
@@ -146,7 +146,7 @@ class AdaptiveLimitTest {
                 Duration.ofSeconds(30),
                 Duration.ZERO,
                 null,
-                false,
+                null,
                 new AdaptiveCallLimit(1))
             .open(connection);
     for (int seqid = 6; seqid <= 8; seqid++) {

@@ -10,12 +10,16 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
@@ -33,6 +37,7 @@ class CallSequencerTest {
 
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
   private static final int MAX = 4096;
+  private static final Duration LONG_TICK = Duration.ofMinutes(1);
 
   private final ServerCounters counters = new ServerCounters();
   private final MemoryConnection connection = new MemoryConnection();
@@ -127,21 +132,86 @@ class CallSequencerTest {
   }
 
   @Test
-  void whenInlineCallsMayBlockTheRepliesAheadLeaveBeforeTheNextCallRuns() throws Exception {
+  void whenInlineCallsMayBlockAReadBatchOfFastCallsStillLeavesInOneFlush() throws Exception {
+    // LEADER_FOLLOWER: a flush before every call on the reading thread cost a write per pipelined
+    // call (issue 41); calls that end quickly share the batch's one flush.
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    // A tick far longer than the test: only a call that outlives it flushes early.
+    CallSequencer seq =
+        new CallPath(
+                invoker, null, counters, 100, Duration.ofSeconds(1), Duration.ZERO, null, LONG_TICK)
+            .open(connection);
+    for (int i = 1; i <= 10; i++) {
+      deliver(seq, "echo", i);
+    }
+    assertThat(connection.flushes).as("flushes before the batch ended").isZero();
+    seq.readComplete();
+    assertThat(connection.flushes).isEqualTo(1);
+    assertThat(seqids()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+  }
+
+  @Test
+  void whenInlineCallsMayBlockTheRepliesAheadOfASlowCallLeaveWhileItRuns() throws Exception {
     // LEADER_FOLLOWER: a call on the reading thread may sleep; the replies read before it must
     // not wait for it (a fast call's reply held behind a slow one times the fast call out).
-    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    MemoryConnection anyThread = new MemoryConnection(true);
+    CountDownLatch slowStarted = new CountDownLatch(1);
+    CountDownLatch releaseSlow = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    MiniService.Sync sync = new MiniService.Sync();
+    TProcessor secondCallBlocks =
+        (in, out) -> {
+          if (calls.incrementAndGet() == 2) {
+            slowStarted.countDown();
+            try {
+              releaseSlow.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          sync.process(in, out);
+        };
+    ProcessorInvoker invoker = ProcessorInvoker.of(secondCallBlocks, BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, null, counters, 100, Duration.ofSeconds(1), Duration.ZERO, null, true)
-            .open(connection);
-    deliver(seq, "echo", 1);
-    assertThat(connection.sent).as("one reply, nothing after it yet").isEmpty();
-    deliver(seq, "echo", 2);
-    assertThat(seqids()).as("reply 1 left before call 2 ran").containsExactly(1);
-    deliver(seq, "echo", 3);
-    assertThat(seqids()).containsExactly(1, 2);
-    seq.readComplete();
-    assertThat(seqids()).containsExactly(1, 2, 3);
+        new CallPath(
+                invoker,
+                null,
+                counters,
+                100,
+                Duration.ofSeconds(1),
+                Duration.ZERO,
+                null,
+                CallPath.INLINE_STALL_TICK)
+            .open(anyThread);
+    ExecutorService reader = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> batch =
+          reader.submit(
+              () -> {
+                for (int i = 1; i <= 3; i++) {
+                  seq.onRequest(
+                      MiniService.call(BINARY, "echo", i, "t" + i), anyThread.newRequest());
+                }
+                seq.readComplete();
+                return null;
+              });
+      assertThat(slowStarted.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(anyThread.awaitSent(1, 5_000)).as("reply 1 left while call 2 ran").isTrue();
+      assertThat(batch.isDone()).isFalse();
+      releaseSlow.countDown();
+      batch.get(5, TimeUnit.SECONDS);
+      // The watch's timer thread may be the one writing when the batch ends: it sends the rest.
+      assertThat(anyThread.awaitSent(3, 5_000)).as("replies 2 and 3 left").isTrue();
+      List<Integer> ids = new ArrayList<>();
+      for (ByteBuffer frame : anyThread.sentSoFar()) {
+        ids.add(MiniService.decode(BINARY, frame).header().seqid);
+      }
+      assertThat(ids).containsExactly(1, 2, 3);
+    } finally {
+      releaseSlow.countDown();
+      reader.shutdownNow();
+    }
+    assertThat(anyThread.allReleasedOnce()).isTrue();
   }
 
   @Test

@@ -64,7 +64,7 @@ class CallTimeoutTest {
         ProcessorInvoker.ofAsync(new MiniService.Async(handlers::add), BINARY, BINARY, MAX)
             .withInterceptors(List.of(chain));
     return new CallPath(
-            invoker, worker, counters, maxInFlight, Duration.ofSeconds(30), TIMEOUT, null, false)
+            invoker, worker, counters, maxInFlight, Duration.ofSeconds(30), TIMEOUT, null, null)
         .open(connection);
   }
 

@@ -13,10 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * An IO adapter without a socket, for the call path's own tests: the test thread is its IO thread;
  * writes are kept until flushed, and tasks handed to the IO thread wait for {@link #runIoTasks()}.
- * Every request handle given to the sequencer is a {@link Request} that counts its releases.
+ * Every request handle given to the sequencer is a {@link Request} that counts its releases. Made
+ * with {@code ioFromAnyThread}, every thread is an IO thread, as on Grizzly's {@code
+ * LEADER_FOLLOWER} server, whose writes are thread-safe.
  */
 final class MemoryConnection implements ServerConnection {
   final Thread ioThread = Thread.currentThread();
+  private final boolean ioFromAnyThread;
   private final List<ByteBuffer> unflushed = new ArrayList<>();
 
   /** Reply frames flushed, copied, in order. */
@@ -32,6 +35,14 @@ final class MemoryConnection implements ServerConnection {
   Boolean closedHalfFirst;
 
   int answeredSignals;
+
+  MemoryConnection() {
+    this(false);
+  }
+
+  MemoryConnection(boolean ioFromAnyThread) {
+    this.ioFromAnyThread = ioFromAnyThread;
+  }
 
   /** A request's memory: counts releases. */
   static final class Request {
@@ -50,7 +61,7 @@ final class MemoryConnection implements ServerConnection {
   }
 
   @Override
-  public void write(ByteBuffer head, ByteBuffer body) {
+  public synchronized void write(ByteBuffer head, ByteBuffer body) {
     check();
     if (closedHalfFirst != null) {
       throw new AssertionError("write after close");
@@ -67,16 +78,40 @@ final class MemoryConnection implements ServerConnection {
   }
 
   @Override
-  public void flush() {
+  public synchronized void flush() {
     check();
     flushes++;
     sent.addAll(unflushed);
     unflushed.clear();
+    notifyAll();
+  }
+
+  /** The reply frames flushed so far, copied; from any thread. */
+  synchronized List<ByteBuffer> sentSoFar() {
+    return new ArrayList<>(sent);
+  }
+
+  /** Waits until {@code count} replies are flushed; whether they were within {@code millis}. */
+  synchronized boolean awaitSent(int count, long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (sent.size() < count) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   @Override
   public boolean inIoThread() {
-    return Thread.currentThread() == ioThread;
+    return ioFromAnyThread || Thread.currentThread() == ioThread;
+  }
+
+  @Override
+  public boolean writesFromAnyThread() {
+    return ioFromAnyThread;
   }
 
   @Override

@@ -189,6 +189,36 @@ public abstract class CallPathSuite {
     assertThat(handler.firstSawSecond).as("the second call started while the first ran").isTrue();
   }
 
+  // ---- LEADER_FOLLOWER: a fast reply ahead of a slow call on the reading thread -----------------
+
+  @Test
+  void onLeaderFollowerAFastReplyLeavesWhileASlowCallReadAfterItStillRuns() throws Exception {
+    assumeTrue(
+        strategy() == IoStrategy.LEADER_FOLLOWER,
+        "LEADER_FOLLOWER only: its calls run on the reading thread, and may block it");
+    Held handler = new Held();
+    ThriftServer server = start(handler);
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      ByteArrayOutputStream both = new ByteArrayOutputStream();
+      both.writeBytes(call("get_last_sale", 1, new BenchService.get_last_sale_args("D")));
+      both.writeBytes(call("sleep", 2, new BenchService.sleep_args(1)));
+      c.write(both.toByteArray()); // one read on the server: the replies of a batch leave together
+      assertThat(handler.started.await(WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      BenchService.get_last_sale_result fast = new BenchService.get_last_sale_result();
+      assertThat(RawConnection.decodeReply(PROTOCOL, c.readFrame(), fast).seqid).isEqualTo(1);
+      assertThat(handler.returned.getCount())
+          .as("the fast reply arrived while the slow call read after it still ran")
+          .isEqualTo(1);
+      handler.release.countDown();
+      assertThat(
+              RawConnection.decodeReply(PROTOCOL, c.readFrame(), new BenchService.sleep_result())
+                  .seqid)
+          .isEqualTo(2);
+    } finally {
+      handler.release.countDown();
+    }
+  }
+
   // ---- drain ------------------------------------------------------------------------------------
 
   /** sleep and fire (oneway) block until released; records that they started and returned. */

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * once more, harmlessly), and only while a deadline is armed: while calls wait for the executor,
  * or, with {@code callTimeout} on, while calls are unanswered. A check schedules the next for the
  * earliest deadline it finds. With {@code callTimeout} off (its default) and no worker executor,
- * nothing is ever scheduled. All connections of all servers share one daemon timer thread, which
- * ends after a minute without checks, so no server has to stop it.
+ * nothing is ever scheduled. The {@link InlineStallWatch} of a {@code LEADER_FOLLOWER} server ticks
+ * on it too, while replies of a read batch wait. All connections of all servers share one daemon
+ * timer thread, which ends after a minute without checks, so no server has to stop it.
  */
 final class CallDeadlines {
 

@@ -24,12 +24,19 @@ public final class CallPath {
   final Executor worker;
 
   /**
-   * Whether a call run on the reading thread may block it ({@code LEADER_FOLLOWER}, whose selector
-   * moves on to a follower): then the replies written before it in the read batch are flushed
-   * first, or they would wait for it. {@code SAME_THREAD} handlers must not block, and its replies
-   * leave once per batch.
+   * How often a server whose calls on the reading thread may block ({@code LEADER_FOLLOWER}) looks
+   * for such a call that holds replies written ahead of it in its read batch: they leave after one
+   * to two of these, instead of waiting for the call, while the replies of calls that end sooner
+   * leave together at the end of their batch.
    */
-  final boolean inlineCallsMayBlock;
+  public static final Duration INLINE_STALL_TICK = Duration.ofMillis(1);
+
+  /**
+   * Flushes the replies ahead of a call on the reading thread that runs long, where such a call may
+   * block it ({@code LEADER_FOLLOWER}, whose selector moves on to a follower); {@code null} where
+   * it must not ({@code SAME_THREAD}: replies leave once per batch) or calls run on workers.
+   */
+  final InlineStallWatch inlineStalls;
 
   final ServerCounters counters;
   final int maxCallsInFlight;
@@ -108,7 +115,7 @@ public final class CallPath {
         workerStartTimeout,
         Duration.ZERO,
         events,
-        false);
+        null);
   }
 
   /**
@@ -121,8 +128,10 @@ public final class CallPath {
    *     answered as timed out (see {@code ServerBuilder.callTimeout}); {@link Duration#ZERO} for no
    *     bound
    * @param events the server's connection listeners; {@code null} for none
-   * @param inlineCallsMayBlock whether a call run on the reading thread ({@code worker} {@code
-   *     null}) may block it, as {@code LEADER_FOLLOWER}'s may: the replies ahead of it leave first
+   * @param inlineStallTick where a call run on the reading thread ({@code worker} {@code null}) may
+   *     block it, as {@code LEADER_FOLLOWER}'s may: how often such calls are looked at, so that the
+   *     replies written ahead of one that runs long leave after one to two ticks ({@link
+   *     #INLINE_STALL_TICK} on a server); {@code null} where such calls must not block
    */
   public CallPath(
       ProcessorInvoker invoker,
@@ -132,7 +141,7 @@ public final class CallPath {
       Duration workerStartTimeout,
       Duration callTimeout,
       ConnectionEvents events,
-      boolean inlineCallsMayBlock) {
+      Duration inlineStallTick) {
     this(
         invoker,
         worker,
@@ -141,7 +150,7 @@ public final class CallPath {
         workerStartTimeout,
         callTimeout,
         events,
-        inlineCallsMayBlock,
+        inlineStallTick,
         null);
   }
 
@@ -157,11 +166,14 @@ public final class CallPath {
       Duration workerStartTimeout,
       Duration callTimeout,
       ConnectionEvents events,
-      boolean inlineCallsMayBlock,
+      Duration inlineStallTick,
       AdaptiveCallLimit limit) {
     this.limit = limit;
     this.events = events;
-    this.inlineCallsMayBlock = inlineCallsMayBlock;
+    this.inlineStalls =
+        inlineStallTick == null || worker != null
+            ? null
+            : new InlineStallWatch(Checks.positive("inlineStallTick", inlineStallTick));
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
     this.counters = Objects.requireNonNull(counters, "counters");

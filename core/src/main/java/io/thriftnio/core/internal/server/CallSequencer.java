@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * {@code @GuardedBy} cannot name another object's lock, so they are documented, not annotated). The
  * writer's own fields belong to the one thread that writes at a time ({@link #writing}); replies
  * are written outside the lock by that writer, which takes every reply that is ready in one go.
- * Replies written while a read batch is delivered are flushed once at {@link #readComplete};
+ * Replies written while a read batch is delivered are flushed once at {@link #readComplete}, or
+ * earlier when a call on the reading thread that may block it runs long ({@link InlineStallWatch});
  * replies completed elsewhere are handed to the IO thread once per batch ({@link
  * ServerConnection#execute}) and flushed there.
  *
@@ -129,6 +130,21 @@ public final class CallSequencer {
   /** Replies were written and not yet flushed. */
   @GuardedBy("lock")
   private boolean unflushed;
+
+  /**
+   * Calls started on the reading thread while replies of their read batch waited for its flush
+   * (with {@link CallPath#inlineStalls} only); {@link #inlineStartsSeen} is its value at the
+   * watch's last look.
+   */
+  @GuardedBy("lock")
+  private long inlineStarts;
+
+  @GuardedBy("lock")
+  private long inlineStartsSeen;
+
+  /** The connection is in the server's {@link InlineStallWatch}. */
+  @GuardedBy("lock")
+  private boolean watched;
 
   /** The reading thread ({@link #readingThread}) is delivering a read batch. */
   @GuardedBy("lock")
@@ -586,8 +602,8 @@ public final class CallSequencer {
       if (path.limit != null && !admitted(slot)) {
         return;
       }
-      if (path.inlineCallsMayBlock) {
-        flushBeforeInlineCall();
+      if (path.inlineStalls != null) {
+        watchInlineCall();
       }
       slot.run();
       return;
@@ -638,20 +654,47 @@ public final class CallSequencer {
   }
 
   /**
-   * Sends the replies written so far in this read batch before a call that may block the reading
-   * thread: a fast call's reply must not wait for a slow call read after it.
+   * A call is about to run on the reading thread, which it may block ({@code LEADER_FOLLOWER}): if
+   * replies of this read batch wait for the batch's flush, the server's {@link InlineStallWatch}
+   * flushes them should the call run long. Flushing them here instead cost a write per pipelined
+   * call (issue 41).
    */
-  private void flushBeforeInlineCall() {
+  private void watchInlineCall() {
+    boolean start;
     synchronized (lock) {
       if (!unflushed) {
+        return; // nothing waits for this call
+      }
+      inlineStarts++;
+      if (watched) {
         return;
       }
-      inReadBatch = false; // the writer flushes on the reading thread only outside a batch
+      watched = true;
+      start = path.inlineStalls.join(this);
     }
-    writeReady();
+    if (start) {
+      path.inlineStalls.start();
+    }
+  }
+
+  /**
+   * The {@link InlineStallWatch}'s look, on its timer thread: replies still wait and the reading
+   * thread has started no call since the last look, so the call it runs (or whatever holds it) has
+   * taken a tick at least: they leave now. With nothing waiting, the connection leaves the watch.
+   */
+  void checkStalled() {
     synchronized (lock) {
-      inReadBatch = true;
+      if (!unflushed || closed) {
+        watched = false;
+        path.inlineStalls.leave(this);
+        return;
+      }
+      if (inlineStarts != inlineStartsSeen) {
+        inlineStartsSeen = inlineStarts;
+        return;
+      }
     }
+    writeOnIoThread(); // not the reading thread: the writer flushes here
   }
 
   /**

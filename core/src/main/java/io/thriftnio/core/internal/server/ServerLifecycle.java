@@ -172,7 +172,7 @@ public final class ServerLifecycle {
             config.workerStartTimeout(),
             config.callTimeout(),
             registry.events(),
-            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER,
+            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
             config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()));
   }
 
