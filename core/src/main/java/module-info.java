@@ -14,6 +14,9 @@ module io.thriftnio.core {
   requires transitive java.security.sasl;
   // @GuardedBy, for Error Prone at build time; not needed at run time.
   requires static com.google.errorprone.annotations;
+  // ServerBuilder.adaptiveLimit, opt-in: Netflix concurrency-limits, an optional dependency whose
+  // jar names no module (0.5.4), so its automatic name comes from the file name.
+  requires static concurrency.limits.core;
 
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;

@@ -1,5 +1,7 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.ClientTimeouts;
+
 /**
  * Names of the headers this library itself sends and reads (THeader info headers, HTTP header
  * fields).
@@ -11,7 +13,7 @@ public final class CallHeaders {
    * every request on connections that carry headers, read by servers into {@link
    * ServerCallContext#deadline()}. The name and unit fbthrift's header clients use.
    */
-  public static final String CLIENT_TIMEOUT = "client_timeout";
+  public static final String CLIENT_TIMEOUT = ClientTimeouts.HEADER;
 
   private CallHeaders() {}
 }

@@ -84,8 +84,10 @@ final class CallRunner {
 
   /**
    * Whether the caller's deadline ({@value CallHeaders#CLIENT_TIMEOUT}) passed before the handler
-   * starts, after every beforeCall (and after the wait for a worker); if so the call has been
-   * answered, and the handler never runs.
+   * starts, after every beforeCall; if so the call has been answered {@link NotRun not run}, and
+   * the handler never runs. A deadline that passed while the call waited for a worker is found
+   * before the call reaches the invoker (the server's call sequencer sheds it as an overload); this
+   * finds one that passed while the beforeCalls ran.
    */
   private static boolean pastDeadline(InvokerCall call) {
     long timeout = call.timeoutNanos(true);
@@ -98,7 +100,8 @@ final class CallRunner {
     }
     ServerCallContext c = call.context();
     String message =
-        c.methodName()
+        NotRun.PREFIX
+            + c.methodName()
             + " not started: the caller's deadline ("
             + CallHeaders.CLIENT_TIMEOUT
             + " "

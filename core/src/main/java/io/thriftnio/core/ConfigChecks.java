@@ -57,6 +57,32 @@ final class ConfigChecks {
     }
   }
 
+  /** The library behind {@code adaptiveLimit}, an optional dependency. */
+  static final String ADAPTIVE_LIMIT_CLASS = "com.netflix.concurrency.limits.limit.Gradient2Limit";
+
+  /**
+   * {@code adaptiveLimit}: unset (0, off) or positive, with concurrency-limits on the class path.
+   */
+  static int checkAdaptiveLimit(Integer max) {
+    if (max == null) {
+      return 0;
+    }
+    Checks.positive("adaptiveLimit", max);
+    try {
+      Class.forName(ADAPTIVE_LIMIT_CLASS, false, ConfigChecks.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IllegalStateException(
+          "adaptiveLimit: "
+              + max
+              + " needs com.netflix.concurrency-limits:concurrency-limits-core (0.5.4) on the class"
+              + " path, an optional dependency of thrift-nio-core ("
+              + ADAPTIVE_LIMIT_CLASS
+              + " not found)",
+          e);
+    }
+    return max;
+  }
+
   /** {@code maxConnectionAge}: {@code null} (never) or positive. */
   static Duration checkMaxConnectionAge(Duration age) {
     return age == null ? null : Checks.positive("maxConnectionAge", age);

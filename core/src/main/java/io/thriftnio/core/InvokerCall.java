@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
 import java.util.Map;

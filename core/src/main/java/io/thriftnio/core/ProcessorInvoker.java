@@ -111,6 +111,15 @@ public final class ProcessorInvoker {
       return System.nanoTime();
     }
 
+    /**
+     * How long the call waited between its arrival and its start (for a worker, or behind its
+     * connection's earlier calls), in nanoseconds, for {@link ServerCallContext#queueTime()}.
+     * Default: 0.
+     */
+    default long queuedNanos() {
+      return 0;
+    }
+
     /** The request's headers, for {@link ServerCallContext#headers()}. Default: none. */
     default Map<String, String> requestHeaders() {
       return Map.of();

@@ -69,6 +69,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   Executor workerExecutor;
   Duration workerStartTimeout;
   Duration callTimeout = Duration.ZERO;
+  Integer adaptiveLimit; // null: off
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireKind[] wireKinds = {WireKind.FRAMED};
@@ -167,12 +168,14 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   }
 
   /**
-   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it; then
-   * it is answered {@code TApplicationException(INTERNAL_ERROR, "... not started within N ms
-   * ...")}, counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a no-op
-   * if run later: this sheds calls whose callers have likely given up, and keeps a connection
-   * moving when an executor drops a task silently. A started call is never interrupted. Default: 30
-   * seconds.
+   * How long a call may wait for the worker executor ({@link IoStrategy#WORKER}) to start it: the
+   * server's bound on queue time. Then it is answered {@link NotRun not run} ({@code
+   * TApplicationException(INTERNAL_ERROR, "not run: server overloaded: ... not started within N ms
+   * ...")}), counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a
+   * no-op if run later: this sheds calls whose callers have likely given up, and keeps a connection
+   * moving when an executor drops a task silently. A caller's own deadline ({@link
+   * CallHeaders#CLIENT_TIMEOUT}) sheds its call the same way when it comes first. A started call is
+   * never interrupted. Default: 30 seconds.
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;
@@ -190,6 +193,30 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    */
   public B callTimeout(Duration callTimeout) {
     this.callTimeout = callTimeout;
+    return self();
+  }
+
+  /**
+   * Opt-in: bounds the server's calls in progress (from when a request is dispatched, before it
+   * waits for a worker, to its reply) with an adaptive limit, so that under overload calls are
+   * refused at once instead of queueing until their callers give up. A call that finds the limit
+   * reached is answered {@link NotRun not run} ({@code "not run: server overloaded: echo refused at
+   * the adaptive limit (limit=24, inProgress=24, max 200) ..."}), which this library's pools send
+   * to another endpoint, and counted in {@link ServerStats#overloadedCalls()}; it never reaches the
+   * interceptors.
+   *
+   * <p>The limit is delay-based (Netflix concurrency-limits' {@code Gradient2Limit}, the algorithm
+   * its gRPC integration recommends): it starts at {@code min(20, maxCallsInProgress)}, falls when
+   * calls take longer than their long-run average (they queue), rises while they do not and the
+   * limit is in use, never goes below its start or above {@code maxCallsInProgress}. It needs
+   * {@code com.netflix.concurrency-limits:concurrency-limits-core} (0.5.4) on the class path, an
+   * optional dependency of this library: {@link #build()} says so if it is missing. Works on every
+   * strategy; one limit for the whole server, shared by its connections. Default: off.
+   *
+   * @param maxCallsInProgress the highest the limit may go, {@code > 0}
+   */
+  public B adaptiveLimit(int maxCallsInProgress) {
+    this.adaptiveLimit = maxCallsInProgress;
     return self();
   }
 

@@ -65,6 +65,7 @@ public final class ServerCallContext extends AbstractCallContext {
   private final CallConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
+  private final long queuedNanos;
   private final TProtocolFactory protocolFactory;
   private final Map<String, String> headers;
 
@@ -88,12 +89,14 @@ public final class ServerCallContext extends AbstractCallContext {
       CallConnection connection,
       long connectionId,
       long receivedAtNanos,
+      long queuedNanos,
       String methodName,
       int seqId,
       byte messageType,
       TProtocolFactory protocolFactory,
       Map<String, String> headers) {
     super(methodName, seqId, messageType);
+    this.queuedNanos = queuedNanos;
     this.headers = headers;
     this.connection = connection;
     this.connectionId = connectionId;
@@ -122,6 +125,7 @@ public final class ServerCallContext extends AbstractCallContext {
         completion.connection(),
         completion.connectionId(),
         completion.receivedAtNanos(),
+        completion.queuedNanos(),
         name,
         seqId,
         requestType,
@@ -322,6 +326,16 @@ public final class ServerCallContext extends AbstractCallContext {
    */
   public long receivedAtNanos() {
     return receivedAtNanos;
+  }
+
+  /**
+   * How long the call waited to start: from when its request arrived ({@link #receivedAtNanos()})
+   * to when the server began to run it, before the interceptors' {@code beforeCall}: the wait for a
+   * worker under {@code WORKER}, behind the connection's earlier calls under the other strategies.
+   * Zero for a call started as it arrived, and outside a server connection.
+   */
+  public Duration queueTime() {
+    return Duration.ofNanos(queuedNanos);
   }
 
   /**

@@ -31,6 +31,7 @@ public final class ServerConfig {
   private final Executor workerExecutor;
   private final Duration workerStartTimeout;
   private final Duration callTimeout;
+  private final int adaptiveLimit;
   private final int ioThreads;
   private final int maxFrameSize;
   private final Set<WireKind> wireKinds;
@@ -90,6 +91,7 @@ public final class ServerConfig {
             "workerStartTimeout",
             orDefault(b.workerStartTimeout, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT));
     this.callTimeout = Checks.nonNegative("callTimeout", b.callTimeout);
+    this.adaptiveLimit = ConfigChecks.checkAdaptiveLimit(b.adaptiveLimit);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.wireKinds = checkWireKinds(b.wireKinds);
@@ -209,6 +211,14 @@ public final class ServerConfig {
   /** How long a call may go unanswered after its request was read; zero when off. */
   public Duration callTimeout() {
     return callTimeout;
+  }
+
+  /**
+   * The highest the server's adaptive limit on calls in progress may go; 0 when off, the default
+   * (see {@link ServerBuilder#adaptiveLimit(int)}).
+   */
+  public int adaptiveLimit() {
+    return adaptiveLimit;
   }
 
   /** IO threads. */
@@ -331,6 +341,7 @@ public final class ServerConfig {
         + ", workerStartTimeout="
         + workerStartTimeout
         + (callTimeout.isZero() ? "" : ", callTimeout=" + callTimeout)
+        + (adaptiveLimit == 0 ? "" : ", adaptiveLimit=" + adaptiveLimit)
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")

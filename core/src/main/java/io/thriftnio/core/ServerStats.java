@@ -28,8 +28,10 @@ package io.thriftnio.core;
  *     on every transport and strategy
  * @param overloadedCalls requests refused because the worker executor rejected them (its queue was
  *     full), or did not start them within {@link ServerConfig#workerStartTimeout()} (a long queue,
- *     or an executor that dropped the task); each is answered {@code
- *     TApplicationException(INTERNAL_ERROR)} "server overloaded" and counted here only
+ *     or an executor that dropped the task), or because their caller's deadline (the {@link
+ *     CallHeaders#CLIENT_TIMEOUT} header) passed while they waited to start; each is answered
+ *     {@code TApplicationException(INTERNAL_ERROR)} "not run: server overloaded", never reaches the
+ *     interceptors, and is counted here only
  * @param truncatedFrames connections that the peer ended (closed or reset) in the middle of a
  *     frame; the partial frame is dropped without a reply, as there is no one left to answer. A
  *     frame cut short by the frame timeout counts in {@code timedOutConnections} instead
@@ -46,10 +48,11 @@ package io.thriftnio.core;
  *     call: nothing sent) when its time was up; each also counts in {@code failedCalls}, and in
  *     {@code completedCalls} if the processor had started it. The handler's late result is not
  *     counted again. Also calls whose caller's deadline (the {@link CallHeaders#CLIENT_TIMEOUT}
- *     header of a THeader or HTTP request) had passed when their handler would have started: each
- *     answered {@code TApplicationException(INTERNAL_ERROR)} without running, and counted in {@code
- *     failedCalls} and {@code completedCalls} too, as a call an interceptor refused. Always 0 while
- *     {@code callTimeout} is off, its default, and no caller sends a deadline
+ *     header of a THeader or HTTP request) passed while their interceptors' {@code beforeCall} ran:
+ *     each answered "not run" without running its handler, and counted in {@code failedCalls} and
+ *     {@code completedCalls} too, as a call an interceptor refused (one whose deadline passed while
+ *     it waited to start counts in {@code overloadedCalls}). Always 0 while {@code callTimeout} is
+ *     off, its default, and no caller sends a deadline
  * @param agedConnections connections the server closed for being older than {@link
  *     ServerConfig#maxConnectionAge()}: idle, after an HTTP reply that said {@code Connection:
  *     close}, or busy past the grace; not counted in {@code timedOutConnections}. Always 0 while

@@ -139,6 +139,8 @@ final class MiniService {
             .timeRemaining()
             .map(d -> d.isNegative() ? "passed" : "positive")
             .orElse("<none>");
+      case "queued":
+        return Long.toString(ServerCallContext.current().queueTime().toNanos());
       case "oneway":
         return null;
       case "throw":
@@ -164,6 +166,7 @@ final class MiniService {
           "header",
           "respond",
           "remaining",
+          "queued",
           "oneway",
           "throw",
           "error",

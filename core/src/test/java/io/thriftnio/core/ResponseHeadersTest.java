@@ -156,7 +156,7 @@ class ResponseHeadersTest {
   // ---- checks when set ------------------------------------------------------------------------
 
   private static ServerCallContext context() {
-    return new ServerCallContext(null, 1, System.nanoTime(), "m", 1, (byte) 1, BINARY, Map.of());
+    return new ServerCallContext(null, 1, System.nanoTime(), 0, "m", 1, (byte) 1, BINARY, Map.of());
   }
 
   @Test

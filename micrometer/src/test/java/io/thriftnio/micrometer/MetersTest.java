@@ -68,6 +68,9 @@ class MetersTest {
           // the handler's declared exception
         }
 
+        assertThat(registry.get("thrift.server.queue").tags("method", "echo").timer().count())
+            .as("queue time per method")
+            .isEqualTo(5);
         assertThat(
                 registry
                     .get("thrift.pool.borrow")

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -211,34 +212,63 @@ public abstract class ServerHeadersSuite {
     assertThat(echoed(readReply(raw), 1)).isEqualTo("deadline");
   }
 
+  /**
+   * Issue 41: a call whose caller's deadline passed while it queued for the worker is never run and
+   * is answered {@code not run}, so that a pool may send it elsewhere; a call queued beside it
+   * without a deadline runs.
+   */
   @Test
-  void aCallWhoseDeadlinePassedWhileItWaitedForTheWorkerIsAnsweredWithoutRunning()
-      throws Exception {
+  void callsWhoseDeadlinePassedWhileTheyQueuedAreAnsweredNotRunWithoutRunning() throws Exception {
     assumeTrue(strategy() == IoStrategy.WORKER, "WORKER only: a call waits for a worker there");
     ThriftServer server = start(newServerBuilder().workerThreads(1));
     RawConnection slow = raw(server);
-    RawConnection late = raw(server);
     slow.write(THeaderFrames.request().frame(sleep(1))); // holds the only worker
     assertThat(handler.sleeping.await(30, TimeUnit.SECONDS)).as("the slow call runs").isTrue();
-    late.write(
-        THeaderFrames.request().seqId(5).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(5)));
+    List<RawConnection> late = new ArrayList<>();
+    for (int seqid = 1; seqid <= 3; seqid++) {
+      RawConnection raw = raw(server);
+      raw.write(
+          THeaderFrames.request()
+              .seqId(seqid)
+              .header(CallHeaders.CLIENT_TIMEOUT, "1")
+              .frame(echo(seqid)));
+      late.add(raw);
+    }
+    RawConnection patient = raw(server);
+    patient.write(THeaderFrames.request().seqId(4).frame(echo(4)));
+    RawConnection pipelined = raw(server); // a deadline that passes behind a call of its own
+    pipelined.write(THeaderFrames.request().seqId(5).frame(echo(5)));
+    pipelined.write(
+        THeaderFrames.request().seqId(6).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(6)));
+    late.add(pipelined);
     long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
     while (System.nanoTime() - due < 0) {
       Thread.onSpinWait(); // the deadline passing is the event: well past 1 ms on our own clock
     }
     handler.release.countDown();
 
-    THeaderFrames.Reply reply = readReply(late);
-    assertThat(reply.seqId).isEqualTo(5);
-    assertThatThrownBy(() -> echoed(reply, 5))
-        .isInstanceOfSatisfying(
-            TApplicationException.class,
-            e -> assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR))
-        .hasMessageStartingWith("echo not started: the caller's deadline (client_timeout 1 ms)");
+    assertThat(echoed(readReply(pipelined), 5)).isEqualTo("none");
+    for (int i = 0; i < late.size(); i++) {
+      int seqid = i < 3 ? i + 1 : 6;
+      THeaderFrames.Reply reply = readReply(late.get(i));
+      assertThat(reply.seqId).isEqualTo(seqid);
+      assertThatThrownBy(() -> echoed(reply, seqid))
+          .isInstanceOfSatisfying(
+              TApplicationException.class,
+              e -> {
+                assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
+                assertThat(NotRun.isNotRun(e)).as("not run: %s", e.getMessage()).isTrue();
+              })
+          .hasMessageContaining("echo not started within the caller's deadline")
+          .hasMessageContaining("client_timeout 1 ms");
+    }
+    assertThat(echoed(readReply(patient), 4)).isEqualTo("none");
     readReply(slow);
-    assertThat(handler.ran).containsExactly("sleep");
-    assertThat(interceptor.outcomes).contains(CallOutcome.DEADLINE_EXCEEDED);
-    assertThat(server.stats().timedOutCalls()).isEqualTo(1);
+    assertThat(handler.ran).containsExactlyInAnyOrder("sleep", "echo 4", "echo 5");
+    assertThat(interceptor.outcomes).doesNotContain(CallOutcome.DEADLINE_EXCEEDED);
+    assertThat(server.stats().overloadedCalls()).isEqualTo(4);
+    assertThat(server.stats().timedOutCalls()).isZero();
+    assertThat(server.stats().completedCalls()).isEqualTo(3);
   }
 
   // ---- out-of-order replies -------------------------------------------------------------------

@@ -45,6 +45,9 @@ public final class CallPath {
   /** The server's connection listeners, told before each call; {@code null} if none. */
   final ConnectionEvents events;
 
+  /** The server's adaptive bound on calls in progress; {@code null} if none. */
+  final AdaptiveCallLimit limit;
+
   /** The invokers of protocols requests name (THeader's), made when first named. */
   private final Map<TProtocolFactory, ProcessorInvoker> byProtocol = new ConcurrentHashMap<>();
 
@@ -130,6 +133,33 @@ public final class CallPath {
       Duration callTimeout,
       ConnectionEvents events,
       boolean inlineCallsMayBlock) {
+    this(
+        invoker,
+        worker,
+        counters,
+        maxCallsInFlight,
+        workerStartTimeout,
+        callTimeout,
+        events,
+        inlineCallsMayBlock,
+        null);
+  }
+
+  /**
+   * As the constructor above, with {@code limit}: the server's adaptive bound on calls in progress
+   * (see {@code ServerBuilder.adaptiveLimit}); {@code null} for none.
+   */
+  public CallPath(
+      ProcessorInvoker invoker,
+      Executor worker,
+      ServerCounters counters,
+      int maxCallsInFlight,
+      Duration workerStartTimeout,
+      Duration callTimeout,
+      ConnectionEvents events,
+      boolean inlineCallsMayBlock,
+      AdaptiveCallLimit limit) {
+    this.limit = limit;
     this.events = events;
     this.inlineCallsMayBlock = inlineCallsMayBlock;
     this.invoker = Objects.requireNonNull(invoker, "invoker");

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -528,6 +529,9 @@ public final class CallSequencer {
    *     be encoded): the connection closes after the replies ahead of it
    */
   void finish(Call slot, ByteBuffer reply, boolean closeAfter) {
+    if (path.limit != null) {
+      slot.releasePermit(closeAfter);
+    }
     Object request = slot.request;
     slot.request = null;
     if (request != null) {
@@ -566,6 +570,9 @@ public final class CallSequencer {
   private void dispatch(Call slot) {
     Executor worker = path.worker;
     if (worker == null) {
+      if (path.limit != null && !admitted(slot)) {
+        return;
+      }
       if (path.inlineCallsMayBlock) {
         flushBeforeInlineCall();
       }
@@ -585,6 +592,9 @@ public final class CallSequencer {
       }
       return;
     }
+    if (path.limit != null && !admitted(slot)) {
+      return;
+    }
     try {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
@@ -592,6 +602,23 @@ public final class CallSequencer {
         Refusals.refused(this, slot, e);
       }
     }
+  }
+
+  /**
+   * Whether the server's adaptive limit lets {@code slot} start: it takes a permit, given back when
+   * the call is answered ({@link #finish}); if the calls in progress are at the limit the call is
+   * answered {@code not run} at once (an overload), instead of waiting for a worker.
+   */
+  private boolean admitted(Call slot) {
+    AdaptiveCallLimit.Permit permit = path.limit.tryAcquire();
+    if (permit != null) {
+      slot.permit = permit; // before the executor, which publishes it to the worker
+      return true;
+    }
+    if (slot.claim(false)) { // else it timed out already, and was answered
+      Refusals.overLimit(this, slot, path.limit);
+    }
+    return false;
   }
 
   /**
@@ -1002,6 +1029,38 @@ public final class CallSequencer {
   }
 
   /**
+   * On the thread about to run {@code call}, before anything of it runs: whether a deadline of its
+   * start passed while it waited (for a worker, or behind the calls ahead of it on its connection's
+   * reading thread); if so it is answered {@code not run} ({@link Refusals}) and never runs. Two
+   * deadlines bound a start: the caller's ({@code client_timeout}, which this library's pools send
+   * on THeader and HTTP connections; counted from when the request was read) and {@code
+   * workerStartTimeout}, the server's bound on queue time (counted from when it went to the worker
+   * executor; the timer enforces it too, this catches a call the timer has not reached yet). A
+   * {@code callTimeout} that passes before the start is the timer's, answered as a timeout.
+   *
+   * @return whether the call must not run: answered here, or already by someone else
+   */
+  private boolean startsTooLate(Call call) {
+    long now = System.nanoTime();
+    long clientTimeout = ClientTimeouts.nanos(call.envelope.headers(), false, null);
+    long waited = now - call.receivedAtNanos;
+    if (clientTimeout != 0 && waited >= clientTimeout) {
+      if (call.claim(false)) {
+        Refusals.pastCallersDeadline(this, call, clientTimeout, waited);
+      }
+      return true;
+    }
+    if (call.queued && now - call.queuedAtNanos >= path.startTimeoutNanos) {
+      if (call.claim(false)) {
+        Refusals.notStarted(this, call);
+      }
+      return true;
+    }
+    call.queuedNanos = waited; // written before the claim that publishes the call as started
+    return false;
+  }
+
+  /**
    * Takes {@code call} from whoever would answer it, for the call timeout. A call not started is
    * given up (and leaves the requests waiting for dispatch); a running one is marked so that its
    * result is discarded, and keeps its request until then.
@@ -1092,6 +1151,9 @@ public final class CallSequencer {
     /** {@link System#nanoTime()} when the request was delivered. */
     private final long receivedAtNanos;
 
+    /** How long it waited to start; set by the thread that starts it, before it runs. */
+    private long queuedNanos;
+
     /** The adapter's handle, until released; {@code null} after. */
     private Object request;
 
@@ -1117,6 +1179,13 @@ public final class CallSequencer {
      * never if none does.
      */
     private Object lateRequest;
+
+    /**
+     * Its place under the server's adaptive limit, from its dispatch to its answer; {@code null}
+     * without the limit. Volatile: taken on the reading thread, given back by whoever answers it (a
+     * worker, the timer).
+     */
+    private volatile AdaptiveCallLimit.Permit permit;
 
     /** The invoker's handle on the running call, for the timeout to end; with callTimeout on. */
     private volatile InvokerCall invocation;
@@ -1201,7 +1270,7 @@ public final class CallSequencer {
 
     @Override
     public void run() {
-      if (!claim(true)) {
+      if (calls.startsTooLate(this) || !claim(true)) {
         return; // answered already: not started in time, or refused
       }
       CallPath path = calls.path;
@@ -1246,6 +1315,11 @@ public final class CallSequencer {
     }
 
     @Override
+    public long queuedNanos() {
+      return queuedNanos;
+    }
+
+    @Override
     public Map<String, String> requestHeaders() {
       return envelope.headers();
     }
@@ -1267,8 +1341,34 @@ public final class CallSequencer {
       }
     }
 
+    /**
+     * Gives back its permit, once: a call that ran and was answered by its own result is a sample
+     * of the server's latency; one the server answered without running it, or whose callTimeout
+     * passed while it ran, is a drop; an unreadable one says nothing about the load.
+     */
+    private void releasePermit(boolean unreadable) {
+      AdaptiveCallLimit.Permit p = permit;
+      if (p == null) {
+        return;
+      }
+      permit = null; // finish() runs once per call: no race for it
+      int s = (int) STATE.getVolatile(this);
+      if (unreadable) {
+        p.ignored();
+      } else if (s == STARTED || s == ANSWERED) {
+        p.ran();
+      } else {
+        p.notRun();
+      }
+    }
+
     /** Releases the request of a call that will never run and is not answered. */
     private void abandon() {
+      AdaptiveCallLimit.Permit p = permit;
+      if (p != null) {
+        permit = null;
+        p.ignored(); // its server is closing
+      }
       Object r = request;
       request = null;
       if (r != null) {

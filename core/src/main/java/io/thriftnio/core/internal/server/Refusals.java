@@ -4,6 +4,7 @@ import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallSequencer.Call;
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one path by which the server answers a call it ends itself instead of with the handler's
  * result: an overload (the worker executor refused the call, or did not start it within {@code
- * workerStartTimeout}), a {@code callTimeout}, a refusal of the caller's choosing ({@link
- * CallSequencer#notRun}: a drain, say), and a request whose header cannot be read.
+ * workerStartTimeout}, or not before its caller's deadline), a {@code callTimeout}, a refusal of
+ * the caller's choosing ({@link CallSequencer#notRun}: a drain, say), and a request whose header
+ * cannot be read.
  *
  * <p>The rule it owns: <b>a two-way call is answered, or its connection closes</b>. The answer is
  * {@code TApplicationException(INTERNAL_ERROR)} in the caller's protocol; if it cannot be encoded
@@ -59,6 +61,32 @@ final class Refusals {
         call,
         "not started within " + millis + " ms (workerStartTimeout) by the worker executor",
         null);
+  }
+
+  /**
+   * {@code call} waited past its caller's deadline before it could start: its caller has given up.
+   *
+   * @param timeoutNanos the caller's {@code client_timeout}
+   * @param waitedNanos how long it waited since its request was read
+   */
+  static void pastCallersDeadline(
+      CallSequencer calls, Call call, long timeoutNanos, long waitedNanos) {
+    overloaded(
+        calls,
+        call,
+        "not started within the caller's deadline ("
+            + ClientTimeouts.HEADER
+            + " "
+            + describe(timeoutNanos)
+            + ", waited "
+            + TimeUnit.NANOSECONDS.toMillis(waitedNanos)
+            + " ms)",
+        null);
+  }
+
+  /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
+  static void overLimit(CallSequencer calls, Call call, AdaptiveCallLimit limit) {
+    overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);
   }
 
   private static void overloaded(
@@ -192,6 +220,9 @@ final class Refusals {
 
   private static String detail(CallPath path) {
     Executor worker = path.worker;
+    if (worker == null) {
+      return "it waited for the calls ahead of it on its connection";
+    }
     if (worker instanceof ThreadPoolExecutor) {
       ThreadPoolExecutor pool = (ThreadPoolExecutor) worker;
       int queued = pool.getQueue().size();

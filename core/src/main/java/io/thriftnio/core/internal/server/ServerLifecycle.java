@@ -172,7 +172,8 @@ public final class ServerLifecycle {
             config.workerStartTimeout(),
             config.callTimeout(),
             registry.events(),
-            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER);
+            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER,
+            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()));
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */

@@ -1,12 +1,12 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a request's {@value CallHeaders#CLIENT_TIMEOUT} header: the time the caller waits for the
- * reply, whole milliseconds as a decimal string (fbthrift's name and unit).
+ * Reads a request's {@value #HEADER} header ({@code CallHeaders.CLIENT_TIMEOUT}): the time the
+ * caller waits for the reply, whole milliseconds as a decimal string (fbthrift's name and unit).
  *
  * <p>A value that is not a whole number of milliseconds, or is negative, is ignored with a DEBUG
  * line, not refused: the header is the caller's hint, the call is served as it would be without it,
@@ -14,7 +14,11 @@ import org.slf4j.LoggerFactory;
  * deadline, as in fbthrift. A value above about 73 years is taken as 73 years, so that deadlines
  * stay comparable by subtraction.
  */
-final class ClientTimeouts {
+public final class ClientTimeouts {
+
+  /** The header's name: {@value}. */
+  public static final String HEADER = "client_timeout";
+
   private static final Logger log = LoggerFactory.getLogger(ClientTimeouts.class);
 
   /** About 73 years in nanoseconds, as {@code CallDeadlines}' longest delay. */
@@ -29,8 +33,8 @@ final class ClientTimeouts {
    * @param logIgnored whether to log an ignored value (not when the headers are read again)
    * @param peer who sent them, for the DEBUG line
    */
-  static long nanos(Map<String, String> headers, boolean logIgnored, Object peer) {
-    String value = headers.get(CallHeaders.CLIENT_TIMEOUT);
+  public static long nanos(Map<String, String> headers, boolean logIgnored, Object peer) {
+    String value = headers.get(HEADER);
     if (value == null) {
       return 0;
     }
@@ -42,7 +46,7 @@ final class ClientTimeouts {
       log.debug(
           "Ignoring {} \"{}\" from {}: not a whole number of milliseconds >= 0; the call has no"
               + " deadline",
-          CallHeaders.CLIENT_TIMEOUT,
+          HEADER,
           value.length() > 32 ? value.substring(0, 32) + "..." : value,
           peer);
       return 0;
