@@ -476,6 +476,8 @@ final class OverloadCommand implements Callable<Integer> {
     }
     String levels = OverloadReport.levels(results);
     String graceful = OverloadReport.graceful(results);
+    String banner = OverloadReport.banner(results);
+    stdout.print(banner);
     stdout.print(levels);
     stdout.println();
     stdout.print(graceful);
@@ -485,11 +487,12 @@ final class OverloadCommand implements Callable<Integer> {
         s.out().resolve("results.csv"), OverloadReport.csv(results), StandardCharsets.UTF_8);
     StringBuilder md = new StringBuilder("# overload\n\n");
     md.append("Started ").append(started).append("; ").append(pin.note()).append(".\n\n");
-    md.append(setup(s)).append("\n\n");
+    md.append(banner).append(setup(s)).append("\n\n");
     md.append("## Levels\n\n").append(levels).append("\n");
     md.append("## Graceful at twice capacity (issue 41)\n\n").append(graceful);
     Files.writeString(s.out().resolve("report.md"), md, StandardCharsets.UTF_8);
     err.println("overload: wrote report.md and results.csv to " + s.out().toAbsolutePath());
+    err.print(banner); // last, where it is seen
     err.flush();
     return 0;
   }
@@ -548,6 +551,7 @@ final class OverloadCommand implements Callable<Integer> {
     WireKind wire = header ? WireKind.HEADER : WireKind.FRAMED;
     String wireName = wire.name().toLowerCase(Locale.ROOT);
     Duration deadline = s.deadlineFor(handler);
+    long deadlineUs = TimeUnit.NANOSECONDS.toMicros(deadline.toNanos());
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -579,7 +583,8 @@ final class OverloadCommand implements Callable<Integer> {
     } catch (IOException e) {
       String why = "cannot start " + label + ": " + MatrixRunner.message(e);
       err.println("overload: " + handler.label() + " " + why);
-      return new OverloadResult(label, handler.label(), wireName, 0, List.of(), why, -1);
+      return new OverloadResult(
+          label, handler.label(), wireName, deadlineUs, 0, List.of(), why, -1);
     }
     try {
       double capacity;
@@ -605,7 +610,14 @@ final class OverloadCommand implements Callable<Integer> {
       err.flush();
       if (!(capacity > 0)) {
         return new OverloadResult(
-            label, handler.label(), wireName, capacity, List.of(), "no call answered", -1);
+            label,
+            handler.label(),
+            wireName,
+            deadlineUs,
+            capacity,
+            List.of(),
+            "no call answered",
+            -1);
       }
       List<OverloadResult.Level> levels = new ArrayList<>();
       double otherLoad = pin.pinned() ? 0 : -1;
@@ -676,14 +688,22 @@ final class OverloadCommand implements Callable<Integer> {
         }
       }
       return new OverloadResult(
-          label, handler.label(), wireName, capacity, List.copyOf(levels), null, otherLoad);
+          label,
+          handler.label(),
+          wireName,
+          deadlineUs,
+          capacity,
+          List.copyOf(levels),
+          null,
+          otherLoad);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         throw (InterruptedException) e;
       }
       String why = "failed: " + MatrixRunner.message(e);
       err.println("overload: " + handler.label() + " " + label + " " + why);
-      return new OverloadResult(label, handler.label(), wireName, 0, List.of(), why, -1);
+      return new OverloadResult(
+          label, handler.label(), wireName, deadlineUs, 0, List.of(), why, -1);
     } finally {
       serve.close();
     }

@@ -10,6 +10,7 @@ import java.util.List;
  * @param handler the handler, as {@code serve --handler} reads it
  * @param wire what the clients spoke ({@code header} carries the deadline as {@code
  *     client_timeout}; {@code framed} in the payload alone)
+ * @param deadlineUs the callers' deadline, microseconds
  * @param capacity answered calls/s at saturation (closed loop), the 1x of the levels
  * @param levels the offered levels, in order
  * @param skipped why the row did not run, or {@code null}
@@ -20,6 +21,7 @@ record OverloadResult(
     String row,
     String handler,
     String wire,
+    long deadlineUs,
     double capacity,
     List<Level> levels,
     String skipped,
@@ -38,7 +40,8 @@ record OverloadResult(
    * @param sent calls sent in the window
    * @param inTime of them, answered within the deadline
    * @param lateReplies answered, but after the deadline (the client had not yet given up)
-   * @param p50Us median latency of the answered calls, from each call's due time, us
+   * @param p50Us median latency of the answered calls, from each call's due time, us; -1 when none
+   *     was answered
    * @param p99Us 99th percentile, likewise
    * @param notRun answered "not run" ({@link io.thriftnio.core.NotRun}): refused, handler not run
    * @param shedAtDeadline answered that the caller's deadline passed before the handler would start

@@ -234,6 +234,7 @@ class OverloadCommandTest {
             "netty/worker",
             "cpu:100us",
             "header",
+            10_000,
             1000,
             List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), level(2, 900, 2900, 0)),
             null,
@@ -243,12 +244,14 @@ class OverloadCommandTest {
             "thrift-threadpool",
             "cpu:100us",
             "framed",
+            10_000,
             1000,
             List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), level(2, 100, 9000, 40)),
             null,
             0.01);
     OverloadResult skipped =
-        new OverloadResult("x/y", "cpu:100us", "framed", 0, List.of(), "cannot start x/y", -1);
+        new OverloadResult(
+            "x/y", "cpu:100us", "framed", 10_000, 0, List.of(), "cannot start x/y", -1);
 
     assertThat(OverloadReport.graceful(graceful).met()).isTrue();
     OverloadReport.Graceful g = OverloadReport.graceful(collapsed);
@@ -265,5 +268,38 @@ class OverloadCommandTest {
     assertThat(levels).contains("| cpu:100us | netty/worker | 1,000 | 2x | 2,000 |");
     assertThat(levels).contains("skipped: cannot start x/y");
     assertThat(OverloadReport.csv(all).lines()).hasSize(1 + 3 + 3 + 1);
+    assertThat(OverloadReport.csv(all).lines().map(l -> l.split(",", -1).length))
+        .as("every line has the header's columns")
+        .containsOnly(24);
+    assertThat(OverloadReport.banner(all)).isEmpty();
+  }
+
+  @Test
+  void aRowIsNotJudgedWhereTheGeneratorFellBehindAndABusyRowIsMarked() {
+    OverloadResult.Level lagging =
+        new OverloadResult.Level(
+            2, 2000, 2000, 5_000, 9_000, 100, 4000, 200, 0, -1, -1, 0, 0, 3800, 0, 4000, 3800);
+    OverloadResult r =
+        new OverloadResult(
+            "thrift-threadpool",
+            "cpu:100us",
+            "framed",
+            10_000,
+            1000,
+            List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), lagging),
+            null,
+            0.5);
+
+    OverloadReport.Graceful g = OverloadReport.graceful(r);
+    assertThat(g.p99()).isEqualTo("- (no call answered at 2x or 0.5x) not met");
+    assertThat(g.verdict())
+        .isEqualTo(
+            "not judged: the load generator fell behind (send lag p99 5,000 us at 2x, above a"
+                + " quarter of the deadline)");
+    assertThat(OverloadReport.banner(List.of(r)))
+        .startsWith("> BUSY MACHINE: 1 of 1 rows ran while other processes took more than 10%");
+    assertThat(OverloadReport.levels(List.of(r)))
+        .contains("| cpu:100us | thrift-threadpool * | 1,000 | 2x |")
+        .contains("| 100 | 0.11 | - | - |");
   }
 }
