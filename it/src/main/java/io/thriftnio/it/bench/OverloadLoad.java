@@ -134,6 +134,10 @@ final class OverloadLoad implements AutoCloseable {
                             if (t == null) {
                               answered.increment();
                               room.release();
+                            } else if (outcome(t) == Failure.NOT_RUN) {
+                              // Refused at once (a limit): the slot sends again; only answers
+                              // count toward the capacity.
+                              room.release();
                             } else if (System.nanoTime() < stopAt.get()
                                 && failures.getAndIncrement() < ERRORS_PRINTED) {
                               // This slot stops: a call that fails at once would fail again.
