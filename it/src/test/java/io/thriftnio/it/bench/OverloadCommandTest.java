@@ -98,6 +98,15 @@ class OverloadCommandTest {
   }
 
   @Test
+  void rowsWithOptionsRunAfterTheRowsTheyTakeTheirCapacityFrom() {
+    OverloadCommand.Settings s =
+        parse("--servers", "netty/worker?adaptiveLimit=200,netty/worker,grizzly/worker");
+
+    assertThat(OverloadCommand.runOrder(s.rows()).stream().map(OverloadCommand.RowSpec::label))
+        .containsExactly("netty/worker", "grizzly/worker", "netty/worker?adaptiveLimit=200");
+  }
+
+  @Test
   void badArgumentsAreUsageErrorsThatSayWhatWasExpected() {
     assertThat(usageError("--handlers", "echo")).contains("handlers: echo (expected: cpu:D");
     assertThat(usageError("--handlers", "spin:5ms")).contains("handler: spin:5ms (expected:");
