@@ -15,6 +15,9 @@ import picocli.CommandLine.Command;
  * efficiency [--servers ...] [--scenarios tsocket-40,async-8x32,seq-1,client-transports]
  *        [--rounds 3] [--warmup 2s] [--duration 5s] [--size 300] [--protocol compact]
  *        [--io-threads 1] [--workers N] [--client-cpu N] [--server-cpu N] [--no-pin] [--out DIR]
+ * overload [--preset quick] [--servers ROW[?NAME=VALUE&...],...] [--handlers cpu:100us,sleep:5ms]
+ *        [--levels 0.5,1,1.5,2,3] [--deadline D] [--server-option NAME=VALUE] [--wire header|framed]
+ *        [--connections 64] [--warmup 1s] [--duration 3s] [--no-pin] [--out DIR]
  * soak   --server netty|grizzly [--strategy T] [--connections 1000] [--duration 10m]
  *        [--kill-every 15s] [--kill-count 20] [--restart-every 2m] [--sample 5s]
  *        [--slow-share 0.5] [--slow-millis MS] [--out DIR]
@@ -40,6 +43,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       MatrixCommand.class,
       EfficiencyCommand.class,
+      OverloadCommand.class,
       SoakCommand.class,
       SlowCallCommand.class,
       IdleCommand.class,

@@ -49,6 +49,18 @@ final class Cli {
     }
   }
 
+  /** {@code d} as {@link #parseDuration} reads it back: {@code 100us}, {@code 10ms}, {@code 2s}. */
+  static String format(Duration d) {
+    long nanos = d.toNanos();
+    if (nanos % 1_000_000_000L == 0) {
+      return nanos / 1_000_000_000L + "s";
+    }
+    if (nanos % 1_000_000L == 0) {
+      return nanos / 1_000_000L + "ms";
+    }
+    return nanos / 1000 + "us";
+  }
+
   /** Reads {@code HOST:PORT}, {@code [v6]:PORT}. */
   static final class AddressConverter implements CommandLine.ITypeConverter<InetSocketAddress> {
     @Override

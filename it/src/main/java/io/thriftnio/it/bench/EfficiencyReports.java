@@ -460,6 +460,7 @@ final class EfficiencyReports {
     if (!goals.isEmpty()) {
       sb.append("## How the rows compare\n\n").append(goals).append('\n');
     }
+    sb.append("## Goals of issue 41\n\n").append(EfficiencyGoals.table(results)).append('\n');
     String skipped = skippedList(results);
     if (!skipped.isEmpty()) {
       sb.append("## Skipped\n\n").append(skipped).append('\n');

@@ -8,7 +8,6 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.AsyncBenchHandler;
-import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
@@ -126,7 +125,7 @@ final class LibraryServerRow implements ServerRow {
     if (spec.asyncHandler()) {
       b.asyncProcessor(new BenchService.AsyncProcessor<>(new AsyncBenchHandler()));
     } else {
-      b.processor(new BenchService.Processor<>(new BenchHandler()));
+      b.processor(new BenchService.Processor<>(spec.syncHandler()));
     }
     b.protocol(spec.protocolFactory());
     b.ioStrategy(strategy);
@@ -159,6 +158,7 @@ final class LibraryServerRow implements ServerRow {
       b.tls(spec.tls().serverTls(tls));
     }
     b.maxConnections(Math.max(ServerBuilder.DEFAULT_MAX_CONNECTIONS, spec.expectedConnections()));
+    ServerOptions.apply(b, spec.serverOptions());
     ThriftServer server = b.build().start();
     return new RunningServer() {
       @Override

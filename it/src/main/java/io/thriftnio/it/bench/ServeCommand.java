@@ -192,6 +192,23 @@ final class ServeCommand implements Callable<Integer> {
   Duration zkSessionTimeout;
 
   @Option(
+      names = "--handler",
+      paramLabel = "H",
+      description =
+          "what echo does: echo (nothing, the default), cpu:DURATION (computes that long, e.g."
+              + " cpu:100us) or sleep:DURATION (e.g. sleep:5ms); a cpu or sleep handler counts"
+              + " runs after the deadline an overload payload carries ('handler' on --control)")
+  String handler;
+
+  @Option(
+      names = "--server-option",
+      paramLabel = "NAME=VALUE",
+      description =
+          "a setting of the netty and grizzly rows' server builder, by its setter's name, e.g."
+              + " workerQueueCapacity=256 or workerStartTimeout=5ms; repeatable")
+  List<String> serverOptions;
+
+  @Option(
       names = "--control",
       description =
           "answer 'stats' and 'stats-gc' lines on stdin with the server's counters, threads, heap"
@@ -205,6 +222,8 @@ final class ServeCommand implements Callable<Integer> {
     Rows rows = Rows.standard();
     String name;
     Set<WireKind> accepted;
+    OverloadHandler.Spec handlerSpec;
+    java.util.Map<String, String> options;
     try {
       name = rowName(server, strategy);
       Protocols.factory(protocol);
@@ -218,6 +237,8 @@ final class ServeCommand implements Callable<Integer> {
       }
       accepted = transports != null ? wireKinds(transports) : null;
       httpPath(httpPath);
+      handlerSpec = handler != null ? OverloadHandler.Spec.parse(handler) : null;
+      options = ServerOptions.parse(serverOptions);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -237,7 +258,19 @@ final class ServeCommand implements Callable<Integer> {
               : EnumSet.copyOf(row.wireKinds());
     }
     RunningServer running;
+    OverloadHandler served = null;
     try {
+      if (handlerSpec != null) {
+        served = new OverloadHandler(handlerSpec);
+        if (served.rounds() > 0) {
+          err.println(
+              "serve: handler "
+                  + handlerSpec.label()
+                  + " computes "
+                  + served.rounds()
+                  + " rounds per call (calibrated here)");
+        }
+      }
       BenchTls tls = null;
       if (row.tls()) {
         boolean fresh = tlsDir == null || !Files.exists(tlsDir.resolve(BenchTls.CA_FILE));
@@ -265,7 +298,9 @@ final class ServeCommand implements Callable<Integer> {
                   tls,
                   accessLog,
                   accepted,
-                  httpPath));
+                  httpPath,
+                  served,
+                  options));
     } catch (Exception e) {
       err.println(
           "serve: cannot start "
@@ -320,6 +355,7 @@ final class ServeCommand implements Callable<Integer> {
             + running.address()
             + "; SIGTERM or Ctrl-C stops it");
     err.flush();
+    OverloadHandler counted = served;
     if (control) {
       BufferedReader in =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -327,7 +363,7 @@ final class ServeCommand implements Callable<Integer> {
           new Thread(
               () -> {
                 try {
-                  ServeControl.answer(running, in, System.out);
+                  ServeControl.answer(running, counted, in, System.out);
                 } catch (IOException e) {
                   err.println("serve: control input failed: " + e);
                 }

@@ -23,9 +23,17 @@ import java.util.Map;
  * end
  * </pre>
  *
- * where {@code process_ns} is the process's CPU time so far, {@code alloc_bytes} the heap bytes
- * allocated so far by its live threads ({@link JvmStats#allocatedBytes()}) and {@code completed}
- * the server's completed calls, each -1 where unknown.
+ * and to {@code handler}, where {@code serve --handler} gave one ({@link OverloadHandler}), with
+ *
+ * <pre>
+ * handler runs=N late=N
+ * end
+ * </pre>
+ *
+ * (each -1 without one), where {@code process_ns} is the process's CPU time so far, {@code
+ * alloc_bytes} the heap bytes allocated so far by its live threads ({@link
+ * JvmStats#allocatedBytes()}) and {@code completed} the server's completed calls, each -1 where
+ * unknown.
  *
  * <p>{@code stats-gc} collects garbage first, so {@code heap} is the live set. The server's
  * counters are -1 for rows that do not keep them. End of input closes the server and exits the
@@ -37,6 +45,13 @@ final class ServeControl {
 
   /** Answers requests from {@code in} until it ends. */
   static void answer(RunningServer running, BufferedReader in, PrintStream out) throws IOException {
+    answer(running, null, in, out);
+  }
+
+  /** Answers requests from {@code in} until it ends; {@code handler} may be {@code null}. */
+  static void answer(
+      RunningServer running, OverloadHandler handler, BufferedReader in, PrintStream out)
+      throws IOException {
     String line;
     while ((line = in.readLine()) != null) {
       String request = line.trim();
@@ -57,9 +72,21 @@ final class ServeControl {
           out.print(answer);
           out.flush();
         }
+      } else if (request.equals("handler")) {
+        String answer =
+            "handler runs="
+                + (handler == null ? -1 : handler.runs())
+                + " late="
+                + (handler == null ? -1 : handler.lateRuns())
+                + "\nend\n";
+        synchronized (out) {
+          out.print(answer);
+          out.flush();
+        }
       } else if (!request.isEmpty()) {
         synchronized (out) {
-          out.println("error unknown request: " + request + " (expected: stats, stats-gc or cpu)");
+          out.println(
+              "error unknown request: " + request + " (expected: stats, stats-gc, cpu or handler)");
           out.println("end");
           out.flush();
         }

@@ -225,6 +225,35 @@ final class ServeProcess implements AutoCloseable {
         values.getOrDefault("completed", -1L));
   }
 
+  /**
+   * Asks for the {@code serve --handler} counters: {@code echo} runs so far and those that started
+   * after their payload's deadline, each -1 without such a handler.
+   */
+  synchronized long[] handlerCounts() throws IOException {
+    stdin.write("handler\n");
+    stdin.flush();
+    long[] out = {-1, -1};
+    while (true) {
+      String line = nextLine("handler counts");
+      if (line.equals("end")) {
+        return out;
+      }
+      if (line.startsWith("handler ")) {
+        for (String kv : line.substring(8).split(" ")) {
+          int eq = kv.indexOf('=');
+          long v = Long.parseLong(kv.substring(eq + 1));
+          if (kv.startsWith("runs=")) {
+            out[0] = v;
+          } else if (kv.startsWith("late=")) {
+            out[1] = v;
+          }
+        }
+      } else if (line.startsWith("error ")) {
+        throw new IOException("serve process: " + line);
+      }
+    }
+  }
+
   private String nextLine(String what) throws IOException {
     String line;
     try {

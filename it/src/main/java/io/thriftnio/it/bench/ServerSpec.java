@@ -2,7 +2,9 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.testkit.BenchHandler;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import org.apache.thrift.protocol.TProtocolFactory;
 
@@ -23,6 +25,10 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * @param wireKinds what the row accepts on its port ({@code serve --transports}); only library rows
  *     accept more than {@code FRAMED}, and {@code thrift-servlet} accepts {@code HTTP} alone
  * @param httpPath the path HTTP peers post to ({@code serve --http-path}, default {@code /})
+ * @param handler the sync handler to serve ({@code serve --handler}), or {@code null} for a plain
+ *     {@link BenchHandler}
+ * @param serverOptions settings of the library's server builder ({@code serve --server-option},
+ *     {@link ServerOptions}); empty for none, and other rows refuse any
  */
 record ServerSpec(
     String host,
@@ -35,7 +41,63 @@ record ServerSpec(
     BenchTls tls,
     boolean accessLog,
     Set<WireKind> wireKinds,
-    String httpPath) {
+    String httpPath,
+    BenchHandler handler,
+    Map<String, String> serverOptions) {
+
+  ServerSpec {
+    serverOptions = serverOptions == null ? Map.of() : Map.copyOf(serverOptions);
+  }
+
+  /** A spec serving a plain {@link BenchHandler}, with no server options. */
+  ServerSpec(
+      String host,
+      int port,
+      String protocol,
+      Integer workers,
+      Integer ioThreads,
+      boolean asyncHandler,
+      int expectedConnections,
+      BenchTls tls,
+      boolean accessLog,
+      Set<WireKind> wireKinds,
+      String httpPath) {
+    this(
+        host,
+        port,
+        protocol,
+        workers,
+        ioThreads,
+        asyncHandler,
+        expectedConnections,
+        tls,
+        accessLog,
+        wireKinds,
+        httpPath,
+        null,
+        Map.of());
+  }
+
+  /** The sync handler to serve: {@link #handler()}, else a fresh {@link BenchHandler}. */
+  BenchHandler syncHandler() {
+    return handler != null ? handler : new BenchHandler();
+  }
+
+  /**
+   * Refuses server options on a row that is not one of this library's.
+   *
+   * @param row the row's name, for the message
+   * @throws IllegalStateException if {@link #serverOptions()} is not empty
+   */
+  void requireNoServerOptions(String row) {
+    if (!serverOptions.isEmpty()) {
+      throw new IllegalStateException(
+          row
+              + " takes no server options: "
+              + serverOptions
+              + " (expected: none; --server-option sets the netty and grizzly rows' builder)");
+    }
+  }
 
   /** A spec whose HTTP peers, if any, post to {@code /}. */
   ServerSpec(

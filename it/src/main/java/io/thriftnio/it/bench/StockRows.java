@@ -4,7 +4,6 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -205,8 +204,9 @@ final class StockRows implements RowProvider {
     @Override
     public RunningServer start(ServerSpec spec) throws Exception {
       spec.requireFramedOnly(name());
+      spec.requireNoServerOptions(name());
       InetSocketAddress bind = new InetSocketAddress(spec.host(), spec.port());
-      TProcessor processor = new BenchService.Processor<>(new BenchHandler());
+      TProcessor processor = new BenchService.Processor<>(spec.syncHandler());
       int workers = spec.workersOr(ServerBuilder.DEFAULT_WORKER_THREADS);
       int ioThreads = spec.ioThreadsOr(Runtime.getRuntime().availableProcessors());
       TServerTransport transport;

@@ -42,6 +42,6 @@ class ServeControlTest {
     assertThat(m.group(3)).isEqualTo("-1"); // a stock row keeps no counters
     assertThat(lines[1]).isEqualTo("end");
     assertThat(lines[2])
-        .isEqualTo("error unknown request: nope (expected: stats, stats-gc or cpu)");
+        .isEqualTo("error unknown request: nope (expected: stats, stats-gc, cpu or handler)");
   }
 }
