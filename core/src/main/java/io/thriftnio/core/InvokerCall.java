@@ -216,6 +216,7 @@ public final class InvokerCall {
       failedBy(invoker.interceptors[c.entered], "before", t);
       return false;
     } finally {
+      c.argumentsRead();
       ProcessorInvoker.CURRENT.set(outer);
     }
   }
