@@ -13,6 +13,8 @@ import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,21 +33,26 @@ final class TracingServerInterceptor implements ServerInterceptor {
   private final RpcNames names;
   private final FailureLog failures = new FailureLog();
 
+  /** The header names the propagator reads, to tell whether the request's headers carry them. */
+  private final List<String> fields;
+
   TracingServerInterceptor(Tracer tracer, TextMapPropagator propagator, RpcNames names) {
     this.tracer = tracer;
     this.propagator = propagator;
     this.names = names;
+    this.fields = List.copyOf(propagator.fields());
   }
 
   @Override
   public void beforeCall(ServerCallContext call) {
     try {
       // A call is an entry point: its parent is what the caller sent, never whatever an IO or
-      // worker thread happens to have current. Framed and unframed requests carry no headers.
+      // worker thread happens to have current.
+      Map<String, String> carrier = carrierOf(call);
       Context parent =
-          call.headers().isEmpty()
+          carrier.isEmpty()
               ? Context.root()
-              : propagator.extract(Context.root(), call, RequestHeaders.INSTANCE);
+              : propagator.extract(Context.root(), carrier, MapGetter.INSTANCE);
       RpcNames.Name name = names.of(call.methodName());
       SpanBuilder span =
           tracer
@@ -61,6 +68,22 @@ final class TracingServerInterceptor implements ServerInterceptor {
     } catch (RuntimeException e) {
       failures.failed("server beforeCall", call, e);
     }
+  }
+
+  /**
+   * Where the caller's context is: the request's headers (THeader, HTTP) when they hold a field of
+   * the propagator, else the headers in the request's arguments (field 8888, as OpenTelemetry's
+   * Java agent sends them, on every wire kind), else the request's headers, likely empty.
+   */
+  private Map<String, String> carrierOf(ServerCallContext call) {
+    Map<String, String> headers = call.headers();
+    for (String field : fields) {
+      if (headers.containsKey(field)) {
+        return headers;
+      }
+    }
+    Map<String, String> inArguments = call.argumentHeaders();
+    return inArguments.isEmpty() ? headers : inArguments;
   }
 
   /**
@@ -127,21 +150,24 @@ final class TracingServerInterceptor implements ServerInterceptor {
     return "ThriftTracing.serverInterceptor";
   }
 
-  /** Reads the request's headers: THeader info headers, or HTTP fields (names lower-cased). */
-  private enum RequestHeaders implements TextMapGetter<ServerCallContext> {
+  /**
+   * Reads the caller's headers: THeader info headers, HTTP fields (names lower-cased), or those of
+   * the arguments.
+   */
+  private enum MapGetter implements TextMapGetter<Map<String, String>> {
     INSTANCE;
 
     // Deprecated in the API, but still what propagators that read keys by prefix (Jaeger's
     // baggage) call: without it they would see no header.
     @SuppressWarnings("deprecation")
     @Override
-    public Iterable<String> keys(ServerCallContext call) {
-      return call.headers().keySet();
+    public Iterable<String> keys(Map<String, String> headers) {
+      return headers.keySet();
     }
 
     @Override
-    public String get(ServerCallContext call, String key) {
-      return call == null ? null : call.headers().get(key);
+    public String get(Map<String, String> headers, String key) {
+      return headers == null ? null : headers.get(key);
     }
   }
 }
