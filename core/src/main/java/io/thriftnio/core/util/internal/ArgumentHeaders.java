@@ -115,19 +115,10 @@ public final class ArgumentHeaders {
     if (factory == null || request.get(last) != TType.STOP) {
       return request;
     }
-    byte[] field;
     try {
       TMemoryBuffer out = new TMemoryBuffer(64);
-      TProtocol protocol = factory.getProtocol(out);
-      protocol.writeFieldBegin(new TField("", TType.MAP, FIELD_ID));
-      protocol.writeMapBegin(new TMap(TType.STRING, TType.STRING, headers.size()));
-      for (Map.Entry<String, String> header : headers.entrySet()) {
-        protocol.writeString(header.getKey());
-        protocol.writeString(header.getValue());
-      }
-      protocol.writeMapEnd();
-      protocol.writeFieldEnd();
-      field = out.getArray();
+      writeField(factory.getProtocol(out), headers);
+      byte[] field = out.getArray();
       int length = out.length();
       ByteBuffer spliced = ByteBuffer.allocate(request.remaining() + length);
       ByteBuffer head = request.duplicate();
@@ -137,6 +128,21 @@ public final class ArgumentHeaders {
     } catch (TException unwritable) {
       return request; // an unpaired surrogate in a header, say: the call goes without them
     }
+  }
+
+  /**
+   * Writes {@code headers} as field {@value #FIELD_ID} with {@code protocol}, which is inside the
+   * arguments struct, before its stop.
+   */
+  public static void writeField(TProtocol protocol, Map<String, String> headers) throws TException {
+    protocol.writeFieldBegin(new TField("", TType.MAP, FIELD_ID));
+    protocol.writeMapBegin(new TMap(TType.STRING, TType.STRING, headers.size()));
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      protocol.writeString(header.getKey());
+      protocol.writeString(header.getValue());
+    }
+    protocol.writeMapEnd();
+    protocol.writeFieldEnd();
   }
 
   /** The protocol of a strict binary or compact message, else {@code null}. */
