@@ -30,9 +30,11 @@ import java.util.Objects;
  * OpenTelemetry#getPropagators() configured} {@link TextMapPropagator} (W3C {@code traceparent} and
  * {@code tracestate} by default; B3 or another if the application configured one) into the
  * request's headers, and the server interceptor reads it from {@link
- * io.thriftnio.core.ServerCallContext#headers()}: THeader info headers, or HTTP header fields.
- * Framed and unframed connections carry no headers: both sides still record their spans, but the
- * server's span starts a new trace.
+ * io.thriftnio.core.ServerCallContext#headers()}: THeader info headers, or HTTP header fields; or,
+ * when those carry none, from {@link io.thriftnio.core.ServerCallContext#argumentHeaders()}, field
+ * 8888 of the arguments, where OpenTelemetry's Java agent sends it on every wire kind. Framed and
+ * unframed connections carry no headers: the server's span starts a new trace unless the caller
+ * runs under the agent or its options set {@code ClientOptions.Builder.argumentHeaders(true)}.
  *
  * <p>Spans follow OpenTelemetry's RPC semantic conventions (the experimental ones of semantic
  * conventions 1.37): name {@code Service/method}, attributes {@code rpc.system} = {@value
