@@ -2,8 +2,6 @@ package io.thriftnio.opentelemetry;
 
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.api.trace.TracerBuilder;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerInterceptor;
@@ -66,18 +64,14 @@ public final class ThriftTracing {
   private ThriftTracing(Builder b) {
     OpenTelemetry openTelemetry =
         b.openTelemetry != null ? b.openTelemetry : GlobalOpenTelemetry.get();
-    TracerBuilder tracerBuilder = openTelemetry.tracerBuilder(INSTRUMENTATION_NAME);
     String version = ThriftTracing.class.getPackage().getImplementationVersion();
-    if (version != null) {
-      tracerBuilder.setInstrumentationVersion(version);
-    }
-    Tracer tracer = tracerBuilder.build();
-    TextMapPropagator propagator = openTelemetry.getPropagators().getTextMapPropagator();
     this.serviceName = b.serviceName;
     this.serverInterceptor =
-        new TracingServerInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+        new TracingServerInterceptor(
+            TracingServerInterceptor.instrumenter(
+                openTelemetry, version, new RpcNames(b.serviceName)));
     this.clientInterceptor =
-        new TracingClientInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+        new TracingClientInterceptor(openTelemetry, version, new RpcNames(b.serviceName));
   }
 
   /**
