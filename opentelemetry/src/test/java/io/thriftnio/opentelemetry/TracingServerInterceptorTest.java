@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.TApplicationException;
@@ -131,6 +132,46 @@ class TracingServerInterceptorTest {
     SpanData span = server(otel.getSpans());
     assertThat(span.getTraceId()).isEqualTo(traceId);
     assertThat(span.getParentSpanId()).isEqualTo(parentId);
+  }
+
+  @Test
+  void theRequestsHeadersWinOverTheArgumentsWhenBothCarryAContext() throws Exception {
+    String headerTrace = "0af7651916cd43dd8448eb211c80319c";
+    String headerParent = "b7ad6b7169203331";
+    Requests sale = Requests.of(c -> c.send_get_last_sale("IBM"));
+    ByteBuffer request =
+        ArgumentHeaders.write(
+            sale.payload(),
+            Map.of("traceparent", "00-11111111111111111111111111111111-2222222222222222-01"));
+    CompletableFuture<ByteBuffer> reply = new CompletableFuture<>();
+    invoker()
+        .invoke(
+            request,
+            new ProcessorInvoker.Completion() {
+              @Override
+              public void replied(ByteBuffer frame, boolean failed) {
+                reply.complete(frame);
+              }
+
+              @Override
+              public void unreadable(Throwable cause) {
+                reply.completeExceptionally(cause);
+              }
+
+              @Override
+              public Map<String, String> requestHeaders() {
+                // As a THeader request's info headers arrive.
+                return Map.of("traceparent", "00-" + headerTrace + "-" + headerParent + "-01");
+              }
+            });
+    assertThat(
+            sale.reply(reply.get(10, TimeUnit.SECONDS), BenchService.Client::recv_get_last_sale)
+                .getSymbol())
+        .isEqualTo("IBM");
+
+    SpanData span = server(otel.getSpans());
+    assertThat(span.getTraceId()).isEqualTo(headerTrace);
+    assertThat(span.getParentSpanId()).isEqualTo(headerParent);
   }
 
   @Test
