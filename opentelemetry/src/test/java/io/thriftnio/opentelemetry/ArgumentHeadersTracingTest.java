@@ -10,6 +10,7 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
+import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.BenchHandler;
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The trace context in field 8888 of the arguments ({@code ClientOptions.argumentHeaders}) between
  * thrift-nio clients and servers, over framed and unframed connections, which carry no headers:
- * from a sync pool and a channel pool.
+ * from a sync pool (its options, or those of its transport factory) and a channel pool.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ArgumentHeadersTracingTest {
@@ -73,6 +74,15 @@ class ArgumentHeadersTracingTest {
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
       }
+    } else if (pool.equals("syncFactory")) {
+      try (ThriftClientPool<BenchService.Client> clients =
+          ThriftClientPool.builder(BenchService.Client::new)
+              .transportFactory(ClientTransportFactory.of(io, options))
+              .endpoint(server.localAddress())
+              .interceptors(List.of(tracing.clientInterceptor()))
+              .build()) {
+        clients.call(c -> c.get_last_sale("IBM"));
+      }
     } else {
       try (ThriftChannelPool<BenchService.Client> channels =
           ThriftChannelPool.builder(BenchService.Client::new, io)
@@ -100,7 +110,13 @@ class ArgumentHeadersTracingTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"sync, FRAMED", "sync, UNFRAMED", "channel, FRAMED", "channel, UNFRAMED"})
+  @CsvSource({
+    "sync, FRAMED",
+    "sync, UNFRAMED",
+    "syncFactory, FRAMED",
+    "channel, FRAMED",
+    "channel, UNFRAMED"
+  })
   void withArgumentHeadersTheServerSpanIsTheClientSpansChild(String pool, WireKind wire)
       throws Exception {
     call(pool, ClientOptions.builder().wireKind(wire).argumentHeaders(true).build());

@@ -112,7 +112,7 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 protocolFactory,
                 b.validator(),
                 b.interception(),
-                b.options().argumentHeaders()));
+                SocketTransports.argumentHeaders(b.transportFactory, b.options())));
     pool.maxConnectionAge(ConnectionAge.of(b.maxConnectionAge()));
     this.calls = new SyncCalls<>(name, pool, b.idempotentMethods());
     calls.inheritDeadline(b.inheritDeadline());
