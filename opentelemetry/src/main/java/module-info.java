@@ -8,6 +8,9 @@ module io.thriftnio.opentelemetry {
   // context module (Context, propagators) is used inside only.
   requires transitive io.opentelemetry.api;
   requires io.opentelemetry.context;
+  // Instrumenter and the RPC semantic conventions (automatic modules), used inside only.
+  requires io.opentelemetry.instrumentation_api;
+  requires io.opentelemetry.instrumentation_api_incubator;
   requires org.slf4j;
 
   exports io.thriftnio.opentelemetry;

@@ -48,6 +48,7 @@ public final class ClientOptions {
   private final WireKind wireKind;
   private final String httpPath; // null: not set, the default path
   private final ClientSasl sasl;
+  private final boolean argumentHeaders;
 
   private ClientOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
@@ -61,6 +62,7 @@ public final class ClientOptions {
     this.wireKind = b.wireKind;
     this.httpPath = b.httpPath;
     this.sasl = b.sasl;
+    this.argumentHeaders = b.argumentHeaders;
   }
 
   /** Every default. */
@@ -150,6 +152,14 @@ public final class ClientOptions {
     return httpPath != null ? httpPath : ServerBuilder.DEFAULT_HTTP_PATH;
   }
 
+  /**
+   * Whether each call's request headers also go in field 8888 of its arguments; see {@link
+   * Builder#argumentHeaders(boolean)}.
+   */
+  public boolean argumentHeaders() {
+    return argumentHeaders;
+  }
+
   /** How a {@link WireKind#SASL} connection authenticates; empty for every other wire kind. */
   public Optional<ClientSasl> sasl() {
     return Optional.ofNullable(sasl);
@@ -173,6 +183,7 @@ public final class ClientOptions {
         + wireKind
         + (wireKind == WireKind.HTTP ? ", httpPath=" + httpPath() : "")
         + (sasl != null ? ", sasl=" + sasl : "")
+        + (argumentHeaders ? ", argumentHeaders=true" : "")
         + '}';
   }
 
@@ -190,6 +201,7 @@ public final class ClientOptions {
     private WireKind wireKind = WireKind.FRAMED;
     private String httpPath;
     private ClientSasl sasl;
+    private boolean argumentHeaders;
 
     private Builder() {}
 
@@ -333,6 +345,29 @@ public final class ClientOptions {
      */
     public Builder wireKind(WireKind wireKind) {
       this.wireKind = wireKind;
+      return this;
+    }
+
+    /**
+     * Whether each call's request headers (those its interceptors set, over a {@code
+     * HeaderScope}'s) also go inside the request, as a {@code map<string,string>} in field 8888 of
+     * its arguments struct: where OpenTelemetry's Java agent (its Thrift instrumentation) and
+     * SkyWalking read the trace context of a call, on every wire kind, framed and unframed
+     * included. Default {@code false}: headers go only where the wire kind carries them (THeader
+     * info headers, HTTP header fields), and framed and unframed calls carry none.
+     *
+     * <p>Turn it on only for servers that skip a field they do not know (every processor generated
+     * by the Thrift compiler does) or read this one (a thrift-nio server, through {@code
+     * ServerCallContext.argumentHeaders()}; a libthrift server under the agent): a hand-written
+     * processor that rejects unknown fields would fail the calls. Applies to strict binary and
+     * compact messages; a JSON or non-strict binary call goes without. On THeader and HTTP the
+     * headers then travel twice, in the wire's headers and in the arguments.
+     *
+     * @param argumentHeaders whether to send the headers in the arguments too
+     * @return this builder
+     */
+    public Builder argumentHeaders(boolean argumentHeaders) {
+      this.argumentHeaders = argumentHeaders;
       return this;
     }
 

@@ -217,6 +217,7 @@ public final class InvokerCall {
       failedBy(invoker.interceptors[c.entered], "before", t);
       return false;
     } finally {
+      c.argumentsRead();
       ProcessorInvoker.CURRENT.set(outer);
     }
   }

@@ -1,12 +1,14 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.util.internal.ArgumentHeaders;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.security.Principal;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -69,6 +71,12 @@ public final class ServerCallContext extends AbstractCallContext {
   private final TProtocolFactory protocolFactory;
   private final Map<String, String> headers;
 
+  // The request's bytes while interceptors' beforeCall run, for argumentHeaders(); dropped before
+  // the processor reads them (their buffer may be reused once the call is read). Confined to the
+  // thread that runs the beforeCalls.
+  private ByteBuffer arguments;
+  private Map<String, String> argumentHeaders;
+
   // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
   // by the one that completes it (the handler's callback hands the call over), or by the call
   // timeout's timer once InvokerCall's phase says every beforeCall has returned.
@@ -121,16 +129,24 @@ public final class ServerCallContext extends AbstractCallContext {
       // Asked before the processor read the header, which then fails the call; no handler runs,
       // and nobody sees the empty name but an interceptor's afterCall.
     }
-    return new ServerCallContext(
-        completion.connection(),
-        completion.connectionId(),
-        completion.receivedAtNanos(),
-        completion.queuedNanos(),
-        name,
-        seqId,
-        requestType,
-        invoker.inputProtocolFactory,
-        completion.requestHeaders());
+    ServerCallContext context =
+        new ServerCallContext(
+            completion.connection(),
+            completion.connectionId(),
+            completion.receivedAtNanos(),
+            completion.queuedNanos(),
+            name,
+            seqId,
+            requestType,
+            invoker.inputProtocolFactory,
+            completion.requestHeaders());
+    context.arguments = payload;
+    return context;
+  }
+
+  /** The processor is about to read the request: its bytes are no longer the context's to read. */
+  void argumentsRead() {
+    arguments = null;
   }
 
   /**
@@ -235,6 +251,30 @@ public final class ServerCallContext extends AbstractCallContext {
    */
   public Map<String, String> headers() {
     return headers;
+  }
+
+  /**
+   * The headers the request carries inside its arguments: the {@code map<string,string>} in field
+   * 8888 of the arguments struct, where OpenTelemetry's Java agent (its Thrift instrumentation) and
+   * SkyWalking send the trace context of a call on every wire kind, framed and unframed included.
+   * Read when first asked, which must be in an interceptor's {@code beforeCall}: afterwards the
+   * request belongs to the processor, and a first ask gets an empty map. Read with bounds checked
+   * before the map is allocated (at most 100 entries and 8 KiB on the wire; a larger map is ignored
+   * whole), for strict binary and compact requests. Empty when there is no such field, or it is
+   * malformed: the call goes on, and the generated code skips the field as it skips any field it
+   * does not know, so the handler never sees it.
+   *
+   * @return the headers, read-only; never {@code null}
+   */
+  public Map<String, String> argumentHeaders() {
+    Map<String, String> read = argumentHeaders;
+    if (read == null) {
+      ByteBuffer request = arguments;
+      read =
+          request == null ? Map.of() : Collections.unmodifiableMap(ArgumentHeaders.read(request));
+      argumentHeaders = read;
+    }
+    return read;
   }
 
   /**

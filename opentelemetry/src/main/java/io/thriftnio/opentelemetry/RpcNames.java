@@ -1,6 +1,5 @@
 package io.thriftnio.opentelemetry;
 
-import io.opentelemetry.api.trace.SpanBuilder;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.thrift.protocol.TMultiplexedProtocol;
 
@@ -20,18 +19,7 @@ final class RpcNames {
   /**
    * A call's span name, and the {@code rpc.service} ({@code null} if none) and {@code rpc.method}.
    */
-  record Name(String spanName, String service, String method) {
-
-    /** Sets {@code rpc.service} and {@code rpc.method} on {@code span}, those that are known. */
-    void addTo(SpanBuilder span) {
-      if (service != null) {
-        span.setAttribute(Conventions.RPC_SERVICE, service);
-      }
-      if (!method.isEmpty()) {
-        span.setAttribute(Conventions.RPC_METHOD, method);
-      }
-    }
-  }
+  record Name(String spanName, String service, String method) {}
 
   private final String service;
   private final ConcurrentHashMap<String, Name> kept = new ConcurrentHashMap<>();

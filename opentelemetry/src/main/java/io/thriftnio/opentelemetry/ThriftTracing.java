@@ -2,8 +2,6 @@ package io.thriftnio.opentelemetry;
 
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.api.trace.TracerBuilder;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerInterceptor;
@@ -30,9 +28,11 @@ import java.util.Objects;
  * OpenTelemetry#getPropagators() configured} {@link TextMapPropagator} (W3C {@code traceparent} and
  * {@code tracestate} by default; B3 or another if the application configured one) into the
  * request's headers, and the server interceptor reads it from {@link
- * io.thriftnio.core.ServerCallContext#headers()}: THeader info headers, or HTTP header fields.
- * Framed and unframed connections carry no headers: both sides still record their spans, but the
- * server's span starts a new trace.
+ * io.thriftnio.core.ServerCallContext#headers()}: THeader info headers, or HTTP header fields; or,
+ * when those carry none, from {@link io.thriftnio.core.ServerCallContext#argumentHeaders()}, field
+ * 8888 of the arguments, where OpenTelemetry's Java agent sends it on every wire kind. Framed and
+ * unframed connections carry no headers: the server's span starts a new trace unless the caller
+ * runs under the agent or its options set {@code ClientOptions.Builder.argumentHeaders(true)}.
  *
  * <p>Spans follow OpenTelemetry's RPC semantic conventions (the experimental ones of semantic
  * conventions 1.37): name {@code Service/method}, attributes {@code rpc.system} = {@value
@@ -64,18 +64,14 @@ public final class ThriftTracing {
   private ThriftTracing(Builder b) {
     OpenTelemetry openTelemetry =
         b.openTelemetry != null ? b.openTelemetry : GlobalOpenTelemetry.get();
-    TracerBuilder tracerBuilder = openTelemetry.tracerBuilder(INSTRUMENTATION_NAME);
     String version = ThriftTracing.class.getPackage().getImplementationVersion();
-    if (version != null) {
-      tracerBuilder.setInstrumentationVersion(version);
-    }
-    Tracer tracer = tracerBuilder.build();
-    TextMapPropagator propagator = openTelemetry.getPropagators().getTextMapPropagator();
     this.serviceName = b.serviceName;
     this.serverInterceptor =
-        new TracingServerInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+        new TracingServerInterceptor(
+            TracingServerInterceptor.instrumenter(
+                openTelemetry, version, new RpcNames(b.serviceName)));
     this.clientInterceptor =
-        new TracingClientInterceptor(tracer, propagator, new RpcNames(b.serviceName));
+        new TracingClientInterceptor(openTelemetry, version, new RpcNames(b.serviceName));
   }
 
   /**

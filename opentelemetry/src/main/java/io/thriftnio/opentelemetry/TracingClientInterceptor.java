@@ -1,13 +1,17 @@
 package io.thriftnio.opentelemetry;
 
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanBuilder;
-import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.StatusCode;
-import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapPropagator;
-import io.opentelemetry.context.propagation.TextMapSetter;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcClientAttributesExtractor;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcClientMetrics;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcMetricsContextCustomizers;
+import io.opentelemetry.instrumentation.api.instrumenter.Instrumenter;
+import io.opentelemetry.instrumentation.api.instrumenter.InstrumenterBuilder;
+import io.opentelemetry.instrumentation.api.instrumenter.SpanKindExtractor;
+import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
+import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
@@ -23,43 +27,70 @@ import org.apache.thrift.TApplicationException;
  */
 final class TracingClientInterceptor implements ClientInterceptor {
 
-  private static final ClientCallContext.Key<Span> SPAN =
+  /** The call's context, with its span, from {@code beforeCall} to {@code afterCall}. */
+  private static final ClientCallContext.Key<Context> SPAN =
       ClientCallContext.Key.of("opentelemetry.span");
 
   /** The caller's context when it made the call, for its continuation. */
   private static final ClientCallContext.Key<Context> PARENT =
       ClientCallContext.Key.of("opentelemetry.parent");
 
-  private final Tracer tracer;
+  private final Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter;
   private final TextMapPropagator propagator;
-  private final RpcNames names;
+  private final ClientRequests requests;
   private final FailureLog failures = new FailureLog();
 
-  TracingClientInterceptor(Tracer tracer, TextMapPropagator propagator, RpcNames names) {
-    this.tracer = tracer;
-    this.propagator = propagator;
-    this.names = names;
+  TracingClientInterceptor(OpenTelemetry openTelemetry, String version, RpcNames names) {
+    this.requests = new ClientRequests(names);
+    this.instrumenter = instrumenter(openTelemetry, version, names, requests);
+    this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
+  }
+
+  /**
+   * The client's {@code Instrumenter}: RPC client attributes and the {@code rpc.client.duration}
+   * metric of OpenTelemetry's instrumentation API, as the Java agent's Thrift instrumentation
+   * records them. It writes no headers: {@code beforeCall} does, so that a propagator's failure
+   * leaves a span it can still end.
+   */
+  @SuppressWarnings("deprecation") // the customizer goes with the old RPC metrics, in 3.0
+  private static Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter(
+      OpenTelemetry openTelemetry, String version, RpcNames names, ClientRequests requests) {
+    InstrumenterBuilder<ClientCallContext, ClientCallOutcome> builder =
+        Instrumenter.<ClientCallContext, ClientCallOutcome>builder(
+                openTelemetry,
+                ThriftTracing.INSTRUMENTATION_NAME,
+                call -> names.of(call.methodName()).spanName())
+            .setSpanStatusExtractor(
+                (status, call, outcome, error) -> {
+                  if (outcome != null && errorType(outcome, error) != null) {
+                    status.setStatus(StatusCode.ERROR, outcome.name());
+                  }
+                })
+            .addAttributesExtractor(RpcClientAttributesExtractor.create(requests))
+            .addAttributesExtractor(ServerAttributesExtractor.create(requests))
+            .addAttributesExtractor(NetworkAttributesExtractor.create(requests))
+            .addAttributesExtractor(requests)
+            .addOperationMetrics(RpcClientMetrics.get())
+            // As the agent's: the metric's rpc.method comes from this customizer's context.
+            .addContextCustomizer(RpcMetricsContextCustomizers.dualEmitContextCustomizer(requests));
+    if (version != null) {
+      builder.setInstrumentationVersion(version);
+    }
+    return builder.buildInstrumenter(SpanKindExtractor.alwaysClient());
   }
 
   @Override
   public void beforeCall(ClientCallContext call) {
     try {
       Context parent = Context.current();
-      RpcNames.Name name = names.of(call.methodName());
-      SpanBuilder builder =
-          tracer
-              .spanBuilder(name.spanName())
-              .setParent(parent)
-              .setSpanKind(SpanKind.CLIENT)
-              .setAttribute(Conventions.RPC_SYSTEM, ThriftTracing.RPC_SYSTEM);
-      name.addTo(builder);
-      Conventions.server(builder, call.remoteAddress());
-      Conventions.peer(builder, call.remoteAddress());
-      Span span = builder.startSpan();
-      call.setAttribute(SPAN, span);
       call.setAttribute(PARENT, parent);
-      // Kept, and sent nowhere, on framed and unframed connections.
-      propagator.inject(parent.with(span), call, RequestHeaders.INSTANCE);
+      if (instrumenter.shouldStart(parent, call)) {
+        Context context = instrumenter.start(parent, call);
+        call.setAttribute(SPAN, context);
+        // Kept, and sent nowhere, on framed and unframed connections unless the options send
+        // the headers in the arguments.
+        propagator.inject(context, call, requests);
+      }
     } catch (RuntimeException e) {
       failures.failed("client beforeCall", call, e);
     }
@@ -93,17 +124,15 @@ final class TracingClientInterceptor implements ClientInterceptor {
   @Override
   public void afterCall(
       ClientCallContext call, ClientCallOutcome outcome, Throwable failure, long nanos) {
-    Span span = call.attribute(SPAN);
-    if (span == null) {
+    Context context = call.attribute(SPAN);
+    if (context == null) {
       return;
     }
     try {
-      String errorType = errorType(outcome, failure);
-      if (errorType != null) {
-        span.setAttribute(Conventions.ERROR_TYPE, errorType);
-        span.setStatus(StatusCode.ERROR, outcome.name());
-      }
-      span.end();
+      // The failure is recorded on the span (an exception event) only if the call failed: a
+      // declared exception is the service's answer.
+      instrumenter.end(
+          context, call, outcome, errorType(outcome, failure) != null ? failure : null);
     } catch (RuntimeException e) {
       failures.failed("client afterCall", call, e);
     }
@@ -130,17 +159,5 @@ final class TracingClientInterceptor implements ClientInterceptor {
   @Override
   public String toString() {
     return "ThriftTracing.clientInterceptor";
-  }
-
-  /** Writes the request's headers: THeader info headers, or HTTP fields. */
-  private enum RequestHeaders implements TextMapSetter<ClientCallContext> {
-    INSTANCE;
-
-    @Override
-    public void set(ClientCallContext call, String key, String value) {
-      if (call != null) {
-        call.setRequestHeader(key, value);
-      }
-    }
   }
 }

@@ -1,19 +1,21 @@
 package io.thriftnio.opentelemetry;
 
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanBuilder;
-import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
-import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.propagation.TextMapGetter;
-import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcMetricsContextCustomizers;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcServerAttributesExtractor;
+import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcServerMetrics;
+import io.opentelemetry.instrumentation.api.instrumenter.Instrumenter;
+import io.opentelemetry.instrumentation.api.instrumenter.InstrumenterBuilder;
+import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
+import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
-import java.time.Instant;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 
 /**
  * A {@code SERVER} span per call: started in {@code beforeCall} as a child of the context the
@@ -26,53 +28,66 @@ final class TracingServerInterceptor implements ServerInterceptor {
   private static final ServerCallContext.Key<Context> CONTEXT =
       ServerCallContext.Key.of("opentelemetry.context");
 
-  private final Tracer tracer;
-  private final TextMapPropagator propagator;
-  private final RpcNames names;
+  private final Instrumenter<ServerCallContext, CallOutcome> instrumenter;
   private final FailureLog failures = new FailureLog();
 
-  TracingServerInterceptor(Tracer tracer, TextMapPropagator propagator, RpcNames names) {
-    this.tracer = tracer;
-    this.propagator = propagator;
-    this.names = names;
+  TracingServerInterceptor(Instrumenter<ServerCallContext, CallOutcome> instrumenter) {
+    this.instrumenter = instrumenter;
+  }
+
+  /**
+   * The server's {@code Instrumenter}: RPC server attributes and the {@code rpc.server.duration}
+   * metric of OpenTelemetry's instrumentation API, as the Java agent's Thrift instrumentation
+   * records them, spans dated from the request's arrival (see {@link ArrivalTimes}).
+   */
+  @SuppressWarnings("deprecation") // the customizer goes with the old RPC metrics, in 3.0
+  static Instrumenter<ServerCallContext, CallOutcome> instrumenter(
+      OpenTelemetry openTelemetry, String version, RpcNames names) {
+    ServerRequests requests =
+        new ServerRequests(
+            names, List.copyOf(openTelemetry.getPropagators().getTextMapPropagator().fields()));
+    InstrumenterBuilder<ServerCallContext, CallOutcome> builder =
+        Instrumenter.<ServerCallContext, CallOutcome>builder(
+                ArrivalTimes.wrap(openTelemetry),
+                ThriftTracing.INSTRUMENTATION_NAME,
+                call -> names.of(call.methodName()).spanName())
+            .setSpanStatusExtractor(
+                (status, call, outcome, error) -> {
+                  if (outcome != null && isFailure(outcome)) {
+                    status.setStatus(StatusCode.ERROR, outcome.name());
+                  }
+                })
+            .addAttributesExtractor(RpcServerAttributesExtractor.create(requests))
+            .addAttributesExtractor(ServerAttributesExtractor.create(requests))
+            .addAttributesExtractor(NetworkAttributesExtractor.create(requests))
+            .addAttributesExtractor(requests)
+            .addOperationMetrics(RpcServerMetrics.get())
+            // As the agent's: the metric's rpc.method comes from this customizer's context.
+            .addContextCustomizer(RpcMetricsContextCustomizers.dualEmitContextCustomizer(requests));
+    if (version != null) {
+      builder.setInstrumentationVersion(version);
+    }
+    return builder.buildServerInstrumenter(requests);
   }
 
   @Override
   public void beforeCall(ServerCallContext call) {
     try {
-      // A call is an entry point: its parent is what the caller sent, never whatever an IO or
-      // worker thread happens to have current. Framed and unframed requests carry no headers.
-      Context parent =
-          call.headers().isEmpty()
-              ? Context.root()
-              : propagator.extract(Context.root(), call, RequestHeaders.INSTANCE);
-      RpcNames.Name name = names.of(call.methodName());
-      SpanBuilder span =
-          tracer
-              .spanBuilder(name.spanName())
-              .setParent(parent)
-              .setSpanKind(SpanKind.SERVER)
-              .setStartTimestamp(arrivedEpochNanos(call), TimeUnit.NANOSECONDS)
-              .setAttribute(Conventions.RPC_SYSTEM, ThriftTracing.RPC_SYSTEM);
-      name.addTo(span);
-      Conventions.peer(span, call.remoteAddress());
-      Conventions.server(span, call.localAddress());
-      span.setAttribute(Conventions.QUEUE_DURATION, call.queueTime().toNanos() / 1e9);
-      call.setAttribute(CONTEXT, parent.with(span.startSpan()));
+      // A call is an entry point: its parent is what the caller sent (in the request's headers or
+      // its arguments), never whatever an IO or worker thread happens to have current.
+      Context root = Context.root();
+      if (instrumenter.shouldStart(root, call)) {
+        Context context =
+            ArrivalTimes.startingAt(
+                ArrivalTimes.epochNanos(call.receivedAtNanos()),
+                () -> instrumenter.start(root, call));
+        Span.fromContext(context)
+            .setAttribute(Conventions.QUEUE_DURATION, call.queueTime().toNanos() / 1e9);
+        call.setAttribute(CONTEXT, context);
+      }
     } catch (RuntimeException e) {
       failures.failed("server beforeCall", call, e);
     }
-  }
-
-  /**
-   * When the request arrived, in nanoseconds since the epoch: the span covers the wait for a worker
-   * too, so that a saturated worker pool shows in the trace (as the gap before the handler's first
-   * span) rather than in no span at all.
-   */
-  private static long arrivedEpochNanos(ServerCallContext call) {
-    Instant now = Instant.now();
-    long waited = Math.max(0, System.nanoTime() - call.receivedAtNanos());
-    return now.getEpochSecond() * 1_000_000_000L + now.getNano() - waited;
   }
 
   @Override
@@ -96,12 +111,7 @@ final class TracingServerInterceptor implements ServerInterceptor {
       return;
     }
     try {
-      Span span = Span.fromContext(context);
-      if (isFailure(outcome)) {
-        span.setAttribute(Conventions.ERROR_TYPE, outcome.name());
-        span.setStatus(StatusCode.ERROR, outcome.name());
-      }
-      span.end();
+      instrumenter.end(context, call, outcome, null);
     } catch (RuntimeException e) {
       failures.failed("server afterCall", call, e);
     }
@@ -126,23 +136,5 @@ final class TracingServerInterceptor implements ServerInterceptor {
   @Override
   public String toString() {
     return "ThriftTracing.serverInterceptor";
-  }
-
-  /** Reads the request's headers: THeader info headers, or HTTP fields (names lower-cased). */
-  private enum RequestHeaders implements TextMapGetter<ServerCallContext> {
-    INSTANCE;
-
-    // Deprecated in the API, but still what propagators that read keys by prefix (Jaeger's
-    // baggage) call: without it they would see no header.
-    @SuppressWarnings("deprecation")
-    @Override
-    public Iterable<String> keys(ServerCallContext call) {
-      return call.headers().keySet();
-    }
-
-    @Override
-    public String get(ServerCallContext call, String key) {
-      return call == null ? null : call.headers().get(key);
-    }
   }
 }

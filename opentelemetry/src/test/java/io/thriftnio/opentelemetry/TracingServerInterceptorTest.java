@@ -16,13 +16,17 @@ import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.util.internal.ArgumentHeaders;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TestInfo;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.TApplicationException;
@@ -110,6 +114,77 @@ class TracingServerInterceptorTest {
     assertThat(span.getAttributes().get(AttributeKey.stringKey("network.peer.address"))).isNull();
     assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
     assertThat(span.hasEnded()).isTrue();
+  }
+
+  @Test
+  void theContextInTheArgumentsAsTheAgentSendsItIsTheParentAndTheHandlerSeesItsArguments()
+      throws Exception {
+    String traceId = "0af7651916cd43dd8448eb211c80319c";
+    String parentId = "b7ad6b7169203331";
+    Requests sale = Requests.of(c -> c.send_get_last_sale("IBM"));
+    ByteBuffer request =
+        ArgumentHeaders.write(
+            sale.payload(), Map.of("traceparent", "00-" + traceId + "-" + parentId + "-01"));
+    ByteBuffer reply = invoker().invoke(request).get();
+    assertThat(sale.reply(reply, BenchService.Client::recv_get_last_sale).getSymbol())
+        .isEqualTo("IBM");
+
+    SpanData span = server(otel.getSpans());
+    assertThat(span.getTraceId()).isEqualTo(traceId);
+    assertThat(span.getParentSpanId()).isEqualTo(parentId);
+  }
+
+  @Test
+  void theRequestsHeadersWinOverTheArgumentsWhenBothCarryAContext() throws Exception {
+    String headerTrace = "0af7651916cd43dd8448eb211c80319c";
+    String headerParent = "b7ad6b7169203331";
+    Requests sale = Requests.of(c -> c.send_get_last_sale("IBM"));
+    ByteBuffer request =
+        ArgumentHeaders.write(
+            sale.payload(),
+            Map.of("traceparent", "00-11111111111111111111111111111111-2222222222222222-01"));
+    CompletableFuture<ByteBuffer> reply = new CompletableFuture<>();
+    invoker()
+        .invoke(
+            request,
+            new ProcessorInvoker.Completion() {
+              @Override
+              public void replied(ByteBuffer frame, boolean failed) {
+                reply.complete(frame);
+              }
+
+              @Override
+              public void unreadable(Throwable cause) {
+                reply.completeExceptionally(cause);
+              }
+
+              @Override
+              public Map<String, String> requestHeaders() {
+                // As a THeader request's info headers arrive.
+                return Map.of("traceparent", "00-" + headerTrace + "-" + headerParent + "-01");
+              }
+            });
+    assertThat(
+            sale.reply(reply.get(10, TimeUnit.SECONDS), BenchService.Client::recv_get_last_sale)
+                .getSymbol())
+        .isEqualTo("IBM");
+
+    SpanData span = server(otel.getSpans());
+    assertThat(span.getTraceId()).isEqualTo(headerTrace);
+    assertThat(span.getParentSpanId()).isEqualTo(headerParent);
+  }
+
+  @Test
+  void aContextFieldOverItsBoundsIsIgnoredAndTheCallGoesOn() throws Exception {
+    Requests sale = Requests.of(c -> c.send_get_last_sale("IBM"));
+    Map<String, String> large = new LinkedHashMap<>();
+    large.put("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    large.put("padding", "x".repeat(ArgumentHeaders.MAX_BYTES));
+    ByteBuffer reply = invoker().invoke(ArgumentHeaders.write(sale.payload(), large)).get();
+    assertThat(sale.reply(reply, BenchService.Client::recv_get_last_sale).getSymbol())
+        .isEqualTo("IBM");
+
+    assertThat(server(otel.getSpans()).getParentSpanContext().isValid()).isFalse();
   }
 
   @Test

@@ -127,7 +127,10 @@ final class AsyncClientConnections<A extends TAsyncClient>
       // The stock client encodes on the caller's thread and decodes on its selector thread, each
       // through a protocol of this factory: with interceptors, both pass through them.
       InterceptedConnection calls =
-          interception == null ? null : new InterceptedConnection(interception, endpoint, header);
+          interception == null
+              ? null
+              : new InterceptedConnection(
+                  interception, endpoint, header, options.argumentHeaders());
       TProtocolFactory protocols = calls == null ? protocolFactory : calls.wrap(protocolFactory);
       Supplier<A> clients =
           () -> {

@@ -56,17 +56,23 @@ public interface ClientTransportFactory {
   static ClientTransportFactory of(ClientIo resources, ClientOptions options) {
     Checks.notNull("resources", resources);
     Checks.notNull("options", options);
-    return new ClientTransportFactory() {
+    final class OfIo implements ClientTransportFactory, SocketTransports.WithOptions {
       @Override
       public TTransport open(InetSocketAddress endpoint) throws TTransportException {
         return resources.openTransport(endpoint, options);
       }
 
       @Override
+      public ClientOptions options() {
+        return options;
+      }
+
+      @Override
       public String toString() {
         return resources + " with " + options;
       }
-    };
+    }
+    return new OfIo();
   }
 
   /**

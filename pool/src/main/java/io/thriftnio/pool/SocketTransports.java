@@ -254,6 +254,24 @@ final class SocketTransports {
    *
    * @throws IllegalStateException for settings the chosen connections would ignore
    */
+  /**
+   * A transport factory made with options ({@code ClientTransportFactory.of}): the pool reads the
+   * per-call settings it honours from them ({@link ClientOptions#argumentHeaders()}).
+   */
+  interface WithOptions {
+    ClientOptions options();
+  }
+
+  /**
+   * Whether a sync pool's calls send their headers in the arguments: as the options that made its
+   * transport factory say, else as the pool's options say.
+   */
+  static boolean argumentHeaders(ClientTransportFactory factory, ClientOptions poolOptions) {
+    return factory instanceof WithOptions withOptions
+        ? withOptions.options().argumentHeaders()
+        : poolOptions.argumentHeaders();
+  }
+
   static ClientTransportFactory forSyncPool(
       ClientTransportFactory custom, ClientIo io, ClientOptions options, boolean optionsGiven) {
     if (custom != null && (io != null || optionsGiven)) {

@@ -94,7 +94,8 @@ final class SyncConnection<C extends TServiceClient> {
       Function<TProtocol, C> clientFactory,
       TProtocolFactory protocolFactory,
       Predicate<? super C> validator,
-      ClientInterception interception) {
+      ClientInterception interception,
+      boolean argumentHeaders) {
     return new EndpointPool.Connections<>() {
       @Override
       public SyncConnection<C> open(InetSocketAddress endpoint) throws Exception {
@@ -113,7 +114,8 @@ final class SyncConnection<C extends TServiceClient> {
               new InterceptedConnection(
                   interception,
                   endpoint,
-                  transport instanceof HeaderTransport ? (HeaderTransport) transport : null);
+                  transport instanceof HeaderTransport ? (HeaderTransport) transport : null,
+                  argumentHeaders);
           return new SyncConnection<>(
               endpoint, transport, clientFactory.apply(calls.wrap(protocol)), calls);
         } catch (Exception | Error e) {

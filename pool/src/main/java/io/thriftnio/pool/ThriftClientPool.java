@@ -111,7 +111,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
                 b.clientFactory,
                 protocolFactory,
                 b.validator(),
-                b.interception()));
+                b.interception(),
+                SocketTransports.argumentHeaders(b.transportFactory, b.options())));
     pool.maxConnectionAge(ConnectionAge.of(b.maxConnectionAge()));
     this.calls = new SyncCalls<>(name, pool, b.idempotentMethods());
     calls.inheritDeadline(b.inheritDeadline());

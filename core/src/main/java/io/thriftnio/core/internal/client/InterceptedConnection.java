@@ -2,9 +2,11 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.ArgumentHeaders;
 import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.net.SocketAddress;
+import java.util.Map;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TMessage;
@@ -12,6 +14,7 @@ import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.protocol.TStruct;
 import org.apache.thrift.scheme.StandardScheme;
 import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TTransportException;
@@ -37,6 +40,7 @@ public final class InterceptedConnection {
   private final ClientInterception chain;
   private final SocketAddress endpoint;
   private final HeaderTransport headers;
+  private final boolean argumentHeaders;
   private volatile Call current;
   private volatile Throwable lastRefusal;
 
@@ -56,9 +60,26 @@ public final class InterceptedConnection {
    */
   public InterceptedConnection(
       ClientInterception chain, SocketAddress endpoint, HeaderTransport headers) {
+    this(chain, endpoint, headers, false);
+  }
+
+  /**
+   * @param chain the interceptors
+   * @param endpoint the connection's endpoint, for the contexts
+   * @param headers the connection's transport when it carries headers: the request headers the
+   *     interceptors set go to it, and the reply's come from it; {@code null} for none
+   * @param argumentHeaders whether the request headers the interceptors set also go in field 8888
+   *     of the arguments ({@code ClientOptions.argumentHeaders})
+   */
+  public InterceptedConnection(
+      ClientInterception chain,
+      SocketAddress endpoint,
+      HeaderTransport headers,
+      boolean argumentHeaders) {
     this.chain = chain;
     this.endpoint = endpoint;
     this.headers = headers;
+    this.argumentHeaders = argumentHeaders;
   }
 
   /**
@@ -158,6 +179,7 @@ public final class InterceptedConnection {
   private final class Intercepting extends TProtocolDecorator {
     private boolean firstField; // the next readFieldBegin is the result struct's first field
     private ReplyKind kind;
+    private int writeDepth; // structs open in the message being written; 1 in its arguments
 
     Intercepting(TProtocol protocol) {
       super(protocol);
@@ -166,7 +188,32 @@ public final class InterceptedConnection {
     @Override
     public void writeMessageBegin(TMessage message) throws TException {
       begin(message);
+      writeDepth = 0;
       super.writeMessageBegin(message);
+    }
+
+    @Override
+    public void writeStructBegin(TStruct struct) throws TException {
+      writeDepth++;
+      super.writeStructBegin(struct);
+    }
+
+    @Override
+    public void writeStructEnd() throws TException {
+      writeDepth--;
+      super.writeStructEnd();
+    }
+
+    @Override
+    public void writeFieldStop() throws TException {
+      if (argumentHeaders && writeDepth == 1) {
+        Call call = current;
+        Map<String, String> own = call == null ? Map.of() : call.context.requestHeaders();
+        if (!own.isEmpty()) {
+          ArgumentHeaders.writeField(this, own);
+        }
+      }
+      super.writeFieldStop();
     }
 
     @Override

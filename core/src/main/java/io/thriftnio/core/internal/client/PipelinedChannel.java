@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.util.internal.ArgumentHeaders;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,6 +37,8 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
   /** {@code null} without interceptors. */
   private final ClientInterception interception;
 
+  private final boolean argumentHeaders;
+
   /**
    * @param address the server
    * @param options the connection's settings
@@ -54,6 +57,17 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
     this.calls = new PipelinedCalls(address, options, timer, this);
     calls.onClose(onClose);
     this.interception = ClientInterception.of(options.interceptors());
+    this.argumentHeaders = options.argumentHeaders();
+  }
+
+  /**
+   * {@code request} with the call's headers in its arguments too, when the options ask for it
+   * ({@code ClientOptions.argumentHeaders}).
+   */
+  private ByteBuffer withArgumentHeaders(ByteBuffer request, WireHeaders headers) {
+    return argumentHeaders && headers != null
+        ? ArgumentHeaders.write(request, headers.request())
+        : request;
   }
 
   /** Told first when the connection ends ({@link #connectionEnded}); by default nothing. */
@@ -127,10 +141,13 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
       ByteBuffer request, Duration timeout, Executor completeOn) {
     WireHeaders headers = WireHeaders.forCall(interception != null);
     if (interception == null) {
-      return exchangeChecked(request, timeout, completeOn, headers);
+      return exchangeChecked(withArgumentHeaders(request, headers), timeout, completeOn, headers);
     }
     return interception.exchange(
-        request, address, headers, r -> exchangeChecked(r, timeout, completeOn, headers));
+        request,
+        address,
+        headers,
+        r -> exchangeChecked(withArgumentHeaders(r, headers), timeout, completeOn, headers));
   }
 
   private CompletableFuture<ByteBuffer> exchangeChecked(
@@ -144,9 +161,13 @@ public abstract class PipelinedChannel implements ThriftChannel, CallLink, IoThr
   private CompletableFuture<Void> send(ByteBuffer request, Executor completeOn) {
     WireHeaders headers = WireHeaders.forCall(interception != null);
     if (interception == null) {
-      return sendChecked(request, completeOn, headers);
+      return sendChecked(withArgumentHeaders(request, headers), completeOn, headers);
     }
-    return interception.send(request, address, headers, r -> sendChecked(r, completeOn, headers));
+    return interception.send(
+        request,
+        address,
+        headers,
+        r -> sendChecked(withArgumentHeaders(r, headers), completeOn, headers));
   }
 
   private CompletableFuture<Void> sendChecked(
