@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends the replies a read batch has written when a call run on the reading thread after them
@@ -27,6 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One watch per server; not part of the API.
  */
 final class InlineStallWatch {
+
+  private static final Logger log = LoggerFactory.getLogger(InlineStallWatch.class);
 
   private final long tickNanos;
   private final Set<CallSequencer> watched = ConcurrentHashMap.newKeySet();
@@ -67,7 +71,7 @@ final class InlineStallWatch {
         calls.checkStalled();
       } catch (RuntimeException | Error e) {
         watched.remove(calls); // a bug: its replies leave at the end of each batch from now on
-        CallSequencer.log.error(
+        log.error(
             "Flushing the replies ahead of a long call failed on connection from {}",
             calls.connection.remoteAddress(),
             e);
