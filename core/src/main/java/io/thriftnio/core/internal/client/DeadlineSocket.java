@@ -76,14 +76,11 @@ public final class DeadlineSocket extends TSocket {
       System.arraycopy(buf, off, head, headSize, keep);
       headSize += keep;
     }
-    super.write(buf, off, len);
-  }
-
-  @Override
-  public void flush() throws TTransportException {
-    flushed = true;
-    awaiting = false; // the next read is the first of this request's reply
-    super.flush();
+    try {
+      super.write(buf, off, len);
+    } catch (TTransportException e) {
+      throw deadline == null ? e : restated(e);
+    }
   }
 
   @Override
@@ -107,11 +104,41 @@ public final class DeadlineSocket extends TSocket {
     try {
       return super.read(buf, off, len);
     } catch (TTransportException e) {
-      if (e.getType() != TTransportException.TIMED_OUT) {
-        throw e;
+      if (e.getType() == TTransportException.TIMED_OUT) {
+        throw timedOut(d, e.getCause() != null ? e.getCause() : e);
       }
-      throw timedOut(d, e.getCause() != null ? e.getCause() : e);
+      throw restated(e);
     }
+  }
+
+  @Override
+  public void flush() throws TTransportException {
+    flushed = true;
+    awaiting = false; // the next read is the first of this request's reply
+    try {
+      super.flush();
+    } catch (TTransportException e) {
+      throw deadline == null ? e : restated(e);
+    }
+  }
+
+  /**
+   * libthrift's words for a failed read or write ({@code java.net.SocketException: Connection
+   * reset}, {@code Socket is closed by peer.}) in this library's, which name the peer and the call.
+   */
+  private TTransportException restated(TTransportException e) {
+    if (e.getType() == TTransportException.END_OF_FILE) {
+      close();
+      return ClientErrors.closedByPeer(peer);
+    }
+    if (e.getCause() instanceof IOException) {
+      close();
+      return ClientErrors.connectionFailed(peer, method(), e.getCause(), "");
+    }
+    if (e.getType() == TTransportException.NOT_OPEN) {
+      return ClientErrors.transportClosed(peer, "read or write");
+    }
+    return e;
   }
 
   private TTransportException timedOut(ReplyDeadline d, Throwable cause) {

@@ -194,7 +194,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread
       }
       close();
-      throw ClientErrors.connectionFailed(address, e);
+      throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
     }
   }
 

@@ -246,7 +246,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread
       }
       close();
-      throw ClientErrors.connectionFailed(address, e);
+      throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
     }
     Decoded d = codec.decoded();
     if (event == Decoded.REFUSED) {
