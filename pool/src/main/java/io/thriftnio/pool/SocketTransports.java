@@ -58,7 +58,8 @@ final class SocketTransports {
       try {
         Socket socket = channel.socket();
         socket.setSoTimeout(readTimeoutMillis);
-        TSocket bare = new DeadlineSocket(socket, endpoint, readTimeoutMillis, framed);
+        TSocket bare =
+            new DeadlineSocket(socket, endpoint, readTimeoutMillis, framed, maxFrameSize);
         return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
       } catch (IOException | TTransportException | RuntimeException e) {
         closeQuietly(channel);
@@ -107,7 +108,7 @@ final class SocketTransports {
               Duration.ofMillis(readTimeoutMillis));
       try {
         return new TFramedTransport(
-            new DeadlineSocket(ssl, endpoint, readTimeoutMillis, true), maxFrameSize);
+            new DeadlineSocket(ssl, endpoint, readTimeoutMillis, true, maxFrameSize), maxFrameSize);
       } catch (TTransportException | RuntimeException e) {
         BlockingSockets.closeQuietly(ssl);
         throw e;

@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal.client;
 
+import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;
@@ -34,6 +35,9 @@ public final class DeadlineSocket extends TSocket {
   private final InetSocketAddress peer;
   private final int skip;
   private final byte[] head;
+  private final int maxFrameSize;
+  private final byte[] replyLength = new byte[Framing.HEADER_SIZE];
+  private int replyLengthSeen;
   private ReplyDeadline deadline;
   private int headSize;
   private boolean flushed = true;
@@ -44,12 +48,21 @@ public final class DeadlineSocket extends TSocket {
    * @param peer the address connected to, as messages name it
    * @param callTimeoutMillis the deadline of each reply; 0 for none until {@link #callTimeout}
    * @param framed whether each request starts with a 4-byte length prefix
+   * @param maxFrameSize on a framed connection, the largest reply frame: a reply's length prefix
+   *     over it fails the call with this library's frame-size failure ({@code connection to P
+   *     failed: frame length N exceeds maxFrameSize M}) before the framing layer reads it; 0 for no
+   *     check here. Checked from the first {@link #callTimeout} on.
    */
   public DeadlineSocket(
-      Socket socket, InetSocketAddress peer, int callTimeoutMillis, boolean framed)
+      Socket socket,
+      InetSocketAddress peer,
+      int callTimeoutMillis,
+      boolean framed,
+      int maxFrameSize)
       throws TTransportException {
     super(socket);
     this.peer = peer;
+    this.maxFrameSize = framed ? maxFrameSize : 0;
     this.skip = framed ? Framing.HEADER_SIZE : 0;
     this.head = new byte[skip + HEAD_BYTES];
     if (callTimeoutMillis > 0) {
@@ -91,6 +104,7 @@ public final class DeadlineSocket extends TSocket {
     }
     if (!awaiting) {
       awaiting = true;
+      replyLengthSeen = 0;
       d.start();
     }
     try {
@@ -102,8 +116,15 @@ public final class DeadlineSocket extends TSocket {
       throw ClientErrors.connectionFailed(peer, e);
     }
     try {
-      return super.read(buf, off, len);
+      int n = super.read(buf, off, len);
+      if (maxFrameSize > 0 && replyLengthSeen < Framing.HEADER_SIZE) {
+        checkReplyLength(buf, off, n);
+      }
+      return n;
     } catch (TTransportException e) {
+      if (e instanceof FrameSizeException || e.getCause() instanceof FrameSizeException) {
+        throw e;
+      }
       if (e.getType() == TTransportException.TIMED_OUT) {
         throw timedOut(d, e.getCause() != null ? e.getCause() : e);
       }
@@ -139,6 +160,22 @@ public final class DeadlineSocket extends TSocket {
       return ClientErrors.transportClosed(peer, "read or write");
     }
     return e;
+  }
+
+  /** Collects the reply frame's length prefix from the bytes read, and checks it once whole. */
+  private void checkReplyLength(byte[] buf, int off, int n) throws TTransportException {
+    int take = Math.min(n, Framing.HEADER_SIZE - replyLengthSeen);
+    System.arraycopy(buf, off, replyLength, replyLengthSeen, take);
+    replyLengthSeen += take;
+    if (replyLengthSeen < Framing.HEADER_SIZE) {
+      return;
+    }
+    try {
+      Framing.checkLength(Framing.decodeLength(replyLength, 0), maxFrameSize, peer);
+    } catch (FrameSizeException e) {
+      close(); // the rest of the frame is never read
+      throw ClientErrors.connectionFailed(peer, e);
+    }
   }
 
   private TTransportException timedOut(ReplyDeadline d, Throwable cause) {

@@ -65,7 +65,7 @@ public final class SaslSocketTransport {
     try {
       // The negotiation's reads wait negotiationTimeout each; the calls' replies, callTimeout
       // whole.
-      tsocket = new DeadlineSocket(socket, address, 0, true);
+      tsocket = new DeadlineSocket(socket, address, 0, true, options.maxFrameSize());
       tsocket.getConfiguration().setMaxFrameSize(options.maxFrameSize());
       SaslClient client = sasl.newSaslClient();
       transport = new Closing(client, tsocket, onClose);
