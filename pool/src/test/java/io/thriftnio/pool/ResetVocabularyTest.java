@@ -101,6 +101,29 @@ class ResetVocabularyTest {
     }
   }
 
+  /**
+   * A close (FIN) instead of a reply: the peer named, never libthrift's "Socket is closed by peer."
+   */
+  @Test
+  void aCloseUnderACallOnStockSockets() throws Exception {
+    peer.mode = StubPeer.Mode.DROP_AFTER_HANDLER;
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoint(peer.address())
+            .options(OPTIONS)
+            .build()) {
+      Throwable failure = failureOf(pool);
+      assertThat(failure)
+          .isInstanceOf(TTransportException.class)
+          .hasMessage(
+              "connection to "
+                  + peer.address()
+                  + " closed by the peer while waiting for a response");
+      assertThat(((TTransportException) failure).getType())
+          .isEqualTo(TTransportException.END_OF_FILE);
+    }
+  }
+
   private static Throwable failureOf(ThriftClientPool<BenchService.Client> pool) {
     try {
       pool.call(c -> c.fired());
