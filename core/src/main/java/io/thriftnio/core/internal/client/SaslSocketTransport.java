@@ -61,8 +61,11 @@ public final class SaslSocketTransport {
               sasl.negotiationTimeout());
     }
     TSaslClientTransport transport;
+    DeadlineSocket tsocket;
     try {
-      TSocket tsocket = new TSocket(socket);
+      // The negotiation's reads wait negotiationTimeout each; the calls' replies, callTimeout
+      // whole.
+      tsocket = new DeadlineSocket(socket, address, 0, true, options.maxFrameSize());
       tsocket.getConfiguration().setMaxFrameSize(options.maxFrameSize());
       SaslClient client = sasl.newSaslClient();
       transport = new Closing(client, tsocket, onClose);
@@ -74,6 +77,7 @@ public final class SaslSocketTransport {
     negotiate(transport, sasl, address);
     try {
       socket.setSoTimeout(BlockingSockets.millis(options.callTimeout()));
+      tsocket.callTimeout(BlockingSockets.millis(options.callTimeout()));
     } catch (SocketException e) {
       transport.close();
       throw ClientErrors.connectFailed(address, e);
