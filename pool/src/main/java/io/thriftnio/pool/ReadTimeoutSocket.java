@@ -46,6 +46,27 @@ final class ReadTimeoutSocket extends TSocket {
     this.head = new byte[skip + HEAD_BYTES];
   }
 
+  /**
+   * Refuses a size a reply declares (a string's bytes, a container's least bytes) over the
+   * configuration's {@code maxFrameSize}, the pool's, before the protocol allocates for it:
+   * libthrift's own bound is its {@code maxMessageSize}, 100 MB by default.
+   */
+  @Override
+  public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+    int limit = getConfiguration().getMaxFrameSize();
+    if (numBytes > limit) {
+      throw new TTransportException(
+          TTransportException.MESSAGE_SIZE_LIMIT,
+          "a size of "
+              + numBytes
+              + " bytes declared in a reply from "
+              + peer
+              + " exceeds maxFrameSize "
+              + limit);
+    }
+    super.checkReadBytesAvailable(numBytes);
+  }
+
   @Override
   public void write(byte[] buf, int off, int len) throws TTransportException {
     if (flushed) { // the first bytes of a new request

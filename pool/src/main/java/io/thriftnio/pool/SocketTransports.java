@@ -41,7 +41,7 @@ final class SocketTransports {
 
     /**
      * @param framed whether to wrap the socket in a {@code TFramedTransport}; if not, {@code
-     *     maxFrameSize} is ignored
+     *     maxFrameSize} bounds only the sizes a reply declares
      */
     public FramedSocketFactory(
         Duration connectTimeout, Duration readTimeout, int maxFrameSize, boolean framed) {
@@ -58,6 +58,8 @@ final class SocketTransports {
         Socket socket = channel.socket();
         socket.setSoTimeout(readTimeoutMillis);
         TSocket bare = new ReadTimeoutSocket(socket, endpoint, readTimeoutMillis, framed);
+        bare.getConfiguration()
+            .setMaxFrameSize(maxFrameSize); // bounds declared sizes, unframed too
         return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
       } catch (IOException | TTransportException | RuntimeException e) {
         closeQuietly(channel);
