@@ -188,6 +188,22 @@ public final class SaslSocketTransport {
       this.onClose = onClose;
     }
 
+    /**
+     * Refuses a size a reply declares (a string's bytes, a container's least bytes) over {@code
+     * maxFrameSize} before the protocol allocates for it: libthrift's own bound is its {@code
+     * maxMessageSize}, 100 MB by default.
+     */
+    @Override
+    public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+      int limit = getUnderlyingTransport().getConfiguration().getMaxFrameSize();
+      if (numBytes > limit) {
+        throw new TTransportException(
+            TTransportException.MESSAGE_SIZE_LIMIT,
+            "a size of " + numBytes + " bytes declared in a reply exceeds maxFrameSize " + limit);
+      }
+      super.checkReadBytesAvailable(numBytes);
+    }
+
     @Override
     public void close() {
       super.close();
