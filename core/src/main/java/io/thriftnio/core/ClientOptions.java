@@ -210,10 +210,12 @@ public final class ClientOptions {
      * the call until its whole reply has arrived: when it passes, that call alone fails with a
      * {@link CallTimeoutException}; the connection and its other calls carry on, and the late reply
      * is dropped when it comes (see {@link ThriftChannel}). On a sync transport ({@link
-     * ClientIo#openTransport}), how long a {@code read} blocks for the reply: when it passes the
-     * transport is closed, since a late reply could be taken for the next call's. The stock {@code
-     * TAsyncClient}s of {@code ThriftAsyncClientPool} take it as their timeout. Default {@link
-     * #DEFAULT_CALL_TIMEOUT} (30 s).
+     * ClientIo#openTransport}, and the stock sockets of {@code ThriftClientPool}), from the first
+     * read of a reply until the whole reply has arrived, however its bytes are spread: when it
+     * passes, the call fails with a {@link CallTimeoutException} and the transport is closed, since
+     * a late reply could be taken for the next call's. The stock {@code TAsyncClient}s of {@code
+     * ThriftAsyncClientPool} take it as their timeout. Default {@link #DEFAULT_CALL_TIMEOUT} (30
+     * s).
      *
      * @param callTimeout {@code > 0}
      * @return this builder

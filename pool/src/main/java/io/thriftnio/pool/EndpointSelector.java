@@ -397,36 +397,44 @@ final class EndpointSelector {
   }
 
   /**
-   * Why a borrow found no endpoint: the last connect failure of this borrow when there was one
-   * (nothing was written, so the caller may retry), else which endpoints are down and for how long.
+   * Why a borrow found no endpoint, one {@link PoolException} however it came about: {@code no
+   * endpoint available: } and which endpoints are down and for how long, caused by the last
+   * endpoint failure (this borrow's last connect failure when it tried one, else the latest of a
+   * down endpoint), whose text the message carries. Nothing was written.
    */
   private TException noneAvailable(
       String pool, boolean emptySet, Throwable lastConnectFailure, String gauges) {
-    if (lastConnectFailure instanceof TException) {
-      return (TException) lastConnectFailure;
+    if (lastConnectFailure instanceof PoolException) {
+      return (TException) lastConnectFailure; // a pool's own refusal, in these words already
     }
-    if (lastConnectFailure != null) {
-      return new TTransportException(
-          TTransportException.NOT_OPEN, String.valueOf(lastConnectFailure), lastConnectFailure);
-    }
-    if (emptySet) {
+    if (emptySet && lastConnectFailure == null) {
       return new PoolException(pool + ": " + source + " lists no endpoint (" + gauges + ")", null);
     }
-    // Caused by a down endpoint's last failure: the connect failure an earlier call threw as
-    // itself, so that a caller finds the same TTransportException behind both.
+    Throwable last = lastConnectFailure != null ? lastConnectFailure : lastDownFailure();
+    String down = describeDown();
+    String named =
+        last == null || down.contains(String.valueOf(last.getMessage()))
+            ? down
+            : (down.isEmpty() ? "" : down + "; ") + "last failure: " + last.getMessage();
     return new PoolException(
-        pool + ": no endpoint available: " + describeDown() + " (" + gauges + ")",
-        lastDownFailure());
+        pool + ": no endpoint available: " + named + " (" + gauges + ")", last);
   }
 
+  /** The latest failure of an endpoint that is down, or {@code null}. */
   private Throwable lastDownFailure() {
+    Throwable latest = null;
+    long at = 0;
     for (EndpointState e : endpoints) {
-      Throwable last = e.isUp() ? null : e.lastFailure();
-      if (last != null) {
-        return last;
+      if (e.isUp()) {
+        continue;
+      }
+      EndpointState.Failure f = e.lastFailureWithTime();
+      if (f != null && (latest == null || f.at - at > 0)) {
+        latest = f.cause;
+        at = f.at;
       }
     }
-    return null;
+    return latest;
   }
 
   /**

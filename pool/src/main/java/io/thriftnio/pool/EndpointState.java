@@ -109,6 +109,9 @@ final class EndpointState {
   @GuardedBy("lock")
   private Throwable lastFailure;
 
+  @GuardedBy("lock")
+  private long lastFailureAt;
+
   private final AtomicInteger callFailures = new AtomicInteger(); // in a row, since a success
   private volatile boolean ejected; // outage steps from ejections, kept until a call succeeds
   // Down because its server said it drains; written under the lock, until a probe succeeds.
@@ -297,6 +300,7 @@ final class EndpointState {
       callFailures.set(0);
       ejected = true;
       lastFailure = cause;
+      lastFailureAt = clock.getAsLong();
       failures++;
       markDown(clock.getAsLong());
       return true;
@@ -316,6 +320,7 @@ final class EndpointState {
         return false;
       }
       lastFailure = cause;
+      lastFailureAt = clock.getAsLong();
       failures++;
       draining = true;
       long now = clock.getAsLong();
@@ -352,6 +357,7 @@ final class EndpointState {
     synchronized (lock) {
       long now = clock.getAsLong();
       lastFailure = cause;
+      lastFailureAt = clock.getAsLong();
       if (down && now - downUntil < 0) {
         return;
       }
@@ -409,6 +415,24 @@ final class EndpointState {
   boolean isProbing() {
     synchronized (lock) {
       return probe != null;
+    }
+  }
+
+  /** The last failure and when it came (on the pool's clock). */
+  static final class Failure {
+    final Throwable cause;
+    final long at;
+
+    Failure(Throwable cause, long at) {
+      this.cause = cause;
+      this.at = at;
+    }
+  }
+
+  /** {@link #lastFailure} with its time, or {@code null}. */
+  Failure lastFailureWithTime() {
+    synchronized (lock) {
+      return lastFailure == null ? null : new Failure(lastFailure, lastFailureAt);
     }
   }
 

@@ -7,13 +7,13 @@ import org.apache.thrift.TException;
  * A {@code TException}, so code that already handles Thrift failures handles these too. No request
  * was sent when this is thrown.
  *
- * <p>Against a dead endpoint the first call and the next ones fail differently, on purpose: the
- * first call's connect was tried and failed, and it throws that failure as the transport raised it
- * (a {@code TTransportException}: {@code cannot connect to host/10.0.0.7:9090: Connection
- * refused}); the endpoint is then down for a back-off, during which the pool tries no connect and
- * throws this exception, which says so with the numbers ({@code no endpoint available:
- * 10.0.0.7:9090 down for 995ms more after 1 connect failure(s) (last: ...)}) and is caused by that
- * last connect failure. Neither sent a request.
+ * <p>A pool that cannot serve a call, because every endpoint is down or its connect failed, throws
+ * this exception from the first such call on, on all three pools: {@code no endpoint available:
+ * 10.0.0.7:9090 down for 995ms more after 1 connect failure(s) (last: cannot connect to
+ * host/10.0.0.7:9090: Connection refused)}, naming each endpoint that is down and caused by the
+ * last endpoint failure (a {@code TTransportException} of type {@code NOT_OPEN} for a refused
+ * connect). The call that tried the connect and the calls during the back-off that follows fail
+ * alike; neither sent a request.
  */
 public class PoolException extends TException {
   private static final long serialVersionUID = 1L;

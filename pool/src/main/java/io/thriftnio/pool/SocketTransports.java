@@ -5,6 +5,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.internal.client.ClientErrors;
+import io.thriftnio.core.internal.client.DeadlineSocket;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -57,7 +58,8 @@ final class SocketTransports {
       try {
         Socket socket = channel.socket();
         socket.setSoTimeout(readTimeoutMillis);
-        TSocket bare = new ReadTimeoutSocket(socket, endpoint, readTimeoutMillis, framed);
+        TSocket bare =
+            new DeadlineSocket(socket, endpoint, readTimeoutMillis, framed, maxFrameSize);
         bare.getConfiguration()
             .setMaxFrameSize(maxFrameSize); // bounds declared sizes, unframed too
         return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
@@ -108,7 +110,7 @@ final class SocketTransports {
               Duration.ofMillis(readTimeoutMillis));
       try {
         return new TFramedTransport(
-            new ReadTimeoutSocket(ssl, endpoint, readTimeoutMillis, true), maxFrameSize);
+            new DeadlineSocket(ssl, endpoint, readTimeoutMillis, true, maxFrameSize), maxFrameSize);
       } catch (TTransportException | RuntimeException e) {
         BlockingSockets.closeQuietly(ssl);
         throw e;

@@ -80,26 +80,6 @@ class PoolHostileServerTest extends HostileServerSuite {
           + " second call returned the first call's reply); needs a per-connection sequence"
           + " id on the async pool's sockets, as the channels have";
     }
-    if (!kind.startsWith("sync-pool/")) {
-      return null;
-    }
-    if (misbehaviour == Misbehaviour.TRICKLE) {
-      return "a sync call's read timeout restarts with every byte (issue 39, item 4)";
-    }
-    boolean libthriftSocket = kind.equals("sync-pool/stock") || wire == Wire.SASL;
-    if (libthriftSocket
-        && (misbehaviour == Misbehaviour.TRUNCATED_FIN || misbehaviour == Misbehaviour.RESET)) {
-      return "a closed or reset connection in libthrift's TSocket words, no endpoint (issue 39,"
-          + " item 3: one form for a refused or reset connection)";
-    }
-    if (wire == Wire.SASL && misbehaviour == Misbehaviour.SILENT) {
-      return "the SASL sync transport reports libthrift's 'Read timed out', not a"
-          + " CallTimeoutException naming the method and callTimeout";
-    }
-    if (wire == Wire.SASL_INT && misbehaviour == Misbehaviour.SASL_BAD_WRAP) {
-      return "the SASL sync transport (libthrift's TSaslClientTransport) reports a frame that"
-          + " does not unwrap as 'Cannot read. Remote side has closed', no endpoint";
-    }
     return null;
   }
 

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -108,11 +107,15 @@ class PoolProbeTest {
   @Test
   void endpointPoolServesAgainAfterAnInterruptedProbe() throws Exception {
     try (EndpointPool<Object> pool = endpointPool()) {
-      assertThatThrownBy(() -> pool.borrow()).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> pool.borrow())
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       advance(BACKOFF);
       next = Outcome.INTERRUPTED;
       try {
-        assertThatThrownBy(() -> pool.borrow()).isInstanceOf(TTransportException.class);
+        assertThatThrownBy(() -> pool.borrow())
+            .isInstanceOf(PoolException.class)
+            .hasCauseInstanceOf(Exception.class);
       } finally {
         assertThat(Thread.interrupted()).as("the interrupt reaches the caller").isTrue();
       }
@@ -127,13 +130,17 @@ class PoolProbeTest {
   @Test
   void endpointPoolServesAgainAfterAProbeFailedBehindATopUpThatMovedTheDeadline() throws Exception {
     try (EndpointPool<Object> pool = endpointPool()) {
-      assertThatThrownBy(() -> pool.borrow()).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> pool.borrow())
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       EndpointState state = pool.state(ENDPOINT);
       advance(BACKOFF);
       // While the probe connects, the pool's own top-up connect fails and moves the deadline; the
       // probe's failure then returns early ("one outage, one step").
       duringConnect = () -> state.connectFailed(new ConnectException("top-up: Connection refused"));
-      assertThatThrownBy(() -> pool.borrow()).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> pool.borrow())
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       duringConnect = () -> {};
       assertThat(state.isProbing()).isFalse();
       assertThatThrownBy(() -> pool.borrow())
@@ -179,7 +186,9 @@ class PoolProbeTest {
               public void close(Object connection) {}
             },
             clock::get)) {
-      assertThatThrownBy(() -> pool.borrow()).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> pool.borrow())
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       advance(BACKOFF);
       next = Outcome.OK;
       assertThatThrownBy(() -> pool.borrow())
@@ -223,11 +232,15 @@ class PoolProbeTest {
   @Test
   void channelPoolServesAgainAfterAnInterruptedProbe() throws Exception {
     try (MultiplexedPool pool = channelPool()) {
-      assertThatThrownBy(() -> send(pool)).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> send(pool))
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       advance(BACKOFF);
       next = Outcome.INTERRUPTED;
       try {
-        assertThatThrownBy(() -> send(pool)).isInstanceOf(TTransportException.class);
+        assertThatThrownBy(() -> send(pool))
+            .isInstanceOf(PoolException.class)
+            .hasCauseInstanceOf(Exception.class);
       } finally {
         // The connect ran on the pool's connector thread: the caller's thread is not touched.
         assertThat(Thread.interrupted()).as("the caller's thread interrupted").isFalse();
@@ -243,11 +256,15 @@ class PoolProbeTest {
   @Test
   void channelPoolServesAgainAfterAProbeFailedBehindATopUpThatMovedTheDeadline() throws Exception {
     try (MultiplexedPool pool = channelPool()) {
-      assertThatThrownBy(() -> send(pool)).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> send(pool))
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       EndpointState state = pool.state(ENDPOINT);
       advance(BACKOFF);
       duringConnect = () -> state.connectFailed(new ConnectException("top-up: Connection refused"));
-      assertThatThrownBy(() -> send(pool)).isInstanceOf(TTransportException.class);
+      assertThatThrownBy(() -> send(pool))
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(Exception.class);
       duringConnect = () -> {};
       assertThat(state.isProbing()).isFalse();
 

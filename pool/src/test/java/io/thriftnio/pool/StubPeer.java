@@ -39,7 +39,11 @@ final class StubPeer implements AutoCloseable {
      */
     NOT_RUN,
     /** As {@link #NOT_RUN}, the reason saying the server is draining. */
-    NOT_RUN_DRAINING
+    NOT_RUN_DRAINING,
+    /** Runs the handler, then sends its reply one byte every 200 ms. */
+    TRICKLE,
+    /** Runs the handler, sends half its reply, then resets the connection (RST, no FIN). */
+    RESET_MID_REPLY
   }
 
   /** Calls answered with a "not run" refusal. */
@@ -194,6 +198,17 @@ final class StubPeer implements AutoCloseable {
         if (gate != null) {
           gate.await();
         }
+        if (m == Mode.TRICKLE) {
+          trickle(out, reply);
+          continue;
+        }
+        if (m == Mode.RESET_MID_REPLY) {
+          out.writeInt(reply.length);
+          out.write(reply, 0, reply.length / 2);
+          out.flush();
+          s.setSoLinger(true, 0); // close() now sends a reset
+          return;
+        }
         if (m == Mode.WRONG_SEQID) {
           ByteBuffer b = ByteBuffer.wrap(reply);
           int nameLength = b.getInt(4);
@@ -210,6 +225,17 @@ final class StubPeer implements AutoCloseable {
       // The client went away or the test killed us: either way this connection is done.
     } finally {
       sockets.remove(s);
+    }
+  }
+
+  /** Writes {@code reply}, framed, one byte every 200 ms: a server too slow to finish a reply. */
+  private static void trickle(DataOutputStream out, byte[] reply)
+      throws IOException, InterruptedException {
+    ByteBuffer framed = ByteBuffer.allocate(4 + reply.length).putInt(reply.length).put(reply);
+    for (byte b : framed.array()) {
+      out.write(b);
+      out.flush();
+      Thread.sleep(200); // the misbehaviour under test, not a wait for it
     }
   }
 

@@ -117,9 +117,10 @@ class TlsPoolTest {
       assertThat(pool.stats().idle()).isEqualTo(1);
       server.close(); // close_notify, then the end of the stream, on the idle connection
       // The borrow finds the idle connection closed and drops it: the call fails on a new connect
-      // (nothing listens), not on the dead connection.
+      // (nothing listens: the pool cannot serve), not on the dead connection.
       assertThatThrownBy(() -> pool.call(c -> c.get_last_sale("B")))
-          .isInstanceOf(TTransportException.class);
+          .isInstanceOf(PoolException.class)
+          .hasCauseInstanceOf(TTransportException.class);
       assertThat(pool.stats().invalidated()).isEqualTo(1);
       assertThat(pool.stats().connectFailures()).isEqualTo(1);
     }

@@ -262,12 +262,33 @@ public final class ClientErrors {
 
   /** A sync transport's connection failed: the type of a transport cause, else {@code UNKNOWN}. */
   public static TTransportException connectionFailed(SocketAddress address, Throwable cause) {
+    return connectionFailed(address, null, cause, "");
+  }
+
+  /**
+   * A connection failed under a call (reset by the peer, say), in the words every client and pool
+   * uses: {@code connection to host/10.0.0.7:9090 failed during call echo: Connection reset}, then
+   * {@code after}; the type of a transport cause, else {@code UNKNOWN}.
+   *
+   * @param method the call's method, or {@code null} if unknown (then {@code failed: ...})
+   * @param after what a channel adds, e.g. {@code " (2 calls were pending)"}, or the empty string
+   */
+  public static TTransportException connectionFailed(
+      SocketAddress address, String method, Throwable cause, String after) {
     int type =
         cause instanceof TTransportException
             ? ((TTransportException) cause).getType()
             : TTransportException.UNKNOWN;
     return new TTransportException(
-        type, "connection to " + peer(address) + " failed: " + describe(cause), cause);
+        type,
+        "connection to "
+            + peer(address)
+            + " failed"
+            + (method != null ? " during call " + method : "")
+            + ": "
+            + describe(cause)
+            + after,
+        cause);
   }
 
   /** {@code CORRUPTED_DATA}: the peer sent a frame no call asked for; the connection is closed. */

@@ -135,7 +135,7 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
       n = getSocketChannel().read(into);
     } catch (IOException e) {
       closeNow();
-      throw ClientErrors.connectionFailed(address, e);
+      throw ClientErrors.connectionFailed(address, lastMethod, e, "");
     }
     if (n < 0) {
       closeNow();

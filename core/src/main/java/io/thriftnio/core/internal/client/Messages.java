@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import org.apache.thrift.protocol.TMessage;
 
 /** The messages of a {@link PipelinedCalls} table, calls and oneways, and their completion. */
@@ -59,6 +60,18 @@ final class Messages {
   }
 
   /** Fails every call and oneway of {@code taken} with {@code failure}. */
+  /** Fails each call of {@code taken} with its own failure, made from its method (or null). */
+  static void failEach(List<Object> taken, Function<String, Throwable> failure) {
+    for (Object o : taken) {
+      if (o instanceof Call) {
+        Call call = (Call) o;
+        complete(call.completeOn, call.result, null, failure.apply(call.method));
+      } else {
+        complete(((Oneway) o).completeOn, ((Oneway) o).result, null, failure.apply(null));
+      }
+    }
+  }
+
   static void failAll(List<Object> taken, Throwable failure) {
     for (Object o : taken) {
       if (o instanceof Call) {

@@ -9,6 +9,7 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
 import io.thriftnio.core.internal.client.Messages.Outbound;
+import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -291,7 +292,15 @@ public final class PipelinedCalls {
       return;
     }
     link.closeConnection(); // first: whoever sees a failure sees the connection closed
-    if (!failed.isEmpty()) {
+    if (failed.isEmpty()) {
+      // nothing waited
+    } else if (cause instanceof IOException) {
+      // The connection failed under the calls (a reset): each hears it in the words of every
+      // client, naming its own method.
+      String pending = " (" + failed.size() + " calls were pending)";
+      Messages.failEach(
+          failed, method -> ClientErrors.connectionFailed(peer, method, cause, pending));
+    } else {
       Messages.failAll(failed, ClientErrors.connectionClosed(peer, failed.size(), reason, cause));
     }
     actions.forEach(Runnable::run); // added before the close: none is added after

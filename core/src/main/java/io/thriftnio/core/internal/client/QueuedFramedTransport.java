@@ -195,6 +195,8 @@ public abstract class QueuedFramedTransport extends FramedClientTransport {
     }
     Throwable failed = failure;
     close();
-    throw failed != null ? ClientErrors.connectionFailed(address, failed) : closedByPeer();
+    throw failed != null
+        ? ClientErrors.connectionFailed(address, lastMethod(), failed, "")
+        : closedByPeer();
   }
 }

@@ -61,11 +61,14 @@ public final class SaslSocketTransport {
               sasl.negotiationTimeout());
     }
     TSaslClientTransport transport;
+    DeadlineSocket tsocket;
     try {
-      TSocket tsocket = new TSocket(socket);
+      // The negotiation's reads wait negotiationTimeout each; the calls' replies, callTimeout
+      // whole.
+      tsocket = new DeadlineSocket(socket, address, 0, true, options.maxFrameSize());
       tsocket.getConfiguration().setMaxFrameSize(options.maxFrameSize());
       SaslClient client = sasl.newSaslClient();
-      transport = new Closing(client, tsocket, onClose);
+      transport = new Closing(client, tsocket, address, onClose);
     } catch (SaslException | TTransportException | RuntimeException e) {
       BlockingSockets.closeQuietly(socket);
       throw new SaslNegotiationException(
@@ -74,6 +77,7 @@ public final class SaslSocketTransport {
     negotiate(transport, sasl, address);
     try {
       socket.setSoTimeout(BlockingSockets.millis(options.callTimeout()));
+      tsocket.callTimeout(BlockingSockets.millis(options.callTimeout()));
     } catch (SocketException e) {
       transport.close();
       throw ClientErrors.connectFailed(address, e);
@@ -183,9 +187,36 @@ public final class SaslSocketTransport {
     @GuardedBy("lock")
     private boolean closed;
 
-    Closing(SaslClient client, TTransport underlying, Runnable onClose) throws TTransportException {
+    private final String mechanism;
+    private final InetSocketAddress address;
+
+    Closing(SaslClient client, TTransport underlying, InetSocketAddress address, Runnable onClose)
+        throws TTransportException {
       super(client, underlying);
+      this.mechanism = client.getMechanismName();
+      this.address = address;
       this.onClose = onClose;
+    }
+
+    /**
+     * A wrapped frame the mechanism discards (its integrity check failed: the JDK's DIGEST-MD5
+     * returns nothing) reads as nothing; libthrift would report "Cannot read. Remote side has
+     * closed". It fails as a frame that does not unwrap, as on the channels.
+     */
+    @Override
+    public int read(byte[] buf, int off, int len) throws TTransportException {
+      int n = super.read(buf, off, len);
+      if (n == 0 && len > 0) {
+        throw new TTransportException(
+            TTransportException.CORRUPTED_DATA,
+            "SASL "
+                + mechanism
+                + " reply from "
+                + address
+                + " does not unwrap: the mechanism discarded it (its integrity or sequence check"
+                + " failed)");
+      }
+      return n;
     }
 
     /**

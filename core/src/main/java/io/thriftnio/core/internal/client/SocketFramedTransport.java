@@ -53,6 +53,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
   private final InputStream in;
   private final OutputStream out;
   private final long readTimeoutMillis;
+  private final ReplyDeadline deadline;
   private final byte[] lengthBytes = new byte[Framing.HEADER_SIZE];
   private final Runnable onClose;
   private volatile boolean closed;
@@ -77,9 +78,11 @@ public final class SocketFramedTransport extends FramedClientTransport {
     this.socket = socket;
     // Buffered so that a small response (length and frame) takes one read call, as TSocket's
     // does; a large frame is read straight into the frame array, past the buffer.
-    this.in = new BufferedInputStream(socket.getInputStream(), READ_BUFFER_SIZE);
-    this.out = socket.getOutputStream();
+    // callTimeout bounds the whole reply: each read below the buffer gets what is left of it.
     this.readTimeoutMillis = options.callTimeout().toMillis();
+    this.deadline = new ReplyDeadline(socket, readTimeoutMillis);
+    this.in = new BufferedInputStream(deadline.bound(socket.getInputStream()), READ_BUFFER_SIZE);
+    this.out = socket.getOutputStream();
     this.onClose = onClose;
     this.unframed =
         options.wireKind() == WireKind.UNFRAMED ? new UnframedReplies(in, address, options) : null;
@@ -155,6 +158,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
 
   @Override
   protected void receiveFrame() throws TTransportException {
+    deadline.start();
     try {
       if (unframed != null) {
         receiveUnframed();
@@ -190,7 +194,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread
       }
       close();
-      throw ClientErrors.connectionFailed(address, e);
+      throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
     }
   }
 

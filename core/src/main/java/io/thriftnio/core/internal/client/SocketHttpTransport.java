@@ -59,6 +59,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
   private boolean used;
 
   private InputStream in;
+  private ReplyDeadline deadline;
   private OutputStream out;
   private byte[] buf = new byte[READ_BUFFER_SIZE];
   private byte[] request = new byte[0];
@@ -117,7 +118,8 @@ public final class SocketHttpTransport extends FramedClientTransport {
 
   private void open(Socket s) throws TTransportException {
     try {
-      in = s.getInputStream();
+      deadline = new ReplyDeadline(s, readTimeoutMillis);
+      in = deadline.bound(s.getInputStream());
       out = s.getOutputStream();
     } catch (IOException e) {
       BlockingSockets.closeQuietly(s);
@@ -213,6 +215,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
   }
 
   private void receiveResponse() throws TTransportException {
+    deadline.start(); // callTimeout bounds the whole response, not each read
     int available = 0;
     int event;
     try {
@@ -243,7 +246,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
         throw ClientErrors.transportClosed(address, "read"); // closed by another thread
       }
       close();
-      throw ClientErrors.connectionFailed(address, e);
+      throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
     }
     Decoded d = codec.decoded();
     if (event == Decoded.REFUSED) {

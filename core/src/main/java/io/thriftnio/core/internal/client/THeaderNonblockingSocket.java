@@ -265,7 +265,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
         read = getSocketChannel().read(ByteBuffer.wrap(in, filled, room));
       } catch (IOException e) {
         closeNow();
-        throw ClientErrors.connectionFailed(address, e);
+        throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
       }
       if (read < 0) {
         event = codec.endOfStream(ByteSource.of(in), 0, filled);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.WireKind;
@@ -330,6 +331,37 @@ class SocketHttpTransportTest {
         .hasMessageContaining("within callTimeout 300 ms")
         .extracting(e -> ((TTransportException) e).getType())
         .isEqualTo(TTransportException.TIMED_OUT);
+    assertThat(t.isOpen()).isFalse();
+  }
+
+  /**
+   * callTimeout bounds the whole reply: a response trickled one byte every 200 ms (about 9 s) fails
+   * at the callTimeout of 1 s, not when a read waits that long.
+   */
+  @Test
+  void tricklingReplyFailsAtTheCallTimeout() throws Exception {
+    SocketHttpTransport t =
+        open(
+            (c, n, body, out) -> {
+              byte[] reply = ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+              try {
+                for (byte b : reply) {
+                  out.write(b);
+                  out.flush();
+                  Thread.sleep(200); // the misbehaviour under test, not a wait for it
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return false;
+            },
+            Duration.ofSeconds(1));
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> call(t, "a"))
+        .isInstanceOf(CallTimeoutException.class)
+        .hasMessageContaining("within callTimeout 1000 ms");
+    // callTimeout plus a margin for a busy machine; the whole reply would take 8.8 s
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     assertThat(t.isOpen()).isFalse();
   }
 
