@@ -5,6 +5,7 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TMultiplexedProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolException;
@@ -28,7 +29,7 @@ public final class ReplyChecks {
     if (got.type == TMessageType.EXCEPTION) {
       return null;
     }
-    if (method != null && !got.name.equals(method)) {
+    if (method != null && !answers(got.name, method)) {
       return new TApplicationException(
           TApplicationException.WRONG_METHOD_NAME,
           method
@@ -50,6 +51,19 @@ public final class ReplyChecks {
               + " (expected: 2 REPLY or 3 EXCEPTION)");
     }
     return null;
+  }
+
+  /**
+   * Whether a reply named {@code replied} answers a call of {@code called}: the same name, or the
+   * name without the service prefix a {@code TMultiplexedProtocol} adds ({@code bench:echo} is
+   * answered as {@code echo} by a {@code TMultiplexedProcessor}).
+   */
+  static boolean answers(String replied, String called) {
+    return replied.equals(called)
+        || called.length() > replied.length()
+            && called.endsWith(replied)
+            && called.charAt(called.length() - replied.length() - 1)
+                == TMultiplexedProtocol.SEPARATOR.charAt(0);
   }
 
   /** The failure for a reply whose sequence id is not the request's. */
