@@ -66,6 +66,11 @@ final class AsyncBorrows<T> implements AutoCloseable {
     /** The endpoint to name in a timeout: the only one, or {@code null} with several. */
     InetSocketAddress soleEndpoint();
 
+    /** The latest failure of an endpoint that is down, or {@code null}: what a timeout names. */
+    default Throwable lastDownFailure() {
+      return null;
+    }
+
     /** A closed-pool error carrying the state. */
     PoolClosedException closedException();
 
@@ -366,7 +371,8 @@ final class AsyncBorrows<T> implements AutoCloseable {
     queue.settled(w); // stops counting now, without a search (a connector may hold it instead)
     Duration waited = Duration.ofNanos(System.nanoTime() - w.since);
     InetSocketAddress endpoint = source.soleEndpoint();
-    PoolTimeoutException timeout = new PoolTimeoutException(endpoint, waited, source.stats());
+    PoolTimeoutException timeout =
+        new PoolTimeoutException(endpoint, waited, source.stats(), source.lastDownFailure());
     source.timedOut();
     metrics.borrowTimedOut(endpoint, waited);
     w.future.completeExceptionally(timeout);

@@ -293,6 +293,11 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     }
 
     @Override
+    public Throwable lastDownFailure() {
+      return pool.lastDownFailure();
+    }
+
+    @Override
     public InetSocketAddress soleEndpoint() {
       List<InetSocketAddress> all = pool.endpoints();
       return all.size() == 1 ? all.get(0) : null;

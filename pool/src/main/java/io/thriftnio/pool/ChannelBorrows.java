@@ -191,7 +191,7 @@ final class ChannelBorrows {
             counters.timeouts.increment();
             metrics.borrowTimedOut(ep, waited);
           }
-          throw new PoolTimeoutException(ep, waited, pool.stats());
+          throw new PoolTimeoutException(ep, waited, pool.stats(), pool.selector.lastDownFailure());
         }
         try {
           afterWait =

@@ -60,6 +60,11 @@ final class ChannelWaiters implements AsyncBorrows.Source<Conn> {
   }
 
   @Override
+  public Throwable lastDownFailure() {
+    return pool.selector.lastDownFailure();
+  }
+
+  @Override
   public InetSocketAddress soleEndpoint() {
     List<EndpointState> all = pool.selector.all();
     return all.size() == 1 ? all.get(0).address : null;

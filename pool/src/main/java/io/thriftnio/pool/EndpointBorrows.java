@@ -157,7 +157,8 @@ final class EndpointBorrows<T> {
         books.stats().timeouts.increment();
         books.metrics().borrowTimedOut(endpoint.address, waited);
       }
-      throw new PoolTimeoutException(endpoint.address, waited, owner.stats());
+      throw new PoolTimeoutException(
+          endpoint.address, waited, owner.stats(), selector.lastDownFailure());
     } catch (InterruptedException e) {
       if (owner.isClosed()) {
         // close() interrupts the borrowers it releases; that interrupt is the pool's own.

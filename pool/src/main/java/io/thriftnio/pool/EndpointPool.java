@@ -191,6 +191,11 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     return selector.budget().tryWithdraw();
   }
 
+  /** The latest failure of an endpoint that is down, or {@code null}. */
+  Throwable lastDownFailure() {
+    return selector.lastDownFailure();
+  }
+
   /** What a call's error says when its retry was refused: the budget and the pool state. */
   @Override
   public String retryRefused() {

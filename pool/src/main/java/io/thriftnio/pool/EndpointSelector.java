@@ -420,8 +420,11 @@ final class EndpointSelector {
         pool + ": no endpoint available: " + named + " (" + gauges + ")", last);
   }
 
-  /** The latest failure of an endpoint that is down, or {@code null}. */
-  private Throwable lastDownFailure() {
+  /**
+   * The latest failure of an endpoint that is down, or {@code null}: why a borrow that timed out
+   * found no other endpoint to serve it.
+   */
+  Throwable lastDownFailure() {
     Throwable latest = null;
     long at = 0;
     for (EndpointState e : endpoints) {

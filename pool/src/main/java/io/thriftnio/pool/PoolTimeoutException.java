@@ -22,6 +22,21 @@ public final class PoolTimeoutException extends PoolException {
    * @param stats the pool state when it gave up
    */
   public PoolTimeoutException(InetSocketAddress endpoint, Duration waited, PoolStats stats) {
+    this(endpoint, waited, stats, null);
+  }
+
+  /**
+   * Creates the exception for a borrower that waited while an endpoint was down: the message ends
+   * {@code ; an endpoint is down, last failure: cannot connect to ...: Connection refused}, and
+   * that failure is the cause.
+   *
+   * @param endpoint the endpoint waited for, or {@code null} when any could have served
+   * @param waited how long the borrower waited
+   * @param stats the pool state when it gave up
+   * @param lastEndpointFailure the last failure of an endpoint that is down, or {@code null}
+   */
+  public PoolTimeoutException(
+      InetSocketAddress endpoint, Duration waited, PoolStats stats, Throwable lastEndpointFailure) {
     super(
         "Connection to "
             + Names.endpoint(endpoint)
@@ -29,8 +44,11 @@ public final class PoolTimeoutException extends PoolException {
             + waited.toMillis()
             + "ms ("
             + stats.gauges()
-            + ")",
-        null);
+            + ")"
+            + (lastEndpointFailure == null
+                ? ""
+                : "; an endpoint is down, last failure: " + lastEndpointFailure.getMessage()),
+        lastEndpointFailure);
     this.endpoint = endpoint;
     this.stats = stats;
   }
