@@ -271,7 +271,8 @@ public final class AsyncClients {
                       ex.input().reset(response);
                       result.complete(receive.receive(ex.client()));
                     } catch (Throwable t) {
-                      result.completeExceptionally(t);
+                      result.completeExceptionally(
+                          SeqidProtocols.unreadableReply(t, ex.method(), channel.remoteAddress()));
                     }
                   }));
       return result;
@@ -352,7 +353,9 @@ public final class AsyncClients {
       }
       C client = clientFactory.apply(in, out);
       send.send(client);
-      return new Exchange<>(client, input, output.payload());
+      String method =
+          out instanceof SeqidProtocols.SequencingOutput sequenced ? sequenced.method : null;
+      return new Exchange<>(client, input, output.payload(), method);
     }
 
     Class<?> sampleClientClass() {
@@ -367,7 +370,8 @@ public final class AsyncClients {
     }
   }
 
-  private record Exchange<C>(C client, FrameInputTransport input, ByteBuffer request) {}
+  private record Exchange<C>(
+      C client, FrameInputTransport input, ByteBuffer request, String method) {}
 
   /**
    * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it (shut down,

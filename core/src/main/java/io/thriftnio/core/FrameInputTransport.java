@@ -134,6 +134,26 @@ public final class FrameInputTransport extends TEndpointTransport {
     consumed(len);
   }
 
+  /**
+   * Refuses a declared size (a string's bytes, a container's least bytes) that the frame's unread
+   * bytes cannot hold, before the protocol allocates for it ({@link
+   * TTransportException#MESSAGE_SIZE_LIMIT}), with both numbers: libthrift's own text names its
+   * {@code maxMessageSize}, which is not the bound here.
+   */
+  @Override
+  public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+    if (numBytes > remainingMessageSize) {
+      throw new TTransportException(
+          TTransportException.MESSAGE_SIZE_LIMIT,
+          "a size of "
+              + numBytes
+              + " bytes declared with "
+              + Math.max(0, remainingMessageSize)
+              + " bytes left in a frame of "
+              + knownMessageSize);
+    }
+  }
+
   // Spend the read budget as bytes are read, so that libthrift's size checks compare a declared
   // size with the bytes left in the frame, not with the whole frame. Reads never pass the frame's
   // end, so the budget cannot go below zero.

@@ -2,6 +2,8 @@ package io.thriftnio.core;
 
 import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.util.internal.ProtocolBytes;
+import io.thriftnio.core.util.internal.ReplyChecks;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
@@ -93,6 +95,7 @@ final class SeqidProtocols {
         long header =
             MessageHeaders.expectedHeader(input.unread(), binary, sent.method, sent.wireSeqid);
         if (header >= 0) {
+          checkType((byte) header);
           input.consumeBuffer((int) (header >>> 8));
           return new TMessage(sent.method, (byte) header, sent.clientSeqid);
         }
@@ -105,19 +108,36 @@ final class SeqidProtocols {
         throw inOtherProtocol(e, start);
       }
       if (got.seqid != sent.wireSeqid) {
-        throw new TApplicationException(
-            TApplicationException.BAD_SEQUENCE_ID,
-            sent.method
-                + " failed: out of sequence response from "
-                + channel.remoteAddress()
-                + ": expected seqid "
-                + sent.wireSeqid
-                + ", got "
-                + got.seqid
-                + " from method "
-                + got.name);
+        throw ReplyChecks.outOfSequence(sent.method, channel.remoteAddress(), sent.wireSeqid, got);
+      }
+      TApplicationException mismatch =
+          ReplyChecks.mismatch(got, sent.method, channel.remoteAddress());
+      if (mismatch != null) {
+        throw mismatch;
       }
       return new TMessage(got.name, got.type, sent.clientSeqid);
     }
+
+    /** A reply is a REPLY or an EXCEPTION; a generated client would read any other as a result. */
+    private void checkType(byte type) throws TApplicationException {
+      TApplicationException mismatch =
+          ReplyChecks.mismatch(
+              new TMessage(sent.method, type, sent.wireSeqid),
+              sent.method,
+              channel.remoteAddress());
+      if (mismatch != null) {
+        throw mismatch;
+      }
+    }
+  }
+
+  /**
+   * What a reply's decoding threw, restated to name the call and the peer when it is libthrift's
+   * bare protocol or transport error (a header that is no message, a size the frame cannot hold):
+   * the same type and type code, the original as the cause. Anything else (a declared exception, a
+   * {@code TApplicationException}, a failure that names the peer already) is returned as it is.
+   */
+  static Throwable unreadableReply(Throwable t, String method, SocketAddress peer) {
+    return ReplyChecks.unreadable(t, method, peer);
   }
 }

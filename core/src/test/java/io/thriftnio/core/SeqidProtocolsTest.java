@@ -103,14 +103,30 @@ class SeqidProtocolsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("protocols")
-  void aReplyUnderAnotherNameIsReadByTheProtocolAndKeepsItsName(String name, TProtocolFactory f)
+  void aReplyUnderAnotherNameFailsWithWrongMethodName(String name, TProtocolFactory f)
+      throws Exception {
+    // A generated client does not check the name: it would read get_usr's reply as get_user's.
+    Pair p = new Pair(f, "get_user");
+    TMessage[] header = new TMessage[1];
+    assertThatThrownBy(() -> p.read(reply(f, "get_usr", TMessageType.REPLY, 42, 9), header))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.WRONG_METHOD_NAME))
+        .hasMessageStartingWith("get_user failed: the reply from peer")
+        .hasMessageEndingWith(":1 with seqid 42 names method get_usr");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void aMessageOfAnotherTypeFailsWithInvalidMessageType(String name, TProtocolFactory f)
       throws Exception {
     Pair p = new Pair(f, "get_user");
     TMessage[] header = new TMessage[1];
-    int[] read = p.read(reply(f, "get_usr", TMessageType.REPLY, 42, 9), header);
-    assertThat(header[0].name).isEqualTo("get_usr");
-    assertThat(header[0].seqid).isEqualTo(CLIENT_SEQID);
-    assertThat(read[0]).isEqualTo(9);
+    assertThatThrownBy(() -> p.read(reply(f, "get_user", TMessageType.CALL, 42, 9), header))
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.INVALID_MESSAGE_TYPE))
+        .hasMessageEndingWith(" has message type 1 (expected: 2 REPLY or 3 EXCEPTION)");
   }
 
   @ParameterizedTest(name = "{0}")

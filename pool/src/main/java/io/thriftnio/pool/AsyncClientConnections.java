@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.internal.client.AsyncClientSocket;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.FramedNonblockingSocket;
 import io.thriftnio.core.internal.client.InterceptedConnection;
@@ -9,6 +10,7 @@ import io.thriftnio.core.internal.client.SaslSocketTransport;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslQop;
+import io.thriftnio.core.util.internal.ReplyChecks;
 import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,7 +21,10 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
+import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.scheme.StandardScheme;
+import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TTransportException;
 
@@ -131,7 +136,8 @@ final class AsyncClientConnections<A extends TAsyncClient>
               ? null
               : new InterceptedConnection(
                   interception, endpoint, header, options.argumentHeaders());
-      TProtocolFactory protocols = calls == null ? protocolFactory : calls.wrap(protocolFactory);
+      TProtocolFactory checked = checking(protocolFactory, endpoint, socket);
+      TProtocolFactory protocols = calls == null ? checked : calls.wrap(checked);
       Supplier<A> clients =
           () -> {
             A client = factory.create(protocols, manager, socket);
@@ -143,6 +149,31 @@ final class AsyncClientConnections<A extends TAsyncClient>
       SocketTransports.closeQuietly(channel);
       throw e;
     }
+  }
+
+  /**
+   * Protocols of {@code protocols} that check each reply header against the method {@code socket}
+   * last sent ({@link ReplyChecks.CheckingProtocol}), and bound the sizes a reply declares by its
+   * frame: the stock async client decodes each reply from an in-memory transport whose size budget
+   * is otherwise libthrift's default {@code maxMessageSize}, not the frame's length. A protocol no
+   * decorator can stand in for (a tuple protocol) is left as it is.
+   */
+  private static TProtocolFactory checking(
+      TProtocolFactory protocols, InetSocketAddress endpoint, TNonblockingSocket socket) {
+    Supplier<String> method = socket instanceof AsyncClientSocket s ? s::lastMethod : () -> null;
+    return transport -> {
+      if (transport instanceof TMemoryInputTransport reply) {
+        try {
+          reply.updateKnownMessageSize(reply.getBytesRemainingInBuffer());
+        } catch (TTransportException e) {
+          throw new IllegalStateException(e); // a frame over maxMessageSize, read already
+        }
+      }
+      TProtocol protocol = protocols.getProtocol(transport);
+      return protocol.getScheme() == StandardScheme.class
+          ? new ReplyChecks.CheckingProtocol(protocol, endpoint, method)
+          : protocol;
+    };
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.util.internal.ReplyChecks;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeoutException;
@@ -89,10 +90,11 @@ final class AsyncConnection<A extends TAsyncClient> {
    * raises, naming the method, the server and the setting; anything else as it is.
    */
   public Exception explain(Exception failure) {
-    if (!(failure instanceof TimeoutException)) {
-      return failure;
-    }
     String method = socket instanceof AsyncClientSocket s ? s.lastMethod() : null;
+    if (!(failure instanceof TimeoutException)) {
+      // libthrift's bare decode errors, restated to name the endpoint and the method.
+      return ReplyChecks.unreadable(failure, method, endpoint) instanceof Exception e ? e : failure;
+    }
     CallTimeoutException e =
         ClientErrors.noResponse(
             endpoint, method, client.getTimeout(), "; connection closed", false);

@@ -34,9 +34,21 @@ final class Failures {
    */
   public static boolean keepsConnection(Throwable failure) {
     if (failure instanceof TApplicationException) {
-      return ((TApplicationException) failure).getType() != TApplicationException.BAD_SEQUENCE_ID;
+      return !answersAnotherCall((TApplicationException) failure);
     }
     return failure instanceof TException && failure instanceof TBase;
+  }
+
+  /**
+   * Whether a client refused a reply as no answer to its call: another sequence id, another
+   * method's name, a message type no reply has. The connection is out of step, or its server
+   * broken: it is not kept.
+   */
+  static boolean answersAnotherCall(TApplicationException e) {
+    int type = e.getType();
+    return type == TApplicationException.BAD_SEQUENCE_ID
+        || type == TApplicationException.WRONG_METHOD_NAME
+        || type == TApplicationException.INVALID_MESSAGE_TYPE;
   }
 
   /**

@@ -42,7 +42,7 @@ final class SocketTransports {
 
     /**
      * @param framed whether to wrap the socket in a {@code TFramedTransport}; if not, {@code
-     *     maxFrameSize} is ignored
+     *     maxFrameSize} bounds only the sizes a reply declares
      */
     public FramedSocketFactory(
         Duration connectTimeout, Duration readTimeout, int maxFrameSize, boolean framed) {
@@ -60,6 +60,8 @@ final class SocketTransports {
         socket.setSoTimeout(readTimeoutMillis);
         TSocket bare =
             new DeadlineSocket(socket, endpoint, readTimeoutMillis, framed, maxFrameSize);
+        bare.getConfiguration()
+            .setMaxFrameSize(maxFrameSize); // bounds declared sizes, unframed too
         return framed ? new TFramedTransport(bare, maxFrameSize) : bare;
       } catch (IOException | TTransportException | RuntimeException e) {
         closeQuietly(channel);

@@ -187,12 +187,12 @@ final class SyncCalls<C extends TServiceClient> {
     try {
       return work.on(b.connection.client);
     } catch (Throwable t) {
-      failure = t;
+      failure = b.connection.explain(t);
       if (cut.get()) {
         failure = deadline.exceeded(name, b.endpoint, pool.stats(), t);
         throw (CallDeadlineException) failure;
       }
-      throw t;
+      throw rethrow(failure);
     } finally {
       if (watchdog != null) {
         watchdog.cancel(false);
@@ -212,12 +212,13 @@ final class SyncCalls<C extends TServiceClient> {
     R result;
     try {
       result = work.on(b.connection.client);
-    } catch (Throwable t) {
+    } catch (Throwable thrown) {
+      Throwable t = b.connection.explain(thrown);
       boolean refused = b.connection.settleCall(t); // an interceptor's refusal sent nothing
       if (!refused && !Failures.keepsConnection(t)) {
         spoiled.accept(t);
       }
-      throw t;
+      throw rethrow(t);
     }
     b.connection.settleCall(null);
     return result;

@@ -4,12 +4,14 @@ import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.util.internal.ReplyChecks;
 import java.net.InetSocketAddress;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
+import org.apache.thrift.scheme.StandardScheme;
 import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -23,19 +25,32 @@ final class SyncConnection<C extends TServiceClient> {
   /** Runs the interceptors around the client's calls; {@code null} without interceptors. */
   private final InterceptedConnection interception;
 
+  /** Checks each reply's header; {@code null} for a protocol no decorator can stand in for. */
+  private final ReplyChecks.CheckingProtocol replies;
+
   public SyncConnection(InetSocketAddress endpoint, TTransport transport, C client) {
-    this(endpoint, transport, client, null);
+    this(endpoint, transport, client, null, null);
   }
 
   private SyncConnection(
       InetSocketAddress endpoint,
       TTransport transport,
       C client,
-      InterceptedConnection interception) {
+      InterceptedConnection interception,
+      ReplyChecks.CheckingProtocol replies) {
     this.endpoint = endpoint;
     this.transport = transport;
     this.client = client;
     this.interception = interception;
+    this.replies = replies;
+  }
+
+  /**
+   * What a call on this connection threw, restated to name the endpoint and the method when it is
+   * libthrift's bare decode error ({@link ReplyChecks#unreadable}).
+   */
+  public Throwable explain(Throwable failure) {
+    return ReplyChecks.unreadable(failure, replies == null ? null : replies.method(), endpoint);
   }
 
   /**
@@ -107,8 +122,16 @@ final class SyncConnection<C extends TServiceClient> {
                 "the transport opened to " + Names.endpoint(endpoint) + " is not open");
           }
           TProtocol protocol = protocolFactory.getProtocol(transport);
+          ReplyChecks.CheckingProtocol replies = null;
+          if (protocol.getScheme() == StandardScheme.class) {
+            // Generated code picks its scheme by the protocol's getScheme(): a tuple protocol
+            // cannot be decorated, and keeps the generated client's own seqid check alone.
+            replies = new ReplyChecks.CheckingProtocol(protocol, endpoint, null);
+            protocol = replies;
+          }
           if (interception == null) {
-            return new SyncConnection<>(endpoint, transport, clientFactory.apply(protocol));
+            return new SyncConnection<>(
+                endpoint, transport, clientFactory.apply(protocol), null, replies);
           }
           InterceptedConnection calls =
               new InterceptedConnection(
@@ -117,7 +140,7 @@ final class SyncConnection<C extends TServiceClient> {
                   transport instanceof HeaderTransport ? (HeaderTransport) transport : null,
                   argumentHeaders);
           return new SyncConnection<>(
-              endpoint, transport, clientFactory.apply(calls.wrap(protocol)), calls);
+              endpoint, transport, clientFactory.apply(calls.wrap(protocol)), calls, replies);
         } catch (Exception | Error e) {
           transport.close();
           throw e;

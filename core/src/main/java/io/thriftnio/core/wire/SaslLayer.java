@@ -53,11 +53,21 @@ public final class SaslLayer {
     }
   }
 
-  /** A frame payload as it arrived, unwrapped. */
+  /**
+   * A frame payload as it arrived, unwrapped. A mechanism that discards a frame whose integrity
+   * check fails (the JDK's DIGEST-MD5 returns nothing, as RFC 2831 has it) fails here: no Thrift
+   * message is empty, and the frame's reply is lost.
+   */
   public byte[] unwrap(byte[] wrapped) throws SaslException {
     SaslClient c = client;
+    byte[] message;
     synchronized (mechanism) {
-      return c.unwrap(wrapped, 0, wrapped.length);
+      message = c.unwrap(wrapped, 0, wrapped.length);
     }
+    if (message.length == 0 && wrapped.length > 0) {
+      throw new SaslException(
+          "the mechanism discarded it (its integrity or sequence check failed)");
+    }
+    return message;
   }
 }

@@ -226,6 +226,11 @@ public final class ClientKinds {
         });
   }
 
+  /** A blocking {@code Iface} over {@code async}: each call waits for its callback. */
+  public static BenchService.Iface blocking(BenchService.AsyncIface async) {
+    return new BlockingIface(async);
+  }
+
   /** How a kind connects; the part that differs between kinds. */
   @FunctionalInterface
   private interface Connector {

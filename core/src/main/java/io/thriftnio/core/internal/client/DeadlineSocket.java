@@ -71,6 +71,27 @@ public final class DeadlineSocket extends TSocket {
   }
 
   /**
+   * Refuses a size a reply declares (a string's bytes, a container's least bytes) over the
+   * configuration's {@code maxFrameSize} before the protocol allocates for it: libthrift's own
+   * bound is its {@code maxMessageSize}, 100 MB by default.
+   */
+  @Override
+  public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+    int limit = getConfiguration().getMaxFrameSize();
+    if (numBytes > limit) {
+      throw new TTransportException(
+          TTransportException.MESSAGE_SIZE_LIMIT,
+          "a size of "
+              + numBytes
+              + " bytes declared in a reply from "
+              + peer
+              + " exceeds maxFrameSize "
+              + limit);
+    }
+    super.checkReadBytesAvailable(numBytes);
+  }
+
+  /**
    * Bounds each reply from now on by {@code millis}: before, reads wait as the socket's own read
    * timeout says (a SASL negotiation, say, under its own timeout).
    */

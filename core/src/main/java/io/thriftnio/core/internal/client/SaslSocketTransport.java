@@ -68,7 +68,7 @@ public final class SaslSocketTransport {
       tsocket = new DeadlineSocket(socket, address, 0, true, options.maxFrameSize());
       tsocket.getConfiguration().setMaxFrameSize(options.maxFrameSize());
       SaslClient client = sasl.newSaslClient();
-      transport = new Closing(client, tsocket, onClose);
+      transport = new Closing(client, tsocket, address, onClose);
     } catch (SaslException | TTransportException | RuntimeException e) {
       BlockingSockets.closeQuietly(socket);
       throw new SaslNegotiationException(
@@ -187,9 +187,52 @@ public final class SaslSocketTransport {
     @GuardedBy("lock")
     private boolean closed;
 
-    Closing(SaslClient client, TTransport underlying, Runnable onClose) throws TTransportException {
+    private final String mechanism;
+    private final InetSocketAddress address;
+
+    Closing(SaslClient client, TTransport underlying, InetSocketAddress address, Runnable onClose)
+        throws TTransportException {
       super(client, underlying);
+      this.mechanism = client.getMechanismName();
+      this.address = address;
       this.onClose = onClose;
+    }
+
+    /**
+     * A wrapped frame the mechanism discards (its integrity check failed: the JDK's DIGEST-MD5
+     * returns nothing) reads as nothing; libthrift would report "Cannot read. Remote side has
+     * closed". It fails as a frame that does not unwrap, as on the channels.
+     */
+    @Override
+    public int read(byte[] buf, int off, int len) throws TTransportException {
+      int n = super.read(buf, off, len);
+      if (n == 0 && len > 0) {
+        throw new TTransportException(
+            TTransportException.CORRUPTED_DATA,
+            "SASL "
+                + mechanism
+                + " reply from "
+                + address
+                + " does not unwrap: the mechanism discarded it (its integrity or sequence check"
+                + " failed)");
+      }
+      return n;
+    }
+
+    /**
+     * Refuses a size a reply declares (a string's bytes, a container's least bytes) over {@code
+     * maxFrameSize} before the protocol allocates for it: libthrift's own bound is its {@code
+     * maxMessageSize}, 100 MB by default.
+     */
+    @Override
+    public void checkReadBytesAvailable(long numBytes) throws TTransportException {
+      int limit = getUnderlyingTransport().getConfiguration().getMaxFrameSize();
+      if (numBytes > limit) {
+        throw new TTransportException(
+            TTransportException.MESSAGE_SIZE_LIMIT,
+            "a size of " + numBytes + " bytes declared in a reply exceeds maxFrameSize " + limit);
+      }
+      super.checkReadBytesAvailable(numBytes);
     }
 
     @Override
