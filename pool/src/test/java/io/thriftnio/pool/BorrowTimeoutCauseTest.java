@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
@@ -53,7 +54,7 @@ class BorrowTimeoutCauseTest {
               });
       busy.start();
       try {
-        assertThat(Fds.await(() -> pool.stats().active() == 1, Duration.ofSeconds(10))).isTrue();
+        await("pool.stats().active() == 1").until(() -> pool.stats().active() == 1);
         Throwable failure = null;
         try {
           pool.call(c -> c.fired());
@@ -98,7 +99,7 @@ class BorrowTimeoutCauseTest {
       peer.replyGate = gate; // the live endpoint's one connection stays busy
       try {
         CompletableFuture<Long> busy = pool.call((c, cb) -> c.fired(cb));
-        assertThat(Fds.await(() -> pool.stats().active() == 1, Duration.ofSeconds(10))).isTrue();
+        await("pool.stats().active() == 1").until(() -> pool.stats().active() == 1);
         CompletableFuture<Long> second = pool.call((c, cb) -> c.fired(cb));
         Throwable failure = second.handle((ok, t) -> t).get(10, TimeUnit.SECONDS);
         String refused = "cannot connect to " + dead + ": Connection refused";
