@@ -405,9 +405,8 @@ public final class ClientOptions {
      * Checks every value and builds the options.
      *
      * @return the options
-     * @throws IllegalArgumentException naming the first value out of range, in the form {@code
-     *     name: value (expected: rule)}
-     * @throws IllegalStateException if two settings conflict: an {@code httpPath} without {@code
+     * @throws SettingException naming the first value out of range, in the form {@code name: value
+     *     (expected: rule)}, or a setting the others contradict: an {@code httpPath} without {@code
      *     HTTP}, {@code SASL} without {@code sasl} or {@code sasl} without {@code SASL}
      */
     public ClientOptions build() {

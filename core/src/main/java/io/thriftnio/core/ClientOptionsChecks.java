@@ -18,35 +18,37 @@ final class ClientOptionsChecks {
       ok = c > ' ' && c < 0x7f;
     }
     if (!ok) {
-      throw new IllegalArgumentException(
-          "httpPath: \""
-              + httpPath
-              + "\" (expected: an absolute path, starting with /, of visible ASCII characters)");
+      throw new SettingException(
+          "httpPath",
+          "\"" + httpPath + "\"",
+          "an absolute path, starting with /, of visible ASCII characters");
     }
     if (wireKind != WireKind.HTTP) {
-      throw new IllegalStateException(
-          "httpPath: \""
-              + httpPath
-              + "\" (expected: no path with wireKind "
+      throw new SettingException(
+          "httpPath",
+          "\"" + httpPath + "\"",
+          "no path with wireKind "
               + wireKind
-              + ", which would ignore it; set wireKind(HTTP) or drop the path)");
+              + ", which would ignore it; set wireKind(HTTP) or drop the path");
     }
   }
 
   /** SASL settings exactly when the wire kind is {@link WireKind#SASL}. */
   static void sasl(ClientSasl sasl, WireKind wireKind) {
     if (wireKind == WireKind.SASL && sasl == null) {
-      throw new IllegalStateException(
-          "sasl: null (expected: set when wireKind is SASL: the mechanism and credentials each"
-              + " connection negotiates with)");
+      throw new SettingException(
+          "sasl",
+          null,
+          "set when wireKind is SASL: the mechanism and credentials each connection negotiates"
+              + " with");
     }
     if (wireKind != WireKind.SASL && sasl != null) {
-      throw new IllegalStateException(
-          "sasl: "
-              + sasl
-              + " (expected: none with wireKind "
+      throw new SettingException(
+          "sasl",
+          sasl,
+          "none with wireKind "
               + wireKind
-              + ", which would ignore it; set wireKind(SASL) or drop sasl)");
+              + ", which would ignore it; set wireKind(SASL) or drop sasl");
     }
   }
 }

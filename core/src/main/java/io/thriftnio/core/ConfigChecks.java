@@ -97,7 +97,7 @@ final class ConfigChecks {
       return null;
     }
     if (grace.isNegative()) {
-      throw new IllegalArgumentException("maxConnectionAgeGrace: " + grace + " (expected: >= 0)");
+      throw new SettingException("maxConnectionAgeGrace", grace, ">= 0");
     }
     if (age == null) {
       throw ignored("maxConnectionAgeGrace", grace, "maxConnectionAge unset (never aged)");
@@ -105,9 +105,8 @@ final class ConfigChecks {
     return grace;
   }
 
-  private static IllegalStateException ignored(String name, Object value, String because) {
-    return new IllegalStateException(
-        name + ": " + value + " (expected: unset; ignored with " + because + ")");
+  private static SettingException ignored(String name, Object value, String because) {
+    return new SettingException(name, value, "unset; ignored with " + because);
   }
 
   /**
@@ -120,13 +119,11 @@ final class ConfigChecks {
           ((ThreadPoolExecutor) executor).getRejectedExecutionHandler();
       if (handler instanceof ThreadPoolExecutor.DiscardPolicy
           || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy) {
-        throw new IllegalArgumentException(
-            "workerExecutor: "
-                + executor
-                + " with rejection handler "
-                + handler.getClass().getName()
-                + " (expected: a handler that runs or rejects every task, e.g."
-                + " ThreadPoolExecutor.AbortPolicy; a discarded call would never be answered)");
+        throw new SettingException(
+            "workerExecutor",
+            executor + " with rejection handler " + handler.getClass().getName(),
+            "a handler that runs or rejects every task, e.g. ThreadPoolExecutor.AbortPolicy; a"
+                + " discarded call would never be answered");
       }
     }
     return executor;

@@ -63,11 +63,11 @@ public final class Framing {
    *
    * @param maxFrameSize the candidate limit, in bytes
    * @return {@code maxFrameSize}
-   * @throws IllegalArgumentException if it is not positive
+   * @throws SettingException if it is not positive
    */
   public static int checkMaxFrameSize(int maxFrameSize) {
     if (maxFrameSize <= 0) {
-      throw new IllegalArgumentException("maxFrameSize: " + maxFrameSize + " (expected: > 0)");
+      throw new SettingException("maxFrameSize", maxFrameSize, "> 0");
     }
     return maxFrameSize;
   }

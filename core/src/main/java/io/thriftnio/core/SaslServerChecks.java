@@ -17,39 +17,40 @@ final class SaslServerChecks {
   /**
    * The server's SASL settings, checked.
    *
-   * @throws IllegalStateException if SASL and its settings do not go together, PLAIN would travel
-   *     in clear, or a frame's first byte could be SASL's
+   * @throws SettingException if SASL and its settings do not go together, PLAIN would travel in
+   *     clear, or a frame's first byte could be SASL's
    */
   static ServerSasl check(ServerBuilder<?> b, Set<WireKind> wireKinds, int maxFrameSize) {
     ServerSasl sasl = b.sasl;
     boolean accepted = wireKinds.contains(WireKind.SASL);
     if (accepted && sasl == null) {
-      throw new IllegalStateException("sasl: null (expected: set when wireKinds has SASL)");
+      throw new SettingException("sasl", null, "set when wireKinds has SASL");
     }
     if (!accepted && sasl != null) {
-      throw new IllegalStateException(
-          "sasl: " + sasl + " (expected: null when wireKinds has no SASL: " + wireKinds + ")");
+      throw new SettingException("sasl", sasl, "null when wireKinds has no SASL: " + wireKinds);
     }
     if (sasl == null) {
       return null;
     }
     boolean framing = wireKinds.contains(WireKind.FRAMED) || wireKinds.contains(WireKind.HEADER);
     if (framing && maxFrameSize >= FIRST_LENGTH_LIKE_START) {
-      throw new IllegalStateException(
-          "maxFrameSize: "
-              + maxFrameSize
-              + " (expected: < "
+      throw new SettingException(
+          "maxFrameSize",
+          maxFrameSize,
+          "< "
               + FIRST_LENGTH_LIKE_START
               + " with wireKinds "
               + wireKinds
               + ": a frame length of 16 MiB or more starts with 01, SASL's START, so the first"
-              + " byte could not tell the two apart)");
+              + " byte could not tell the two apart");
     }
     if (sasl.offersPlain() && b.tls == null) {
       if (!sasl.plainWithoutTls()) {
-        throw new IllegalStateException(
-            "sasl: PLAIN without tls (expected: a tls setting, as PLAIN sends passwords in clear;"
-                + " or ServerSasl.Builder.plainWithoutTls(true) on a trusted network)");
+        throw new SettingException(
+            "sasl",
+            "PLAIN without tls",
+            "a tls setting, as PLAIN sends passwords in clear; or"
+                + " ServerSasl.Builder.plainWithoutTls(true) on a trusted network");
       }
       log.warn(
           "SASL PLAIN is offered without TLS (plainWithoutTls): passwords travel in clear on {}",

@@ -17,15 +17,14 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * The settings every thrift-nio server shares. Transport builders extend it with their own knobs
  * and implement {@link #build()}.
  *
- * <p>Setters only record values; {@link #build()} validates all of them together and fails with an
- * {@link IllegalArgumentException} or {@link IllegalStateException} whose message names the setting
- * and the value, e.g. {@code maxFrameSize: -1 (expected: > 0)}. A setting the configuration would
- * ignore is refused there too: {@link #httpPath} or {@link #healthPath} without HTTP in {@link
- * #wireKinds}, a worker setting with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity}
- * or {@link #workerStartTimeout} with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the
- * own pool's size or queue beside a {@link #workerExecutor}, a {@link #maxConnectionAgeGrace}
- * without a {@link #maxConnectionAge}. A {@code null} worker setting, path or connection age is
- * unset (the default). Not thread-safe.
+ * <p>Setters only record values; {@link #build()} validates all of them together and fails with a
+ * {@link SettingException} that names the setting, the value and the rule, e.g. {@code
+ * maxFrameSize: -1 (expected: > 0)}. A setting the configuration would ignore is refused there too:
+ * {@link #httpPath} or {@link #healthPath} without HTTP in {@link #wireKinds}, a worker setting
+ * with {@link IoStrategy#SAME_THREAD}, {@link #workerQueueCapacity} or {@link #workerStartTimeout}
+ * with {@link IoStrategy#LEADER_FOLLOWER} (it queues nothing), the own pool's size or queue beside
+ * a {@link #workerExecutor}, a {@link #maxConnectionAgeGrace} without a {@link #maxConnectionAge}.
+ * A {@code null} worker setting, path or connection age is unset (the default). Not thread-safe.
  *
  * @param <B> the concrete builder type, returned by every setter
  */
@@ -392,9 +391,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   /**
    * Validates the settings and creates the server, not yet started.
    *
-   * @throws IllegalArgumentException if a value is out of range
-   * @throws IllegalStateException if a required value is missing, two values conflict, or the
-   *     transport does not support the chosen strategy
+   * @throws SettingException if a value is out of range, a required value is missing, or a setting
+   *     is one the others would ignore or contradict
+   * @throws IllegalStateException if exactly one of processor and asyncProcessor is not set, only
+   *     one of the protocol factories is, or the transport does not support the chosen strategy
    */
   public abstract ThriftServer build();
 }

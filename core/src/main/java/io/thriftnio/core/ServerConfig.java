@@ -60,8 +60,8 @@ public final class ServerConfig {
               + " (expected: exactly one of them)");
     }
     if (b.bindAddress == null) {
-      throw new IllegalStateException(
-          "bindAddress: null (expected: an address, e.g. new InetSocketAddress(\"127.0.0.1\", 0))");
+      throw new SettingException(
+          "bindAddress", null, "an address, e.g. new InetSocketAddress(\"127.0.0.1\", 0)");
     }
     if ((b.inputProtocolFactory == null) != (b.outputProtocolFactory == null)) {
       throw new IllegalStateException(
@@ -123,8 +123,8 @@ public final class ServerConfig {
     EnumSet<WireKind> set = EnumSet.noneOf(WireKind.class);
     for (int i = 0; i < wireKinds.length; i++) {
       if (wireKinds[i] == null) {
-        throw new IllegalArgumentException(
-            "wireKinds[" + i + "]: null (expected: one of " + EnumSet.allOf(WireKind.class) + ")");
+        throw new SettingException(
+            "wireKinds[" + i + "]", null, "one of " + EnumSet.allOf(WireKind.class));
       }
       set.add(wireKinds[i]);
     }
@@ -136,23 +136,21 @@ public final class ServerConfig {
         || !path.startsWith("/")
         || path.indexOf('?') >= 0
         || path.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
-      throw new IllegalArgumentException(
-          name
-              + ": "
-              + (path == null ? "null" : "'" + path + "'")
-              + " (expected: an absolute path, starting with /, without query or spaces)");
+      throw new SettingException(
+          name,
+          path == null ? "null" : "'" + path + "'",
+          "an absolute path, starting with /, without query or spaces");
     }
     return path;
   }
 
   private static List<ServerInterceptor> checkInterceptors(List<ServerInterceptor> interceptors) {
     if (interceptors == null) {
-      throw new IllegalArgumentException("interceptors: null (expected: a list, empty for none)");
+      throw new SettingException("interceptors", null, "a list, empty for none");
     }
     for (int i = 0; i < interceptors.size(); i++) {
       if (interceptors.get(i) == null) {
-        throw new IllegalArgumentException(
-            "interceptors[" + i + "]: null (expected: an interceptor)");
+        throw new SettingException("interceptors[" + i + "]", null, "an interceptor");
       }
     }
     return List.copyOf(interceptors);

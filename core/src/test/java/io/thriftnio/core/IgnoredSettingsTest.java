@@ -34,7 +34,7 @@ class IgnoredSettingsTest {
   @Test
   void anHttpPathWithoutHttpIsRefused() {
     assertThatThrownBy(() -> server(b -> b.httpPath("/rpc")))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "httpPath: '/rpc' (expected: unset; ignored with wireKinds [FRAMED] without HTTP)");
     assertThatThrownBy(() -> server(b -> b.wireKinds(WireKind.UNFRAMED).httpPath("/rpc")))
@@ -46,7 +46,7 @@ class IgnoredSettingsTest {
   @Test
   void aHealthPathWithoutHttpIsRefused() {
     assertThatThrownBy(() -> server(b -> b.healthPath("/health")))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "healthPath: '/health' (expected: unset; ignored with wireKinds [FRAMED] without"
                 + " HTTP)");
@@ -60,7 +60,7 @@ class IgnoredSettingsTest {
   @Test
   void workerSettingsWithSameThreadAreRefused() {
     assertThatThrownBy(() -> server(b -> b.ioStrategy(IoStrategy.SAME_THREAD).workerThreads(8)))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "workerThreads: 8 (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no"
                 + " workers)");
@@ -113,13 +113,13 @@ class IgnoredSettingsTest {
   @Test
   void clientOptionsRefuseAPathWithoutHttpAndHeader() {
     assertThatThrownBy(() -> ClientOptions.builder().httpPath("/rpc").build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "httpPath: \"/rpc\" (expected: no path with wireKind FRAMED, which would ignore it;"
                 + " set wireKind(HTTP) or drop the path)");
     assertThatThrownBy(
             () -> ClientOptions.builder().wireKind(WireKind.HEADER).httpPath("/rpc").build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("httpPath: \"/rpc\" (expected: no path with wireKind HEADER");
     assertThat(ClientOptions.builder().wireKind(WireKind.HEADER).build().wireKind())
         .isEqualTo(WireKind.HEADER);

@@ -277,7 +277,7 @@ class ServerBuilderTest {
         b -> b.maxConnectionAge(Duration.ofMinutes(5)).maxConnectionAgeGrace(Duration.ofNanos(-1)),
         "maxConnectionAgeGrace: PT-0.000000001S (expected: >= 0)");
     assertThatThrownBy(() -> build(b -> b.maxConnectionAgeGrace(Duration.ofSeconds(30))))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "maxConnectionAgeGrace: PT30S (expected: unset; ignored with maxConnectionAge unset"
                 + " (never aged))");
@@ -349,7 +349,7 @@ class ServerBuilderTest {
 
   private static void assertRefused(UnaryOperator<StubBuilder> settings, String message) {
     assertThatThrownBy(() -> build(settings))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageContaining(message);
   }
 
@@ -461,7 +461,7 @@ class ServerBuilderTest {
   @Test
   void bindAddressIsRequired() {
     assertThatThrownBy(() -> new StubBuilder().processor(PROCESSOR).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("bindAddress: null (expected: ");
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.client.ClientConnections;
@@ -211,19 +212,18 @@ public final class GrizzlyClientIo implements ClientIo {
      *
      * @return the IO threads
      * @throws IOException if Grizzly cannot start its selectors
-     * @throws IllegalArgumentException naming a value out of range
-     * @throws IllegalStateException for a worker setting with {@link IoStrategy#SAME_THREAD}, which
-     *     has no workers and would ignore it
+     * @throws SettingException naming a value out of range, or a worker setting with {@link
+     *     IoStrategy#SAME_THREAD}, which has no workers and would ignore it
      */
     public GrizzlyClientIo build() throws IOException {
       Checks.notNull("ioStrategy", ioStrategy);
       Checks.positive("ioThreads", ioThreads);
       Integer set = workerThreads != null ? workerThreads : workerQueueCapacity;
       if (ioStrategy == IoStrategy.SAME_THREAD && set != null) {
-        throw new IllegalStateException(
-            (workerThreads != null ? "workerThreads: " : "workerQueueCapacity: ")
-                + set
-                + " (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no workers)");
+        throw new SettingException(
+            workerThreads != null ? "workerThreads" : "workerQueueCapacity",
+            set,
+            "unset; ignored with ioStrategy SAME_THREAD, which runs no workers");
       }
       workerThreads =
           Checks.positive(

@@ -5,6 +5,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
@@ -387,9 +388,10 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
      * Validates the settings and creates the server with its filter chain, not yet started: no
      * thread runs and no socket is open until {@link GrizzlyThriftServer#start()}.
      *
-     * @throws IllegalArgumentException if a value is out of range
-     * @throws IllegalStateException if a required value is missing or two values conflict, or TLS
-     *     asks for the OPENSSL provider (Grizzly uses the JDK's TLS)
+     * @throws SettingException as {@link ServerBuilder#build()}: a value out of range, a required
+     *     value missing, or a setting the others would ignore or contradict
+     * @throws IllegalStateException if TLS asks for the OPENSSL provider (Grizzly uses the JDK's
+     *     TLS)
      */
     @Override
     public GrizzlyThriftServer build() {

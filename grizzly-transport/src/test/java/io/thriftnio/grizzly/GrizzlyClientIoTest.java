@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.SettingException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -44,7 +45,7 @@ class GrizzlyClientIoTest {
   @Test
   void workerSettingsWithoutWorkersAreRefusedAtBuild() {
     assertThatThrownBy(() -> GrizzlyClientIo.builder().workerThreads(8).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "workerThreads: 8 (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no"
                 + " workers)");

@@ -8,6 +8,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.thriftnio.core.SettingException;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -158,11 +159,10 @@ final class IoTransport {
         return IoUring.transport();
       }
     }
-    throw new IllegalArgumentException(
-        "eventLoopGroup: "
-            + group
-            + " (expected: a MultiThreadIoEventLoopGroup with the NIO, epoll or io_uring IO"
-            + " handler)");
+    throw new SettingException(
+        "eventLoopGroup",
+        group,
+        "a MultiThreadIoEventLoopGroup with the NIO, epoll or io_uring IO handler");
   }
 
   /** Why epoll cannot be used here, or {@code null} when it can. */

@@ -15,6 +15,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
@@ -192,26 +193,30 @@ public final class NettyThriftServer extends ForwardingThriftServer {
     /**
      * Validates the settings and creates the server, not yet started.
      *
-     * @throws IllegalStateException also if the strategy is {@link IoStrategy#LEADER_FOLLOWER}, or
-     *     if {@link NettyTransportType#EPOLL} or {@link NettyTransportType#IO_URING} is asked for
-     *     and cannot be used on this machine, or if TLS is set with the OPENSSL provider and
-     *     netty-tcnative is not available, or its key material is unusable
+     * @throws SettingException as {@link ServerBuilder#build()}, also if the strategy is {@link
+     *     IoStrategy#LEADER_FOLLOWER} or an {@code ioTransport} other than AUTO is set beside an
+     *     {@code eventLoopGroup}
+     * @throws IllegalStateException if {@link NettyTransportType#EPOLL} or {@link
+     *     NettyTransportType#IO_URING} is asked for and cannot be used on this machine, or if TLS
+     *     is set with the OPENSSL provider and netty-tcnative is not available, or its key material
+     *     is unusable
      */
     @Override
     public NettyThriftServer build() {
       ServerConfig config = config();
       if (config.ioStrategy() == IoStrategy.LEADER_FOLLOWER) {
-        throw new IllegalStateException(
-            "ioStrategy: LEADER_FOLLOWER (expected: SAME_THREAD or WORKER): Netty has no"
-                + " leader-follower event loop; use GrizzlyThriftServer (thrift-nio-grizzly) for"
-                + " LEADER_FOLLOWER");
+        throw new SettingException(
+            "ioStrategy",
+            IoStrategy.LEADER_FOLLOWER,
+            "SAME_THREAD or WORKER: Netty has no leader-follower event loop; use"
+                + " GrizzlyThriftServer (thrift-nio-grizzly) for LEADER_FOLLOWER");
       }
       Checks.notNull("ioTransport", transport);
       if (eventLoopGroup != null && transport != NettyTransportType.AUTO) {
-        throw new IllegalStateException(
-            "ioTransport: "
-                + transport
-                + " (expected: AUTO when eventLoopGroup is set: the group's IO handler decides)");
+        throw new SettingException(
+            "ioTransport",
+            transport,
+            "AUTO when eventLoopGroup is set: the group's IO handler decides");
       }
       IoTransport io =
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);

@@ -9,6 +9,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.testkit.AsyncBenchHandler;
@@ -80,7 +81,7 @@ class NettyThriftServerTest {
   void rejectsLeaderFollowerNamingTheAlternatives() {
     ServerBuilder<?> b = builder(new BenchHandler()).ioStrategy(IoStrategy.LEADER_FOLLOWER);
     assertThatThrownBy(b::build)
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageContaining("LEADER_FOLLOWER")
         .hasMessageContaining("SAME_THREAD or WORKER")
         .hasMessageContaining("GrizzlyThriftServer");

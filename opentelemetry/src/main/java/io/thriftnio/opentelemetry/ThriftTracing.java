@@ -5,6 +5,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.SettingException;
 import java.util.Objects;
 
 /**
@@ -178,8 +179,8 @@ public final class ThriftTracing {
           && (serviceName.isEmpty()
               || serviceName.indexOf('/') >= 0
               || serviceName.indexOf(':') >= 0)) {
-        throw new IllegalArgumentException(
-            "serviceName: \"" + serviceName + "\" (expected: not empty, without '/' or ':')");
+        throw new SettingException(
+            "serviceName", "\"" + serviceName + "\"", "not empty, without '/' or ':'");
       }
       return new ThriftTracing(this);
     }

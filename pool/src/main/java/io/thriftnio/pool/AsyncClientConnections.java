@@ -1,6 +1,7 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.AsyncClientSocket;
 import io.thriftnio.core.internal.client.ClientInterception;
@@ -89,11 +90,11 @@ final class AsyncClientConnections<A extends TAsyncClient>
    */
   static void checkSasl(ClientSasl sasl) {
     if (!sasl.qop().equals(List.of(SaslQop.AUTH))) {
-      throw new IllegalStateException(
-          "options.sasl qop: "
-              + sasl.qop()
-              + " (expected: [AUTH] only: a stock TAsyncClient sends its frames unwrapped; use"
-              + " ThriftChannelPool for auth-int and auth-conf)");
+      throw new SettingException(
+          "options.sasl qop",
+          sasl.qop(),
+          "[AUTH] only: a stock TAsyncClient sends its frames unwrapped; use ThriftChannelPool"
+              + " for auth-int and auth-conf");
     }
   }
 

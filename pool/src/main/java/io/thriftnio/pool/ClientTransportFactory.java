@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
@@ -95,25 +96,25 @@ public interface ClientTransportFactory {
    * @param options the connection settings; not {@code HTTP}, not unframed with TLS, no
    *     interceptors (a pool's go to its builder): {@link #of(ClientIo, ClientOptions)} opens those
    * @return the factory
-   * @throws IllegalStateException for a setting the stock sockets cannot honour, naming it
+   * @throws SettingException for a setting the stock sockets cannot honour, naming it
    * @throws IllegalStateException if the TLS settings ask for the OPENSSL provider
    */
   static ClientTransportFactory stock(ClientOptions options) {
     Checks.notNull("options", options);
-    String refused =
+    boolean interceptors = !options.interceptors().isEmpty();
+    Object refused =
         options.wireKind() == WireKind.HTTP || options.wireKind() == WireKind.HEADER
-            ? "wireKind: " + options.wireKind()
+            ? options.wireKind()
             : options.wireKind() == WireKind.UNFRAMED && options.tls().isPresent()
-                ? "wireKind: UNFRAMED with tls"
-                : !options.interceptors().isEmpty()
-                    ? "interceptors: " + options.interceptors()
-                    : null;
+                ? "UNFRAMED with tls"
+                : interceptors ? options.interceptors() : null;
     if (refused != null) {
-      throw new IllegalStateException(
-          refused
-              + " (expected: FRAMED, UNFRAMED or FRAMED with tls, and no interceptors, for the stock"
-              + " sockets; ClientTransportFactory.of(io, options) opens this library's transports,"
-              + " which speak the rest; a pool's interceptors go to its builder)");
+      throw new SettingException(
+          refused == options.interceptors() ? "interceptors" : "wireKind",
+          refused,
+          "FRAMED, UNFRAMED or FRAMED with tls, and no interceptors, for the stock sockets;"
+              + " ClientTransportFactory.of(io, options) opens this library's transports, which"
+              + " speak the rest; a pool's interceptors go to its builder");
     }
     if (options.tls().isPresent()) {
       return new SocketTransports.FramedTlsFactory(

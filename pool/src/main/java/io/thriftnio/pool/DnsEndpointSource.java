@@ -1,6 +1,7 @@
 package io.thriftnio.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetAddress;
@@ -106,10 +107,10 @@ public final class DnsEndpointSource implements EndpointSource {
   public static Builder builder(String host, int port) {
     Checks.notNull("host", host);
     if (host.isBlank()) {
-      throw new IllegalArgumentException("host: \"" + host + "\" (expected: a host name)");
+      throw new SettingException("host", "\"" + host + "\"", "a host name");
     }
     if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("port: " + port + " (expected: 1 to 65535)");
+      throw new SettingException("port", port, "1 to 65535");
     }
     return new Builder(host, port);
   }

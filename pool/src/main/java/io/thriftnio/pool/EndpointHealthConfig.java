@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -230,8 +231,7 @@ public final class EndpointHealthConfig {
 
     private void atLeastBackoff(String name, Duration ceiling) {
       if (ceiling.compareTo(backoff) < 0) {
-        throw new IllegalArgumentException(
-            name + ": " + ceiling + " (expected: >= backoff: " + backoff + ")");
+        throw new SettingException(name, ceiling, ">= backoff: " + backoff);
       }
     }
   }

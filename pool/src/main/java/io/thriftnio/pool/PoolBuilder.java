@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.util.internal.Checks;
@@ -299,7 +300,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    *
    * @param who what opens the connections, for the message
    * @param spoken the wire kinds {@code who} speaks besides {@code FRAMED}
-   * @throws IllegalStateException naming the setting
+   * @throws SettingException naming the setting
    */
   final void refuseConnectionSettings(String who, WireKind... spoken) {
     refuseConnectionSettings(options(), who, spoken);
@@ -310,28 +311,24 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     List<WireKind> kinds = new ArrayList<>(List.of(WireKind.FRAMED));
     kinds.addAll(Arrays.asList(spoken));
     if (o.tls().isEmpty() && !kinds.contains(o.wireKind()) && spoken.length > 0) {
-      throw new IllegalStateException(
-          "options.wireKind: "
-              + o.wireKind()
-              + " (expected: one of "
-              + kinds
-              + ", which "
-              + who
-              + " speaks)");
+      throw new SettingException(
+          "options.wireKind", o.wireKind(), "one of " + kinds + ", which " + who + " speaks");
     }
     String ignored =
         o.tls().isPresent()
-            ? "tls: " + o.tls().get()
+            ? "tls"
             : !kinds.contains(o.wireKind())
-                ? "wireKind: " + o.wireKind()
-                : !o.interceptors().isEmpty() ? "interceptors: " + o.interceptors() : null;
+                ? "wireKind"
+                : !o.interceptors().isEmpty() ? "interceptors" : null;
     if (ignored != null) {
-      throw new IllegalStateException(
-          "options."
-              + ignored
-              + " (expected: unset: "
-              + who
-              + " opens the connections and would ignore it)");
+      Object value =
+          ignored.equals("tls")
+              ? o.tls().get()
+              : ignored.equals("wireKind") ? o.wireKind() : o.interceptors();
+      throw new SettingException(
+          "options." + ignored,
+          value,
+          "unset: " + who + " opens the connections and would ignore it");
     }
   }
 
@@ -348,18 +345,15 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   final EndpointSource endpointSource() {
     if (endpointSource != null) {
       if (!endpoints.isEmpty()) {
-        throw new IllegalArgumentException(
-            "endpoints: "
-                + endpoints
-                + " (expected: none with endpointSource "
-                + endpointSource
-                + "; add them to the source)");
+        throw new SettingException(
+            "endpoints",
+            endpoints,
+            "none with endpointSource " + endpointSource + "; add them to the source");
       }
       return endpointSource;
     }
     if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException(
-          "endpoints: [] (expected: at least one, or an endpointSource)");
+      throw new SettingException("endpoints", "[]", "at least one, or an endpointSource");
     }
     return EndpointSource.of(endpoints);
   }

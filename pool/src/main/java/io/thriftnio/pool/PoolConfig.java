@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 
@@ -374,7 +375,7 @@ public final class PoolConfig {
       Checks.positive("borrowQueueCapacity", borrowQueueCapacity);
       Checks.notNull("balancer", balancer);
       if (jmxName != null && jmxName.isBlank()) {
-        throw new IllegalArgumentException("jmxName: '' (expected: null or a non-blank name)");
+        throw new SettingException("jmxName", "''", "null or a non-blank name");
       }
       Checks.nonNegative("callDeadline", callDeadline);
       Checks.notNull("retryBudget", retryBudget);
@@ -384,8 +385,7 @@ public final class PoolConfig {
 
     private static void atMost(String name, int value, String limitName, int limit) {
       if (value > limit) {
-        throw new IllegalArgumentException(
-            name + ": " + value + " (expected: <= " + limitName + ": " + limit + ")");
+        throw new SettingException(name, value, "<= " + limitName + ": " + limit);
       }
     }
   }

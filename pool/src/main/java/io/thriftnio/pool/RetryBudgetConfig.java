@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -167,13 +168,12 @@ public final class RetryBudgetConfig {
      */
     public RetryBudgetConfig build() {
       if (!(ratio >= 0 && ratio <= 1000)) {
-        throw new IllegalArgumentException("ratio: " + ratio + " (expected: >= 0 and <= 1000)");
+        throw new SettingException("ratio", ratio, ">= 0 and <= 1000");
       }
       Checks.nonNegative("minRetriesPerSecond", minRetriesPerSecond);
       Checks.notNull("window", window);
       if (window.compareTo(MIN_WINDOW) < 0) {
-        throw new IllegalArgumentException(
-            "window: " + window + " (expected: >= " + MIN_WINDOW + ")");
+        throw new SettingException("window", window, ">= " + MIN_WINDOW);
       }
       return new RetryBudgetConfig(this);
     }

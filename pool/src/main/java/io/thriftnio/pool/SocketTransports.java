@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -279,18 +280,19 @@ final class SocketTransports {
   static ClientTransportFactory forSyncPool(
       ClientTransportFactory custom, ClientIo io, ClientOptions options, boolean optionsGiven) {
     if (custom != null && (io != null || optionsGiven)) {
-      throw new IllegalStateException(
-          (io != null ? "io: " + io : "options: " + options)
-              + " (expected: unset with transportFactory "
+      throw new SettingException(
+          io != null ? "io" : "options",
+          io != null ? io : options,
+          "unset with transportFactory "
               + custom
-              + ", which opens the connections and would ignore it)");
+              + ", which opens the connections and would ignore it");
     }
     if (!options.interceptors().isEmpty()) {
-      throw new IllegalStateException(
-          "options.interceptors: "
-              + options.interceptors()
-              + " (expected: none: a sync transport does not see where a message begins; give"
-              + " them to this builder's interceptors(..))");
+      throw new SettingException(
+          "options.interceptors",
+          options.interceptors(),
+          "none: a sync transport does not see where a message begins; give them to this"
+              + " builder's interceptors(..)");
     }
     if (custom != null) {
       return custom;

@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -16,11 +17,11 @@ final class StaticEndpointSource implements EndpointSource {
     Checks.notNull("endpoints", endpoints);
     for (int i = 0; i < endpoints.size(); i++) {
       if (endpoints.get(i) == null) {
-        throw new IllegalArgumentException("endpoints[" + i + "]: null (expected: an address)");
+        throw new SettingException("endpoints[" + i + "]", null, "an address");
       }
     }
     if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: [] (expected: at least one)");
+      throw new SettingException("endpoints", "[]", "at least one");
     }
     this.endpoints = List.copyOf(new LinkedHashSet<>(endpoints));
   }

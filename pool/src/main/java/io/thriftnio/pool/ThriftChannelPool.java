@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
@@ -380,13 +381,13 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
         Checks.notNull("io", io);
         int channelLimit = options().maxCallsInFlightPerConnection();
         if (maxCallsInFlightPerConnection > channelLimit) {
-          throw new IllegalStateException(
-              "maxCallsInFlightPerConnection: "
-                  + maxCallsInFlightPerConnection
-                  + " (expected: <= "
+          throw new SettingException(
+              "maxCallsInFlightPerConnection",
+              maxCallsInFlightPerConnection,
+              "<= "
                   + channelLimit
                   + ", the channels' own options.maxCallsInFlightPerConnection, which would"
-                  + " refuse the rest)");
+                  + " refuse the rest");
         }
       } else {
         Checks.notNull("channelFactory", channelFactory);

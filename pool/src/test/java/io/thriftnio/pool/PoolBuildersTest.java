@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.netty.NettyClientIo;
@@ -57,7 +58,7 @@ class PoolBuildersTest {
                     .options(ClientOptions.defaults())
                     .transportFactory(endpoint -> null)
                     .build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("options: ClientOptions{")
         .hasMessageContaining("(expected: unset with transportFactory");
     assertThatThrownBy(
@@ -111,7 +112,7 @@ class PoolBuildersTest {
                     .options(ClientOptions.builder().maxCallsInFlightPerConnection(16).build())
                     .maxCallsInFlightPerConnection(32)
                     .build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "maxCallsInFlightPerConnection: 32 (expected: <= 16, the channels' own"
                 + " options.maxCallsInFlightPerConnection, which would refuse the rest)");
@@ -133,7 +134,7 @@ class PoolBuildersTest {
                     .endpoint(NOWHERE)
                     .options(ClientOptions.builder().tls(TLS).build())
                     .build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("options.tls: ")
         .hasMessageEndingWith(
             "(expected: unset: a stock TAsyncClient (plain TCP) opens the connections and would"

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslNegotiationException;
@@ -267,7 +268,7 @@ class SaslPoolsTest {
                     .endpoint(new InetSocketAddress("127.0.0.1", 1))
                     .options(options(conf))
                     .build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "options.sasl qop: [AUTH_CONF] (expected: [AUTH] only: a stock TAsyncClient sends its"
                 + " frames unwrapped; use ThriftChannelPool for auth-int and auth-conf)");

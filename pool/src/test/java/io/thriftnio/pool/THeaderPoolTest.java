@@ -12,6 +12,7 @@ import io.thriftnio.core.HeaderScope;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.netty.NettyClientIo;
@@ -161,12 +162,12 @@ class THeaderPoolTest {
                     .endpoint(server.localAddress())
                     .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
                     .build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "options.wireKind: HTTP (expected: one of [FRAMED, HEADER, SASL], which a stock"
                 + " TAsyncClient (plain TCP) speaks)");
     assertThatThrownBy(() -> ClientTransportFactory.stock(HEADER))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("wireKind: HEADER (expected: FRAMED, UNFRAMED or FRAMED with tls");
   }
 

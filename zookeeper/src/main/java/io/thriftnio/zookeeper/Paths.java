@@ -1,5 +1,6 @@
 package io.thriftnio.zookeeper;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 
 /** Checks of the ZooKeeper path parts, with messages in the project's form. */
@@ -9,8 +10,8 @@ final class Paths {
   static String basePath(String basePath) {
     Checks.notNull("basePath", basePath);
     if (!basePath.startsWith("/") || basePath.length() < 2 || basePath.endsWith("/")) {
-      throw new IllegalArgumentException(
-          "basePath: \"" + basePath + "\" (expected: an absolute path such as /services)");
+      throw new SettingException(
+          "basePath", "\"" + basePath + "\"", "an absolute path such as /services");
     }
     return basePath;
   }
@@ -22,8 +23,7 @@ final class Paths {
   static String part(String what, String value) {
     Checks.notNull(what, value);
     if (value.isBlank() || value.contains("/")) {
-      throw new IllegalArgumentException(
-          what + ": \"" + value + "\" (expected: one path part, not blank, no /)");
+      throw new SettingException(what, "\"" + value + "\"", "one path part, not blank, no /");
     }
     return value;
   }

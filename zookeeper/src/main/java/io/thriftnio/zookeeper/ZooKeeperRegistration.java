@@ -1,5 +1,6 @@
 package io.thriftnio.zookeeper;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
@@ -193,8 +194,7 @@ public final class ZooKeeperRegistration implements AutoCloseable {
      */
     public ZooKeeperRegistration register(ThriftServer server) throws Exception {
       if (address != null && address.isBlank()) {
-        throw new IllegalArgumentException(
-            "address: \"" + address + "\" (expected: a host or IP address)");
+        throw new SettingException("address", "\"" + address + "\"", "a host or IP address");
       }
       if (idSet) {
         Paths.part("id", id);
@@ -209,10 +209,10 @@ public final class ZooKeeperRegistration implements AutoCloseable {
       String host = address;
       if (host == null) {
         if (bound.getAddress() == null || bound.getAddress().isAnyLocalAddress()) {
-          throw new IllegalArgumentException(
-              "address: none, and the server listens on "
-                  + bound
-                  + " (expected: address(...) that clients can reach)");
+          throw new SettingException(
+              "address",
+              "none, and the server listens on " + bound,
+              "address(...) that clients can reach");
         }
         host = bound.getAddress().getHostAddress();
       }

@@ -1,5 +1,6 @@
 package io.thriftnio.core.sasl;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.security.PrivilegedActionException;
 import java.security.PrivilegedExceptionAction;
@@ -191,8 +192,8 @@ public final class ClientSasl {
     if (preferred.length == 0
         || Arrays.asList(preferred).contains(null)
         || EnumSet.copyOf(Arrays.asList(preferred)).size() != preferred.length) {
-      throw new IllegalArgumentException(
-          "qop: " + Arrays.toString(preferred) + " (expected: at least one, no nulls, no repeats)");
+      throw new SettingException(
+          "qop", Arrays.toString(preferred), "at least one, no nulls, no repeats");
     }
     return new ClientSasl(
         mechanism,

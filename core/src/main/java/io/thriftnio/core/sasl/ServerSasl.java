@@ -1,5 +1,6 @@
 package io.thriftnio.core.sasl;
 
+import io.thriftnio.core.SettingException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collections;
@@ -68,21 +69,17 @@ public final class ServerSasl {
 
   private ServerSasl(Builder b) {
     if (b.mechanisms.isEmpty()) {
-      throw new IllegalStateException(
-          "mechanisms: [] (expected: at least one, from gssapi, digestMd5, plain or mechanism)");
+      throw new SettingException(
+          "mechanisms", "[]", "at least one, from gssapi, digestMd5, plain or mechanism");
     }
     this.qop = Collections.unmodifiableSet(EnumSet.copyOf(b.qop));
     if (b.mechanisms.containsKey(PlainServer.NAME) && !qop.contains(SaslQop.AUTH)) {
-      throw new IllegalStateException(
-          "qop: "
-              + qop
-              + " (expected: to include AUTH when PLAIN is offered: it has no security"
-              + " layer)");
+      throw new SettingException(
+          "qop", qop, "to include AUTH when PLAIN is offered: it has no security layer");
     }
     this.negotiationTimeout = positive("negotiationTimeout", b.negotiationTimeout);
     if (b.maxNegotiationMessageSize <= 0) {
-      throw new IllegalArgumentException(
-          "maxNegotiationMessageSize: " + b.maxNegotiationMessageSize + " (expected: > 0)");
+      throw new SettingException("maxNegotiationMessageSize", b.maxNegotiationMessageSize, "> 0");
     }
     this.maxNegotiationMessageSize = b.maxNegotiationMessageSize;
     this.plainWithoutTls = b.plainWithoutTls;
@@ -95,7 +92,7 @@ public final class ServerSasl {
 
   private static Duration positive(String name, Duration value) {
     if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+      throw new SettingException(name, value, "> 0");
     }
     return value;
   }
@@ -108,14 +105,12 @@ public final class ServerSasl {
       if (handler instanceof ThreadPoolExecutor.DiscardPolicy
           || handler instanceof ThreadPoolExecutor.DiscardOldestPolicy
           || handler instanceof ThreadPoolExecutor.CallerRunsPolicy) {
-        throw new IllegalArgumentException(
-            "negotiationExecutor: "
-                + executor
-                + " with rejection handler "
-                + handler.getClass().getName()
-                + " (expected: a handler that rejects, e.g. ThreadPoolExecutor.AbortPolicy: a"
-                + " discarded step leaves its negotiation waiting for negotiationTimeout, and"
-                + " CallerRunsPolicy would run it on an IO thread)");
+        throw new SettingException(
+            "negotiationExecutor",
+            executor + " with rejection handler " + handler.getClass().getName(),
+            "a handler that rejects, e.g. ThreadPoolExecutor.AbortPolicy: a discarded step leaves"
+                + " its negotiation waiting for negotiationTimeout, and CallerRunsPolicy would run"
+                + " it on an IO thread");
       }
     }
     return executor;
@@ -287,8 +282,7 @@ public final class ServerSasl {
      */
     public Builder qop(SaslQop... accepted) {
       if (accepted == null || accepted.length == 0 || Arrays.asList(accepted).contains(null)) {
-        throw new IllegalArgumentException(
-            "qop: " + Arrays.toString(accepted) + " (expected: at least one, no null)");
+        throw new SettingException("qop", Arrays.toString(accepted), "at least one, no null");
       }
       this.qop = List.copyOf(new LinkedHashSet<>(Arrays.asList(accepted)));
       return this;
@@ -350,10 +344,9 @@ public final class ServerSasl {
     /**
      * The settings.
      *
-     * @throws IllegalStateException if no mechanism was added, or PLAIN is offered without {@code
-     *     AUTH} accepted
-     * @throws IllegalArgumentException if a limit is out of range, or the negotiation executor
-     *     would drop a step or run it on an IO thread
+     * @throws SettingException if no mechanism was added, PLAIN is offered without {@code AUTH}
+     *     accepted, a limit is out of range, or the negotiation executor would drop a step or run
+     *     it on an IO thread
      */
     public ServerSasl build() {
       return new ServerSasl(this);

@@ -1,5 +1,6 @@
 package io.thriftnio.core.tls;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,8 +48,8 @@ public final class ClientTls {
     this.keyManagerFactory = b.keyManagerFactory;
     this.hostnameVerification = b.hostnameVerification;
     if (b.serverName != null && b.serverName.isBlank()) {
-      throw new IllegalArgumentException(
-          "serverName: '" + b.serverName + "' (expected: a host name, or null for the peer's)");
+      throw new SettingException(
+          "serverName", "'" + b.serverName + "'", "a host name, or null for the peer's");
     }
     this.serverName = b.serverName;
     this.handshakeTimeout = Checks.positive("handshakeTimeout", b.handshakeTimeout);
@@ -250,8 +251,8 @@ public final class ClientTls {
      * Validates the settings.
      *
      * @return the immutable settings
-     * @throws IllegalArgumentException if a value is out of range, e.g. {@code handshakeTimeout:
-     *     PT0S (expected: > 0)}
+     * @throws SettingException if a value is out of range, e.g. {@code handshakeTimeout: PT0S
+     *     (expected: > 0)}
      */
     public ClientTls build() {
       return new ClientTls(this);

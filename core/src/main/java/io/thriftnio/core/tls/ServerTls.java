@@ -1,5 +1,6 @@
 package io.thriftnio.core.tls;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.List;
@@ -49,11 +50,11 @@ public final class ServerTls {
     this.keyManagerFactory = Checks.notNull("keyManagerFactory", b.keyManagerFactory);
     this.clientAuth = Checks.notNull("clientAuth", b.clientAuth);
     if (clientAuth != ClientAuth.NONE && b.trustManagerFactory == null) {
-      throw new IllegalStateException(
-          "trustManagerFactory: null, clientAuth: "
-              + clientAuth
-              + " (expected: a trust manager factory for the client certificates when clientAuth"
-              + " is OPTIONAL or REQUIRE)");
+      throw new SettingException(
+          "trustManagerFactory",
+          "null, clientAuth: " + clientAuth,
+          "a trust manager factory for the client certificates when clientAuth is OPTIONAL or"
+              + " REQUIRE");
     }
     this.trustManagerFactory = b.trustManagerFactory;
     this.handshakeTimeout = Checks.positive("handshakeTimeout", b.handshakeTimeout);
@@ -216,9 +217,8 @@ public final class ServerTls {
      * Validates the settings.
      *
      * @return the immutable settings
-     * @throws IllegalArgumentException if a value is out of range, e.g. {@code handshakeTimeout:
-     *     PT0S (expected: > 0)}
-     * @throws IllegalStateException if client authentication is asked for without trust material
+     * @throws SettingException if a value is out of range, e.g. {@code handshakeTimeout: PT0S
+     *     (expected: > 0)}, or client authentication is asked for without trust material
      */
     public ServerTls build() {
       return new ServerTls(this);

@@ -1,5 +1,6 @@
 package io.thriftnio.core.tls;
 
+import io.thriftnio.core.SettingException;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Set;
@@ -11,14 +12,13 @@ final class TlsChecks {
 
   static List<String> protocols(List<String> protocols) {
     if (protocols == null || protocols.isEmpty() || hasNull(protocols)) {
-      throw new IllegalArgumentException(
-          "protocols: " + protocols + " (expected: a non-empty list, e.g. [TLSv1.3, TLSv1.2])");
+      throw new SettingException(
+          "protocols", protocols, "a non-empty list, e.g. [TLSv1.3, TLSv1.2]");
     }
     Set<String> supported = Set.of(supported());
     for (String p : protocols) {
       if (!supported.contains(p)) {
-        throw new IllegalArgumentException(
-            "protocols: " + protocols + " (expected: among " + supported + ")");
+        throw new SettingException("protocols", protocols, "among " + supported);
       }
     }
     return List.copyOf(protocols);
@@ -26,8 +26,7 @@ final class TlsChecks {
 
   static List<String> cipherSuites(List<String> cipherSuites) {
     if (cipherSuites == null || hasNull(cipherSuites)) {
-      throw new IllegalArgumentException(
-          "cipherSuites: " + cipherSuites + " (expected: a list, empty for the defaults)");
+      throw new SettingException("cipherSuites", cipherSuites, "a list, empty for the defaults");
     }
     return List.copyOf(cipherSuites);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import java.time.Duration;
 import java.util.Map;
@@ -95,10 +96,10 @@ class ClientSaslTest {
     ClientSasl sasl = ClientSasl.plain("alice", "pw".toCharArray());
 
     assertThatThrownBy(() -> ClientOptions.builder().wireKind(WireKind.SASL).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("sasl: null (expected: set when wireKind is SASL");
     assertThatThrownBy(() -> ClientOptions.builder().sasl(sasl).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessage(
             "sasl: "
                 + sasl

@@ -3,6 +3,7 @@ package io.thriftnio.core.sasl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.SettingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -63,7 +64,7 @@ class ServerSaslTest {
   @Test
   void validation() {
     assertThatThrownBy(() -> ServerSasl.builder().build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("mechanisms: [] (expected: at least one");
     assertThatThrownBy(
             () -> ServerSasl.builder().plain(ALICE).negotiationTimeout(Duration.ZERO).build())
@@ -73,7 +74,7 @@ class ServerSaslTest {
     assertThatThrownBy(() -> ServerSasl.builder().qop())
         .hasMessage("qop: [] (expected: at least one, no null)");
     assertThatThrownBy(() -> ServerSasl.builder().plain(ALICE).qop(SaslQop.AUTH_CONF).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageStartingWith("qop: [AUTH_CONF] (expected: to include AUTH when PLAIN");
   }
 

@@ -3,6 +3,7 @@ package io.thriftnio.core.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.JdkTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class TlsSettingsTest {
     assertThatThrownBy(() -> ServerTls.builder(keys()).handshakeTimeout(Duration.ZERO).build())
         .hasMessage("handshakeTimeout: PT0S (expected: > 0)");
     assertThatThrownBy(() -> ServerTls.builder(keys()).clientAuth(ClientAuth.REQUIRE).build())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(SettingException.class)
         .hasMessageContaining("trustManagerFactory: null, clientAuth: REQUIRE");
     assertThatThrownBy(() -> ServerTls.builder(keys()).protocols(List.of()).build())
         .hasMessageStartingWith("protocols: [] (expected: a non-empty list");

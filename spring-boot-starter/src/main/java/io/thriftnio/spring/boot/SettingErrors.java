@@ -1,27 +1,28 @@
 package io.thriftnio.spring.boot;
 
+import io.thriftnio.core.SettingException;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Puts the property path on a builder's validation message: {@code maxFrameSize: -1 (expected: >
- * 0)} from {@code ServerBuilder} becomes {@code thrift.server.max-frame-size: -1 (expected: > 0)}.
- * A message that names no property of the record keeps its text after the prefix.
+ * Puts the property path on a builder's refused setting: a {@link SettingException} for {@code
+ * maxFrameSize} from {@code ServerBuilder} ({@code maxFrameSize: -1 (expected: > 0)}) becomes one
+ * for {@code thrift.server.max-frame-size} ({@code thrift.server.max-frame-size: -1 (expected: >
+ * 0)}). The setting is taken from {@link SettingException#setting()}, never from the message text.
+ * Any other failure, or a setting that is no property of the record, keeps its text after the
+ * prefix.
  */
 final class SettingErrors {
-
-  private static final Pattern SETTING = Pattern.compile("^([a-z][A-Za-z0-9]*): ");
 
   private SettingErrors() {}
 
   /**
-   * Runs a build step; an {@link IllegalArgumentException} or {@link IllegalStateException} it
-   * throws is thrown again, of the same type, with the path on its message and itself as cause.
+   * Runs a build step. A {@link SettingException} it throws is thrown again as one for the property
+   * path; any other {@link IllegalArgumentException} or {@link IllegalStateException} is thrown
+   * again, of the same type, with the prefix on its message; each with the original as cause.
    *
    * @param prefix the properties' path, e.g. {@code thrift.server}
    * @param properties the record whose components are the settings under {@code prefix}
@@ -29,20 +30,28 @@ final class SettingErrors {
   static <T> T withPath(String prefix, Class<? extends Record> properties, Supplier<T> step) {
     try {
       return step.get();
+    } catch (SettingException e) {
+      throw forPath(prefix, properties, e);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(message(prefix, properties, e.getMessage()), e);
+      throw new IllegalArgumentException(prefix + ": " + e.getMessage(), e);
     } catch (IllegalStateException e) {
-      throw new IllegalStateException(message(prefix, properties, e.getMessage()), e);
+      throw new IllegalStateException(prefix + ": " + e.getMessage(), e);
     }
   }
 
-  static String message(String prefix, Class<? extends Record> properties, String message) {
-    String text = String.valueOf(message);
-    Matcher m = SETTING.matcher(text);
-    if (m.find() && names(properties).contains(m.group(1))) {
-      return prefix + "." + kebab(m.group(1)) + ": " + text.substring(m.end());
+  /**
+   * The same refusal named by its property, {@code prefix.kebab-name}; a setting that is no
+   * property of the record keeps its message after the prefix.
+   */
+  static IllegalArgumentException forPath(
+      String prefix, Class<? extends Record> properties, SettingException e) {
+    String setting = e.setting();
+    int index = setting.indexOf('[');
+    String name = index < 0 ? setting : setting.substring(0, index);
+    if (names(properties).contains(name)) {
+      return new SettingException(prefix + "." + kebab(setting), e.value(), e.rule(), e);
     }
-    return prefix + ": " + text;
+    return new IllegalArgumentException(prefix + ": " + e.getMessage(), e);
   }
 
   private static Set<String> names(Class<? extends Record> properties) {

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.Checks;
@@ -58,11 +59,11 @@ public final class ClientConnections {
     checkArguments(address, options);
     if (!options.interceptors().isEmpty()) {
       // A sync transport moves bytes without knowing where a message begins: it cannot run them.
-      throw new IllegalArgumentException(
-          "interceptors: "
-              + options.interceptors()
-              + " (expected: none on a sync transport, which does not see where a message begins;"
-              + " give them to ThriftClientPool's interceptors(..), or use openChannel)");
+      throw new SettingException(
+          "interceptors",
+          options.interceptors(),
+          "none on a sync transport, which does not see where a message begins; give them to"
+              + " ThriftClientPool's interceptors(..), or use openChannel");
     }
     AtomicReference<AutoCloseable> self = new AtomicReference<>();
     Runnable onClose = () -> forget(self);
@@ -73,9 +74,11 @@ public final class ClientConnections {
       transport = SaslSocketTransport.connect(address, options, onClose);
     } else if (options.tls().isPresent()) {
       if (options.wireKind() == WireKind.HEADER) {
-        throw new IllegalArgumentException(
-            "wireKind: HEADER with tls (expected: FRAMED or UNFRAMED for a sync transport over"
-                + " TLS; THeader over TLS is spoken by openChannel and ThriftChannelPool)");
+        throw new SettingException(
+            "wireKind",
+            "HEADER with tls",
+            "FRAMED or UNFRAMED for a sync transport over TLS; THeader over TLS is spoken by"
+                + " openChannel and ThriftChannelPool");
       }
       transport = adapter.connectTlsTransport(address, options, onClose);
     } else {

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import io.thriftnio.core.SettingException;
 import java.util.Optional;
 
 /**
@@ -34,7 +35,7 @@ public final class AdaptiveCallLimit {
    */
   public AdaptiveCallLimit(int max) {
     if (max <= 0) {
-      throw new IllegalArgumentException("adaptiveLimit: " + max + " (expected: > 0)");
+      throw new SettingException("adaptiveLimit", max, "> 0");
     }
     this.max = max;
     int floor = Math.min(DEFAULT_FLOOR, max);

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.util.internal.Checks;
@@ -178,8 +179,7 @@ public final class CallPath {
     this.worker = worker;
     this.counters = Objects.requireNonNull(counters, "counters");
     if (maxCallsInFlight <= 0) {
-      throw new IllegalArgumentException(
-          "maxCallsInFlight: " + maxCallsInFlight + " (expected: > 0)");
+      throw new SettingException("maxCallsInFlight", maxCallsInFlight, "> 0");
     }
     this.maxCallsInFlight = maxCallsInFlight;
     this.startTimeoutNanos =

@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import java.net.SocketAddress;
@@ -119,7 +120,7 @@ public final class ConnectionRegistry<H extends ConnectionHandle> {
    */
   public ConnectionRegistry(int maxConnections, ServerCounters counters, ConnectionEvents events) {
     if (maxConnections <= 0) {
-      throw new IllegalArgumentException("maxConnections: " + maxConnections + " (expected: > 0)");
+      throw new SettingException("maxConnections", maxConnections, "> 0");
     }
     this.maxConnections = maxConnections;
     this.counters = counters;
