@@ -20,9 +20,13 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.apache.thrift.TException;
 import org.apache.thrift.async.TAsyncClient;
 import org.apache.thrift.async.TAsyncClientManager;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
+import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.scheme.StandardScheme;
 import org.apache.thrift.transport.TMemoryInputTransport;
@@ -153,15 +157,19 @@ final class AsyncClientConnections<A extends TAsyncClient>
   }
 
   /**
-   * Protocols of {@code protocols} that check each reply header against the method {@code socket}
-   * last sent ({@link ReplyChecks.CheckingProtocol}), and bound the sizes a reply declares by its
-   * frame: the stock async client decodes each reply from an in-memory transport whose size budget
-   * is otherwise libthrift's default {@code maxMessageSize}, not the frame's length. A protocol no
-   * decorator can stand in for (a tuple protocol) is left as it is.
+   * Protocols of {@code protocols} that give each call on the connection its own sequence id on the
+   * wire and check each reply header against the call it answers ({@link CallSequence}, then {@link
+   * ReplyChecks.CheckingProtocol} for the method and message type), and bound the sizes a reply
+   * declares by its frame: the stock async client decodes each reply from an in-memory transport
+   * whose size budget is otherwise libthrift's default {@code maxMessageSize}, not the frame's
+   * length. A protocol no decorator can stand in for (a tuple protocol) is left as it is.
+   *
+   * <p>Called once per connection: the protocols it makes share that connection's sequence.
    */
   private static TProtocolFactory checking(
       TProtocolFactory protocols, InetSocketAddress endpoint, TNonblockingSocket socket) {
     Supplier<String> method = socket instanceof AsyncClientSocket s ? s::lastMethod : () -> null;
+    CallSequence sequence = new CallSequence(endpoint);
     return transport -> {
       if (transport instanceof TMemoryInputTransport reply) {
         try {
@@ -172,9 +180,61 @@ final class AsyncClientConnections<A extends TAsyncClient>
       }
       TProtocol protocol = protocols.getProtocol(transport);
       return protocol.getScheme() == StandardScheme.class
-          ? new ReplyChecks.CheckingProtocol(protocol, endpoint, method)
+          ? new ReplyChecks.CheckingProtocol(sequence.over(protocol), endpoint, method)
           : protocol;
     };
+  }
+
+  /**
+   * The sequence ids of one connection's calls. The stock async client writes seqid 0 on every call
+   * and checks its reply for 0, so a reply meant for an earlier call (a server's duplicate still
+   * unread when the connection went back to the pool) would answer the next one. Each request
+   * written through {@link #over} carries the connection's next id instead; a reply must carry the
+   * id of the call it answers, or the call fails with {@code BAD_SEQUENCE_ID} naming the endpoint
+   * (and the pool does not keep the connection: {@link Failures#keepsConnection}); a reply that
+   * does is handed to the client with the id the client wrote.
+   *
+   * <p>One call at a time is in flight on a connection (a {@code TAsyncClient} refuses a second):
+   * its request is written on the calling thread, its reply read on the selector thread, which the
+   * client's queue of calls to start orders after the write; the fields are volatile all the same.
+   */
+  private static final class CallSequence {
+    private final InetSocketAddress endpoint;
+    private final AtomicInteger next = new AtomicInteger();
+    private volatile String method;
+    private volatile int wireSeqid;
+    private volatile int clientSeqid;
+
+    CallSequence(InetSocketAddress endpoint) {
+      this.endpoint = endpoint;
+    }
+
+    TProtocol over(TProtocol protocol) {
+      return new TProtocolDecorator(protocol) {
+        @Override
+        public void writeMessageBegin(TMessage message) throws TException {
+          if (message.type != TMessageType.CALL && message.type != TMessageType.ONEWAY) {
+            super.writeMessageBegin(message);
+            return;
+          }
+          int id = next.incrementAndGet();
+          method = message.name;
+          clientSeqid = message.seqid;
+          wireSeqid = id;
+          super.writeMessageBegin(new TMessage(message.name, message.type, id));
+        }
+
+        @Override
+        public TMessage readMessageBegin() throws TException {
+          TMessage got = super.readMessageBegin();
+          int expected = wireSeqid;
+          if (got.seqid != expected) {
+            throw ReplyChecks.outOfSequence(method, endpoint, expected, got);
+          }
+          return new TMessage(got.name, got.type, clientSeqid);
+        }
+      };
+    }
   }
 
   @Override

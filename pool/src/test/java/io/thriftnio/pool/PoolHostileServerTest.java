@@ -4,7 +4,6 @@ import io.thriftnio.core.ClientIo;
 import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.conformance.ClientKinds;
-import io.thriftnio.testkit.conformance.HostileServer.Misbehaviour;
 import io.thriftnio.testkit.conformance.HostileServer.Wire;
 import io.thriftnio.testkit.conformance.HostileServerSuite;
 import io.thriftnio.testkit.gen.BenchService;
@@ -70,17 +69,6 @@ class PoolHostileServerTest extends HostileServerSuite {
                   source,
                   healthy);
             }));
-  }
-
-  @Override
-  protected String knownOpen(String kind, Wire wire, Misbehaviour misbehaviour) {
-    if (kind.equals("async-pool") && misbehaviour == Misbehaviour.TWICE) {
-      return "the stock async client writes seqid 0 on every call, so a duplicate reply still"
-          + " unread when the connection is next borrowed answers the next call (seen: the"
-          + " second call returned the first call's reply); needs a per-connection sequence"
-          + " id on the async pool's sockets, as the channels have";
-    }
-    return null;
   }
 
   private static Session syncPool(

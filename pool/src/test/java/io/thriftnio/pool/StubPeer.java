@@ -43,11 +43,19 @@ final class StubPeer implements AutoCloseable {
     /** Runs the handler, then sends its reply one byte every 200 ms. */
     TRICKLE,
     /** Runs the handler, sends half its reply, then resets the connection (RST, no FIN). */
-    RESET_MID_REPLY
+    RESET_MID_REPLY,
+    /**
+     * Sends the connection's previous reply again before each reply: a duplicate that arrives only
+     * once the next call has been sent, long after its own call ended.
+     */
+    STALE_FIRST
   }
 
   /** Calls answered with a "not run" refusal. */
   final AtomicInteger refused = new AtomicInteger();
+
+  /** The sequence id of each request read, in order. */
+  final java.util.List<Integer> seqids = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Requests the handler ran, whatever happened to the reply. */
   final AtomicInteger handled = new AtomicInteger();
@@ -164,6 +172,7 @@ final class StubPeer implements AutoCloseable {
     try (s) {
       DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
+      byte[] previous = null;
       while (true) {
         int length = in.readInt();
         byte[] frame = new byte[length];
@@ -215,6 +224,11 @@ final class StubPeer implements AutoCloseable {
           int at = 8 + nameLength;
           b.putInt(at, b.getInt(at) + 1000);
         }
+        if (m == Mode.STALE_FIRST && previous != null) {
+          out.writeInt(previous.length);
+          out.write(previous);
+        }
+        previous = reply;
         out.writeInt(reply.length);
         out.write(reply);
         out.flush();
@@ -253,6 +267,7 @@ final class StubPeer implements AutoCloseable {
   }
 
   private byte[] process(byte[] frame) throws TException {
+    seqids.add(new TBinaryProtocol(new TMemoryInputTransport(frame)).readMessageBegin().seqid);
     TMemoryInputTransport in = new TMemoryInputTransport(frame);
     TMemoryBuffer out = new TMemoryBuffer(256);
     processor.process(new TBinaryProtocol(in), new TBinaryProtocol(out));
