@@ -9,6 +9,7 @@ import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.TooManyCallsInFlightException;
 import java.io.IOException;
@@ -95,7 +96,7 @@ public abstract class ClientContractSuite {
     ClientInterceptor noop = new ClientInterceptor() {};
     ClientOptions options = ClientOptions.builder().interceptors(List.of(noop)).build();
     assertThatThrownBy(() -> resources.openTransport(address, options))
-        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .isExactlyInstanceOf(SettingException.class)
         .hasMessage(
             "interceptors: "
                 + List.of(noop)
