@@ -21,6 +21,7 @@ module io.thriftnio.core {
   exports io.thriftnio.core;
   exports io.thriftnio.core.tls;
   exports io.thriftnio.core.sasl;
+  exports io.thriftnio.core.settings;
   exports io.thriftnio.core.wire to
       io.thriftnio.netty,
       io.thriftnio.grizzly;

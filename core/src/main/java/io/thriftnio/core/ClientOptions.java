@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;

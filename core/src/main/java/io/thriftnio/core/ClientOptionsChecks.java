@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.sasl.ClientSasl;
+import io.thriftnio.core.settings.SettingException;
 
 /** The checks of {@link ClientOptions.Builder#build()} that look at more than one setting. */
 final class ClientOptionsChecks {

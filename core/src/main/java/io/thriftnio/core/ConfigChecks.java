@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.time.Duration;
 import java.util.Set;

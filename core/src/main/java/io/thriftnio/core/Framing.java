@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.settings.SettingException;
 import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
 

@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.settings.SettingException;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

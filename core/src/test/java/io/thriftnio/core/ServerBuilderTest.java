@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.settings.SettingException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

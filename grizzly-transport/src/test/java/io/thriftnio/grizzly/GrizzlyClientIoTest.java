@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -86,6 +86,7 @@ class ArchitectureTest {
 
   @Test
   void utilityPackageDependsOnNothingOfTheLibrary() {
+    // Its checks refuse a setting with the settings package's exception, a leaf of its own.
     noClasses()
         .that()
         .resideInAPackage("io.thriftnio.core.util.internal..")
@@ -94,8 +95,25 @@ class ArchitectureTest {
             resideInAPackage("io.thriftnio..")
                 .and(
                     describe(
+                        "outside it and io.thriftnio.core.settings",
+                        c ->
+                            !c.getPackageName().startsWith("io.thriftnio.core.util.internal")
+                                && !c.getPackageName().equals("io.thriftnio.core.settings"))))
+        .check(library);
+  }
+
+  @Test
+  void settingsPackageDependsOnNothingOfTheLibrary() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.thriftnio.core.settings")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("io.thriftnio..")
+                .and(
+                    describe(
                         "outside it",
-                        c -> !c.getPackageName().startsWith("io.thriftnio.core.util.internal"))))
+                        c -> !c.getPackageName().equals("io.thriftnio.core.settings"))))
         .check(library);
   }
 

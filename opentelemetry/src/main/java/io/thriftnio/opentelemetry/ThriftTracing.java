@@ -5,7 +5,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerInterceptor;
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.util.Objects;
 
 /**

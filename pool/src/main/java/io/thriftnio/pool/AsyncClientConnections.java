@@ -1,7 +1,6 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.AsyncClientSocket;
 import io.thriftnio.core.internal.client.ClientInterception;
@@ -11,6 +10,7 @@ import io.thriftnio.core.internal.client.SaslSocketTransport;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslQop;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.ReplyChecks;
 import io.thriftnio.pool.ThriftAsyncClientPool.AsyncClientFactory;
 import java.io.IOException;

@@ -2,8 +2,8 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;

@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

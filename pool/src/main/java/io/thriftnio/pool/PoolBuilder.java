@@ -2,9 +2,9 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -2,11 +2,11 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.DeadlineSocket;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;

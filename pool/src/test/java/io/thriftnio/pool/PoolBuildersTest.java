@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.gen.BenchService;

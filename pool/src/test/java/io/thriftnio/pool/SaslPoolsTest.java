@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslNegotiationException;
 import io.thriftnio.core.sasl.SaslQop;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;

@@ -1,6 +1,6 @@
 package io.thriftnio.zookeeper;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 
 /** Checks of the ZooKeeper path parts, with messages in the project's form. */

@@ -1,7 +1,7 @@
 package io.thriftnio.zookeeper;
 
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.thriftnio.core.sasl;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.security.PrivilegedActionException;
 import java.security.PrivilegedExceptionAction;

@@ -1,6 +1,6 @@
 package io.thriftnio.core.sasl;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collections;

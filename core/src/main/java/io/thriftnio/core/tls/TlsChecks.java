@@ -1,6 +1,6 @@
 package io.thriftnio.core.tls;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Set;

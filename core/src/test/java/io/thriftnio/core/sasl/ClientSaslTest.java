@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.settings.SettingException;
 import java.time.Duration;
 import java.util.Map;
 import javax.security.auth.Subject;

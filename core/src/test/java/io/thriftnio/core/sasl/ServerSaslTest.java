@@ -3,7 +3,7 @@ package io.thriftnio.core.sasl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

@@ -3,8 +3,8 @@ package io.thriftnio.core.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.settings.SettingException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;

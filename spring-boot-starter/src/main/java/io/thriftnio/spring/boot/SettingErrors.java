@@ -1,6 +1,6 @@
 package io.thriftnio.spring.boot;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.Set;

@@ -2,9 +2,9 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

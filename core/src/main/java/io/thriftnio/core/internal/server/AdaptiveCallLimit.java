@@ -3,7 +3,7 @@ package io.thriftnio.core.internal.server;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.util.Optional;
 
 /**

@@ -2,9 +2,9 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
-import io.thriftnio.core.SettingException;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.settings.SettingException;
 import java.net.SocketAddress;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.thriftnio.core.util.internal;
 
-import io.thriftnio.core.SettingException;
+import io.thriftnio.core.settings.SettingException;
 import java.time.Duration;
 import java.util.List;
 

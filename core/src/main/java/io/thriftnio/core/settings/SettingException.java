@@ -1,4 +1,4 @@
-package io.thriftnio.core;
+package io.thriftnio.core.settings;
 
 import java.util.Objects;
 
