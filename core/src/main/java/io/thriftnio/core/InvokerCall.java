@@ -377,7 +377,9 @@ public final class InvokerCall {
         CallMessages.failure(
             request, cause, payload, invoker.inputProtocolFactory, invoker.configuration);
     if (entered()) {
-      context.failed(cause); // the handler's Error, or the processor's own exception
+      // The handler's Error or the processor's own exception; for a malformed request, the
+      // PROTOCOL_ERROR the caller is sent.
+      context.failed(failure.getType() == TApplicationException.INTERNAL_ERROR ? cause : failure);
       afterCall(
           failure.getType() == TApplicationException.INTERNAL_ERROR
               ? CallOutcome.UNDECLARED_FAILURE

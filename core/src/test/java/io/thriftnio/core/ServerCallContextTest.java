@@ -249,6 +249,17 @@ class ServerCallContextTest {
               assertThat(e.getMessage()).isEqualTo("Invalid method name: 'nope'");
             });
 
+    failures.clear();
+    ByteBuffer whole = MiniService.call(BINARY, "echo", 5, "some text");
+    ByteBuffer truncated = whole.duplicate();
+    truncated.limit(whole.limit() - 4); // the arguments end early
+    invoker.invoke(truncated).get(10, TimeUnit.SECONDS);
+    assertThat(failures.get(0))
+        .as("a malformed request: the PROTOCOL_ERROR its caller is sent")
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR));
+
     TApplicationException refusal =
         new TApplicationException(TApplicationException.UNSUPPORTED_CLIENT_TYPE, "denied");
     List<Throwable> refused = new CopyOnWriteArrayList<>();
