@@ -1,9 +1,11 @@
 package io.thriftnio.opentelemetry.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -17,8 +19,10 @@ import io.thriftnio.opentelemetry.agent.AgentJvm.ExportedSpan;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.TestInfo;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -199,6 +203,32 @@ class AgentInteropTest {
     assertThat(jsonAttribute(agentJson, "exception.stacktrace")).isNotNull();
     assertThat(ours.get(0).getAttributes().get(AttributeKey.stringKey("exception.stacktrace")))
         .isNotNull();
+  }
+
+  @Test
+  void theAgentsSyncServerSpanOfAFailedCallHasTheStatusButNoExceptionEvent() throws Exception {
+    // What the tracing chapter says of the agent: libthrift's processor catches the handler's
+    // exception, so the agent's server span (a TBaseProcessor) sees no exception to record.
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new, io)
+            .options(ClientOptions.builder().argumentHeaders(true).build())
+            .endpoint(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
+            .interceptors(List.of(tracing.clientInterceptor()))
+            .build()) {
+      CompletableFuture<List<TestInfo>> failed =
+          pool.call(c -> c.send_db_work(-1), BenchService.Client::recv_db_work);
+      assertThatThrownBy(() -> failed.get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(TApplicationException.class);
+    }
+    SpanData clientSpan = awaitOwn(SpanKind.CLIENT, 1).get(0);
+    List<ExportedSpan> agentServers =
+        stock.awaitSpans(s -> s.isServer() && s.traceId().equals(clientSpan.getTraceId()), 1);
+    assertThat(agentServers).as("all the agent's: %s", stock.spans()).hasSize(1);
+    String json = agentServers.get(0).json();
+    System.out.printf("agent interop, failed call: the agent's SERVER span %s%n", json);
+    assertThat(json).contains("\"status\":{\"code\":2");
+    assertThat(json).doesNotContain("\"name\":\"exception\"");
+    assertThat(clientSpan.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
   }
 
   @Test
