@@ -152,6 +152,22 @@ final class CallMessages {
     }
   }
 
+  /**
+   * The {@link TApplicationException} an {@code EXCEPTION} reply carries, read back for {@link
+   * ServerCallContext#failure()}; {@code null} if it cannot be read (only if the processor wrote
+   * garbage). Read only for interceptors, on a failed call.
+   */
+  static TApplicationException applicationException(
+      ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
+    try {
+      TProtocol in = protocol.getProtocol(FrameInputTransport.of(configuration, reply.duplicate()));
+      in.readMessageBegin();
+      return TApplicationException.readFrom(in);
+    } catch (TException | RuntimeException unreadable) {
+      return null;
+    }
+  }
+
   /** Writes {@code failure} as the reply to {@code request} and finishes the frame. */
   static ByteBuffer exceptionReply(
       TMessage request, TApplicationException failure, TProtocol out, FrameOutputTransport output)

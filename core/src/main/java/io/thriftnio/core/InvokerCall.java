@@ -99,6 +99,12 @@ public final class InvokerCall {
       invoker.codecs.replied(frame.remaining());
       boolean failed = isExceptionReply();
       if (entered()) {
+        if (failed) {
+          // The processor answered a failure itself: the handler's exception stayed inside it.
+          context.failed(
+              CallMessages.applicationException(
+                  output.payload(), invoker.outputProtocolFactory, invoker.configuration));
+        }
         afterCall(
             CallMessages.outcome(
                 output.payload(), invoker.outputProtocolFactory, invoker.configuration));
@@ -230,6 +236,7 @@ public final class InvokerCall {
   private void failedBy(ServerInterceptor interceptor, String phase, Throwable t) {
     ServerCallContext c = context();
     ServerInterception.warnFailed(interceptor, phase, c, t);
+    c.failed(t);
     String message = "Internal error processing " + c.methodName();
     answer(
         new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
@@ -286,6 +293,7 @@ public final class InvokerCall {
       return;
     }
     if (entered()) {
+      context.failed(failure);
       afterCall(outcome);
     }
     if (isOnewayRequest()) {
@@ -359,6 +367,7 @@ public final class InvokerCall {
     } catch (Throwable unreadable) {
       unreadable.addSuppressed(cause);
       if (entered()) {
+        context.failed(cause);
         afterCall(CallOutcome.UNDECLARED_FAILURE);
       }
       completion.unreadable(unreadable);
@@ -368,6 +377,9 @@ public final class InvokerCall {
         CallMessages.failure(
             request, cause, payload, invoker.inputProtocolFactory, invoker.configuration);
     if (entered()) {
+      // The handler's Error or the processor's own exception; for a malformed request, the
+      // PROTOCOL_ERROR the caller is sent.
+      context.failed(failure.getType() == TApplicationException.INTERNAL_ERROR ? cause : failure);
       afterCall(
           failure.getType() == TApplicationException.INTERNAL_ERROR
               ? CallOutcome.UNDECLARED_FAILURE
@@ -433,7 +445,11 @@ public final class InvokerCall {
           invoker.protocolName,
           invoker.protocolName);
     }
+    TApplicationException failure =
+        new TApplicationException(
+            TApplicationException.PROTOCOL_ERROR, "request " + request.name + " refused: " + what);
     if (entered()) {
+      context.failed(failure);
       afterCall(CallOutcome.APPLICATION_EXCEPTION);
     }
     if (request.type == TMessageType.ONEWAY) {
@@ -443,10 +459,6 @@ public final class InvokerCall {
     }
     ByteBuffer frame;
     try {
-      TApplicationException failure =
-          new TApplicationException(
-              TApplicationException.PROTOCOL_ERROR,
-              "request " + request.name + " refused: " + what);
       frame = CallMessages.exceptionReply(request, failure, own.getProtocol(output), output);
     } catch (Throwable t) {
       t.addSuppressed(cause);

@@ -93,6 +93,10 @@ public final class ServerCallContext extends AbstractCallContext {
 
   private boolean hasDeadline;
 
+  // Set by the thread that ends the call, before the afterCalls it runs; volatile for a reader on
+  // another thread (the context stays readable after the call).
+  private volatile Throwable failure;
+
   ServerCallContext(
       CallConnection connection,
       long connectionId,
@@ -332,6 +336,35 @@ public final class ServerCallContext extends AbstractCallContext {
     return hasDeadline
         ? Optional.of(Duration.ofNanos(deadlineNanos - System.nanoTime()))
         : Optional.empty();
+  }
+
+  /**
+   * Why the call failed, once it has ended: set before the interceptors' {@link
+   * ServerInterceptor#afterCall} runs. The throwable that reached the server when there is one: an
+   * {@link Error} from the handler (libthrift's processors catch only exceptions), an exception
+   * from a processor of your own, or from an interceptor that failed the call. Else the {@link
+   * org.apache.thrift.TApplicationException} the caller was sent: {@code INTERNAL_ERROR} for a
+   * handler's undeclared exception (libthrift's processors catch it and send only that; for an
+   * asynchronous handler it carries the exception's message), {@code UNKNOWN_METHOD}, {@code
+   * PROTOCOL_ERROR} for a malformed request, an interceptor's refusal, the caller's passed
+   * deadline.
+   *
+   * <p>Empty while the call runs, and for a call that succeeded, ended with an exception the IDL
+   * declares (the service's answer), was oneway, or was answered by {@link
+   * ServerBuilder#callTimeout} ({@link CallOutcome#TIMED_OUT}). Kept only on a server with
+   * interceptors (the context exists for them).
+   *
+   * @return the failure, or empty
+   */
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failure);
+  }
+
+  /** Records why the call failed, unless a cause closer to it was recorded first. */
+  void failed(Throwable cause) {
+    if (failure == null && cause != null) {
+      failure = cause;
+    }
   }
 
   /** Sets the call's deadline ({@link System#nanoTime()} value). */

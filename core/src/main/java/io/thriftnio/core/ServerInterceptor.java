@@ -50,7 +50,8 @@ public interface ServerInterceptor {
   /**
    * The call is over.
    *
-   * @param context the call's context
+   * @param context the call's context; for a failed call, {@link ServerCallContext#failure()} says
+   *     why
    * @param outcome how it ended
    * @param nanos the time from the first interceptor's {@code beforeCall} to the reply being built,
    *     in nanoseconds ({@link System#nanoTime()} differences)

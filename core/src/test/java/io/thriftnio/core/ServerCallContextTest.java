@@ -210,6 +210,80 @@ class ServerCallContextTest {
   }
 
   @Test
+  void afterCallIsToldWhyACallFailed() throws Exception {
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    ServerInterceptor noting =
+        new ServerInterceptor() {
+          @Override
+          public void afterCall(ServerCallContext context, CallOutcome outcome, long nanos) {
+            failures.add(context.failure().orElse(null));
+          }
+        };
+    ProcessorInvoker invoker =
+        ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX)
+            .withInterceptors(List.of(noting));
+
+    invoke(invoker, "echo", 1, "x");
+    assertThat(failures).containsExactly((Throwable) null);
+
+    failures.clear();
+    invoke(invoker, "throw", 2, "x");
+    assertThat(failures.get(0))
+        .as("a processor of our own lets its handler's exception out: the server sees it")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("handler bug: x");
+
+    failures.clear();
+    assertThat(invoke(invoker, "error", 3, "x").exception().getType())
+        .isEqualTo(TApplicationException.INTERNAL_ERROR);
+    assertThat(failures.get(0)).isInstanceOf(AssertionError.class).hasMessage("handler error: x");
+
+    failures.clear();
+    invoke(invoker, "nope", 4, "x");
+    assertThat(failures.get(0))
+        .as("the processor answered the failure itself: what the caller was sent, read back")
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> {
+              assertThat(e.getType()).isEqualTo(TApplicationException.UNKNOWN_METHOD);
+              assertThat(e.getMessage()).isEqualTo("Invalid method name: 'nope'");
+            });
+
+    failures.clear();
+    ByteBuffer whole = MiniService.call(BINARY, "echo", 5, "some text");
+    ByteBuffer truncated = whole.duplicate();
+    truncated.limit(whole.limit() - 4); // the arguments end early
+    invoker.invoke(truncated).get(10, TimeUnit.SECONDS);
+    assertThat(failures.get(0))
+        .as("a malformed request: the PROTOCOL_ERROR its caller is sent")
+        .isInstanceOfSatisfying(
+            TApplicationException.class,
+            e -> assertThat(e.getType()).isEqualTo(TApplicationException.PROTOCOL_ERROR));
+
+    TApplicationException refusal =
+        new TApplicationException(TApplicationException.UNSUPPORTED_CLIENT_TYPE, "denied");
+    List<Throwable> refused = new CopyOnWriteArrayList<>();
+    ProcessorInvoker refusing =
+        ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX)
+            .withInterceptors(
+                List.of(
+                    new ServerInterceptor() {
+                      @Override
+                      public void afterCall(ServerCallContext c, CallOutcome o, long nanos) {
+                        refused.add(c.failure().orElse(null));
+                      }
+                    },
+                    new ServerInterceptor() {
+                      @Override
+                      public void beforeCall(ServerCallContext c) throws TApplicationException {
+                        throw refusal;
+                      }
+                    }));
+    invoke(refusing, "echo", 5, "x");
+    assertThat(refused).containsExactly(refusal);
+  }
+
+  @Test
   void theOutcomeOfAReplyIsReadFromItsResultStruct() throws Exception {
     TConfiguration config = new TConfiguration();
     assertThat(CallMessages.outcome(reply((short) 0), BINARY, config))

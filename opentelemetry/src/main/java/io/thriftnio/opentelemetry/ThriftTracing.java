@@ -43,8 +43,12 @@ import java.util.Objects;
  * {@linkplain Builder#serviceName(String) configured} one, else none: the span is then named after
  * the method alone. A call that fails (an undeclared exception, a {@code TApplicationException}, a
  * refusal, a timeout, a broken connection) ends with status {@code ERROR} and an {@code
- * error.type}; a declared IDL exception is the service's answer, not a failure, and leaves the
- * status unset.
+ * error.type}, and records an {@code exception} event: on a client span the exception that ended a
+ * call without a reply (not the {@code TApplicationException} of a reply, which the interceptor is
+ * not given), on a server span {@code ServerCallContext.failure()} (the handler's own throwable
+ * where it reached the server, else the {@code TApplicationException} the caller was sent). A
+ * declared IDL exception is the service's answer, not a failure: the status stays unset, with no
+ * event.
  *
  * <p>The interceptors never throw into a call: a failure of the OpenTelemetry API or of a
  * propagator leaves the call untraced, logged once at WARN (then at DEBUG). Thread-safe; one

@@ -111,7 +111,9 @@ final class TracingServerInterceptor implements ServerInterceptor {
       return;
     }
     try {
-      instrumenter.end(context, call, outcome, null);
+      // The exception event: the handler's own when it reached the server, else the
+      // TApplicationException its caller was sent (ServerCallContext.failure()).
+      instrumenter.end(context, call, outcome, call.failure().orElse(null));
     } catch (RuntimeException e) {
       failures.failed("server afterCall", call, e);
     }

@@ -13,13 +13,16 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.util.internal.ArgumentHeaders;
+import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.Nested;
 import io.thriftnio.testkit.gen.TestInfo;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.nio.ByteBuffer;
@@ -51,6 +54,12 @@ class TracingServerInterceptorTest {
   private static final AttributeKey<String> RPC_SERVICE = AttributeKey.stringKey("rpc.service");
   private static final AttributeKey<String> RPC_METHOD = AttributeKey.stringKey("rpc.method");
   private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  private static final AttributeKey<String> EXCEPTION_TYPE =
+      AttributeKey.stringKey("exception.type");
+  private static final AttributeKey<String> EXCEPTION_MESSAGE =
+      AttributeKey.stringKey("exception.message");
+  private static final AttributeKey<String> EXCEPTION_STACKTRACE =
+      AttributeKey.stringKey("exception.stacktrace");
   private static final TBinaryProtocol.Factory BINARY = new TBinaryProtocol.Factory();
 
   private final ThriftTracing tracing =
@@ -75,6 +84,25 @@ class TracingServerInterceptorTest {
     public List<TestInfo> db_work(int count) {
       throw new IllegalStateException("database down");
     }
+
+    @Override
+    public Nested get_nested(int depth) {
+      throw new AssertionError("broken invariant at depth " + depth);
+    }
+  }
+
+  private ProcessorInvoker asyncInvoker() {
+    return ProcessorInvoker.ofAsync(
+            new BenchService.AsyncProcessor<>(new AsyncBenchHandler(new Handler())),
+            BINARY,
+            BINARY,
+            1 << 20)
+        .withInterceptors(List.of(tracing.serverInterceptor()));
+  }
+
+  /** The span's exception events, as {@code Span.recordException} writes them. */
+  private static List<EventData> exceptions(SpanData span) {
+    return span.getEvents().stream().filter(e -> e.getName().equals("exception")).toList();
   }
 
   private ProcessorInvoker invoker(TProcessor processor, ServerInterceptor interceptor) {
@@ -248,6 +276,89 @@ class TracingServerInterceptorTest {
     SpanData span = only(otel.getSpans());
     assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
     assertThat(span.getAttributes().get(ERROR_TYPE)).isNull();
+    assertThat(exceptions(span)).as("a declared exception is the service's answer").isEmpty();
+  }
+
+  @Test
+  void anAsyncHandlersDeclaredExceptionIsAnAnswerNotAnError() throws Exception {
+    Requests fail = Requests.of(c -> c.send_fail(42, "declared"));
+    ByteBuffer reply = asyncInvoker().invoke(fail.payload()).get(10, TimeUnit.SECONDS);
+    assertThatThrownBy(
+            () ->
+                fail.reply(
+                    reply,
+                    c -> {
+                      c.recv_fail();
+                      return null;
+                    }))
+        .isInstanceOf(BenchError.class);
+
+    SpanData span = only(otel.getSpans());
+    assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+    assertThat(exceptions(span)).isEmpty();
+  }
+
+  @Test
+  void anUndeclaredFailureRecordsTheExceptionTheCallerWasSent() throws Exception {
+    // libthrift's ProcessFunction catches the handler's exception and answers INTERNAL_ERROR: the
+    // server sees that answer, not the handler's exception.
+    Requests dbWork = Requests.of(c -> c.send_db_work(3));
+    invoker().invoke(dbWork.payload()).get();
+
+    SpanData span = only(otel.getSpans());
+    assertThat(exceptions(span)).hasSize(1);
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_TYPE))
+        .isEqualTo(TApplicationException.class.getName());
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_MESSAGE))
+        .isEqualTo("Internal error processing db_work");
+  }
+
+  @Test
+  void anAsyncHandlersUndeclaredFailureRecordsTheExceptionTheCallerWasSent() throws Exception {
+    Requests dbWork = Requests.of(c -> c.send_db_work(3));
+    ByteBuffer reply = asyncInvoker().invoke(dbWork.payload()).get(10, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> dbWork.reply(reply, BenchService.Client::recv_db_work))
+        .isInstanceOf(TApplicationException.class);
+
+    SpanData span = only(otel.getSpans());
+    assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(exceptions(span)).hasSize(1);
+    // The generated async code answers INTERNAL_ERROR with the handler's message.
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_TYPE))
+        .isEqualTo(TApplicationException.class.getName());
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_MESSAGE))
+        .isEqualTo("database down");
+  }
+
+  @Test
+  void aHandlersErrorReachesTheServerAndIsRecordedItself() throws Exception {
+    Requests nested = Requests.of(c -> c.send_get_nested(3));
+    ByteBuffer reply = invoker().invoke(nested.payload()).get();
+    assertThatThrownBy(() -> nested.reply(reply, BenchService.Client::recv_get_nested))
+        .isInstanceOf(TApplicationException.class);
+
+    SpanData span = only(otel.getSpans());
+    assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(exceptions(span)).hasSize(1);
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_TYPE))
+        .isEqualTo(AssertionError.class.getName());
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_MESSAGE))
+        .isEqualTo("broken invariant at depth 3");
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_STACKTRACE))
+        .contains("get_nested");
+  }
+
+  @Test
+  void anAsyncHandlersErrorReachesTheServerAndIsRecordedItself() throws Exception {
+    Requests nested = Requests.of(c -> c.send_get_nested(3));
+    ByteBuffer reply = asyncInvoker().invoke(nested.payload()).get(10, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> nested.reply(reply, BenchService.Client::recv_get_nested))
+        .isInstanceOf(TApplicationException.class);
+
+    SpanData span = only(otel.getSpans());
+    assertThat(exceptions(span)).hasSize(1);
+    assertThat(exceptions(span).get(0).getAttributes().get(EXCEPTION_TYPE))
+        .isEqualTo(AssertionError.class.getName());
   }
 
   @Test

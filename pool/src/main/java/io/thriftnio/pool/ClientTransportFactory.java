@@ -116,17 +116,9 @@ public interface ClientTransportFactory {
               + " ClientTransportFactory.of(io, options) opens this library's transports, which"
               + " speak the rest; a pool's interceptors go to its builder");
     }
-    if (options.tls().isPresent()) {
-      return new SocketTransports.FramedTlsFactory(
-          options.connectTimeout(),
-          options.callTimeout(),
-          options.tls().get(),
-          options.maxFrameSize());
-    }
-    return new SocketTransports.FramedSocketFactory(
-        options.connectTimeout(),
-        options.callTimeout(),
-        options.maxFrameSize(),
-        options.wireKind() == WireKind.FRAMED);
+    // Both keep the options: the pool reads the per-call settings from them (argumentHeaders).
+    return options.tls().isPresent()
+        ? new SocketTransports.FramedTlsFactory(options)
+        : new SocketTransports.FramedSocketFactory(options);
   }
 }

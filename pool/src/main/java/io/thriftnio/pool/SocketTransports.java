@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.BlockingSockets;
 import io.thriftnio.core.internal.client.ClientErrors;
@@ -31,26 +32,29 @@ final class SocketTransports {
    * The stock {@code TSocket} + {@code TFramedTransport} factory, or, unframed, the bare {@code
    * TSocket}.
    */
-  public static final class FramedSocketFactory implements ClientTransportFactory {
+  public static final class FramedSocketFactory implements ClientTransportFactory, WithOptions {
+    private final ClientOptions options;
     private final int connectTimeoutMillis;
     private final int readTimeoutMillis;
     private final int maxFrameSize;
     private final boolean framed;
 
-    public FramedSocketFactory(Duration connectTimeout, Duration readTimeout, int maxFrameSize) {
-      this(connectTimeout, readTimeout, maxFrameSize, true);
+    /**
+     * The sockets of {@code options}: framed for {@link WireKind#FRAMED}, else bare (then {@code
+     * maxFrameSize} bounds only the sizes a reply declares); kept for the pool's per-call settings
+     * ({@link ClientOptions#argumentHeaders()}).
+     */
+    FramedSocketFactory(ClientOptions options) {
+      this.options = options;
+      this.connectTimeoutMillis = millis(options.connectTimeout());
+      this.readTimeoutMillis = millis(options.callTimeout());
+      this.maxFrameSize = options.maxFrameSize();
+      this.framed = options.wireKind() == WireKind.FRAMED;
     }
 
-    /**
-     * @param framed whether to wrap the socket in a {@code TFramedTransport}; if not, {@code
-     *     maxFrameSize} bounds only the sizes a reply declares
-     */
-    public FramedSocketFactory(
-        Duration connectTimeout, Duration readTimeout, int maxFrameSize, boolean framed) {
-      this.connectTimeoutMillis = millis(connectTimeout);
-      this.readTimeoutMillis = millis(readTimeout);
-      this.maxFrameSize = maxFrameSize;
-      this.framed = framed;
+    @Override
+    public ClientOptions options() {
+      return options;
     }
 
     @Override
@@ -82,20 +86,27 @@ final class SocketTransports {
   }
 
   /** {@code TSocket} over a JDK {@code SSLSocket}, in a {@code TFramedTransport}. */
-  public static final class FramedTlsFactory implements ClientTransportFactory {
+  public static final class FramedTlsFactory implements ClientTransportFactory, WithOptions {
+    private final ClientOptions options;
     private final int connectTimeoutMillis;
     private final int readTimeoutMillis;
     private final ClientTls tls;
     private final SSLContext context;
     private final int maxFrameSize;
 
-    public FramedTlsFactory(
-        Duration connectTimeout, Duration readTimeout, ClientTls tls, int maxFrameSize) {
-      this.connectTimeoutMillis = millis(connectTimeout);
-      this.readTimeoutMillis = millis(readTimeout);
-      this.tls = tls;
+    /** The TLS sockets of {@code options}, whose {@link ClientOptions#tls()} is present. */
+    FramedTlsFactory(ClientOptions options) {
+      this.options = options;
+      this.connectTimeoutMillis = millis(options.connectTimeout());
+      this.readTimeoutMillis = millis(options.callTimeout());
+      this.tls = options.tls().orElseThrow();
       this.context = JdkTls.clientContext(tls, "ClientTransportFactory.stock");
-      this.maxFrameSize = maxFrameSize;
+      this.maxFrameSize = options.maxFrameSize();
+    }
+
+    @Override
+    public ClientOptions options() {
+      return options;
     }
 
     @Override

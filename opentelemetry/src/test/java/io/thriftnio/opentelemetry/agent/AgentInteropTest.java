@@ -1,9 +1,13 @@
 package io.thriftnio.opentelemetry.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
@@ -15,9 +19,14 @@ import io.thriftnio.opentelemetry.agent.AgentJvm.ExportedSpan;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
+import io.thriftnio.testkit.gen.TestInfo;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.thrift.TApplicationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -152,6 +161,74 @@ class AgentInteropTest {
             stock.spans())
         .hasSize(1);
     assertThat(agentServers.get(0).parentSpanId()).isEqualTo(clientSpan.getSpanId());
+  }
+
+  /** The value of the string attribute {@code key} in an OTLP JSON span, or {@code null}. */
+  static String jsonAttribute(String json, String key) {
+    Matcher m =
+        Pattern.compile(
+                "\\{\"key\":\""
+                    + Pattern.quote(key)
+                    + "\",\"value\":\\{\"stringValue\":\"((?:[^\"\\\\]|\\\\.)*)\"")
+            .matcher(json);
+    return m.find() ? m.group(1) : null;
+  }
+
+  @Test
+  void aFailedCallsExceptionOnOurServerSpanIsTheOneOnTheAgentsClientSpan() throws Exception {
+    // A stock client under the agent calls a method whose handler throws an undeclared exception:
+    // both sides record the TApplicationException that crossed the wire, under the same names.
+    int port = ((InetSocketAddress) server.localAddress()).getPort();
+    stock.stockFailingCall("FRAMED", port);
+
+    SpanData serverSpan = awaitOwn(SpanKind.SERVER, 1).get(0);
+    List<EventData> ours =
+        serverSpan.getEvents().stream().filter(e -> e.getName().equals("exception")).toList();
+    assertThat(ours).hasSize(1);
+    List<ExportedSpan> agentClients =
+        stock.awaitSpans(s -> s.isClient() && s.traceId().equals(serverSpan.getTraceId()), 1);
+    assertThat(agentClients).as("all the agent's: %s", stock.spans()).hasSize(1);
+    String agentJson = agentClients.get(0).json();
+    System.out.printf(
+        "agent interop, failed call: our SERVER span events %s; the agent's CLIENT span %s%n",
+        ours, agentJson);
+    assertThat(agentJson).contains("\"name\":\"exception\"");
+    for (String key : List.of("exception.type", "exception.message")) {
+      assertThat(ours.get(0).getAttributes().get(AttributeKey.stringKey(key)))
+          .as(key)
+          .isEqualTo(jsonAttribute(agentJson, key));
+    }
+    assertThat(jsonAttribute(agentJson, "exception.type"))
+        .isEqualTo(TApplicationException.class.getName());
+    assertThat(jsonAttribute(agentJson, "exception.stacktrace")).isNotNull();
+    assertThat(ours.get(0).getAttributes().get(AttributeKey.stringKey("exception.stacktrace")))
+        .isNotNull();
+  }
+
+  @Test
+  void theAgentsSyncServerSpanOfAFailedCallHasTheStatusButNoExceptionEvent() throws Exception {
+    // What the tracing chapter says of the agent: libthrift's processor catches the handler's
+    // exception, so the agent's server span (a TBaseProcessor) sees no exception to record.
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new, io)
+            .options(ClientOptions.builder().argumentHeaders(true).build())
+            .endpoint(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
+            .interceptors(List.of(tracing.clientInterceptor()))
+            .build()) {
+      CompletableFuture<List<TestInfo>> failed =
+          pool.call(c -> c.send_db_work(-1), BenchService.Client::recv_db_work);
+      assertThatThrownBy(() -> failed.get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(TApplicationException.class);
+    }
+    SpanData clientSpan = awaitOwn(SpanKind.CLIENT, 1).get(0);
+    List<ExportedSpan> agentServers =
+        stock.awaitSpans(s -> s.isServer() && s.traceId().equals(clientSpan.getTraceId()), 1);
+    assertThat(agentServers).as("all the agent's: %s", stock.spans()).hasSize(1);
+    String json = agentServers.get(0).json();
+    System.out.printf("agent interop, failed call: the agent's SERVER span %s%n", json);
+    assertThat(json).contains("\"status\":{\"code\":2");
+    assertThat(json).doesNotContain("\"name\":\"exception\"");
+    assertThat(clientSpan.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
   }
 
   @Test

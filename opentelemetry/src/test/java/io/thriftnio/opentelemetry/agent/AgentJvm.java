@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
 final class AgentJvm implements AutoCloseable {
 
   /** A span the agent's JVM exported: ids in hex, kind as OTLP numbers it (2 server, 3 client). */
-  record ExportedSpan(String traceId, String spanId, String parentSpanId, String name, int kind) {
+  record ExportedSpan(
+      String traceId, String spanId, String parentSpanId, String name, int kind, String json) {
     boolean isServer() {
       return kind == 2;
     }
@@ -127,14 +128,18 @@ final class AgentJvm implements AutoCloseable {
   private void stderrLine(String line) {
     stderr.add(line);
     Matcher m = SPAN.matcher(line);
-    while (m.find()) {
-      spans.add(
-          new ExportedSpan(
-              m.group(1),
-              m.group(2),
-              m.group(3) == null ? "" : m.group(3),
-              m.group(4),
-              Integer.parseInt(m.group(5))));
+    boolean found = m.find();
+    while (found) {
+      String traceId = m.group(1);
+      String spanId = m.group(2);
+      String parent = m.group(3) == null ? "" : m.group(3);
+      String name = m.group(4);
+      int kind = Integer.parseInt(m.group(5));
+      int start = m.start();
+      found = m.find();
+      // The span's own JSON, up to the next span's: its attributes and events, for checks.
+      String json = line.substring(start, found ? m.start() : line.length());
+      spans.add(new ExportedSpan(traceId, spanId, parent, name, kind, json));
     }
   }
 
@@ -149,7 +154,20 @@ final class AgentJvm implements AutoCloseable {
 
   /** Has the child's stock client call {@code get_last_sale} on {@code wire} at {@code port}. */
   void stockCall(String wire, int port) throws IOException, InterruptedException {
-    stdin.write("call " + wire + " " + port + "\n");
+    stockCall("call", wire, port);
+  }
+
+  /**
+   * Has the child's stock client call {@code db_work(-1)} on {@code wire} at {@code port}, which
+   * the handler fails with an undeclared exception.
+   */
+  void stockFailingCall(String wire, int port) throws IOException, InterruptedException {
+    stockCall("callfailing", wire, port);
+  }
+
+  private void stockCall(String command, String wire, int port)
+      throws IOException, InterruptedException {
+    stdin.write(command + " " + wire + " " + port + "\n");
     stdin.flush();
     String line = stdout.poll(30, TimeUnit.SECONDS);
     if (!("CALLED " + wire).equals(line)) {

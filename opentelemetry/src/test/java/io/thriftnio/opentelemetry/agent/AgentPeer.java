@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -73,8 +74,8 @@ public final class AgentPeer {
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       String[] words = line.trim().split(" ");
-      if (words[0].equals("call")) {
-        stockCall(words[1], Integer.parseInt(words[2]));
+      if (words[0].equals("call") || words[0].equals("callfailing")) {
+        stockCall(words[1], Integer.parseInt(words[2]), words[0].equals("callfailing"));
         System.out.println("CALLED " + words[1]);
         System.out.flush();
       } else if (words[0].equals("exit")) {
@@ -108,8 +109,12 @@ public final class AgentPeer {
     System.out.println("LISTENING " + wire + " " + socket.getServerSocket().getLocalPort());
   }
 
-  /** A stock generated client's call of {@code get_last_sale} on {@code wire}. */
-  private static void stockCall(String wire, int port) throws Exception {
+  /**
+   * A stock generated client's call of {@code get_last_sale} on {@code wire}; if {@code failing},
+   * of {@code db_work(-1)}, which the handler fails with an exception the IDL does not declare: the
+   * caller gets {@code TApplicationException(INTERNAL_ERROR)}.
+   */
+  private static void stockCall(String wire, int port, boolean failing) throws Exception {
     if (wire.equals("HEADER")) {
       // libthrift for Java has no THeader: the generated client (which the agent instruments)
       // over thrift-nio's THeader transport, with no interceptor of ours.
@@ -119,7 +124,7 @@ public final class AgentPeer {
                 new InetSocketAddress("127.0.0.1", port),
                 ClientOptions.builder().wireKind(WireKind.HEADER).build());
         try {
-          new BenchService.Client(new TBinaryProtocol(transport)).get_last_sale("AGENT");
+          call(new BenchService.Client(new TBinaryProtocol(transport)), failing);
         } finally {
           transport.close();
         }
@@ -133,9 +138,22 @@ public final class AgentPeer {
           wire.equals("FRAMED")
               ? new TBinaryProtocol(new TFramedTransport(socket))
               : new TBinaryProtocol(socket);
-      new BenchService.Client(protocol).get_last_sale("AGENT");
+      call(new BenchService.Client(protocol), failing);
     } finally {
       socket.close();
+    }
+  }
+
+  private static void call(BenchService.Client client, boolean failing) throws Exception {
+    if (!failing) {
+      client.get_last_sale("AGENT");
+      return;
+    }
+    try {
+      client.db_work(-1);
+      throw new IllegalStateException("db_work(-1) did not fail");
+    } catch (TApplicationException expected) {
+      // the failure the agent's client span records
     }
   }
 }

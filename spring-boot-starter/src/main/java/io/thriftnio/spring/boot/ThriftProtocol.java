@@ -5,7 +5,11 @@ import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TJSONProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
-/** The Thrift protocols a server or a client pool can be set to by name. */
+/**
+ * The Thrift protocols a server or a client pool can be set to by name. The library has no such
+ * enum: its builders take any {@code TProtocolFactory} (a decorated or a custom one too), so the
+ * names a property can hold are the starter's own.
+ */
 public enum ThriftProtocol {
   /** {@code TBinaryProtocol}, Thrift's default. */
   BINARY,

@@ -102,7 +102,13 @@ public record ThriftServerProperties(
    */
   public record Ssl(String bundle, ClientAuth clientAuth) {}
 
-  /** Netty's socket transports, as {@code NettyTransportType} names them. */
+  /**
+   * Netty's socket transports, as {@code io.thriftnio.netty.NettyTransportType} names them, mapped
+   * to it by name when the server is built. Not that enum bound directly: it lives in {@code
+   * thrift-nio-netty}, which a Grizzly-only application excludes, and binding reads this record's
+   * component types, which would then fail with {@code NoClassDefFoundError} before any property is
+   * read. This copy must list the same constants (a test compares them).
+   */
   public enum IoTransport {
     /** Epoll where its native library loads, else NIO. */
     AUTO,
@@ -114,7 +120,11 @@ public record ThriftServerProperties(
     IO_URING
   }
 
-  /** The IO library a server or the clients run on. */
+  /**
+   * The IO library a server or the clients run on: a choice between artifacts, which the library
+   * itself does not make (each transport module has its own server builder and client IO), so the
+   * starter owns this enum.
+   */
   public enum IoLibrary {
     /** {@code thrift-nio-netty}. */
     NETTY,

@@ -271,6 +271,19 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void ioTransportListsEveryNettyTransportType() {
+    // The starter's copy (a Grizzly-only application has no NettyTransportType to bind).
+    assertThat(
+            java.util.Arrays.stream(ThriftServerProperties.IoTransport.values())
+                .map(Enum::name)
+                .toList())
+        .containsExactlyElementsOf(
+            java.util.Arrays.stream(io.thriftnio.netty.NettyTransportType.values())
+                .map(Enum::name)
+                .toList());
+  }
+
+  @Test
   void netty41OnTheClassPathFailsTheStartSayingWhichPropertyToSet() {
     RUNNER
         .withUserConfiguration(OneService.class)
