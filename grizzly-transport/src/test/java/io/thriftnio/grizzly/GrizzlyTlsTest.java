@@ -1,333 +1,96 @@
 package io.thriftnio.grizzly;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.testkit.BenchHandler;
-import io.thriftnio.testkit.Payloads;
-import io.thriftnio.testkit.conformance.RawConnection;
-import io.thriftnio.testkit.conformance.Workers;
+import io.thriftnio.testkit.conformance.TlsSuite;
 import io.thriftnio.testkit.gen.BenchService;
-import io.thriftnio.testkit.tls.ResettingPeer;
 import io.thriftnio.testkit.tls.TestPki;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import javax.net.ssl.KeyManagerFactory;
-import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.transport.TSSLTransportFactory;
-import org.apache.thrift.transport.TSocket;
-import org.apache.thrift.transport.TTransport;
-import org.apache.thrift.transport.TTransportException;
-import org.apache.thrift.transport.layered.TFramedTransport;
-import org.junit.jupiter.api.AfterEach;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
-/** TLS on the Grizzly server and clients: handshakes, mutual TLS, host names, failures counted. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GrizzlyTlsTest {
+/**
+ * The TLS suite on Grizzly: the three strategies, the JDK's TLS only (OpenSSL is refused at build,
+ * so its cases are skipped), buffers not counted (Grizzly's memory is checked by its own test).
+ */
+class GrizzlyTlsTest extends TlsSuite {
 
-  private static final TestPki PKI = TestPki.shared();
-  private static final Duration WITHIN = Duration.ofSeconds(20);
+  private static final String JDK_ONLY =
+      "tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS";
 
-  private final List<AutoCloseable> open = new ArrayList<>();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return GrizzlyThriftServer.builder();
   }
 
-  private ThriftServer server(ServerTls tls) throws Exception {
-    return server(tls, IoStrategy.WORKER);
+  @Override
+  protected Set<IoStrategy> strategies() {
+    return EnumSet.allOf(IoStrategy.class);
   }
 
-  private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
-    ThriftServer server =
-        Workers.strategy(GrizzlyThriftServer.builder(), strategy, 4)
-            .processor(new BenchService.Processor<>(new BenchHandler()))
-            .ioThreads(1)
-            .tls(tls)
-            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-            .build()
-            .start();
-    open.add(server);
-    return server;
+  @Override
+  protected ClientIo clientIo() {
+    return GrizzlyClientKinds.resources();
   }
 
-  /** Resources whose default options speak {@code tls}. */
-  private TlsResources resources(ClientTls tls) {
-    TlsResources resources = new TlsResources(tls);
-    open.add(resources);
-    return resources;
+  @Override
+  protected void assumeOpenSsl() {
+    Assumptions.abort(
+        "Grizzly uses the JDK's TLS: OPENSSL is refused at build, as openSslIsRefusedAtBuildBecauseGrizzlyUsesTheJdk shows");
   }
 
-  private static final class TlsResources implements AutoCloseable {
-    final GrizzlyClientIo resources = GrizzlyClientIo.create();
-    final ClientOptions options;
-
-    TlsResources(ClientTls tls) {
-      this.options = ClientOptions.builder().tls(tls).build();
-    }
-
-    TTransport openTransport(InetSocketAddress address) throws TTransportException {
-      return resources.openTransport(address, options);
-    }
-
-    GrizzlyThriftChannel openChannel(InetSocketAddress address) throws TTransportException {
-      return (GrizzlyThriftChannel) resources.openChannel(address, options);
-    }
-
-    @Override
-    public void close() {
-      resources.close();
-    }
+  @Override
+  protected TlsProvider serverProvider(ServerTls tls) {
+    return TlsProvider.JDK;
   }
 
-  private BenchService.Client syncClient(InetSocketAddress address, ClientTls tls)
-      throws Exception {
-    TTransport transport = resources(tls).openTransport(address);
-    open.add(transport);
-    return new BenchService.Client(new TBinaryProtocol(transport));
+  @Override
+  protected TlsProvider clientProvider(ClientTls tls) {
+    return TlsProvider.JDK;
   }
 
-  private static void await(String what, ThriftServer server, Predicate<ServerStats> condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.test(server.stats())) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("waited " + WITHIN + " for " + what + "; " + server.stats());
-      }
-      Thread.sleep(10);
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(
-      value = IoStrategy.class,
-      names = {"SAME_THREAD", "WORKER", "LEADER_FOLLOWER"})
-  void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
-    ThriftServer server = server(PKI.serverTls().build(), strategy);
-    ClientTls tls = PKI.clientTls().build();
-    BenchService.Client sync = syncClient(server.localAddress(), tls);
-    ByteBuffer payload = Payloads.of(Payloads.LARGE, 3);
-    assertThat(Payloads.check(sync.echo(payload), Payloads.LARGE, 3)).isTrue();
-    assertThat(sync.get_last_sale("TLS").getSymbol()).isEqualTo("TLS");
-
-    GrizzlyThriftChannel channel = resources(tls).openChannel(server.localAddress());
-    open.add(channel);
-    BenchService.AsyncIface async =
-        AsyncClients.asyncIface(
-            BenchService.AsyncIface.class,
-            channel,
-            BenchService.Client::new,
-            new TBinaryProtocol.Factory(),
-            ForkJoinPool.commonPool());
-    CompletableFuture<ByteBuffer> echoed = new CompletableFuture<>();
-    async.echo(Payloads.of(Payloads.MEDIUM, 5), callback(echoed));
-    assertThat(Payloads.check(echoed.get(20, TimeUnit.SECONDS), Payloads.MEDIUM, 5)).isTrue();
-    assertThat(server.stats().tlsFailures()).isZero();
-  }
-
-  @Test
-  void mutualTlsRejectsMissingAndUntrustedClientCertificatesAndAcceptsTheRightOne()
-      throws Exception {
-    ThriftServer server = server(PKI.mutualServerTls().build());
-    InetSocketAddress address = server.localAddress();
-
-    assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()).get_last_sale("x"))
-        .isInstanceOf(TTransportException.class);
-    await("the certificate-less client to be counted", server, s -> s.tlsFailures() >= 1);
-
-    ClientTls wrongCa = PKI.clientTls().keyManagerFactory(PKI.wrongCaClientKeys()).build();
-    assertThatThrownBy(() -> syncClient(address, wrongCa).get_last_sale("x"))
-        .isInstanceOf(TTransportException.class);
-    await("the untrusted client to be counted", server, s -> s.tlsFailures() >= 2);
-
-    ClientTls right = PKI.clientTls().keyManagerFactory(PKI.clientKeys()).build();
-    assertThat(syncClient(address, right).get_last_sale("mtls").getSymbol()).isEqualTo("mtls");
-    assertThat(server.stats().tlsFailures()).isEqualTo(2);
-  }
-
-  @Test
-  void hostnameVerificationRejectsACertificateForAnotherNameUnlessTurnedOff() throws Exception {
-    ThriftServer server = server(ServerTls.builder(PKI.otherNameServerKeys()).build());
-    InetSocketAddress address = server.localAddress(); // 127.0.0.1, not other.example
-
-    assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + address + " failed: ")
-        .hasMessageContaining("127.0.0.1");
-
-    ClientTls unchecked = PKI.clientTls().hostnameVerification(false).build();
-    assertThat(syncClient(address, unchecked).get_last_sale("off").getSymbol()).isEqualTo("off");
-
-    ClientTls named = PKI.clientTls().serverName(TestPki.OTHER_NAME).build();
-    assertThat(syncClient(address, named).get_last_sale("sni").getSymbol()).isEqualTo("sni");
-  }
-
-  @Test
-  void aPlainTextClientIsClosedAndCountedWithoutLeaking() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    try (RawConnection plain = RawConnection.open(server.localAddress())) {
-      plain.writeFrame(
-          RawConnection.encodeCall(
-              new TBinaryProtocol.Factory(),
-              "get_last_sale",
-              1,
-              new BenchService.get_last_sale_args("plain")));
-      byte[] answered = plain.awaitClosedBy(WITHIN);
-      assertThat(answered.length).as("bytes before the close").isLessThan(1024);
-    }
-    await(
-        "the plain-text connection to be counted and gone",
-        server,
-        s -> s.tlsFailures() == 1 && s.openConnections() == 0);
-    assertThat(server.stats().badFrames()).isZero();
-    // The server still serves TLS clients.
-    assertThat(
-            syncClient(server.localAddress(), PKI.clientTls().build())
-                .get_last_sale("ok")
-                .getSymbol())
-        .isEqualTo("ok");
-  }
-
-  @Test
-  void aTcpProbeThatClosesWithoutSpeakingIsNotATlsFailure() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    RawConnection.open(server.localAddress()).close();
-    await(
-        "the probe to be gone",
-        server,
-        s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
-    // One IO thread: this handshake runs after the probe's close has been handled.
-    assertThat(
-            syncClient(server.localAddress(), PKI.clientTls().build())
-                .get_last_sale("after")
-                .getSymbol())
-        .isEqualTo("after");
-    assertThat(server.stats().tlsFailures()).isZero();
-  }
-
-  /**
-   * A peer that resets every connection at once closes it while the client sets up its connect or
-   * handshake; the caller must still get a clear TTransportException, every time.
-   */
-  @Test
-  void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
-    TlsResources resources = resources(PKI.clientTls().build());
-    try (ResettingPeer peer = ResettingPeer.start()) {
-      peer.assertEveryConnectFailsClearly(
-          500, "cannot connect to ", () -> resources.openTransport(peer.address()));
-    }
-  }
-
-  @Test
-  void aTlsClientAgainstAPlainServerFailsWithAClearError() throws Exception {
-    ThriftServer server = server(null);
-    assertThatThrownBy(() -> syncClient(server.localAddress(), PKI.clientTls().build()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
-    TlsResources resources = resources(PKI.clientTls().build());
-    assertThatThrownBy(() -> resources.openChannel(server.localAddress()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
-  }
-
-  @Test
-  void theHandshakeTimeoutClosesAClientThatNeverSpeaksTls() throws Exception {
-    ThriftServer server = server(PKI.serverTls().handshakeTimeout(Duration.ofMillis(200)).build());
-    try (RawConnection silent = RawConnection.open(server.localAddress())) {
-      silent.awaitClosedBy(WITHIN);
-    }
-    await(
-        "the timed-out handshake to be counted",
-        server,
-        s -> s.tlsFailures() == 1 && s.openConnections() == 0);
-    assertThat(server.stats().timedOutConnections()).isZero();
-  }
-
-  @Test
-  void aClientHandshakeTimeoutFailsTheConnectWithTimedOut() throws Exception {
-    try (java.net.ServerSocket mute =
-        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      InetSocketAddress address = new InetSocketAddress(mute.getInetAddress(), mute.getLocalPort());
-      ClientTls impatient = PKI.clientTls().handshakeTimeout(Duration.ofMillis(200)).build();
-      assertThatThrownBy(() -> syncClient(address, impatient))
-          .isInstanceOfSatisfying(
-              TTransportException.class,
-              e -> assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT))
-          .hasMessageContaining("TLS handshake with " + address);
-    }
-  }
-
-  @Test
-  void aStockThriftSslSocketClientTalksToTheTlsServer() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    TSSLTransportFactory.TSSLTransportParameters params =
-        new TSSLTransportFactory.TSSLTransportParameters();
-    params.setTrustStore(PKI.trustStoreFile().getPath(), "changeit", null, "PKCS12");
-    InetSocketAddress a = server.localAddress();
-    TSocket socket =
-        TSSLTransportFactory.getClientSocket(a.getHostString(), a.getPort(), 30_000, params);
-    TTransport framed = new TFramedTransport(socket);
-    open.add(framed::close);
-    BenchService.Client client = new BenchService.Client(new TBinaryProtocol(framed));
-    assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 8)), Payloads.MEDIUM, 8))
-        .isTrue();
-    assertThat(client.db_work(4)).hasSize(4);
+  @Override
+  protected BufferCount countBuffers(ServerBuilder<?> builder) {
+    Assumptions.abort(
+        "Grizzly's server takes no allocator to count its buffers (GrizzlyMemoryTest checks its shared"
+            + " pool)");
+    throw new AssertionError("unreachable");
   }
 
   @Test
   void openSslIsRefusedAtBuildBecauseGrizzlyUsesTheJdk() {
-    KeyManagerFactory keys = PKI.serverKeys();
     assertThatThrownBy(
             () ->
                 GrizzlyThriftServer.builder()
                     .processor(new BenchService.Processor<>(new BenchHandler()))
-                    .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
+                    .tls(
+                        ServerTls.builder(TestPki.shared().serverKeys())
+                            .provider(TlsProvider.OPENSSL)
+                            .build())
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
+        .hasMessage(JDK_ONLY);
+    ClientOptions openSsl =
+        ClientOptions.builder()
+            .tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
+            .build();
     assertThatThrownBy(
             () ->
-                resources(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
-                    .openTransport(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)))
-        .hasMessage("tls provider: OPENSSL (expected: JDK): Grizzly uses the JDK's TLS");
-  }
-
-  private static <T> org.apache.thrift.async.AsyncMethodCallback<T> callback(
-      CompletableFuture<T> f) {
-    return new org.apache.thrift.async.AsyncMethodCallback<>() {
-      @Override
-      public void onComplete(T response) {
-        f.complete(response);
-      }
-
-      @Override
-      public void onError(Exception exception) {
-        f.completeExceptionally(exception);
-      }
-    };
+                GrizzlyClientKinds.resources()
+                    .openTransport(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), openSsl))
+        .hasMessage(JDK_ONLY);
   }
 }

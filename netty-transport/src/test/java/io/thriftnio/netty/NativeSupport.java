@@ -71,7 +71,7 @@ final class NativeSupport {
           context
               .getTestInstance()
               .filter(NettyAdversarialTest.class::isInstance)
-              .map(t -> ((NettyAdversarialTest) t).cell.io())
+              .map(t -> ((NettyAdversarialTest) t).cell().io())
               .orElse("nio");
       return millionCalls && !io.equals("nio")
           ? ConditionEvaluationResult.disabled(

@@ -1,39 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.AroundInterceptorSuite;
-import io.thriftnio.testkit.conformance.Cells;
-import io.thriftnio.testkit.conformance.ServerCell;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
-/** The around-interceptor suite on Netty servers with the builder's defaults: both strategies. */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyAroundInterceptorTest extends AroundInterceptorSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyAroundInterceptorTest.class,
-        List.of(NettyCells.defaults(SAME_THREAD), NettyCells.defaults(WORKER).asRepresentative()));
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-}
+/**
+ * The around-interceptor suite on Netty servers, one run per cell of the suite's matrix ({@link
+ * NettyCells}).
+ */
+@ArgumentsSource(NettyCells.class)
+class NettyAroundInterceptorTest extends AroundInterceptorSuite {}

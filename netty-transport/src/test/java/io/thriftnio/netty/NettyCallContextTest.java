@@ -1,53 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.testkit.conformance.CallContextSuite;
-import io.thriftnio.testkit.conformance.Cells;
-import io.thriftnio.testkit.conformance.ServerCell;
-import io.thriftnio.testkit.tls.TestPki;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * The call context suite on Netty servers with the builder's defaults: both strategies, and WORKER
- * with mutual TLS.
+ * The call context suite, plain and over mutual TLS, on Netty servers, one run per cell of the
+ * suite's matrix ({@link NettyCells}).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyCallContextTest extends CallContextSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyCallContextTest.class,
-        List.of(
-            NettyCells.defaults(SAME_THREAD),
-            NettyCells.defaults(WORKER),
-            NettyCells.defaults(WORKER)
-                .withTls("mutual-tls", TestPki.shared().mutualServerTls().build())
-                .asRepresentative()));
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-
-  @Override
-  protected boolean tls() {
-    return cell.tls() != null;
-  }
-}
+@ArgumentsSource(NettyCells.class)
+class NettyCallContextTest extends CallContextSuite {}

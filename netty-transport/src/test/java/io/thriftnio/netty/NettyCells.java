@@ -1,19 +1,60 @@
 package io.thriftnio.netty;
 
+import static io.thriftnio.core.IoStrategy.SAME_THREAD;
+import static io.thriftnio.core.IoStrategy.WORKER;
+
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.testkit.conformance.Cells;
+import io.thriftnio.testkit.conformance.Matrix;
 import io.thriftnio.testkit.conformance.ServerCell;
+import io.thriftnio.testkit.conformance.TransportCells;
+import io.thriftnio.testkit.tls.TestPki;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * The Netty servers of this module's test matrices. A cell on a native transport carries {@link
- * Cells#NATIVE_TRANSPORT} and requires its transport: skipped with Netty's reason where it does not
- * load, failed instead under {@code THRIFTNIO_REQUIRE_NATIVE=1} (see {@link NativeSupport}).
+ * The Netty servers of this module's test matrices: the cells of each {@link Matrix}, for the
+ * suites' subclasses ({@code @ArgumentsSource(NettyCells.class)}), and the factories the other
+ * matrices are made of. A cell on a native transport carries {@link Cells#NATIVE_TRANSPORT} and
+ * requires its transport: skipped with Netty's reason where it does not load, failed instead under
+ * {@code THRIFTNIO_REQUIRE_NATIVE=1} (see {@link NativeSupport}). Netty has no LEADER_FOLLOWER.
  */
-final class NettyCells {
+final class NettyCells extends TransportCells {
 
-  private NettyCells() {}
+  @Override
+  protected List<ServerCell<NettyThriftServer.Builder>> cells(Matrix matrix) {
+    return switch (matrix) {
+      case STRATEGIES -> List.of(defaults(SAME_THREAD), defaults(WORKER).asRepresentative());
+      case STRATEGIES_AND_MUTUAL_TLS ->
+          List.of(
+              defaults(SAME_THREAD),
+              defaults(WORKER),
+              defaults(WORKER)
+                  .withTls("mutual-tls", TestPki.shared().mutualServerTls().build())
+                  .asRepresentative());
+      case STRATEGIES_AND_NATIVE_WORKER ->
+          List.of(
+              defaults(SAME_THREAD),
+              defaults(WORKER).asRepresentative(),
+              on(
+                  NettyTransportType.EPOLL,
+                  () -> NettyThriftServer.builder().ioTransport(NettyTransportType.EPOLL),
+                  WORKER));
+      case TWO_IO_THREADS -> List.of(auto(SAME_THREAD), auto(WORKER).asRepresentative());
+      case IO_PATHS ->
+          List.of(
+              nio(SAME_THREAD),
+              nio(WORKER).asRepresentative(),
+              on(NettyTransportType.EPOLL, SAME_THREAD),
+              on(NettyTransportType.IO_URING, SAME_THREAD));
+      case PROTOCOLS ->
+          List.of(
+              nio(SAME_THREAD),
+              nio(WORKER).asRepresentative(),
+              on(NettyTransportType.EPOLL, SAME_THREAD));
+    };
+  }
 
   /** A server on {@code transport} with two IO threads. */
   static ServerCell<NettyThriftServer.Builder> on(

@@ -1,54 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.testkit.conformance.Cells;
 import io.thriftnio.testkit.conformance.ConnectionEventsSuite;
-import io.thriftnio.testkit.conformance.ServerCell;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * The connection events suite on Netty servers with the builder's defaults, both strategies, and
- * WORKER on epoll (where a channel's close is seen differently from NIO).
+ * The connection events suite on Netty servers, one run per cell of the suite's matrix ({@link
+ * NettyCells}).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyConnectionEventsTest extends ConnectionEventsSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyConnectionEventsTest.class,
-        List.of(
-            NettyCells.defaults(SAME_THREAD),
-            NettyCells.defaults(WORKER).asRepresentative(),
-            NettyCells.on(
-                NettyTransportType.EPOLL,
-                () -> NettyThriftServer.builder().ioTransport(NettyTransportType.EPOLL),
-                WORKER)));
-  }
-
-  @BeforeParameterizedClassInvocation
-  static void cellRunsHere(ServerCell<?> cell) {
-    cell.requirement().run();
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-}
+@ArgumentsSource(NettyCells.class)
+class NettyConnectionEventsTest extends ConnectionEventsSuite {}

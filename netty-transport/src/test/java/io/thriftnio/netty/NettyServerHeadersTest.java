@@ -1,42 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.testkit.conformance.Cells;
-import io.thriftnio.testkit.conformance.ServerCell;
 import io.thriftnio.testkit.conformance.ServerHeadersSuite;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * The server headers suite (response headers, deadlines, out-of-order replies) on Netty servers
- * with the builder's defaults: both strategies.
+ * The server headers suite (response headers, deadlines, out-of-order replies) on Netty servers,
+ * one run per cell of the suite's matrix ({@link NettyCells}).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyServerHeadersTest extends ServerHeadersSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyServerHeadersTest.class,
-        List.of(NettyCells.defaults(SAME_THREAD), NettyCells.defaults(WORKER).asRepresentative()));
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-}
+@ArgumentsSource(NettyCells.class)
+class NettyServerHeadersTest extends ServerHeadersSuite {}

@@ -1,50 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.testkit.conformance.Cells;
-import io.thriftnio.testkit.conformance.ServerCell;
 import io.thriftnio.testkit.conformance.THeaderAdversarialSuite;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * Hostile and broken THeader peers, on Netty servers: both strategies on NIO, SAME_THREAD on epoll.
+ * Hostile and broken THeader peers on Netty servers, one run per cell of the suite's matrix ({@link
+ * NettyCells}).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyTHeaderAdversarialTest extends THeaderAdversarialSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyTHeaderAdversarialTest.class,
-        List.of(
-            NettyCells.nio(SAME_THREAD),
-            NettyCells.nio(WORKER).asRepresentative(),
-            NettyCells.on(NettyTransportType.EPOLL, SAME_THREAD)));
-  }
-
-  @BeforeParameterizedClassInvocation
-  static void cellRunsHere(ServerCell<?> cell) {
-    cell.requirement().run();
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-}
+@ArgumentsSource(NettyCells.class)
+class NettyTHeaderAdversarialTest extends THeaderAdversarialSuite {}

@@ -6,379 +6,83 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
-import io.thriftnio.core.AsyncClients;
+import io.netty.handler.ssl.SslContext;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.tls.TlsProvider;
 import io.thriftnio.netty.internal.NettyTls;
 import io.thriftnio.testkit.BenchHandler;
-import io.thriftnio.testkit.Payloads;
-import io.thriftnio.testkit.conformance.RawConnection;
-import io.thriftnio.testkit.conformance.Workers;
+import io.thriftnio.testkit.conformance.TlsSuite;
 import io.thriftnio.testkit.gen.BenchService;
-import io.thriftnio.testkit.tls.ResettingPeer;
 import io.thriftnio.testkit.tls.TestPki;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import javax.net.ssl.KeyManagerFactory;
-import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.transport.TSSLTransportFactory;
-import org.apache.thrift.transport.TSocket;
-import org.apache.thrift.transport.TTransport;
-import org.apache.thrift.transport.TTransportException;
-import org.apache.thrift.transport.layered.TFramedTransport;
-import org.junit.jupiter.api.AfterEach;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
 
-/** TLS on the Netty server and clients: handshakes, mutual TLS, host names, failures counted. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
-class NettyTlsTest {
+/**
+ * The TLS suite on Netty (JDK and OpenSSL providers, every buffer counted), and its OpenSSL check.
+ */
+class NettyTlsTest extends TlsSuite {
 
-  private static final TestPki PKI = TestPki.shared();
-  private static final Duration WITHIN = Duration.ofSeconds(20);
-
-  private final List<AutoCloseable> open = new ArrayList<>();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+  @Override
+  protected ServerBuilder<?> newServerBuilder() {
+    return NettyThriftServer.builder();
   }
 
-  private ThriftServer server(ServerTls tls) throws Exception {
-    return server(tls, IoStrategy.WORKER);
+  @Override
+  protected Set<IoStrategy> strategies() {
+    return Set.of(IoStrategy.SAME_THREAD, IoStrategy.WORKER);
   }
 
-  private ThriftServer server(ServerTls tls, IoStrategy strategy) throws Exception {
-    ThriftServer server =
-        Workers.strategy(NettyThriftServer.builder(), strategy, 4)
-            .processor(new BenchService.Processor<>(new BenchHandler()))
-            .ioThreads(1)
-            .tls(tls)
-            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-            .build()
-            .start();
-    open.add(server);
-    return server;
+  @Override
+  protected ClientIo clientIo() {
+    return NettyClientKinds.RESOURCES;
   }
 
-  private BenchService.Client syncClient(InetSocketAddress address, ClientTls tls)
-      throws TTransportException {
-    org.apache.thrift.transport.TTransport transport =
-        NettyClientKinds.RESOURCES.openTransport(address, ClientOptions.builder().tls(tls).build());
-    open.add(transport);
-    return new BenchService.Client(new TBinaryProtocol(transport));
-  }
-
-  private static void await(String what, ThriftServer server, Predicate<ServerStats> condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WITHIN.toNanos();
-    while (!condition.test(server.stats())) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("waited " + WITHIN + " for " + what + "; " + server.stats());
-      }
-      Thread.sleep(10);
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(
-      value = IoStrategy.class,
-      names = {"SAME_THREAD", "WORKER"})
-  void syncTransportAndAsyncChannelCallOverTls(IoStrategy strategy) throws Exception {
-    ThriftServer server = server(PKI.serverTls().build(), strategy);
-    ClientTls tls = PKI.clientTls().build();
-    BenchService.Client sync = syncClient(server.localAddress(), tls);
-    ByteBuffer payload = Payloads.of(Payloads.LARGE, 3);
-    assertThat(Payloads.check(sync.echo(payload), Payloads.LARGE, 3)).isTrue();
-    assertThat(sync.get_last_sale("TLS").getSymbol()).isEqualTo("TLS");
-
-    NettyThriftChannel channel =
-        (NettyThriftChannel)
-            NettyClientKinds.RESOURCES.openChannel(
-                server.localAddress(), ClientOptions.builder().tls(tls).build());
-    open.add(channel);
-    BenchService.AsyncIface async =
-        AsyncClients.asyncIface(
-            BenchService.AsyncIface.class,
-            channel,
-            BenchService.Client::new,
-            new TBinaryProtocol.Factory(),
-            ForkJoinPool.commonPool());
-    CompletableFuture<ByteBuffer> echoed = new CompletableFuture<>();
-    async.echo(Payloads.of(Payloads.MEDIUM, 5), callback(echoed));
-    assertThat(Payloads.check(echoed.get(20, TimeUnit.SECONDS), Payloads.MEDIUM, 5)).isTrue();
-    assertThat(server.stats().tlsFailures()).isZero();
-  }
-
-  /**
-   * Every pairing of providers that includes OpenSSL: BoringSSL (netty-tcnative) on the server, on
-   * the client, or on both, with client certificates, over both client shapes.
-   */
-  @ParameterizedTest(name = "server {0}, client {1}")
-  @CsvSource({"OPENSSL, OPENSSL", "OPENSSL, JDK", "JDK, OPENSSL"})
-  void openSslServesAndCallsOverMutualTlsWithEitherPeerOnTheJdk(
-      TlsProvider serverProvider, TlsProvider clientProvider) throws Exception {
+  @Override
+  protected void assumeOpenSsl() {
     NativeSupport.assumeOpenSsl();
-    ServerTls serverTls = PKI.mutualServerTls().provider(serverProvider).build();
-    assertThat(NettyTls.serverContext(serverTls).isServer()).isTrue();
-    assertThat(NettyTls.serverContext(serverTls) instanceof ReferenceCountedOpenSslContext)
-        .as("a %s server context", serverProvider)
-        .isEqualTo(serverProvider == TlsProvider.OPENSSL);
-    ThriftServer server = server(serverTls, IoStrategy.SAME_THREAD);
-    ClientTls tls =
-        PKI.clientTls().keyManagerFactory(PKI.clientKeys()).provider(clientProvider).build();
-    assertThat(NettyTls.clientContext(tls) instanceof ReferenceCountedOpenSslContext)
-        .as("a %s client context", clientProvider)
-        .isEqualTo(clientProvider == TlsProvider.OPENSSL);
-
-    BenchService.Client sync = syncClient(server.localAddress(), tls);
-    assertThat(Payloads.check(sync.echo(Payloads.of(Payloads.LARGE, 4)), Payloads.LARGE, 4))
-        .isTrue();
-    NettyThriftChannel channel =
-        (NettyThriftChannel)
-            NettyClientKinds.RESOURCES.openChannel(
-                server.localAddress(), ClientOptions.builder().tls(tls).build());
-    open.add(channel);
-    BenchService.AsyncIface async =
-        AsyncClients.asyncIface(
-            BenchService.AsyncIface.class,
-            channel,
-            BenchService.Client::new,
-            new TBinaryProtocol.Factory(),
-            ForkJoinPool.commonPool());
-    CompletableFuture<ByteBuffer> echoed = new CompletableFuture<>();
-    async.echo(Payloads.of(Payloads.MEDIUM, 6), callback(echoed));
-    assertThat(Payloads.check(echoed.get(20, TimeUnit.SECONDS), Payloads.MEDIUM, 6)).isTrue();
-
-    // An OpenSSL server still refuses a client without a certificate, and counts it.
-    assertThatThrownBy(
-            () ->
-                syncClient(server.localAddress(), PKI.clientTls().provider(clientProvider).build())
-                    .get_last_sale("x"))
-        .isInstanceOf(TTransportException.class);
-    await("the certificate-less client to be counted", server, s -> s.tlsFailures() == 1);
   }
 
-  @Test
-  void mutualTlsRejectsMissingAndUntrustedClientCertificatesAndAcceptsTheRightOne()
-      throws Exception {
-    ThriftServer server = server(PKI.mutualServerTls().build());
-    InetSocketAddress address = server.localAddress();
-
-    assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()).get_last_sale("x"))
-        .isInstanceOf(TTransportException.class);
-    await("the certificate-less client to be counted", server, s -> s.tlsFailures() >= 1);
-
-    ClientTls wrongCa = PKI.clientTls().keyManagerFactory(PKI.wrongCaClientKeys()).build();
-    assertThatThrownBy(() -> syncClient(address, wrongCa).get_last_sale("x"))
-        .isInstanceOf(TTransportException.class);
-    await("the untrusted client to be counted", server, s -> s.tlsFailures() >= 2);
-
-    ClientTls right = PKI.clientTls().keyManagerFactory(PKI.clientKeys()).build();
-    assertThat(syncClient(address, right).get_last_sale("mtls").getSymbol()).isEqualTo("mtls");
-    assertThat(server.stats().tlsFailures()).isEqualTo(2);
+  @Override
+  protected TlsProvider serverProvider(ServerTls tls) {
+    SslContext context = NettyTls.serverContext(tls);
+    assertThat(context.isServer()).as("a server context").isTrue();
+    return provider(context);
   }
 
-  @Test
-  void hostnameVerificationRejectsACertificateForAnotherNameUnlessTurnedOff() throws Exception {
-    ThriftServer server = server(ServerTls.builder(PKI.otherNameServerKeys()).build());
-    InetSocketAddress address = server.localAddress(); // 127.0.0.1, not other.example
-
-    assertThatThrownBy(() -> syncClient(address, PKI.clientTls().build()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + address + " failed: ")
-        .hasMessageContaining("127.0.0.1");
-
-    ClientTls unchecked = PKI.clientTls().hostnameVerification(false).build();
-    assertThat(syncClient(address, unchecked).get_last_sale("off").getSymbol()).isEqualTo("off");
-
-    ClientTls named = PKI.clientTls().serverName(TestPki.OTHER_NAME).build();
-    assertThat(syncClient(address, named).get_last_sale("sni").getSymbol()).isEqualTo("sni");
+  @Override
+  protected TlsProvider clientProvider(ClientTls tls) {
+    return provider(NettyTls.clientContext(tls));
   }
 
-  @Test
-  void aPlainTextClientIsClosedAndCountedWithoutLeaking() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    try (RawConnection plain = RawConnection.open(server.localAddress())) {
-      plain.writeFrame(
-          RawConnection.encodeCall(
-              new TBinaryProtocol.Factory(),
-              "get_last_sale",
-              1,
-              new BenchService.get_last_sale_args("plain")));
-      byte[] answered = plain.awaitClosedBy(WITHIN);
-      assertThat(answered.length).as("bytes before the close").isLessThan(1024);
-    }
-    await(
-        "the plain-text connection to be counted and gone",
-        server,
-        s -> s.tlsFailures() == 1 && s.openConnections() == 0);
-    assertThat(server.stats().badFrames()).isZero();
-    // The server still serves TLS clients.
-    assertThat(
-            syncClient(server.localAddress(), PKI.clientTls().build())
-                .get_last_sale("ok")
-                .getSymbol())
-        .isEqualTo("ok");
+  private static TlsProvider provider(SslContext context) {
+    return context instanceof ReferenceCountedOpenSslContext
+        ? TlsProvider.OPENSSL
+        : TlsProvider.JDK;
   }
 
-  @ParameterizedTest
-  @EnumSource(TlsProvider.class)
-  void releasesEveryBufferThroughGoodBadAndSilentTlsPeers(TlsProvider provider) throws Exception {
-    if (provider == TlsProvider.OPENSSL) {
-      NativeSupport.assumeOpenSsl();
-    }
+  @Override
+  protected BufferCount countBuffers(ServerBuilder<?> builder) {
     LeakTrackingAllocator alloc = new LeakTrackingAllocator();
-    ThriftServer server =
-        NettyThriftServer.builder()
-            .allocator(alloc)
-            .processor(new BenchService.Processor<>(new BenchHandler()))
-            .ioThreads(1)
-            .workerThreads(2)
-            // Long enough for the good handshakes on a loaded machine, short enough to wait for.
-            .tls(
-                PKI.mutualServerTls()
-                    .provider(provider)
-                    .handshakeTimeout(Duration.ofSeconds(3))
-                    .build())
-            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-            .build()
-            .start();
-    InetSocketAddress address = server.localAddress();
-    try {
-      ClientTls good =
-          PKI.clientTls().keyManagerFactory(PKI.clientKeys()).provider(provider).build();
-      BenchService.Client client = syncClient(address, good);
-      assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 1)), Payloads.MEDIUM, 1))
-          .isTrue();
-      ClientTls certificateLess = PKI.clientTls().provider(provider).build();
-      assertThatThrownBy(() -> syncClient(address, certificateLess).get_last_sale("x"))
-          .isInstanceOf(TTransportException.class);
-      try (RawConnection plain = RawConnection.open(address)) {
-        plain.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
-        plain.awaitClosedBy(WITHIN);
+    ((NettyThriftServer.Builder) builder).allocator(alloc);
+    return new BufferCount() {
+      @Override
+      public long allocations() {
+        return alloc.allocations();
       }
-      try (RawConnection silent = RawConnection.open(address)) {
-        silent.awaitClosedBy(WITHIN);
+
+      @Override
+      public void assertAllReleased() {
+        alloc.assertAllReleased();
       }
-      await("three failed handshakes", server, s -> s.tlsFailures() == 3);
-    } finally {
-      closeAll();
-      open.clear();
-      server.close();
-    }
-    assertThat(alloc.allocations()).isPositive();
-    alloc.assertAllReleased();
-  }
-
-  @Test
-  void aTcpProbeThatClosesWithoutSpeakingIsNotATlsFailure() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    RawConnection.open(server.localAddress()).close();
-    await(
-        "the probe to be gone",
-        server,
-        s -> s.acceptedConnections() == 1 && s.openConnections() == 0);
-    // One IO thread: this handshake runs after the probe's close has been handled.
-    assertThat(
-            syncClient(server.localAddress(), PKI.clientTls().build())
-                .get_last_sale("after")
-                .getSymbol())
-        .isEqualTo("after");
-    assertThat(server.stats().tlsFailures()).isZero();
-  }
-
-  /**
-   * A peer that resets every connection at once often closes the channel, and empties its pipeline,
-   * before connect() returns to the caller; the caller must still get a clear TTransportException,
-   * every time.
-   */
-  @Test
-  void aTlsClientAgainstAPeerThatResetsAtOnceAlwaysFailsWithAClearError() throws Exception {
-    ClientTls tls = PKI.clientTls().build();
-    try (ResettingPeer peer = ResettingPeer.start()) {
-      // The race is lost about once in a few hundred connects here: 500 make a regression show.
-      peer.assertEveryConnectFailsClearly(
-          500, "cannot connect to ", () -> syncClient(peer.address(), tls));
-    }
-  }
-
-  @Test
-  void aTlsClientAgainstAPlainServerFailsWithAClearError() throws Exception {
-    ThriftServer server = server(null);
-    assertThatThrownBy(() -> syncClient(server.localAddress(), PKI.clientTls().build()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
-    assertThatThrownBy(
-            () ->
-                NettyClientKinds.RESOURCES.openChannel(
-                    server.localAddress(),
-                    ClientOptions.builder().tls(PKI.clientTls().build()).build()))
-        .isInstanceOf(TTransportException.class)
-        .hasMessageStartingWith("TLS handshake with " + server.localAddress() + " failed");
-  }
-
-  @Test
-  void theHandshakeTimeoutClosesAClientThatNeverSpeaksTls() throws Exception {
-    ThriftServer server = server(PKI.serverTls().handshakeTimeout(Duration.ofMillis(200)).build());
-    try (RawConnection silent = RawConnection.open(server.localAddress())) {
-      silent.awaitClosedBy(WITHIN);
-    }
-    await(
-        "the timed-out handshake to be counted",
-        server,
-        s -> s.tlsFailures() == 1 && s.openConnections() == 0);
-    assertThat(server.stats().timedOutConnections()).isZero();
-  }
-
-  @Test
-  void aClientHandshakeTimeoutFailsTheConnectWithTimedOut() throws Exception {
-    try (java.net.ServerSocket mute =
-        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      InetSocketAddress address = new InetSocketAddress(mute.getInetAddress(), mute.getLocalPort());
-      ClientTls impatient = PKI.clientTls().handshakeTimeout(Duration.ofMillis(200)).build();
-      assertThatThrownBy(() -> syncClient(address, impatient))
-          .isInstanceOfSatisfying(
-              TTransportException.class,
-              e -> assertThat(e.getType()).isEqualTo(TTransportException.TIMED_OUT))
-          .hasMessageContaining("TLS handshake with " + address);
-    }
-  }
-
-  @Test
-  void aStockThriftSslSocketClientTalksToTheTlsServer() throws Exception {
-    ThriftServer server = server(PKI.serverTls().build());
-    TSSLTransportFactory.TSSLTransportParameters params =
-        new TSSLTransportFactory.TSSLTransportParameters();
-    params.setTrustStore(PKI.trustStoreFile().getPath(), "changeit", null, "PKCS12");
-    InetSocketAddress a = server.localAddress();
-    TSocket socket =
-        TSSLTransportFactory.getClientSocket(a.getHostString(), a.getPort(), 30_000, params);
-    TTransport framed = new TFramedTransport(socket);
-    open.add(framed::close);
-    BenchService.Client client = new BenchService.Client(new TBinaryProtocol(framed));
-    assertThat(Payloads.check(client.echo(Payloads.of(Payloads.MEDIUM, 8)), Payloads.MEDIUM, 8))
-        .isTrue();
-    assertThat(client.db_work(4)).hasSize(4);
+    };
   }
 
   /** Runs in the without-natives execution (netty-transport's POM), where tcnative is absent. */
@@ -386,12 +90,14 @@ class NettyTlsTest {
   @Tag("without-natives")
   void openSslFailsAtBuildWhenNettyTcnativeIsMissing() {
     assumeFalse(OpenSsl.isAvailable(), "netty-tcnative is on the class path");
-    KeyManagerFactory keys = PKI.serverKeys();
     assertThatThrownBy(
             () ->
                 NettyThriftServer.builder()
                     .processor(new BenchService.Processor<>(new BenchHandler()))
-                    .tls(ServerTls.builder(keys).provider(TlsProvider.OPENSSL).build())
+                    .tls(
+                        ServerTls.builder(TestPki.shared().serverKeys())
+                            .provider(TlsProvider.OPENSSL)
+                            .build())
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                     .build())
         .isInstanceOf(IllegalStateException.class)
@@ -404,20 +110,5 @@ class NettyTlsTest {
                         .tls(ClientTls.builder().provider(TlsProvider.OPENSSL).build())
                         .build()))
         .hasMessageStartingWith("tls provider: OPENSSL");
-  }
-
-  private static <T> org.apache.thrift.async.AsyncMethodCallback<T> callback(
-      CompletableFuture<T> f) {
-    return new org.apache.thrift.async.AsyncMethodCallback<>() {
-      @Override
-      public void onComplete(T response) {
-        f.complete(response);
-      }
-
-      @Override
-      public void onError(Exception exception) {
-        f.completeExceptionally(exception);
-      }
-    };
   }
 }

@@ -1,52 +1,11 @@
 package io.thriftnio.netty;
 
-import static io.thriftnio.core.IoStrategy.SAME_THREAD;
-import static io.thriftnio.core.IoStrategy.WORKER;
-
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
-import io.thriftnio.testkit.conformance.Cells;
-import io.thriftnio.testkit.conformance.ServerCell;
 import io.thriftnio.testkit.conformance.UnframedSuite;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * Unframed peers beyond the conformance suite, on Netty servers: both strategies on NIO,
- * SAME_THREAD on epoll and io_uring.
+ * Unframed peers beyond the conformance suite on Netty servers, one run per cell of the suite's
+ * matrix ({@link NettyCells}).
  */
-@ParameterizedClass(name = "{0}")
-@MethodSource("cells")
-class NettyUnframedTest extends UnframedSuite {
-
-  @Parameter ServerCell<NettyThriftServer.Builder> cell;
-
-  static Stream<ServerCell<NettyThriftServer.Builder>> cells() {
-    return Cells.select(
-        NettyUnframedTest.class,
-        List.of(
-            NettyCells.nio(SAME_THREAD),
-            NettyCells.nio(WORKER).asRepresentative(),
-            NettyCells.on(NettyTransportType.EPOLL, SAME_THREAD),
-            NettyCells.on(NettyTransportType.IO_URING, SAME_THREAD)));
-  }
-
-  @BeforeParameterizedClassInvocation
-  static void cellRunsHere(ServerCell<?> cell) {
-    cell.requirement().run();
-  }
-
-  @Override
-  protected ServerBuilder<?> newServerBuilder() {
-    return cell.newBuilder();
-  }
-
-  @Override
-  protected IoStrategy strategy() {
-    return cell.strategy();
-  }
-}
+@ArgumentsSource(NettyCells.class)
+class NettyUnframedTest extends UnframedSuite {}

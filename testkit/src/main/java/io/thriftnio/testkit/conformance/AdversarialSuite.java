@@ -84,7 +84,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * measured.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class AdversarialSuite {
+@Matrix.Of(Matrix.IO_PATHS)
+public abstract class AdversarialSuite extends ServerCellSuite {
   /**
    * Tag of the cases whose rejection comes from libthrift 0.25's own protocol checks (depth counted
    * while skipping unknown fields, overlong compact varints); older libthrift accepts these inputs,
@@ -122,12 +123,6 @@ public abstract class AdversarialSuite {
   private long socketsBeforeCase;
   private boolean errorLogExpected;
   private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   /**
    * Runs after each case, once the server has closed: fails if the server still holds anything it

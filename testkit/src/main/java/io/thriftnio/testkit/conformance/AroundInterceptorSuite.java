@@ -50,7 +50,8 @@ import org.junit.jupiter.api.condition.JRE;
  * failing scope close changes nothing. Each transport runs it once per strategy.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class AroundInterceptorSuite {
+@Matrix.Of(Matrix.STRATEGIES)
+public abstract class AroundInterceptorSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
 
@@ -62,12 +63,6 @@ public abstract class AroundInterceptorSuite {
 
   /** Installed first on every server: no interceptor hook runs under a library lock (issue 38). */
   private final LockCheckingInterceptor lockCheck = new LockCheckingInterceptor();
-
-  /** A fresh builder of the server under test. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

@@ -65,7 +65,8 @@ import org.junit.jupiter.api.condition.JRE;
  * limit, an access log) are examples as much as fixtures.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class CallContextSuite {
+@Matrix.Of(Matrix.STRATEGIES_AND_MUTUAL_TLS)
+public abstract class CallContextSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
   private static final ServerCallContext.Key<String> USER = ServerCallContext.Key.of("user");
@@ -77,18 +78,13 @@ public abstract class CallContextSuite {
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
-  /** A fresh builder of the server under test. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
-
   /**
    * Whether the server speaks mutual TLS (client certificates from {@link TestPki#shared()}
-   * required) and the suite's connections present {@link TestPki#clientKeys()}. Default: plain TCP.
+   * required) and the suite's connections present {@link TestPki#clientKeys()}: whether the cell
+   * has TLS.
    */
   protected boolean tls() {
-    return false;
+    return cell().tls() != null;
   }
 
   @AfterEach

@@ -55,18 +55,13 @@ import org.junit.jupiter.api.Timeout;
  * once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class CallPathSuite {
+@Matrix.Of(Matrix.STRATEGIES)
+public abstract class CallPathSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
   private static final Duration WITHIN = Duration.ofSeconds(10);
 
   private final List<ThriftServer> servers = new ArrayList<>();
-
-  /** A fresh builder of the server under test. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeServers() {

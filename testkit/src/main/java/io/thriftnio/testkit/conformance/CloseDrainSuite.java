@@ -2,9 +2,7 @@ package io.thriftnio.testkit.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.NotRun;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -54,7 +52,8 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-public abstract class CloseDrainSuite {
+@Matrix.Of(Matrix.TWO_IO_THREADS)
+public abstract class CloseDrainSuite extends ServerCellSuite {
 
   /** System property: rounds of the connect flood, {@value #DEFAULT_ITERATIONS} by default. */
   public static final String ITERATIONS = "thriftnio.closeFlood.iterations";
@@ -72,12 +71,6 @@ public abstract class CloseDrainSuite {
   private static final Duration DRAIN = Duration.ofSeconds(10);
 
   private final List<ThriftServer> servers = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeServers() {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
@@ -51,7 +50,8 @@ import org.junit.jupiter.api.Timeout;
  * strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class ConnectionAgeSuite {
+@Matrix.Of(Matrix.STRATEGIES)
+public abstract class ConnectionAgeSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
   private static final String PATH = "/thrift";
@@ -69,12 +69,6 @@ public abstract class ConnectionAgeSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

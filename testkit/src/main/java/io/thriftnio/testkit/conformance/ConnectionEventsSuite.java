@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.ConnectionListener;
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerConfig;
@@ -49,7 +48,8 @@ import org.junit.jupiter.api.Timeout;
  * unchanged. Each transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class ConnectionEventsSuite {
+@Matrix.Of(Matrix.STRATEGIES_AND_NATIVE_WORKER)
+public abstract class ConnectionEventsSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
   private static final long WAIT_SECONDS = 10;
@@ -60,12 +60,6 @@ public abstract class ConnectionEventsSuite {
   private final List<String> heldInCallbacks = new CopyOnWriteArrayList<>();
 
   private final List<Recorder> recorders = new CopyOnWriteArrayList<>();
-
-  /** A fresh builder of the server under test. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeServers() {

@@ -3,7 +3,6 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
@@ -40,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code 405}. A transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class HealthSuite {
+@Matrix.Of(Matrix.IO_PATHS)
+public abstract class HealthSuite extends ServerCellSuite {
 
   private static final String PATH = "/thrift";
   private static final String HEALTH = "/health";
@@ -49,12 +49,6 @@ public abstract class HealthSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

@@ -3,7 +3,6 @@ package io.thriftnio.testkit.conformance;
 import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
@@ -44,7 +43,8 @@ import org.junit.jupiter.api.Timeout;
  * on one port at once. A transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-public abstract class HttpSuite {
+@Matrix.Of(Matrix.IO_PATHS)
+public abstract class HttpSuite extends ServerCellSuite {
 
   private static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
   private static final String PATH = "/thrift";
@@ -52,12 +52,6 @@ public abstract class HttpSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.ConnectionListener;
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
@@ -48,7 +46,8 @@ import org.junit.jupiter.api.Timeout;
  * per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class SaslAdversarialSuite {
+@Matrix.Of(Matrix.PROTOCOLS)
+public abstract class SaslAdversarialSuite extends ServerCellSuite {
 
   private static final Duration WITHIN = Duration.ofSeconds(10);
   private static final Duration NEGOTIATION_TIMEOUT = Duration.ofMillis(300);
@@ -77,12 +76,6 @@ public abstract class SaslAdversarialSuite {
   private final AtomicInteger echoes = new AtomicInteger();
   private final List<CloseCause> closes = new CopyOnWriteArrayList<>();
   private ThriftServer server;
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

@@ -3,8 +3,6 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
@@ -47,7 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * refused. A transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class SaslGssapiSuite {
+@Matrix.Of(Matrix.PROTOCOLS)
+public abstract class SaslGssapiSuite extends ServerCellSuite {
 
   private static final String SERVICE = "thrift";
   private static final int ABOVE_MAX_BUFFER = 200 * 1024;
@@ -55,12 +54,6 @@ public abstract class SaslGssapiSuite {
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<TSaslClientTransport> clients = new ArrayList<>();
   private final AtomicReference<SaslIdentity> seen = new AtomicReference<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() {

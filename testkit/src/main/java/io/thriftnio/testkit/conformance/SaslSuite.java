@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.ConnectionListener;
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ThriftServer;
@@ -60,7 +58,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * at once. A transport runs it once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class SaslSuite {
+@Matrix.Of(Matrix.PROTOCOLS)
+public abstract class SaslSuite extends ServerCellSuite {
 
   private static final Duration WITHIN = Duration.ofSeconds(10);
   private static final int SOCKET_TIMEOUT_MILLIS = 10_000;
@@ -75,12 +74,6 @@ public abstract class SaslSuite {
 
   /** What the connection listeners saw held of the library's locks when they ran; empty if none. */
   private final List<String> heldInListeners = new CopyOnWriteArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() {

@@ -15,26 +15,19 @@ import java.util.function.Supplier;
 /**
  * One cell of a transport's test matrix: the server under test (transport, IO strategy, native
  * transport, TLS, wire kinds) and, for the suites that call it through a client, the client kind. A
- * transport module lists its cells in one test class per suite, as a JUnit
- * {@code @ParameterizedClass}; each cell's run is named by {@link #toString()}, for instance {@code
- * netty/worker/epoll/tls/framed/netty-sync}:
+ * transport module lists the cells of each {@link Matrix} once, in its {@link TransportCells}, and
+ * runs each {@link ServerCellSuite} on them through a subclass of two lines:
  *
  * <pre>
- * &#64;ParameterizedClass(name = "{0}")
- * &#64;MethodSource("cells")
- * class NettyCallPathTest extends CallPathSuite {
- *   &#64;Parameter ServerCell&lt;NettyThriftServer.Builder&gt; cell;
- *
- *   static Stream&lt;ServerCell&lt;NettyThriftServer.Builder&gt;&gt; cells() {
- *     return Cells.select(NettyCallPathTest.class, List.of(NettyCells.nio(IoStrategy.WORKER)));
- *   }
- *
- *   protected ServerBuilder&lt;?&gt; newServerBuilder() { return cell.newBuilder(); }
- *   protected IoStrategy strategy() { return cell.strategy(); }
- * }
+ * &#64;ArgumentsSource(NettyCells.class)
+ * class NettyCallPathTest extends CallPathSuite {}
  * </pre>
  *
- * A cell is immutable; the {@code with} methods return a changed copy.
+ * Each cell's run is named by {@link #toString()}, for instance {@code
+ * netty/worker/epoll/tls/framed/netty-sync}. The conformance suite lists its cells (with their
+ * client kinds) in its subclass, as a JUnit {@code @ParameterizedClass} of its own.
+ *
+ * <p>A cell is immutable; the {@code with} methods return a changed copy.
  *
  * @param transport the server's IO library, {@code netty} or {@code grizzly}
  * @param io the IO flavour within it: {@code nio}, {@code epoll}, {@code io_uring}, or {@code auto}

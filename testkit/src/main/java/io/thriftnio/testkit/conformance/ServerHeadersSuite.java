@@ -42,19 +42,14 @@ import org.junit.jupiter.api.Timeout;
  * strategy.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class ServerHeadersSuite {
+@Matrix.Of(Matrix.STRATEGIES)
+public abstract class ServerHeadersSuite extends ServerCellSuite {
 
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
   private static final int OUT_OF_ORDER = 0x01;
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

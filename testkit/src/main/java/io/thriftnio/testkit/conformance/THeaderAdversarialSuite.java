@@ -4,8 +4,6 @@ import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
@@ -50,7 +48,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * compact, with and without zlib, call by call on one connection too.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class THeaderAdversarialSuite {
+@Matrix.Of(Matrix.PROTOCOLS)
+public abstract class THeaderAdversarialSuite extends ServerCellSuite {
 
   private static final Duration WITHIN = Duration.ofSeconds(10);
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
@@ -67,12 +66,6 @@ public abstract class THeaderAdversarialSuite {
   private final List<AutoCloseable> clients = new ArrayList<>();
   private final AtomicInteger echoes = new AtomicInteger();
   private final AtomicReference<Map<String, String>> lastHeaders = new AtomicReference<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   @AfterEach
   void closeEverything() throws Exception {

@@ -3,8 +3,6 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
@@ -43,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class THeaderSuite {
+@Matrix.Of(Matrix.PROTOCOLS)
+public abstract class THeaderSuite extends ServerCellSuite {
 
   private static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
@@ -52,12 +51,6 @@ public abstract class THeaderSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   /** Echoes, except that a call carrying the info header {@code x-echo} gets its value back. */
   private static final class HeaderEchoHandler extends BenchHandler {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -57,7 +56,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * strategy, one {@link ServerCell} each, as the conformance suite.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-public abstract class UnframedSuite {
+@Matrix.Of(Matrix.IO_PATHS)
+public abstract class UnframedSuite extends ServerCellSuite {
 
   private static final Duration CLOSE_WITHIN = Duration.ofSeconds(10);
 
@@ -66,12 +66,6 @@ public abstract class UnframedSuite {
 
   private final List<ThriftServer> servers = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
-
-  /** A fresh builder of the server under test, with the transport's defaults. */
-  protected abstract ServerBuilder<?> newServerBuilder();
-
-  /** The strategy under test. */
-  protected abstract IoStrategy strategy();
 
   static Stream<Arguments> protocols() {
     return Stream.of(
