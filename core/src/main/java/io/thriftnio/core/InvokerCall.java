@@ -110,7 +110,7 @@ public final class InvokerCall {
 
   /**
    * Ends the call on its own thread: whether it may answer. Not if it ended already, or if the
-   * server answered it first ({@code callTimeout}); the interceptors then see {@code TIMED_OUT}
+   * server answered it first ({@code handlerTimeout}); the interceptors then see {@code TIMED_OUT}
    * here, unless the timeout told them already.
    */
   private boolean end() {
@@ -140,8 +140,8 @@ public final class InvokerCall {
   }
 
   /**
-   * The server has answered this call with a timeout error ({@link ServerBuilder#callTimeout}): its
-   * result, if it ever comes, is discarded, and the interceptors that entered see {@link
+   * The server has answered this call with a timeout error ({@link ServerBuilder#handlerTimeout}):
+   * its result, if it ever comes, is discarded, and the interceptors that entered see {@link
    * CallOutcome#TIMED_OUT} once, here if the call is past their {@code beforeCall}, else on the
    * call's own thread (which then does not run the processor). For the server call path, which
    * decides the timeout through {@link ProcessorInvoker.Completion#claimReply}; idempotent.

@@ -135,9 +135,9 @@ public final class ProcessorInvoker {
     /**
      * Called once when the call has ended on its own, before the interceptors see its outcome and
      * before {@link #replied} or {@link #unreadable}: whether its result is still wanted. {@code
-     * false} when the server has already answered the call (its {@link ServerBuilder#callTimeout}
-     * passed): the result is then discarded, and neither method is called. For the server call
-     * path; not part of the API. Default: {@code true}.
+     * false} when the server has already answered the call (its {@link
+     * ServerBuilder#handlerTimeout} passed): the result is then discarded, and neither method is
+     * called. For the server call path; not part of the API. Default: {@code true}.
      */
     default boolean claimReply() {
       return true;

@@ -282,7 +282,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * and unframed connections, which carry no headers, it is kept here and sent nowhere, never an
    * error. Set before the reply is written: from {@link ServerInterceptor#beforeCall}, the handler,
    * or {@link ServerInterceptor#afterCall}. The replies the server makes itself (a {@code
-   * callTimeout}, an overload, a refused frame) carry none.
+   * handlerTimeout}, an overload, a refused frame) carry none.
    *
    * <p>Checked here, the same on every wire kind, so that every THeader and HTTP client reads the
    * reply: the name is an HTTP token (letters, digits and {@code !#$%&'*+-.^_`|~}) other than

@@ -44,7 +44,7 @@ package io.thriftnio.core;
  *     protocol or cipher suite) or did not complete within the handshake timeout; they are counted
  *     here only, not in {@code badFrames} or {@code timedOutConnections}. A peer that closes before
  *     any TLS error (a TCP health check, say) is not counted
- * @param timedOutCalls calls not answered within {@link ServerConfig#callTimeout()} of their
+ * @param timedOutCalls calls not answered within {@link ServerConfig#handlerTimeout()} of their
  *     request being read, each answered {@code TApplicationException(INTERNAL_ERROR)} (a oneway
  *     call: nothing sent) when its time was up; each also counts in {@code failedCalls}, and in
  *     {@code completedCalls} if the processor had started it. The handler's late result is not
@@ -52,8 +52,8 @@ package io.thriftnio.core;
  *     header of a THeader or HTTP request) passed while their interceptors' {@code beforeCall} ran:
  *     each answered "not run" without running its handler, and counted in {@code failedCalls} and
  *     {@code completedCalls} too, as a call an interceptor refused (one whose deadline passed while
- *     it waited to start counts in {@code overloadedCalls}). Always 0 while {@code callTimeout} is
- *     off, its default, and no caller sends a deadline
+ *     it waited to start counts in {@code overloadedCalls}). Always 0 while {@code handlerTimeout}
+ *     is off, its default, and no caller sends a deadline
  * @param agedConnections connections the server closed for being older than {@link
  *     ServerConfig#maxConnectionAge()}: idle, after an HTTP reply that said {@code Connection:
  *     close}, or busy past the grace; not counted in {@code timedOutConnections}. Always 0 while

@@ -59,8 +59,8 @@ import org.slf4j.LoggerFactory;
  * Oneway calls take a place in the queue and send nothing. Hence a pitfall: a call that never ends
  * (a callback never called, a handler that never returns) holds every later response of its
  * connection, and keeps the idle timeout from closing it. {@link GrizzlyThriftServer} bounds such a
- * call with {@link ServerBuilder#callTimeout} (off by default); this filter in a chain of your own
- * has no call timeout.
+ * call with {@link ServerBuilder#handlerTimeout} (off by default); this filter in a chain of your
+ * own has no call timeout.
  *
  * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
  * closed. A frame that {@link ThriftFrameFilter} rejects ends the connection after every earlier

@@ -61,8 +61,8 @@ import java.net.InetSocketAddress;
  *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
- * idleTimeout} closes a connection with no request and no call in flight; {@code callTimeout} (off
- * by default) answers a call that has not ended in time, so that the replies behind it leave;
+ * idleTimeout} closes a connection with no request and no call in flight; {@code handlerTimeout}
+ * (off by default) answers a call that has not ended in time, so that the replies behind it leave;
  * {@code frameTimeout} closes one whose started frame does not complete; above {@code
  * maxPendingWriteBytes} of unwritten responses a connection is no longer read from until they
  * drain.

@@ -82,8 +82,8 @@ import org.slf4j.LoggerFactory;
  *   <li>An asynchronous handler that never calls its callback, or a handler that never returns,
  *       leaves every later reply on the connection waiting behind it, and the idle timeout never
  *       closes a connection with a call in flight: complete every callback, if only with an error.
- *       {@link NettyThriftServer} bounds such a call with {@link ServerBuilder#callTimeout} (off by
- *       default), answering it with {@code TApplicationException(INTERNAL_ERROR)} so that the
+ *       {@link NettyThriftServer} bounds such a call with {@link ServerBuilder#handlerTimeout} (off
+ *       by default), answering it with {@code TApplicationException(INTERNAL_ERROR)} so that the
  *       replies behind it leave; this handler in a pipeline of your own has no call timeout.
  * </ul>
  */
