@@ -54,7 +54,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return ServerStats.builder().build();
         }
 
         @Override
