@@ -371,7 +371,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * Adds a listener told of every connection's open and close (with its {@link CloseCause}) and, if
    * it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
    * guarantees. May be called several times: listeners run in the order added. A stock {@code
-   * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
+   * TServerEventHandler} is added as {@code connectionListener(ConnectionListener.adapt(h))}.
    * Default: none (then no listener work at all).
    *
    * @throws NullPointerException if {@code listener} is null

@@ -45,7 +45,7 @@ import org.glassfish.grizzly.memory.Buffers;
  * client matches responses to requests by order) gets the wrong answers. For those chains use
  * {@link ThriftServerFilter}, which keeps each connection's responses in request order.
  */
-public final class TGrizzlyServerTransport extends TEndpointTransport {
+final class TGrizzlyServerTransport extends TEndpointTransport {
 
   private final Connection<?> connection;
   private final FrameInputTransport input;
