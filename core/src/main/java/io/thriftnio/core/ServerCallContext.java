@@ -43,27 +43,6 @@ import org.apache.thrift.protocol.TProtocolFactory;
  */
 public final class ServerCallContext extends AbstractCallContext {
 
-  /**
-   * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
-   * instance in a constant.
-   *
-   * @param <T> the type of the attribute's value
-   */
-  public static final class Key<T> extends AbstractCallContext.NamedKey {
-    private Key(String name) {
-      super(name);
-    }
-
-    /**
-     * A new key, distinct from every other key, even of the same name.
-     *
-     * @param name for {@link #toString()} only
-     */
-    public static <T> Key<T> of(String name) {
-      return new Key<>(name);
-    }
-  }
-
   private final CallConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
@@ -385,7 +364,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * @return its value, or {@code null} if not set
    */
   @SuppressWarnings("unchecked")
-  public <T> T attribute(Key<T> key) {
+  public <T> T attribute(CallKey<T> key) {
     return (T) get(key);
   }
 
@@ -395,7 +374,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * @param value the value; {@code null} removes it
    * @return this context
    */
-  public <T> ServerCallContext setAttribute(Key<T> key, T value) {
+  public <T> ServerCallContext setAttribute(CallKey<T> key, T value) {
     set(key, value);
     return this;
   }
