@@ -1,7 +1,7 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.apache.thrift.TConfiguration;

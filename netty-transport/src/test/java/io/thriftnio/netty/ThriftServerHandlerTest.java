@@ -400,7 +400,7 @@ class ThriftServerHandlerTest {
   private static TMessage readHeader(byte[] payload) throws Exception {
     return PROTOCOL
         .getProtocol(
-            io.thriftnio.core.FrameInputTransport.of(
+            io.thriftnio.core.util.internal.FrameInputTransport.of(
                 new org.apache.thrift.TConfiguration(), ByteBuffer.wrap(payload)))
         .readMessageBegin();
   }

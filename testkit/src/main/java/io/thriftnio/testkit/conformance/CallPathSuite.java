@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ServerBuilder;
@@ -13,6 +12,7 @@ import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.gen.BenchError;
