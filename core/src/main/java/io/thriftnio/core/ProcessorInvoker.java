@@ -127,11 +127,12 @@ public final class ProcessorInvoker {
     }
 
     /**
-     * The invoker has begun the call, before any interceptor or the processor runs: {@code call} is
-     * what a call timeout ends ({@link InvokerCall#timeOut()}). For the server call path; not part
-     * of the API. Default: nothing.
+     * The invoker has begun the call, before any interceptor or the processor runs: running {@code
+     * timeOut} ends the call as timed out (its result, if it ever comes, is discarded, and the
+     * interceptors see {@link CallOutcome#TIMED_OUT} once); idempotent, from any thread. For the
+     * server call path; not part of the API. Default: nothing.
      */
-    default void started(InvokerCall call) {}
+    default void started(Runnable timeOut) {}
 
     /**
      * Called once when the call has ended on its own, before the interceptors see its outcome and

@@ -2,7 +2,6 @@ package io.thriftnio.core.internal.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
@@ -1267,7 +1266,7 @@ public final class CallSequencer {
     private volatile Object permit;
 
     /** The invoker's handle on the running call, for the timeout to end; with handlerTimeout on. */
-    private volatile InvokerCall invocation;
+    private volatile Runnable invocation;
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
@@ -1314,21 +1313,21 @@ public final class CallSequencer {
       if ((int) STATE.getVolatile(this) != TIMED_OUT) {
         return false;
       }
-      InvokerCall running = invocation;
+      Runnable running = invocation;
       if (running != null) { // else started() has not run yet, and will see TIMED_OUT
-        running.timeOut();
+        running.run();
       }
       return true;
     }
 
     @Override
-    public void started(InvokerCall running) {
+    public void started(Runnable running) {
       if (calls.path.handlerTimeoutNanos == 0) {
         return;
       }
       invocation = running;
       if ((int) STATE.getVolatile(this) == TIMED_OUT) {
-        running.timeOut(); // expired before this: it may not have seen the handle
+        running.run(); // expired before this: it may not have seen the handle
       }
     }
 
