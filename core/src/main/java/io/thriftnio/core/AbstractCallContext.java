@@ -47,12 +47,12 @@ abstract class AbstractCallContext {
     return messageType == TMessageType.ONEWAY;
   }
 
-  final Object get(NamedKey key) {
+  final Object get(CallKey<?> key) {
     return attributes.get(Objects.requireNonNull(key, "key"));
   }
 
   /** Sets {@code key} to {@code value}; {@code null} removes it. */
-  final void set(NamedKey key, Object value) {
+  final void set(CallKey<?> key, Object value) {
     attributes.set(Objects.requireNonNull(key, "key"), value);
   }
 
@@ -80,19 +80,5 @@ abstract class AbstractCallContext {
   /** {@code "method=echo, seqId=3"}, and {@code ", oneway"} for a oneway call. */
   final String describeMessage() {
     return "method=" + methodName + ", seqId=" + seqId + (isOneway() ? ", oneway" : "");
-  }
-
-  /** The name of a typed attribute; compares by identity. */
-  abstract static class NamedKey {
-    private final String name;
-
-    NamedKey(String name) {
-      this.name = Objects.requireNonNull(name, "name");
-    }
-
-    @Override
-    public final String toString() {
-      return name;
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.thriftnio.core;
 
 import io.thriftnio.core.util.internal.Continuations;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.nio.ByteBuffer;
 import java.util.Objects;

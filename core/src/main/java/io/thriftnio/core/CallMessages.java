@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;

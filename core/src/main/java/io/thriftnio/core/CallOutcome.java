@@ -30,8 +30,8 @@ public enum CallOutcome {
    */
   ONEWAY,
   /**
-   * The call was not answered within {@link ServerBuilder#callTimeout}: the server answered it with
-   * {@code TApplicationException(INTERNAL_ERROR)} (nothing for a oneway call) and discards the
+   * The call was not answered within {@link ServerBuilder#handlerTimeout}: the server answered it
+   * with {@code TApplicationException(INTERNAL_ERROR)} (nothing for a oneway call) and discards the
    * handler's result if it ever comes. {@code afterCall} then runs on the server's timer thread,
    * while the handler may still be running, unless the call had not yet passed every {@code
    * beforeCall}: then it runs on the call's thread, and the handler does not run.

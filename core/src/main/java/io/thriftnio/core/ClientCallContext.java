@@ -25,27 +25,6 @@ public final class ClientCallContext extends AbstractCallContext {
         (context, headers) -> ((ClientCallContext) context).responseHeaders(headers));
   }
 
-  /**
-   * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
-   * instance in a constant.
-   *
-   * @param <T> the type of the attribute's value
-   */
-  public static final class Key<T> extends AbstractCallContext.NamedKey {
-    private Key(String name) {
-      super(name);
-    }
-
-    /**
-     * A new key, distinct from every other key, even of the same name.
-     *
-     * @param name for {@link #toString()} only
-     */
-    public static <T> Key<T> of(String name) {
-      return new Key<>(name);
-    }
-  }
-
   private final SocketAddress remoteAddress;
   private volatile Map<String, String> responseHeaders = Map.of();
 
@@ -118,7 +97,7 @@ public final class ClientCallContext extends AbstractCallContext {
    * @return its value, or {@code null} if not set
    */
   @SuppressWarnings("unchecked")
-  public <T> T attribute(Key<T> key) {
+  public <T> T attribute(CallKey<T> key) {
     return (T) get(key);
   }
 
@@ -128,7 +107,7 @@ public final class ClientCallContext extends AbstractCallContext {
    * @param value the value; {@code null} removes it
    * @return this context
    */
-  public <T> ClientCallContext setAttribute(Key<T> key, T value) {
+  public <T> ClientCallContext setAttribute(CallKey<T> key, T value) {
     set(key, value);
     return this;
   }

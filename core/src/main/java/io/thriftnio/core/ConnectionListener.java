@@ -4,7 +4,7 @@ package io.thriftnio.core;
  * Told when a server's connections open and close, and why they close. Registered with {@link
  * ServerBuilder#connectionListener(ConnectionListener)}; several listeners run in the order they
  * were added. A stock {@code TServerEventHandler} runs through {@link
- * TServerEventHandlers#adapt(org.apache.thrift.server.TServerEventHandler)}.
+ * #adapt(org.apache.thrift.server.TServerEventHandler)}.
  *
  * <pre>
  *  accept --(TLS handshake)--&gt; onOpen --&gt; beforeCall, beforeCall ... --&gt; onClose(cause)
@@ -62,4 +62,51 @@ public interface ConnectionListener {
    * @param config the server's settings (its protocols, say)
    */
   default void onServerStart(ServerConfig config) {}
+
+  /**
+   * A listener that runs a stock {@link org.apache.thrift.server.TServerEventHandler}, written for
+   * libthrift's own servers ({@code TThreadPoolServer}, {@code TNonblockingServer} ...), unchanged
+   * on a thrift-nio server:
+   *
+   * <pre>{@code
+   * ThriftServer server = NettyThriftServer.builder()
+   *     .processor(processor)
+   *     .connectionListener(ConnectionListener.adapt(new MyEventHandler()))
+   *     .bind(address)
+   *     .build()
+   *     .start();
+   * }</pre>
+   *
+   * <p>What the handler sees, as with the stock servers:
+   *
+   * <ul>
+   *   <li>{@code preServe()}: once, when the server starts, before any connection;
+   *   <li>{@code createContext(in, out)}: when a connection opens (for TLS, after its handshake),
+   *       on its IO thread; the context it returns belongs to that connection, and is given the
+   *       peer's address ({@code ServerContext.setRemoteAddress}) as the stock servers do;
+   *   <li>{@code processContext(context, inTransport, outTransport)}: before each call of the
+   *       connection, on the thread that runs the call (a worker for {@code WORKER}; for an
+   *       asynchronous processor, the thread that starts it), so a thread-local it sets is seen by
+   *       the handler's method; pipelined calls of one connection may run at once on {@code
+   *       WORKER};
+   *   <li>{@code deleteContext(context, in, out)}: once the connection has closed, for any reason,
+   *       including the server's close, which returns after it.
+   * </ul>
+   *
+   * <p>The transports: the protocols of {@code createContext} and {@code deleteContext} (of the
+   * server's protocol factories) and both transports of {@code processContext} are over one {@link
+   * ConnectionTransport} per connection, which carries the connection's addresses and TLS peer
+   * ({@link ConnectionTransport#connection()}) but not its bytes: the server reads and writes those
+   * itself. Code that casts them to {@code TSocket} must use {@code ConnectionTransport} instead.
+   *
+   * <p>A method that throws is logged at WARN and the connection goes on; if {@code createContext}
+   * throws, that connection gets no {@code processContext} or {@code deleteContext}. Use one
+   * adapter per server.
+   *
+   * @param handler the stock event handler
+   * @return a listener for {@link ServerBuilder#connectionListener(ConnectionListener)}
+   */
+  static ConnectionListener adapt(org.apache.thrift.server.TServerEventHandler handler) {
+    return TServerEventHandlers.adapt(handler);
+  }
 }

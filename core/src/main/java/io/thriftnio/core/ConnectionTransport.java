@@ -7,7 +7,7 @@ import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * The transport a {@link TServerEventHandlers#adapt adapted} stock {@code TServerEventHandler} is
+ * The transport a {@link ConnectionListener#adapt adapted} stock {@code TServerEventHandler} is
  * given for one connection: the same object as the input and the output transport of {@code
  * processContext}, and under the protocols of {@code createContext} and {@code deleteContext}. It
  * stands for the connection; it does not carry its bytes, which the server reads and writes itself

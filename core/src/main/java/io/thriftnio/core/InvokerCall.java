@@ -33,7 +33,7 @@ import org.apache.thrift.transport.TTransportException;
  *     +-------------------------------------&gt; FINISHED
  * </pre>
  */
-public final class InvokerCall {
+final class InvokerCall implements Runnable {
   private static final AtomicIntegerFieldUpdater<InvokerCall> PHASE =
       AtomicIntegerFieldUpdater.newUpdater(InvokerCall.class, "phase");
 
@@ -116,7 +116,7 @@ public final class InvokerCall {
 
   /**
    * Ends the call on its own thread: whether it may answer. Not if it ended already, or if the
-   * server answered it first ({@code callTimeout}); the interceptors then see {@code TIMED_OUT}
+   * server answered it first ({@code handlerTimeout}); the interceptors then see {@code TIMED_OUT}
    * here, unless the timeout told them already.
    */
   private boolean end() {
@@ -146,13 +146,22 @@ public final class InvokerCall {
   }
 
   /**
-   * The server has answered this call with a timeout error ({@link ServerBuilder#callTimeout}): its
-   * result, if it ever comes, is discarded, and the interceptors that entered see {@link
+   * {@link #timeOut()}: the call is the handle that {@link ProcessorInvoker.Completion#started}
+   * hands the server call path, so that its timer ends the call without knowing this class.
+   */
+  @Override
+  public void run() {
+    timeOut();
+  }
+
+  /**
+   * The server has answered this call with a timeout error ({@link ServerBuilder#handlerTimeout}):
+   * its result, if it ever comes, is discarded, and the interceptors that entered see {@link
    * CallOutcome#TIMED_OUT} once, here if the call is past their {@code beforeCall}, else on the
    * call's own thread (which then does not run the processor). For the server call path, which
    * decides the timeout through {@link ProcessorInvoker.Completion#claimReply}; idempotent.
    */
-  public void timeOut() {
+  void timeOut() {
     while (true) {
       int p = phase;
       if (p == STARTING) {

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.PeerMemory;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
@@ -126,18 +127,19 @@ public final class ProcessorInvoker {
     }
 
     /**
-     * The invoker has begun the call, before any interceptor or the processor runs: {@code call} is
-     * what a call timeout ends ({@link InvokerCall#timeOut()}). For the server call path; not part
-     * of the API. Default: nothing.
+     * The invoker has begun the call, before any interceptor or the processor runs: running {@code
+     * timeOut} ends the call as timed out (its result, if it ever comes, is discarded, and the
+     * interceptors see {@link CallOutcome#TIMED_OUT} once); idempotent, from any thread. For the
+     * server call path; not part of the API. Default: nothing.
      */
-    default void started(InvokerCall call) {}
+    default void started(Runnable timeOut) {}
 
     /**
      * Called once when the call has ended on its own, before the interceptors see its outcome and
      * before {@link #replied} or {@link #unreadable}: whether its result is still wanted. {@code
-     * false} when the server has already answered the call (its {@link ServerBuilder#callTimeout}
-     * passed): the result is then discarded, and neither method is called. For the server call
-     * path; not part of the API. Default: {@code true}.
+     * false} when the server has already answered the call (its {@link
+     * ServerBuilder#handlerTimeout} passed): the result is then discarded, and neither method is
+     * called. For the server call path; not part of the API. Default: {@code true}.
      */
     default boolean claimReply() {
       return true;

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import io.thriftnio.core.util.internal.ReplyChecks;

@@ -68,7 +68,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   Integer workerQueueCapacity;
   Executor workerExecutor;
   Duration workerStartTimeout;
-  Duration callTimeout = Duration.ZERO;
+  Duration handlerTimeout = Duration.ZERO;
   Integer adaptiveLimit; // null: off
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
@@ -185,14 +185,14 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   /**
    * How long a call may hold its connection's reply order: a call not answered within this time of
    * its request being read is answered {@code TApplicationException(INTERNAL_ERROR, "slowMethod did
-   * not complete within callTimeout 500 ms")} so the replies behind it leave; counted in {@link
+   * not complete within handlerTimeout 500 ms")} so the replies behind it leave; counted in {@link
    * ServerStats#timedOutCalls()}, logged, seen by interceptors as {@link CallOutcome#TIMED_OUT}.
    * The handler is not stopped; its late result is discarded. Pitfall: a handler blocking on {@code
    * SAME_THREAD} or {@code LEADER_FOLLOWER} holds its connection's reading thread, so the calls
    * behind it may wait until it returns. Default: {@link Duration#ZERO}, off.
    */
-  public B callTimeout(Duration callTimeout) {
-    this.callTimeout = callTimeout;
+  public B handlerTimeout(Duration handlerTimeout) {
+    this.handlerTimeout = handlerTimeout;
     return self();
   }
 
@@ -371,7 +371,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * Adds a listener told of every connection's open and close (with its {@link CloseCause}) and, if
    * it wishes, of every call before it runs; see {@link ConnectionListener} for the threads and
    * guarantees. May be called several times: listeners run in the order added. A stock {@code
-   * TServerEventHandler} is added as {@code connectionListener(TServerEventHandlers.adapt(h))}.
+   * TServerEventHandler} is added as {@code connectionListener(ConnectionListener.adapt(h))}.
    * Default: none (then no listener work at all).
    *
    * @throws NullPointerException if {@code listener} is null

@@ -43,27 +43,6 @@ import org.apache.thrift.protocol.TProtocolFactory;
  */
 public final class ServerCallContext extends AbstractCallContext {
 
-  /**
-   * The name of a typed {@linkplain #attribute(Key) attribute}. Keys compare by identity: keep one
-   * instance in a constant.
-   *
-   * @param <T> the type of the attribute's value
-   */
-  public static final class Key<T> extends AbstractCallContext.NamedKey {
-    private Key(String name) {
-      super(name);
-    }
-
-    /**
-     * A new key, distinct from every other key, even of the same name.
-     *
-     * @param name for {@link #toString()} only
-     */
-    public static <T> Key<T> of(String name) {
-      return new Key<>(name);
-    }
-  }
-
   private final CallConnection connection;
   private final long connectionId;
   private final long receivedAtNanos;
@@ -286,7 +265,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * and unframed connections, which carry no headers, it is kept here and sent nowhere, never an
    * error. Set before the reply is written: from {@link ServerInterceptor#beforeCall}, the handler,
    * or {@link ServerInterceptor#afterCall}. The replies the server makes itself (a {@code
-   * callTimeout}, an overload, a refused frame) carry none.
+   * handlerTimeout}, an overload, a refused frame) carry none.
    *
    * <p>Checked here, the same on every wire kind, so that every THeader and HTTP client reads the
    * reply: the name is an HTTP token (letters, digits and {@code !#$%&'*+-.^_`|~}) other than
@@ -418,7 +397,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * @return its value, or {@code null} if not set
    */
   @SuppressWarnings("unchecked")
-  public <T> T attribute(Key<T> key) {
+  public <T> T attribute(CallKey<T> key) {
     return (T) get(key);
   }
 
@@ -428,7 +407,7 @@ public final class ServerCallContext extends AbstractCallContext {
    * @param value the value; {@code null} removes it
    * @return this context
    */
-  public <T> ServerCallContext setAttribute(Key<T> key, T value) {
+  public <T> ServerCallContext setAttribute(CallKey<T> key, T value) {
     set(key, value);
     return this;
   }

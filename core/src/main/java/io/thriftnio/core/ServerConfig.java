@@ -31,7 +31,7 @@ public final class ServerConfig {
   private final int workerQueueCapacity;
   private final Executor workerExecutor;
   private final Duration workerStartTimeout;
-  private final Duration callTimeout;
+  private final Duration handlerTimeout;
   private final int adaptiveLimit;
   private final int ioThreads;
   private final int maxFrameSize;
@@ -91,7 +91,7 @@ public final class ServerConfig {
         Checks.positive(
             "workerStartTimeout",
             orDefault(b.workerStartTimeout, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT));
-    this.callTimeout = Checks.nonNegative("callTimeout", b.callTimeout);
+    this.handlerTimeout = Checks.nonNegative("handlerTimeout", b.handlerTimeout);
     this.adaptiveLimit = ConfigChecks.checkAdaptiveLimit(b.adaptiveLimit);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
@@ -208,8 +208,8 @@ public final class ServerConfig {
   }
 
   /** How long a call may go unanswered after its request was read; zero when off. */
-  public Duration callTimeout() {
-    return callTimeout;
+  public Duration handlerTimeout() {
+    return handlerTimeout;
   }
 
   /**
@@ -339,7 +339,7 @@ public final class ServerConfig {
         + drainTimeout
         + ", workerStartTimeout="
         + workerStartTimeout
-        + (callTimeout.isZero() ? "" : ", callTimeout=" + callTimeout)
+        + (handlerTimeout.isZero() ? "" : ", handlerTimeout=" + handlerTimeout)
         + (adaptiveLimit == 0 ? "" : ", adaptiveLimit=" + adaptiveLimit)
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection

@@ -23,9 +23,9 @@ import org.apache.thrift.TApplicationException;
  *   <li>{@link #afterCall} runs once the reply is built, in reverse order, for every interceptor
  *       whose {@code beforeCall} returned normally, on the thread that completed the call (for an
  *       asynchronous processor, the one its handler called back on), before the reply is queued. A
- *       call answered by {@link ServerBuilder#callTimeout} ends with {@link CallOutcome#TIMED_OUT}
- *       instead, once, usually on the server's timer thread, which every connection shares: there
- *       {@code afterCall} must not block. Its late result is never seen.
+ *       call answered by {@link ServerBuilder#handlerTimeout} ends with {@link
+ *       CallOutcome#TIMED_OUT} instead, once, usually on the server's timer thread, which every
+ *       connection shares: there {@code afterCall} must not block. Its late result is never seen.
  *   <li>Any other exception from {@code beforeCall} fails that call alone: the caller gets {@code
  *       TApplicationException(INTERNAL_ERROR)}, a WARN line names the interceptor, the method and
  *       the peer, and the connection stays open. An exception from {@code afterCall} is logged at
@@ -70,7 +70,7 @@ public interface ServerInterceptor {
    * asynchronous handler's method, and its completion on the thread that calls back (where {@link
    * #afterCall} runs), unless it completes inside its method, where the scopes are open already.
    * The same on every {@link IoStrategy} and transport. Not attached: the {@code
-   * afterCall(TIMED_OUT)} a {@link ServerBuilder#callTimeout} runs on the server's timer thread,
+   * afterCall(TIMED_OUT)} a {@link ServerBuilder#handlerTimeout} runs on the server's timer thread,
    * nor a call that {@link #beforeCall} refused.
    *
    * <p>An exception thrown here fails the call as one from {@link #beforeCall} does: the caller

@@ -10,55 +10,12 @@ import org.apache.thrift.server.ServerContext;
 import org.apache.thrift.server.TServerEventHandler;
 import org.apache.thrift.transport.TTransportException;
 
-/**
- * Runs a stock {@link TServerEventHandler}, written for libthrift's own servers ({@code
- * TThreadPoolServer}, {@code TNonblockingServer} ...), unchanged on a thrift-nio server:
- *
- * <pre>{@code
- * ThriftServer server = NettyThriftServer.builder()
- *     .processor(processor)
- *     .connectionListener(TServerEventHandlers.adapt(new MyEventHandler()))
- *     .bind(address)
- *     .build()
- *     .start();
- * }</pre>
- *
- * <p>What the handler sees, as with the stock servers:
- *
- * <ul>
- *   <li>{@code preServe()}: once, when the server starts, before any connection;
- *   <li>{@code createContext(in, out)}: when a connection opens (for TLS, after its handshake), on
- *       its IO thread; the context it returns belongs to that connection, and is given the peer's
- *       address ({@code ServerContext.setRemoteAddress}) as the stock servers do;
- *   <li>{@code processContext(context, inTransport, outTransport)}: before each call of the
- *       connection, on the thread that runs the call (a worker for {@code WORKER}; for an
- *       asynchronous processor, the thread that starts it), so a thread-local it sets is seen by
- *       the handler's method; pipelined calls of one connection may run at once on {@code WORKER};
- *   <li>{@code deleteContext(context, in, out)}: once the connection has closed, for any reason,
- *       including the server's close, which returns after it.
- * </ul>
- *
- * <p>The transports: the protocols of {@code createContext} and {@code deleteContext} (of the
- * server's protocol factories) and both transports of {@code processContext} are over one {@link
- * ConnectionTransport} per connection, which carries the connection's addresses and TLS peer
- * ({@link ConnectionTransport#connection()}) but not its bytes: the server reads and writes those
- * itself. Code that casts them to {@code TSocket} must use {@code ConnectionTransport} instead.
- *
- * <p>A method that throws is logged at WARN and the connection goes on; if {@code createContext}
- * throws, that connection gets no {@code processContext} or {@code deleteContext}. Use one adapter
- * per server.
- */
-public final class TServerEventHandlers {
+/** The adapter behind {@link ConnectionListener#adapt}: what it does is documented there. */
+final class TServerEventHandlers {
 
   private TServerEventHandlers() {}
 
-  /**
-   * A connection listener that runs {@code handler} as the class documentation says.
-   *
-   * @param handler the stock event handler
-   * @return a listener for {@link ServerBuilder#connectionListener(ConnectionListener)}
-   */
-  public static ConnectionListener adapt(TServerEventHandler handler) {
+  static ConnectionListener adapt(TServerEventHandler handler) {
     return new Adapter(Objects.requireNonNull(handler, "handler"));
   }
 

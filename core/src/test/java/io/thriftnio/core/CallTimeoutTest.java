@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code callTimeout} on the call path, through the in-memory adapter: the timeout answer, the late
- * result discarded (its request released once), the interceptors' one outcome, and a call that
+ * {@code handlerTimeout} on the call path, through the in-memory adapter: the timeout answer, the
+ * late result discarded (its request released once), the interceptors' one outcome, and a call that
  * times out before it starts. The transports' behaviour is in the conformance suite.
  */
 @Timeout(20)
@@ -91,7 +91,7 @@ class CallTimeoutTest {
     assertThat(reply.exception()).as("an exception reply").isNotNull();
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
     assertThat(reply.exception().getMessage())
-        .isEqualTo(method + " did not complete within callTimeout 100 ms");
+        .isEqualTo(method + " did not complete within handlerTimeout 100 ms");
   }
 
   @Test
@@ -192,7 +192,7 @@ class CallTimeoutTest {
       assertThat(notRun.header().seqid).isEqualTo(2);
       assertThat(notRun.exception().getMessage())
           .as("its handler never ran, and the answer says so")
-          .isEqualTo("not run: echo did not complete within callTimeout 100 ms");
+          .isEqualTo("not run: echo did not complete within handlerTimeout 100 ms");
       assertThat(NotRun.isNotRun(notRun.exception())).isTrue();
     }
     assertThat(counters.timedOutCalls.sum()).isEqualTo(2);

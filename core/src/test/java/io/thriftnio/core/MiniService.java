@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TApplicationException;

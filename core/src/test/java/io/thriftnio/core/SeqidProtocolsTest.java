@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

@@ -54,7 +54,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+          return ServerStats.builder().build();
         }
 
         @Override
@@ -119,8 +119,8 @@ class ServerBuilderTest {
     assertThat(c.workerStartTimeout())
         .isEqualTo(Duration.ofSeconds(30))
         .isEqualTo(ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
-    assertThat(c.callTimeout()).as("off").isEqualTo(Duration.ZERO);
-    assertThat(c.toString()).doesNotContain("callTimeout");
+    assertThat(c.handlerTimeout()).as("off").isEqualTo(Duration.ZERO);
+    assertThat(c.toString()).doesNotContain("handlerTimeout");
     assertThat(c.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(c.maxFrameSize()).isEqualTo(16_384_000).isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
     assertThat(c.maxConnections())
@@ -156,7 +156,7 @@ class ServerBuilderTest {
                     .ioStrategy(IoStrategy.WORKER)
                     .workerExecutor(executor)
                     .workerStartTimeout(Duration.ofMillis(7))
-                    .callTimeout(Duration.ofMillis(9))
+                    .handlerTimeout(Duration.ofMillis(9))
                     .ioThreads(2)
                     .maxFrameSize(1)
                     .maxConnections(7)
@@ -170,7 +170,7 @@ class ServerBuilderTest {
     assertThat(c.ioStrategy()).isEqualTo(IoStrategy.WORKER);
     assertThat(c.workerExecutor()).isSameAs(executor);
     assertThat(c.workerStartTimeout()).isEqualTo(Duration.ofMillis(7));
-    assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(9));
+    assertThat(c.handlerTimeout()).isEqualTo(Duration.ofMillis(9));
     assertThat(c.ioThreads()).isEqualTo(2);
     assertThat(c.maxFrameSize()).isEqualTo(1);
     assertThat(c.maxConnections()).isEqualTo(7);
@@ -181,7 +181,7 @@ class ServerBuilderTest {
     assertThat(c.maxCallsInFlightPerConnection()).isEqualTo(2);
     assertThat(c.toString())
         .contains("workerThreads=external")
-        .contains("callTimeout=PT0.009S")
+        .contains("handlerTimeout=PT0.009S")
         .contains("maxCallsInFlightPerConnection=2");
 
     ServerConfig same = build(b -> b.protocol(compact));
@@ -254,12 +254,14 @@ class ServerBuilderTest {
     assertThat(build(b -> b.workerStartTimeout(Duration.ofNanos(1))).workerStartTimeout())
         .isEqualTo(Duration.ofNanos(1));
     assertRejected(
-        b -> b.callTimeout(Duration.ofSeconds(-1)), "callTimeout: PT-1S (expected: >= 0, 0 = off)");
+        b -> b.handlerTimeout(Duration.ofSeconds(-1)),
+        "handlerTimeout: PT-1S (expected: >= 0, 0 = off)");
     assertRejected(
-        b -> b.callTimeout(minusOne), "callTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
-    assertRejected(b -> b.callTimeout(null), "callTimeout: null (expected: >= 0, 0 = off)");
-    assertThat(build(b -> b.callTimeout(Duration.ZERO)).callTimeout()).isZero();
-    assertThat(build(b -> b.callTimeout(Duration.ofNanos(1))).callTimeout())
+        b -> b.handlerTimeout(minusOne),
+        "handlerTimeout: PT-0.000000001S (expected: >= 0, 0 = off)");
+    assertRejected(b -> b.handlerTimeout(null), "handlerTimeout: null (expected: >= 0, 0 = off)");
+    assertThat(build(b -> b.handlerTimeout(Duration.ZERO)).handlerTimeout()).isZero();
+    assertThat(build(b -> b.handlerTimeout(Duration.ofNanos(1))).handlerTimeout())
         .isEqualTo(Duration.ofNanos(1));
   }
 

@@ -35,7 +35,7 @@ class ServerCallContextTest {
 
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
   private static final int MAX = Framing.DEFAULT_MAX_FRAME_SIZE;
-  private static final ServerCallContext.Key<String> USER = ServerCallContext.Key.of("user");
+  private static final CallKey<String> USER = CallKey.of("user");
 
   private static final ExecutorService ASYNC =
       Executors.newSingleThreadExecutor(r -> new Thread(r, "context-async-handler"));

@@ -1,10 +1,10 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.NamedThreadFactory;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
@@ -104,7 +104,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Grizzly itself logs through {@code java.util.logging}; this class logs through SLF4J.
  */
-public final class GrizzlyThriftServer extends ForwardingThriftServer {
+public final class GrizzlyThriftServer implements ThriftServer {
 
   private final LifecycleServer server;
   private final ServerConfig config;
@@ -135,7 +135,6 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
   private volatile ScheduledExecutorService timer;
 
   private GrizzlyThriftServer(Builder b, LifecycleServer server) {
-    super(server);
     this.server = server;
     this.config = server.config();
     this.counters = server.counters();
@@ -166,9 +165,39 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
   }
 
   @Override
-  public GrizzlyThriftServer start() throws IOException {
-    super.start();
+  public ThriftServer start() throws IOException {
+    server.start();
     return this;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return server.localAddress();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return server.stats();
+  }
+
+  @Override
+  public boolean beforeDrain(Runnable hook) {
+    return server.beforeDrain(hook);
+  }
+
+  @Override
+  public void close() {
+    server.close();
   }
 
   /** The Grizzly strategy: WORKER reads on the selectors and dispatches in the call path. */
@@ -394,7 +423,7 @@ public final class GrizzlyThriftServer extends ForwardingThriftServer {
      *     TLS)
      */
     @Override
-    public GrizzlyThriftServer build() {
+    public ThriftServer build() {
       return new GrizzlyThriftServer(
           this, new LifecycleServer("Grizzly Thrift server", THREAD_PREFIX, config()));
     }

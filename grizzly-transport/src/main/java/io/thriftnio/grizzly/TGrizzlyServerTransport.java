@@ -1,7 +1,7 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.apache.thrift.TConfiguration;
@@ -45,7 +45,7 @@ import org.glassfish.grizzly.memory.Buffers;
  * client matches responses to requests by order) gets the wrong answers. For those chains use
  * {@link ThriftServerFilter}, which keeps each connection's responses in request order.
  */
-public final class TGrizzlyServerTransport extends TEndpointTransport {
+final class TGrizzlyServerTransport extends TEndpointTransport {
 
   private final Connection<?> connection;
   private final FrameInputTransport input;

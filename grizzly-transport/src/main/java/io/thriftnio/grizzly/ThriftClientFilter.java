@@ -26,9 +26,9 @@ import org.glassfish.grizzly.filterchain.NextAction;
  * connection without a client are a protocol violation and close it. One instance serves every
  * connection of a filter chain.
  *
- * <p>In a filter chain of your own, end the chain with this filter and {@linkplain
- * #register(Connection, FrameSink) register} a {@link FrameSink} on each connection as soon as it
- * is connected, before its first request goes out:
+ * <p>In a filter chain of your own, end the chain with this filter and hand each connected {@code
+ * Connection} to {@link TGrizzlyClientTransport#create(Connection)}, before its first request goes
+ * out:
  *
  * <pre>{@code
  * transport.setProcessor(FilterChainBuilder.stateless()
@@ -37,15 +37,11 @@ import org.glassfish.grizzly.filterchain.NextAction;
  *     .add(new ThriftClientFilter())
  *     .build());
  * Connection<?> connection = transport.connect(address).get(10, TimeUnit.SECONDS);
- * ThriftClientFilter.register(connection, new ThriftClientFilter.FrameSink() {
- *   public void onFrame(ByteBuffer payload) { responses.add(payload); }
- *   public void onClosed(Throwable cause) { ... fail whatever still waits ... }
- * });
- * connection.write(requestFrame);  // | length | payload |, e.g. built with Framing
+ * BenchService.Client client =
+ *     new BenchService.Client(new TBinaryProtocol(TGrizzlyClientTransport.create(connection)));
  * }</pre>
  *
- * <p>For a generated sync {@code Client}, {@link TGrizzlyClientTransport#create(Connection)}
- * registers itself as the connection's sink and is the transport to hand it.
+ * <p>The transport registers itself on the connection as the receiver of its replies.
  */
 public final class ThriftClientFilter extends BaseFilter {
 
@@ -57,11 +53,12 @@ public final class ThriftClientFilter extends BaseFilter {
   public ThriftClientFilter() {}
 
   /**
-   * Where a connection's response frames go. Both methods run on the thread that read the
-   * connection (a selector or worker thread, by the transport's IO strategy), one at a time per
-   * connection and in arrival order: hand long work off rather than block in them.
+   * Where a connection's response frames go (this package's clients). Both methods run on the
+   * thread that read the connection (a selector or worker thread, by the transport's IO strategy),
+   * one at a time per connection and in arrival order: hand long work off rather than block in
+   * them.
    */
-  public interface FrameSink {
+  interface FrameSink {
     /**
      * One response payload (no length prefix), from position to limit; the sink owns it and may
      * keep it.
@@ -87,7 +84,7 @@ public final class ThriftClientFilter extends BaseFilter {
    * @param connection a connection whose chain ends with a {@code ThriftClientFilter}
    * @param sink receives its frames and its close
    */
-  public static void register(Connection<?> connection, FrameSink sink) {
+  static void register(Connection<?> connection, FrameSink sink) {
     SINK.set(
         Objects.requireNonNull(connection, "connection"), Objects.requireNonNull(sink, "sink"));
   }

@@ -4,12 +4,14 @@ import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -59,19 +61,19 @@ import org.slf4j.LoggerFactory;
  * Oneway calls take a place in the queue and send nothing. Hence a pitfall: a call that never ends
  * (a callback never called, a handler that never returns) holds every later response of its
  * connection, and keeps the idle timeout from closing it. {@link GrizzlyThriftServer} bounds such a
- * call with {@link ServerBuilder#callTimeout} (off by default); this filter in a chain of your own
- * has no call timeout.
+ * call with {@link ServerBuilder#handlerTimeout} (off by default); this filter in a chain of your
+ * own has no call timeout.
  *
  * <p>A request whose message header cannot be read has no sequence id to answer: the connection is
  * closed. A frame that {@link ThriftFrameFilter} rejects ends the connection after every earlier
  * response: when it was too large and its header arrived with its length, the caller first gets a
  * {@code TApplicationException(PROTOCOL_ERROR)} for its sequence id (oneway calls get nothing). A
- * handler failure is answered by {@link ProcessorInvoker} with a {@code TApplicationException}.
- * When a connection's async write queue is above its limit ({@code
- * Connection.setMaxAsyncWriteQueueSize}), reading from it stops until the peer has taken enough of
- * the responses; so it does while {@code maxCallsInFlightPerConnection} of its calls are in flight
- * (an asynchronous processor may leave many running). A response whose connection closed during the
- * call is dropped quietly and counted in {@code droppedResponses}.
+ * handler failure is answered with a {@code TApplicationException}. When a connection's async write
+ * queue is above its limit ({@code Connection.setMaxAsyncWriteQueueSize}), reading from it stops
+ * until the peer has taken enough of the responses; so it does while {@code
+ * maxCallsInFlightPerConnection} of its calls are in flight (an asynchronous processor may leave
+ * many running). A response whose connection closed during the call is dropped quietly and counted
+ * in {@code droppedResponses}.
  *
  * <p>One instance serves every connection of a filter chain.
  */
@@ -112,7 +114,25 @@ public final class ThriftServerFilter extends BaseFilter {
    *     TCompactProtocol.Factory()}
    */
   public ThriftServerFilter(TProcessor processor, TProtocolFactory protocol) {
-    this(ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE));
+    this(processor, protocol, List.of());
+  }
+
+  /**
+   * As {@link #ThriftServerFilter(TProcessor, TProtocolFactory)}, with {@code interceptors} around
+   * every call, first to run first (see {@link ServerInterceptor}).
+   *
+   * @param processor the processor
+   * @param protocol the protocol of requests and replies
+   * @param interceptors the interceptors; may be empty
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
+   */
+  public ThriftServerFilter(
+      TProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
+    this(
+        ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+            .withInterceptors(interceptors));
   }
 
   /**
@@ -123,19 +143,36 @@ public final class ThriftServerFilter extends BaseFilter {
    * @param protocol the protocol of requests and replies
    */
   public ThriftServerFilter(TAsyncProcessor processor, TProtocolFactory protocol) {
-    this(ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE));
+    this(processor, protocol, List.of());
   }
 
   /**
-   * A filter that runs {@code invoker} for every frame, on the thread that delivers it. At most
-   * {@value ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls of a connection are in
-   * flight.
+   * As {@link #ThriftServerFilter(TAsyncProcessor, TProtocolFactory)}, with {@code interceptors}
+   * around every call, first to run first (see {@link ServerInterceptor}).
    *
-   * @param invoker runs the processor, e.g. {@code ProcessorInvoker.of(processor, protocol,
-   *     protocol, maxFrameSize)}, with {@link ProcessorInvoker#withInterceptors} for interceptors;
-   *     its protocols and frame limit are used for the replies this filter writes itself
+   * @param processor the processor
+   * @param protocol the protocol of requests and replies
+   * @param interceptors the interceptors; may be empty
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
    */
-  public ThriftServerFilter(ProcessorInvoker invoker) {
+  public ThriftServerFilter(
+      TAsyncProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
+    this(
+        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+            .withInterceptors(interceptors));
+  }
+
+  /**
+   * The filter the public constructors make, and tests: runs {@code invoker} for every frame, on
+   * the thread that delivers it. At most {@value
+   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls of a connection are in flight.
+   *
+   * @param invoker runs the processor; its protocols and frame limit are used for the replies this
+   *     filter writes itself
+   */
+  ThriftServerFilter(ProcessorInvoker invoker) {
     this(
         new CallPath(
             Objects.requireNonNull(invoker, "invoker"),

@@ -15,8 +15,8 @@
  *       io.thriftnio.core.ThriftChannel async channels}.
  *   <li>{@link io.thriftnio.grizzly.ThriftFrameFilter}, {@link
  *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter},
- *       {@link io.thriftnio.grizzly.TGrizzlyServerTransport}, {@link
- *       io.thriftnio.grizzly.TGrizzlyClientTransport#create}: the pieces, for a chain of your own.
+ *       {@link io.thriftnio.grizzly.TGrizzlyClientTransport#create}: the pieces, for a chain of
+ *       your own.
  * </ul>
  *
  * <p>Logging: this package logs through SLF4J; Grizzly itself logs through {@code

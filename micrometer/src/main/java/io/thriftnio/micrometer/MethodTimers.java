@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * {@code method} and {@code outcome} ({@code success}, {@code declared_exception}, {@code
  * application_exception}, {@code undeclared_failure}, {@code refused}, {@code oneway}, {@code
  * timed_out}: {@link CallOutcome}'s names in lower case), plus the tags given. A call that timed
- * out ({@code ServerBuilder.callTimeout}) is timed up to its timeout. Each call's queue time
+ * out ({@code ServerBuilder.handlerTimeout}) is timed up to its timeout. Each call's queue time
  * ({@link ServerCallContext#queueTime()}: from its arrival to its start, the wait for a worker)
  * goes into {@code thrift.server.queue}, tagged {@code method} and the tags given; calls the server
  * shed without running them (an overload) reach no interceptor and are counted by {@code

@@ -164,7 +164,7 @@ class MetersTest {
         NettyThriftServer.builder()
             .asyncProcessor(new BenchService.AsyncProcessor<>(neverCallsBack))
             .protocol(new TCompactProtocol.Factory())
-            .callTimeout(Duration.ofMillis(200))
+            .handlerTimeout(Duration.ofMillis(200))
             .addInterceptor(new MethodTimers(registry, Tags.empty()))
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .build()
@@ -183,7 +183,7 @@ class MetersTest {
         BenchService.Iface bench = pool.iface(BenchService.Iface.class);
         assertThatThrownBy(() -> bench.sleep(1))
             .isInstanceOf(TApplicationException.class)
-            .hasMessage("sleep did not complete within callTimeout 200 ms");
+            .hasMessage("sleep did not complete within handlerTimeout 200 ms");
       }
       assertThat(
               registry

@@ -15,7 +15,7 @@ import org.apache.thrift.protocol.TMessage;
  * received, {@link #header()} returns it, so that a server can answer the caller's sequence id with
  * a {@code TApplicationException} before closing.
  */
-public final class InvalidFrameException extends CorruptedFrameException {
+final class InvalidFrameException extends CorruptedFrameException {
   private static final long serialVersionUID = 1L;
 
   private final transient TMessage header;
@@ -24,7 +24,7 @@ public final class InvalidFrameException extends CorruptedFrameException {
    * @param cause the rule that was broken, with the length, the limit and the peer
    * @param header the oversize frame's message header, or {@code null} if it could not be read
    */
-  public InvalidFrameException(FrameSizeException cause, TMessage header) {
+  InvalidFrameException(FrameSizeException cause, TMessage header) {
     super(cause.getMessage(), cause);
     this.header = header;
   }

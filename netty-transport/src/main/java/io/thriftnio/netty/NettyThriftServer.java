@@ -10,11 +10,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
-import io.thriftnio.core.ForwardingThriftServer;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.ConnectionRegistry;
@@ -61,8 +61,8 @@ import java.net.InetSocketAddress;
  *
  * <p>Limits, all from the {@link ServerBuilder}: frames above {@code maxFrameSize} close their
  * connection; over {@code maxConnections} a new connection is accepted and closed at once; {@code
- * idleTimeout} closes a connection with no request and no call in flight; {@code callTimeout} (off
- * by default) answers a call that has not ended in time, so that the replies behind it leave;
+ * idleTimeout} closes a connection with no request and no call in flight; {@code handlerTimeout}
+ * (off by default) answers a call that has not ended in time, so that the replies behind it leave;
  * {@code frameTimeout} closes one whose started frame does not complete; above {@code
  * maxPendingWriteBytes} of unwritten responses a connection is no longer read from until they
  * drain.
@@ -77,7 +77,7 @@ import java.net.InetSocketAddress;
  * in time. Called on one of the server's event loops or in one of its calls, it returns at once and
  * the drain goes on in a thread named {@code thrift-nio-netty-close-PORT}.
  */
-public final class NettyThriftServer extends ForwardingThriftServer {
+public final class NettyThriftServer implements ThriftServer {
 
   private final LifecycleServer server;
   private final ServerConfig config;
@@ -113,7 +113,6 @@ public final class NettyThriftServer extends ForwardingThriftServer {
       boolean shutdown,
       ByteBufAllocator allocator,
       SslContext sslContext) {
-    super(server);
     this.server = server;
     this.config = server.config();
     this.counters = server.counters();
@@ -202,7 +201,7 @@ public final class NettyThriftServer extends ForwardingThriftServer {
      *     is unusable
      */
     @Override
-    public NettyThriftServer build() {
+    public ThriftServer build() {
       ServerConfig config = config();
       if (config.ioStrategy() == IoStrategy.LEADER_FOLLOWER) {
         throw new SettingException(
@@ -232,16 +231,47 @@ public final class NettyThriftServer extends ForwardingThriftServer {
   }
 
   /**
-   * The IO transport in use: {@code NIO}, {@code EPOLL} or {@code IO_URING}, never {@code AUTO}.
+   * The IO transport in use: {@code NIO}, {@code EPOLL} or {@code IO_URING}, never {@code AUTO};
+   * users read it in the start line and {@link #toString()}.
    */
-  public NettyTransportType ioTransport() {
+  NettyTransportType ioTransport() {
     return transport.type();
   }
 
   @Override
-  public NettyThriftServer start() throws IOException {
-    super.start();
+  public ThriftServer start() throws IOException {
+    server.start();
     return this;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return server.localAddress();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
+  }
+
+  @Override
+  public ServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public ServerStats stats() {
+    return server.stats();
+  }
+
+  @Override
+  public boolean beforeDrain(Runnable hook) {
+    return server.beforeDrain(hook);
+  }
+
+  @Override
+  public void close() {
+    server.close();
   }
 
   /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
@@ -38,11 +39,12 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * {@code <= 0} or above {@code maxFrameSize} is rejected as soon as its four bytes arrive, before
  * anything is allocated for the frame: the decoder logs one line naming the peer, the length, the
  * limit and, when the bytes look like another protocol ({@code GET }, {@code SSH-}, a TLS
- * ClientHello), what arrived; then it raises an {@link InvalidFrameException} through {@code
- * exceptionCaught} and discards every later byte of the connection. A server decoder given the
- * requests' protocol first tries to read the message header of a frame that is too large from the
- * bytes that arrived with its length (it never waits for more), and the exception carries it, so
- * that the server can answer that sequence id with a {@code TApplicationException}.
+ * ClientHello), what arrived; then it raises a Netty {@code CorruptedFrameException}, caused by
+ * core's {@link io.thriftnio.core.FrameSizeException}, through {@code exceptionCaught} and discards
+ * every later byte of the connection. A server decoder given the requests' protocol first tries to
+ * read the message header of a frame that is too large from the bytes that arrived with its length
+ * (it never waits for more), and the exception carries it, so that the server can answer that
+ * sequence id with a {@code TApplicationException}.
  *
  * <p>In a {@link NettyThriftServer}, the decoder also reads the other wire kinds the server accepts
  * ({@link ServerBuilder#wireKinds}): the first bytes of the connection pick one (core's sniffer),
@@ -56,7 +58,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <ul>
  *   <li>The decoder does not close the connection on a bad frame; the handler after it must, on
- *       {@link InvalidFrameException}. {@link ThriftServerHandler} does (after answering the
+ *       that {@code CorruptedFrameException}. {@link ThriftServerHandler} does (after answering the
  *       header, if any); the clients of this package do. A pipeline that only logs leaves an open
  *       connection whose every byte is discarded.
  *   <li>A frame slice keeps the whole cumulation buffer alive until released. A handler that holds
@@ -183,7 +185,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-      throws InvalidFrameException {
+      throws CorruptedFrameException {
     if (settings != null) {
       if (server == null) {
         server = new ServerCodec(settings, ctx.channel().remoteAddress());

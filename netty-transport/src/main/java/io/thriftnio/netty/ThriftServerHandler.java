@@ -11,6 +11,7 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
@@ -20,6 +21,7 @@ import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
@@ -58,11 +60,11 @@ import org.slf4j.LoggerFactory;
  *       TApplicationException(INTERNAL_ERROR)} saying the server is overloaded, with the pool's
  *       numbers; the connection stays usable. The 1st, 2nd, 4th, 8th ... refusal of the server is
  *       logged at WARN with the running count, so that an overload does not flood the log;
- *   <li>an {@link InvalidFrameException} from the decoder: if it carries the request's header, the
- *       caller gets {@code TApplicationException(PROTOCOL_ERROR)} for that sequence id after every
- *       earlier response, the output is shut down and the connection closed shortly after (so the
- *       reply is not lost to a reset); otherwise the connection is closed after the earlier
- *       responses;
+ *   <li>a refused frame from the decoder (a {@code CorruptedFrameException}): if it carries the
+ *       request's header, the caller gets {@code TApplicationException(PROTOCOL_ERROR)} for that
+ *       sequence id after every earlier response, the output is shut down and the connection closed
+ *       shortly after (so the reply is not lost to a reset); otherwise the connection is closed
+ *       after the earlier responses;
  *   <li>a frame whose message header cannot be read: the connection is closed after the earlier
  *       responses (there is no sequence id to answer);
  *   <li>a client that pipelines more than {@code maxCallsInFlightPerConnection} calls: the requests
@@ -82,8 +84,8 @@ import org.slf4j.LoggerFactory;
  *   <li>An asynchronous handler that never calls its callback, or a handler that never returns,
  *       leaves every later reply on the connection waiting behind it, and the idle timeout never
  *       closes a connection with a call in flight: complete every callback, if only with an error.
- *       {@link NettyThriftServer} bounds such a call with {@link ServerBuilder#callTimeout} (off by
- *       default), answering it with {@code TApplicationException(INTERNAL_ERROR)} so that the
+ *       {@link NettyThriftServer} bounds such a call with {@link ServerBuilder#handlerTimeout} (off
+ *       by default), answering it with {@code TApplicationException(INTERNAL_ERROR)} so that the
  *       replies behind it leave; this handler in a pipeline of your own has no call timeout.
  * </ul>
  */
@@ -134,7 +136,26 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    *     TBinaryProtocol.Factory()}
    */
   public ThriftServerHandler(TProcessor processor, TProtocolFactory protocol) {
-    this(ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE), null);
+    this(processor, protocol, List.of());
+  }
+
+  /**
+   * As {@link #ThriftServerHandler(TProcessor, TProtocolFactory)}, with {@code interceptors} around
+   * every call, first to run first (see {@link ServerInterceptor}).
+   *
+   * @param processor the processor
+   * @param protocol the protocol of requests and replies
+   * @param interceptors the interceptors; may be empty
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
+   */
+  public ThriftServerHandler(
+      TProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
+    this(
+        ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+            .withInterceptors(interceptors),
+        null);
   }
 
   /**
@@ -145,26 +166,41 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
    * @param protocol the protocol of requests and replies
    */
   public ThriftServerHandler(TAsyncProcessor processor, TProtocolFactory protocol) {
+    this(processor, protocol, List.of());
+  }
+
+  /**
+   * As {@link #ThriftServerHandler(TAsyncProcessor, TProtocolFactory)}, with {@code interceptors}
+   * around every call, first to run first (see {@link ServerInterceptor}).
+   *
+   * @param processor the processor
+   * @param protocol the protocol of requests and replies
+   * @param interceptors the interceptors; may be empty
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
+   */
+  public ThriftServerHandler(
+      TAsyncProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
     this(
-        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE),
+        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+            .withInterceptors(interceptors),
         null);
   }
 
   /**
-   * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
-   * ThriftFrameEncoder}. No idle or frame timeout. Calls are counted, and refused calls' log lines
-   * thinned out, per handler, not per server. At most {@value
+   * The handler the public constructors make, and tests: calls are counted, and refused calls' log
+   * lines thinned out, per handler, not per server. At most {@value
    * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight. A call {@code
    * worker} has not started within {@link ServerBuilder#DEFAULT_WORKER_START_TIMEOUT} is answered
-   * as an overload (see {@link ServerBuilder#workerStartTimeout}).
+   * as an overload.
    *
-   * @param invoker runs the processor (with {@link ProcessorInvoker#withInterceptors} for
-   *     interceptors); its protocols and frame limit are used for the replies this handler writes
-   *     itself
+   * @param invoker runs the processor; its protocols and frame limit are used for the replies this
+   *     handler writes itself
    * @param worker runs the processor for {@link IoStrategy#WORKER}; {@code null} for {@link
    *     IoStrategy#SAME_THREAD}
    */
-  public ThriftServerHandler(ProcessorInvoker invoker, Executor worker) {
+  ThriftServerHandler(ProcessorInvoker invoker, Executor worker) {
     this(
         new Settings(
             new CallPath(

@@ -90,14 +90,16 @@ class NettyThriftServerTest {
   @Test
   @Tag("without-natives") // also run where the native libraries are absent
   void autoPicksEpollWhenUsableElseNioAndNeverIoUring() throws Exception {
-    NettyThriftServer server = builder(new BenchHandler()).build();
+    NettyThriftServer server = (NettyThriftServer) builder(new BenchHandler()).build();
     NettyTransportType expected =
         IoTransport.epollUnavailability() == null
             ? NettyTransportType.EPOLL
             : NettyTransportType.NIO;
     assertThat(server.ioTransport()).isEqualTo(expected);
     assertThat(
-            builder(new BenchHandler()).ioTransport(NettyTransportType.NIO).build().ioTransport())
+            ((NettyThriftServer)
+                    builder(new BenchHandler()).ioTransport(NettyTransportType.NIO).build())
+                .ioTransport())
         .isEqualTo(NettyTransportType.NIO);
   }
 
@@ -116,7 +118,8 @@ class NettyThriftServerTest {
   @Test
   void theStartLineNamesTheIoTransportAndTheWireKindsAsGrizzlysDoes() throws Exception {
     NettyThriftServer server =
-        started(builder(new BenchHandler()).wireKinds(WireKind.FRAMED, WireKind.HTTP).build());
+        (NettyThriftServer)
+            started(builder(new BenchHandler()).wireKinds(WireKind.FRAMED, WireKind.HTTP).build());
     assertThat(server.startLine())
         .startsWith(
             "Thrift server listening on "
@@ -307,13 +310,14 @@ class NettyThriftServerTest {
             }
           };
       NettyThriftServer server =
-          started(
-              NettyThriftServer.builder()
-                  .asyncProcessor(new BenchService.AsyncProcessor<>(holding))
-                  .eventLoopGroup(group, false)
-                  .drainTimeout(Duration.ofSeconds(20)) // far beyond every wait below
-                  .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                  .build());
+          (NettyThriftServer)
+              started(
+                  NettyThriftServer.builder()
+                      .asyncProcessor(new BenchService.AsyncProcessor<>(holding))
+                      .eventLoopGroup(group, false)
+                      .drainTimeout(Duration.ofSeconds(20)) // far beyond every wait below
+                      .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                      .build());
       InetSocketAddress address = server.localAddress();
       try (RawConnection busy = RawConnection.open(address);
           RawConnection idle = RawConnection.open(address)) {
@@ -374,7 +378,7 @@ class NettyThriftServerTest {
 
   @Test
   void localAddressBeforeStartSaysSo() {
-    NettyThriftServer server = builder(new BenchHandler()).build();
+    NettyThriftServer server = (NettyThriftServer) builder(new BenchHandler()).build();
     assertThatThrownBy(server::localAddress)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("not started");
@@ -386,11 +390,12 @@ class NettyThriftServerTest {
   void aTakenPortFailsStartWithTheAddress() throws Exception {
     ThriftServer first = started(builder(new BenchHandler()).build());
     NettyThriftServer second =
-        NettyThriftServer.builder()
-            .processor(new BenchService.Processor<>(new BenchHandler()))
-            .bind(first.localAddress())
-            .ioThreads(1)
-            .build();
+        (NettyThriftServer)
+            NettyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BenchHandler()))
+                .bind(first.localAddress())
+                .ioThreads(1)
+                .build();
     closeables.add(second);
     assertThatThrownBy(second::start)
         .isInstanceOf(java.net.BindException.class)
@@ -400,7 +405,7 @@ class NettyThriftServerTest {
   @Test
   @Tag("without-natives") // also run where the native libraries are absent
   void ioUringIsUsedOnlyWhenAskedAndFailsClearlyWhenUnavailable() {
-    assertThat(builder(new BenchHandler()).build().ioTransport())
+    assertThat(((NettyThriftServer) builder(new BenchHandler()).build()).ioTransport())
         .isNotEqualTo(NettyTransportType.IO_URING);
     String why = IoTransport.ioUringUnavailability();
     assumeThat(why).as("io_uring is usable here").isNotNull();

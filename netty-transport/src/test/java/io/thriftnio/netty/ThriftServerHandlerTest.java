@@ -8,7 +8,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.internal.server.CallPath;
@@ -285,6 +288,35 @@ class ThriftServerHandlerTest {
   }
 
   @Test
+  void aPipelineOfYourOwnRunsTheInterceptorsGivenToTheHandler() throws Exception {
+    List<String> seen = new ArrayList<>();
+    ServerInterceptor recording =
+        new ServerInterceptor() {
+          @Override
+          public void beforeCall(ServerCallContext call) {
+            seen.add("before " + call.methodName());
+          }
+
+          @Override
+          public void afterCall(ServerCallContext call, CallOutcome outcome, long nanos) {
+            seen.add("after " + call.methodName() + " " + outcome);
+          }
+        };
+    EmbeddedChannel ch =
+        new EmbeddedChannel(
+            ThriftFrameDecoder.server(MAX, PROTOCOL),
+            new ThriftFrameEncoder(MAX),
+            new ThriftServerHandler(
+                new BenchService.Processor<>(new BenchHandler()), PROTOCOL, List.of(recording)));
+    channel = ch;
+    ch.writeInbound(frames(call("get_last_sale", 1, new BenchService.get_last_sale_args("OWN"))));
+    ByteBuf reply = ch.readOutbound();
+    assertThat(reply).as("the reply").isNotNull();
+    reply.release();
+    assertThat(seen).containsExactly("before get_last_sale", "after get_last_sale SUCCESS");
+  }
+
+  @Test
   void answersAnUndeclaredExceptionWithInternalErrorAndServesTheNextCall() throws Exception {
     serve(sync(new FaultInjectingHandler()), null);
     channel.writeInbound(
@@ -400,7 +432,7 @@ class ThriftServerHandlerTest {
   private static TMessage readHeader(byte[] payload) throws Exception {
     return PROTOCOL
         .getProtocol(
-            io.thriftnio.core.FrameInputTransport.of(
+            io.thriftnio.core.util.internal.FrameInputTransport.of(
                 new org.apache.thrift.TConfiguration(), ByteBuffer.wrap(payload)))
         .readMessageBegin();
   }

@@ -12,6 +12,7 @@ import io.opentelemetry.instrumentation.api.instrumenter.InstrumenterBuilder;
 import io.opentelemetry.instrumentation.api.instrumenter.SpanKindExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
+import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
@@ -28,12 +29,10 @@ import org.apache.thrift.TApplicationException;
 final class TracingClientInterceptor implements ClientInterceptor {
 
   /** The call's context, with its span, from {@code beforeCall} to {@code afterCall}. */
-  private static final ClientCallContext.Key<Context> SPAN =
-      ClientCallContext.Key.of("opentelemetry.span");
+  private static final CallKey<Context> SPAN = CallKey.of("opentelemetry.span");
 
   /** The caller's context when it made the call, for its continuation. */
-  private static final ClientCallContext.Key<Context> PARENT =
-      ClientCallContext.Key.of("opentelemetry.parent");
+  private static final CallKey<Context> PARENT = CallKey.of("opentelemetry.parent");
 
   private final Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter;
   private final TextMapPropagator propagator;

@@ -11,6 +11,7 @@ import io.opentelemetry.instrumentation.api.instrumenter.Instrumenter;
 import io.opentelemetry.instrumentation.api.instrumenter.InstrumenterBuilder;
 import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
+import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
@@ -25,8 +26,7 @@ import java.util.List;
 final class TracingServerInterceptor implements ServerInterceptor {
 
   /** The call's context: the caller's, extracted, with the server span in it. */
-  private static final ServerCallContext.Key<Context> CONTEXT =
-      ServerCallContext.Key.of("opentelemetry.context");
+  private static final CallKey<Context> CONTEXT = CallKey.of("opentelemetry.context");
 
   private final Instrumenter<ServerCallContext, CallOutcome> instrumenter;
   private final FailureLog failures = new FailureLog();

@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.internal.MessageReader;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;

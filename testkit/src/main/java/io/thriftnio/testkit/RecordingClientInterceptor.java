@@ -1,5 +1,6 @@
 package io.thriftnio.testkit;
 
+import io.thriftnio.core.CallKey;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
@@ -15,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class RecordingClientInterceptor implements ClientInterceptor {
 
   /** Set by {@code beforeCall}: when it ran. */
-  public static final ClientCallContext.Key<Long> STARTED = ClientCallContext.Key.of("started");
+  public static final CallKey<Long> STARTED = CallKey.of("started");
 
   /** One {@code afterCall}. */
   public record Ended(

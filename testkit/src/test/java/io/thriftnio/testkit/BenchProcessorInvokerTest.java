@@ -340,7 +340,7 @@ class BenchProcessorInvokerTest {
       TMessage m =
           s.protocol()
               .getProtocol(
-                  io.thriftnio.core.FrameInputTransport.of(
+                  io.thriftnio.core.util.internal.FrameInputTransport.of(
                       new org.apache.thrift.TConfiguration(), b))
               .readMessageBegin();
       assertThat(m.type).isEqualTo(TMessageType.EXCEPTION);

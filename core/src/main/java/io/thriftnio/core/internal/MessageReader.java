@@ -1,6 +1,6 @@
 package io.thriftnio.core.internal;
 
-import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.nio.ByteBuffer;

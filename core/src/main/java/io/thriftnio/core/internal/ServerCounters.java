@@ -21,20 +21,21 @@ public final class ServerCounters {
   public final LongAdder saslFailures = new LongAdder();
 
   public ServerStats snapshot() {
-    return new ServerStats(
-        acceptedConnections.sum(),
-        rejectedConnections.sum(),
-        openConnections.sum(),
-        badFrames.sum(),
-        timedOutConnections.sum(),
-        completedCalls.sum(),
-        failedCalls.sum(),
-        overloadedCalls.sum(),
-        truncatedFrames.sum(),
-        droppedResponses.sum(),
-        tlsFailures.sum(),
-        timedOutCalls.sum(),
-        agedConnections.sum(),
-        saslFailures.sum());
+    return ServerStats.builder()
+        .acceptedConnections(acceptedConnections.sum())
+        .rejectedConnections(rejectedConnections.sum())
+        .openConnections(openConnections.sum())
+        .badFrames(badFrames.sum())
+        .timedOutConnections(timedOutConnections.sum())
+        .completedCalls(completedCalls.sum())
+        .failedCalls(failedCalls.sum())
+        .overloadedCalls(overloadedCalls.sum())
+        .truncatedFrames(truncatedFrames.sum())
+        .droppedResponses(droppedResponses.sum())
+        .tlsFailures(tlsFailures.sum())
+        .timedOutCalls(timedOutCalls.sum())
+        .agedConnections(agedConnections.sum())
+        .saslFailures(saslFailures.sum())
+        .build();
   }
 }

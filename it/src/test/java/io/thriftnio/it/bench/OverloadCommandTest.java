@@ -81,7 +81,7 @@ class OverloadCommandTest {
             "--deadline",
             "30ms",
             "--server-option",
-            "callTimeout=1s",
+            "handlerTimeout=1s",
             "--wire",
             "framed");
 
@@ -92,7 +92,7 @@ class OverloadCommandTest {
         .containsEntry("workerStartTimeout", "5ms");
     assertThat(s.rows().get(1).label())
         .isEqualTo("netty/worker?workerQueueCapacity=64&workerStartTimeout=5ms");
-    assertThat(s.serverOptions()).isEqualTo(Map.of("callTimeout", "1s"));
+    assertThat(s.serverOptions()).isEqualTo(Map.of("handlerTimeout", "1s"));
     assertThat(s.deadlineFor(s.handlers().get(0))).isEqualTo(Duration.ofMillis(30));
     assertThat(s.header()).isFalse();
   }

@@ -13,6 +13,7 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -51,7 +52,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OpenTelemetrySpansTest {
 
-  private static final ServerCallContext.Key<Span> SPAN = ServerCallContext.Key.of("otel.span");
+  private static final CallKey<Span> SPAN = CallKey.of("otel.span");
   private static final AttributeKey<String> RPC_SYSTEM = AttributeKey.stringKey("rpc.system");
   private static final AttributeKey<String> RPC_METHOD = AttributeKey.stringKey("rpc.method");
   private static final AttributeKey<String> PEER = AttributeKey.stringKey("network.peer.address");

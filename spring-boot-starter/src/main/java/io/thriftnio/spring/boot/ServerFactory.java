@@ -56,7 +56,7 @@ final class ServerFactory {
     set(p.workerThreads(), b::workerThreads);
     set(p.workerQueueCapacity(), b::workerQueueCapacity);
     set(p.workerStartTimeout(), b::workerStartTimeout);
-    set(p.callTimeout(), b::callTimeout);
+    set(p.handlerTimeout(), b::handlerTimeout);
     set(p.maxFrameSize(), b::maxFrameSize);
     set(p.maxConnections(), b::maxConnections);
     set(p.maxCallsInFlightPerConnection(), b::maxCallsInFlightPerConnection);

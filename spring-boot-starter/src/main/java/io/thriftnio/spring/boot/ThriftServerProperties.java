@@ -32,8 +32,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param workerQueueCapacity calls that may wait for a worker; more are answered as overloaded.
  *     Default: 10000
  * @param workerStartTimeout how long a call may wait for a worker to start it. Default: 30 s
- * @param callTimeout how long a handler may hold its connection's reply order; 0 is off. Default:
- *     off
+ * @param handlerTimeout how long a handler may hold its connection's reply order; 0 is off.
+ *     Default: off
  * @param maxFrameSize the largest request accepted, in bytes. Default: 16384000, libthrift's
  * @param maxConnections connections open at once; more are closed at once. Default: 16384
  * @param maxCallsInFlightPerConnection calls of one connection in flight at once. Default: 1024
@@ -76,7 +76,7 @@ public record ThriftServerProperties(
     Integer workerThreads,
     Integer workerQueueCapacity,
     Duration workerStartTimeout,
-    Duration callTimeout,
+    Duration handlerTimeout,
     Integer maxFrameSize,
     Integer maxConnections,
     Integer maxCallsInFlightPerConnection,

@@ -364,7 +364,7 @@ public abstract class AdversarialSuite extends ServerCellSuite {
       TMessage header =
           protocol
               .getProtocol(
-                  io.thriftnio.core.FrameInputTransport.of(
+                  io.thriftnio.core.util.internal.FrameInputTransport.of(
                       new org.apache.thrift.TConfiguration(), java.nio.ByteBuffer.wrap(reply)))
               .readMessageBegin();
       assertThat(header.seqid).as("seqid of the error reply").isEqualTo(seqid);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -69,7 +70,7 @@ import org.junit.jupiter.api.condition.JRE;
 public abstract class CallContextSuite extends ServerCellSuite {
 
   private static final TProtocolFactory PROTOCOL = new TBinaryProtocol.Factory();
-  private static final ServerCallContext.Key<String> USER = ServerCallContext.Key.of("user");
+  private static final CallKey<String> USER = CallKey.of("user");
   private static final String CLIENT_SUBJECT = "CN=thrift-nio test client";
 
   /** A type no server produces on its own, so a reply with it can only come from the refusal. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ServerBuilder;
@@ -13,6 +12,7 @@ import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.gen.BenchError;
@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What a server does where thrift-nio's two transports once disagreed, now decided once in core's
- * server call path, and the call path's own bounds ({@code callTimeout}). Each transport runs it
+ * server call path, and the call path's own bounds ({@code handlerTimeout}). Each transport runs it
  * once per strategy, one {@link ServerCell} each.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -280,9 +280,10 @@ public abstract class CallPathSuite extends ServerCellSuite {
     }
   }
 
-  // ---- callTimeout ------------------------------------------------------------------------------
+  // ---- handlerTimeout
+  // ------------------------------------------------------------------------------
 
-  private static final Duration CALL_TIMEOUT = Duration.ofMillis(500);
+  private static final Duration HANDLER_TIMEOUT = Duration.ofMillis(500);
 
   /** How late the timeout reply may be on a loaded machine: far below the next timeout (30 s). */
   private static final Duration SLACK = Duration.ofSeconds(5);
@@ -291,7 +292,7 @@ public abstract class CallPathSuite extends ServerCellSuite {
    * Whether a synchronous handler that blocks also blocks its connection's reading: it runs on the
    * thread that handles the connection's read (SAME_THREAD's IO thread, LEADER_FOLLOWER's leader of
    * the moment), so nothing pipelined behind it is delivered until it returns. On Netty's
-   * SAME_THREAD the timeout reply itself waits for it too (documented on callTimeout).
+   * SAME_THREAD the timeout reply itself waits for it too (documented on handlerTimeout).
    */
   private boolean blockedHandlerHoldsItsConnection() {
     return strategy() != IoStrategy.WORKER;
@@ -354,7 +355,10 @@ public abstract class CallPathSuite extends ServerCellSuite {
     assertThat(e.getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
     assertThat(e.getMessage())
         .isEqualTo(
-            method + " did not complete within callTimeout " + CALL_TIMEOUT.toMillis() + " ms");
+            method
+                + " did not complete within handlerTimeout "
+                + HANDLER_TIMEOUT.toMillis()
+                + " ms");
   }
 
   /** Polls {@code stat} until it reaches {@code expected}; returns when, from {@code since}. */
@@ -369,34 +373,34 @@ public abstract class CallPathSuite extends ServerCellSuite {
     return System.nanoTime() - since;
   }
 
-  private static void assertNearCallTimeout(long nanos, String what) {
+  private static void assertNearHandlerTimeout(long nanos, String what) {
     assertThat(nanos)
-        .as("%s after %s ms (callTimeout %s)", what, nanos / 1_000_000, CALL_TIMEOUT)
-        .isGreaterThanOrEqualTo(CALL_TIMEOUT.toNanos())
-        .isLessThan(CALL_TIMEOUT.plus(SLACK).toNanos());
+        .as("%s after %s ms (handlerTimeout %s)", what, nanos / 1_000_000, HANDLER_TIMEOUT)
+        .isGreaterThanOrEqualTo(HANDLER_TIMEOUT.toNanos())
+        .isLessThan(HANDLER_TIMEOUT.plus(SLACK).toNanos());
   }
 
   @Test
   void aSyncCallThatNeverReturnsIsAnsweredAtCallTimeoutAndTheConnectionGoesOn() throws Exception {
     Held handler = new Held();
-    ThriftServer server = start(builder(handler).callTimeout(CALL_TIMEOUT));
+    ThriftServer server = start(builder(handler).handlerTimeout(HANDLER_TIMEOUT));
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       long sent = System.nanoTime();
       c.write(concat(sleepCall(1), lastSaleCall(2)));
       if (blockedHandlerHoldsItsConnection()) {
         long counted = awaitStat(server, ServerStats::timedOutCalls, 1, sent);
-        assertNearCallTimeout(counted, "timed out");
+        assertNearHandlerTimeout(counted, "timed out");
         handler.release.countDown(); // the IO thread is free again; the answer stays the timeout
       }
       byte[] first = c.readFrame();
       long answered = System.nanoTime() - sent;
       assertTimedOut(first, "sleep", 1);
       if (!blockedHandlerHoldsItsConnection()) {
-        assertNearCallTimeout(answered, "answered");
+        assertNearHandlerTimeout(answered, "answered");
       }
       assertLastSale(c, 2); // with the handler still blocked, unless it holds the connection
       if (!blockedHandlerHoldsItsConnection()) {
-        assertNearCallTimeout(System.nanoTime() - sent, "the call behind it answered");
+        assertNearHandlerTimeout(System.nanoTime() - sent, "the call behind it answered");
       }
 
       handler.release.countDown();
@@ -426,17 +430,17 @@ public abstract class CallPathSuite extends ServerCellSuite {
     NeverCallsBack handler = new NeverCallsBack();
     Outcomes outcomes = new Outcomes();
     ThriftServer server =
-        start(asyncBuilder(handler).callTimeout(CALL_TIMEOUT).addInterceptor(outcomes));
+        start(asyncBuilder(handler).handlerTimeout(HANDLER_TIMEOUT).addInterceptor(outcomes));
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       long sent = System.nanoTime();
       c.write(concat(sleepCall(1), lastSaleCall(2)));
       byte[] first = c.readFrame();
-      assertNearCallTimeout(System.nanoTime() - sent, "answered");
+      assertNearHandlerTimeout(System.nanoTime() - sent, "answered");
       assertTimedOut(first, "sleep", 1);
       assertLastSale(c, 2);
 
       // The handler calls back at last: nothing more may reach the connection for seqid 1. (It
-      // was called unless a worker took longer than callTimeout to start the call.)
+      // was called unless a worker took longer than handlerTimeout to start the call.)
       handler.held.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS).onComplete(null);
       c.write(lastSaleCall(3));
       assertLastSale(c, 3);
@@ -456,7 +460,7 @@ public abstract class CallPathSuite extends ServerCellSuite {
   @Test
   void aOnewayCallThatNeverReturnsIsOnlyCounted() throws Exception {
     Held handler = new Held();
-    ThriftServer server = start(builder(handler).callTimeout(CALL_TIMEOUT));
+    ThriftServer server = start(builder(handler).handlerTimeout(HANDLER_TIMEOUT));
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       long sent = System.nanoTime();
       byte[] fire =
@@ -467,13 +471,13 @@ public abstract class CallPathSuite extends ServerCellSuite {
               1,
               new BenchService.fire_args(ByteBuffer.allocate(4)));
       c.write(concat(RawConnection.frame(fire), lastSaleCall(2)));
-      assertNearCallTimeout(awaitStat(server, ServerStats::timedOutCalls, 1, sent), "timed out");
+      assertNearHandlerTimeout(awaitStat(server, ServerStats::timedOutCalls, 1, sent), "timed out");
       if (blockedHandlerHoldsItsConnection()) {
         handler.release.countDown();
       }
       assertLastSale(c, 2); // the first frame: a oneway call is never answered
       if (!blockedHandlerHoldsItsConnection()) {
-        assertNearCallTimeout(System.nanoTime() - sent, "the call behind it answered");
+        assertNearHandlerTimeout(System.nanoTime() - sent, "the call behind it answered");
       }
       handler.release.countDown();
       c.write(lastSaleCall(3));
@@ -487,7 +491,7 @@ public abstract class CallPathSuite extends ServerCellSuite {
   @Test
   void withoutCallTimeoutASlowCallCompletesNormally() throws Exception {
     ThriftServer server = start(new FaultInjectingHandler());
-    assertThat(server.config().callTimeout()).as("off by default").isZero();
+    assertThat(server.config().handlerTimeout()).as("off by default").isZero();
     try (RawConnection c = RawConnection.open(server.localAddress())) {
       c.write(concat(call("sleep", 1, new BenchService.sleep_args(700)), lastSaleCall(2)));
       assertThat(
@@ -502,10 +506,11 @@ public abstract class CallPathSuite extends ServerCellSuite {
 
   @Test
   void aNegativeCallTimeoutIsRefusedAtBuild() {
-    ServerBuilder<?> b = builder(new FaultInjectingHandler()).callTimeout(Duration.ofSeconds(-1));
+    ServerBuilder<?> b =
+        builder(new FaultInjectingHandler()).handlerTimeout(Duration.ofSeconds(-1));
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("callTimeout: PT-1S (expected: >= 0");
+        .hasMessageStartingWith("handlerTimeout: PT-1S (expected: >= 0");
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import io.thriftnio.core.ConnectionListener;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerConfig;
-import io.thriftnio.core.TServerEventHandlers;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.HeldLocks;
@@ -460,8 +459,7 @@ public abstract class ConnectionEventsSuite extends ServerCellSuite {
     StockEventHandler events = new StockEventHandler();
     ThriftServer server =
         start(
-            builder(new CallerAwareHandler())
-                .connectionListener(TServerEventHandlers.adapt(events)));
+            builder(new CallerAwareHandler()).connectionListener(ConnectionListener.adapt(events)));
     SocketAddress clientSide;
     try (StockClient c = new StockClient(server.localAddress())) {
       clientSide = c.localAddress();

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The timer that enforces the deadlines of the calls of every connection: {@code
  * ServerBuilder.workerStartTimeout} (a call the worker executor has not started in time is answered
- * as an overload) and {@code ServerBuilder.callTimeout} (a call not answered in time after its
+ * as an overload) and {@code ServerBuilder.handlerTimeout} (a call not answered in time after its
  * request was read is answered as timed out), both by {@link Refusals}. Replies leave in request
  * order, so without them one call that never starts (an executor that drops a task) or never ends
  * (a handler that blocks, a callback never called) would hold every later reply of the connection
@@ -16,11 +16,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Cost: no timer per call. One check per connection is pending at a time (a stale one may fire
  * once more, harmlessly), and only while a deadline is armed: while calls wait for the executor,
- * or, with {@code callTimeout} on, while calls are unanswered. A check schedules the next for the
- * earliest deadline it finds. With {@code callTimeout} off (its default) and no worker executor,
- * nothing is ever scheduled. The {@link InlineStallWatch} of a {@code LEADER_FOLLOWER} server ticks
- * on it too, while replies of a read batch wait. All connections of all servers share one daemon
- * timer thread, which ends after a minute without checks, so no server has to stop it.
+ * or, with {@code handlerTimeout} on, while calls are unanswered. A check schedules the next for
+ * the earliest deadline it finds. With {@code handlerTimeout} off (its default) and no worker
+ * executor, nothing is ever scheduled. The {@link InlineStallWatch} of a {@code LEADER_FOLLOWER}
+ * server ticks on it too, while replies of a read batch wait. All connections of all servers share
+ * one daemon timer thread, which ends after a minute without checks, so no server has to stop it.
  */
 final class CallDeadlines {
 

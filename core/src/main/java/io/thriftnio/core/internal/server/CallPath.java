@@ -48,7 +48,7 @@ public final class CallPath {
   final long startTimeoutNanos;
 
   /** How long a call may go unanswered after its request was read, in nanoseconds; 0 when off. */
-  final long callTimeoutNanos;
+  final long handlerTimeoutNanos;
 
   /** The server's connection listeners, told before each call; {@code null} if none. */
   final ConnectionEvents events;
@@ -125,9 +125,9 @@ public final class CallPath {
    * @param counters the server's counters
    * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most
    * @param workerStartTimeout how long a call may wait for {@code worker} to start it
-   * @param callTimeout how long a call may go unanswered after its request was read before it is
-   *     answered as timed out (see {@code ServerBuilder.callTimeout}); {@link Duration#ZERO} for no
-   *     bound
+   * @param handlerTimeout how long a call may go unanswered after its request was read before it is
+   *     answered as timed out (see {@code ServerBuilder.handlerTimeout}); {@link Duration#ZERO} for
+   *     no bound
    * @param events the server's connection listeners; {@code null} for none
    * @param inlineStallTick where a call run on the reading thread ({@code worker} {@code null}) may
    *     block it, as {@code LEADER_FOLLOWER}'s may: how often such calls are looked at, so that the
@@ -140,7 +140,7 @@ public final class CallPath {
       ServerCounters counters,
       int maxCallsInFlight,
       Duration workerStartTimeout,
-      Duration callTimeout,
+      Duration handlerTimeout,
       ConnectionEvents events,
       Duration inlineStallTick) {
     this(
@@ -149,7 +149,7 @@ public final class CallPath {
         counters,
         maxCallsInFlight,
         workerStartTimeout,
-        callTimeout,
+        handlerTimeout,
         events,
         inlineStallTick,
         null);
@@ -165,7 +165,7 @@ public final class CallPath {
       ServerCounters counters,
       int maxCallsInFlight,
       Duration workerStartTimeout,
-      Duration callTimeout,
+      Duration handlerTimeout,
       ConnectionEvents events,
       Duration inlineStallTick,
       AdaptiveCallLimit limit) {
@@ -184,7 +184,8 @@ public final class CallPath {
     this.maxCallsInFlight = maxCallsInFlight;
     this.startTimeoutNanos =
         CallDeadlines.nanos(Checks.positive("workerStartTimeout", workerStartTimeout));
-    this.callTimeoutNanos = CallDeadlines.nanos(Checks.nonNegative("callTimeout", callTimeout));
+    this.handlerTimeoutNanos =
+        CallDeadlines.nanos(Checks.nonNegative("handlerTimeout", handlerTimeout));
     int max = invoker.maxFrameSize();
     this.headerConfiguration = new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
   }

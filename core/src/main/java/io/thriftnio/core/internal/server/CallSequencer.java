@@ -2,7 +2,6 @@ package io.thriftnio.core.internal.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.InvokerCall;
 import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
@@ -42,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * is each one's place in it, its worker task and its completion), the dispatch of the requests that
  * waited for the in-flight limit, the ordered writer, and the deadline check. {@link Refusals}
  * answers the calls the server ends itself (refused or not started by the worker executor, past
- * {@code callTimeout}, {@link #notRun}, an unreadable header) and hands each to {@link #finish};
+ * {@code handlerTimeout}, {@link #notRun}, an unreadable header) and hands each to {@link #finish};
  * {@link CallDeadlines} holds the timer the checks run on.
  *
  * <p>Threads and locking: {@link #onRequest}, {@link #readComplete} and {@link #onBadFrame} come
@@ -157,7 +156,7 @@ public final class CallSequencer {
    * {@link System#nanoTime()} when the read batch being delivered began: every request of the batch
    * had arrived by then, so a call that waits for the calls ahead of it in the batch (run inline,
    * on {@code SAME_THREAD} and {@code LEADER_FOLLOWER}) counts that wait in its queue time and
-   * against its caller's deadline. Not against {@code callTimeout}, the server's bound on a call
+   * against its caller's deadline. Not against {@code handlerTimeout}, the server's bound on a call
    * that holds its connection, which counts from the call's own delivery.
    */
   @GuardedBy("lock")
@@ -958,7 +957,7 @@ public final class CallSequencer {
     }
   }
 
-  // ---- Deadlines: workerStartTimeout and callTimeout, one check per connection at a time ----
+  // ---- Deadlines: workerStartTimeout and handlerTimeout, one check per connection at a time ----
 
   /**
    * Notes a request just read, dispatched now ({@code dispatched}) or waiting for the in-flight
@@ -968,8 +967,8 @@ public final class CallSequencer {
    */
   @GuardedBy("lock")
   private long received(Call call, long now, boolean dispatched) {
-    long callTimeout = path.callTimeoutNanos;
-    long delay = callTimeout == 0 ? -1 : arm(now, callTimeout);
+    long handlerTimeout = path.handlerTimeoutNanos;
+    long delay = handlerTimeout == 0 ? -1 : arm(now, handlerTimeout);
     if (dispatched) {
       long start = queued(call, now);
       if (start >= 0) {
@@ -1031,7 +1030,7 @@ public final class CallSequencer {
   private void check() {
     long now = System.nanoTime();
     long startTimeout = path.startTimeoutNanos;
-    long callTimeout = path.callTimeoutNanos;
+    long handlerTimeout = path.handlerTimeoutNanos;
     ArrayDeque<Call> notStarted = null;
     ArrayDeque<Call> timedOut = null;
     long next = CallDeadlines.MAX_NANOS;
@@ -1041,7 +1040,7 @@ public final class CallSequencer {
         armed = false; // this is the check that was due
       }
       boolean starts = path.worker != null;
-      boolean answers = callTimeout != 0 && !closed;
+      boolean answers = handlerTimeout != 0 && !closed;
       for (Call call : slots) {
         if (!starts && !answers) {
           break;
@@ -1060,8 +1059,8 @@ public final class CallSequencer {
         }
         if (answers) {
           long age = now - call.deliveredAtNanos;
-          if (age < callTimeout) {
-            next = Math.min(next, callTimeout - age);
+          if (age < handlerTimeout) {
+            next = Math.min(next, handlerTimeout - age);
             answers = false; // the calls after it were read later
           } else if (expire(call)) {
             timedOut = add(timedOut, call);
@@ -1095,7 +1094,7 @@ public final class CallSequencer {
    * on THeader and HTTP connections; counted from when the request was read) and {@code
    * workerStartTimeout}, the server's bound on queue time (counted from when it went to the worker
    * executor; the timer enforces it too, this catches a call the timer has not reached yet). A
-   * {@code callTimeout} that passes before the start is the timer's, answered as a timeout.
+   * {@code handlerTimeout} that passes before the start is the timer's, answered as a timeout.
    *
    * @return whether the call must not run: answered here, or already by someone else
    */
@@ -1164,13 +1163,13 @@ public final class CallSequencer {
    * #claim} decides it once (started, or given up), so a task an executor runs after the call was
    * answered without it does nothing, and a call that started is never answered twice.
    *
-   * <p>Reply claim, with {@code callTimeout} on: a started call ends once, either by its own result
-   * ({@link #claimReply}) or by the timeout ({@link CallSequencer#expire}); the loser's answer is
-   * discarded.
+   * <p>Reply claim, with {@code handlerTimeout} on: a started call ends once, either by its own
+   * result ({@link #claimReply}) or by the timeout ({@link CallSequencer#expire}); the loser's
+   * answer is discarded.
    *
    * <pre>
    *  NOT_STARTED --claim(true)--&gt; STARTED --claimReply()--&gt; ANSWERED
-   *       |                          +--timeOut(), callTimeout--&gt; TIMED_OUT
+   *       |                          +--timeOut(), handlerTimeout--&gt; TIMED_OUT
    *       +--claim(false): refused, not started in time, or timed out before it started--&gt; GIVEN_UP
    * </pre>
    *
@@ -1222,7 +1221,7 @@ public final class CallSequencer {
 
     /**
      * {@link System#nanoTime()} when it reached the sequencer, after the calls read before it in
-     * its batch ran inline: {@code callTimeout} counts from here, so a call is not timed out for
+     * its batch ran inline: {@code handlerTimeout} counts from here, so a call is not timed out for
      * the time another call held the reading thread.
      */
     private final long deliveredAtNanos;
@@ -1266,8 +1265,8 @@ public final class CallSequencer {
     @SuppressWarnings("unused") // through PERMIT
     private volatile Object permit;
 
-    /** The invoker's handle on the running call, for the timeout to end; with callTimeout on. */
-    private volatile InvokerCall invocation;
+    /** The invoker's handle on the running call, for the timeout to end; with handlerTimeout on. */
+    private volatile Runnable invocation;
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
@@ -1314,27 +1313,27 @@ public final class CallSequencer {
       if ((int) STATE.getVolatile(this) != TIMED_OUT) {
         return false;
       }
-      InvokerCall running = invocation;
+      Runnable running = invocation;
       if (running != null) { // else started() has not run yet, and will see TIMED_OUT
-        running.timeOut();
+        running.run();
       }
       return true;
     }
 
     @Override
-    public void started(InvokerCall running) {
-      if (calls.path.callTimeoutNanos == 0) {
+    public void started(Runnable running) {
+      if (calls.path.handlerTimeoutNanos == 0) {
         return;
       }
       invocation = running;
       if ((int) STATE.getVolatile(this) == TIMED_OUT) {
-        running.timeOut(); // expired before this: it may not have seen the handle
+        running.run(); // expired before this: it may not have seen the handle
       }
     }
 
     @Override
     public boolean claimReply() {
-      if (calls.path.callTimeoutNanos == 0
+      if (calls.path.handlerTimeoutNanos == 0
           || STATE.compareAndSet(this, STARTED, ANSWERED)
           || (int) STATE.getVolatile(this) != TIMED_OUT) {
         return true; // answered by its own result, or given up by whoever answers it
@@ -1344,7 +1343,7 @@ public final class CallSequencer {
         calls.connection.release(late);
       }
       log.debug(
-          "Discarded the late result of a call from {}: answered already, its callTimeout passed",
+          "Discarded the late result of a call from {}: answered already, its handlerTimeout passed",
           calls.connection.remoteAddress());
       return false;
     }
@@ -1424,7 +1423,7 @@ public final class CallSequencer {
 
     /**
      * Gives back its permit, once: a call that ran and was answered by its own result is a sample
-     * of the server's latency; one the server answered without running it, or whose callTimeout
+     * of the server's latency; one the server answered without running it, or whose handlerTimeout
      * passed while it ran, is a drop; an unreadable one says nothing about the load.
      */
     private void releasePermit(boolean unreadable) {

@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.FrameInputTransport;
 import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;

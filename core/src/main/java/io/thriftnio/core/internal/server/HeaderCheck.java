@@ -1,6 +1,6 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.wire.FirstBytes;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TConfiguration;

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The one path by which the server answers a call it ends itself instead of with the handler's
  * result: an overload (the worker executor refused the call, or did not start it within {@code
- * workerStartTimeout}, or not before its caller's deadline), a {@code callTimeout}, a refusal of
+ * workerStartTimeout}, or not before its caller's deadline), a {@code handlerTimeout}, a refusal of
  * the caller's choosing ({@link CallSequencer#notRun}: a drain, say), and a request whose header
  * cannot be read.
  *
@@ -115,7 +115,7 @@ final class Refusals {
   }
 
   /**
-   * {@code call} was unanswered {@code callTimeout} after its request was read.
+   * {@code call} was unanswered {@code handlerTimeout} after its request was read.
    *
    * @param call a call the timeout took from whoever would answer it
    * @param started whether the processor had started it: if not, it never runs, and the answer says
@@ -125,7 +125,7 @@ final class Refusals {
     CallPath path = calls.path;
     ProcessorInvoker invoker = path.invokerFor(call.envelope); // the caller's protocol
     TMessage header = header(call, invoker);
-    String limit = "callTimeout " + describe(path.callTimeoutNanos);
+    String limit = "handlerTimeout " + describe(path.handlerTimeoutNanos);
     if (header == null) {
       // Not yet dispatched on a strategy that checks headers as calls run: no seqid to answer.
       unreadable(calls, call, new IllegalStateException("unanswered within " + limit));

@@ -170,7 +170,7 @@ public final class ServerLifecycle {
             counters,
             config.maxCallsInFlightPerConnection(),
             config.workerStartTimeout(),
-            config.callTimeout(),
+            config.handlerTimeout(),
             registry.events(),
             config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
             config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()));

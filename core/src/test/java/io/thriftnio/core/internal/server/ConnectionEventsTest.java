@@ -8,7 +8,6 @@ import io.thriftnio.core.ConnectionListener;
 import io.thriftnio.core.ConnectionTransport;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
-import io.thriftnio.core.TServerEventHandlers;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.internal.ServerCounters;
 import java.lang.reflect.Proxy;
@@ -325,7 +324,7 @@ class ConnectionEventsTest {
   @Test
   void theStockAdapterCallsTheHandlerAsTheStockServersDo() {
     StockHandler handler = new StockHandler();
-    ConnectionListener adapter = TServerEventHandlers.adapt(handler);
+    ConnectionListener adapter = ConnectionListener.adapt(handler);
     ConnectionRegistry<FakeHandle> registry = registry(10, false, adapter);
     ConnectionEvents events = registry.events();
     events.serverStarting(

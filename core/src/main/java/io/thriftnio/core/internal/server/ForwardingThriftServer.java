@@ -1,25 +1,16 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
+import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.util.internal.Checks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
- * A {@link ThriftServer} that hands its lifecycle to another: a transport's server class extends it
- * with the server that does the work (binding, counting, draining, closing), so every transport
- * starts, counts, drains and closes the same way, and each adds only what is its own (a covariant
- * {@link #start()}, its settings, its {@code toString}).
- *
- * <pre>{@code
- * public final class MyServer extends ForwardingThriftServer {
- *   MyServer(ThriftServer lifecycle) { super(lifecycle); }
- *
- *   public MyServer start() throws IOException {
- *     super.start();
- *     return this;
- *   }
- * }
- * }</pre>
+ * A {@link ThriftServer} that hands its lifecycle to another ({@link LifecycleServer}), for a
+ * server class that is not API (the in-memory server of the testkit). The public transport servers
+ * implement {@link ThriftServer} themselves: an API type cannot extend an internal one.
  */
 public abstract class ForwardingThriftServer implements ThriftServer {
   private final ThriftServer delegate;

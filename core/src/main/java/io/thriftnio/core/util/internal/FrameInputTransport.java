@@ -1,4 +1,4 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import java.nio.ByteBuffer;
 import org.apache.thrift.TConfiguration;
@@ -72,7 +72,7 @@ public final class FrameInputTransport extends TEndpointTransport {
    * The frame's unread bytes, from its position: the transport's own view, not a copy; its reader
    * must not move it (use {@link #consumeBuffer}).
    */
-  ByteBuffer unread() {
+  public ByteBuffer unread() {
     return frame;
   }
 

@@ -1,8 +1,9 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import org.apache.thrift.TConfiguration;
