@@ -411,13 +411,6 @@ final class EndpointState {
     }
   }
 
-  /** Whether a probe is held now; for tests. */
-  boolean isProbing() {
-    synchronized (lock) {
-      return probe != null;
-    }
-  }
-
   /** The last failure and when it came (on the pool's clock). */
   static final class Failure {
     final Throwable cause;

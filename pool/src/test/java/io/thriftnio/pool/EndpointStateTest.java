@@ -120,7 +120,7 @@ class EndpointStateTest {
     assertThat(lease).isNotNull();
     assertThat(lease.isProbe()).isFalse();
     lease.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
@@ -155,7 +155,9 @@ class EndpointStateTest {
     state.succeeded(peek); // the peek found a connection after all: stale, it changes nothing
     peek.close();
     assertThat(state.isUp()).isFalse();
-    assertThat(state.isProbing()).as("the peek's end leaves the new probe").isTrue();
+    assertThat(state.describeDown())
+        .as("the peek's end leaves the new probe")
+        .contains("probe in flight");
     state.succeeded(probe);
     probe.close();
     assertThat(state.isUp()).isTrue();
@@ -173,7 +175,7 @@ class EndpointStateTest {
     state.connectFailed(refused()); // the top-up: a new outage step, deadline moved
     state.connectFailed(refused()); // the probe's own connect: returns early
     probe.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
     probeWithinMaxBackoff().close();
   }
 
@@ -200,7 +202,7 @@ class EndpointStateTest {
     advance(BACKOFF);
     state.connectFailed(refused()); // moves the deadline a step further
     assertThat(state.tryAcquire()).isNull();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
     probeWithinMaxBackoff();
   }
 
@@ -213,10 +215,10 @@ class EndpointStateTest {
     EndpointState.Lease second = state.tryAcquire();
     assertThat(second).isNotNull().isNotSameAs(first);
     first.close();
-    assertThat(state.isProbing()).as("the newer probe still runs").isTrue();
+    assertThat(state.describeDown()).as("the newer probe still runs").contains("probe in flight");
     assertThat(state.tryAcquire()).isNull();
     second.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
@@ -335,11 +337,11 @@ class EndpointStateTest {
     state.succeeded(first);
     first.close();
     assertThat(state.isUp()).as("a probe taken over is stale: the newer one decides").isFalse();
-    assertThat(state.isProbing()).isTrue();
+    assertThat(state.describeDown()).contains("probe in flight");
     state.succeeded(second);
     second.close();
     assertThat(state.isUp()).isTrue();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
