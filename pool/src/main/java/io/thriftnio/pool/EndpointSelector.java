@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Picks the endpoint of the next borrow ({@link EndpointChoice}, after the pool's {@link
- * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it. The set of
- * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
- * works on the set it read when it began.
+ * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it: every
+ * routing decision of the pools is made here, the room a full endpoint's call finds on another
+ * endpoint included ({@link Elsewhere}). The set of endpoints changes when the pool's {@code
+ * EndpointSource} publishes ({@link #update}); a borrow works on the set it read when it began.
  */
 final class EndpointSelector {
   private static final Logger log = LoggerFactory.getLogger(EndpointSelector.class);

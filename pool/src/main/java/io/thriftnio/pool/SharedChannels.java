@@ -55,8 +55,8 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
   private final Map<InetSocketAddress, EndpointChannels> books = new ConcurrentHashMap<>();
   // Endpoints that left the source with calls still in flight, until their last connection closes.
   private final Set<EndpointChannels> draining = ConcurrentHashMap.newKeySet();
-  // Guards endpoint updates, one at a time, and close's turn of `closed` against an update; no
-  // other lock is taken under it.
+  // Guards endpoint updates, one at a time, and close's turn of `closed` against an update; only
+  // an endpoint's own lock is taken under it (retiring that endpoint), never a user's code.
   private final Object updates = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final ChannelCounters counters = new ChannelCounters();
