@@ -61,8 +61,15 @@ final class Conn {
    * timed-out call. Never under the owner's lock: the channel may be a user's.
    */
   void look() {
-    open = channel.isOpen();
-    owing = channel.abandonedCalls() > 0;
+    boolean isOpen = channel.isOpen();
+    boolean owes = channel.abandonedCalls() > 0;
+    // Written only on a change: borrowers on many threads look at the same connection.
+    if (open != isOpen) {
+      open = isOpen;
+    }
+    if (owing != owes) {
+      owing = owes;
+    }
   }
 
   /** Whether the channel was open when last looked at. */
