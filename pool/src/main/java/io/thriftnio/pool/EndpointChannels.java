@@ -5,7 +5,6 @@ import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -36,8 +35,8 @@ final class EndpointChannels {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
 
-  // Changed under the lock only; copy-on-write so that look() can read the channels outside it.
-  private final List<Conn> conns = new CopyOnWriteArrayList<>();
+  @GuardedBy("lock")
+  private final List<Conn> conns = new ArrayList<>();
 
   @GuardedBy("lock")
   private int connecting;
@@ -70,7 +69,6 @@ final class EndpointChannels {
    */
   Grant take(
       int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, boolean behindLateReply) {
-    look();
     lock.lock();
     try {
       return takeLocked(maxPerEndpoint, mayConnect, dead, behindLateReply);
@@ -86,7 +84,6 @@ final class EndpointChannels {
    */
   Grant takeOrAwait(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, long nanos)
       throws InterruptedException {
-    look();
     lock.lock();
     try {
       Grant grant = takeLocked(maxPerEndpoint, mayConnect, dead, true);
@@ -116,7 +113,7 @@ final class EndpointChannels {
     long now = System.nanoTime();
     for (int i = conns.size() - 1; i >= 0; i--) {
       Conn c = conns.get(i);
-      if (!c.open()) {
+      if (!c.channel.isOpen()) {
         // Its calls have failed or will; whoever releases them later finds it off the books.
         if (remove(c)) {
           dead.add(c);
@@ -142,7 +139,7 @@ final class EndpointChannels {
         continue;
       }
       // A call sent where a timed-out call's reply is still owed would wait behind it.
-      if (c.owing()) {
+      if (c.channel.abandonedCalls() > 0) {
         owing = owing == null || c.inFlight < owing.inFlight ? c : owing;
       } else if (best == null || c.inFlight < best.inFlight) {
         best = c;
@@ -218,7 +215,6 @@ final class EndpointChannels {
    * condemned ({@code remove}) or aged with no call left, and this call took it off the books.
    */
   boolean release(Conn c, boolean remove) {
-    c.look();
     lock.lock();
     try {
       c.inFlight--;
@@ -228,9 +224,9 @@ final class EndpointChannels {
       }
       boolean aging = c.inFlight == 0 && c.over(now);
       boolean removed =
-          (remove || !c.open() || ((retired || c.retiring) && c.inFlight == 0) || aging)
+          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0) || aging)
               && remove(c);
-      if (removed && aging && !remove && c.open()) {
+      if (removed && aging && !remove && c.channel.isOpen()) {
         c.aged = true; // closed for its age alone, counted so
       }
       if (waiting > 0) {
@@ -334,13 +330,13 @@ final class EndpointChannels {
    * close. Returns whether the caller must close it.
    */
   boolean endIdleCheck(Conn c, boolean remove) {
-    c.look();
     lock.lock();
     try {
       c.inFlight--;
       c.checking--;
       boolean removed =
-          (remove || !c.open() || ((retired || c.retiring) && c.inFlight == 0)) && remove(c);
+          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0))
+              && remove(c);
       if (waiting > 0) {
         released.signal();
       }
@@ -427,12 +423,17 @@ final class EndpointChannels {
 
   /** Whether a connection here owes the late reply of a timed-out call. */
   boolean owesLateReplies() {
-    for (Conn c : conns) { // a snapshot, outside the lock: the channel's check may be user code
-      if (c.channel.abandonedCalls() > 0) {
-        return true;
+    lock.lock();
+    try {
+      for (Conn c : conns) {
+        if (c.channel.abandonedCalls() > 0) {
+          return true;
+        }
       }
+      return false;
+    } finally {
+      lock.unlock();
     }
-    return false;
   }
 
   /** Calls in flight here. */
@@ -454,12 +455,11 @@ final class EndpointChannels {
    * call counts as full, so that calls go where they can be answered without waiting.
    */
   int load() {
-    look();
     lock.lock();
     try {
       int n = 0;
       for (Conn c : conns) {
-        n += c.owing() ? Math.max(c.calls(), maxInFlight) : c.calls();
+        n += c.channel.abandonedCalls() > 0 ? Math.max(c.calls(), maxInFlight) : c.calls();
       }
       return n;
     } finally {
@@ -480,18 +480,6 @@ final class EndpointChannels {
       counts[2] += waiting;
     } finally {
       lock.unlock();
-    }
-  }
-
-  /**
-   * Reads what each connection's channel says of itself ({@link Conn#look()}) before a decision
-   * under the lock: the channel may be a user's, whose checks must not run under a lock of ours.
-   * What a decision then reads is a moment old; a channel that closes after it is found closed by
-   * its next use, or leaves by its close callback.
-   */
-  private void look() {
-    for (Conn c : conns) {
-      c.look();
     }
   }
 
