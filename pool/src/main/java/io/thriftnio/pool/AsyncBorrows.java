@@ -206,11 +206,6 @@ final class AsyncBorrows<T> implements AutoCloseable {
     return queue.waiting();
   }
 
-  /** Entries in the queue, those of calls that timed out included; for tests. */
-  int queuedEntries() {
-    return queue.entries();
-  }
-
   /**
    * Serves waiters from free connections in arrival order, and starts a connector when some are
    * left. Call it whenever a connection frees or opens; cheap when nobody waits.

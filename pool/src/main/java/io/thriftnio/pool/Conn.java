@@ -5,7 +5,11 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One pooled channel connection of an endpoint ({@link EndpointChannels}) and the calls it carries.
+ * One pooled channel connection of an endpoint and the calls it carries: a record of the state
+ * machine its owner {@link EndpointChannels} runs. Its mutable fields are guarded by the owner's
+ * private lock and changed only by the owner; the pool reads {@link #channel}, {@link #endpoint}
+ * and {@link #owner} (to give a slot back to the endpoint that lent it, which may have left the
+ * source meanwhile).
  */
 final class Conn {
   final InetSocketAddress endpoint;

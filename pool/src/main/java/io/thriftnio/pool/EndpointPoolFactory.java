@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
  * @param <T> the pooled connection
  */
 final class EndpointPoolFactory<T> extends BaseKeyedPooledObjectFactory<InetSocketAddress, T> {
-  // Under the pool's name: what a user filters on is the pool, not how it is split.
-  private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
+  private static final Logger log = LoggerFactory.getLogger(EndpointPoolFactory.class);
 
   /**
    * Set while a borrow may only take an idle connection: the factory then refuses to connect, so

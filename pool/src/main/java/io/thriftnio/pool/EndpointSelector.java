@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Picks the endpoint of the next borrow ({@link EndpointChoice}, after the pool's {@link
- * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it. The set of
- * endpoints changes when the pool's {@code EndpointSource} publishes ({@link #update}); a borrow
- * works on the set it read when it began.
+ * io.thriftnio.pool.Balancer}), skipping those down, and runs the borrow loop over it: every
+ * routing decision of the pools is made here, the room a full endpoint's call finds on another
+ * endpoint included ({@link Elsewhere}). The set of endpoints changes when the pool's {@code
+ * EndpointSource} publishes ({@link #update}); a borrow works on the set it read when it began.
  */
 final class EndpointSelector {
   private static final Logger log = LoggerFactory.getLogger(EndpointSelector.class);
@@ -241,24 +242,40 @@ final class EndpointSelector {
     return byAddress.get(address);
   }
 
-  /**
-   * A lease on the endpoint to borrow from, not in {@code exclude}; {@code null} when every
-   * candidate is down and still backing off (or being probed by another borrower). The caller
-   * closes the lease when its attempt on that endpoint ends, however it ends.
-   */
-  EndpointState.Lease select(List<EndpointState> exclude) {
-    return choice.choose(this.endpoints, exclude, false);
-  }
-
   /** One borrow attempt on the chosen endpoint. */
   @FunctionalInterface
   interface Attempt<T> {
     /**
-     * Borrows from {@code endpoint}.
+     * Borrows from {@code endpoint}; when it has no room, {@code elsewhere} finds room on another
+     * endpoint (where is this class's decision).
      *
      * @throws ConnectFailedException if a connect failed; the borrow then tries another endpoint
      */
-    T on(EndpointState endpoint) throws TException, ConnectFailedException;
+    T on(EndpointState endpoint, Elsewhere<T> elsewhere) throws TException, ConnectFailedException;
+  }
+
+  /**
+   * Room for the call on an endpoint other than the chosen one, without waiting or connecting, or
+   * {@code null}: what an attempt takes rather than wait or connect where it was sent.
+   */
+  @FunctionalInterface
+  interface Elsewhere<T> {
+    T find() throws TException;
+  }
+
+  /**
+   * A slot taken on {@code endpoint} at once, never waiting or connecting; {@code null} if none.
+   */
+  @FunctionalInterface
+  interface Free<T> {
+    T take(EndpointState endpoint) throws TException;
+  }
+
+  private static final Elsewhere<Object> NOWHERE = () -> null;
+
+  @SuppressWarnings("unchecked")
+  private static <T> Elsewhere<T> nowhere() {
+    return (Elsewhere<T>) NOWHERE;
   }
 
   /**
@@ -283,7 +300,24 @@ final class EndpointSelector {
   <T> T borrow(
       String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress preferred)
       throws TException {
-    return borrow(pool, attempt, gauges, preferred, null, null, null, false);
+    return borrow(pool, attempt, null, gauges, preferred);
+  }
+
+  /**
+   * {@link #borrow(String, Attempt, Supplier, InetSocketAddress)} whose attempt may take room on
+   * another endpoint: {@code free} takes a slot there. The other endpoint is one up, not the chosen
+   * one, not avoided nor excluded nor tried; none while the attempt is an endpoint's probe or its
+   * endpoint is down (a probe must reach its endpoint: served from another endpoint's connection,
+   * it would bring its endpoint up unheard).
+   */
+  <T> T borrow(
+      String pool,
+      Attempt<T> attempt,
+      Free<T> free,
+      Supplier<String> gauges,
+      InetSocketAddress preferred)
+      throws TException {
+    return borrow(pool, attempt, free, gauges, preferred, null, null, null, false);
   }
 
   /**
@@ -293,7 +327,7 @@ final class EndpointSelector {
   <T> T borrowAvoiding(
       String pool, Attempt<T> attempt, Supplier<String> gauges, InetSocketAddress avoid)
       throws TException {
-    return borrow(pool, attempt, gauges, null, avoid, null, null, false);
+    return borrow(pool, attempt, null, gauges, null, avoid, null, null, false);
   }
 
   /**
@@ -307,7 +341,7 @@ final class EndpointSelector {
       Supplier<String> gauges,
       Collection<InetSocketAddress> excluded)
       throws TException {
-    return borrow(pool, attempt, gauges, null, null, excluded, null, false);
+    return borrow(pool, attempt, null, gauges, null, null, excluded, null, false);
   }
 
   /**
@@ -318,17 +352,19 @@ final class EndpointSelector {
   <T> T peek(
       String pool,
       Attempt<T> attempt,
+      Free<T> free,
       Supplier<String> gauges,
       InetSocketAddress preferred,
       InetSocketAddress avoid,
       Consumer<InetSocketAddress> chosen)
       throws TException {
-    return borrow(pool, attempt, gauges, preferred, avoid, null, chosen, true);
+    return borrow(pool, attempt, free, gauges, preferred, avoid, null, chosen, true);
   }
 
   private <T> T borrow(
       String pool,
       Attempt<T> attempt,
+      Free<T> free,
       Supplier<String> gauges,
       InetSocketAddress preferred,
       InetSocketAddress avoid,
@@ -379,8 +415,16 @@ final class EndpointSelector {
       if (chosen != null) {
         chosen.accept(endpoint.address);
       }
+      List<EndpointState> skip = tried;
+      Elsewhere<T> elsewhere =
+          free == null
+              ? nowhere()
+              : () ->
+                  lease.isProbe() || !endpoint.isUp()
+                      ? null
+                      : roomElsewhere(set, endpoint, skip, free);
       try (lease) {
-        T borrowed = attempt.on(endpoint);
+        T borrowed = attempt.on(endpoint, elsewhere);
         if (borrowed != null) {
           endpoint.succeeded(lease); // up again only through its probe
         }
@@ -394,6 +438,28 @@ final class EndpointSelector {
         tried.add(endpoint);
       }
     }
+  }
+
+  /**
+   * A slot on another endpoint than {@code chosen} that is up and not in {@code skip}, taken by
+   * {@code free}, or {@code null}: the endpoints are walked from a random one, so that callers that
+   * overflow together do not all land on the first.
+   */
+  private static <T> T roomElsewhere(
+      List<EndpointState> set, EndpointState chosen, List<EndpointState> skip, Free<T> free)
+      throws TException {
+    int n = set.size();
+    int start = n < 2 ? 0 : ThreadLocalRandom.current().nextInt(n);
+    for (int i = 0; i < n; i++) {
+      EndpointState other = set.get((start + i) % n);
+      if (other != chosen && other.isUp() && (skip == null || !skip.contains(other))) {
+        T t = free.take(other);
+        if (t != null) {
+          return t;
+        }
+      }
+    }
+    return null;
   }
 
   /**

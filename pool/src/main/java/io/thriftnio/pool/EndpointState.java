@@ -193,11 +193,6 @@ final class EndpointState {
     return !down;
   }
 
-  /** {@link #tryAcquire(boolean)} for a borrow that may connect. */
-  Lease tryAcquire() {
-    return tryAcquire(false);
-  }
-
   /**
    * A lease when a borrow may go to this endpoint now: the shared one while it is up, the probe
    * when it is down, its back-off has passed and nobody else probes; else {@code null}.
@@ -408,13 +403,6 @@ final class EndpointState {
       if (probe == lease) {
         probe = null;
       }
-    }
-  }
-
-  /** Whether a probe is held now; for tests. */
-  boolean isProbing() {
-    synchronized (lock) {
-      return probe != null;
     }
   }
 

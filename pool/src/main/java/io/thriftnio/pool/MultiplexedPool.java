@@ -134,7 +134,8 @@ final class MultiplexedPool implements ThriftChannel {
     this.replies = new ReplyCheck(protocolFactory);
     this.deadlineNanos = config.callDeadline().toNanos();
     this.shared =
-        new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
+        new SharedChannels(
+            name, source, config, metrics, opener::connect, validator, maxInFlight, clock);
     this.calls = new ConnectionCalls(shared, replies, protocolFactory);
     this.attempts = new CallAttempts(shared, replies, calls);
   }

@@ -154,11 +154,6 @@ final class RetryBudget {
     return refused.sum();
   }
 
-  /** Calls counted in the window now; for tests. */
-  long callsInWindow() {
-    return callsInWindow(tick());
-  }
-
   /** The window's numbers, for an error: {@code 12 of 12 retries for 20 calls (...)}. */
   String describe() {
     synchronized (lock) {

@@ -1,6 +1,7 @@
 package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,18 +37,21 @@ class EndpointSelectorTest {
         clock::get);
   }
 
-  private static Map<InetSocketAddress, Integer> choose(EndpointSelector selector, int times) {
+  /** Where {@code times} borrows go, through the borrow loop the pools run. */
+  private static Map<InetSocketAddress, Integer> choose(EndpointSelector selector, int times)
+      throws TException {
     Map<InetSocketAddress, Integer> chosen = new HashMap<>();
     for (int i = 0; i < times; i++) {
-      try (EndpointState.Lease lease = selector.select(null)) {
-        chosen.merge(lease.endpoint().address, 1, Integer::sum);
-      }
+      chosen.merge(
+          selector.borrow("pool", (endpoint, elsewhere) -> endpoint.address, () -> "total=0"),
+          1,
+          Integer::sum);
     }
     return chosen;
   }
 
   @Test
-  void twoChoicesSpreadsEvenlyOverIdleEndpoints() {
+  void twoChoicesSpreadsEvenlyOverIdleEndpoints() throws TException {
     Map<InetSocketAddress, Integer> chosen =
         choose(selector(Balancer.POWER_OF_TWO_CHOICES, A, B, C, D), 8000);
     // 2000 each expected; the standard deviation is about 40.
@@ -54,7 +59,7 @@ class EndpointSelectorTest {
   }
 
   @Test
-  void twoChoicesSendsFewerCallsWhereCallsPileUp() {
+  void twoChoicesSendsFewerCallsWhereCallsPileUp() throws TException {
     active.put(A, 8); // a slow endpoint: its calls pile up
     active.put(B, 1);
     Map<InetSocketAddress, Integer> chosen =
@@ -67,7 +72,7 @@ class EndpointSelectorTest {
   }
 
   @Test
-  void twoChoicesSkipsADownEndpointAndFindsTheLastUpOne() {
+  void twoChoicesSkipsADownEndpointAndFindsTheLastUpOne() throws TException {
     EndpointSelector selector = selector(Balancer.POWER_OF_TWO_CHOICES, A, B, C);
     selector.state(A).connectFailed(new ConnectException("refused (from the test)"));
     selector.state(B).connectFailed(new ConnectException("refused (from the test)"));
@@ -76,19 +81,25 @@ class EndpointSelectorTest {
   }
 
   @Test
-  void twoChoicesProbesADownEndpointOnceItsBackoffHasPassed() {
+  void twoChoicesProbesADownEndpointOnceItsBackoffHasPassed() throws TException {
     EndpointSelector selector = selector(Balancer.POWER_OF_TWO_CHOICES, A, B);
     selector.state(A).connectFailed(new ConnectException("refused (from the test)"));
     assertThat(choose(selector, 100)).containsOnlyKeys(B);
     clock.addAndGet(EndpointHealthConfig.DEFAULT_BACKOFF.toNanos());
-    EndpointState.Lease probe = selector.select(null);
-    assertThat(probe.isProbe()).isTrue();
-    assertThat(probe.endpoint().address).isEqualTo(A);
-    probe.close();
+    List<String> probed = new java.util.ArrayList<>();
+    selector.borrow(
+        "pool",
+        (endpoint, elsewhere) -> {
+          probed.add(endpoint.address + (endpoint.isUp() ? " up" : " down"));
+          return endpoint.address;
+        },
+        () -> "total=0");
+    assertThat(probed).as("the probe goes first").containsExactly(A + " down");
+    assertThat(selector.state(A).isUp()).as("up through its probe").isTrue();
   }
 
   @Test
-  void anUpdateKeepsTheStateOfEndpointsThatStayAndReturnsThoseThatLeft() {
+  void anUpdateKeepsTheStateOfEndpointsThatStayAndReturnsThoseThatLeft() throws TException {
     EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
     EndpointState a = selector.state(A);
     a.connectFailed(new ConnectException("refused (from the test)"));
@@ -100,7 +111,9 @@ class EndpointSelectorTest {
     assertThat(selector.all()).extracting(e -> e.address).containsExactly(A, C);
     assertThat(choose(selector, 10)).containsOnlyKeys(C);
     assertThat(selector.update(List.of())).hasSize(2);
-    assertThat(selector.select(null)).isNull();
+    assertThatThrownBy(() -> choose(selector, 1))
+        .isInstanceOf(PoolException.class)
+        .hasMessageContaining("lists no endpoint");
   }
 
   /**
@@ -108,7 +121,7 @@ class EndpointSelectorTest {
    */
   private static EndpointSelector.Attempt<String> returnsAConnectionAfter(
       java.util.function.Consumer<EndpointState> meanwhile) {
-    return endpoint -> {
+    return (endpoint, elsewhere) -> {
       meanwhile.accept(endpoint);
       return "a connection to " + endpoint.address;
     };
@@ -129,7 +142,7 @@ class EndpointSelectorTest {
   private static <T> T peek(
       EndpointSelector selector, InetSocketAddress preferred, EndpointSelector.Attempt<T> a)
       throws org.apache.thrift.TException {
-    return selector.peek("pool", a, () -> "total=0", preferred, null, null);
+    return selector.peek("pool", a, null, () -> "total=0", preferred, null, null);
   }
 
   @Test
@@ -145,8 +158,10 @@ class EndpointSelectorTest {
         peek(
             selector,
             A,
-            endpoint -> {
-              assertThat(a.isProbing()).as("the peek holds the probe").isTrue();
+            (endpoint, elsewhere) -> {
+              assertThat(a.describeDown())
+                  .as("the peek holds the probe")
+                  .contains("probe in flight");
               served[0] =
                   selector.borrow("pool", returnsAConnectionAfter(e -> {}), () -> "total=0", A);
               return null; // no free connection
@@ -154,7 +169,7 @@ class EndpointSelectorTest {
     assertThat(peeked).isNull();
     assertThat(served[0]).isEqualTo("a connection to " + A);
     assertThat(a.isUp()).as("up through the connecting borrow's probe").isTrue();
-    assertThat(a.isProbing()).isFalse();
+    assertThat(a.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
@@ -165,9 +180,9 @@ class EndpointSelectorTest {
     borrowFrom(
         selector,
         A,
-        endpoint -> {
+        (endpoint, elsewhere) -> {
           org.assertj.core.api.Assertions.assertThatThrownBy(
-                  () -> peek(selector, A, e -> "a free connection"))
+                  () -> peek(selector, A, (e, nowhere) -> "a free connection"))
               .isInstanceOf(PoolException.class)
               .hasMessageContaining("probe in flight");
           return "a connection to " + A;
@@ -204,7 +219,10 @@ class EndpointSelectorTest {
         A,
         returnsAConnectionAfter(e -> e.connectFailed(new ConnectException("refused (test)"))));
     assertThat(a.isUp()).as("still down: %s", a.describeDown()).isFalse();
-    assertThat(selector.select(null)).as("backing off: nothing to lend").isNull();
+    assertThatThrownBy(() -> choose(selector, 1))
+        .as("backing off: nothing to lend")
+        .isInstanceOf(PoolException.class)
+        .hasMessageContaining("no endpoint available");
   }
 
   @Test
@@ -221,6 +239,48 @@ class EndpointSelectorTest {
         selector, A, returnsAConnectionAfter(e -> probed.add(e.isUp() ? null : Boolean.TRUE)));
     assertThat(probed).containsExactly(Boolean.TRUE);
     assertThat(a.isUp()).isTrue();
-    assertThat(a.isProbing()).isFalse();
+    assertThat(a.describeDown()).doesNotContain("probe in flight");
+  }
+
+  /**
+   * A borrow through the loop whose endpoint has no room: it takes what {@code elsewhere} finds.
+   */
+  private static String overflow(
+      EndpointSelector selector, InetSocketAddress preferred, InetSocketAddress avoid)
+      throws TException {
+    return selector.peek(
+        "pool",
+        (endpoint, elsewhere) -> {
+          String room = elsewhere.find();
+          return room == null ? "waits on " + endpoint.address : room;
+        },
+        other -> "a free connection of " + other.address,
+        () -> "total=0",
+        preferred,
+        avoid,
+        null);
+  }
+
+  @Test
+  void roomElsewhereIsOnAnotherEndpointUpNeverTheOneAvoided() throws Exception {
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B, C);
+    selector.state(C).connectFailed(new ConnectException("refused (test)"));
+    for (int i = 0; i < 50; i++) {
+      assertThat(overflow(selector, A, B))
+          .as("B avoided (where the call failed), C down")
+          .isEqualTo("waits on " + A);
+      assertThat(overflow(selector, A, null)).isEqualTo("a free connection of " + B);
+    }
+  }
+
+  @Test
+  void aProbeFindsNoRoomElsewhere() throws Exception {
+    // The probe of a down endpoint must reach it: served from another endpoint's free connection
+    // it would bring the endpoint up unheard (the defect behind 2ca62c0, now decided here once).
+    EndpointSelector selector = selector(Balancer.ROUND_ROBIN, A, B);
+    EndpointState a = selector.state(A);
+    dueForItsProbe(a);
+    assertThat(overflow(selector, A, null)).isEqualTo("waits on " + A);
+    assertThat(overflow(selector, B, null)).isEqualTo("a free connection of " + A);
   }
 }

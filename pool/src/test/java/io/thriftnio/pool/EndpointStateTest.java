@@ -44,7 +44,7 @@ class EndpointStateTest {
   private EndpointState.Lease probeWithinMaxBackoff() {
     long limit = clock.get() + MAX_BACKOFF.toNanos();
     while (clock.get() - limit <= 0) {
-      EndpointState.Lease lease = state.tryAcquire();
+      EndpointState.Lease lease = state.tryAcquire(false);
       if (lease != null) {
         assertThat(lease.isProbe()).isTrue();
         return lease;
@@ -74,14 +74,14 @@ class EndpointStateTest {
     RecordingLog log = new RecordingLog();
     state.logTo(log);
     for (int i = 0; i < 100; i++) {
-      state.tryAcquire().close(); // calls while up: nothing to log
+      state.tryAcquire(false).close(); // calls while up: nothing to log
     }
     assertThat(log.lines).isEmpty();
 
     state.connectFailed(refused());
     state.connectFailed(refused()); // the same outage: no second line
     for (int i = 0; i < 100; i++) {
-      assertThat(state.tryAcquire()).isNull(); // refused within the back-off: no line
+      assertThat(state.tryAcquire(false)).isNull(); // refused within the back-off: no line
     }
     assertThat(log.lines)
         .containsExactly(
@@ -91,16 +91,16 @@ class EndpointStateTest {
     advance(BACKOFF);
     EndpointState.Lease peek = state.tryAcquire(true); // a peek never connects: no line
     peek.close();
-    EndpointState.Lease probe = state.tryAcquire();
-    assertThat(state.tryAcquire()).isNull(); // one probe at a time
+    EndpointState.Lease probe = state.tryAcquire(false);
+    assertThat(state.tryAcquire(false)).isNull(); // one probe at a time
     state.connectFailed(refused());
     probe.close();
     advance(Duration.ofMillis(200));
-    EndpointState.Lease second = state.tryAcquire();
+    EndpointState.Lease second = state.tryAcquire(false);
     state.succeeded(second);
     second.close();
     for (int i = 0; i < 100; i++) {
-      state.tryAcquire().close();
+      state.tryAcquire(false).close();
     }
 
     assertThat(log.lines)
@@ -116,29 +116,29 @@ class EndpointStateTest {
 
   @Test
   void upEndpointLendsWithoutAProbe() {
-    EndpointState.Lease lease = state.tryAcquire();
+    EndpointState.Lease lease = state.tryAcquire(false);
     assertThat(lease).isNotNull();
     assertThat(lease.isProbe()).isFalse();
     lease.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
   void downEndpointLendsNothingUntilItsBackoffHasPassedThenExactlyOneProbe() {
     state.connectFailed(refused());
     assertThat(state.isUp()).isFalse();
-    assertThat(state.tryAcquire()).isNull();
+    assertThat(state.tryAcquire(false)).isNull();
     advance(BACKOFF.minusMillis(1));
-    assertThat(state.tryAcquire()).isNull();
+    assertThat(state.tryAcquire(false)).isNull();
     advance(Duration.ofMillis(1));
-    EndpointState.Lease probe = state.tryAcquire();
+    EndpointState.Lease probe = state.tryAcquire(false);
     assertThat(probe).isNotNull();
     assertThat(probe.isProbe()).isTrue();
-    assertThat(state.tryAcquire()).as("a second probe while the first runs").isNull();
+    assertThat(state.tryAcquire(false)).as("a second probe while the first runs").isNull();
     state.succeeded(probe);
     probe.close();
     assertThat(state.isUp()).isTrue();
-    assertThat(state.tryAcquire().isProbe()).isFalse();
+    assertThat(state.tryAcquire(false).isProbe()).isFalse();
   }
 
   @Test
@@ -148,14 +148,16 @@ class EndpointStateTest {
     EndpointState.Lease peek = state.tryAcquire(true);
     assertThat(peek.isProbe()).isTrue();
     assertThat(state.tryAcquire(true)).as("a second peek while the first looks").isNull();
-    EndpointState.Lease probe = state.tryAcquire();
+    EndpointState.Lease probe = state.tryAcquire(false);
     assertThat(probe).as("a borrow that may connect takes the peek's probe over").isNotNull();
-    assertThat(state.tryAcquire()).as("another borrow that may connect").isNull();
+    assertThat(state.tryAcquire(false)).as("another borrow that may connect").isNull();
     assertThat(state.tryAcquire(true)).as("a peek").isNull();
     state.succeeded(peek); // the peek found a connection after all: stale, it changes nothing
     peek.close();
     assertThat(state.isUp()).isFalse();
-    assertThat(state.isProbing()).as("the peek's end leaves the new probe").isTrue();
+    assertThat(state.describeDown())
+        .as("the peek's end leaves the new probe")
+        .contains("probe in flight");
     state.succeeded(probe);
     probe.close();
     assertThat(state.isUp()).isTrue();
@@ -168,12 +170,12 @@ class EndpointStateTest {
     // skipped freeing the probe, and no borrower could probe again.
     state.connectFailed(refused());
     advance(BACKOFF);
-    EndpointState.Lease probe = state.tryAcquire();
+    EndpointState.Lease probe = state.tryAcquire(false);
     assertThat(probe).isNotNull();
     state.connectFailed(refused()); // the top-up: a new outage step, deadline moved
     state.connectFailed(refused()); // the probe's own connect: returns early
     probe.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
     probeWithinMaxBackoff().close();
   }
 
@@ -184,10 +186,10 @@ class EndpointStateTest {
     // the fix nothing else freed the probe either.
     state.connectFailed(refused());
     advance(BACKOFF);
-    EndpointState.Lease probe = state.tryAcquire();
+    EndpointState.Lease probe = state.tryAcquire(false);
     assertThat(probe).isNotNull();
     probe.close(); // the borrow ended by the interrupt
-    EndpointState.Lease next = state.tryAcquire();
+    EndpointState.Lease next = state.tryAcquire(false);
     assertThat(next).as("the deadline has not moved: the next borrower probes at once").isNotNull();
     assertThat(next.isProbe()).isTrue();
   }
@@ -199,8 +201,8 @@ class EndpointStateTest {
     state.connectFailed(refused());
     advance(BACKOFF);
     state.connectFailed(refused()); // moves the deadline a step further
-    assertThat(state.tryAcquire()).isNull();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.tryAcquire(false)).isNull();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
     probeWithinMaxBackoff();
   }
 
@@ -208,26 +210,26 @@ class EndpointStateTest {
   void closingAStaleProbeLeaseDoesNotFreeANewerProbe() {
     state.connectFailed(refused());
     advance(BACKOFF);
-    EndpointState.Lease first = state.tryAcquire();
+    EndpointState.Lease first = state.tryAcquire(false);
     advance(PROBE_TIMEOUT); // the first probe is presumed lost and taken over
-    EndpointState.Lease second = state.tryAcquire();
+    EndpointState.Lease second = state.tryAcquire(false);
     assertThat(second).isNotNull().isNotSameAs(first);
     first.close();
-    assertThat(state.isProbing()).as("the newer probe still runs").isTrue();
-    assertThat(state.tryAcquire()).isNull();
+    assertThat(state.describeDown()).as("the newer probe still runs").contains("probe in flight");
+    assertThat(state.tryAcquire(false)).isNull();
     second.close();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
   void aProbeHeldPastItsTimeoutIsTakenOver() {
     state.connectFailed(refused());
     advance(BACKOFF);
-    assertThat(state.tryAcquire()).isNotNull(); // never closed: a borrower thread that died
+    assertThat(state.tryAcquire(false)).isNotNull(); // never closed: a borrower thread that died
     advance(PROBE_TIMEOUT.minusMillis(1));
-    assertThat(state.tryAcquire()).isNull();
+    assertThat(state.tryAcquire(false)).isNull();
     advance(Duration.ofMillis(1));
-    assertThat(state.tryAcquire()).isNotNull();
+    assertThat(state.tryAcquire(false)).isNotNull();
   }
 
   @Test
@@ -236,15 +238,15 @@ class EndpointStateTest {
     for (long expected : expectedMillis) {
       state.connectFailed(refused());
       advance(Duration.ofMillis(expected - 1));
-      assertThat(state.tryAcquire()).as("still backing off at %d ms", expected - 1).isNull();
+      assertThat(state.tryAcquire(false)).as("still backing off at %d ms", expected - 1).isNull();
       advance(Duration.ofMillis(1));
-      EndpointState.Lease probe = state.tryAcquire();
+      EndpointState.Lease probe = state.tryAcquire(false);
       assertThat(probe).as("probe after %d ms", expected).isNotNull();
       probe.close();
     }
     state.connectFailed(refused());
     advance(MAX_BACKOFF);
-    EndpointState.Lease probe = state.tryAcquire();
+    EndpointState.Lease probe = state.tryAcquire(false);
     state.succeeded(probe);
     probe.close();
     state.connectFailed(refused());
@@ -258,7 +260,7 @@ class EndpointStateTest {
         .isEqualTo(
             "127.0.0.1:9 down for 100ms more after 1 connect failure(s) (last: Connection refused)");
     advance(BACKOFF);
-    state.tryAcquire();
+    state.tryAcquire(false);
     assertThat(state.describeDown()).contains(", probe in flight");
   }
 
@@ -282,7 +284,7 @@ class EndpointStateTest {
         switch (random.nextInt(5)) {
           case 0 -> s.connectFailed(refused()); // a borrow's or a top-up's connect failed
           case 1 -> {
-            EndpointState.Lease lease = s.tryAcquire();
+            EndpointState.Lease lease = s.tryAcquire(false);
             if (lease != null) {
               open.add(lease);
             }
@@ -309,7 +311,7 @@ class EndpointStateTest {
       long limit = clock.get() + MAX_BACKOFF.toNanos();
       EndpointState.Lease probe = null;
       while (probe == null && clock.get() - limit <= 0) {
-        probe = s.tryAcquire();
+        probe = s.tryAcquire(false);
         if (probe == null) {
           advance(Duration.ofMillis(1));
         }
@@ -323,23 +325,24 @@ class EndpointStateTest {
 
   @Test
   void onlyTheProbeInFlightBringsTheEndpointBack() {
-    EndpointState.Lease up = state.tryAcquire(); // a borrow that began while the endpoint was up
+    EndpointState.Lease up =
+        state.tryAcquire(false); // a borrow that began while the endpoint was up
     state.connectFailed(refused());
     state.succeeded(up);
     up.close();
     assertThat(state.isUp()).as("a borrow from before the outage says nothing of it").isFalse();
     advance(BACKOFF);
-    EndpointState.Lease first = state.tryAcquire();
+    EndpointState.Lease first = state.tryAcquire(false);
     advance(PROBE_TIMEOUT); // the first probe is presumed lost and taken over
-    EndpointState.Lease second = state.tryAcquire();
+    EndpointState.Lease second = state.tryAcquire(false);
     state.succeeded(first);
     first.close();
     assertThat(state.isUp()).as("a probe taken over is stale: the newer one decides").isFalse();
-    assertThat(state.isProbing()).isTrue();
+    assertThat(state.describeDown()).contains("probe in flight");
     state.succeeded(second);
     second.close();
     assertThat(state.isUp()).isTrue();
-    assertThat(state.isProbing()).isFalse();
+    assertThat(state.describeDown()).doesNotContain("probe in flight");
   }
 
   @Test
@@ -351,10 +354,10 @@ class EndpointStateTest {
       for (int step = 1; step <= 40; step++) {
         s.connectFailed(refused());
         long downAt = clock.get();
-        EndpointState.Lease probe = s.tryAcquire();
+        EndpointState.Lease probe = s.tryAcquire(false);
         while (probe == null && clock.get() - downAt < ceiling.toNanos()) {
           advance(Duration.ofMillis(1));
-          probe = s.tryAcquire();
+          probe = s.tryAcquire(false);
         }
         assertThat(probe)
             .as(
@@ -402,8 +405,8 @@ class EndpointStateTest {
     early.connectFailed(refused());
     late.connectFailed(refused());
     advance(EndpointHealthConfig.DEFAULT_BACKOFF.multipliedBy(9).dividedBy(10));
-    assertThat(early.tryAcquire()).as("jittered 18%% short").isNotNull();
-    assertThat(late.tryAcquire()).as("jittered 2%% short").isNull();
+    assertThat(early.tryAcquire(false)).as("jittered 18%% short").isNotNull();
+    assertThat(late.tryAcquire(false)).as("jittered 2%% short").isNull();
   }
 
   private EndpointState withDefaults(double random) {

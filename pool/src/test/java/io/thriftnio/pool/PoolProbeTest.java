@@ -119,7 +119,7 @@ class PoolProbeTest {
       } finally {
         assertThat(Thread.interrupted()).as("the interrupt reaches the caller").isTrue();
       }
-      assertThat(pool.state(ENDPOINT).isProbing()).isFalse();
+      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       borrowAndRelease(pool); // before the fix: "no endpoint available ... down" forever
@@ -142,7 +142,7 @@ class PoolProbeTest {
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
       duringConnect = () -> {};
-      assertThat(state.isProbing()).isFalse();
+      assertThat(state.describeDown()).doesNotContain("probe in flight");
       assertThatThrownBy(() -> pool.borrow())
           .isInstanceOf(PoolException.class)
           .hasMessageContaining("no endpoint available: 127.0.0.1:9 down for");
@@ -194,7 +194,7 @@ class PoolProbeTest {
       assertThatThrownBy(() -> pool.borrow())
           .isInstanceOf(PoolException.class)
           .hasMessageContaining("failed validation");
-      assertThat(pool.state(ENDPOINT).isProbing()).isFalse();
+      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
       borrowAndRelease(pool);
       assertThat(pool.state(ENDPOINT).isUp()).isTrue();
     }
@@ -245,7 +245,7 @@ class PoolProbeTest {
         // The connect ran on the pool's connector thread: the caller's thread is not touched.
         assertThat(Thread.interrupted()).as("the caller's thread interrupted").isFalse();
       }
-      assertThat(pool.state(ENDPOINT).isProbing()).isFalse();
+      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       send(pool); // before the fix: "no endpoint available ... down" forever
@@ -266,7 +266,7 @@ class PoolProbeTest {
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
       duringConnect = () -> {};
-      assertThat(state.isProbing()).isFalse();
+      assertThat(state.describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       assertThat(serveWithinMaxBackoff(() -> send(pool))).isTrue();
