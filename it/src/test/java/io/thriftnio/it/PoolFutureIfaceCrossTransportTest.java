@@ -91,9 +91,10 @@ class PoolFutureIfaceCrossTransportTest {
     try (ThriftServer server = start(transport);
         ClientIo resources = transport.resources.get();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.builder().callbackExecutor(executor).build())
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .interceptors(List.of(recorder))
                 .build()) {
       BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
@@ -124,7 +125,7 @@ class PoolFutureIfaceCrossTransportTest {
     try (ThriftServer server = start(transport);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .options(ClientOptions.builder().callbackExecutor(executor).build())
                 .interceptors(List.of(recorder))
                 .build()) {

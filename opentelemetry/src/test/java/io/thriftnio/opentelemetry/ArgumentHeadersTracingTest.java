@@ -69,7 +69,7 @@ class ArgumentHeadersTracingTest {
           ThriftClientPool.builder(BenchService.Client::new)
               .io(io)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
@@ -78,16 +78,17 @@ class ArgumentHeadersTracingTest {
       try (ThriftClientPool<BenchService.Client> clients =
           ThriftClientPool.builder(BenchService.Client::new)
               .transportFactory(ClientTransportFactory.of(io, options))
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
       }
     } else {
       try (ThriftChannelPool<BenchService.Client> channels =
-          ThriftChannelPool.builder(BenchService.Client::new, io)
+          ThriftChannelPool.builder(BenchService.Client::new)
+              .io(io)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         channels

@@ -85,7 +85,7 @@ class AsyncReplyBoundTest {
     try (DeclaringServer server = new DeclaringServer(declared);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.address())
+                .endpoints(server.address())
                 .options(
                     ClientOptions.builder().wireKind(wireKind).maxFrameSize(MAX_FRAME_SIZE).build())
                 .build()) {

@@ -41,7 +41,7 @@ class AsyncReplySequenceTest {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .build()) {
       peer.mode = StubPeer.Mode.STALE_FIRST;
       assertThat(echo(pool, "one").get(10, TimeUnit.SECONDS)).isEqualTo("one");
@@ -86,7 +86,7 @@ class AsyncReplySequenceTest {
     try (THeaderStubPeer peer = new THeaderStubPeer(staleFirst, false);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .options(ClientOptions.builder().wireKind(WireKind.HEADER).build())
                 .build()) {
       assertThat(echo(pool, "one").get(10, TimeUnit.SECONDS)).isEqualTo("one");
@@ -119,7 +119,7 @@ class AsyncReplySequenceTest {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .build()) {
       for (int i = 0; i < 5; i++) {
         assertThat(echo(pool, "call " + i).get(10, TimeUnit.SECONDS)).isEqualTo("call " + i);

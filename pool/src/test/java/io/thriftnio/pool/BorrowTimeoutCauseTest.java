@@ -34,12 +34,9 @@ class BorrowTimeoutCauseTest {
                         .connectTimeout(Duration.ofSeconds(5))
                         .callTimeout(Duration.ofSeconds(10))
                         .build())
-                .config(
-                    PoolConfig.builder()
-                        .maxPerEndpoint(1)
-                        .maxIdlePerEndpoint(1)
-                        .borrowTimeout(Duration.ofMillis(300))
-                        .build())
+                .maxPerEndpoint(1)
+                .maxIdlePerEndpoint(1)
+                .borrowTimeout(Duration.ofMillis(300))
                 .build()) {
       CountDownLatch gate = new CountDownLatch(1);
       peer.replyGate = gate; // the live endpoint's one connection stays busy
@@ -88,12 +85,9 @@ class BorrowTimeoutCauseTest {
                         .connectTimeout(Duration.ofSeconds(5))
                         .callTimeout(Duration.ofSeconds(10))
                         .build())
-                .config(
-                    PoolConfig.builder()
-                        .maxPerEndpoint(1)
-                        .maxIdlePerEndpoint(1)
-                        .borrowTimeout(Duration.ofMillis(300))
-                        .build())
+                .maxPerEndpoint(1)
+                .maxIdlePerEndpoint(1)
+                .borrowTimeout(Duration.ofMillis(300))
                 .build()) {
       CountDownLatch gate = new CountDownLatch(1);
       peer.replyGate = gate; // the live endpoint's one connection stays busy

@@ -43,7 +43,8 @@ class PoolHostileServerTest extends HostileServerSuite {
             (options, hostile, healthy) -> {
               ManualEndpointSource source = new ManualEndpointSource(hostile);
               ThriftChannelPool<BenchService.Client> pool =
-                  ThriftChannelPool.builder(BenchService.Client::new, netty)
+                  ThriftChannelPool.builder(BenchService.Client::new)
+                      .io(netty)
                       .endpointSource(source)
                       .options(options)
                       .build();

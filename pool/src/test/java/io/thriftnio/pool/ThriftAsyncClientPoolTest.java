@@ -39,7 +39,7 @@ class ThriftAsyncClientPoolTest {
 
   private ThriftAsyncClientPool<BenchService.AsyncClient> pool(StockServer server) {
     return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-        .endpoint(server.address())
+        .endpoints(server.address())
         .options(ClientOptions.builder().callbackExecutor(callbacks).build())
         .selectorThreads(2)
         .build();

@@ -85,7 +85,7 @@ class PythonTHeaderServerInteropTest {
               ThriftAsyncClientPool<BenchService.AsyncClient> pool =
                   ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
                       .protocol(protocol)
-                      .endpoint(address)
+                      .endpoints(address)
                       .options(options)
                       .build();
               return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
