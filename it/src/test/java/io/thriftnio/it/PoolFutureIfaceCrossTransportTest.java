@@ -124,7 +124,7 @@ class PoolFutureIfaceCrossTransportTest {
     RecordingClientInterceptor recorder = new RecordingClientInterceptor();
     try (ThriftServer server = start(transport);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(server.localAddress())
                 .options(ClientOptions.builder().callbackExecutor(executor).build())
                 .interceptors(List.of(recorder))

@@ -116,7 +116,7 @@ public final class Rows {
           "pooled-async",
           (address, protocol) -> {
             ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .protocol(protocol)
                     .endpoints(address)
                     .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(60)).build())

@@ -204,7 +204,7 @@ class SaslEndToEndTest {
       }
       case "async-pool" -> {
         try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(address)
                 .options(options)
                 .maxPerEndpoint(2)

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *     .build();
  * }</pre>
  *
- * <p>The first resolution runs in {@link #start(Listener)}, on the pool builder's thread, so a pool
+ * <p>The first resolution runs in {@link #start(Consumer)}, on the pool builder's thread, so a pool
  * built on a name that resolves serves at once; the later ones run on a daemon thread named {@code
  * thrift-nio-dns-N}. The pool hears only changes of the set: the order in which a DNS server
  * rotates its answers is no change. A resolution that fails, or returns no address, keeps the last
@@ -38,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * The resolver and the listener run under none of the source's locks.
  *
  * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
- * without a security manager), so the default {@link #systemResolver()} sees a change up to that
- * much later than the interval; lower the cache time in {@code java.security} or with {@code
+ * without a security manager), so the source sees a change up to that much later than the interval;
+ * lower the cache time in {@code java.security} or with {@code
  * Security.setProperty("networkaddress.cache.ttl", "5")} where that matters.
  */
 public final class DnsEndpointSource implements EndpointSource {
@@ -50,7 +51,7 @@ public final class DnsEndpointSource implements EndpointSource {
 
   /** Resolves a host name to its addresses; {@link #systemResolver()} asks the JVM. */
   @FunctionalInterface
-  public interface Resolver {
+  interface Resolver {
     /**
      * Resolves {@code host}.
      *
@@ -62,7 +63,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** {@code InetAddress.getAllByName}: the JVM's resolver, with its cache. */
-  public static Resolver systemResolver() {
+  static Resolver systemResolver() {
     return host -> List.of(InetAddress.getAllByName(host));
   }
 
@@ -121,7 +122,7 @@ public final class DnsEndpointSource implements EndpointSource {
    * @throws IllegalStateException if started before or closed
    */
   @Override
-  public void start(Listener listener) {
+  public void start(Consumer<List<InetSocketAddress>> listener) {
     Checks.notNull("listener", listener);
     if (closed.get() || !started.compareAndSet(false, true)) {
       throw new IllegalStateException(this + " was started or closed (expected: one pool each)");
@@ -139,7 +140,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** One resolution; publishes a changed set. Never throws: the timer would stop. */
-  private void refresh(Listener listener) {
+  private void refresh(Consumer<List<InetSocketAddress>> listener) {
     if (closed.get()) {
       return;
     }
@@ -165,7 +166,7 @@ public final class DnsEndpointSource implements EndpointSource {
       last = now;
     }
     try {
-      listener.endpointsChanged(List.copyOf(now)); // outside the lock, as EndpointSource says
+      listener.accept(List.copyOf(now)); // outside the lock, as EndpointSource says
     } catch (RuntimeException e) {
       log.warn("{}: the pool failed to take the new endpoints {}", this, names(now), e);
     }
@@ -247,14 +248,8 @@ public final class DnsEndpointSource implements EndpointSource {
       return this;
     }
 
-    /**
-     * Resolves the name. Default {@link DnsEndpointSource#systemResolver()}; tests and users with a
-     * DNS client of their own give theirs.
-     *
-     * @param resolver not null
-     * @return this builder
-     */
-    public Builder resolver(Resolver resolver) {
+    /** Resolves the name (tests give theirs). Default {@link #systemResolver()}. */
+    Builder resolver(Resolver resolver) {
       this.resolver = resolver;
       return this;
     }

@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientFactory;
 import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TNonblockingTransport;
@@ -30,7 +32,7 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *
  * <pre>{@code
  * ThriftAsyncClientPool<BenchService.AsyncClient> pool =
- *     ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+ *     ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
  *         .endpoints(new InetSocketAddress("10.0.0.7", 9090))
  *         .build();
  * CompletableFuture<ByteBuffer> reply = pool.call((client, callback) -> client.echo(payload, callback));
@@ -83,12 +85,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public static final int DEFAULT_SELECTOR_THREADS = 2;
 
   /**
-   * The generated async client's constructor, {@code BenchService.AsyncClient::new}.
-   *
-   * @param <A> the generated async client type
+   * Creates a client on a manager's selector over a connected socket; the generated constructor.
    */
   @FunctionalInterface
-  public interface AsyncClientFactory<A extends TAsyncClient> {
+  interface AsyncClientFactory<A extends TAsyncClient> {
     /**
      * Creates a client.
      *
@@ -165,13 +165,20 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   /**
    * A builder.
    *
-   * @param clientFactory the generated async client's constructor, {@code
-   *     BenchService.AsyncClient::new}
+   * @param clientFactory the generated async client's factory constructor, {@code
+   *     BenchService.AsyncClient.Factory::new}: given the selector thread's manager and the
+   *     protocol, it makes the clients of one connection
    * @param <A> the generated async client type
    * @return a new builder
    */
-  public static <A extends TAsyncClient> Builder<A> builder(AsyncClientFactory<A> clientFactory) {
-    return new Builder<>(clientFactory);
+  public static <A extends TAsyncClient> Builder<A> builder(
+      BiFunction<TAsyncClientManager, TProtocolFactory, ? extends TAsyncClientFactory<A>>
+          clientFactory) {
+    return new Builder<>(
+        clientFactory == null // refused at build()
+            ? null
+            : (protocols, manager, transport) ->
+                clientFactory.apply(manager, protocols).getAsyncClient(transport));
   }
 
   /**

@@ -69,7 +69,7 @@ class AsyncPoolsNeverBlockTest {
   /** Completes callbacks on the selector threads of the stock async client. */
   private static ThriftAsyncClientPool<BenchService.AsyncClient> clientPool(PoolConfig config) {
     return PoolSettings.with(
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(server.address()),
             config)
         .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())

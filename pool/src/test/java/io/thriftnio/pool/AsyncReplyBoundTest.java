@@ -84,7 +84,7 @@ class AsyncReplyBoundTest {
       throws Exception {
     try (DeclaringServer server = new DeclaringServer(declared);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(server.address())
                 .options(
                     ClientOptions.builder().wireKind(wireKind).maxFrameSize(MAX_FRAME_SIZE).build())

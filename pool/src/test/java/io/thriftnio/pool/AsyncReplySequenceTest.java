@@ -40,7 +40,7 @@ class AsyncReplySequenceTest {
   void aDuplicateReplyCannotAnswerTheNextCall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .build()) {
       peer.mode = StubPeer.Mode.STALE_FIRST;
@@ -85,7 +85,7 @@ class AsyncReplySequenceTest {
         };
     try (THeaderStubPeer peer = new THeaderStubPeer(staleFirst, false);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .options(ClientOptions.builder().wireKind(WireKind.HEADER).build())
                 .build()) {
@@ -118,7 +118,7 @@ class AsyncReplySequenceTest {
   void eachCallOnAConnectionHasItsOwnSequenceId() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .build()) {
       for (int i = 0; i < 5; i++) {

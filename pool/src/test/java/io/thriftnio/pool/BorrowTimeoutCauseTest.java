@@ -78,7 +78,7 @@ class BorrowTimeoutCauseTest {
     InetSocketAddress dead = new InetSocketAddress("127.0.0.1", StubPeer.unusedPort());
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address(), dead)
                 .options(
                     ClientOptions.builder()

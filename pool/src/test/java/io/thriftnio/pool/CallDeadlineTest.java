@@ -84,7 +84,7 @@ class CallDeadlineTest {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpoints(peer.address()),
                     config())
                 .build()) {
@@ -166,7 +166,7 @@ class CallDeadlineTest {
     try (StubPeer a = StubPeer.start();
         StubPeer b = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(a.address(), b.address())
                 .callDeadline(DEADLINE)
                 // one counted failure would eject

@@ -150,7 +150,7 @@ class ConcurrencyTest {
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpoints(server.address()),
                     config())
                 .metrics(metrics)

@@ -49,7 +49,7 @@ class ConnectionAgeingTest {
   void asyncPoolReplacesAgedConnectionsWithoutFailingACall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .maxConnectionAge(AGE)
                 .build()) {

@@ -84,7 +84,7 @@ class DeclaredExceptionKeepsConnectionTest {
       names = {"FRAMED", "HEADER"})
   void asyncPool(WireKind wireKind) throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(endpoint)
             .options(ClientOptions.builder().wireKind(wireKind).build())
             .build()) {

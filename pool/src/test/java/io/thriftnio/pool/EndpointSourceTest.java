@@ -107,7 +107,7 @@ class EndpointSourceTest {
       case ASYNC_CLIENT:
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpointSource(source),
                     CONFIG)
                 .build();

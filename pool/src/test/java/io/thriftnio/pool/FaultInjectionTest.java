@@ -42,7 +42,7 @@ class FaultInjectionTest {
 
   private static ThriftAsyncClientPool<BenchService.AsyncClient> asyncPool(
       StubPeer peer, Duration callTimeout) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
         .endpoints(peer.address())
         .options(ClientOptions.builder().callTimeout(callTimeout).build())
         .build();
@@ -362,7 +362,7 @@ class FaultInjectionTest {
     StubPeer peer = StubPeer.start();
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
         PoolSettings.with(
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(peer.address()),
                 config)
             .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(5)).build())

@@ -45,7 +45,7 @@ class FutureIfaceTest {
     if (kind == Pool.ASYNC) {
       ThriftAsyncClientPool<BenchService.AsyncClient> pool =
           PoolSettings.with(
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .endpoints(peer.address()),
                   deadline())
               .build();
@@ -219,7 +219,7 @@ class FutureIfaceTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(server.address())
                 .build()) {
       CompletableFuture<Void> slept = pool.call((c, cb) -> c.sleep(1, cb));

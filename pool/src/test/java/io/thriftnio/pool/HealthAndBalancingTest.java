@@ -50,7 +50,7 @@ class HealthAndBalancingTest {
   void asyncTestOnBorrowDropsIdleClientsThePeerClosed() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .build()) {
       CompletableFuture<Long> first = pool.call((c, cb) -> c.fired(cb));

@@ -111,7 +111,7 @@ class IdempotentRetryTest {
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> p =
               PoolSettings.with(
-                      ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                      ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                           .endpoints(endpoints),
                       config)
                   .idempotent(name -> name.equals("echo"))
@@ -146,7 +146,7 @@ class IdempotentRetryTest {
       case ASYNC_FUTURE:
         return futures(
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpoints(endpoints),
                     config)
                 .idempotent("echo")

@@ -113,7 +113,7 @@ class PerCallDeadlineTest {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpoints(peer.address()),
                     config(poolDeadline))
                 .build()) {
@@ -215,7 +215,7 @@ class PerCallDeadlineTest {
         ThriftClientPool<BenchService.Client> sync =
             ThriftClientPool.builder(BenchService.Client::new).endpoints(peer.address()).build();
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .build()) {
       assertThatThrownBy(() -> sync.<Long>call(Duration.ZERO, c -> c.fired()))

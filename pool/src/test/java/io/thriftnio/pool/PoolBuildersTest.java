@@ -43,7 +43,7 @@ class PoolBuildersTest {
         .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(NOWHERE)
                     .selectorThreads(0)
                     .build())
@@ -194,7 +194,7 @@ class PoolBuildersTest {
         .hasMessage("retryBudgetRatio: -1.0 (expected: >= 0 and <= 1000)");
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(NOWHERE)
                     .backoff(Duration.ofSeconds(3))
                     .maxBackoff(Duration.ofSeconds(2))
@@ -215,7 +215,7 @@ class PoolBuildersTest {
   void theAsyncPoolRefusesWhatStockAsyncClientsCannotDo() {
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(NOWHERE)
                     .options(ClientOptions.builder().tls(TLS).build())
                     .build())
@@ -226,7 +226,7 @@ class PoolBuildersTest {
                 + " ignore it)");
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(NOWHERE)
                     .options(ClientOptions.builder().wireKind(WireKind.UNFRAMED).build())
                     .build())

@@ -120,7 +120,7 @@ class PoolCallbacksTest {
       case ASYNC_CLIENT:
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
             PoolSettings.with(
-                    ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                         .endpointSource(source),
                     config)
                 .metrics(metrics)
@@ -191,7 +191,7 @@ class PoolCallbacksTest {
     if (kind == Kind.ASYNC_CLIENT) {
       ThriftAsyncClientPool<BenchService.AsyncClient> async =
           PoolSettings.with(
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .endpointSource(EndpointSource.of(a)),
                   config)
               .build();
@@ -278,7 +278,7 @@ class PoolCallbacksTest {
     } else if (kind == Kind.ASYNC_CLIENT) {
       ThriftAsyncClientPool<BenchService.AsyncClient> async =
           PoolSettings.with(
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .endpointSource(EndpointSource.of(a)),
                   config)
               .validator(validator)

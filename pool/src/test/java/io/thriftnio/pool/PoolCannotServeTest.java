@@ -80,7 +80,7 @@ class PoolCannotServeTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(one, two)
             .options(OPTIONS)
             .build()) {

@@ -60,7 +60,7 @@ class PoolHostileServerTest extends HostileServerSuite {
             (options, hostile, healthy) -> {
               ManualEndpointSource source = new ManualEndpointSource(hostile);
               ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .endpointSource(source)
                       .options(options)
                       .build();

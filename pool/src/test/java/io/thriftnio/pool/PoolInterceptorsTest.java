@@ -181,7 +181,7 @@ class PoolInterceptorsTest {
   @Test
   void asyncClientPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(endpoint)
             .interceptors(chain)
             .build()) {
@@ -207,7 +207,7 @@ class PoolInterceptorsTest {
   void asyncClientPoolTellsTimeouts() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address())
                 .options(ClientOptions.builder().callTimeout(Duration.ofMillis(300)).build())
                 .interceptors(List.of(inner))

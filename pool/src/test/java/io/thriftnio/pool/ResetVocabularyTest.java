@@ -78,7 +78,7 @@ class ResetVocabularyTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {

@@ -67,7 +67,7 @@ class RetryBudgetTest {
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> p =
               PoolSettings.with(
-                      ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                      ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                           .endpoints(endpoints),
                       config)
                   .build();

@@ -239,7 +239,7 @@ class SaslPoolsTest {
       LibthriftSaslServer server, ClientSasl sasl) {
     ThriftAsyncClientPool<BenchService.AsyncClient> pool =
         PoolSettings.with(
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(server.address())
                     .options(options(sasl)),
                 twoPerEndpoint())
@@ -268,7 +268,7 @@ class SaslPoolsTest {
 
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(new InetSocketAddress("127.0.0.1", 1))
                     .options(options(conf))
                     .build())

@@ -138,7 +138,8 @@ class ServerRestartRecoveryTest {
   void asyncClientPoolServesAfterEveryRestart() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
         PoolSettings.with(
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new).endpoints(address),
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(address),
                 CONFIG)
             .options(OPTIONS)
             .build()) {

@@ -161,7 +161,7 @@ class THeaderPoolTest {
   void asyncPoolRefusesWireKindsItDoesNotSpeakAndStockFactoryRefusesTheader() {
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .endpoints(server.localAddress())
                     .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
                     .build())
@@ -288,7 +288,7 @@ class THeaderPoolTest {
       ClientOptions options,
       TProtocolFactory protocol,
       List<ClientInterceptor> interceptors) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
         .endpoints(endpoint)
         .options(options)
         .protocol(protocol)

@@ -38,7 +38,7 @@ class ThriftAsyncClientPoolTest {
   }
 
   private ThriftAsyncClientPool<BenchService.AsyncClient> pool(StockServer server) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
         .endpoints(server.address())
         .options(ClientOptions.builder().callbackExecutor(callbacks).build())
         .selectorThreads(2)

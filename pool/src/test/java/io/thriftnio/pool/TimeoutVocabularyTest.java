@@ -71,7 +71,7 @@ class TimeoutVocabularyTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {

@@ -111,7 +111,7 @@ final class RecoveryCommand implements Callable<Integer> {
         ThriftClientPool<BenchService.Client> sync =
             ThriftClientPool.builder(BenchService.Client::new).endpoints(address).build();
         ThriftAsyncClientPool<BenchService.AsyncClient> asyncClients =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(address)
                 .build();
         ThriftChannelPool<BenchService.Client> channels =

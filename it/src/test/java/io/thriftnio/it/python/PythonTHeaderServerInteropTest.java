@@ -83,7 +83,7 @@ class PythonTHeaderServerInteropTest {
             "pooled-async-header",
             (address, protocol) -> {
               ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .protocol(protocol)
                       .endpoints(address)
                       .options(options)

@@ -114,8 +114,8 @@ final class PoolFactory {
           ClientClasses.asyncConstructor(ClientClasses.asyncClient(prefix, p.service()));
       ThriftAsyncClientPool.Builder<TAsyncClient> b =
           ThriftAsyncClientPool.builder(
-              (protocols, manager, transport) ->
-                  ClientClasses.newAsyncClient(c, protocols, manager, transport));
+              (manager, protocols) ->
+                  transport -> ClientClasses.newAsyncClient(c, protocols, manager, transport));
       shared.accept(b);
       if (p.selectorThreads() != null) {
         b.selectorThreads(p.selectorThreads());
