@@ -402,8 +402,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * reply is read to the end, or when the pool learns of its failure; {@link ThriftChannelPool}
    * reads each request's header once the endpoint is chosen, and the reply's outcome from its
    * bytes. The first two need a protocol whose generated code runs through a decorator: not {@code
-   * TTupleProtocol} ({@code build()} refuses it). Channels whose {@link
-   * io.thriftnio.core.ClientOptions} carry interceptors run theirs too, below the pool's.
+   * TTupleProtocol} ({@code build()} refuses it). This is a pool's one place for interceptors:
+   * {@code build()} refuses {@link #options(ClientOptions)} that carry their own. (Channels that a
+   * {@link ThriftChannelPool.Builder#channelFactory channelFactory} opens with interceptors of
+   * their own run them too, below the pool's.)
    *
    * @param interceptors the chain, first to run first, empty for none; neither it nor an element
    *     may be {@code null}
