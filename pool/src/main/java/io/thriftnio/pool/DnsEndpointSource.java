@@ -21,12 +21,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The endpoints behind a DNS name: every address the name resolves to, with one port, resolved
- * again every {@linkplain Builder#interval(Duration) interval}. This is how a Kubernetes headless
+ * again every interval ({@link #of(String, int, Duration)}). This is how a Kubernetes headless
  * service publishes its pods ({@code my-service.my-namespace.svc.cluster.local}).
  *
  * <pre>{@code
  * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
- *     .endpointSource(DnsEndpointSource.builder("bench.prod.svc.cluster.local", 9090).build())
+ *     .endpointSource(DnsEndpointSource.of("bench.prod.svc.cluster.local", 9090))
  *     .build();
  * }</pre>
  *
@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class DnsEndpointSource implements EndpointSource {
   private static final Logger log = LoggerFactory.getLogger(DnsEndpointSource.class);
 
-  /** Default {@link Builder#interval(Duration)}: 5 seconds. */
+  /** Default interval of {@link #of(String, int)}: 5 seconds. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
 
   /** Resolves a host name to its addresses; {@link #systemResolver()} asks the JVM. */
@@ -99,13 +99,32 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /**
-   * A builder.
+   * The endpoints of {@code host}, resolved again every {@link #DEFAULT_INTERVAL} (5 s).
    *
    * @param host the name to resolve, not empty
    * @param port the port every address serves on, 1 to 65535
-   * @return a new builder
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
    */
-  public static Builder builder(String host, int port) {
+  public static DnsEndpointSource of(String host, int port) {
+    return builder(host, port).build();
+  }
+
+  /**
+   * The endpoints of {@code host}, resolved again every {@code interval}.
+   *
+   * @param host the name to resolve, not empty
+   * @param port the port every address serves on, 1 to 65535
+   * @param interval how often to resolve again, {@code > 0}
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
+   */
+  public static DnsEndpointSource of(String host, int port, Duration interval) {
+    return builder(host, port).interval(interval).build();
+  }
+
+  /** A builder: {@link #of} with the tests' resolver. */
+  static Builder builder(String host, int port) {
     Checks.notNull("host", host);
     if (host.isBlank()) {
       throw new SettingException("host", "\"" + host + "\"", "a host name");
@@ -226,7 +245,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** Builds a {@link DnsEndpointSource}. */
-  public static final class Builder {
+  static final class Builder {
     private final String host;
     private final int port;
     private Duration interval = DEFAULT_INTERVAL;

@@ -15,6 +15,7 @@ import io.thriftnio.spring.boot.ThriftClientProperties.PoolType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -277,11 +278,12 @@ final class PoolFactory {
     }
     if (p.dns() != null) {
       InetSocketAddress dns = Endpoints.parse(prefix + ".dns", p.dns());
-      DnsEndpointSource.Builder b = DnsEndpointSource.builder(dns.getHostString(), dns.getPort());
-      if (p.dnsInterval() != null) {
-        b.interval(p.dnsInterval());
-      }
-      return SettingErrors.withPath(prefix, ThriftClientProperties.class, b::build);
+      Duration interval =
+          p.dnsInterval() != null ? p.dnsInterval() : DnsEndpointSource.DEFAULT_INTERVAL;
+      return SettingErrors.withPath(
+          prefix,
+          ThriftClientProperties.class,
+          () -> DnsEndpointSource.of(dns.getHostString(), dns.getPort(), interval));
     }
     List<InetSocketAddress> endpoints = new ArrayList<>();
     for (int i = 0; i < given.size(); i++) {
