@@ -17,7 +17,7 @@ public class KvClient {
 
     // A pooled sync client: each call borrows a connection and gives it back.
     try (ThriftClientPool<KeyValue.Client> pool =
-        ThriftClientPool.builder(KeyValue.Client::new).endpoint(server).build()) {
+        ThriftClientPool.builder(KeyValue.Client::new).endpoints(server).build()) {
       KeyValue.Iface kv = pool.iface(KeyValue.Iface.class);
       kv.put("greeting", "hello");
       System.out.println("sync get: " + kv.get("greeting"));
@@ -31,7 +31,7 @@ public class KvClient {
     // A pooled async client: pipelined channels, a CompletableFuture per call.
     try (ClientIo io = NettyClientIo.create();
         ThriftChannelPool<KeyValue.Client> pool =
-            ThriftChannelPool.builder(KeyValue.Client::new, io).endpoint(server).build()) {
+            ThriftChannelPool.builder(KeyValue.Client::new).io(io).endpoints(server).build()) {
       KeyValue.FutureIface kv = pool.futureIface(KeyValue.FutureIface.class);
       CompletableFuture<Void> put = kv.put("answer", "42");   // returns at once
       put.get(10, TimeUnit.SECONDS);

@@ -91,9 +91,10 @@ class PoolFutureIfaceCrossTransportTest {
     try (ThriftServer server = start(transport);
         ClientIo resources = transport.resources.get();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.builder().callbackExecutor(executor).build())
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .interceptors(List.of(recorder))
                 .build()) {
       BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
@@ -123,8 +124,8 @@ class PoolFutureIfaceCrossTransportTest {
     RecordingClientInterceptor recorder = new RecordingClientInterceptor();
     try (ThriftServer server = start(transport);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.localAddress())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(server.localAddress())
                 .options(ClientOptions.builder().callbackExecutor(executor).build())
                 .interceptors(List.of(recorder))
                 .build()) {

@@ -86,14 +86,15 @@ class PoolInterceptorsCrossTransportTest {
         ClientIo resources = transport.resources.get();
         ThriftClientPool<BenchService.Client> sync =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .transportFactory(ClientTransportFactory.of(resources, ClientOptions.defaults()))
                 .interceptors(List.of(syncRecorder, oneEcho()))
                 .build();
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .interceptors(List.of(channelRecorder, oneEcho()))
                 .build()) {
       sync.call(c -> c.echo(ByteBuffer.allocate(2)));

@@ -105,7 +105,7 @@ public final class Rows {
                             .connectTimeout(Duration.ofSeconds(10))
                             .callTimeout(Duration.ofSeconds(60))
                             .build())
-                    .endpoint(address)
+                    .endpoints(address)
                     .build();
             return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);
           });
@@ -116,9 +116,9 @@ public final class Rows {
           "pooled-async",
           (address, protocol) -> {
             ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                     .protocol(protocol)
-                    .endpoint(address)
+                    .endpoints(address)
                     .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(60)).build())
                     .build();
             return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
@@ -148,7 +148,7 @@ public final class Rows {
               ThriftClientPool.builder(BenchService.Client::new)
                   .protocol(protocol)
                   .transportFactory(transports)
-                  .endpoint(address)
+                  .endpoints(address)
                   .build();
           return new ClientKinds.Opened<>(pool.iface(BenchService.Iface.class), pool);
         });
@@ -159,9 +159,10 @@ public final class Rows {
         name,
         (address, protocol) -> {
           ThriftChannelPool<BenchService.Client> pool =
-              ThriftChannelPool.builder(BenchService.Client::new, channels)
+              ThriftChannelPool.builder(BenchService.Client::new)
+                  .channelFactory(channels)
                   .protocol(protocol)
-                  .endpoint(address)
+                  .endpoints(address)
                   .build();
           return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);
         });

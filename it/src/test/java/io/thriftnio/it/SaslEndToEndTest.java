@@ -19,7 +19,6 @@ import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.ClientTransportFactory;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
@@ -173,9 +172,10 @@ class SaslEndToEndTest {
       case "channel-pool/netty", "channel-pool/grizzly" -> {
         ClientIo io = client.endsWith("netty") ? nettyIo : grizzlyIo;
         try (ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(options)
-                .endpoint(address)
+                .endpoints(address)
                 .build()) {
           List<CompletableFuture<ByteBuffer>> calls = new ArrayList<>();
           for (int i = 0; i < 30; i++) {
@@ -192,7 +192,7 @@ class SaslEndToEndTest {
       case "sync-pool" -> {
         try (ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(address)
+                .endpoints(address)
                 .transportFactory(ClientTransportFactory.of(nettyIo, options))
                 .build()) {
           for (int i = 0; i < 9; i++) {
@@ -204,10 +204,11 @@ class SaslEndToEndTest {
       }
       case "async-pool" -> {
         try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(address)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(address)
                 .options(options)
-                .config(PoolConfig.builder().maxPerEndpoint(2).maxIdlePerEndpoint(2).build())
+                .maxPerEndpoint(2)
+                .maxIdlePerEndpoint(2)
                 .selectorThreads(1)
                 .build()) {
           List<CompletableFuture<ByteBuffer>> calls = new ArrayList<>();
@@ -238,7 +239,7 @@ class SaslEndToEndTest {
                   USER, "not-it".toCharArray(), SaslPeers.PROTOCOL, SaslPeers.SERVER_NAME));
       try (ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .transportFactory(ClientTransportFactory.of(nettyIo, wrong))
               .build()) {
         assertThatThrownBy(() -> pool.call(c -> c.echo(Payloads.of(10, 1))))

@@ -21,7 +21,9 @@ import java.util.function.Supplier;
  * <pre>{@code
  * PoolMeters meters = new PoolMeters(registry, "quotes");
  * ThriftClientPool<QuoteService.Client> pool =
- *     ThriftClientPool.builder(QuoteService.Client::new, transports)
+ *     ThriftClientPool.builder(QuoteService.Client::new)
+ *         .io(io)
+ *         .endpoints(address)
  *         .metrics(meters)
  *         .build();
  * meters.bindStats(pool::stats).bindTo(registry);

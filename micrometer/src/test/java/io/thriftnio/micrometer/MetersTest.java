@@ -9,7 +9,6 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.Balancer;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.AsyncBenchHandler;
@@ -54,7 +53,7 @@ class MetersTest {
                       .connectTimeout(Duration.ofSeconds(5))
                       .callTimeout(Duration.ofSeconds(30))
                       .build())
-              .endpoint(address)
+              .endpoints(address)
               .metrics(poolMeters)
               .build()) {
         poolMeters.bindStats(pool::stats).bindTo(registry);
@@ -178,7 +177,7 @@ class MetersTest {
                       .connectTimeout(Duration.ofSeconds(5))
                       .callTimeout(Duration.ofSeconds(30))
                       .build())
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .build()) {
         BenchService.Iface bench = pool.iface(BenchService.Iface.class);
         assertThatThrownBy(() -> bench.sleep(1))
@@ -233,7 +232,7 @@ class MetersTest {
                       .callTimeout(Duration.ofSeconds(30))
                       .build())
               .endpoints(refusing, server.localAddress())
-              .config(PoolConfig.builder().balancer(Balancer.ROUND_ROBIN).build())
+              .balancer(Balancer.ROUND_ROBIN)
               .build()) {
         poolMeters.bindStats(pool::stats).bindTo(registry);
         BenchService.Iface bench = pool.iface(BenchService.Iface.class);

@@ -20,7 +20,7 @@ import java.util.Objects;
  *     .wireKinds(WireKind.FRAMED, WireKind.HEADER, WireKind.HTTP)
  *     .addInterceptor(tracing.serverInterceptor())
  *     ...
- * ThriftChannelPool.builder(BenchService.Client::new, io)
+ * ThriftChannelPool.builder(BenchService.Client::new).io(io)
  *     .interceptors(List.of(tracing.clientInterceptor()))
  *     ...
  * }</pre>

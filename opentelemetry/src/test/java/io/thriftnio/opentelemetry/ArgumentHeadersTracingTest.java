@@ -93,7 +93,7 @@ class ArgumentHeadersTracingTest {
           ThriftClientPool.builder(BenchService.Client::new)
               .io(io)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
@@ -102,7 +102,7 @@ class ArgumentHeadersTracingTest {
       try (ThriftClientPool<BenchService.Client> clients =
           ThriftClientPool.builder(BenchService.Client::new)
               .transportFactory(ClientTransportFactory.of(io, options))
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
@@ -140,9 +140,10 @@ class ArgumentHeadersTracingTest {
       }
     } else {
       try (ThriftChannelPool<BenchService.Client> channels =
-          ThriftChannelPool.builder(BenchService.Client::new, io)
+          ThriftChannelPool.builder(BenchService.Client::new)
+              .io(io)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         channels

@@ -96,7 +96,7 @@ class PooledCallTracingTest {
     Span parent = otel.getOpenTelemetry().getTracer("test").spanBuilder("caller").startSpan();
     try (ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .transportFactory(ClientTransportFactory.of(io, ClientOptions.defaults()))
                 .interceptors(List.of(tracing.clientInterceptor()))
                 .build();
@@ -109,9 +109,10 @@ class PooledCallTracingTest {
   }
 
   private ThriftChannelPool<BenchService.Client> channelPool() {
-    return ThriftChannelPool.builder(BenchService.Client::new, io)
+    return ThriftChannelPool.builder(BenchService.Client::new)
+        .io(io)
         .options(ClientOptions.defaults())
-        .endpoint(server.localAddress())
+        .endpoints(server.localAddress())
         .interceptors(List.of(tracing.clientInterceptor()))
         .build();
   }

@@ -107,9 +107,10 @@ class RpcConventionsTest {
                 .start();
         NettyClientIo io = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(ClientOptions.defaults())
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .interceptors(List.of(tracing.clientInterceptor()))
                 .build()) {
       pool.call(c -> c.send_get_last_sale("IBM"), BenchService.Client::recv_get_last_sale)

@@ -6,13 +6,13 @@ import java.time.Duration;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * A call outlived its deadline: {@link PoolConfig#callDeadline()}, or the one given to that call
- * (as in {@link ThriftClientPool#call(Duration, ThriftClientPool.ClientCall)}). A {@code
- * TTransportException} of type {@code TIMED_OUT}, as a connection's own timeout is, that also says
- * where the time went ({@link #phase()}) and the pool state: {@code ThriftChannelPool: call
- * deadline of 200ms passed while waiting for a connection (total=8, active=8, idle=0, waiting=31)}.
- * While waiting, nothing was sent; in the call, the request may have reached the server. Never
- * retried.
+ * A call outlived its deadline: {@link PoolBuilder#callDeadline(java.time.Duration)}, or the one
+ * given to that call (as in {@link ThriftClientPool#call(Duration, ThriftClientPool.ClientCall)}).
+ * A {@code TTransportException} of type {@code TIMED_OUT}, as a connection's own timeout is, that
+ * also says where the time went ({@link #phase()}) and the pool state: {@code ThriftChannelPool:
+ * call deadline of 200ms passed while waiting for a connection (total=8, active=8, idle=0,
+ * waiting=31)}. While waiting, nothing was sent; in the call, the request may have reached the
+ * server. Never retried.
  *
  * <p>How each pool ends a call in flight at its deadline:
  *

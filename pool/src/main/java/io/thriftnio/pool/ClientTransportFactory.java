@@ -90,8 +90,8 @@ public interface ClientTransportFactory {
    * <p>A TLS handshake completes in {@link #open} within {@link ClientTls#handshakeTimeout()}; a
    * failed or timed-out handshake is a connect failure naming the endpoint. The pool cannot look at
    * an idle TLS connection without reading TLS records, so a connection the server closed while
-   * idle is found on its next use: set {@link IdleConnectionsConfig.Builder#timeout(Duration)}
-   * below the server's idle timeout to keep that rare.
+   * idle is found on its next use: set {@link PoolBuilder#idleTimeout(Duration)} below the server's
+   * idle timeout to keep that rare.
    *
    * @param options the connection settings; not {@code HTTP}, not unframed with TLS, no
    *     interceptors (a pool's go to its builder): {@link #of(ClientIo, ClientOptions)} opens those

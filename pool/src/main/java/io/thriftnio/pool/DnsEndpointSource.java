@@ -15,21 +15,22 @@ import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The endpoints behind a DNS name: every address the name resolves to, with one port, resolved
- * again every {@linkplain Builder#interval(Duration) interval}. This is how a Kubernetes headless
+ * again every interval ({@link #of(String, int, Duration)}). This is how a Kubernetes headless
  * service publishes its pods ({@code my-service.my-namespace.svc.cluster.local}).
  *
  * <pre>{@code
  * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
- *     .endpointSource(DnsEndpointSource.builder("bench.prod.svc.cluster.local", 9090).build())
+ *     .endpointSource(DnsEndpointSource.of("bench.prod.svc.cluster.local", 9090))
  *     .build();
  * }</pre>
  *
- * <p>The first resolution runs in {@link #start(Listener)}, on the pool builder's thread, so a pool
+ * <p>The first resolution runs in {@link #start(Consumer)}, on the pool builder's thread, so a pool
  * built on a name that resolves serves at once; the later ones run on a daemon thread named {@code
  * thrift-nio-dns-N}. The pool hears only changes of the set: the order in which a DNS server
  * rotates its answers is no change. A resolution that fails, or returns no address, keeps the last
@@ -38,19 +39,19 @@ import org.slf4j.LoggerFactory;
  * The resolver and the listener run under none of the source's locks.
  *
  * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
- * without a security manager), so the default {@link #systemResolver()} sees a change up to that
- * much later than the interval; lower the cache time in {@code java.security} or with {@code
+ * without a security manager), so the source sees a change up to that much later than the interval;
+ * lower the cache time in {@code java.security} or with {@code
  * Security.setProperty("networkaddress.cache.ttl", "5")} where that matters.
  */
 public final class DnsEndpointSource implements EndpointSource {
   private static final Logger log = LoggerFactory.getLogger(DnsEndpointSource.class);
 
-  /** Default {@link Builder#interval(Duration)}: 5 seconds. */
+  /** Default interval of {@link #of(String, int)}: 5 seconds. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
 
   /** Resolves a host name to its addresses; {@link #systemResolver()} asks the JVM. */
   @FunctionalInterface
-  public interface Resolver {
+  interface Resolver {
     /**
      * Resolves {@code host}.
      *
@@ -62,7 +63,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** {@code InetAddress.getAllByName}: the JVM's resolver, with its cache. */
-  public static Resolver systemResolver() {
+  static Resolver systemResolver() {
     return host -> List.of(InetAddress.getAllByName(host));
   }
 
@@ -98,13 +99,32 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /**
-   * A builder.
+   * The endpoints of {@code host}, resolved again every {@link #DEFAULT_INTERVAL} (5 s).
    *
    * @param host the name to resolve, not empty
    * @param port the port every address serves on, 1 to 65535
-   * @return a new builder
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
    */
-  public static Builder builder(String host, int port) {
+  public static DnsEndpointSource of(String host, int port) {
+    return builder(host, port).build();
+  }
+
+  /**
+   * The endpoints of {@code host}, resolved again every {@code interval}.
+   *
+   * @param host the name to resolve, not empty
+   * @param port the port every address serves on, 1 to 65535
+   * @param interval how often to resolve again, {@code > 0}
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
+   */
+  public static DnsEndpointSource of(String host, int port, Duration interval) {
+    return builder(host, port).interval(interval).build();
+  }
+
+  /** A builder: {@link #of} with the tests' resolver. */
+  static Builder builder(String host, int port) {
     Checks.notNull("host", host);
     if (host.isBlank()) {
       throw new SettingException("host", "\"" + host + "\"", "a host name");
@@ -121,7 +141,7 @@ public final class DnsEndpointSource implements EndpointSource {
    * @throws IllegalStateException if started before or closed
    */
   @Override
-  public void start(Listener listener) {
+  public void start(Consumer<List<InetSocketAddress>> listener) {
     Checks.notNull("listener", listener);
     if (closed.get() || !started.compareAndSet(false, true)) {
       throw new IllegalStateException(this + " was started or closed (expected: one pool each)");
@@ -139,7 +159,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** One resolution; publishes a changed set. Never throws: the timer would stop. */
-  private void refresh(Listener listener) {
+  private void refresh(Consumer<List<InetSocketAddress>> listener) {
     if (closed.get()) {
       return;
     }
@@ -165,7 +185,7 @@ public final class DnsEndpointSource implements EndpointSource {
       last = now;
     }
     try {
-      listener.endpointsChanged(List.copyOf(now)); // outside the lock, as EndpointSource says
+      listener.accept(List.copyOf(now)); // outside the lock, as EndpointSource says
     } catch (RuntimeException e) {
       log.warn("{}: the pool failed to take the new endpoints {}", this, names(now), e);
     }
@@ -225,7 +245,7 @@ public final class DnsEndpointSource implements EndpointSource {
   }
 
   /** Builds a {@link DnsEndpointSource}. */
-  public static final class Builder {
+  static final class Builder {
     private final String host;
     private final int port;
     private Duration interval = DEFAULT_INTERVAL;
@@ -247,14 +267,8 @@ public final class DnsEndpointSource implements EndpointSource {
       return this;
     }
 
-    /**
-     * Resolves the name. Default {@link DnsEndpointSource#systemResolver()}; tests and users with a
-     * DNS client of their own give theirs.
-     *
-     * @param resolver not null
-     * @return this builder
-     */
-    public Builder resolver(Resolver resolver) {
+    /** Resolves the name (tests give theirs). Default {@link #systemResolver()}. */
+    Builder resolver(Resolver resolver) {
       this.resolver = resolver;
       return this;
     }

@@ -22,7 +22,7 @@ import java.util.Objects;
  *     .build();
  * }</pre>
  */
-public final class EndpointHealthConfig {
+final class EndpointHealthConfig {
 
   /** Default {@link Builder#backoff(Duration)}: 1 second. */
   public static final Duration DEFAULT_BACKOFF = Duration.ofSeconds(1);

@@ -4,6 +4,7 @@ import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Where a pool's endpoints come from: publishes the current set of endpoints and every change to
@@ -21,7 +22,7 @@ import java.util.List;
  * PoolBuilder#endpoints(InetSocketAddress...)} builds) and {@link DnsEndpointSource}; the {@code
  * thrift-nio-zookeeper} module adds one that watches ZooKeeper.
  *
- * <p>The contract: the pool calls {@link #start(Listener)} once, when it is built, and {@link
+ * <p>The contract: the pool calls {@link #start(Consumer)} once, when it is built, and {@link
  * #close()} when it is closed; a source serves one pool. The source calls the listener with the
  * whole current set, first as soon as it knows one (during {@code start} when it can) and then
  * after each change, one call at a time, never while holding a lock the listener could need. The
@@ -30,24 +31,14 @@ import java.util.List;
  */
 public interface EndpointSource extends AutoCloseable {
 
-  /** Receives the endpoints a source publishes. */
-  @FunctionalInterface
-  interface Listener {
-    /**
-     * The endpoints now, in the source's order, without duplicates; replaces the previous set.
-     *
-     * @param endpoints the whole current set; may be empty
-     */
-    void endpointsChanged(List<InetSocketAddress> endpoints);
-  }
-
   /**
    * Begins publishing to {@code listener}. Called once, by the pool that uses this source.
    *
-   * @param listener not null
+   * @param listener receives the endpoints now, in the source's order, without duplicates, each
+   *     call replacing the previous set (which may be empty); not null
    * @throws IllegalStateException if the source was started before or is closed
    */
-  void start(Listener listener);
+  void start(Consumer<List<InetSocketAddress>> listener);
 
   /** Stops publishing and releases what the source holds (threads, sessions). Idempotent. */
   @Override

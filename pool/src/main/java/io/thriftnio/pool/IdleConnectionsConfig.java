@@ -20,7 +20,7 @@ import java.util.Objects;
  *     .build();
  * }</pre>
  */
-public final class IdleConnectionsConfig {
+final class IdleConnectionsConfig {
 
   /** Default {@link Builder#timeout(Duration)}: 10 minutes. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
@@ -178,9 +178,9 @@ public final class IdleConnectionsConfig {
      * @throws IllegalArgumentException naming the first value out of range
      */
     public IdleConnectionsConfig build() {
-      Checks.nonNegative("timeout", timeout);
+      Checks.nonNegative("idleTimeout", timeout);
       Checks.nonNegative("evictionInterval", evictionInterval);
-      Checks.nonNegative("minPerEndpoint", minPerEndpoint);
+      Checks.nonNegative("minIdlePerEndpoint", minPerEndpoint);
       return new IdleConnectionsConfig(this);
     }
   }

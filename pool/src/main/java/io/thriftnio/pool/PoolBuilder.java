@@ -17,9 +17,22 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * What every pool's builder sets: the endpoints, the protocol, the limits, the metrics and an
- * optional check of idle connections. {@link ThriftClientPool.Builder}, {@link
- * ThriftAsyncClientPool.Builder} and {@link ThriftChannelPool.Builder} add their own settings.
+ * The settings every pool has, each set here and only here: where the connections go ({@link
+ * #endpoints}, {@link #endpointSource}), the protocol and each connection's {@link #options}, the
+ * limits and waits ({@link #maxTotal}, {@link #borrowTimeout}, {@link #callDeadline}, ...), the
+ * upkeep of idle connections, endpoint health and the retry budget, the interceptors, metrics and
+ * an optional check of idle connections. {@link ThriftClientPool.Builder}, {@link
+ * ThriftAsyncClientPool.Builder} and {@link ThriftChannelPool.Builder} add what only their pool
+ * has. Every setter records its value; {@code build()} checks them all and names the first it
+ * refuses in a {@link SettingException} ({@code setting: value (expected: rule)}), the setting
+ * being the setter's name.
+ *
+ * <p>Setters replace: a second call of a setter, plural ones ({@link #endpoints}, {@link
+ * #interceptors}, {@link #idempotent(String...)}) included, keeps the second value only.
+ *
+ * <p>One base type rather than the same setters written three times: the settings are the same
+ * settings for each pool, and code that configures any pool (a framework, a test helper) takes a
+ * {@code PoolBuilder<?, ?>}.
  *
  * @param <V> what the validator checks: the pooled client or channel
  * @param <B> the concrete builder, returned by each setter
@@ -28,7 +41,11 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   private final List<InetSocketAddress> endpoints = new ArrayList<>();
   private EndpointSource endpointSource;
   private TProtocolFactory protocolFactory = new TBinaryProtocol.Factory();
-  private PoolConfig config = PoolConfig.defaults();
+  private final PoolConfig.Builder limits = PoolConfig.builder();
+  private final IdleConnectionsConfig.Builder idle = IdleConnectionsConfig.builder();
+  private final RetryBudgetConfig.Builder retryBudget = RetryBudgetConfig.builder();
+  private final EndpointHealthConfig.Builder health = EndpointHealthConfig.builder();
+  private PoolConfig config; // built by checkShared()
   private PoolMetrics metrics = PoolMetrics.NONE;
   private Predicate<? super V> validator;
   private List<? extends ClientInterceptor> interceptors = List.of();
@@ -57,25 +74,14 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * Adds an endpoint, to a fixed list ({@link EndpointSource#of(List)}). An endpoint or an {@link
-   * #endpointSource(EndpointSource)} is required; no default.
+   * The endpoints, a fixed list ({@link EndpointSource#of(List)}); replaces any given before. These
+   * or an {@link #endpointSource(EndpointSource)} are required; no default.
    *
-   * @param endpoint not null
-   * @return this builder
-   */
-  public final B endpoint(InetSocketAddress endpoint) {
-    endpoints.add(endpoint);
-    return self();
-  }
-
-  /**
-   * Adds endpoints, to a fixed list ({@link EndpointSource#of(List)}). An endpoint or an {@link
-   * #endpointSource(EndpointSource)} is required; no default.
-   *
-   * @param endpoints not null, no null element
+   * @param endpoints at least one, none {@code null}
    * @return this builder
    */
   public final B endpoints(InetSocketAddress... endpoints) {
+    this.endpoints.clear();
     if (endpoints == null) {
       this.endpoints.add(null); // refused at build, like a null element
     } else {
@@ -88,7 +94,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * Where the endpoints come from, for a set that changes: the pool follows the source (new
    * endpoints are used by new borrows, those that leave are drained, an empty set fails borrows at
    * once). The pool starts the source when it is built and closes it when it is closed; a source
-   * serves one pool. Instead of {@link #endpoint(InetSocketAddress)}; no default.
+   * serves one pool. Instead of {@link #endpoints(InetSocketAddress...)}; no default.
    *
    * @param endpointSource not null, not started
    * @return this builder
@@ -100,13 +106,260 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * Limits, timeouts and health. Default {@link PoolConfig#defaults()}.
+   * Connections across all endpoints, in use or idle. Default {@value
+   * PoolConfig#DEFAULT_MAX_TOTAL}.
    *
-   * @param config not null
+   * @param maxTotal {@code > 0}
    * @return this builder
    */
-  public final B config(PoolConfig config) {
-    this.config = config;
+  public final B maxTotal(int maxTotal) {
+    limits.maxTotal(maxTotal);
+    return self();
+  }
+
+  /**
+   * Connections to one endpoint, in use or idle. Default {@value
+   * PoolConfig#DEFAULT_MAX_PER_ENDPOINT}.
+   *
+   * @param maxPerEndpoint {@code > 0}
+   * @return this builder
+   */
+  public final B maxPerEndpoint(int maxPerEndpoint) {
+    limits.maxPerEndpoint(maxPerEndpoint);
+    return self();
+  }
+
+  /**
+   * Idle connections kept per endpoint; a connection returned beyond this is closed. Not used by
+   * {@link ThriftChannelPool} (a shared connection is idle only between calls). Default {@value
+   * PoolConfig#DEFAULT_MAX_IDLE_PER_ENDPOINT}.
+   *
+   * @param maxIdlePerEndpoint {@code >= 0}, {@code <= maxPerEndpoint}, {@code >=
+   *     minIdlePerEndpoint}
+   * @return this builder
+   */
+  public final B maxIdlePerEndpoint(int maxIdlePerEndpoint) {
+    limits.maxIdlePerEndpoint(maxIdlePerEndpoint);
+    return self();
+  }
+
+  /**
+   * How long a call waits for a connection when the limits are reached and none is free; then it
+   * fails with {@link PoolTimeoutException}. Zero fails at once. Default 5 s.
+   *
+   * @param borrowTimeout {@code >= 0}
+   * @return this builder
+   */
+  public final B borrowTimeout(Duration borrowTimeout) {
+    limits.borrowTimeout(borrowTimeout);
+    return self();
+  }
+
+  /**
+   * Calls of an async pool ({@link ThriftChannelPool}, {@link ThriftAsyncClientPool}) that may wait
+   * at once for a connection, in a queue served in arrival order; the call that finds the queue
+   * full fails at once with a {@link PoolException} naming the limit. A call that must wait for a
+   * connect waits in the queue too, so at least one place is needed; to fail at once instead of
+   * waiting for a busy connection, set {@link #borrowTimeout(Duration)} to zero. The sync {@link
+   * ThriftClientPool} does not use it (its callers wait on their own threads). Default {@value
+   * PoolConfig#DEFAULT_BORROW_QUEUE_CAPACITY}: room for a burst of that many callers, while a
+   * caller that outruns the servers for good fails fast instead of growing the heap.
+   *
+   * @param borrowQueueCapacity {@code > 0}
+   * @return this builder
+   */
+  public final B borrowQueueCapacity(int borrowQueueCapacity) {
+    limits.borrowQueueCapacity(borrowQueueCapacity);
+    return self();
+  }
+
+  /**
+   * How the endpoint of the next call is chosen. Default {@link Balancer#POWER_OF_TWO_CHOICES}.
+   *
+   * @param balancer not null
+   * @return this builder
+   */
+  public final B balancer(Balancer balancer) {
+    limits.balancer(balancer);
+    return self();
+  }
+
+  /**
+   * Registers the pool with JMX under this name prefix. Default {@code null}: no JMX registration.
+   *
+   * @param jmxName a name usable in a JMX {@code ObjectName}, or {@code null}
+   * @return this builder
+   */
+  public final B jmxName(String jmxName) {
+    limits.jmxName(jmxName);
+    return self();
+  }
+
+  /**
+   * The time a call may take in all: waiting for a connection (and connecting), its retries, and
+   * the call itself until its reply. When it passes, the call fails with a {@link
+   * CallDeadlineException} that says whether it was still waiting for a connection or in the call,
+   * with the pool state; that class says how each pool ends a call in flight. {@link
+   * ThriftClientPool#lease()} is not bounded. Zero: no deadline; the borrow timeout and the
+   * connection's timeouts bound the parts. One call may carry its own deadline instead (the {@code
+   * call(Duration, ...)} methods of each pool), in place of this one. Default zero.
+   *
+   * @param callDeadline {@code >= 0}
+   * @return this builder
+   */
+  public final B callDeadline(Duration callDeadline) {
+    limits.callDeadline(callDeadline);
+    return self();
+  }
+
+  /**
+   * How long a connection may sit idle before the evictor closes it. Zero keeps idle connections
+   * forever. Default 10 min.
+   *
+   * @param idleTimeout {@code >= 0}
+   * @return this builder
+   */
+  public final B idleTimeout(Duration idleTimeout) {
+    idle.timeout(idleTimeout);
+    return self();
+  }
+
+  /**
+   * Time between evictor runs, which close connections idle for longer than {@link
+   * #idleTimeout(Duration)}, validate the others and top up {@link #minIdlePerEndpoint(int)}. Zero
+   * turns the evictor off. Default 30 s.
+   *
+   * @param evictionInterval {@code >= 0}
+   * @return this builder
+   */
+  public final B evictionInterval(Duration evictionInterval) {
+    idle.evictionInterval(evictionInterval);
+    return self();
+  }
+
+  /**
+   * Idle connections the evictor opens and keeps per endpoint (needs a non-zero {@link
+   * #evictionInterval(Duration)}); not used by {@link ThriftChannelPool}. Default 0.
+   *
+   * @param minIdlePerEndpoint {@code >= 0}, {@code <= maxIdlePerEndpoint}
+   * @return this builder
+   */
+  public final B minIdlePerEndpoint(int minIdlePerEndpoint) {
+    idle.minPerEndpoint(minIdlePerEndpoint);
+    return self();
+  }
+
+  /**
+   * Whether an idle connection is checked before it is lent: open, no unread bytes, the peer has
+   * not closed it (where the transport lets us look without blocking), and the {@link
+   * #validator(Predicate)}, if any. No request is sent. Default {@code true}.
+   *
+   * @param testOnBorrow whether to check on borrow
+   * @return this builder
+   */
+  public final B testOnBorrow(boolean testOnBorrow) {
+    idle.testOnBorrow(testOnBorrow);
+    return self();
+  }
+
+  /**
+   * The share of recent calls that may be retried on another endpoint: over the last {@link
+   * #retryBudgetWindow(Duration)}, a pool retries at most {@code ratio × calls +
+   * retryBudgetMinPerSecond × window seconds} times. Zero, with {@link
+   * #retryBudgetMinPerSecond(int)} zero, turns retries off. Default 0.1.
+   *
+   * @param ratio retries per call, {@code >= 0} and {@code <= 1000}
+   * @return this builder
+   */
+  public final B retryBudgetRatio(double ratio) {
+    retryBudget.ratio(ratio);
+    return self();
+  }
+
+  /**
+   * Retries per second a pool may make whatever its number of calls, the retry budget's floor (see
+   * {@link #retryBudgetRatio(double)}); a reserve over the window: with the defaults, up to 100
+   * retries in 10 s on top of the share of calls. Default 10.
+   *
+   * @param minPerSecond retries per second, {@code >= 0}
+   * @return this builder
+   */
+  public final B retryBudgetMinPerSecond(int minPerSecond) {
+    retryBudget.minRetriesPerSecond(minPerSecond);
+    return self();
+  }
+
+  /**
+   * The sliding window over which the retry budget counts calls and retries, kept in ten slices:
+   * counts older than the window are forgotten one slice at a time. Default 10 s.
+   *
+   * @param window {@code >= 10ms}
+   * @return this builder
+   */
+  public final B retryBudgetWindow(Duration window) {
+    retryBudget.window(window);
+    return self();
+  }
+
+  /**
+   * How long an endpoint is skipped after it failed to connect; each consecutive failure doubles
+   * it, up to {@link #maxBackoff(Duration)}. When the time is up, one call probes the endpoint by
+   * connecting to it; exactly one probe at a time goes to a down endpoint, and only a probe that
+   * gets a connection brings it back. Each back-off is drawn at random from the 20% below its value
+   * (1 s: between 0.8 and 1 s), so that clients that lost an endpoint together do not probe it in
+   * step. Default 1 s.
+   *
+   * @param backoff {@code > 0}
+   * @return this builder
+   */
+  public final B backoff(Duration backoff) {
+    health.backoff(backoff);
+    return self();
+  }
+
+  /**
+   * The longest an endpoint is skipped after consecutive connect failures: the ceiling of the
+   * doubling back-off, so a down endpoint is probed again no later than this after its last
+   * failure. While every endpoint is down a pool refuses calls at once ({@link PoolException}), so
+   * after a long outage callers may be refused for up to this long after the server accepts again;
+   * a longer ceiling spares a dead endpoint at that cost. Ejected endpoints have their own ceiling,
+   * {@link #maxEjectionBackoff(Duration)}. Default 2 s.
+   *
+   * @param maxBackoff {@code >= backoff}
+   * @return this builder
+   */
+  public final B maxBackoff(Duration maxBackoff) {
+    health.maxBackoff(maxBackoff);
+    return self();
+  }
+
+  /**
+   * The longest an ejected endpoint ({@link #ejectAfterConsecutiveFailures(int)}) is skipped: the
+   * back-off doubles from {@link #backoff(Duration)} with each ejection that follows without a
+   * successful call in between, up to this. An ejected endpoint accepts connections but fails
+   * calls, so it is kept out longer than a dead one. Default 30 s.
+   *
+   * @param maxEjectionBackoff {@code >= backoff}
+   * @return this builder
+   */
+  public final B maxEjectionBackoff(Duration maxEjectionBackoff) {
+    health.maxEjectionBackoff(maxEjectionBackoff);
+    return self();
+  }
+
+  /**
+   * Outlier ejection: an endpoint whose calls fail in transport this many times in a row
+   * (connection closed or reset, timed out, reply out of step; not declared IDL exceptions nor
+   * {@code TApplicationException}s, which are answers) is taken out as a failed connect takes it
+   * out, for {@link #backoff(Duration)} doubling up to {@link #maxEjectionBackoff(Duration)}; then
+   * one call probes it. Counted in {@link PoolStats#ejections()}. The last endpoint up is never
+   * ejected. Zero turns ejection off. Default 5.
+   *
+   * @param ejectAfterConsecutiveFailures {@code >= 0}
+   * @return this builder
+   */
+  public final B ejectAfterConsecutiveFailures(int ejectAfterConsecutiveFailures) {
+    health.ejectAfterConsecutiveFailures(ejectAfterConsecutiveFailures);
     return self();
   }
 
@@ -122,11 +375,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
-   * An extra check of an idle connection before it is lent (when {@link
-   * IdleConnectionsConfig#testOnBorrow()}) and by the evictor; {@code false} or an exception closes
-   * the connection. It runs outside the pool's locks, and must not call the server unless the IDL
-   * has a method meant for it. Default none: a connection is checked for being open and holding no
-   * unread bytes.
+   * An extra check of an idle connection before it is lent (when {@link #testOnBorrow(boolean)})
+   * and by the evictor; {@code false} or an exception closes the connection. It runs outside the
+   * pool's locks, and must not call the server unless the IDL has a method meant for it. Default
+   * none: a connection is checked for being open and holding no unread bytes.
    *
    * @param validator a check, or {@code null} for none
    * @return this builder
@@ -150,8 +402,10 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * reply is read to the end, or when the pool learns of its failure; {@link ThriftChannelPool}
    * reads each request's header once the endpoint is chosen, and the reply's outcome from its
    * bytes. The first two need a protocol whose generated code runs through a decorator: not {@code
-   * TTupleProtocol} ({@code build()} refuses it). Channels whose {@link
-   * io.thriftnio.core.ClientOptions} carry interceptors run theirs too, below the pool's.
+   * TTupleProtocol} ({@code build()} refuses it). This is a pool's one place for interceptors:
+   * {@code build()} refuses {@link #options(ClientOptions)} that carry their own. (Channels that a
+   * {@link ThriftChannelPool.Builder#channelFactory channelFactory} opens with interceptors of
+   * their own run them too, below the pool's.)
    *
    * @param interceptors the chain, first to run first, empty for none; neither it nor an element
    *     may be {@code null}
@@ -165,7 +419,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   /**
    * Declares the methods that may run twice: after a transport error (the connection broke or timed
    * out, so the request may have reached the server) a call of one of them is retried once on
-   * another endpoint, taking the retry from the budget ({@link RetryBudgetConfig#ratio()}); {@link
+   * another endpoint, taking the retry from the budget ({@link #retryBudgetRatio(double)}); {@link
    * ThriftChannelPool.Builder#hedgeAfter(java.time.Duration)} hedges only these. Calls of other
    * methods are never retried once their request may have been written; every call is retried,
    * within the budget, when its connect failed. Replaces any declaration before. Default: none.
@@ -204,8 +458,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * time that server call's caller stops waiting ({@link
    * io.thriftnio.core.ServerCallContext#timeRemaining()}, from its {@value
    * io.thriftnio.core.CallHeaders#CLIENT_TIMEOUT} header): the call's deadline is then the sooner
-   * of its own ({@link PoolConfig#callDeadline()}, or the one given to the call) and that time, and
-   * a call whose inherited deadline has passed already fails at once with a {@link
+   * of its own ({@link #callDeadline(Duration)}, or the one given to the call) and that time, and a
+   * call whose inherited deadline has passed already fails at once with a {@link
    * CallDeadlineException} that says so, without sending anything. Default {@code true}; a server
    * call without a deadline leaves the call's own.
    *
@@ -271,7 +525,12 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
     for (int i = 0; i < endpoints.size(); i++) {
       Checks.notNull("endpoints[" + i + "]", endpoints.get(i));
     }
-    Checks.notNull("config", config);
+    config =
+        limits
+            .idleConnections(idle.build())
+            .retryBudget(retryBudget.build())
+            .endpointHealth(health.build())
+            .build();
     Checks.notNull("metrics", metrics);
     Checks.notNull("options", options());
     Checks.nonNegative("maxConnectionAge", maxConnectionAge);

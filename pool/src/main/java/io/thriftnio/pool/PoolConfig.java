@@ -20,7 +20,7 @@ import java.time.Duration;
  *     .build();
  * }</pre>
  */
-public final class PoolConfig {
+final class PoolConfig {
 
   /** Default {@link Builder#maxTotal(int)}: {@value}. */
   public static final int DEFAULT_MAX_TOTAL = 64;
@@ -367,7 +367,7 @@ public final class PoolConfig {
       Checks.nonNegative("maxIdlePerEndpoint", maxIdlePerEndpoint);
       atMost("maxIdlePerEndpoint", maxIdlePerEndpoint, "maxPerEndpoint", maxPerEndpoint);
       atMost(
-          "idleConnections.minPerEndpoint",
+          "minIdlePerEndpoint",
           idleConnections.minPerEndpoint(),
           "maxIdlePerEndpoint",
           maxIdlePerEndpoint);

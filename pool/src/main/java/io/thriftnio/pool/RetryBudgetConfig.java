@@ -23,7 +23,7 @@ import java.util.Objects;
  *     .build();
  * }</pre>
  */
-public final class RetryBudgetConfig {
+final class RetryBudgetConfig {
 
   /**
    * Default {@link Builder#ratio(double)}: {@value}, one retry for every ten calls, as in Finagle's
@@ -168,12 +168,12 @@ public final class RetryBudgetConfig {
      */
     public RetryBudgetConfig build() {
       if (!(ratio >= 0 && ratio <= 1000)) {
-        throw new SettingException("ratio", ratio, ">= 0 and <= 1000");
+        throw new SettingException("retryBudgetRatio", ratio, ">= 0 and <= 1000");
       }
-      Checks.nonNegative("minRetriesPerSecond", minRetriesPerSecond);
-      Checks.notNull("window", window);
+      Checks.nonNegative("retryBudgetMinPerSecond", minRetriesPerSecond);
+      Checks.notNull("retryBudgetWindow", window);
       if (window.compareTo(MIN_WINDOW) < 0) {
-        throw new SettingException("window", window, ">= " + MIN_WINDOW);
+        throw new SettingException("retryBudgetWindow", window, ">= " + MIN_WINDOW);
       }
       return new RetryBudgetConfig(this);
     }

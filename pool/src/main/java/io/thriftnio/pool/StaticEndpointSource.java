@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /** A fixed list, published once when started. */
 final class StaticEndpointSource implements EndpointSource {
@@ -27,12 +28,12 @@ final class StaticEndpointSource implements EndpointSource {
   }
 
   @Override
-  public void start(Listener listener) {
+  public void start(Consumer<List<InetSocketAddress>> listener) {
     Checks.notNull("listener", listener);
     if (!started.compareAndSet(false, true)) {
       throw new IllegalStateException(this + " was started already (expected: one pool each)");
     }
-    listener.endpointsChanged(endpoints);
+    listener.accept(endpoints);
   }
 
   @Override

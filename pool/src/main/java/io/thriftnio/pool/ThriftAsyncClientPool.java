@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import org.apache.thrift.TException;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.async.TAsyncClient;
+import org.apache.thrift.async.TAsyncClientFactory;
 import org.apache.thrift.async.TAsyncClientManager;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TNonblockingTransport;
@@ -30,8 +32,8 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *
  * <pre>{@code
  * ThriftAsyncClientPool<BenchService.AsyncClient> pool =
- *     ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
- *         .endpoint(new InetSocketAddress("10.0.0.7", 9090))
+ *     ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+ *         .endpoints(new InetSocketAddress("10.0.0.7", 9090))
  *         .build();
  * CompletableFuture<ByteBuffer> reply = pool.call((client, callback) -> client.echo(payload, callback));
  * BenchService.AsyncIface iface = pool.asyncIface(BenchService.AsyncIface.class);
@@ -60,18 +62,18 @@ import org.apache.thrift.transport.TNonblockingTransport;
  *
  * <p>A stock {@code TNonblockingSocket} gives no signal when the peer closes it while idle (an idle
  * client is registered with no selector), so such a connection is found at the next borrow ({@link
- * IdleConnectionsConfig#testOnBorrow()}, which peeks the socket) or by the evictor, not when it
+ * PoolBuilder#testOnBorrow(boolean)}, which peeks the socket) or by the evictor, not when it
  * closes.
  *
  * <p><b>Never blocks the caller.</b> {@link #call} and the methods of an {@link #asyncIface} or
  * {@link #futureIface} proxy return at once, so they may be called from an event-loop or selector
  * thread or a completion callback running there. A free connection is taken on the calling thread
  * (no thread hop); otherwise the call waits, as a future, in a queue of at most {@link
- * PoolConfig#borrowQueueCapacity()} calls served in arrival order as connections free or open, and
- * fails with {@link PoolTimeoutException} after {@link PoolConfig#borrowTimeout()}; a call that
- * finds the queue full fails at once with a {@link PoolException}. Connections are opened by up to
- * four connector threads of the pool ({@code thrift-nio-pool-connect}), never on the caller's
- * thread.
+ * PoolBuilder#borrowQueueCapacity(int)} calls served in arrival order as connections free or open,
+ * and fails with {@link PoolTimeoutException} after {@link
+ * PoolBuilder#borrowTimeout(java.time.Duration)}; a call that finds the queue full fails at once
+ * with a {@link PoolException}. Connections are opened by up to four connector threads of the pool
+ * ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
  * PoolClosedException}.
@@ -83,12 +85,10 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   public static final int DEFAULT_SELECTOR_THREADS = 2;
 
   /**
-   * The generated async client's constructor, {@code BenchService.AsyncClient::new}.
-   *
-   * @param <A> the generated async client type
+   * Creates a client on a manager's selector over a connected socket; the generated constructor.
    */
   @FunctionalInterface
-  public interface AsyncClientFactory<A extends TAsyncClient> {
+  interface AsyncClientFactory<A extends TAsyncClient> {
     /**
      * Creates a client.
      *
@@ -165,13 +165,20 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   /**
    * A builder.
    *
-   * @param clientFactory the generated async client's constructor, {@code
-   *     BenchService.AsyncClient::new}
+   * @param clientFactory the generated async client's factory constructor, {@code
+   *     BenchService.AsyncClient.Factory::new}: given the selector thread's manager and the
+   *     protocol, it makes the clients of one connection
    * @param <A> the generated async client type
    * @return a new builder
    */
-  public static <A extends TAsyncClient> Builder<A> builder(AsyncClientFactory<A> clientFactory) {
-    return new Builder<>(clientFactory);
+  public static <A extends TAsyncClient> Builder<A> builder(
+      BiFunction<TAsyncClientManager, TProtocolFactory, ? extends TAsyncClientFactory<A>>
+          clientFactory) {
+    return new Builder<>(
+        clientFactory == null // refused at build()
+            ? null
+            : (protocols, manager, transport) ->
+                clientFactory.apply(manager, protocols).getAsyncClient(transport));
   }
 
   /**
@@ -194,11 +201,11 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
   /**
    * Like {@link #call(AsyncCall)}, with {@code deadline} in place of {@link
-   * PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming request's
-   * budget. It bounds the wait in the queue (or a connect), the call, and a retry together, exactly
-   * as the pool's deadline does: the future fails with {@link CallDeadlineException} when it
-   * passes, and the client's call timeout is cut to end the call just after it. The borrow timeout
-   * still applies when it is shorter. Never blocks the caller.
+   * PoolBuilder#callDeadline(java.time.Duration)} for this call only, e.g. the time left of an
+   * incoming request's budget. It bounds the wait in the queue (or a connect), the call, and a
+   * retry together, exactly as the pool's deadline does: the future fails with {@link
+   * CallDeadlineException} when it passes, and the client's call timeout is cut to end the call
+   * just after it. The borrow timeout still applies when it is shorter. Never blocks the caller.
    *
    * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
    * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
@@ -307,6 +314,13 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
 
   /**
    * Builds a {@link ThriftAsyncClientPool}.
+   *
+   * <p>It has no {@code io(ClientIo)}, unlike the other two pools' builders: a generated {@code
+   * TAsyncClient} runs only on libthrift's {@code TAsyncClientManager} selector over a {@code
+   * TNonblockingSocket}, which this pool opens itself ({@link #selectorThreads(int)}); it cannot
+   * run on Netty's or Grizzly's IO threads. For pooled async calls over this library's transports,
+   * use {@link ThriftChannelPool.Builder#io(io.thriftnio.core.ClientIo)}, whose {@code asyncIface}
+   * and {@code futureIface} proxies serve the same generated interfaces.
    *
    * @param <A> the generated async client type
    */

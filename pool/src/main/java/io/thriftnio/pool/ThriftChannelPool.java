@@ -22,8 +22,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <pre>{@code
  * ThriftChannelPool<BenchService.Client> pool =
- *     ThriftChannelPool.builder(BenchService.Client::new, endpoint -> connectSomehow(endpoint))
- *         .endpoint(new InetSocketAddress("10.0.0.7", 9090))
+ *     ThriftChannelPool.builder(BenchService.Client::new)
+ *         .io(io)
+ *         .endpoints(new InetSocketAddress("10.0.0.7", 9090))
  *         .maxCallsInFlightPerConnection(64)
  *         .build();
  * CompletableFuture<ByteBuffer> reply =
@@ -37,11 +38,11 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * <p>Each call goes to the least loaded open connection of the chosen endpoint that has fewer than
  * {@link Builder#maxCallsInFlightPerConnection(int)} calls in flight; a new connection is opened
  * when all are full and the limits allow; otherwise the call waits in the pool's queue up to {@link
- * PoolConfig#borrowTimeout()}. A connection that closes (the peer closed or reset it) leaves the
- * pool at once, from its {@link ThriftChannel#whenClosed} event. A connection is closed when an
- * exchange on it fails (timeout, transport failure) or its reply carries another call's name or
- * sequence id; the calls it still carried fail with it. Declared IDL exceptions, {@code
- * TApplicationException}s, and requests the channel refuses before writing them ({@link
+ * PoolBuilder#borrowTimeout(java.time.Duration)}. A connection that closes (the peer closed or
+ * reset it) leaves the pool at once, from its {@link ThriftChannel#whenClosed} event. A connection
+ * is closed when an exchange on it fails (timeout, transport failure) or its reply carries another
+ * call's name or sequence id; the calls it still carried fail with it. Declared IDL exceptions,
+ * {@code TApplicationException}s, and requests the channel refuses before writing them ({@link
  * io.thriftnio.core.FrameSizeException} for a request above its frame limit, {@code
  * IllegalArgumentException}) fail only their own call and leave it open. Encoding and decoding go
  * through the generated {@code Client}'s {@code send_x} / {@code recv_x} (core's {@link
@@ -55,14 +56,14 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * methods of an {@link #asyncIface} or {@link #futureIface} proxy return at once, so they may be
  * called from an event-loop or selector thread or a completion callback running there. A free
  * connection is taken on the calling thread (no thread hop); otherwise the call waits, as a future,
- * in a queue of at most {@link PoolConfig#borrowQueueCapacity()} calls served in arrival order as
- * connections free or open, and fails with {@link PoolTimeoutException} after {@link
- * PoolConfig#borrowTimeout()}; a call that finds the queue full fails at once with a {@link
- * PoolException}. Connections are opened by up to four connector threads of the pool ({@code
- * thrift-nio-pool-connect}), never on the caller's thread.
+ * in a queue of at most {@link PoolBuilder#borrowQueueCapacity(int)} calls served in arrival order
+ * as connections free or open, and fails with {@link PoolTimeoutException} after {@link
+ * PoolBuilder#borrowTimeout(java.time.Duration)}; a call that finds the queue full fails at once
+ * with a {@link PoolException}. Connections are opened by up to four connector threads of the pool
+ * ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>{@link PoolStats#active()} counts connections with calls in flight; {@link
- * IdleConnectionsConfig#minPerEndpoint()} and {@link PoolConfig#maxIdlePerEndpoint()} do not apply
+ * PoolBuilder#minIdlePerEndpoint(int)} and {@link PoolBuilder#maxIdlePerEndpoint(int)} do not apply
  * (a shared connection is idle only between calls); idle connections are closed by the idle
  * timeout. Thread-safe; {@link #close()} is idempotent.
  *
@@ -110,50 +111,32 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.inheritDeadline(b.inheritDeadline());
     pool.hedgeAfter(b.hedgeAfter);
     pool.maxConnectionAge(b.maxConnectionAge());
-    if (b.onIo || b.optionsGiven()) {
+    if (b.io != null || b.optionsGiven()) {
       pool.callTimeout(b.options().callTimeout());
     }
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 
   /**
-   * A builder.
-   *
-   * @param clientFactory the generated client's two-protocol constructor, {@code
-   *     BenchService.Client::new}, used to encode and decode
-   * @param channelFactory opens connections
-   * @param <C> the generated client type
-   * @return a new builder
-   */
-  public static <C extends TServiceClient> Builder<C> builder(
-      BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
-    return new Builder<>(clientFactory, channelFactory);
-  }
-
-  /**
-   * A builder whose connections are channels of this library's transports on these IO threads:
-   * {@code io.openChannel(endpoint, options)} with {@link PoolBuilder#options(ClientOptions)}, so
-   * switching between Netty and Grizzly changes only the IO threads.
+   * A builder. Say what opens the connections with {@link Builder#io(ClientIo)} (this library's
+   * channels) or {@link Builder#channelFactory(ChannelFactory)} (channels of your own).
    *
    * <pre>{@code
    * ThriftChannelPool<BenchService.Client> pool =
-   *     ThriftChannelPool.builder(BenchService.Client::new, io)
-   *         .endpoint(address)
+   *     ThriftChannelPool.builder(BenchService.Client::new)
+   *         .io(io)
+   *         .endpoints(address)
    *         .build();
    * }</pre>
    *
    * @param clientFactory the generated client's two-protocol constructor, {@code
    *     BenchService.Client::new}, used to encode and decode
-   * @param io the transport's client IO threads; the pool does not close them
    * @param <C> the generated client type
    * @return a new builder
    */
   public static <C extends TServiceClient> Builder<C> builder(
-      BiFunction<TProtocol, TProtocol, C> clientFactory, ClientIo io) {
-    Builder<C> b = new Builder<>(clientFactory, null);
-    b.io = io;
-    b.onIo = true;
-    return b;
+      BiFunction<TProtocol, TProtocol, C> clientFactory) {
+    return new Builder<>(clientFactory);
   }
 
   /**
@@ -175,9 +158,9 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
 
   /**
    * Like {@link #call(AsyncClients.Send, AsyncClients.Receive)}, with {@code deadline} in place of
-   * {@link PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming
-   * request's budget. It bounds the wait in the queue (or a connect), the call, and a retry or
-   * hedge together, exactly as the pool's deadline does: the future fails with {@link
+   * {@link PoolBuilder#callDeadline(java.time.Duration)} for this call only, e.g. the time left of
+   * an incoming request's budget. It bounds the wait in the queue (or a connect), the call, and a
+   * retry or hedge together, exactly as the pool's deadline does: the future fails with {@link
    * CallDeadlineException} when it passes, and the call keeps its slot on the shared connection
    * until its reply comes (and is discarded). The borrow timeout still applies when it is shorter.
    * Returns at once.
@@ -317,27 +300,61 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public static final class Builder<C extends TServiceClient>
       extends PoolBuilder<ThriftChannel, Builder<C>> {
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
-    private final ChannelFactory channelFactory;
+    private ChannelFactory channelFactory;
     private int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
     private Duration hedgeAfter = Duration.ZERO;
     private ClientIo io;
-    private boolean onIo; // built with ClientIo: the pool opens channels on it with the options
 
-    private Builder(
-        BiFunction<TProtocol, TProtocol, C> clientFactory, ChannelFactory channelFactory) {
+    private Builder(BiFunction<TProtocol, TProtocol, C> clientFactory) {
       this.clientFactory = clientFactory;
-      this.channelFactory = channelFactory;
     }
 
     MultiplexedPool.Opener connector() {
-      return onIo ? endpoint -> io.openChannel(endpoint, options()) : channelFactory::connect;
+      if (io == null) {
+        return channelFactory::connect;
+      }
+      // The pool's limit is the one setting: each channel is opened to carry exactly that many.
+      ClientOptions options =
+          options().toBuilder()
+              .maxCallsInFlightPerConnection(maxCallsInFlightPerConnection)
+              .build();
+      return endpoint -> io.openChannel(endpoint, options);
+    }
+
+    /**
+     * Opens the connections as channels of this library's transports on these IO threads: {@code
+     * io.openChannel(endpoint, options)} with {@link #options(ClientOptions)}, so switching between
+     * Netty and Grizzly changes only the IO threads. This or {@link
+     * #channelFactory(ChannelFactory)} is required; no default.
+     *
+     * @param io the transport's client IO threads; the pool does not close them
+     * @return this builder
+     */
+    public Builder<C> io(ClientIo io) {
+      this.io = io;
+      return this;
+    }
+
+    /**
+     * Opens the connections with a factory of the caller's (another {@link ThriftChannel}
+     * implementation), which then decides every connection setting but the {@link
+     * ClientOptions#callbackExecutor()} and {@link ClientOptions#callTimeout()}: {@code build()}
+     * refuses options it would ignore. Instead of {@link #io(ClientIo)}; no default.
+     *
+     * @param channelFactory opens one channel to an endpoint
+     * @return this builder
+     */
+    public Builder<C> channelFactory(ChannelFactory channelFactory) {
+      this.channelFactory = channelFactory;
+      return this;
     }
 
     /**
      * Calls one connection carries at once: the pool opens another connection (up to {@link
-     * PoolConfig#maxPerEndpoint()}) rather than put more on one. With {@link #builder(BiFunction,
-     * ClientIo)}, at most the channels' own {@link ClientOptions#maxCallsInFlightPerConnection()}.
-     * Default {@value #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
+     * #maxPerEndpoint(int)}) rather than put more on one. The one place for this limit in a pool:
+     * channels opened on {@link #io(ClientIo)} are opened with it, and {@code build()} refuses
+     * {@link ClientOptions#maxCallsInFlightPerConnection()} set in the pool's options. Default
+     * {@value #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
      *
      * @param maxCallsInFlightPerConnection {@code > 0}
      * @return this builder
@@ -350,11 +367,11 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     /**
      * Hedged requests for the methods declared {@link PoolBuilder#idempotent(String...)
      * idempotent}: when no reply has come this long after such a call was sent, the same request
-     * goes to another endpoint, taken from the retry budget ({@link RetryBudgetConfig#ratio()},
-     * counted in {@link PoolStats#retries()}); the first reply wins and the other is dropped when
-     * it arrives. A call makes at most one extra attempt, hedge or retry. Set it near the p95 or
-     * p99 latency of the method: it trims the tail at the cost of that share of extra requests.
-     * Zero turns hedging off. Default zero.
+     * goes to another endpoint, taken from the retry budget ({@link
+     * PoolBuilder#retryBudgetRatio(double)}, counted in {@link PoolStats#retries()}); the first
+     * reply wins and the other is dropped when it arrives. A call makes at most one extra attempt,
+     * hedge or retry. Set it near the p95 or p99 latency of the method: it trims the tail at the
+     * cost of that share of extra requests. Zero turns hedging off. Default zero.
      *
      * @param hedgeAfter {@code >= 0}
      * @return this builder
@@ -368,8 +385,10 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      * Builds the pool. No connection is opened until the first call.
      *
      * @return the pool
-     * @throws IllegalArgumentException if neither endpoints nor an endpoint source was given, or
-     *     both
+     * @throws SettingException naming the first setting refused: no endpoints nor source, or both;
+     *     neither or both of {@code io} and {@code channelFactory}; a value out of range; a setting
+     *     of the options that the pool sets itself (interceptors, maxCallsInFlightPerConnection) or
+     *     a channel factory would ignore
      */
     public ThriftChannelPool<C> build() {
       Checks.notNull("clientFactory", clientFactory);
@@ -377,20 +396,27 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       Checks.positive("maxCallsInFlightPerConnection", maxCallsInFlightPerConnection);
       Checks.nonNegative("hedgeAfter", hedgeAfter);
       endpointSource();
-      if (onIo) {
-        Checks.notNull("io", io);
-        int channelLimit = options().maxCallsInFlightPerConnection();
-        if (maxCallsInFlightPerConnection > channelLimit) {
-          throw new SettingException(
-              "maxCallsInFlightPerConnection",
-              maxCallsInFlightPerConnection,
-              "<= "
-                  + channelLimit
-                  + ", the channels' own options.maxCallsInFlightPerConnection, which would"
-                  + " refuse the rest");
-        }
-      } else {
-        Checks.notNull("channelFactory", channelFactory);
+      if ((io == null) == (channelFactory == null)) {
+        throw new SettingException(
+            "io", io, "exactly one of io and channelFactory (given: " + channelFactory + ")");
+      }
+      ClientOptions o = options();
+      if (o.maxCallsInFlightPerConnection()
+          != ThriftChannel.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION) {
+        throw new SettingException(
+            "options.maxCallsInFlightPerConnection",
+            o.maxCallsInFlightPerConnection(),
+            "unset: the pool's own maxCallsInFlightPerConnection ("
+                + maxCallsInFlightPerConnection
+                + ") is the limit of its channels");
+      }
+      if (!o.interceptors().isEmpty()) {
+        throw new SettingException(
+            "options.interceptors",
+            o.interceptors(),
+            "unset: a pool's interceptors go to its builder's interceptors(..)");
+      }
+      if (channelFactory != null) {
         refuseConnectionSettings("the ChannelFactory " + channelFactory);
       }
       return new ThriftChannelPool<>(this);

@@ -20,8 +20,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * <pre>{@code
  * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
- *     .endpoint(new InetSocketAddress("10.0.0.7", 9090))
- *     .config(PoolConfig.builder().maxPerEndpoint(64).build())
+ *     .endpoints(new InetSocketAddress("10.0.0.7", 9090))
+ *     .maxPerEndpoint(64)
  *     .build();
  *
  * ByteBuffer reply = pool.call(client -> client.echo(payload));     // borrow, call, return
@@ -38,15 +38,15 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * the wrong sequence id, an unexpected exception) the connection is closed: its stream may hold
  * half a reply. The error reaches the caller unchanged.
  *
- * <p>Borrowing picks an endpoint ({@link PoolConfig#balancer()}); a failed connect marks it down
- * for a back-off and the borrow moves on, within the retry budget ({@link
- * RetryBudgetConfig#ratio()}). A call is never retried once its request may have been written,
- * except through {@link #iface} for a method declared {@link PoolBuilder#idempotent(String...)
- * idempotent}: once, on another endpoint, within the same budget.
+ * <p>Borrowing picks an endpoint ({@link PoolBuilder#balancer(Balancer)}); a failed connect marks
+ * it down for a back-off and the borrow moves on, within the retry budget ({@link
+ * PoolBuilder#retryBudgetRatio(double)}). A call is never retried once its request may have been
+ * written, except through {@link #iface} for a method declared {@link
+ * PoolBuilder#idempotent(String...) idempotent}: once, on another endpoint, within the same budget.
  *
  * <p>An idle connection the peer closed leaves at once when its transport reports it ({@link
  * io.thriftnio.core.CloseAware}, this library's TLS transports); otherwise it is found at the next
- * borrow ({@link IdleConnectionsConfig#testOnBorrow()}) or by the evictor.
+ * borrow ({@link PoolBuilder#testOnBorrow(boolean)}) or by the evictor.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *
@@ -138,8 +138,8 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
    * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}
    * @param <R> the result
    * @return what {@code call} returned
-   * @throws CallDeadlineException if {@link PoolConfig#callDeadline()} passed, waiting for a
-   *     connection or in the call (whose connection is then closed under it)
+   * @throws CallDeadlineException if {@link PoolBuilder#callDeadline(java.time.Duration)} passed,
+   *     waiting for a connection or in the call (whose connection is then closed under it)
    * @throws PoolTimeoutException if no connection became available within the borrow timeout
    * @throws PoolException if the pool is closed, no endpoint is up, or the wait was interrupted
    *     (the interrupt flag is then set again)
@@ -153,9 +153,10 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
 
   /**
    * Like {@link #call(ClientCall)}, with {@code deadline} in place of {@link
-   * PoolConfig#callDeadline()} for this call only, e.g. the time left of an incoming request's
-   * budget. It bounds the wait for a connection (or a connect), the call, and a retry together,
-   * exactly as the pool's deadline does; the borrow timeout still applies when it is shorter.
+   * PoolBuilder#callDeadline(java.time.Duration)} for this call only, e.g. the time left of an
+   * incoming request's budget. It bounds the wait for a connection (or a connect), the call, and a
+   * retry together, exactly as the pool's deadline does; the borrow timeout still applies when it
+   * is shorter.
    *
    * @param deadline how long the whole call may take from now; {@code > 0}, to nanosecond precision
    * @param call what to do with the client, e.g. {@code c -> c.echo(payload)}

@@ -11,14 +11,15 @@
  *       where one connection carries many calls in flight.
  * </ul>
  *
- * <p>Limits and health are configured once, in {@link io.thriftnio.pool.PoolConfig}. No type of the
- * underlying pool library appears in this package's API.
+ * <p>Limits and health are configured once, in the pool builder ({@link
+ * io.thriftnio.pool.PoolBuilder}). No type of the underlying pool library appears in this package's
+ * API.
  *
  * <p><b>Blocking.</b> The sync {@link io.thriftnio.pool.ThriftClientPool} borrows on the calling
- * thread, which waits up to {@link io.thriftnio.pool.PoolConfig#borrowTimeout()} plus a connect:
- * never call it from an event-loop or selector thread. The async pools never block the caller:
- * their calls wait, as futures, in a bounded queue ({@link
- * io.thriftnio.pool.PoolConfig#borrowQueueCapacity()}), and connect on threads of their own.
+ * thread, which waits up to {@link io.thriftnio.pool.PoolBuilder#borrowTimeout(java.time.Duration)}
+ * plus a connect: never call it from an event-loop or selector thread. The async pools never block
+ * the caller: their calls wait, as futures, in a bounded queue ({@link
+ * io.thriftnio.pool.PoolBuilder#borrowQueueCapacity(int)}), and connect on threads of their own.
  *
  * <p><b>Layout.</b> The implementation lives here too, in package-private classes (the call policy
  * {@code CallPolicy}, {@code SyncCalls} and {@code AsyncCalls}; the books {@code EndpointPool} and

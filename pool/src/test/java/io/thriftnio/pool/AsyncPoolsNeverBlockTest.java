@@ -56,19 +56,22 @@ class AsyncPoolsNeverBlockTest {
 
   /** Completes on the Netty IO thread: the reply's thread runs the next call. */
   private static ThriftChannelPool<BenchService.Client> channelPool(PoolConfig config) {
-    return ThriftChannelPool.builder(BenchService.Client::new, resources)
-        .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())
-        .endpoint(server.address())
-        .config(config)
+    return PoolSettings.with(
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
+                .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())
+                .endpoints(server.address()),
+            config)
         .maxCallsInFlightPerConnection(1)
         .build();
   }
 
   /** Completes callbacks on the selector threads of the stock async client. */
   private static ThriftAsyncClientPool<BenchService.AsyncClient> clientPool(PoolConfig config) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-        .endpoint(server.address())
-        .config(config)
+    return PoolSettings.with(
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(server.address()),
+            config)
         .options(ClientOptions.builder().callbackExecutor(Runnable::run).build())
         .selectorThreads(1)
         .build();
@@ -157,14 +160,14 @@ class AsyncPoolsNeverBlockTest {
     CountDownLatch connectMayFinish = new CountDownLatch(1);
     Set<String> connectThreads = ConcurrentHashMap.newKeySet();
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(
-                BenchService.Client::new,
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .channelFactory(
                 endpoint -> {
                   connectThreads.add(Thread.currentThread().getName());
                   connectMayFinish.await(); // a slow connect
                   return resources.openChannel(endpoint, ClientOptions.defaults());
                 })
-            .endpoint(server.address())
+            .endpoints(server.address())
             .build()) {
       CompletableFuture<Long> reply =
           pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);

@@ -84,8 +84,8 @@ class AsyncReplyBoundTest {
       throws Exception {
     try (DeclaringServer server = new DeclaringServer(declared);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(server.address())
                 .options(
                     ClientOptions.builder().wireKind(wireKind).maxFrameSize(MAX_FRAME_SIZE).build())
                 .build()) {

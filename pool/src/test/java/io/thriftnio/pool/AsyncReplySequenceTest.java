@@ -40,8 +40,8 @@ class AsyncReplySequenceTest {
   void aDuplicateReplyCannotAnswerTheNextCall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .build()) {
       peer.mode = StubPeer.Mode.STALE_FIRST;
       assertThat(echo(pool, "one").get(10, TimeUnit.SECONDS)).isEqualTo("one");
@@ -85,8 +85,8 @@ class AsyncReplySequenceTest {
         };
     try (THeaderStubPeer peer = new THeaderStubPeer(staleFirst, false);
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .options(ClientOptions.builder().wireKind(WireKind.HEADER).build())
                 .build()) {
       assertThat(echo(pool, "one").get(10, TimeUnit.SECONDS)).isEqualTo("one");
@@ -118,8 +118,8 @@ class AsyncReplySequenceTest {
   void eachCallOnAConnectionHasItsOwnSequenceId() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .build()) {
       for (int i = 0; i < 5; i++) {
         assertThat(echo(pool, "call " + i).get(10, TimeUnit.SECONDS)).isEqualTo("call " + i);

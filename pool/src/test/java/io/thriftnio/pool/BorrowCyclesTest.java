@@ -30,7 +30,7 @@ class BorrowCyclesTest {
             StockServer.Kind.THREADED_SELECTOR, new BenchService.Processor<>(new BenchHandler()))) {
       // Warm up first: class loading opens jars, which must not count as leaked descriptors.
       try (ThriftClientPool<BenchService.Client> warmUp =
-          ThriftClientPool.builder(BenchService.Client::new).endpoint(server.address()).build()) {
+          ThriftClientPool.builder(BenchService.Client::new).endpoints(server.address()).build()) {
         try (ThriftClientPool.Lease<BenchService.Client> lease = warmUp.lease()) {
           lease.invalidate();
         }
@@ -41,14 +41,11 @@ class BorrowCyclesTest {
       CountingTransports transports = new CountingTransports(Duration.ofSeconds(10));
       ThriftClientPool<BenchService.Client> pool =
           ThriftClientPool.builder(BenchService.Client::new)
-              .endpoint(server.address())
+              .endpoints(server.address())
               .transportFactory(transports)
-              .config(
-                  PoolConfig.builder()
-                      .maxPerEndpoint(8)
-                      .maxIdlePerEndpoint(4)
-                      .borrowTimeout(Duration.ofSeconds(20))
-                      .build())
+              .maxPerEndpoint(8)
+              .maxIdlePerEndpoint(4)
+              .borrowTimeout(Duration.ofSeconds(20))
               .build();
       LongAdder injected = new LongAdder();
       LongAdder calls = new LongAdder();

@@ -34,12 +34,9 @@ class BorrowTimeoutCauseTest {
                         .connectTimeout(Duration.ofSeconds(5))
                         .callTimeout(Duration.ofSeconds(10))
                         .build())
-                .config(
-                    PoolConfig.builder()
-                        .maxPerEndpoint(1)
-                        .maxIdlePerEndpoint(1)
-                        .borrowTimeout(Duration.ofMillis(300))
-                        .build())
+                .maxPerEndpoint(1)
+                .maxIdlePerEndpoint(1)
+                .borrowTimeout(Duration.ofMillis(300))
                 .build()) {
       CountDownLatch gate = new CountDownLatch(1);
       peer.replyGate = gate; // the live endpoint's one connection stays busy
@@ -81,19 +78,16 @@ class BorrowTimeoutCauseTest {
     InetSocketAddress dead = new InetSocketAddress("127.0.0.1", StubPeer.unusedPort());
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(peer.address(), dead)
                 .options(
                     ClientOptions.builder()
                         .connectTimeout(Duration.ofSeconds(5))
                         .callTimeout(Duration.ofSeconds(10))
                         .build())
-                .config(
-                    PoolConfig.builder()
-                        .maxPerEndpoint(1)
-                        .maxIdlePerEndpoint(1)
-                        .borrowTimeout(Duration.ofMillis(300))
-                        .build())
+                .maxPerEndpoint(1)
+                .maxIdlePerEndpoint(1)
+                .borrowTimeout(Duration.ofMillis(300))
                 .build()) {
       CountDownLatch gate = new CountDownLatch(1);
       peer.replyGate = gate; // the live endpoint's one connection stays busy

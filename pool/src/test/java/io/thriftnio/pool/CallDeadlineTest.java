@@ -47,9 +47,9 @@ class CallDeadlineTest {
   void syncPoolWaitAndCall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
-                .config(config())
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new).endpoints(peer.address()),
+                    config())
                 .build()) {
       long start;
       try (ThriftClientPool.Lease<BenchService.Client> held = pool.lease()) {
@@ -83,9 +83,10 @@ class CallDeadlineTest {
   void asyncPoolWaitAndCall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
-                .config(config())
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpoints(peer.address()),
+                    config())
                 .build()) {
       // The one connection open first: the first call below takes it at once, the second waits.
       assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)).isZero();
@@ -113,9 +114,11 @@ class CallDeadlineTest {
   void channelPoolWaitAndCall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                .endpoint(peer.address())
-                .config(config())
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(SocketThriftChannel::connect)
+                        .endpoints(peer.address()),
+                    config())
                 .maxCallsInFlightPerConnection(1)
                 .build()) {
       // The one connection open first: the first call below takes it at once, the second waits.
@@ -163,15 +166,11 @@ class CallDeadlineTest {
     try (StubPeer a = StubPeer.start();
         StubPeer b = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                 .endpoints(a.address(), b.address())
-                .config(
-                    PoolConfig.builder()
-                        .callDeadline(DEADLINE)
-                        // one counted failure would eject
-                        .endpointHealth(
-                            EndpointHealthConfig.builder().ejectAfterConsecutiveFailures(1).build())
-                        .build())
+                .callDeadline(DEADLINE)
+                // one counted failure would eject
+                .ejectAfterConsecutiveFailures(1)
                 .build()) {
       a.replyGate = new CountDownLatch(1);
       b.replyGate = new CountDownLatch(1);

@@ -20,14 +20,11 @@ class ClosedConnectionsLeaveTest {
     try (StubPeer peer = StubPeer.start();
         NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(peer.address())
-                .config(
-                    PoolConfig.builder()
-                        .idleConnections(
-                            IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
-                        .build())
+                .endpoints(peer.address())
+                .evictionInterval(Duration.ZERO)
                 .maxCallsInFlightPerConnection(1)
                 .build()) {
       // Three connections, then idle.

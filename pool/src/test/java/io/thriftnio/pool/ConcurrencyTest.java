@@ -110,10 +110,11 @@ class ConcurrencyTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftClientPool<BenchService.Client> pool =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.address())
-                .transportFactory(transports)
-                .config(config())
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new)
+                        .endpoints(server.address())
+                        .transportFactory(transports),
+                    config())
                 .metrics(metrics)
                 .build()) {
       BenchService.Iface iface = pool.iface(BenchService.Iface.class);
@@ -148,9 +149,10 @@ class ConcurrencyTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.address())
-                .config(config())
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpoints(server.address()),
+                    config())
                 .metrics(metrics)
                 .selectorThreads(2)
                 .build()) {
@@ -184,15 +186,16 @@ class ConcurrencyTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
-                    e -> {
-                      SocketThriftChannel c = SocketThriftChannel.connect(e);
-                      channels.add(c);
-                      return c;
-                    })
-                .endpoint(server.address())
-                .config(config())
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(
+                            e -> {
+                              SocketThriftChannel c = SocketThriftChannel.connect(e);
+                              channels.add(c);
+                              return c;
+                            })
+                        .endpoints(server.address()),
+                    config())
                 .metrics(metrics)
                 .maxCallsInFlightPerConnection(8)
                 .build()) {

@@ -37,7 +37,7 @@ class ConnectionAgeingTest {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .maxConnectionAge(AGE)
                 .build()) {
       Load load = Load.run(() -> pool.<Long>call(c -> c.fired()), pool::stats);
@@ -49,8 +49,8 @@ class ConnectionAgeingTest {
   void asyncPoolReplacesAgedConnectionsWithoutFailingACall() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .maxConnectionAge(AGE)
                 .build()) {
       Load load =
@@ -65,9 +65,10 @@ class ConnectionAgeingTest {
     try (StubPeer peer = StubPeer.start();
         NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .maxCallsInFlightPerConnection(1) // several connections, as the other pools
                 .maxConnectionAge(AGE)
                 .build()) {
@@ -86,9 +87,10 @@ class ConnectionAgeingTest {
     try (StubPeer peer = StubPeer.start();
         NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .maxConnectionAge(Duration.ofMillis(50))
                 .build()) {
       // Longer than the age (plus its jitter): the connection ages under the call.
@@ -115,7 +117,7 @@ class ConnectionAgeingTest {
   void withoutAnAgeConnectionsAreKept() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
-            ThriftClientPool.builder(BenchService.Client::new).endpoint(peer.address()).build()) {
+            ThriftClientPool.builder(BenchService.Client::new).endpoints(peer.address()).build()) {
       for (int i = 0; i < 20; i++) {
         pool.<Long>call(c -> c.fired());
       }
@@ -129,7 +131,7 @@ class ConnectionAgeingTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(new java.net.InetSocketAddress("127.0.0.1", 1))
+                    .endpoints(new java.net.InetSocketAddress("127.0.0.1", 1))
                     .maxConnectionAge(Duration.ofSeconds(-1))
                     .build())
         .isInstanceOf(IllegalArgumentException.class)

@@ -63,7 +63,7 @@ class DeclaredExceptionKeepsConnectionTest {
   @Test
   void syncPool() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
-        ThriftClientPool.builder(BenchService.Client::new).endpoint(endpoint).build()) {
+        ThriftClientPool.builder(BenchService.Client::new).endpoints(endpoint).build()) {
       for (int i = 0; i < CALLS; i++) {
         int code = i;
         assertThatThrownBy(() -> pool.run(c -> c.fail(code, "declared")))
@@ -84,8 +84,8 @@ class DeclaredExceptionKeepsConnectionTest {
       names = {"FRAMED", "HEADER"})
   void asyncPool(WireKind wireKind) throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(endpoint)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(endpoint)
             .options(ClientOptions.builder().wireKind(wireKind).build())
             .build()) {
       for (int i = 0; i < CALLS; i++) {
@@ -107,9 +107,10 @@ class DeclaredExceptionKeepsConnectionTest {
   void channelPool() throws Exception {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(ClientOptions.defaults())
-                .endpoint(endpoint)
+                .endpoints(endpoint)
                 .build()) {
       for (int i = 0; i < CALLS; i++) {
         int code = i;

@@ -94,9 +94,9 @@ class EndpointSourceTest {
     switch (kind) {
       case SYNC:
         ThriftClientPool<BenchService.Client> sync =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpointSource(source)
-                .config(CONFIG)
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new).endpointSource(source),
+                    CONFIG)
                 .build();
         return face(
             ms ->
@@ -106,17 +106,20 @@ class EndpointSourceTest {
             sync);
       case ASYNC_CLIENT:
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpointSource(source)
-                .config(CONFIG)
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpointSource(source),
+                    CONFIG)
                 .build();
         return face(ms -> async.<Void>call((c, cb) -> c.sleep(ms, cb)), async::endpoints, async);
       default:
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
-                .options(ClientOptions.defaults())
-                .endpointSource(source)
-                .config(CONFIG)
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .io(resources)
+                        .options(ClientOptions.defaults())
+                        .endpointSource(source),
+                    CONFIG)
                 .maxCallsInFlightPerConnection(4)
                 .build();
         return face(
@@ -270,7 +273,7 @@ class EndpointSourceTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(a)
+                    .endpoints(a)
                     .endpointSource(new ManualEndpointSource(a))
                     .build())
         .isInstanceOf(IllegalArgumentException.class)

@@ -32,17 +32,18 @@ class FaultInjectionTest {
 
   private static ThriftClientPool<BenchService.Client> syncPool(
       ClientTransportFactory transports, PoolConfig config, InetSocketAddress... endpoints) {
-    return ThriftClientPool.builder(BenchService.Client::new)
-        .transportFactory(transports)
-        .endpoints(endpoints)
-        .config(config)
+    return PoolSettings.with(
+            ThriftClientPool.builder(BenchService.Client::new)
+                .transportFactory(transports)
+                .endpoints(endpoints),
+            config)
         .build();
   }
 
   private static ThriftAsyncClientPool<BenchService.AsyncClient> asyncPool(
       StubPeer peer, Duration callTimeout) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-        .endpoint(peer.address())
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+        .endpoints(peer.address())
         .options(ClientOptions.builder().callTimeout(callTimeout).build())
         .build();
   }
@@ -360,9 +361,10 @@ class FaultInjectionTest {
             .build();
     StubPeer peer = StubPeer.start();
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(peer.address())
-            .config(config)
+        PoolSettings.with(
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(peer.address()),
+                config)
             .options(ClientOptions.builder().callTimeout(Duration.ofSeconds(5)).build())
             .build()) {
       CountDownLatch before = new CountDownLatch(100);

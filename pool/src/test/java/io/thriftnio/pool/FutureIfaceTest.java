@@ -44,9 +44,10 @@ class FutureIfaceTest {
   private static FuturePool open(Pool kind, StubPeer peer) {
     if (kind == Pool.ASYNC) {
       ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-              .endpoint(peer.address())
-              .config(deadline())
+          PoolSettings.with(
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                      .endpoints(peer.address()),
+                  deadline())
               .build();
       return new FuturePool() {
         @Override
@@ -61,9 +62,11 @@ class FutureIfaceTest {
       };
     }
     ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-            .endpoint(peer.address())
-            .config(deadline())
+        PoolSettings.with(
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .channelFactory(SocketThriftChannel::connect)
+                    .endpoints(peer.address()),
+                deadline())
             .build();
     return new FuturePool() {
       @Override
@@ -174,8 +177,9 @@ class FutureIfaceTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                .endpoint(server.address())
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .channelFactory(SocketThriftChannel::connect)
+                .endpoints(server.address())
                 .build()) {
       CompletableFuture<Void> slept =
           pool.callVoid(c -> c.send_sleep(1), BenchService.Client::recv_sleep);
@@ -215,8 +219,8 @@ class FutureIfaceTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(server.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(server.address())
                 .build()) {
       CompletableFuture<Void> slept = pool.call((c, cb) -> c.sleep(1, cb));
       assertThat(slept.get(10, TimeUnit.SECONDS)).isNull();

@@ -23,9 +23,8 @@ class HealthAndBalancingTest {
 
   private static ThriftClientPool<BenchService.Client> pool(
       PoolConfig config, InetSocketAddress... endpoints) {
-    return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoints(endpoints)
-        .config(config)
+    return PoolSettings.with(
+            ThriftClientPool.builder(BenchService.Client::new).endpoints(endpoints), config)
         .build();
   }
 
@@ -51,8 +50,8 @@ class HealthAndBalancingTest {
   void asyncTestOnBorrowDropsIdleClientsThePeerClosed() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .build()) {
       CompletableFuture<Long> first = pool.call((c, cb) -> c.fired(cb));
       assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
@@ -73,7 +72,7 @@ class HealthAndBalancingTest {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .validator(client -> !reject.getAndSet(false))
                 .build()) {
       pool.<Long>call(c -> c.fired());
@@ -90,7 +89,7 @@ class HealthAndBalancingTest {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .validator(client -> false)
                 .build()) {
       assertThatThrownBy(() -> pool.<Long>call(c -> c.fired()))

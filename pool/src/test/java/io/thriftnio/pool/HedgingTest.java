@@ -20,9 +20,11 @@ class HedgingTest {
 
   private static ThriftChannelPool<BenchService.Client> pool(
       PoolConfig config, InetSocketAddress... endpoints) {
-    return ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-        .endpoints(endpoints)
-        .config(config)
+    return PoolSettings.with(
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .channelFactory(SocketThriftChannel::connect)
+                .endpoints(endpoints),
+            config)
         .idempotent("echo")
         .hedgeAfter(Duration.ofMillis(100))
         .build();

@@ -64,9 +64,10 @@ class HttpPoolTest {
   void syncPoolCallsOverHttpFromManyThreads() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(server.localAddress())
+            .endpoints(server.localAddress())
             .transportFactory(ClientTransportFactory.of(resources, HTTP))
-            .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
+            .maxPerEndpoint(4)
+            .maxIdlePerEndpoint(4)
             .build()) {
       ExecutorService callers = Executors.newFixedThreadPool(8);
       try {
@@ -99,10 +100,12 @@ class HttpPoolTest {
   @Test
   void channelPoolCarriesManyCallsInFlightOnFewHttpConnections() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(resources)
             .options(HTTP)
-            .endpoint(server.localAddress())
-            .config(PoolConfig.builder().maxPerEndpoint(2).maxIdlePerEndpoint(2).build())
+            .endpoints(server.localAddress())
+            .maxPerEndpoint(2)
+            .maxIdlePerEndpoint(2)
             .maxCallsInFlightPerConnection(64)
             .build()) {
       List<CompletableFuture<ByteBuffer>> calls = new ArrayList<>();

@@ -79,9 +79,9 @@ class IdempotentRetryTest {
       case SYNC:
         {
           ThriftClientPool<BenchService.Client> p =
-              ThriftClientPool.builder(BenchService.Client::new)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftClientPool.builder(BenchService.Client::new).endpoints(endpoints),
+                      config)
                   .idempotent("echo")
                   .build();
           BenchService.Iface iface = p.iface(BenchService.Iface.class);
@@ -110,9 +110,10 @@ class IdempotentRetryTest {
       case ASYNC:
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> p =
-              ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                          .endpoints(endpoints),
+                      config)
                   .idempotent(name -> name.equals("echo"))
                   .build();
           BenchService.AsyncIface iface = p.asyncIface(BenchService.AsyncIface.class);
@@ -144,18 +145,21 @@ class IdempotentRetryTest {
         }
       case ASYNC_FUTURE:
         return futures(
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoints(endpoints)
-                .config(config)
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpoints(endpoints),
+                    config)
                 .idempotent("echo")
                 .build(),
             ThriftAsyncClientPool::futureIface,
             ThriftAsyncClientPool::stats);
       case CHANNEL_FUTURE:
         return futures(
-            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                .endpoints(endpoints)
-                .config(config)
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(SocketThriftChannel::connect)
+                        .endpoints(endpoints),
+                    config)
                 .idempotent("echo")
                 .build(),
             ThriftChannelPool::futureIface,
@@ -163,9 +167,11 @@ class IdempotentRetryTest {
       default:
         {
           ThriftChannelPool<BenchService.Client> p =
-              ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftChannelPool.builder(BenchService.Client::new)
+                          .channelFactory(SocketThriftChannel::connect)
+                          .endpoints(endpoints),
+                      config)
                   .idempotent("echo")
                   .build();
           return new Calls() {
@@ -314,14 +320,15 @@ class IdempotentRetryTest {
     try (StubPeer refusing = StubPeer.start();
         StubPeer healthy = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
-                    endpoint -> {
-                      SocketThriftChannel c = SocketThriftChannel.connect(endpoint);
-                      return endpoint.equals(refusing.address()) ? refusingAsClosed(c) : c;
-                    })
-                .endpoints(refusing.address(), healthy.address())
-                .config(config().build())
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(
+                            endpoint -> {
+                              SocketThriftChannel c = SocketThriftChannel.connect(endpoint);
+                              return endpoint.equals(refusing.address()) ? refusingAsClosed(c) : c;
+                            })
+                        .endpoints(refusing.address(), healthy.address()),
+                    config().build())
                 .build()) {
       TradeReport report =
           pool.call(c -> c.send_get_last_sale("ACME"), BenchService.Client::recv_get_last_sale)

@@ -2,11 +2,12 @@ package io.thriftnio.pool;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** An endpoint source a test publishes by hand. */
 final class ManualEndpointSource implements EndpointSource {
   private final List<InetSocketAddress> initial;
-  private volatile Listener listener;
+  private volatile Consumer<List<InetSocketAddress>> listener;
   private volatile boolean closed;
 
   ManualEndpointSource(InetSocketAddress... initial) {
@@ -14,13 +15,13 @@ final class ManualEndpointSource implements EndpointSource {
   }
 
   @Override
-  public void start(Listener listener) {
+  public void start(Consumer<List<InetSocketAddress>> listener) {
     this.listener = listener;
-    listener.endpointsChanged(initial);
+    listener.accept(initial);
   }
 
   void publish(InetSocketAddress... endpoints) {
-    listener.endpointsChanged(List.of(endpoints));
+    listener.accept(List.of(endpoints));
   }
 
   boolean isClosed() {

@@ -38,7 +38,7 @@ class MultiplexedReplyNameTest {
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(
                     p -> new BenchService.Client(new TMultiplexedProtocol(p, "bench")))
-                .endpoint(server.localAddress())
+                .endpoints(server.localAddress())
                 .build()) {
       ByteBuffer reply = pool.call(c -> c.echo(ByteBuffer.wrap(new byte[] {1, 2, 3})));
       assertThat(reply.remaining()).isEqualTo(3);

@@ -185,9 +185,10 @@ class NotRunElsewhereTest {
     try (StubPeer refusing = StubPeer.start();
         StubPeer healthy = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpoints(refusing.address(), healthy.address())
-                .config(config().build())
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new)
+                        .endpoints(refusing.address(), healthy.address()),
+                    config().build())
                 .build()) {
       refusing.mode = StubPeer.Mode.NOT_RUN;
       assertThatThrownBy(() -> pool.call(c -> c.get_last_sale("ACME")))

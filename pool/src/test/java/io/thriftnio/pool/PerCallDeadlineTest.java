@@ -64,9 +64,9 @@ class PerCallDeadlineTest {
   private static void syncPool(Duration poolDeadline) throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
-                .config(config(poolDeadline))
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new).endpoints(peer.address()),
+                    config(poolDeadline))
                 .build()) {
       try (ThriftClientPool.Lease<BenchService.Client> held = pool.lease()) {
         long start = System.nanoTime();
@@ -112,9 +112,10 @@ class PerCallDeadlineTest {
   private static void asyncPool(Duration poolDeadline) throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
-                .config(config(poolDeadline))
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpoints(peer.address()),
+                    config(poolDeadline))
                 .build()) {
       // The one connection open first: the first call below takes it at once, the second waits.
       assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS)).isZero();
@@ -158,9 +159,11 @@ class PerCallDeadlineTest {
   private static void channelPool(Duration poolDeadline) throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                .endpoint(peer.address())
-                .config(config(poolDeadline))
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(SocketThriftChannel::connect)
+                        .endpoints(peer.address()),
+                    config(poolDeadline))
                 .maxCallsInFlightPerConnection(1)
                 .build()) {
       // The one connection open first: the first call below takes it at once, the second waits.
@@ -210,10 +213,10 @@ class PerCallDeadlineTest {
   void aDeadlineMustBePositive() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> sync =
-            ThriftClientPool.builder(BenchService.Client::new).endpoint(peer.address()).build();
+            ThriftClientPool.builder(BenchService.Client::new).endpoints(peer.address()).build();
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .build()) {
       assertThatThrownBy(() -> sync.<Long>call(Duration.ZERO, c -> c.fired()))
           .isInstanceOf(IllegalArgumentException.class)
@@ -228,8 +231,9 @@ class PerCallDeadlineTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("deadline: PT0S (expected: > 0)");
       try (ThriftChannelPool<BenchService.Client> channels =
-          ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-              .endpoint(peer.address())
+          ThriftChannelPool.builder(BenchService.Client::new)
+              .channelFactory(SocketThriftChannel::connect)
+              .endpoints(peer.address())
               .build()) {
         assertThatThrownBy(
                 () ->

@@ -29,21 +29,22 @@ class PoolBuildersTest {
   @Test
   void aBadValueFailsAtBuildNotAtTheSetter() {
     ThriftClientPool.Builder<BenchService.Client> b =
-        ThriftClientPool.builder(BenchService.Client::new).endpoint(null);
+        ThriftClientPool.builder(BenchService.Client::new).endpoints(null);
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("endpoints[0]: null (expected: not null)");
     assertThatThrownBy(
             () ->
-                ThriftChannelPool.builder(BenchService.Client::new, NettyClientIo.shared())
-                    .endpoint(NOWHERE)
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(NettyClientIo.shared())
+                    .endpoints(NOWHERE)
                     .maxCallsInFlightPerConnection(0)
                     .build())
         .hasMessage("maxCallsInFlightPerConnection: 0 (expected: > 0)");
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                    .endpoint(NOWHERE)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(NOWHERE)
                     .selectorThreads(0)
                     .build())
         .hasMessage("selectorThreads: 0 (expected: > 0)");
@@ -54,7 +55,7 @@ class PoolBuildersTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(NOWHERE)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.defaults())
                     .transportFactory(endpoint -> null)
                     .build())
@@ -64,7 +65,7 @@ class PoolBuildersTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(NOWHERE)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().interceptors(List.of(NOOP)).build())
                     .build())
         .hasMessageStartingWith("options.interceptors: [")
@@ -72,7 +73,7 @@ class PoolBuildersTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(NOWHERE)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
                     .build())
         .hasMessageStartingWith("wireKind: HTTP (expected: FRAMED, UNFRAMED or FRAMED with tls");
@@ -82,7 +83,7 @@ class PoolBuildersTest {
   void theSyncPoolOpensStockSocketsFromTheOptions() {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(NOWHERE)
+            .endpoints(NOWHERE)
             .options(
                 ClientOptions.builder()
                     .connectTimeout(Duration.ofSeconds(2))
@@ -104,22 +105,35 @@ class PoolBuildersTest {
   }
 
   @Test
-  void theChannelPoolKeepsItsLimitWithinTheChannels() {
+  void theChannelPoolHasOneLimitPerConnectionItsOwn() {
     assertThatThrownBy(
             () ->
-                ThriftChannelPool.builder(BenchService.Client::new, NettyClientIo.shared())
-                    .endpoint(NOWHERE)
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(NettyClientIo.shared())
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().maxCallsInFlightPerConnection(16).build())
                     .maxCallsInFlightPerConnection(32)
                     .build())
         .isInstanceOf(SettingException.class)
         .hasMessage(
-            "maxCallsInFlightPerConnection: 32 (expected: <= 16, the channels' own"
-                + " options.maxCallsInFlightPerConnection, which would refuse the rest)");
+            "options.maxCallsInFlightPerConnection: 16 (expected: unset: the pool's own"
+                + " maxCallsInFlightPerConnection (32) is the limit of its channels)");
     assertThatThrownBy(
             () ->
-                ThriftChannelPool.builder(BenchService.Client::new, endpoint -> null)
-                    .endpoint(NOWHERE)
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(NettyClientIo.shared())
+                    .endpoints(NOWHERE)
+                    .options(ClientOptions.builder().interceptors(List.of(NOOP)).build())
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessageStartingWith("options.interceptors: [")
+        .hasMessageEndingWith(
+            "(expected: unset: a pool's interceptors go to its builder's" + " interceptors(..))");
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .channelFactory(endpoint -> null)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().tls(TLS).build())
                     .build())
         .hasMessageStartingWith("options.tls: ")
@@ -127,11 +141,82 @@ class PoolBuildersTest {
   }
 
   @Test
+  void theChannelPoolTakesExactlyOneWayToOpenChannels() {
+    assertThatThrownBy(
+            () -> ThriftChannelPool.builder(BenchService.Client::new).endpoints(NOWHERE).build())
+        .isInstanceOf(SettingException.class)
+        .hasMessage("io: null (expected: exactly one of io and channelFactory (given: null))");
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(NettyClientIo.shared())
+                    .channelFactory(endpoint -> null)
+                    .endpoints(NOWHERE)
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessageStartingWith("io: ")
+        .hasMessageContaining("(expected: exactly one of io and channelFactory (given: ");
+  }
+
+  @Test
+  void pluralSettersReplaceLikeEveryOtherSetter() {
+    InetSocketAddress other = new InetSocketAddress("127.0.0.1", 10);
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoints(NOWHERE)
+            .endpoints(other)
+            .interceptors(List.of(NOOP))
+            .interceptors(List.of())
+            .build()) {
+      assertThat(pool.endpoints()).containsExactly(other);
+    }
+  }
+
+  @Test
+  void theFlatSettingsAreCheckedAtBuildUnderTheirSettersNames() {
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoints(NOWHERE)
+                    .maxIdlePerEndpoint(2)
+                    .minIdlePerEndpoint(3)
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessage("minIdlePerEndpoint: 3 (expected: <= maxIdlePerEndpoint: 2)");
+    assertThatThrownBy(
+            () ->
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(NettyClientIo.shared())
+                    .endpoints(NOWHERE)
+                    .retryBudgetRatio(-1)
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessage("retryBudgetRatio: -1.0 (expected: >= 0 and <= 1000)");
+    assertThatThrownBy(
+            () ->
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(NOWHERE)
+                    .backoff(Duration.ofSeconds(3))
+                    .maxBackoff(Duration.ofSeconds(2))
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessage("maxBackoff: PT2S (expected: >= backoff: PT3S)");
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoints(NOWHERE)
+                    .idleTimeout(Duration.ofSeconds(-1))
+                    .build())
+        .isInstanceOf(SettingException.class)
+        .hasMessageStartingWith("idleTimeout: PT-1S (expected: >= 0");
+  }
+
+  @Test
   void theAsyncPoolRefusesWhatStockAsyncClientsCannotDo() {
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                    .endpoint(NOWHERE)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().tls(TLS).build())
                     .build())
         .isInstanceOf(SettingException.class)
@@ -141,8 +226,8 @@ class PoolBuildersTest {
                 + " ignore it)");
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                    .endpoint(NOWHERE)
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(NOWHERE)
                     .options(ClientOptions.builder().wireKind(WireKind.UNFRAMED).build())
                     .build())
         .hasMessage(

@@ -110,28 +110,31 @@ class PoolCallbacksTest {
     switch (kind) {
       case SYNC:
         ThriftClientPool<BenchService.Client> sync =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpointSource(source)
-                .config(config)
+            PoolSettings.with(
+                    ThriftClientPool.builder(BenchService.Client::new).endpointSource(source),
+                    config)
                 .metrics(metrics)
                 .build();
         sync.run(c -> c.sleep(0));
         return sync;
       case ASYNC_CLIENT:
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpointSource(source)
-                .config(config)
+            PoolSettings.with(
+                    ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                        .endpointSource(source),
+                    config)
                 .metrics(metrics)
                 .build();
         async.<Void>call((c, cb) -> c.sleep(0, cb)).get(10, TimeUnit.SECONDS);
         return async;
       default:
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
-                .options(ClientOptions.defaults())
-                .endpointSource(source)
-                .config(config)
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .io(resources)
+                        .options(ClientOptions.defaults())
+                        .endpointSource(source),
+                    config)
                 .metrics(metrics)
                 .build();
         channels
@@ -187,19 +190,22 @@ class PoolCallbacksTest {
     Supplier<PoolStats> stats;
     if (kind == Kind.ASYNC_CLIENT) {
       ThriftAsyncClientPool<BenchService.AsyncClient> async =
-          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-              .endpointSource(EndpointSource.of(a))
-              .config(config)
+          PoolSettings.with(
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                      .endpointSource(EndpointSource.of(a)),
+                  config)
               .build();
       pool = async;
       call = () -> async.<Void>call((c, cb) -> c.sleep(20, cb));
       stats = async::stats;
     } else {
       ThriftChannelPool<BenchService.Client> channels =
-          ThriftChannelPool.builder(BenchService.Client::new, resources)
-              .options(ClientOptions.defaults())
-              .endpointSource(EndpointSource.of(a))
-              .config(config)
+          PoolSettings.with(
+                  ThriftChannelPool.builder(BenchService.Client::new)
+                      .io(resources)
+                      .options(ClientOptions.defaults())
+                      .endpointSource(EndpointSource.of(a)),
+                  config)
               .maxCallsInFlightPerConnection(1)
               .build();
       pool = channels;
@@ -260,9 +266,10 @@ class PoolCallbacksTest {
     Runnable call;
     if (kind == Kind.SYNC) {
       ThriftClientPool<BenchService.Client> sync =
-          ThriftClientPool.builder(BenchService.Client::new)
-              .endpointSource(EndpointSource.of(a))
-              .config(config)
+          PoolSettings.with(
+                  ThriftClientPool.builder(BenchService.Client::new)
+                      .endpointSource(EndpointSource.of(a)),
+                  config)
               .validator(validator)
               .build();
       pool = sync;
@@ -270,9 +277,10 @@ class PoolCallbacksTest {
       call = () -> unchecked(() -> sync.run(c -> c.sleep(0)));
     } else if (kind == Kind.ASYNC_CLIENT) {
       ThriftAsyncClientPool<BenchService.AsyncClient> async =
-          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-              .endpointSource(EndpointSource.of(a))
-              .config(config)
+          PoolSettings.with(
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                      .endpointSource(EndpointSource.of(a)),
+                  config)
               .validator(validator)
               .build();
       pool = async;
@@ -283,10 +291,12 @@ class PoolCallbacksTest {
                   () -> async.<Void>call((c, cb) -> c.sleep(0, cb)).get(10, TimeUnit.SECONDS));
     } else {
       ThriftChannelPool<BenchService.Client> channels =
-          ThriftChannelPool.builder(BenchService.Client::new, resources)
-              .options(ClientOptions.defaults())
-              .endpointSource(EndpointSource.of(a))
-              .config(config)
+          PoolSettings.with(
+                  ThriftChannelPool.builder(BenchService.Client::new)
+                      .io(resources)
+                      .options(ClientOptions.defaults())
+                      .endpointSource(EndpointSource.of(a)),
+                  config)
               .validator(validator)
               .build();
       pool = channels;

@@ -69,7 +69,10 @@ class PoolCannotServeTest {
   @Test
   void syncPoolOneEndpoint() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
-        ThriftClientPool.builder(BenchService.Client::new).endpoint(one).options(OPTIONS).build()) {
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoints(one)
+            .options(OPTIONS)
+            .build()) {
       assertCannotServe(failureOf(pool), one);
     }
   }
@@ -77,7 +80,7 @@ class PoolCannotServeTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
             .endpoints(one, two)
             .options(OPTIONS)
             .build()) {
@@ -90,7 +93,8 @@ class PoolCannotServeTest {
   void channelPool() throws Exception {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(OPTIONS)
                 .endpoints(one, two)
                 .build()) {

@@ -86,15 +86,15 @@ class PoolConfigTest {
   void idleConnectionsAtTheBoundary() {
     assertThat(IdleConnectionsConfig.builder().timeout(Duration.ZERO).build().timeout()).isZero();
     assertThatThrownBy(() -> IdleConnectionsConfig.builder().timeout(Duration.ofMillis(-1)).build())
-        .hasMessageStartingWith("timeout: PT-0.001S (expected: >= 0");
+        .hasMessageStartingWith("idleTimeout: PT-0.001S (expected: >= 0");
     assertThatThrownBy(
             () -> IdleConnectionsConfig.builder().evictionInterval(Duration.ofMillis(-1)).build())
         .hasMessageStartingWith("evictionInterval: PT-0.001S (expected: >= 0");
     assertThatThrownBy(() -> IdleConnectionsConfig.builder().minPerEndpoint(-1).build())
-        .hasMessage("minPerEndpoint: -1 (expected: >= 0)");
+        .hasMessage("minIdlePerEndpoint: -1 (expected: >= 0)");
     IdleConnectionsConfig nine = IdleConnectionsConfig.builder().minPerEndpoint(9).build();
     assertThatThrownBy(() -> PoolConfig.builder().idleConnections(nine).build())
-        .hasMessage("idleConnections.minPerEndpoint: 9 (expected: <= maxIdlePerEndpoint: 8)");
+        .hasMessage("minIdlePerEndpoint: 9 (expected: <= maxIdlePerEndpoint: 8)");
     assertThat(
             PoolConfig.builder()
                 .maxIdlePerEndpoint(8)
@@ -179,19 +179,19 @@ class PoolConfigTest {
     assertThat(off.ratio()).isZero();
     assertThat(RetryBudgetConfig.builder().ratio(1000).build().ratio()).isEqualTo(1000);
     assertThatThrownBy(() -> RetryBudgetConfig.builder().ratio(1000.5).build())
-        .hasMessage("ratio: 1000.5 (expected: >= 0 and <= 1000)");
+        .hasMessage("retryBudgetRatio: 1000.5 (expected: >= 0 and <= 1000)");
     assertThatThrownBy(() -> RetryBudgetConfig.builder().ratio(-0.1).build())
-        .hasMessage("ratio: -0.1 (expected: >= 0 and <= 1000)");
+        .hasMessage("retryBudgetRatio: -0.1 (expected: >= 0 and <= 1000)");
     assertThatThrownBy(() -> RetryBudgetConfig.builder().ratio(Double.NaN).build())
-        .hasMessage("ratio: NaN (expected: >= 0 and <= 1000)");
+        .hasMessage("retryBudgetRatio: NaN (expected: >= 0 and <= 1000)");
     assertThatThrownBy(() -> RetryBudgetConfig.builder().minRetriesPerSecond(-1).build())
-        .hasMessage("minRetriesPerSecond: -1 (expected: >= 0)");
+        .hasMessage("retryBudgetMinPerSecond: -1 (expected: >= 0)");
     assertThat(RetryBudgetConfig.builder().window(Duration.ofMillis(10)).build().window())
         .isEqualTo(Duration.ofMillis(10));
     assertThatThrownBy(() -> RetryBudgetConfig.builder().window(Duration.ofMillis(9)).build())
-        .hasMessage("window: PT0.009S (expected: >= PT0.01S)");
+        .hasMessage("retryBudgetWindow: PT0.009S (expected: >= PT0.01S)");
     assertThatThrownBy(() -> RetryBudgetConfig.builder().window(null).build())
-        .hasMessage("window: null (expected: not null)");
+        .hasMessage("retryBudgetWindow: null (expected: not null)");
   }
 
   @Test

@@ -43,7 +43,8 @@ class PoolHostileServerTest extends HostileServerSuite {
             (options, hostile, healthy) -> {
               ManualEndpointSource source = new ManualEndpointSource(hostile);
               ThriftChannelPool<BenchService.Client> pool =
-                  ThriftChannelPool.builder(BenchService.Client::new, netty)
+                  ThriftChannelPool.builder(BenchService.Client::new)
+                      .io(netty)
                       .endpointSource(source)
                       .options(options)
                       .build();
@@ -59,7 +60,7 @@ class PoolHostileServerTest extends HostileServerSuite {
             (options, hostile, healthy) -> {
               ManualEndpointSource source = new ManualEndpointSource(hostile);
               ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .endpointSource(source)
                       .options(options)
                       .build();

@@ -125,7 +125,7 @@ class PoolInterceptorsTest {
   void syncPoolOnePairPerThriftCallEvenInOneLambda() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(endpoint)
+            .endpoints(endpoint)
             .interceptors(chain)
             .build()) {
       pool.run(
@@ -156,7 +156,7 @@ class PoolInterceptorsTest {
     try (StubPeer peer = StubPeer.start();
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .options(
                     ClientOptions.builder()
                         .connectTimeout(Duration.ofSeconds(5))
@@ -181,8 +181,8 @@ class PoolInterceptorsTest {
   @Test
   void asyncClientPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(endpoint)
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(endpoint)
             .interceptors(chain)
             .build()) {
       pool.<ByteBuffer>call((c, cb) -> c.echo(ByteBuffer.allocate(3), cb))
@@ -207,8 +207,8 @@ class PoolInterceptorsTest {
   void asyncClientPoolTellsTimeouts() throws Exception {
     try (StubPeer peer = StubPeer.start();
         ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(peer.address())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(peer.address())
                 .options(ClientOptions.builder().callTimeout(Duration.ofMillis(300)).build())
                 .interceptors(List.of(inner))
                 .build()) {
@@ -225,9 +225,10 @@ class PoolInterceptorsTest {
   void channelPool() throws Exception {
     try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(endpoint)
+                .endpoints(endpoint)
                 .interceptors(chain)
                 .build()) {
       pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)
@@ -263,9 +264,10 @@ class PoolInterceptorsTest {
     try (StubPeer peer = StubPeer.start();
         NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.builder().callTimeout(Duration.ofMillis(300)).build())
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .interceptors(List.of(inner))
                 .build()) {
       peer.mode = StubPeer.Mode.STALL;
@@ -284,7 +286,7 @@ class PoolInterceptorsTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(endpoint)
+                    .endpoints(endpoint)
                     .protocol(new TTupleProtocol.Factory())
                     .interceptors(chain)
                     .build())
@@ -294,7 +296,7 @@ class PoolInterceptorsTest {
     assertThatThrownBy(
             () ->
                 ThriftClientPool.builder(BenchService.Client::new)
-                    .endpoint(endpoint)
+                    .endpoints(endpoint)
                     .interceptors(null)
                     .build())
         .hasMessage("interceptors: null (expected: a list, empty for none)");

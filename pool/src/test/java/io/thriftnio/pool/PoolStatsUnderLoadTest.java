@@ -36,13 +36,10 @@ class PoolStatsUnderLoadTest {
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.address())
-                .config(
-                    PoolConfig.builder()
-                        .maxPerEndpoint(MAX)
-                        .maxIdlePerEndpoint(MAX)
-                        .borrowTimeout(Duration.ofSeconds(30))
-                        .build())
+                .endpoints(server.address())
+                .maxPerEndpoint(MAX)
+                .maxIdlePerEndpoint(MAX)
+                .borrowTimeout(Duration.ofSeconds(30))
                 .build()) {
       AtomicBoolean stop = new AtomicBoolean();
       Queue<Throwable> errors = new ConcurrentLinkedQueue<>();

@@ -55,7 +55,7 @@ class ResetVocabularyTest {
   void syncPoolOnStockSockets() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(peer.address())
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       assertReset(failureOf(pool));
@@ -67,7 +67,7 @@ class ResetVocabularyTest {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .io(io)
                 .options(OPTIONS)
                 .build()) {
@@ -78,8 +78,8 @@ class ResetVocabularyTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(peer.address())
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       assertReset(failureOf(pool.<Long>call((c, cb) -> c.fired(cb))));
@@ -90,9 +90,10 @@ class ResetVocabularyTest {
   void channelPool() throws Exception {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(OPTIONS)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .build()) {
       assertThat(
               assertReset(
@@ -109,7 +110,7 @@ class ResetVocabularyTest {
     peer.mode = StubPeer.Mode.DROP_AFTER_HANDLER;
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(peer.address())
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       Throwable failure = failureOf(pool);

@@ -42,9 +42,9 @@ class RetryBudgetTest {
       case SYNC:
         {
           ThriftClientPool<BenchService.Client> p =
-              ThriftClientPool.builder(BenchService.Client::new)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftClientPool.builder(BenchService.Client::new).endpoints(endpoints),
+                      config)
                   .build();
           return new Pool() {
             @Override
@@ -66,9 +66,10 @@ class RetryBudgetTest {
       case ASYNC:
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> p =
-              ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                          .endpoints(endpoints),
+                      config)
                   .build();
           return new Pool() {
             @Override
@@ -90,9 +91,11 @@ class RetryBudgetTest {
       default:
         {
           ThriftChannelPool<BenchService.Client> p =
-              ThriftChannelPool.builder(BenchService.Client::new, SocketThriftChannel::connect)
-                  .endpoints(endpoints)
-                  .config(config)
+              PoolSettings.with(
+                      ThriftChannelPool.builder(BenchService.Client::new)
+                          .channelFactory(SocketThriftChannel::connect)
+                          .endpoints(endpoints),
+                      config)
                   .build();
           return new Pool() {
             @Override

@@ -106,10 +106,12 @@ class SaslPoolsTest {
   private ThriftChannelPool<BenchService.Client> channelPool(
       LibthriftSaslServer server, ClientSasl sasl) {
     ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
-            .options(options(sasl))
-            .endpoint(server.address())
-            .config(twoPerEndpoint())
+        PoolSettings.with(
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .io(io)
+                    .options(options(sasl))
+                    .endpoints(server.address()),
+                twoPerEndpoint())
             .maxCallsInFlightPerConnection(64)
             .build();
     closeAfter.add(pool);
@@ -169,10 +171,11 @@ class SaslPoolsTest {
   private void syncPoolFromManyThreads(LibthriftSaslServer server, ClientSasl sasl)
       throws Exception {
     ThriftClientPool<BenchService.Client> pool =
-        ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(server.address())
-            .transportFactory(ClientTransportFactory.of(io, options(sasl)))
-            .config(twoPerEndpoint())
+        PoolSettings.with(
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoints(server.address())
+                    .transportFactory(ClientTransportFactory.of(io, options(sasl))),
+                twoPerEndpoint())
             .build();
     closeAfter.add(pool);
     ExecutorService callers = Executors.newFixedThreadPool(4);
@@ -235,10 +238,11 @@ class SaslPoolsTest {
   private ThriftAsyncClientPool<BenchService.AsyncClient> asyncPool(
       LibthriftSaslServer server, ClientSasl sasl) {
     ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(server.address())
-            .options(options(sasl))
-            .config(twoPerEndpoint())
+        PoolSettings.with(
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(server.address())
+                    .options(options(sasl)),
+                twoPerEndpoint())
             .selectorThreads(1)
             .build();
     closeAfter.add(pool);
@@ -264,8 +268,8 @@ class SaslPoolsTest {
 
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                    .endpoint(new InetSocketAddress("127.0.0.1", 1))
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(new InetSocketAddress("127.0.0.1", 1))
                     .options(options(conf))
                     .build())
         .isInstanceOf(SettingException.class)

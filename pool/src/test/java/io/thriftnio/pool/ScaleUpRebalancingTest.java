@@ -33,7 +33,7 @@ class ScaleUpRebalancingTest {
         RoundRobinProxy proxy = new RoundRobinProxy(List.of(first.address(), second.address()));
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(proxy.address())
+                .endpoints(proxy.address())
                 .maxConnectionAge(AGE)
                 .build()) {
       AtomicBoolean stop = new AtomicBoolean();

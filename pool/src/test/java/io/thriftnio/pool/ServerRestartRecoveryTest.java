@@ -124,10 +124,11 @@ class ServerRestartRecoveryTest {
   @Test
   void syncPoolServesAfterEveryRestart() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
-        ThriftClientPool.builder(BenchService.Client::new)
-            .options(OPTIONS)
-            .endpoint(address)
-            .config(CONFIG)
+        PoolSettings.with(
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .options(OPTIONS)
+                    .endpoints(address),
+                CONFIG)
             .build()) {
       restartUnderLoad(() -> pool.call(c -> c.fired()), pool::stats);
     }
@@ -136,9 +137,10 @@ class ServerRestartRecoveryTest {
   @Test
   void asyncClientPoolServesAfterEveryRestart() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(address)
-            .config(CONFIG)
+        PoolSettings.with(
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(address),
+                CONFIG)
             .options(OPTIONS)
             .build()) {
       restartUnderLoad(
@@ -151,14 +153,14 @@ class ServerRestartRecoveryTest {
   void channelPoolServesAfterEveryRestart() throws Exception {
     try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
+            PoolSettings.with(
                     // The channels' callTimeout bounds each call: without it, the 30 s default
-                    // outlasted the callers' wait, and a call on a connection left unanswered
-                    // read as never answered.
-                    e -> resources.openChannel(e, OPTIONS))
-                .endpoint(address)
-                .config(CONFIG)
+                    // outlasted the callers' wait, and a call on a connection left unanswered read
+                    // as never answered.
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(e -> resources.openChannel(e, OPTIONS))
+                        .endpoints(address),
+                    CONFIG)
                 .maxCallsInFlightPerConnection(8)
                 .build()) {
       restartUnderLoad(

@@ -85,7 +85,8 @@ class SlowCallScenarioTest {
       ClientOptions options =
           ClientOptions.builder().callTimeout(REQUEST_TIMEOUT).wireKind(wire).build();
       try (ThriftChannelPool<BenchService.Client> pool =
-          ThriftChannelPool.builder(BenchService.Client::new, resources)
+          ThriftChannelPool.builder(BenchService.Client::new)
+              .io(resources)
               .options(options)
               .endpoints(servers.get(0).localAddress(), servers.get(1).localAddress())
               .build()) {

@@ -39,7 +39,7 @@ class StockFactoryMessagesTest {
   private static ThriftClientPool<BenchService.Client> pool(
       ClientTransportFactory factory, InetSocketAddress endpoint) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoint(endpoint)
+        .endpoints(endpoint)
         .transportFactory(factory)
         .build();
   }

@@ -37,7 +37,7 @@ class SyncReplyBoundTest {
             new AsyncReplyBoundTest.DeclaringServer(declared);
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.address())
+                .endpoints(server.address())
                 .options(OPTIONS)
                 .build()) {
       assertRefused(failureOf(pool), server, declared);
@@ -51,7 +51,7 @@ class SyncReplyBoundTest {
         NettyClientIo io = NettyClientIo.create(1);
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(server.address())
+                .endpoints(server.address())
                 .io(io)
                 .options(OPTIONS)
                 .build()) {

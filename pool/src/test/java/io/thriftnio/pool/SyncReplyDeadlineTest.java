@@ -47,7 +47,7 @@ class SyncReplyDeadlineTest {
   void stockSockets() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(peer.address())
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       assertFailsInTime(pool);
@@ -59,7 +59,7 @@ class SyncReplyDeadlineTest {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftClientPool<BenchService.Client> pool =
             ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .io(io)
                 .options(OPTIONS)
                 .build()) {

@@ -109,11 +109,12 @@ class THeaderPoolTest {
             context.setRequestHeader("from", "interceptor");
           }
         };
-    return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoint(server.localAddress())
-        .transportFactory(ClientTransportFactory.of(resources, HEADER))
-        .interceptors(List.of(tagging))
-        .config(config)
+    return PoolSettings.with(
+            ThriftClientPool.builder(BenchService.Client::new)
+                .endpoints(server.localAddress())
+                .transportFactory(ClientTransportFactory.of(resources, HEADER))
+                .interceptors(List.of(tagging)),
+            config)
         .inheritDeadline(inherit)
         .build();
   }
@@ -134,10 +135,12 @@ class THeaderPoolTest {
   @Test
   void channelPoolFutureSendsTheScopesHeadersEvenWhenItWaitedForAConnection() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(resources)
             .options(HEADER)
-            .endpoint(server.localAddress())
-            .config(PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+            .endpoints(server.localAddress())
+            .maxPerEndpoint(1)
+            .maxIdlePerEndpoint(1)
             .build()) {
       CompletableFuture<ByteBuffer> call;
       try (HeaderScope scope = HeaderScope.open(Map.of("tenant", "acme"))) {
@@ -158,8 +161,8 @@ class THeaderPoolTest {
   void asyncPoolRefusesWireKindsItDoesNotSpeakAndStockFactoryRefusesTheader() {
     assertThatThrownBy(
             () ->
-                ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                    .endpoint(server.localAddress())
+                ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                    .endpoints(server.localAddress())
                     .options(ClientOptions.builder().wireKind(WireKind.HTTP).build())
                     .build())
         .isInstanceOf(SettingException.class)
@@ -258,9 +261,10 @@ class THeaderPoolTest {
   @Test
   void channelPoolCallsInheritTooAndFailAtOnceWhenThatDeadlinePassed() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(resources)
             .options(HEADER)
-            .endpoint(server.localAddress())
+            .endpoints(server.localAddress())
             .build()) {
       Downstream viaChannelPool =
           p -> pool.call(c -> c.send_echo(p), c -> c.recv_echo()).get(30, TimeUnit.SECONDS);
@@ -284,12 +288,13 @@ class THeaderPoolTest {
       ClientOptions options,
       TProtocolFactory protocol,
       List<ClientInterceptor> interceptors) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-        .endpoint(endpoint)
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+        .endpoints(endpoint)
         .options(options)
         .protocol(protocol)
         .interceptors(interceptors)
-        .config(PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+        .maxPerEndpoint(1)
+        .maxIdlePerEndpoint(1)
         .build();
   }
 

@@ -38,8 +38,8 @@ class ThriftAsyncClientPoolTest {
   }
 
   private ThriftAsyncClientPool<BenchService.AsyncClient> pool(StockServer server) {
-    return ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-        .endpoint(server.address())
+    return ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+        .endpoints(server.address())
         .options(ClientOptions.builder().callbackExecutor(callbacks).build())
         .selectorThreads(2)
         .build();

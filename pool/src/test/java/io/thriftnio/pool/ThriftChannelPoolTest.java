@@ -35,15 +35,16 @@ class ThriftChannelPoolTest {
 
   private ThriftChannelPool<BenchService.Client> pool(
       java.net.InetSocketAddress endpoint, PoolConfig config, int maxInFlight) {
-    return ThriftChannelPool.builder(
-            BenchService.Client::new,
-            e -> {
-              SocketThriftChannel c = SocketThriftChannel.connect(e);
-              channels.add(c);
-              return c;
-            })
-        .endpoint(endpoint)
-        .config(config)
+    return PoolSettings.with(
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .channelFactory(
+                    e -> {
+                      SocketThriftChannel c = SocketThriftChannel.connect(e);
+                      channels.add(c);
+                      return c;
+                    })
+                .endpoints(endpoint),
+            config)
         .maxCallsInFlightPerConnection(maxInFlight)
         .build();
   }
@@ -180,15 +181,16 @@ class ThriftChannelPoolTest {
     CountDownLatch replies = new CountDownLatch(1);
     try (StubPeer peer = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
-                    e -> {
-                      SocketThriftChannel c = SocketThriftChannel.connect(e, maxFrameSize);
-                      channels.add(c);
-                      return c;
-                    })
-                .endpoint(peer.address())
-                .config(ONE_CONNECTION)
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(
+                            e -> {
+                              SocketThriftChannel c = SocketThriftChannel.connect(e, maxFrameSize);
+                              channels.add(c);
+                              return c;
+                            })
+                        .endpoints(peer.address()),
+                    ONE_CONNECTION)
                 .maxCallsInFlightPerConnection(8)
                 .build()) {
       peer.replyGate = replies;
@@ -342,15 +344,16 @@ class ThriftChannelPoolTest {
             .build();
     try (StubPeer live = StubPeer.start();
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
-                    e -> {
-                      SocketThriftChannel c = SocketThriftChannel.connect(e);
-                      channels.add(c);
-                      return c;
-                    })
-                .endpoints(dead, live.address())
-                .config(config)
+            PoolSettings.with(
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .channelFactory(
+                            e -> {
+                              SocketThriftChannel c = SocketThriftChannel.connect(e);
+                              channels.add(c);
+                              return c;
+                            })
+                        .endpoints(dead, live.address()),
+                    config)
                 .build()) {
       for (int i = 0; i < 10; i++) {
         CompletableFuture<Long> f = pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
@@ -469,15 +472,16 @@ class ThriftChannelPoolTest {
                 StockServer.Kind.THREADED_SELECTOR,
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(
-                    BenchService.Client::new,
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .channelFactory(
                     e -> {
                       SeqidRecorder r = new SeqidRecorder(SocketThriftChannel.connect(e));
                       recorders.add(r);
                       return r;
                     })
-                .endpoint(server.address())
-                .config(PoolConfig.builder().maxPerEndpoint(1).maxIdlePerEndpoint(1).build())
+                .endpoints(server.address())
+                .maxPerEndpoint(1)
+                .maxIdlePerEndpoint(1)
                 .build()) {
       BenchService.AsyncIface first = pool.asyncIface(BenchService.AsyncIface.class);
       BenchService.AsyncIface second = pool.asyncIface(BenchService.AsyncIface.class);

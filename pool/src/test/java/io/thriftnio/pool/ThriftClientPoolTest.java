@@ -23,8 +23,9 @@ class ThriftClientPoolTest {
 
   private static ThriftClientPool<BenchService.Client> pool(StockServer server) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoint(server.address())
-        .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
+        .endpoints(server.address())
+        .maxPerEndpoint(4)
+        .maxIdlePerEndpoint(4)
         .build();
   }
 
@@ -129,7 +130,7 @@ class ThriftClientPoolTest {
   void ifaceRejectsAnInterfaceTheClientDoesNotImplement() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(new java.net.InetSocketAddress("127.0.0.1", 9))
+            .endpoints(new java.net.InetSocketAddress("127.0.0.1", 9))
             .build()) {
       assertThatThrownBy(() -> pool.iface(BenchService.AsyncIface.class))
           .isInstanceOf(IllegalArgumentException.class)

@@ -55,7 +55,7 @@ class TimeoutVocabularyTest {
   void syncPool() throws Exception {
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(peer.address())
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       Throwable failure = null;
@@ -71,8 +71,8 @@ class TimeoutVocabularyTest {
   @Test
   void asyncPool() throws Exception {
     try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-        ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-            .endpoint(peer.address())
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(peer.address())
             .options(OPTIONS)
             .build()) {
       assertTimeout(failureOf(pool.<Long>call((c, cb) -> c.fired(cb))));
@@ -83,9 +83,10 @@ class TimeoutVocabularyTest {
   void channelPool() throws Exception {
     try (NettyClientIo io = NettyClientIo.create(1);
         ThriftChannelPool<BenchService.Client> pool =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(OPTIONS)
-                .endpoint(peer.address())
+                .endpoints(peer.address())
                 .build()) {
       assertTimeout(failureOf(pool.call(c -> c.send_fired(), BenchService.Client::recv_fired)));
     }

@@ -59,9 +59,10 @@ class TlsPoolTest {
 
   private ThriftClientPool<BenchService.Client> clientPool(ClientTransportFactory factory) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoint(server.localAddress())
+        .endpoints(server.localAddress())
         .transportFactory(factory)
-        .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
+        .maxPerEndpoint(4)
+        .maxIdlePerEndpoint(4)
         .build();
   }
 
@@ -70,15 +71,11 @@ class TlsPoolTest {
     ClientOptions options = ClientOptions.builder().tls(clientTls()).build();
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new)
-            .endpoint(server.localAddress())
+            .endpoints(server.localAddress())
             .transportFactory(ClientTransportFactory.of(NettyClientIo.shared(), options))
-            .config(
-                PoolConfig.builder()
-                    .maxPerEndpoint(4)
-                    .maxIdlePerEndpoint(4)
-                    .idleConnections(
-                        IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
-                    .build())
+            .maxPerEndpoint(4)
+            .maxIdlePerEndpoint(4)
+            .evictionInterval(Duration.ZERO)
             .build()) {
       // Three connections, then idle.
       try (ThriftClientPool.Lease<BenchService.Client> a = pool.lease();
@@ -206,13 +203,14 @@ class TlsPoolTest {
   void channelPoolOverNettyTlsChannels() throws Exception {
     ClientTls tls = clientTls();
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(
-                BenchService.Client::new,
-                endpoint ->
-                    NettyClientIo.shared()
-                        .openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
-            .endpoint(server.localAddress())
-            .config(PoolConfig.defaults())
+        PoolSettings.with(
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .channelFactory(
+                        endpoint ->
+                            NettyClientIo.shared()
+                                .openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
+                    .endpoints(server.localAddress()),
+                PoolConfig.defaults())
             .maxCallsInFlightPerConnection(8)
             .build()) {
       ByteBuffer payload = Payloads.of(Payloads.MEDIUM, 6);

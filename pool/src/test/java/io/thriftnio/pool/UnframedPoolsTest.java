@@ -68,9 +68,10 @@ class UnframedPoolsTest {
 
   private ThriftClientPool<BenchService.Client> syncPool(ClientTransportFactory transports) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .endpoint(server.localAddress())
+        .endpoints(server.localAddress())
         .transportFactory(transports)
-        .config(PoolConfig.builder().maxPerEndpoint(4).maxIdlePerEndpoint(4).build())
+        .maxPerEndpoint(4)
+        .maxIdlePerEndpoint(4)
         .build();
   }
 
@@ -104,9 +105,10 @@ class UnframedPoolsTest {
   @Test
   void theChannelPoolPipelinesCallsToAnUnframedServer() throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, resources)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(resources)
             .options(UNFRAMED)
-            .endpoint(server.localAddress())
+            .endpoints(server.localAddress())
             .maxCallsInFlightPerConnection(16)
             .build()) {
       List<CompletableFuture<ByteBuffer>> echoes = new ArrayList<>();

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.x.discovery.ServiceCache;
@@ -69,7 +70,7 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   private volatile ServiceCache<Object> cache; // set once in start()
 
   @GuardedBy("lock")
-  private Listener listener;
+  private Consumer<List<InetSocketAddress>> listener;
 
   @GuardedBy("lock")
   private Set<InetSocketAddress> last;
@@ -105,7 +106,7 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   }
 
   @Override
-  public void start(Listener listener) {
+  public void start(Consumer<List<InetSocketAddress>> listener) {
     Checks.notNull("listener", listener);
     if (closed.get() || !started.compareAndSet(false, true)) {
       throw new IllegalStateException(this + " was started or closed (expected: one pool each)");
@@ -186,7 +187,7 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   private void deliver() {
     while (true) {
       List<InetSocketAddress> next;
-      Listener to;
+      Consumer<List<InetSocketAddress>> to;
       synchronized (lock) {
         next = closed.get() ? null : undelivered;
         undelivered = null;
@@ -197,7 +198,7 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
         to = listener;
       }
       try {
-        to.endpointsChanged(next);
+        to.accept(next);
       } catch (RuntimeException e) {
         log.warn("{}: the pool failed to take the new endpoints {}", this, next, e);
       } catch (Error e) {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
@@ -124,7 +123,8 @@ class ZooKeeperDiscoveryTest {
   private ThriftClientPool<BenchService.Client> pool(CuratorFramework curator) {
     return ThriftClientPool.builder(BenchService.Client::new)
         .endpointSource(ZooKeeperEndpointSource.builder(curator, BASE, SERVICE).build())
-        .config(PoolConfig.builder().maxPerEndpoint(8).borrowTimeout(Duration.ofSeconds(5)).build())
+        .maxPerEndpoint(8)
+        .borrowTimeout(Duration.ofSeconds(5))
         .build();
   }
 

@@ -1,6 +1,5 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolTimeoutException;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.testkit.gen.BenchService;
@@ -152,18 +151,15 @@ final class ContentionCommand implements Callable<Integer> {
    * timer thread CPU while expiring; then the count of waiters that timed out.
    */
   private long[] waitersRound(int n) throws Exception {
-    PoolConfig config =
-        PoolConfig.builder()
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .channelFactory(SilentChannel::new)
+            .endpoints(NOWHERE)
             .maxTotal(1)
             .maxPerEndpoint(1)
             .maxIdlePerEndpoint(1)
             .borrowQueueCapacity(n)
             .borrowTimeout(borrowTimeout)
-            .build();
-    try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, SilentChannel::new)
-            .endpoint(NOWHERE)
-            .config(config)
             .maxCallsInFlightPerConnection(1)
             .build()) {
       CompletableFuture<Long> held =

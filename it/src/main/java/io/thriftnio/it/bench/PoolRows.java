@@ -3,7 +3,7 @@ package io.thriftnio.it.bench;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.ClientTransportFactory;
-import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.gen.BenchService;
@@ -46,13 +46,12 @@ final class PoolRows implements RowProvider {
     rows.client(new PooledAsync());
   }
 
-  static PoolConfig config(int size, Duration borrowTimeout) {
-    return PoolConfig.builder()
+  static <B extends PoolBuilder<?, B>> B config(B builder, int size, Duration borrowTimeout) {
+    return builder
         .maxTotal(size)
         .maxPerEndpoint(size)
         .maxIdlePerEndpoint(size)
-        .borrowTimeout(borrowTimeout)
-        .build();
+        .borrowTimeout(borrowTimeout);
   }
 
   private static final class PooledSync implements ClientKindRow {
@@ -66,23 +65,25 @@ final class PoolRows implements RowProvider {
       int callers = cell.connections();
       int size = cell.poolSize() > 0 ? cell.poolSize() : callers;
       ThriftClientPool<BenchService.Client> pool =
-          ThriftClientPool.builder(BenchService.Client::new)
-              .protocol(cell.protocolFactory())
-              .transportFactory(
-                  cell.tls() == null
-                      ? ClientTransportFactory.stock(
-                          ClientOptions.builder()
-                              .connectTimeout(CONNECT_TIMEOUT)
-                              .callTimeout(cell.callTimeout())
-                              .build())
-                      : ClientTransportFactory.stock(
-                          ClientOptions.builder()
-                              .connectTimeout(CONNECT_TIMEOUT)
-                              .callTimeout(cell.callTimeout())
-                              .tls(cell.tls())
-                              .build()))
-              .endpoint(address)
-              .config(config(size, cell.callTimeout()))
+          config(
+                  ThriftClientPool.builder(BenchService.Client::new)
+                      .protocol(cell.protocolFactory())
+                      .transportFactory(
+                          cell.tls() == null
+                              ? ClientTransportFactory.stock(
+                                  ClientOptions.builder()
+                                      .connectTimeout(CONNECT_TIMEOUT)
+                                      .callTimeout(cell.callTimeout())
+                                      .build())
+                              : ClientTransportFactory.stock(
+                                  ClientOptions.builder()
+                                      .connectTimeout(CONNECT_TIMEOUT)
+                                      .callTimeout(cell.callTimeout())
+                                      .tls(cell.tls())
+                                      .build()))
+                      .endpoints(address),
+                  size,
+                  cell.callTimeout())
               .build();
       Workload workload = cell.workload();
       byte[] frame = cell.raw() ? workload.requestFrame(cell.protocolFactory()) : null;
@@ -150,19 +151,21 @@ final class PoolRows implements RowProvider {
                 return t;
               });
       ThriftChannelPool<BenchService.Client> pool =
-          ThriftChannelPool.builder(
-                  BenchService.Client::new,
-                  a ->
-                      resources.openChannel(
-                          a,
-                          ClientOptions.builder()
-                              .callTimeout(cell.callTimeout())
-                              .callbackExecutor(Runnable::run)
-                              .tls(cell.tls())
-                              .build()))
-              .protocol(cell.protocolFactory())
-              .endpoint(address)
-              .config(config(size, cell.callTimeout()))
+          config(
+                  ThriftChannelPool.builder(BenchService.Client::new)
+                      .channelFactory(
+                          a ->
+                              resources.openChannel(
+                                  a,
+                                  ClientOptions.builder()
+                                      .callTimeout(cell.callTimeout())
+                                      .callbackExecutor(Runnable::run)
+                                      .tls(cell.tls())
+                                      .build()))
+                      .protocol(cell.protocolFactory())
+                      .endpoints(address),
+                  size,
+                  cell.callTimeout())
               .maxCallsInFlightPerConnection(inFlight)
               .options(ClientOptions.builder().callbackExecutor(callbacks).build())
               .build();

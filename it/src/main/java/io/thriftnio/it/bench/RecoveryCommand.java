@@ -5,7 +5,6 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
@@ -35,8 +34,8 @@ import picocli.CommandLine.Option;
  * {@code recovery}: how soon each pool serves again once its only server accepts again.
  *
  * <p>One Netty server and the three pools ({@link ThriftClientPool}, {@link ThriftAsyncClientPool},
- * {@link ThriftChannelPool}) in this JVM, each with {@link PoolConfig#defaults()}, one endpoint and
- * one caller thread calling {@code fired()} every {@code --interval} whatever the outcome. For each
+ * {@link ThriftChannelPool}) in this JVM, each with the default settings, one endpoint and one
+ * caller thread calling {@code fired()} every {@code --interval} whatever the outcome. For each
  * outage the server is closed (its listening socket with it, so connects are refused), stays down
  * the outage, and a new one starts on the same port; the figure is the time from that start
  * returning to each pool's first served call. The pool's {@link
@@ -110,20 +109,16 @@ final class RecoveryCommand implements Callable<Integer> {
     List<String[]> rows = new ArrayList<>();
     try (NettyClientIo resources = NettyClientIo.create(1);
         ThriftClientPool<BenchService.Client> sync =
-            ThriftClientPool.builder(BenchService.Client::new)
-                .endpoint(address)
-                .config(PoolConfig.defaults())
-                .build();
+            ThriftClientPool.builder(BenchService.Client::new).endpoints(address).build();
         ThriftAsyncClientPool<BenchService.AsyncClient> asyncClients =
-            ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                .endpoint(address)
-                .config(PoolConfig.defaults())
+            ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                .endpoints(address)
                 .build();
         ThriftChannelPool<BenchService.Client> channels =
-            ThriftChannelPool.builder(BenchService.Client::new, resources)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(resources)
                 .options(ClientOptions.defaults())
-                .endpoint(address)
-                .config(PoolConfig.defaults())
+                .endpoints(address)
                 .build()) {
       long every = interval.toNanos();
       List<RecoveryCaller> callers =

@@ -2,7 +2,6 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.netty.NettyClientIo;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolMetrics;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -199,7 +198,8 @@ final class SlowCallScenario {
       }
       ClientOptions options = ClientOptions.builder().callTimeout(settings.callTimeout()).build();
       try (ThriftChannelPool<BenchService.Client> pool =
-          ThriftChannelPool.builder(BenchService.Client::new, resources)
+          ThriftChannelPool.builder(BenchService.Client::new)
+              .io(resources)
               .options(options)
               .endpoints(servers.get(0).address(), servers.get(1).address())
               .metrics(
@@ -372,7 +372,7 @@ final class SlowCallScenario {
   }
 
   private long waitMillis() {
-    return PoolConfig.DEFAULT_BORROW_TIMEOUT
+    return Duration.ofSeconds(5) // the pools' default borrowTimeout
         .plus(settings.callTimeout())
         .plusSeconds(10)
         .toMillis();

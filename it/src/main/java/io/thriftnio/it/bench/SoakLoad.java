@@ -5,8 +5,7 @@ import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.EndpointSource;
-import io.thriftnio.pool.IdleConnectionsConfig;
-import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.gen.BenchService;
@@ -114,30 +113,33 @@ final class SoakLoad implements AutoCloseable {
         ClientTransportFactory.stock(
             ClientOptions.builder().connectTimeout(callTimeout).callTimeout(callTimeout).build());
     this.syncPool =
-        ThriftClientPool.builder(BenchService.Client::new)
-            .protocol(protocol)
-            .transportFactory(
-                endpoint -> {
-                  TTransport t = sockets.open(endpoint);
-                  Socket s = socketOf(t);
-                  if (s != null) {
-                    syncVictims.add(
-                        new Victim() {
-                          @Override
-                          public boolean alive() {
-                            return !s.isClosed();
-                          }
+        config(
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .protocol(protocol)
+                    .transportFactory(
+                        endpoint -> {
+                          TTransport t = sockets.open(endpoint);
+                          Socket s = socketOf(t);
+                          if (s != null) {
+                            syncVictims.add(
+                                new Victim() {
+                                  @Override
+                                  public boolean alive() {
+                                    return !s.isClosed();
+                                  }
 
-                          @Override
-                          public void abort() {
-                            abortSocket(s);
+                                  @Override
+                                  public void abort() {
+                                    abortSocket(s);
+                                  }
+                                });
                           }
-                        });
-                  }
-                  return t;
-                })
-            .endpointSource(endpoints.get())
-            .config(config(syncConnections, callTimeout, keepOpen))
+                          return t;
+                        })
+                    .endpointSource(endpoints.get()),
+                syncConnections,
+                callTimeout,
+                keepOpen)
             .build();
     this.resources = NettyClientIo.create(NettyRows.clientIoThreads());
     this.asyncCallers = asyncConnections * ASYNC_CALLERS_PER_CONNECTION;
@@ -145,33 +147,36 @@ final class SoakLoad implements AutoCloseable {
     // on an event loop; replies complete here too.
     this.asyncStarter = new ScheduledThreadPoolExecutor(4, named("soak-async-caller"));
     this.asyncPool =
-        ThriftChannelPool.builder(
-                BenchService.Client::new,
-                a -> {
-                  ThriftChannel ch =
-                      resources.openChannel(
-                          a,
-                          ClientOptions.builder()
-                              .callTimeout(callTimeout)
-                              .callbackExecutor(Runnable::run)
-                              .build());
-                  asyncVictims.add(
-                      new Victim() {
-                        @Override
-                        public boolean alive() {
-                          return ch.isOpen();
-                        }
+        config(
+                ThriftChannelPool.builder(BenchService.Client::new)
+                    .channelFactory(
+                        a -> {
+                          ThriftChannel ch =
+                              resources.openChannel(
+                                  a,
+                                  ClientOptions.builder()
+                                      .callTimeout(callTimeout)
+                                      .callbackExecutor(Runnable::run)
+                                      .build());
+                          asyncVictims.add(
+                              new Victim() {
+                                @Override
+                                public boolean alive() {
+                                  return ch.isOpen();
+                                }
 
-                        @Override
-                        public void abort() {
-                          ch.close();
-                        }
-                      });
-                  return ch;
-                })
-            .protocol(protocol)
-            .endpointSource(endpoints.get())
-            .config(config(asyncConnections, callTimeout, false))
+                                @Override
+                                public void abort() {
+                                  ch.close();
+                                }
+                              });
+                          return ch;
+                        })
+                    .protocol(protocol)
+                    .endpointSource(endpoints.get()),
+                asyncConnections,
+                callTimeout,
+                false)
             .maxCallsInFlightPerConnection(ASYNC_CALLERS_PER_CONNECTION)
             .options(ClientOptions.builder().callbackExecutor(asyncStarter).build())
             .build();
@@ -353,19 +358,14 @@ final class SoakLoad implements AutoCloseable {
    * also keeps {@code size} open through its evictor ({@code minIdle}), so that after a restart it
    * reconnects in the background; the async pool has no such floor and reopens on demand.
    */
-  private static PoolConfig config(int size, Duration borrowTimeout, boolean keepOpen) {
+  private static <B extends PoolBuilder<?, B>> B config(
+      B builder, int size, Duration borrowTimeout, boolean keepOpen) {
     int n = Math.max(1, size);
-    IdleConnectionsConfig.Builder idle = IdleConnectionsConfig.builder().timeout(Duration.ZERO);
+    builder.idleTimeout(Duration.ZERO);
     if (keepOpen) {
-      idle.minPerEndpoint(n).evictionInterval(Duration.ofSeconds(1));
+      builder.minIdlePerEndpoint(n).evictionInterval(Duration.ofSeconds(1));
     }
-    return PoolConfig.builder()
-        .maxTotal(n)
-        .maxPerEndpoint(n)
-        .maxIdlePerEndpoint(n)
-        .borrowTimeout(borrowTimeout)
-        .idleConnections(idle.build())
-        .build();
+    return builder.maxTotal(n).maxPerEndpoint(n).maxIdlePerEndpoint(n).borrowTimeout(borrowTimeout);
   }
 
   private static Socket socketOf(TTransport t) {

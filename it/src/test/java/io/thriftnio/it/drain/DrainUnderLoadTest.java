@@ -13,7 +13,7 @@ import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.Balancer;
-import io.thriftnio.pool.PoolConfig;
+import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
@@ -119,14 +119,12 @@ class DrainUnderLoadTest {
     void close();
   }
 
-  private static PoolConfig config() {
-    return PoolConfig.builder()
+  private static <B extends PoolBuilder<?, B>> B config(B builder) {
+    return builder
         .balancer(Balancer.ROUND_ROBIN)
         .maxPerEndpoint(CALLERS)
-        .maxIdlePerEndpoint(
-            Integer.getInteger("drain.maxIdle", PoolConfig.DEFAULT_MAX_IDLE_PER_ENDPOINT))
-        .callDeadline(Duration.ofSeconds(10))
-        .build();
+        .maxIdlePerEndpoint(Integer.getInteger("drain.maxIdle", 8)) // 8: the pools' default
+        .callDeadline(Duration.ofSeconds(10));
   }
 
   private static Caller caller(Kind kind, ClientIo io, InetSocketAddress a, InetSocketAddress b) {
@@ -134,10 +132,7 @@ class DrainUnderLoadTest {
       case SYNC:
         {
           ThriftClientPool<BenchService.Client> pool =
-              ThriftClientPool.builder(BenchService.Client::new)
-                  .io(io)
-                  .endpoints(a, b)
-                  .config(config())
+              config(ThriftClientPool.builder(BenchService.Client::new).io(io).endpoints(a, b))
                   .build();
           BenchService.Iface bench = pool.iface(BenchService.Iface.class);
           return new Caller() {
@@ -165,9 +160,7 @@ class DrainUnderLoadTest {
       case ASYNC:
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-              ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
-                  .endpoints(a, b)
-                  .config(config())
+              config(ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new).endpoints(a, b))
                   .build();
           BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
           return new Caller() {
@@ -190,9 +183,7 @@ class DrainUnderLoadTest {
       default:
         {
           ThriftChannelPool<BenchService.Client> pool =
-              ThriftChannelPool.builder(BenchService.Client::new, io)
-                  .endpoints(a, b)
-                  .config(config())
+              config(ThriftChannelPool.builder(BenchService.Client::new).io(io).endpoints(a, b))
                   .build();
           BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
           return new Caller() {

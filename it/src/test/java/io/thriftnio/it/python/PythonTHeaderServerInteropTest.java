@@ -83,9 +83,9 @@ class PythonTHeaderServerInteropTest {
             "pooled-async-header",
             (address, protocol) -> {
               ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-                  ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+                  ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
                       .protocol(protocol)
-                      .endpoint(address)
+                      .endpoints(address)
                       .options(options)
                       .build();
               return new ClientKinds.Opened<>(pool.asyncIface(BenchService.AsyncIface.class), pool);

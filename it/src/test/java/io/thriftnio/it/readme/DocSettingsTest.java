@@ -12,13 +12,11 @@ import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.opentelemetry.ThriftTracing;
-import io.thriftnio.pool.EndpointHealthConfig;
-import io.thriftnio.pool.IdleConnectionsConfig;
 import io.thriftnio.pool.PoolBuilder;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
-import io.thriftnio.pool.RetryBudgetConfig;
+import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
+import io.thriftnio.pool.ThriftClientPool;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
@@ -54,11 +52,10 @@ class DocSettingsTest {
           List.of(ClientOptions.Builder.class),
           "Pools",
           List.of(
-              PoolConfig.Builder.class,
               PoolBuilder.class,
-              IdleConnectionsConfig.Builder.class,
-              RetryBudgetConfig.Builder.class,
-              EndpointHealthConfig.Builder.class));
+              ThriftChannelPool.Builder.class,
+              ThriftClientPool.Builder.class,
+              ThriftAsyncClientPool.Builder.class));
 
   /** Every API type whose methods a table may name. */
   private static final List<Class<?>> API =
@@ -67,12 +64,10 @@ class DocSettingsTest {
           NettyThriftServer.Builder.class,
           GrizzlyThriftServer.Builder.class,
           ClientOptions.Builder.class,
-          PoolConfig.Builder.class,
-          IdleConnectionsConfig.Builder.class,
-          RetryBudgetConfig.Builder.class,
-          EndpointHealthConfig.Builder.class,
           PoolBuilder.class,
           ThriftChannelPool.Builder.class,
+          ThriftClientPool.Builder.class,
+          ThriftAsyncClientPool.Builder.class,
           ServerTls.Builder.class,
           ServerSasl.Builder.class,
           ClientTls.Builder.class,

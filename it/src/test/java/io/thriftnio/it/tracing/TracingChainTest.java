@@ -119,7 +119,7 @@ class TracingChainTest {
     return ThriftClientPool.builder(BenchService.Client::new)
         .io(io)
         .options(ClientOptions.builder().wireKind(wire.kind).callTimeout(callTimeout).build())
-        .endpoint(to.localAddress())
+        .endpoints(to.localAddress())
         .interceptors(List.of(tracing.clientInterceptor()))
         .build();
   }
@@ -143,9 +143,10 @@ class TracingChainTest {
         ThriftClientPool<BenchService.Client> bToC =
             pool(io, wire, c, ClientOptions.DEFAULT_CALL_TIMEOUT, tracing);
         ThriftChannelPool<BenchService.Client> caller =
-            ThriftChannelPool.builder(BenchService.Client::new, io)
+            ThriftChannelPool.builder(BenchService.Client::new)
+                .io(io)
                 .options(ClientOptions.builder().wireKind(wire.kind).build())
-                .endpoint(a.localAddress())
+                .endpoints(a.localAddress())
                 .interceptors(List.of(tracing.clientInterceptor()))
                 .build()) {
       inner.add(aToB);

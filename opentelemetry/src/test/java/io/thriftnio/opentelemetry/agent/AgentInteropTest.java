@@ -135,9 +135,10 @@ class AgentInteropTest {
       names = {"FRAMED", "UNFRAMED", "HEADER"})
   void ourClientSpanIsTheParentOfTheAgentsServerSpan(WireKind wire) throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
             .options(ClientOptions.builder().wireKind(wire).argumentHeaders(true).build())
-            .endpoint(new InetSocketAddress("127.0.0.1", stock.port(wire.name())))
+            .endpoints(new InetSocketAddress("127.0.0.1", stock.port(wire.name())))
             .interceptors(List.of(tracing.clientInterceptor()))
             .build()) {
       pool.call(c -> c.send_get_last_sale("NIO"), BenchService.Client::recv_get_last_sale)
@@ -235,9 +236,10 @@ class AgentInteropTest {
   void withoutArgumentHeadersAFramedCallStartsANewTraceOnTheAgentsSide() throws Exception {
     long serversBefore = stock.spans().stream().filter(ExportedSpan::isServer).count();
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
             .options(ClientOptions.defaults())
-            .endpoint(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
+            .endpoints(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
             .interceptors(List.of(tracing.clientInterceptor()))
             .build()) {
       pool.call(c -> c.send_get_last_sale("NIO"), BenchService.Client::recv_get_last_sale)

@@ -66,9 +66,10 @@ class AgentServerTest {
   /** Our traced call of {@code get_last_sale} on the child's thrift-nio server; our client span. */
   private static SpanData call(AgentJvm child, WireKind wire) throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
             .options(ClientOptions.builder().wireKind(wire).argumentHeaders(true).build())
-            .endpoint(new InetSocketAddress("127.0.0.1", child.port("nio")))
+            .endpoints(new InetSocketAddress("127.0.0.1", child.port("nio")))
             .interceptors(List.of(tracing.clientInterceptor()))
             .build()) {
       pool.call(c -> c.send_get_last_sale("NIO"), BenchService.Client::recv_get_last_sale)

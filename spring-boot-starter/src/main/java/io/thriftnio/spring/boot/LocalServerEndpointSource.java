@@ -1,7 +1,9 @@
 package io.thriftnio.spring.boot;
 
 import io.thriftnio.pool.EndpointSource;
+import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The application's own Thrift server, once it serves: an empty set before, then its address
@@ -17,12 +19,12 @@ final class LocalServerEndpointSource implements EndpointSource {
   }
 
   @Override
-  public void start(Listener listener) {
-    listener.endpointsChanged(List.of());
+  public void start(Consumer<List<InetSocketAddress>> listener) {
+    listener.accept(List.of());
     server.onServing(
         address -> {
           if (!closed) {
-            listener.endpointsChanged(List.of(address));
+            listener.accept(List.of(address));
           }
         });
   }

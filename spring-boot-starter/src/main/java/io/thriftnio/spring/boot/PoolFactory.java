@@ -8,8 +8,6 @@ import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.pool.DnsEndpointSource;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolBuilder;
-import io.thriftnio.pool.PoolConfig;
-import io.thriftnio.pool.RetryBudgetConfig;
 import io.thriftnio.pool.ThriftAsyncClientPool;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
@@ -17,6 +15,7 @@ import io.thriftnio.spring.boot.ThriftClientProperties.PoolType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -78,14 +77,12 @@ final class PoolFactory {
     Class<? extends TServiceClient> client = ClientClasses.client(prefix, p.service());
     ClientOptions options =
         SettingErrors.withPath(prefix, ThriftClientProperties.class, () -> options(prefix, p));
-    PoolConfig config =
-        SettingErrors.withPath(prefix, ThriftClientProperties.class, () -> config(prefix, p));
     EndpointStates states = new EndpointStates(meters.poolMetrics(name));
     Consumer<PoolBuilder<?, ?>> shared =
         b -> {
           b.protocol(p.protocol().factory());
           b.endpointSource(source(prefix, p));
-          b.config(config);
+          settings(b, p);
           b.metrics(states);
           b.options(options);
           b.interceptors(interceptors(prefix, p));
@@ -118,8 +115,8 @@ final class PoolFactory {
           ClientClasses.asyncConstructor(ClientClasses.asyncClient(prefix, p.service()));
       ThriftAsyncClientPool.Builder<TAsyncClient> b =
           ThriftAsyncClientPool.builder(
-              (protocols, manager, transport) ->
-                  ClientClasses.newAsyncClient(c, protocols, manager, transport));
+              (manager, protocols) ->
+                  transport -> ClientClasses.newAsyncClient(c, protocols, manager, transport));
       shared.accept(b);
       if (p.selectorThreads() != null) {
         b.selectorThreads(p.selectorThreads());
@@ -132,7 +129,7 @@ final class PoolFactory {
     if (p.pool() == PoolType.CHANNEL) {
       Constructor<? extends TServiceClient> c = ClientClasses.constructor(client, 2);
       ThriftChannelPool.Builder<TServiceClient> b =
-          ThriftChannelPool.builder((in, out) -> ClientClasses.newClient(c, in, out), io.get());
+          ThriftChannelPool.builder((in, out) -> ClientClasses.newClient(c, in, out)).io(io.get());
       shared.accept(b);
       if (p.maxCallsInFlightPerConnection() != null) {
         b.maxCallsInFlightPerConnection(p.maxCallsInFlightPerConnection());
@@ -226,8 +223,8 @@ final class PoolFactory {
     return b.build();
   }
 
-  private static PoolConfig config(String prefix, ThriftClientProperties p) {
-    PoolConfig.Builder b = PoolConfig.builder();
+  /** The pool settings of the properties; each is checked by the pool's {@code build()}. */
+  private static void settings(PoolBuilder<?, ?> b, ThriftClientProperties p) {
     if (p.maxTotal() != null) {
       b.maxTotal(p.maxTotal());
     }
@@ -241,19 +238,12 @@ final class PoolFactory {
       b.callDeadline(p.callDeadline());
     }
     ThriftClientProperties.RetryBudget r = p.retryBudget();
-    if (r.ratio() != null || r.minRetriesPerSecond() != null) {
-      RetryBudgetConfig.Builder budget = RetryBudgetConfig.builder();
-      if (r.ratio() != null) {
-        budget.ratio(r.ratio());
-      }
-      if (r.minRetriesPerSecond() != null) {
-        budget.minRetriesPerSecond(r.minRetriesPerSecond());
-      }
-      b.retryBudget(
-          SettingErrors.withPath(
-              prefix + ".retry-budget", ThriftClientProperties.RetryBudget.class, budget::build));
+    if (r.ratio() != null) {
+      b.retryBudgetRatio(r.ratio());
     }
-    return b.build();
+    if (r.minPerSecond() != null) {
+      b.retryBudgetMinPerSecond(r.minPerSecond());
+    }
   }
 
   private EndpointSource source(String prefix, ThriftClientProperties p) {
@@ -288,11 +278,12 @@ final class PoolFactory {
     }
     if (p.dns() != null) {
       InetSocketAddress dns = Endpoints.parse(prefix + ".dns", p.dns());
-      DnsEndpointSource.Builder b = DnsEndpointSource.builder(dns.getHostString(), dns.getPort());
-      if (p.dnsInterval() != null) {
-        b.interval(p.dnsInterval());
-      }
-      return SettingErrors.withPath(prefix, ThriftClientProperties.class, b::build);
+      Duration interval =
+          p.dnsInterval() != null ? p.dnsInterval() : DnsEndpointSource.DEFAULT_INTERVAL;
+      return SettingErrors.withPath(
+          prefix,
+          ThriftClientProperties.class,
+          () -> DnsEndpointSource.of(dns.getHostString(), dns.getPort(), interval));
     }
     List<InetSocketAddress> endpoints = new ArrayList<>();
     for (int i = 0; i < given.size(); i++) {

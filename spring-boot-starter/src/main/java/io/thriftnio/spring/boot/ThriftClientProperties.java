@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code thrift.clients.<name>.*}: one client pool, and the bean of its service's interface that
- * the application injects. The names are those of {@code ClientOptions}, {@code PoolConfig} and the
- * pool builders; an unset ({@code null}) value keeps the builder's default.
+ * the application injects. The names are those of {@code ClientOptions} and the pool builders; an
+ * unset ({@code null}) value keeps the builder's default.
  *
  * <pre>{@code
  * thrift:
@@ -117,12 +117,13 @@ public record ThriftClientProperties(
   }
 
   /**
-   * {@code thrift.clients.<name>.retry-budget.*}: {@code RetryBudgetConfig}.
+   * {@code thrift.clients.<name>.retry-budget.*}: the pool builder's {@code retryBudgetRatio} and
+   * {@code retryBudgetMinPerSecond}.
    *
    * @param ratio retries allowed per call made, over the window. Default: 0.1
-   * @param minRetriesPerSecond retries allowed per second whatever the ratio. Default: 10
+   * @param minPerSecond retries allowed per second whatever the ratio. Default: 10
    */
-  public record RetryBudget(Double ratio, Integer minRetriesPerSecond) {}
+  public record RetryBudget(Double ratio, Integer minPerSecond) {}
 
   /**
    * {@code thrift.clients.<name>.ssl.*}: TLS from a Spring SSL bundle.

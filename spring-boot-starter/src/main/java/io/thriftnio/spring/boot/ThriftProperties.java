@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * The {@code thrift.*} settings: the server ({@code thrift.server.*}) and the client pools ({@code
  * thrift.clients.<name>.*}). A setting left unset keeps the builder's default, so the defaults are
- * those of {@code ServerBuilder}, {@code ClientOptions} and {@code PoolConfig}; every value is
+ * those of {@code ServerBuilder}, {@code ClientOptions} and the pool builders; every value is
  * checked by those builders, and a refused one fails the application's start with the builder's
  * message under the property's path, e.g. {@code thrift.server.max-frame-size: -1 (expected: > 0)}.
  *

@@ -107,6 +107,27 @@ class ClientPropertiesTest {
             context ->
                 assertThat(rootOrSelf(context.getStartupFailure()))
                     .isEqualTo("thrift.clients.bench.max-frame-size: -1 (expected: > 0)"));
+    // The pool builder's flat retryBudgetRatio and maxPerEndpoint, under their property paths.
+    RUNNER
+        .withPropertyValues("thrift.clients.bench.retry-budget.ratio=-1")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.retry-budget.ratio: -1.0 (expected: >= 0 and <= 1000)"));
+    RUNNER
+        .withPropertyValues("thrift.clients.bench.retry-budget.min-per-second=-1")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.clients.bench.retry-budget.min-per-second: -1 (expected: >= 0)"));
+    RUNNER
+        .withPropertyValues("thrift.clients.bench.max-per-endpoint=0")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo("thrift.clients.bench.max-per-endpoint: 0 (expected: > 0)"));
     RUNNER
         .withPropertyValues("thrift.clients.bench.late-reply-timeout=0s")
         .run(

@@ -8,7 +8,6 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.pool.Balancer;
-import io.thriftnio.pool.PoolConfig;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.testkit.BenchHandler;
@@ -76,13 +75,11 @@ class GracefulStopUnderLoadTest {
                 InetSocketAddress app =
                     context.getBean(ThriftServerLifecycle.class).localAddress().orElseThrow();
                 try (ThriftChannelPool<BenchService.Client> pool =
-                    ThriftChannelPool.builder(BenchService.Client::new, io)
+                    ThriftChannelPool.builder(BenchService.Client::new)
+                        .io(io)
                         .endpoints(app, staying.localAddress())
-                        .config(
-                            PoolConfig.builder()
-                                .balancer(Balancer.ROUND_ROBIN)
-                                .callDeadline(Duration.ofSeconds(10))
-                                .build())
+                        .balancer(Balancer.ROUND_ROBIN)
+                        .callDeadline(Duration.ofSeconds(10))
                         .build()) {
                   BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
                   CountDownLatch done = new CountDownLatch(CALLERS);
