@@ -112,7 +112,7 @@ class ArgumentHeadersTracingTest {
       try (ThriftClientPool<BenchService.Client> clients =
           ThriftClientPool.builder(BenchService.Client::new)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
@@ -121,16 +121,16 @@ class ArgumentHeadersTracingTest {
       try (ThriftClientPool<BenchService.Client> clients =
           ThriftClientPool.builder(BenchService.Client::new)
               .transportFactory(ClientTransportFactory.stock(options))
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients.call(c -> c.get_last_sale("IBM"));
       }
     } else if (pool.equals("async")) {
       try (ThriftAsyncClientPool<BenchService.AsyncClient> clients =
-          ThriftAsyncClientPool.builder(BenchService.AsyncClient::new)
+          ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
               .options(options)
-              .endpoint(server.localAddress())
+              .endpoints(server.localAddress())
               .interceptors(List.of(tracing.clientInterceptor()))
               .build()) {
         clients

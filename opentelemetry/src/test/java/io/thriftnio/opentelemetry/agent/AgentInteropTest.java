@@ -211,9 +211,10 @@ class AgentInteropTest {
     // What the tracing chapter says of the agent: libthrift's processor catches the handler's
     // exception, so the agent's server span (a TBaseProcessor) sees no exception to record.
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
             .options(ClientOptions.builder().argumentHeaders(true).build())
-            .endpoint(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
+            .endpoints(new InetSocketAddress("127.0.0.1", stock.port("FRAMED")))
             .interceptors(List.of(tracing.clientInterceptor()))
             .build()) {
       CompletableFuture<List<TestInfo>> failed =
