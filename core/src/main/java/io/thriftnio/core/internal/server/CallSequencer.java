@@ -101,6 +101,9 @@ public final class CallSequencer {
 
   final CallPath path;
   final ServerConnection connection;
+
+  /** Sheds calls that waited too long under overload ({@link QueueTimeBound}); {@code null}: off. */
+  private final QueueTimeBound queueBound;
   private final boolean writesFromAnyThread;
   private final Runnable writeTask = this::writeHandedOver;
   private final Runnable deadlineCheck = this::checkDeadlines;
@@ -162,6 +165,10 @@ public final class CallSequencer {
    */
   @GuardedBy("lock")
   private long batchStartNanos;
+
+  /** Requests delivered in the read batch being delivered, or in the last one. */
+  @GuardedBy("lock")
+  private int batchCalls;
 
   /** A close is decided: requests delivered from now on are dropped. */
   @GuardedBy("lock")
@@ -240,6 +247,7 @@ public final class CallSequencer {
     this.path = path;
     this.connection = connection;
     this.writesFromAnyThread = connection.writesFromAnyThread();
+    this.queueBound = path.queueBoundFor();
     RegisteredConnection<?> registration = connection.registration();
     this.id = registration != null ? registration.id() : ConnectionIds.next();
   }
@@ -280,7 +288,9 @@ public final class CallSequencer {
         long now = System.nanoTime();
         if (!inReadBatch) {
           batchStartNanos = now;
+          batchCalls = 0;
         }
+        batchCalls++;
         inReadBatch = true;
         readingThread = Thread.currentThread();
         lastActivityNanos = now;
@@ -381,13 +391,19 @@ public final class CallSequencer {
 
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
+    boolean single;
+    boolean flush;
     synchronized (lock) {
       inReadBatch = false;
-      if (!unflushed) {
-        return;
-      }
+      single = batchCalls == 1;
+      flush = unflushed;
     }
-    writeReady();
+    if (single && queueBound != null && path.worker == null) {
+      queueBound.emptied(System.nanoTime()); // one call read, none behind it: no standing queue
+    }
+    if (flush) {
+      writeReady();
+    }
   }
 
   /** A framed request refused: {@link #onBadFrame(TMessage, String, Envelope)}, framed. */
@@ -1114,6 +1130,16 @@ public final class CallSequencer {
     if (call.queued && now - call.queuedAtNanos >= path.startTimeoutNanos) {
       if (call.claim(false)) {
         Refusals.notStarted(this, call);
+      }
+      return true;
+    }
+    // On the reading thread, the first call of a read batch waited in the socket, out of sight: no
+    // sample. Its receivedAtNanos is its deliveredAtNanos.
+    if (queueBound != null
+        && (path.worker != null || call.receivedAtNanos != call.deliveredAtNanos)
+        && queueBound.shed(waited, now)) {
+      if (call.claim(false)) {
+        Refusals.overQueueTarget(this, call, waited, queueBound.describe(now));
       }
       return true;
     }
