@@ -402,6 +402,104 @@ class CallSequencerTest {
     assertThat(seq.pendingCalls()).isZero();
   }
 
+  /** Waits until {@code nanos} have passed since {@code start} (a queue's age, not an event). */
+  private static void waitUntil(long start, long nanos) {
+    while (System.nanoTime() - start < nanos) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+  }
+
+  @Test
+  void aWorkerQueueStandingPastTheIntervalShedsTheCallsThatWaitedPastTheTarget() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    CallSequencer seq = sync(workers, 100);
+    long start = System.nanoTime();
+    for (int i = 1; i <= 3; i++) {
+      deliver(seq, "echo", i);
+    }
+    seq.readComplete();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    workers.take(0).run(); // waited past the 5 ms target: the queue starts to stand, it runs
+    long first = System.nanoTime();
+    waitUntil(first, TimeUnit.MILLISECONDS.toNanos(101));
+    workers.take(0).run(); // the queue stood for the 100 ms interval: shed
+    deliver(seq, "echo", 4);
+    seq.readComplete();
+    workers.take(0).run(); // waited 100 ms: shed
+    workers.take(0).run(); // fresh: runs
+    connection.runIoTasks();
+
+    assertThat(seqids()).containsExactly(1, 2, 3, 4);
+    List<Reply> replies = replies();
+    assertThat(replies.get(0).success()).isEqualTo("t1");
+    for (int i = 1; i <= 2; i++) {
+      TApplicationException shed = replies.get(i).exception();
+      assertThat(shed).as("call %d", i + 1).isNotNull();
+      assertThat(NotRun.isNotRun(shed)).isTrue();
+      assertThat(shed.getMessage())
+          .contains("echo")
+          .contains("over the queue-time target 5 ms, overloaded for");
+    }
+    assertThat(replies.get(3).success()).isEqualTo("t4");
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(2);
+    assertThat(counters.completedCalls.sum()).isEqualTo(2);
+  }
+
+  @Test
+  void onTheReadingThreadACallWaitingBehindOthersPastTheIntervalIsShed() throws Exception {
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq = new CallPath(invoker, null, counters, 100).open(connection);
+    long start = System.nanoTime();
+    deliver(seq, "echo", 1); // the first of its read batch: runs, gives no sample
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    deliver(seq, "echo", 2); // waited 6 ms behind call 1: the queue starts to stand
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(110));
+    deliver(seq, "echo", 3); // still queued after the interval: shed
+    seq.readComplete();
+    deliver(seq, "echo", 5); // a new batch's first call runs
+    seq.readComplete();
+    connection.runIoTasks();
+
+    List<Reply> replies = replies();
+    assertThat(seqids()).containsExactly(1, 2, 3, 5);
+    assertThat(replies.get(0).success()).isEqualTo("t1");
+    assertThat(replies.get(1).success()).isEqualTo("t2");
+    assertThat(NotRun.isNotRun(replies.get(2).exception())).isTrue();
+    assertThat(replies.get(3).success()).isEqualTo("t5");
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void withTheQueueTimeTargetOffAQueuedCallRunsHoweverLongItWaited() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(
+                invoker,
+                workers,
+                counters,
+                100,
+                Duration.ofSeconds(30),
+                Duration.ZERO,
+                null,
+                null,
+                null,
+                Duration.ZERO)
+            .open(connection);
+    long start = System.nanoTime();
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    seq.readComplete();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    workers.take(0).run();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(110));
+    workers.take(0).run();
+    connection.runIoTasks();
+    assertThat(seqids()).containsExactly(1, 2);
+    assertThat(replies().get(1).success()).isEqualTo("t2");
+    assertThat(counters.overloadedCalls.sum()).isZero();
+  }
+
   @Test
   void releasesTheRequestOfACallNeverStartedOnAConnectionThatClosed() throws Exception {
     ManualExecutor workers = new ManualExecutor();

@@ -211,8 +211,7 @@ public final class CallPath {
     this.limit = limit;
     this.queueTargetNanos =
         CallDeadlines.nanos(Checks.nonNegative("queueTimeTarget", queueTimeTarget));
-    this.sharedQueueBound =
-        worker != null && queueTargetNanos > 0 ? newQueueBound() : null;
+    this.sharedQueueBound = worker != null && queueTargetNanos > 0 ? newQueueBound() : null;
     this.events = events;
     this.inlineStalls =
         inlineStallTick == null || worker != null

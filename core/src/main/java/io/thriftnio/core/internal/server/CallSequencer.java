@@ -102,8 +102,11 @@ public final class CallSequencer {
   final CallPath path;
   final ServerConnection connection;
 
-  /** Sheds calls that waited too long under overload ({@link QueueTimeBound}); {@code null}: off. */
+  /**
+   * Sheds calls that waited too long under overload ({@link QueueTimeBound}); {@code null}: off.
+   */
   private final QueueTimeBound queueBound;
+
   private final boolean writesFromAnyThread;
   private final Runnable writeTask = this::writeHandedOver;
   private final Runnable deadlineCheck = this::checkDeadlines;

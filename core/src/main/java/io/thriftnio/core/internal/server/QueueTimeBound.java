@@ -1,17 +1,18 @@
 package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.ServerBuilder;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Whether a call that waited to start must be shed instead of run: the server's default bound on
- * queue time under overload, after CoDel (controlled delay). A short queue that comes and goes is
- * a burst and is served; a queue that stands for a whole interval is overload, and then every call
+ * queue time under overload, after CoDel (controlled delay). A short queue that comes and goes is a
+ * burst and is served; a queue that stands for a whole interval is overload, and then every call
  * that waited longer than the target is answered {@code not run} at the moment it would start, so
  * the calls that do run waited at most about the target and finish while their callers still wait
  * for them. Without it a server offered more than it can run keeps a queue as long as its callers'
- * deadlines: every call it runs has waited almost the whole deadline, and its reply comes after
- * the caller gave up (goodput falls to nothing at 1.5x capacity).
+ * deadlines: every call it runs has waited almost the whole deadline, and its reply comes after the
+ * caller gave up (goodput falls to nothing at 1.5x capacity).
  *
  * <pre>
  *   sample = the time a call waited, when it starts
@@ -21,20 +22,20 @@ import java.util.concurrent.TimeUnit;
  *   no sample at or above the target for a whole interval: not overloaded any more
  * </pre>
  *
- * <p>Where the queue is: a {@code WORKER} server's calls wait for a worker, and the server keeps one
- * bound for all its connections; on {@code SAME_THREAD} and {@code LEADER_FOLLOWER} a connection's
- * calls wait behind each other on its reading thread, and each connection keeps its own. There the
- * first call of a read batch gives no sample (it waited in the socket, which the server cannot
- * see), and a batch of a single call counts as a queue seen empty.
+ * <p>Where the queue is: a {@code WORKER} server's calls wait for a worker, and the server keeps
+ * one bound for all its connections; on {@code SAME_THREAD} and {@code LEADER_FOLLOWER} a
+ * connection's calls wait behind each other on its reading thread, and each connection keeps its
+ * own. There the first call of a read batch gives no sample (it waited in the socket, which the
+ * server cannot see), and a batch of a single call counts as a queue seen empty.
  *
  * <p>Pure: the time is given to every method; no thread, no timer. Thread-safe without a lock: the
- * fields are volatile and a lost update between two threads that sample at the same instant moves
- * a clock by one call, which the rule tolerates.
+ * fields are volatile and a lost update between two threads that sample at the same instant moves a
+ * clock by one call, which the rule tolerates.
  */
 final class QueueTimeBound {
 
   /** The default target: a call that waited this long under overload is shed. */
-  static final Duration DEFAULT_TARGET = Duration.ofMillis(5);
+  static final Duration DEFAULT_TARGET = ServerBuilder.DEFAULT_QUEUE_TIME_TARGET;
 
   /** How long a queue must stand, or be gone, before the bound turns on, or off. */
   static final Duration DEFAULT_INTERVAL = Duration.ofMillis(100);

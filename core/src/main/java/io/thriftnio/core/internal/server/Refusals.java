@@ -92,10 +92,7 @@ final class Refusals {
     overloaded(
         calls,
         call,
-        "not started: waited "
-            + TimeUnit.NANOSECONDS.toMillis(waitedNanos)
-            + " ms, "
-            + bound,
+        "not started: waited " + TimeUnit.NANOSECONDS.toMillis(waitedNanos) + " ms, " + bound,
         null);
   }
 
