@@ -136,7 +136,7 @@ final class MultiplexedPool implements ThriftChannel {
     this.shared =
         new SharedChannels(name, source, config, metrics, opener, validator, maxInFlight, clock);
     this.calls = new ConnectionCalls(shared, replies, protocolFactory);
-    this.attempts = new CallAttempts(shared, replies, calls);
+    this.attempts = new CallAttempts(shared, replies, calls, PoolCallLimit.of(name, config));
   }
 
   /**
