@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
@@ -1140,7 +1141,7 @@ public final class CallSequencer {
     // sample. Its receivedAtNanos is its deliveredAtNanos.
     if (queueBound != null
         && (path.worker != null || call.receivedAtNanos != call.deliveredAtNanos)
-        && queueBound.shed(waited, now)) {
+        && queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting())) {
       if (call.claim(false)) {
         Refusals.overQueueTarget(this, call, waited, queueBound.describe(now));
       }
@@ -1148,6 +1149,18 @@ public final class CallSequencer {
     }
     call.queuedNanos = waited; // written before the claim that publishes the call as started
     return false;
+  }
+
+  /**
+   * Whether calls wait behind one about to start after a long wait: on the server's own worker
+   * pool, whether its queue holds any (asked only after a long wait: it takes the queue's lock); on
+   * another executor, unknown, so {@code true}; on the reading thread, a call that is not the first
+   * of its read batch had calls ahead of it, so {@code true}.
+   */
+  private boolean othersWaiting() {
+    Executor worker = path.worker;
+    return !(worker instanceof ThreadPoolExecutor)
+        || !((ThreadPoolExecutor) worker).getQueue().isEmpty();
   }
 
   /**

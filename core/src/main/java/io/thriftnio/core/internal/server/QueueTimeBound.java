@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   sample = the time a call waited, when it starts
- *   a sample below the target, or a queue seen empty:   the standing-queue clock stops
+ *   a sample below the target, a queue seen empty,
+ *     or no call started for an interval:              the standing-queue clock stops
  *   samples at or above the target for a whole interval: overloaded
  *   overloaded: a sample at or above the target is shed
  *   no sample at or above the target for a whole interval: not overloaded any more
@@ -48,6 +49,9 @@ final class QueueTimeBound {
   /** When the samples began to stay at or above the target; {@link #NONE} when they do not. */
   private volatile long firstLongNanos = NONE;
 
+  /** When the last sample was taken. */
+  private volatile long lastSampleNanos = NONE;
+
   /** When the last sample at or above the target was taken. */
   private volatile long lastLongNanos = NONE;
 
@@ -72,11 +76,16 @@ final class QueueTimeBound {
   }
 
   /**
-   * A call that waited {@code waitedNanos} is about to start at {@code nowNanos}.
+   * A call that waited {@code waitedNanos} is about to start at {@code nowNanos}; {@code
+   * othersWaiting}: whether other calls wait behind it (where that is known; {@code true} where it
+   * is not). A long wait with none behind is no standing queue (a thread that was late to run, a
+   * burst's last call): it runs and restarts the clock.
    *
    * @return whether it must be shed ({@code not run}) instead
    */
-  boolean shed(long waitedNanos, long nowNanos) {
+  boolean shed(long waitedNanos, long nowNanos, boolean othersWaiting) {
+    long previous = lastSampleNanos;
+    lastSampleNanos = nowNanos;
     if (waitedNanos < targetNanos) {
       firstLongNanos = NONE;
       if (overloaded && nowNanos - lastLongNanos >= intervalNanos) {
@@ -84,13 +93,17 @@ final class QueueTimeBound {
       }
       return false;
     }
+    if (!othersWaiting) {
+      emptied(nowNanos);
+      return false;
+    }
     lastLongNanos = nowNanos;
     if (overloaded) {
       return true;
     }
     long first = firstLongNanos;
-    if (first == NONE) {
-      firstLongNanos = nowNanos;
+    if (first == NONE || nowNanos - previous >= intervalNanos) {
+      firstLongNanos = nowNanos; // nothing started for an interval: no queue stood meanwhile
       return false;
     }
     if (nowNanos - first < intervalNanos) {
@@ -101,12 +114,22 @@ final class QueueTimeBound {
     return true;
   }
 
+  /** {@link #shed(long, long, boolean)} for a call with others waiting behind it. */
+  boolean shed(long waitedNanos, long nowNanos) {
+    return shed(waitedNanos, nowNanos, true);
+  }
+
   /** The queue was seen empty at {@code nowNanos}: a standing queue, if any, has ended. */
   void emptied(long nowNanos) {
     firstLongNanos = NONE;
     if (overloaded && nowNanos - lastLongNanos >= intervalNanos) {
       overloaded = false;
     }
+  }
+
+  /** The target, in nanoseconds. */
+  long targetNanos() {
+    return targetNanos;
   }
 
   /** Whether it sheds now. */

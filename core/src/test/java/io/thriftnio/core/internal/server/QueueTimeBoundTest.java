@@ -40,10 +40,16 @@ class QueueTimeBoundTest {
         .isEqualTo("over the queue-time target 5 ms, overloaded for 40 ms");
   }
 
+  /** Long waits, one call starting every 10 ms, from {@code from} to {@code to} inclusive. */
+  private void standing(long from, long to) {
+    for (long t = from; t <= to; t += 10 * MS) {
+      bound.shed(20 * MS, t);
+    }
+  }
+
   @Test
   void theBoundTurnsOffAfterAnIntervalWithoutALongWait() {
-    bound.shed(20 * MS, 0);
-    bound.shed(20 * MS, 100 * MS);
+    standing(0, 100 * MS);
     assertThat(bound.overloaded()).isTrue();
     assertThat(bound.shed(MS, 150 * MS)).isFalse();
     assertThat(bound.overloaded()).as("a long wait 50 ms ago").isTrue();
@@ -53,10 +59,23 @@ class QueueTimeBoundTest {
   }
 
   @Test
+  void aLongWaitWithNoneBehindOrAfterAQuietIntervalIsNoStandingQueue() {
+    bound.shed(300 * MS, 0); // a thread late to run, one call alone
+    assertThat(bound.shed(300 * MS, 2_000 * MS)).as("nothing started for seconds").isFalse();
+    standing(2_010 * MS, 2_090 * MS);
+    assertThat(bound.shed(20 * MS, 2_100 * MS, false)).as("none behind it").isFalse();
+    standing(2_110 * MS, 2_190 * MS);
+    assertThat(bound.overloaded()).isFalse();
+    assertThat(bound.shed(20 * MS, 2_200 * MS)).as("standing since 2,110 ms only").isFalse();
+    assertThat(bound.shed(20 * MS, 2_210 * MS)).isTrue();
+  }
+
+  @Test
   void aQueueSeenEmptyEndsAStandingQueueAndTheOverloadOnceQuiet() {
     bound.shed(20 * MS, 0);
     bound.emptied(50 * MS);
     assertThat(bound.shed(20 * MS, 100 * MS)).as("the clock restarted at 100 ms").isFalse();
+    standing(110 * MS, 190 * MS);
     assertThat(bound.shed(20 * MS, 200 * MS)).isTrue();
     bound.emptied(250 * MS);
     assertThat(bound.overloaded()).as("a long wait 50 ms ago").isTrue();
