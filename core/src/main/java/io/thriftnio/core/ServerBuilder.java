@@ -230,13 +230,15 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * waited this long is answered {@link NotRun not run} ({@code "not run: server overloaded: echo
    * not started: waited 12 ms, over the queue-time target 5 ms, overloaded for 340 ms ..."})
    * instead of run, counted in {@link ServerStats#overloadedCalls()}; calls that waited less run.
-   * The bound ends once no call has waited this long for 100 ms. So a server offered more than it
-   * can run keeps running at its capacity calls that waited at most about this long, instead of
-   * calls whose callers have given up. The wait counts from when the request was read, for a worker
-   * ({@link IoStrategy#WORKER}: one bound for the server) or behind the calls before it in its read
-   * batch ({@code SAME_THREAD}, {@code LEADER_FOLLOWER}: one bound per connection, so a client that
-   * keeps more than this target's worth of calls pipelined on one connection for 100 ms has the
-   * excess answered not run). Raise it for handlers whose callers accept a longer wait; {@link
+   * The bound ends once no call has waited this long for 100 ms. A long wait with nothing queued
+   * behind it (the server's own worker pool's queue empty), or the first after 100 ms in which no
+   * call started, is not a standing queue: that call runs. So a server offered more than it can run
+   * keeps running at its capacity calls that waited at most about this long, instead of calls whose
+   * callers have given up. The wait counts from when the request was read, for a worker ({@link
+   * IoStrategy#WORKER}: one bound for the server) or behind the calls before it in its read batch
+   * ({@code SAME_THREAD}, {@code LEADER_FOLLOWER}: one bound per connection, so a client that keeps
+   * more than this target's worth of calls pipelined on one connection for 100 ms has the excess
+   * answered not run). Raise it for handlers whose callers accept a longer wait; {@link
    * Duration#ZERO} turns it off. Default: {@link #DEFAULT_QUEUE_TIME_TARGET}, 5 ms.
    */
   public B queueTimeTarget(Duration queueTimeTarget) {
