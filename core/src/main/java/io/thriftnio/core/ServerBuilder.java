@@ -55,6 +55,9 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   /** Default {@link #workerStartTimeout(Duration)}: 30 seconds. */
   public static final Duration DEFAULT_WORKER_START_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Default {@link #queueTimeTarget(Duration)}: 5 milliseconds. */
+  public static final Duration DEFAULT_QUEUE_TIME_TARGET = Duration.ofMillis(5);
+
   /** Default {@link #maxCallsInFlightPerConnection(int)}: {@value}. */
   public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 1024;
 
@@ -70,6 +73,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   Duration workerStartTimeout;
   Duration handlerTimeout = Duration.ZERO;
   Integer adaptiveLimit; // null: off
+  Duration queueTimeTarget = DEFAULT_QUEUE_TIME_TARGET;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
   WireKind[] wireKinds = {WireKind.FRAMED};
@@ -217,6 +221,28 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    */
   public B adaptiveLimit(int maxCallsInProgress) {
     this.adaptiveLimit = maxCallsInProgress;
+    return self();
+  }
+
+  /**
+   * The server's bound on queue time under overload, on every strategy: once the calls have waited
+   * this long or longer to start for 100 ms on end (a queue that stands, not a burst), a call that
+   * waited this long is answered {@link NotRun not run} ({@code "not run: server overloaded: echo
+   * not started: waited 12 ms, over the queue-time target 5 ms, overloaded for 340 ms ..."})
+   * instead of run, counted in {@link ServerStats#overloadedCalls()}; calls that waited less run.
+   * The bound ends once no call has waited this long for 100 ms. A long wait with nothing queued
+   * behind it (the server's own worker pool's queue empty), or the first after 100 ms in which no
+   * call started, is not a standing queue: that call runs. So a server offered more than it can run
+   * keeps running at its capacity calls that waited at most about this long, instead of calls whose
+   * callers have given up. The wait counts from when the request was read, for a worker ({@link
+   * IoStrategy#WORKER}: one bound for the server) or behind the calls before it in its read batch
+   * ({@code SAME_THREAD}, {@code LEADER_FOLLOWER}: one bound per connection, so a client that keeps
+   * more than this target's worth of calls pipelined on one connection for 100 ms has the excess
+   * answered not run). Raise it for handlers whose callers accept a longer wait; {@link
+   * Duration#ZERO} turns it off. Default: {@link #DEFAULT_QUEUE_TIME_TARGET}, 5 ms.
+   */
+  public B queueTimeTarget(Duration queueTimeTarget) {
+    this.queueTimeTarget = queueTimeTarget;
     return self();
   }
 

@@ -33,6 +33,7 @@ public final class ServerConfig {
   private final Duration workerStartTimeout;
   private final Duration handlerTimeout;
   private final int adaptiveLimit;
+  private final Duration queueTimeTarget;
   private final int ioThreads;
   private final int maxFrameSize;
   private final Set<WireKind> wireKinds;
@@ -93,6 +94,7 @@ public final class ServerConfig {
             orDefault(b.workerStartTimeout, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT));
     this.handlerTimeout = Checks.nonNegative("handlerTimeout", b.handlerTimeout);
     this.adaptiveLimit = ConfigChecks.checkAdaptiveLimit(b.adaptiveLimit);
+    this.queueTimeTarget = Checks.nonNegative("queueTimeTarget", b.queueTimeTarget);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
     this.wireKinds = checkWireKinds(b.wireKinds);
@@ -220,6 +222,14 @@ public final class ServerConfig {
     return adaptiveLimit;
   }
 
+  /**
+   * The queue-time target under overload; zero when off (see {@link
+   * ServerBuilder#queueTimeTarget(Duration)}).
+   */
+  public Duration queueTimeTarget() {
+    return queueTimeTarget;
+  }
+
   /** IO threads. */
   public int ioThreads() {
     return ioThreads;
@@ -341,6 +351,8 @@ public final class ServerConfig {
         + workerStartTimeout
         + (handlerTimeout.isZero() ? "" : ", handlerTimeout=" + handlerTimeout)
         + (adaptiveLimit == 0 ? "" : ", adaptiveLimit=" + adaptiveLimit)
+        + ", queueTimeTarget="
+        + queueTimeTarget
         + ", maxCallsInFlightPerConnection="
         + maxCallsInFlightPerConnection
         + (tls != null ? ", tls=" + tls : "")

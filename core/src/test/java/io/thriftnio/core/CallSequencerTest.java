@@ -402,6 +402,131 @@ class CallSequencerTest {
     assertThat(seq.pendingCalls()).isZero();
   }
 
+  /** Waits until {@code nanos} have passed since {@code start} (a queue's age, not an event). */
+  private static void waitUntil(long start, long nanos) {
+    while (System.nanoTime() - start < nanos) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+  }
+
+  @Test
+  void aWorkerQueueStandingPastTheIntervalShedsTheCallsThatWaitedPastTheTarget() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    CallSequencer seq = sync(workers, 1000);
+    long start = System.nanoTime();
+    for (int i = 1; i <= 400; i++) {
+      deliver(seq, "echo", i);
+    }
+    seq.readComplete();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    // One worker takes a call every 2 ms, each of them queued past the 5 ms target.
+    long firstLong = System.nanoTime();
+    int started = 0;
+    long shedAt = 0;
+    while (shedAt == 0 && started < 400) {
+      long overloaded = counters.overloadedCalls.sum();
+      workers.take(0).run();
+      started++;
+      if (counters.overloadedCalls.sum() > overloaded) {
+        shedAt = System.nanoTime();
+      } else {
+        waitUntil(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(2));
+      }
+    }
+    assertThat(shedAt).as("a call shed once the queue stood").isNotZero();
+    assertThat(shedAt - firstLong)
+        .as("not before the queue stood for the 100 ms interval")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+    assertThat(counters.completedCalls.sum()).as("the calls before it ran").isEqualTo(started - 1);
+    while (workers.size() > 0) {
+      workers.take(0).run(); // queued as long: shed too
+    }
+    deliver(seq, "echo", 401);
+    seq.readComplete();
+    workers.take(0).run(); // fresh: runs
+    connection.runIoTasks();
+
+    List<Reply> replies = replies();
+    assertThat(replies).hasSize(401);
+    TApplicationException shed = replies.get(started - 1).exception();
+    assertThat(NotRun.isNotRun(shed)).as("the call shed, %s", replies.get(started - 1)).isTrue();
+    assertThat(shed.getMessage())
+        .contains("echo")
+        .contains("over the queue-time target 5 ms, overloaded for");
+    assertThat(NotRun.isNotRun(replies.get(started).exception())).isTrue();
+    assertThat(replies.get(400).success()).isEqualTo("t401");
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(400 - (started - 1));
+  }
+
+  @Test
+  void onTheReadingThreadACallWaitingBehindOthersPastTheIntervalIsShed() throws Exception {
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq = new CallPath(invoker, null, counters, 1000).open(connection);
+    deliver(seq, "echo", 1); // the first of its read batch: runs, gives no sample
+    long batch = System.nanoTime();
+    waitUntil(batch, TimeUnit.MILLISECONDS.toNanos(6));
+    long firstLong = System.nanoTime();
+    // The batch's later calls, each delivered as the one before it ends, 2 ms apart.
+    int seqid = 1;
+    long shedAt = 0;
+    while (shedAt == 0 && seqid < 500) {
+      deliver(seq, "echo", ++seqid);
+      if (counters.overloadedCalls.sum() > 0) {
+        shedAt = System.nanoTime();
+      } else {
+        waitUntil(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(2));
+      }
+    }
+    seq.readComplete();
+    deliver(seq, "echo", seqid + 1); // a new batch's first call runs
+    seq.readComplete();
+    connection.runIoTasks();
+
+    assertThat(shedAt).as("a call shed once the queue stood").isNotZero();
+    assertThat(shedAt - firstLong)
+        .as("not before the queue stood for the 100 ms interval")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+    List<Reply> replies = replies();
+    assertThat(replies).hasSize(seqid + 1);
+    for (int i = 0; i < seqid - 1; i++) {
+      assertThat(replies.get(i).success()).isEqualTo("t" + (i + 1));
+    }
+    assertThat(NotRun.isNotRun(replies.get(seqid - 1).exception())).isTrue();
+    assertThat(replies.get(seqid).success()).isEqualTo("t" + (seqid + 1));
+    assertThat(counters.overloadedCalls.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void withTheQueueTimeTargetOffAQueuedCallRunsHoweverLongItWaited() throws Exception {
+    ManualExecutor workers = new ManualExecutor();
+    ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
+    CallSequencer seq =
+        new CallPath(
+                invoker,
+                workers,
+                counters,
+                100,
+                Duration.ofSeconds(30),
+                Duration.ZERO,
+                null,
+                null,
+                null,
+                Duration.ZERO)
+            .open(connection);
+    long start = System.nanoTime();
+    deliver(seq, "echo", 1);
+    deliver(seq, "echo", 2);
+    seq.readComplete();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    workers.take(0).run();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(110));
+    workers.take(0).run();
+    connection.runIoTasks();
+    assertThat(seqids()).containsExactly(1, 2);
+    assertThat(replies().get(1).success()).isEqualTo("t2");
+    assertThat(counters.overloadedCalls.sum()).isZero();
+  }
+
   @Test
   void releasesTheRequestOfACallNeverStartedOnAConnectionThatClosed() throws Exception {
     ManualExecutor workers = new ManualExecutor();

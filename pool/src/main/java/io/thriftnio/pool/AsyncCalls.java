@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.internal.client.ClientCallLimit;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.net.InetSocketAddress;
@@ -42,6 +43,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
   private final Executor executor;
   private final EndpointPool<AsyncConnection<A>> pool;
   private final CallPolicy policy;
+  private final PoolCallLimit limit;
   private final AsyncBorrows<Borrowed<AsyncConnection<A>>> borrows;
   private final long callNanos; // the clients' own call timeout, 0 for none
   private final Set<InFlight<?>> inFlight = ConcurrentHashMap.newKeySet();
@@ -69,6 +71,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     this.executor = executor;
     this.callNanos = callMillis * 1_000_000;
     this.policy = new CallPolicy(name, idempotent, pool);
+    this.limit = PoolCallLimit.of(name, config);
     this.borrows = new AsyncBorrows<>(name, config, metrics, new Waiters());
     pool.onFree(borrows::dispatch);
   }
@@ -89,6 +92,16 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
    */
   public <R> void call(
       Start<? super A, R> call, CompletableFuture<R> future, String method, long deadlineNanos) {
+    ClientCallLimit.Permit permit;
+    try {
+      permit = limit.acquire();
+    } catch (PoolException e) {
+      completeOnExecutor(() -> future.completeExceptionally(e));
+      return;
+    }
+    if (permit != null) {
+      future.whenComplete((result, failure) -> PoolCallLimit.release(permit, failure));
+    }
     if (inheritDeadline) {
       try {
         deadlineNanos = InheritedDeadline.bound(deadlineNanos, name, this::stats);

@@ -4,6 +4,7 @@ import static io.thriftnio.pool.CallState.deadline;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.internal.client.CallerContext;
+import io.thriftnio.core.internal.client.ClientCallLimit;
 import io.thriftnio.core.util.internal.Continuations;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -32,7 +33,12 @@ final class CallAttempts {
   /** Retries, resends and hedges; replaced by {@link #idempotent}. */
   private CallPolicy policy;
 
-  CallAttempts(SharedChannels shared, ReplyCheck replies, ConnectionCalls calls) {
+  /** The pool's adaptive limit on calls in flight. */
+  private final PoolCallLimit limit;
+
+  CallAttempts(
+      SharedChannels shared, ReplyCheck replies, ConnectionCalls calls, PoolCallLimit limit) {
+    this.limit = limit;
     this.shared = shared;
     this.replies = replies;
     this.calls = calls;
@@ -58,6 +64,23 @@ final class CallAttempts {
 
   /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
   CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout, long deadlineNanos) {
+    ClientCallLimit.Permit permit;
+    try {
+      permit = limit.acquire();
+    } catch (PoolException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (permit == null) {
+      return limited(request, timeout, deadlineNanos);
+    }
+    CompletableFuture<ByteBuffer> result = limited(request, timeout, deadlineNanos);
+    result.whenComplete((response, failure) -> PoolCallLimit.release(permit, failure));
+    return result;
+  }
+
+  /** {@link #exchange} once its place under the pool's adaptive limit is taken. */
+  private CompletableFuture<ByteBuffer> limited(
+      ByteBuffer request, Duration timeout, long deadlineNanos) {
     if (inheritDeadline) {
       try {
         deadlineNanos = InheritedDeadline.bound(deadlineNanos, shared.name(), shared::stats);

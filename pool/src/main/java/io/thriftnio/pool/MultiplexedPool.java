@@ -137,7 +137,7 @@ final class MultiplexedPool implements ThriftChannel {
         new SharedChannels(
             name, source, config, metrics, opener::connect, validator, maxInFlight, clock);
     this.calls = new ConnectionCalls(shared, replies, protocolFactory);
-    this.attempts = new CallAttempts(shared, replies, calls);
+    this.attempts = new CallAttempts(shared, replies, calls, PoolCallLimit.of(name, config));
   }
 
   /**

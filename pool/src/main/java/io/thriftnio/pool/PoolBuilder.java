@@ -106,6 +106,28 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
   }
 
   /**
+   * Opt-in client-side backpressure: bounds the pool's calls in flight (from a call's start, before
+   * it waits for a connection, to its end, retries included) with a delay-based adaptive limit, the
+   * algorithm of the server's {@code adaptiveLimit} (Netflix concurrency-limits' {@code
+   * Gradient2Limit}). It starts at {@code min(20, maxCallsInFlight)}, falls when the pool's calls
+   * take longer than their long-run average or servers refuse them as overloaded, rises while calls
+   * are quick and the limit is in use, never goes below its start or above {@code
+   * maxCallsInFlight}. A call that finds the limit reached fails at once, before anything is sent,
+   * with a {@link PoolException} {@code "pool 'orders': call refused at the adaptive limit
+   * (limit=24, inFlight=24, max 200): the pool's calls are slower than usual"}: the caller sheds
+   * load instead of queueing it. One limit for the whole pool, across its endpoints. Needs {@code
+   * com.netflix.concurrency-limits:concurrency-limits-core} (0.5.4) on the class path; {@code
+   * build()} says so if it is missing. Default: off.
+   *
+   * @param maxCallsInFlight the highest the limit may go, {@code > 0}
+   * @return this builder
+   */
+  public final B adaptiveLimit(int maxCallsInFlight) {
+    limits.adaptiveLimit(maxCallsInFlight);
+    return self();
+  }
+
+  /**
    * Connections across all endpoints, in use or idle. Default {@value
    * PoolConfig#DEFAULT_MAX_TOTAL}.
    *

@@ -58,6 +58,7 @@ final class PoolConfig {
   private final IdleConnectionsConfig idleConnections;
   private final RetryBudgetConfig retryBudget;
   private final EndpointHealthConfig endpointHealth;
+  private final int adaptiveLimit;
 
   private PoolConfig(Builder b) {
     this.maxTotal = b.maxTotal;
@@ -71,6 +72,7 @@ final class PoolConfig {
     this.idleConnections = b.idleConnections;
     this.retryBudget = b.retryBudget;
     this.endpointHealth = b.endpointHealth;
+    this.adaptiveLimit = b.adaptiveLimit;
   }
 
   /** A new builder, starting from the defaults. */
@@ -161,6 +163,14 @@ final class PoolConfig {
     return endpointHealth;
   }
 
+  /**
+   * The highest the pool's adaptive limit on calls in flight may go; 0 when off, the default (see
+   * {@link Builder#adaptiveLimit(int)}).
+   */
+  public int adaptiveLimit() {
+    return adaptiveLimit;
+  }
+
   @Override
   public String toString() {
     return "PoolConfig{maxTotal="
@@ -185,6 +195,7 @@ final class PoolConfig {
         + retryBudget
         + ", endpointHealth="
         + endpointHealth
+        + (adaptiveLimit == 0 ? "" : ", adaptiveLimit=" + adaptiveLimit)
         + '}';
   }
 
@@ -201,6 +212,7 @@ final class PoolConfig {
     private IdleConnectionsConfig idleConnections = IdleConnectionsConfig.defaults();
     private RetryBudgetConfig retryBudget = RetryBudgetConfig.defaults();
     private EndpointHealthConfig endpointHealth = EndpointHealthConfig.defaults();
+    private int adaptiveLimit;
 
     private Builder() {}
 
@@ -354,6 +366,12 @@ final class PoolConfig {
       return this;
     }
 
+    /** See {@link PoolBuilder#adaptiveLimit(int)}. */
+    public Builder adaptiveLimit(int maxCallsInFlight) {
+      this.adaptiveLimit = maxCallsInFlight;
+      return this;
+    }
+
     /**
      * Checks every value and builds the configuration.
      *
@@ -380,7 +398,30 @@ final class PoolConfig {
       Checks.nonNegative("callDeadline", callDeadline);
       Checks.notNull("retryBudget", retryBudget);
       Checks.notNull("endpointHealth", endpointHealth);
+      if (adaptiveLimit != 0) {
+        checkAdaptiveLimit(adaptiveLimit);
+      }
       return new PoolConfig(this);
+    }
+
+    /** The library behind {@code adaptiveLimit}, an optional dependency. */
+    private static final String ADAPTIVE_LIMIT_CLASS =
+        "com.netflix.concurrency.limits.limit.Gradient2Limit";
+
+    private static void checkAdaptiveLimit(int max) {
+      Checks.positive("adaptiveLimit", max);
+      try {
+        Class.forName(ADAPTIVE_LIMIT_CLASS, false, PoolConfig.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw new IllegalStateException(
+            "adaptiveLimit: "
+                + max
+                + " needs com.netflix.concurrency-limits:concurrency-limits-core (0.5.4) on the"
+                + " class path, an optional dependency of thrift-nio-core ("
+                + ADAPTIVE_LIMIT_CLASS
+                + " not found)",
+            e);
+      }
     }
 
     private static void atMost(String name, int value, String limitName, int limit) {

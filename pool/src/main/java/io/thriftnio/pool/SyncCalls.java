@@ -1,5 +1,6 @@
 package io.thriftnio.pool;
 
+import io.thriftnio.core.internal.client.ClientCallLimit;
 import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.net.InetSocketAddress;
@@ -31,6 +32,7 @@ final class SyncCalls<C extends TServiceClient> {
   private final String name;
   private final EndpointPool<SyncConnection<C>> pool;
   private final CallPolicy policy;
+  private final PoolCallLimit limit;
   private volatile boolean inheritDeadline = true;
 
   /**
@@ -43,6 +45,7 @@ final class SyncCalls<C extends TServiceClient> {
     this.name = name;
     this.pool = pool;
     this.policy = new CallPolicy(name, idempotent, pool);
+    this.limit = PoolCallLimit.of(name, pool.config());
   }
 
   /** See {@link PoolBuilder#inheritDeadline(boolean)}; default on. */
@@ -55,6 +58,24 @@ final class SyncCalls<C extends TServiceClient> {
    * none), retried once on another endpoint when {@link CallPolicy#retries} allows.
    */
   public <R> R call(String method, Work<? super C, R> work, long deadlineNanos) throws TException {
+    ClientCallLimit.Permit permit = limit.acquire();
+    if (permit == null) {
+      return limited(method, work, deadlineNanos);
+    }
+    Throwable failure = null;
+    try {
+      return limited(method, work, deadlineNanos);
+    } catch (TException | RuntimeException | Error t) {
+      failure = t;
+      throw t;
+    } finally {
+      PoolCallLimit.release(permit, failure);
+    }
+  }
+
+  /** {@link #call(String, Work, long)} once its place under the pool's adaptive limit is taken. */
+  private <R> R limited(String method, Work<? super C, R> work, long deadlineNanos)
+      throws TException {
     if (inheritDeadline) {
       deadlineNanos = InheritedDeadline.bound(deadlineNanos, name, pool::stats);
     }

@@ -56,6 +56,16 @@ public final class CallPath {
   /** The server's adaptive bound on calls in progress; {@code null} if none. */
   final AdaptiveCallLimit limit;
 
+  /**
+   * The queue-time bound the {@code WORKER} server's connections share ({@link QueueTimeBound});
+   * {@code null} when calls run on the reading thread (each connection keeps its own) or the bound
+   * is off.
+   */
+  private final QueueTimeBound sharedQueueBound;
+
+  /** The queue-time target in nanoseconds; 0 when off. */
+  private final long queueTargetNanos;
+
   /** The invokers of protocols requests name (THeader's), made when first named. */
   private final Map<TProtocolFactory, ProcessorInvoker> byProtocol = new ConcurrentHashMap<>();
 
@@ -169,7 +179,39 @@ public final class CallPath {
       ConnectionEvents events,
       Duration inlineStallTick,
       AdaptiveCallLimit limit) {
+    this(
+        invoker,
+        worker,
+        counters,
+        maxCallsInFlight,
+        workerStartTimeout,
+        handlerTimeout,
+        events,
+        inlineStallTick,
+        limit,
+        QueueTimeBound.DEFAULT_TARGET);
+  }
+
+  /**
+   * As the constructor above, with {@code queueTimeTarget}: under overload, a call that waited
+   * longer than this to start is answered {@code not run} ({@link QueueTimeBound}); {@link
+   * Duration#ZERO} turns the bound off.
+   */
+  public CallPath(
+      ProcessorInvoker invoker,
+      Executor worker,
+      ServerCounters counters,
+      int maxCallsInFlight,
+      Duration workerStartTimeout,
+      Duration handlerTimeout,
+      ConnectionEvents events,
+      Duration inlineStallTick,
+      AdaptiveCallLimit limit,
+      Duration queueTimeTarget) {
     this.limit = limit;
+    this.queueTargetNanos =
+        CallDeadlines.nanos(Checks.nonNegative("queueTimeTarget", queueTimeTarget));
+    this.sharedQueueBound = worker != null && queueTargetNanos > 0 ? newQueueBound() : null;
     this.events = events;
     this.inlineStalls =
         inlineStallTick == null || worker != null
@@ -206,6 +248,21 @@ public final class CallPath {
             && invoker.outputProtocolFactory().getClass() == named
         ? invoker
         : invoker.withProtocol(protocol);
+  }
+
+  /**
+   * The queue-time bound of a new connection: the server's on {@code WORKER}, its own where calls
+   * run on the reading thread; {@code null} when off.
+   */
+  QueueTimeBound queueBoundFor() {
+    if (queueTargetNanos == 0) {
+      return null;
+    }
+    return worker != null ? sharedQueueBound : newQueueBound();
+  }
+
+  private QueueTimeBound newQueueBound() {
+    return new QueueTimeBound(queueTargetNanos, QueueTimeBound.DEFAULT_INTERVAL.toNanos());
   }
 
   /** The sequencer of a new connection. */

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessage;
@@ -100,6 +101,12 @@ public final class CallSequencer {
 
   final CallPath path;
   final ServerConnection connection;
+
+  /**
+   * Sheds calls that waited too long under overload ({@link QueueTimeBound}); {@code null}: off.
+   */
+  private final QueueTimeBound queueBound;
+
   private final boolean writesFromAnyThread;
   private final Runnable writeTask = this::writeHandedOver;
   private final Runnable deadlineCheck = this::checkDeadlines;
@@ -161,6 +168,10 @@ public final class CallSequencer {
    */
   @GuardedBy("lock")
   private long batchStartNanos;
+
+  /** Requests delivered in the read batch being delivered, or in the last one. */
+  @GuardedBy("lock")
+  private int batchCalls;
 
   /** A close is decided: requests delivered from now on are dropped. */
   @GuardedBy("lock")
@@ -239,6 +250,7 @@ public final class CallSequencer {
     this.path = path;
     this.connection = connection;
     this.writesFromAnyThread = connection.writesFromAnyThread();
+    this.queueBound = path.queueBoundFor();
     RegisteredConnection<?> registration = connection.registration();
     this.id = registration != null ? registration.id() : ConnectionIds.next();
   }
@@ -279,7 +291,9 @@ public final class CallSequencer {
         long now = System.nanoTime();
         if (!inReadBatch) {
           batchStartNanos = now;
+          batchCalls = 0;
         }
+        batchCalls++;
         inReadBatch = true;
         readingThread = Thread.currentThread();
         lastActivityNanos = now;
@@ -380,13 +394,19 @@ public final class CallSequencer {
 
   /** The adapter has delivered every request of one read: replies written meanwhile leave now. */
   public void readComplete() {
+    boolean single;
+    boolean flush;
     synchronized (lock) {
       inReadBatch = false;
-      if (!unflushed) {
-        return;
-      }
+      single = batchCalls == 1;
+      flush = unflushed;
     }
-    writeReady();
+    if (single && queueBound != null && path.worker == null) {
+      queueBound.emptied(System.nanoTime()); // one call read, none behind it: no standing queue
+    }
+    if (flush) {
+      writeReady();
+    }
   }
 
   /** A framed request refused: {@link #onBadFrame(TMessage, String, Envelope)}, framed. */
@@ -1116,8 +1136,30 @@ public final class CallSequencer {
       }
       return true;
     }
+    // On the reading thread, the first call of a read batch waited in the socket, out of sight: no
+    // sample. Its receivedAtNanos is its deliveredAtNanos.
+    if (queueBound != null
+        && (path.worker != null || call.receivedAtNanos != call.deliveredAtNanos)
+        && queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting())) {
+      if (call.claim(false)) {
+        Refusals.overQueueTarget(this, call, waited, queueBound.describe(now));
+      }
+      return true;
+    }
     call.queuedNanos = waited; // written before the claim that publishes the call as started
     return false;
+  }
+
+  /**
+   * Whether calls wait behind one about to start after a long wait: on the server's own worker
+   * pool, whether its queue holds any (asked only after a long wait: it takes the queue's lock); on
+   * another executor, unknown, so {@code true}; on the reading thread, a call that is not the first
+   * of its read batch had calls ahead of it, so {@code true}.
+   */
+  private boolean othersWaiting() {
+    Executor worker = path.worker;
+    return !(worker instanceof ThreadPoolExecutor)
+        || !((ThreadPoolExecutor) worker).getQueue().isEmpty();
   }
 
   /**

@@ -84,6 +84,18 @@ final class Refusals {
         null);
   }
 
+  /**
+   * {@code call} waited {@code waitedNanos} to start while the server (or, on the reading thread's
+   * strategies, its connection) was overloaded ({@link QueueTimeBound}).
+   */
+  static void overQueueTarget(CallSequencer calls, Call call, long waitedNanos, String bound) {
+    overloaded(
+        calls,
+        call,
+        "not started: waited " + TimeUnit.NANOSECONDS.toMillis(waitedNanos) + " ms, " + bound,
+        null);
+  }
+
   /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
   static void overLimit(CallSequencer calls, Call call, AdaptiveCallLimit limit) {
     overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);

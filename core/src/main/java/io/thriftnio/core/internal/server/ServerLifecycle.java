@@ -173,7 +173,8 @@ public final class ServerLifecycle {
             config.handlerTimeout(),
             registry.events(),
             config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
-            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()));
+            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()),
+            config.queueTimeTarget());
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */

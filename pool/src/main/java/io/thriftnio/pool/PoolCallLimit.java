@@ -1,0 +1,82 @@
+package io.thriftnio.pool;
+
+import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.internal.client.ClientCallLimit;
+
+/**
+ * A pool's adaptive limit on its calls in flight ({@link PoolConfig.Builder#adaptiveLimit}), as the
+ * three pools take and give back its permits: one per call (retries, resends and hedges of the call
+ * included), from the call's start to its end. What a call's end tells the limit is decided here,
+ * once for the three pools: an answer (a result or the handler's exception) is a latency sample; a
+ * refusal "not run", a passed deadline or timeout, or a wait for a connection that timed out is a
+ * sign of overload; anything else (a connect failure, a closing pool) says nothing.
+ */
+final class PoolCallLimit {
+
+  private final String pool;
+  private final ClientCallLimit limit; // null: off
+
+  private PoolCallLimit(String pool, ClientCallLimit limit) {
+    this.pool = pool;
+    this.limit = limit;
+  }
+
+  /** The limit {@code config} asks for, of the pool named {@code pool}; off when not set. */
+  static PoolCallLimit of(String pool, PoolConfig config) {
+    int max = config.adaptiveLimit();
+    return new PoolCallLimit(pool, max == 0 ? null : new ClientCallLimit(max));
+  }
+
+  /**
+   * A permit for one call; {@code null} when the limit is off.
+   *
+   * @throws PoolException when the calls in flight are at the limit
+   */
+  ClientCallLimit.Permit acquire() throws PoolException {
+    if (limit == null) {
+      return null;
+    }
+    ClientCallLimit.Permit permit = limit.tryAcquire();
+    if (permit == null) {
+      throw new PoolException(
+          "pool '"
+              + pool
+              + "': call refused at the adaptive limit ("
+              + limit.state()
+              + "): the pool's calls are slower than usual",
+          null);
+    }
+    return permit;
+  }
+
+  /** Gives {@code permit} back ({@code null}: none) for a call that ended with {@code failure}. */
+  static void release(ClientCallLimit.Permit permit, Throwable failure) {
+    if (permit == null) {
+      return;
+    }
+    if (failure == null) {
+      permit.answered();
+    } else if (overloaded(failure)) {
+      permit.overloaded();
+    } else if (Failures.inTransport(failure) || failure instanceof PoolException) {
+      permit.ignored();
+    } else {
+      permit.answered();
+    }
+  }
+
+  private static boolean overloaded(Throwable failure) {
+    if (Failures.notRun(failure)) {
+      return true;
+    }
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+      if (t instanceof CallDeadlineException
+          || t instanceof CallTimeoutException
+          || t instanceof PoolTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

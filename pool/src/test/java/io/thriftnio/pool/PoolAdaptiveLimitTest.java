@@ -1,0 +1,145 @@
+package io.thriftnio.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.thriftnio.netty.NettyClientIo;
+import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.gen.BenchService;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code PoolConfig.adaptiveLimit} on the three pools: with the limit at 1, a call started while
+ * another is in flight fails at once with a {@link PoolException} naming the limit, before anything
+ * is sent; once the first call ends the next one goes through.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class PoolAdaptiveLimitTest {
+
+  private static StockServer server;
+  private static NettyClientIo resources;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server =
+        StockServer.start(
+            StockServer.Kind.THREADED_SELECTOR, new BenchService.Processor<>(new BenchHandler()));
+    resources = NettyClientIo.create(1);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (resources != null) {
+      resources.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static void assertRefusedAtTheLimit(Throwable t) {
+    Throwable e = t instanceof ExecutionException ? t.getCause() : t;
+    assertThat(e)
+        .isInstanceOf(PoolException.class)
+        .hasMessageContaining("call refused at the adaptive limit (limit=1, inFlight=1, max 1)");
+  }
+
+  @Test
+  void channelPoolFailsACallOverTheLimitAtOnce() throws Exception {
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(resources)
+            .endpoints(server.address())
+            .adaptiveLimit(1)
+            .build()) {
+      CompletableFuture<Object> busy =
+          pool.call(
+              c -> c.send_sleep(300),
+              c -> {
+                c.recv_sleep();
+                return null;
+              });
+      CompletableFuture<Long> refused =
+          pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
+      assertThat(refused).isCompletedExceptionally();
+      assertThatThrownBy(refused::get).satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
+      busy.get(10, TimeUnit.SECONDS);
+      pool.call(c -> c.send_fired(), BenchService.Client::recv_fired).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void asyncClientPoolFailsACallOverTheLimitAtOnce() throws Exception {
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(server.address())
+            .adaptiveLimit(1)
+            .build()) {
+      CompletableFuture<Void> busy = pool.call((c, cb) -> c.sleep(300, cb));
+      CompletableFuture<Long> refused = pool.<Long>call((c, cb) -> c.fired(cb));
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
+      busy.get(10, TimeUnit.SECONDS);
+      pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void blockingPoolFailsACallOverTheLimitAtOnce() throws Exception {
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try (ThriftClientPool<BenchService.Client> pool =
+        ThriftClientPool.builder(BenchService.Client::new)
+            .endpoints(server.address())
+            .adaptiveLimit(1)
+            .build()) {
+      ByteBuffer payload = ByteBuffer.wrap(new byte[] {1});
+      Future<?> busy =
+          other.submit(
+              () -> {
+                return pool.call(
+                    c -> {
+                      c.sleep(3_000);
+                      return null;
+                    });
+              });
+      // Until the other thread holds the one permit, calls here go through.
+      Throwable refused = null;
+      while (refused == null && !busy.isDone()) {
+        try {
+          pool.call(c -> c.echo(payload.duplicate()));
+        } catch (PoolException e) {
+          refused = e;
+        }
+      }
+      assertThat(refused).as("refused while the sleep was in flight").isNotNull();
+      assertRefusedAtTheLimit(refused);
+      busy.get(10, TimeUnit.SECONDS);
+      pool.call(c -> c.echo(payload.duplicate()));
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
+  void theLimitIsCheckedAtBuild() {
+    assertThatThrownBy(
+            () ->
+                ThriftClientPool.builder(BenchService.Client::new)
+                    .endpoints(server.address())
+                    .adaptiveLimit(-1)
+                    .build())
+        .hasMessageContaining("adaptiveLimit: -1");
+    assertThat(PoolConfig.builder().adaptiveLimit(200).build().adaptiveLimit()).isEqualTo(200);
+    assertThat(PoolConfig.builder().build().adaptiveLimit()).isZero();
+  }
+}
