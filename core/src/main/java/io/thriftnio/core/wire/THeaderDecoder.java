@@ -116,6 +116,9 @@ final class THeaderDecoder implements Decoder {
   /** Whether a client reads replies: every refusal then fails the waiting calls and closes. */
   private final boolean replies;
 
+  /** The envelope of the last message delivered. */
+  private THeaderEnvelope last;
+
   THeaderDecoder(int maxFrameSize, Object peer) {
     this(maxFrameSize, peer, false, false);
   }
@@ -133,6 +136,11 @@ final class THeaderDecoder implements Decoder {
    */
   static THeaderDecoder forReplies(int maxFrameSize, Object peer) {
     return new THeaderDecoder(maxFrameSize, peer, true, false);
+  }
+
+  /** The envelope of the last message delivered: its info headers and sequence id. */
+  THeaderEnvelope lastEnvelope() {
+    return last;
   }
 
   @Override
@@ -221,6 +229,7 @@ final class THeaderDecoder implements Decoder {
     int consumed = outer + Framing.HEADER_SIZE + length;
     int payloadOffset = outer + Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE + sectionSize;
     int payloadLength = consumed - payloadOffset;
+    last = envelope;
     if (section.transforms.length == 0) {
       return out.message(consumed, payloadOffset, payloadLength, envelope);
     }

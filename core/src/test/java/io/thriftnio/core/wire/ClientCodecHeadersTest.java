@@ -171,9 +171,9 @@ class ClientCodecHeadersTest {
   }
 
   @Test
-  void httpReplyHeadersAreLowerCased() {
+  void httpReplyHeadersAreLowerCased() throws Exception {
     ClientCodec codec = codec(WireKind.HTTP);
-    codec.head(4, false);
+    codec.head(ByteBuffer.allocate(4), false);
     byte[] response =
         ("HTTP/1.1 200 OK\r\nX-Served-By: b\r\nContent-Length: 4\r\n\r\nabcd")
             .getBytes(StandardCharsets.ISO_8859_1);

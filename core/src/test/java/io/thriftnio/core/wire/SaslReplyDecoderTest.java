@@ -142,8 +142,8 @@ class SaslReplyDecoderTest {
 
   @Test
   void theCodecWrapsRequestsOnlyUnderAWrappingQopAndBoundsTheWrappedSize() throws Exception {
-    ClientCodec codec =
-        ClientCodec.of(
+    SaslClientCodec codec =
+        ClientCodec.sasl(
             ClientOptions.builder()
                 .wireKind(WireKind.SASL)
                 .sasl(ClientSasl.plain("u", new char[] {'p'}))
@@ -157,7 +157,7 @@ class SaslReplyDecoderTest {
     codec.saslLayer().negotiated(new StubClient("auth-conf"));
 
     assertThat(codec.wrap(ByteBuffer.wrap(new byte[] {5})).array()).containsExactly(9, 5);
-    assertThat(codec.head(2, false)).containsExactly(0, 0, 0, 2);
+    assertThat(codec.head(ByteBuffer.allocate(2), false)).containsExactly(0, 0, 0, 2);
     assertThatThrownBy(() -> codec.wrap(request))
         .isInstanceOf(TTransportException.class)
         .hasMessage(
