@@ -9,6 +9,7 @@ import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -79,7 +80,7 @@ class CallDeadlineTest {
   private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {
     ServerCodec codec =
         new ServerCodec(WireSettings.of(MAX, EnumSet.of(kind), null, "/"), "test-peer");
-    assertThat(codec.next(ByteSource.of(bytes), 0, bytes.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(ByteSource.of(bytes), 0, bytes.length)).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     ByteBuffer payload = ByteBuffer.wrap(bytes, d.payloadOffset(), d.payloadLength()).slice();
     seq.onRequest(payload, connection.newRequest(), d.envelope());

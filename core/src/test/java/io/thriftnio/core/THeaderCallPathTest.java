@@ -11,6 +11,7 @@ import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -51,14 +52,14 @@ class THeaderCallPathTest {
   private void deliver(CallSequencer seq, byte[] frame) {
     ServerCodec codec =
         new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), "test-peer");
-    int event = codec.next(ByteSource.of(frame), 0, frame.length);
+    WireEvent event = codec.next(ByteSource.of(frame), 0, frame.length);
     Decoded d = codec.decoded();
-    if (event == Decoded.REFUSED) {
+    if (event == WireEvent.REFUSED) {
       Refusal r = d.refusal();
       seq.onBadFrame(r.header(), r.reason(), r.envelope());
       return;
     }
-    assertThat(event).isEqualTo(Decoded.MESSAGE);
+    assertThat(event).isEqualTo(WireEvent.MESSAGE);
     ByteBuffer payload =
         d.payloadArray() != null
             ? ByteBuffer.wrap(d.payloadArray())

@@ -13,6 +13,7 @@ import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.core.wire.ServerCodec;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
 import java.util.ArrayList;
@@ -198,10 +199,10 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /** One step: each event is passed on in order (the messages of a step before its events). */
-  private int decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+  private WireEvent decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws InvalidFrameException {
     int start = in.readerIndex();
-    int event = server.next(bytes.of(in), start, in.readableBytes());
+    WireEvent event = server.next(bytes.of(in), start, in.readableBytes());
     Decoded d = server.decoded();
     if (!announced && server.kind() != null) {
       announced = true;
@@ -211,7 +212,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       }
     }
     switch (event) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         if (d.envelope() == Envelope.FRAMED || d.envelope() == server.envelope()) {
           out.add(payload(in, start, d));
         } else if (d.payloadArray() != null) {
@@ -221,16 +222,16 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
         }
         in.skipBytes(d.consumed());
         return event;
-      case Decoded.ANSWER:
+      case ANSWER:
         in.skipBytes(d.consumed());
         ctx.fireUserEventTriggered(
             new WireMessages.Answer(d.answer(), d.refusesRequest(), d.closeAfter() != null));
         return event;
-      case Decoded.REFUSED:
+      case REFUSED:
         in.skipBytes(in.readableBytes());
         refuse(ctx, d.refusal());
         return event;
-      case Decoded.AWAIT:
+      case AWAIT:
         in.skipBytes(d.consumed());
         Runnable step = d.step();
         d.awaited().whenComplete((done, failed) -> ctx.executor().execute(() -> wakeUp(ctx)));
@@ -247,7 +248,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
-   * What the wire awaited ({@code Decoded.AWAIT}: a SASL step, a negotiation's deadline) is done:
+   * What the wire awaited ({@code WireEvent.AWAIT}: a SASL step, a negotiation's deadline) is done:
    * decodes again with what is buffered, as a read would, and passes the events on.
    */
   private void wakeUp(ChannelHandlerContext ctx) {
@@ -257,14 +258,15 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     ByteBuf in = internalBuffer();
     List<Object> out = new ArrayList<>(2);
     try {
-      int event;
+      WireEvent event;
       do {
         event = decodeRequest(ctx, in, out);
         for (Object message : out) {
           ctx.fireChannelRead(message);
         }
         out.clear();
-      } while ((event == Decoded.MESSAGE || event == Decoded.ANSWER) && ctx.channel().isActive());
+      } while ((event == WireEvent.MESSAGE || event == WireEvent.ANSWER)
+          && ctx.channel().isActive());
     } catch (InvalidFrameException e) {
       ctx.fireExceptionCaught(e);
     }
@@ -288,20 +290,20 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private void decodeReply(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws InvalidFrameException {
     int start = in.readerIndex();
-    int event = client.next(bytes.of(in), start, in.readableBytes());
+    WireEvent event = client.next(bytes.of(in), start, in.readableBytes());
     Decoded d = client.decoded();
     switch (event) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         out.add(payload(in, start, d));
         break;
-      case Decoded.REFUSED:
+      case REFUSED:
         in.skipBytes(in.readableBytes());
         if (d.refusal().frameSize() != null) {
           throw new InvalidFrameException(d.refusal().frameSize(), null);
         }
         out.add(ReplyEvent.of(d));
         return;
-      case Decoded.NEED_MORE:
+      case NEED_MORE:
         if (client.rejected()) {
           in.skipBytes(in.readableBytes());
         }
@@ -333,9 +335,9 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       }
     } else if (client != null
         && client.endOfStream(bytes.of(in), in.readerIndex(), in.readableBytes())
-            != Decoded.NEED_MORE) {
+            != WireEvent.NEED_MORE) {
       Decoded d = client.decoded();
-      if (d.event() == Decoded.MESSAGE) {
+      if (d.event() == WireEvent.MESSAGE) {
         out.add(payload(in, in.readerIndex(), d));
       }
       ReplyEvent after = ReplyEvent.of(d);

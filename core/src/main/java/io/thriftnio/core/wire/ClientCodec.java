@@ -178,13 +178,13 @@ public interface ClientCodec {
    *
    * @return the event; its details in {@link #decoded()}
    */
-  int next(ByteSource in, int start, int available);
+  WireEvent next(ByteSource in, int start, int available);
 
   /**
    * The connection ended with {@code available} bytes not consumed: an HTTP body that runs to the
    * end of the stream is delivered ({@code MESSAGE}); a reply cut short refuses, saying where.
    */
-  int endOfStream(ByteSource in, int start, int available);
+  WireEvent endOfStream(ByteSource in, int start, int available);
 
   /** The details of the last step. */
   Decoded decoded();

@@ -82,7 +82,7 @@ final class FramedDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (available < Framing.HEADER_SIZE) {
       return out.needMore();
     }

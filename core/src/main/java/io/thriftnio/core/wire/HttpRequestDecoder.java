@@ -51,7 +51,7 @@ final class HttpRequestDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     int length;
     try {
       length = parser.next(in, start, available);
@@ -72,11 +72,11 @@ final class HttpRequestDecoder implements Decoder {
       if (!probe) {
         log.debug("HTTP request from {} refused with {}", peer, parser.refusal());
       }
-      int event = out.answer(length, parser.refusalResponse(), !probe, !keepAlive);
+      WireEvent event = out.answer(length, parser.refusalResponse(), !probe, !keepAlive);
       parser.reset();
       return event;
     }
-    int event;
+    WireEvent event;
     if (parser.chunked()) {
       byte[] body = new byte[parser.bodyLength()];
       parser.copyBody(in, start, body);

@@ -59,7 +59,7 @@ final class ProbeDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (available == 0) {
       return out.needMore();
     }
@@ -85,7 +85,7 @@ final class ProbeDecoder implements Decoder {
   }
 
   /** Closes the connection without an answer: nothing is sent, and nothing after is read. */
-  private int notAProbe(Decoded out, int available, String what) {
+  private WireEvent notAProbe(Decoded out, int available, String what) {
     log.debug(
         "Closing connection from {}: accepted while the server drains, it is served for the health"
             + " probe only, and it sent {}",

@@ -26,14 +26,14 @@ final class ReplyReader {
     this.peer = peer;
   }
 
-  int next(ByteSource in, int start, int available) {
+  WireEvent next(ByteSource in, int start, int available) {
     if (rejected) {
       return decoded.needMore();
     }
     return done(decoder.decode(in, start, available, decoded));
   }
 
-  int endOfStream(ByteSource in, int start, int available) {
+  WireEvent endOfStream(ByteSource in, int start, int available) {
     if (rejected) {
       return decoded.needMore();
     }
@@ -48,8 +48,8 @@ final class ReplyReader {
     return rejected;
   }
 
-  private int done(int event) {
-    if (event == Decoded.REFUSED) {
+  private WireEvent done(WireEvent event) {
+    if (event == WireEvent.REFUSED) {
       rejected = true;
       log.warn("Closing connection to {}: {}", peer, decoded.refusal().reason());
     } else if (decoded.closeAfter() != null) {

@@ -87,17 +87,17 @@ final class THeaderClientCodec implements ClientCodec {
   }
 
   @Override
-  public int next(ByteSource in, int start, int available) {
+  public WireEvent next(ByteSource in, int start, int available) {
     return delivered(reader.next(in, start, available));
   }
 
   @Override
-  public int endOfStream(ByteSource in, int start, int available) {
+  public WireEvent endOfStream(ByteSource in, int start, int available) {
     return delivered(reader.endOfStream(in, start, available));
   }
 
-  private int delivered(int event) {
-    if (event == Decoded.MESSAGE) {
+  private WireEvent delivered(WireEvent event) {
+    if (event == WireEvent.MESSAGE) {
       THeaderEnvelope envelope = decoder.lastEnvelope();
       replyHeaders = envelope.headers();
       replySeqId = envelope.seqId();

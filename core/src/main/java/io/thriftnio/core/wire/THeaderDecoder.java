@@ -144,7 +144,7 @@ final class THeaderDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (!inFramed) {
       return decode(in, start, available, 0, out);
     }
@@ -172,7 +172,7 @@ final class THeaderDecoder implements Decoder {
    * Decodes the THeader frame at {@code start}, which comes after {@code outer} bytes of an outer
    * frame's length (0 or 4): what is consumed and where the payload lies count from those bytes.
    */
-  private int decode(ByteSource in, int start, int available, int outer, Decoded out) {
+  private WireEvent decode(ByteSource in, int start, int available, int outer, Decoded out) {
     int length = bufferedLength(in, start, available, out);
     if (length < 0) {
       return out.event();

@@ -37,12 +37,12 @@ final class UnframedClientCodec implements ClientCodec {
   }
 
   @Override
-  public int next(ByteSource in, int start, int available) {
+  public WireEvent next(ByteSource in, int start, int available) {
     return reader.next(in, start, available);
   }
 
   @Override
-  public int endOfStream(ByteSource in, int start, int available) {
+  public WireEvent endOfStream(ByteSource in, int start, int available) {
     return reader.endOfStream(in, start, available);
   }
 

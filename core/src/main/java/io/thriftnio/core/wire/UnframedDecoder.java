@@ -78,7 +78,7 @@ final class UnframedDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (walk == null) {
       if (available == 0) {
         return out.needMore();
@@ -108,7 +108,7 @@ final class UnframedDecoder implements Decoder {
   }
 
   @Override
-  public int endOfStream(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent endOfStream(ByteSource in, int start, int available, Decoded out) {
     if (envelope != null || available == 0) {
       return out.needMore(); // a server counts a request cut short; nobody to tell
     }

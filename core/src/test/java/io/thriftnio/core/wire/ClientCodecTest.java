@@ -37,15 +37,15 @@ class ClientCodecTest {
     int consumed = 0;
     for (int upTo : ends) {
       while (!codec.rejected()) {
-        int event = codec.next(in, consumed, upTo - consumed);
-        if (event == Decoded.NEED_MORE) {
+        WireEvent event = codec.next(in, consumed, upTo - consumed);
+        if (event == WireEvent.NEED_MORE) {
           break;
         }
         events.add(describe(codec.decoded(), wire, consumed));
         consumed += codec.decoded().consumed();
       }
     }
-    if (end && codec.endOfStream(in, consumed, wire.length - consumed) != Decoded.NEED_MORE) {
+    if (end && codec.endOfStream(in, consumed, wire.length - consumed) != WireEvent.NEED_MORE) {
       events.add(describe(codec.decoded(), wire, consumed));
     }
     return events;
@@ -54,18 +54,18 @@ class ClientCodecTest {
   private static String describe(Decoded d, byte[] wire, int start) {
     String close = d.closeAfter() != null ? " then close: " + d.closeAfter() : "";
     switch (d.event()) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         byte[] payload = d.payloadArray();
         if (payload == null) {
           int from = start + d.payloadOffset();
           payload = Arrays.copyOfRange(wire, from, from + d.payloadLength());
         }
         return "reply " + new String(payload, StandardCharsets.ISO_8859_1) + close;
-      case Decoded.FAILED:
+      case FAILED:
         return "failed " + d.failure().getMessage() + close;
-      case Decoded.SKIPPED:
+      case SKIPPED:
         return "skipped" + close;
-      case Decoded.REFUSED:
+      case REFUSED:
         return "refused " + d.refusal().reason();
       default:
         return "event " + d.event();
@@ -199,7 +199,7 @@ class ClientCodecTest {
     ClientCodec failing = codec(WireKind.HTTP);
     failing.head(ByteBuffer.allocate(1), false);
     byte[] oops = ascii("HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n");
-    assertThat(failing.next(ByteSource.of(oops), 0, oops.length)).isEqualTo(Decoded.FAILED);
+    assertThat(failing.next(ByteSource.of(oops), 0, oops.length)).isEqualTo(WireEvent.FAILED);
     assertThat(((HttpStatusException) failing.decoded().failure()).status()).isEqualTo(500);
     assertThat(failing.decoded().consumed()).isEqualTo(oops.length);
     assertThat(

@@ -6,6 +6,7 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
+import io.thriftnio.core.wire.WireEvent;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -77,8 +78,8 @@ final class THeaderSteps {
    *     cannot be read on, and the caller closes it
    */
   boolean reply(ByteSource in, int start, int available) throws TTransportException {
-    int event = codec.next(in, start, available);
-    return event != Decoded.NEED_MORE && delivered(event);
+    WireEvent event = codec.next(in, start, available);
+    return event != WireEvent.NEED_MORE && delivered(event);
   }
 
   /**
@@ -86,14 +87,14 @@ final class THeaderSteps {
    * reply cut short, or the peer's close).
    */
   TTransportException endOfStream(ByteSource in, int start, int available) {
-    return codec.endOfStream(in, start, available) == Decoded.REFUSED
+    return codec.endOfStream(in, start, available) == WireEvent.REFUSED
         ? refused()
         : ClientErrors.closedByPeer(address);
   }
 
-  private boolean delivered(int event) throws TTransportException {
+  private boolean delivered(WireEvent event) throws TTransportException {
     Decoded d = codec.decoded();
-    if (event != Decoded.MESSAGE) {
+    if (event != WireEvent.MESSAGE) {
       throw refused();
     }
     byte[] array = d.payloadArray();
