@@ -208,7 +208,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       announced = true;
       Envelope shared = server.envelope();
       if (shared != null && shared != Envelope.FRAMED) {
-        ctx.fireUserEventTriggered(new WireMessages.WireDetected(shared));
+        ctx.fireChannelRead(new WireMessages.WireDetected(shared)); // ahead of the request
       }
     }
     switch (event) {
@@ -224,7 +224,8 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
         return event;
       case ANSWER:
         in.skipBytes(d.consumed());
-        ctx.fireUserEventTriggered(
+        // Read at once, not through out: Netty's decoder refuses a message that consumed nothing.
+        ctx.fireChannelRead(
             new WireMessages.Answer(d.answer(), d.refusesRequest(), d.closeAfter() != null));
         return event;
       case REFUSED:
@@ -276,10 +277,9 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private static void refuse(ChannelHandlerContext ctx, Refusal refusal)
       throws InvalidFrameException {
     if (refusal.closeCause() != null) {
-      ctx.fireUserEventTriggered(
-          new WireMessages.HandshakeFailed(refusal.answer(), refusal.closeCause()));
+      ctx.fireChannelRead(new WireMessages.HandshakeFailed(refusal.answer(), refusal.closeCause()));
     } else if (refusal.answer() != null) {
-      ctx.fireUserEventTriggered(new WireMessages.Answer(refusal.answer(), true, true));
+      ctx.fireChannelRead(new WireMessages.Answer(refusal.answer(), true, true));
     } else if (refusal.frameSize() != null) {
       throw new InvalidFrameException(refusal.frameSize(), refusal.header());
     } else {
