@@ -13,6 +13,7 @@ import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
 import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import org.apache.thrift.TApplicationException;
@@ -51,7 +52,9 @@ class THeaderCallPathTest {
   /** Decodes {@code frame} as an adapter does and hands the result to {@code seq}. */
   private void deliver(CallSequencer seq, byte[] frame) {
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), "test-peer");
+        new ServerCodec(
+            WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"),
+            InetSocketAddress.createUnresolved("test-peer", 0));
     WireEvent event = codec.next(ByteSource.of(frame), 0, frame.length);
     Decoded d = codec.decoded();
     if (event == WireEvent.REFUSED) {

@@ -4,6 +4,7 @@ import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import javax.security.sasl.SaslException;
@@ -77,7 +78,7 @@ public interface ClientCodec {
    * @param maxFrameSize the largest reply accepted, in bytes
    * @param peer the server, for errors; may be {@code null}
    */
-  static ClientCodec framed(int maxFrameSize, Object peer) {
+  static ClientCodec framed(int maxFrameSize, SocketAddress peer) {
     return new FramedClientCodec(maxFrameSize, peer);
   }
 

@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 
@@ -14,11 +15,8 @@ final class FramedClientCodec implements ClientCodec {
    * @param maxFrameSize the largest reply accepted, in bytes
    * @param peer the server, for errors; may be {@code null}
    */
-  FramedClientCodec(int maxFrameSize, Object peer) {
-    this.reader =
-        new ReplyReader(
-            new FramedDecoder(Framing.checkMaxFrameSize(maxFrameSize), null, peer, null, null),
-            String.valueOf(peer));
+  FramedClientCodec(int maxFrameSize, SocketAddress peer) {
+    this.reader = new ReplyReader(new FramedReplyDecoder(maxFrameSize, peer), String.valueOf(peer));
   }
 
   /** A request's 4-byte length prefix. */

@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ final class HttpRequestDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new HttpRequestDecoder(
               new HttpRequestParser(
                   settings.httpPath(),
@@ -43,9 +44,9 @@ final class HttpRequestDecoder implements Decoder {
       };
 
   private final HttpRequestParser parser;
-  private final Object peer;
+  private final SocketAddress peer;
 
-  HttpRequestDecoder(HttpRequestParser parser, Object peer) {
+  HttpRequestDecoder(HttpRequestParser parser, SocketAddress peer) {
     this.parser = parser;
     this.peer = peer;
   }

@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,17 +42,17 @@ final class ProbeDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new ProbeDecoder(settings, peer);
         }
       };
 
   private final String healthPath;
   private final HttpRequestParser parser;
-  private final Object peer;
+  private final SocketAddress peer;
   private boolean firstByteSeen;
 
-  ProbeDecoder(WireSettings settings, Object peer) {
+  ProbeDecoder(WireSettings settings, SocketAddress peer) {
     this.healthPath = settings.healthPath();
     // No Thrift path: every request but the probe is refused as its header section ends.
     this.parser = new HttpRequestParser(null, settings.maxFrameSize(), healthPath, () -> false);

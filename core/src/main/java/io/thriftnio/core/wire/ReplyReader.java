@@ -13,7 +13,7 @@ final class ReplyReader {
   private static final Logger log = LoggerFactory.getLogger(ReplyReader.class);
 
   private final Decoder decoder;
-  private final Object peer;
+  private final String peer;
   private final Decoded decoded = new Decoded();
   private volatile boolean rejected;
 
@@ -21,7 +21,7 @@ final class ReplyReader {
    * @param decoder the kind's reply decoder
    * @param peer the server, for the log line of a refusal
    */
-  ReplyReader(Decoder decoder, Object peer) {
+  ReplyReader(Decoder decoder, String peer) {
     this.decoder = decoder;
     this.peer = peer;
   }

@@ -73,7 +73,7 @@ final class SaslServerDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           if (settings.sasl() == null) {
             throw new IllegalStateException("SASL accepted without SASL settings: " + settings);
           }
@@ -90,7 +90,7 @@ final class SaslServerDecoder implements Decoder {
   private final SaslSettings settings;
   private final ServerSasl sasl;
   private final WireSettings wire;
-  private final Object peer;
+  private final SocketAddress peer;
   private final SaslEnvelope envelope;
   private final SaslSession session;
   private final CompletableFuture<Void> deadline = new CompletableFuture<>();
@@ -106,7 +106,7 @@ final class SaslServerDecoder implements Decoder {
   /** Set once, by a refusal on the reading thread or by {@link #close()} on any thread. */
   private volatile boolean closed;
 
-  private SaslServerDecoder(WireSettings wire, Object peer) {
+  private SaslServerDecoder(WireSettings wire, SocketAddress peer) {
     this.wire = wire;
     this.settings = wire.sasl();
     this.sasl = settings.sasl();
@@ -369,10 +369,11 @@ final class SaslServerDecoder implements Decoder {
     private final SocketAddress peer;
     private final SaslEnvelope envelope;
 
-    WrappedFrames(SaslSession session, int maxFrameSize, Object peer, SaslEnvelope envelope) {
+    WrappedFrames(
+        SaslSession session, int maxFrameSize, SocketAddress peer, SaslEnvelope envelope) {
       this.session = session;
       this.maxFrameSize = maxFrameSize;
-      this.peer = peer instanceof SocketAddress a ? a : null;
+      this.peer = peer;
       this.envelope = envelope;
     }
 

@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.SaslIdentity;
+import java.net.SocketAddress;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +29,7 @@ public final class ServerCodec {
   private static final Logger log = LoggerFactory.getLogger(ServerCodec.class);
 
   private final WireSettings settings;
-  private final Object peer;
+  private final SocketAddress peer;
   private final Decoded decoded = new Decoded();
   private final Sniffer sniffer;
 
@@ -50,7 +51,7 @@ public final class ServerCodec {
    * @param settings the server's
    * @param peer the remote address, for log lines and errors
    */
-  public ServerCodec(WireSettings settings, Object peer) {
+  public ServerCodec(WireSettings settings, SocketAddress peer) {
     this.settings = settings;
     this.peer = peer;
     if (settings.probesOnly()) {

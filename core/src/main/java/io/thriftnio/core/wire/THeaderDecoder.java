@@ -60,7 +60,7 @@ final class THeaderDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new THeaderDecoder(settings.maxFrameSize(), peer);
         }
       };
@@ -102,13 +102,13 @@ final class THeaderDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new THeaderDecoder(settings.maxFrameSize(), peer, false, true);
         }
       };
 
   private final int maxFrameSize;
-  private final Object peer;
+  private final SocketAddress peer;
 
   /** Whether each THeader frame comes inside a framed frame of its own ({@link #FRAMED_KIND}). */
   private final boolean inFramed;
@@ -119,11 +119,11 @@ final class THeaderDecoder implements Decoder {
   /** The envelope of the last message delivered. */
   private THeaderEnvelope last;
 
-  THeaderDecoder(int maxFrameSize, Object peer) {
+  THeaderDecoder(int maxFrameSize, SocketAddress peer) {
     this(maxFrameSize, peer, false, false);
   }
 
-  private THeaderDecoder(int maxFrameSize, Object peer, boolean replies, boolean inFramed) {
+  private THeaderDecoder(int maxFrameSize, SocketAddress peer, boolean replies, boolean inFramed) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
     this.replies = replies;
@@ -134,7 +134,7 @@ final class THeaderDecoder implements Decoder {
    * The client mode: a connection's THeader replies, read with the same checks and limits; a reply
    * that breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
    */
-  static THeaderDecoder forReplies(int maxFrameSize, Object peer) {
+  static THeaderDecoder forReplies(int maxFrameSize, SocketAddress peer) {
     return new THeaderDecoder(maxFrameSize, peer, true, false);
   }
 
@@ -257,8 +257,7 @@ final class THeaderDecoder implements Decoder {
     }
     int length = in.getInt(start);
     if (length <= 0 || length > maxFrameSize) {
-      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
-      out.refused(Refusal.frameSize(new FrameSizeException(length, maxFrameSize, address), null));
+      out.refused(Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), null));
       return -1;
     }
     if (available - Framing.HEADER_SIZE < length) {

@@ -17,7 +17,7 @@ final class UnframedClientCodec implements ClientCodec {
    * @param peer the server as every message of this library writes it
    */
   UnframedClientCodec(int maxFrameSize, String peer) {
-    this.reader = new ReplyReader(UnframedDecoder.forReplies(maxFrameSize, peer), peer);
+    this.reader = new ReplyReader(new UnframedReplyDecoder(maxFrameSize, peer), peer);
     this.peer = peer;
   }
 

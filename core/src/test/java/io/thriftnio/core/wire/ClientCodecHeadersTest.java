@@ -42,7 +42,9 @@ class ClientCodecHeadersTest {
     byte[] wire = Arrays.copyOf(head, head.length + message.length);
     System.arraycopy(message, 0, wire, head.length, message.length);
     Decoded d = new Decoded();
-    assertThat(new THeaderDecoder(MAX, "client").decode(ByteSource.of(wire), 0, wire.length, d))
+    assertThat(
+            new THeaderDecoder(MAX, InetSocketAddress.createUnresolved("client", 0))
+                .decode(ByteSource.of(wire), 0, wire.length, d))
         .isEqualTo(WireEvent.MESSAGE);
     assertThat(d.consumed()).isEqualTo(wire.length);
     assertThat(Arrays.copyOfRange(wire, d.payloadOffset(), d.payloadOffset() + d.payloadLength()))
