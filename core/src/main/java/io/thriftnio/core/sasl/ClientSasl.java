@@ -208,9 +208,8 @@ public final class ClientSasl {
   }
 
   /**
-   * The Subject the mechanism runs as: each negotiation step runs inside {@code
-   * Subject.doAs(subject, ..)}, where GSSAPI finds its Kerberos credentials. {@link #gssapi} sets
-   * it.
+   * The Subject the mechanism runs as: each negotiation step runs as it ({@code Subject.callAs};
+   * {@code doAs} on Java 17), where GSSAPI finds its Kerberos credentials. {@link #gssapi} sets it.
    *
    * @param subject not null
    * @return a copy with it
