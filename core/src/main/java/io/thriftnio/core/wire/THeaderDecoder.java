@@ -103,7 +103,7 @@ final class THeaderDecoder implements Decoder {
 
         @Override
         public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
-          return new THeaderDecoder(settings.maxFrameSize(), peer, false, true);
+          return new THeaderDecoder(settings.maxFrameSize(), peer, new RequestRefusals(peer), true);
         }
       };
 
@@ -113,29 +113,31 @@ final class THeaderDecoder implements Decoder {
   /** Whether each THeader frame comes inside a framed frame of its own ({@link #FRAMED_KIND}). */
   private final boolean inFramed;
 
-  /** Whether a client reads replies: every refusal then fails the waiting calls and closes. */
-  private final boolean replies;
+  /** How a frame that breaks the rules is refused: by the server's or the client's side. */
+  private final Refusals refusals;
 
   /** The envelope of the last message delivered. */
   private THeaderEnvelope last;
 
+  /** A server connection's requests. */
   THeaderDecoder(int maxFrameSize, SocketAddress peer) {
-    this(maxFrameSize, peer, false, false);
+    this(maxFrameSize, peer, new RequestRefusals(peer), false);
   }
 
-  private THeaderDecoder(int maxFrameSize, SocketAddress peer, boolean replies, boolean inFramed) {
+  private THeaderDecoder(
+      int maxFrameSize, SocketAddress peer, Refusals refusals, boolean inFramed) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
-    this.replies = replies;
+    this.refusals = refusals;
     this.inFramed = inFramed;
   }
 
   /**
-   * The client mode: a connection's THeader replies, read with the same checks and limits; a reply
-   * that breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
+   * A client connection's THeader replies, read with the same checks and limits; a reply that
+   * breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
    */
   static THeaderDecoder forReplies(int maxFrameSize, SocketAddress peer) {
-    return new THeaderDecoder(maxFrameSize, peer, true, false);
+    return new THeaderDecoder(maxFrameSize, peer, new ReplyRefusals(peer), false);
   }
 
   /** The envelope of the last message delivered: its info headers and sequence id. */
@@ -273,28 +275,60 @@ final class THeaderDecoder implements Decoder {
   }
 
   private Refusal closed(String what) {
-    if (replies) {
+    return refusals.closed(what);
+  }
+
+  private Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
+    return refusals.answered(what, flags, seqId, protocolId, inFramed);
+  }
+
+  /** How a frame that breaks the rules is refused, by the side reading it. */
+  private interface Refusals {
+
+    /** A refusal nobody can be answered for: the frame lies about its sizes. */
+    Refusal closed(String what);
+
+    /** A refusal once the header's protocol id and sequence id are read. */
+    Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed);
+  }
+
+  /** A server's: a request is answered where its caller can read the answer, then closed. */
+  private record RequestRefusals(SocketAddress peer) implements Refusals {
+
+    @Override
+    public Refusal closed(String what) {
+      return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
+    }
+
+    /**
+     * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its
+     * bytes are not read), so the answer carries an empty one.
+     */
+    @Override
+    public Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
+      THeaderEnvelope envelope =
+          new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of(), inFramed);
+      return Refusal.of(
+          "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
+          new TMessage("", TMessageType.CALL, seqId),
+          envelope);
+    }
+  }
+
+  /** A client's: every refusal fails the waiting calls and closes. */
+  private record ReplyRefusals(SocketAddress peer) implements Refusals {
+
+    @Override
+    public Refusal closed(String what) {
       return Refusal.ofClient(
           new TTransportException(
               TTransportException.CORRUPTED_DATA,
               "THeader reply from " + peer + " refused: " + what + "; connection closed"));
     }
-    return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
-  }
 
-  /**
-   * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its bytes
-   * are not read), so the answer carries an empty one.
-   */
-  private Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
-    if (replies) {
+    @Override
+    public Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
       return closed(what + " (seqid " + seqId + ")");
     }
-    THeaderEnvelope envelope =
-        new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of(), inFramed);
-    return Refusal.of(
-        "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
-        new TMessage("", TMessageType.CALL, seqId),
-        envelope);
   }
 }
