@@ -240,9 +240,10 @@ class AgentInteropTest {
     // TApplicationException of the reply as an exception event, under the same names.
     int port = stock.port("FRAMED");
     try (ThriftChannelPool<BenchService.Client> pool =
-        ThriftChannelPool.builder(BenchService.Client::new, io)
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
             .options(ClientOptions.defaults())
-            .endpoint(new InetSocketAddress("127.0.0.1", port))
+            .endpoints(new InetSocketAddress("127.0.0.1", port))
             .interceptors(List.of(tracing.clientInterceptor()))
             .build()) {
       CompletableFuture<List<TestInfo>> failed =
