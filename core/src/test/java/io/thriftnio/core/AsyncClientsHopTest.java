@@ -110,7 +110,7 @@ class AsyncClientsHopTest {
     private final BlockingQueue<ByteBuffer> replies = new LinkedBlockingQueue<>();
 
     @Override
-    public void write(ByteBuffer payload, Consumer<Throwable> done) {
+    public void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
       done.accept(null);
       replies.add(service.exchange(payload).join());
     }

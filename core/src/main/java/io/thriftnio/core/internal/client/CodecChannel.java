@@ -95,11 +95,6 @@ public abstract class CodecChannel extends PipelinedChannel {
   protected abstract void send(byte[] head, ByteBuffer payload, Consumer<Throwable> done);
 
   @Override
-  public final void write(ByteBuffer payload, Consumer<Throwable> done) {
-    write(payload, false, done);
-  }
-
-  @Override
   public final void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
     ByteBuffer out;
     try {
