@@ -51,8 +51,17 @@ import org.apache.thrift.transport.TTransportException;
  * while {@link CallLink#writable()} is false and resumes on {@link #writable()}, so a slow socket
  * holds the caller's messages here, counted, and not in an unbounded IO-library queue.
  *
+ * <p>This class is the one owner of the connection's call state: the queue to write, the calls
+ * awaiting replies, their timers, the replies owed, the close. It is guarded by a lock private to
+ * this class; every change of a call's state ({@code written}, {@code abandoned}, {@code settled})
+ * is made here under it. The collaborators are its parts, each with its own invariant and used only
+ * under that lock ({@link AwaitingCalls}: the order and the matching of replies; {@link
+ * CallTimers}: the one armed timer, and the pure decision of which calls time out together; {@link
+ * LateReplies}: the replies owed and the stuck rule), and {@link Messages}, the messages and their
+ * completion. One drainer at a time writes, flagged without the lock.
+ *
  * <p>No lock is held while a link writes or while a future completes: a busy connection never
- * stalls the IO thread of another. Futures complete on the callback executor.
+ * stalls the IO thread of another. Futures complete on the callback executor, outside the lock.
  */
 public final class PipelinedCalls {
 
