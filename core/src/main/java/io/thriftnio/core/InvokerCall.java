@@ -2,6 +2,7 @@ package io.thriftnio.core;
 
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.util.internal.ProtocolBytes;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -443,7 +444,7 @@ final class InvokerCall implements Runnable {
             + invoker.protocolName
             + " (ServerBuilder.protocol)";
     CallConnection connection = completion.connection();
-    Object peer = connection == null ? null : connection.remoteAddress();
+    SocketAddress peer = connection == null ? null : connection.remoteAddress();
     if (invoker.protocolHints.first(peer)) {
       ProcessorInvoker.log.info(
           "Calls from {} arrive in {}; this server reads {}: build the server with"
