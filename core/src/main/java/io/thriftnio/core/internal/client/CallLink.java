@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 
 /**
  * What a {@link PipelinedCalls} table needs from one connection; implemented by each IO adapter
- * (through {@link PipelinedChannel}). Not part of the API.
+ * (through {@link CodecChannel}). Not part of the API.
  */
 public interface CallLink {
   /** Runs the drain: on the connection's IO thread, or at once on the calling thread. */
