@@ -90,6 +90,7 @@ public final class ClientOptions {
     b.wireKind = wireKind;
     b.httpPath = httpPath;
     b.sasl = sasl;
+    b.argumentHeaders = argumentHeaders;
     return b;
   }
 
