@@ -7,6 +7,7 @@ import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -71,8 +72,9 @@ class PoolAdaptiveLimitTest {
               });
       CompletableFuture<Long> refused =
           pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
-      assertThat(refused).isCompletedExceptionally();
-      assertThatThrownBy(refused::get).satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
+      assertThat(refused).as("refused before anything was sent").isCompletedExceptionally();
       busy.get(10, TimeUnit.SECONDS);
       pool.call(c -> c.send_fired(), BenchService.Client::recv_fired).get(10, TimeUnit.SECONDS);
     }
@@ -103,25 +105,33 @@ class PoolAdaptiveLimitTest {
             .adaptiveLimit(1)
             .build()) {
       ByteBuffer payload = ByteBuffer.wrap(new byte[] {1});
-      Future<?> busy =
-          other.submit(
-              () -> {
-                return pool.call(
-                    c -> {
-                      c.sleep(3_000);
-                      return null;
-                    });
-              });
-      // Until the other thread holds the one permit, calls here go through.
+      Callable<Object> sleep =
+          () ->
+              pool.call(
+                  c -> {
+                    c.sleep(3_000);
+                    return null;
+                  });
+      // The one permit goes to whichever call asks first: an echo here, or the sleep on the other
+      // thread. A sleep that lost it to an echo was refused itself and is sent again; an echo
+      // refused while the sleep holds the permit is what the test waits for.
+      Future<Object> busy = other.submit(sleep);
       Throwable refused = null;
-      while (refused == null && !busy.isDone()) {
+      while (refused == null) {
+        if (busy.isDone()) {
+          try {
+            busy.get();
+          } catch (ExecutionException e) {
+            assertRefusedAtTheLimit(e.getCause());
+          }
+          busy = other.submit(sleep);
+        }
         try {
           pool.call(c -> c.echo(payload.duplicate()));
         } catch (PoolException e) {
           refused = e;
         }
       }
-      assertThat(refused).as("refused while the sleep was in flight").isNotNull();
       assertRefusedAtTheLimit(refused);
       busy.get(10, TimeUnit.SECONDS);
       pool.call(c -> c.echo(payload.duplicate()));
