@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.util.internal.FrameInputTransport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

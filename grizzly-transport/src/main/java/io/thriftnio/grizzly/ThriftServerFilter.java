@@ -2,11 +2,11 @@ package io.thriftnio.grizzly;
 
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;

@@ -693,7 +693,7 @@ class GrizzlyThriftServerTest {
             .add(new ThriftFrameFilter())
             .add(
                 new ThriftServerFilter(
-                    io.thriftnio.core.ProcessorInvoker.ofAsync(
+                    io.thriftnio.core.internal.server.ProcessorInvoker.ofAsync(
                         new BenchService.AsyncProcessor<>(new AsyncBenchHandler()),
                         PROTOCOL,
                         PROTOCOL,

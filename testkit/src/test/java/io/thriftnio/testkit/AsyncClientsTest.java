@@ -7,7 +7,7 @@ import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
-import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.Nested;

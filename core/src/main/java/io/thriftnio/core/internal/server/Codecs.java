@@ -1,5 +1,7 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.FrameInputTransport;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TProtocol;
