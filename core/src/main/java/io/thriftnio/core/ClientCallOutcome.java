@@ -16,7 +16,7 @@ public enum ClientCallOutcome {
   /**
    * A reply arrived carrying a {@link org.apache.thrift.TApplicationException}: the method is
    * unknown to the server, the handler failed ({@code INTERNAL_ERROR}), or a server interceptor
-   * refused the call.
+   * refused the call. {@link ClientInterceptor#afterCall} gets that exception as its failure.
    */
   APPLICATION_EXCEPTION,
   /**

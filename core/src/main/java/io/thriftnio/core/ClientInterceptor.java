@@ -54,9 +54,13 @@ public interface ClientInterceptor {
    * @param context the call's context
    * @param outcome how it ended
    * @param failure what ended it for {@link ClientCallOutcome#TRANSPORT_FAILURE}, {@link
-   *     ClientCallOutcome#TIMEOUT} and {@link ClientCallOutcome#REFUSED}; {@code null} for the
-   *     others: a reply arrived (the outcome says what it carried; the generated client decodes any
-   *     exception in it after this hook) or a oneway message was written
+   *     ClientCallOutcome#TIMEOUT} and {@link ClientCallOutcome#REFUSED}; for {@link
+   *     ClientCallOutcome#APPLICATION_EXCEPTION}, the {@link
+   *     org.apache.thrift.TApplicationException} the reply carried (an {@code INTERNAL_ERROR}, an
+   *     {@code UNKNOWN_METHOD}, a server's refusal...), with the type, code and message of the one
+   *     the caller's generated client throws; {@code null} for the others: a reply with the return
+   *     value or an exception the IDL declares (the generated client decodes it after this hook),
+   *     or a oneway message written
    * @param nanos the time from the first interceptor's {@code beforeCall} to the end of the call,
    *     in nanoseconds ({@link System#nanoTime()} differences)
    */

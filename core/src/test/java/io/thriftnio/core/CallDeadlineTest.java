@@ -10,7 +10,9 @@ import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
@@ -79,8 +81,10 @@ class CallDeadlineTest {
 
   private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(kind), null, "/"), "test-peer");
-    assertThat(codec.next(ByteSource.of(bytes), 0, bytes.length)).isEqualTo(Decoded.MESSAGE);
+        new ServerCodec(
+            WireSettings.of(MAX, EnumSet.of(kind), null, "/"),
+            InetSocketAddress.createUnresolved("test-peer", 0));
+    assertThat(codec.next(ByteSource.of(bytes), 0, bytes.length)).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     ByteBuffer payload = ByteBuffer.wrap(bytes, d.payloadOffset(), d.payloadLength()).slice();
     seq.onRequest(payload, connection.newRequest(), d.envelope());

@@ -10,7 +10,9 @@ import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -55,8 +57,10 @@ class OutOfOrderRepliesTest {
     m.get(message);
     byte[] frame = THeaderFrames.request().flags(flags).seqId(headerSeqId).frame(message);
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), "peer");
-    assertThat(codec.next(ByteSource.of(frame), 0, frame.length)).isEqualTo(Decoded.MESSAGE);
+        new ServerCodec(
+            WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"),
+            InetSocketAddress.createUnresolved("peer", 0));
+    assertThat(codec.next(ByteSource.of(frame), 0, frame.length)).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     ByteBuffer payload = ByteBuffer.wrap(frame, d.payloadOffset(), d.payloadLength()).slice();
     seq.onRequest(payload, connection.newRequest(), d.envelope());

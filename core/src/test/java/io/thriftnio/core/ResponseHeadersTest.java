@@ -12,7 +12,9 @@ import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
@@ -64,9 +66,11 @@ class ResponseHeadersTest {
 
   private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(kind), null, "/"), "test-peer");
-    int event = codec.next(ByteSource.of(bytes), 0, bytes.length);
-    assertThat(event).isEqualTo(Decoded.MESSAGE);
+        new ServerCodec(
+            WireSettings.of(MAX, EnumSet.of(kind), null, "/"),
+            InetSocketAddress.createUnresolved("test-peer", 0));
+    WireEvent event = codec.next(ByteSource.of(bytes), 0, bytes.length);
+    assertThat(event).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     ByteBuffer payload =
         d.payloadArray() != null

@@ -12,7 +12,9 @@ import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;
 import io.thriftnio.core.wire.THeaderFrames;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireSettings;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import org.apache.thrift.TApplicationException;
@@ -51,15 +53,17 @@ class THeaderCallPathTest {
   /** Decodes {@code frame} as an adapter does and hands the result to {@code seq}. */
   private void deliver(CallSequencer seq, byte[] frame) {
     ServerCodec codec =
-        new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), "test-peer");
-    int event = codec.next(ByteSource.of(frame), 0, frame.length);
+        new ServerCodec(
+            WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"),
+            InetSocketAddress.createUnresolved("test-peer", 0));
+    WireEvent event = codec.next(ByteSource.of(frame), 0, frame.length);
     Decoded d = codec.decoded();
-    if (event == Decoded.REFUSED) {
+    if (event == WireEvent.REFUSED) {
       Refusal r = d.refusal();
       seq.onBadFrame(r.header(), r.reason(), r.envelope());
       return;
     }
-    assertThat(event).isEqualTo(Decoded.MESSAGE);
+    assertThat(event).isEqualTo(WireEvent.MESSAGE);
     ByteBuffer payload =
         d.payloadArray() != null
             ? ByteBuffer.wrap(d.payloadArray())

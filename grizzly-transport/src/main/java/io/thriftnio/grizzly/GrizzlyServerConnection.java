@@ -129,7 +129,7 @@ final class GrizzlyServerConnection implements ServerConnection {
     ServerCodec c = codec;
     if (c == null) {
       boolean probe = registration != null && registration.probeOnly();
-      c = new ServerCodec(probe ? settings.forProbes() : settings, connection.getPeerAddress());
+      c = new ServerCodec(probe ? settings.forProbes() : settings, remoteAddress());
       codec = c;
     }
     return c;

@@ -3,7 +3,9 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ReplyEvent;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireMessage;
+import java.net.SocketAddress;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -44,7 +46,9 @@ final class ReplyReads {
     Connection<?> connection = ctx.getConnection();
     ReplyReads reads = READS.get(connection);
     if (reads == null) { // a chain of the user's: framed replies, the filter's limit
-      reads = new ReplyReads(ClientCodec.framed(maxFrameSize, connection.getPeerAddress()));
+      SocketAddress peer =
+          connection.getPeerAddress() instanceof SocketAddress a ? a : null; // TCP: always
+      reads = new ReplyReads(ClientCodec.framed(maxFrameSize, peer));
       READS.set(connection, reads);
     }
     return reads.read(ctx, connection, badFrameListener);
@@ -59,22 +63,22 @@ final class ReplyReads {
     }
     while (true) {
       int start = input.position();
-      int event = codec.next(bytes.of(input), start, input.remaining());
+      WireEvent event = codec.next(bytes.of(input), start, input.remaining());
       Decoded d = codec.decoded();
-      if (event == Decoded.NEED_MORE) {
+      if (event == WireEvent.NEED_MORE) {
         if (!codec.rejected() && input.hasRemaining()) {
           carried = input;
         }
         return ctx.getStopAction();
       }
-      if (event == Decoded.REFUSED) {
+      if (event == WireEvent.REFUSED) {
         badFrameListener.run();
         ThriftClientFilter.deliver(connection, null, ReplyEvent.of(d));
         connection.closeSilently();
         return ctx.getStopAction();
       }
       Buffer remainder = GrizzlyBytes.after(input, start + d.consumed());
-      Buffer payload = event == Decoded.MESSAGE ? payload(connection, input, start, d) : null;
+      Buffer payload = event == WireEvent.MESSAGE ? payload(connection, input, start, d) : null;
       ReplyEvent then = ReplyEvent.of(d);
       if (payload == null && then == null) {
         if (remainder == null) {
@@ -108,10 +112,11 @@ final class ReplyReads {
       truncatedFrameListener.run();
     }
     Buffer in = rest != null ? rest : Buffers.EMPTY_BUFFER;
-    int event = codec.endOfStream(bytes.of(in), in.position(), in.remaining());
-    if (event != Decoded.NEED_MORE) {
+    WireEvent event = codec.endOfStream(bytes.of(in), in.position(), in.remaining());
+    if (event != WireEvent.NEED_MORE) {
       Decoded d = codec.decoded();
-      Buffer payload = event == Decoded.MESSAGE ? payload(connection, in, in.position(), d) : null;
+      Buffer payload =
+          event == WireEvent.MESSAGE ? payload(connection, in, in.position(), d) : null;
       ThriftClientFilter.deliver(connection, payload, ReplyEvent.of(d));
     }
   }

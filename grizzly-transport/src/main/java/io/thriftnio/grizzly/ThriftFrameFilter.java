@@ -8,6 +8,7 @@ import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
@@ -157,12 +158,12 @@ public final class ThriftFrameFilter extends BaseFilter {
       List<Runnable> then) {
     while (true) {
       int start = input.position();
-      int event = codec.next(adapter.bytes.of(input), start, input.remaining());
+      WireEvent event = codec.next(adapter.bytes.of(input), start, input.remaining());
       Decoded d = codec.decoded();
       switch (event) {
-        case Decoded.NEED_MORE:
+        case NEED_MORE:
           return codec.rejected() ? ctx.getStopAction() : ctx.getStopAction(input);
-        case Decoded.REFUSED:
+        case REFUSED:
           {
             Refusal refusal = d.refusal();
             act(
@@ -173,7 +174,7 @@ public final class ThriftFrameFilter extends BaseFilter {
                 });
             return ctx.getStopAction();
           }
-        case Decoded.ANSWER:
+        case ANSWER:
           {
             act(then, answer(adapter, d, badFrameListener));
             Buffer rest = GrizzlyBytes.after(input, start + d.consumed());
@@ -183,7 +184,7 @@ public final class ThriftFrameFilter extends BaseFilter {
             input = rest;
             continue;
           }
-        case Decoded.AWAIT:
+        case AWAIT:
           {
             // First the bytes: a stage already complete wakes the wire up at once, on this thread.
             Buffer rest = GrizzlyBytes.after(input, start + d.consumed());
@@ -194,7 +195,7 @@ public final class ThriftFrameFilter extends BaseFilter {
             input = rest;
             continue;
           }
-        case Decoded.MESSAGE:
+        case MESSAGE:
           {
             Buffer remainder = GrizzlyBytes.after(input, start + d.consumed());
             Envelope envelope = d.envelope();
@@ -280,19 +281,19 @@ public final class ThriftFrameFilter extends BaseFilter {
   private static void decodeAwake(
       GrizzlyServerConnection adapter, ServerCodec codec, List<Runnable> then) {
     while (true) {
-      int event = codec.wake();
+      WireEvent event = codec.wake();
       Decoded d = codec.decoded();
       switch (event) {
-        case Decoded.ANSWER:
+        case ANSWER:
           then.add(answer(adapter, d, () -> {}));
           continue;
-        case Decoded.REFUSED:
+        case REFUSED:
           {
             Refusal refusal = d.refusal();
             then.add(() -> adapter.refused(refusal));
             return;
           }
-        case Decoded.AWAIT:
+        case AWAIT:
           awaitThen(then, d, adapter, codec);
           return;
         default:

@@ -14,6 +14,7 @@ import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.core.wire.ServerCodec;
+import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireMessage;
 import io.thriftnio.core.wire.WireSettings;
 import java.util.ArrayList;
@@ -200,20 +201,20 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /** One step: each event is passed on in order (the messages of a step before its events). */
-  private int decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+  private WireEvent decodeRequest(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws InvalidFrameException {
     int start = in.readerIndex();
-    int event = server.next(bytes.of(in), start, in.readableBytes());
+    WireEvent event = server.next(bytes.of(in), start, in.readableBytes());
     Decoded d = server.decoded();
     if (!announced && server.kind() != null) {
       announced = true;
       Envelope shared = server.envelope();
       if (shared != null && shared != Envelope.FRAMED) {
-        ctx.fireUserEventTriggered(new WireMessages.WireDetected(shared));
+        ctx.fireChannelRead(new WireMessages.WireDetected(shared)); // ahead of the request
       }
     }
     switch (event) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         if (d.envelope() == Envelope.FRAMED || d.envelope() == server.envelope()) {
           out.add(payload(in, start, d));
         } else if (d.payloadArray() != null) {
@@ -223,16 +224,17 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
         }
         in.skipBytes(d.consumed());
         return event;
-      case Decoded.ANSWER:
+      case ANSWER:
         in.skipBytes(d.consumed());
-        ctx.fireUserEventTriggered(
+        // Read at once, not through out: Netty's decoder refuses a message that consumed nothing.
+        ctx.fireChannelRead(
             new WireMessages.Answer(d.answer(), d.refusesRequest(), d.closeAfter() != null));
         return event;
-      case Decoded.REFUSED:
+      case REFUSED:
         in.skipBytes(in.readableBytes());
         refuse(ctx, d.refusal());
         return event;
-      case Decoded.AWAIT:
+      case AWAIT:
         in.skipBytes(d.consumed());
         Runnable step = d.step();
         d.awaited().whenComplete((done, failed) -> ctx.executor().execute(() -> wakeUp(ctx)));
@@ -249,7 +251,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
-   * What the wire awaited ({@code Decoded.AWAIT}: a SASL step, a negotiation's deadline) is done:
+   * What the wire awaited ({@code WireEvent.AWAIT}: a SASL step, a negotiation's deadline) is done:
    * decodes again with what is buffered, as a read would, and passes the events on.
    */
   private void wakeUp(ChannelHandlerContext ctx) {
@@ -259,14 +261,15 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
     ByteBuf in = internalBuffer();
     List<Object> out = new ArrayList<>(2);
     try {
-      int event;
+      WireEvent event;
       do {
         event = decodeRequest(ctx, in, out);
         for (Object message : out) {
           ctx.fireChannelRead(message);
         }
         out.clear();
-      } while ((event == Decoded.MESSAGE || event == Decoded.ANSWER) && ctx.channel().isActive());
+      } while ((event == WireEvent.MESSAGE || event == WireEvent.ANSWER)
+          && ctx.channel().isActive());
     } catch (InvalidFrameException e) {
       ctx.fireExceptionCaught(e);
     }
@@ -276,10 +279,9 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private static void refuse(ChannelHandlerContext ctx, Refusal refusal)
       throws InvalidFrameException {
     if (refusal.closeCause() != null) {
-      ctx.fireUserEventTriggered(
-          new WireMessages.HandshakeFailed(refusal.answer(), refusal.closeCause()));
+      ctx.fireChannelRead(new WireMessages.HandshakeFailed(refusal.answer(), refusal.closeCause()));
     } else if (refusal.answer() != null) {
-      ctx.fireUserEventTriggered(new WireMessages.Answer(refusal.answer(), true, true));
+      ctx.fireChannelRead(new WireMessages.Answer(refusal.answer(), true, true));
     } else if (refusal.frameSize() != null) {
       throw new InvalidFrameException(refusal.frameSize(), refusal.header());
     } else {
@@ -290,20 +292,20 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   private void decodeReply(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws InvalidFrameException {
     int start = in.readerIndex();
-    int event = client.next(bytes.of(in), start, in.readableBytes());
+    WireEvent event = client.next(bytes.of(in), start, in.readableBytes());
     Decoded d = client.decoded();
     switch (event) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         out.add(payload(in, start, d));
         break;
-      case Decoded.REFUSED:
+      case REFUSED:
         in.skipBytes(in.readableBytes());
         if (d.refusal().frameSize() != null) {
           throw new InvalidFrameException(d.refusal().frameSize(), null);
         }
         out.add(ReplyEvent.of(d));
         return;
-      case Decoded.NEED_MORE:
+      case NEED_MORE:
         if (client.rejected()) {
           in.skipBytes(in.readableBytes());
         }
@@ -335,9 +337,9 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
       }
     } else if (client != null
         && client.endOfStream(bytes.of(in), in.readerIndex(), in.readableBytes())
-            != Decoded.NEED_MORE) {
+            != WireEvent.NEED_MORE) {
       Decoded d = client.decoded();
-      if (d.event() == Decoded.MESSAGE) {
+      if (d.event() == WireEvent.MESSAGE) {
         out.add(payload(in, in.readerIndex(), d));
       }
       ReplyEvent after = ReplyEvent.of(d);

@@ -288,12 +288,31 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     } else if (msg instanceof ByteBuf) {
       request = copyAndRelease((ByteBuf) msg);
       replyEnvelope = envelope;
+    } else if (msg instanceof WireMessages) {
+      onWire((WireMessages) msg);
+      return;
     } else {
       ctx.fireChannelRead(msg);
       return;
     }
     timeouts.frameReceived();
     if (!calls.onRequest(ByteBuffer.wrap(request), null, replyEnvelope)) {
+      updateAutoRead();
+    }
+  }
+
+  /** What the decoder passed on besides a request: an envelope, an answer, a failed handshake. */
+  private void onWire(WireMessages message) {
+    if (message instanceof WireMessages.WireDetected detected) {
+      envelope = detected.envelope();
+    } else if (message instanceof WireMessages.HandshakeFailed failed) {
+      calls.onHandshakeFailure(failed.answer(), failed.cause());
+      updateAutoRead();
+    } else if (message instanceof WireMessages.Answer answer) {
+      if (answer.refusal()) {
+        timeouts.frameReceived(); // a whole request, if a refused one
+      }
+      calls.onAnswer(answer.bytes(), answer.refusal(), answer.closeAfter());
       updateAutoRead();
     }
   }
@@ -308,30 +327,6 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
     } finally {
       payload.release();
     }
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof WireMessages.WireDetected) {
-      envelope = ((WireMessages.WireDetected) evt).envelope;
-      return;
-    }
-    if (evt instanceof WireMessages.HandshakeFailed) {
-      WireMessages.HandshakeFailed failed = (WireMessages.HandshakeFailed) evt;
-      calls.onHandshakeFailure(failed.answer, failed.cause);
-      updateAutoRead();
-      return;
-    }
-    if (evt instanceof WireMessages.Answer) {
-      WireMessages.Answer answer = (WireMessages.Answer) evt;
-      if (answer.refusal) {
-        timeouts.frameReceived(); // a whole request, if a refused one
-      }
-      calls.onAnswer(answer.bytes, answer.refusal, answer.closeAfter);
-      updateAutoRead();
-      return;
-    }
-    super.userEventTriggered(ctx, evt);
   }
 
   @Override

@@ -5,49 +5,30 @@ import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 
 /**
- * What a server's {@link ThriftFrameDecoder} passes on besides plain frames, for {@link
- * ThriftServerHandler}: the connection's envelope once known, and answers without a call. In
- * request order, with the frames.
+ * What a server's {@link ThriftFrameDecoder} passes on besides requests, for {@link
+ * ThriftServerHandler}: the connection's envelope once known, and answers without a call. Read
+ * messages like the requests ({@code fireChannelRead}), so they keep request order with them on the
+ * pipeline; a handler between the two passes them on as it passes requests.
  */
-final class WireMessages {
-  private WireMessages() {}
+sealed interface WireMessages {
 
   /**
-   * Fired once, ahead of a connection's first request, when its requests are not framed but all
+   * Passed once, ahead of a connection's first request, when its requests are not framed but all
    * share one envelope (unframed): plain {@code ByteBuf} requests leave in it.
    */
-  static final class WireDetected {
-    final Envelope envelope;
+  record WireDetected(Envelope envelope) implements WireMessages {}
 
-    WireDetected(Envelope envelope) {
-      this.envelope = envelope;
-    }
-  }
-
-  /** Bytes to send without a call, in request order (an HTTP refusal, {@code 100 Continue}). */
-  static final class Answer {
-    final ByteBuffer bytes;
-    final boolean refusal;
-    final boolean closeAfter;
-
-    Answer(ByteBuffer bytes, boolean refusal, boolean closeAfter) {
-      this.bytes = bytes;
-      this.refusal = refusal;
-      this.closeAfter = closeAfter;
-    }
-  }
+  /**
+   * Bytes to send without a call, in request order (an HTTP refusal, {@code 100 Continue}).
+   *
+   * @param refusal whether the bytes answer a request that is refused
+   * @param closeAfter whether the connection closes once they are sent
+   */
+  record Answer(ByteBuffer bytes, boolean refusal, boolean closeAfter) implements WireMessages {}
 
   /**
    * The connection's handshake of its wire kind's own failed (a SASL negotiation): send {@code
    * answer}, close, and count it as {@code cause}.
    */
-  static final class HandshakeFailed {
-    final ByteBuffer answer;
-    final CloseCause cause;
-
-    HandshakeFailed(ByteBuffer answer, CloseCause cause) {
-      this.answer = answer;
-      this.cause = cause;
-    }
-  }
+  record HandshakeFailed(ByteBuffer answer, CloseCause cause) implements WireMessages {}
 }

@@ -37,6 +37,7 @@ class ThriftFrameDecoderUnframedTest {
   private EmbeddedChannel channel;
   private ThriftFrameDecoder decoder;
   private final List<Object> events = new ArrayList<>();
+  private final List<Object> userEvents = new ArrayList<>();
 
   @BeforeAll
   static void paranoid() {
@@ -62,8 +63,17 @@ class ThriftFrameDecoderUnframedTest {
         .addLast(
             new ChannelInboundHandlerAdapter() {
               @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof WireMessages) {
+                  events.add(msg); // read in order with the requests, as the server handler
+                } else {
+                  ctx.fireChannelRead(msg);
+                }
+              }
+
+              @Override
               public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                events.add(evt);
+                userEvents.add(evt);
               }
             });
   }
@@ -110,9 +120,10 @@ class ThriftFrameDecoderUnframedTest {
         .singleElement()
         .satisfies(
             e ->
-                assertThat(((WireMessages.WireDetected) e).envelope)
+                assertThat(((WireMessages.WireDetected) e).envelope())
                     .as("replies leave unframed")
                     .isSameAs(Envelope.UNFRAMED));
+    assertThat(userEvents).as("nothing of the wire is a user event").isEmpty();
     assertThat(decoder.partialSinceNanos()).isZero();
   }
 

@@ -44,11 +44,11 @@ import java.util.Objects;
  * the method alone. A call that fails (an undeclared exception, a {@code TApplicationException}, a
  * refusal, a timeout, a broken connection) ends with status {@code ERROR} and an {@code
  * error.type}, and records an {@code exception} event: on a client span the exception that ended a
- * call without a reply (not the {@code TApplicationException} of a reply, which the interceptor is
- * not given), on a server span {@code ServerCallContext.failure()} (the handler's own throwable
- * where it reached the server, else the {@code TApplicationException} the caller was sent). A
- * declared IDL exception is the service's answer, not a failure: the status stays unset, with no
- * event.
+ * call without a reply, or the {@code TApplicationException} a reply carried (as the OpenTelemetry
+ * Java agent's client span records it), on a server span {@code ServerCallContext.failure()} (the
+ * handler's own throwable where it reached the server, else the {@code TApplicationException} the
+ * caller was sent). A declared IDL exception is the service's answer, not a failure: the status
+ * stays unset, with no event.
  *
  * <p>The interceptors never throw into a call: a failure of the OpenTelemetry API or of a
  * propagator leaves the call untraced, logged once at WARN (then at DEBUG). Thread-safe; one

@@ -128,8 +128,9 @@ final class TracingClientInterceptor implements ClientInterceptor {
       return;
     }
     try {
-      // The failure is recorded on the span (an exception event) only if the call failed: a
-      // declared exception is the service's answer.
+      // The failure is recorded on the span (an exception event) only if the call failed: the
+      // TApplicationException of a reply among them, as the agent records it; a declared
+      // exception is the service's answer.
       instrumenter.end(
           context, call, outcome, errorType(outcome, failure) != null ? failure : null);
     } catch (RuntimeException e) {

@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
@@ -142,11 +143,19 @@ class TracingClientInterceptorTest {
   void theOutcomeSetsTheStatus(ClientCallOutcome outcome, String errorType) throws Exception {
     ClientCallContext call = call("echo");
     interceptor.beforeCall(call);
-    boolean failed = errorType != null && !outcome.equals(ClientCallOutcome.APPLICATION_EXCEPTION);
-    interceptor.afterCall(call, outcome, failed ? new TTransportException("x") : null, 1_000);
+    Throwable failure =
+        errorType == null
+            ? null
+            : outcome.equals(ClientCallOutcome.APPLICATION_EXCEPTION)
+                ? new TApplicationException(TApplicationException.INTERNAL_ERROR, "x")
+                : new TTransportException("x");
+    interceptor.afterCall(call, outcome, failure, 1_000);
 
     SpanData client = only(otel.getSpans(), SpanKind.CLIENT);
     assertThat(client.hasEnded()).isTrue();
+    assertThat(client.getEvents())
+        .extracting(e -> e.getAttributes().get(AttributeKey.stringKey("exception.type")))
+        .containsExactlyElementsOf(errorType == null ? List.of() : List.of(errorType));
     assertThat(client.getAttributes().get(ERROR_TYPE)).isEqualTo(errorType);
     assertThat(client.getStatus().getStatusCode())
         .isEqualTo(errorType == null ? StatusCode.UNSET : StatusCode.ERROR);

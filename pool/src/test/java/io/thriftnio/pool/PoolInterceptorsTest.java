@@ -96,9 +96,16 @@ class PoolInterceptorsTest {
         .allSatisfy(
             e -> {
               assertThat(e.context().remoteAddress()).isEqualTo(endpoint);
-              assertThat(e.failure()).isNull();
               assertThat(e.nanos()).isPositive();
             });
+    // A failure only for the TApplicationException of a reply: one like the caller's.
+    List<Ended> ended = inner.ended();
+    assertThat(ended.get(0).failure()).isNull();
+    assertThat(ended.get(1).failure()).isNull();
+    assertThat(ended.get(3).failure()).isNull();
+    assertThat(ended.get(2).failure()).isInstanceOf(TApplicationException.class);
+    assertThat(((TApplicationException) ended.get(2).failure()).getType())
+        .isEqualTo(TApplicationException.INTERNAL_ERROR);
     assertThat(outer.outcomes()).isEqualTo(inner.outcomes());
     assertThat(events.subList(0, 4))
         .containsExactly(

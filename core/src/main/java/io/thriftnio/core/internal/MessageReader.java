@@ -4,9 +4,12 @@ import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.nio.ByteBuffer;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
 
@@ -42,6 +45,28 @@ public final class MessageReader {
         : protocol
             .getProtocol(FrameInputTransport.of(configuration, message.duplicate()))
             .readMessageBegin();
+  }
+
+  /**
+   * The {@link TApplicationException} the reply in {@code reply} (no length prefix, from position
+   * to limit; not moved) carries when it is an {@code EXCEPTION} message: the type, code and
+   * message a generated client reads from it; {@code null} for any other message, or one that
+   * cannot be read. A strict-binary or compact {@code REPLY} is told in place, without a protocol.
+   */
+  public static TApplicationException applicationException(
+      ByteBuffer reply, TProtocolFactory protocol, TConfiguration configuration) {
+    TMessage inPlace = MessageHeaders.inPlace(reply);
+    if (inPlace != null && inPlace.type != TMessageType.EXCEPTION) {
+      return null;
+    }
+    try {
+      TProtocol in = protocol.getProtocol(FrameInputTransport.of(configuration, reply.duplicate()));
+      return in.readMessageBegin().type == TMessageType.EXCEPTION
+          ? TApplicationException.readFrom(in)
+          : null;
+    } catch (TException | RuntimeException unreadable) {
+      return null;
+    }
   }
 
   /** What the reply in {@code reply} (no length prefix, from position to limit) carries. */

@@ -2,8 +2,7 @@ package io.thriftnio.core.sasl;
 
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
-import java.security.PrivilegedActionException;
-import java.security.PrivilegedExceptionAction;
+import io.thriftnio.core.util.internal.Subjects;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.StringJoiner;
+import java.util.concurrent.Callable;
 import javax.security.auth.Subject;
 import javax.security.auth.callback.CallbackHandler;
 import javax.security.sasl.Sasl;
@@ -208,9 +208,8 @@ public final class ClientSasl {
   }
 
   /**
-   * The Subject the mechanism runs as: each negotiation step runs inside {@code
-   * Subject.doAs(subject, ..)}, where GSSAPI finds its Kerberos credentials. {@link #gssapi} sets
-   * it.
+   * The Subject the mechanism runs as: each negotiation step runs as it ({@code Subject.callAs};
+   * {@code doAs} on Java 17), where GSSAPI finds its Kerberos credentials. {@link #gssapi} sets it.
    *
    * @param subject not null
    * @return a copy with it
@@ -297,7 +296,7 @@ public final class ClientSasl {
    *     arguments
    */
   public SaslClient newSaslClient() throws SaslException {
-    PrivilegedExceptionAction<SaslClient> create =
+    Callable<SaslClient> create =
         () ->
             Sasl.createSaslClient(
                 new String[] {mechanism},
@@ -308,9 +307,7 @@ public final class ClientSasl {
                 handler);
     SaslClient client;
     try {
-      client = subject == null ? create.run() : Subject.doAs(subject, create);
-    } catch (PrivilegedActionException e) {
-      throw asSaslException(e.getException());
+      client = Subjects.call(subject, create);
     } catch (Exception e) {
       throw asSaslException(e);
     }

@@ -1,9 +1,9 @@
 package io.thriftnio.core.sasl;
 
-import java.security.PrivilegedActionException;
-import java.security.PrivilegedExceptionAction;
+import io.thriftnio.core.util.internal.Subjects;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import javax.security.auth.Subject;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.CallbackHandler;
@@ -71,22 +71,13 @@ record Mechanism(
   }
 
   /** Runs {@code action} as the mechanism's subject, if it has one. */
-  @SuppressWarnings("removal") // Subject.callAs is Java 18+; doAs is what Java 17 has
-  <T> T asSubject(PrivilegedExceptionAction<T> action) throws SaslException {
-    if (subject == null) {
-      try {
-        return action.run();
-      } catch (SaslException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new SaslException(name + ": " + e, e);
-      }
-    }
+  <T> T asSubject(Callable<T> action) throws SaslException {
     try {
-      return Subject.doAs(subject, action);
-    } catch (PrivilegedActionException e) {
-      Exception cause = e.getException();
-      throw cause instanceof SaslException s ? s : new SaslException(name + ": " + cause, cause);
+      return Subjects.call(subject, action);
+    } catch (SaslException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new SaslException(name + ": " + e, e);
     }
   }
 

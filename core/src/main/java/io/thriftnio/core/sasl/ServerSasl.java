@@ -35,10 +35,10 @@ import javax.security.sasl.SaslServer;
  * <p>Each connection negotiates one mechanism, the one its client names in its {@code START}
  * message; an unknown one is refused with {@code BAD}. The mechanisms' steps run off the IO threads
  * (a GSSAPI step or an authenticator may block), on each server's own negotiation executor ({@link
- * Builder#negotiationExecutor(Executor)}), inside {@code Subject.doAs} of the server's subject for
- * GSSAPI. A negotiation that does not complete within {@link #negotiationTimeout()} is refused with
- * {@code ERROR}; every failure closes the connection and counts in {@code
- * ServerStats.saslFailures()}.
+ * Builder#negotiationExecutor(Executor)}), as the server's subject ({@code Subject.callAs}; {@code
+ * doAs} on Java 17) for GSSAPI. A negotiation that does not complete within {@link
+ * #negotiationTimeout()} is refused with {@code ERROR}; every failure closes the connection and
+ * counts in {@code ServerStats.saslFailures()}.
  *
  * <p>What a refused peer is told is the library's, never the mechanism's or the authenticator's
  * text: {@code BAD "authentication failed"} when the mechanism refused its credential (a wrong
@@ -161,8 +161,8 @@ public final class ServerSasl {
 
   /**
    * A new {@link SaslServer} for one connection that asked for {@code mechanism}; for GSSAPI its
-   * steps run inside {@code Subject.doAs} of the server's subject. May block (GSSAPI reads the
-   * subject's keys): the servers call it off their IO threads.
+   * steps run as the server's subject ({@code Subject.callAs}; {@code doAs} on Java 17). May block
+   * (GSSAPI reads the subject's keys): the servers call it off their IO threads.
    *
    * @param mechanism the name the client sent, e.g. {@code DIGEST-MD5}
    * @throws SaslException if the mechanism is not offered, or its provider refuses

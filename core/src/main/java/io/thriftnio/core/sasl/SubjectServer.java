@@ -4,8 +4,9 @@ import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 
 /**
- * A {@link SaslServer} whose steps run as its mechanism's subject ({@code Subject.doAs}): GSSAPI
- * finds the service's keys in the subject current while it accepts a client's token.
+ * A {@link SaslServer} whose steps run as its mechanism's subject ({@code Subject.callAs}; {@code
+ * doAs} on Java 17): GSSAPI finds the service's keys in the subject current while it accepts a
+ * client's token.
  */
 final class SubjectServer implements SaslServer {
   private final SaslServer server;

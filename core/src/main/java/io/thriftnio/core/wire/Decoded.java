@@ -36,28 +36,7 @@ import java.util.concurrent.CompletionStage;
  */
 public final class Decoded {
 
-  /** Nothing whole yet: keep the bytes, decode again when more arrive. */
-  public static final int NEED_MORE = 0;
-
-  /** A whole message: a request on a server, a reply on a client. */
-  public static final int MESSAGE = 1;
-
-  /** Bytes to send back without a call ({@code 100 Continue}, an HTTP refusal). */
-  public static final int ANSWER = 2;
-
-  /** A reply that fails its call; the connection goes on (an HTTP error status). */
-  public static final int FAILED = 3;
-
-  /** Bytes consumed with nothing to deliver (the answer to a oneway HTTP call). */
-  public static final int SKIPPED = 4;
-
-  /** The connection cannot be read on: {@link #refusal()}. */
-  public static final int REFUSED = 5;
-
-  /** A step of the kind's own runs elsewhere: decode again once {@link #awaited()} completes. */
-  public static final int AWAIT = 6;
-
-  private int event;
+  private WireEvent event;
   private int consumed;
   private int offset;
   private int length;
@@ -77,8 +56,8 @@ public final class Decoded {
   // ---- for decoders: each sets one event and returns it ----
 
   /** Nothing whole yet. */
-  public int needMore() {
-    return reset(NEED_MORE, 0);
+  public WireEvent needMore() {
+    return reset(WireEvent.NEED_MORE, 0);
   }
 
   /**
@@ -89,12 +68,12 @@ public final class Decoded {
    * @param length the payload's length
    * @param envelope how its reply leaves (servers); {@code null} on clients
    */
-  public int message(int consumed, int offset, int length, Envelope envelope) {
-    reset(MESSAGE, consumed);
+  public WireEvent message(int consumed, int offset, int length, Envelope envelope) {
+    reset(WireEvent.MESSAGE, consumed);
     this.offset = offset;
     this.length = length;
     this.envelope = envelope;
-    return MESSAGE;
+    return WireEvent.MESSAGE;
   }
 
   /**
@@ -104,12 +83,12 @@ public final class Decoded {
    * @param payload the whole payload; the receiver owns it
    * @param envelope how its reply leaves (servers); {@code null} on clients
    */
-  public int message(int consumed, byte[] payload, Envelope envelope) {
-    reset(MESSAGE, consumed);
+  public WireEvent message(int consumed, byte[] payload, Envelope envelope) {
+    reset(WireEvent.MESSAGE, consumed);
     this.array = payload;
     this.length = payload.length;
     this.envelope = envelope;
-    return MESSAGE;
+    return WireEvent.MESSAGE;
   }
 
   /**
@@ -121,12 +100,13 @@ public final class Decoded {
    * @param refusesRequest whether it refuses a request (counted as a bad request)
    * @param closeAfter whether the connection closes after it: nothing later is read
    */
-  public int answer(int consumed, ByteBuffer answer, boolean refusesRequest, boolean closeAfter) {
-    reset(ANSWER, consumed);
+  public WireEvent answer(
+      int consumed, ByteBuffer answer, boolean refusesRequest, boolean closeAfter) {
+    reset(WireEvent.ANSWER, consumed);
     this.answer = answer;
     this.refusesRequest = refusesRequest;
     this.closeAfter = closeAfter ? "closed after an answer" : null;
-    return ANSWER;
+    return WireEvent.ANSWER;
   }
 
   /**
@@ -135,26 +115,26 @@ public final class Decoded {
    * @param consumed the bytes of the reply
    * @param failure what the call fails with
    */
-  public int failed(int consumed, Exception failure) {
-    reset(FAILED, consumed);
+  public WireEvent failed(int consumed, Exception failure) {
+    reset(WireEvent.FAILED, consumed);
     this.failure = failure;
-    return FAILED;
+    return WireEvent.FAILED;
   }
 
   /** Bytes consumed, nothing delivered. */
-  public int skipped(int consumed) {
-    return reset(SKIPPED, consumed);
+  public WireEvent skipped(int consumed) {
+    return reset(WireEvent.SKIPPED, consumed);
   }
 
   /** The connection cannot be read on. */
-  public int refused(Refusal refusal) {
-    reset(REFUSED, 0);
+  public WireEvent refused(Refusal refusal) {
+    reset(WireEvent.REFUSED, 0);
     this.refusal = refusal;
-    return REFUSED;
+    return WireEvent.REFUSED;
   }
 
   /** Decoding waits for {@code stage}; nothing consumed. */
-  public int await(CompletionStage<?> stage) {
+  public WireEvent await(CompletionStage<?> stage) {
     return await(0, stage);
   }
 
@@ -165,7 +145,7 @@ public final class Decoded {
    * @param consumed the bytes the kind took for that step (a negotiation message), possibly 0
    * @param stage completes when the decoder has something to say: decode again then
    */
-  public int await(int consumed, CompletionStage<?> stage) {
+  public WireEvent await(int consumed, CompletionStage<?> stage) {
     return await(consumed, stage, null);
   }
 
@@ -178,11 +158,11 @@ public final class Decoded {
    * @param step starts the work (submits it to an executor, possibly the application's); {@code
    *     null} for none
    */
-  public int await(int consumed, CompletionStage<?> stage, Runnable step) {
-    reset(AWAIT, consumed);
+  public WireEvent await(int consumed, CompletionStage<?> stage, Runnable step) {
+    reset(WireEvent.AWAIT, consumed);
     this.awaited = stage;
     this.step = step;
-    return AWAIT;
+    return WireEvent.AWAIT;
   }
 
   /**
@@ -195,7 +175,7 @@ public final class Decoded {
     this.closeAfter = reason;
   }
 
-  private int reset(int event, int consumed) {
+  private WireEvent reset(WireEvent event, int consumed) {
     this.event = event;
     this.consumed = consumed;
     this.offset = 0;
@@ -215,7 +195,7 @@ public final class Decoded {
   // ---- for adapters ----
 
   /** The last step's event. */
-  public int event() {
+  public WireEvent event() {
     return event;
   }
 

@@ -20,7 +20,7 @@ public interface Decoder {
    * @param out receives the step's result
    * @return the event, as {@link Decoded#event()}
    */
-  int decode(ByteSource in, int start, int available, Decoded out);
+  WireEvent decode(ByteSource in, int start, int available, Decoded out);
 
   /**
    * The input ended with {@code available} unconsumed bytes from {@code start}: a kind whose last
@@ -33,7 +33,7 @@ public interface Decoder {
    * @param out receives the result
    * @return the event
    */
-  default int endOfStream(ByteSource in, int start, int available, Decoded out) {
+  default WireEvent endOfStream(ByteSource in, int start, int available, Decoded out) {
     return out.needMore();
   }
 

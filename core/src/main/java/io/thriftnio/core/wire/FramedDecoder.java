@@ -9,8 +9,9 @@ import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * Splits {@code TFramedTransport} frames, on servers and clients alike: a signed 32-bit big-endian
- * length, then that many bytes of message. The payload is handed out as a slice of the input.
+ * Splits a server connection's {@code TFramedTransport} frames: a signed 32-bit big-endian length,
+ * then that many bytes of request. The payload is handed out as a slice of the input. A client's
+ * replies: {@link FramedReplyDecoder}.
  *
  * <pre>
  * | 00 00 00 0B | 11 payload bytes | 00 00 00 05 | 5 payload bytes | 00 00 ...
@@ -39,7 +40,7 @@ final class FramedDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new FramedDecoder(
               settings.maxFrameSize(),
               settings.headerProtocol(),
@@ -62,27 +63,27 @@ final class FramedDecoder implements Decoder {
   private final Set<WireKind> accepted;
 
   /**
-   * @param headerProtocol reads an oversize frame's header; {@code null} to skip that (clients)
+   * @param headerProtocol reads an oversize frame's header, to answer its caller; {@code null} to
+   *     skip that
    * @param peer the remote address, for the error
-   * @param envelope the envelope of each frame (a server's), or {@code null} (a client's)
-   * @param accepted a server's accepted kinds, for the advice in a refusal; {@code null} on a
-   *     client
+   * @param envelope the envelope of each frame
+   * @param accepted the server's accepted kinds, for the advice in a refusal
    */
   FramedDecoder(
       int maxFrameSize,
       TProtocolFactory headerProtocol,
-      Object peer,
+      SocketAddress peer,
       Envelope envelope,
       Set<WireKind> accepted) {
     this.accepted = accepted;
     this.maxFrameSize = maxFrameSize;
     this.headerProtocol = headerProtocol;
-    this.peer = peer instanceof SocketAddress ? (SocketAddress) peer : null;
+    this.peer = peer;
     this.envelope = envelope;
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (available < Framing.HEADER_SIZE) {
       return out.needMore();
     }
@@ -93,7 +94,7 @@ final class FramedDecoder implements Decoder {
     if (available - Framing.HEADER_SIZE < length) {
       return out.needMore();
     }
-    if (accepted != null && isTHeader(in, start + Framing.HEADER_SIZE, length)) {
+    if (isTHeader(in, start + Framing.HEADER_SIZE, length)) {
       // No protocol's message starts 0f ff (a non-strict binary name of 268 MB): a THeader frame.
       String hint = hint(in, start, available);
       if (hint != null) {
@@ -107,14 +108,6 @@ final class FramedDecoder implements Decoder {
 
   private Refusal failOnInvalidLength(ByteSource in, int start, int available, int length) {
     FrameSizeException cause = new FrameSizeException(length, maxFrameSize, peer);
-    if (accepted == null) {
-      // A client's reply: its log line says what ClientErrors tells the calls.
-      byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
-      String hint = FirstBytes.replyHint(first, first.length, WireKind.FRAMED);
-      return hint == null
-          ? Refusal.frameSize(cause, null)
-          : Refusal.frameSize(cause, null, withoutForeignBytes(cause.getMessage()) + ": " + hint);
-    }
     String hint = hint(in, start, available);
     if (hint != null) {
       String reason = withoutForeignBytes(cause.getMessage()) + "; " + hint;
@@ -161,7 +154,7 @@ final class FramedDecoder implements Decoder {
   }
 
   /** The frame-size text without its "the bytes look like" part, which the hint says better. */
-  private static String withoutForeignBytes(String message) {
+  static String withoutForeignBytes(String message) {
     int cut = message.indexOf("; the bytes look like");
     return cut < 0 ? message : message.substring(0, cut);
   }

@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ final class HttpRequestDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new HttpRequestDecoder(
               new HttpRequestParser(
                   settings.httpPath(),
@@ -43,15 +44,15 @@ final class HttpRequestDecoder implements Decoder {
       };
 
   private final HttpRequestParser parser;
-  private final Object peer;
+  private final SocketAddress peer;
 
-  HttpRequestDecoder(HttpRequestParser parser, Object peer) {
+  HttpRequestDecoder(HttpRequestParser parser, SocketAddress peer) {
     this.parser = parser;
     this.peer = peer;
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     int length;
     try {
       length = parser.next(in, start, available);
@@ -72,11 +73,11 @@ final class HttpRequestDecoder implements Decoder {
       if (!probe) {
         log.debug("HTTP request from {} refused with {}", peer, parser.refusal());
       }
-      int event = out.answer(length, parser.refusalResponse(), !probe, !keepAlive);
+      WireEvent event = out.answer(length, parser.refusalResponse(), !probe, !keepAlive);
       parser.reset();
       return event;
     }
-    int event;
+    WireEvent event;
     if (parser.chunked()) {
       byte[] body = new byte[parser.bodyLength()];
       parser.copyBody(in, start, body);

@@ -59,7 +59,7 @@ final class HttpResponseDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     int length;
     try {
       length = parser.next(in, start, available);
@@ -73,7 +73,7 @@ final class HttpResponseDecoder implements Decoder {
   }
 
   @Override
-  public int endOfStream(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent endOfStream(ByteSource in, int start, int available, Decoded out) {
     if (available == 0 && !parser.inProgress()) {
       return out.needMore();
     }
@@ -87,7 +87,7 @@ final class HttpResponseDecoder implements Decoder {
   }
 
   /** The whole response of {@code length} bytes at {@code start}, for the call it answers. */
-  private int deliver(ByteSource in, int start, int length, Decoded out) {
+  private WireEvent deliver(ByteSource in, int start, int length, Decoded out) {
     Boolean oneway;
     synchronized (expected) {
       oneway = expected.poll();
@@ -95,7 +95,7 @@ final class HttpResponseDecoder implements Decoder {
     if (oneway == null) {
       return out.refused(Refusal.of("a response arrived with no call pending", null, null));
     }
-    int event;
+    WireEvent event;
     int status = parser.status();
     if (status != 200) {
       // A oneway call's caller has had its answer (written); a refusal of it has no one to tell,

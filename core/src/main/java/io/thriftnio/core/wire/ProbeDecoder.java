@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,17 +42,17 @@ final class ProbeDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new ProbeDecoder(settings, peer);
         }
       };
 
   private final String healthPath;
   private final HttpRequestParser parser;
-  private final Object peer;
+  private final SocketAddress peer;
   private boolean firstByteSeen;
 
-  ProbeDecoder(WireSettings settings, Object peer) {
+  ProbeDecoder(WireSettings settings, SocketAddress peer) {
     this.healthPath = settings.healthPath();
     // No Thrift path: every request but the probe is refused as its header section ends.
     this.parser = new HttpRequestParser(null, settings.maxFrameSize(), healthPath, () -> false);
@@ -59,7 +60,7 @@ final class ProbeDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (available == 0) {
       return out.needMore();
     }
@@ -85,7 +86,7 @@ final class ProbeDecoder implements Decoder {
   }
 
   /** Closes the connection without an answer: nothing is sent, and nothing after is read. */
-  private int notAProbe(Decoded out, int available, String what) {
+  private WireEvent notAProbe(Decoded out, int available, String what) {
     log.debug(
         "Closing connection from {}: accepted while the server drains, it is served for the health"
             + " probe only, and it sent {}",

@@ -26,13 +26,13 @@ public final class ReplyEvent {
    */
   public static ReplyEvent of(Decoded d) {
     switch (d.event()) {
-      case Decoded.FAILED:
+      case FAILED:
         return new ReplyEvent(d.failure(), d.closeAfter(), null);
-      case Decoded.REFUSED:
+      case REFUSED:
         Exception e = d.refusal().exception();
         return new ReplyEvent(null, e == null ? d.refusal().reason() : null, e);
-      case Decoded.MESSAGE:
-      case Decoded.SKIPPED:
+      case MESSAGE:
+      case SKIPPED:
         return d.closeAfter() == null ? null : new ReplyEvent(null, d.closeAfter(), null);
       default:
         return null;

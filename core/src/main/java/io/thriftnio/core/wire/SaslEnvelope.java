@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.sasl.SaslIdentity;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import javax.security.sasl.SaslException;
 import org.slf4j.Logger;
@@ -26,11 +27,11 @@ final class SaslEnvelope extends Envelope {
 
   private static final Logger log = LoggerFactory.getLogger(SaslEnvelope.class);
 
-  private final Object peer;
+  private final SocketAddress peer;
   private volatile SaslIdentity identity;
   private volatile SaslSession wrapping;
 
-  SaslEnvelope(Object peer) {
+  SaslEnvelope(SocketAddress peer) {
     this.peer = peer;
   }
 

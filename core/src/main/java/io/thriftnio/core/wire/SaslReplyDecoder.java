@@ -49,14 +49,14 @@ final class SaslReplyDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (refused) {
       return out.needMore();
     }
     return negotiating ? negotiation(in, start, available, out) : frame(in, start, available, out);
   }
 
-  private int negotiation(ByteSource in, int start, int available, Decoded out) {
+  private WireEvent negotiation(ByteSource in, int start, int available, Decoded out) {
     SaslMessage message;
     try {
       message = SaslMessage.read(in, start, available, maxFrameSize);
@@ -83,7 +83,7 @@ final class SaslReplyDecoder implements Decoder {
     return out.message(consumed, 0, consumed, null);
   }
 
-  private int frame(ByteSource in, int start, int available, Decoded out) {
+  private WireEvent frame(ByteSource in, int start, int available, Decoded out) {
     if (available < Framing.HEADER_SIZE) {
       return out.needMore();
     }

@@ -73,7 +73,7 @@ final class SaslServerDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           if (settings.sasl() == null) {
             throw new IllegalStateException("SASL accepted without SASL settings: " + settings);
           }
@@ -90,7 +90,7 @@ final class SaslServerDecoder implements Decoder {
   private final SaslSettings settings;
   private final ServerSasl sasl;
   private final WireSettings wire;
-  private final Object peer;
+  private final SocketAddress peer;
   private final SaslEnvelope envelope;
   private final SaslSession session;
   private final CompletableFuture<Void> deadline = new CompletableFuture<>();
@@ -106,7 +106,7 @@ final class SaslServerDecoder implements Decoder {
   /** Set once, by a refusal on the reading thread or by {@link #close()} on any thread. */
   private volatile boolean closed;
 
-  private SaslServerDecoder(WireSettings wire, Object peer) {
+  private SaslServerDecoder(WireSettings wire, SocketAddress peer) {
     this.wire = wire;
     this.settings = wire.sasl();
     this.sasl = settings.sasl();
@@ -122,7 +122,7 @@ final class SaslServerDecoder implements Decoder {
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (frames != null) {
       return frames.decode(in, start, available, out);
     }
@@ -179,7 +179,7 @@ final class SaslServerDecoder implements Decoder {
    * may be the application's (issue 38). A submission refused ({@link RejectedExecutionException})
    * completes the step with that exception, and the wake-up answers "server busy".
    */
-  private int respond(SaslMessage message, int consumed, Decoded out) {
+  private WireEvent respond(SaslMessage message, int consumed, Decoded out) {
     if (message.status() == Status.BAD || message.status() == Status.ERROR) {
       return fail(Status.ERROR, "the client failed: " + message.text(), out);
     }
@@ -250,7 +250,7 @@ final class SaslServerDecoder implements Decoder {
   }
 
   /** The step is done: its challenge goes back, or the negotiation fails. */
-  private int answer(CompletableFuture<Stepped> finished, Decoded out) {
+  private WireEvent answer(CompletableFuture<Stepped> finished, Decoded out) {
     Stepped done;
     try {
       done = finished.join();
@@ -285,7 +285,7 @@ final class SaslServerDecoder implements Decoder {
   }
 
   /** Waiting for the peer's next message: the deadline wakes the adapter, once. */
-  private int waitForPeer(Decoded out) {
+  private WireEvent waitForPeer(Decoded out) {
     if (!deadlineArmed) {
       deadlineArmed = true;
       return out.await(0, deadline);
@@ -293,7 +293,7 @@ final class SaslServerDecoder implements Decoder {
     return out.needMore();
   }
 
-  private int timedOut(Decoded out) {
+  private WireEvent timedOut(Decoded out) {
     return fail(
         Status.ERROR,
         "negotiation not complete after "
@@ -306,7 +306,7 @@ final class SaslServerDecoder implements Decoder {
    * The mechanism refused the peer's credential ({@code SaslException}): the peer is told {@value
    * #AUTHENTICATION_FAILED}, {@code BAD}, and the log why.
    */
-  private int refuseCredential(Throwable why, Decoded out) {
+  private WireEvent refuseCredential(Throwable why, Decoded out) {
     return refuse(
         Status.BAD, AUTHENTICATION_FAILED, why.toString(), Refusal.Fault.CREDENTIAL, null, out);
   }
@@ -315,7 +315,7 @@ final class SaslServerDecoder implements Decoder {
    * The server failed (an authenticator threw, the mechanism broke): the peer is told {@value
    * #INTERNAL_ERROR}, {@code ERROR}, and the log what happened.
    */
-  private int failInternally(String detail, Throwable error, Decoded out) {
+  private WireEvent failInternally(String detail, Throwable error, Decoded out) {
     return refuse(Status.ERROR, INTERNAL_ERROR, detail, Refusal.Fault.SERVER, error, out);
   }
 
@@ -323,7 +323,7 @@ final class SaslServerDecoder implements Decoder {
    * Refuses the connection for breaking the negotiation's rules: {@code status} and {@code reason},
    * the library's own words on what the peer sent, go to the peer and the log; then it closes.
    */
-  private int fail(Status status, String reason, Decoded out) {
+  private WireEvent fail(Status status, String reason, Decoded out) {
     return refuse(status, reason, reason, Refusal.Fault.PEER, null, out);
   }
 
@@ -331,7 +331,7 @@ final class SaslServerDecoder implements Decoder {
    * Refuses the connection: {@code status} and {@code told} go to the peer, {@code detail} to the
    * log, with the peer's address; then it closes.
    */
-  private int refuse(
+  private WireEvent refuse(
       Status status,
       String told,
       String detail,
@@ -369,15 +369,16 @@ final class SaslServerDecoder implements Decoder {
     private final SocketAddress peer;
     private final SaslEnvelope envelope;
 
-    WrappedFrames(SaslSession session, int maxFrameSize, Object peer, SaslEnvelope envelope) {
+    WrappedFrames(
+        SaslSession session, int maxFrameSize, SocketAddress peer, SaslEnvelope envelope) {
       this.session = session;
       this.maxFrameSize = maxFrameSize;
-      this.peer = peer instanceof SocketAddress a ? a : null;
+      this.peer = peer;
       this.envelope = envelope;
     }
 
     @Override
-    public int decode(ByteSource in, int start, int available, Decoded out) {
+    public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
       if (available < Framing.HEADER_SIZE) {
         return out.needMore();
       }

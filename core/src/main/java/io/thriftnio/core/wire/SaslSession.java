@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.net.SocketAddress;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 import org.slf4j.Logger;
@@ -25,7 +26,7 @@ final class SaslSession {
 
   private final Object lock = new Object();
   private final Object layer = new Object();
-  private final Object peer;
+  private final SocketAddress peer;
 
   @GuardedBy("lock")
   private SaslServer server;
@@ -36,7 +37,7 @@ final class SaslSession {
   @GuardedBy("lock")
   private boolean closed;
 
-  SaslSession(Object peer) {
+  SaslSession(SocketAddress peer) {
     this.peer = peer;
   }
 

@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.util.internal.PeerMemory;
+import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
@@ -54,7 +55,7 @@ public final class SaslSettings {
    * Whether a failure of {@code peer} is the first among the recent ones from its address (the port
    * ignored): log it at its level then, else at DEBUG.
    */
-  public boolean firstFailureOf(Object peer) {
+  public boolean firstFailureOf(SocketAddress peer) {
     return loggedPeers.first(peer);
   }
 

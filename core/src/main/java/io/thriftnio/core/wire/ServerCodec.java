@@ -2,6 +2,7 @@ package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.SaslIdentity;
+import java.net.SocketAddress;
 import org.apache.thrift.protocol.TMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +29,7 @@ public final class ServerCodec {
   private static final Logger log = LoggerFactory.getLogger(ServerCodec.class);
 
   private final WireSettings settings;
-  private final Object peer;
+  private final SocketAddress peer;
   private final Decoded decoded = new Decoded();
   private final Sniffer sniffer;
 
@@ -50,7 +51,7 @@ public final class ServerCodec {
    * @param settings the server's
    * @param peer the remote address, for log lines and errors
    */
-  public ServerCodec(WireSettings settings, Object peer) {
+  public ServerCodec(WireSettings settings, SocketAddress peer) {
     this.settings = settings;
     this.peer = peer;
     if (settings.probesOnly()) {
@@ -76,7 +77,7 @@ public final class ServerCodec {
    * @param available the bytes buffered from {@code start}
    * @return the event; its details in {@link #decoded()}
    */
-  public int next(ByteSource in, int start, int available) {
+  public WireEvent next(ByteSource in, int start, int available) {
     if (ahead) {
       ahead = false;
       return decoded.event();
@@ -100,14 +101,14 @@ public final class ServerCodec {
     if (envelope() == null && k.wireKind() != WireKind.HEADER) {
       return false; // HTTP: each reply leaves at once, as it always did
     }
-    int event = step(in, start, available);
-    ahead = event != Decoded.NEED_MORE;
-    return event == Decoded.MESSAGE;
+    WireEvent event = step(in, start, available);
+    ahead = event != WireEvent.NEED_MORE;
+    return event == WireEvent.MESSAGE;
   }
 
   /**
    * Whether the connection is in a handshake of its kind's own (a SASL negotiation not yet
-   * complete), during which the wire may ask the adapter to wait ({@code Decoded.AWAIT}). Any
+   * complete), during which the wire may ask the adapter to wait ({@code WireEvent.AWAIT}). Any
    * thread.
    */
   public boolean handshaking() {
@@ -121,8 +122,8 @@ public final class ServerCodec {
    * {@code NEED_MORE}, leaving {@link #decoded()} alone, once the handshake is over: a wake-up late
    * after it has nothing to do.
    */
-  public int wake() {
-    return handshaking() ? next(NOTHING, 0, 0) : Decoded.NEED_MORE;
+  public WireEvent wake() {
+    return handshaking() ? next(NOTHING, 0, 0) : WireEvent.NEED_MORE;
   }
 
   private static final ByteSource NOTHING = new ArrayBytes(new byte[0]);
@@ -197,7 +198,7 @@ public final class ServerCodec {
     return truncated;
   }
 
-  private int step(ByteSource in, int start, int available) {
+  private WireEvent step(ByteSource in, int start, int available) {
     if (rejected) {
       return decoded.needMore();
     }
@@ -215,17 +216,17 @@ public final class ServerCodec {
       }
       chose(detected);
     }
-    int event = decoder.decode(in, start, available, decoded);
+    WireEvent event = decoder.decode(in, start, available, decoded);
     switch (event) {
-      case Decoded.NEED_MORE:
+      case NEED_MORE:
         if (available > 0) {
           partial();
         }
         break;
-      case Decoded.REFUSED:
+      case REFUSED:
         refuse(decoded.refusal());
         break;
-      case Decoded.AWAIT:
+      case AWAIT:
         if (available > decoded.consumed()) {
           partial(); // a message of the peer's begun behind the step
         } else {
@@ -254,7 +255,7 @@ public final class ServerCodec {
     }
   }
 
-  private int refuse(Refusal refusal) {
+  private WireEvent refuse(Refusal refusal) {
     rejected = true;
     partialSinceNanos = 0;
     TMessage header = refusal.header();
@@ -295,8 +296,8 @@ public final class ServerCodec {
     } else {
       log.warn("Closing connection: {}", refusal.reason());
     }
-    return decoded.event() == Decoded.REFUSED && decoded.refusal() == refusal
-        ? Decoded.REFUSED
+    return decoded.event() == WireEvent.REFUSED && decoded.refusal() == refusal
+        ? WireEvent.REFUSED
         : decoded.refused(refusal);
   }
 

@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.Framing;
+import java.net.SocketAddress;
 import java.util.List;
 
 /**
@@ -98,7 +99,7 @@ public final class Sniffer {
    * @param available the bytes buffered from {@code start}, at least 1
    * @param peer the remote address, or whatever the IO library reports
    */
-  public String describeRefusal(ByteSource in, int start, int available, Object peer) {
+  public String describeRefusal(ByteSource in, int start, int available, SocketAddress peer) {
     byte[] first = FirstBytes.copy(in, start, available, FirstBytes.ENOUGH);
     String hint = FirstBytes.serverHint(first, first.length, settings.accepted());
     if (hint != null) {

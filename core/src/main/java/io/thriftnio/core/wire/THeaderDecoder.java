@@ -60,7 +60,7 @@ final class THeaderDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
           return new THeaderDecoder(settings.maxFrameSize(), peer);
         }
       };
@@ -102,41 +102,51 @@ final class THeaderDecoder implements Decoder {
         }
 
         @Override
-        public Decoder newDecoder(WireSettings settings, Object peer) {
-          return new THeaderDecoder(settings.maxFrameSize(), peer, false, true);
+        public Decoder newDecoder(WireSettings settings, SocketAddress peer) {
+          return new THeaderDecoder(settings.maxFrameSize(), peer, new RequestRefusals(peer), true);
         }
       };
 
   private final int maxFrameSize;
-  private final Object peer;
+  private final SocketAddress peer;
 
   /** Whether each THeader frame comes inside a framed frame of its own ({@link #FRAMED_KIND}). */
   private final boolean inFramed;
 
-  /** Whether a client reads replies: every refusal then fails the waiting calls and closes. */
-  private final boolean replies;
+  /** How a frame that breaks the rules is refused: by the server's or the client's side. */
+  private final Refusals refusals;
 
-  THeaderDecoder(int maxFrameSize, Object peer) {
-    this(maxFrameSize, peer, false, false);
+  /** The envelope of the last message delivered. */
+  private THeaderEnvelope last;
+
+  /** A server connection's requests. */
+  THeaderDecoder(int maxFrameSize, SocketAddress peer) {
+    this(maxFrameSize, peer, new RequestRefusals(peer), false);
   }
 
-  private THeaderDecoder(int maxFrameSize, Object peer, boolean replies, boolean inFramed) {
+  private THeaderDecoder(
+      int maxFrameSize, SocketAddress peer, Refusals refusals, boolean inFramed) {
     this.maxFrameSize = maxFrameSize;
     this.peer = peer;
-    this.replies = replies;
+    this.refusals = refusals;
     this.inFramed = inFramed;
   }
 
   /**
-   * The client mode: a connection's THeader replies, read with the same checks and limits; a reply
-   * that breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
+   * A client connection's THeader replies, read with the same checks and limits; a reply that
+   * breaks them is refused with {@code CORRUPTED_DATA} (a client has no one to answer).
    */
-  static THeaderDecoder forReplies(int maxFrameSize, Object peer) {
-    return new THeaderDecoder(maxFrameSize, peer, true, false);
+  static THeaderDecoder forReplies(int maxFrameSize, SocketAddress peer) {
+    return new THeaderDecoder(maxFrameSize, peer, new ReplyRefusals(peer), false);
+  }
+
+  /** The envelope of the last message delivered: its info headers and sequence id. */
+  THeaderEnvelope lastEnvelope() {
+    return last;
   }
 
   @Override
-  public int decode(ByteSource in, int start, int available, Decoded out) {
+  public WireEvent decode(ByteSource in, int start, int available, Decoded out) {
     if (!inFramed) {
       return decode(in, start, available, 0, out);
     }
@@ -164,7 +174,7 @@ final class THeaderDecoder implements Decoder {
    * Decodes the THeader frame at {@code start}, which comes after {@code outer} bytes of an outer
    * frame's length (0 or 4): what is consumed and where the payload lies count from those bytes.
    */
-  private int decode(ByteSource in, int start, int available, int outer, Decoded out) {
+  private WireEvent decode(ByteSource in, int start, int available, int outer, Decoded out) {
     int length = bufferedLength(in, start, available, out);
     if (length < 0) {
       return out.event();
@@ -221,6 +231,7 @@ final class THeaderDecoder implements Decoder {
     int consumed = outer + Framing.HEADER_SIZE + length;
     int payloadOffset = outer + Framing.HEADER_SIZE + THeaderEnvelope.FIXED_SIZE + sectionSize;
     int payloadLength = consumed - payloadOffset;
+    last = envelope;
     if (section.transforms.length == 0) {
       return out.message(consumed, payloadOffset, payloadLength, envelope);
     }
@@ -248,8 +259,7 @@ final class THeaderDecoder implements Decoder {
     }
     int length = in.getInt(start);
     if (length <= 0 || length > maxFrameSize) {
-      SocketAddress address = peer instanceof SocketAddress ? (SocketAddress) peer : null;
-      out.refused(Refusal.frameSize(new FrameSizeException(length, maxFrameSize, address), null));
+      out.refused(Refusal.frameSize(new FrameSizeException(length, maxFrameSize, peer), null));
       return -1;
     }
     if (available - Framing.HEADER_SIZE < length) {
@@ -265,28 +275,60 @@ final class THeaderDecoder implements Decoder {
   }
 
   private Refusal closed(String what) {
-    if (replies) {
+    return refusals.closed(what);
+  }
+
+  private Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
+    return refusals.answered(what, flags, seqId, protocolId, inFramed);
+  }
+
+  /** How a frame that breaks the rules is refused, by the side reading it. */
+  private interface Refusals {
+
+    /** A refusal nobody can be answered for: the frame lies about its sizes. */
+    Refusal closed(String what);
+
+    /** A refusal once the header's protocol id and sequence id are read. */
+    Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed);
+  }
+
+  /** A server's: a request is answered where its caller can read the answer, then closed. */
+  private record RequestRefusals(SocketAddress peer) implements Refusals {
+
+    @Override
+    public Refusal closed(String what) {
+      return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
+    }
+
+    /**
+     * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its
+     * bytes are not read), so the answer carries an empty one.
+     */
+    @Override
+    public Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
+      THeaderEnvelope envelope =
+          new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of(), inFramed);
+      return Refusal.of(
+          "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
+          new TMessage("", TMessageType.CALL, seqId),
+          envelope);
+    }
+  }
+
+  /** A client's: every refusal fails the waiting calls and closes. */
+  private record ReplyRefusals(SocketAddress peer) implements Refusals {
+
+    @Override
+    public Refusal closed(String what) {
       return Refusal.ofClient(
           new TTransportException(
               TTransportException.CORRUPTED_DATA,
               "THeader reply from " + peer + " refused: " + what + "; connection closed"));
     }
-    return Refusal.of("THeader request from " + peer + " refused: " + what, null, null);
-  }
 
-  /**
-   * A refusal answered with an error to {@code seqId}: the message's own name is unknown (its bytes
-   * are not read), so the answer carries an empty one.
-   */
-  private Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
-    if (replies) {
+    @Override
+    public Refusal answered(String what, int flags, int seqId, int protocolId, boolean inFramed) {
       return closed(what + " (seqid " + seqId + ")");
     }
-    THeaderEnvelope envelope =
-        new THeaderEnvelope(protocolId, flags, seqId, new int[0], Map.of(), inFramed);
-    return Refusal.of(
-        "THeader request from " + peer + " (seqid " + seqId + ") refused: " + what,
-        new TMessage("", TMessageType.CALL, seqId),
-        envelope);
   }
 }

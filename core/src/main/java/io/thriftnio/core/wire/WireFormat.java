@@ -1,6 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.WireKind;
+import java.net.SocketAddress;
 
 /**
  * One way of carrying Thrift messages that a server recognises from a connection's first bytes: how
@@ -60,7 +61,7 @@ public abstract class WireFormat {
    * @param settings the server's limits
    * @param peer the remote address, for error messages
    */
-  public abstract Decoder newDecoder(WireSettings settings, Object peer);
+  public abstract Decoder newDecoder(WireSettings settings, SocketAddress peer);
 
   /**
    * The envelope every request of a connection of this kind carries, or {@code null} when each

@@ -42,8 +42,10 @@ class ClientCodecHeadersTest {
     byte[] wire = Arrays.copyOf(head, head.length + message.length);
     System.arraycopy(message, 0, wire, head.length, message.length);
     Decoded d = new Decoded();
-    assertThat(new THeaderDecoder(MAX, "client").decode(ByteSource.of(wire), 0, wire.length, d))
-        .isEqualTo(Decoded.MESSAGE);
+    assertThat(
+            new THeaderDecoder(MAX, InetSocketAddress.createUnresolved("client", 0))
+                .decode(ByteSource.of(wire), 0, wire.length, d))
+        .isEqualTo(WireEvent.MESSAGE);
     assertThat(d.consumed()).isEqualTo(wire.length);
     assertThat(Arrays.copyOfRange(wire, d.payloadOffset(), d.payloadOffset() + d.payloadLength()))
         .isEqualTo(message);
@@ -97,8 +99,9 @@ class ClientCodecHeadersTest {
     ClientCodec codec = codec(WireKind.HEADER);
     byte[] reply =
         THeaderFrames.request().seqId(7).flags(1).header("served-by", "b").frame(BINARY_MESSAGE);
-    assertThat(codec.next(ByteSource.of(reply), 0, reply.length - 1)).isEqualTo(Decoded.NEED_MORE);
-    assertThat(codec.next(ByteSource.of(reply), 0, reply.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(ByteSource.of(reply), 0, reply.length - 1))
+        .isEqualTo(WireEvent.NEED_MORE);
+    assertThat(codec.next(ByteSource.of(reply), 0, reply.length)).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     assertThat(Arrays.copyOfRange(reply, d.payloadOffset(), d.payloadOffset() + d.payloadLength()))
         .isEqualTo(BINARY_MESSAGE);
@@ -107,7 +110,7 @@ class ClientCodecHeadersTest {
 
     byte[] zlib = THeaderFrames.request().seqId(8).transform(1).frame(BINARY_MESSAGE);
     ClientCodec second = codec(WireKind.HEADER);
-    assertThat(second.next(ByteSource.of(zlib), 0, zlib.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(second.next(ByteSource.of(zlib), 0, zlib.length)).isEqualTo(WireEvent.MESSAGE);
     assertThat(second.decoded().payloadArray()).isEqualTo(BINARY_MESSAGE);
     assertThat(second.replySeqId()).isEqualTo(8);
   }
@@ -116,14 +119,14 @@ class ClientCodecHeadersTest {
   void theaderRepliesAreBoundedLikeRequests() {
     ClientCodec tooLarge = codec(WireKind.HEADER);
     byte[] big = THeaderFrames.request().frame(new byte[MAX]);
-    assertThat(tooLarge.next(ByteSource.of(big), 0, 4)).isEqualTo(Decoded.REFUSED);
+    assertThat(tooLarge.next(ByteSource.of(big), 0, 4)).isEqualTo(WireEvent.REFUSED);
     assertThat(tooLarge.decoded().refusal().frameSize()).isNotNull();
     assertThat(tooLarge.rejected()).isTrue();
 
     ClientCodec badMagic = codec(WireKind.HEADER);
     byte[] wrong = THeaderFrames.request().frame(BINARY_MESSAGE);
     wrong[5] = 0x00;
-    assertThat(badMagic.next(ByteSource.of(wrong), 0, wrong.length)).isEqualTo(Decoded.REFUSED);
+    assertThat(badMagic.next(ByteSource.of(wrong), 0, wrong.length)).isEqualTo(WireEvent.REFUSED);
     Exception e = badMagic.decoded().refusal().exception();
     assertThat(e).isInstanceOf(TTransportException.class);
     assertThat(((TTransportException) e).getType()).isEqualTo(TTransportException.CORRUPTED_DATA);
@@ -136,7 +139,7 @@ class ClientCodecHeadersTest {
 
     ClientCodec hmac = codec(WireKind.HEADER);
     byte[] mac = THeaderFrames.request().seqId(3).transform(2).frame(BINARY_MESSAGE);
-    assertThat(hmac.next(ByteSource.of(mac), 0, mac.length)).isEqualTo(Decoded.REFUSED);
+    assertThat(hmac.next(ByteSource.of(mac), 0, mac.length)).isEqualTo(WireEvent.REFUSED);
     assertThat(hmac.decoded().refusal().exception())
         .hasMessageContaining("transform 2 (HMAC) not supported")
         .hasMessageContaining("(seqid 3)");
@@ -171,13 +174,14 @@ class ClientCodecHeadersTest {
   }
 
   @Test
-  void httpReplyHeadersAreLowerCased() {
+  void httpReplyHeadersAreLowerCased() throws Exception {
     ClientCodec codec = codec(WireKind.HTTP);
-    codec.head(4, false);
+    codec.head(ByteBuffer.allocate(4), false);
     byte[] response =
         ("HTTP/1.1 200 OK\r\nX-Served-By: b\r\nContent-Length: 4\r\n\r\nabcd")
             .getBytes(StandardCharsets.ISO_8859_1);
-    assertThat(codec.next(ByteSource.of(response), 0, response.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(ByteSource.of(response), 0, response.length))
+        .isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.replyHeaders()).containsEntry("x-served-by", "b");
   }
 }

@@ -7,6 +7,7 @@ import io.thriftnio.core.Framing;
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,15 +37,15 @@ class ClientCodecTest {
     int consumed = 0;
     for (int upTo : ends) {
       while (!codec.rejected()) {
-        int event = codec.next(in, consumed, upTo - consumed);
-        if (event == Decoded.NEED_MORE) {
+        WireEvent event = codec.next(in, consumed, upTo - consumed);
+        if (event == WireEvent.NEED_MORE) {
           break;
         }
         events.add(describe(codec.decoded(), wire, consumed));
         consumed += codec.decoded().consumed();
       }
     }
-    if (end && codec.endOfStream(in, consumed, wire.length - consumed) != Decoded.NEED_MORE) {
+    if (end && codec.endOfStream(in, consumed, wire.length - consumed) != WireEvent.NEED_MORE) {
       events.add(describe(codec.decoded(), wire, consumed));
     }
     return events;
@@ -53,18 +54,18 @@ class ClientCodecTest {
   private static String describe(Decoded d, byte[] wire, int start) {
     String close = d.closeAfter() != null ? " then close: " + d.closeAfter() : "";
     switch (d.event()) {
-      case Decoded.MESSAGE:
+      case MESSAGE:
         byte[] payload = d.payloadArray();
         if (payload == null) {
           int from = start + d.payloadOffset();
           payload = Arrays.copyOfRange(wire, from, from + d.payloadLength());
         }
         return "reply " + new String(payload, StandardCharsets.ISO_8859_1) + close;
-      case Decoded.FAILED:
+      case FAILED:
         return "failed " + d.failure().getMessage() + close;
-      case Decoded.SKIPPED:
+      case SKIPPED:
         return "skipped" + close;
-      case Decoded.REFUSED:
+      case REFUSED:
         return "refused " + d.refusal().reason();
       default:
         return "event " + d.event();
@@ -85,16 +86,32 @@ class ClientCodecTest {
 
   @Test
   void aTHeaderClientIsAccepted() {
-    assertThat(codec(WireKind.HEADER).transport()).isEqualTo(WireKind.HEADER);
+    assertThat(codec(WireKind.HEADER).wireKind()).isEqualTo(WireKind.HEADER);
     assertThat(codec(WireKind.HEADER).matchesBySeqId()).isTrue();
     assertThat(codec(WireKind.FRAMED).carriesHeaders()).isFalse();
   }
 
   @Test
-  void headsGoBeforeEachRequest() {
-    assertThat(codec(WireKind.FRAMED).head(258, false)).containsExactly(0, 0, 1, 2);
-    assertThat(codec(WireKind.UNFRAMED).head(258, false)).isEmpty();
-    assertThat(new String(codec(WireKind.HTTP).head(21, false), StandardCharsets.US_ASCII))
+  void everyKindHasAHeadWithoutHeaders() throws Exception {
+    ByteBuffer binary = ByteBuffer.wrap(new byte[] {(byte) 0x80, 1, 0, 1});
+    for (WireKind kind : List.of(WireKind.FRAMED, WireKind.UNFRAMED, WireKind.HTTP)) {
+      assertThat(codec(kind).head(binary, false)).isNotNull();
+    }
+    // THeader: length 22, magic, the out-of-order flag, seqid 0, one word, binary, no transforms
+    assertThat(codec(WireKind.HEADER).head(binary, false))
+        .containsExactly(0, 0, 0, 18, 0x0f, 0xff, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0);
+    assertThat(binary.remaining()).isEqualTo(4);
+  }
+
+  @Test
+  void headsGoBeforeEachRequest() throws Exception {
+    assertThat(codec(WireKind.FRAMED).head(ByteBuffer.allocate(258), false))
+        .containsExactly(0, 0, 1, 2);
+    assertThat(codec(WireKind.UNFRAMED).head(ByteBuffer.allocate(258), false)).isEmpty();
+    assertThat(
+            new String(
+                codec(WireKind.HTTP).head(ByteBuffer.allocate(21), false),
+                StandardCharsets.US_ASCII))
         .isEqualTo(
             "POST / HTTP/1.1\r\nHost: h:9\r\nContent-Type: application/x-thrift\r\n"
                 + "Accept: application/x-thrift\r\nContent-Length: 21\r\n\r\n");
@@ -146,12 +163,12 @@ class ClientCodecTest {
   }
 
   @Test
-  void httpResponsesAreMatchedToTheCallsInOrder() {
+  void httpResponsesAreMatchedToTheCallsInOrder() throws Exception {
     ClientCodec codec = codec(WireKind.HTTP);
-    codec.head(1, false);
-    codec.head(1, true);
-    codec.head(1, false);
-    codec.head(1, false);
+    codec.head(ByteBuffer.allocate(1), false);
+    codec.head(ByteBuffer.allocate(1), true);
+    codec.head(ByteBuffer.allocate(1), false);
+    codec.head(ByteBuffer.allocate(1), false);
     byte[] wire =
         ascii(
             "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nA"
@@ -171,18 +188,18 @@ class ClientCodecTest {
   }
 
   @Test
-  void httpFailuresCarryTheStatusAndEndingsAreDelivered() {
+  void httpFailuresCarryTheStatusAndEndingsAreDelivered() throws Exception {
     ClientCodec codec = codec(WireKind.HTTP);
-    codec.head(1, false);
+    codec.head(ByteBuffer.allocate(1), false);
     byte[] toEof = ascii("HTTP/1.0 200 OK\r\n\r\nbody up to the end");
     assertThat(read(codec, toEof, true))
         .containsExactly(
             "reply body up to the end then close: the server ended the connection after a 200"
                 + " response (Connection: close)");
     ClientCodec failing = codec(WireKind.HTTP);
-    failing.head(1, false);
+    failing.head(ByteBuffer.allocate(1), false);
     byte[] oops = ascii("HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n");
-    assertThat(failing.next(ByteSource.of(oops), 0, oops.length)).isEqualTo(Decoded.FAILED);
+    assertThat(failing.next(ByteSource.of(oops), 0, oops.length)).isEqualTo(WireEvent.FAILED);
     assertThat(((HttpStatusException) failing.decoded().failure()).status()).isEqualTo(500);
     assertThat(failing.decoded().consumed()).isEqualTo(oops.length);
     assertThat(
@@ -190,13 +207,13 @@ class ClientCodecTest {
                 codec(WireKind.HTTP), ascii("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), false))
         .containsExactly("refused a response arrived with no call pending");
     ClientCodec malformed = codec(WireKind.HTTP);
-    malformed.head(1, false);
+    malformed.head(ByteBuffer.allocate(1), false);
     assertThat(read(malformed, ascii("SSH-2.0-OpenSSH\r\n"), false))
         .containsExactly(
             "refused malformed HTTP response from h:9: malformed status line 'SSH-2.0-OpenSSH';"
                 + " connection closed");
     ClientCodec over = codec(WireKind.HTTP);
-    over.head(1, false);
+    over.head(ByteBuffer.allocate(1), false);
     assertThat(read(over, ascii("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n"), false))
         .containsExactly(
             "refused malformed HTTP response from h:9: response 200 Content-Length 101 over the"

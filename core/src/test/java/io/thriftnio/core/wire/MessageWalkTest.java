@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.WireKind;
 import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -443,18 +444,26 @@ class MessageWalkTest {
     assertThat(detect((byte) 0x81, both)).isNull();
     assertThat(detect((byte) 0xff, both)).isNull();
     byte[] garbage = {(byte) 0x81, (byte) 0xff, (byte) 0xff, (byte) 0xff, 1};
-    assertThat(sniffer(both).describeRefusal(source(garbage), 0, 5, "/10.0.0.1:5"))
+    assertThat(
+            sniffer(both)
+                .describeRefusal(source(garbage), 0, 5, new InetSocketAddress("10.0.0.1", 5)))
         .isEqualTo(
             "connection from /10.0.0.1:5 refused: first bytes 81 ff ff ff match no accepted"
                 + " transport (accepted: [FRAMED, UNFRAMED])");
     byte[] framedBytes = {0, 0, 0, 9};
-    assertThat(sniffer(unframed).describeRefusal(source(framedBytes), 0, 4, "p"))
+    assertThat(
+            sniffer(unframed)
+                .describeRefusal(
+                    source(framedBytes), 0, 4, InetSocketAddress.createUnresolved("p", 0)))
         .endsWith(
             "(accepted: [UNFRAMED]); they look like a frame length (WireKind.FRAMED): to serve"
                 + " them, accept WireKind.FRAMED on this server"
                 + " (ServerBuilder.wireKinds(FRAMED, UNFRAMED))");
     byte[] http = "GET / HTTP/1.1".getBytes();
-    assertThat(sniffer(unframed).describeRefusal(source(http), 0, http.length, "p"))
+    assertThat(
+            sniffer(unframed)
+                .describeRefusal(
+                    source(http), 0, http.length, InetSocketAddress.createUnresolved("p", 0)))
         .contains("first bytes 47 45 54 20")
         .endsWith(
             "look like an HTTP request (\"GET\"): to serve them, accept WireKind.HTTP on this"

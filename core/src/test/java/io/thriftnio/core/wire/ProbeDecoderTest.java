@@ -38,9 +38,9 @@ class ProbeDecoderTest {
   private static Decoded lastStep(ServerCodec codec, byte[] wire) {
     ByteSource in = ByteSource.of(wire);
     for (int end = 1; end <= wire.length; end++) {
-      int event = codec.next(in, 0, end);
-      if (event != Decoded.NEED_MORE) {
-        assertThat(event).as("an answer, never a refusal or a message").isEqualTo(Decoded.ANSWER);
+      WireEvent event = codec.next(in, 0, end);
+      if (event != WireEvent.NEED_MORE) {
+        assertThat(event).as("an answer, never a refusal or a message").isEqualTo(WireEvent.ANSWER);
         assertThat(codec.decoded().closeAfter()).as("the connection closes after it").isNotNull();
         assertThat(codec.decoded().refusesRequest()).as("not counted as a bad request").isFalse();
         assertThat(codec.rejected()).as("nothing after it is read").isTrue();

@@ -73,8 +73,8 @@ class SaslServerDecoderTest {
   }
 
   /** The adapter's part of an {@code AWAIT}: starts its step, if any, as no lock is held. */
-  private static int started(ServerCodec codec, int event) {
-    if (event == Decoded.AWAIT && codec.decoded().step() != null) {
+  private static WireEvent started(ServerCodec codec, WireEvent event) {
+    if (event == WireEvent.AWAIT && codec.decoded().step() != null) {
       codec.decoded().step().run();
     }
     return event;
@@ -89,13 +89,13 @@ class SaslServerDecoderTest {
     ByteSource in = ByteSource.of(wire);
     CompletableFuture<?> awaited = null;
     for (int available = 1; available < negotiation; available++) {
-      int event = codec.next(in, 0, available);
-      assertThat(event).as("%d bytes", available).isIn(Decoded.NEED_MORE, Decoded.AWAIT);
-      if (event == Decoded.AWAIT) {
+      WireEvent event = codec.next(in, 0, available);
+      assertThat(event).as("%d bytes", available).isIn(WireEvent.NEED_MORE, WireEvent.AWAIT);
+      if (event == WireEvent.AWAIT) {
         assertThat(codec.decoded().consumed()).isZero(); // the deadline, while waiting
       }
     }
-    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.AWAIT);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(WireEvent.AWAIT);
     assertThat(codec.decoded().consumed()).isEqualTo(negotiation);
     awaited = codec.decoded().awaited().toCompletableFuture();
     assertThat(steps)
@@ -105,18 +105,18 @@ class SaslServerDecoderTest {
     assertThat(codec.handshaking()).isTrue();
     assertThat(codec.next(in, negotiation, frame.length))
         .as("no frame before COMPLETE")
-        .isEqualTo(Decoded.NEED_MORE);
+        .isEqualTo(WireEvent.NEED_MORE);
     assertThat(steps).hasSize(1);
     assertThat(awaited).isNotDone();
 
     steps.remove(0).run();
     assertThat(awaited).isDone();
-    assertThat(codec.next(in, negotiation, frame.length)).isEqualTo(Decoded.ANSWER);
+    assertThat(codec.next(in, negotiation, frame.length)).isEqualTo(WireEvent.ANSWER);
     assertThat(bytes(codec.decoded().answer())).containsExactly(5, 0, 0, 0, 0);
     assertThat(codec.saslIdentity()).isEqualTo(new SaslIdentity("PLAIN", "alice", SaslQop.AUTH));
     assertThat(codec.handshaking()).isFalse();
 
-    assertThat(codec.next(in, negotiation, frame.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, negotiation, frame.length)).isEqualTo(WireEvent.MESSAGE);
     Decoded d = codec.decoded();
     assertThat(d.consumed()).isEqualTo(frame.length);
     assertThat(d.payloadLength()).isEqualTo(3);
@@ -129,8 +129,8 @@ class SaslServerDecoderTest {
     ServerCodec codec = codec(Duration.ofSeconds(10), Runnable::run);
     byte[] wire = plain("alice", "nope");
     assertThat(started(codec, codec.next(ByteSource.of(wire), 0, wire.length)))
-        .isEqualTo(Decoded.AWAIT);
-    assertThat(codec.wake()).isEqualTo(Decoded.REFUSED);
+        .isEqualTo(WireEvent.AWAIT);
+    assertThat(codec.wake()).isEqualTo(WireEvent.REFUSED);
     Refusal refusal = codec.decoded().refusal();
     assertThat(refusal.closeCause()).isEqualTo(CloseCause.SASL_FAILURE);
     assertThat(bytes(refusal.answer()))
@@ -145,7 +145,7 @@ class SaslServerDecoderTest {
                 + " alice (sent BAD \"authentication failed\")");
     assertThat(refusal.fault()).isEqualTo(Refusal.Fault.CREDENTIAL);
     assertThat(codec.rejected()).isTrue();
-    assertThat(codec.wake()).as("nothing after a refusal").isEqualTo(Decoded.NEED_MORE);
+    assertThat(codec.wake()).as("nothing after a refusal").isEqualTo(WireEvent.NEED_MORE);
   }
 
   @Test
@@ -159,8 +159,8 @@ class SaslServerDecoderTest {
             });
     byte[] wire = plain("alice", "pw");
     assertThat(started(codec, codec.next(ByteSource.of(wire), 0, wire.length)))
-        .isEqualTo(Decoded.AWAIT);
-    assertThat(codec.wake()).isEqualTo(Decoded.REFUSED);
+        .isEqualTo(WireEvent.AWAIT);
+    assertThat(codec.wake()).isEqualTo(WireEvent.REFUSED);
     Refusal refusal = codec.decoded().refusal();
     assertThat(bytes(refusal.answer()))
         .isEqualTo(bytes(SaslMessage.of(Status.ERROR, "internal error").encode()));
@@ -178,10 +178,10 @@ class SaslServerDecoderTest {
     ServerCodec codec = codec(Duration.ofSeconds(10), steps::add);
     byte[] wire = plain("alice", "pw");
     assertThat(started(codec, codec.next(ByteSource.of(wire), 0, wire.length)))
-        .isEqualTo(Decoded.AWAIT);
+        .isEqualTo(WireEvent.AWAIT);
     assertThat(codec.endOfInput()).as("not inside a message").isFalse();
     steps.remove(0).run(); // the step finishes after the close
-    assertThat(codec.wake()).isEqualTo(Decoded.NEED_MORE);
+    assertThat(codec.wake()).isEqualTo(WireEvent.NEED_MORE);
     assertThat(codec.saslIdentity()).isNull();
   }
 
@@ -189,13 +189,13 @@ class SaslServerDecoderTest {
   void theDeadlineWakesTheAdapterAndRefusesWithError() throws Exception {
     ServerCodec codec = codec(Duration.ofMillis(50), steps::add);
     byte[] start = bytes(SaslMessage.of(Status.START, "PLAIN").encode());
-    assertThat(codec.next(ByteSource.of(start), 0, start.length)).isEqualTo(Decoded.AWAIT);
+    assertThat(codec.next(ByteSource.of(start), 0, start.length)).isEqualTo(WireEvent.AWAIT);
     CompletableFuture<?> deadline = codec.decoded().awaited().toCompletableFuture();
     assertThat(codec.next(ByteSource.of(start), 0, start.length))
         .as("one wake-up is enough")
-        .isEqualTo(Decoded.NEED_MORE);
+        .isEqualTo(WireEvent.NEED_MORE);
     deadline.get(5, TimeUnit.SECONDS);
-    assertThat(codec.wake()).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.wake()).isEqualTo(WireEvent.REFUSED);
     assertThat(codec.decoded().refusal().reason())
         .contains("negotiation not complete after 50 ms (negotiationTimeout) (sent ERROR)");
   }
@@ -204,7 +204,7 @@ class SaslServerDecoderTest {
   void anUnknownMechanismIsRefusedWithBadAtOnce() {
     ServerCodec codec = codec(Duration.ofSeconds(10), steps::add);
     byte[] wire = bytes(SaslMessage.of(Status.START, "GSSAPI").encode());
-    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(WireEvent.REFUSED);
     assertThat(bytes(codec.decoded().refusal().answer()))
         .isEqualTo(bytes(SaslMessage.of(Status.BAD, "Unsupported mechanism type GSSAPI").encode()));
     assertThat(steps).as("nothing ran").isEmpty();
@@ -219,11 +219,11 @@ class SaslServerDecoderTest {
               throw new java.util.concurrent.RejectedExecutionException("full");
             });
     byte[] wire = plain("alice", "pw");
-    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(Decoded.AWAIT);
+    assertThat(codec.next(ByteSource.of(wire), 0, wire.length)).isEqualTo(WireEvent.AWAIT);
     CompletableFuture<?> awaited = codec.decoded().awaited().toCompletableFuture();
     codec.decoded().step().run(); // refused at once: the wait ends, with nothing run
     assertThat(awaited).isDone();
-    assertThat(codec.wake()).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.wake()).isEqualTo(WireEvent.REFUSED);
     assertThat(bytes(codec.decoded().refusal().answer()))
         .isEqualTo(
             bytes(

@@ -3,6 +3,7 @@ package io.thriftnio.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -70,7 +71,7 @@ class SaslSessionTest {
 
   @Test
   void aCloseWithNothingInUseDisposesAtOnceAndOnce() {
-    SaslSession session = new SaslSession("peer");
+    SaslSession session = new SaslSession(InetSocketAddress.createUnresolved("peer", 0));
     Counting server = new Counting();
     assertThat(session.begin()).isTrue();
     session.made(server);
@@ -83,7 +84,7 @@ class SaslSessionTest {
 
   @Test
   void aCloseDuringAUseDisposesWhenTheUseEnds() {
-    SaslSession session = new SaslSession("peer");
+    SaslSession session = new SaslSession(InetSocketAddress.createUnresolved("peer", 0));
     Counting server = new Counting();
     assertThat(session.begin()).isTrue(); // a step: it makes the server after the close
     session.close();
@@ -95,7 +96,7 @@ class SaslSessionTest {
 
   @Test
   void aWrapAfterTheCloseFailsWithoutTouchingTheMechanism() throws Exception {
-    SaslSession session = new SaslSession("peer");
+    SaslSession session = new SaslSession(InetSocketAddress.createUnresolved("peer", 0));
     Counting server = new Counting();
     session.begin();
     session.made(server);
@@ -110,7 +111,7 @@ class SaslSessionTest {
   @Test
   void wrapsAndUnwrapsOnManyThreadsWhileAnotherClosesNeverUseADisposedMechanism() throws Exception {
     for (int round = 0; round < 50; round++) {
-      SaslSession session = new SaslSession("peer");
+      SaslSession session = new SaslSession(InetSocketAddress.createUnresolved("peer", 0));
       Counting server = new Counting();
       session.begin();
       session.made(server);

@@ -58,16 +58,16 @@ class ServerCodecTest {
     ByteSource in = ByteSource.of(wire);
     for (int end : ends) {
       while (found.refusal == null) {
-        int event = codec.next(in, found.consumed, end - found.consumed);
+        WireEvent event = codec.next(in, found.consumed, end - found.consumed);
         Decoded d = codec.decoded();
-        if (event == Decoded.NEED_MORE) {
+        if (event == WireEvent.NEED_MORE) {
           break;
         }
-        if (event == Decoded.REFUSED) {
+        if (event == WireEvent.REFUSED) {
           found.refusal = d.refusal();
           break;
         }
-        if (event == Decoded.MESSAGE) {
+        if (event == WireEvent.MESSAGE) {
           byte[] payload = d.payloadArray();
           if (payload == null) {
             int from = found.consumed + d.payloadOffset();
@@ -75,7 +75,7 @@ class ServerCodecTest {
           }
           found.messages.add(payload);
           found.envelopes.add(d.envelope());
-        } else if (event == Decoded.ANSWER) {
+        } else if (event == WireEvent.ANSWER) {
           found.answers.add(StandardCharsets.ISO_8859_1.decode(d.answer()).toString());
         }
         found.consumed += d.consumed();
@@ -168,7 +168,8 @@ class ServerCodecTest {
       assertThat(found.refusal.reason()).contains("is invalid (expected: 1..1000)");
       assertThat(found.refusal.header()).isNull();
       assertThat(codec.rejected()).isTrue();
-      assertThat(codec.next(ByteSource.of(frame(new byte[1])), 0, 5)).isEqualTo(Decoded.NEED_MORE);
+      assertThat(codec.next(ByteSource.of(frame(new byte[1])), 0, 5))
+          .isEqualTo(WireEvent.NEED_MORE);
       assertThat(codec.endOfInput()).as("a refused connection is not counted as cut").isFalse();
     }
   }
@@ -305,12 +306,12 @@ class ServerCodecTest {
     byte[] wire = concat(frame(new byte[] {1}), frame(new byte[] {2}), new byte[] {0, 0});
     ServerCodec codec = codec(MAX, ALL);
     ByteSource in = ByteSource.of(wire);
-    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.peek(in, 5, wire.length - 5)).isTrue();
-    assertThat(codec.next(in, 5, wire.length - 5)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, 5, wire.length - 5)).isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.decoded().payloadOffset()).isEqualTo(Framing.HEADER_SIZE);
     assertThat(codec.peek(in, 10, 2)).isFalse();
-    assertThat(codec.next(in, 10, 2)).isEqualTo(Decoded.NEED_MORE);
+    assertThat(codec.next(in, 10, 2)).isEqualTo(WireEvent.NEED_MORE);
     assertThat(codec.partialSinceNanos()).isNotZero();
   }
 
@@ -325,10 +326,10 @@ class ServerCodecTest {
     int first = wire.length / 2;
     ServerCodec codec = codec(MAX, EnumSet.of(WireKind.FRAMED, WireKind.HEADER));
     ByteSource in = ByteSource.of(wire);
-    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(WireEvent.MESSAGE);
     Envelope firstEnvelope = codec.decoded().envelope();
     assertThat(codec.peek(in, first, wire.length - first)).isTrue();
-    assertThat(codec.next(in, first, wire.length - first)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, first, wire.length - first)).isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.decoded().envelope()).isNotSameAs(firstEnvelope);
     assertThat(codec.decoded().envelope().toString()).contains("seqid 2");
     assertThat(firstEnvelope.toString()).contains("seqid 1");
@@ -341,10 +342,10 @@ class ServerCodecTest {
     byte[] wire = concat(frame(new byte[] {1}), bad);
     ServerCodec codec = codec(MAX, EnumSet.of(WireKind.FRAMED));
     ByteSource in = ByteSource.of(wire);
-    assertThat(codec.next(in, 0, wire.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, 0, wire.length)).isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.rejected()).isFalse();
     assertThat(codec.peek(in, 5, wire.length - 5)).as("no whole message follows").isFalse();
-    assertThat(codec.next(in, 5, wire.length - 5)).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.next(in, 5, wire.length - 5)).isEqualTo(WireEvent.REFUSED);
     assertThat(codec.decoded().refusal().frameSize().length()).isEqualTo(MAX + 1);
   }
 

@@ -39,7 +39,7 @@ class THeaderDecoderTest {
     return bytes.toByteArray();
   }
 
-  private int decode(int max, byte[] wire) {
+  private WireEvent decode(int max, byte[] wire) {
     return new THeaderDecoder(max, PEER).decode(ByteSource.of(wire), 0, wire.length, out);
   }
 
@@ -54,7 +54,7 @@ class THeaderDecoderTest {
     byte[] message = message(new TBinaryProtocol.Factory(), "echo", 7);
     byte[] wire = THeaderFrames.request().seqId(7).frame(message);
 
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.MESSAGE);
     assertThat(out.consumed()).isEqualTo(wire.length);
     assertThat(out.payloadArray()).isNull();
     assertThat(payload(wire)).isEqualTo(message);
@@ -73,7 +73,7 @@ class THeaderDecoderTest {
             .header("", "")
             .frame(message);
 
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.MESSAGE);
     assertThat(payload(wire)).isEqualTo(message);
     assertThat(out.envelope().protocol()).isSameAs(THeaderEnvelope.COMPACT);
     assertThat(out.envelope().headers())
@@ -88,7 +88,7 @@ class THeaderDecoderTest {
     byte[] message = message(new TBinaryProtocol.Factory(), "echo".repeat(50), 1);
     byte[] wire = THeaderFrames.request().transform(1).header("k", "v").frame(message);
 
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.MESSAGE);
     assertThat(out.consumed()).isEqualTo(wire.length);
     assertThat(out.payloadArray()).isEqualTo(message);
     assertThat(out.envelope().headers()).containsExactly(Map.entry("k", "v"));
@@ -98,11 +98,11 @@ class THeaderDecoderTest {
   void aZlibPayloadInflatingToMaxIsReadAndOneByteMoreIsRefusedWithoutInflatingFurther() {
     byte[] exact = new byte[MAX];
     assertThat(decode(MAX, THeaderFrames.request().transform(1).frame(exact)))
-        .isEqualTo(Decoded.MESSAGE);
+        .isEqualTo(WireEvent.MESSAGE);
     assertThat(out.payloadArray()).hasSize(MAX);
 
     byte[] bomb = THeaderFrames.request().seqId(9).transform(1).frame(new byte[MAX + 1]);
-    assertThat(decode(MAX, bomb)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, bomb)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("10.0.0.1", "seqid 9", "inflates past maxFrameSize 1000 (stopped at 1000)");
     assertThat(out.refusal().header().seqid).isEqualTo(9);
@@ -110,7 +110,7 @@ class THeaderDecoderTest {
     // A real bomb: 16 MB of zeros in a few kB, against the default limit's order of size.
     byte[] big = THeaderFrames.request().transform(1).frame(new byte[16_000_000]);
     assertThat(big.length).isLessThan(MAX * 20);
-    assertThat(decode(1_000_000, big)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(1_000_000, big)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("inflates past maxFrameSize 1000000");
   }
 
@@ -118,14 +118,14 @@ class THeaderDecoderTest {
   void aCorruptZlibPayloadIsRefused() {
     byte[] wire =
         THeaderFrames.request().rawSection(new byte[] {0, 1, 1}).frame(new byte[] {1, 2, 3, 4});
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("zlib payload of 4 bytes is corrupt");
   }
 
   @Test
   void aFrameLongerThanMaxIsRefusedOnItsLengthAlone() {
     byte[] wire = THeaderFrames.request().frame(new byte[MAX]);
-    assertThat(decode(MAX, Arrays.copyOf(wire, 6))).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, Arrays.copyOf(wire, 6))).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().frameSize()).isNotNull();
     assertThat(out.refusal().reason()).contains(String.valueOf(wire.length - 4), "1000");
   }
@@ -133,7 +133,7 @@ class THeaderDecoderTest {
   @Test
   void aFrameShorterThanTheFixedPartIsRefused() {
     byte[] wire = {0, 0, 0, 8, 0x0f, (byte) 0xff, 0, 0, 0, 0, 0, 0};
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("frame of 8 bytes is shorter than THeader's fixed part (10 bytes)");
   }
@@ -141,14 +141,14 @@ class THeaderDecoderTest {
   @Test
   void aLaterFrameWithoutTheMagicIsRefused() {
     byte[] wire = {0, 0, 0, 12, (byte) 0x80, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("bytes 4-5 are 8001 (expected: 0fff)");
   }
 
   @Test
   void aHeaderSectionBeyondItsFrameIsRefusedWithTheSizes() {
     byte[] wire = THeaderFrames.request().headerSizeWords(100).frame(new byte[6]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains(
             "header section of 400 bytes (HEADER SIZE 100) exceeds the 10 bytes of its 20-byte frame");
@@ -159,12 +159,12 @@ class THeaderDecoderTest {
   void aTruncatedHeaderSectionIsRefused() {
     // protocol 0, 3 transforms announced, two ids present: the section ends inside the list.
     byte[] wire = THeaderFrames.request().rawSection(new byte[] {0, 3, 1, 1}).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("transform id runs past the header section's end (4 bytes)");
 
     byte[] empty = THeaderFrames.request().rawSection(new byte[0]).frame(new byte[4]);
-    assertThat(decode(MAX, empty)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, empty)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("protocol id runs past the header section's end (0 bytes)");
   }
@@ -173,20 +173,20 @@ class THeaderDecoderTest {
   void aVarintOverflowingAnIntIsRefused() {
     byte[] sixBytes = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0, 0, 0};
     assertThat(decode(MAX, THeaderFrames.request().rawSection(sixBytes).frame(new byte[4])))
-        .isEqualTo(Decoded.REFUSED);
+        .isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("protocol id: varint at byte 0 overflows 31 bits (at most 5 bytes)");
 
     byte[] aboveIntMax = {0, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 0};
     assertThat(decode(MAX, THeaderFrames.request().rawSection(aboveIntMax).frame(new byte[4])))
-        .isEqualTo(Decoded.REFUSED);
+        .isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("transform id: varint at byte 2 overflows 31 bits");
   }
 
   @Test
   void aProtocolIdNotServedIsRefusedWithoutAnAnswer() {
     byte[] wire = THeaderFrames.request().protocol(1).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("protocol id 1 (expected: 0 binary or 2 compact)");
     assertThat(out.refusal().header()).isNull(); // no protocol to write an answer in
   }
@@ -202,7 +202,7 @@ class THeaderDecoderTest {
     for (int i = 0; i < ids.length; i++) {
       byte[] wire =
           THeaderFrames.request().protocol(2).seqId(40 + i).transform(ids[i]).frame(new byte[4]);
-      assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+      assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
       assertThat(out.refusal().reason()).contains(expected[i], "seqid " + (40 + i), "10.0.0.1");
       assertThat(out.refusal().header().seqid).isEqualTo(40 + i);
       assertThat(out.refusal().envelope().protocol()).isSameAs(THeaderEnvelope.COMPACT);
@@ -214,7 +214,7 @@ class THeaderDecoderTest {
     // compact (2) as the two-byte varint 82 00, then the HMAC transform
     byte[] section = {(byte) 0x82, 0x00, 1, 2};
     byte[] wire = THeaderFrames.request().seqId(3).rawSection(section).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().envelope().protocol()).isSameAs(THeaderEnvelope.COMPACT);
     ByteBuffer[] sent = new ByteBuffer[1];
     out.refusal()
@@ -240,7 +240,7 @@ class THeaderDecoderTest {
   void tooManyTransformsAreRefused() {
     byte[] wire =
         THeaderFrames.request().rawSection(new byte[] {0, 5, 1, 1, 1, 1, 1}).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("5 transforms (limit 4)");
   }
 
@@ -250,11 +250,11 @@ class THeaderDecoderTest {
     for (int i = 0; i < THeaderSection.MAX_INFO_HEADERS; i++) {
       limit.header("k" + i, "v");
     }
-    assertThat(decode(100_000, limit.frame(new byte[4]))).isEqualTo(Decoded.MESSAGE);
+    assertThat(decode(100_000, limit.frame(new byte[4]))).isEqualTo(WireEvent.MESSAGE);
     assertThat(out.envelope().headers()).hasSize(100);
 
     THeaderFrames over = limit.header("one-more", "v");
-    assertThat(decode(100_000, over.frame(new byte[4]))).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(100_000, over.frame(new byte[4]))).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason()).contains("info headers: 101 declared after 0 (limit 100)");
   }
 
@@ -272,7 +272,7 @@ class THeaderDecoderTest {
     section.write(1);
     THeaderFrames.varint(section, 2_000_000_000);
     byte[] wire = THeaderFrames.request().rawSection(section.toByteArray()).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("info headers: 2000000000 declared after 50 (limit 100)");
   }
@@ -281,7 +281,7 @@ class THeaderDecoderTest {
   void infoHeaderBytesBeyondTheLimitAreRefused() {
     byte[] wire =
         THeaderFrames.request().header("k".repeat(40_000), "v".repeat(30_000)).frame(new byte[4]);
-    assertThat(decode(200_000, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(200_000, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains("info headers: 70000 bytes of keys and values (limit 65536)");
   }
@@ -290,7 +290,7 @@ class THeaderDecoderTest {
   void anInfoHeaderStringPastTheSectionIsRefused() {
     byte[] section = {0, 0, 1, 1, 50, 'a', 'b', 0};
     byte[] wire = THeaderFrames.request().rawSection(section).frame(new byte[4]);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.REFUSED);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.REFUSED);
     assertThat(out.refusal().reason())
         .contains(
             "info header string of 50 bytes at byte 5 runs past the header section's 8 bytes");
@@ -301,7 +301,7 @@ class THeaderDecoderTest {
     byte[] message = message(new TBinaryProtocol.Factory(), "echo", 1);
     byte[] section = {0, 0, 1, 1, 1, 'a', 1, 'b', 9, (byte) 0xff, (byte) 0xff, 0};
     byte[] wire = THeaderFrames.request().rawSection(section).frame(message);
-    assertThat(decode(MAX, wire)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decode(MAX, wire)).isEqualTo(WireEvent.MESSAGE);
     assertThat(payload(wire)).isEqualTo(message);
     assertThat(out.envelope().headers()).containsExactly(Map.entry("a", "b"));
   }
@@ -321,13 +321,13 @@ class THeaderDecoderTest {
       for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
         wire[random.nextInt(wire.length)] = (byte) random.nextInt(256);
       }
-      int event = decode(MAX, wire);
-      assertThat(event).isIn(Decoded.MESSAGE, Decoded.REFUSED, Decoded.NEED_MORE);
-      if (event == Decoded.MESSAGE) {
+      WireEvent event = decode(MAX, wire);
+      assertThat(event).isIn(WireEvent.MESSAGE, WireEvent.REFUSED, WireEvent.NEED_MORE);
+      if (event == WireEvent.MESSAGE) {
         messages++;
         assertThat(out.consumed()).isBetween(14, wire.length);
         assertThat(payload(wire).length).isLessThanOrEqualTo(MAX);
-      } else if (event == Decoded.REFUSED) {
+      } else if (event == WireEvent.REFUSED) {
         refusals++;
         assertThat(out.refusal().reason()).contains("10.0.0.1");
       }
@@ -343,15 +343,15 @@ class THeaderDecoderTest {
     byte[] header = THeaderFrames.request().frame(message(new TBinaryProtocol.Factory(), "a", 1));
     ByteSource in = ByteSource.of(header);
     for (int available = 1; available < 6; available++) {
-      assertThat(codec.next(in, 0, available)).isEqualTo(Decoded.NEED_MORE);
+      assertThat(codec.next(in, 0, available)).isEqualTo(WireEvent.NEED_MORE);
       assertThat(codec.kind()).isNull();
     }
-    assertThat(codec.next(in, 0, header.length)).isEqualTo(Decoded.MESSAGE);
+    assertThat(codec.next(in, 0, header.length)).isEqualTo(WireEvent.MESSAGE);
     assertThat(codec.kind()).isSameAs(THeaderDecoder.KIND);
 
     ServerCodec small = new ServerCodec(WireSettings.of(MAX, both, null, "/"), PEER);
     byte[] oneByteFrame = {0, 0, 0, 1, 42};
-    assertThat(small.next(ByteSource.of(oneByteFrame), 0, 5)).isEqualTo(Decoded.MESSAGE);
+    assertThat(small.next(ByteSource.of(oneByteFrame), 0, 5)).isEqualTo(WireEvent.MESSAGE);
     assertThat(small.kind()).isSameAs(FramedDecoder.KIND);
   }
 
@@ -360,7 +360,7 @@ class THeaderDecoderTest {
     ServerCodec codec =
         new ServerCodec(WireSettings.of(MAX, EnumSet.of(WireKind.HEADER), null, "/"), PEER);
     byte[] framed = {0, 0, 0, 12, (byte) 0x80, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
-    assertThat(codec.next(ByteSource.of(framed), 0, framed.length)).isEqualTo(Decoded.REFUSED);
+    assertThat(codec.next(ByteSource.of(framed), 0, framed.length)).isEqualTo(WireEvent.REFUSED);
     assertThat(codec.decoded().refusal().reason())
         .contains(
             "accepted: [HEADER]",
@@ -380,10 +380,10 @@ class THeaderDecoderTest {
     byte[] wire = ByteBuffer.allocate(a.length + b.length).put(a).put(b).array();
     THeaderDecoder decoder = new THeaderDecoder(MAX, PEER);
     ByteSource in = ByteSource.of(wire);
-    assertThat(decoder.decode(in, 0, wire.length, out)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decoder.decode(in, 0, wire.length, out)).isEqualTo(WireEvent.MESSAGE);
     assertThat(out.consumed()).isEqualTo(a.length);
-    assertThat(decoder.decode(in, a.length, b.length - 1, out)).isEqualTo(Decoded.NEED_MORE);
-    assertThat(decoder.decode(in, a.length, b.length, out)).isEqualTo(Decoded.MESSAGE);
+    assertThat(decoder.decode(in, a.length, b.length - 1, out)).isEqualTo(WireEvent.NEED_MORE);
+    assertThat(decoder.decode(in, a.length, b.length, out)).isEqualTo(WireEvent.MESSAGE);
     assertThat(out.payloadArray()).isEqualTo(message(new TBinaryProtocol.Factory(), "b", 2));
   }
 }

@@ -234,6 +234,49 @@ class AgentInteropTest {
   }
 
   @Test
+  void aFailedCallsExceptionOnOurClientSpanIsTheOneOnTheAgentsClientSpan() throws Exception {
+    // The same failing call (db_work(-1): INTERNAL_ERROR from a stock server under the agent) made
+    // by our client and by a stock client under the agent: both client spans record the
+    // TApplicationException of the reply as an exception event, under the same names.
+    int port = stock.port("FRAMED");
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(io)
+            .options(ClientOptions.defaults())
+            .endpoints(new InetSocketAddress("127.0.0.1", port))
+            .interceptors(List.of(tracing.clientInterceptor()))
+            .build()) {
+      CompletableFuture<List<TestInfo>> failed =
+          pool.call(c -> c.send_db_work(-1), BenchService.Client::recv_db_work);
+      assertThatThrownBy(() -> failed.get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(TApplicationException.class);
+    }
+    long clientsBefore = stock.spans().stream().filter(ExportedSpan::isClient).count();
+    stock.stockFailingCall("FRAMED", port);
+
+    SpanData clientSpan = awaitOwn(SpanKind.CLIENT, 1).get(0);
+    List<EventData> ours =
+        clientSpan.getEvents().stream().filter(e -> e.getName().equals("exception")).toList();
+    List<ExportedSpan> agentClients =
+        stock.awaitSpans(ExportedSpan::isClient, (int) clientsBefore + 1);
+    assertThat(agentClients).hasSize((int) clientsBefore + 1);
+    String agentJson = agentClients.get(agentClients.size() - 1).json();
+    System.out.printf(
+        "agent interop, failed call: our CLIENT span events %s; the agent's CLIENT span %s%n",
+        ours, agentJson);
+    assertThat(agentJson).contains("\"name\":\"exception\"");
+    assertThat(ours).as("our client span's exception events").hasSize(1);
+    for (String key : List.of("exception.type", "exception.message")) {
+      assertThat(ours.get(0).getAttributes().get(AttributeKey.stringKey(key)))
+          .as(key)
+          .isEqualTo(jsonAttribute(agentJson, key));
+    }
+    assertThat(ours.get(0).getAttributes().get(AttributeKey.stringKey("exception.stacktrace")))
+        .isNotNull();
+    assertThat(clientSpan.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+  }
+
+  @Test
   void withoutArgumentHeadersAFramedCallStartsANewTraceOnTheAgentsSide() throws Exception {
     long serversBefore = stock.spans().stream().filter(ExportedSpan::isServer).count();
     try (ThriftChannelPool<BenchService.Client> pool =

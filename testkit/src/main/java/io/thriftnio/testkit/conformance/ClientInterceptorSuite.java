@@ -193,7 +193,15 @@ public abstract class ClientInterceptorSuite {
         .extracting(Ended::outcome)
         .containsExactly(
             ClientCallOutcome.DECLARED_EXCEPTION, ClientCallOutcome.APPLICATION_EXCEPTION);
-    assertThat(r.ended()).extracting(Ended::failure).containsOnlyNulls();
+    // A declared exception is the service's answer: no failure. The TApplicationException is the
+    // failure, the same type, code and message the caller got.
+    assertThat(r.ended().get(0).failure()).isNull();
+    assertThat(r.ended().get(1).failure())
+        .isInstanceOf(TApplicationException.class)
+        .hasMessage(application.getMessage());
+    assertThat(((TApplicationException) r.ended().get(1).failure()).getType())
+        .isEqualTo(((TApplicationException) application).getType())
+        .isEqualTo(TApplicationException.INTERNAL_ERROR);
   }
 
   /** An echo through a channel with {@code options} and {@code r} to {@code peer}: its failure. */

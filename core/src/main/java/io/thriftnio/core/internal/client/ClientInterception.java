@@ -8,6 +8,8 @@ import io.thriftnio.core.internal.MessageReader;
 import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.util.internal.MessageHeaders;
+import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -340,20 +342,31 @@ public final class ClientInterception {
       endWithReply(reply, protocol);
     }
 
-    /** Ends the call with the reply in {@code reply}, read in {@code protocol}. */
+    /**
+     * Ends the call with the reply in {@code reply}, read in {@code protocol}: a {@code REPLY} is
+     * told by its header and first field; an {@code EXCEPTION} message's {@link
+     * TApplicationException} is read (what the generated client will throw) and is the failure the
+     * interceptors see.
+     */
     public void endWithReply(ByteBuffer reply, TProtocolFactory protocol) {
-      switch (MessageReader.replyKind(reply, protocol, MessageReader.BOUNDED_BY_FRAME)) {
+      ReplyKind kind = MessageHeaders.replyKindInPlace(reply); // binary and compact REPLY
+      if (kind == null) {
+        TApplicationException failure =
+            MessageReader.applicationException(reply, protocol, MessageReader.BOUNDED_BY_FRAME);
+        if (failure != null) {
+          end(ClientCallOutcome.APPLICATION_EXCEPTION, failure);
+          return;
+        }
+        kind = MessageReader.replyKind(reply, protocol, MessageReader.BOUNDED_BY_FRAME);
+      }
+      switch (kind) {
         case RESULT:
           end(ClientCallOutcome.SUCCESS, null);
           break;
         case DECLARED_EXCEPTION:
           end(ClientCallOutcome.DECLARED_EXCEPTION, null);
           break;
-        case APPLICATION_EXCEPTION:
-        case INTERNAL_ERROR:
-          end(ClientCallOutcome.APPLICATION_EXCEPTION, null);
-          break;
-        default:
+        default: // an EXCEPTION message is read above: here it could not be
           end(
               ClientCallOutcome.TRANSPORT_FAILURE,
               new TTransportException(
@@ -373,7 +386,8 @@ public final class ClientInterception {
 
     /**
      * Ends the call with what decoding its reply gave: {@code null} for a result (or a oneway
-     * message written), a declared exception, a {@code TApplicationException}, or a failure.
+     * message written), a declared exception, a {@code TApplicationException} (which the
+     * interceptors see as the failure), or a failure.
      */
     public void endWithResult(Throwable failure) {
       Throwable cause = failure == null ? null : unwrap(failure);
@@ -381,7 +395,7 @@ public final class ClientInterception {
         end(isOneway() ? ClientCallOutcome.ONEWAY : ClientCallOutcome.SUCCESS, null);
       } else if (cause instanceof TApplicationException
           && ((TApplicationException) cause).getType() != TApplicationException.BAD_SEQUENCE_ID) {
-        end(ClientCallOutcome.APPLICATION_EXCEPTION, null);
+        end(ClientCallOutcome.APPLICATION_EXCEPTION, cause);
       } else if (cause instanceof TException && cause instanceof TBase) {
         end(ClientCallOutcome.DECLARED_EXCEPTION, null);
       } else {

@@ -4,6 +4,8 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.ReplyEvent;
+import io.thriftnio.core.wire.SaslClientCodec;
+import io.thriftnio.core.wire.SaslLayer;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -35,6 +37,9 @@ public abstract class CodecChannel extends PipelinedChannel {
   /** A SASL connection's negotiation; {@code null} on every other wire kind. */
   private final SaslHandshake sasl;
 
+  /** The security layer {@link #sasl} completes; {@code null} with it. */
+  private final SaslLayer saslLayer;
+
   /**
    * @param address the server
    * @param options the connection's settings; its {@code transport} picks the wire
@@ -47,11 +52,17 @@ public abstract class CodecChannel extends PipelinedChannel {
       ScheduledExecutorService timer,
       Runnable onClose) {
     super(address, options, timer, onClose);
-    this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
-    this.sasl =
-        options.wireKind() == WireKind.SASL
-            ? new SaslHandshake(options.sasl().orElseThrow(), address, this::sendNegotiation)
-            : null;
+    String peer = ClientErrors.peer(address);
+    if (options.wireKind() == WireKind.SASL) {
+      SaslClientCodec saslCodec = ClientCodec.sasl(options, address, peer);
+      this.codec = saslCodec;
+      this.saslLayer = saslCodec.saslLayer();
+      this.sasl = new SaslHandshake(options.sasl().orElseThrow(), address, this::sendNegotiation);
+    } else {
+      this.codec = ClientCodec.of(options, address, peer);
+      this.saslLayer = null;
+      this.sasl = null;
+    }
   }
 
   /**
@@ -63,7 +74,7 @@ public abstract class CodecChannel extends PipelinedChannel {
    *     caller closes the channel
    */
   public final void negotiateSasl() throws TTransportException {
-    codec.saslLayer().negotiated(sasl.negotiate());
+    saslLayer.negotiated(sasl.negotiate());
   }
 
   private void sendNegotiation(ByteBuffer message) {
@@ -102,13 +113,15 @@ public abstract class CodecChannel extends PipelinedChannel {
   @Override
   public final void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
     ByteBuffer out;
+    byte[] head;
     try {
       out = codec.wrap(payload);
-    } catch (SaslException | TTransportException e) {
+      head = codec.head(out, oneway);
+    } catch (SaslException | TException e) {
       done.accept(e); // a failed write closes the connection: the mechanism's numbering moved on
       return;
     }
-    send(codec.head(out.remaining(), oneway), out, done);
+    send(head, out, done);
   }
 
   @Override
@@ -140,7 +153,7 @@ public abstract class CodecChannel extends PipelinedChannel {
    * right after the codec's step that found it: its headers and header sequence id are read there.
    */
   protected final void onReply(ByteBuffer payload) {
-    if (sasl != null && !codec.saslLayer().complete()) {
+    if (sasl != null && !saslLayer.complete()) {
       sasl.onMessage(payload);
     } else if (codec.carriesHeaders()) {
       calls.onResponse(payload, codec.replySeqId(), codec.replyHeaders());

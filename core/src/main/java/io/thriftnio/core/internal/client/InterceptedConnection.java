@@ -7,6 +7,7 @@ import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.MessageHeaders.ReplyKind;
 import java.net.SocketAddress;
 import java.util.Map;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TField;
 import org.apache.thrift.protocol.TMessage;
@@ -15,6 +16,7 @@ import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolDecorator;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.protocol.TStruct;
+import org.apache.thrift.protocol.TType;
 import org.apache.thrift.scheme.StandardScheme;
 import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TTransportException;
@@ -31,6 +33,8 @@ import org.apache.thrift.transport.TTransportException;
  *  send_echo: writeMessageBegin -&gt; beforeCall... (a refusal throws here: nothing written)
  *  recv_echo: readMessageBegin (type) .. readFieldBegin (first result field) .. readMessageEnd
  *             -&gt; afterCall(SUCCESS | DECLARED_EXCEPTION | APPLICATION_EXCEPTION)
+ *  an EXCEPTION message: its TApplicationException's type and message, as read by the client,
+ *             are the failure afterCall sees
  * </pre>
  *
  * <p>One call at a time per connection, as a generated client (sync, or libthrift's {@code
@@ -179,6 +183,12 @@ public final class InterceptedConnection {
   private final class Intercepting extends TProtocolDecorator {
     private boolean firstField; // the next readFieldBegin is the result struct's first field
     private ReplyKind kind;
+    // An EXCEPTION message's TApplicationException, as the generated client reads it by: the
+    // struct depth (1 in the exception's fields) and the field last begun there.
+    private int readDepth;
+    private TField exceptionField;
+    private String exceptionMessage;
+    private int exceptionType;
     private int writeDepth; // structs open in the message being written; 1 in its arguments
 
     Intercepting(TProtocol protocol) {
@@ -227,7 +237,23 @@ public final class InterceptedConnection {
       }
       firstField = message.type != TMessageType.EXCEPTION;
       kind = firstField ? null : ReplyKind.APPLICATION_EXCEPTION;
+      readDepth = 0;
+      exceptionField = null;
+      exceptionMessage = null;
+      exceptionType = TApplicationException.UNKNOWN;
       return message;
+    }
+
+    @Override
+    public TStruct readStructBegin() throws TException {
+      readDepth++;
+      return super.readStructBegin();
+    }
+
+    @Override
+    public void readStructEnd() throws TException {
+      readDepth--;
+      super.readStructEnd();
     }
 
     @Override
@@ -236,8 +262,38 @@ public final class InterceptedConnection {
       if (firstField) {
         firstField = false;
         kind = ReplyKind.ofResultField(field);
+      } else if (kind == ReplyKind.APPLICATION_EXCEPTION && readDepth == 1) {
+        exceptionField = field;
       }
       return field;
+    }
+
+    @Override
+    public String readString() throws TException {
+      String value = super.readString();
+      if (exceptionFieldIs(1, TType.STRING)) {
+        exceptionMessage = value; // TApplicationException's field 1: its message
+      }
+      return value;
+    }
+
+    @Override
+    public int readI32() throws TException {
+      int value = super.readI32();
+      if (exceptionFieldIs(2, TType.I32)) {
+        exceptionType = value; // TApplicationException's field 2: its type
+      }
+      return value;
+    }
+
+    /** Whether the value being read is field {@code id} of the reply's TApplicationException. */
+    private boolean exceptionFieldIs(int id, byte type) {
+      TField field = exceptionField;
+      if (kind != ReplyKind.APPLICATION_EXCEPTION || readDepth != 1 || field == null) {
+        return false;
+      }
+      exceptionField = null; // one value per field header: not an element of a skipped list
+      return field.id == id && field.type == type;
     }
 
     @Override
@@ -251,14 +307,20 @@ public final class InterceptedConnection {
       if (headers != null) {
         ContextAccess.responseHeaders(call.context, headers.lastReplyHeaders());
       }
-      call.end(
-          kind == ReplyKind.RESULT
-              ? ClientCallOutcome.SUCCESS
-              : kind == ReplyKind.DECLARED_EXCEPTION
-                  ? ClientCallOutcome.DECLARED_EXCEPTION
-                  : ClientCallOutcome.APPLICATION_EXCEPTION,
-          null);
+      if (kind == ReplyKind.APPLICATION_EXCEPTION) {
+        // The generated client throws the one it read, equal to this: same type, code, message.
+        call.end(
+            ClientCallOutcome.APPLICATION_EXCEPTION,
+            new TApplicationException(exceptionType, exceptionMessage));
+      } else {
+        call.end(
+            kind == ReplyKind.RESULT
+                ? ClientCallOutcome.SUCCESS
+                : ClientCallOutcome.DECLARED_EXCEPTION,
+            null);
+      }
       kind = null;
+      exceptionField = null;
     }
   }
 }

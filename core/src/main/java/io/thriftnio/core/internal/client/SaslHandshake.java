@@ -2,18 +2,16 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslNegotiationException;
+import io.thriftnio.core.util.internal.Subjects;
 import io.thriftnio.core.wire.SaslMessage;
 import io.thriftnio.core.wire.SaslMessage.Status;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.security.PrivilegedActionException;
-import java.security.PrivilegedExceptionAction;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import javax.security.auth.Subject;
 import javax.security.sasl.SaslClient;
 import javax.security.sasl.SaslException;
 import org.apache.thrift.transport.TTransportException;
@@ -143,15 +141,10 @@ public final class SaslHandshake {
   }
 
   private byte[] step(SaslClient client, byte[] challenge) throws SaslNegotiationException {
-    PrivilegedExceptionAction<byte[]> evaluate = () -> client.evaluateChallenge(challenge);
     try {
       byte[] response =
-          sasl.subject().isPresent()
-              ? Subject.doAs(sasl.subject().get(), evaluate)
-              : evaluate.run();
+          Subjects.call(sasl.subject().orElse(null), () -> client.evaluateChallenge(challenge));
       return response == null ? EMPTY : response;
-    } catch (PrivilegedActionException e) {
-      throw mechanismFailed(e.getException());
     } catch (Exception e) {
       throw mechanismFailed(e);
     }

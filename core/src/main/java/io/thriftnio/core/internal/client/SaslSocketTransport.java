@@ -5,14 +5,12 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslNegotiationException;
+import io.thriftnio.core.util.internal.Subjects;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.security.PrivilegedActionException;
-import java.security.PrivilegedExceptionAction;
 import javax.net.ssl.SSLContext;
-import javax.security.auth.Subject;
 import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
 import javax.security.sasl.SaslException;
@@ -130,20 +128,13 @@ public final class SaslSocketTransport {
   private static void negotiate(
       TSaslClientTransport transport, ClientSasl sasl, InetSocketAddress address)
       throws SaslNegotiationException {
-    PrivilegedExceptionAction<Void> open =
-        () -> {
-          transport.open();
-          return null;
-        };
     try {
-      if (sasl.subject().isPresent()) {
-        Subject.doAs(sasl.subject().get(), open);
-      } else {
-        open.run();
-      }
-    } catch (PrivilegedActionException e) {
-      transport.close();
-      throw failed(sasl, address, e.getException());
+      Subjects.call(
+          sasl.subject().orElse(null),
+          () -> {
+            transport.open();
+            return null;
+          });
     } catch (Exception e) {
       transport.close();
       throw failed(sasl, address, e);

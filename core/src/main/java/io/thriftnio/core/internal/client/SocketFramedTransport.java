@@ -5,7 +5,6 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.wire.ByteSource;
-import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -16,8 +15,6 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Map;
-import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -38,7 +35,7 @@ import org.apache.thrift.transport.TTransportException;
  * hold with "reply" for "frame".
  *
  * <p>With {@link WireKind#HEADER} options it speaks THeader: each request goes out behind its
- * THeader head ({@link ClientCodec}: protocol id, info headers, {@code client_timeout}) in one
+ * THeader head ({@link THeaderSteps}: protocol id, info headers, {@code client_timeout}) in one
  * write, and each reply frame is read as above, then its header checked and read by the codec; its
  * payload is a view of the frame's array (zlib: an array of its own). Not part of the API.
  */
@@ -64,10 +61,9 @@ public final class SocketFramedTransport extends FramedClientTransport {
   /** Cuts replies out of the stream on an unframed connection; null on a framed one. */
   private final UnframedReplies unframed;
 
-  /** The THeader wire: heads written, reply headers read; null unless HEADER. */
-  private final ClientCodec header;
+  /** The THeader wire: heads written, replies read; null unless HEADER. */
+  private final THeaderSteps header;
 
-  private int nextWireSeqId;
   private byte[] request = NO_BYTES;
 
   private SocketFramedTransport(
@@ -86,10 +82,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
     this.onClose = onClose;
     this.unframed =
         options.wireKind() == WireKind.UNFRAMED ? new UnframedReplies(in, address, options) : null;
-    this.header =
-        options.wireKind() == WireKind.HEADER
-            ? ClientCodec.of(options, address, ClientErrors.peer(address))
-            : null;
+    this.header = options.wireKind() == WireKind.HEADER ? new THeaderSteps(options, address) : null;
   }
 
   /**
@@ -201,19 +194,9 @@ public final class SocketFramedTransport extends FramedClientTransport {
   /** A THeader request: its head and the message in one write. */
   private void sendHeaderFrame(byte[] message, int length) throws TTransportException {
     ByteBuffer body = ByteBuffer.wrap(message, 0, length);
-    Map<String, String> headers = takeRequestHeaders();
-    byte[] head;
-    try {
-      TException refused = header.refusal(body, headers);
-      if (refused != null) {
-        throw refused;
-      }
-      head =
-          header.head(body, false, headers, nextWireSeqId++, takeTimeoutMillis(readTimeoutMillis));
-    } catch (TException e) {
-      // Nothing was written: the transport stays usable.
-      throw new TTransportException(TTransportException.UNKNOWN, e.getMessage(), e);
-    }
+    // Refused: nothing was written, and the transport stays usable.
+    byte[] head =
+        header.requestHead(body, takeRequestHeaders(), takeTimeoutMillis(readTimeoutMillis));
     int total = head.length + length;
     if (request.length < total) {
       request = new byte[total];
@@ -236,18 +219,20 @@ public final class SocketFramedTransport extends FramedClientTransport {
    * the length prefix and the frame, without copying either).
    */
   private void setHeaderFrame(byte[] frame, int length) throws TTransportException {
-    ByteSource bytes = new PrefixedFrame(frame);
-    int event = header.next(bytes, 0, Framing.HEADER_SIZE + length);
-    Decoded d = header.decoded();
-    if (event != Decoded.MESSAGE) {
+    boolean whole;
+    try {
+      whole = header.reply(new PrefixedFrame(frame), 0, Framing.HEADER_SIZE + length);
+    } catch (TTransportException e) {
       close();
-      Exception refused = d.refusal() == null ? null : d.refusal().exception();
-      throw refused instanceof TTransportException
-          ? (TTransportException) refused
-          : new TTransportException(
-              TTransportException.CORRUPTED_DATA,
-              "unreadable THeader reply from " + ClientErrors.peer(address));
+      throw e;
     }
+    if (!whole) { // cannot be: the frame is all here, and its length was checked
+      close();
+      throw new TTransportException(
+          TTransportException.CORRUPTED_DATA,
+          "unreadable THeader reply from " + ClientErrors.peer(address) + "; connection closed");
+    }
+    Decoded d = header.decoded();
     replied(header.replyHeaders());
     byte[] array = d.payloadArray();
     if (array != null) {

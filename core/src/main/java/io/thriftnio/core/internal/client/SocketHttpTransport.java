@@ -6,6 +6,7 @@ import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
+import io.thriftnio.core.wire.WireEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -217,7 +218,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
   private void receiveResponse() throws TTransportException {
     deadline.start(); // callTimeout bounds the whole response, not each read
     int available = 0;
-    int event;
+    WireEvent event;
     try {
       while (true) {
         if (available == buf.length) {
@@ -234,7 +235,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
         }
         available += n;
         event = codec.next(ByteSource.of(buf), 0, available);
-        if (event != Decoded.NEED_MORE) {
+        if (event != WireEvent.NEED_MORE) {
           break;
         }
       }
@@ -249,7 +250,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
       throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
     }
     Decoded d = codec.decoded();
-    if (event == Decoded.REFUSED) {
+    if (event == WireEvent.REFUSED) {
       close();
       Exception refused = d.refusal().exception();
       throw refused instanceof TTransportException
@@ -266,7 +267,7 @@ public final class SocketHttpTransport extends FramedClientTransport {
       BlockingSockets.closeQuietly(socket);
       socket = null;
     }
-    if (event == Decoded.FAILED) {
+    if (event == WireEvent.FAILED) {
       throw (TTransportException) d.failure(); // an HttpStatusException: the transport goes on
     }
     replied(codec.replyHeaders());

@@ -7,7 +7,6 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import io.thriftnio.core.wire.ByteSource;
-import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,7 +15,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
-import org.apache.thrift.TException;
 import org.apache.thrift.transport.TNonblockingSocket;
 import org.apache.thrift.transport.TTransportException;
 
@@ -28,8 +26,8 @@ import org.apache.thrift.transport.TTransportException;
  * <pre>
  * TAsyncMethodCall writes | len | message |   collected whole, then sent as one THeader frame:
  *                                          -&gt; | len | 0FFF | flags | seqid | section | message |
- *                                             (ClientCodec's head: protocol id, info headers)
- * TAsyncMethodCall reads  | len | message |   the reply decoded by ClientCodec (maxFrameSize,
+ *                                             (THeaderSteps: protocol id, info headers)
+ * TAsyncMethodCall reads  | len | message |   the reply decoded by THeaderSteps (maxFrameSize,
  *                                          &lt;- header section rules, zlib), its info headers
  *                                             handed to the call, its message presented framed
  * </pre>
@@ -54,7 +52,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
 
   private final InetSocketAddress address;
   private final int maxFrameSize;
-  private final ClientCodec codec;
+  private final THeaderSteps steps;
   private SelectionKey key;
 
   // The call's, set on the calling thread before the client queues the call for its selector
@@ -68,7 +66,6 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
   private byte[] message;
   private int messageFill;
   private ByteBuffer[] out;
-  private int nextWireSeqId;
 
   // The bytes read and not consumed, and the reply being handed over; the selector thread's.
   private byte[] in = new byte[FIRST_READ_SIZE];
@@ -92,11 +89,7 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
     super(channel);
     this.address = address;
     this.maxFrameSize = options.maxFrameSize();
-    if (options.wireKind() != WireKind.HEADER) {
-      throw new IllegalArgumentException(
-          "options.wireKind: " + options.wireKind() + " (expected: HEADER)");
-    }
-    this.codec = ClientCodec.of(options, address, ClientErrors.peer(address));
+    this.steps = new THeaderSteps(options, address);
     // libthrift checks the decoded message's length again against its configuration: ours is
     // the bound.
     setMaxFrameSize(maxFrameSize);
@@ -210,17 +203,8 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
   private ByteBuffer[] encode(byte[] request) throws TTransportException {
     ByteBuffer body = ByteBuffer.wrap(request);
     Map<String, String> sent = headers == null ? Map.of() : headers.request();
-    byte[] head;
-    try {
-      TException refused = codec.refusal(body, sent);
-      if (refused != null) {
-        throw refused;
-      }
-      head = codec.head(body, false, sent, nextWireSeqId++, timeoutMillis);
-    } catch (TException e) {
-      // Nothing was written; the client fails the call and the pool closes the connection.
-      throw new TTransportException(TTransportException.UNKNOWN, e.getMessage(), e);
-    }
+    // Refused: nothing was written; the client fails the call and the pool closes the connection.
+    byte[] head = steps.requestHead(body, sent, timeoutMillis);
     return new ByteBuffer[] {ByteBuffer.wrap(head), body};
   }
 
@@ -255,9 +239,16 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
   /** Reads what the socket holds; whether a reply is now ready to hand over. */
   private boolean receive() throws TTransportException {
     while (true) {
-      int event = codec.next(ByteSource.of(in), 0, filled);
-      if (event != Decoded.NEED_MORE) {
-        return deliver(event);
+      boolean whole;
+      try {
+        whole = steps.reply(ByteSource.of(in), 0, filled);
+      } catch (TTransportException e) {
+        closeNow();
+        throw e;
+      }
+      if (whole) {
+        deliver();
+        return true;
       }
       int room = room(); // may grow the buffer: before it is wrapped
       int read;
@@ -268,12 +259,8 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
         throw ClientErrors.connectionFailed(address, lastMethod(), e, "");
       }
       if (read < 0) {
-        event = codec.endOfStream(ByteSource.of(in), 0, filled);
-        if (event == Decoded.REFUSED) {
-          return deliver(event);
-        }
         closeNow();
-        throw ClientErrors.closedByPeer(address);
+        throw steps.endOfStream(ByteSource.of(in), 0, filled); // cut short, or closed
       }
       if (read == 0) {
         return false;
@@ -297,32 +284,11 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
     return in.length - filled;
   }
 
-  private boolean deliver(int event) throws TTransportException {
-    Decoded d = codec.decoded();
-    if (event != Decoded.MESSAGE) {
-      closeNow();
-      Exception e = d.refusal() == null ? null : d.refusal().exception();
-      if (e instanceof FrameSizeException) {
-        throw ClientErrors.connectionFailed(address, e);
-      }
-      throw e instanceof TTransportException
-          ? (TTransportException) e
-          : new TTransportException(
-              TTransportException.CORRUPTED_DATA,
-              "unreadable THeader reply from "
-                  + ClientErrors.peer(address)
-                  + "; connection closed");
-    }
+  /** Presents the reply the steps decoded as the call reads it: framed. */
+  private void deliver() {
+    Decoded d = steps.decoded();
     byte[] array = d.payloadArray();
     int length = array != null ? array.length : d.payloadLength();
-    if (length == 0) {
-      closeNow();
-      throw new TTransportException(
-          TTransportException.CORRUPTED_DATA,
-          "THeader reply from "
-              + ClientErrors.peer(address)
-              + " refused: it carries no message; connection closed");
-    }
     if (array != null) { // inflated: an array of its own
       reply = ByteBuffer.allocate(Framing.HEADER_SIZE + length).putInt(length).put(array).flip();
     } else {
@@ -332,12 +298,11 @@ public final class THeaderNonblockingSocket extends TNonblockingSocket
       reply = ByteBuffer.wrap(in, at, Framing.HEADER_SIZE + length);
     }
     replyConsumes = d.consumed();
-    Map<String, String> received = codec.replyHeaders();
+    Map<String, String> received = steps.replyHeaders();
     replyHeaders = received;
     if (headers != null) {
       headers.replied(received);
     }
-    return true;
   }
 
   @Override

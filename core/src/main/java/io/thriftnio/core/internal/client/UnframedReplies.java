@@ -3,7 +3,7 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
-import io.thriftnio.core.wire.Decoded;
+import io.thriftnio.core.wire.WireEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -101,14 +101,14 @@ final class UnframedReplies {
   }
 
   /** Whether a whole reply was found; a refusal is thrown. */
-  private boolean found(int event) throws TTransportException {
-    if (event == Decoded.REFUSED) {
+  private boolean found(WireEvent event) throws TTransportException {
+    if (event == WireEvent.REFUSED) {
       Exception refused = codec.decoded().refusal().exception();
       throw refused instanceof TTransportException
           ? (TTransportException) refused
           : new TTransportException(TTransportException.CORRUPTED_DATA, refused);
     }
-    return event == Decoded.MESSAGE;
+    return event == WireEvent.MESSAGE;
   }
 
   /**

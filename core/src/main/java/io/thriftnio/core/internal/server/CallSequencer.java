@@ -345,7 +345,7 @@ public final class CallSequencer {
 
   /**
    * Sends bytes without a call, after every earlier reply: what the adapter's decoder answers on
-   * its own ({@code Decoded.ANSWER}: an HTTP refusal, {@code 100 Continue}).
+   * its own ({@code WireEvent.ANSWER}: an HTTP refusal, {@code 100 Continue}).
    *
    * @param answer the whole answer; {@code null} for none (a probe connection's close, say)
    * @param refusal whether it refuses a request (counted in {@code badFrames})

@@ -12,6 +12,7 @@ import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.util.internal.ContextAccess;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.lang.invoke.MethodHandles;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -518,7 +519,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
             + invoker.protocolName
             + " (ServerBuilder.protocol)";
     CallConnection<?> connection = completion.connection();
-    Object peer = connection == null ? null : connection.remoteAddress();
+    SocketAddress peer = connection == null ? null : connection.remoteAddress();
     if (invoker.protocolHints.first(peer)) {
       ProcessorInvoker.log.info(
           "Calls from {} arrive in {}; this server reads {}: build the server with"

@@ -2,6 +2,7 @@ package io.thriftnio.core.util.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -31,9 +32,9 @@ public final class PeerMemory {
    * Whether {@code peer}'s address is new among the recent ones (and remember it): write the line
    * then.
    *
-   * @param peer a remote address, or whatever the IO library reports; {@code null} is one peer
+   * @param peer a remote address; {@code null} is one peer
    */
-  public boolean first(Object peer) {
+  public boolean first(SocketAddress peer) {
     Object key =
         peer instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : peer;
     synchronized (lock) {

@@ -1,0 +1,116 @@
+package io.thriftnio.core.wire;
+
+import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.WireKind;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TProtocolException;
+
+/**
+ * {@link WireKind#HTTP}: each request is a POST; replies are responses, pipelined on one keep-alive
+ * connection: MESSAGE (200), FAILED (other statuses), SKIPPED (a oneway call's).
+ */
+final class HttpClientCodec implements ClientCodec {
+
+  private final HttpResponseDecoder decoder;
+  private final HttpRequestHead requestHead;
+  private final ReplyReader reader;
+  private final String peer;
+  private Map<String, String> replyHeaders = Map.of(); // the reading thread's
+
+  /**
+   * @param maxFrameSize the largest response body accepted, in bytes
+   * @param address the server, as the caller named it (its Host field)
+   * @param peer the server as every message of this library writes it
+   * @param path the request path
+   */
+  HttpClientCodec(int maxFrameSize, InetSocketAddress address, String peer, String path) {
+    this.decoder = new HttpResponseDecoder(maxFrameSize, address, peer);
+    this.requestHead = new HttpRequestHead(address, path);
+    this.reader = new ReplyReader(decoder, peer);
+    this.peer = peer;
+  }
+
+  @Override
+  public WireKind wireKind() {
+    return WireKind.HTTP;
+  }
+
+  @Override
+  public boolean carriesHeaders() {
+    return true;
+  }
+
+  @Override
+  public TException refusal(ByteBuffer message, Map<String, String> headers) {
+    if (headers.isEmpty()) {
+      return null;
+    }
+    String wrong = HttpRequestHead.refusal(headers);
+    return wrong == null
+        ? null
+        : new TProtocolException(
+            TProtocolException.INVALID_DATA, "HTTP request to " + peer + " not sent: " + wrong);
+  }
+
+  @Override
+  public byte[] head(
+      ByteBuffer message,
+      boolean oneway,
+      Map<String, String> headers,
+      int seqId,
+      long timeoutMillis) {
+    decoder.expect(oneway);
+    return requestHead.head(message.remaining(), withTimeout(headers, timeoutMillis));
+  }
+
+  /** {@code headers} with {@value CallHeaders#CLIENT_TIMEOUT} when there is a timeout. */
+  static Map<String, String> withTimeout(Map<String, String> headers, long timeoutMillis) {
+    if (timeoutMillis <= 0) {
+      return headers;
+    }
+    Map<String, String> sent = new LinkedHashMap<>(headers);
+    sent.put(CallHeaders.CLIENT_TIMEOUT, Long.toString(timeoutMillis));
+    return sent;
+  }
+
+  @Override
+  public Map<String, String> replyHeaders() {
+    return replyHeaders;
+  }
+
+  @Override
+  public WireEvent next(ByteSource in, int start, int available) {
+    return delivered(reader.next(in, start, available));
+  }
+
+  @Override
+  public WireEvent endOfStream(ByteSource in, int start, int available) {
+    return delivered(reader.endOfStream(in, start, available));
+  }
+
+  private WireEvent delivered(WireEvent event) {
+    if (event == WireEvent.MESSAGE) {
+      replyHeaders = decoder.lastHeaders();
+    }
+    return event;
+  }
+
+  @Override
+  public Decoded decoded() {
+    return reader.decoded();
+  }
+
+  @Override
+  public boolean rejected() {
+    return reader.rejected();
+  }
+
+  @Override
+  public String toString() {
+    return "ClientCodec{HTTP, " + peer + "}";
+  }
+}
