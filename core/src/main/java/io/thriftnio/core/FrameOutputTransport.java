@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.thrift.TConfiguration;

@@ -1,7 +1,5 @@
 /**
- * Transport-neutral building blocks of thrift-nio: the {@linkplain io.thriftnio.core.Framing wire
- * rules} of Thrift's framed transport, frame-bounded {@link
- * org.apache.thrift.transport.TTransport}s, the server call's {@linkplain
+ * Transport-neutral building blocks of thrift-nio: the server call's {@linkplain
  * io.thriftnio.core.ServerCallContext context} and {@linkplain io.thriftnio.core.ServerInterceptor
  * interceptors}, the {@linkplain io.thriftnio.core.ThriftServer server contract} with its
  * {@linkplain io.thriftnio.core.ServerBuilder builder base}, and the asynchronous {@linkplain

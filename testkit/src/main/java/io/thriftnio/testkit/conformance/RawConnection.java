@@ -1,8 +1,8 @@
 package io.thriftnio.testkit.conformance;
 
 import io.thriftnio.core.FrameOutputTransport;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.memory.InMemoryThriftServer;
 import java.io.DataInputStream;
 import java.io.EOFException;

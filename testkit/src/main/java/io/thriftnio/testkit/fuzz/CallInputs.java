@@ -67,7 +67,7 @@ public final class CallInputs {
           }
           int length = maxFrameSize + 1 + random.nextInt(1000);
           byte[] header = new byte[4];
-          io.thriftnio.core.Framing.encodeLength(length, header, 0);
+          io.thriftnio.core.util.internal.Framing.encodeLength(length, header, 0);
           return new FrameInputs.Stream(
               "length " + length + " over the limit, then a call", concat(header, call));
         }

@@ -1,8 +1,8 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.FrameOutputTransport;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
