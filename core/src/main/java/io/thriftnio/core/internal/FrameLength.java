@@ -1,13 +1,21 @@
 package io.thriftnio.core.internal;
 
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.net.SocketAddress;
+import org.apache.thrift.TConfiguration;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * The check of a frame's length against the limit, by the rules of {@link
- * io.thriftnio.core.util.internal.Framing}, for every codec and client transport. Not an API.
+ * io.thriftnio.core.util.internal.Framing}, for every codec and client transport; and the frame
+ * builders whose writes past the limit fail the same way. Not an API.
  */
 public final class FrameLength {
+
+  /** A payload past the limit: the {@link FrameSizeException} the API documents. */
+  public static final FrameOutputTransport.Overflow OVERFLOW =
+      (size, max) -> new FrameSizeException(size, max, null);
 
   private FrameLength() {}
 
@@ -26,5 +34,26 @@ public final class FrameLength {
       throw new FrameSizeException(length, maxFrameSize, peer);
     }
     return length;
+  }
+
+  /**
+   * A frame builder with a 256-byte initial capacity whose writes past {@code configuration}'s
+   * {@code maxFrameSize} fail with {@link FrameSizeException}.
+   *
+   * @throws TTransportException never in practice; declared by the superclass constructor
+   */
+  public static FrameOutputTransport output(TConfiguration configuration)
+      throws TTransportException {
+    return new FrameOutputTransport(configuration, OVERFLOW);
+  }
+
+  /**
+   * As {@link #output(TConfiguration)}, starting with {@code initialCapacity} payload bytes.
+   *
+   * @throws TTransportException never in practice; declared by the superclass constructor
+   */
+  public static FrameOutputTransport output(TConfiguration configuration, int initialCapacity)
+      throws TTransportException {
+    return new FrameOutputTransport(configuration, initialCapacity, OVERFLOW);
   }
 }

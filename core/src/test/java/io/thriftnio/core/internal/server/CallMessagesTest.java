@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.stream.Stream;
@@ -148,7 +149,7 @@ class CallMessagesTest {
 
   /** A reply whose result struct holds field {@code id}, or nothing if {@code id < 0}. */
   private static ByteBuffer reply(short id) throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
     TProtocol p = new TBinaryProtocol.Factory().getProtocol(t);
     p.writeMessageBegin(new TMessage("m", TMessageType.REPLY, 1));
     p.writeStructBegin(new TStruct("result"));
