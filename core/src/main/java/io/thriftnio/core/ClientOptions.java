@@ -91,6 +91,7 @@ public final class ClientOptions {
     b.wireKind = wireKind;
     b.httpPath = httpPath;
     b.sasl = sasl;
+    b.argumentHeaders = argumentHeaders;
     return b;
   }
 

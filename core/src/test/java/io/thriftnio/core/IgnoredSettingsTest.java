@@ -140,8 +140,13 @@ class IgnoredSettingsTest {
             .callbackExecutor(DIRECT)
             .wireKind(WireKind.HTTP)
             .httpPath("/rpc")
+            .argumentHeaders(true)
             .build();
     ClientOptions copy = o.toBuilder().build();
+    assertThat(copy.argumentHeaders())
+        .as("was dropped by toBuilder, so a channel pool sent no trace context in the arguments")
+        .isTrue();
+    assertThat(copy).hasToString(o.toString());
     assertThat(copy.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(copy.callTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(copy.lateReplyTimeout())

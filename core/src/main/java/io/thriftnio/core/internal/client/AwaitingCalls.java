@@ -4,6 +4,7 @@ import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
@@ -36,15 +37,11 @@ final class AwaitingCalls implements Iterable<Call> {
     return calls.size();
   }
 
-  /** Takes out every call, adding to {@code taken} those whose callers wait (not abandoned). */
-  void takeWaiting(List<Object> taken) {
-    for (Call c : calls) {
-      if (!c.abandoned) { // an abandoned call's caller has heard already
-        c.settled = true;
-        taken.add(c);
-      }
-    }
+  /** Takes out every call, in order. */
+  List<Call> takeAll() {
+    List<Call> all = new ArrayList<>(calls);
     calls.clear();
+    return all;
   }
 
   @Override

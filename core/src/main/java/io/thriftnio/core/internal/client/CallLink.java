@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 
 /**
  * What a {@link PipelinedCalls} table needs from one connection; implemented by each IO adapter
- * (through {@link PipelinedChannel}). Not part of the API.
+ * (through {@link CodecChannel}). Not part of the API.
  */
 public interface CallLink {
   /** Runs the drain: on the connection's IO thread, or at once on the calling thread. */
@@ -14,18 +14,11 @@ public interface CallLink {
 
   /**
    * Writes one message; the adapter adds the length prefix. Called by one drainer at a time, in
-   * call order. {@code done} gets {@code null} once written, or the failure.
+   * call order. {@code oneway} says whether the message is oneway: a link whose wire answers oneway
+   * messages too (HTTP) must know which response to expect. {@code done} gets {@code null} once
+   * written, or the failure.
    */
-  void write(ByteBuffer payload, Consumer<Throwable> done);
-
-  /**
-   * As {@link #write(ByteBuffer, Consumer)}, saying whether the message is oneway: a link whose
-   * wire answers oneway messages too (HTTP) must know which response to expect. By default the
-   * two-argument write.
-   */
-  default void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
-    write(payload, done);
-  }
+  void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done);
 
   /**
    * As {@link #write(ByteBuffer, boolean, Consumer)} on a wire that carries headers (THeader,

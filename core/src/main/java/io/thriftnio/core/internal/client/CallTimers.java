@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.internal.client.Messages.Call;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -97,4 +98,37 @@ final class CallTimers {
       due(next);
     }
   }
+
+  /**
+   * The calls that time out with {@code call}, written and waiting: every written call ahead of it
+   * in {@code order} whose deadline has passed at {@code now} and that still waits, then {@code
+   * call}. Timers fire on any thread of the IO library in any order, so an earlier call whose timer
+   * has not run yet goes first. Reads the calls, changes nothing.
+   *
+   * @param order the calls that may hold up {@code call}'s reply, {@code call} among them
+   * @return the calls in order, {@code call} last, and whether the first waited behind a call that
+   *     had timed out already
+   */
+  static Overdue overdueUpTo(Iterable<Call> order, Call call, long now) {
+    List<Call> overdue = new ArrayList<>(1);
+    boolean behind = false;
+    for (Call c : order) {
+      if (c == call) {
+        break;
+      }
+      if (c.abandoned) {
+        behind = true;
+      } else if (c.written && !c.settled && now - c.deadline >= 0) {
+        overdue.add(c);
+      }
+    }
+    overdue.add(call);
+    return new Overdue(overdue, behind);
+  }
+
+  /**
+   * The calls that time out together, in order, and whether the first waited behind an abandoned
+   * call (each later one waits behind the first).
+   */
+  record Overdue(List<Call> calls, boolean firstBehind) {}
 }

@@ -3,8 +3,6 @@ package io.thriftnio.core.internal.client;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -95,38 +93,6 @@ final class LateReplies {
     }
     arm(timeoutNanos - quiet);
     return null;
-  }
-
-  /**
-   * Times out {@code call}, written and waiting, and with it every written call ahead of it in
-   * {@code order} whose deadline has passed and that still waits: their replies are owed from now.
-   * Timers fire on any thread of the IO library in any order, so an earlier call whose timer has
-   * not run yet goes first here, and each call learns ({@link Call#behind}) whether it waited
-   * behind one that had timed out rather than being the one the server was slow to answer.
-   *
-   * @return the calls timed out, in order, {@code call} last
-   */
-  List<Call> abandonUpTo(Iterable<Call> order, Call call, long now) {
-    List<Call> overdue = new ArrayList<>(1);
-    boolean behind = false;
-    for (Call c : order) {
-      if (c == call) {
-        break;
-      }
-      if (c.abandoned) {
-        behind = true;
-      } else if (c.written && !c.settled && now - c.deadline >= 0) {
-        overdue.add(c);
-      }
-    }
-    overdue.add(call);
-    for (Call c : overdue) {
-      c.behind = behind;
-      c.abandoned = true;
-      owe(now);
-      behind = true;
-    }
-    return overdue;
   }
 
   /**

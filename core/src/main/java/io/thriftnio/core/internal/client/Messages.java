@@ -59,7 +59,6 @@ final class Messages {
             : ClientErrors.connectionClosed(peer, 0, "a write failed: " + failure, failure));
   }
 
-  /** Fails every call and oneway of {@code taken} with {@code failure}. */
   /** Fails each call of {@code taken} with its own failure, made from its method (or null). */
   static void failEach(List<Object> taken, Function<String, Throwable> failure) {
     for (Object o : taken) {
@@ -72,6 +71,7 @@ final class Messages {
     }
   }
 
+  /** Fails every call and oneway of {@code taken} with {@code failure}. */
   static void failAll(List<Object> taken, Throwable failure) {
     for (Object o : taken) {
       if (o instanceof Call) {

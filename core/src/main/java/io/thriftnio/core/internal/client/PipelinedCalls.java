@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.thrift.transport.TTransportException;
 
 /**
@@ -49,8 +51,17 @@ import org.apache.thrift.transport.TTransportException;
  * while {@link CallLink#writable()} is false and resumes on {@link #writable()}, so a slow socket
  * holds the caller's messages here, counted, and not in an unbounded IO-library queue.
  *
+ * <p>This class is the one owner of the connection's call state: the queue to write, the calls
+ * awaiting replies, their timers, the replies owed, the close. It is guarded by a lock private to
+ * this class; every change of a call's state ({@code written}, {@code abandoned}, {@code settled})
+ * is made here under it. The collaborators are its parts, each with its own invariant and used only
+ * under that lock ({@link AwaitingCalls}: the order and the matching of replies; {@link
+ * CallTimers}: the one armed timer, and the pure decision of which calls time out together; {@link
+ * LateReplies}: the replies owed and the stuck rule), and {@link Messages}, the messages and their
+ * completion. One drainer at a time writes, flagged without the lock.
+ *
  * <p>No lock is held while a link writes or while a future completes: a busy connection never
- * stalls the IO thread of another. Futures complete on the callback executor.
+ * stalls the IO thread of another. Futures complete on the callback executor, outside the lock.
  */
 public final class PipelinedCalls {
 
@@ -58,7 +69,10 @@ public final class PipelinedCalls {
   private final int maxFrameSize;
   private final int maxCallsInFlightPerConnection;
   private final CallLink link;
-  private final CallDrain drain;
+
+  /** Whether a drain is scheduled or running: one drainer at a time, without the lock. */
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+
   private final boolean carriesHeaders;
   private final Object lock = new Object();
 
@@ -114,7 +128,6 @@ public final class PipelinedCalls {
     WireKind wire = options.wireKind();
     this.carriesHeaders = wire == WireKind.HEADER || wire == WireKind.HTTP;
     this.awaiting = new AwaitingCalls(wire == WireKind.HEADER);
-    this.drain = new CallDrain(this, link, carriesHeaders);
     this.late =
         new LateReplies(
             options.lateReplyTimeout().toNanos(), LateReplies.Timer.of(timer), this::checkStuck);
@@ -161,7 +174,7 @@ public final class PipelinedCalls {
       awaiting.add(call);
       outbound.add(call);
     }
-    drain.request();
+    requestDrain();
     return call.result;
   }
 
@@ -180,7 +193,7 @@ public final class PipelinedCalls {
       unwrittenOneways++;
       outbound.add(oneway);
     }
-    drain.request();
+    requestDrain();
     return oneway.result;
   }
 
@@ -271,7 +284,7 @@ public final class PipelinedCalls {
 
   /** The connection became writable again: resume the drain. */
   public void writable() {
-    drain.request();
+    requestDrain();
   }
 
   /**
@@ -322,11 +335,67 @@ public final class PipelinedCalls {
     return null;
   }
 
+  /** Runs a drain on the link's thread unless one is scheduled already. */
+  private void requestDrain() {
+    if (drainScheduled.compareAndSet(false, true)) {
+      try {
+        link.execute(this::drain);
+      } catch (RejectedExecutionException e) {
+        drainScheduled.set(false);
+        close("its IO thread was shut down", e);
+      }
+    }
+  }
+
   /**
-   * The next message to write, marked written, or {@code null} when there is none (or the table
-   * closed); for the {@link CallDrain}.
+   * The drain, on the link's thread, one at a time: takes the queued messages in call order, hands
+   * each to the link (with its headers where the wire carries them) without the lock, flushes once,
+   * and stops while the link is not writable.
    */
-  Outbound nextToWrite() {
+  private void drain() {
+    boolean wrote = false;
+    try {
+      while (link.writable()) {
+        Outbound next = nextToWrite();
+        if (next == null) {
+          break;
+        }
+        wrote = true;
+        if (carriesHeaders) {
+          writeWithHeaders(next);
+        } else {
+          link.write(next.payload, next instanceof Oneway, failure -> written(next, failure));
+        }
+      }
+      if (wrote) {
+        link.flush();
+      }
+    } finally {
+      drainScheduled.set(false);
+    }
+    if (moreToWrite() && link.writable()) {
+      requestDrain(); // arrived after the last poll, or writability came back meanwhile
+    }
+  }
+
+  /** The request's headers, and the time its caller still waits (rounded up, at least 1 ms). */
+  private void writeWithHeaders(Outbound next) {
+    long timeoutMillis = 0;
+    if (next instanceof Call) {
+      long left = ((Call) next).deadline - System.nanoTime();
+      timeoutMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999));
+    }
+    link.write(
+        next.payload,
+        next instanceof Oneway,
+        next.requestHeaders(),
+        next.wireSeqId,
+        timeoutMillis,
+        failure -> written(next, failure));
+  }
+
+  /** The next message to write, marked written, or {@code null} when there is none (or closed). */
+  private Outbound nextToWrite() {
     synchronized (lock) {
       Outbound next = closed ? null : outbound.poll();
       if (next instanceof Call) {
@@ -339,15 +408,15 @@ public final class PipelinedCalls {
     }
   }
 
-  /** Whether messages wait to be written, for the {@link CallDrain}. */
-  boolean moreToWrite() {
+  /** Whether messages wait to be written. */
+  private boolean moreToWrite() {
     synchronized (lock) {
       return !closed && !outbound.isEmpty();
     }
   }
 
   /** {@code message} was written, or failed to be ({@code failure}). */
-  void written(Outbound message, Throwable failure) {
+  private void written(Outbound message, Throwable failure) {
     if (message instanceof Oneway) {
       Oneway oneway = (Oneway) message;
       synchronized (lock) {
@@ -374,7 +443,16 @@ public final class PipelinedCalls {
       }
       pending = awaiting.size() + unwrittenOneways;
       if (call.written) {
-        overdue = late.abandonUpTo(awaiting.aheadOf(call), call, System.nanoTime());
+        long now = System.nanoTime();
+        CallTimers.Overdue due = CallTimers.overdueUpTo(awaiting.aheadOf(call), call, now);
+        overdue = due.calls();
+        boolean behind = due.firstBehind();
+        for (Call c : overdue) { // abandoned: each keeps its place, its reply is owed from now
+          c.behind = behind;
+          c.abandoned = true;
+          late.owe(now);
+          behind = true;
+        }
         abandoned = late.owed();
       } else { // nothing was sent: the call leaves the order and nothing is owed for it
         awaiting.remove(call);
@@ -427,7 +505,12 @@ public final class PipelinedCalls {
     closed = true;
     closeReason = reason;
     List<Object> taken = new ArrayList<>(awaiting.size());
-    awaiting.takeWaiting(taken);
+    for (Call c : awaiting.takeAll()) {
+      if (!c.abandoned) { // an abandoned call's caller has heard already
+        c.settled = true;
+        taken.add(c);
+      }
+    }
     for (Outbound o : outbound) {
       if (o instanceof Oneway) {
         taken.add(o);

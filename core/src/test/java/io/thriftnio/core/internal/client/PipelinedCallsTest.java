@@ -515,7 +515,7 @@ class PipelinedCallsTest {
     }
 
     @Override
-    public void write(ByteBuffer payload, Consumer<Throwable> done) {
+    public void write(ByteBuffer payload, boolean oneway, Consumer<Throwable> done) {
       onWrite.accept(payload);
       written.add(payload);
       if (holdDone != null) {
