@@ -289,7 +289,7 @@ public final class ServerCallContext extends AbstractCallContext {
    *
    * <p>Empty while the call runs, and for a call that succeeded, ended with an exception the IDL
    * declares (the service's answer), was oneway, or was answered by {@link
-   * ServerBuilder#callTimeout} ({@link CallOutcome#TIMED_OUT}). Kept only on a server with
+   * ServerBuilder#handlerTimeout} ({@link CallOutcome#TIMED_OUT}). Kept only on a server with
    * interceptors (the context exists for them).
    *
    * @return the failure, or empty
