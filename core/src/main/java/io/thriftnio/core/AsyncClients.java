@@ -2,6 +2,7 @@ package io.thriftnio.core;
 
 import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -198,6 +199,11 @@ public final class AsyncClients {
     private final TProtocolFactory protocolFactory;
     final Executor executor;
     private final TConfiguration configuration = BRIDGE_CONFIGURATION;
+
+    /** A request past the bridge's (array-sized) limit. */
+    private static final FrameOutputTransport.Overflow OVERFLOW =
+        (size, max) -> new FrameSizeException(size, max, null);
+
     private final AtomicInteger sequence;
 
     AsyncCaller(
@@ -338,7 +344,7 @@ public final class AsyncClients {
     }
 
     private Exchange<C> encode(Send<C> send) throws TException {
-      FrameOutputTransport output = new FrameOutputTransport(configuration);
+      FrameOutputTransport output = new FrameOutputTransport(configuration, OVERFLOW);
       FrameInputTransport input = new FrameInputTransport(configuration);
       TProtocol out = protocolFactory.getProtocol(output);
       TProtocol in = protocolFactory.getProtocol(input);

@@ -4,6 +4,7 @@ import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.core.util.internal.Checks;
+import io.thriftnio.core.util.internal.Framing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -256,8 +257,8 @@ public final class ClientOptions {
 
     /**
      * The largest frame sent or accepted, length prefix excluded. A larger request fails before a
-     * byte is written; a larger response closes the connection. Default {@link
-     * Framing#DEFAULT_MAX_FRAME_SIZE} (16,384,000 bytes, libthrift's default).
+     * byte is written; a larger response closes the connection. Default 16,384,000 bytes,
+     * libthrift's default.
      *
      * @param maxFrameSize bytes, {@code > 0}
      * @return this builder

@@ -1,11 +1,13 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.Framing;
 import java.net.SocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * A frame length that breaks the {@linkplain Framing wire rules}: not positive, or above the
- * configured {@code maxFrameSize}. The message carries the length, the limit and the peer.
+ * A frame length that breaks the wire rules of Thrift's framed transport (a signed 4-byte
+ * big-endian length that does not count itself): not positive, or above the configured {@code
+ * maxFrameSize}. The message carries the length, the limit and the peer.
  */
 public final class FrameSizeException extends TTransportException {
   private static final long serialVersionUID = 1L;

@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ServerTls;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -254,8 +255,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
 
   /**
    * The largest request payload accepted, in bytes (the 4-byte length prefix not counted); a larger
-   * declared length closes the connection. Also bounds responses. Default: {@value
-   * Framing#DEFAULT_MAX_FRAME_SIZE}, libthrift's default.
+   * declared length closes the connection. Also bounds responses. Default: 16,384,000, libthrift's
+   * default.
    */
   public B maxFrameSize(int maxFrameSize) {
     this.maxFrameSize = maxFrameSize;

@@ -2,6 +2,8 @@ package io.thriftnio.core;
 
 import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.util.internal.ArgumentHeaders;
+import io.thriftnio.core.util.internal.CallConnection;
+import io.thriftnio.core.util.internal.ContextAccess;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.security.Principal;
@@ -12,10 +14,9 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
-import org.apache.thrift.TException;
-import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
@@ -43,7 +44,11 @@ import org.apache.thrift.protocol.TProtocolFactory;
  */
 public final class ServerCallContext extends AbstractCallContext {
 
-  private final CallConnection connection;
+  static {
+    ContextAccess.install(new EngineAccess());
+  }
+
+  private final CallConnection<SaslIdentity> connection;
   private final long connectionId;
   private final long receivedAtNanos;
   private final long queuedNanos;
@@ -55,15 +60,6 @@ public final class ServerCallContext extends AbstractCallContext {
   // thread that runs the beforeCalls.
   private ByteBuffer arguments;
   private Map<String, String> argumentHeaders;
-
-  // Interceptor bookkeeping of ProcessorInvoker: written by the thread that starts the call, read
-  // by the one that completes it (the handler's callback hands the call over), or by the call
-  // timeout's timer once InvokerCall's phase says every beforeCall has returned.
-  /** Interceptors whose {@code beforeCall} returned: they see the outcome. */
-  int entered;
-
-  /** {@link System#nanoTime()} before the first {@code beforeCall}. */
-  long startNanos;
 
   // Set once where the context is created, before anything else sees it; read by interceptors and
   // the handler after the hand-over that publishes the context (InvokerCall).
@@ -77,7 +73,7 @@ public final class ServerCallContext extends AbstractCallContext {
   private volatile Throwable failure;
 
   ServerCallContext(
-      CallConnection connection,
+      CallConnection<SaslIdentity> connection,
       long connectionId,
       long receivedAtNanos,
       long queuedNanos,
@@ -95,51 +91,14 @@ public final class ServerCallContext extends AbstractCallContext {
     this.protocolFactory = protocolFactory;
   }
 
-  /** The context of a call {@code invoker} runs: its header read here, if it can be. */
-  static ServerCallContext forCall(
-      ByteBuffer payload,
-      ProcessorInvoker invoker,
-      ProcessorInvoker.Completion completion,
-      byte requestType) {
-    String name = "";
-    int seqId = 0;
-    try {
-      TMessage header =
-          CallMessages.read(payload, invoker.inputProtocolFactory, invoker.configuration);
-      name = header.name;
-      seqId = header.seqid;
-    } catch (TException | RuntimeException unreadable) {
-      // Asked before the processor read the header, which then fails the call; no handler runs,
-      // and nobody sees the empty name but an interceptor's afterCall.
-    }
-    ServerCallContext context =
-        new ServerCallContext(
-            completion.connection(),
-            completion.connectionId(),
-            completion.receivedAtNanos(),
-            completion.queuedNanos(),
-            name,
-            seqId,
-            requestType,
-            invoker.inputProtocolFactory,
-            completion.requestHeaders());
-    context.arguments = payload;
-    return context;
-  }
-
-  /** The processor is about to read the request: its bytes are no longer the context's to read. */
-  void argumentsRead() {
-    arguments = null;
-  }
-
   /**
    * The context of the call the current thread is running.
    *
    * @throws IllegalStateException if the current thread is not running a call of a thrift-nio
-   *     server (or of a {@link ProcessorInvoker}) right now
+   *     server right now
    */
   public static ServerCallContext current() {
-    ServerCallContext context = ProcessorInvoker.currentContext();
+    ServerCallContext context = currentContext();
     if (context == null) {
       throw new IllegalStateException(
           "ServerCallContext.current() called on thread "
@@ -330,7 +289,7 @@ public final class ServerCallContext extends AbstractCallContext {
    *
    * <p>Empty while the call runs, and for a call that succeeded, ended with an exception the IDL
    * declares (the service's answer), was oneway, or was answered by {@link
-   * ServerBuilder#callTimeout} ({@link CallOutcome#TIMED_OUT}). Kept only on a server with
+   * ServerBuilder#handlerTimeout} ({@link CallOutcome#TIMED_OUT}). Kept only on a server with
    * interceptors (the context exists for them).
    *
    * @return the failure, or empty
@@ -339,17 +298,58 @@ public final class ServerCallContext extends AbstractCallContext {
     return Optional.ofNullable(failure);
   }
 
-  /** Records why the call failed, unless a cause closer to it was recorded first. */
-  void failed(Throwable cause) {
-    if (failure == null && cause != null) {
-      failure = cause;
+  /**
+   * What the server's engine ({@code io.thriftnio.core.internal.server}) does to a context beyond
+   * its API, installed in {@link ContextAccess} when this class is initialized.
+   */
+  private static final class EngineAccess implements ContextAccess.ServerContexts {
+    @Override
+    @SuppressWarnings("unchecked") // the servers' connections are CallConnection<SaslIdentity>
+    public Object create(
+        CallConnection<?> connection,
+        long connectionId,
+        long receivedAtNanos,
+        long queuedNanos,
+        String methodName,
+        int seqId,
+        byte messageType,
+        TProtocolFactory protocolFactory,
+        Map<String, String> headers,
+        ByteBuffer arguments) {
+      ServerCallContext context =
+          new ServerCallContext(
+              (CallConnection<SaslIdentity>) connection,
+              connectionId,
+              receivedAtNanos,
+              queuedNanos,
+              methodName,
+              seqId,
+              messageType,
+              protocolFactory,
+              headers);
+      context.arguments = arguments;
+      return context;
     }
-  }
 
-  /** Sets the call's deadline ({@link System#nanoTime()} value). */
-  void deadlineNanos(long nanos) {
-    this.deadlineNanos = nanos;
-    this.hasDeadline = true;
+    @Override
+    public void deadlineNanos(Object context, long nanos) {
+      ServerCallContext c = (ServerCallContext) context;
+      c.deadlineNanos = nanos;
+      c.hasDeadline = true;
+    }
+
+    @Override
+    public void failed(Object context, Throwable cause) {
+      ServerCallContext c = (ServerCallContext) context;
+      if (c.failure == null && cause != null) {
+        c.failure = cause;
+      }
+    }
+
+    @Override
+    public void argumentsRead(Object context) {
+      ((ServerCallContext) context).arguments = null;
+    }
   }
 
   /**
@@ -359,7 +359,13 @@ public final class ServerCallContext extends AbstractCallContext {
    * @return the context, or empty
    */
   public static Optional<ServerCallContext> currentIfAny() {
-    return Optional.ofNullable(ProcessorInvoker.currentContext());
+    return Optional.ofNullable(currentContext());
+  }
+
+  /** The context of the call the current thread runs, or {@code null}. */
+  private static ServerCallContext currentContext() {
+    Supplier<?> call = ContextAccess.serverCall();
+    return call == null ? null : (ServerCallContext) call.get();
   }
 
   /**

@@ -4,6 +4,7 @@ import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.core.util.internal.Checks;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;

@@ -78,8 +78,8 @@ public interface ServerInterceptor {
    * and peer, the interceptors see {@link CallOutcome#UNDECLARED_FAILURE}, and the scopes opened
    * before it are closed first. An exception from {@link CallScope#close()} is logged at WARN and
    * changes nothing. Whether an interceptor overrides this method is decided once, when the server
-   * (its {@link ProcessorInvoker}) is built: a chain in which none does costs nothing more per
-   * call.
+   * (or the handler or filter of a pipeline of your own) is built: a chain in which none does costs
+   * nothing more per call.
    *
    * @param context the call's context
    * @return what to undo when the part ends; {@link CallScope#NONE} for nothing

@@ -6,7 +6,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An asynchronous exchange of Thrift messages over one connection, framed as in {@link Framing}.
+ * An asynchronous exchange of Thrift messages over one connection, framed as Thrift's {@code
+ * TFramedTransport} frames them (a 4-byte big-endian length, then the message).
  *
  * <p>Many calls may be in flight at once (pipelining). Thrift peers answer a connection's requests
  * in order, so responses are matched to requests first-in, first-out. A oneway message gets no

@@ -1,8 +1,7 @@
 /**
- * Transport-neutral building blocks of thrift-nio: the {@linkplain io.thriftnio.core.Framing wire
- * rules} of Thrift's framed transport, frame-bounded {@link
- * org.apache.thrift.transport.TTransport}s, {@linkplain io.thriftnio.core.ProcessorInvoker
- * processor invocation}, the {@linkplain io.thriftnio.core.ThriftServer server contract} with its
+ * Transport-neutral building blocks of thrift-nio: the server call's {@linkplain
+ * io.thriftnio.core.ServerCallContext context} and {@linkplain io.thriftnio.core.ServerInterceptor
+ * interceptors}, the {@linkplain io.thriftnio.core.ThriftServer server contract} with its
  * {@linkplain io.thriftnio.core.ServerBuilder builder base}, and the asynchronous {@linkplain
  * io.thriftnio.core.ThriftChannel client channel} with its {@linkplain
  * io.thriftnio.core.AsyncClients generated-client bridge}.

@@ -7,6 +7,7 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.AdaptiveCallLimit;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import io.thriftnio.core.MiniService.Reply;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

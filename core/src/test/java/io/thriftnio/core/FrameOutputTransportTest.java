@@ -3,7 +3,10 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -37,7 +40,7 @@ class FrameOutputTransportTest {
 
   @Test
   void toFramePatchesTheLengthIntoThePlaceholder() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
     t.write(new byte[] {1, 2, 3}, 0, 3);
     t.write(new byte[] {9, 4, 5, 9}, 1, 2);
     assertThat(t.payloadSize()).isEqualTo(5);
@@ -50,7 +53,7 @@ class FrameOutputTransportTest {
 
   @Test
   void frameOfAProtocolMessageDecodesBack() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration(), 0);
+    FrameOutputTransport t = FrameLength.output(new TConfiguration(), 0);
     TProtocol p = new TBinaryProtocol(t);
     p.writeMessageBegin(new TMessage("get_last_sale", TMessageType.CALL, 7));
     p.writeString("IBM");
@@ -72,7 +75,7 @@ class FrameOutputTransportTest {
 
   @Test
   void growsFromATinyInitialCapacityWithoutLosingBytes() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration(), 1);
+    FrameOutputTransport t = FrameLength.output(new TConfiguration(), 1);
     byte[] big = bytes(100_000, 3);
     for (int off = 0; off < big.length; off += 997) {
       t.write(big, off, Math.min(997, big.length - off));
@@ -86,7 +89,7 @@ class FrameOutputTransportTest {
 
   @Test
   void resetDiscardsThePayloadForReuse() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
     t.write(bytes(1000, 1), 0, 1000);
     t.toFrame();
     t.reset();
@@ -98,7 +101,7 @@ class FrameOutputTransportTest {
 
   @Test
   void exactlyMaxFrameSizeIsAcceptedAndOneMoreByteIsRejected() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(maxFrame(1000), 16);
+    FrameOutputTransport t = FrameLength.output(maxFrame(1000), 16);
     t.write(bytes(999, 0), 0, 999);
     t.write(new byte[] {1}, 0, 1);
     assertThat(t.payloadSize()).isEqualTo(1000);
@@ -117,7 +120,7 @@ class FrameOutputTransportTest {
 
   @Test
   void aSingleWriteAboveTheLimitIsRejectedBeforeGrowing() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(maxFrame(1000));
+    FrameOutputTransport t = FrameLength.output(maxFrame(1000));
     assertThatThrownBy(() -> t.write(new byte[1001], 0, 1001))
         .isInstanceOf(FrameSizeException.class)
         .hasMessageContaining("1001");
@@ -126,7 +129,7 @@ class FrameOutputTransportTest {
 
   @Test
   void protocolWritesBeyondTheLimitFail() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(maxFrame(64));
+    FrameOutputTransport t = FrameLength.output(maxFrame(64));
     TProtocol p = new TBinaryProtocol(t);
     assertThatThrownBy(() -> p.writeBinary(ByteBuffer.wrap(new byte[100])))
         .isInstanceOf(FrameSizeException.class);
@@ -134,18 +137,18 @@ class FrameOutputTransportTest {
 
   @Test
   void isWriteOnlyAndValidatesItsCapacity() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
     assertThat(t.isOpen()).isTrue();
     assertThatThrownBy(() -> t.read(new byte[1], 0, 1)).isInstanceOf(TTransportException.class);
-    assertThatThrownBy(() -> new FrameOutputTransport(new TConfiguration(), -1))
+    assertThatThrownBy(() -> FrameLength.output(new TConfiguration(), -1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("initialCapacity: -1 (expected: >= 0)");
-    assertThat(new FrameOutputTransport(null).getConfiguration()).isNotNull();
+    assertThat(FrameLength.output(null).getConfiguration()).isNotNull();
   }
 
   @Test
   void writesAByteBufferInPlaceAndRenewsItsArrayForTheNextFrame() throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration(), 2);
+    FrameOutputTransport t = FrameLength.output(new TConfiguration(), 2);
     ByteBuffer src = ByteBuffer.wrap(new byte[] {9, 1, 2, 3, 4, 9}, 1, 4);
     assertThat(t.write(src)).isEqualTo(4);
     assertThat(src.position()).as("consumed, as libthrift's default does").isEqualTo(5);

@@ -3,6 +3,8 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,14 +30,13 @@ class FramingTest {
 
   @Test
   void lengthAtTheLimitIsAcceptedAndOneMoreIsRejected() throws Exception {
-    assertThat(Framing.checkLength(1000, 1000, PEER)).isEqualTo(1000);
-    assertThat(Framing.checkLength(1, 1000, null)).isEqualTo(1);
+    assertThat(FrameLength.check(1000, 1000, PEER)).isEqualTo(1000);
+    assertThat(FrameLength.check(1, 1000, null)).isEqualTo(1);
     assertThat(
-            Framing.checkLength(
-                Framing.DEFAULT_MAX_FRAME_SIZE, Framing.DEFAULT_MAX_FRAME_SIZE, PEER))
+            FrameLength.check(Framing.DEFAULT_MAX_FRAME_SIZE, Framing.DEFAULT_MAX_FRAME_SIZE, PEER))
         .isEqualTo(Framing.DEFAULT_MAX_FRAME_SIZE);
 
-    assertThatThrownBy(() -> Framing.checkLength(1001, 1000, PEER))
+    assertThatThrownBy(() -> FrameLength.check(1001, 1000, PEER))
         .isInstanceOfSatisfying(
             FrameSizeException.class,
             e -> {
@@ -50,7 +51,7 @@ class FramingTest {
             });
     assertThatThrownBy(
             () ->
-                Framing.checkLength(
+                FrameLength.check(
                     Framing.DEFAULT_MAX_FRAME_SIZE + 1, Framing.DEFAULT_MAX_FRAME_SIZE, PEER))
         .isInstanceOf(FrameSizeException.class)
         .hasMessageContaining("16384001")
@@ -60,7 +61,7 @@ class FramingTest {
   @ParameterizedTest
   @ValueSource(ints = {0, -1, -16_384_000, Integer.MIN_VALUE})
   void zeroAndNegativeLengthsAreRejected(int length) {
-    assertThatThrownBy(() -> Framing.checkLength(length, 1000, PEER))
+    assertThatThrownBy(() -> FrameLength.check(length, 1000, PEER))
         .isInstanceOfSatisfying(
             FrameSizeException.class,
             e -> {
@@ -159,20 +160,20 @@ class FramingTest {
   @Test
   void rejectedLengthSaysWhatTheBytesLookLike() {
     int max = Framing.DEFAULT_MAX_FRAME_SIZE;
-    assertThatThrownBy(() -> Framing.checkLength(header("GET "), max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(header("GET "), max, PEER))
         .hasMessageContaining(PEER.toString())
         .hasMessageContaining(Integer.toString(header("GET ")))
         .hasMessageContaining("exceeds maxFrameSize " + max)
         .hasMessageContaining("the bytes look like an HTTP request (\"GET\")");
-    assertThatThrownBy(() -> Framing.checkLength(header("POST"), max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(header("POST"), max, PEER))
         .hasMessageContaining("HTTP request (\"POST\")");
-    assertThatThrownBy(() -> Framing.checkLength(header("SSH-"), max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(header("SSH-"), max, PEER))
         .hasMessageContaining("SSH banner");
-    assertThatThrownBy(() -> Framing.checkLength(0x16030100 | 0xAB, max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(0x16030100 | 0xAB, max, PEER))
         .hasMessageContaining("TLS handshake");
-    assertThatThrownBy(() -> Framing.checkLength(header("*1\r\n"), max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(header("*1\r\n"), max, PEER))
         .hasMessageContaining("Redis");
-    assertThatThrownBy(() -> Framing.checkLength(max + 1, max, PEER))
+    assertThatThrownBy(() -> FrameLength.check(max + 1, max, PEER))
         .hasMessageNotContaining("look like");
   }
 }

@@ -1,6 +1,8 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

@@ -1,6 +1,8 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TApplicationException;
@@ -39,7 +41,7 @@ final class MiniService {
   /** Encodes a request message (no length prefix). */
   static ByteBuffer request(TProtocolFactory f, String method, byte type, int seqid, String text)
       throws TException {
-    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    FrameOutputTransport t = FrameLength.output(CONFIG);
     TProtocol p = f.getProtocol(t);
     p.writeMessageBegin(new TMessage(method, type, seqid));
     p.writeStructBegin(new TStruct("args"));

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;

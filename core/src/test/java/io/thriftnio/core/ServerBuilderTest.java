@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.settings.SettingException;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.MiniService.Reply;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,16 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TAsyncProcessor;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TBinaryProtocol;
-import org.apache.thrift.protocol.TField;
-import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.protocol.TStruct;
-import org.apache.thrift.protocol.TType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -281,35 +278,6 @@ class ServerCallContextTest {
                     }));
     invoke(refusing, "echo", 5, "x");
     assertThat(refused).containsExactly(refusal);
-  }
-
-  @Test
-  void theOutcomeOfAReplyIsReadFromItsResultStruct() throws Exception {
-    TConfiguration config = new TConfiguration();
-    assertThat(CallMessages.outcome(reply((short) 0), BINARY, config))
-        .isEqualTo(CallOutcome.SUCCESS);
-    assertThat(CallMessages.outcome(reply((short) -1), BINARY, config))
-        .as("a void method's empty result")
-        .isEqualTo(CallOutcome.SUCCESS);
-    assertThat(CallMessages.outcome(reply((short) 1), BINARY, config))
-        .isEqualTo(CallOutcome.DECLARED_EXCEPTION);
-  }
-
-  /** A reply whose result struct holds field {@code id}, or nothing if {@code id < 0}. */
-  private static ByteBuffer reply(short id) throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(MiniService.CONFIG);
-    TProtocol p = BINARY.getProtocol(t);
-    p.writeMessageBegin(new TMessage("m", TMessageType.REPLY, 1));
-    p.writeStructBegin(new TStruct("result"));
-    if (id >= 0) {
-      p.writeFieldBegin(new TField("f", TType.I32, id));
-      p.writeI32(7);
-      p.writeFieldEnd();
-    }
-    p.writeFieldStop();
-    p.writeStructEnd();
-    p.writeMessageEnd();
-    return t.payload();
   }
 
   @Test

@@ -1,11 +1,11 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.util.internal.Framing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;

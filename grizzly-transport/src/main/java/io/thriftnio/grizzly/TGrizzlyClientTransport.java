@@ -1,7 +1,6 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
 import org.apache.thrift.TConfiguration;
@@ -39,7 +38,7 @@ import org.glassfish.grizzly.Connection;
  * the frame's bytes in place ({@link #getBuffer()}), and the configuration and message-size budget
  * are that transport's.
  */
-public final class TGrizzlyClientTransport extends TEndpointTransport implements CloseAware {
+public final class TGrizzlyClientTransport extends TEndpointTransport {
 
   // Held, not extended: the public class has no internal superclass.
   private final GrizzlyFramedTransport transport;
@@ -164,7 +163,13 @@ public final class TGrizzlyClientTransport extends TEndpointTransport implements
     transport.checkReadBytesAvailable(numBytes);
   }
 
-  @Override
+  /**
+   * Runs {@code action} once when the connection closes, however it closes (the peer's close or
+   * reset is seen on Grizzly's IO thread), on the thread that saw the close; at once on the calling
+   * thread if it is closed already.
+   *
+   * @param action must neither block nor throw
+   */
   public void whenClosed(Runnable action) {
     transport.whenClosed(action);
   }

@@ -1,7 +1,8 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.apache.thrift.TConfiguration;
@@ -63,7 +64,7 @@ final class TGrizzlyServerTransport extends TEndpointTransport {
     super(configuration);
     this.connection = Objects.requireNonNull(connection, "connection");
     this.input = FrameInputTransport.of(getConfiguration(), requestPayload);
-    this.output = new FrameOutputTransport(getConfiguration());
+    this.output = FrameLength.output(getConfiguration());
     resetConsumedMessageSize(-1);
     updateKnownMessageSize(requestPayload.remaining());
   }

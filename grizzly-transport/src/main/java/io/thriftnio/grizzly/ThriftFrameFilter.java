@@ -1,8 +1,8 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
@@ -27,7 +27,9 @@ import org.glassfish.grizzly.filterchain.NextAction;
 
 /**
  * Splits the bytes read from a connection into Thrift frames ({@code TFramedTransport}), following
- * the {@linkplain Framing wire rules}: the Grizzly binding of thrift-nio core's wire decoders.
+ * the wire rules of Thrift's framed transport (a signed 4-byte big-endian length that does not
+ * count itself, then the message; a length of 0 or less, or above {@code maxFrameSize}, closes the
+ * connection): the Grizzly binding of thrift-nio core's wire decoders.
  *
  * <pre>
  * bytes read (any split, any coalescing):
@@ -63,7 +65,7 @@ public final class ThriftFrameFilter extends BaseFilter {
   private final Runnable badFrameListener;
   private final Runnable truncatedFrameListener;
 
-  /** A filter with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
+  /** A filter with libthrift's default limit, 16,384,000 bytes. */
   public ThriftFrameFilter() {
     this(Framing.DEFAULT_MAX_FRAME_SIZE);
   }

@@ -1,13 +1,13 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.Framing;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -96,8 +96,7 @@ public final class ThriftServerFilter extends BaseFilter {
 
   /**
    * A filter that runs {@code processor} for every frame, with {@code TBinaryProtocol}, the
-   * protocol of libthrift's own servers, and frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE}
-   * bytes.
+   * protocol of libthrift's own servers, and frames up to 16,384,000 bytes (libthrift's default).
    *
    * @param processor the processor, e.g. {@code new BenchService.Processor<>(handler)}
    */
@@ -106,8 +105,8 @@ public final class ThriftServerFilter extends BaseFilter {
   }
 
   /**
-   * A filter that runs {@code processor} for every frame, with frames up to {@value
-   * Framing#DEFAULT_MAX_FRAME_SIZE} bytes.
+   * A filter that runs {@code processor} for every frame, with frames up to 16,384,000 bytes
+   * (libthrift's default).
    *
    * @param processor the processor
    * @param protocol the protocol of requests and replies, e.g. {@code new
@@ -137,7 +136,7 @@ public final class ThriftServerFilter extends BaseFilter {
 
   /**
    * A filter that runs an asynchronous {@code processor}, which may complete its calls on any
-   * thread and in any order, with frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes.
+   * thread and in any order, with frames up to 16,384,000 bytes (libthrift's default).
    *
    * @param processor the processor, e.g. {@code new BenchService.AsyncProcessor<>(handler)}
    * @param protocol the protocol of requests and replies

@@ -215,7 +215,7 @@ class GrizzlyThriftServerTest {
                 .bind(ANY_PORT));
     RawConnection c = raw(server);
     byte[] length = new byte[4];
-    io.thriftnio.core.Framing.encodeLength(1025, length, 0);
+    io.thriftnio.core.util.internal.Framing.encodeLength(1025, length, 0);
     c.write(length);
     assertThat(c.awaitClosedBy(WITHIN)).isEmpty();
     assertThat(server.stats().badFrames()).isEqualTo(1);
@@ -693,11 +693,11 @@ class GrizzlyThriftServerTest {
             .add(new ThriftFrameFilter())
             .add(
                 new ThriftServerFilter(
-                    io.thriftnio.core.ProcessorInvoker.ofAsync(
+                    io.thriftnio.core.internal.server.ProcessorInvoker.ofAsync(
                         new BenchService.AsyncProcessor<>(new AsyncBenchHandler()),
                         PROTOCOL,
                         PROTOCOL,
-                        io.thriftnio.core.Framing.DEFAULT_MAX_FRAME_SIZE)))
+                        io.thriftnio.core.util.internal.Framing.DEFAULT_MAX_FRAME_SIZE)))
             .build());
     transport.start();
     InetSocketAddress address = (InetSocketAddress) transport.bind(ANY_PORT).getLocalAddress();

@@ -2,7 +2,7 @@ package io.thriftnio.grizzly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.conformance.RawConnection;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -5,9 +5,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.Envelope;
@@ -23,9 +23,11 @@ import java.util.List;
 import org.apache.thrift.protocol.TProtocolFactory;
 
 /**
- * Splits a byte stream into Thrift messages, following the wire rules of {@link Framing}: the Netty
- * binding of thrift-nio core's wire decoders. Each frame is passed on as a {@link ByteBuf} holding
- * its payload, without the length prefix:
+ * Splits a byte stream into Thrift messages, following the wire rules of Thrift's framed transport
+ * (a signed 4-byte big-endian length that does not count itself, then the message; a length of 0 or
+ * less, or above {@code maxFrameSize}, closes the connection): the Netty binding of thrift-nio
+ * core's wire decoders. Each frame is passed on as a {@link ByteBuf} holding its payload, without
+ * the length prefix:
  *
  * <pre>
  * BEFORE DECODE (14 bytes, in any number of reads)      AFTER DECODE (2 frames)
@@ -102,8 +104,8 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
-   * A server's decoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE}
-   * bytes, that does not read the headers of oversize frames.
+   * A server's decoder with libthrift's default limit, 16,384,000 bytes, that does not read the
+   * headers of oversize frames.
    */
   public static ThriftFrameDecoder server() {
     return server(Framing.DEFAULT_MAX_FRAME_SIZE, null);

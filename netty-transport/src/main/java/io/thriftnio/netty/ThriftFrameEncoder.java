@@ -6,7 +6,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.MessageToMessageEncoder;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.Framing;
 import java.util.List;
 
 /**
@@ -33,7 +34,7 @@ public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
 
   private final int maxFrameSize;
 
-  /** An encoder with libthrift's default limit, {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. */
+  /** An encoder with libthrift's default limit, 16,384,000 bytes. */
   public ThriftFrameEncoder() {
     this(Framing.DEFAULT_MAX_FRAME_SIZE);
   }
@@ -74,7 +75,7 @@ public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
   protected void encode(ChannelHandlerContext ctx, ByteBuf payload, List<Object> out)
       throws FrameSizeException {
     int length =
-        Framing.checkLength(payload.readableBytes(), maxFrameSize, ctx.channel().remoteAddress());
+        FrameLength.check(payload.readableBytes(), maxFrameSize, ctx.channel().remoteAddress());
     out.add(ctx.alloc().buffer(Framing.HEADER_SIZE).writeInt(length));
     out.add(payload.retain());
   }

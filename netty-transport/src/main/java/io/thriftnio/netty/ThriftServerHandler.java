@@ -7,16 +7,16 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
@@ -127,8 +127,8 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   /**
    * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
    * ThriftFrameEncoder}: runs {@code processor} on the event loop, reading and writing {@code
-   * protocol}, with frames up to {@value Framing#DEFAULT_MAX_FRAME_SIZE} bytes. No idle or frame
-   * timeout (add Netty's {@code IdleStateHandler} if needed). At most {@value
+   * protocol}, with frames up to 16,384,000 bytes (libthrift's default). No idle or frame timeout
+   * (add Netty's {@code IdleStateHandler} if needed). At most {@value
    * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
    *
    * @param processor the processor, e.g. {@code new BenchService.Processor<>(handler)}

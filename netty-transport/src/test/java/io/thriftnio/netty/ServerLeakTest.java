@@ -77,7 +77,7 @@ class ServerLeakTest {
       // Bad input of every kind, each on its own connection.
       byte[] garbage = new byte[20];
       Arrays.fill(garbage, (byte) 0xEE);
-      io.thriftnio.core.Framing.encodeLength(16, garbage, 0);
+      io.thriftnio.core.util.internal.Framing.encodeLength(16, garbage, 0);
       byte[] oversize = frame("echo", 1, new BenchService.echo_args(Payloads.of(70 * 1024, 1)));
       for (byte[] bad :
           new byte[][] {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.gen.BenchService;
 import java.nio.ByteBuffer;

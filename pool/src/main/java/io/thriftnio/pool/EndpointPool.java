@@ -57,9 +57,9 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     void close(T connection);
 
     /**
-     * Runs {@code action} once when {@code connection} closes, if the transport can tell (see
-     * {@link io.thriftnio.core.CloseAware}); at once if it is closed already. The default does
-     * nothing: such a connection is found closed when validated.
+     * Runs {@code action} once when {@code connection} closes, if the transport can tell (this
+     * library's TLS transports can); at once if it is closed already. The default does nothing:
+     * such a connection is found closed when validated.
      */
     default void whenClosed(T connection, Runnable action) {}
   }

@@ -1,9 +1,9 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CloseAware;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.core.internal.client.InterceptedConnection;
+import io.thriftnio.core.util.internal.CloseAware;
 import io.thriftnio.core.util.internal.ReplyChecks;
 import java.net.InetSocketAddress;
 import java.util.function.Function;

@@ -44,9 +44,9 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * written, except through {@link #iface} for a method declared {@link
  * PoolBuilder#idempotent(String...) idempotent}: once, on another endpoint, within the same budget.
  *
- * <p>An idle connection the peer closed leaves at once when its transport reports it ({@link
- * io.thriftnio.core.CloseAware}, this library's TLS transports); otherwise it is found at the next
- * borrow ({@link PoolBuilder#testOnBorrow(boolean)}) or by the evictor.
+ * <p>An idle connection the peer closed leaves at once when its transport reports it (this
+ * library's TLS transports over Netty and Grizzly do); otherwise it is found at the next borrow
+ * ({@link PoolBuilder#testOnBorrow(boolean)}) or by the evictor.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  *

@@ -2,8 +2,9 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.testkit.gen.BenchService;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -73,12 +74,12 @@ class MultiplexedPoolHeaderTest {
   @Test
   void aLargeExchangeIsNotCopiedToReadItsHeaders() throws Exception {
     int size = 16 * 1024 * 1024;
-    FrameOutputTransport requestOut = new FrameOutputTransport(LARGE, size + 64);
+    FrameOutputTransport requestOut = FrameLength.output(LARGE, size + 64);
     TProtocol requestProtocol = new TBinaryProtocol(requestOut);
     new BenchService.Client(requestProtocol, requestProtocol).send_echo(ByteBuffer.allocate(size));
     ByteBuffer request = requestOut.payload();
 
-    FrameOutputTransport replyOut = new FrameOutputTransport(LARGE, size + 64);
+    FrameOutputTransport replyOut = FrameLength.output(LARGE, size + 64);
     TProtocol replyProtocol = new TBinaryProtocol(replyOut);
     replyProtocol.writeMessageBegin(new TMessage("echo", TMessageType.REPLY, 1));
     replyProtocol.writeBinary(ByteBuffer.allocate(size)); // the rest is never read by the pool

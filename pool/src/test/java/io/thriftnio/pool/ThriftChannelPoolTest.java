@@ -4,8 +4,9 @@ import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.FrameOutputTransport;
 import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
@@ -324,7 +325,7 @@ class ThriftChannelPoolTest {
 
   /** A {@code fired()} request, encoded as the generated client does. */
   private static ByteBuffer firedRequest() throws Exception {
-    FrameOutputTransport out = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport out = FrameLength.output(new TConfiguration());
     TProtocol protocol = new TBinaryProtocol(out);
     new BenchService.Client(protocol, protocol).send_fired();
     return out.payload();

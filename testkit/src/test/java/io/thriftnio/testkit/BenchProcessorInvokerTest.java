@@ -3,8 +3,8 @@ package io.thriftnio.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.Framing;
-import io.thriftnio.core.ProcessorInvoker;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;

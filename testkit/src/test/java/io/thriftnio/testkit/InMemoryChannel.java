@@ -1,8 +1,8 @@
 package io.thriftnio.testkit;
 
-import io.thriftnio.core.Framing;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.apache.thrift.protocol.TProtocolFactory;

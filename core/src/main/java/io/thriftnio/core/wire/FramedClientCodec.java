@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;

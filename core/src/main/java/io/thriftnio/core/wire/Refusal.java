@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 import org.apache.thrift.protocol.TMessage;
 
 /**
- * Why a decoder stopped reading a connection for good ({@link Decoded#REFUSED}): the bytes break
+ * Why a decoder stopped reading a connection for good ({@link WireEvent#REFUSED}): the bytes break
  * their wire kind's rules or a limit, or match no kind the server accepts. Nothing after them is
  * read. Immutable.
  *

@@ -1,8 +1,8 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.sasl.SaslNegotiationException;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.SocketAddress;
 import javax.security.sasl.SaslException;
 import org.apache.thrift.transport.TTransportException;

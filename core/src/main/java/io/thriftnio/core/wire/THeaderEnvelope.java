@@ -1,6 +1,6 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import org.apache.thrift.protocol.TBinaryProtocol;

@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;

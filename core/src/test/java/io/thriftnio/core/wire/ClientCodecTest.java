@@ -3,9 +3,9 @@ package io.thriftnio.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package io.thriftnio.core.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.Payloads;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;

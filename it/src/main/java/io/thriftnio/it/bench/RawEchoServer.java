@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.Framing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;

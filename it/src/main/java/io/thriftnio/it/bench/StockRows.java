@@ -1,9 +1,9 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.tls.ClientTls;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.apache.thrift.TConfiguration;

@@ -160,7 +160,9 @@ class DrainUnderLoadTest {
       case ASYNC:
         {
           ThriftAsyncClientPool<BenchService.AsyncClient> pool =
-              config(ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new).endpoints(a, b))
+              config(
+                      ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+                          .endpoints(a, b))
                   .build();
           BenchService.FutureIface bench = pool.futureIface(BenchService.FutureIface.class);
           return new Caller() {

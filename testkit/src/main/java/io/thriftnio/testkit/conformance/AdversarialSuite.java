@@ -4,11 +4,11 @@ import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;

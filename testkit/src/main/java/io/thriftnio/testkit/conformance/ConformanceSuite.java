@@ -374,7 +374,7 @@ public abstract class ConformanceSuite {
 
   static Stream<Arguments> badInputs() {
     byte[] garbage = new byte[20];
-    io.thriftnio.core.Framing.encodeLength(16, garbage, 0);
+    io.thriftnio.core.util.internal.Framing.encodeLength(16, garbage, 0);
     for (int i = 4; i < garbage.length; i++) {
       garbage[i] = (byte) 0xEE;
     }

@@ -1,8 +1,9 @@
 package io.thriftnio.testkit.conformance;
 
-import io.thriftnio.core.FrameOutputTransport;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.memory.InMemoryThriftServer;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -195,7 +196,7 @@ public final class RawConnection implements AutoCloseable {
   public static byte[] encodeCall(
       TProtocolFactory protocol, String method, byte type, int seqid, TBase<?, ?> args)
       throws TException {
-    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    FrameOutputTransport t = FrameLength.output(CONFIG);
     TProtocol p = protocol.getProtocol(t);
     p.writeMessageBegin(new TMessage(method, type, seqid));
     args.write(p);

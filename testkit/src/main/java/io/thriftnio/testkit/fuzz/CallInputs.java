@@ -1,7 +1,8 @@
 package io.thriftnio.testkit.fuzz;
 
-import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.ByteArrayOutputStream;
@@ -67,7 +68,7 @@ public final class CallInputs {
           }
           int length = maxFrameSize + 1 + random.nextInt(1000);
           byte[] header = new byte[4];
-          io.thriftnio.core.Framing.encodeLength(length, header, 0);
+          io.thriftnio.core.util.internal.Framing.encodeLength(length, header, 0);
           return new FrameInputs.Stream(
               "length " + length + " over the limit, then a call", concat(header, call));
         }
@@ -150,7 +151,7 @@ public final class CallInputs {
   static byte[] retyped(byte[] call, byte type, TProtocolFactory protocol) throws TException {
     FrameInputTransport source = FrameInputTransport.of(CONFIG, ByteBuffer.wrap(call));
     TMessage header = protocol.getProtocol(source).readMessageBegin();
-    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    FrameOutputTransport t = FrameLength.output(CONFIG);
     protocol.getProtocol(t).writeMessageBegin(new TMessage(header.name, type, header.seqid));
     ByteBuffer h = t.payload();
     int consumed = call.length - source.remaining();
@@ -166,7 +167,7 @@ public final class CallInputs {
       throws TException {
     String method = METHODS.get(random.nextInt(METHODS.size()));
     byte type = method.equals("fire") ? TMessageType.ONEWAY : TMessageType.CALL;
-    FrameOutputTransport t = new FrameOutputTransport(CONFIG);
+    FrameOutputTransport t = FrameLength.output(CONFIG);
     TProtocol p = protocol.getProtocol(t);
     p.writeMessageBegin(new TMessage(method, type, random.nextInt(100)));
     ByteBuffer header = t.payload();

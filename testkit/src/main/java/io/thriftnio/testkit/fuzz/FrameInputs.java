@@ -1,6 +1,6 @@
 package io.thriftnio.testkit.fuzz;
 
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.util.internal.Framing;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;

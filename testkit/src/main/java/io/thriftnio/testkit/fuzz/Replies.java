@@ -1,7 +1,7 @@
 package io.thriftnio.testkit.fuzz;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.gen.BenchService;
 import java.nio.ByteBuffer;
 import java.util.Map;

@@ -2,9 +2,9 @@ package io.thriftnio.testkit.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.conformance.THeaderFrames;
 import io.thriftnio.testkit.gen.BenchService;

@@ -1,11 +1,11 @@
 package io.thriftnio.testkit.memory;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ConnectionHandle;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
+import io.thriftnio.core.util.internal.Framing;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

@@ -3,9 +3,10 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.FrameOutputTransport;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
@@ -248,7 +249,7 @@ class StockInteropTest {
 
   private static byte[] message(TProtocolFactory protocol, TMessage header, Body body)
       throws Exception {
-    FrameOutputTransport t = new FrameOutputTransport(new TConfiguration());
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
     TProtocol p = protocol.getProtocol(t);
     p.writeMessageBegin(header);
     body.write(p);

@@ -1,7 +1,8 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -192,7 +193,7 @@ public final class DeadlineSocket extends TSocket {
       return;
     }
     try {
-      Framing.checkLength(Framing.decodeLength(replyLength, 0), maxFrameSize, peer);
+      FrameLength.check(Framing.decodeLength(replyLength, 0), maxFrameSize, peer);
     } catch (FrameSizeException e) {
       close(); // the rest of the frame is never read
       throw ClientErrors.connectionFailed(peer, e);

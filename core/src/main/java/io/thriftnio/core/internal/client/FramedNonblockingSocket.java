@@ -2,7 +2,8 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,7 +21,7 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <p>libthrift's {@code TAsyncMethodCall} reads a reply's four length bytes, checks them against
  * its own configuration's limit, then allocates the frame. This socket reads the length bytes
- * itself and hands them to the call only once {@link Framing#checkLength} accepted them against
+ * itself and hands them to the call only once {@link FrameLength#check} accepted them against
  * {@code maxFrameSize}: a reply over the limit fails its call with the library's {@link
  * FrameSizeException} (as {@link ClientErrors#connectionFailed}), before any allocation, and the
  * connection closes.
@@ -102,7 +103,7 @@ public final class FramedNonblockingSocket extends TNonblockingSocket implements
       }
       int length = Framing.decodeLength(lengthBytes, 0);
       try {
-        Framing.checkLength(length, maxFrameSize, address);
+        FrameLength.check(length, maxFrameSize, address);
       } catch (FrameSizeException e) {
         closeNow();
         throw ClientErrors.connectionFailed(address, e);

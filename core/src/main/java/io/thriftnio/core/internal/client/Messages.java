@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -27,7 +27,7 @@ final class Messages {
           request.remaining(), maxFrameSize, peer, header != null ? header.name : null);
     }
     try {
-      Framing.checkLength(request.remaining(), maxFrameSize, peer);
+      FrameLength.check(request.remaining(), maxFrameSize, peer);
       return null;
     } catch (FrameSizeException e) {
       return e; // empty

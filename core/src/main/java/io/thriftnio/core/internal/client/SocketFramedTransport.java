@@ -2,8 +2,9 @@ package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import java.io.BufferedInputStream;
@@ -163,7 +164,7 @@ public final class SocketFramedTransport extends FramedClientTransport {
       }
       int length = Framing.decodeLength(lengthBytes, 0);
       try {
-        Framing.checkLength(length, maxFrameSize, address);
+        FrameLength.check(length, maxFrameSize, address);
       } catch (FrameSizeException e) {
         close();
         throw ClientErrors.connectionFailed(address, e);

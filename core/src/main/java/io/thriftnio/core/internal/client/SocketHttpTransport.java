@@ -1,8 +1,8 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.Framing;
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;

@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;

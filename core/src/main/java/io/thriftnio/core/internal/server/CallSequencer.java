@@ -2,7 +2,6 @@ package io.thriftnio.core.internal.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;

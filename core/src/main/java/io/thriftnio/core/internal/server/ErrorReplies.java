@@ -1,7 +1,8 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TConfiguration;
@@ -55,7 +56,7 @@ public final class ErrorReplies {
       return null;
     }
     try {
-      FrameOutputTransport frame = new FrameOutputTransport(configuration(maxFrameSize));
+      FrameOutputTransport frame = FrameLength.output(configuration(maxFrameSize));
       TProtocol out = output.getProtocol(frame);
       out.writeMessageBegin(new TMessage(request.name, TMessageType.EXCEPTION, request.seqid));
       new TApplicationException(type, message).write(out);

@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.NotRun;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallSequencer.Call;
 import io.thriftnio.core.util.internal.ClientTimeouts;

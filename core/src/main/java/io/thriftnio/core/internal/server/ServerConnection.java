@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallConnection;
+import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.util.internal.CallConnection;
 import java.nio.ByteBuffer;
 
 /**
@@ -15,7 +16,7 @@ import java.nio.ByteBuffer;
  * #release} and {@link #resumeReading} may be called on any thread. None is called while the
  * sequencer holds its lock.
  */
-public interface ServerConnection extends CallConnection {
+public interface ServerConnection extends CallConnection<SaslIdentity> {
 
   /**
    * Queues one reply for sending, as its envelope made it ({@link

@@ -2,7 +2,6 @@ package io.thriftnio.core.internal.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.IoStrategy;
-import io.thriftnio.core.ProcessorInvoker;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;

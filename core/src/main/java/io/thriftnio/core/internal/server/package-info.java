@@ -13,7 +13,7 @@
  * {@code WORKER} one task per request, so one connection's pipelined calls run in parallel), the
  * order of replies, the per-connection in-flight limit, overload refusals, what a bad request or a
  * refused frame gets, the drain, and what is counted, from {@link
- * io.thriftnio.core.ProcessorInvoker}'s own outcome.
+ * io.thriftnio.core.internal.server.ProcessorInvoker}'s own outcome.
  *
  * <pre>
  *  adapter: bytes -&gt; one request message --onRequest--&gt; CallSequencer --dispatch--&gt; invoker
@@ -60,6 +60,12 @@
  * requests, the ordered writer, the deadlines) is one state machine in {@link
  * io.thriftnio.core.internal.server.CallSequencer}, guarded by a lock private to it
  * ({@code @GuardedBy}); nothing outside that class runs while it is held.
+ *
+ * <p>The invoker: {@link io.thriftnio.core.internal.server.ProcessorInvoker} runs a processor for
+ * one request, with its interceptors ({@code ServerInterception}) and its call's phases ({@code
+ * InvokerCall}); it creates the call's {@code ServerCallContext} and makes it current through
+ * {@link io.thriftnio.core.util.internal.ContextAccess}, the route to what the API class keeps out
+ * of its API.
  *
  * <p>Shared helpers: {@link io.thriftnio.core.internal.server.Refusals} answers every call the
  * server ends itself (overload, timeout, not run, unreadable header) by one rule: a two-way call is

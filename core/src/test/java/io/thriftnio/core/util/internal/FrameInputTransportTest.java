@@ -3,7 +3,7 @@ package io.thriftnio.core.util.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.FrameOutputTransport;
+import io.thriftnio.core.internal.FrameLength;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import org.apache.thrift.TConfiguration;
@@ -40,7 +40,7 @@ class FrameInputTransportTest {
 
   /** Writes with {@code factory} into a byte array (no length prefix). */
   static byte[] encode(TProtocolFactory factory, ThrowingWriter writer) throws Exception {
-    FrameOutputTransport out = new FrameOutputTransport(CONFIG);
+    FrameOutputTransport out = FrameLength.output(CONFIG);
     writer.write(factory.getProtocol(out));
     ByteBuffer payload = out.payload();
     byte[] bytes = new byte[payload.remaining()];

@@ -1,5 +1,6 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CallScope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;

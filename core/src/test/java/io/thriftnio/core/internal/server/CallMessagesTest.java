@@ -1,8 +1,11 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.stream.Stream;
@@ -20,6 +23,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.protocol.TStruct;
 import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TMemoryBuffer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -129,5 +133,34 @@ class CallMessagesTest {
                 f,
                 CONFIG))
         .isEqualTo(CallOutcome.APPLICATION_EXCEPTION);
+  }
+
+  @Test
+  void theOutcomeOfAReplyIsReadFromItsResultStruct() throws Exception {
+    TConfiguration config = new TConfiguration();
+    assertThat(CallMessages.outcome(reply((short) 0), new TBinaryProtocol.Factory(), config))
+        .isEqualTo(CallOutcome.SUCCESS);
+    assertThat(CallMessages.outcome(reply((short) -1), new TBinaryProtocol.Factory(), config))
+        .as("a void method's empty result")
+        .isEqualTo(CallOutcome.SUCCESS);
+    assertThat(CallMessages.outcome(reply((short) 1), new TBinaryProtocol.Factory(), config))
+        .isEqualTo(CallOutcome.DECLARED_EXCEPTION);
+  }
+
+  /** A reply whose result struct holds field {@code id}, or nothing if {@code id < 0}. */
+  private static ByteBuffer reply(short id) throws Exception {
+    FrameOutputTransport t = FrameLength.output(new TConfiguration());
+    TProtocol p = new TBinaryProtocol.Factory().getProtocol(t);
+    p.writeMessageBegin(new TMessage("m", TMessageType.REPLY, 1));
+    p.writeStructBegin(new TStruct("result"));
+    if (id >= 0) {
+      p.writeFieldBegin(new TField("f", TType.I32, id));
+      p.writeI32(7);
+      p.writeFieldEnd();
+    }
+    p.writeFieldStop();
+    p.writeStructEnd();
+    p.writeMessageEnd();
+    return t.payload();
   }
 }

@@ -1,5 +1,9 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.CallScope;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

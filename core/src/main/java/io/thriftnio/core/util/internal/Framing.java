@@ -1,7 +1,6 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import io.thriftnio.core.settings.SettingException;
-import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
 
 /**
@@ -23,11 +22,15 @@ import org.apache.thrift.TConfiguration;
  * <ul>
  *   <li>The length is a <em>signed</em> 32-bit big-endian integer that does not count itself.
  *   <li>{@code length <= 0} or {@code length > maxFrameSize} is a corrupt or hostile peer: the
- *       decoder rejects it before allocating anything ({@link #checkLength}) and the connection is
- *       closed. An empty frame carries no message, so it is never valid.
+ *       decoder rejects it before allocating anything ({@code
+ *       io.thriftnio.core.internal.FrameLength#check}) and the connection is closed. An empty frame
+ *       carries no message, so it is never valid.
  *   <li>The default limit is {@link #DEFAULT_MAX_FRAME_SIZE}, libthrift's own default, which every
  *       Thrift implementation shares. It is configurable and never silently raised or lowered.
  * </ul>
+ *
+ * <p>Not an API: the user-facing settings ({@code maxFrameSize} on the server and client builders)
+ * say the same rules in their own javadoc.
  */
 public final class Framing {
 
@@ -41,23 +44,6 @@ public final class Framing {
   public static final int DEFAULT_MAX_FRAME_SIZE = TConfiguration.DEFAULT_MAX_FRAME_SIZE;
 
   private Framing() {}
-
-  /**
-   * Checks a decoded frame length against the limit.
-   *
-   * @param length the signed length read from the wire
-   * @param maxFrameSize the largest payload accepted, in bytes
-   * @param peer the remote address for the error message, or {@code null} if unknown
-   * @return {@code length}, when it is within {@code 1..maxFrameSize}
-   * @throws FrameSizeException if {@code length <= 0} or {@code length > maxFrameSize}
-   */
-  public static int checkLength(int length, int maxFrameSize, SocketAddress peer)
-      throws FrameSizeException {
-    if (length <= 0 || length > maxFrameSize) {
-      throw new FrameSizeException(length, maxFrameSize, peer);
-    }
-    return length;
-  }
 
   /**
    * Validates a configured frame size limit.

@@ -1,18 +1,18 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
-import io.thriftnio.core.sasl.SaslIdentity;
 import java.net.SocketAddress;
 import javax.net.ssl.SSLSession;
 
 /**
- * The connection a server call arrived on, as {@link ServerCallContext} reads it: its addresses and
- * its TLS session. The servers' connections implement it; a user who runs a {@link
- * ProcessorInvoker} in a pipeline or filter chain of their own may implement it for {@link
- * ProcessorInvoker.Completion#connection()}, so that handlers see the caller's addresses.
+ * The connection a server call arrived on, as {@code ServerCallContext} reads it: its addresses,
+ * its TLS session and its SASL identity. The servers' connections implement it. Not an API.
  *
  * <p>Methods may be called on any thread, and only by a call that asks.
+ *
+ * @param <I> the SASL identity's type, {@code io.thriftnio.core.sasl.SaslIdentity} (named by the
+ *     implementations: this package names no type of the library's API)
  */
-public interface CallConnection {
+public interface CallConnection<I> {
 
   /** The peer's address, for log lines and the call context; {@code null} if unknown. */
   SocketAddress remoteAddress();
@@ -36,7 +36,7 @@ public interface CallConnection {
    * Who the connection authenticated as by SASL, once its negotiation completed, for the call
    * context. Default: {@code null}, not a SASL connection.
    */
-  default SaslIdentity saslIdentity() {
+  default I saslIdentity() {
     return null;
   }
 }

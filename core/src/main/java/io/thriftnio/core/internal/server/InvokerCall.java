@@ -1,11 +1,22 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.CallScope;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.util.internal.CallConnection;
 import io.thriftnio.core.util.internal.ClientTimeouts;
+import io.thriftnio.core.util.internal.ContextAccess;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.core.util.internal.ProtocolBytes;
+import java.lang.invoke.MethodHandles;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
@@ -34,9 +45,12 @@ import org.apache.thrift.transport.TTransportException;
  *     +-------------------------------------&gt; FINISHED
  * </pre>
  */
-final class InvokerCall implements Runnable {
+final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
   private static final AtomicIntegerFieldUpdater<InvokerCall> PHASE =
       AtomicIntegerFieldUpdater.newUpdater(InvokerCall.class, "phase");
+
+  /** What the contexts keep out of their API; installed when ServerCallContext is initialized. */
+  private static final ContextAccess.ServerContexts CONTEXTS = contexts();
 
   private static final int STARTING = 0;
   private static final int RUNNING = 1;
@@ -59,6 +73,15 @@ final class InvokerCall implements Runnable {
   /** Created when first asked for, by the call's thread while it runs. */
   private ServerCallContext context;
 
+  // Interceptor bookkeeping: written by the thread that starts the call, read by the one that
+  // completes it (the handler's callback hands the call over), or by the call timeout's timer once
+  // the phase says every beforeCall has returned.
+  /** Interceptors whose {@code beforeCall} returned: they see the outcome. */
+  private int entered;
+
+  /** {@link System#nanoTime()} before the first {@code beforeCall}. */
+  private long startNanos;
+
   InvokerCall(
       ProcessorInvoker invoker,
       ByteBuffer payload,
@@ -72,6 +95,31 @@ final class InvokerCall implements Runnable {
     this.in = codec.in;
     this.out = codec.out;
     codec.input.reset(payload);
+  }
+
+  private static ContextAccess.ServerContexts contexts() {
+    try {
+      MethodHandles.lookup().ensureInitialized(ServerCallContext.class);
+    } catch (IllegalAccessException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+    return ContextAccess.serverContexts();
+  }
+
+  /** The current thread's server call, or {@code null}. */
+  static Supplier<?> current() {
+    return ContextAccess.serverCall();
+  }
+
+  /** Makes {@code call} the current thread's server call; {@code null} for none. */
+  static void makeCurrent(Supplier<?> call) {
+    ContextAccess.serverCall(call);
+  }
+
+  /** This call's context, created on the first request: {@link ServerCallContext#current()}. */
+  @Override
+  public ServerCallContext get() {
+    return context();
   }
 
   /** The protocol reading the request. */
@@ -102,7 +150,8 @@ final class InvokerCall implements Runnable {
       if (entered()) {
         if (failed) {
           // The processor answered a failure itself: the handler's exception stayed inside it.
-          context.failed(
+          CONTEXTS.failed(
+              context,
               CallMessages.applicationException(
                   output.payload(), invoker.outputProtocolFactory, invoker.configuration));
         }
@@ -188,22 +237,48 @@ final class InvokerCall implements Runnable {
 
   /** Whether invoker.interceptors have run {@code beforeCall} and must see the outcome. */
   private boolean entered() {
-    ServerCallContext c = context;
-    return c != null && c.entered > 0;
+    return context != null && entered > 0;
   }
 
   /** This call's context, created on the first request. */
   ServerCallContext context() {
     ServerCallContext c = context;
     if (c == null) {
-      c = ServerCallContext.forCall(payload, invoker, completion, (byte) requestType);
+      c = newContext();
       long timeout = timeoutNanos(false); // read again, not kept: no field on framed calls
       if (timeout != 0) {
-        c.deadlineNanos(completion.receivedAtNanos() + timeout);
+        CONTEXTS.deadlineNanos(c, completion.receivedAtNanos() + timeout);
       }
       context = c;
     }
     return c;
+  }
+
+  /** A context for this call: its header read here, if it can be. */
+  private ServerCallContext newContext() {
+    String name = "";
+    int seqId = 0;
+    try {
+      TMessage header =
+          CallMessages.read(payload, invoker.inputProtocolFactory, invoker.configuration);
+      name = header.name;
+      seqId = header.seqid;
+    } catch (TException | RuntimeException unreadable) {
+      // Asked before the processor read the header, which then fails the call; no handler runs,
+      // and nobody sees the empty name but an interceptor's afterCall.
+    }
+    return (ServerCallContext)
+        CONTEXTS.create(
+            completion.connection(),
+            completion.connectionId(),
+            completion.receivedAtNanos(),
+            completion.queuedNanos(),
+            name,
+            seqId,
+            (byte) requestType,
+            invoker.inputProtocolFactory,
+            completion.requestHeaders(),
+            payload);
   }
 
   /**
@@ -213,13 +288,13 @@ final class InvokerCall implements Runnable {
    */
   boolean intercept() {
     ServerCallContext c = context();
-    c.startNanos = System.nanoTime();
-    InvokerCall outer = ProcessorInvoker.CURRENT.get();
-    ProcessorInvoker.CURRENT.set(this);
+    startNanos = System.nanoTime();
+    Supplier<?> outer = current();
+    makeCurrent(this);
     try {
       for (ServerInterceptor interceptor : invoker.interceptors) {
         interceptor.beforeCall(c);
-        c.entered++;
+        entered++;
       }
       if (PHASE.compareAndSet(this, STARTING, RUNNING)) {
         return true;
@@ -230,11 +305,11 @@ final class InvokerCall implements Runnable {
       answer(refusal, CallOutcome.REFUSED);
       return false;
     } catch (Throwable t) {
-      failedBy(invoker.interceptors[c.entered], "before", t);
+      failedBy(invoker.interceptors[entered], "before", t);
       return false;
     } finally {
-      c.argumentsRead();
-      ProcessorInvoker.CURRENT.set(outer);
+      CONTEXTS.argumentsRead(c);
+      makeCurrent(outer);
     }
   }
 
@@ -246,7 +321,7 @@ final class InvokerCall implements Runnable {
   private void failedBy(ServerInterceptor interceptor, String phase, Throwable t) {
     ServerCallContext c = context();
     ServerInterception.warnFailed(interceptor, phase, c, t);
-    c.failed(t);
+    CONTEXTS.failed(c, t);
     String message = "Internal error processing " + c.methodName();
     answer(
         new TApplicationException(TApplicationException.INTERNAL_ERROR, message),
@@ -284,7 +359,7 @@ final class InvokerCall implements Runnable {
    * method, where the scopes are open (the method runs with this call current: CallRunner).
    */
   CallScope[] completionScopes() {
-    return ProcessorInvoker.CURRENT.get() == this ? ServerInterception.NONE : openScopes();
+    return current() == this ? ServerInterception.NONE : openScopes();
   }
 
   /**
@@ -303,7 +378,7 @@ final class InvokerCall implements Runnable {
       return;
     }
     if (entered()) {
-      context.failed(failure);
+      CONTEXTS.failed(context, failure);
       afterCall(outcome);
     }
     if (isOnewayRequest()) {
@@ -339,11 +414,10 @@ final class InvokerCall implements Runnable {
 
   /** Runs {@code afterCall} of the invoker.interceptors that were entered, last first. */
   private void afterCall(CallOutcome outcome) {
-    ServerCallContext c = context;
-    long nanos = System.nanoTime() - c.startNanos;
-    int entered = c.entered;
-    c.entered = 0;
-    ServerInterception.afterCall(invoker.interceptors, entered, c, outcome, nanos);
+    long nanos = System.nanoTime() - startNanos;
+    int ran = entered;
+    entered = 0;
+    ServerInterception.afterCall(invoker.interceptors, ran, context, outcome, nanos);
   }
 
   // libthrift's processors answer an undeclared handler exception themselves, with an
@@ -377,7 +451,7 @@ final class InvokerCall implements Runnable {
     } catch (Throwable unreadable) {
       unreadable.addSuppressed(cause);
       if (entered()) {
-        context.failed(cause);
+        CONTEXTS.failed(context, cause);
         afterCall(CallOutcome.UNDECLARED_FAILURE);
       }
       completion.unreadable(unreadable);
@@ -389,7 +463,8 @@ final class InvokerCall implements Runnable {
     if (entered()) {
       // The handler's Error or the processor's own exception; for a malformed request, the
       // PROTOCOL_ERROR the caller is sent.
-      context.failed(failure.getType() == TApplicationException.INTERNAL_ERROR ? cause : failure);
+      CONTEXTS.failed(
+          context, failure.getType() == TApplicationException.INTERNAL_ERROR ? cause : failure);
       afterCall(
           failure.getType() == TApplicationException.INTERNAL_ERROR
               ? CallOutcome.UNDECLARED_FAILURE
@@ -443,7 +518,7 @@ final class InvokerCall implements Runnable {
             + ", this server reads "
             + invoker.protocolName
             + " (ServerBuilder.protocol)";
-    CallConnection connection = completion.connection();
+    CallConnection<?> connection = completion.connection();
     SocketAddress peer = connection == null ? null : connection.remoteAddress();
     if (invoker.protocolHints.first(peer)) {
       ProcessorInvoker.log.info(
@@ -459,7 +534,7 @@ final class InvokerCall implements Runnable {
         new TApplicationException(
             TApplicationException.PROTOCOL_ERROR, "request " + request.name + " refused: " + what);
     if (entered()) {
-      context.failed(failure);
+      CONTEXTS.failed(context, failure);
       afterCall(CallOutcome.APPLICATION_EXCEPTION);
     }
     if (request.type == TMessageType.ONEWAY) {

@@ -1,7 +1,14 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.CallScope;
+import io.thriftnio.core.NotRun;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerInterceptor;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TMessageType;
@@ -32,20 +39,20 @@ final class CallRunner {
     if (!admitted(invoker, call) || pastDeadline(call)) {
       return true; // a refusal wrote its whole reply, and never read the request
     }
-    InvokerCall outer = ProcessorInvoker.CURRENT.get();
-    ProcessorInvoker.CURRENT.set(call);
+    Supplier<?> outer = InvokerCall.current();
+    InvokerCall.makeCurrent(call);
     CallScope[] scopes = call.openScopes();
     if (scopes == null) {
-      ProcessorInvoker.CURRENT.set(outer);
+      InvokerCall.makeCurrent(outer);
       return true; // an attach threw: answered like a refusal
     }
     try {
       processor.process(call.in, call.out);
-      ProcessorInvoker.CURRENT.set(outer);
+      InvokerCall.makeCurrent(outer);
       call.complete();
       return true;
     } catch (Throwable t) {
-      ProcessorInvoker.CURRENT.set(outer);
+      InvokerCall.makeCurrent(outer);
       call.fail(t);
       return false;
     } finally {
@@ -59,8 +66,8 @@ final class CallRunner {
     if (!isCallOrOneway(invoker, payload, call) || !admitted(invoker, call) || pastDeadline(call)) {
       return;
     }
-    InvokerCall outer = ProcessorInvoker.CURRENT.get();
-    ProcessorInvoker.CURRENT.set(call);
+    Supplier<?> outer = InvokerCall.current();
+    InvokerCall.makeCurrent(call);
     try {
       CallScope[] scopes = call.openScopes();
       if (scopes != null) { // else an attach threw, and the call is answered
@@ -71,7 +78,7 @@ final class CallRunner {
         }
       }
     } finally {
-      ProcessorInvoker.CURRENT.set(outer);
+      InvokerCall.makeCurrent(outer);
     }
   }
 

@@ -1,7 +1,8 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -16,11 +17,29 @@ import org.apache.thrift.transport.TTransportException;
  *  [ length  | payload                             ]   after toFrame()
  * </pre>
  *
- * <p>Writing more than {@code maxFrameSize} payload bytes fails with a {@link FrameSizeException}
- * rather than producing a frame no peer would accept. {@link #flush()} does nothing: the caller
- * decides when the frame is done. Not thread-safe.
+ * <p>Writing more than {@code maxFrameSize} payload bytes fails with the exception its {@link
+ * Overflow} makes (the API's {@code FrameSizeException}: {@code
+ * io.thriftnio.core.internal.FrameLength#output}) rather than producing a frame no peer would
+ * accept. {@link #flush()} does nothing: the caller decides when the frame is done. Not
+ * thread-safe. Not an API.
  */
 public final class FrameOutputTransport extends TEndpointTransport {
+
+  /**
+   * Makes the failure of a write past the limit: the API's {@code FrameSizeException}, a type this
+   * package may not name.
+   */
+  @FunctionalInterface
+  public interface Overflow {
+    /**
+     * The failure.
+     *
+     * @param payloadSize the payload's size, had the write gone through
+     * @param maxFrameSize the limit
+     * @return the exception to throw
+     */
+    TTransportException tooLarge(int payloadSize, int maxFrameSize);
+  }
 
   private static final int DEFAULT_INITIAL_CAPACITY = 256;
   // With a maxFrameSize near Integer.MAX_VALUE (AsyncClients' buffers), growth would overflow the
@@ -28,6 +47,7 @@ public final class FrameOutputTransport extends TEndpointTransport {
   private static final long MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
   private final int maxFrameSize;
+  private final Overflow overflow;
   private byte[] buf;
   private int size;
 
@@ -36,11 +56,13 @@ public final class FrameOutputTransport extends TEndpointTransport {
    *     payload (at most {@code Integer.MAX_VALUE - 12} bytes, the largest array a JVM allocates
    *     less the length prefix)
    * @param initialCapacity the initial payload capacity in bytes; the array grows as needed
+   * @param overflow makes the failure of a write past the limit
    * @throws TTransportException never in practice; declared by the superclass constructor
    */
-  public FrameOutputTransport(TConfiguration configuration, int initialCapacity)
+  public FrameOutputTransport(TConfiguration configuration, int initialCapacity, Overflow overflow)
       throws TTransportException {
     super(configuration);
+    this.overflow = Objects.requireNonNull(overflow, "overflow");
     if (initialCapacity < 0) {
       throw new IllegalArgumentException(
           "initialCapacity: " + initialCapacity + " (expected: >= 0)");
@@ -55,11 +77,13 @@ public final class FrameOutputTransport extends TEndpointTransport {
   /**
    * A transport with a 256-byte initial capacity.
    *
-   * @param configuration see {@link #FrameOutputTransport(TConfiguration, int)}
+   * @param configuration see {@link #FrameOutputTransport(TConfiguration, int, Overflow)}
+   * @param overflow makes the failure of a write past the limit
    * @throws TTransportException never in practice; declared by the superclass constructor
    */
-  public FrameOutputTransport(TConfiguration configuration) throws TTransportException {
-    this(configuration, DEFAULT_INITIAL_CAPACITY);
+  public FrameOutputTransport(TConfiguration configuration, Overflow overflow)
+      throws TTransportException {
+    this(configuration, DEFAULT_INITIAL_CAPACITY, overflow);
   }
 
   /** Payload bytes written so far (the length prefix not counted). */
@@ -145,10 +169,10 @@ public final class FrameOutputTransport extends TEndpointTransport {
     size += len;
   }
 
-  private void ensureRoom(int len) throws FrameSizeException {
+  private void ensureRoom(int len) throws TTransportException {
     int newSize = size + len;
     if (newSize - Framing.HEADER_SIZE > maxFrameSize || newSize < 0) {
-      throw new FrameSizeException(newSize - Framing.HEADER_SIZE, maxFrameSize, null);
+      throw overflow.tooLarge(newSize - Framing.HEADER_SIZE, maxFrameSize);
     }
     if (newSize > buf.length) {
       long grown = Math.max((long) buf.length << 1, newSize);

@@ -1,6 +1,16 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.CallOutcome;
+import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ServerCallContext;
+import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.util.internal.CallConnection;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.PeerMemory;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import java.nio.ByteBuffer;
@@ -95,7 +105,7 @@ public final class ProcessorInvoker {
      * The connection the call came on, for {@link ServerCallContext}: its addresses and TLS
      * session. Default: {@code null}, unknown (the context's addresses are then {@code null}).
      */
-    default CallConnection connection() {
+    default CallConnection<SaslIdentity> connection() {
       return null;
     }
 
@@ -147,9 +157,6 @@ public final class ProcessorInvoker {
   }
 
   private static final ServerInterceptor[] NO_INTERCEPTORS = new ServerInterceptor[0];
-
-  /** The call the current thread's processor runs; {@code null} (never removed) between calls. */
-  static final ThreadLocal<InvokerCall> CURRENT = new ThreadLocal<>();
 
   static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
 
@@ -298,12 +305,6 @@ public final class ProcessorInvoker {
   /** The interceptors around every call, first to run first. */
   public List<ServerInterceptor> interceptors() {
     return List.of(interceptors);
-  }
-
-  /** The context of the call the current thread runs, or {@code null}. */
-  static ServerCallContext currentContext() {
-    InvokerCall call = CURRENT.get();
-    return call == null ? null : call.context();
   }
 
   /** The protocol requests are read with. */

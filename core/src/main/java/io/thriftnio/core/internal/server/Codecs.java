@@ -1,6 +1,9 @@
-package io.thriftnio.core;
+package io.thriftnio.core.internal.server;
 
+import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.Framing;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -30,7 +33,7 @@ final class Codecs {
 
     private Codec(Codecs codecs) throws TTransportException {
       input = new FrameInputTransport(codecs.configuration);
-      output = new FrameOutputTransport(codecs.configuration, codecs.replyCapacity);
+      output = FrameLength.output(codecs.configuration, codecs.replyCapacity);
       in = codecs.inputProtocolFactory.getProtocol(input);
       out = codecs.outputProtocolFactory.getProtocol(output);
     }
