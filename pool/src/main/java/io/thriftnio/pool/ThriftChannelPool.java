@@ -280,7 +280,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
 
   /**
    * Closes every connection (calls in flight fail) and fails waiting borrowers with {@link
-   * PoolClosedException}. Idempotent.
+   * PoolException} saying the pool is closed. Idempotent.
    */
   @Override
   public void close() {

@@ -162,7 +162,7 @@ class FutureIfaceTest {
                 CallDeadlineException.class,
                 e -> {
                   assertThat(e.deadline()).isEqualTo(DEADLINE);
-                  assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+                  assertThat(e.inCall()).isTrue();
                 });
       } finally {
         peer.replyGate.countDown();
