@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -116,7 +117,7 @@ class CallDeadlineTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(SocketThriftChannel::connect)
+                        .io(ChannelIo.of(SocketThriftChannel::connect))
                         .endpoints(peer.address()),
                     config())
                 .maxCallsInFlightPerConnection(1)

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -161,7 +162,7 @@ class PerCallDeadlineTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(SocketThriftChannel::connect)
+                        .io(ChannelIo.of(SocketThriftChannel::connect))
                         .endpoints(peer.address()),
                     config(poolDeadline))
                 .maxCallsInFlightPerConnection(1)
@@ -232,7 +233,7 @@ class PerCallDeadlineTest {
           .hasMessage("deadline: PT0S (expected: > 0)");
       try (ThriftChannelPool<BenchService.Client> channels =
           ThriftChannelPool.builder(BenchService.Client::new)
-              .channelFactory(SocketThriftChannel::connect)
+              .io(ChannelIo.of(SocketThriftChannel::connect))
               .endpoints(peer.address())
               .build()) {
         assertThatThrownBy(
