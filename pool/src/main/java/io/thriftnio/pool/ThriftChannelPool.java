@@ -98,15 +98,14 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.inheritDeadline(b.inheritDeadline());
     pool.hedgeAfter(b.hedgeAfter);
     pool.maxConnectionAge(b.maxConnectionAge());
-    if (b.io != null || b.optionsGiven()) {
-      pool.callTimeout(b.options().callTimeout());
-    }
+    pool.callTimeout(b.options().callTimeout());
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 
   /**
-   * A builder. Say what opens the connections with {@link Builder#io(ClientIo)} (this library's
-   * channels) or {@link Builder#channelFactory(ChannelFactory)} (channels of your own).
+   * A builder. Say what opens the connections with {@link Builder#io(ClientIo)}: this library's
+   * channels ({@code NettyClientIo}, {@code GrizzlyClientIo}), or channels of your own from a
+   * {@link ClientIo} of yours.
    *
    * <pre>{@code
    * ThriftChannelPool<BenchService.Client> pool =
