@@ -4,7 +4,7 @@
  */
 module io.thriftnio.opentelemetry {
   requires transitive io.thriftnio.core;
-  // ThriftTracing.Builder takes an OpenTelemetry: the API is part of this module's API; the
+  // ThriftTracing.create takes an OpenTelemetry: the API is part of this module's API; the
   // context module (Context, propagators) is used inside only.
   requires transitive io.opentelemetry.api;
   requires io.opentelemetry.context;

@@ -1,5 +1,6 @@
 package io.thriftnio.it;
 
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
@@ -134,11 +135,11 @@ public final class Rows {
 
   /** The channel pool over Netty channels, many calls in flight per connection. */
   public static final ClientKind POOLED_NETTY_CHANNEL =
-      pooledChannel("pooled-netty-channel", address -> NETTY.openChannel(address));
+      pooledChannel("pooled-netty-channel", NETTY);
 
   /** The channel pool over Grizzly channels. */
   public static final ClientKind POOLED_GRIZZLY_CHANNEL =
-      pooledChannel("pooled-grizzly-channel", GRIZZLY::openChannel);
+      pooledChannel("pooled-grizzly-channel", GRIZZLY);
 
   private static ClientKind pooledSync(String name, ClientTransportFactory transports) {
     return ClientKinds.iface(
@@ -154,13 +155,13 @@ public final class Rows {
         });
   }
 
-  private static ClientKind pooledChannel(String name, ThriftChannelPool.ChannelFactory channels) {
+  private static ClientKind pooledChannel(String name, ClientIo io) {
     return ClientKinds.asyncIface(
         name,
         (address, protocol) -> {
           ThriftChannelPool<BenchService.Client> pool =
               ThriftChannelPool.builder(BenchService.Client::new)
-                  .channelFactory(channels)
+                  .io(io)
                   .protocol(protocol)
                   .endpoints(address)
                   .build();

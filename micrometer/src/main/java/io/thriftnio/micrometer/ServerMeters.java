@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
 import java.util.Objects;
@@ -47,6 +48,9 @@ import java.util.function.ToLongFunction;
  *       <td>{@code truncatedFrames}</td></tr>
  * </table>
  *
+ * <p>Per-method timers come from a server interceptor, {@link #methodTimers(MeterRegistry,
+ * Iterable)}, given to the server's builder.
+ *
  * <p>The registry holds the server weakly, as Micrometer does for function meters: keep a reference
  * to the server while it runs (a running server is referenced by its threads anyway).
  */
@@ -74,6 +78,36 @@ public final class ServerMeters implements MeterBinder {
         Tags.of(tags)
             .and("server", Objects.requireNonNull(name, "name"))
             .and("transport", transportOf(server));
+  }
+
+  /**
+   * A {@link ServerInterceptor} that times every call into {@code thrift.server.requests}, tagged
+   * {@code method} and {@code outcome} ({@code success}, {@code declared_exception}, {@code
+   * application_exception}, {@code undeclared_failure}, {@code refused}, {@code oneway}, {@code
+   * timed_out}: {@link io.thriftnio.core.CallOutcome}'s names in lower case), plus the tags given.
+   * A call that timed out ({@code ServerBuilder.handlerTimeout}) is timed up to its timeout. Each
+   * call's queue time ({@link io.thriftnio.core.ServerCallContext#queueTime()}: from its arrival to
+   * its start, the wait for a worker) goes into {@code thrift.server.queue}, tagged {@code method}
+   * and the tags given; calls the server shed without running them (an overload) reach no
+   * interceptor and are counted by the server meters ({@code thrift.server.calls}).
+   *
+   * <pre>{@code
+   * NettyThriftServer.builder()
+   *     .processor(processor)
+   *     .addInterceptor(ServerMeters.methodTimers(registry, Tags.of("server", "quotes")))
+   *     .build();
+   * }</pre>
+   *
+   * <p>The method tag takes the method names the server's processor answers; a caller that sends
+   * unknown names can add at most one timer per name it invents, so put a limit on the registry
+   * ({@code MeterFilter.maximumAllowableTags}) when the port faces untrusted peers.
+   *
+   * @param registry where the timers go
+   * @param tags further tags on every timer
+   * @return the interceptor; one serves any number of servers
+   */
+  public static ServerInterceptor methodTimers(MeterRegistry registry, Iterable<Tag> tags) {
+    return new MethodTimers(registry, tags);
   }
 
   @Override

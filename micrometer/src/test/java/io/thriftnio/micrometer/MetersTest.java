@@ -37,7 +37,7 @@ class MetersTest {
         NettyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .protocol(new TCompactProtocol.Factory())
-            .addInterceptor(new MethodTimers(registry, Tags.of("server", "bench")))
+            .addInterceptor(ServerMeters.methodTimers(registry, Tags.of("server", "bench")))
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .build()
             .start()) {
@@ -164,7 +164,7 @@ class MetersTest {
             .asyncProcessor(new BenchService.AsyncProcessor<>(neverCallsBack))
             .protocol(new TCompactProtocol.Factory())
             .handlerTimeout(Duration.ofMillis(200))
-            .addInterceptor(new MethodTimers(registry, Tags.empty()))
+            .addInterceptor(ServerMeters.methodTimers(registry, Tags.empty()))
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .build()
             .start()) {

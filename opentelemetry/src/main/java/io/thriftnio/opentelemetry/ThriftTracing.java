@@ -40,15 +40,15 @@ import java.util.Objects;
  * #RPC_SYSTEM}, {@code rpc.service}, {@code rpc.method}, {@code server.address} and {@code
  * server.port}, {@code network.peer.address} and {@code network.peer.port}. The service is the part
  * before {@code ':'} of a multiplexed call's name ({@code TMultiplexedProtocol}), else the
- * {@linkplain Builder#serviceName(String) configured} one, else none: the span is then named after
- * the method alone. A call that fails (an undeclared exception, a {@code TApplicationException}, a
- * refusal, a timeout, a broken connection) ends with status {@code ERROR} and an {@code
- * error.type}, and records an {@code exception} event: on a client span the exception that ended a
- * call without a reply, or the {@code TApplicationException} a reply carried (as the OpenTelemetry
- * Java agent's client span records it), on a server span {@code ServerCallContext.failure()} (the
- * handler's own throwable where it reached the server, else the {@code TApplicationException} the
- * caller was sent). A declared IDL exception is the service's answer, not a failure: the status
- * stays unset, with no event.
+ * {@linkplain #create(OpenTelemetry, String) configured} one, else none: the span is then named
+ * after the method alone. A call that fails (an undeclared exception, a {@code
+ * TApplicationException}, a refusal, a timeout, a broken connection) ends with status {@code ERROR}
+ * and an {@code error.type}, and records an {@code exception} event: on a client span the exception
+ * that ended a call without a reply, or the {@code TApplicationException} a reply carried (as the
+ * OpenTelemetry Java agent's client span records it), on a server span {@code
+ * ServerCallContext.failure()} (the handler's own throwable where it reached the server, else the
+ * {@code TApplicationException} the caller was sent). A declared IDL exception is the service's
+ * answer, not a failure: the status stays unset, with no event.
  *
  * <p>The interceptors never throw into a call: a failure of the OpenTelemetry API or of a
  * propagator leaves the call untraced, logged once at WARN (then at DEBUG). Thread-safe; one
@@ -66,38 +66,57 @@ public final class ThriftTracing {
   private final ClientInterceptor clientInterceptor;
   private final String serviceName;
 
-  private ThriftTracing(Builder b) {
-    OpenTelemetry openTelemetry =
-        b.openTelemetry != null ? b.openTelemetry : GlobalOpenTelemetry.get();
+  private ThriftTracing(OpenTelemetry openTelemetry, String serviceName) {
     String version = ThriftTracing.class.getPackage().getImplementationVersion();
-    this.serviceName = b.serviceName;
+    this.serviceName = serviceName;
     this.serverInterceptor =
         new TracingServerInterceptor(
             TracingServerInterceptor.instrumenter(
-                openTelemetry, version, new RpcNames(b.serviceName)));
+                openTelemetry, version, new RpcNames(serviceName)));
     this.clientInterceptor =
-        new TracingClientInterceptor(openTelemetry, version, new RpcNames(b.serviceName));
+        new TracingClientInterceptor(openTelemetry, version, new RpcNames(serviceName));
   }
 
   /**
    * Tracing with {@code openTelemetry}'s tracer provider and propagators, and no service name
    * beyond what multiplexed calls carry.
    *
-   * @param openTelemetry the application's OpenTelemetry (its SDK, or the agent's); not {@code
-   *     null}
+   * @param openTelemetry the application's OpenTelemetry (its SDK, or the agent's: {@code
+   *     GlobalOpenTelemetry.get()}); not {@code null}
    * @return the tracing
    */
   public static ThriftTracing create(OpenTelemetry openTelemetry) {
-    return builder().openTelemetry(openTelemetry).build();
+    return create(openTelemetry, null);
   }
 
   /**
-   * A builder.
+   * Tracing with {@code openTelemetry}'s tracer provider, whose text-map propagator reads and
+   * writes the headers, and a service name for calls whose method name carries none (every call
+   * that is not multiplexed): the {@code rpc.service} attribute and the first half of the span
+   * name, e.g. {@code "Calculator"} gives spans named {@code Calculator/add}. Without one such
+   * spans are named after the method alone and have no {@code rpc.service}. Use one {@code
+   * ThriftTracing} per service name; they may share one OpenTelemetry.
    *
-   * @return a new builder
+   * <p>Under OpenTelemetry's Java agent, or with an SDK installed globally, pass {@link
+   * GlobalOpenTelemetry#get()}, after the SDK is installed: with nothing installed, {@code get()}
+   * fixes a no-op instance, and a later {@code GlobalOpenTelemetry.set} fails.
+   *
+   * @param openTelemetry the application's OpenTelemetry; not {@code null}
+   * @param serviceName not empty, without {@code '/'} or {@code ':'}; {@code null} for none
+   * @return the tracing
+   * @throws IllegalArgumentException if the service name is empty or holds {@code '/'} or {@code
+   *     ':'}
    */
-  public static Builder builder() {
-    return new Builder();
+  public static ThriftTracing create(OpenTelemetry openTelemetry, String serviceName) {
+    Objects.requireNonNull(openTelemetry, "openTelemetry");
+    if (serviceName != null
+        && (serviceName.isEmpty()
+            || serviceName.indexOf('/') >= 0
+            || serviceName.indexOf(':') >= 0)) {
+      throw new SettingException(
+          "serviceName", "\"" + serviceName + "\"", "not empty, without '/' or ':'");
+    }
+    return new ThriftTracing(openTelemetry, serviceName);
   }
 
   /**
@@ -132,61 +151,5 @@ public final class ThriftTracing {
   @Override
   public String toString() {
     return "ThriftTracing{serviceName=" + serviceName + '}';
-  }
-
-  /** Builds a {@link ThriftTracing}. Not thread-safe. */
-  public static final class Builder {
-    private OpenTelemetry openTelemetry;
-    private String serviceName;
-
-    private Builder() {}
-
-    /**
-     * The OpenTelemetry whose tracer provider records the spans and whose text-map propagator reads
-     * and writes the headers. Default: {@link GlobalOpenTelemetry#get()}, taken when {@link
-     * #build()} runs, so install the SDK (or run the agent) before building: with nothing
-     * installed, {@code get()} fixes a no-op instance, and a later {@code GlobalOpenTelemetry.set}
-     * fails.
-     *
-     * @param openTelemetry not {@code null}
-     * @return this builder
-     */
-    public Builder openTelemetry(OpenTelemetry openTelemetry) {
-      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
-      return this;
-    }
-
-    /**
-     * The service name for calls whose method name carries none (every call that is not
-     * multiplexed): the {@code rpc.service} attribute and the first half of the span name, e.g.
-     * {@code "Calculator"} gives spans named {@code Calculator/add}. Default: none; such spans are
-     * named after the method alone and have no {@code rpc.service}. Use one {@code ThriftTracing}
-     * per service name; they may share one OpenTelemetry.
-     *
-     * @param serviceName not empty, without {@code '/'} or {@code ':'}; {@code null} for none
-     * @return this builder
-     */
-    public Builder serviceName(String serviceName) {
-      this.serviceName = serviceName;
-      return this;
-    }
-
-    /**
-     * Checks the settings and builds the tracing.
-     *
-     * @return the tracing
-     * @throws IllegalArgumentException if the service name is empty or holds {@code '/'} or {@code
-     *     ':'}
-     */
-    public ThriftTracing build() {
-      if (serviceName != null
-          && (serviceName.isEmpty()
-              || serviceName.indexOf('/') >= 0
-              || serviceName.indexOf(':') >= 0)) {
-        throw new SettingException(
-            "serviceName", "\"" + serviceName + "\"", "not empty, without '/' or ':'");
-      }
-      return new ThriftTracing(this);
-    }
   }
 }

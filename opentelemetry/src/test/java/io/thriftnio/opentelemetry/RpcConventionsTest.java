@@ -71,10 +71,7 @@ class RpcConventionsTest {
    * made before).
    */
   private static ThriftTracing tracing() {
-    return ThriftTracing.builder()
-        .openTelemetry(otel.getOpenTelemetry())
-        .serviceName("BenchService")
-        .build();
+    return ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
   }
 
   private static Set<String> keys(SpanData span) {

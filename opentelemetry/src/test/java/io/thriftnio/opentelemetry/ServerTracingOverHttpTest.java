@@ -54,11 +54,7 @@ class ServerTracingOverHttpTest {
 
   @BeforeEach
   void startServer() throws Exception {
-    ThriftTracing tracing =
-        ThriftTracing.builder()
-            .openTelemetry(otel.getOpenTelemetry())
-            .serviceName("BenchService")
-            .build();
+    ThriftTracing tracing = ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
     server =
         NettyThriftServer.builder()
             .processor(new BenchService.Processor<>(new LookupHandler()))

@@ -3,6 +3,8 @@ package io.thriftnio.opentelemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.ClientCallContext;
@@ -23,8 +25,8 @@ class ThriftTracingTest {
   @RegisterExtension static final OpenTelemetryExtension otel = OpenTelemetryExtension.create();
 
   @Test
-  void byDefaultTheGlobalOpenTelemetryRecords() throws Exception {
-    ThriftTracing tracing = ThriftTracing.builder().build();
+  void theGlobalOpenTelemetryRecords() throws Exception {
+    ThriftTracing tracing = ThriftTracing.create(GlobalOpenTelemetry.get());
     ClientCallContext call = new ClientCallContext("echo", 1, TMessageType.CALL, null);
     tracing.clientInterceptor().beforeCall(call);
     tracing.clientInterceptor().afterCall(call, ClientCallOutcome.SUCCESS, null, 1);
@@ -44,14 +46,14 @@ class ThriftTracingTest {
   @ParameterizedTest
   @ValueSource(strings = {"", "a/b", "a:b"})
   void aServiceNameThatWouldBreakTheSpanNameIsRefused(String name) {
-    assertThatThrownBy(() -> ThriftTracing.builder().serviceName(name).build())
+    assertThatThrownBy(() -> ThriftTracing.create(OpenTelemetry.noop(), name))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("serviceName: \"" + name + "\" (expected: not empty, without '/' or ':')");
   }
 
   @Test
   void openTelemetryIsRequired() {
-    assertThatThrownBy(() -> ThriftTracing.builder().openTelemetry(null))
+    assertThatThrownBy(() -> ThriftTracing.create(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("openTelemetry");
   }

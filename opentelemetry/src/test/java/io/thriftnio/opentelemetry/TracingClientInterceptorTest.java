@@ -58,11 +58,7 @@ class TracingClientInterceptorTest {
 
   private final ExecutorService otherThread = Executors.newSingleThreadExecutor();
   private final ClientInterceptor interceptor =
-      ThriftTracing.builder()
-          .openTelemetry(otel.getOpenTelemetry())
-          .serviceName("BenchService")
-          .build()
-          .clientInterceptor();
+      ThriftTracing.create(otel.getOpenTelemetry(), "BenchService").clientInterceptor();
 
   @AfterEach
   void stopThread() {

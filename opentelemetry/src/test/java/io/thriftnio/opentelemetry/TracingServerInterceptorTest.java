@@ -63,10 +63,7 @@ class TracingServerInterceptorTest {
   private static final TBinaryProtocol.Factory BINARY = new TBinaryProtocol.Factory();
 
   private final ThriftTracing tracing =
-      ThriftTracing.builder()
-          .openTelemetry(otel.getOpenTelemetry())
-          .serviceName("BenchService")
-          .build();
+      ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
 
   /** What the handler saw as current, inside the scope {@code attach} opened. */
   private final AtomicReference<SpanContext> seenInHandler = new AtomicReference<>();

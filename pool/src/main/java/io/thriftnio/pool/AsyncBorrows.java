@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * threads that run the pool's ordinary borrow ({@link Source#borrow}: connect, or wait for a
  * release) for the head of the queue. A waiter fails with {@link PoolTimeoutException} after {@link
  * PoolConfig#borrowTimeout()} (and stops counting at once, without a search: {@link WaiterQueue}),
- * and every waiter with {@link PoolClosedException} when the pool closes.
+ * and every waiter with a {@link PoolException} saying the pool is closed when the pool closes.
  *
  * <p>No lock is held while a future completes or the pool is touched: the queue's lock guards only
  * the queue. {@link #dispatch()} is a trampoline: a call that completes inside it and frees its
@@ -72,7 +72,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
     }
 
     /** A closed-pool error carrying the state. */
-    PoolClosedException closedException();
+    PoolException closedException();
 
     /** A waiter gave up after the borrow timeout: counted in {@link PoolStats#timeouts()}. */
     void timedOut();
@@ -373,7 +373,10 @@ final class AsyncBorrows<T> implements AutoCloseable {
     w.future.completeExceptionally(timeout);
   }
 
-  /** Fails every waiter with {@link PoolClosedException} and stops the threads. Idempotent. */
+  /**
+   * Fails every waiter with a {@link PoolException} saying the pool is closed and stops the
+   * threads. Idempotent.
+   */
   @Override
   public void close() {
     closed = true;
@@ -381,7 +384,7 @@ final class AsyncBorrows<T> implements AutoCloseable {
     timer.shutdownNow();
     connect.shutdownNow();
     if (!all.isEmpty()) {
-      PoolClosedException e = source.closedException();
+      PoolException e = source.closedException();
       for (Waiter w : all) {
         fail(w, e);
       }

@@ -125,8 +125,8 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
   }
 
   /**
-   * Fails waiting calls and calls in flight with {@link PoolClosedException} and closes the
-   * connections. Idempotent.
+   * Fails waiting calls and calls in flight with a {@link PoolException} saying the pool is closed
+   * and closes the connections. Idempotent.
    */
   @Override
   public void close() {
@@ -317,7 +317,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
     }
 
     @Override
-    public PoolClosedException closedException() {
+    public PoolException closedException() {
       return pool.closedException();
     }
 

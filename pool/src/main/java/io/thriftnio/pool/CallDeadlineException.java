@@ -9,7 +9,7 @@ import org.apache.thrift.transport.TTransportException;
  * A call outlived its deadline: {@link PoolBuilder#callDeadline(java.time.Duration)}, or the one
  * given to that call (as in {@link ThriftClientPool#call(Duration, ThriftClientPool.ClientCall)}).
  * A {@code TTransportException} of type {@code TIMED_OUT}, as a connection's own timeout is, that
- * also says where the time went ({@link #phase()}) and the pool state: {@code ThriftChannelPool:
+ * also says where the time went ({@link #inCall()}) and the pool state: {@code ThriftChannelPool:
  * call deadline of 200ms passed while waiting for a connection (total=8, active=8, idle=0,
  * waiting=31)}. While waiting, nothing was sent; in the call, the request may have reached the
  * server. Never retried.
@@ -32,15 +32,7 @@ import org.apache.thrift.transport.TTransportException;
 public final class CallDeadlineException extends TTransportException {
   private static final long serialVersionUID = 1L;
 
-  /** Where a call was when its deadline passed. */
-  public enum Phase {
-    /** Waiting for a connection, or connecting: nothing was sent. */
-    WAITING_FOR_CONNECTION,
-    /** Sent, waiting for the reply: the request may have reached the server. */
-    IN_CALL
-  }
-
-  private final Phase phase;
+  private final boolean inCall;
   private final Duration deadline;
   private final transient InetSocketAddress endpoint;
   private final transient PoolStats stats;
@@ -49,16 +41,17 @@ public final class CallDeadlineException extends TTransportException {
    * Creates the exception.
    *
    * @param pool names the pool
-   * @param phase where the call was
+   * @param inCall true if the call was sent and waiting for its reply, false if it was waiting for
+   *     a connection
    * @param deadline the deadline that passed
    * @param endpoint the endpoint of the call in flight, {@code null} while waiting
    * @param stats the pool state when it passed
    * @param cause the failure the deadline caused (the call's, when it was cut short), or {@code
    *     null}
    */
-  public CallDeadlineException(
+  CallDeadlineException(
       String pool,
-      Phase phase,
+      boolean inCall,
       Duration deadline,
       InetSocketAddress endpoint,
       PoolStats stats,
@@ -69,14 +62,14 @@ public final class CallDeadlineException extends TTransportException {
             + ": call deadline of "
             + deadline.toMillis()
             + "ms passed "
-            + (phase == Phase.IN_CALL
+            + (inCall
                 ? "in a call to " + Names.endpoint(endpoint)
                 : "while waiting for a connection")
             + " ("
             + stats.gauges()
             + ")",
         cause);
-    this.phase = phase;
+    this.inCall = inCall;
     this.deadline = deadline;
     this.endpoint = endpoint;
     this.stats = stats;
@@ -84,7 +77,7 @@ public final class CallDeadlineException extends TTransportException {
 
   private CallDeadlineException(String message, Duration deadline, PoolStats stats) {
     super(TIMED_OUT, message);
-    this.phase = Phase.WAITING_FOR_CONNECTION;
+    this.inCall = false;
     this.deadline = deadline;
     this.endpoint = null;
     this.stats = stats;
@@ -109,9 +102,15 @@ public final class CallDeadlineException extends TTransportException {
         stats);
   }
 
-  /** Where the call was when its deadline passed. */
-  public Phase phase() {
-    return phase;
+  /**
+   * Where the call was when its deadline passed.
+   *
+   * @return {@code true} if it had been sent and was waiting for its reply: the request may have
+   *     reached the server; {@code false} if it was waiting for a connection (or connecting):
+   *     nothing was sent
+   */
+  public boolean inCall() {
+    return inCall;
   }
 
   /** The deadline that passed: the pool's, or the call's own when it was given one. */

@@ -50,13 +50,6 @@ final class Deadline {
   public CallDeadlineException exceeded(
       String pool, InetSocketAddress endpoint, PoolStats stats, Throwable cause) {
     return new CallDeadlineException(
-        pool,
-        endpoint == null
-            ? CallDeadlineException.Phase.WAITING_FOR_CONNECTION
-            : CallDeadlineException.Phase.IN_CALL,
-        Duration.ofNanos(nanos),
-        endpoint,
-        stats,
-        cause);
+        pool, endpoint != null, Duration.ofNanos(nanos), endpoint, stats, cause);
   }
 }

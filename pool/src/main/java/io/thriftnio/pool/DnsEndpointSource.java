@@ -20,34 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The endpoints behind a DNS name: every address the name resolves to, with one port, resolved
- * again every interval ({@link #of(String, int, Duration)}). This is how a Kubernetes headless
- * service publishes its pods ({@code my-service.my-namespace.svc.cluster.local}).
- *
- * <pre>{@code
- * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
- *     .endpointSource(DnsEndpointSource.of("bench.prod.svc.cluster.local", 9090))
- *     .build();
- * }</pre>
- *
- * <p>The first resolution runs in {@link #start(Consumer)}, on the pool builder's thread, so a pool
- * built on a name that resolves serves at once; the later ones run on a daemon thread named {@code
- * thrift-nio-dns-N}. The pool hears only changes of the set: the order in which a DNS server
- * rotates its answers is no change. A resolution that fails, or returns no address, keeps the last
- * set (an endpoint that is really gone then fails its connects and is marked down) and is logged: a
- * WARN line for the first failure in a row, DEBUG for the next ones, INFO when it resolves again.
- * The resolver and the listener run under none of the source's locks.
- *
- * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
- * without a security manager), so the source sees a change up to that much later than the interval;
- * lower the cache time in {@code java.security} or with {@code
- * Security.setProperty("networkaddress.cache.ttl", "5")} where that matters.
+ * The endpoints behind a DNS name, resolved again every interval: what {@link
+ * EndpointSource#dns(String, int, Duration)} returns, described there.
  */
-public final class DnsEndpointSource implements EndpointSource {
+final class DnsEndpointSource implements EndpointSource {
   private static final Logger log = LoggerFactory.getLogger(DnsEndpointSource.class);
 
   /** Default interval of {@link #of(String, int)}: 5 seconds. */
-  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+  static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
 
   /** Resolves a host name to its addresses; {@link #systemResolver()} asks the JVM. */
   @FunctionalInterface
@@ -106,7 +86,7 @@ public final class DnsEndpointSource implements EndpointSource {
    * @return the source, not started
    * @throws io.thriftnio.core.settings.SettingException naming the argument refused
    */
-  public static DnsEndpointSource of(String host, int port) {
+  static DnsEndpointSource of(String host, int port) {
     return builder(host, port).build();
   }
 
@@ -119,7 +99,7 @@ public final class DnsEndpointSource implements EndpointSource {
    * @return the source, not started
    * @throws io.thriftnio.core.settings.SettingException naming the argument refused
    */
-  public static DnsEndpointSource of(String host, int port, Duration interval) {
+  static DnsEndpointSource of(String host, int port, Duration interval) {
     return builder(host, port).interval(interval).build();
   }
 

@@ -410,14 +410,14 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     return closed;
   }
 
-  public PoolClosedException closedException() {
-    return new PoolClosedException(name + " is closed (" + stats().gauges() + ")");
+  public PoolException closedException() {
+    return new PoolException(name + " is closed (" + stats().gauges() + ")", null);
   }
 
   /**
-   * Closes every idle connection, fails waiting borrowers with {@link PoolClosedException}, and
-   * closes lent connections under their users (their calls fail; their return then only counts
-   * them). Idempotent.
+   * Closes every idle connection, fails waiting borrowers with a {@link PoolException} saying the
+   * pool is closed, and closes lent connections under their users (their calls fail; their return
+   * then only counts them). Idempotent.
    */
   @Override
   public void close() {

@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
@@ -19,8 +20,8 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <p>Implementations in this module: {@link #of(List)} (a fixed list, what {@link
- * PoolBuilder#endpoints(InetSocketAddress...)} builds) and {@link DnsEndpointSource}; the {@code
- * thrift-nio-zookeeper} module adds one that watches ZooKeeper.
+ * PoolBuilder#endpoints(InetSocketAddress...)} builds) and {@link #dns(String, int, Duration)}; the
+ * {@code thrift-nio-zookeeper} module adds one that watches ZooKeeper.
  *
  * <p>The contract: the pool calls {@link #start(Consumer)} once, when it is built, and {@link
  * #close()} when it is closed; a source serves one pool. The source calls the listener with the
@@ -64,5 +65,51 @@ public interface EndpointSource extends AutoCloseable {
    */
   static EndpointSource of(InetSocketAddress... endpoints) {
     return of(Arrays.asList(Checks.notNull("endpoints", endpoints)));
+  }
+
+  /**
+   * {@link #dns(String, int, Duration)} resolving again every 5 seconds.
+   *
+   * @param host the name to resolve, not empty
+   * @param port the port every address serves on, 1 to 65535
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
+   */
+  static EndpointSource dns(String host, int port) {
+    return DnsEndpointSource.of(host, port);
+  }
+
+  /**
+   * The endpoints behind a DNS name: every address {@code host} resolves to, with one port,
+   * resolved again every {@code interval}. This is how a Kubernetes headless service publishes its
+   * pods ({@code my-service.my-namespace.svc.cluster.local}).
+   *
+   * <pre>{@code
+   * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
+   *     .endpointSource(EndpointSource.dns("bench.prod.svc.cluster.local", 9090))
+   *     .build();
+   * }</pre>
+   *
+   * <p>The first resolution runs in {@link #start(Consumer)}, on the pool builder's thread, so a
+   * pool built on a name that resolves serves at once; the later ones run on a daemon thread named
+   * {@code thrift-nio-dns-N}. The pool hears only changes of the set: the order in which a DNS
+   * server rotates its answers is no change. A resolution that fails, or returns no address, keeps
+   * the last set (an endpoint that is really gone then fails its connects and is marked down) and
+   * is logged: a WARN line for the first failure in a row, DEBUG for the next ones, INFO when it
+   * resolves again. The resolver and the listener run under none of the source's locks.
+   *
+   * <p>The JVM caches successful lookups ({@code networkaddress.cache.ttl}, 30 seconds by default
+   * without a security manager), so the source sees a change up to that much later than the
+   * interval; lower the cache time in {@code java.security} or with {@code
+   * Security.setProperty("networkaddress.cache.ttl", "5")} where that matters.
+   *
+   * @param host the name to resolve, not empty
+   * @param port the port every address serves on, 1 to 65535
+   * @param interval how often to resolve again, {@code > 0}
+   * @return the source, not started
+   * @throws io.thriftnio.core.settings.SettingException naming the argument refused
+   */
+  static EndpointSource dns(String host, int port, Duration interval) {
+    return DnsEndpointSource.of(host, port, interval);
   }
 }

@@ -98,7 +98,7 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    *
    * @param endpointSource not null, not started
    * @return this builder
-   * @see DnsEndpointSource
+   * @see EndpointSource#dns(String, int, java.time.Duration)
    */
   public final B endpointSource(EndpointSource endpointSource) {
     this.endpointSource = endpointSource;
@@ -426,8 +426,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * bytes. The first two need a protocol whose generated code runs through a decorator: not {@code
    * TTupleProtocol} ({@code build()} refuses it). This is a pool's one place for interceptors:
    * {@code build()} refuses {@link #options(ClientOptions)} that carry their own. (Channels that a
-   * {@link ThriftChannelPool.Builder#channelFactory channelFactory} opens with interceptors of
-   * their own run them too, below the pool's.)
+   * {@code ClientIo} of your own opens with interceptors of their own run them too, below the
+   * pool's.)
    *
    * @param interceptors the chain, first to run first, empty for none; neither it nor an element
    *     may be {@code null}

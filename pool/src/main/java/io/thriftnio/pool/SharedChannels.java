@@ -313,8 +313,8 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
     return stats().gauges();
   }
 
-  PoolClosedException closedException() {
-    return new PoolClosedException(name + " is closed (" + gauges() + ")");
+  PoolException closedException() {
+    return new PoolException(name + " is closed (" + gauges() + ")", null);
   }
 
   // ---- Borrowing on the calling thread -------------------------------------------------------
@@ -701,7 +701,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
     }
 
     @Override
-    public PoolClosedException closedException() {
+    public PoolException closedException() {
       return SharedChannels.this.closedException();
     }
 

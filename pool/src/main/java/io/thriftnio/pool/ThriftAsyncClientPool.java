@@ -76,7 +76,7 @@ import org.apache.thrift.transport.TNonblockingTransport;
  * ({@code thrift-nio-pool-connect}), never on the caller's thread.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; calls in flight then fail with {@link
- * PoolClosedException}.
+ * PoolException} saying the pool is closed.
  *
  * @param <A> the generated async client type
  */
@@ -298,8 +298,8 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
   }
 
   /**
-   * Closes every connection, fails waiting borrowers and calls in flight with {@link
-   * PoolClosedException}, and stops the selector threads. Idempotent.
+   * Closes every connection, fails waiting borrowers and calls in flight with {@link PoolException}
+   * saying the pool is closed, and stops the selector threads. Idempotent.
    */
   @Override
   public void close() {

@@ -73,19 +73,6 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   /** Default {@link Builder#maxCallsInFlightPerConnection(int)}: {@value}. */
   public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 32;
 
-  /** Opens one channel to an endpoint; any exception is a connect failure. */
-  @FunctionalInterface
-  public interface ChannelFactory {
-    /**
-     * Connects.
-     *
-     * @param endpoint where to connect
-     * @return an open channel
-     * @throws Exception if the connection cannot be opened
-     */
-    ThriftChannel connect(InetSocketAddress endpoint) throws Exception;
-  }
-
   private final MultiplexedPool pool;
   private final AsyncClients.AsyncCaller<C> caller;
   private final BiFunction<TProtocol, TProtocol, C> clientFactory;
@@ -111,15 +98,14 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.inheritDeadline(b.inheritDeadline());
     pool.hedgeAfter(b.hedgeAfter);
     pool.maxConnectionAge(b.maxConnectionAge());
-    if (b.io != null || b.optionsGiven()) {
-      pool.callTimeout(b.options().callTimeout());
-    }
+    pool.callTimeout(b.options().callTimeout());
     this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
   }
 
   /**
-   * A builder. Say what opens the connections with {@link Builder#io(ClientIo)} (this library's
-   * channels) or {@link Builder#channelFactory(ChannelFactory)} (channels of your own).
+   * A builder. Say what opens the connections with {@link Builder#io(ClientIo)}: this library's
+   * channels ({@code NettyClientIo}, {@code GrizzlyClientIo}), or channels of your own from a
+   * {@link ClientIo} of yours.
    *
    * <pre>{@code
    * ThriftChannelPool<BenchService.Client> pool =
@@ -280,7 +266,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
 
   /**
    * Closes every connection (calls in flight fail) and fails waiting borrowers with {@link
-   * PoolClosedException}. Idempotent.
+   * PoolException} saying the pool is closed. Idempotent.
    */
   @Override
   public void close() {
@@ -300,7 +286,6 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public static final class Builder<C extends TServiceClient>
       extends PoolBuilder<ThriftChannel, Builder<C>> {
     private final BiFunction<TProtocol, TProtocol, C> clientFactory;
-    private ChannelFactory channelFactory;
     private int maxCallsInFlightPerConnection = DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
     private Duration hedgeAfter = Duration.ZERO;
     private ClientIo io;
@@ -310,9 +295,6 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     }
 
     MultiplexedPool.Opener connector() {
-      if (io == null) {
-        return channelFactory::connect;
-      }
       // The pool's limit is the one setting: each channel is opened to carry exactly that many.
       ClientOptions options =
           options().toBuilder()
@@ -324,28 +306,15 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     /**
      * Opens the connections as channels of this library's transports on these IO threads: {@code
      * io.openChannel(endpoint, options)} with {@link #options(ClientOptions)}, so switching between
-     * Netty and Grizzly changes only the IO threads. This or {@link
-     * #channelFactory(ChannelFactory)} is required; no default.
+     * Netty and Grizzly changes only the IO threads. Channels of another {@link ThriftChannel}
+     * implementation come from a {@link ClientIo} of your own, whose {@code openChannel} is given
+     * the same options. Required; no default.
      *
      * @param io the transport's client IO threads; the pool does not close them
      * @return this builder
      */
     public Builder<C> io(ClientIo io) {
       this.io = io;
-      return this;
-    }
-
-    /**
-     * Opens the connections with a factory of the caller's (another {@link ThriftChannel}
-     * implementation), which then decides every connection setting but the {@link
-     * ClientOptions#callbackExecutor()} and {@link ClientOptions#callTimeout()}: {@code build()}
-     * refuses options it would ignore. Instead of {@link #io(ClientIo)}; no default.
-     *
-     * @param channelFactory opens one channel to an endpoint
-     * @return this builder
-     */
-    public Builder<C> channelFactory(ChannelFactory channelFactory) {
-      this.channelFactory = channelFactory;
       return this;
     }
 
@@ -386,9 +355,8 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
      *
      * @return the pool
      * @throws SettingException naming the first setting refused: no endpoints nor source, or both;
-     *     neither or both of {@code io} and {@code channelFactory}; a value out of range; a setting
-     *     of the options that the pool sets itself (interceptors, maxCallsInFlightPerConnection) or
-     *     a channel factory would ignore
+     *     no {@code io}; a value out of range; a setting of the options that the pool sets itself
+     *     (interceptors, maxCallsInFlightPerConnection)
      */
     public ThriftChannelPool<C> build() {
       Checks.notNull("clientFactory", clientFactory);
@@ -396,9 +364,9 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
       Checks.positive("maxCallsInFlightPerConnection", maxCallsInFlightPerConnection);
       Checks.nonNegative("hedgeAfter", hedgeAfter);
       endpointSource();
-      if ((io == null) == (channelFactory == null)) {
+      if (io == null) {
         throw new SettingException(
-            "io", io, "exactly one of io and channelFactory (given: " + channelFactory + ")");
+            "io", null, "a ClientIo that opens the channels: NettyClientIo, GrizzlyClientIo");
       }
       ClientOptions o = options();
       if (o.maxCallsInFlightPerConnection()
@@ -415,9 +383,6 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
             "options.interceptors",
             o.interceptors(),
             "unset: a pool's interceptors go to its builder's interceptors(..)");
-      }
-      if (channelFactory != null) {
-        refuseConnectionSettings("the ChannelFactory " + channelFactory);
       }
       return new ThriftChannelPool<>(this);
     }

@@ -26,10 +26,10 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *
  * ByteBuffer reply = pool.call(client -> client.echo(payload));     // borrow, call, return
  * BenchService.Iface iface = pool.iface(BenchService.Iface.class);   // the same, per method call
- * try (ThriftClientPool.Lease<BenchService.Client> lease = pool.lease()) {
- *   lease.run(c -> c.sleep(1));                                       // several calls, one connection
- *   long fired = lease.call(c -> c.fired());
- * }
+ * long fired = pool.call(c -> {                                      // several calls, one connection
+ *   c.sleep(1);
+ *   return c.fired();
+ * });
  * }</pre>
  *
  * <p>After each call the connection goes back to the pool if the call succeeded, or failed with a
@@ -55,7 +55,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
 public final class ThriftClientPool<C extends TServiceClient> implements AutoCloseable {
 
   /**
-   * One or more calls on a borrowed client.
+   * One or more calls on a borrowed client. For a method without a result, return {@code null}:
+   * {@code c -> { c.sleep(10); return null; }}, or call it through {@link #iface(Class)}.
    *
    * @param <C> the generated client type
    * @param <R> the result
@@ -70,30 +71,11 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
     R call(C client) throws TException;
   }
 
-  /**
-   * One or more calls on a borrowed client, with no result: {@code c -> c.sleep(10)}.
-   *
-   * @param <C> the generated client type
-   */
-  @FunctionalInterface
-  public interface ClientTask<C> {
-    /**
-     * @param client the borrowed client, which must not be kept after this returns
-     * @throws TException what the client threw
-     */
-    void run(C client) throws TException;
-  }
-
   private final String name;
   private final Class<?> clientClass;
   private final EndpointPool<SyncConnection<C>> pool;
   private final SyncCalls<C> calls;
   private final long deadlineNanos;
-
-  private static <C> Void runNoResult(ClientTask<C> task, C client) throws TException {
-    task.run(client);
-    return null;
-  }
 
   private ThriftClientPool(Builder<C> b) {
     this.deadlineNanos = b.config().callDeadline().toNanos();
@@ -175,30 +157,6 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   }
 
   /**
-   * Like {@link #call(ClientCall)}, for calls without a result.
-   *
-   * @param task what to do with the client, e.g. {@code c -> c.sleep(10)}
-   * @throws TException as {@link #call(ClientCall)}
-   */
-  public void run(ClientTask<? super C> task) throws TException {
-    Checks.notNull("task", task);
-    call(c -> runNoResult(task, c));
-  }
-
-  /**
-   * Like {@link #call(Duration, ClientCall)}, for calls without a result.
-   *
-   * @param deadline how long the whole call may take from now; {@code > 0}
-   * @param task what to do with the client, e.g. {@code c -> c.sleep(10)}
-   * @throws IllegalArgumentException if {@code deadline} is zero or negative
-   * @throws TException as {@link #call(Duration, ClientCall)}
-   */
-  public void run(Duration deadline, ClientTask<? super C> task) throws TException {
-    Checks.notNull("task", task);
-    call(deadline, c -> runNoResult(task, c));
-  }
-
-  /**
    * A proxy implementing {@code iface} (the generated {@code Iface}) where every method borrows a
    * client, calls the same method on it, and returns or destroys the connection.
    *
@@ -241,8 +199,9 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
   }
 
   /**
-   * Closes every connection and fails waiting borrowers with {@link PoolClosedException}. Calls in
-   * progress lose their connection and fail; later borrows fail. Idempotent.
+   * Closes every connection and fails waiting borrowers with a {@link PoolException} saying the
+   * pool is closed. Calls in progress lose their connection and fail; later borrows fail.
+   * Idempotent.
    */
   @Override
   public void close() {
@@ -302,16 +261,6 @@ public final class ThriftClientPool<C extends TServiceClient> implements AutoClo
             spoiled);
       }
       return owner.calls.onLease(borrowed, call::call, failure -> spoiled = failure);
-    }
-
-    /**
-     * Like {@link #call(ClientCall)}, for calls without a result.
-     *
-     * @param task what to do with the client
-     * @throws TException what the client threw
-     */
-    public void run(ClientTask<? super C> task) throws TException {
-      call(c -> runNoResult(task, c));
     }
 
     /** Marks the connection for destruction on {@link #close()}. */

@@ -69,8 +69,8 @@ class AsyncBorrowsTest {
     }
 
     @Override
-    public PoolClosedException closedException() {
-      return new PoolClosedException("the test pool is closed");
+    public PoolException closedException() {
+      return new PoolException("the test pool is closed", null);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,12 +162,13 @@ class AsyncPoolsNeverBlockTest {
     Set<String> connectThreads = ConcurrentHashMap.newKeySet();
     try (ThriftChannelPool<BenchService.Client> pool =
         ThriftChannelPool.builder(BenchService.Client::new)
-            .channelFactory(
-                endpoint -> {
-                  connectThreads.add(Thread.currentThread().getName());
-                  connectMayFinish.await(); // a slow connect
-                  return resources.openChannel(endpoint, ClientOptions.defaults());
-                })
+            .io(
+                ChannelIo.of(
+                    endpoint -> {
+                      connectThreads.add(Thread.currentThread().getName());
+                      connectMayFinish.await(); // a slow connect
+                      return resources.openChannel(endpoint, ClientOptions.defaults());
+                    }))
             .endpoints(server.address())
             .build()) {
       CompletableFuture<Long> reply =

@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -57,7 +58,7 @@ class CallDeadlineTest {
         Throwable t = catchFailure(() -> pool.<Long>call(c -> c.fired()));
         assertInTime(start);
         CallDeadlineException e = deadlineOf(t);
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(e.inCall()).isFalse();
         assertThat(e.endpoint()).isNull();
         assertThat(e).hasMessageContaining("while waiting for a connection (total=1, active=1");
       }
@@ -67,7 +68,7 @@ class CallDeadlineTest {
         Throwable t = catchFailure(() -> pool.<Long>call(c -> c.fired()));
         assertInTime(start);
         CallDeadlineException e = deadlineOf(t);
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(e.inCall()).isTrue();
         assertThat(e.endpoint()).isEqualTo(peer.address());
         assertThat(e.getCause()).as("the read the closed connection failed").isNotNull();
       } finally {
@@ -98,9 +99,9 @@ class CallDeadlineTest {
         CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
         assertInTime(start);
-        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.inCall()).isTrue();
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
-        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(waiting.inCall()).isFalse();
         assertThat(waiting).hasMessageContaining("waiting=");
       } finally {
         peer.replyGate.countDown();
@@ -116,7 +117,7 @@ class CallDeadlineTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(SocketThriftChannel::connect)
+                        .io(ChannelIo.of(SocketThriftChannel::connect))
                         .endpoints(peer.address()),
                     config())
                 .maxCallsInFlightPerConnection(1)
@@ -141,9 +142,9 @@ class CallDeadlineTest {
         CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         assertThat(inCall.deadline()).isEqualTo(DEADLINE.multipliedBy(2));
         assertThat(waiting.deadline()).isEqualTo(DEADLINE);
-        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.inCall()).isTrue();
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
-        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(waiting.inCall()).isFalse();
       } finally {
         peer.replyGate.countDown();
       }
@@ -177,7 +178,7 @@ class CallDeadlineTest {
       try {
         CallDeadlineException e =
             deadlineOf(catchFailure(() -> pool.<Long>call((c, cb) -> c.fired(cb)).get()));
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(e.inCall()).isTrue();
         // The pool counts the call's end before it destroys the client: wait for the destroy.
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (pool.stats().invalidated() == 0) {

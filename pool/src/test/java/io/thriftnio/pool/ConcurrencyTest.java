@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.BindException;
@@ -188,12 +189,13 @@ class ConcurrencyTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(
-                            e -> {
-                              SocketThriftChannel c = SocketThriftChannel.connect(e);
-                              channels.add(c);
-                              return c;
-                            })
+                        .io(
+                            ChannelIo.of(
+                                e -> {
+                                  SocketThriftChannel c = SocketThriftChannel.connect(e);
+                                  channels.add(c);
+                                  return c;
+                                }))
                         .endpoints(server.address()),
                     config())
                 .metrics(metrics)

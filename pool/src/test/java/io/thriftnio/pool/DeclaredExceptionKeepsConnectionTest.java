@@ -66,11 +66,22 @@ class DeclaredExceptionKeepsConnectionTest {
         ThriftClientPool.builder(BenchService.Client::new).endpoints(endpoint).build()) {
       for (int i = 0; i < CALLS; i++) {
         int code = i;
-        assertThatThrownBy(() -> pool.run(c -> c.fail(code, "declared")))
+        assertThatThrownBy(
+                () ->
+                    pool.call(
+                        c -> {
+                          c.fail(code, "declared");
+                          return null;
+                        }))
             .isInstanceOfSatisfying(BenchError.class, e -> assertThat(e.getCode()).isEqualTo(code));
       }
       assertThatThrownBy(
-              () -> pool.run(c -> c.fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x")))
+              () ->
+                  pool.call(
+                      c -> {
+                        c.fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x");
+                        return null;
+                      }))
           .isInstanceOf(TApplicationException.class);
       long fired = pool.call(c -> c.fired());
       assertThat(fired).isZero();

@@ -122,7 +122,11 @@ class DnsEndpointSourceTest {
                 () -> {
                   while (!stop.get()) {
                     try {
-                      pool.run(c -> c.sleep(5));
+                      pool.call(
+                          c -> {
+                            c.sleep(5);
+                            return null;
+                          });
                       calls.incrementAndGet();
                     } catch (Exception | AssertionError e) {
                       failures.add(e);
@@ -191,13 +195,23 @@ class DnsEndpointSourceTest {
             .build();
     try (ThriftClientPool<BenchService.Client> pool =
         ThriftClientPool.builder(BenchService.Client::new).endpointSource(source).build()) {
-      assertThatThrownBy(() -> pool.run(c -> c.sleep(0)))
+      assertThatThrownBy(
+              () ->
+                  pool.call(
+                      c -> {
+                        c.sleep(0);
+                        return null;
+                      }))
           .isInstanceOf(PoolException.class)
           .hasMessageContaining("DNS " + NAME + ":" + port + " every 20ms lists no endpoint");
       answer.set(List.of(loopback(1)));
       failing.set(false);
       await("!pool.endpoints().isEmpty()").until(() -> !pool.endpoints().isEmpty());
-      pool.run(c -> c.sleep(0));
+      pool.call(
+          c -> {
+            c.sleep(0);
+            return null;
+          });
       assertThat(completed(1)).isEqualTo(1);
     }
   }

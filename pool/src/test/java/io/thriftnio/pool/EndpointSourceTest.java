@@ -101,7 +101,15 @@ class EndpointSourceTest {
         return face(
             ms ->
                 CompletableFuture.runAsync(
-                    () -> unchecked(() -> sync.run(c -> c.sleep(ms))), callers),
+                    () ->
+                        unchecked(
+                            () ->
+                                sync.call(
+                                    c -> {
+                                      c.sleep(ms);
+                                      return null;
+                                    })),
+                    callers),
             sync::endpoints,
             sync);
       case ASYNC_CLIENT:

@@ -169,7 +169,7 @@ class FaultInjectionTest {
       try (ThriftClientPool.Lease<BenchService.Client> held = pool.lease()) {
         assertThat(held.endpoint()).isEqualTo(peer.address());
         long start = System.nanoTime();
-        assertThatThrownBy(() -> pool.run(c -> c.fired()))
+        assertThatThrownBy(() -> pool.call(c -> c.fired()))
             .isInstanceOf(PoolTimeoutException.class)
             .hasMessageContaining("(total=1, active=1, idle=0, waiting=0)");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
@@ -264,9 +264,7 @@ class FaultInjectionTest {
       await("pool.stats().waiting() == 1").until(() -> pool.stats().waiting() == 1);
       pool.close();
       waiter.join(10_000);
-      assertThat(failure.get())
-          .isInstanceOf(PoolClosedException.class)
-          .hasMessageContaining("closed");
+      assertThat(failure.get()).isInstanceOf(PoolException.class).hasMessageContaining("closed");
       assertThat(interruptedAfter)
           .as("the pool's own wake-up is not the caller's interrupt")
           .isFalse();

@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -22,7 +23,7 @@ class HedgingTest {
       PoolConfig config, InetSocketAddress... endpoints) {
     return PoolSettings.with(
             ThriftChannelPool.builder(BenchService.Client::new)
-                .channelFactory(SocketThriftChannel::connect)
+                .io(ChannelIo.of(SocketThriftChannel::connect))
                 .endpoints(endpoints),
             config)
         .idempotent("echo")

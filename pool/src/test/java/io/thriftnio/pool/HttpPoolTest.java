@@ -81,7 +81,11 @@ class HttpPoolTest {
                       int seed = thread * 1000 + i;
                       ByteBuffer echoed = pool.call(c -> c.echo(Payloads.of(100, seed)));
                       assertThat(Payloads.check(echoed, 100, seed)).isTrue();
-                      pool.run(c -> c.fire(Payloads.of(10, seed))); // oneway: an empty 200
+                      pool.call(
+                          c -> {
+                            c.fire(Payloads.of(10, seed));
+                            return null;
+                          }); // oneway: an empty 200
                     }
                     return 50;
                   }));

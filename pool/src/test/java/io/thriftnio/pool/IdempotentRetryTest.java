@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;
 import java.net.InetSocketAddress;
@@ -157,7 +158,7 @@ class IdempotentRetryTest {
         return futures(
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(SocketThriftChannel::connect)
+                        .io(ChannelIo.of(SocketThriftChannel::connect))
                         .endpoints(endpoints),
                     config)
                 .idempotent("echo")
@@ -169,7 +170,7 @@ class IdempotentRetryTest {
           ThriftChannelPool<BenchService.Client> p =
               PoolSettings.with(
                       ThriftChannelPool.builder(BenchService.Client::new)
-                          .channelFactory(SocketThriftChannel::connect)
+                          .io(ChannelIo.of(SocketThriftChannel::connect))
                           .endpoints(endpoints),
                       config)
                   .idempotent("echo")
@@ -322,11 +323,14 @@ class IdempotentRetryTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(
-                            endpoint -> {
-                              SocketThriftChannel c = SocketThriftChannel.connect(endpoint);
-                              return endpoint.equals(refusing.address()) ? refusingAsClosed(c) : c;
-                            })
+                        .io(
+                            ChannelIo.of(
+                                endpoint -> {
+                                  SocketThriftChannel c = SocketThriftChannel.connect(endpoint);
+                                  return endpoint.equals(refusing.address())
+                                      ? refusingAsClosed(c)
+                                      : c;
+                                }))
                         .endpoints(refusing.address(), healthy.address()),
                     config().build())
                 .build()) {

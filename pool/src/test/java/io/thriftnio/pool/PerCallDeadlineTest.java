@@ -3,6 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -73,12 +74,12 @@ class PerCallDeadlineTest {
         CallDeadlineException e =
             deadlineOf(catchFailure(() -> pool.<Long>call(PER_CALL, c -> c.fired())));
         assertEndedAtOwnDeadline(start, e);
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(e.inCall()).isFalse();
         assertThat(e.endpoint()).isNull();
         start = System.nanoTime();
-        e = deadlineOf(catchFailure(() -> pool.run(PER_CALL, c -> c.fired())));
+        e = deadlineOf(catchFailure(() -> pool.call(PER_CALL, c -> c.fired())));
         assertEndedAtOwnDeadline(start, e);
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(e.inCall()).isFalse();
       }
       peer.replyGate = new CountDownLatch(1);
       try {
@@ -86,7 +87,7 @@ class PerCallDeadlineTest {
         CallDeadlineException e =
             deadlineOf(catchFailure(() -> pool.<Long>call(PER_CALL, c -> c.fired())));
         assertEndedAtOwnDeadline(start, e);
-        assertThat(e.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(e.inCall()).isTrue();
         assertThat(e.endpoint()).isEqualTo(peer.address());
         assertThat(e.getCause()).as("the read the closed connection failed").isNotNull();
       } finally {
@@ -128,9 +129,9 @@ class PerCallDeadlineTest {
         CallDeadlineException waiting = deadlineOf(catchFailure(() -> second.get()));
         assertEndedAtOwnDeadline(start, inCall);
         assertEndedAtOwnDeadline(start, waiting);
-        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.inCall()).isTrue();
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
-        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(waiting.inCall()).isFalse();
         assertThat(waiting).hasMessageContaining("waiting=");
       } finally {
         peer.replyGate.countDown();
@@ -161,7 +162,7 @@ class PerCallDeadlineTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(SocketThriftChannel::connect)
+                        .io(ChannelIo.of(SocketThriftChannel::connect))
                         .endpoints(peer.address()),
                     config(poolDeadline))
                 .maxCallsInFlightPerConnection(1)
@@ -186,9 +187,9 @@ class PerCallDeadlineTest {
         CallDeadlineException inCall = deadlineOf(catchFailure(() -> first.get()));
         assertThat(inCall.deadline()).isEqualTo(PER_CALL.multipliedBy(2));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(POOL_DEADLINE);
-        assertThat(inCall.phase()).isEqualTo(CallDeadlineException.Phase.IN_CALL);
+        assertThat(inCall.inCall()).isTrue();
         assertThat(inCall.endpoint()).isEqualTo(peer.address());
-        assertThat(waiting.phase()).isEqualTo(CallDeadlineException.Phase.WAITING_FOR_CONNECTION);
+        assertThat(waiting.inCall()).isFalse();
       } finally {
         peer.replyGate.countDown();
       }
@@ -221,7 +222,7 @@ class PerCallDeadlineTest {
       assertThatThrownBy(() -> sync.<Long>call(Duration.ZERO, c -> c.fired()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("deadline: PT0S (expected: > 0)");
-      assertThatThrownBy(() -> sync.run(Duration.ofMillis(-1), c -> c.fired()))
+      assertThatThrownBy(() -> sync.call(Duration.ofMillis(-1), c -> c.fired()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("deadline: PT-0.001S (expected: > 0)");
       assertThatThrownBy(() -> sync.<Long>call(null, c -> c.fired()))
@@ -232,7 +233,7 @@ class PerCallDeadlineTest {
           .hasMessage("deadline: PT0S (expected: > 0)");
       try (ThriftChannelPool<BenchService.Client> channels =
           ThriftChannelPool.builder(BenchService.Client::new)
-              .channelFactory(SocketThriftChannel::connect)
+              .io(ChannelIo.of(SocketThriftChannel::connect))
               .endpoints(peer.address())
               .build()) {
         assertThatThrownBy(

@@ -129,33 +129,16 @@ class PoolBuildersTest {
         .hasMessageStartingWith("options.interceptors: [")
         .hasMessageEndingWith(
             "(expected: unset: a pool's interceptors go to its builder's" + " interceptors(..))");
-    assertThatThrownBy(
-            () ->
-                ThriftChannelPool.builder(BenchService.Client::new)
-                    .channelFactory(endpoint -> null)
-                    .endpoints(NOWHERE)
-                    .options(ClientOptions.builder().tls(TLS).build())
-                    .build())
-        .hasMessageStartingWith("options.tls: ")
-        .hasMessageContaining("the ChannelFactory");
   }
 
   @Test
-  void theChannelPoolTakesExactlyOneWayToOpenChannels() {
+  void theChannelPoolOpensChannelsThroughItsIo() {
     assertThatThrownBy(
             () -> ThriftChannelPool.builder(BenchService.Client::new).endpoints(NOWHERE).build())
         .isInstanceOf(SettingException.class)
-        .hasMessage("io: null (expected: exactly one of io and channelFactory (given: null))");
-    assertThatThrownBy(
-            () ->
-                ThriftChannelPool.builder(BenchService.Client::new)
-                    .io(NettyClientIo.shared())
-                    .channelFactory(endpoint -> null)
-                    .endpoints(NOWHERE)
-                    .build())
-        .isInstanceOf(SettingException.class)
-        .hasMessageStartingWith("io: ")
-        .hasMessageContaining("(expected: exactly one of io and channelFactory (given: ");
+        .hasMessage(
+            "io: null (expected: a ClientIo that opens the channels: NettyClientIo,"
+                + " GrizzlyClientIo)");
   }
 
   @Test

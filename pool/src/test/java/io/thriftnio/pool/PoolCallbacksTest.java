@@ -115,7 +115,11 @@ class PoolCallbacksTest {
                     config)
                 .metrics(metrics)
                 .build();
-        sync.run(c -> c.sleep(0));
+        sync.call(
+            c -> {
+              c.sleep(0);
+              return null;
+            });
         return sync;
       case ASYNC_CLIENT:
         ThriftAsyncClientPool<BenchService.AsyncClient> async =
@@ -274,7 +278,15 @@ class PoolCallbacksTest {
               .build();
       pool = sync;
       stats.set(sync::stats);
-      call = () -> unchecked(() -> sync.run(c -> c.sleep(0)));
+      call =
+          () ->
+              unchecked(
+                  () ->
+                      sync.call(
+                          c -> {
+                            c.sleep(0);
+                            return null;
+                          }));
     } else if (kind == Kind.ASYNC_CLIENT) {
       ThriftAsyncClientPool<BenchService.AsyncClient> async =
           PoolSettings.with(

@@ -135,13 +135,14 @@ class PoolInterceptorsTest {
             .endpoints(endpoint)
             .interceptors(chain)
             .build()) {
-      pool.run(
+      pool.call(
           c -> {
             c.echo(ByteBuffer.allocate(3));
             assertThatThrownBy(() -> c.fail(7, "declared")).isInstanceOf(BenchError.class);
             assertThatThrownBy(() -> c.fail(FaultInjectingHandler.THROW_RUNTIME_EXCEPTION, "x"))
                 .isInstanceOf(TApplicationException.class);
             c.fire(ByteBuffer.allocate(1));
+            return null;
           });
       assertServedOutcomes();
       assertThat(inner.ended()).extracting(e -> e.context().seqId()).doesNotHaveDuplicates();

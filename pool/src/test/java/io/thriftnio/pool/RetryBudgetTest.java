@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -93,7 +94,7 @@ class RetryBudgetTest {
           ThriftChannelPool<BenchService.Client> p =
               PoolSettings.with(
                       ThriftChannelPool.builder(BenchService.Client::new)
-                          .channelFactory(SocketThriftChannel::connect)
+                          .io(ChannelIo.of(SocketThriftChannel::connect))
                           .endpoints(endpoints),
                       config)
                   .build();

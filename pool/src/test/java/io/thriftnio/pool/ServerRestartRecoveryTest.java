@@ -9,6 +9,7 @@ import io.thriftnio.core.ThriftServer;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -158,7 +159,7 @@ class ServerRestartRecoveryTest {
                     // outlasted the callers' wait, and a call on a connection left unanswered read
                     // as never answered.
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(e -> resources.openChannel(e, OPTIONS))
+                        .io(ChannelIo.of(e -> resources.openChannel(e, OPTIONS)))
                         .endpoints(address),
                     CONFIG)
                 .maxCallsInFlightPerConnection(8)

@@ -8,6 +8,7 @@ import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameOutputTransport;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
@@ -38,12 +39,13 @@ class ThriftChannelPoolTest {
       java.net.InetSocketAddress endpoint, PoolConfig config, int maxInFlight) {
     return PoolSettings.with(
             ThriftChannelPool.builder(BenchService.Client::new)
-                .channelFactory(
-                    e -> {
-                      SocketThriftChannel c = SocketThriftChannel.connect(e);
-                      channels.add(c);
-                      return c;
-                    })
+                .io(
+                    ChannelIo.of(
+                        e -> {
+                          SocketThriftChannel c = SocketThriftChannel.connect(e);
+                          channels.add(c);
+                          return c;
+                        }))
                 .endpoints(endpoint),
             config)
         .maxCallsInFlightPerConnection(maxInFlight)
@@ -184,12 +186,14 @@ class ThriftChannelPoolTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(
-                            e -> {
-                              SocketThriftChannel c = SocketThriftChannel.connect(e, maxFrameSize);
-                              channels.add(c);
-                              return c;
-                            })
+                        .io(
+                            ChannelIo.of(
+                                e -> {
+                                  SocketThriftChannel c =
+                                      SocketThriftChannel.connect(e, maxFrameSize);
+                                  channels.add(c);
+                                  return c;
+                                }))
                         .endpoints(peer.address()),
                     ONE_CONNECTION)
                 .maxCallsInFlightPerConnection(8)
@@ -347,12 +351,13 @@ class ThriftChannelPoolTest {
         ThriftChannelPool<BenchService.Client> pool =
             PoolSettings.with(
                     ThriftChannelPool.builder(BenchService.Client::new)
-                        .channelFactory(
-                            e -> {
-                              SocketThriftChannel c = SocketThriftChannel.connect(e);
-                              channels.add(c);
-                              return c;
-                            })
+                        .io(
+                            ChannelIo.of(
+                                e -> {
+                                  SocketThriftChannel c = SocketThriftChannel.connect(e);
+                                  channels.add(c);
+                                  return c;
+                                }))
                         .endpoints(dead, live.address()),
                     config)
                 .build()) {
@@ -401,7 +406,8 @@ class ThriftChannelPoolTest {
           pool.call(c -> c.send_fired(), BenchService.Client::recv_fired);
       assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
           .cause()
-          .isInstanceOf(PoolClosedException.class);
+          .isInstanceOf(PoolException.class)
+          .hasMessageContaining("is closed");
       assertThat(pool.stats().total()).isZero();
     }
   }
@@ -474,12 +480,13 @@ class ThriftChannelPoolTest {
                 new BenchService.Processor<>(new BenchHandler()));
         ThriftChannelPool<BenchService.Client> pool =
             ThriftChannelPool.builder(BenchService.Client::new)
-                .channelFactory(
-                    e -> {
-                      SeqidRecorder r = new SeqidRecorder(SocketThriftChannel.connect(e));
-                      recorders.add(r);
-                      return r;
-                    })
+                .io(
+                    ChannelIo.of(
+                        e -> {
+                          SeqidRecorder r = new SeqidRecorder(SocketThriftChannel.connect(e));
+                          recorders.add(r);
+                          return r;
+                        }))
                 .endpoints(server.address())
                 .maxPerEndpoint(1)
                 .maxIdlePerEndpoint(1)

@@ -10,6 +10,7 @@ import io.thriftnio.core.tls.ClientTls;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.TestPki;
@@ -205,10 +206,12 @@ class TlsPoolTest {
     try (ThriftChannelPool<BenchService.Client> pool =
         PoolSettings.with(
                 ThriftChannelPool.builder(BenchService.Client::new)
-                    .channelFactory(
-                        endpoint ->
-                            NettyClientIo.shared()
-                                .openChannel(endpoint, ClientOptions.builder().tls(tls).build()))
+                    .io(
+                        ChannelIo.of(
+                            endpoint ->
+                                NettyClientIo.shared()
+                                    .openChannel(
+                                        endpoint, ClientOptions.builder().tls(tls).build())))
                     .endpoints(server.localAddress()),
                 PoolConfig.defaults())
             .maxCallsInFlightPerConnection(8)

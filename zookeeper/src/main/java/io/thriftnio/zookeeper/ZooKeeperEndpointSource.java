@@ -30,17 +30,17 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * ThriftClientPool<BenchService.Client> pool = ThriftClientPool.builder(BenchService.Client::new)
- *     .endpointSource(ZooKeeperEndpointSource.builder(curator, "/services", "bench").build())
+ *     .endpointSource(ZooKeeperEndpointSource.of(curator, "/services", "bench"))
  *     .build();
  * }</pre>
  *
- * <p>{@link #start} loads the current set, waiting up to the {@linkplain
- * Builder#startTimeout(Duration) start timeout} for ZooKeeper; past it the pool starts with no
- * endpoint and fills when the load completes. While the connection to ZooKeeper is suspended or its
- * session lost, the pool keeps the last set it heard: the servers are most likely still there, and
- * one that is not fails its connects and is marked down. Changes resume once Curator has
- * reconnected and reloaded. The {@link CuratorFramework} belongs to the caller: it must be started,
- * and it is not closed here.
+ * <p>{@link #start} loads the current set, waiting up to the {@linkplain #of(CuratorFramework,
+ * String, String, Duration) start timeout} for ZooKeeper; past it the pool starts with no endpoint
+ * and fills when the load completes. While the connection to ZooKeeper is suspended or its session
+ * lost, the pool keeps the last set it heard: the servers are most likely still there, and one that
+ * is not fails its connects and is marked down. Changes resume once Curator has reconnected and
+ * reloaded. The {@link CuratorFramework} belongs to the caller: it must be started, and it is not
+ * closed here.
  *
  * <p>The listener runs under none of the source's locks, one call at a time, and hears the sets in
  * the order they were read: a newer set read while it runs is delivered next (one read meanwhile
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class ZooKeeperEndpointSource implements EndpointSource {
   private static final Logger log = LoggerFactory.getLogger(ZooKeeperEndpointSource.class);
 
-  /** Default {@link Builder#startTimeout(Duration)}: 10 seconds. */
+  /** The default start timeout: 10 seconds. */
   public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(10);
 
   private final CuratorFramework curator;
@@ -83,26 +83,47 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   @GuardedBy("lock")
   private boolean delivering;
 
-  private ZooKeeperEndpointSource(Builder b) {
-    this.curator = b.curator;
-    this.basePath = b.basePath;
-    this.serviceName = b.serviceName;
-    this.startTimeout = b.startTimeout;
+  private ZooKeeperEndpointSource(
+      CuratorFramework curator, String basePath, String serviceName, Duration startTimeout) {
+    this.curator = curator;
+    this.basePath = basePath;
+    this.serviceName = serviceName;
+    this.startTimeout = startTimeout;
   }
 
   /**
-   * A builder.
+   * The source, with the {@link #DEFAULT_START_TIMEOUT} (10 s); nothing is read until a pool starts
+   * it.
    *
    * @param curator a started Curator client; not closed by the source
    * @param basePath where services are registered, e.g. {@code "/services"}
    * @param serviceName the service whose servers to use, e.g. {@code "bench"}
-   * @return a new builder
+   * @return the source
+   * @throws IllegalArgumentException naming an argument refused
    */
-  public static Builder builder(CuratorFramework curator, String basePath, String serviceName) {
-    return new Builder(
+  public static ZooKeeperEndpointSource of(
+      CuratorFramework curator, String basePath, String serviceName) {
+    return of(curator, basePath, serviceName, DEFAULT_START_TIMEOUT);
+  }
+
+  /**
+   * The source; nothing is read until a pool starts it.
+   *
+   * @param curator a started Curator client; not closed by the source
+   * @param basePath where services are registered, e.g. {@code "/services"}
+   * @param serviceName the service whose servers to use, e.g. {@code "bench"}
+   * @param startTimeout how long {@link #start} (so the pool's {@code build()}) waits for the first
+   *     load; {@code >= 0}
+   * @return the source
+   * @throws IllegalArgumentException naming an argument refused
+   */
+  public static ZooKeeperEndpointSource of(
+      CuratorFramework curator, String basePath, String serviceName, Duration startTimeout) {
+    return new ZooKeeperEndpointSource(
         Checks.notNull("curator", curator),
         Paths.basePath(basePath),
-        Paths.serviceName(serviceName));
+        Paths.serviceName(serviceName),
+        Checks.nonNegative("startTimeout", startTimeout));
   }
 
   @Override
@@ -272,42 +293,5 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   @Override
   public String toString() {
     return "ZooKeeper " + basePath + "/" + serviceName;
-  }
-
-  /** Builds a {@link ZooKeeperEndpointSource}. */
-  public static final class Builder {
-    private final CuratorFramework curator;
-    private final String basePath;
-    private final String serviceName;
-    private Duration startTimeout = DEFAULT_START_TIMEOUT;
-
-    private Builder(CuratorFramework curator, String basePath, String serviceName) {
-      this.curator = curator;
-      this.basePath = basePath;
-      this.serviceName = serviceName;
-    }
-
-    /**
-     * How long {@link ZooKeeperEndpointSource#start} (so the pool's {@code build()}) waits for the
-     * first load. Default {@link #DEFAULT_START_TIMEOUT} (10 s).
-     *
-     * @param startTimeout {@code >= 0}
-     * @return this builder
-     */
-    public Builder startTimeout(Duration startTimeout) {
-      this.startTimeout = startTimeout;
-      return this;
-    }
-
-    /**
-     * Builds the source; nothing is read until a pool starts it.
-     *
-     * @return the source
-     * @throws IllegalArgumentException naming a value out of range
-     */
-    public ZooKeeperEndpointSource build() {
-      Checks.nonNegative("startTimeout", startTimeout);
-      return new ZooKeeperEndpointSource(this);
-    }
   }
 }

@@ -122,7 +122,7 @@ class ZooKeeperDiscoveryTest {
 
   private ThriftClientPool<BenchService.Client> pool(CuratorFramework curator) {
     return ThriftClientPool.builder(BenchService.Client::new)
-        .endpointSource(ZooKeeperEndpointSource.builder(curator, BASE, SERVICE).build())
+        .endpointSource(ZooKeeperEndpointSource.of(curator, BASE, SERVICE))
         .maxPerEndpoint(8)
         .borrowTimeout(Duration.ofSeconds(5))
         .build();
@@ -137,7 +137,11 @@ class ZooKeeperDiscoveryTest {
               () -> {
                 while (!stop.get()) {
                   try {
-                    pool.run(c -> c.sleep(10));
+                    pool.call(
+                        c -> {
+                          c.sleep(10);
+                          return null;
+                        });
                     calls.incrementAndGet();
                   } catch (Exception e) {
                     failures.add(e);

@@ -40,8 +40,7 @@ class ZooKeeperEndpointSourceCallbacksTest {
               .build();
       registry.start();
       registry.registerService(instance(1));
-      ZooKeeperEndpointSource source =
-          ZooKeeperEndpointSource.builder(curator, "/services", "bench").build();
+      ZooKeeperEndpointSource source = ZooKeeperEndpointSource.of(curator, "/services", "bench");
       List<String> held = new CopyOnWriteArrayList<>();
       List<Object> seen = new CopyOnWriteArrayList<>();
       CountDownLatch both = new CountDownLatch(2);

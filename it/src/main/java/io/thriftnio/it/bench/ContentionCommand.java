@@ -2,6 +2,7 @@ package io.thriftnio.it.bench;
 
 import io.thriftnio.pool.PoolTimeoutException;
 import io.thriftnio.pool.ThriftChannelPool;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -153,7 +154,7 @@ final class ContentionCommand implements Callable<Integer> {
   private long[] waitersRound(int n) throws Exception {
     try (ThriftChannelPool<BenchService.Client> pool =
         ThriftChannelPool.builder(BenchService.Client::new)
-            .channelFactory(SilentChannel::new)
+            .io(ChannelIo.of(SilentChannel::new))
             .endpoints(NOWHERE)
             .maxTotal(1)
             .maxPerEndpoint(1)

@@ -6,6 +6,7 @@ import io.thriftnio.pool.ClientTransportFactory;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -153,15 +154,16 @@ final class PoolRows implements RowProvider {
       ThriftChannelPool<BenchService.Client> pool =
           config(
                   ThriftChannelPool.builder(BenchService.Client::new)
-                      .channelFactory(
-                          a ->
-                              resources.openChannel(
-                                  a,
-                                  ClientOptions.builder()
-                                      .callTimeout(cell.callTimeout())
-                                      .callbackExecutor(Runnable::run)
-                                      .tls(cell.tls())
-                                      .build()))
+                      .io(
+                          ChannelIo.of(
+                              a ->
+                                  resources.openChannel(
+                                      a,
+                                      ClientOptions.builder()
+                                          .callTimeout(cell.callTimeout())
+                                          .callbackExecutor(Runnable::run)
+                                          .tls(cell.tls())
+                                          .build())))
                       .protocol(cell.protocolFactory())
                       .endpoints(address),
                   size,

@@ -8,6 +8,7 @@ import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.ThriftChannelPool;
 import io.thriftnio.pool.ThriftClientPool;
+import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -149,29 +150,30 @@ final class SoakLoad implements AutoCloseable {
     this.asyncPool =
         config(
                 ThriftChannelPool.builder(BenchService.Client::new)
-                    .channelFactory(
-                        a -> {
-                          ThriftChannel ch =
-                              resources.openChannel(
-                                  a,
-                                  ClientOptions.builder()
-                                      .callTimeout(callTimeout)
-                                      .callbackExecutor(Runnable::run)
-                                      .build());
-                          asyncVictims.add(
-                              new Victim() {
-                                @Override
-                                public boolean alive() {
-                                  return ch.isOpen();
-                                }
+                    .io(
+                        ChannelIo.of(
+                            a -> {
+                              ThriftChannel ch =
+                                  resources.openChannel(
+                                      a,
+                                      ClientOptions.builder()
+                                          .callTimeout(callTimeout)
+                                          .callbackExecutor(Runnable::run)
+                                          .build());
+                              asyncVictims.add(
+                                  new Victim() {
+                                    @Override
+                                    public boolean alive() {
+                                      return ch.isOpen();
+                                    }
 
-                                @Override
-                                public void abort() {
-                                  ch.close();
-                                }
-                              });
-                          return ch;
-                        })
+                                    @Override
+                                    public void abort() {
+                                      ch.close();
+                                    }
+                                  });
+                              return ch;
+                            }))
                     .protocol(protocol)
                     .endpointSource(endpoints.get()),
                 asyncConnections,

@@ -130,17 +130,33 @@ enum SoakMix {
       case NESTED:
         return depth(pool.call(c -> c.get_nested(NESTED_DEPTH))) == NESTED_DEPTH;
       case SLEEP:
-        pool.run(c -> c.sleep(SLEEP_MILLIS));
+        pool.call(
+            c -> {
+              c.sleep(SLEEP_MILLIS);
+              return null;
+            });
         return true;
       case SLOW:
-        pool.run(c -> c.sleep(p.slowMillis()));
+        pool.call(
+            c -> {
+              c.sleep(p.slowMillis());
+              return null;
+            });
         return true;
       case FIRE:
-        pool.run(c -> c.fire(p.small().duplicate()));
+        pool.call(
+            c -> {
+              c.fire(p.small().duplicate());
+              return null;
+            });
         return true;
       case FAIL:
         try {
-          pool.run(c -> c.fail(FAIL_CODE, "soak"));
+          pool.call(
+              c -> {
+                c.fail(FAIL_CODE, "soak");
+                return null;
+              });
           return false;
         } catch (BenchError e) {
           return e.getCode() == FAIL_CODE;

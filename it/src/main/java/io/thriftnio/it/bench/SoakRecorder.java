@@ -1,7 +1,6 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.pool.PoolClosedException;
 import io.thriftnio.pool.PoolTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -240,9 +239,6 @@ final class SoakRecorder {
   static String kind(Throwable t) {
     if (t instanceof PoolTimeoutException) {
       return "pool-borrow-timeout";
-    }
-    if (t instanceof PoolClosedException) {
-      return "pool-closed";
     }
     if (t instanceof TTransportException tte) {
       Throwable c = tte.getCause();

@@ -108,9 +108,8 @@ final class SoakZooKeeper implements AutoCloseable {
 
   /** A new source of the registered servers, for one pool. */
   EndpointSource source() {
-    return ZooKeeperEndpointSource.builder(
-            clientSession, SoakCommand.ZK_BASE_PATH, SoakCommand.ZK_SERVICE)
-        .build();
+    return ZooKeeperEndpointSource.of(
+        clientSession, SoakCommand.ZK_BASE_PATH, SoakCommand.ZK_SERVICE);
   }
 
   /** Closes both sessions and ZooKeeper; the servers and pools must be closed first. */

@@ -11,7 +11,6 @@ import io.thriftnio.core.tls.ServerTls;
 import io.thriftnio.grizzly.GrizzlyClientIo;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
 import io.thriftnio.netty.NettyThriftServer;
-import io.thriftnio.opentelemetry.ThriftTracing;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.ThriftAsyncClientPool;
@@ -73,8 +72,7 @@ class DocSettingsTest {
           ClientTls.Builder.class,
           GrizzlyClientIo.Builder.class,
           ServerStats.class,
-          PoolStats.class,
-          ThriftTracing.Builder.class);
+          PoolStats.class);
 
   private static final Pattern CODE = Pattern.compile("`([a-z][A-Za-z]*)(?:\\([^`]*\\))?`");
   private static final Pattern CAMEL = Pattern.compile("`([a-z]+[A-Z][A-Za-z]*)`");

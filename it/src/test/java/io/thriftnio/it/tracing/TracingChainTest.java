@@ -127,11 +127,7 @@ class TracingChainTest {
   @ParameterizedTest
   @EnumSource(Wire.class)
   void oneTraceFromTheCallerToCAndLessTimeAtEachHop(Wire wire) throws Exception {
-    ThriftTracing tracing =
-        ThriftTracing.builder()
-            .openTelemetry(otel.getOpenTelemetry())
-            .serviceName("BenchService")
-            .build();
+    ThriftTracing tracing = ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
     List<ThriftClientPool<BenchService.Client>> inner = new ArrayList<>(2); // [A->B, B->C]
     try (NettyClientIo io = NettyClientIo.create(2);
         ThriftServer c = server(NettyThriftServer::builder, new Hop("C", null), tracing);

@@ -54,11 +54,7 @@ class AgentInteropTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tracing =
-        ThriftTracing.builder()
-            .openTelemetry(otel.getOpenTelemetry())
-            .serviceName("BenchService")
-            .build();
+    tracing = ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
     server =
         NettyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BenchHandler()))

@@ -1,5 +1,6 @@
 package io.thriftnio.opentelemetry.agent;
 
+import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
@@ -56,7 +57,7 @@ public final class AgentPeer {
       System.out.println(
           "LISTENING HEADER " + ((InetSocketAddress) header.localAddress()).getPort());
     } else {
-      ThriftTracing tracing = ThriftTracing.builder().serviceName("BenchService").build();
+      ThriftTracing tracing = ThriftTracing.create(GlobalOpenTelemetry.get(), "BenchService");
       ThriftServer server =
           NettyThriftServer.builder()
               .processor(new BenchService.Processor<>(new BenchHandler()))

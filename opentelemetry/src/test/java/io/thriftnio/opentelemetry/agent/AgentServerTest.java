@@ -40,11 +40,7 @@ class AgentServerTest {
 
   @BeforeAll
   static void start() throws Exception {
-    tracing =
-        ThriftTracing.builder()
-            .openTelemetry(otel.getOpenTelemetry())
-            .serviceName("BenchService")
-            .build();
+    tracing = ThriftTracing.create(otel.getOpenTelemetry(), "BenchService");
     io = NettyClientIo.create(1);
     withoutAgentThrift = new AgentJvm("nio", "otel.instrumentation.thrift.enabled=false");
     withAgentThrift = new AgentJvm("nio");

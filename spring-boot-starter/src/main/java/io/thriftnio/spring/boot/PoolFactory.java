@@ -5,7 +5,6 @@ import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.tls.ClientTls;
-import io.thriftnio.pool.DnsEndpointSource;
 import io.thriftnio.pool.EndpointSource;
 import io.thriftnio.pool.PoolBuilder;
 import io.thriftnio.pool.ThriftAsyncClientPool;
@@ -211,6 +210,14 @@ final class PoolFactory {
         throw new IllegalStateException(prefix + ".sasl: " + e.getMessage(), e);
       }
     }
+    if (p.ssl().clientAuth() != null) {
+      throw new IllegalStateException(
+          prefix
+              + ".ssl.client-auth: "
+              + p.ssl().clientAuth()
+              + " (expected: unset; a server setting: a client presents the certificate of its"
+              + " ssl.bundle's key store)");
+    }
     if (p.ssl().bundle() != null) {
       SslBundle bundle = Bundles.get(bundles, p.ssl().bundle(), prefix + ".ssl.bundle");
       ClientTls.Builder tls =
@@ -218,7 +225,7 @@ final class PoolFactory {
       if (bundle.getStores().getKeyStore() != null) {
         tls.keyManagerFactory(bundle.getManagers().getKeyManagerFactory());
       }
-      b.tls(SettingErrors.withPath(prefix + ".ssl", ThriftClientProperties.Ssl.class, tls::build));
+      b.tls(SettingErrors.withPath(prefix + ".ssl", ThriftSslProperties.class, tls::build));
     }
     return b.build();
   }
@@ -237,12 +244,11 @@ final class PoolFactory {
     if (p.callDeadline() != null) {
       b.callDeadline(p.callDeadline());
     }
-    ThriftClientProperties.RetryBudget r = p.retryBudget();
-    if (r.ratio() != null) {
-      b.retryBudgetRatio(r.ratio());
+    if (p.retryBudgetRatio() != null) {
+      b.retryBudgetRatio(p.retryBudgetRatio());
     }
-    if (r.minPerSecond() != null) {
-      b.retryBudgetMinPerSecond(r.minPerSecond());
+    if (p.retryBudgetMinPerSecond() != null) {
+      b.retryBudgetMinPerSecond(p.retryBudgetMinPerSecond());
     }
   }
 
@@ -278,12 +284,14 @@ final class PoolFactory {
     }
     if (p.dns() != null) {
       InetSocketAddress dns = Endpoints.parse(prefix + ".dns", p.dns());
-      Duration interval =
-          p.dnsInterval() != null ? p.dnsInterval() : DnsEndpointSource.DEFAULT_INTERVAL;
+      Duration interval = p.dnsInterval();
       return SettingErrors.withPath(
           prefix,
           ThriftClientProperties.class,
-          () -> DnsEndpointSource.of(dns.getHostString(), dns.getPort(), interval));
+          () ->
+              interval == null
+                  ? EndpointSource.dns(dns.getHostString(), dns.getPort())
+                  : EndpointSource.dns(dns.getHostString(), dns.getPort(), interval));
     }
     List<InetSocketAddress> endpoints = new ArrayList<>();
     for (int i = 0; i < given.size(); i++) {

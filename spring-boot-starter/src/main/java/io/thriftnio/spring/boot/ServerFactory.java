@@ -57,6 +57,7 @@ final class ServerFactory {
     set(p.workerQueueCapacity(), b::workerQueueCapacity);
     set(p.workerStartTimeout(), b::workerStartTimeout);
     set(p.handlerTimeout(), b::handlerTimeout);
+    set(p.queueTimeTarget(), b::queueTimeTarget);
     set(p.maxFrameSize(), b::maxFrameSize);
     set(p.maxConnections(), b::maxConnections);
     set(p.maxCallsInFlightPerConnection(), b::maxCallsInFlightPerConnection);
@@ -94,7 +95,7 @@ final class ServerFactory {
     return SettingErrors.withPath(PREFIX, ThriftServerProperties.class, b::build);
   }
 
-  private static ServerTls tls(ThriftServerProperties.Ssl ssl, SslBundles bundles) {
+  private static ServerTls tls(ThriftSslProperties ssl, SslBundles bundles) {
     SslBundle bundle = Bundles.get(bundles, ssl.bundle(), PREFIX + ".ssl.bundle");
     ServerTls.Builder tls = ServerTls.builder(bundle.getManagers().getKeyManagerFactory());
     ClientAuth auth = ssl.clientAuth() == null ? ClientAuth.NONE : ssl.clientAuth();
@@ -108,7 +109,7 @@ final class ServerFactory {
     if (bundle.getOptions().getCiphers() != null) {
       tls.cipherSuites(List.of(bundle.getOptions().getCiphers()));
     }
-    return SettingErrors.withPath(PREFIX + ".ssl", ThriftServerProperties.Ssl.class, tls::build);
+    return SettingErrors.withPath(PREFIX + ".ssl", ThriftSslProperties.class, tls::build);
   }
 
   private static <T> void set(T value, Consumer<T> setter) {

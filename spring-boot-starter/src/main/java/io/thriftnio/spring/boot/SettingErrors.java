@@ -12,9 +12,8 @@ import java.util.stream.Collectors;
  * maxFrameSize} from {@code ServerBuilder} ({@code maxFrameSize: -1 (expected: > 0)}) becomes one
  * for {@code thrift.server.max-frame-size} ({@code thrift.server.max-frame-size: -1 (expected: >
  * 0)}). The setting is taken from {@link SettingException#setting()}, never from the message text.
- * A builder's flat setting named after a nested group of properties maps into the group: {@code
- * retryBudgetRatio} is {@code retry-budget.ratio}. Any other failure, or a setting that is no
- * property of the record, keeps its text after the prefix.
+ * Any other failure, or a setting that is no property of the record, keeps its text after the
+ * prefix.
  */
 final class SettingErrors {
 
@@ -51,19 +50,6 @@ final class SettingErrors {
     String name = index < 0 ? setting : setting.substring(0, index);
     if (names(properties).contains(name)) {
       return new SettingException(prefix + "." + kebab(setting), e.value(), e.rule(), e);
-    }
-    // A builder's flat setting of a nested group: retryBudgetRatio is retry-budget.ratio.
-    for (RecordComponent group : properties.getRecordComponents()) {
-      Class<?> type = group.getType();
-      String rest =
-          setting.startsWith(group.getName()) ? setting.substring(group.getName().length()) : "";
-      if (type.isRecord() && !rest.isEmpty()) {
-        String member = Character.toLowerCase(rest.charAt(0)) + rest.substring(1);
-        if (names(type.asSubclass(Record.class)).contains(member)) {
-          return new SettingException(
-              prefix + "." + kebab(group.getName()) + "." + kebab(member), e.value(), e.rule(), e);
-        }
-      }
     }
     return new IllegalArgumentException(prefix + ": " + e.getMessage(), e);
   }

@@ -19,7 +19,7 @@ import org.springframework.util.ClassUtils;
 final class StartupReport implements SmartInitializingSingleton {
 
   static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
-  static final String METHOD_TIMERS = "io.thriftnio.micrometer.MethodTimers";
+  static final String METHOD_TIMERS = "io.thriftnio.micrometer.ServerMeters";
   static final String HEALTH_INDICATOR =
       "org.springframework.boot.health.contributor.HealthIndicator";
   static final String INFO_CONTRIBUTOR = "org.springframework.boot.actuate.info.InfoContributor";

@@ -72,8 +72,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param interceptors the names of the {@code ClientInterceptor} beans this pool's calls run
  *     through, first to run first; an empty list for none. Default (unset): every {@code
  *     ClientInterceptor} bean, in their {@code @Order}
- * @param retryBudget the share of calls that may be retried
- * @param ssl TLS from a Spring SSL bundle
+ * @param retryBudgetRatio retries allowed per call made, over the pool's window: the pool builder's
+ *     {@code retryBudgetRatio}. Default: 0.1
+ * @param retryBudgetMinPerSecond retries allowed per second whatever the ratio: the pool builder's
+ *     {@code retryBudgetMinPerSecond}. Default: 10
+ * @param ssl {@code thrift.clients.<name>.ssl.bundle}: TLS from a Spring SSL bundle, whose trust
+ *     store checks the servers and whose key store (if any) is the client's certificate
  */
 public record ThriftClientProperties(
     Class<?> service,
@@ -100,8 +104,9 @@ public record ThriftClientProperties(
     Duration maxConnectionAge,
     List<String> idempotent,
     List<String> interceptors,
-    @DefaultValue @NestedConfigurationProperty RetryBudget retryBudget,
-    @DefaultValue @NestedConfigurationProperty Ssl ssl) {
+    Double retryBudgetRatio,
+    Integer retryBudgetMinPerSecond,
+    @DefaultValue @NestedConfigurationProperty ThriftSslProperties ssl) {
 
   /** Which pool a client is. */
   public enum PoolType {
@@ -115,21 +120,4 @@ public record ThriftClientProperties(
      */
     ASYNC
   }
-
-  /**
-   * {@code thrift.clients.<name>.retry-budget.*}: the pool builder's {@code retryBudgetRatio} and
-   * {@code retryBudgetMinPerSecond}.
-   *
-   * @param ratio retries allowed per call made, over the window. Default: 0.1
-   * @param minPerSecond retries allowed per second whatever the ratio. Default: 10
-   */
-  public record RetryBudget(Double ratio, Integer minPerSecond) {}
-
-  /**
-   * {@code thrift.clients.<name>.ssl.*}: TLS from a Spring SSL bundle.
-   *
-   * @param bundle the SSL bundle's name: its trust store checks the servers, its key store (if any)
-   *     is the client's certificate. Default: none, plain TCP
-   */
-  public record Ssl(String bundle) {}
 }

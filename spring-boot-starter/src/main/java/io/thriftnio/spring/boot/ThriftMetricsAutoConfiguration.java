@@ -2,7 +2,8 @@ package io.thriftnio.spring.boot;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.thriftnio.micrometer.MethodTimers;
+import io.thriftnio.core.ServerInterceptor;
+import io.thriftnio.micrometer.ServerMeters;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,7 +24,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(
     afterName = ThriftMetricsAutoConfiguration.COMPOSITE_REGISTRY_AUTO_CONFIGURATION,
     before = ThriftAutoConfiguration.class)
-@ConditionalOnClass({MeterRegistry.class, MethodTimers.class})
+@ConditionalOnClass({MeterRegistry.class, ServerMeters.class})
 @ConditionalOnBean(MeterRegistry.class)
 public class ThriftMetricsAutoConfiguration {
 
@@ -38,9 +39,9 @@ public class ThriftMetricsAutoConfiguration {
   public ThriftMetricsAutoConfiguration() {}
 
   @Bean
-  @ConditionalOnMissingBean
-  MethodTimers thriftMethodTimers(MeterRegistry registry) {
-    return new MethodTimers(registry, Tags.of("server", MicrometerBinding.SERVER_TAG));
+  @ConditionalOnMissingBean(name = "thriftMethodTimers")
+  ServerInterceptor thriftMethodTimers(MeterRegistry registry) {
+    return ServerMeters.methodTimers(registry, Tags.of("server", MicrometerBinding.SERVER_TAG));
   }
 
   @Bean

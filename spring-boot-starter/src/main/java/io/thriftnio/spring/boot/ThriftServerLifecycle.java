@@ -27,10 +27,10 @@ import org.springframework.core.env.MapPropertySource;
  * server.shutdown=graceful}), so the Thrift drain and the web server's run side by side, and both
  * are bounded by {@code spring.lifecycle.timeout-per-shutdown-phase}. It starts in the same phase,
  * after the web server. Inject it for the bound port ({@link #localAddress()}, also the {@code
- * local.thrift.server.port} property) and the serving state ({@link #state()}).
+ * local.thrift.server.port} property), {@link #isRunning()} while it serves or drains.
  *
  * <p>The {@code onStart} hooks and the address listeners run under none of its locks, after the
- * state is {@link State#SERVING}: a hook may stop the server, from any thread.
+ * server serves: a hook may stop the server, from any thread.
  */
 public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBean {
 
@@ -46,8 +46,8 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
 
   private static final Logger log = LoggerFactory.getLogger(ThriftServerLifecycle.class);
 
-  /** Where the server is in its life. */
-  public enum State {
+  /** Where the server is in its life: the Actuator's health and info report it. */
+  enum State {
     /** Built, not started yet. */
     NEW,
     /** Accepting and serving calls. */
@@ -118,7 +118,7 @@ public final class ThriftServerLifecycle implements SmartLifecycle, DisposableBe
    *
    * @return the state
    */
-  public State state() {
+  State state() {
     return state;
   }
 

@@ -2,7 +2,6 @@ package io.thriftnio.spring.boot;
 
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.WireKind;
-import io.thriftnio.core.tls.ClientAuth;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +33,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param workerStartTimeout how long a call may wait for a worker to start it. Default: 30 s
  * @param handlerTimeout how long a handler may hold its connection's reply order; 0 is off.
  *     Default: off
+ * @param queueTimeTarget the bound on queue time under overload: once calls have waited this long
+ *     to start for 100 ms on end, a call that waited this long is answered "not run" instead of
+ *     run; 0 is off. Default: 5 ms
  * @param maxFrameSize the largest request accepted, in bytes. Default: 16384000, libthrift's
  * @param maxConnections connections open at once; more are closed at once. Default: 16384
  * @param maxCallsInFlightPerConnection calls of one connection in flight at once. Default: 1024
@@ -63,7 +65,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param multiplexed serves even a single service through a {@code TMultiplexedProcessor}, for
  *     callers that use {@code TMultiplexedProtocol}; several services are always multiplexed.
  *     Default: {@code false}
- * @param ssl TLS from a Spring SSL bundle ({@code spring.ssl.bundle.*})
+ * @param ssl {@code thrift.server.ssl.*}: TLS from a Spring SSL bundle ({@code
+ *     spring.ssl.bundle.*}): {@code bundle}, the bundle's name (the server serves TLS when set;
+ *     default none, plain TCP), and {@code client-auth}, whether clients must present a certificate
+ *     trusted by the bundle's trust store: {@code none}, {@code optional}, {@code require} (default
+ *     {@code none})
  */
 public record ThriftServerProperties(
     @DefaultValue("true") boolean enabled,
@@ -77,6 +83,7 @@ public record ThriftServerProperties(
     Integer workerQueueCapacity,
     Duration workerStartTimeout,
     Duration handlerTimeout,
+    Duration queueTimeTarget,
     Integer maxFrameSize,
     Integer maxConnections,
     Integer maxCallsInFlightPerConnection,
@@ -91,16 +98,7 @@ public record ThriftServerProperties(
     String healthPath,
     @DefaultValue("binary") ThriftProtocol protocol,
     @DefaultValue("false") boolean multiplexed,
-    @DefaultValue @NestedConfigurationProperty Ssl ssl) {
-
-  /**
-   * {@code thrift.server.ssl.*}: TLS from a Spring SSL bundle.
-   *
-   * @param bundle the SSL bundle's name; the server serves TLS when set. Default: none, plain TCP
-   * @param clientAuth whether clients must present a certificate trusted by the bundle's trust
-   *     store: {@code none}, {@code optional}, {@code require}. Default: {@code none}
-   */
-  public record Ssl(String bundle, ClientAuth clientAuth) {}
+    @DefaultValue @NestedConfigurationProperty ThriftSslProperties ssl) {
 
   /**
    * Netty's socket transports, as {@code io.thriftnio.netty.NettyTransportType} names them, mapped

@@ -109,19 +109,28 @@ class ClientPropertiesTest {
                     .isEqualTo("thrift.clients.bench.max-frame-size: -1 (expected: > 0)"));
     // The pool builder's flat retryBudgetRatio and maxPerEndpoint, under their property paths.
     RUNNER
-        .withPropertyValues("thrift.clients.bench.retry-budget.ratio=-1")
+        .withPropertyValues("thrift.clients.bench.retry-budget-ratio=-1")
         .run(
             context ->
                 assertThat(rootOrSelf(context.getStartupFailure()))
                     .isEqualTo(
-                        "thrift.clients.bench.retry-budget.ratio: -1.0 (expected: >= 0 and <= 1000)"));
+                        "thrift.clients.bench.retry-budget-ratio: -1.0 (expected: >= 0 and <= 1000)"));
     RUNNER
-        .withPropertyValues("thrift.clients.bench.retry-budget.min-per-second=-1")
+        .withPropertyValues("thrift.clients.bench.retry-budget-min-per-second=-1")
         .run(
             context ->
                 assertThat(rootOrSelf(context.getStartupFailure()))
                     .isEqualTo(
-                        "thrift.clients.bench.retry-budget.min-per-second: -1 (expected: >= 0)"));
+                        "thrift.clients.bench.retry-budget-min-per-second: -1 (expected: >= 0)"));
+    // client-auth is the server's: the one ssl type refuses it on a client, by its path.
+    RUNNER
+        .withPropertyValues("thrift.clients.bench.ssl.client-auth=require")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .startsWith(
+                        "thrift.clients.bench.ssl.client-auth: REQUIRE (expected: unset; a server"
+                            + " setting"));
     RUNNER
         .withPropertyValues("thrift.clients.bench.max-per-endpoint=0")
         .run(

@@ -399,6 +399,42 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void queueTimeTargetReachesTheServerAndANegativeOneIsRefusedWithThePropertyPath() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.queue-time-target=20ms")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(ThriftServerLifecycle.class)
+                            .server()
+                            .config()
+                            .queueTimeTarget())
+                    .hasMillis(20));
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.queue-time-target=0")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(ThriftServerLifecycle.class)
+                            .server()
+                            .config()
+                            .queueTimeTarget())
+                    .isZero());
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.queue-time-target=-1ms")
+        .run(
+            context ->
+                assertThat(rootOrSelf(context.getStartupFailure()))
+                    .isEqualTo(
+                        "thrift.server.queue-time-target: PT-0.001S (expected: >= 0, 0 = off)"));
+  }
+
+  @Test
   void aSettingIgnoredInTheConfigurationIsRefusedWithThePropertyPath() {
     RUNNER
         .withUserConfiguration(OneService.class)
