@@ -163,17 +163,20 @@ public final class ServerLifecycle {
       this.sasl = new SaslSettings(serverSasl, steps != null ? steps : ownSaslSteps);
     }
     this.callPath =
-        new CallPath(
-            ProcessorInvoker.of(config),
-            worker,
-            counters,
-            config.maxCallsInFlightPerConnection(),
-            config.workerStartTimeout(),
-            config.handlerTimeout(),
-            registry.events(),
-            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
-            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()),
-            config.queueTimeTarget());
+        CallPath.builder(ProcessorInvoker.of(config), counters)
+            .worker(worker)
+            .maxCallsInFlight(config.maxCallsInFlightPerConnection())
+            .workerStartTimeout(config.workerStartTimeout())
+            .handlerTimeout(config.handlerTimeout())
+            .events(registry.events())
+            .inlineStallTick(
+                config.ioStrategy() == IoStrategy.LEADER_FOLLOWER
+                    ? CallPath.INLINE_STALL_TICK
+                    : null)
+            .limit(
+                config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()))
+            .queueTimeTarget(config.queueTimeTarget())
+            .build();
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
