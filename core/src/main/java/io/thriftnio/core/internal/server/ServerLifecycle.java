@@ -87,6 +87,14 @@ public final class ServerLifecycle {
 
     /** What the "listening" log line says of the server, e.g. its IO transport and strategy. */
     String describe();
+
+    /**
+     * The server's {@code toString}, in one shape for every transport ({@link
+     * ServerLifecycle#describe(String, Object)}): {@code NettyThriftServer{/127.0.0.1:9090, NIO,
+     * WORKER}}.
+     */
+    @Override
+    String toString();
   }
 
   private enum State {
@@ -177,6 +185,11 @@ public final class ServerLifecycle {
                 config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()))
             .queueTimeTarget(config.queueTimeTarget())
             .build();
+  }
+
+  /** The transport, as {@link #transport(Transport)} set it. */
+  public Transport transport() {
+    return transport;
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
