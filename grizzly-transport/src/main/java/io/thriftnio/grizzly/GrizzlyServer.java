@@ -10,7 +10,6 @@ import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
 import io.thriftnio.core.internal.server.ServerLifecycle;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
-import io.thriftnio.core.wire.WireSettings;
 import io.thriftnio.grizzly.internal.FollowerPool;
 import io.thriftnio.grizzly.internal.Transports;
 import java.io.IOException;
@@ -82,13 +81,7 @@ final class GrizzlyServer implements ServerLifecycle.Transport {
     this.timeouts = new TimeoutSweep(registry, TimeoutPolicy.of(config), config.tls() != null);
     ThriftFrameFilter frameFilter =
         new ThriftFrameFilter(
-            WireSettings.of(
-                    config.maxFrameSize(),
-                    config.wireKinds(),
-                    config.inputProtocolFactory(),
-                    config.httpPath())
-                .withHealth(config.healthPath(), lifecycle::isRunning)
-                .withSasl(lifecycle.sasl()),
+            lifecycle.wireSettings(),
             () -> {}, // the server filter counts the refusals it is told of
             counters.truncatedFrames::increment);
     this.serverFilter = new ThriftServerFilter(lifecycle.callPath());

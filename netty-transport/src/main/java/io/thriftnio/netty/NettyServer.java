@@ -80,14 +80,7 @@ final class NettyServer implements ServerLifecycle.Transport {
     this.suppliedGroup = suppliedGroup;
     this.shutdownSuppliedGroup = shutdown;
     this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
-    this.wire =
-        WireSettings.of(
-                config.maxFrameSize(),
-                config.wireKinds(),
-                config.inputProtocolFactory(),
-                config.httpPath())
-            .withHealth(config.healthPath(), lifecycle::isRunning)
-            .withSasl(lifecycle.sasl());
+    this.wire = lifecycle.wireSettings();
     this.lifecycle.transport(this);
     this.settings =
         new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));

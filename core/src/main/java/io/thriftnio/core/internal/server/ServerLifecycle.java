@@ -7,6 +7,7 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.wire.SaslSettings;
+import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -203,6 +204,21 @@ public final class ServerLifecycle {
    */
   public SaslSettings sasl() {
     return sasl;
+  }
+
+  /**
+   * The wire every connection of the server reads: its frame limit and the kinds it accepts, the
+   * protocol in which a refused frame's header is read, the HTTP path, the health probe (healthy
+   * while {@linkplain #isRunning() running}) and the SASL settings.
+   */
+  public WireSettings wireSettings() {
+    return WireSettings.of(
+            config.maxFrameSize(),
+            config.wireKinds(),
+            config.inputProtocolFactory(),
+            config.httpPath())
+        .withHealth(config.healthPath(), this::isRunning)
+        .withSasl(sasl);
   }
 
   /** The call path every connection of the server shares. */
