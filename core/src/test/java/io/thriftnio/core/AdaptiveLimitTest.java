@@ -64,16 +64,12 @@ class AdaptiveLimitTest {
   /** A WORKER connection under an adaptive limit whose floor is its maximum: it stays there. */
   private CallSequencer server(int limit) {
     ProcessorInvoker invoker = ProcessorInvoker.of(processor, BINARY, BINARY, MAX);
-    return new CallPath(
-            invoker,
-            worker,
-            counters,
-            100,
-            Duration.ofSeconds(30),
-            Duration.ZERO,
-            null,
-            null,
-            new AdaptiveCallLimit(limit))
+    return CallPath.builder(invoker, counters)
+        .worker(worker)
+        .maxCallsInFlight(100)
+        .workerStartTimeout(Duration.ofSeconds(30))
+        .limit(new AdaptiveCallLimit(limit))
+        .build()
         .open(connection);
   }
 
@@ -137,18 +133,15 @@ class AdaptiveLimitTest {
 
     // A call shed by the executor (it refuses) gives its place back too.
     CallSequencer refusing =
-        new CallPath(
-                ProcessorInvoker.of(processor, BINARY, BINARY, MAX),
+        CallPath.builder(ProcessorInvoker.of(processor, BINARY, BINARY, MAX), counters)
+            .worker(
                 task -> {
                   throw new java.util.concurrent.RejectedExecutionException("full");
-                },
-                counters,
-                100,
-                Duration.ofSeconds(30),
-                Duration.ZERO,
-                null,
-                null,
-                new AdaptiveCallLimit(1))
+                })
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofSeconds(30))
+            .limit(new AdaptiveCallLimit(1))
+            .build()
             .open(connection);
     for (int seqid = 6; seqid <= 8; seqid++) {
       send(refusing, seqid);

@@ -76,7 +76,11 @@ class CallDeadlineTest {
         };
     ProcessorInvoker invoker =
         ProcessorInvoker.of(processor, BINARY, BINARY, MAX).withInterceptors(List.of(recording));
-    return new CallPath(invoker, worker, counters, 100).open(connection);
+    return CallPath.builder(invoker, counters)
+        .worker(worker)
+        .maxCallsInFlight(100)
+        .build()
+        .open(connection);
   }
 
   private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {

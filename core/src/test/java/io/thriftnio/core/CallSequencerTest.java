@@ -69,14 +69,21 @@ class CallSequencerTest {
 
   private CallSequencer sync(Executor worker, int maxInFlight) {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
-    return new CallPath(invoker, worker, counters, maxInFlight).open(connection);
+    return CallPath.builder(invoker, counters)
+        .worker(worker)
+        .maxCallsInFlight(maxInFlight)
+        .build()
+        .open(connection);
   }
 
   /** Handlers complete when the test runs their tasks from {@link #handlers}. */
   private CallSequencer async(int maxInFlight) {
     ProcessorInvoker invoker =
         ProcessorInvoker.ofAsync(new MiniService.Async(handlers), BINARY, BINARY, MAX);
-    return new CallPath(invoker, null, counters, maxInFlight).open(connection);
+    return CallPath.builder(invoker, counters)
+        .maxCallsInFlight(maxInFlight)
+        .build()
+        .open(connection);
   }
 
   private boolean deliver(CallSequencer seq, String method, int seqid) throws Exception {
@@ -139,8 +146,11 @@ class CallSequencerTest {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     // A tick far longer than the test: only a call that outlives it flushes early.
     CallSequencer seq =
-        new CallPath(
-                invoker, null, counters, 100, Duration.ofSeconds(1), Duration.ZERO, null, LONG_TICK)
+        CallPath.builder(invoker, counters)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofSeconds(1))
+            .inlineStallTick(LONG_TICK)
+            .build()
             .open(connection);
     for (int i = 1; i <= 10; i++) {
       deliver(seq, "echo", i);
@@ -174,15 +184,11 @@ class CallSequencerTest {
         };
     ProcessorInvoker invoker = ProcessorInvoker.of(secondCallBlocks, BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(
-                invoker,
-                null,
-                counters,
-                100,
-                Duration.ofSeconds(1),
-                Duration.ZERO,
-                null,
-                CallPath.INLINE_STALL_TICK)
+        CallPath.builder(invoker, counters)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofSeconds(1))
+            .inlineStallTick(CallPath.INLINE_STALL_TICK)
+            .build()
             .open(anyThread);
     ExecutorService reader = Executors.newSingleThreadExecutor();
     try {
@@ -335,7 +341,12 @@ class CallSequencerTest {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofMillis(50))
+            .build()
+            .open(connection);
     String name = "m".repeat(MAX * 5 / 8);
     seq.onRequest(MiniService.call(BINARY, name, 7, "x"), connection.newRequest());
     seq.readComplete();
@@ -373,7 +384,12 @@ class CallSequencerTest {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(100)).open(connection);
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofMillis(100))
+            .build()
+            .open(connection);
     deliver(seq, "echo", 1);
     deliver(seq, "echo", 2);
     deliver(seq, "echo", 3);
@@ -474,7 +490,8 @@ class CallSequencerTest {
   @Test
   void onTheReadingThreadACallWaitingBehindOthersPastTheIntervalIsShed() throws Exception {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
-    CallSequencer seq = new CallPath(invoker, null, counters, 1000).open(connection);
+    CallSequencer seq =
+        CallPath.builder(invoker, counters).maxCallsInFlight(1000).build().open(connection);
     deliver(seq, "echo", 1); // the first of its read batch: runs, gives no sample
     long batch = System.nanoTime();
     waitUntil(batch, TimeUnit.MILLISECONDS.toNanos(6));
@@ -514,17 +531,12 @@ class CallSequencerTest {
     ManualExecutor workers = new ManualExecutor();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(
-                invoker,
-                workers,
-                counters,
-                100,
-                Duration.ofSeconds(30),
-                Duration.ZERO,
-                null,
-                null,
-                null,
-                Duration.ZERO)
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofSeconds(30))
+            .queueTimeTarget(Duration.ZERO)
+            .build()
             .open(connection);
     long start = System.nanoTime();
     deliver(seq, "echo", 1);
@@ -546,7 +558,12 @@ class CallSequencerTest {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
     CallSequencer seq =
         // 500 ms: the close must come first, on a loaded machine too (50 ms once did not)
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(500)).open(connection);
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofMillis(500))
+            .build()
+            .open(connection);
     deliver(seq, "echo", 1);
     seq.readComplete();
     Runnable dropped = workers.take(0);
@@ -569,7 +586,12 @@ class CallSequencerTest {
     ProcessorInvoker invoker =
         ProcessorInvoker.ofAsync(new MiniService.Async(handlers), BINARY, BINARY, MAX);
     CallSequencer seq =
-        new CallPath(invoker, workers, counters, 100, Duration.ofMillis(50)).open(connection);
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .workerStartTimeout(Duration.ofMillis(50))
+            .build()
+            .open(connection);
     deliver(seq, "echo", 1);
     seq.readComplete();
     workers.take(0).run(); // started at once; the async handler completes much later
@@ -616,7 +638,12 @@ class CallSequencerTest {
     org.apache.thrift.protocol.TCompactProtocol.Factory compact =
         new org.apache.thrift.protocol.TCompactProtocol.Factory();
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), compact, compact, MAX);
-    CallSequencer seq = new CallPath(invoker, workers, counters, 100).open(connection);
+    CallSequencer seq =
+        CallPath.builder(invoker, counters)
+            .worker(workers)
+            .maxCallsInFlight(100)
+            .build()
+            .open(connection);
     seq.onRequest(MiniService.call(compact, "echo", 300, "x"), connection.newRequest());
     seq.readComplete();
     assertThat(workers.size()).isEqualTo(1);

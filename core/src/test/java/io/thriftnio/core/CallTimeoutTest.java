@@ -64,8 +64,12 @@ class CallTimeoutTest {
     ProcessorInvoker invoker =
         ProcessorInvoker.ofAsync(new MiniService.Async(handlers::add), BINARY, BINARY, MAX)
             .withInterceptors(List.of(chain));
-    return new CallPath(
-            invoker, worker, counters, maxInFlight, Duration.ofSeconds(30), TIMEOUT, null, null)
+    return CallPath.builder(invoker, counters)
+        .worker(worker)
+        .maxCallsInFlight(maxInFlight)
+        .workerStartTimeout(Duration.ofSeconds(30))
+        .handlerTimeout(TIMEOUT)
+        .build()
         .open(connection);
   }
 

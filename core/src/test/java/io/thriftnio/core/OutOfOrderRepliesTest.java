@@ -47,7 +47,11 @@ class OutOfOrderRepliesTest {
 
   private CallSequencer server() {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX);
-    return new CallPath(invoker, worker, new ServerCounters(), 100).open(connection);
+    return CallPath.builder(invoker, new ServerCounters())
+        .worker(worker)
+        .maxCallsInFlight(100)
+        .build()
+        .open(connection);
   }
 
   private void deliver(CallSequencer seq, int flags, int headerSeqId, String text)

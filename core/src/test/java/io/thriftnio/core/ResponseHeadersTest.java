@@ -61,7 +61,7 @@ class ResponseHeadersTest {
     ProcessorInvoker invoker =
         ProcessorInvoker.of(new MiniService.Sync(), BINARY, BINARY, MAX)
             .withInterceptors(List.of(new Setting()));
-    return new CallPath(invoker, null, counters, 100).open(connection);
+    return CallPath.builder(invoker, counters).maxCallsInFlight(100).build().open(connection);
   }
 
   private void deliver(CallSequencer seq, WireKind kind, byte[] bytes) {

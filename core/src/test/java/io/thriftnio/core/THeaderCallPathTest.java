@@ -47,7 +47,7 @@ class THeaderCallPathTest {
 
   private CallSequencer server(TProtocolFactory protocol) {
     ProcessorInvoker invoker = ProcessorInvoker.of(new MiniService.Sync(), protocol, protocol, MAX);
-    return new CallPath(invoker, null, counters, 100).open(connection);
+    return CallPath.builder(invoker, counters).maxCallsInFlight(100).build().open(connection);
   }
 
   /** Decodes {@code frame} as an adapter does and hands the result to {@code seq}. */

@@ -5,7 +5,6 @@ import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.grizzly.internal.CloseListeners;
 import java.io.IOException;
-import java.net.SocketAddress;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.ConnectionProbe;
 import org.glassfish.grizzly.Grizzly;
@@ -66,8 +65,8 @@ final class ConnectionGuardFilter extends BaseFilter {
     RegisteredConnection<ConnectionHandle> registered =
         registry.admit(
             new GrizzlyConnectionHandle(connection, serverFilter),
-            address(connection.getPeerAddress()),
-            address(connection.getLocalAddress()),
+            Addresses.peer(connection),
+            Addresses.local(connection),
             System.nanoTime());
     ConnectionRegistry<ConnectionHandle>.Arrival arrival = ARRIVAL.remove(connection);
     if (registered == null) {
@@ -92,9 +91,5 @@ final class ConnectionGuardFilter extends BaseFilter {
   /** The registration of {@code connection}, or {@code null} if it was not admitted. */
   static RegisteredConnection<ConnectionHandle> registered(Connection<?> connection) {
     return REGISTERED.get(connection);
-  }
-
-  private static SocketAddress address(Object address) {
-    return address instanceof SocketAddress ? (SocketAddress) address : null;
   }
 }

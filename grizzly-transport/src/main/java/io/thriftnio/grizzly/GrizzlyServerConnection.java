@@ -385,14 +385,12 @@ final class GrizzlyServerConnection implements ServerConnection {
 
   @Override
   public SocketAddress remoteAddress() {
-    Object peer = connection.getPeerAddress();
-    return peer instanceof SocketAddress ? (SocketAddress) peer : null;
+    return Addresses.peer(connection);
   }
 
   @Override
   public SocketAddress localAddress() {
-    Object local = connection.getLocalAddress();
-    return local instanceof SocketAddress ? (SocketAddress) local : null;
+    return Addresses.local(connection);
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.core.wire.WireEvent;
 import io.thriftnio.core.wire.WireMessage;
-import java.net.SocketAddress;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -46,9 +45,7 @@ final class ReplyReads {
     Connection<?> connection = ctx.getConnection();
     ReplyReads reads = READS.get(connection);
     if (reads == null) { // a chain of the user's: framed replies, the filter's limit
-      SocketAddress peer =
-          connection.getPeerAddress() instanceof SocketAddress a ? a : null; // TCP: always
-      reads = new ReplyReads(ClientCodec.framed(maxFrameSize, peer));
+      reads = new ReplyReads(ClientCodec.framed(maxFrameSize, Addresses.peer(connection)));
       READS.set(connection, reads);
     }
     return reads.read(ctx, connection, badFrameListener);

@@ -3,6 +3,7 @@ package io.thriftnio.grizzly;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.util.internal.Checks;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TEndpointTransport;
 import org.apache.thrift.transport.TTransportException;
@@ -74,10 +75,10 @@ public final class TGrizzlyClientTransport extends TEndpointTransport {
   public static TGrizzlyClientTransport create(Connection<?> connection, ClientOptions options) {
     Checks.notNull("connection", connection);
     Checks.notNull("options", options);
-    Object peer = connection.getPeerAddress();
+    SocketAddress peer = Addresses.peer(connection);
     InetSocketAddress address =
-        peer instanceof InetSocketAddress
-            ? (InetSocketAddress) peer
+        peer instanceof InetSocketAddress a
+            ? a
             : InetSocketAddress.createUnresolved(String.valueOf(peer), 0);
     try {
       return new TGrizzlyClientTransport(

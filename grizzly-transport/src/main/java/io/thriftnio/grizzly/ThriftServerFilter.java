@@ -7,12 +7,10 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
-import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.thrift.TAsyncProcessor;
@@ -129,9 +127,7 @@ public final class ThriftServerFilter extends BaseFilter {
       TProcessor processor,
       TProtocolFactory protocol,
       List<? extends ServerInterceptor> interceptors) {
-    this(
-        ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
-            .withInterceptors(interceptors));
+    this(ProcessorInvoker.forPipeline(processor, protocol, interceptors));
   }
 
   /**
@@ -158,9 +154,7 @@ public final class ThriftServerFilter extends BaseFilter {
       TAsyncProcessor processor,
       TProtocolFactory protocol,
       List<? extends ServerInterceptor> interceptors) {
-    this(
-        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
-            .withInterceptors(interceptors));
+    this(ProcessorInvoker.forPipeline(processor, protocol, interceptors));
   }
 
   /**
@@ -172,12 +166,7 @@ public final class ThriftServerFilter extends BaseFilter {
    *     filter writes itself
    */
   ThriftServerFilter(ProcessorInvoker invoker) {
-    this(
-        new CallPath(
-            Objects.requireNonNull(invoker, "invoker"),
-            null,
-            new ServerCounters(),
-            ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION));
+    this(CallPath.builder(invoker, new ServerCounters()).build());
   }
 
   /** For {@link GrizzlyThriftServer}: the server's counters, limit and worker executor. */

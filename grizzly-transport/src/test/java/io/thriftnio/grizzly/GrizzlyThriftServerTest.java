@@ -125,8 +125,8 @@ class GrizzlyThriftServerTest {
             .processor(new BenchService.Processor<>(new BenchHandler()))
             .wireKinds(WireKind.FRAMED, WireKind.HTTP)
             .bind(ANY_PORT);
-    GrizzlyThriftServer server = (GrizzlyThriftServer) started(builder);
-    assertThat(server.startLine())
+    ThriftServer server = started(builder);
+    assertThat(GrizzlyServer.of(server).startLine())
         .startsWith(
             "Grizzly Thrift server listening on "
                 + server.localAddress()
@@ -445,19 +445,18 @@ class GrizzlyThriftServerTest {
    */
   @Test
   void theIdleSweepNeverClosesAConnectionWhoseRequestArrivedAfterItLooked() throws Exception {
-    GrizzlyThriftServer server =
-        (GrizzlyThriftServer)
-            started(
-                GrizzlyThriftServer.builder()
-                    .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
-                    .ioStrategy(IoStrategy.WORKER)
-                    .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
-                    .bind(ANY_PORT));
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
+                .ioStrategy(IoStrategy.WORKER)
+                .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
+                .bind(ANY_PORT));
     BenchService.Client client = stockClient(server);
     ExecutorService caller = Executors.newSingleThreadExecutor();
     closeables.add(caller::shutdownNow);
     AtomicReference<Future<?>> call = new AtomicReference<>();
-    server.timeouts.beforeIdleClose =
+    GrizzlyServer.of(server).timeouts.beforeIdleClose =
         c -> {
           if (call.get() != null) {
             return;
@@ -476,7 +475,7 @@ class GrizzlyThriftServerTest {
         };
     long later = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (call.get() == null) { // until the server has accepted the connection
-      server.sweep(later);
+      GrizzlyServer.of(server).sweep(later);
       Thread.sleep(5);
     }
     release.countDown();
@@ -493,32 +492,31 @@ class GrizzlyThriftServerTest {
   @Test
   void anIdleSweepDuringTheReadOfARequestKeepsTheConnectionAndTheCall() throws Exception {
     AtomicInteger callsStarted = new AtomicInteger();
-    GrizzlyThriftServer server =
-        (GrizzlyThriftServer)
-            started(
-                GrizzlyThriftServer.builder()
-                    .processor(
-                        new BenchService.Processor<>(
-                            new BenchHandler() {
-                              @Override
-                              public ByteBuffer echo(ByteBuffer payload) {
-                                callsStarted.incrementAndGet();
-                                return super.echo(payload);
-                              }
-                            }))
-                    .ioStrategy(IoStrategy.SAME_THREAD)
-                    .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
-                    .bind(ANY_PORT));
+    ThriftServer server =
+        started(
+            GrizzlyThriftServer.builder()
+                .processor(
+                    new BenchService.Processor<>(
+                        new BenchHandler() {
+                          @Override
+                          public ByteBuffer echo(ByteBuffer payload) {
+                            callsStarted.incrementAndGet();
+                            return super.echo(payload);
+                          }
+                        }))
+                .ioStrategy(IoStrategy.SAME_THREAD)
+                .idleTimeout(Duration.ofMinutes(1)) // the real clock never finds it idle
+                .bind(ANY_PORT));
     BenchService.Client client = stockClient(server);
     ExecutorService timer = Executors.newSingleThreadExecutor();
     closeables.add(timer::shutdownNow);
     long later = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     AtomicInteger sweeps = new AtomicInteger();
-    server.serverFilter().beforeRequest =
+    GrizzlyServer.of(server).serverFilter().beforeRequest =
         c -> {
           if (sweeps.getAndIncrement() == 0) {
             try {
-              timer.submit(() -> server.sweep(later)).get(10, TimeUnit.SECONDS);
+              timer.submit(() -> GrizzlyServer.of(server).sweep(later)).get(10, TimeUnit.SECONDS);
             } catch (Exception e) {
               throw new AssertionError("the sweep did not run", e);
             }

@@ -208,12 +208,19 @@ public final class ServerMeters implements MeterBinder {
         .register(registry);
   }
 
+  /**
+   * The {@code transport} tag: {@code netty} or {@code grizzly} for this library's servers, which
+   * describe themselves as {@code NettyThriftServer{...}} or {@code GrizzlyThriftServer{...}} (the
+   * object a builder returns is core's, not of the transport's class); else the server's class
+   * name.
+   */
   private static String transportOf(ThriftServer server) {
     String name = server.getClass().getSimpleName();
-    if (name.startsWith("Netty")) {
+    String described = String.valueOf(server);
+    if (name.startsWith("Netty") || described.startsWith("NettyThriftServer{")) {
       return "netty";
     }
-    if (name.startsWith("Grizzly")) {
+    if (name.startsWith("Grizzly") || described.startsWith("GrizzlyThriftServer{")) {
       return "grizzly";
     }
     return name;

@@ -1,36 +1,17 @@
 package io.thriftnio.netty;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.server.ConnectionHandle;
-import io.thriftnio.core.internal.server.ConnectionRegistry;
 import io.thriftnio.core.internal.server.LifecycleServer;
-import io.thriftnio.core.internal.server.RegisteredConnection;
-import io.thriftnio.core.internal.server.ServerLifecycle;
-import io.thriftnio.core.internal.server.TimeoutPolicy;
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
-import io.thriftnio.core.wire.WireSettings;
-import io.thriftnio.netty.internal.EventLoops;
-import io.thriftnio.netty.internal.IoThreadFactory;
 import io.thriftnio.netty.internal.NettyTls;
-import java.io.IOException;
-import java.net.BindException;
-import java.net.InetSocketAddress;
 
 /**
  * A Thrift server on Netty 4.2: framed transport, any {@code TProcessor} or {@code
@@ -67,75 +48,19 @@ import java.net.InetSocketAddress;
  * maxPendingWriteBytes} of unwritten responses a connection is no longer read from until they
  * drain.
  *
- * <p>{@link #close()} is graceful: it stops accepting (new connections are refused; with a {@link
- * ServerBuilder#healthPath health path} the listening socket stays open until the drain ends, and a
- * connection accepted meanwhile is served for the probe alone: {@code 503}), lets each open
- * connection finish the calls it has received, answers each call that arrives meanwhile {@code not
- * run: the server is draining} ({@link io.thriftnio.core.NotRun}) without running it, closes each
- * connection once it is quiet, and after {@code drainTimeout} closes whatever is left; then it
- * stops the worker pool and, if the server owns them, the event loops. It is idempotent and bounded
- * in time. Called on one of the server's event loops or in one of its calls, it returns at once and
- * the drain goes on in a thread named {@code thrift-nio-netty-close-PORT}.
+ * <p>{@link ThriftServer#close()} is graceful: it stops accepting (new connections are refused;
+ * with a {@link ServerBuilder#healthPath health path} the listening socket stays open until the
+ * drain ends, and a connection accepted meanwhile is served for the probe alone: {@code 503}), lets
+ * each open connection finish the calls it has received, answers each call that arrives meanwhile
+ * {@code not run: the server is draining} ({@link io.thriftnio.core.NotRun}) without running it,
+ * closes each connection once it is quiet, and after {@code drainTimeout} closes whatever is left;
+ * then it stops the worker pool and, if the server owns them, the event loops. It is idempotent and
+ * bounded in time. Called on one of the server's event loops or in one of its calls, it returns at
+ * once and the drain goes on in a thread named {@code thrift-nio-netty-close-PORT}.
  */
-public final class NettyThriftServer implements ThriftServer {
+public final class NettyThriftServer {
 
-  private final LifecycleServer server;
-  private final ServerConfig config;
-  private final ServerCounters counters;
-  private final ConnectionRegistry<ConnectionHandle> registry;
-  private final ServerLifecycle lifecycle;
-
-  /** Time allowed for the event loops to stop once the drain is over. */
-  private static final long SHUTDOWN_GRACE_MILLIS = 3000;
-
-  private final IoTransport transport;
-  private final EventLoopGroup suppliedGroup;
-  private final boolean shutdownSuppliedGroup;
-  private final ThriftFrameEncoder encoder;
-  private final WireSettings wire;
-  private final ByteBufAllocator allocator;
-  private final SslContext sslContext;
-  private final ThriftServerHandler.Settings settings;
-
-  /** Set by {@link #start()}, under the lifecycle's lock; read by {@link #close()}. */
-  private volatile EventLoopGroup group;
-
-  /**
-   * Set by bind() and read by the close steps, each called by ServerLifecycle after it took its
-   * lock, which orders them.
-   */
-  private Channel serverChannel;
-
-  private NettyThriftServer(
-      LifecycleServer server,
-      IoTransport transport,
-      EventLoopGroup suppliedGroup,
-      boolean shutdown,
-      ByteBufAllocator allocator,
-      SslContext sslContext) {
-    this.server = server;
-    this.config = server.config();
-    this.counters = server.counters();
-    this.registry = server.registry();
-    this.lifecycle = server.lifecycle();
-    this.allocator = allocator;
-    this.sslContext = sslContext;
-    this.transport = transport;
-    this.suppliedGroup = suppliedGroup;
-    this.shutdownSuppliedGroup = shutdown;
-    this.encoder = new ThriftFrameEncoder(config.maxFrameSize());
-    this.wire =
-        WireSettings.of(
-                config.maxFrameSize(),
-                config.wireKinds(),
-                config.inputProtocolFactory(),
-                config.httpPath())
-            .withHealth(config.healthPath(), lifecycle::isRunning)
-            .withSasl(lifecycle.sasl());
-    this.lifecycle.transport(new Binding());
-    this.settings =
-        new ThriftServerHandler.Settings(lifecycle.callPath(), TimeoutPolicy.of(config));
-  }
+  private NettyThriftServer() {}
 
   /** A builder; see {@link ServerBuilder} for the settings every server shares. */
   public static Builder builder() {
@@ -181,7 +106,7 @@ public final class NettyThriftServer implements ThriftServer {
      * the NIO, epoll or io_uring IO handler. Default: none (the server creates its own).
      *
      * @param group the event loops
-     * @param shutdownOnClose whether {@link NettyThriftServer#close()} shuts the group down
+     * @param shutdownOnClose whether {@link ThriftServer#close()} shuts the group down
      */
     public Builder eventLoopGroup(EventLoopGroup group, boolean shutdownOnClose) {
       this.eventLoopGroup = group;
@@ -220,175 +145,14 @@ public final class NettyThriftServer implements ThriftServer {
       IoTransport io =
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);
       SslContext ssl = config.tls() != null ? NettyTls.serverContext(config.tls()) : null;
-      return new NettyThriftServer(
-          new LifecycleServer("Thrift server", "thrift-nio-netty", config),
-          io,
-          eventLoopGroup,
-          shutdownOnClose,
-          allocator,
-          ssl);
+      return new NettyServer(
+              new LifecycleServer("Thrift server", "thrift-nio-netty", config),
+              io,
+              eventLoopGroup,
+              shutdownOnClose,
+              allocator,
+              ssl)
+          .server();
     }
-  }
-
-  /**
-   * The IO transport in use: {@code NIO}, {@code EPOLL} or {@code IO_URING}, never {@code AUTO};
-   * users read it in the start line and {@link #toString()}.
-   */
-  NettyTransportType ioTransport() {
-    return transport.type();
-  }
-
-  @Override
-  public ThriftServer start() throws IOException {
-    server.start();
-    return this;
-  }
-
-  @Override
-  public InetSocketAddress localAddress() {
-    return server.localAddress();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return server.isRunning();
-  }
-
-  @Override
-  public ServerConfig config() {
-    return config;
-  }
-
-  @Override
-  public ServerStats stats() {
-    return server.stats();
-  }
-
-  @Override
-  public boolean beforeDrain(Runnable hook) {
-    return server.beforeDrain(hook);
-  }
-
-  @Override
-  public void close() {
-    server.close();
-  }
-
-  /** The server's side of {@link ServerLifecycle}: event loops, the listening channel. */
-  private final class Binding implements ServerLifecycle.Transport {
-    @Override
-    public InetSocketAddress bind() throws IOException {
-      group =
-          suppliedGroup != null
-              ? suppliedGroup
-              : new MultiThreadIoEventLoopGroup(
-                  config.ioThreads(),
-                  new IoThreadFactory("thrift-nio-netty-io", false),
-                  transport.handlerFactory());
-      int high = config.maxPendingWriteBytes();
-      ServerBootstrap bootstrap =
-          new ServerBootstrap()
-              .group(group)
-              .channel(transport.serverChannel())
-              .option(ChannelOption.SO_REUSEADDR, true)
-              .childOption(ChannelOption.TCP_NODELAY, true)
-              .childOption(
-                  ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-              .childHandler(
-                  new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                      initConnection(ch);
-                    }
-                  });
-      if (allocator != null) {
-        bootstrap.childOption(ChannelOption.ALLOCATOR, allocator);
-      }
-      ChannelFuture bound = bootstrap.bind(config.bindAddress()).awaitUninterruptibly();
-      if (!bound.isSuccess()) {
-        Throwable cause = bound.cause();
-        BindException e =
-            new BindException("cannot bind " + config.bindAddress() + ": " + cause.getMessage());
-        e.initCause(cause);
-        throw e;
-      }
-      serverChannel = bound.channel();
-      return (InetSocketAddress) serverChannel.localAddress();
-    }
-
-    @Override
-    public void stopAccepting() {
-      serverChannel.close().awaitUninterruptibly(SHUTDOWN_GRACE_MILLIS);
-    }
-
-    @Override
-    public void beginStopAccepting() {
-      serverChannel.close(); // the listening socket's fd closes at its loop's next select
-    }
-
-    @Override
-    public boolean inIoThread() {
-      EventLoopGroup g = group;
-      return g != null && EventLoops.inEventLoopOf(g);
-    }
-
-    @Override
-    public void release() {
-      EventLoopGroup g = group != null ? group : suppliedGroup;
-      boolean owned = suppliedGroup == null || shutdownSuppliedGroup;
-      if (g != null && owned) {
-        EventLoops.shutdown(g, SHUTDOWN_GRACE_MILLIS);
-      }
-    }
-
-    @Override
-    public String describe() {
-      // The shape of Grizzly's start line: the IO transport in use, then every setting.
-      return "ioTransport="
-          + transport.type()
-          + (suppliedGroup != null ? " (the caller's event loop group)" : "")
-          + ", "
-          + config;
-    }
-  }
-
-  private void initConnection(Channel ch) {
-    RegisteredConnection<ConnectionHandle> registered =
-        registry.admit(
-            new NettyConnectionHandle(ch),
-            ch.remoteAddress(),
-            ch.localAddress(),
-            System.nanoTime());
-    if (registered == null) {
-      ch.close(); // over maxConnections (counted and logged), or accepted while closing
-      return;
-    }
-    ch.closeFuture().addListener(f -> registry.closed(registered));
-    ThriftServerHandler handler = new ThriftServerHandler(settings);
-    handler.registration(registered);
-    if (sslContext != null) {
-      ch.pipeline()
-          .addLast("tls", NettyTls.serverHandler(sslContext, config.tls(), ch.alloc()))
-          .addLast("tlsHandshakeWatcher", new TlsHandshakeWatcher(registry, registered));
-    }
-    ch.pipeline()
-        .addLast(
-            "thriftFrameDecoder",
-            ThriftFrameDecoder.server(
-                registered.probeOnly() ? wire.forProbes() : wire,
-                counters.truncatedFrames::increment))
-        .addLast("thriftFrameEncoder", encoder)
-        .addLast("thriftServerHandler", handler);
-    registry.settle(registered); // close() may have begun after the admission
-  }
-
-  /** The line logged at start; for tests, which run with the log at WARN. */
-  String startLine() {
-    return lifecycle.startLine();
-  }
-
-  @Override
-  public String toString() {
-    return lifecycle.describe("NettyThriftServer", transport.type());
   }
 }

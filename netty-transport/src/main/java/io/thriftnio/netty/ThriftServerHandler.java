@@ -16,13 +16,11 @@ import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
-import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.apache.thrift.TAsyncProcessor;
 import org.apache.thrift.TProcessor;
@@ -152,10 +150,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       TProcessor processor,
       TProtocolFactory protocol,
       List<? extends ServerInterceptor> interceptors) {
-    this(
-        ProcessorInvoker.of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
-            .withInterceptors(interceptors),
-        null);
+    this(ProcessorInvoker.forPipeline(processor, protocol, interceptors), null);
   }
 
   /**
@@ -182,10 +177,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
       TAsyncProcessor processor,
       TProtocolFactory protocol,
       List<? extends ServerInterceptor> interceptors) {
-    this(
-        ProcessorInvoker.ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
-            .withInterceptors(interceptors),
-        null);
+    this(ProcessorInvoker.forPipeline(processor, protocol, interceptors), null);
   }
 
   /**
@@ -203,11 +195,7 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   ThriftServerHandler(ProcessorInvoker invoker, Executor worker) {
     this(
         new Settings(
-            new CallPath(
-                Objects.requireNonNull(invoker, "invoker"),
-                worker,
-                new ServerCounters(),
-                ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION),
+            CallPath.builder(invoker, new ServerCounters()).worker(worker).build(),
             TimeoutPolicy.off()));
   }
 

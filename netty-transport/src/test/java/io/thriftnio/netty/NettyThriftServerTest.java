@@ -90,15 +90,14 @@ class NettyThriftServerTest {
   @Test
   @Tag("without-natives") // also run where the native libraries are absent
   void autoPicksEpollWhenUsableElseNioAndNeverIoUring() throws Exception {
-    NettyThriftServer server = (NettyThriftServer) builder(new BenchHandler()).build();
+    ThriftServer server = builder(new BenchHandler()).build();
     NettyTransportType expected =
         IoTransport.epollUnavailability() == null
             ? NettyTransportType.EPOLL
             : NettyTransportType.NIO;
-    assertThat(server.ioTransport()).isEqualTo(expected);
+    assertThat(NettyServer.of(server).ioTransport()).isEqualTo(expected);
     assertThat(
-            ((NettyThriftServer)
-                    builder(new BenchHandler()).ioTransport(NettyTransportType.NIO).build())
+            NettyServer.of(builder(new BenchHandler()).ioTransport(NettyTransportType.NIO).build())
                 .ioTransport())
         .isEqualTo(NettyTransportType.NIO);
   }
@@ -117,15 +116,14 @@ class NettyThriftServerTest {
 
   @Test
   void theStartLineNamesTheIoTransportAndTheWireKindsAsGrizzlysDoes() throws Exception {
-    NettyThriftServer server =
-        (NettyThriftServer)
-            started(builder(new BenchHandler()).wireKinds(WireKind.FRAMED, WireKind.HTTP).build());
-    assertThat(server.startLine())
+    ThriftServer server =
+        started(builder(new BenchHandler()).wireKinds(WireKind.FRAMED, WireKind.HTTP).build());
+    assertThat(NettyServer.of(server).startLine())
         .startsWith(
             "Thrift server listening on "
                 + server.localAddress()
                 + " (ioTransport="
-                + server.ioTransport()
+                + NettyServer.of(server).ioTransport()
                 + ", ServerConfig{bind=")
         .contains("wireKinds=[FRAMED, HTTP]");
     assertThat(server)
@@ -133,7 +131,7 @@ class NettyThriftServerTest {
             "NettyThriftServer{"
                 + server.localAddress()
                 + ", "
-                + server.ioTransport()
+                + NettyServer.of(server).ioTransport()
                 + ", WORKER}");
   }
 
@@ -309,15 +307,14 @@ class NettyThriftServerTest {
               entered.countDown();
             }
           };
-      NettyThriftServer server =
-          (NettyThriftServer)
-              started(
-                  NettyThriftServer.builder()
-                      .asyncProcessor(new BenchService.AsyncProcessor<>(holding))
-                      .eventLoopGroup(group, false)
-                      .drainTimeout(Duration.ofSeconds(20)) // far beyond every wait below
-                      .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                      .build());
+      ThriftServer server =
+          started(
+              NettyThriftServer.builder()
+                  .asyncProcessor(new BenchService.AsyncProcessor<>(holding))
+                  .eventLoopGroup(group, false)
+                  .drainTimeout(Duration.ofSeconds(20)) // far beyond every wait below
+                  .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                  .build());
       InetSocketAddress address = server.localAddress();
       try (RawConnection busy = RawConnection.open(address);
           RawConnection idle = RawConnection.open(address)) {
@@ -378,7 +375,7 @@ class NettyThriftServerTest {
 
   @Test
   void localAddressBeforeStartSaysSo() {
-    NettyThriftServer server = (NettyThriftServer) builder(new BenchHandler()).build();
+    ThriftServer server = builder(new BenchHandler()).build();
     assertThatThrownBy(server::localAddress)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("not started");
@@ -389,13 +386,12 @@ class NettyThriftServerTest {
   @Test
   void aTakenPortFailsStartWithTheAddress() throws Exception {
     ThriftServer first = started(builder(new BenchHandler()).build());
-    NettyThriftServer second =
-        (NettyThriftServer)
-            NettyThriftServer.builder()
-                .processor(new BenchService.Processor<>(new BenchHandler()))
-                .bind(first.localAddress())
-                .ioThreads(1)
-                .build();
+    ThriftServer second =
+        NettyThriftServer.builder()
+            .processor(new BenchService.Processor<>(new BenchHandler()))
+            .bind(first.localAddress())
+            .ioThreads(1)
+            .build();
     closeables.add(second);
     assertThatThrownBy(second::start)
         .isInstanceOf(java.net.BindException.class)
@@ -405,7 +401,7 @@ class NettyThriftServerTest {
   @Test
   @Tag("without-natives") // also run where the native libraries are absent
   void ioUringIsUsedOnlyWhenAskedAndFailsClearlyWhenUnavailable() {
-    assertThat(((NettyThriftServer) builder(new BenchHandler()).build()).ioTransport())
+    assertThat(NettyServer.of(builder(new BenchHandler()).build()).ioTransport())
         .isNotEqualTo(NettyTransportType.IO_URING);
     String why = IoTransport.ioUringUnavailability();
     assumeThat(why).as("io_uring is usable here").isNotNull();

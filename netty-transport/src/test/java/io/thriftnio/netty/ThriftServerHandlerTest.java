@@ -88,7 +88,8 @@ class ThriftServerHandlerTest {
 
   private ThriftServerHandler.Settings settings(ProcessorInvoker invoker, Executor worker) {
     return new ThriftServerHandler.Settings(
-        new CallPath(invoker, worker, counters, 100), TimeoutPolicy.off());
+        CallPath.builder(invoker, counters).worker(worker).maxCallsInFlight(100).build(),
+        TimeoutPolicy.off());
   }
 
   private EmbeddedChannel serve(ThriftServerHandler.Settings settings) throws Exception {

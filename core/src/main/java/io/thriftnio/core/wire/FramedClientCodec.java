@@ -7,16 +7,14 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 
 /** {@link WireKind#FRAMED}: each request behind its 4-byte length; replies are frames. */
-final class FramedClientCodec implements ClientCodec {
-
-  private final ReplyReader reader;
+final class FramedClientCodec extends ReplyReader {
 
   /**
    * @param maxFrameSize the largest reply accepted, in bytes
    * @param peer the server, for errors; may be {@code null}
    */
   FramedClientCodec(int maxFrameSize, SocketAddress peer) {
-    this.reader = new ReplyReader(new FramedReplyDecoder(maxFrameSize, peer), String.valueOf(peer));
+    super(new FramedReplyDecoder(maxFrameSize, peer), String.valueOf(peer));
   }
 
   /** A request's 4-byte length prefix. */
@@ -39,30 +37,5 @@ final class FramedClientCodec implements ClientCodec {
       int seqId,
       long timeoutMillis) {
     return lengthPrefix(message.remaining());
-  }
-
-  @Override
-  public WireEvent next(ByteSource in, int start, int available) {
-    return reader.next(in, start, available);
-  }
-
-  @Override
-  public WireEvent endOfStream(ByteSource in, int start, int available) {
-    return reader.endOfStream(in, start, available);
-  }
-
-  @Override
-  public Decoded decoded() {
-    return reader.decoded();
-  }
-
-  @Override
-  public boolean rejected() {
-    return reader.rejected();
-  }
-
-  @Override
-  public String toString() {
-    return "ClientCodec{FRAMED}";
   }
 }

@@ -1,11 +1,11 @@
 package io.thriftnio.core.wire;
 
+import io.thriftnio.core.util.internal.FrameInputTransport;
+import java.nio.ByteBuffer;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TMessage;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.transport.TEndpointTransport;
-import org.apache.thrift.transport.TTransportException;
 
 /**
  * Reads a Thrift message header from the first bytes of a frame that will never be decoded whole
@@ -31,61 +31,18 @@ final class HeaderPeek {
       return null;
     }
     try {
-      PeekTransport transport = new PeekTransport(bytes, offset, available);
+      // Its message size limit is the bytes received, not the declared length: a name length read
+      // from foreign bytes ("GET / HT..." reads as 790 MB) fails before the protocol allocates a
+      // string for it.
+      byte[] received = new byte[available];
+      bytes.getBytes(offset, received, 0, available);
+      FrameInputTransport transport =
+          FrameInputTransport.of(
+              new TConfiguration(available, available, 64), ByteBuffer.wrap(received));
       TMessage header = protocolFactory.getProtocol(transport).readMessageBegin();
       return header.name == null ? null : header;
     } catch (TException | RuntimeException notAHeader) {
       return null; // cut short or not Thrift: there is nobody to answer, the connection closes
-    }
-  }
-
-  /**
-   * A read-only transport over the bytes received so far. Its message size limit is those bytes,
-   * not the declared length: a name length read from foreign bytes ("GET / HT..." reads as 790 MB)
-   * must fail before the protocol allocates a string for it.
-   */
-  private static final class PeekTransport extends TEndpointTransport {
-    private final ByteSource bytes;
-    private int index;
-    private final int end;
-
-    PeekTransport(ByteSource bytes, int offset, int available) throws TTransportException {
-      super(new TConfiguration(available, available, 64));
-      this.bytes = bytes;
-      this.index = offset;
-      this.end = offset + available;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return true;
-    }
-
-    @Override
-    public void open() {}
-
-    @Override
-    public void close() {}
-
-    @Override
-    public int read(byte[] dst, int off, int len) throws TTransportException {
-      if (len == 0) {
-        return 0;
-      }
-      if (index >= end) {
-        throw new TTransportException(
-            TTransportException.END_OF_FILE, "the header goes past the bytes received");
-      }
-      int n = Math.min(len, end - index);
-      bytes.getBytes(index, dst, off, n);
-      index += n;
-      countConsumedMessageBytes(n);
-      return n;
-    }
-
-    @Override
-    public void write(byte[] src, int off, int len) throws TTransportException {
-      throw new TTransportException(TTransportException.NOT_OPEN, "read-only");
     }
   }
 }

@@ -13,12 +13,10 @@ import org.apache.thrift.protocol.TProtocolException;
  * {@link WireKind#HTTP}: each request is a POST; replies are responses, pipelined on one keep-alive
  * connection: MESSAGE (200), FAILED (other statuses), SKIPPED (a oneway call's).
  */
-final class HttpClientCodec implements ClientCodec {
+final class HttpClientCodec extends ReplyReader {
 
   private final HttpResponseDecoder decoder;
   private final HttpRequestHead requestHead;
-  private final ReplyReader reader;
-  private final String peer;
   private Map<String, String> replyHeaders = Map.of(); // the reading thread's
 
   /**
@@ -28,10 +26,14 @@ final class HttpClientCodec implements ClientCodec {
    * @param path the request path
    */
   HttpClientCodec(int maxFrameSize, InetSocketAddress address, String peer, String path) {
-    this.decoder = new HttpResponseDecoder(maxFrameSize, address, peer);
+    this(new HttpResponseDecoder(maxFrameSize, address, peer), address, peer, path);
+  }
+
+  private HttpClientCodec(
+      HttpResponseDecoder decoder, InetSocketAddress address, String peer, String path) {
+    super(decoder, peer);
+    this.decoder = decoder;
     this.requestHead = new HttpRequestHead(address, path);
-    this.reader = new ReplyReader(decoder, peer);
-    this.peer = peer;
   }
 
   @Override
@@ -53,7 +55,7 @@ final class HttpClientCodec implements ClientCodec {
     return wrong == null
         ? null
         : new TProtocolException(
-            TProtocolException.INVALID_DATA, "HTTP request to " + peer + " not sent: " + wrong);
+            TProtocolException.INVALID_DATA, "HTTP request to " + peer() + " not sent: " + wrong);
   }
 
   @Override
@@ -83,34 +85,7 @@ final class HttpClientCodec implements ClientCodec {
   }
 
   @Override
-  public WireEvent next(ByteSource in, int start, int available) {
-    return delivered(reader.next(in, start, available));
-  }
-
-  @Override
-  public WireEvent endOfStream(ByteSource in, int start, int available) {
-    return delivered(reader.endOfStream(in, start, available));
-  }
-
-  private WireEvent delivered(WireEvent event) {
-    if (event == WireEvent.MESSAGE) {
-      replyHeaders = decoder.lastHeaders();
-    }
-    return event;
-  }
-
-  @Override
-  public Decoded decoded() {
-    return reader.decoded();
-  }
-
-  @Override
-  public boolean rejected() {
-    return reader.rejected();
-  }
-
-  @Override
-  public String toString() {
-    return "ClientCodec{HTTP, " + peer + "}";
+  void delivered() {
+    replyHeaders = decoder.lastHeaders();
   }
 }

@@ -12,17 +12,19 @@ import org.apache.thrift.transport.TTransportException;
  * each reply unwrapped by the {@link #saslLayer()} the negotiation completes (when its quality of
  * protection says so), behind a 4-byte length.
  */
-public final class SaslClientCodec implements ClientCodec {
+public final class SaslClientCodec extends ReplyReader {
 
-  private final SaslLayer layer = new SaslLayer();
-  private final ReplyReader reader;
-  private final String peer;
+  private final SaslLayer layer;
   private final int maxFrameSize;
 
   SaslClientCodec(int maxFrameSize, InetSocketAddress address, String peer, String mechanism) {
-    this.reader =
-        new ReplyReader(new SaslReplyDecoder(maxFrameSize, address, peer, mechanism, layer), peer);
-    this.peer = peer;
+    this(new SaslLayer(), maxFrameSize, address, peer, mechanism);
+  }
+
+  private SaslClientCodec(
+      SaslLayer layer, int maxFrameSize, InetSocketAddress address, String peer, String mechanism) {
+    super(new SaslReplyDecoder(maxFrameSize, address, peer, mechanism, layer), peer);
+    this.layer = layer;
     this.maxFrameSize = maxFrameSize;
   }
 
@@ -48,7 +50,7 @@ public final class SaslClientCodec implements ClientCodec {
       throw new TTransportException(
           TTransportException.CORRUPTED_DATA,
           "request to "
-              + peer
+              + peer()
               + " of "
               + plain.length
               + " bytes is "
@@ -68,30 +70,5 @@ public final class SaslClientCodec implements ClientCodec {
       int seqId,
       long timeoutMillis) {
     return FramedClientCodec.lengthPrefix(message.remaining());
-  }
-
-  @Override
-  public WireEvent next(ByteSource in, int start, int available) {
-    return reader.next(in, start, available);
-  }
-
-  @Override
-  public WireEvent endOfStream(ByteSource in, int start, int available) {
-    return reader.endOfStream(in, start, available);
-  }
-
-  @Override
-  public Decoded decoded() {
-    return reader.decoded();
-  }
-
-  @Override
-  public boolean rejected() {
-    return reader.rejected();
-  }
-
-  @Override
-  public String toString() {
-    return "ClientCodec{SASL, " + peer + "}";
   }
 }

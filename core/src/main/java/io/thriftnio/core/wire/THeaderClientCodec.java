@@ -12,13 +12,11 @@ import org.apache.thrift.protocol.TProtocolException;
  * connection's sequence id, the out-of-order flag); replies are THeader frames, matched to their
  * requests by the header's sequence id.
  */
-final class THeaderClientCodec implements ClientCodec {
+final class THeaderClientCodec extends ReplyReader {
 
   private static final int[] NO_TRANSFORMS = new int[0];
 
   private final THeaderDecoder decoder;
-  private final ReplyReader reader;
-  private final String peer;
   private Map<String, String> replyHeaders = Map.of(); // the reading thread's
   private int replySeqId;
 
@@ -28,9 +26,12 @@ final class THeaderClientCodec implements ClientCodec {
    * @param peer the server as every message of this library writes it
    */
   THeaderClientCodec(int maxFrameSize, InetSocketAddress address, String peer) {
-    this.decoder = THeaderDecoder.forReplies(maxFrameSize, address);
-    this.reader = new ReplyReader(decoder, peer);
-    this.peer = peer;
+    this(THeaderDecoder.forReplies(maxFrameSize, address), peer);
+  }
+
+  private THeaderClientCodec(THeaderDecoder decoder, String peer) {
+    super(decoder, peer);
+    this.decoder = decoder;
   }
 
   @Override
@@ -51,7 +52,7 @@ final class THeaderClientCodec implements ClientCodec {
   @Override
   public TException refusal(ByteBuffer message, Map<String, String> headers) {
     try {
-      THeaderHead.protocolId(message, peer);
+      THeaderHead.protocolId(message, peer());
       return null;
     } catch (TProtocolException e) {
       return e;
@@ -67,7 +68,7 @@ final class THeaderClientCodec implements ClientCodec {
       long timeoutMillis)
       throws TProtocolException {
     return THeaderHead.head(
-            THeaderHead.protocolId(message, peer),
+            THeaderHead.protocolId(message, peer()),
             THeaderHead.FLAG_SUPPORT_OUT_OF_ORDER,
             seqId,
             NO_TRANSFORMS,
@@ -87,36 +88,9 @@ final class THeaderClientCodec implements ClientCodec {
   }
 
   @Override
-  public WireEvent next(ByteSource in, int start, int available) {
-    return delivered(reader.next(in, start, available));
-  }
-
-  @Override
-  public WireEvent endOfStream(ByteSource in, int start, int available) {
-    return delivered(reader.endOfStream(in, start, available));
-  }
-
-  private WireEvent delivered(WireEvent event) {
-    if (event == WireEvent.MESSAGE) {
-      THeaderEnvelope envelope = decoder.lastEnvelope();
-      replyHeaders = envelope.headers();
-      replySeqId = envelope.seqId();
-    }
-    return event;
-  }
-
-  @Override
-  public Decoded decoded() {
-    return reader.decoded();
-  }
-
-  @Override
-  public boolean rejected() {
-    return reader.rejected();
-  }
-
-  @Override
-  public String toString() {
-    return "ClientCodec{HEADER, " + peer + "}";
+  void delivered() {
+    THeaderEnvelope envelope = decoder.lastEnvelope();
+    replyHeaders = envelope.headers();
+    replySeqId = envelope.seqId();
   }
 }

@@ -228,8 +228,7 @@ class ThriftAutoConfigurationTest {
               ThriftServerLifecycle server = context.getBean(ThriftServerLifecycle.class);
               assertThat(server.server().config().asyncProcessor())
                   .isInstanceOf(BenchService.AsyncProcessor.class);
-              assertThat(server.server().getClass().getSimpleName())
-                  .isEqualTo("GrizzlyThriftServer");
+              assertThat(server.server().toString()).startsWith("GrizzlyThriftServer{");
               assertThat(callLastSale(server.localAddress().orElseThrow(), "H")).isEqualTo("H");
             });
   }

@@ -115,12 +115,8 @@ public final class ClientErrors {
    */
   public static TTransportException connectionClosed(
       SocketAddress address, int pendingCalls, String reason, Throwable cause) {
-    int type =
-        cause instanceof TTransportException
-            ? ((TTransportException) cause).getType()
-            : TTransportException.END_OF_FILE;
     return new TTransportException(
-        type,
+        typeOf(cause, TTransportException.END_OF_FILE),
         "connection to "
             + peer(address)
             + " closed with "
@@ -275,12 +271,8 @@ public final class ClientErrors {
    */
   public static TTransportException connectionFailed(
       SocketAddress address, String method, Throwable cause, String after) {
-    int type =
-        cause instanceof TTransportException
-            ? ((TTransportException) cause).getType()
-            : TTransportException.UNKNOWN;
     return new TTransportException(
-        type,
+        typeOf(cause, TTransportException.UNKNOWN),
         "connection to "
             + peer(address)
             + " failed"
@@ -351,5 +343,10 @@ public final class ClientErrors {
   /** The frame-size failure of {@code cause}, restated against {@code address}. */
   public static FrameSizeException frameSize(FrameSizeException cause, SocketAddress address) {
     return new FrameSizeException(cause.length(), cause.maxFrameSize(), address);
+  }
+
+  /** The type of a transport exception {@code cause}, else {@code otherwise}. */
+  private static int typeOf(Throwable cause, int otherwise) {
+    return cause instanceof TTransportException t ? t.getType() : otherwise;
   }
 }

@@ -69,166 +69,155 @@ public final class CallPath {
   private final Map<TProtocolFactory, ProcessorInvoker> byProtocol = new ConcurrentHashMap<>();
 
   /**
-   * @param invoker runs the processor
-   * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
-   *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
-   * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most; above
-   *     it the connection is not read from
+   * The call path of a server, or of a handler in a pipeline of the user's: {@link #builder}'s
+   * defaults are the latter's.
+   *
+   * @param b the settings
    */
-  public CallPath(
-      ProcessorInvoker invoker, Executor worker, ServerCounters counters, int maxCallsInFlight) {
-    this(invoker, worker, counters, maxCallsInFlight, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT);
-  }
-
-  /**
-   * @param invoker runs the processor
-   * @param worker runs each call ({@code IoStrategy.WORKER}); {@code null} runs it on the thread
-   *     that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code LEADER_FOLLOWER})
-   * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most; above
-   *     it the connection is not read from
-   * @param workerStartTimeout how long a call may wait for {@code worker} to start it before it is
-   *     answered as an overload (see {@code ServerBuilder.workerStartTimeout})
-   */
-  public CallPath(
-      ProcessorInvoker invoker,
-      Executor worker,
-      ServerCounters counters,
-      int maxCallsInFlight,
-      Duration workerStartTimeout) {
-    this(invoker, worker, counters, maxCallsInFlight, workerStartTimeout, null);
-  }
-
-  /**
-   * @param invoker runs the processor
-   * @param worker runs each call; {@code null} runs it on the thread that delivered the request
-   * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most
-   * @param workerStartTimeout how long a call may wait for {@code worker} to start it
-   * @param events the server's connection listeners, whose {@code beforeCall} runs on the call's
-   *     thread before each call of a connection that has a {@linkplain
-   *     ServerConnection#registration() registration}; {@code null} for none
-   */
-  public CallPath(
-      ProcessorInvoker invoker,
-      Executor worker,
-      ServerCounters counters,
-      int maxCallsInFlight,
-      Duration workerStartTimeout,
-      ConnectionEvents events) {
-    this(
-        invoker,
-        worker,
-        counters,
-        maxCallsInFlight,
-        workerStartTimeout,
-        Duration.ZERO,
-        events,
-        null);
-  }
-
-  /**
-   * @param invoker runs the processor
-   * @param worker runs each call; {@code null} runs it on the thread that delivered the request
-   * @param counters the server's counters
-   * @param maxCallsInFlight calls of one connection dispatched and not yet answered, at most
-   * @param workerStartTimeout how long a call may wait for {@code worker} to start it
-   * @param handlerTimeout how long a call may go unanswered after its request was read before it is
-   *     answered as timed out (see {@code ServerBuilder.handlerTimeout}); {@link Duration#ZERO} for
-   *     no bound
-   * @param events the server's connection listeners; {@code null} for none
-   * @param inlineStallTick where a call run on the reading thread ({@code worker} {@code null}) may
-   *     block it, as {@code LEADER_FOLLOWER}'s may: how often such calls are looked at, so that the
-   *     replies written ahead of one that runs long leave after one to two ticks ({@link
-   *     #INLINE_STALL_TICK} on a server); {@code null} where such calls must not block
-   */
-  public CallPath(
-      ProcessorInvoker invoker,
-      Executor worker,
-      ServerCounters counters,
-      int maxCallsInFlight,
-      Duration workerStartTimeout,
-      Duration handlerTimeout,
-      ConnectionEvents events,
-      Duration inlineStallTick) {
-    this(
-        invoker,
-        worker,
-        counters,
-        maxCallsInFlight,
-        workerStartTimeout,
-        handlerTimeout,
-        events,
-        inlineStallTick,
-        null);
-  }
-
-  /**
-   * As the constructor above, with {@code limit}: the server's adaptive bound on calls in progress
-   * (see {@code ServerBuilder.adaptiveLimit}); {@code null} for none.
-   */
-  public CallPath(
-      ProcessorInvoker invoker,
-      Executor worker,
-      ServerCounters counters,
-      int maxCallsInFlight,
-      Duration workerStartTimeout,
-      Duration handlerTimeout,
-      ConnectionEvents events,
-      Duration inlineStallTick,
-      AdaptiveCallLimit limit) {
-    this(
-        invoker,
-        worker,
-        counters,
-        maxCallsInFlight,
-        workerStartTimeout,
-        handlerTimeout,
-        events,
-        inlineStallTick,
-        limit,
-        QueueTimeBound.DEFAULT_TARGET);
-  }
-
-  /**
-   * As the constructor above, with {@code queueTimeTarget}: under overload, a call that waited
-   * longer than this to start is answered {@code not run} ({@link QueueTimeBound}); {@link
-   * Duration#ZERO} turns the bound off.
-   */
-  public CallPath(
-      ProcessorInvoker invoker,
-      Executor worker,
-      ServerCounters counters,
-      int maxCallsInFlight,
-      Duration workerStartTimeout,
-      Duration handlerTimeout,
-      ConnectionEvents events,
-      Duration inlineStallTick,
-      AdaptiveCallLimit limit,
-      Duration queueTimeTarget) {
-    this.limit = limit;
+  private CallPath(Builder b) {
+    ProcessorInvoker invoker = b.invoker;
+    Executor worker = b.worker;
+    int maxCallsInFlight = b.maxCallsInFlight;
+    this.limit = b.limit;
     this.queueTargetNanos =
-        CallDeadlines.nanos(Checks.nonNegative("queueTimeTarget", queueTimeTarget));
+        CallDeadlines.nanos(Checks.nonNegative("queueTimeTarget", b.queueTimeTarget));
     this.sharedQueueBound = worker != null && queueTargetNanos > 0 ? newQueueBound() : null;
-    this.events = events;
+    this.events = b.events;
     this.inlineStalls =
-        inlineStallTick == null || worker != null
+        b.inlineStallTick == null || worker != null
             ? null
-            : new InlineStallWatch(Checks.positive("inlineStallTick", inlineStallTick));
+            : new InlineStallWatch(Checks.positive("inlineStallTick", b.inlineStallTick));
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
-    this.counters = Objects.requireNonNull(counters, "counters");
+    this.counters = Objects.requireNonNull(b.counters, "counters");
     if (maxCallsInFlight <= 0) {
       throw new SettingException("maxCallsInFlight", maxCallsInFlight, "> 0");
     }
     this.maxCallsInFlight = maxCallsInFlight;
     this.startTimeoutNanos =
-        CallDeadlines.nanos(Checks.positive("workerStartTimeout", workerStartTimeout));
+        CallDeadlines.nanos(Checks.positive("workerStartTimeout", b.workerStartTimeout));
     this.handlerTimeoutNanos =
-        CallDeadlines.nanos(Checks.nonNegative("handlerTimeout", handlerTimeout));
+        CallDeadlines.nanos(Checks.nonNegative("handlerTimeout", b.handlerTimeout));
     int max = invoker.maxFrameSize();
     this.headerConfiguration = new TConfiguration(max, max, TConfiguration.DEFAULT_RECURSION_DEPTH);
+  }
+
+  /**
+   * The settings of a call path, each with the default a handler in a user's own pipeline has
+   * (Netty's {@code ThriftServerHandler}, Grizzly's {@code ThriftServerFilter}); a server sets them
+   * from its {@code ServerConfig}.
+   *
+   * @param invoker runs the processor
+   * @param counters the server's counters, or the handler's own
+   */
+  public static Builder builder(ProcessorInvoker invoker, ServerCounters counters) {
+    return new Builder(invoker, counters);
+  }
+
+  /** The settings of a {@link CallPath}; see {@link #builder}. */
+  public static final class Builder {
+    private final ProcessorInvoker invoker;
+    private final ServerCounters counters;
+    private Executor worker;
+    private int maxCallsInFlight = ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
+    private Duration workerStartTimeout = ServerBuilder.DEFAULT_WORKER_START_TIMEOUT;
+    private Duration handlerTimeout = Duration.ZERO;
+    private ConnectionEvents events;
+    private Duration inlineStallTick;
+    private AdaptiveCallLimit limit;
+    private Duration queueTimeTarget = QueueTimeBound.DEFAULT_TARGET;
+
+    private Builder(ProcessorInvoker invoker, ServerCounters counters) {
+      this.invoker = invoker;
+      this.counters = counters;
+    }
+
+    /**
+     * Runs each call ({@code IoStrategy.WORKER}). Default: {@code null}, which runs it on the
+     * thread that delivered the request ({@code SAME_THREAD}, and Grizzly's {@code
+     * LEADER_FOLLOWER}).
+     */
+    public Builder worker(Executor worker) {
+      this.worker = worker;
+      return this;
+    }
+
+    /**
+     * Calls of one connection dispatched and not yet answered, at most; above it the connection is
+     * not read from. Default: {@link ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION}.
+     */
+    public Builder maxCallsInFlight(int maxCallsInFlight) {
+      this.maxCallsInFlight = maxCallsInFlight;
+      return this;
+    }
+
+    /**
+     * How long a call may wait for the {@link #worker} to start it before it is answered as an
+     * overload (see {@code ServerBuilder.workerStartTimeout}). Default: {@link
+     * ServerBuilder#DEFAULT_WORKER_START_TIMEOUT}.
+     */
+    public Builder workerStartTimeout(Duration workerStartTimeout) {
+      this.workerStartTimeout = workerStartTimeout;
+      return this;
+    }
+
+    /**
+     * How long a call may go unanswered after its request was read before it is answered as timed
+     * out (see {@code ServerBuilder.handlerTimeout}). Default: {@link Duration#ZERO}, no bound.
+     */
+    public Builder handlerTimeout(Duration handlerTimeout) {
+      this.handlerTimeout = handlerTimeout;
+      return this;
+    }
+
+    /**
+     * The server's connection listeners, whose {@code beforeCall} runs on the call's thread before
+     * each call of a connection that has a {@linkplain ServerConnection#registration()
+     * registration}. Default: {@code null}, none.
+     */
+    public Builder events(ConnectionEvents events) {
+      this.events = events;
+      return this;
+    }
+
+    /**
+     * Where a call run on the reading thread (no {@link #worker}) may block it, as {@code
+     * LEADER_FOLLOWER}'s may: how often such calls are looked at, so that the replies written ahead
+     * of one that runs long leave after one to two ticks ({@link #INLINE_STALL_TICK} on a server).
+     * Default: {@code null}, where such calls must not block.
+     */
+    public Builder inlineStallTick(Duration inlineStallTick) {
+      this.inlineStallTick = inlineStallTick;
+      return this;
+    }
+
+    /**
+     * The server's adaptive bound on calls in progress (see {@code ServerBuilder.adaptiveLimit}).
+     * Default: {@code null}, none.
+     */
+    public Builder limit(AdaptiveCallLimit limit) {
+      this.limit = limit;
+      return this;
+    }
+
+    /**
+     * Under overload, a call that waited longer than this to start is answered {@code not run}
+     * ({@link QueueTimeBound}); {@link Duration#ZERO} turns the bound off. Default: {@link
+     * ServerBuilder#DEFAULT_QUEUE_TIME_TARGET}.
+     */
+    public Builder queueTimeTarget(Duration queueTimeTarget) {
+      this.queueTimeTarget = queueTimeTarget;
+      return this;
+    }
+
+    /**
+     * The call path.
+     *
+     * @throws SettingException if a value is out of range
+     */
+    public CallPath build() {
+      return new CallPath(this);
+    }
   }
 
   /**

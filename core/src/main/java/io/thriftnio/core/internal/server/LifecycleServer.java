@@ -9,11 +9,11 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
- * The {@link ThriftServer} contract over a {@link ServerLifecycle}, shared by every transport's
- * server: a transport's server holds one, delegates the contract's methods to it, and adds its
- * builder and the {@link ServerLifecycle.Transport} that binds and releases its threads. Held, not
- * extended, so that no public server class has an internal superclass. Not part of the API: program
- * against {@link ThriftServer}.
+ * The {@link ThriftServer} contract over a {@link ServerLifecycle}: the server every transport's
+ * builder returns ({@code NettyThriftServer.builder().build()}, Grizzly's alike), carrying the
+ * transport's {@link ServerLifecycle.Transport}, which binds, accepts and releases its threads. The
+ * in-memory server of the testkit holds one. Not part of the API: program against {@link
+ * ThriftServer}.
  */
 public final class LifecycleServer implements ThriftServer {
 
@@ -103,5 +103,15 @@ public final class LifecycleServer implements ThriftServer {
   @Override
   public void close() {
     lifecycle.close();
+  }
+
+  /**
+   * The transport's description: the server class, the bound address (the configured one before
+   * {@link #start()}), the IO transport and the strategy, e.g. {@code
+   * NettyThriftServer{/127.0.0.1:9090, NIO, WORKER}}.
+   */
+  @Override
+  public String toString() {
+    return String.valueOf(lifecycle.transport());
   }
 }

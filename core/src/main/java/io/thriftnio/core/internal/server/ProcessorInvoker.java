@@ -259,6 +259,35 @@ public final class ProcessorInvoker {
         NO_INTERCEPTORS);
   }
 
+  /**
+   * The invoker of a handler in a pipeline of the user's (Netty's {@code ThriftServerHandler},
+   * Grizzly's {@code ThriftServerFilter}): {@code protocol} for requests and replies, payloads up
+   * to libthrift's default frame size (16,384,000 bytes), {@code interceptors} around every call,
+   * first to run first.
+   *
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
+   */
+  public static ProcessorInvoker forPipeline(
+      TProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
+    return of(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+        .withInterceptors(interceptors);
+  }
+
+  /**
+   * As {@link #forPipeline(TProcessor, TProtocolFactory, List)}, for an asynchronous processor.
+   *
+   * @throws NullPointerException if an argument or an interceptor is {@code null}
+   */
+  public static ProcessorInvoker forPipeline(
+      TAsyncProcessor processor,
+      TProtocolFactory protocol,
+      List<? extends ServerInterceptor> interceptors) {
+    return ofAsync(processor, protocol, protocol, Framing.DEFAULT_MAX_FRAME_SIZE)
+        .withInterceptors(interceptors);
+  }
+
   /** An invoker for the processor, protocols and interceptors of a server configuration. */
   public static ProcessorInvoker of(ServerConfig config) {
     TProtocolFactory in = config.inputProtocolFactory();

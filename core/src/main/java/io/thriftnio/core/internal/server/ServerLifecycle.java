@@ -7,6 +7,7 @@ import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
 import io.thriftnio.core.wire.SaslSettings;
+import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -87,6 +88,14 @@ public final class ServerLifecycle {
 
     /** What the "listening" log line says of the server, e.g. its IO transport and strategy. */
     String describe();
+
+    /**
+     * The server's {@code toString}, in one shape for every transport ({@link
+     * ServerLifecycle#describe(String, Object)}): {@code NettyThriftServer{/127.0.0.1:9090, NIO,
+     * WORKER}}.
+     */
+    @Override
+    String toString();
   }
 
   private enum State {
@@ -163,17 +172,25 @@ public final class ServerLifecycle {
       this.sasl = new SaslSettings(serverSasl, steps != null ? steps : ownSaslSteps);
     }
     this.callPath =
-        new CallPath(
-            ProcessorInvoker.of(config),
-            worker,
-            counters,
-            config.maxCallsInFlightPerConnection(),
-            config.workerStartTimeout(),
-            config.handlerTimeout(),
-            registry.events(),
-            config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
-            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()),
-            config.queueTimeTarget());
+        CallPath.builder(ProcessorInvoker.of(config), counters)
+            .worker(worker)
+            .maxCallsInFlight(config.maxCallsInFlightPerConnection())
+            .workerStartTimeout(config.workerStartTimeout())
+            .handlerTimeout(config.handlerTimeout())
+            .events(registry.events())
+            .inlineStallTick(
+                config.ioStrategy() == IoStrategy.LEADER_FOLLOWER
+                    ? CallPath.INLINE_STALL_TICK
+                    : null)
+            .limit(
+                config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()))
+            .queueTimeTarget(config.queueTimeTarget())
+            .build();
+  }
+
+  /** The transport, as {@link #transport(Transport)} set it. */
+  public Transport transport() {
+    return transport;
   }
 
   /** Sets the transport; once, before {@link #start()} or {@link #close()}. */
@@ -187,6 +204,21 @@ public final class ServerLifecycle {
    */
   public SaslSettings sasl() {
     return sasl;
+  }
+
+  /**
+   * The wire every connection of the server reads: its frame limit and the kinds it accepts, the
+   * protocol in which a refused frame's header is read, the HTTP path, the health probe (healthy
+   * while {@linkplain #isRunning() running}) and the SASL settings.
+   */
+  public WireSettings wireSettings() {
+    return WireSettings.of(
+            config.maxFrameSize(),
+            config.wireKinds(),
+            config.inputProtocolFactory(),
+            config.httpPath())
+        .withHealth(config.healthPath(), this::isRunning)
+        .withSasl(sasl);
   }
 
   /** The call path every connection of the server shares. */

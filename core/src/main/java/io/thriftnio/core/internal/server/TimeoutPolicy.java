@@ -204,18 +204,6 @@ public final class TimeoutPolicy {
     return shortest;
   }
 
-  /** {@link #check(long, long, long, long, int, long, long) check} for a connection never aged. */
-  public Verdict check(
-      long now,
-      long lastActivity,
-      long partialSince,
-      long unwritableSince,
-      int pendingCalls,
-      long handshakingSince) {
-    return check(
-        now, lastActivity, partialSince, unwritableSince, pendingCalls, handshakingSince, NONE);
-  }
-
   /**
    * Decides about one connection as of {@code now}.
    *
@@ -316,18 +304,6 @@ public final class TimeoutPolicy {
               + " ms): closed with its calls in flight");
     }
     return null;
-  }
-
-  /** {@link #nextDeadline(long, long, long, long, int, long, long)} for a connection never aged. */
-  public long nextDeadline(
-      long now,
-      long lastActivity,
-      long partialSince,
-      long unwritableSince,
-      int pendingCalls,
-      long handshakingSince) {
-    return nextDeadline(
-        now, lastActivity, partialSince, unwritableSince, pendingCalls, handshakingSince, NONE);
   }
 
   /**

@@ -31,9 +31,10 @@ public final class ClientTimeouts {
    *
    * @param headers the request's headers; {@code Map.of()} costs one lookup
    * @param logIgnored whether to log an ignored value (not when the headers are read again)
-   * @param peer who sent them, for the DEBUG line
+   * @param from the connection that sent them, for the DEBUG line; may be {@code null}
    */
-  public static long nanos(Map<String, String> headers, boolean logIgnored, Object peer) {
+  public static long nanos(
+      Map<String, String> headers, boolean logIgnored, CallConnection<?> from) {
     String value = headers.get(HEADER);
     if (value == null) {
       return 0;
@@ -48,7 +49,7 @@ public final class ClientTimeouts {
               + " deadline",
           HEADER,
           value.length() > 32 ? value.substring(0, 32) + "..." : value,
-          peer);
+          from == null ? null : from.remoteAddress());
       return 0;
     }
     return millis >= MAX_NANOS / 1_000_000 ? MAX_NANOS : millis * 1_000_000;

@@ -1,5 +1,6 @@
 package io.thriftnio.core.util.internal;
 
+import java.net.SocketAddress;
 import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
@@ -25,7 +26,7 @@ public final class ReplyChecks {
    * The failure for a reply header {@code got} that does not answer a call of {@code method}, or
    * {@code null} if it does; an {@code EXCEPTION} is left to the generated client, which reads it.
    */
-  public static TApplicationException mismatch(TMessage got, String method, Object peer) {
+  public static TApplicationException mismatch(TMessage got, String method, SocketAddress peer) {
     if (got.type == TMessageType.EXCEPTION) {
       return null;
     }
@@ -68,7 +69,7 @@ public final class ReplyChecks {
 
   /** The failure for a reply whose sequence id is not the request's. */
   public static TApplicationException outOfSequence(
-      String method, Object peer, int expected, TMessage got) {
+      String method, SocketAddress peer, int expected, TMessage got) {
     return new TApplicationException(
         TApplicationException.BAD_SEQUENCE_ID,
         method
@@ -89,7 +90,7 @@ public final class ReplyChecks {
    * declared exception, a failure that names the peer already, a closed or reset connection) is
    * returned as it is.
    */
-  public static <T extends Throwable> Throwable unreadable(T t, String method, Object peer) {
+  public static <T extends Throwable> Throwable unreadable(T t, String method, SocketAddress peer) {
     String text = String.valueOf(t.getMessage());
     String where = String.valueOf(peer);
     if (text.contains(where)) {
@@ -129,7 +130,7 @@ public final class ReplyChecks {
    * replies that answer its call.
    */
   public static final class CheckingProtocol extends TProtocolDecorator {
-    private final Object peer;
+    private final SocketAddress peer;
     private final Supplier<String> expected;
     private final boolean checkSeqid;
     private String method;
@@ -141,7 +142,7 @@ public final class ReplyChecks {
      * @param expected the method the reply answers, or {@code null}: the last written through this
      *     protocol, whose sequence id is then checked too
      */
-    public CheckingProtocol(TProtocol protocol, Object peer, Supplier<String> expected) {
+    public CheckingProtocol(TProtocol protocol, SocketAddress peer, Supplier<String> expected) {
       super(protocol);
       this.peer = peer;
       this.expected = expected;

@@ -24,8 +24,8 @@ class TimeoutPolicyTest {
 
   @Test
   void idleAtItsTimeoutNotBefore() {
-    assertThat(policy.check(T0 + 300 * MS - 1, T0, NONE, NONE, 0, NONE)).isNull();
-    Verdict v = policy.check(T0 + 300 * MS, T0, NONE, NONE, 0, NONE);
+    assertThat(policy.check(T0 + 300 * MS - 1, T0, NONE, NONE, 0, NONE, NONE)).isNull();
+    Verdict v = policy.check(T0 + 300 * MS, T0, NONE, NONE, 0, NONE, NONE);
     assertThat(v.kind()).isEqualTo(Kind.IDLE);
     assertThat(v.reason()).isEqualTo("no request for 300 ms (idleTimeout 300 ms)");
   }
@@ -33,15 +33,15 @@ class TimeoutPolicyTest {
   @Test
   void aCallInFlightOrAStartedRequestIsNeverIdle() {
     long late = T0 + 10_000 * MS;
-    assertThat(policy.check(late, T0, NONE, NONE, 1, NONE)).isNull();
-    Verdict partial = policy.check(late, T0, late - 10 * MS, NONE, 0, NONE);
+    assertThat(policy.check(late, T0, NONE, NONE, 1, NONE, NONE)).isNull();
+    Verdict partial = policy.check(late, T0, late - 10 * MS, NONE, 0, NONE, NONE);
     assertThat(partial).isNull(); // 10 ms into a request: neither idle nor slow
   }
 
   @Test
   void aPartialRequestAtTheFrameTimeout() {
-    assertThat(policy.check(T0 + 100 * MS - 1, T0, T0, NONE, 0, NONE)).isNull();
-    Verdict v = policy.check(T0 + 100 * MS, T0, T0, NONE, 0, NONE);
+    assertThat(policy.check(T0 + 100 * MS - 1, T0, T0, NONE, 0, NONE, NONE)).isNull();
+    Verdict v = policy.check(T0 + 100 * MS, T0, T0, NONE, 0, NONE, NONE);
     assertThat(v.kind()).isEqualTo(Kind.PARTIAL_REQUEST);
     assertThat(v.reason())
         .isEqualTo(
@@ -51,8 +51,8 @@ class TimeoutPolicyTest {
 
   @Test
   void aStalledReaderAtTheFrameTimeoutEvenWithCallsInFlight() {
-    assertThat(policy.check(T0 + 100 * MS - 1, T0, NONE, T0, 3, NONE)).isNull();
-    Verdict v = policy.check(T0 + 120 * MS, T0, NONE, T0, 3, NONE);
+    assertThat(policy.check(T0 + 100 * MS - 1, T0, NONE, T0, 3, NONE, NONE)).isNull();
+    Verdict v = policy.check(T0 + 120 * MS, T0, NONE, T0, 3, NONE, NONE);
     assertThat(v.kind()).isEqualTo(Kind.STALLED_READER);
     assertThat(v.reason())
         .isEqualTo(
@@ -62,38 +62,42 @@ class TimeoutPolicyTest {
 
   @Test
   void duringTheTlsHandshakeOnlyTheHandshakeTimeoutRuns() {
-    assertThat(policy.check(T0 + 50 * MS - 1, T0, NONE, NONE, 0, T0)).isNull();
-    Verdict v = policy.check(T0 + 50 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0);
+    assertThat(policy.check(T0 + 50 * MS - 1, T0, NONE, NONE, 0, T0, NONE)).isNull();
+    Verdict v = policy.check(T0 + 50 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0, NONE);
     assertThat(v.kind()).isEqualTo(Kind.TLS_HANDSHAKE);
     assertThat(v.reason()).isEqualTo("handshake timed out after 50 ms");
     // Long idle, but handshaking: not the idle clock's business yet.
-    assertThat(policy.check(T0 + 40 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0)).isNull();
+    assertThat(policy.check(T0 + 40 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0, NONE)).isNull();
   }
 
   @Test
   void zeroTurnsATimeoutOff() {
     TimeoutPolicy off = TimeoutPolicy.off();
     assertThat(off.isEnabled()).isFalse();
-    assertThat(off.check(T0 + 10_000_000 * MS, T0, T0, T0, 0, NONE)).isNull();
-    assertThat(off.nextDeadline(T0, T0, T0, T0, 0, NONE)).isEqualTo(Long.MAX_VALUE);
+    assertThat(off.check(T0 + 10_000_000 * MS, T0, T0, T0, 0, NONE, NONE)).isNull();
+    assertThat(off.nextDeadline(T0, T0, T0, T0, 0, NONE, NONE)).isEqualTo(Long.MAX_VALUE);
     assertThat(off.shortestNanos()).isEqualTo(Long.MAX_VALUE);
     assertThat(policy.shortestNanos()).isEqualTo(50 * MS);
   }
 
   @Test
   void theNextDeadlineIsTheNearestClock() {
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE)).isEqualTo(T0 + 300 * MS);
-    assertThat(policy.nextDeadline(T0, T0, T0 + 5 * MS, NONE, 0, NONE)).isEqualTo(T0 + 105 * MS);
-    assertThat(policy.nextDeadline(T0, T0, NONE, T0 - 20 * MS, 0, NONE)).isEqualTo(T0 + 80 * MS);
+    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE, NONE)).isEqualTo(T0 + 300 * MS);
+    assertThat(policy.nextDeadline(T0, T0, T0 + 5 * MS, NONE, 0, NONE, NONE))
+        .isEqualTo(T0 + 105 * MS);
+    assertThat(policy.nextDeadline(T0, T0, NONE, T0 - 20 * MS, 0, NONE, NONE))
+        .isEqualTo(T0 + 80 * MS);
     // With a call in flight the idle clock is looked at again a whole timeout from now.
-    assertThat(policy.nextDeadline(T0 + 7 * MS, T0, NONE, NONE, 1, NONE)).isEqualTo(T0 + 307 * MS);
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, T0 - MS)).isEqualTo(T0 + 49 * MS);
+    assertThat(policy.nextDeadline(T0 + 7 * MS, T0, NONE, NONE, 1, NONE, NONE))
+        .isEqualTo(T0 + 307 * MS);
+    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, T0 - MS, NONE)).isEqualTo(T0 + 49 * MS);
   }
 
   @Test
   void clocksNearTheWrapOfNanoTimeStillCompare() {
     long start = Long.MAX_VALUE - 100 * MS;
-    Verdict v = policy.check(start + 300 * MS, start, NONE, NONE, 0, NONE); // wrapped past MAX
+    Verdict v =
+        policy.check(start + 300 * MS, start, NONE, NONE, 0, NONE, NONE); // wrapped past MAX
     assertThat(v.kind()).isEqualTo(Kind.IDLE);
     assertThat(TimeoutPolicy.stamp(0)).isNotEqualTo(NONE);
   }
