@@ -3,8 +3,8 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.server.AdaptiveCallLimit;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
@@ -73,7 +73,7 @@ class AdaptiveLimitTest {
             Duration.ZERO,
             null,
             null,
-            new AdaptiveCallLimit(limit))
+            AdaptiveLimit.forServer(limit))
         .open(connection);
   }
 
@@ -148,7 +148,7 @@ class AdaptiveLimitTest {
                 Duration.ZERO,
                 null,
                 null,
-                new AdaptiveCallLimit(1))
+                AdaptiveLimit.forServer(1))
             .open(connection);
     for (int seqid = 6; seqid <= 8; seqid++) {
       send(refusing, seqid);

@@ -3,8 +3,8 @@ package io.thriftnio.pool;
 import static io.thriftnio.pool.CallState.deadline;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.client.CallerContext;
-import io.thriftnio.core.internal.client.ClientCallLimit;
 import io.thriftnio.core.util.internal.Continuations;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -64,7 +64,7 @@ final class CallAttempts {
 
   /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
   CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout, long deadlineNanos) {
-    ClientCallLimit.Permit permit;
+    AdaptiveLimit.Permit permit;
     try {
       permit = limit.acquire();
     } catch (PoolException e) {

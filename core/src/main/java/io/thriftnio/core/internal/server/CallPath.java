@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.settings.SettingException;
@@ -53,7 +54,7 @@ public final class CallPath {
   final ConnectionEvents events;
 
   /** The server's adaptive bound on calls in progress; {@code null} if none. */
-  final AdaptiveCallLimit limit;
+  final AdaptiveLimit limit;
 
   /**
    * The queue-time bound the {@code WORKER} server's connections share ({@link QueueTimeBound});
@@ -177,7 +178,7 @@ public final class CallPath {
       Duration handlerTimeout,
       ConnectionEvents events,
       Duration inlineStallTick,
-      AdaptiveCallLimit limit) {
+      AdaptiveLimit limit) {
     this(
         invoker,
         worker,
@@ -205,7 +206,7 @@ public final class CallPath {
       Duration handlerTimeout,
       ConnectionEvents events,
       Duration inlineStallTick,
-      AdaptiveCallLimit limit,
+      AdaptiveLimit limit,
       Duration queueTimeTarget) {
     this.limit = limit;
     this.queueTargetNanos =

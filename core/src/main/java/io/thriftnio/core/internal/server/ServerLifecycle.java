@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
@@ -172,7 +173,7 @@ public final class ServerLifecycle {
             config.handlerTimeout(),
             registry.events(),
             config.ioStrategy() == IoStrategy.LEADER_FOLLOWER ? CallPath.INLINE_STALL_TICK : null,
-            config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()),
+            config.adaptiveLimit() == 0 ? null : AdaptiveLimit.forServer(config.adaptiveLimit()),
             config.queueTimeTarget());
   }
 
