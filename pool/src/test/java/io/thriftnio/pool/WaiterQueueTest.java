@@ -30,7 +30,7 @@ class WaiterQueueTest {
     List<W> added = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       W w = new W(i);
-      assertThat(queue.add(w, max)).as("waiter %d of max %d", i, max).isTrue();
+      assertThat(queue.add(w, max, x -> {})).as("waiter %d of max %d", i, max).isTrue();
       added.add(w);
     }
     return added;
@@ -45,16 +45,16 @@ class WaiterQueueTest {
   @Test
   void theBoundCountsTheWaitersQueuedAndThoseWaitingElsewhere() {
     add(10, 10);
-    assertThat(queue.add(new W(10), 10)).as("max+1").isFalse();
+    assertThat(queue.add(new W(10), 10, x -> {})).as("max+1").isFalse();
     assertThat(queue.live()).isEqualTo(10);
     W first = queue.take(); // taken by a connector: it still waits
     assertThat(first.id).isZero();
     assertThat(queue.waiting()).isEqualTo(10);
-    assertThat(queue.add(new W(11), 10)).as("still 10 waiting").isFalse();
+    assertThat(queue.add(new W(11), 10, x -> {})).as("still 10 waiting").isFalse();
     assertThat(first.settle()).isTrue();
     queue.settled(first); // the connector served it, before its future completes
     assertThat(queue.waiting()).isEqualTo(9);
-    assertThat(queue.add(new W(12), 10)).as("the connector served it").isTrue();
+    assertThat(queue.add(new W(12), 10, x -> {})).as("the connector served it").isTrue();
     queue.settled(first); // settling twice counts once
     assertThat(queue.waiting()).isEqualTo(10);
   }
@@ -65,8 +65,8 @@ class WaiterQueueTest {
     timeOut(ws.get(4)); // not at the head: its entry stays, skipped
     assertThat(queue.live()).isEqualTo(9);
     assertThat(queue.entries()).isEqualTo(10);
-    assertThat(queue.add(new W(10), 10)).as("its place is free").isTrue();
-    assertThat(queue.add(new W(11), 10)).isFalse();
+    assertThat(queue.add(new W(10), 10, x -> {})).as("its place is free").isTrue();
+    assertThat(queue.add(new W(11), 10, x -> {})).isFalse();
     List<Integer> polled = new ArrayList<>();
     for (W w; (w = queue.poll()) != null; ) {
       polled.add(w.id);
@@ -120,6 +120,6 @@ class WaiterQueueTest {
     timeOut(ws.get(2));
     assertThat(queue.close()).containsExactly(ws.get(0), ws.get(1), ws.get(3));
     assertThat(queue.live()).isZero();
-    assertThat(queue.add(new W(9), 10)).isFalse();
+    assertThat(queue.add(new W(9), 10, x -> {})).isFalse();
   }
 }
