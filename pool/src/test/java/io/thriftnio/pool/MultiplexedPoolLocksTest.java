@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -189,5 +190,116 @@ class MultiplexedPoolLocksTest {
         new TBinaryProtocol.Factory(),
         null,
         4);
+  }
+
+  /**
+   * A channel from the user's factory whose own checks ({@code isOpen()}, {@code abandonedCalls()})
+   * read the pool's stats on another thread once armed, as a channel with listeners or logging of
+   * its own might: that read takes each endpoint's lock.
+   */
+  private static final class ChannelThatReadsThePool implements ThriftChannel {
+    private final OpenChannel channel;
+    private final java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool;
+    private final AtomicBoolean armed;
+    private final List<String> heldLocks;
+
+    ChannelThatReadsThePool(
+        InetSocketAddress endpoint,
+        java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool,
+        AtomicBoolean armed,
+        List<String> heldLocks) {
+      this.channel = new OpenChannel(endpoint);
+      this.pool = pool;
+      this.armed = armed;
+      this.heldLocks = heldLocks;
+    }
+
+    private void readThePool(String check) {
+      if (!armed.get()) {
+        return;
+      }
+      try {
+        CompletableFuture.supplyAsync(() -> pool.get().stats()).get(2, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        heldLocks.add(check + " ran while the pool held a lock that its stats need");
+      } catch (Exception e) {
+        heldLocks.add(check + ": " + e);
+      }
+    }
+
+    @Override
+    public boolean isOpen() {
+      readThePool("isOpen()");
+      return channel.isOpen();
+    }
+
+    @Override
+    public int abandonedCalls() {
+      readThePool("abandonedCalls()");
+      return 0;
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+      return channel.exchange(request);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+      return channel.exchange(request, timeout);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(ByteBuffer request) {
+      return channel.send(request);
+    }
+
+    @Override
+    public int callsInFlight() {
+      return 0;
+    }
+
+    @Override
+    public java.net.SocketAddress remoteAddress() {
+      return channel.remoteAddress();
+    }
+
+    @Override
+    public void close() {
+      channel.close();
+    }
+  }
+
+  @Test
+  void aChannelsOwnChecksRunOutsideThePoolsLocks() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<MultiplexedPool> ref =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicBoolean armed = new AtomicBoolean();
+    List<String> heldLocks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A),
+            config,
+            new PoolMetrics() {},
+            endpoint -> new ChannelThatReadsThePool(endpoint, ref, armed, heldLocks),
+            new TBinaryProtocol.Factory(),
+            null,
+            4)) {
+      ref.set(pool);
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS); // opens the connection
+      armed.set(true);
+      // Borrows the open connection (its checks decide whether it may take the call) and
+      // releases it.
+      pool.send(ByteBuffer.allocate(8)).get(10, TimeUnit.SECONDS);
+      pool.send(ByteBuffer.allocate(8)).get(10, TimeUnit.SECONDS);
+      armed.set(false);
+      assertThat(heldLocks).isEmpty();
+    }
   }
 }
