@@ -202,16 +202,19 @@ class MultiplexedPoolLocksTest {
     private final java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool;
     private final AtomicBoolean armed;
     private final List<String> heldLocks;
+    private final java.util.concurrent.ExecutorService reader;
 
     ChannelThatReadsThePool(
         InetSocketAddress endpoint,
         java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool,
         AtomicBoolean armed,
-        List<String> heldLocks) {
+        List<String> heldLocks,
+        java.util.concurrent.ExecutorService reader) {
       this.channel = new OpenChannel(endpoint);
       this.pool = pool;
       this.armed = armed;
       this.heldLocks = heldLocks;
+      this.reader = reader;
     }
 
     private void readThePool(String check) {
@@ -219,7 +222,8 @@ class MultiplexedPoolLocksTest {
         return;
       }
       try {
-        CompletableFuture.supplyAsync(() -> pool.get().stats()).get(2, TimeUnit.SECONDS);
+        // On a thread of the test's own: the common pool is shared with the tests that follow.
+        CompletableFuture.supplyAsync(() -> pool.get().stats(), reader).get(2, TimeUnit.SECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
         heldLocks.add(check + " ran while the pool held a lock that its stats need");
       } catch (Exception e) {
@@ -276,6 +280,8 @@ class MultiplexedPoolLocksTest {
         new java.util.concurrent.atomic.AtomicReference<>();
     AtomicBoolean armed = new AtomicBoolean();
     List<String> heldLocks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newCachedThreadPool();
     PoolConfig config =
         PoolConfig.builder()
             .idleConnections(
@@ -287,7 +293,7 @@ class MultiplexedPoolLocksTest {
             List.of(A),
             config,
             new PoolMetrics() {},
-            endpoint -> new ChannelThatReadsThePool(endpoint, ref, armed, heldLocks),
+            endpoint -> new ChannelThatReadsThePool(endpoint, ref, armed, heldLocks, reader),
             new TBinaryProtocol.Factory(),
             null,
             4)) {
@@ -300,6 +306,9 @@ class MultiplexedPoolLocksTest {
       pool.send(ByteBuffer.allocate(8)).get(10, TimeUnit.SECONDS);
       armed.set(false);
       assertThat(heldLocks).isEmpty();
+    } finally {
+      reader.shutdownNow();
+      assertThat(reader.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }
   }
 }
