@@ -63,9 +63,11 @@ final class Conn {
   void look() {
     boolean isOpen = channel.isOpen();
     boolean owes = channel.abandonedCalls() > 0;
-    // Written only on a change: borrowers on many threads look at the same connection.
-    if (open != isOpen) {
-      open = isOpen;
+    // Written only on a change: borrowers on many threads look at the same connection. A channel
+    // never reopens, so the record only ever goes to closed: a look that read "open" just before
+    // another thread's read "closed" cannot write the older answer over the newer one.
+    if (!isOpen && open) {
+      open = false;
     }
     if (owing != owes) {
       owing = owes;

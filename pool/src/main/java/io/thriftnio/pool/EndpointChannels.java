@@ -193,8 +193,11 @@ final class EndpointChannels {
     try {
       connecting--;
       conns.add(c);
-      if (waiting > 0 && maxInFlight > 1) {
-        released.signal(); // it has room for more calls than the one it carries
+      // It has room for maxInFlight - 1 calls besides the one it carries: wake that many waiters.
+      // One wake-up only would leave the others asleep for their whole borrow timeout beside free
+      // slots, since a waiter that takes a slot does not pass the wake-up on.
+      for (int i = Math.min(waiting, maxInFlight - 1); i > 0; i--) {
+        released.signal();
       }
       return c;
     } finally {
