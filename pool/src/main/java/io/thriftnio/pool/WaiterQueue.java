@@ -155,13 +155,6 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     return live + taken;
   }
 
-  /** Entries in the deque, tombstones included; for tests. */
-  int entries() {
-    synchronized (lock) {
-      return deque.size();
-    }
-  }
-
   /** Closes the queue: nothing is added any more; returns the waiters that were queued. */
   List<W> close() {
     synchronized (lock) {
