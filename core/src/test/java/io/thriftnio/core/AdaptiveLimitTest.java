@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.internal.ServerCounters;
-import io.thriftnio.core.internal.server.AdaptiveCallLimit;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
@@ -68,7 +67,7 @@ class AdaptiveLimitTest {
         .worker(worker)
         .maxCallsInFlight(100)
         .workerStartTimeout(Duration.ofSeconds(30))
-        .limit(new AdaptiveCallLimit(limit))
+        .limit(AdaptiveLimit.forServer(limit))
         .build()
         .open(connection);
   }
@@ -140,7 +139,7 @@ class AdaptiveLimitTest {
                 })
             .maxCallsInFlight(100)
             .workerStartTimeout(Duration.ofSeconds(30))
-            .limit(new AdaptiveCallLimit(1))
+            .limit(AdaptiveLimit.forServer(1))
             .build()
             .open(connection);
     for (int seqid = 6; seqid <= 8; seqid++) {

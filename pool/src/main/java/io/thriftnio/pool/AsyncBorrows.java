@@ -174,15 +174,16 @@ final class AsyncBorrows<T> implements AutoCloseable {
   public CompletableFuture<T> later(Choice choice) {
     Waiter w = new Waiter(choice.endpoint);
     int max = config.borrowQueueCapacity();
-    boolean added;
-    synchronized (queue) {
-      added = queue.add(w, max);
-      long nanos = config.borrowTimeout().toNanos();
-      if (added && nanos > 0) {
-        // Under the lock: timers fire in arrival order; expired waiters leave from the head.
-        w.timer = timer.schedule(() -> expire(w), nanos, TimeUnit.NANOSECONDS);
-      }
-    }
+    long nanos = config.borrowTimeout().toNanos();
+    // The timer is scheduled under the queue's lock: timers fire in arrival order, and expired
+    // waiters leave from the head.
+    boolean added =
+        queue.add(
+            w,
+            max,
+            nanos > 0
+                ? q -> q.timer = timer.schedule(() -> expire(q), nanos, TimeUnit.NANOSECONDS)
+                : q -> {});
     if (!added) {
       w.future.completeExceptionally(
           closed

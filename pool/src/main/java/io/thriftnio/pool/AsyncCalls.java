@@ -1,6 +1,6 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.client.ClientCallLimit;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.net.InetSocketAddress;
@@ -92,7 +92,7 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
    */
   public <R> void call(
       Start<? super A, R> call, CompletableFuture<R> future, String method, long deadlineNanos) {
-    ClientCallLimit.Permit permit;
+    AdaptiveLimit.Permit permit;
     try {
       permit = limit.acquire();
     } catch (PoolException e) {

@@ -3,8 +3,8 @@ package io.thriftnio.pool;
 import static io.thriftnio.pool.CallState.deadline;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.client.CallerContext;
-import io.thriftnio.core.internal.client.ClientCallLimit;
 import io.thriftnio.core.util.internal.Continuations;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -64,7 +64,7 @@ final class CallAttempts {
 
   /** {@code deadlineNanos}: the pool's call deadline or the call's own, 0 for none. */
   CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout, long deadlineNanos) {
-    ClientCallLimit.Permit permit;
+    AdaptiveLimit.Permit permit;
     try {
       permit = limit.acquire();
     } catch (PoolException e) {
@@ -286,8 +286,12 @@ final class CallAttempts {
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
 
+    // Guards the refusals: the first attempt and the extra one may end at once on two threads. Only
+    // the pool's own bookkeeping runs under it (the refusals, the policy's note on the exception).
+    private final Object lock = new Object();
+
     /** The "not run" refusals so far, or null. */
-    @GuardedBy("this")
+    @GuardedBy("lock")
     private Refusals refusals;
 
     Attempts(
@@ -346,8 +350,10 @@ final class CallAttempts {
       run(new AsyncBorrows.Choice(first.sentTo), refusals());
     }
 
-    private synchronized Refusals refusals() {
-      return refusals;
+    private Refusals refusals() {
+      synchronized (lock) {
+        return refusals;
+      }
     }
 
     private void ended(AsyncBorrows.Choice choice, ByteBuffer response, Throwable failure) {
@@ -357,7 +363,7 @@ final class CallAttempts {
       }
       if (Failures.notRun(failure) && choice.sentTo != null && !over()) {
         Refusals refused;
-        synchronized (this) {
+        synchronized (lock) {
           refused = elsewhere(sent, failure, choice, state, refusals);
           if (refused != null) {
             refusals = refused;

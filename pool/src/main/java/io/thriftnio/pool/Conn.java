@@ -32,6 +32,11 @@ final class Conn {
   // Guarded by the owner's lock: its server drains; no new call, closed once its calls are done.
   boolean retiring;
 
+  // What the channel said of itself when last looked at (look()), outside the owner's lock: the
+  // owner's decisions read these under it. A fresh connection is open and owes nothing.
+  private volatile boolean open = true;
+  private volatile boolean owing;
+
   /** {@code lifetimeNanos}: from {@link ConnectionAge#lifetimeNanos()}, 0 for no ageing. */
   Conn(EndpointChannels owner, ThriftChannel channel, long lifetimeNanos) {
     this.endpoint = owner.endpoint;
@@ -49,5 +54,33 @@ final class Conn {
   /** Whether it has outlived its lifetime at {@code now} ({@code System.nanoTime()}). */
   boolean over(long now) {
     return ages && now - retireAt >= 0;
+  }
+
+  /**
+   * Reads the channel's own state: whether it is open, whether it owes the late reply of a
+   * timed-out call. Never under the owner's lock: the channel may be a user's.
+   */
+  void look() {
+    boolean isOpen = channel.isOpen();
+    boolean owes = channel.abandonedCalls() > 0;
+    // Written only on a change: borrowers on many threads look at the same connection. A channel
+    // never reopens, so the record only ever goes to closed: a look that read "open" just before
+    // another thread's read "closed" cannot write the older answer over the newer one.
+    if (!isOpen && open) {
+      open = false;
+    }
+    if (owing != owes) {
+      owing = owes;
+    }
+  }
+
+  /** Whether the channel was open when last looked at. */
+  boolean open() {
+    return open;
+  }
+
+  /** Whether the channel owed a late reply when last looked at. */
+  boolean owing() {
+    return owing;
   }
 }

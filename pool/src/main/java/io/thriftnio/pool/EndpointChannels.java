@@ -5,6 +5,7 @@ import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -35,8 +36,8 @@ final class EndpointChannels {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
 
-  @GuardedBy("lock")
-  private final List<Conn> conns = new ArrayList<>();
+  // Changed under the lock only; copy-on-write so that look() can read the channels outside it.
+  private final List<Conn> conns = new CopyOnWriteArrayList<>();
 
   @GuardedBy("lock")
   private int connecting;
@@ -69,6 +70,7 @@ final class EndpointChannels {
    */
   Grant take(
       int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, boolean behindLateReply) {
+    look();
     lock.lock();
     try {
       return takeLocked(maxPerEndpoint, mayConnect, dead, behindLateReply);
@@ -84,6 +86,7 @@ final class EndpointChannels {
    */
   Grant takeOrAwait(int maxPerEndpoint, CapacityGate mayConnect, List<Conn> dead, long nanos)
       throws InterruptedException {
+    look();
     lock.lock();
     try {
       Grant grant = takeLocked(maxPerEndpoint, mayConnect, dead, true);
@@ -113,7 +116,7 @@ final class EndpointChannels {
     long now = System.nanoTime();
     for (int i = conns.size() - 1; i >= 0; i--) {
       Conn c = conns.get(i);
-      if (!c.channel.isOpen()) {
+      if (!c.open()) {
         // Its calls have failed or will; whoever releases them later finds it off the books.
         if (remove(c)) {
           dead.add(c);
@@ -139,7 +142,7 @@ final class EndpointChannels {
         continue;
       }
       // A call sent where a timed-out call's reply is still owed would wait behind it.
-      if (c.channel.abandonedCalls() > 0) {
+      if (c.owing()) {
         owing = owing == null || c.inFlight < owing.inFlight ? c : owing;
       } else if (best == null || c.inFlight < best.inFlight) {
         best = c;
@@ -190,8 +193,11 @@ final class EndpointChannels {
     try {
       connecting--;
       conns.add(c);
-      if (waiting > 0 && maxInFlight > 1) {
-        released.signal(); // it has room for more calls than the one it carries
+      // It has room for maxInFlight - 1 calls besides the one it carries: wake that many waiters.
+      // One wake-up only would leave the others asleep for their whole borrow timeout beside free
+      // slots, since a waiter that takes a slot does not pass the wake-up on.
+      for (int i = Math.min(waiting, maxInFlight - 1); i > 0; i--) {
+        released.signal();
       }
       return c;
     } finally {
@@ -215,6 +221,7 @@ final class EndpointChannels {
    * condemned ({@code remove}) or aged with no call left, and this call took it off the books.
    */
   boolean release(Conn c, boolean remove) {
+    c.look();
     lock.lock();
     try {
       c.inFlight--;
@@ -224,9 +231,9 @@ final class EndpointChannels {
       }
       boolean aging = c.inFlight == 0 && c.over(now);
       boolean removed =
-          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0) || aging)
+          (remove || !c.open() || ((retired || c.retiring) && c.inFlight == 0) || aging)
               && remove(c);
-      if (removed && aging && !remove && c.channel.isOpen()) {
+      if (removed && aging && !remove && c.open()) {
         c.aged = true; // closed for its age alone, counted so
       }
       if (waiting > 0) {
@@ -330,13 +337,13 @@ final class EndpointChannels {
    * close. Returns whether the caller must close it.
    */
   boolean endIdleCheck(Conn c, boolean remove) {
+    c.look();
     lock.lock();
     try {
       c.inFlight--;
       c.checking--;
       boolean removed =
-          (remove || !c.channel.isOpen() || ((retired || c.retiring) && c.inFlight == 0))
-              && remove(c);
+          (remove || !c.open() || ((retired || c.retiring) && c.inFlight == 0)) && remove(c);
       if (waiting > 0) {
         released.signal();
       }
@@ -423,17 +430,12 @@ final class EndpointChannels {
 
   /** Whether a connection here owes the late reply of a timed-out call. */
   boolean owesLateReplies() {
-    lock.lock();
-    try {
-      for (Conn c : conns) {
-        if (c.channel.abandonedCalls() > 0) {
-          return true;
-        }
+    for (Conn c : conns) { // a snapshot, outside the lock: the channel's check may be user code
+      if (c.channel.abandonedCalls() > 0) {
+        return true;
       }
-      return false;
-    } finally {
-      lock.unlock();
     }
+    return false;
   }
 
   /** Calls in flight here. */
@@ -455,11 +457,12 @@ final class EndpointChannels {
    * call counts as full, so that calls go where they can be answered without waiting.
    */
   int load() {
+    look();
     lock.lock();
     try {
       int n = 0;
       for (Conn c : conns) {
-        n += c.channel.abandonedCalls() > 0 ? Math.max(c.calls(), maxInFlight) : c.calls();
+        n += c.owing() ? Math.max(c.calls(), maxInFlight) : c.calls();
       }
       return n;
     } finally {
@@ -480,6 +483,18 @@ final class EndpointChannels {
       counts[2] += waiting;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Reads what each connection's channel says of itself ({@link Conn#look()}) before a decision
+   * under the lock: the channel may be a user's, whose checks must not run under a lock of ours.
+   * What a decision then reads is a moment old; a channel that closes after it is found closed by
+   * its next use, or leaves by its close callback.
+   */
+  private void look() {
+    for (Conn c : conns) {
+      c.look();
     }
   }
 

@@ -112,18 +112,11 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
     this(name, source, config, metrics, connections, System::nanoTime);
   }
 
-  /** With the clock that times endpoint back-offs; tests drive it by hand. */
+  /**
+   * With the clock that times endpoint back-offs; the public constructors pass {@code
+   * System::nanoTime}, tests a clock they drive by hand.
+   */
   EndpointPool(
-      String name,
-      List<InetSocketAddress> endpoints,
-      PoolConfig config,
-      PoolMetrics metrics,
-      Connections<T> connections,
-      LongSupplier clock) {
-    this(name, EndpointSource.of(endpoints), config, metrics, connections, clock);
-  }
-
-  private EndpointPool(
       String name,
       EndpointSource source,
       PoolConfig config,
@@ -395,11 +388,6 @@ final class EndpointPool<T> implements AutoCloseable, CallPolicy.Budget {
       list.add(e.address);
     }
     return list;
-  }
-
-  /** The up/down state of one endpoint; for tests. */
-  EndpointState state(InetSocketAddress endpoint) {
-    return selector.state(endpoint);
   }
 
   public PoolStats stats() {

@@ -54,27 +54,7 @@ import org.slf4j.LoggerFactory;
  * are logged after this object's lock is released.
  */
 final class EndpointState {
-  private static final Logger logger = LoggerFactory.getLogger(EndpointState.class);
-
-  /** Where the state changes are logged: SLF4J, or a test's recorder. */
-  interface Log {
-    void warn(String line);
-
-    void info(String line);
-
-    Log SLF4J =
-        new Log() {
-          @Override
-          public void warn(String line) {
-            logger.warn(line);
-          }
-
-          @Override
-          public void info(String line) {
-            logger.info(line);
-          }
-        };
-  }
+  private static final Logger log = LoggerFactory.getLogger(EndpointState.class);
 
   /** How far below its step's value a back-off may be drawn, in percent. */
   static final int JITTER_PERCENT = 20;
@@ -121,18 +101,6 @@ final class EndpointState {
   @GuardedBy("lock")
   private int probeLogged;
 
-  private volatile Log log = Log.SLF4J;
-
-  /** Without jitter: every back-off is its step's value; for tests that count nanoseconds. */
-  EndpointState(
-      InetSocketAddress address,
-      Duration backoff,
-      Duration maxBackoff,
-      Duration probeTimeout,
-      LongSupplier clock) {
-    this(address, backoff, maxBackoff, maxBackoff, probeTimeout, clock, () -> 0);
-  }
-
   /**
    * @param maxBackoff the ceiling after connect failures
    * @param maxEjectionBackoff the ceiling while the endpoint's outage steps come from ejections
@@ -154,11 +122,6 @@ final class EndpointState {
     this.probeTimeoutNanos = probeTimeout.toNanos();
     this.clock = clock;
     this.random = random;
-  }
-
-  /** Logs the state changes to {@code log} in place of SLF4J; for tests. */
-  void logTo(Log log) {
-    this.log = log;
   }
 
   /** A borrower's right to use this endpoint for one borrow attempt; close it exactly once. */
@@ -421,13 +384,6 @@ final class EndpointState {
   Failure lastFailureWithTime() {
     synchronized (lock) {
       return lastFailure == null ? null : new Failure(lastFailure, lastFailureAt);
-    }
-  }
-
-  /** The failure that last took the endpoint down, or {@code null}. */
-  Throwable lastFailure() {
-    synchronized (lock) {
-      return lastFailure;
     }
   }
 

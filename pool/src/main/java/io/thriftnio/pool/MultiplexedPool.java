@@ -66,7 +66,7 @@ final class MultiplexedPool implements ThriftChannel {
       int maxInFlight) {
     this(
         name,
-        endpoints,
+        EndpointSource.of(endpoints),
         config,
         metrics,
         opener,
@@ -98,30 +98,11 @@ final class MultiplexedPool implements ThriftChannel {
         System::nanoTime);
   }
 
-  /** With the clock that times endpoint back-offs; tests drive it by hand. */
+  /**
+   * With the clock that times endpoint back-offs; the public constructors pass {@code
+   * System::nanoTime}, tests a clock they drive by hand.
+   */
   MultiplexedPool(
-      String name,
-      List<InetSocketAddress> endpoints,
-      PoolConfig config,
-      PoolMetrics metrics,
-      Opener opener,
-      TProtocolFactory protocolFactory,
-      Predicate<? super ThriftChannel> validator,
-      int maxInFlight,
-      LongSupplier clock) {
-    this(
-        name,
-        EndpointSource.of(endpoints),
-        config,
-        metrics,
-        opener,
-        protocolFactory,
-        validator,
-        maxInFlight,
-        clock);
-  }
-
-  private MultiplexedPool(
       String name,
       EndpointSource source,
       PoolConfig config,
@@ -272,16 +253,6 @@ final class MultiplexedPool implements ThriftChannel {
   public SocketAddress remoteAddress() {
     List<InetSocketAddress> endpoints = endpoints();
     return endpoints.size() == 1 ? endpoints.get(0) : new AnyOfAddress(endpoints);
-  }
-
-  /** The up/down state of one endpoint; for tests. */
-  EndpointState state(InetSocketAddress endpoint) {
-    return shared.state(endpoint);
-  }
-
-  /** One eviction run, as the evictor makes them; for tests. */
-  void evict() {
-    shared.evict();
   }
 
   public PoolStats stats() {

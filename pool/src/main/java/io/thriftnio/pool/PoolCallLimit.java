@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
 import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.core.internal.client.ClientCallLimit;
+import io.thriftnio.core.internal.AdaptiveLimit;
 
 /**
  * A pool's adaptive limit on its calls in flight ({@link PoolConfig.Builder#adaptiveLimit}), as the
@@ -14,9 +14,9 @@ import io.thriftnio.core.internal.client.ClientCallLimit;
 final class PoolCallLimit {
 
   private final String pool;
-  private final ClientCallLimit limit; // null: off
+  private final AdaptiveLimit limit; // null: off
 
-  private PoolCallLimit(String pool, ClientCallLimit limit) {
+  private PoolCallLimit(String pool, AdaptiveLimit limit) {
     this.pool = pool;
     this.limit = limit;
   }
@@ -24,7 +24,7 @@ final class PoolCallLimit {
   /** The limit {@code config} asks for, of the pool named {@code pool}; off when not set. */
   static PoolCallLimit of(String pool, PoolConfig config) {
     int max = config.adaptiveLimit();
-    return new PoolCallLimit(pool, max == 0 ? null : new ClientCallLimit(max));
+    return new PoolCallLimit(pool, max == 0 ? null : AdaptiveLimit.forPool(max));
   }
 
   /**
@@ -32,11 +32,11 @@ final class PoolCallLimit {
    *
    * @throws PoolException when the calls in flight are at the limit
    */
-  ClientCallLimit.Permit acquire() throws PoolException {
+  AdaptiveLimit.Permit acquire() throws PoolException {
     if (limit == null) {
       return null;
     }
-    ClientCallLimit.Permit permit = limit.tryAcquire();
+    AdaptiveLimit.Permit permit = limit.tryAcquire();
     if (permit == null) {
       throw new PoolException(
           "pool '"
@@ -50,7 +50,7 @@ final class PoolCallLimit {
   }
 
   /** Gives {@code permit} back ({@code null}: none) for a call that ended with {@code failure}. */
-  static void release(ClientCallLimit.Permit permit, Throwable failure) {
+  static void release(AdaptiveLimit.Permit permit, Throwable failure) {
     if (permit == null) {
       return;
     }

@@ -295,11 +295,6 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
     return e == null ? 0 : e.load();
   }
 
-  /** The up/down state of one endpoint, or {@code null} if it is not in the set. */
-  EndpointState state(InetSocketAddress endpoint) {
-    return selector.state(endpoint);
-  }
-
   PoolStats stats() {
     int[] counts = new int[3]; // open, active, waiting
     for (EndpointChannels e : allBooks()) {
@@ -577,7 +572,7 @@ final class SharedChannels implements AutoCloseable, CallPolicy.Budget {
    * outside the endpoint's lock, on connections it reserved), then tops every endpoint that is up
    * back to {@link IdleConnectionsConfig#minPerEndpoint()}.
    */
-  void evict() {
+  private void evict() {
     try {
       long now = System.nanoTime();
       long idleTimeout = config.idleConnections().timeout().toNanos();

@@ -1,6 +1,6 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.internal.client.ClientCallLimit;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.client.HeaderTransport;
 import io.thriftnio.pool.EndpointPool.Borrowed;
 import java.net.InetSocketAddress;
@@ -58,7 +58,7 @@ final class SyncCalls<C extends TServiceClient> {
    * none), retried once on another endpoint when {@link CallPolicy#retries} allows.
    */
   public <R> R call(String method, Work<? super C, R> work, long deadlineNanos) throws TException {
-    ClientCallLimit.Permit permit = limit.acquire();
+    AdaptiveLimit.Permit permit = limit.acquire();
     if (permit == null) {
       return limited(method, work, deadlineNanos);
     }

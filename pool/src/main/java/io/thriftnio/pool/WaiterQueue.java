@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The arrival-order queue of an async pool's waiting calls ({@link AsyncBorrows}), bounded by the
@@ -23,8 +24,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * #settled}), which happens before its future completes, so its caller's next call never finds the
  * place still taken.
  *
- * <p>Thread-safe: every method holds this object's lock, which a caller may hold across {@link
- * #add} to do more in the same step (schedule the waiter's timer).
+ * <p>Thread-safe: every method holds the queue's private lock; {@link #add} runs the caller's own
+ * step for the new waiter (schedule its timer) under it, so that waiters' timers are scheduled in
+ * arrival order. Nothing of a user's runs under it.
  */
 final class WaiterQueue<W extends WaiterQueue.Waiter> {
 
@@ -48,60 +50,71 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     }
   }
 
-  // The queue's own monitor is its lock (not a private one): AsyncBorrows holds it across add().
-  @GuardedBy("this")
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
   private final ArrayDeque<W> deque = new ArrayDeque<>();
 
-  private volatile int live; // waiters queued and not settled; written under this
-  private volatile int taken; // waiters taken by connectors and not settled; written under this
+  private volatile int live; // waiters queued and not settled; written under the lock
+  private volatile int taken; // waiters taken by connectors and not settled; written under the lock
 
-  @GuardedBy("this")
+  @GuardedBy("lock")
   private boolean closed;
 
   /**
    * Queues {@code w} unless the queue is closed or the calls waiting (queued or taken) have reached
-   * {@code max}; {@code false} then.
+   * {@code max}; {@code false} then. Once queued, {@code whenQueued} runs with it, still under the
+   * lock: the library's own step (never a user's), in arrival order with the other waiters'.
    */
-  synchronized boolean add(W w, int max) {
-    if (closed || live + taken >= max) {
-      return false;
+  boolean add(W w, int max, Consumer<? super W> whenQueued) {
+    synchronized (lock) {
+      if (closed || live + taken >= max) {
+        return false;
+      }
+      deque.addLast(w);
+      w.queued = true;
+      live++;
+      whenQueued.accept(w);
+      return true;
     }
-    deque.addLast(w);
-    w.queued = true;
-    live++;
-    return true;
   }
 
   /** The oldest waiter not settled, taken off the queue; {@code null} if none. */
-  synchronized W poll() {
-    W w;
-    while ((w = deque.pollFirst()) != null) {
-      leave(w);
-      if (!w.isSettled()) {
-        dropSettledHead(); // the next poll finds a live head, or none
-        return w;
+  W poll() {
+    synchronized (lock) {
+      W w;
+      while ((w = deque.pollFirst()) != null) {
+        leave(w);
+        if (!w.isSettled()) {
+          dropSettledHead(); // the next poll finds a live head, or none
+          return w;
+        }
       }
+      return null;
     }
-    return null;
   }
 
   /**
    * The oldest waiter not settled, taken off the queue by a connector that will serve it: it counts
    * as waiting until {@link #settled}.
    */
-  synchronized W take() {
-    W w = poll();
-    if (w != null) {
-      w.taken = true;
-      taken++;
+  W take() {
+    synchronized (lock) {
+      W w = poll();
+      if (w != null) {
+        w.taken = true;
+        taken++;
+      }
+      return w;
     }
-    return w;
   }
 
   /** The oldest waiter not settled, left in the queue; {@code null} if none. */
-  synchronized W peek() {
-    dropSettledHead();
-    return deque.peekFirst();
+  W peek() {
+    synchronized (lock) {
+      dropSettledHead();
+      return deque.peekFirst();
+    }
   }
 
   /**
@@ -110,23 +123,25 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
    * compaction.
    */
   @SuppressWarnings("GuardedBy") // removeIf runs its lambda on this thread, under the lock
-  synchronized void settled(W w) {
-    leave(w);
-    if (w.taken) {
-      w.taken = false;
-      taken--;
-    }
-    dropSettledHead();
-    if (deque.size() > 2 * live + SLACK) {
-      // Settled out of arrival order: one pass drops every tombstone, at least half the deque.
-      deque.removeIf(
-          e -> {
-            if (!e.isSettled()) {
-              return false;
-            }
-            leave(e);
-            return true;
-          });
+  void settled(W w) {
+    synchronized (lock) {
+      leave(w);
+      if (w.taken) {
+        w.taken = false;
+        taken--;
+      }
+      dropSettledHead();
+      if (deque.size() > 2 * live + SLACK) {
+        // Settled out of arrival order: one pass drops every tombstone, at least half the deque.
+        deque.removeIf(
+            e -> {
+              if (!e.isSettled()) {
+                return false;
+              }
+              leave(e);
+              return true;
+            });
+      }
     }
   }
 
@@ -140,27 +155,24 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     return live + taken;
   }
 
-  /** Entries in the deque, tombstones included; for tests. */
-  synchronized int entries() {
-    return deque.size();
-  }
-
   /** Closes the queue: nothing is added any more; returns the waiters that were queued. */
-  synchronized List<W> close() {
-    closed = true;
-    List<W> all = new ArrayList<>(deque.size());
-    for (W w : deque) {
-      if (!w.isSettled()) {
-        all.add(w);
+  List<W> close() {
+    synchronized (lock) {
+      closed = true;
+      List<W> all = new ArrayList<>(deque.size());
+      for (W w : deque) {
+        if (!w.isSettled()) {
+          all.add(w);
+        }
+        w.queued = false;
       }
-      w.queued = false;
+      deque.clear();
+      live = 0;
+      return all;
     }
-    deque.clear();
-    live = 0;
-    return all;
   }
 
-  @GuardedBy("this")
+  @GuardedBy("lock")
   private void dropSettledHead() {
     W w;
     while ((w = deque.peekFirst()) != null && w.isSettled()) {
@@ -170,7 +182,7 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
   }
 
   /** {@code w} stops counting, once. */
-  @GuardedBy("this")
+  @GuardedBy("lock")
   private void leave(W w) {
     if (w.queued) {
       w.queued = false;

@@ -2,8 +2,12 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +32,13 @@ class EndpointStateTest {
   private final AtomicLong clock = new AtomicLong(1_000 * MS);
   private final EndpointState state =
       new EndpointState(
-          new InetSocketAddress("127.0.0.1", 9), BACKOFF, MAX_BACKOFF, PROBE_TIMEOUT, clock::get);
+          new InetSocketAddress("127.0.0.1", 9),
+          BACKOFF,
+          MAX_BACKOFF,
+          MAX_BACKOFF,
+          PROBE_TIMEOUT,
+          clock::get,
+          () -> 0); // no jitter: every back-off is its step's value
 
   private static ConnectException refused() {
     return new ConnectException("Connection refused");
@@ -54,36 +64,83 @@ class EndpointStateTest {
     throw new AssertionError("no probe within " + MAX_BACKOFF + ": " + state.describeDown());
   }
 
-  /** Records the lines {@link EndpointState} logs, as {@code LEVEL text}. */
-  static final class RecordingLog implements EndpointState.Log {
-    final List<String> lines = new ArrayList<>();
+  /**
+   * The lines {@link EndpointState} logs, as {@code LEVEL text}, read from {@code System.out} where
+   * slf4j-simple writes in tests (the pom sets {@code logFile=System.out} and this class's level to
+   * INFO), passed on as they come. Close it to stop.
+   */
+  static final class RecordingLog implements AutoCloseable {
+    private static final String PREFIX = " " + EndpointState.class.getName() + " - ";
+    private final PrintStream original = System.out;
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-    @Override
-    public void warn(String line) {
-      lines.add("WARN " + line);
+    RecordingLog() {
+      OutputStream tee =
+          new OutputStream() {
+            @Override
+            public void write(int b) {
+              synchronized (bytes) {
+                bytes.write(b);
+              }
+              original.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+              synchronized (bytes) {
+                bytes.write(b, off, len);
+              }
+              original.write(b, off, len);
+            }
+          };
+      System.setOut(new PrintStream(tee, true, StandardCharsets.UTF_8));
+    }
+
+    /** {@code [main] WARN io.thriftnio.pool.EndpointState - text} as {@code WARN text}. */
+    List<String> lines() {
+      String all;
+      synchronized (bytes) {
+        all = bytes.toString(StandardCharsets.UTF_8);
+      }
+      List<String> lines = new ArrayList<>();
+      for (String line : all.lines().toList()) {
+        int at = line.indexOf(PREFIX);
+        if (at >= 0) {
+          String head = line.substring(0, at);
+          lines.add(
+              head.substring(head.lastIndexOf(' ') + 1)
+                  + " "
+                  + line.substring(at + PREFIX.length()));
+        }
+      }
+      return lines;
     }
 
     @Override
-    public void info(String line) {
-      lines.add("INFO " + line);
+    public void close() {
+      System.setOut(original);
     }
   }
 
   @Test
   void eachStateChangeIsLoggedOnceNeverPerCall() {
-    RecordingLog log = new RecordingLog();
-    state.logTo(log);
+    try (RecordingLog log = new RecordingLog()) {
+      loggedOnce(log);
+    }
+  }
+
+  private void loggedOnce(RecordingLog log) {
     for (int i = 0; i < 100; i++) {
       state.tryAcquire(false).close(); // calls while up: nothing to log
     }
-    assertThat(log.lines).isEmpty();
+    assertThat(log.lines()).isEmpty();
 
     state.connectFailed(refused());
     state.connectFailed(refused()); // the same outage: no second line
     for (int i = 0; i < 100; i++) {
       assertThat(state.tryAcquire(false)).isNull(); // refused within the back-off: no line
     }
-    assertThat(log.lines)
+    assertThat(log.lines())
         .containsExactly(
             "WARN 127.0.0.1:9: down after a connect failure (outage step 1), next probe in 100"
                 + " ms: java.net.ConnectException: Connection refused");
@@ -103,7 +160,7 @@ class EndpointStateTest {
       state.tryAcquire(false).close();
     }
 
-    assertThat(log.lines)
+    assertThat(log.lines())
         .containsExactly(
             "WARN 127.0.0.1:9: down after a connect failure (outage step 1), next probe in 100"
                 + " ms: java.net.ConnectException: Connection refused",
@@ -270,6 +327,17 @@ class EndpointStateTest {
    */
   @Test
   void afterAnySequenceOfFailuresInterruptsAndTimeoutsAProbeComesWithinTheMaximumBackoff() {
+    // Thousands of state changes, each logged: kept out of the build's output.
+    PrintStream out = System.out;
+    System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+    try {
+      randomSequences();
+    } finally {
+      System.setOut(out);
+    }
+  }
+
+  private void randomSequences() {
     Random random = new Random(20261124L);
     for (int run = 0; run < 2_000; run++) {
       EndpointState s =
@@ -277,8 +345,10 @@ class EndpointStateTest {
               new InetSocketAddress("127.0.0.1", 9),
               BACKOFF,
               MAX_BACKOFF,
+              MAX_BACKOFF,
               PROBE_TIMEOUT,
-              clock::get);
+              clock::get,
+              () -> 0);
       List<EndpointState.Lease> open = new ArrayList<>();
       for (int step = 0; step < 40; step++) {
         switch (random.nextInt(5)) {

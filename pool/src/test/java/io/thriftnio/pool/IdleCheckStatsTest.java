@@ -1,11 +1,11 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,7 +32,7 @@ class IdleCheckStatsTest {
             .idleConnections(
                 IdleConnectionsConfig.builder()
                     .minPerEndpoint(3)
-                    .evictionInterval(Duration.ZERO) // runs only when the test says
+                    .evictionInterval(Duration.ofMillis(10)) // the pool's own upkeep
                     .build())
             .build();
     try (MultiplexedPool pool =
@@ -55,10 +55,8 @@ class IdleCheckStatsTest {
               return true;
             },
             4)) {
-      pool.evict(); // tops up three idle connections
-      assertThat(pool.stats().idle()).isEqualTo(3);
-      blockNext.set(true);
-      CompletableFuture<Void> eviction = CompletableFuture.runAsync(pool::evict);
+      await("the upkeep tops up three idle connections").until(() -> pool.stats().idle() == 3);
+      blockNext.set(true); // the next run's check of a connection waits for the test
       try {
         assertThat(validating.await(5, TimeUnit.SECONDS)).isTrue();
         PoolStats during = pool.stats();
@@ -68,9 +66,8 @@ class IdleCheckStatsTest {
       } finally {
         unblock.countDown();
       }
-      eviction.get(5, TimeUnit.SECONDS);
-      assertThat(pool.stats().active()).isZero();
-      assertThat(pool.stats().idle()).isEqualTo(3);
+      await("the check ends, the connection back on the idle list")
+          .until(() -> pool.stats().idle() == 3 && pool.stats().active() == 0);
     }
   }
 }

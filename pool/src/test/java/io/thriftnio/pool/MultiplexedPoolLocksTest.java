@@ -1,7 +1,9 @@
 package io.thriftnio.pool;
 
+import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.ThriftChannel;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -84,12 +86,20 @@ class MultiplexedPoolLocksTest {
 
   @Test
   void theEvictorKeepsMinIdleConnectionsOpenOnEndpointsThatAreUp() {
+    // The pool's own upkeep, every 10 ms; each run checks every idle connection (the validator).
+    java.util.concurrent.atomic.AtomicInteger checks =
+        new java.util.concurrent.atomic.AtomicInteger();
     PoolConfig config =
         PoolConfig.builder()
             .idleConnections(
                 IdleConnectionsConfig.builder()
                     .minPerEndpoint(3)
-                    .evictionInterval(Duration.ZERO)
+                    .evictionInterval(Duration.ofMillis(10))
+                    .build())
+            .endpointHealth(
+                EndpointHealthConfig.builder() // B stays down for the test's length
+                    .backoff(Duration.ofSeconds(20))
+                    .maxBackoff(Duration.ofSeconds(20))
                     .build())
             .build();
     try (MultiplexedPool pool =
@@ -105,17 +115,19 @@ class MultiplexedPoolLocksTest {
               return new OpenChannel(endpoint);
             },
             new TBinaryProtocol.Factory(),
-            null,
+            channel -> {
+              checks.incrementAndGet();
+              return true;
+            },
             4)) {
-      pool.evict();
-      assertThat(pool.stats().idle()).isEqualTo(3);
-      assertThat(pool.stats().connectFailures()).isEqualTo(1); // B refused, then marked down
-      pool.evict();
+      await("three idle connections on A, B refused once")
+          .until(() -> pool.stats().idle() == 3 && pool.stats().connectFailures() == 1);
+      int before = checks.get();
+      await("three more upkeep runs").until(() -> checks.get() >= before + 3 * 3);
       assertThat(pool.stats().idle()).isEqualTo(3);
       assertThat(pool.stats().connectFailures())
-          .as("a down endpoint is left to its probe")
+          .as("a down endpoint is left to its probe, not topped up")
           .isEqualTo(1);
-      assertThat(pool.state(B).isUp()).isFalse();
     }
   }
 
@@ -189,5 +201,125 @@ class MultiplexedPoolLocksTest {
         new TBinaryProtocol.Factory(),
         null,
         4);
+  }
+
+  /**
+   * A channel from the user's factory whose own checks ({@code isOpen()}, {@code abandonedCalls()})
+   * read the pool's stats on another thread once armed, as a channel with listeners or logging of
+   * its own might: that read takes each endpoint's lock.
+   */
+  private static final class ChannelThatReadsThePool implements ThriftChannel {
+    private final OpenChannel channel;
+    private final java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool;
+    private final AtomicBoolean armed;
+    private final List<String> heldLocks;
+    private final java.util.concurrent.ExecutorService reader;
+
+    ChannelThatReadsThePool(
+        InetSocketAddress endpoint,
+        java.util.concurrent.atomic.AtomicReference<MultiplexedPool> pool,
+        AtomicBoolean armed,
+        List<String> heldLocks,
+        java.util.concurrent.ExecutorService reader) {
+      this.channel = new OpenChannel(endpoint);
+      this.pool = pool;
+      this.armed = armed;
+      this.heldLocks = heldLocks;
+      this.reader = reader;
+    }
+
+    private void readThePool(String check) {
+      if (!armed.get()) {
+        return;
+      }
+      try {
+        // On a thread of the test's own: the common pool is shared with the tests that follow.
+        CompletableFuture.supplyAsync(() -> pool.get().stats(), reader).get(2, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        heldLocks.add(check + " ran while the pool held a lock that its stats need");
+      } catch (Exception e) {
+        heldLocks.add(check + ": " + e);
+      }
+    }
+
+    @Override
+    public boolean isOpen() {
+      readThePool("isOpen()");
+      return channel.isOpen();
+    }
+
+    @Override
+    public int abandonedCalls() {
+      readThePool("abandonedCalls()");
+      return 0;
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+      return channel.exchange(request);
+    }
+
+    @Override
+    public CompletableFuture<ByteBuffer> exchange(ByteBuffer request, Duration timeout) {
+      return channel.exchange(request, timeout);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(ByteBuffer request) {
+      return channel.send(request);
+    }
+
+    @Override
+    public int callsInFlight() {
+      return 0;
+    }
+
+    @Override
+    public java.net.SocketAddress remoteAddress() {
+      return channel.remoteAddress();
+    }
+
+    @Override
+    public void close() {
+      channel.close();
+    }
+  }
+
+  @Test
+  void aChannelsOwnChecksRunOutsideThePoolsLocks() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<MultiplexedPool> ref =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicBoolean armed = new AtomicBoolean();
+    List<String> heldLocks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    PoolConfig config =
+        PoolConfig.builder()
+            .idleConnections(
+                IdleConnectionsConfig.builder().evictionInterval(Duration.ZERO).build())
+            .build();
+    try (MultiplexedPool pool =
+        new MultiplexedPool(
+            "test-channels",
+            List.of(A),
+            config,
+            new PoolMetrics() {},
+            endpoint -> new ChannelThatReadsThePool(endpoint, ref, armed, heldLocks, reader),
+            new TBinaryProtocol.Factory(),
+            null,
+            4)) {
+      ref.set(pool);
+      pool.send(ByteBuffer.allocate(8)).get(5, TimeUnit.SECONDS); // opens the connection
+      armed.set(true);
+      // Borrows the open connection (its checks decide whether it may take the call) and
+      // releases it.
+      pool.send(ByteBuffer.allocate(8)).get(10, TimeUnit.SECONDS);
+      pool.send(ByteBuffer.allocate(8)).get(10, TimeUnit.SECONDS);
+      armed.set(false);
+      assertThat(heldLocks).isEmpty();
+    } finally {
+      reader.shutdownNow();
+      assertThat(reader.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
   }
 }

@@ -39,12 +39,8 @@ class PoolProbeTest {
   private volatile Outcome next = Outcome.REFUSED;
   private final AtomicInteger connects = new AtomicInteger();
 
-  /** Runs inside each connect, before its outcome: what happens concurrently with it. */
-  private volatile Runnable duringConnect = () -> {};
-
   private Object connect() throws Exception {
     connects.incrementAndGet();
-    duringConnect.run();
     switch (next) {
       case REFUSED:
         throw new ConnectException("Connection refused");
@@ -79,7 +75,7 @@ class PoolProbeTest {
   private EndpointPool<Object> endpointPool() {
     return new EndpointPool<>(
         "test-pool",
-        List.of(ENDPOINT),
+        EndpointSource.of(List.of(ENDPOINT)),
         config(),
         new PoolMetrics() {},
         new EndpointPool.Connections<>() {
@@ -119,37 +115,36 @@ class PoolProbeTest {
       } finally {
         assertThat(Thread.interrupted()).as("the interrupt reaches the caller").isTrue();
       }
-      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       borrowAndRelease(pool); // before the fix: "no endpoint available ... down" forever
-      assertThat(pool.state(ENDPOINT).isUp()).isTrue();
+      borrowAndRelease(pool); // up: served again without a probe
     }
   }
 
+  /**
+   * A probe whose connect is refused frees the probe: the pool serves again within the longest
+   * back-off. (The same with the pool's own top-up failing during the probe's connect and moving
+   * the deadline is EndpointStateTest's probeWhoseConnectFailsAfterATopUpMovedTheDeadline case.)
+   */
   @Test
-  void endpointPoolServesAgainAfterAProbeFailedBehindATopUpThatMovedTheDeadline() throws Exception {
+  void endpointPoolServesAgainAfterARefusedProbe() throws Exception {
     try (EndpointPool<Object> pool = endpointPool()) {
       assertThatThrownBy(() -> pool.borrow())
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
-      EndpointState state = pool.state(ENDPOINT);
       advance(BACKOFF);
-      // While the probe connects, the pool's own top-up connect fails and moves the deadline; the
-      // probe's failure then returns early ("one outage, one step").
-      duringConnect = () -> state.connectFailed(new ConnectException("top-up: Connection refused"));
-      assertThatThrownBy(() -> pool.borrow())
+      assertThatThrownBy(() -> pool.borrow()) // the probe, refused
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
-      duringConnect = () -> {};
-      assertThat(state.describeDown()).doesNotContain("probe in flight");
       assertThatThrownBy(() -> pool.borrow())
           .isInstanceOf(PoolException.class)
-          .hasMessageContaining("no endpoint available: 127.0.0.1:9 down for");
+          .hasMessageContaining("no endpoint available: 127.0.0.1:9 down for")
+          .hasMessageNotContaining("probe in flight");
 
       next = Outcome.OK;
       assertThat(serveWithinMaxBackoff(() -> borrowAndRelease(pool))).isTrue();
-      assertThat(state.isUp()).isTrue();
+      borrowAndRelease(pool); // up: served again without a probe
     }
   }
 
@@ -168,7 +163,7 @@ class PoolProbeTest {
     try (EndpointPool<Object> pool =
         new EndpointPool<>(
             "test-pool",
-            List.of(ENDPOINT),
+            EndpointSource.of(List.of(ENDPOINT)),
             config,
             new PoolMetrics() {},
             new EndpointPool.Connections<>() {
@@ -194,9 +189,7 @@ class PoolProbeTest {
       assertThatThrownBy(() -> pool.borrow())
           .isInstanceOf(PoolException.class)
           .hasMessageContaining("failed validation");
-      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
-      borrowAndRelease(pool);
-      assertThat(pool.state(ENDPOINT).isUp()).isTrue();
+      borrowAndRelease(pool); // the probe was freed: the next borrow probes and is served
     }
   }
 
@@ -205,7 +198,7 @@ class PoolProbeTest {
   private MultiplexedPool channelPool() {
     return new MultiplexedPool(
         "test-channels",
-        List.of(ENDPOINT),
+        EndpointSource.of(List.of(ENDPOINT)),
         config(),
         new PoolMetrics() {},
         endpoint -> {
@@ -245,33 +238,31 @@ class PoolProbeTest {
         // The connect ran on the pool's connector thread: the caller's thread is not touched.
         assertThat(Thread.interrupted()).as("the caller's thread interrupted").isFalse();
       }
-      assertThat(pool.state(ENDPOINT).describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       send(pool); // before the fix: "no endpoint available ... down" forever
-      assertThat(pool.state(ENDPOINT).isUp()).isTrue();
+      send(pool); // up: served again without a probe
     }
   }
 
+  /** {@link #endpointPoolServesAgainAfterARefusedProbe} for the channel pool. */
   @Test
-  void channelPoolServesAgainAfterAProbeFailedBehindATopUpThatMovedTheDeadline() throws Exception {
+  void channelPoolServesAgainAfterARefusedProbe() throws Exception {
     try (MultiplexedPool pool = channelPool()) {
       assertThatThrownBy(() -> send(pool))
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
-      EndpointState state = pool.state(ENDPOINT);
       advance(BACKOFF);
-      duringConnect = () -> state.connectFailed(new ConnectException("top-up: Connection refused"));
-      assertThatThrownBy(() -> send(pool))
+      assertThatThrownBy(() -> send(pool)) // the probe, refused
           .isInstanceOf(PoolException.class)
           .hasCauseInstanceOf(Exception.class);
-      duringConnect = () -> {};
-      assertThat(state.describeDown()).doesNotContain("probe in flight");
 
       next = Outcome.OK;
       assertThat(serveWithinMaxBackoff(() -> send(pool))).isTrue();
-      assertThat(state.isUp()).isTrue();
-      assertThat(connects.get()).isEqualTo(3);
+      send(pool); // up: served again without a probe
+      assertThat(connects.get())
+          .as("the first connect, the refused probe, the one that served")
+          .isEqualTo(3);
     }
   }
 

@@ -48,8 +48,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>The log is read from {@code System.out}, where slf4j-simple writes it in tests (the parent pom
  * sets {@code org.slf4j.simpleLogger.logFile=System.out}, and {@code
- * org.slf4j.simpleLogger.log.io.thriftnio.core.internal.server.ProcessorInvoker=info} for the
- * protocol line).
+ * org.slf4j.simpleLogger.log.io.thriftnio.core.internal.server.InvokerCall=info} for the protocol
+ * line).
  */
 @Timeout(60)
 public abstract class WrongShapeSuite {

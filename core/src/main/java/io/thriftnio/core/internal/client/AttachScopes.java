@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * take part; with none, {@link #of} gives {@code null} and a call costs nothing more.
  */
 final class AttachScopes {
-  private static final Logger log = LoggerFactory.getLogger(ClientInterceptor.class);
+  private static final Logger log = LoggerFactory.getLogger(AttachScopes.class);
 
   private final ClientInterceptor[] attaching;
 

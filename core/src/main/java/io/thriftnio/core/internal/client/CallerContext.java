@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * API.
  */
 public final class CallerContext {
-  private static final Logger log = LoggerFactory.getLogger(ClientInterceptor.class);
+  private static final Logger log = LoggerFactory.getLogger(CallerContext.class);
 
   private final Thread thread = Thread.currentThread();
   private final HeaderSlot headers;

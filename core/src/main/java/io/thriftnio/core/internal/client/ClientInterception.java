@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * interceptors pays one null check per call. Not part of the API.
  */
 public final class ClientInterception {
-  private static final Logger log = LoggerFactory.getLogger(ClientInterceptor.class);
+  private static final Logger log = LoggerFactory.getLogger(ClientInterception.class);
 
   private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory();
   private static final TProtocolFactory COMPACT = new TCompactProtocol.Factory();

@@ -53,7 +53,7 @@ public final class CallPath {
   final ConnectionEvents events;
 
   /** The server's adaptive bound on calls in progress; {@code null} if none. */
-  final AdaptiveCallLimit limit;
+  final AdaptiveLimit limit;
 
   /**
    * The queue-time bound the {@code WORKER} server's connections share ({@link QueueTimeBound});
@@ -124,7 +124,7 @@ public final class CallPath {
     private Duration handlerTimeout = Duration.ZERO;
     private ConnectionEvents events;
     private Duration inlineStallTick;
-    private AdaptiveCallLimit limit;
+    private AdaptiveLimit limit;
     private Duration queueTimeTarget = QueueTimeBound.DEFAULT_TARGET;
 
     private Builder(ProcessorInvoker invoker, ServerCounters counters) {
@@ -195,7 +195,7 @@ public final class CallPath {
      * The server's adaptive bound on calls in progress (see {@code ServerBuilder.adaptiveLimit}).
      * Default: {@code null}, none.
      */
-    public Builder limit(AdaptiveCallLimit limit) {
+    public Builder limit(AdaptiveLimit limit) {
       this.limit = limit;
       return this;
     }

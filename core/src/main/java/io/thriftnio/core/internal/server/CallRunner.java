@@ -13,6 +13,8 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocolException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one call of a {@link ProcessorInvoker} on the calling thread, in this order: the message
@@ -22,6 +24,7 @@ import org.apache.thrift.protocol.TProtocolException;
  * too. An asynchronous handler's completion opens the scopes again ({@link AsyncProcessorBridge}).
  */
 final class CallRunner {
+  private static final Logger log = LoggerFactory.getLogger(CallRunner.class);
 
   private CallRunner() {}
 
@@ -116,7 +119,7 @@ final class CallRunner {
             + " ms) passed "
             + TimeUnit.NANOSECONDS.toMillis(late)
             + " ms before its handler would start";
-    ProcessorInvoker.log.debug("{} (seqid {}) from {}", message, c.seqId(), c.remoteAddress());
+    log.debug("{} (seqid {}) from {}", message, c.seqId(), c.remoteAddress());
     call.completion.deadlinePassed();
     call.answer(
         new TApplicationException(TApplicationException.INTERNAL_ERROR, message),

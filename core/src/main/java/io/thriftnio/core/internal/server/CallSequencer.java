@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.wire.Envelope;
 import java.lang.invoke.MethodHandles;
@@ -657,7 +658,7 @@ public final class CallSequencer {
    * answered {@code not run} at once (an overload), instead of waiting for a worker.
    */
   private boolean admitted(Call slot) {
-    AdaptiveCallLimit.Permit permit = path.limit.tryAcquire();
+    AdaptiveLimit.Permit permit = path.limit.tryAcquire();
     if (permit != null) {
       if (!slot.holdPermit(permit)) {
         permit.ignored(); // the timer answered the call meanwhile: it never starts
@@ -1297,11 +1298,11 @@ public final class CallSequencer {
     private Object lateRequest;
 
     /**
-     * Its place under the server's adaptive limit ({@link AdaptiveCallLimit.Permit}), from its
-     * dispatch to its answer; {@code null} before and without the limit, {@link #RELEASED} once
-     * answered. Taken on the reading thread, given back by whoever answers the call (a worker, the
-     * timer), through {@link #PERMIT}: the timer may answer a call before its permit is stored.
-     * Typed {@code Object} so that a server without the limit never loads the limit's classes.
+     * Its place under the server's adaptive limit ({@link AdaptiveLimit.Permit}), from its dispatch
+     * to its answer; {@code null} before and without the limit, {@link #RELEASED} once answered.
+     * Taken on the reading thread, given back by whoever answers the call (a worker, the timer),
+     * through {@link #PERMIT}: the timer may answer a call before its permit is stored. Typed
+     * {@code Object} so that a server without the limit never loads the limit's classes.
      */
     @SuppressWarnings("unused") // through PERMIT
     private volatile Object permit;
@@ -1472,14 +1473,14 @@ public final class CallSequencer {
       if (held == null || held == RELEASED) {
         return; // none yet: a permit that comes later finds RELEASED and is given back at once
       }
-      AdaptiveCallLimit.Permit p = (AdaptiveCallLimit.Permit) held;
+      AdaptiveLimit.Permit p = (AdaptiveLimit.Permit) held;
       int s = (int) STATE.getVolatile(this);
       if (unreadable) {
         p.ignored();
       } else if (s == STARTED || s == ANSWERED) {
-        p.ran();
+        p.answered();
       } else {
-        p.notRun();
+        p.overloaded();
       }
     }
 
@@ -1487,7 +1488,7 @@ public final class CallSequencer {
      * Stores the permit the call was dispatched with; {@code false} if the call was answered before
      * (the timer gave it up), and the caller must give the permit back itself.
      */
-    private boolean holdPermit(AdaptiveCallLimit.Permit p) {
+    private boolean holdPermit(AdaptiveLimit.Permit p) {
       return PERMIT.compareAndSet(this, null, p);
     }
 
@@ -1495,7 +1496,7 @@ public final class CallSequencer {
     private void abandon() {
       Object held = PERMIT.getAndSet(this, RELEASED);
       if (held != null && held != RELEASED) { // only with the limit: its classes load then
-        ((AdaptiveCallLimit.Permit) held).ignored(); // its server is closing
+        ((AdaptiveLimit.Permit) held).ignored(); // its server is closing
       }
       Object r = request;
       request = null;

@@ -24,6 +24,8 @@ import org.apache.thrift.protocol.TMessageType;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request in progress in a {@link ProcessorInvoker}. Package-private methods are the contract
@@ -46,6 +48,8 @@ import org.apache.thrift.transport.TTransportException;
  * </pre>
  */
 final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
+  private static final Logger log = LoggerFactory.getLogger(InvokerCall.class);
+
   private static final AtomicIntegerFieldUpdater<InvokerCall> PHASE =
       AtomicIntegerFieldUpdater.newUpdater(InvokerCall.class, "phase");
 
@@ -471,10 +475,9 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
               : CallOutcome.APPLICATION_EXCEPTION);
     }
     if (failure.getType() == TApplicationException.INTERNAL_ERROR) {
-      ProcessorInvoker.log.error(
-          "Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
+      log.error("Unhandled {} in handler for {}", cause.getClass().getName(), request.name, cause);
     } else {
-      ProcessorInvoker.log.debug("Malformed request for {}", request.name, cause);
+      log.debug("Malformed request for {}", request.name, cause);
     }
     if (request.type == TMessageType.ONEWAY) {
       passResponseHeaders();
@@ -521,7 +524,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
     CallConnection<?> connection = completion.connection();
     SocketAddress peer = connection == null ? null : connection.remoteAddress();
     if (invoker.protocolHints.first(peer)) {
-      ProcessorInvoker.log.info(
+      log.info(
           "Calls from {} arrive in {}; this server reads {}: build the server with"
               + " ServerBuilder.protocol(..) of its clients' protocol, or the clients with {}"
               + " (further calls from this address are answered PROTOCOL_ERROR without this line)",

@@ -25,8 +25,6 @@ import org.apache.thrift.TException;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.transport.TTransportException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs a Thrift processor for one request frame and yields the response frame.
@@ -157,8 +155,6 @@ public final class ProcessorInvoker {
   }
 
   private static final ServerInterceptor[] NO_INTERCEPTORS = new ServerInterceptor[0];
-
-  static final Logger log = LoggerFactory.getLogger(ProcessorInvoker.class);
 
   private final TProcessor processor;
   private final TAsyncProcessor asyncProcessor;

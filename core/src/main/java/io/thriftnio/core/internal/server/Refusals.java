@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.NotRun;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallSequencer.Call;
 import io.thriftnio.core.util.internal.ClientTimeouts;
@@ -96,7 +97,7 @@ final class Refusals {
   }
 
   /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
-  static void overLimit(CallSequencer calls, Call call, AdaptiveCallLimit limit) {
+  static void overLimit(CallSequencer calls, Call call, AdaptiveLimit limit) {
     overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);
   }
 

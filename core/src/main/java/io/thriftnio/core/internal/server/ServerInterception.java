@@ -7,6 +7,8 @@ import io.thriftnio.core.ServerInterceptor;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@link InvokerCall} does with a server's interceptors beside {@code beforeCall}: their
@@ -20,6 +22,7 @@ import java.util.List;
  * changes nothing: the reply is decided by then, and the others still run.
  */
 final class ServerInterception {
+  private static final Logger log = LoggerFactory.getLogger(ServerInterception.class);
 
   /** Opened nothing: no interceptor overrides {@code attach}. */
   static final CallScope[] NONE = new CallScope[0];
@@ -90,7 +93,7 @@ final class ServerInterception {
         scope.close();
       } catch (Throwable t) {
         // The reply is decided; a failing close must not change it or leave the others open.
-        ProcessorInvoker.log.warn(
+        log.warn(
             "Interceptor {}'s scope failed to close after {} (seqid {}) from {}",
             attaching[i].getClass().getName(),
             context.methodName(),
@@ -113,7 +116,7 @@ final class ServerInterception {
         interceptors[i].afterCall(c, outcome, nanos);
       } catch (Throwable t) {
         // The reply is decided; a failing afterCall must not change it or skip the others.
-        ProcessorInvoker.log.warn(
+        log.warn(
             "Interceptor {} failed after {} (seqid {}, {}) from {}",
             interceptors[i].getClass().getName(),
             c.methodName(),
@@ -130,7 +133,7 @@ final class ServerInterception {
    */
   static void warnFailed(
       ServerInterceptor interceptor, String phase, ServerCallContext c, Throwable t) {
-    ProcessorInvoker.log.warn(
+    log.warn(
         "Interceptor {} failed {} {} (seqid {}) from {}; answering INTERNAL_ERROR",
         interceptor.getClass().getName(),
         phase,

@@ -183,7 +183,9 @@ public final class ServerLifecycle {
                     ? CallPath.INLINE_STALL_TICK
                     : null)
             .limit(
-                config.adaptiveLimit() == 0 ? null : new AdaptiveCallLimit(config.adaptiveLimit()))
+                config.adaptiveLimit() == 0
+                    ? null
+                    : AdaptiveLimit.forServer(config.adaptiveLimit()))
             .queueTimeTarget(config.queueTimeTarget())
             .build();
   }
