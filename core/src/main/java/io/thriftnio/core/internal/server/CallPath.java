@@ -1,6 +1,7 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.settings.SettingException;

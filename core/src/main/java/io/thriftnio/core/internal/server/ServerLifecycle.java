@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
