@@ -25,9 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * call). Here:
  *
  * <ul>
- *   <li>a worker that finds the queue empty yields its CPU and looks again ({@link #LOOKS} times)
- *       before it parks: the IO thread runs meanwhile, and the calls it reads are taken by the
- *       looking worker, unwoken;
+ *   <li>a worker that finds the queue empty looks again ({@link #LOOKS} times) before it parks; on
+ *       one CPU it yields the CPU in between: the IO thread runs meanwhile, and the calls it reads
+ *       are taken by the looking worker, unwoken;
  *   <li>a task wakes a parked worker only if the workers looking and those already woken are fewer
  *       than the tasks queued: each task still has a worker on its way as soon as one is free, so a
  *       slow or blocking handler holds up no other call while a worker is idle;
@@ -42,11 +42,18 @@ import java.util.concurrent.locks.ReentrantLock;
 final class HandOffQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
 
   /**
-   * How many times a worker yields its CPU and looks at an empty queue again before it parks: 1, 2
-   * and 4 measured the same (issue 41); each costs a system call when the CPU has nothing else to
-   * run.
+   * Whether this JVM may use one CPU only (pinned, or a one-CPU container): a looking worker then
+   * yields it, so that the IO thread runs and reads the next calls; with more, it spins, and is
+   * never descheduled for another process's threads on a busy machine.
    */
-  static final int LOOKS = 2;
+  private static final boolean ONE_CPU = Runtime.getRuntime().availableProcessors() == 1;
+
+  /**
+   * How many times a worker looks at an empty queue again before it parks: on one CPU, yields (1, 2
+   * and 4 measured the same, issue 41; each is a system call when the CPU has nothing else to run);
+   * on more, spin-wait hints, a few microseconds in all.
+   */
+  static final int LOOKS = ONE_CPU ? 2 : 64;
 
   private final int capacity;
   private final ReentrantLock lock = new ReentrantLock();
@@ -191,7 +198,11 @@ final class HandOffQueue extends AbstractQueue<Runnable> implements BlockingQueu
   /** Looks at the queue again for a moment, without the lock. */
   private void lookAgain() {
     for (int i = 0; i < LOOKS && count == 0; i++) {
-      Thread.yield(); // on a shared CPU the IO thread runs meanwhile, and reads the next calls
+      if (ONE_CPU) {
+        Thread.yield(); // the IO thread runs meanwhile, and reads the next calls
+      } else {
+        Thread.onSpinWait();
+      }
     }
   }
 
