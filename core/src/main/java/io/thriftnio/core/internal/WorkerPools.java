@@ -1,5 +1,6 @@
 package io.thriftnio.core.internal;
 
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -9,9 +10,7 @@ public final class WorkerPools {
 
   /**
    * A fixed pool with a bounded queue that rejects (rather than runs on the caller, or queues
-   * without bound) when full, so an overloaded server answers "overloaded" instead of growing. Its
-   * queue ({@link HandOffQueue}) wakes a parked worker only when no other is on its way to the
-   * queue.
+   * without bound) when full, so an overloaded server answers "overloaded" instead of growing.
    */
   public static ThreadPoolExecutor newBoundedPool(String name, int threads, int queueCapacity) {
     ThreadPoolExecutor pool =
@@ -20,7 +19,7 @@ public final class WorkerPools {
             threads,
             60,
             TimeUnit.SECONDS,
-            new HandOffQueue(queueCapacity),
+            new ArrayBlockingQueue<>(queueCapacity),
             new NamedThreadFactory(name),
             new ThreadPoolExecutor.AbortPolicy());
     pool.allowCoreThreadTimeOut(true);
