@@ -1152,14 +1152,19 @@ public final class CallSequencer {
 
   /**
    * Whether calls wait behind one about to start after a long wait: on the server's own worker
-   * pool, whether its queue holds any (asked only after a long wait: it takes the queue's lock); on
+   * pool, whether its queue holds any while most of its workers are busy ({@link
+   * QueueTimeBound#standingQueue}; asked only after a long wait: it takes the pool's locks); on
    * another executor, unknown, so {@code true}; on the reading thread, a call that is not the first
    * of its read batch had calls ahead of it, so {@code true}.
    */
   private boolean othersWaiting() {
     Executor worker = path.worker;
-    return !(worker instanceof ThreadPoolExecutor)
-        || !((ThreadPoolExecutor) worker).getQueue().isEmpty();
+    if (!(worker instanceof ThreadPoolExecutor)) {
+      return true;
+    }
+    ThreadPoolExecutor pool = (ThreadPoolExecutor) worker;
+    return QueueTimeBound.standingQueue(
+        pool.getQueue().isEmpty(), pool.getActiveCount(), pool.getMaximumPoolSize());
   }
 
   /**

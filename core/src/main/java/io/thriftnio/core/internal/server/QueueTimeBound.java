@@ -119,6 +119,22 @@ final class QueueTimeBound {
     return shed(waitedNanos, nowNanos, true);
   }
 
+  /**
+   * Whether a long wait for a worker pool's thread is a standing queue: calls wait behind the one
+   * about to start and more than half of the pool's workers are busy. With most workers idle the
+   * wait came from threads that did not get a CPU in time (a starved host, a paused JVM), not from
+   * a saturated pool, and shedding would throw work away that the idle workers are about to run.
+   * Half, not all: a worker between two calls is not busy for a moment even when the pool is
+   * saturated.
+   *
+   * @param queueEmpty whether the pool's queue is empty
+   * @param busyWorkers the workers running a call, this one included
+   * @param maxWorkers the pool's maximum
+   */
+  static boolean standingQueue(boolean queueEmpty, int busyWorkers, int maxWorkers) {
+    return !queueEmpty && busyWorkers * 2 > maxWorkers;
+  }
+
   /** The queue was seen empty at {@code nowNanos}: a standing queue, if any, has ended. */
   void emptied(long nowNanos) {
     firstLongNanos = NONE;

@@ -28,6 +28,18 @@ class QueueTimeBoundTest {
   }
 
   @Test
+  void aQueueBehindMostlyIdleWorkersIsNoStandingQueue() {
+    // A Boot test under a loaded machine shed calls with 1 of 64 workers busy and 6 queued: the
+    // workers had not been given a CPU, the pool was not saturated.
+    assertThat(QueueTimeBound.standingQueue(false, 1, 64)).as("1 of 64 busy").isFalse();
+    assertThat(QueueTimeBound.standingQueue(false, 32, 64)).as("half busy").isFalse();
+    assertThat(QueueTimeBound.standingQueue(false, 33, 64)).as("most busy").isTrue();
+    assertThat(QueueTimeBound.standingQueue(false, 63, 64)).as("one between calls").isTrue();
+    assertThat(QueueTimeBound.standingQueue(true, 64, 64)).as("nothing queued").isFalse();
+    assertThat(QueueTimeBound.standingQueue(false, 1, 1)).as("a pool of one").isTrue();
+  }
+
+  @Test
   void aQueueStandingForAnIntervalShedsTheCallsPastTheTarget() {
     for (long t = 0; t < 100 * MS; t += MS) {
       assertThat(bound.shed(20 * MS, t)).isFalse();
