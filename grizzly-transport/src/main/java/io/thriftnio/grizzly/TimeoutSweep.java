@@ -93,16 +93,20 @@ final class TimeoutSweep implements Runnable {
     long last = later(r.acceptedAtNanos(), ReadActivity.lastRead(seen));
     last = later(last, served.calls.lastActivityNanos());
     ServerCodec wire = served.codec();
-    long agedAt = agedAt(c, r, served, now);
-    TimeoutPolicy.Verdict verdict =
-        policy.check(
+    TimeoutPolicy.Decision decision =
+        policy.decide(
             now,
-            last,
-            wire == null ? TimeoutPolicy.NONE : wire.partialSinceNanos(),
-            unwritableSince(c, now),
-            pending,
-            handshakingSince,
-            agedAt);
+            new TimeoutPolicy.Clocks(
+                last,
+                wire == null ? TimeoutPolicy.NONE : wire.partialSinceNanos(),
+                unwritableSince(c, now),
+                pending,
+                handshakingSince,
+                agedAt(c, r)));
+    if (decision.aged()) {
+      served.calls.markAged(); // idempotent; a sweep's cost, not a call's
+    }
+    TimeoutPolicy.Verdict verdict = decision.verdict();
     if (verdict == null || !c.isOpen()) {
       return;
     }
@@ -130,13 +134,9 @@ final class TimeoutSweep implements Runnable {
 
   /**
    * When {@code c} passes its age, drawn at the first sweep that sees it (from its accept time);
-   * {@link TimeoutPolicy#NONE} if connections never age. Marks its calls aged once past it.
+   * {@link TimeoutPolicy#NONE} if connections never age.
    */
-  private long agedAt(
-      Connection<?> c,
-      RegisteredConnection<ConnectionHandle> r,
-      GrizzlyServerConnection served,
-      long now) {
+  private long agedAt(Connection<?> c, RegisteredConnection<ConnectionHandle> r) {
     if (!policy.agesConnections()) {
       return TimeoutPolicy.NONE; // no attribute on any connection
     }
@@ -144,9 +144,6 @@ final class TimeoutSweep implements Runnable {
     if (agedAt == null) {
       agedAt = policy.ageDeadline(r.acceptedAtNanos());
       AGED_AT.set(c, agedAt);
-    }
-    if (TimeoutPolicy.isAged(now, agedAt)) {
-      served.calls.markAged(); // idempotent; a sweep's cost, not a call's
     }
     return agedAt;
   }

@@ -121,15 +121,11 @@ final class ConnectionTimeouts {
 
   private void arm() {
     long now = System.nanoTime();
-    long deadline =
-        policy.nextDeadline(
-            now,
-            lastActivityNanos,
-            partialSinceNanos,
-            unwritableSinceNanos,
-            connection.pendingCalls(),
-            NONE,
-            agedAtNanos);
+    arm(now, policy.decide(now, clocks()).next());
+  }
+
+  /** Schedules the check for {@code deadline} unless one is due no later. */
+  private void arm(long now, long deadline) {
     if (deadline == Long.MAX_VALUE) {
       return;
     }
@@ -157,26 +153,30 @@ final class ConnectionTimeouts {
         partialSinceNanos = TimeoutPolicy.stamp(now);
       }
     }
-    TimeoutPolicy.Verdict verdict =
-        policy.check(
-            now,
-            lastActivityNanos,
-            partialSinceNanos,
-            unwritableSinceNanos,
-            connection.pendingCalls(),
-            NONE,
-            agedAtNanos);
+    TimeoutPolicy.Decision decision = policy.decide(now, clocks());
+    TimeoutPolicy.Verdict verdict = decision.verdict();
     if (verdict == null) {
-      if (!markedAged && TimeoutPolicy.isAged(now, agedAtNanos)) {
+      if (!markedAged && decision.aged()) {
         markedAged = true;
         connection.aged();
       }
-      arm();
+      arm(now, decision.next());
       return;
     }
     if (verdict.kind() == TimeoutPolicy.Kind.PARTIAL_REQUEST) {
       decoder.discardRest();
     }
     connection.timedOut(verdict);
+  }
+
+  /** The clocks as they stand; the TLS handshake timeout is {@code SslHandler}'s. */
+  private TimeoutPolicy.Clocks clocks() {
+    return new TimeoutPolicy.Clocks(
+        lastActivityNanos,
+        partialSinceNanos,
+        unwritableSinceNanos,
+        connection.pendingCalls(),
+        NONE,
+        agedAtNanos);
   }
 }

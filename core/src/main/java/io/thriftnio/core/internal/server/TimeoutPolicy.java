@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * When a server connection is closed for taking too long: one decision for every transport, which
- * only keeps the clocks of each connection and runs {@link #check} when its timer or sweep fires.
- * Not part of the API.
+ * only keeps the {@linkplain Clocks clocks} of each connection and asks for a {@link #decide
+ * decision} when its timer or sweep fires. Not part of the API.
  *
  * <ul>
  *   <li>TLS handshake: not complete {@code handshakeTimeout} after accept.
@@ -189,7 +189,7 @@ public final class TimeoutPolicy {
   }
 
   /** Whether a connection that ages at {@code agedAt} ({@link #NONE}: never) is past it. */
-  public static boolean isAged(long now, long agedAt) {
+  static boolean isAged(long now, long agedAt) {
     return agedAt != NONE && now - agedAt >= 0;
   }
 
@@ -205,7 +205,7 @@ public final class TimeoutPolicy {
   }
 
   /**
-   * Decides about one connection as of {@code now}.
+   * The clocks of one connection, as its transport keeps them: what {@link #decide} looks at.
    *
    * @param lastActivity when a request last arrived or a reply was last sent, or the connection was
    *     accepted
@@ -216,136 +216,197 @@ public final class TimeoutPolicy {
    * @param handshakingSince when its TLS handshake began (accept); {@link #NONE} if it is done or
    *     there is no TLS
    * @param agedAt when it passes its age ({@link #ageDeadline}); {@link #NONE} for never
-   * @return what to close it for, or {@code null} to keep it
    */
-  public Verdict check(
-      long now,
+  public record Clocks(
       long lastActivity,
       long partialSince,
       long unwritableSince,
       int pendingCalls,
       long handshakingSince,
       long agedAt) {
-    if (handshakingSince != NONE) {
-      if (handshakeNanos > 0 && now - handshakingSince >= handshakeNanos) {
-        return new Verdict(
-            Kind.TLS_HANDSHAKE, "handshake timed out after " + millis(handshakeNanos) + " ms");
-      }
-      return null; // nothing else runs before the handshake is done
-    }
-    if (frameNanos > 0 && unwritableSince != NONE && now - unwritableSince >= frameNanos) {
-      return new Verdict(
-          Kind.STALLED_READER,
-          "its responses have waited unread for "
-              + millis(now - unwritableSince)
-              + " ms (frameTimeout "
-              + millis(frameNanos)
-              + " ms, above maxPendingWriteBytes "
-              + maxPendingWriteBytes
-              + "): stalled reader");
-    }
-    if (frameNanos > 0 && partialSince != NONE && now - partialSince >= frameNanos) {
-      return new Verdict(
-          Kind.PARTIAL_REQUEST,
-          "a frame started "
-              + millis(now - partialSince)
-              + " ms ago is not complete (frameTimeout "
-              + millis(frameNanos)
-              + " ms): slow or stalled sender");
-    }
-    Verdict aged =
-        isAged(now, agedAt)
-            ? checkAge(now, agedAt, lastActivity, partialSince, pendingCalls)
-            : null;
-    if (aged != null) {
-      return aged; // before the idle clock: a connection quiet past its age closes for its age
-    }
-    if (idleNanos > 0
-        && partialSince == NONE
-        && pendingCalls == 0
-        && now - lastActivity >= idleNanos) {
-      return new Verdict(
-          Kind.IDLE,
-          "no request for "
-              + millis(now - lastActivity)
-              + " ms (idleTimeout "
-              + millis(idleNanos)
-              + " ms)");
-    }
-    return null;
-  }
 
-  private Verdict checkAge(
-      long now, long agedAt, long lastActivity, long partialSince, int pendingCalls) {
-    boolean idle = partialSince == NONE && pendingCalls == 0;
-    if (idle && now - lastActivity >= agedQuietNanos) {
-      return new Verdict(
-          Kind.AGED,
-          "quiet for "
-              + millis(now - lastActivity)
-              + " ms, "
-              + millis(now - agedAt)
-              + " ms past its age (maxConnectionAge "
-              + millis(ageNanos)
-              + " ms, varied by up to 10% per connection)");
+    /** A connection last active at {@code lastActivity}, with no other clock running. */
+    public static Clocks lastActive(long lastActivity) {
+      return new Clocks(lastActivity, NONE, NONE, 0, NONE, NONE);
     }
-    // Not quiet (a call in flight, or the next likely on its way): only the grace ends it.
-    if (graceNanos >= 0 && now - agedAt >= graceNanos) {
-      return new Verdict(
-          Kind.AGE_GRACE,
-          "not quiet ("
-              + pendingCalls
-              + " calls in flight) "
-              + millis(now - agedAt)
-              + " ms past its age (maxConnectionAge "
-              + millis(ageNanos)
-              + " ms, maxConnectionAgeGrace "
-              + millis(graceNanos)
-              + " ms): closed with its calls in flight");
+
+    /** These clocks with a request arriving since {@code since}. */
+    public Clocks withPartialSince(long since) {
+      return new Clocks(
+          lastActivity, since, unwritableSince, pendingCalls, handshakingSince, agedAt);
     }
-    return null;
+
+    /** These clocks with its responses unread since {@code since}. */
+    public Clocks withUnwritableSince(long since) {
+      return new Clocks(lastActivity, partialSince, since, pendingCalls, handshakingSince, agedAt);
+    }
+
+    /** These clocks with {@code calls} calls in flight. */
+    public Clocks withPendingCalls(int calls) {
+      return new Clocks(
+          lastActivity, partialSince, unwritableSince, calls, handshakingSince, agedAt);
+    }
+
+    /** These clocks with a TLS handshake running since {@code since}. */
+    public Clocks withHandshakingSince(long since) {
+      return new Clocks(lastActivity, partialSince, unwritableSince, pendingCalls, since, agedAt);
+    }
+
+    /** These clocks with the connection aging at {@code at}. */
+    public Clocks withAgedAt(long at) {
+      return new Clocks(
+          lastActivity, partialSince, unwritableSince, pendingCalls, handshakingSince, at);
+    }
+
+    /** No call in flight and no request started. */
+    boolean idle() {
+      return partialSince == NONE && pendingCalls == 0;
+    }
   }
 
   /**
-   * When {@link #check} could next close the connection, for a transport that arms one timer per
-   * connection; {@link Long#MAX_VALUE} if no clock runs. Same arguments as {@link #check}. While
-   * calls are in flight, the idle clock is rechecked {@code idleTimeout} from {@code now}; an aged
-   * connection that is busy without a grace is not: the transport rechecks it once every call is
-   * answered; an idle one, when its quiet period ends.
+   * What {@link #decide} says about a connection as of a moment.
+   *
+   * @param verdict what to close it for, or {@code null} to keep it
+   * @param next when to decide again, for a transport that arms one timer per connection; {@link
+   *     Long#MAX_VALUE} if no clock runs. While the clocks stand still, every decision before
+   *     {@code next} keeps the connection and says the same about its age; the one at {@code next}
+   *     closes it, or finds it past its age, or (calls in flight or a request started, with an idle
+   *     timeout) the idle clock is looked at again, {@code idleTimeout} after the decision.
+   * @param aged whether it is past its age (its calls are told so: an HTTP reply may then close
+   *     it); not while its TLS handshake runs
    */
-  public long nextDeadline(
-      long now,
-      long lastActivity,
-      long partialSince,
-      long unwritableSince,
-      int pendingCalls,
-      long handshakingSince,
-      long agedAt) {
-    long deadline = Long.MAX_VALUE;
-    if (handshakingSince != NONE) {
-      return handshakeNanos > 0 ? handshakingSince + handshakeNanos : deadline;
+  public record Decision(Verdict verdict, long next, boolean aged) {}
+
+  /**
+   * Decides about one connection as of {@code now}, in one pass over the rules: each running rule
+   * has the moment it closes the connection (if its clocks stand still); the first rule whose
+   * moment has come gives the verdict, and the earliest moment is when to decide again. A pure
+   * function of its arguments.
+   */
+  public Decision decide(long now, Clocks clocks) {
+    Pass pass = new Pass(now, clocks);
+    if (clocks.handshakingSince() != NONE) {
+      if (handshakeNanos > 0) {
+        pass.rule(clocks.handshakingSince() + handshakeNanos, Kind.TLS_HANDSHAKE);
+      }
+      // Nothing else runs before the handshake is done, not even the age.
+      return pass.decision(false);
     }
-    if (frameNanos > 0 && unwritableSince != NONE) {
-      deadline = earlier(deadline, unwritableSince + frameNanos);
+    if (frameNanos > 0 && clocks.unwritableSince() != NONE) {
+      pass.rule(clocks.unwritableSince() + frameNanos, Kind.STALLED_READER);
     }
-    if (frameNanos > 0 && partialSince != NONE) {
-      deadline = earlier(deadline, partialSince + frameNanos);
+    if (frameNanos > 0 && clocks.partialSince() != NONE) {
+      pass.rule(clocks.partialSince() + frameNanos, Kind.PARTIAL_REQUEST);
     }
-    boolean idle = partialSince == NONE && pendingCalls == 0;
+    boolean aged = isAged(now, clocks.agedAt());
+    if (clocks.agedAt() != NONE && !aged) {
+      pass.lookAt(clocks.agedAt()); // the rules of an aged connection start then
+    }
+    if (aged) { // before the idle clock: a connection quiet past its age closes for its age
+      if (clocks.idle()) {
+        pass.rule(clocks.lastActivity() + agedQuietNanos, Kind.AGED);
+      }
+      // Not quiet (a call in flight, or the next likely on its way): only the grace ends it.
+      if (graceNanos >= 0) {
+        pass.rule(clocks.agedAt() + graceNanos, Kind.AGE_GRACE);
+      }
+    }
     if (idleNanos > 0) {
-      deadline = earlier(deadline, idle ? lastActivity + idleNanos : now + idleNanos);
-    }
-    if (agedAt != NONE) {
-      if (!isAged(now, agedAt)) {
-        deadline = earlier(deadline, agedAt);
-      } else if (idle) {
-        deadline = earlier(deadline, lastActivity + agedQuietNanos);
-      }
-      if (isAged(now, agedAt) && graceNanos >= 0) {
-        deadline = earlier(deadline, agedAt + graceNanos);
+      if (clocks.idle()) {
+        pass.rule(clocks.lastActivity() + idleNanos, Kind.IDLE);
+      } else {
+        pass.lookAt(now + idleNanos); // busy: look again a whole timeout from now
       }
     }
-    return deadline;
+    return pass.decision(aged);
+  }
+
+  /** One decision being made: the first rule due, and the earliest moment of all. */
+  private final class Pass {
+    private final long now;
+    private final Clocks clocks;
+    private Verdict verdict;
+    private long next = Long.MAX_VALUE;
+
+    Pass(long now, Clocks clocks) {
+      this.now = now;
+      this.clocks = clocks;
+    }
+
+    /** A rule that closes the connection for {@code kind} from {@code at} on. */
+    void rule(long at, Kind kind) {
+      lookAt(at);
+      if (verdict == null && now - at >= 0) {
+        verdict = verdict(kind);
+      }
+    }
+
+    /** A moment to decide again at, when no rule closes the connection. */
+    void lookAt(long at) {
+      next = earlier(next, at);
+    }
+
+    Decision decision(boolean aged) {
+      return new Decision(verdict, next, aged);
+    }
+
+    private Verdict verdict(Kind kind) {
+      switch (kind) {
+        case TLS_HANDSHAKE:
+          return new Verdict(kind, "handshake timed out after " + millis(handshakeNanos) + " ms");
+        case STALLED_READER:
+          return new Verdict(
+              kind,
+              "its responses have waited unread for "
+                  + millis(now - clocks.unwritableSince())
+                  + " ms (frameTimeout "
+                  + millis(frameNanos)
+                  + " ms, above maxPendingWriteBytes "
+                  + maxPendingWriteBytes
+                  + "): stalled reader");
+        case PARTIAL_REQUEST:
+          return new Verdict(
+              kind,
+              "a frame started "
+                  + millis(now - clocks.partialSince())
+                  + " ms ago is not complete (frameTimeout "
+                  + millis(frameNanos)
+                  + " ms): slow or stalled sender");
+        case AGED:
+          return new Verdict(
+              kind,
+              "quiet for "
+                  + millis(now - clocks.lastActivity())
+                  + " ms, "
+                  + millis(now - clocks.agedAt())
+                  + " ms past its age (maxConnectionAge "
+                  + millis(ageNanos)
+                  + " ms, varied by up to 10% per connection)");
+        case AGE_GRACE:
+          return new Verdict(
+              kind,
+              "not quiet ("
+                  + clocks.pendingCalls()
+                  + " calls in flight) "
+                  + millis(now - clocks.agedAt())
+                  + " ms past its age (maxConnectionAge "
+                  + millis(ageNanos)
+                  + " ms, maxConnectionAgeGrace "
+                  + millis(graceNanos)
+                  + " ms): closed with its calls in flight");
+        case IDLE:
+          return new Verdict(
+              kind,
+              "no request for "
+                  + millis(now - clocks.lastActivity())
+                  + " ms (idleTimeout "
+                  + millis(idleNanos)
+                  + " ms)");
+        default:
+          throw new AssertionError(kind);
+      }
+    }
   }
 
   /**

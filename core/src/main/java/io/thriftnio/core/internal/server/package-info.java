@@ -46,7 +46,8 @@
  *  ServerLifecycle --bind / stopAccepting / release--&gt; transport's server
  *       |  admitDraining / admitProbesOnly / refuseNew, drainAll, awaitDrained, closeAll
  *  ConnectionRegistry --startDrain / closeNow--&gt; ConnectionHandle (one per connection)
- *  TimeoutPolicy.check(clocks) --verdict--&gt; transport closes, registry counts and logs
+ *  TimeoutPolicy.decide(now, clocks) --verdict--&gt; transport closes, registry counts and logs
+ *                                    --next, aged--&gt; transport re-arms its timer, marks calls aged
  * </pre>
  *
  * <p>Connection listeners, when a server has any: {@link

@@ -3,6 +3,7 @@ package io.thriftnio.core.internal.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.CloseCause;
+import io.thriftnio.core.internal.server.TimeoutPolicy.Clocks;
 import io.thriftnio.core.internal.server.TimeoutPolicy.Kind;
 import io.thriftnio.core.internal.server.TimeoutPolicy.Verdict;
 import java.time.Duration;
@@ -55,7 +56,7 @@ class TimeoutPolicyAgeTest {
     TimeoutPolicy policy = new TimeoutPolicy(Duration.ZERO, Duration.ofSeconds(30), null, 65536);
     assertThat(policy.agesConnections()).isFalse();
     assertThat(policy.ageDeadline(T0)).isEqualTo(NONE);
-    assertThat(policy.check(T0 + 1_000_000 * MS, T0, NONE, NONE, 0, NONE, NONE)).isNull();
+    assertThat(policy.decide(T0 + 1_000_000 * MS, Clocks.lastActive(T0)).verdict()).isNull();
     assertThat(TimeoutPolicy.isAged(T0, NONE)).isFalse();
   }
 
@@ -63,8 +64,9 @@ class TimeoutPolicyAgeTest {
   void anIdleConnectionClosesAtItsAgeNotBefore() {
     TimeoutPolicy policy = aged(null);
     long agedAt = T0 + AGE;
-    assertThat(policy.check(agedAt - 1, T0, NONE, NONE, 0, NONE, agedAt)).isNull();
-    Verdict v = policy.check(agedAt + 5 * MS, T0, NONE, NONE, 0, NONE, agedAt);
+    assertThat(policy.decide(agedAt - 1, Clocks.lastActive(T0).withAgedAt(agedAt)).verdict())
+        .isNull();
+    Verdict v = policy.decide(agedAt + 5 * MS, Clocks.lastActive(T0).withAgedAt(agedAt)).verdict();
     assertThat(v.kind()).isEqualTo(Kind.AGED);
     assertThat(v.kind().closeCause()).isEqualTo(CloseCause.AGED);
     assertThat(v.reason())
@@ -78,12 +80,18 @@ class TimeoutPolicyAgeTest {
     TimeoutPolicy policy = aged(null);
     long agedAt = T0 + AGE;
     long answered = agedAt + 10_000 * MS; // a client calling back to back, long past its age
-    assertThat(policy.check(answered + 999 * MS, answered, NONE, NONE, 0, NONE, agedAt))
+    assertThat(
+            policy
+                .decide(answered + 999 * MS, Clocks.lastActive(answered).withAgedAt(agedAt))
+                .verdict())
         .as("idle between two calls, not quiet")
         .isNull();
-    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+    assertThat(policy.decide(answered, Clocks.lastActive(answered).withAgedAt(agedAt)).next())
         .isEqualTo(answered + 1_000 * MS);
-    Verdict v = policy.check(answered + 1_000 * MS, answered, NONE, NONE, 0, NONE, agedAt);
+    Verdict v =
+        policy
+            .decide(answered + 1_000 * MS, Clocks.lastActive(answered).withAgedAt(agedAt))
+            .verdict();
     assertThat(v.kind()).isEqualTo(Kind.AGED);
     assertThat(v.reason()).startsWith("quiet for 1000 ms, 11000 ms past its age");
   }
@@ -100,13 +108,21 @@ class TimeoutPolicyAgeTest {
             null);
     long agedAt = T0 + AGE;
     long answered = agedAt + 50 * MS;
-    assertThat(policy.check(answered + 299 * MS, answered, NONE, NONE, 0, NONE, agedAt)).isNull();
-    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+    assertThat(
+            policy
+                .decide(answered + 299 * MS, Clocks.lastActive(answered).withAgedAt(agedAt))
+                .verdict())
+        .isNull();
+    assertThat(policy.decide(answered, Clocks.lastActive(answered).withAgedAt(agedAt)).next())
         .isEqualTo(answered + 300 * MS);
-    assertThat(policy.check(answered + 300 * MS, answered, NONE, NONE, 0, NONE, agedAt).kind())
+    assertThat(
+            policy
+                .decide(answered + 300 * MS, Clocks.lastActive(answered).withAgedAt(agedAt))
+                .verdict()
+                .kind())
         .as("aged, not idle-timed-out")
         .isEqualTo(Kind.AGED);
-    assertThat(policy.check(answered + 300 * MS, answered, NONE, NONE, 0, NONE, NONE).kind())
+    assertThat(policy.decide(answered + 300 * MS, Clocks.lastActive(answered)).verdict().kind())
         .as("the same connection never aged")
         .isEqualTo(Kind.IDLE);
   }
@@ -116,10 +132,11 @@ class TimeoutPolicyAgeTest {
     TimeoutPolicy policy = aged(Duration.ofMillis(200));
     long agedAt = T0 + AGE;
     long answered = agedAt + 150 * MS;
-    assertThat(policy.nextDeadline(answered, answered, NONE, NONE, 0, NONE, agedAt))
+    assertThat(policy.decide(answered, Clocks.lastActive(answered).withAgedAt(agedAt)).next())
         .as("the grace's end comes before the quiet period's")
         .isEqualTo(agedAt + 200 * MS);
-    Verdict v = policy.check(agedAt + 200 * MS, answered, NONE, NONE, 0, NONE, agedAt);
+    Verdict v =
+        policy.decide(agedAt + 200 * MS, Clocks.lastActive(answered).withAgedAt(agedAt)).verdict();
     assertThat(v.kind()).isEqualTo(Kind.AGE_GRACE);
   }
 
@@ -128,11 +145,22 @@ class TimeoutPolicyAgeTest {
     TimeoutPolicy policy = aged(null);
     long agedAt = T0 + AGE;
     long late = agedAt + 1_000_000 * MS;
-    assertThat(policy.check(late, T0, NONE, NONE, 1, NONE, agedAt)).as("a call").isNull();
-    assertThat(policy.check(late, T0, late - MS, NONE, 0, NONE, agedAt))
+    assertThat(
+            policy
+                .decide(late, Clocks.lastActive(T0).withPendingCalls(1).withAgedAt(agedAt))
+                .verdict())
+        .as("a call")
+        .isNull();
+    assertThat(
+            policy
+                .decide(late, Clocks.lastActive(T0).withPartialSince(late - MS).withAgedAt(agedAt))
+                .verdict())
         .as("a request partly read")
         .isNull();
-    assertThat(policy.nextDeadline(late, T0, NONE, NONE, 1, NONE, agedAt))
+    assertThat(
+            policy
+                .decide(late, Clocks.lastActive(T0).withPendingCalls(1).withAgedAt(agedAt))
+                .next())
         .as("rechecked when its calls are answered, not by a timer")
         .isEqualTo(Long.MAX_VALUE);
   }
@@ -141,15 +169,27 @@ class TimeoutPolicyAgeTest {
   void aBusyConnectionClosesAtItsAgePlusTheGrace() {
     TimeoutPolicy policy = aged(Duration.ofMillis(200));
     long agedAt = T0 + AGE;
-    assertThat(policy.check(agedAt + 200 * MS - 1, T0, NONE, NONE, 2, NONE, agedAt)).isNull();
-    Verdict v = policy.check(agedAt + 200 * MS, T0, NONE, NONE, 2, NONE, agedAt);
+    assertThat(
+            policy
+                .decide(
+                    agedAt + 200 * MS - 1,
+                    Clocks.lastActive(T0).withPendingCalls(2).withAgedAt(agedAt))
+                .verdict())
+        .isNull();
+    Verdict v =
+        policy
+            .decide(agedAt + 200 * MS, Clocks.lastActive(T0).withPendingCalls(2).withAgedAt(agedAt))
+            .verdict();
     assertThat(v.kind()).isEqualTo(Kind.AGE_GRACE);
     assertThat(v.kind().closeCause()).isEqualTo(CloseCause.AGED);
     assertThat(v.reason())
         .isEqualTo(
             "not quiet (2 calls in flight) 200 ms past its age (maxConnectionAge 1000 ms,"
                 + " maxConnectionAgeGrace 200 ms): closed with its calls in flight");
-    assertThat(policy.nextDeadline(agedAt + MS, T0, NONE, NONE, 2, NONE, agedAt))
+    assertThat(
+            policy
+                .decide(agedAt + MS, Clocks.lastActive(T0).withPendingCalls(2).withAgedAt(agedAt))
+                .next())
         .isEqualTo(agedAt + 200 * MS);
   }
 
@@ -157,10 +197,25 @@ class TimeoutPolicyAgeTest {
   void theTimerFiresAtTheAgeWhetherBusyOrNot() {
     TimeoutPolicy policy = aged(null);
     long agedAt = T0 + AGE;
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE, agedAt)).isEqualTo(agedAt);
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 3, NONE, agedAt)).isEqualTo(agedAt);
+    assertThat(policy.decide(T0, Clocks.lastActive(T0).withAgedAt(agedAt)).next())
+        .isEqualTo(agedAt);
+    assertThat(
+            policy.decide(T0, Clocks.lastActive(T0).withPendingCalls(3).withAgedAt(agedAt)).next())
+        .isEqualTo(agedAt);
     assertThat(policy.isEnabled()).isTrue();
     assertThat(policy.agesConnections()).isTrue();
     assertThat(policy.shortestNanos()).isEqualTo(AGE);
+  }
+
+  @Test
+  void theDecisionSaysWhenTheConnectionIsPastItsAgeOnceItsHandshakeIsDone() {
+    TimeoutPolicy policy = aged(null);
+    long agedAt = T0 + AGE;
+    Clocks busy = Clocks.lastActive(T0).withPendingCalls(1).withAgedAt(agedAt);
+    assertThat(policy.decide(agedAt - 1, busy).aged()).isFalse();
+    assertThat(policy.decide(agedAt, busy).aged()).isTrue();
+    assertThat(policy.decide(agedAt, busy.withHandshakingSince(T0)).aged())
+        .as("still handshaking: no rule but the handshake's runs")
+        .isFalse();
   }
 }

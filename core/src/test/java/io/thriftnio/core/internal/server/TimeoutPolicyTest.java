@@ -2,6 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.thriftnio.core.internal.server.TimeoutPolicy.Clocks;
 import io.thriftnio.core.internal.server.TimeoutPolicy.Kind;
 import io.thriftnio.core.internal.server.TimeoutPolicy.Verdict;
 import java.time.Duration;
@@ -24,8 +25,8 @@ class TimeoutPolicyTest {
 
   @Test
   void idleAtItsTimeoutNotBefore() {
-    assertThat(policy.check(T0 + 300 * MS - 1, T0, NONE, NONE, 0, NONE, NONE)).isNull();
-    Verdict v = policy.check(T0 + 300 * MS, T0, NONE, NONE, 0, NONE, NONE);
+    assertThat(policy.decide(T0 + 300 * MS - 1, Clocks.lastActive(T0)).verdict()).isNull();
+    Verdict v = policy.decide(T0 + 300 * MS, Clocks.lastActive(T0)).verdict();
     assertThat(v.kind()).isEqualTo(Kind.IDLE);
     assertThat(v.reason()).isEqualTo("no request for 300 ms (idleTimeout 300 ms)");
   }
@@ -33,15 +34,18 @@ class TimeoutPolicyTest {
   @Test
   void aCallInFlightOrAStartedRequestIsNeverIdle() {
     long late = T0 + 10_000 * MS;
-    assertThat(policy.check(late, T0, NONE, NONE, 1, NONE, NONE)).isNull();
-    Verdict partial = policy.check(late, T0, late - 10 * MS, NONE, 0, NONE, NONE);
+    assertThat(policy.decide(late, Clocks.lastActive(T0).withPendingCalls(1)).verdict()).isNull();
+    Verdict partial =
+        policy.decide(late, Clocks.lastActive(T0).withPartialSince(late - 10 * MS)).verdict();
     assertThat(partial).isNull(); // 10 ms into a request: neither idle nor slow
   }
 
   @Test
   void aPartialRequestAtTheFrameTimeout() {
-    assertThat(policy.check(T0 + 100 * MS - 1, T0, T0, NONE, 0, NONE, NONE)).isNull();
-    Verdict v = policy.check(T0 + 100 * MS, T0, T0, NONE, 0, NONE, NONE);
+    assertThat(
+            policy.decide(T0 + 100 * MS - 1, Clocks.lastActive(T0).withPartialSince(T0)).verdict())
+        .isNull();
+    Verdict v = policy.decide(T0 + 100 * MS, Clocks.lastActive(T0).withPartialSince(T0)).verdict();
     assertThat(v.kind()).isEqualTo(Kind.PARTIAL_REQUEST);
     assertThat(v.reason())
         .isEqualTo(
@@ -51,8 +55,18 @@ class TimeoutPolicyTest {
 
   @Test
   void aStalledReaderAtTheFrameTimeoutEvenWithCallsInFlight() {
-    assertThat(policy.check(T0 + 100 * MS - 1, T0, NONE, T0, 3, NONE, NONE)).isNull();
-    Verdict v = policy.check(T0 + 120 * MS, T0, NONE, T0, 3, NONE, NONE);
+    assertThat(
+            policy
+                .decide(
+                    T0 + 100 * MS - 1,
+                    Clocks.lastActive(T0).withUnwritableSince(T0).withPendingCalls(3))
+                .verdict())
+        .isNull();
+    Verdict v =
+        policy
+            .decide(
+                T0 + 120 * MS, Clocks.lastActive(T0).withUnwritableSince(T0).withPendingCalls(3))
+            .verdict();
     assertThat(v.kind()).isEqualTo(Kind.STALLED_READER);
     assertThat(v.reason())
         .isEqualTo(
@@ -62,42 +76,62 @@ class TimeoutPolicyTest {
 
   @Test
   void duringTheTlsHandshakeOnlyTheHandshakeTimeoutRuns() {
-    assertThat(policy.check(T0 + 50 * MS - 1, T0, NONE, NONE, 0, T0, NONE)).isNull();
-    Verdict v = policy.check(T0 + 50 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0, NONE);
+    assertThat(
+            policy
+                .decide(T0 + 50 * MS - 1, Clocks.lastActive(T0).withHandshakingSince(T0))
+                .verdict())
+        .isNull();
+    Verdict v =
+        policy
+            .decide(T0 + 50 * MS, Clocks.lastActive(T0 - 10_000 * MS).withHandshakingSince(T0))
+            .verdict();
     assertThat(v.kind()).isEqualTo(Kind.TLS_HANDSHAKE);
     assertThat(v.reason()).isEqualTo("handshake timed out after 50 ms");
     // Long idle, but handshaking: not the idle clock's business yet.
-    assertThat(policy.check(T0 + 40 * MS, T0 - 10_000 * MS, NONE, NONE, 0, T0, NONE)).isNull();
+    assertThat(
+            policy
+                .decide(T0 + 40 * MS, Clocks.lastActive(T0 - 10_000 * MS).withHandshakingSince(T0))
+                .verdict())
+        .isNull();
   }
 
   @Test
   void zeroTurnsATimeoutOff() {
     TimeoutPolicy off = TimeoutPolicy.off();
     assertThat(off.isEnabled()).isFalse();
-    assertThat(off.check(T0 + 10_000_000 * MS, T0, T0, T0, 0, NONE, NONE)).isNull();
-    assertThat(off.nextDeadline(T0, T0, T0, T0, 0, NONE, NONE)).isEqualTo(Long.MAX_VALUE);
+    assertThat(
+            off.decide(
+                    T0 + 10_000_000 * MS,
+                    Clocks.lastActive(T0).withPartialSince(T0).withUnwritableSince(T0))
+                .verdict())
+        .isNull();
+    assertThat(
+            off.decide(T0, Clocks.lastActive(T0).withPartialSince(T0).withUnwritableSince(T0))
+                .next())
+        .isEqualTo(Long.MAX_VALUE);
     assertThat(off.shortestNanos()).isEqualTo(Long.MAX_VALUE);
     assertThat(policy.shortestNanos()).isEqualTo(50 * MS);
   }
 
   @Test
   void theNextDeadlineIsTheNearestClock() {
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, NONE, NONE)).isEqualTo(T0 + 300 * MS);
-    assertThat(policy.nextDeadline(T0, T0, T0 + 5 * MS, NONE, 0, NONE, NONE))
+    assertThat(policy.decide(T0, Clocks.lastActive(T0)).next()).isEqualTo(T0 + 300 * MS);
+    assertThat(policy.decide(T0, Clocks.lastActive(T0).withPartialSince(T0 + 5 * MS)).next())
         .isEqualTo(T0 + 105 * MS);
-    assertThat(policy.nextDeadline(T0, T0, NONE, T0 - 20 * MS, 0, NONE, NONE))
+    assertThat(policy.decide(T0, Clocks.lastActive(T0).withUnwritableSince(T0 - 20 * MS)).next())
         .isEqualTo(T0 + 80 * MS);
     // With a call in flight the idle clock is looked at again a whole timeout from now.
-    assertThat(policy.nextDeadline(T0 + 7 * MS, T0, NONE, NONE, 1, NONE, NONE))
+    assertThat(policy.decide(T0 + 7 * MS, Clocks.lastActive(T0).withPendingCalls(1)).next())
         .isEqualTo(T0 + 307 * MS);
-    assertThat(policy.nextDeadline(T0, T0, NONE, NONE, 0, T0 - MS, NONE)).isEqualTo(T0 + 49 * MS);
+    assertThat(policy.decide(T0, Clocks.lastActive(T0).withHandshakingSince(T0 - MS)).next())
+        .isEqualTo(T0 + 49 * MS);
   }
 
   @Test
   void clocksNearTheWrapOfNanoTimeStillCompare() {
     long start = Long.MAX_VALUE - 100 * MS;
     Verdict v =
-        policy.check(start + 300 * MS, start, NONE, NONE, 0, NONE, NONE); // wrapped past MAX
+        policy.decide(start + 300 * MS, Clocks.lastActive(start)).verdict(); // wrapped past MAX
     assertThat(v.kind()).isEqualTo(Kind.IDLE);
     assertThat(TimeoutPolicy.stamp(0)).isNotEqualTo(NONE);
   }
