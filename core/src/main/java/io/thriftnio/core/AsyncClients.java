@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -183,7 +184,8 @@ public final class AsyncClients {
    * caller.
    *
    * <p>Encoding and decoding are not size-limited here: the channel enforces its frame limit on the
-   * wire, and a request above it fails with the channel's {@link FrameSizeException}.
+   * wire, and a request above it fails, not sent, with the channel's {@code TTransportException} of
+   * type {@code CORRUPTED_DATA} naming the length and the limit.
    *
    * @param <C> the generated client type
    */

@@ -38,9 +38,9 @@ public enum CallOutcome {
    */
   TIMED_OUT,
   /**
-   * The caller's deadline (the {@value CallHeaders#CLIENT_TIMEOUT} header it sent, counted from
-   * when the request arrived) had passed when the handler would have started, after every {@code
-   * beforeCall}: the handler did not run, and the caller got {@code
+   * The caller's deadline (the {@value ServerCallContext#CLIENT_TIMEOUT_HEADER} header it sent,
+   * counted from when the request arrived) had passed when the handler would have started, after
+   * every {@code beforeCall}: the handler did not run, and the caller got {@code
    * TApplicationException(INTERNAL_ERROR)} naming the method, how late, and the header (nothing for
    * a oneway call). Counted in {@link ServerStats#timedOutCalls()}.
    */

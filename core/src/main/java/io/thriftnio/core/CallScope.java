@@ -20,23 +20,6 @@ public interface CallScope extends AutoCloseable {
   /** A scope that made nothing current. */
   CallScope NONE = () -> {};
 
-  /**
-   * What an interceptor took from one thread to make current again on another: returned by {@link
-   * ClientInterceptor#capture()}.
-   */
-  @FunctionalInterface
-  interface Captured {
-    /** Nothing taken. */
-    Captured NONE = () -> CallScope.NONE;
-
-    /**
-     * Makes what was taken current on this thread.
-     *
-     * @return what to undo; closed on this thread
-     */
-    CallScope resume();
-  }
-
   /** Undoes what the scope made current; must not throw. */
   @Override
   void close();

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import java.util.function.Supplier;
 import org.apache.thrift.TException;
 
 /**
@@ -87,13 +88,13 @@ public interface ClientInterceptor {
    * Takes from the calling thread what {@link #beforeCall} reads from it (a trace context, an MDC
    * entry), for a message a pool sends later from another thread: a {@code ThriftChannelPool} call
    * that waits for a connection, a retry, a hedge. Called on the calling thread when the call is
-   * made; where the message is then sent from another thread, {@link CallScope.Captured#resume()}
-   * runs there before {@code beforeCall} and its scope closes once the message is handed to the
+   * made; where the message is then sent from another thread, the supplier's {@code get()} runs
+   * there before {@code beforeCall} and its scope closes once the message is handed to the
    * connection. Where the message leaves from the calling thread, nothing is resumed. By default
    * nothing is taken.
    *
    * <pre>{@code
-   * public CallScope.Captured capture() {
+   * public Supplier<CallScope> capture() {
    *   String caller = MDC.get("caller");
    *   return () -> {
    *     MDC.put("caller", caller);
@@ -102,10 +103,10 @@ public interface ClientInterceptor {
    * }
    * }</pre>
    *
-   * @return what to make current where the message is sent; {@link CallScope.Captured#NONE} for
-   *     nothing
+   * @return makes current, where the message is sent, what was taken, and returns what undoes it
+   *     (closed on that thread); {@code () -> CallScope.NONE} for nothing
    */
-  default CallScope.Captured capture() {
-    return CallScope.Captured.NONE;
+  default Supplier<CallScope> capture() {
+    return () -> CallScope.NONE;
   }
 }

@@ -70,7 +70,7 @@ class StockThriftServerInteropTest {
     serving.start();
     assertThat(started.await(10, TimeUnit.SECONDS)).as("stock server started").isTrue();
     address = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getPort());
-    resources = GrizzlyClientIo.builder().build();
+    resources = GrizzlyClientIo.create();
   }
 
   @AfterEach

@@ -1,7 +1,7 @@
 package io.thriftnio.netty;
 
 import io.netty.handler.codec.CorruptedFrameException;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import org.apache.thrift.protocol.TMessage;
 
 /**

@@ -42,12 +42,12 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * {@code <= 0} or above {@code maxFrameSize} is rejected as soon as its four bytes arrive, before
  * anything is allocated for the frame: the decoder logs one line naming the peer, the length, the
  * limit and, when the bytes look like another protocol ({@code GET }, {@code SSH-}, a TLS
- * ClientHello), what arrived; then it raises a Netty {@code CorruptedFrameException}, caused by
- * core's {@link io.thriftnio.core.FrameSizeException}, through {@code exceptionCaught} and discards
- * every later byte of the connection. A server decoder given the requests' protocol first tries to
- * read the message header of a frame that is too large from the bytes that arrived with its length
- * (it never waits for more), and the exception carries it, so that the server can answer that
- * sequence id with a {@code TApplicationException}.
+ * ClientHello), what arrived; then it raises a Netty {@code CorruptedFrameException}, caused by a
+ * {@code TTransportException} of type {@code CORRUPTED_DATA}, through {@code exceptionCaught} and
+ * discards every later byte of the connection. A server decoder given the requests' protocol first
+ * tries to read the message header of a frame that is too large from the bytes that arrived with
+ * its length (it never waits for more), and the exception carries it, so that the server can answer
+ * that sequence id with a {@code TApplicationException}.
  *
  * <p>In a {@link NettyThriftServer}, the decoder also reads the other wire kinds the server accepts
  * ({@link ServerBuilder#wireKinds}): the first bytes of the connection pick one (core's sniffer),

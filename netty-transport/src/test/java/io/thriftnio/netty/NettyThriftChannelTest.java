@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.testkit.AsyncBenchHandler;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
@@ -351,7 +351,7 @@ class NettyThriftChannelTest {
         channel.exchange(encode("echo", 1, new BenchService.echo_args(Payloads.of(2000, 1))));
     assertThatThrownBy(() -> big.get(10, TimeUnit.SECONDS))
         .cause()
-        .isInstanceOf(io.thriftnio.core.FrameSizeException.class)
+        .isInstanceOf(io.thriftnio.core.util.internal.FrameSizeException.class)
         .hasMessageContaining("exceeds maxFrameSize 1024");
     assertThat(channel.isOpen()).isTrue();
     assertThat(
@@ -394,7 +394,7 @@ class NettyThriftChannelTest {
     assertThatThrownBy(third::join)
         .cause()
         .isInstanceOfSatisfying(
-            io.thriftnio.core.TooManyCallsInFlightException.class,
+            io.thriftnio.core.util.internal.TooManyCallsInFlightException.class,
             e -> {
               assertThat(e.getMessage())
                   .startsWith("pending calls: 2 (limit: 2) to " + server.localAddress());

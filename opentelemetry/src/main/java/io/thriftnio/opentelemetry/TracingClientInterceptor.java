@@ -17,6 +17,7 @@ import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
+import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
 
 /**
@@ -101,7 +102,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * caller's child.
    */
   @Override
-  public CallScope.Captured capture() {
+  public Supplier<CallScope> capture() {
     Context caller = Context.current();
     return () -> ContextScopes.makeCurrent(caller);
   }

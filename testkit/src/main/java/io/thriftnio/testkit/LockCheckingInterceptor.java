@@ -9,6 +9,7 @@ import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * A server and client interceptor that notes, in every hook (and in the scopes it attaches and
@@ -64,7 +65,7 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
   }
 
   @Override
-  public CallScope.Captured capture() {
+  public Supplier<CallScope> capture() {
     note("client capture");
     return () -> {
       note("client resume");

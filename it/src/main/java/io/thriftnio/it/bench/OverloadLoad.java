@@ -1,11 +1,11 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;

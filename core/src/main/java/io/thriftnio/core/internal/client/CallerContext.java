@@ -20,9 +20,9 @@ public final class CallerContext {
 
   private final Thread thread = Thread.currentThread();
   private final HeaderSlot headers;
-  private final CallScope.Captured[] captured;
+  private final Supplier<CallScope>[] captured;
 
-  private CallerContext(HeaderSlot headers, CallScope.Captured[] captured) {
+  private CallerContext(HeaderSlot headers, Supplier<CallScope>[] captured) {
     this.headers = headers;
     this.captured = captured;
   }
@@ -57,7 +57,8 @@ public final class CallerContext {
     if (capturing == null) {
       return headers == null ? null : new CallerContext(headers, null);
     }
-    CallScope.Captured[] captured = new CallScope.Captured[capturing.length];
+    @SuppressWarnings("unchecked") // an array of the one type capture() returns
+    Supplier<CallScope>[] captured = (Supplier<CallScope>[]) new Supplier<?>[capturing.length];
     for (int i = 0; i < capturing.length; i++) {
       try {
         captured[i] = capturing[i].capture();
@@ -99,7 +100,7 @@ public final class CallerContext {
         continue;
       }
       try {
-        scopes[i] = captured[i].resume();
+        scopes[i] = captured[i].get();
       } catch (Throwable t) {
         // The message is sent without it: context, not a check.
         log.warn("A client interceptor's captured context {} failed to resume", captured[i], t);

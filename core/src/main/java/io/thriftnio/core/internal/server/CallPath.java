@@ -2,9 +2,9 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.internal.EveryPowerOfTwo;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.settings.SettingException;
 import io.thriftnio.core.util.internal.Checks;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.Envelope;
 import java.time.Duration;
 import java.util.Map;

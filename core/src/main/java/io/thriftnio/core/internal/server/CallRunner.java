@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.NotRun;
@@ -90,11 +89,11 @@ final class CallRunner {
   }
 
   /**
-   * Whether the caller's deadline ({@value CallHeaders#CLIENT_TIMEOUT}) passed before the handler
-   * starts, after every beforeCall; if so the call has been answered {@link NotRun not run}, and
-   * the handler never runs. A deadline that passed while the call waited for a worker is found
-   * before the call reaches the invoker (the server's call sequencer sheds it as an overload); this
-   * finds one that passed while the beforeCalls ran.
+   * Whether the caller's deadline ({@value ServerCallContext#CLIENT_TIMEOUT_HEADER}) passed before
+   * the handler starts, after every beforeCall; if so the call has been answered {@link NotRun not
+   * run}, and the handler never runs. A deadline that passed while the call waited for a worker is
+   * found before the call reaches the invoker (the server's call sequencer sheds it as an
+   * overload); this finds one that passed while the beforeCalls ran.
    */
   private static boolean pastDeadline(InvokerCall call) {
     long timeout = call.timeoutNanos(true);
@@ -110,7 +109,7 @@ final class CallRunner {
         NotRun.PREFIX
             + c.methodName()
             + " not started: the caller's deadline ("
-            + CallHeaders.CLIENT_TIMEOUT
+            + ServerCallContext.CLIENT_TIMEOUT_HEADER
             + " "
             + TimeUnit.NANOSECONDS.toMillis(timeout)
             + " ms) passed "

@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerBuilder;
@@ -363,8 +362,9 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
   }
 
   /**
-   * The time the caller waits ({@value CallHeaders#CLIENT_TIMEOUT}), in nanoseconds; 0 for none.
-   * Read from the headers each time it is asked (twice a call at most): a framed call's are empty.
+   * The time the caller waits ({@value ServerCallContext#CLIENT_TIMEOUT_HEADER}), in nanoseconds; 0
+   * for none. Read from the headers each time it is asked (twice a call at most): a framed call's
+   * are empty.
    *
    * @param logIgnored whether to log a value that is ignored (once a call: the deadline check)
    */

@@ -1,4 +1,4 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import org.apache.thrift.transport.TTransportException;
 
