@@ -9,6 +9,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
@@ -181,8 +182,7 @@ class GrizzlyClientsTest {
     GrizzlyFramedTransport transport = queued(server.localAddress());
     closeables.add(transport::close);
     transport.onClosed(
-            new io.thriftnio.core.util.internal.FrameSizeException(
-                2000, 1024, server.localAddress()));
+        new io.thriftnio.core.util.internal.FrameSizeException(2000, 1024, server.localAddress()));
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -258,8 +258,8 @@ class GrizzlyClientsTest {
               resources.openChannel(
                   server.localAddress(), ClientOptions.builder().maxFrameSize(1000).build());
       closeables.add(channel);
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+      AsyncCaller<BenchService.Client> caller =
+          AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
       // db_work(100) answers far more than 1000 bytes for a request far below.
       CompletableFuture<Object> big =
           caller.call(c -> c.send_db_work(100), BenchService.Client::recv_db_work);
@@ -344,8 +344,8 @@ class GrizzlyClientsTest {
                     .callbackExecutor(Runnable::run)
                     .build());
     closeables.add(channel);
-    AsyncClients.AsyncCaller<BenchService.Client> caller =
-        AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+    AsyncCaller<BenchService.Client> caller =
+        AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
     CompletableFuture<Object> blocked =
         caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
     CompletableFuture<Object> second =
@@ -441,8 +441,8 @@ class GrizzlyClientsTest {
       assertThat(thread.get()).isEqualTo("chosen-callback-thread");
       assertThat(reply.remaining()).isPositive();
 
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+      AsyncCaller<BenchService.Client> caller =
+          AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, callbacks);
       caller.callOneway(c -> c.send_fire(Payloads.of(10, 1))).get(10, TimeUnit.SECONDS);
       assertThat(channel.callsInFlight()).as("oneway takes no place in the queue").isZero();
       // The server runs calls under WORKER: fired() may overtake the oneway on another worker, so

@@ -5,7 +5,9 @@ import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.settings.SettingException;
+import io.thriftnio.core.util.internal.AsyncCallers;
 import io.thriftnio.core.util.internal.Checks;
+import java.lang.invoke.MethodHandles;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -87,7 +89,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   }
 
   private final MultiplexedPool pool;
-  private final AsyncClients.AsyncCaller<C> caller;
+  private final AsyncCallers.Caller caller;
   private final BiFunction<TProtocol, TProtocol, C> clientFactory;
   private final TProtocolFactory protocolFactory;
   private final Executor executor;
@@ -114,7 +116,24 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     if (b.io != null || b.optionsGiven()) {
       pool.callTimeout(b.options().callTimeout());
     }
-    this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
+    this.caller = newCaller(pool, clientFactory, protocolFactory, executor);
+  }
+
+  /**
+   * Core's caller behind {@link AsyncClients}, whose proxies and calls share one sequence of ids: a
+   * route the API keeps to itself, installed when {@code AsyncClients} is initialized.
+   */
+  private static AsyncCallers.Caller newCaller(
+      ThriftChannel channel,
+      BiFunction<TProtocol, TProtocol, ?> clientFactory,
+      TProtocolFactory protocolFactory,
+      Executor executor) {
+    try {
+      MethodHandles.lookup().ensureInitialized(AsyncClients.class);
+    } catch (IllegalAccessException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+    return AsyncCallers.create(channel, clientFactory, protocolFactory, executor);
   }
 
   /**
@@ -237,7 +256,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public <I> I asyncIface(Class<I> asyncIface) {
     // The pool's one caller: its sequence ids never repeat across call() and the proxies on a
     // shared connection, so a reply routed to the wrong call cannot pass the seqid check.
-    return AsyncClients.asyncIface(asyncIface, caller);
+    return caller.asyncIface(asyncIface);
   }
 
   /**
@@ -260,7 +279,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    *     CompletableFuture} of what its {@code recv_x} returns
    */
   public <F> F futureIface(Class<F> futureIface) {
-    return AsyncClients.futureIface(futureIface, caller); // the pool's one sequence, as above
+    return caller.futureIface(futureIface); // the pool's one sequence, as above
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
@@ -13,6 +12,7 @@ import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.LockCheckingInterceptor;
 import io.thriftnio.testkit.RecordingClientInterceptor;
@@ -105,7 +105,7 @@ public abstract class ClientInterceptorSuite {
     }
     ThriftChannel channel = resources.openChannel(address, options);
     closeables.add(channel);
-    return AsyncClients.caller(channel, BenchService.Client::new, protocol, Runnable::run);
+    return AsyncCaller.of(channel, BenchService.Client::new, protocol, Runnable::run);
   }
 
   private AsyncCaller<BenchService.Client> caller(
