@@ -27,7 +27,7 @@ import org.apache.thrift.TException;
  *       synchronous call throws it, a future fails with it). Any other exception refuses the call
  *       too, and the caller gets a {@code TException} that names the interceptor, the method and
  *       the endpoint, with the exception as its cause. Either way the outcome is {@link
- *       ClientCallOutcome#REFUSED}.
+ *       CallOutcome#REFUSED}.
  *   <li>{@link #afterCall} runs once the call has ended, in reverse order, for every interceptor
  *       whose {@code beforeCall} returned normally, before the caller sees the result. It runs on
  *       the thread that ended the call: the caller's for a synchronous call, an IO, timer or
@@ -54,19 +54,18 @@ public interface ClientInterceptor {
    *
    * @param context the call's context
    * @param outcome how it ended
-   * @param failure what ended it for {@link ClientCallOutcome#TRANSPORT_FAILURE}, {@link
-   *     ClientCallOutcome#TIMEOUT} and {@link ClientCallOutcome#REFUSED}; for {@link
-   *     ClientCallOutcome#APPLICATION_EXCEPTION}, the {@link
-   *     org.apache.thrift.TApplicationException} the reply carried (an {@code INTERNAL_ERROR}, an
-   *     {@code UNKNOWN_METHOD}, a server's refusal...), with the type, code and message of the one
-   *     the caller's generated client throws; {@code null} for the others: a reply with the return
-   *     value or an exception the IDL declares (the generated client decodes it after this hook),
-   *     or a oneway message written
+   * @param failure what ended it for {@link CallOutcome#TRANSPORT_FAILURE}, {@link
+   *     CallOutcome#TIMED_OUT} and {@link CallOutcome#REFUSED}; for {@link
+   *     CallOutcome#APPLICATION_EXCEPTION}, the {@link org.apache.thrift.TApplicationException} the
+   *     reply carried (an {@code INTERNAL_ERROR}, an {@code UNKNOWN_METHOD}, a server's
+   *     refusal...), with the type, code and message of the one the caller's generated client
+   *     throws; {@code null} for the others: a reply with the return value or an exception the IDL
+   *     declares (the generated client decodes it after this hook), or a oneway message written
    * @param nanos the time from the first interceptor's {@code beforeCall} to the end of the call,
    *     in nanoseconds ({@link System#nanoTime()} differences)
    */
   default void afterCall(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {}
 
   /**
    * Makes something current on the thread that continues the caller's work once the call has ended:

@@ -13,9 +13,9 @@ import io.opentelemetry.instrumentation.api.instrumenter.SpanKindExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallKey;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
@@ -35,7 +35,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
   /** The caller's context when it made the call, for its continuation. */
   private static final CallKey<Context> PARENT = CallKey.of("opentelemetry.parent");
 
-  private final Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter;
+  private final Instrumenter<ClientCallContext, CallOutcome> instrumenter;
   private final TextMapPropagator propagator;
   private final ClientRequests requests;
   private final FailureLog failures = new FailureLog();
@@ -53,10 +53,10 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * leaves a span it can still end.
    */
   @SuppressWarnings("deprecation") // the customizer goes with the old RPC metrics, in 3.0
-  private static Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter(
+  private static Instrumenter<ClientCallContext, CallOutcome> instrumenter(
       OpenTelemetry openTelemetry, String version, RpcNames names, ClientRequests requests) {
-    InstrumenterBuilder<ClientCallContext, ClientCallOutcome> builder =
-        Instrumenter.<ClientCallContext, ClientCallOutcome>builder(
+    InstrumenterBuilder<ClientCallContext, CallOutcome> builder =
+        Instrumenter.<ClientCallContext, CallOutcome>builder(
                 openTelemetry,
                 ThriftTracing.INSTRUMENTATION_NAME,
                 call -> names.of(call.methodName()).spanName())
@@ -123,7 +123,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
 
   @Override
   public void afterCall(
-      ClientCallContext call, ClientCallOutcome outcome, Throwable failure, long nanos) {
+      ClientCallContext call, CallOutcome outcome, Throwable failure, long nanos) {
     Context context = call.attribute(SPAN);
     if (context == null) {
       return;
@@ -144,12 +144,12 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * TApplicationException} the reply carried; {@code null} if the call did not fail (a declared
    * exception is the service's answer).
    */
-  static String errorType(ClientCallOutcome outcome, Throwable failure) {
+  static String errorType(CallOutcome outcome, Throwable failure) {
     switch (outcome) {
       case APPLICATION_EXCEPTION:
         return TApplicationException.class.getName();
       case TRANSPORT_FAILURE:
-      case TIMEOUT:
+      case TIMED_OUT:
       case REFUSED:
         return failure != null ? failure.getClass().getName() : outcome.name();
       default:

@@ -1,6 +1,6 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.client.CallerContext;
 import io.thriftnio.core.internal.client.ClientInterception;
@@ -179,7 +179,7 @@ final class ConnectionCalls {
             call.endWithFailure(failure);
             result.completeExceptionally(failure);
           } else {
-            call.end(ClientCallOutcome.ONEWAY, null);
+            call.end(CallOutcome.ONEWAY, null);
             result.complete(null);
           }
         });

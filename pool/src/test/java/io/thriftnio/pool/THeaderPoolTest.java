@@ -3,8 +3,8 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HeaderScope;
@@ -330,7 +330,7 @@ class THeaderPoolTest {
 
           @Override
           public void afterCall(
-              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+              ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
             afterCallSaw.set(context.responseHeaders());
           }
         };

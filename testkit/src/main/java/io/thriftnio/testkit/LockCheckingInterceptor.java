@@ -3,7 +3,6 @@ package io.thriftnio.testkit;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -54,7 +53,7 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
 
   @Override
   public void afterCall(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
     note("client afterCall");
   }
 

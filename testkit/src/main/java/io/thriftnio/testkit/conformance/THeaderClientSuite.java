@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
@@ -257,7 +257,7 @@ public abstract class THeaderClientSuite {
         new ClientInterceptor() {
           @Override
           public void afterCall(
-              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long n) {
+              ClientCallContext context, CallOutcome outcome, Throwable failure, long n) {
             afterCall.add(context.responseHeaders());
           }
         };
