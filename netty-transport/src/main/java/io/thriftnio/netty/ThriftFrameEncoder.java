@@ -28,22 +28,23 @@ import org.apache.thrift.transport.TTransportException;
  * limit (wrapped in an {@link io.netty.handler.codec.EncoderException}) instead of sending a frame
  * no peer would accept.
  *
- * <p>Stateless and {@code @Sharable}. Messages of other types pass through untouched.
+ * <p>Public as {@link ThriftFrameCodec}, for a pipeline of your own. Stateless and sharable.
+ * Messages of other types pass through untouched.
  */
 @ChannelHandler.Sharable
-public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
+final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
 
   private final int maxFrameSize;
 
   /** An encoder with libthrift's default limit, 16,384,000 bytes. */
-  public ThriftFrameEncoder() {
+  ThriftFrameEncoder() {
     this(Framing.DEFAULT_MAX_FRAME_SIZE);
   }
 
   /**
    * @param maxFrameSize the largest payload sent, in bytes; must be positive
    */
-  public ThriftFrameEncoder(int maxFrameSize) {
+  ThriftFrameEncoder(int maxFrameSize) {
     super(ByteBuf.class);
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
   }

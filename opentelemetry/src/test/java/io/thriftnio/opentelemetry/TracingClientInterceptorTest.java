@@ -137,7 +137,7 @@ class TracingClientInterceptorTest {
     "ONEWAY, ",
     "APPLICATION_EXCEPTION, org.apache.thrift.TApplicationException",
     "TRANSPORT_FAILURE, org.apache.thrift.transport.TTransportException",
-    "TIMEOUT, org.apache.thrift.transport.TTransportException",
+    "TIMED_OUT, org.apache.thrift.transport.TTransportException",
     "REFUSED, org.apache.thrift.transport.TTransportException",
   })
   void theOutcomeSetsTheStatus(CallOutcome outcome, String errorType) throws Exception {
