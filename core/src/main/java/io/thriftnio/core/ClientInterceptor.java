@@ -73,14 +73,16 @@ public interface ClientInterceptor {
    * #afterCall} runs inside too). The around form of an interceptor: a trace context the caller had
    * when it made the call is current again in its continuation, so that calls made there carry it
    * on. A synchronous call returns on the caller's own thread, which kept its context: nothing is
-   * attached there. Called in configuration order; the scope is closed on the same thread in
-   * reverse order. By default nothing is made current.
+   * attached there. Called in configuration order; what it returns (its scope, a {@code Runnable}
+   * that must not throw) is run on the same thread in reverse order, to undo it. By default nothing
+   * is made current.
    *
    * @param context the call's context
-   * @return what to undo when the continuation has run; {@link CallScope#NONE} for nothing
+   * @return what undoes it, run on this thread when the continuation has run; {@code () -> {}} for
+   *     nothing
    */
-  default CallScope attach(ClientCallContext context) {
-    return CallScope.NONE;
+  default Runnable attach(ClientCallContext context) {
+    return () -> {};
   }
 
   /**
@@ -88,12 +90,12 @@ public interface ClientInterceptor {
    * entry), for a message a pool sends later from another thread: a {@code ThriftChannelPool} call
    * that waits for a connection, a retry, a hedge. Called on the calling thread when the call is
    * made; where the message is then sent from another thread, the supplier's {@code get()} runs
-   * there before {@code beforeCall} and its scope closes once the message is handed to the
-   * connection. Where the message leaves from the calling thread, nothing is resumed. By default
-   * nothing is taken.
+   * there before {@code beforeCall}, and the {@code Runnable} it returns runs once the message is
+   * handed to the connection, to undo it. Where the message leaves from the calling thread, nothing
+   * is resumed. By default nothing is taken.
    *
    * <pre>{@code
-   * public Supplier<CallScope> capture() {
+   * public Supplier<Runnable> capture() {
    *   String caller = MDC.get("caller");
    *   return () -> {
    *     MDC.put("caller", caller);
@@ -103,9 +105,9 @@ public interface ClientInterceptor {
    * }</pre>
    *
    * @return makes current, where the message is sent, what was taken, and returns what undoes it
-   *     (closed on that thread); {@code () -> CallScope.NONE} for nothing
+   *     (run on that thread); {@code () -> () -> {}} for nothing
    */
-  default Supplier<CallScope> capture() {
-    return () -> CallScope.NONE;
+  default Supplier<Runnable> capture() {
+    return () -> () -> {};
   }
 }

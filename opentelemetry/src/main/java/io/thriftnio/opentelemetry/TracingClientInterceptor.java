@@ -14,7 +14,6 @@ import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExt
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import java.util.function.Supplier;
@@ -102,22 +101,22 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * caller's child.
    */
   @Override
-  public Supplier<CallScope> capture() {
+  public Supplier<Runnable> capture() {
     Context caller = Context.current();
     return () -> ContextScopes.makeCurrent(caller);
   }
 
   @Override
-  public CallScope attach(ClientCallContext call) {
+  public Runnable attach(ClientCallContext call) {
     Context parent = call.attribute(PARENT);
     if (parent == null) {
-      return CallScope.NONE; // beforeCall failed: nothing to restore
+      return () -> {}; // beforeCall failed: nothing to restore
     }
     try {
       return ContextScopes.makeCurrent(parent);
     } catch (RuntimeException e) {
       failures.failed("client attach", call, e);
-      return CallScope.NONE;
+      return () -> {};
     }
   }
 

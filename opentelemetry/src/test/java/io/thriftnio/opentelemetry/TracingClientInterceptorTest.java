@@ -17,7 +17,6 @@ import io.opentelemetry.context.propagation.TextMapSetter;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import java.net.InetSocketAddress;
@@ -174,9 +173,12 @@ class TracingClientInterceptorTest {
             () -> {
               String before = Span.current().getSpanContext().getSpanId();
               String inside;
-              try (CallScope scope = interceptor.attach(call)) {
+              Runnable scope = interceptor.attach(call);
+              try {
                 interceptor.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
                 inside = Span.current().getSpanContext().getSpanId();
+              } finally {
+                scope.run();
               }
               String after = Span.current().getSpanContext().getSpanId();
               return List.of(before, inside, after);

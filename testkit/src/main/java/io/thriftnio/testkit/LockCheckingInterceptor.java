@@ -1,7 +1,6 @@
 package io.thriftnio.testkit;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerCallContext;
@@ -41,7 +40,7 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
   }
 
   @Override
-  public CallScope attach(ServerCallContext context) {
+  public Runnable attach(ServerCallContext context) {
     note("server attach");
     return () -> note("server scope close");
   }
@@ -58,13 +57,13 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
   }
 
   @Override
-  public CallScope attach(ClientCallContext context) {
+  public Runnable attach(ClientCallContext context) {
     note("client attach");
     return () -> note("client scope close");
   }
 
   @Override
-  public Supplier<CallScope> capture() {
+  public Supplier<Runnable> capture() {
     note("client capture");
     return () -> {
       note("client resume");

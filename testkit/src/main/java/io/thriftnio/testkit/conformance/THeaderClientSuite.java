@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
@@ -289,7 +288,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }
@@ -342,7 +341,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }
@@ -385,7 +384,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }

@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
@@ -210,7 +209,7 @@ public final class ClientInterception {
       Map<String, String> replyHeaders,
       Runnable ending,
       Runnable complete) {
-    CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
+    Runnable[] scopes = attaching == null ? null : attaching.open(call.context);
     try {
       if (!replyHeaders.isEmpty()) {
         ContextAccess.responseHeaders(call.context, replyHeaders);

@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -40,7 +39,7 @@ final class CallRunner {
     }
     Supplier<?> outer = InvokerCall.current();
     InvokerCall.makeCurrent(call);
-    CallScope[] scopes = call.openScopes();
+    Runnable[] scopes = call.openScopes();
     if (scopes == null) {
       InvokerCall.makeCurrent(outer);
       return true; // an attach threw: answered like a refusal
@@ -68,7 +67,7 @@ final class CallRunner {
     Supplier<?> outer = InvokerCall.current();
     InvokerCall.makeCurrent(call);
     try {
-      CallScope[] scopes = call.openScopes();
+      Runnable[] scopes = call.openScopes();
       if (scopes != null) { // else an attach threw, and the call is answered
         try {
           bridge.process(call); // a completion inside finds the call current: no second attach

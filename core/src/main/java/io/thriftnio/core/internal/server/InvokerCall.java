@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -333,7 +332,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
    * Opens the interceptors' scopes on this thread: {@link ServerInterception#NONE} if none
    * attaches; {@code null} if an {@code attach} threw, and the call has been answered.
    */
-  CallScope[] openScopes() {
+  Runnable[] openScopes() {
     ServerInterceptor[] attaching = invoker.attaching;
     if (attaching.length == 0 || requestType == CallMessages.UNREADABLE) {
       return ServerInterception.NONE; // no interceptor attaches, or none ran: the call fails unread
@@ -347,7 +346,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
   }
 
   /** Closes what {@link #openScopes} opened, on the thread that opened it. */
-  void closeScopes(CallScope[] scopes) {
+  void closeScopes(Runnable[] scopes) {
     if (scopes.length > 0) {
       ServerInterception.close(scopes, invoker.attaching, context);
     }
@@ -357,7 +356,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
    * An async handler's completion: as {@link #openScopes}, unless it runs inside the handler's
    * method, where the scopes are open (the method runs with this call current: CallRunner).
    */
-  CallScope[] completionScopes() {
+  Runnable[] completionScopes() {
     return current() == this ? ServerInterception.NONE : openScopes();
   }
 
