@@ -188,10 +188,9 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
    * @param <R> the result
    * @return completes on the executor with the result, or exceptionally with what the call raised
-   *     ({@code TException}s from the reply, {@link
-   *     io.thriftnio.core.util.internal.CallTimeoutException} after the call timeout, transport
-   *     failures) or a borrow failure ({@link PoolTimeoutException}, {@link PoolException}, also
-   *     when no endpoint could be connected to)
+   *     ({@code TException}s from the reply, a {@code TIMED_OUT} {@code TTransportException} after
+   *     the call timeout, transport failures) or a borrow failure ({@link PoolTimeoutException},
+   *     {@link PoolException}, also when no endpoint could be connected to)
    */
   public <R> CompletableFuture<R> call(AsyncCall<? super A, R> call) {
     Checks.notNull("call", call);

@@ -44,8 +44,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * reset it) leaves the pool at once, from its {@link ThriftChannel#whenClosed} event. A connection
  * is closed when an exchange on it fails (timeout, transport failure) or its reply carries another
  * call's name or sequence id; the calls it still carried fail with it. Declared IDL exceptions,
- * {@code TApplicationException}s, and requests the channel refuses before writing them ({@link
- * io.thriftnio.core.util.internal.FrameSizeException} for a request above its frame limit, {@code
+ * {@code TApplicationException}s, and requests the channel refuses before writing them (a {@code
+ * CORRUPTED_DATA} {@code TTransportException} for a request above its frame limit, {@code
  * IllegalArgumentException}) fail only their own call and leave it open. Encoding and decoding go
  * through the generated {@code Client}'s {@code send_x} / {@code recv_x} (core's {@link
  * AsyncClients}), which also numbers requests and rejects a reply to another call: {@link #call},
