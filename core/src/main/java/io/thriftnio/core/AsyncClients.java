@@ -1,24 +1,14 @@
 package io.thriftnio.core;
 
-import io.thriftnio.core.util.internal.Continuations;
-import io.thriftnio.core.util.internal.FrameInputTransport;
-import io.thriftnio.core.util.internal.FrameOutputTransport;
-import io.thriftnio.core.util.internal.IoThreadExchange;
-import java.nio.ByteBuffer;
+import io.thriftnio.core.util.internal.AsyncCallers;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TServiceClient;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
-import org.apache.thrift.scheme.StandardScheme;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Asynchronous calls through a generated Thrift {@code Client} over any {@link ThriftChannel}.
@@ -32,11 +22,11 @@ import org.slf4j.LoggerFactory;
  * completes.
  *
  * <p>A fresh generated client encodes each call, so every request would carry sequence id 1 and
- * {@code recv_x} would accept any reply. Instead each {@link AsyncCaller} numbers its requests
- * itself, and a reply must carry its request's number, or the call fails with a {@code
- * TApplicationException} of type {@code BAD_SEQUENCE_ID}: a reply routed to the wrong call on a
- * pipelined channel is caught, whatever the protocol ({@code TTupleProtocol} aside: its generated
- * code cannot run through a protocol decorator, so it keeps the generated client's own check).
+ * {@code recv_x} would accept any reply. Instead each proxy numbers its requests itself, and a
+ * reply must carry its request's number, or the call fails with a {@code TApplicationException} of
+ * type {@code BAD_SEQUENCE_ID}: a reply routed to the wrong call on a pipelined channel is caught,
+ * whatever the protocol ({@code TTupleProtocol} aside: its generated code cannot run through a
+ * protocol decorator, so it keeps the generated client's own check).
  *
  * <pre>
  *   generated client           caller's protocols                 wire
@@ -44,23 +34,41 @@ import org.slf4j.LoggerFactory;
  *   readMessageBegin() = 1     &lt;- 7 checked, 1 handed back          &lt;- (echo, REPLY, 7)
  * </pre>
  *
- * <p>Two shapes:
+ * <p>Two shapes, over any channel (a {@code ThriftChannelPool} makes both over the pool, with its
+ * queue and retries, through its {@code asyncIface} and {@code futureIface}):
  *
  * <pre>{@code
- * AsyncCaller<BenchService.Client> caller =
- *     AsyncClients.caller(channel, BenchService.Client::new, new TCompactProtocol.Factory(), executor);
- * CompletableFuture<ByteBuffer> f = caller.call(c -> c.send_echo(payload), BenchService.Client::recv_echo);
- *
  * BenchService.AsyncIface iface = AsyncClients.asyncIface(BenchService.AsyncIface.class,
  *     channel, BenchService.Client::new, new TCompactProtocol.Factory(), executor);
  * iface.echo(payload, callback);
+ *
+ * BenchService.FutureIface bench = AsyncClients.futureIface(BenchService.FutureIface.class,
+ *     channel, BenchService.Client::new, new TCompactProtocol.Factory(), executor);
+ * CompletableFuture<ByteBuffer> f = bench.echo(payload);
  * }</pre>
  */
 public final class AsyncClients {
 
-  private static final Logger log = LoggerFactory.getLogger(AsyncClients.class);
+  static {
+    AsyncCallers.install(
+        (channel, clientFactory, protocolFactory, executor) ->
+            newCaller(channel, clientFactory, protocolFactory, executor));
+  }
 
   private AsyncClients() {}
+
+  @SuppressWarnings("unchecked") // the pool's generated client constructor
+  private static <C extends TServiceClient> AsyncCaller<C> newCaller(
+      Object channel,
+      BiFunction<?, ?, ?> clientFactory,
+      TProtocolFactory protocolFactory,
+      Executor executor) {
+    return new AsyncCaller<>(
+        (ThriftChannel) channel,
+        (BiFunction<TProtocol, TProtocol, C>) clientFactory,
+        protocolFactory,
+        executor);
+  }
 
   /** Encodes one call on a generated client: for example {@code c -> c.send_echo(payload)}. */
   @FunctionalInterface
@@ -83,26 +91,6 @@ public final class AsyncClients {
   public interface ReceiveVoid<C> {
     /** Reads the reply through {@code client}'s input protocol; throws what it carries. */
     void receive(C client) throws TException;
-  }
-
-  /**
-   * Creates a caller.
-   *
-   * @param channel carries the messages
-   * @param clientFactory the generated client's two-protocol constructor, {@code
-   *     BenchService.Client::new}
-   * @param protocolFactory the protocol the server speaks
-   * @param executor runs decoding and completes the futures; never the channel's IO thread unless
-   *     the caller passes a direct executor on purpose
-   * @param <C> the generated client type
-   * @return the caller
-   */
-  public static <C extends TServiceClient> AsyncCaller<C> caller(
-      ThriftChannel channel,
-      BiFunction<TProtocol, TProtocol, C> clientFactory,
-      TProtocolFactory protocolFactory,
-      Executor executor) {
-    return new AsyncCaller<>(channel, clientFactory, protocolFactory, executor);
   }
 
   /**
@@ -129,40 +117,24 @@ public final class AsyncClients {
       BiFunction<TProtocol, TProtocol, C> clientFactory,
       TProtocolFactory protocolFactory,
       Executor executor) {
-    AsyncCaller<C> caller = caller(channel, clientFactory, protocolFactory, executor);
-    return AsyncProxies.ifaceProxy(asyncIface, caller);
+    AsyncCaller<C> caller = new AsyncCaller<>(channel, clientFactory, protocolFactory, executor);
+    return AsyncProxies.ifaceProxy(Objects.requireNonNull(asyncIface, "asyncIface"), caller);
   }
 
   /**
-   * A proxy implementing a generated {@code AsyncIface} over {@code caller}, as {@link
-   * #asyncIface(Class, ThriftChannel, BiFunction, TProtocolFactory, Executor)} does. Its calls take
-   * their sequence ids from the caller, so they never repeat an id of the caller's own calls or of
-   * another proxy made from it.
-   *
-   * @param asyncIface the generated interface, {@code BenchService.AsyncIface.class}
-   * @param caller encodes, sends and decodes; its executor runs the callbacks
-   * @param <A> the async interface type
-   * @param <C> the generated client type
-   * @return the proxy
-   * @throws IllegalArgumentException if {@code asyncIface} is not an interface, or a method has no
-   *     matching {@code send_x} on the client
-   */
-  public static <A, C extends TServiceClient> A asyncIface(
-      Class<A> asyncIface, AsyncCaller<C> caller) {
-    return AsyncProxies.ifaceProxy(
-        Objects.requireNonNull(asyncIface, "asyncIface"), Objects.requireNonNull(caller, "caller"));
-  }
-
-  /**
-   * A proxy implementing a generated {@code FutureIface} ({@code --gen java:future_iface}) over
-   * {@code caller}: each method encodes with {@code send_x}, decodes with {@code recv_x}, and
-   * returns the call's future, completed on the caller's executor ({@code null} for void methods;
-   * once written for oneway ones) or exceptionally with what {@code recv_x} threw (a declared
-   * exception, a {@code TApplicationException}) or the channel's failure. No method throws; a
-   * cancelled future does not stop its call. Sequence ids come from the caller.
+   * A proxy implementing a generated {@code FutureIface} ({@code --gen java:future_iface}) over a
+   * channel: each method encodes with {@code send_x}, decodes with {@code recv_x}, and returns the
+   * call's future, completed on {@code executor} ({@code null} for void methods; once written for
+   * oneway ones) or exceptionally with what {@code recv_x} threw (a declared exception, a {@code
+   * TApplicationException}) or the channel's failure. No method throws; a cancelled future does not
+   * stop its call.
    *
    * @param futureIface {@code BenchService.FutureIface.class}, or an interface of its shape
-   * @param caller encodes, sends and decodes; its executor completes the futures
+   * @param channel carries the messages
+   * @param clientFactory the generated client's two-protocol constructor, {@code
+   *     BenchService.Client::new}
+   * @param protocolFactory the protocol the server speaks
+   * @param executor runs decoding and completes the futures
    * @param <F> the interface type
    * @param <C> the generated client type
    * @return the proxy; thread-safe
@@ -171,214 +143,14 @@ public final class AsyncClients {
    *     {@code recv_x} returns
    */
   public static <F, C extends TServiceClient> F futureIface(
-      Class<F> futureIface, AsyncCaller<C> caller) {
-    return AsyncProxies.futureProxy(
-        Objects.requireNonNull(futureIface, "futureIface"),
-        Objects.requireNonNull(caller, "caller"));
+      Class<F> futureIface,
+      ThriftChannel channel,
+      BiFunction<TProtocol, TProtocol, C> clientFactory,
+      TProtocolFactory protocolFactory,
+      Executor executor) {
+    AsyncCaller<C> caller = new AsyncCaller<>(channel, clientFactory, protocolFactory, executor);
+    return AsyncProxies.futureProxy(Objects.requireNonNull(futureIface, "futureIface"), caller);
   }
-
-  /**
-   * Runs calls through a generated client over a channel; see {@link AsyncClients}. Thread-safe:
-   * each call uses its own client instance and buffers, and takes the next sequence id of this
-   * caller.
-   *
-   * <p>Encoding and decoding are not size-limited here: the channel enforces its frame limit on the
-   * wire, and a request above it fails with the channel's {@link FrameSizeException}.
-   *
-   * @param <C> the generated client type
-   */
-  public static final class AsyncCaller<C extends TServiceClient> {
-    // The bridge's own buffers take any size the channel accepts (libthrift's default would cap
-    // requests at 16,384,000 bytes whatever the channel allows); the recursion limit stays.
-    private static final TConfiguration BRIDGE_CONFIGURATION =
-        new TConfiguration(
-            Integer.MAX_VALUE, Integer.MAX_VALUE, TConfiguration.DEFAULT_RECURSION_DEPTH);
-
-    private final ThriftChannel channel;
-    private final BiFunction<TProtocol, TProtocol, C> clientFactory;
-    private final TProtocolFactory protocolFactory;
-    final Executor executor;
-    private final TConfiguration configuration = BRIDGE_CONFIGURATION;
-
-    /** A request past the bridge's (array-sized) limit. */
-    private static final FrameOutputTransport.Overflow OVERFLOW =
-        (size, max) -> new FrameSizeException(size, max, null);
-
-    private final AtomicInteger sequence;
-
-    AsyncCaller(
-        ThriftChannel channel,
-        BiFunction<TProtocol, TProtocol, C> clientFactory,
-        TProtocolFactory protocolFactory,
-        Executor executor) {
-      this(channel, clientFactory, protocolFactory, executor, new AtomicInteger());
-    }
-
-    private AsyncCaller(
-        ThriftChannel channel,
-        BiFunction<TProtocol, TProtocol, C> clientFactory,
-        TProtocolFactory protocolFactory,
-        Executor executor,
-        AtomicInteger sequence) {
-      this.channel = Objects.requireNonNull(channel, "channel");
-      this.clientFactory = Objects.requireNonNull(clientFactory, "clientFactory");
-      this.protocolFactory = Objects.requireNonNull(protocolFactory, "protocolFactory");
-      this.executor = Objects.requireNonNull(executor, "executor");
-      this.sequence = sequence;
-    }
-
-    /**
-     * This caller over another channel, typically a view of the same connections with other
-     * per-call settings: same client factory, protocol and executor, and this caller's sequence, so
-     * calls through either never carry the same sequence id on a connection they share. Cheap (no
-     * copy of any buffer): may be made for one call.
-     *
-     * @param channel carries the messages of the new caller
-     * @return a caller sharing this one's sequence
-     */
-    public AsyncCaller<C> over(ThriftChannel channel) {
-      return new AsyncCaller<>(channel, clientFactory, protocolFactory, executor, sequence);
-    }
-
-    /**
-     * Calls a two-way method.
-     *
-     * @param send encodes the request, e.g. {@code c -> c.send_echo(payload)}
-     * @param receive decodes the reply, e.g. {@code BenchService.Client::recv_echo}
-     * @param <R> the result type
-     * @return completes, on the executor, with the result or with the exception {@code recv_x}
-     *     threw (a declared IDL exception, a {@code TApplicationException}; {@code BAD_SEQUENCE_ID}
-     *     if the reply answers another request) or the channel's failure. Never throws.
-     */
-    public <R> CompletableFuture<R> call(Send<C> send, Receive<C, R> receive) {
-      Exchange<C> ex;
-      CompletableFuture<ByteBuffer> reply;
-      try {
-        ex = encode(send);
-        // Our channels complete on their IO thread here, so the executor below is the only hop.
-        reply =
-            channel instanceof IoThreadExchange
-                ? ((IoThreadExchange) channel).exchangeOnIoThread(ex.request())
-                : channel.exchange(ex.request());
-      } catch (Throwable t) {
-        return failedOn(t);
-      }
-      CompletableFuture<R> result = new Continuations.CallFuture<>();
-      reply.whenComplete(
-          (response, failure) ->
-              hop(
-                  reply,
-                  () -> {
-                    Continuations.adopt(result); // for dependents registered after it completes
-                    if (failure != null) {
-                      result.completeExceptionally(unwrap(failure));
-                      return;
-                    }
-                    try {
-                      ex.input().reset(response);
-                      result.complete(receive.receive(ex.client()));
-                    } catch (Throwable t) {
-                      result.completeExceptionally(
-                          SeqidProtocols.unreadableReply(t, ex.method(), channel.remoteAddress()));
-                    }
-                  }));
-      return result;
-    }
-
-    /**
-     * {@link #call} for a void method, whose {@code recv_x} no {@link Receive} can take: {@code
-     * callVoid(c -> c.send_sleep(10), Client::recv_sleep)} completes with {@code null}.
-     */
-    public CompletableFuture<Void> callVoid(Send<C> send, ReceiveVoid<C> receive) {
-      Objects.requireNonNull(receive, "receive");
-      return call(
-          send,
-          client -> {
-            receive.receive(client);
-            return null;
-          });
-    }
-
-    /**
-     * Sends a oneway method.
-     *
-     * @param send encodes the request, e.g. {@code c -> c.send_fire(payload)}
-     * @return completes, on the executor, once the message is written. Never throws.
-     */
-    public CompletableFuture<Void> callOneway(Send<C> send) {
-      CompletableFuture<Void> written;
-      try {
-        ByteBuffer request = encode(send).request();
-        written =
-            channel instanceof IoThreadExchange
-                ? ((IoThreadExchange) channel).sendOnIoThread(request)
-                : channel.send(request);
-      } catch (Throwable t) {
-        return failedOn(t);
-      }
-      CompletableFuture<Void> result = new Continuations.CallFuture<>();
-      written.whenComplete(
-          (ok, failure) ->
-              hop(
-                  written,
-                  () -> {
-                    Continuations.adopt(result); // for dependents registered after it completes
-                    if (failure != null) {
-                      result.completeExceptionally(unwrap(failure));
-                    } else {
-                      result.complete(null);
-                    }
-                  }));
-      return result;
-    }
-
-    /** Runs the continuation on the executor, inside the attach scopes of the call of {@code f}. */
-    private void hop(CompletableFuture<?> f, Runnable task) {
-      execute(executor, Continuations.wrap(task, f));
-    }
-
-    private <T> CompletableFuture<T> failedOn(Throwable t) {
-      CompletableFuture<T> f = new CompletableFuture<>();
-      execute(executor, () -> f.completeExceptionally(unwrap(t)));
-      return f;
-    }
-
-    private Exchange<C> encode(Send<C> send) throws TException {
-      FrameOutputTransport output = new FrameOutputTransport(configuration, OVERFLOW);
-      FrameInputTransport input = new FrameInputTransport(configuration);
-      TProtocol out = protocolFactory.getProtocol(output);
-      TProtocol in = protocolFactory.getProtocol(input);
-      // Generated code picks its scheme by the protocol's getScheme(), and TTupleProtocol's tuple
-      // scheme casts the protocol to TTupleProtocol: no decorator can stand in for such a protocol
-      // (libthrift's TMultiplexedProtocol has the same limit). Those calls keep the generated
-      // client's own check, seqid 1 against seqid 1.
-      if (out.getScheme() == StandardScheme.class && in.getScheme() == StandardScheme.class) {
-        SeqidProtocols.SequencingOutput sequenced =
-            new SeqidProtocols.SequencingOutput(out, sequence);
-        out = sequenced;
-        in = new SeqidProtocols.SequenceCheckingInput(in, sequenced, channel, input);
-      }
-      C client = clientFactory.apply(in, out);
-      send.send(client);
-      String method =
-          out instanceof SeqidProtocols.SequencingOutput sequenced ? sequenced.method : null;
-      return new Exchange<>(client, input, output.payload(), method);
-    }
-
-    Class<?> sampleClientClass() {
-      try {
-        FrameInputTransport t = new FrameInputTransport(configuration);
-        return clientFactory
-            .apply(protocolFactory.getProtocol(t), protocolFactory.getProtocol(t))
-            .getClass();
-      } catch (TException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-  }
-
-  private record Exchange<C>(
-      C client, FrameInputTransport input, ByteBuffer request, String method) {}
 
   /**
    * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it (shut down,

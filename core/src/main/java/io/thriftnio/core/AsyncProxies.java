@@ -3,7 +3,6 @@ package io.thriftnio.core;
 import static io.thriftnio.core.AsyncClients.execute;
 import static io.thriftnio.core.AsyncClients.unwrap;
 
-import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.AsyncClients.Send;
 import io.thriftnio.core.util.internal.Continuations;
 import io.thriftnio.core.util.internal.FutureMethods;

@@ -1,5 +1,6 @@
 package io.thriftnio.core;
 
+import java.util.function.Supplier;
 import org.apache.thrift.TException;
 
 /**
@@ -26,7 +27,7 @@ import org.apache.thrift.TException;
  *       synchronous call throws it, a future fails with it). Any other exception refuses the call
  *       too, and the caller gets a {@code TException} that names the interceptor, the method and
  *       the endpoint, with the exception as its cause. Either way the outcome is {@link
- *       ClientCallOutcome#REFUSED}.
+ *       CallOutcome#REFUSED}.
  *   <li>{@link #afterCall} runs once the call has ended, in reverse order, for every interceptor
  *       whose {@code beforeCall} returned normally, before the caller sees the result. It runs on
  *       the thread that ended the call: the caller's for a synchronous call, an IO, timer or
@@ -53,19 +54,18 @@ public interface ClientInterceptor {
    *
    * @param context the call's context
    * @param outcome how it ended
-   * @param failure what ended it for {@link ClientCallOutcome#TRANSPORT_FAILURE}, {@link
-   *     ClientCallOutcome#TIMEOUT} and {@link ClientCallOutcome#REFUSED}; for {@link
-   *     ClientCallOutcome#APPLICATION_EXCEPTION}, the {@link
-   *     org.apache.thrift.TApplicationException} the reply carried (an {@code INTERNAL_ERROR}, an
-   *     {@code UNKNOWN_METHOD}, a server's refusal...), with the type, code and message of the one
-   *     the caller's generated client throws; {@code null} for the others: a reply with the return
-   *     value or an exception the IDL declares (the generated client decodes it after this hook),
-   *     or a oneway message written
+   * @param failure what ended it for {@link CallOutcome#TRANSPORT_FAILURE}, {@link
+   *     CallOutcome#TIMED_OUT} and {@link CallOutcome#REFUSED}; for {@link
+   *     CallOutcome#APPLICATION_EXCEPTION}, the {@link org.apache.thrift.TApplicationException} the
+   *     reply carried (an {@code INTERNAL_ERROR}, an {@code UNKNOWN_METHOD}, a server's
+   *     refusal...), with the type, code and message of the one the caller's generated client
+   *     throws; {@code null} for the others: a reply with the return value or an exception the IDL
+   *     declares (the generated client decodes it after this hook), or a oneway message written
    * @param nanos the time from the first interceptor's {@code beforeCall} to the end of the call,
    *     in nanoseconds ({@link System#nanoTime()} differences)
    */
   default void afterCall(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {}
 
   /**
    * Makes something current on the thread that continues the caller's work once the call has ended:
@@ -73,27 +73,29 @@ public interface ClientInterceptor {
    * #afterCall} runs inside too). The around form of an interceptor: a trace context the caller had
    * when it made the call is current again in its continuation, so that calls made there carry it
    * on. A synchronous call returns on the caller's own thread, which kept its context: nothing is
-   * attached there. Called in configuration order; the scope is closed on the same thread in
-   * reverse order. By default nothing is made current.
+   * attached there. Called in configuration order; what it returns (its scope, a {@code Runnable}
+   * that must not throw) is run on the same thread in reverse order, to undo it. By default nothing
+   * is made current.
    *
    * @param context the call's context
-   * @return what to undo when the continuation has run; {@link CallScope#NONE} for nothing
+   * @return what undoes it, run on this thread when the continuation has run; {@code () -> {}} for
+   *     nothing
    */
-  default CallScope attach(ClientCallContext context) {
-    return CallScope.NONE;
+  default Runnable attach(ClientCallContext context) {
+    return () -> {};
   }
 
   /**
    * Takes from the calling thread what {@link #beforeCall} reads from it (a trace context, an MDC
    * entry), for a message a pool sends later from another thread: a {@code ThriftChannelPool} call
    * that waits for a connection, a retry, a hedge. Called on the calling thread when the call is
-   * made; where the message is then sent from another thread, {@link CallScope.Captured#resume()}
-   * runs there before {@code beforeCall} and its scope closes once the message is handed to the
-   * connection. Where the message leaves from the calling thread, nothing is resumed. By default
-   * nothing is taken.
+   * made; where the message is then sent from another thread, the supplier's {@code get()} runs
+   * there before {@code beforeCall}, and the {@code Runnable} it returns runs once the message is
+   * handed to the connection, to undo it. Where the message leaves from the calling thread, nothing
+   * is resumed. By default nothing is taken.
    *
    * <pre>{@code
-   * public CallScope.Captured capture() {
+   * public Supplier<Runnable> capture() {
    *   String caller = MDC.get("caller");
    *   return () -> {
    *     MDC.put("caller", caller);
@@ -102,10 +104,10 @@ public interface ClientInterceptor {
    * }
    * }</pre>
    *
-   * @return what to make current where the message is sent; {@link CallScope.Captured#NONE} for
-   *     nothing
+   * @return makes current, where the message is sent, what was taken, and returns what undoes it
+   *     (run on that thread); {@code () -> () -> {}} for nothing
    */
-  default CallScope.Captured capture() {
-    return CallScope.Captured.NONE;
+  default Supplier<Runnable> capture() {
+    return () -> () -> {};
   }
 }

@@ -223,14 +223,14 @@ public final class ClientOptions {
     /**
      * How long one call may wait for its reply. On a channel ({@link ClientIo#openChannel}), from
      * the call until its whole reply has arrived: when it passes, that call alone fails with a
-     * {@link CallTimeoutException}; the connection and its other calls carry on, and the late reply
-     * is dropped when it comes (see {@link ThriftChannel}). On a sync transport ({@link
-     * ClientIo#openTransport}, and the stock sockets of {@code ThriftClientPool}), from the first
-     * read of a reply until the whole reply has arrived, however its bytes are spread: when it
-     * passes, the call fails with a {@link CallTimeoutException} and the transport is closed, since
-     * a late reply could be taken for the next call's. The stock {@code TAsyncClient}s of {@code
-     * ThriftAsyncClientPool} take it as their timeout. Default {@link #DEFAULT_CALL_TIMEOUT} (30
-     * s).
+     * {@code TTransportException} of type {@code TIMED_OUT}; the connection and its other calls
+     * carry on, and the late reply is dropped when it comes (see {@link ThriftChannel}). On a sync
+     * transport ({@link ClientIo#openTransport}, and the stock sockets of {@code
+     * ThriftClientPool}), from the first read of a reply until the whole reply has arrived, however
+     * its bytes are spread: when it passes, the call fails with a {@code TIMED_OUT} {@code
+     * TTransportException} and the transport is closed, since a late reply could be taken for the
+     * next call's. The stock {@code TAsyncClient}s of {@code ThriftAsyncClientPool} take it as
+     * their timeout. Default {@link #DEFAULT_CALL_TIMEOUT} (30 s).
      *
      * @param callTimeout {@code > 0}
      * @return this builder
@@ -269,10 +269,10 @@ public final class ClientOptions {
     }
 
     /**
-     * Calls a channel lets wait for responses at once; a call beyond it fails at once with {@link
-     * TooManyCallsInFlightException} and the channel stays usable. A oneway message counts until it
-     * is written, so a caller that sends faster than the socket drains is refused rather than
-     * queued without bound. Default {@link
+     * Calls a channel lets wait for responses at once; a call beyond it fails at once, nothing sent
+     * (a {@code TTransportException} naming the calls pending and the limit), and the channel stays
+     * usable. A oneway message counts until it is written, so a caller that sends faster than the
+     * socket drains is refused rather than queued without bound. Default {@link
      * ThriftChannel#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} (1024).
      *
      * @param maxCallsInFlightPerConnection {@code > 0}
@@ -337,13 +337,14 @@ public final class ClientOptions {
      * {@code POST} of each call to {@link #httpPath(String)} over a keep-alive HTTP/1.1 connection,
      * as {@code THttpClient} does), or {@link WireKind#HEADER} (Apache Thrift's and fbthrift's
      * THeader: each request in a frame whose header names the message's protocol, binary or
-     * compact, and carries the request's headers and {@value CallHeaders#CLIENT_TIMEOUT}; replies
-     * are matched by the header's sequence id, so a server may answer out of order), or {@link
-     * WireKind#SASL} (libthrift's {@code TSaslClientTransport}: each connection negotiates with
-     * {@link #sasl(ClientSasl)}'s settings before its first call, then sends frames, wrapped under
-     * {@code auth-int} and {@code auth-conf}). {@link #maxFrameSize(int)} bounds each message
-     * whatever the wire kind. On THeader, a call whose message is in a protocol THeader cannot name
-     * (JSON, non-strict binary) fails before anything is sent.
+     * compact, and carries the request's headers and {@value
+     * ServerCallContext#CLIENT_TIMEOUT_HEADER}; replies are matched by the header's sequence id, so
+     * a server may answer out of order), or {@link WireKind#SASL} (libthrift's {@code
+     * TSaslClientTransport}: each connection negotiates with {@link #sasl(ClientSasl)}'s settings
+     * before its first call, then sends frames, wrapped under {@code auth-int} and {@code
+     * auth-conf}). {@link #maxFrameSize(int)} bounds each message whatever the wire kind. On
+     * THeader, a call whose message is in a protocol THeader cannot name (JSON, non-strict binary)
+     * fails before anything is sent.
      *
      * @param wireKind not null
      * @return this builder

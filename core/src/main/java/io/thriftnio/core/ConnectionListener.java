@@ -94,10 +94,12 @@ public interface ConnectionListener {
    * </ul>
    *
    * <p>The transports: the protocols of {@code createContext} and {@code deleteContext} (of the
-   * server's protocol factories) and both transports of {@code processContext} are over one {@link
-   * ConnectionTransport} per connection, which carries the connection's addresses and TLS peer
-   * ({@link ConnectionTransport#connection()}) but not its bytes: the server reads and writes those
-   * itself. Code that casts them to {@code TSocket} must use {@code ConnectionTransport} instead.
+   * server's protocol factories) and both transports of {@code processContext} are over one
+   * transport per connection, a libthrift {@link org.apache.thrift.transport.SocketAddressProvider}
+   * that gives the connection's addresses but not its bytes: the server reads and writes those
+   * itself. Code that casts them to {@code TSocket} must use {@code SocketAddressProvider} instead;
+   * a listener of this interface gets the rest of the connection ({@link ConnectionInfo}: its id,
+   * TLS peer).
    *
    * <p>A method that throws is logged at WARN and the connection goes on; if {@code createContext}
    * throws, that connection gets no {@code processContext} or {@code deleteContext}. Use one

@@ -16,8 +16,8 @@ import org.apache.thrift.transport.TTransportException;
  *
  * <pre>{@code
  * public void processContext(ServerContext ctx, TTransport in, TTransport out) {
- *   ConnectionInfo c = ((ConnectionTransport) in).connection();
- *   MDC.put("peer", String.valueOf(c.remoteAddress()));
+ *   SocketAddress peer = ((SocketAddressProvider) in).getRemoteSocketAddress();
+ *   MDC.put("peer", String.valueOf(peer));
  * }
  * }</pre>
  *
@@ -26,7 +26,7 @@ import org.apache.thrift.transport.TTransportException;
  * connection closes (it is false in {@code deleteContext}); reading or writing throws a {@link
  * TTransportException} that says so; {@link #close()} does not close the connection.
  */
-public final class ConnectionTransport extends TEndpointTransport implements SocketAddressProvider {
+final class ConnectionTransport extends TEndpointTransport implements SocketAddressProvider {
 
   private final ConnectionInfo connection;
   private volatile boolean open = true;
@@ -37,7 +37,7 @@ public final class ConnectionTransport extends TEndpointTransport implements Soc
   }
 
   /** The connection this transport stands for: its id, addresses and TLS peer. */
-  public ConnectionInfo connection() {
+  ConnectionInfo connection() {
     return connection;
   }
 

@@ -179,8 +179,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * ...")}), counted in {@link ServerStats#overloadedCalls()}, its memory released, its task a
    * no-op if run later: this sheds calls whose callers have likely given up, and keeps a connection
    * moving when an executor drops a task silently. A caller's own deadline ({@link
-   * CallHeaders#CLIENT_TIMEOUT}) sheds its call the same way when it comes first. A started call is
-   * never interrupted. Default: 30 seconds.
+   * ServerCallContext#CLIENT_TIMEOUT_HEADER}) sheds its call the same way when it comes first. A
+   * started call is never interrupted. Default: 30 seconds.
    */
   public B workerStartTimeout(Duration workerStartTimeout) {
     this.workerStartTimeout = workerStartTimeout;

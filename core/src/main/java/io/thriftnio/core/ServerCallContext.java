@@ -3,6 +3,7 @@ package io.thriftnio.core;
 import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.util.internal.ArgumentHeaders;
 import io.thriftnio.core.util.internal.CallConnection;
+import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.util.internal.ContextAccess;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -43,6 +44,14 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * asks costs nothing. Thread-safe.
  */
 public final class ServerCallContext extends AbstractCallContext {
+
+  /**
+   * The header that carries the caller's deadline: {@value}. The time the caller waits for the
+   * reply, in whole milliseconds, as a decimal string; sent by this library's clients with every
+   * request on connections that carry headers (THeader, HTTP), and read by servers into {@link
+   * #deadline()}. The name and unit fbthrift's header clients use.
+   */
+  public static final String CLIENT_TIMEOUT_HEADER = ClientTimeouts.HEADER;
 
   static {
     ContextAccess.install(new EngineAccess());
@@ -256,7 +265,7 @@ public final class ServerCallContext extends AbstractCallContext {
   /**
    * When the caller stops waiting for the reply, as a {@link System#nanoTime()} value: the time the
    * request arrived plus the time left that the caller sent (the {@value
-   * CallHeaders#CLIENT_TIMEOUT} header); empty if the caller sent none.
+   * ServerCallContext#CLIENT_TIMEOUT_HEADER} header); empty if the caller sent none.
    *
    * @return the deadline, or empty
    */

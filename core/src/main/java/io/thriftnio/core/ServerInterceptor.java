@@ -63,8 +63,16 @@ public interface ServerInterceptor {
    * method, and an asynchronous handler's completion. The around form of an interceptor (gRPC's
    * {@code Contexts.interceptCall} is the model): a trace span, an MDC entry or a security context
    * made current here is seen by the handler and by the calls it makes. Runs after every {@link
-   * #beforeCall} has returned, in configuration order; the scope is closed on the same thread when
-   * that part ends, in reverse order. By default nothing is made current.
+   * #beforeCall} has returned, in configuration order. It returns what undoes it (its scope, a
+   * {@code Runnable} that must not throw), which the library runs on the same thread when that part
+   * ends, in reverse order. By default nothing is made current.
+   *
+   * <pre>{@code
+   * public Runnable attach(ServerCallContext context) {
+   *   MDC.put("caller", String.valueOf(context.remoteAddress()));
+   *   return () -> MDC.remove("caller");
+   * }
+   * }</pre>
    *
    * <p>The parts: a synchronous handler's method, with the call's {@link #afterCall}s; an
    * asynchronous handler's method, and its completion on the thread that calls back (where {@link
@@ -76,15 +84,15 @@ public interface ServerInterceptor {
    * <p>An exception thrown here fails the call as one from {@link #beforeCall} does: the caller
    * gets {@code TApplicationException(INTERNAL_ERROR)}, a WARN line names the interceptor, method
    * and peer, the interceptors see {@link CallOutcome#UNDECLARED_FAILURE}, and the scopes opened
-   * before it are closed first. An exception from {@link CallScope#close()} is logged at WARN and
+   * before it are undone first. An exception from a scope's {@code run()} is logged at WARN and
    * changes nothing. Whether an interceptor overrides this method is decided once, when the server
    * (or the handler or filter of a pipeline of your own) is built: a chain in which none does costs
    * nothing more per call.
    *
    * @param context the call's context
-   * @return what to undo when the part ends; {@link CallScope#NONE} for nothing
+   * @return what undoes it, run on this thread when the part ends; {@code () -> {}} for nothing
    */
-  default CallScope attach(ServerCallContext context) {
-    return CallScope.NONE;
+  default Runnable attach(ServerCallContext context) {
+    return () -> {};
   }
 }

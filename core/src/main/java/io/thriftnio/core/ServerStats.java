@@ -1,14 +1,14 @@
 package io.thriftnio.core;
 
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.util.Objects;
 
 /**
  * A snapshot of a server's counters since it started. Every count is cumulative except {@link
  * #openConnections()}.
  *
- * <p>Read it by its accessors: a later release may add a counter without breaking a caller. {@link
- * #builder()} makes one, for a fake {@link ThriftServer} in a test; every count it is not given is
- * 0.
+ * <p>Read it by its accessors: a later release may add a counter without breaking a caller. Only a
+ * server makes one ({@link ThriftServer#stats()}).
  */
 public final class ServerStats {
   private final long acceptedConnections;
@@ -26,26 +26,25 @@ public final class ServerStats {
   private final long agedConnections;
   private final long saslFailures;
 
-  private ServerStats(Builder b) {
-    this.acceptedConnections = b.acceptedConnections;
-    this.rejectedConnections = b.rejectedConnections;
-    this.openConnections = b.openConnections;
-    this.badFrames = b.badFrames;
-    this.timedOutConnections = b.timedOutConnections;
-    this.completedCalls = b.completedCalls;
-    this.failedCalls = b.failedCalls;
-    this.overloadedCalls = b.overloadedCalls;
-    this.truncatedFrames = b.truncatedFrames;
-    this.droppedResponses = b.droppedResponses;
-    this.tlsFailures = b.tlsFailures;
-    this.timedOutCalls = b.timedOutCalls;
-    this.agedConnections = b.agedConnections;
-    this.saslFailures = b.saslFailures;
+  static {
+    ServerCounters.install(ServerStats::new);
   }
 
-  /** A builder with every count at 0. */
-  public static Builder builder() {
-    return new Builder();
+  private ServerStats(ServerCounters c) {
+    this.acceptedConnections = c.acceptedConnections.sum();
+    this.rejectedConnections = c.rejectedConnections.sum();
+    this.openConnections = c.openConnections.sum();
+    this.badFrames = c.badFrames.sum();
+    this.timedOutConnections = c.timedOutConnections.sum();
+    this.completedCalls = c.completedCalls.sum();
+    this.failedCalls = c.failedCalls.sum();
+    this.overloadedCalls = c.overloadedCalls.sum();
+    this.truncatedFrames = c.truncatedFrames.sum();
+    this.droppedResponses = c.droppedResponses.sum();
+    this.tlsFailures = c.tlsFailures.sum();
+    this.timedOutCalls = c.timedOutCalls.sum();
+    this.agedConnections = c.agedConnections.sum();
+    this.saslFailures = c.saslFailures.sum();
   }
 
   /** Connections accepted and served. */
@@ -108,11 +107,11 @@ public final class ServerStats {
   /**
    * Requests refused because the worker executor rejected them (its queue was full), or did not
    * start them within {@link ServerConfig#workerStartTimeout()} (a long queue, or an executor that
-   * dropped the task), or because their caller's deadline (the {@link CallHeaders#CLIENT_TIMEOUT}
-   * header) passed while they waited to start, or because the server's {@linkplain
-   * ServerBuilder#adaptiveLimit(int) adaptive limit} was reached; each is answered {@code
-   * TApplicationException(INTERNAL_ERROR)} "not run: server overloaded", never reaches the
-   * interceptors, and is counted here only.
+   * dropped the task), or because their caller's deadline (the {@link
+   * ServerCallContext#CLIENT_TIMEOUT_HEADER} header) passed while they waited to start, or because
+   * the server's {@linkplain ServerBuilder#adaptiveLimit(int) adaptive limit} was reached; each is
+   * answered {@code TApplicationException(INTERNAL_ERROR)} "not run: server overloaded", never
+   * reaches the interceptors, and is counted here only.
    */
   public long overloadedCalls() {
     return overloadedCalls;
@@ -152,10 +151,10 @@ public final class ServerStats {
    * each answered {@code TApplicationException(INTERNAL_ERROR)} (a oneway call: nothing sent) when
    * its time was up; each also counts in {@code failedCalls}, and in {@code completedCalls} if the
    * processor had started it. The handler's late result is not counted again. Also calls whose
-   * caller's deadline (the {@link CallHeaders#CLIENT_TIMEOUT} header of a THeader or HTTP request)
-   * passed while their interceptors' {@code beforeCall} ran: each answered "not run" without
-   * running its handler, and counted in {@code failedCalls} and {@code completedCalls} too, as a
-   * call an interceptor refused (one whose deadline passed while it waited to start counts in
+   * caller's deadline (the {@link ServerCallContext#CLIENT_TIMEOUT_HEADER} header of a THeader or
+   * HTTP request) passed while their interceptors' {@code beforeCall} ran: each answered "not run"
+   * without running its handler, and counted in {@code failedCalls} and {@code completedCalls} too,
+   * as a call an interceptor refused (one whose deadline passed while it waited to start counts in
    * {@code overloadedCalls}). Always 0 while {@code handlerTimeout} is off, its default, and no
    * caller sends a deadline.
    */
@@ -261,114 +260,5 @@ public final class ServerStats {
         + ", saslFailures="
         + saslFailures
         + "]";
-  }
-
-  /** Sets the counts of a {@link ServerStats}; each is 0 until set. */
-  public static final class Builder {
-    private long acceptedConnections;
-    private long rejectedConnections;
-    private long openConnections;
-    private long badFrames;
-    private long timedOutConnections;
-    private long completedCalls;
-    private long failedCalls;
-    private long overloadedCalls;
-    private long truncatedFrames;
-    private long droppedResponses;
-    private long tlsFailures;
-    private long timedOutCalls;
-    private long agedConnections;
-    private long saslFailures;
-
-    private Builder() {}
-
-    /** See {@link ServerStats#acceptedConnections()}. */
-    public Builder acceptedConnections(long acceptedConnections) {
-      this.acceptedConnections = acceptedConnections;
-      return this;
-    }
-
-    /** See {@link ServerStats#rejectedConnections()}. */
-    public Builder rejectedConnections(long rejectedConnections) {
-      this.rejectedConnections = rejectedConnections;
-      return this;
-    }
-
-    /** See {@link ServerStats#openConnections()}. */
-    public Builder openConnections(long openConnections) {
-      this.openConnections = openConnections;
-      return this;
-    }
-
-    /** See {@link ServerStats#badFrames()}. */
-    public Builder badFrames(long badFrames) {
-      this.badFrames = badFrames;
-      return this;
-    }
-
-    /** See {@link ServerStats#timedOutConnections()}. */
-    public Builder timedOutConnections(long timedOutConnections) {
-      this.timedOutConnections = timedOutConnections;
-      return this;
-    }
-
-    /** See {@link ServerStats#completedCalls()}. */
-    public Builder completedCalls(long completedCalls) {
-      this.completedCalls = completedCalls;
-      return this;
-    }
-
-    /** See {@link ServerStats#failedCalls()}. */
-    public Builder failedCalls(long failedCalls) {
-      this.failedCalls = failedCalls;
-      return this;
-    }
-
-    /** See {@link ServerStats#overloadedCalls()}. */
-    public Builder overloadedCalls(long overloadedCalls) {
-      this.overloadedCalls = overloadedCalls;
-      return this;
-    }
-
-    /** See {@link ServerStats#truncatedFrames()}. */
-    public Builder truncatedFrames(long truncatedFrames) {
-      this.truncatedFrames = truncatedFrames;
-      return this;
-    }
-
-    /** See {@link ServerStats#droppedResponses()}. */
-    public Builder droppedResponses(long droppedResponses) {
-      this.droppedResponses = droppedResponses;
-      return this;
-    }
-
-    /** See {@link ServerStats#tlsFailures()}. */
-    public Builder tlsFailures(long tlsFailures) {
-      this.tlsFailures = tlsFailures;
-      return this;
-    }
-
-    /** See {@link ServerStats#timedOutCalls()}. */
-    public Builder timedOutCalls(long timedOutCalls) {
-      this.timedOutCalls = timedOutCalls;
-      return this;
-    }
-
-    /** See {@link ServerStats#agedConnections()}. */
-    public Builder agedConnections(long agedConnections) {
-      this.agedConnections = agedConnections;
-      return this;
-    }
-
-    /** See {@link ServerStats#saslFailures()}. */
-    public Builder saslFailures(long saslFailures) {
-      this.saslFailures = saslFailures;
-      return this;
-    }
-
-    /** The snapshot of the counts set. */
-    public ServerStats build() {
-      return new ServerStats(this);
-    }
   }
 }

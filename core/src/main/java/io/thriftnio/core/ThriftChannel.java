@@ -17,21 +17,25 @@ import java.util.concurrent.CompletableFuture;
  * pending call fails with a {@link org.apache.thrift.transport.TTransportException} that names the
  * peer and the number of calls pending.
  *
- * <p><b>A timed-out call fails alone.</b> A call that outlives its timeout fails with a {@link
- * CallTimeoutException} ({@code TIMED_OUT}); nothing else happens to the connection or to the other
- * calls on it, which wait within their own timeouts. Its request keeps its place in the reply order
- * ({@link #abandonedCalls()}), and the reply that comes for it later is dropped after a check of
- * its sequence id (a mismatch means the order is broken: the connection closes). Calls queued
- * behind a slow one on the same connection wait for it, since replies come in order (head-of-line
- * blocking): their timeouts say so ({@link CallTimeoutException#behindTimedOutCall()}) and the
- * pools send new calls to other connections meanwhile. The connection closes as stuck only when no
- * reply at all arrives for {@code lateReplyTimeout} (default 10 s) while one is owed; see {@link
+ * <p><b>A timed-out call fails alone.</b> A call that outlives its timeout fails with a {@code
+ * TTransportException} of type {@code TIMED_OUT} naming the method, the peer and the timeout;
+ * nothing else happens to the connection or to the other calls on it, which wait within their own
+ * timeouts. Its request keeps its place in the reply order ({@link #abandonedCalls()}), and the
+ * reply that comes for it later is dropped after a check of its sequence id (a mismatch means the
+ * order is broken: the connection closes). Calls queued behind a slow one on the same connection
+ * wait for it, since replies come in order (head-of-line blocking): their timeouts say so (the
+ * message: {@code behind an earlier call that had timed out}) and the pools send new calls to other
+ * connections meanwhile. The connection closes as stuck only when no reply at all arrives for
+ * {@code lateReplyTimeout} (default 10 s) while one is owed; see {@link
  * ClientOptions.Builder#lateReplyTimeout}.
  *
  * <p>The Netty and Grizzly channels bound the calls waiting for responses on one connection ({@code
  * maxCallsInFlightPerConnection}, default {@value #DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION};
- * oneway messages count until written): a call beyond it fails at once with a {@link
- * TooManyCallsInFlightException}, nothing is sent, and the channel stays usable.
+ * oneway messages count until written): a call beyond it fails at once with a {@code
+ * TTransportException} that gives the calls pending and the limit and ends {@code call not sent}:
+ * nothing is sent, and the channel stays usable. A call on a closed channel fails with one of type
+ * {@code NOT_OPEN}, nothing sent; a request above {@code maxFrameSize} with one of type {@code
+ * CORRUPTED_DATA} that ends {@code not sent}.
  *
  * <p>Implementations are thread-safe. {@link #close()} is idempotent.
  */

@@ -54,9 +54,9 @@ public enum WireKind {
    * pipelined channel, and the three pools ({@code ThriftClientPool} through this library's sync
    * transport, {@code ThriftChannelPool}, and {@code ThriftAsyncClientPool}'s stock {@code
    * AsyncClient}s). Their requests carry the call's headers and {@value
-   * CallHeaders#CLIENT_TIMEOUT}; replies are read with the server's limits, zlib included, and
-   * their info headers reach the caller. Only {@code ClientTransportFactory.stock}'s sockets refuse
-   * it.
+   * ServerCallContext#CLIENT_TIMEOUT_HEADER}; replies are read with the server's limits, zlib
+   * included, and their info headers reach the caller. Only {@code ClientTransportFactory.stock}'s
+   * sockets refuse it.
    */
   HEADER,
 

@@ -3,7 +3,6 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.util.internal.Framing;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -61,7 +60,7 @@ class AsyncClientsTest {
     for (TProtocolFactory protocol : PROTOCOLS) {
       MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
       AsyncCaller<MiniClient> caller =
-          AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+          new AsyncCaller<>(channel, MiniClient::new, protocol, executor);
       assertThat(await(caller.call(c -> c.send_echo("a"), MiniClient::recv_echo))).isEqualTo("a");
       assertThat(await(caller.callOneway(c -> c.send_oneway("b")))).isNull();
       assertThat(await(caller.call(c -> c.send_echo("c"), MiniClient::recv_echo))).isEqualTo("c");
@@ -79,7 +78,7 @@ class AsyncClientsTest {
     MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
     MemoryChannel other = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
     AsyncCaller<MiniClient> caller =
-        AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+        new AsyncCaller<>(channel, MiniClient::new, protocol, executor);
     AsyncCaller<MiniClient> over = caller.over(other);
     assertThat(await(caller.call(c -> c.send_echo("a"), MiniClient::recv_echo))).isEqualTo("a");
     assertThat(await(over.call(c -> c.send_echo("b"), MiniClient::recv_echo))).isEqualTo("b");
@@ -100,7 +99,7 @@ class AsyncClientsTest {
     for (TProtocolFactory protocol : PROTOCOLS) {
       MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
       AsyncCaller<MiniClient> caller =
-          AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+          new AsyncCaller<>(channel, MiniClient::new, protocol, executor);
       channel.holdReplies();
       CompletableFuture<String> first =
           caller.call(c -> c.send_echo("first"), MiniClient::recv_echo);
@@ -131,7 +130,7 @@ class AsyncClientsTest {
     int limit = 20 * 1024 * 1024;
     MemoryChannel channel = new MemoryChannel(protocol, limit);
     AsyncCaller<MiniClient> caller =
-        AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+        new AsyncCaller<>(channel, MiniClient::new, protocol, executor);
     String text = "x".repeat(Framing.DEFAULT_MAX_FRAME_SIZE + 1024); // ~17 MB, past 16,384,000
 
     String echoed = await(caller.call(c -> c.send_echo(text), MiniClient::recv_echo));
@@ -147,7 +146,7 @@ class AsyncClientsTest {
     ExecutorService shutDown = Executors.newSingleThreadExecutor();
     shutDown.shutdown();
     AsyncCaller<MiniClient> caller =
-        AsyncClients.caller(channel, MiniClient::new, protocol, shutDown);
+        new AsyncCaller<>(channel, MiniClient::new, protocol, shutDown);
 
     assertThat(await(caller.call(c -> c.send_echo("hi"), MiniClient::recv_echo))).isEqualTo("hi");
     assertThat(await(caller.callOneway(c -> c.send_oneway("fire")))).isNull();
@@ -183,7 +182,7 @@ class AsyncClientsTest {
     TProtocolFactory protocol = new TBinaryProtocol.Factory();
     MemoryChannel channel = new MemoryChannel(protocol, Framing.DEFAULT_MAX_FRAME_SIZE);
     AsyncCaller<MiniClient> caller =
-        AsyncClients.caller(channel, MiniClient::new, protocol, executor);
+        new AsyncCaller<>(channel, MiniClient::new, protocol, executor);
     for (int i = 0; i < 5; i++) {
       String text = "call " + i;
       assertThat(await(caller.call(c -> c.send_echo(text), MiniClient::recv_echo))).isEqualTo(text);

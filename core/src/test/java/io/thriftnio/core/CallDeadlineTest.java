@@ -2,10 +2,10 @@ package io.thriftnio.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The caller's deadline ({@link CallHeaders#CLIENT_TIMEOUT}): read into {@link
+ * The caller's deadline ({@link ServerCallContext#CLIENT_TIMEOUT_HEADER}): read into {@link
  * ServerCallContext#deadline()}, and a call whose deadline passed while it waited for a worker is
  * answered at once without running its handler, counted, and seen by the interceptors.
  */
@@ -101,7 +101,7 @@ class CallDeadlineTest {
     m.get(message);
     return THeaderFrames.request()
         .seqId(seqid)
-        .header(CallHeaders.CLIENT_TIMEOUT, timeout)
+        .header(ServerCallContext.CLIENT_TIMEOUT_HEADER, timeout)
         .frame(message);
   }
 

@@ -3,10 +3,10 @@ package io.thriftnio.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.MiniService.Reply;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

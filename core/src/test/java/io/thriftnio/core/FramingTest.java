@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.MiniService.Reply;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

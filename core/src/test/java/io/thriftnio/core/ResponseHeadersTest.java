@@ -4,10 +4,10 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;
 import io.thriftnio.core.wire.ServerCodec;

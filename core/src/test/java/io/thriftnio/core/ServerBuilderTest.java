@@ -55,7 +55,7 @@ class ServerBuilderTest {
 
         @Override
         public ServerStats stats() {
-          return ServerStats.builder().build();
+          return new io.thriftnio.core.util.internal.ServerCounters().snapshot(ServerStats.class);
         }
 
         @Override

@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every connection's chain is {@code TransportFilter -> [SSLFilter] ->
  * ThriftFrameFilter(maxFrameSize) -> ThriftClientFilter}, per its {@link ClientOptions}. A sync
  * transport over plain TCP is core's blocking socket transport, driven by the caller's thread: it
- * costs what {@code TSocket} + {@code TFramedTransport} cost. Over TLS it is a {@link
- * TGrizzlyClientTransport} behind Grizzly's {@code SSLFilter} (JDK provider only).
+ * costs what {@code TSocket} + {@code TFramedTransport} cost. Over TLS it is the transport of
+ * {@link ThriftClientFilter#transport} behind Grizzly's {@code SSLFilter} (JDK provider only).
  *
  * <p>Thread-safe. {@link #close()} closes every connection opened here and stops the threads; it is
  * idempotent.
@@ -50,10 +50,13 @@ public final class GrizzlyClientIo implements ClientIo {
   private static final Logger log = LoggerFactory.getLogger(GrizzlyClientIo.class);
   private static final String THREAD_PREFIX = "thrift-nio-grizzly-client";
 
-  /** Default {@link Builder#workerThreads(int)}: {@value}. */
+  /**
+   * Worker threads under {@link IoStrategy#WORKER} and {@link IoStrategy#LEADER_FOLLOWER}:
+   * {@value}.
+   */
   public static final int DEFAULT_WORKER_THREADS = 16;
 
-  /** Default {@link Builder#workerQueueCapacity(int)}: {@value} tasks. */
+  /** Tasks the worker pool queues: {@value}. */
   public static final int DEFAULT_WORKER_QUEUE_CAPACITY = 1024;
 
   // Held, not extended: the public class has no internal superclass.
@@ -65,27 +68,27 @@ public final class GrizzlyClientIo implements ClientIo {
   private final IoStrategy ioStrategy;
   private final GrizzlyConnector connector;
 
-  private GrizzlyClientIo(Builder b) throws IOException {
-    this.ioStrategy = b.ioStrategy;
+  private GrizzlyClientIo(int ioThreads, IoStrategy ioStrategy) throws IOException {
+    this.ioStrategy = ioStrategy;
     // Bounded: once the queue is full the selector thread runs the task itself and stops reading
     // meanwhile, instead of queueing responses without limit behind a slow callback.
     this.workerPool =
-        b.ioStrategy == IoStrategy.SAME_THREAD
+        ioStrategy == IoStrategy.SAME_THREAD
             ? null
             : new ThreadPoolExecutor(
-                b.workerThreads,
-                b.workerThreads,
+                DEFAULT_WORKER_THREADS,
+                DEFAULT_WORKER_THREADS,
                 0,
                 TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(b.workerQueueCapacity),
+                new ArrayBlockingQueue<>(DEFAULT_WORKER_QUEUE_CAPACITY),
                 new NamedThreadFactory(THREAD_PREFIX + "-worker"),
                 new ThreadPoolExecutor.CallerRunsPolicy());
     // Each connection's own limit replaces this default (see GrizzlyConnector).
     this.transport =
         Transports.newTransport(
             THREAD_PREFIX,
-            b.ioStrategy,
-            b.ioThreads,
+            ioStrategy,
+            ioThreads,
             workerPool,
             GrizzlyConnector.WRITE_HIGH_WATER_MARK,
             true);
@@ -110,16 +113,42 @@ public final class GrizzlyClientIo implements ClientIo {
    * @throws UncheckedIOException if Grizzly cannot start its selectors
    */
   public static GrizzlyClientIo create() {
+    return create(1, IoStrategy.SAME_THREAD);
+  }
+
+  /**
+   * Resources with {@code ioThreads} selector threads and {@link IoStrategy#SAME_THREAD}.
+   *
+   * @param ioThreads selector threads, {@code > 0}
+   * @throws SettingException if {@code ioThreads} is not positive
+   * @throws UncheckedIOException if Grizzly cannot start its selectors
+   */
+  public static GrizzlyClientIo create(int ioThreads) {
+    return create(ioThreads, IoStrategy.SAME_THREAD);
+  }
+
+  /**
+   * Resources with {@code ioThreads} selector threads, handling response frames by {@code
+   * ioStrategy}.
+   *
+   * @param ioThreads selector threads, {@code > 0}
+   * @param ioStrategy where response frames are handled. {@link IoStrategy#SAME_THREAD} (the
+   *     default of the other factories): handing a response to a waiting thread costs little, and a
+   *     worker hop only adds latency. {@link IoStrategy#WORKER} and {@link
+   *     IoStrategy#LEADER_FOLLOWER} (Grizzly's own) run {@value #DEFAULT_WORKER_THREADS} worker
+   *     threads with a queue of {@value #DEFAULT_WORKER_QUEUE_CAPACITY} tasks, past which the
+   *     selector thread runs a task itself and reads nothing meanwhile.
+   * @throws SettingException if {@code ioThreads} is not positive or {@code ioStrategy} is null
+   * @throws UncheckedIOException if Grizzly cannot start its selectors
+   */
+  public static GrizzlyClientIo create(int ioThreads, IoStrategy ioStrategy) {
+    Checks.positive("ioThreads", ioThreads);
+    Checks.notNull("ioStrategy", ioStrategy);
     try {
-      return builder().build();
+      return new GrizzlyClientIo(ioThreads, ioStrategy);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the Grizzly client transport: " + e, e);
     }
-  }
-
-  /** A builder with the defaults documented on each setter. */
-  public static Builder builder() {
-    return new Builder();
   }
 
   /** The IO strategy of the client transport. */
@@ -148,92 +177,6 @@ public final class GrizzlyClientIo implements ClientIo {
   @Override
   public String toString() {
     return "GrizzlyClientIo{" + ioStrategy + (isClosed() ? ", closed}" : "}");
-  }
-
-  /** Builds a {@link GrizzlyClientIo}. Not thread-safe. */
-  public static final class Builder {
-    private IoStrategy ioStrategy = IoStrategy.SAME_THREAD;
-    private int ioThreads = 1;
-    private Integer workerThreads; // null: not set, the default (checked against ioStrategy)
-    private Integer workerQueueCapacity;
-
-    private Builder() {}
-
-    /**
-     * Where response frames are handled. Default: {@link IoStrategy#SAME_THREAD}: handing a
-     * response to a waiting thread costs little, and a worker hop only adds latency. {@link
-     * IoStrategy#LEADER_FOLLOWER} is Grizzly's own.
-     *
-     * @param ioStrategy the strategy
-     * @return this builder
-     */
-    public Builder ioStrategy(IoStrategy ioStrategy) {
-      this.ioStrategy = ioStrategy;
-      return this;
-    }
-
-    /**
-     * Selector threads. Default: 1.
-     *
-     * @param ioThreads the number of selector runners, {@code > 0}
-     * @return this builder
-     */
-    public Builder ioThreads(int ioThreads) {
-      this.ioThreads = ioThreads;
-      return this;
-    }
-
-    /**
-     * Worker threads for {@link IoStrategy#WORKER} and {@link IoStrategy#LEADER_FOLLOWER}. Default:
-     * {@value GrizzlyClientIo#DEFAULT_WORKER_THREADS}.
-     *
-     * @param workerThreads the pool size, {@code > 0}
-     * @return this builder
-     */
-    public Builder workerThreads(int workerThreads) {
-      this.workerThreads = workerThreads;
-      return this;
-    }
-
-    /**
-     * Tasks the worker pool queues; past them the selector thread runs a task itself and reads
-     * nothing meanwhile. Default: {@value GrizzlyClientIo#DEFAULT_WORKER_QUEUE_CAPACITY}.
-     *
-     * @param workerQueueCapacity tasks, {@code > 0}
-     * @return this builder
-     */
-    public Builder workerQueueCapacity(int workerQueueCapacity) {
-      this.workerQueueCapacity = workerQueueCapacity;
-      return this;
-    }
-
-    /**
-     * Checks the settings and starts the client transport.
-     *
-     * @return the IO threads
-     * @throws IOException if Grizzly cannot start its selectors
-     * @throws SettingException naming a value out of range, or a worker setting with {@link
-     *     IoStrategy#SAME_THREAD}, which has no workers and would ignore it
-     */
-    public GrizzlyClientIo build() throws IOException {
-      Checks.notNull("ioStrategy", ioStrategy);
-      Checks.positive("ioThreads", ioThreads);
-      Integer set = workerThreads != null ? workerThreads : workerQueueCapacity;
-      if (ioStrategy == IoStrategy.SAME_THREAD && set != null) {
-        throw new SettingException(
-            workerThreads != null ? "workerThreads" : "workerQueueCapacity",
-            set,
-            "unset; ignored with ioStrategy SAME_THREAD, which runs no workers");
-      }
-      workerThreads =
-          Checks.positive(
-              "workerThreads", workerThreads != null ? workerThreads : DEFAULT_WORKER_THREADS);
-      workerQueueCapacity =
-          Checks.positive(
-              "workerQueueCapacity",
-              workerQueueCapacity != null ? workerQueueCapacity : DEFAULT_WORKER_QUEUE_CAPACITY);
-      return new GrizzlyClientIo(this);
-    }
   }
 
   @Override

@@ -1,10 +1,10 @@
 package io.thriftnio.grizzly;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.QueuedFramedTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.grizzly.internal.CloseListeners;
@@ -20,9 +20,9 @@ import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.memory.Buffers;
 
 /**
- * The sync transport over one Grizzly connection behind {@link TGrizzlyClientTransport} and {@link
- * GrizzlyClientIo#openTransport} over TLS: core's queued framed transport, fed by the chain's
- * {@code ThriftClientFilter}.
+ * The sync transport over one Grizzly connection behind {@link ThriftClientFilter#transport} and
+ * {@link GrizzlyClientIo#openTransport} over TLS: core's queued framed transport, fed by the
+ * chain's {@code ThriftClientFilter}.
  */
 final class GrizzlyFramedTransport extends QueuedFramedTransport
     implements ThriftClientFilter.ReplySink {
@@ -129,7 +129,7 @@ final class GrizzlyFramedTransport extends QueuedFramedTransport
 
   @Override
   public String toString() {
-    return "TGrizzlyClientTransport{"
+    return "GrizzlyFramedTransport{"
         + ClientErrors.peer(address)
         + (isOpen() ? ", open" : ", closed")
         + '}';

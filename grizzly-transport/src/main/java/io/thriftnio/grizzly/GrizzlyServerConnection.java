@@ -1,12 +1,12 @@
 package io.thriftnio.grizzly;
 
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ReadActivity;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.ServerConnection;
 import io.thriftnio.core.sasl.SaslIdentity;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.Refusal;
 import io.thriftnio.core.wire.ServerCodec;

@@ -1,10 +1,16 @@
 package io.thriftnio.grizzly;
 
+import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.util.internal.Checks;
 import io.thriftnio.core.wire.ReplyEvent;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import org.apache.thrift.transport.TTransport;
+import org.apache.thrift.transport.TTransportException;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
@@ -14,9 +20,9 @@ import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 
 /**
- * Hands the response frames that {@link ThriftFrameFilter} delivers to the client transport that
- * owns the connection ({@link TGrizzlyClientTransport} or {@code GrizzlyThriftChannel}), and tells
- * it when the connection closes.
+ * Hands the response frames that {@link ThriftFrameFilter} delivers to the client that owns the
+ * connection (the sync transport of {@link #transport(Connection)}, or {@code
+ * GrizzlyThriftChannel}), and tells it when the connection closes.
  *
  * <pre>
  *  TransportFilter -&gt; ThriftFrameFilter -&gt; ThriftClientFilter -&gt; the connection's client
@@ -27,8 +33,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
  * connection of a filter chain.
  *
  * <p>In a filter chain of your own, end the chain with this filter and hand each connected {@code
- * Connection} to {@link TGrizzlyClientTransport#create(Connection)}, before its first request goes
- * out:
+ * Connection} to {@link #transport(Connection)}, before its first request goes out:
  *
  * <pre>{@code
  * transport.setProcessor(FilterChainBuilder.stateless()
@@ -38,7 +43,7 @@ import org.glassfish.grizzly.filterchain.NextAction;
  *     .build());
  * Connection<?> connection = transport.connect(address).get(10, TimeUnit.SECONDS);
  * BenchService.Client client =
- *     new BenchService.Client(new TBinaryProtocol(TGrizzlyClientTransport.create(connection)));
+ *     new BenchService.Client(new TBinaryProtocol(ThriftClientFilter.transport(connection)));
  * }</pre>
  *
  * <p>The transport registers itself on the connection as the receiver of its replies.
@@ -51,6 +56,58 @@ public final class ThriftClientFilter extends BaseFilter {
 
   /** Creates the filter. */
   public ThriftClientFilter() {}
+
+  /**
+   * A blocking, framed Thrift client transport over a connected {@code connection} with {@link
+   * ClientOptions#defaults()}: any generated {@code Client} works on it, like on {@code
+   * TFramedTransport(TSocket)}.
+   *
+   * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
+   *     ThriftClientFilter}
+   * @return the transport, open
+   * @see #transport(Connection, ClientOptions)
+   */
+  public static TTransport transport(Connection<?> connection) {
+    return transport(connection, ClientOptions.defaults());
+  }
+
+  /**
+   * A blocking, framed Thrift client transport over a connected {@code connection}. The framing,
+   * limits, protocol checks and errors are core's, the same as on every transport of this library:
+   *
+   * <pre>
+   *  write(...) write(...)      buffered until flush()
+   *  flush()                    sends one frame:  | length | payload |, waits until it is written
+   *  read(...)                  blocks until the response frame has arrived (callTimeout)
+   * </pre>
+   *
+   * <p>Of the options, {@code maxFrameSize} (for requests and libthrift's size checks; the chain's
+   * {@code ThriftFrameFilter} bounds framed responses), {@code callTimeout} and {@code wireKind}
+   * apply. With {@code WireKind.UNFRAMED}, the chain's frame filter reads this connection's replies
+   * unframed, bounded by the options' {@code maxFrameSize}. Failures close the transport for good,
+   * since its stream may hold half a message; once closed, {@code open()} and every read fail with
+   * {@code NOT_OPEN}. Not thread-safe, like every Thrift transport: one call at a time. Its {@code
+   * close()} closes the connection.
+   *
+   * @param connection connected; its chain ends with {@code ThriftFrameFilter ->
+   *     ThriftClientFilter}
+   * @param options the settings
+   * @return the transport, open
+   */
+  public static TTransport transport(Connection<?> connection, ClientOptions options) {
+    Checks.notNull("connection", connection);
+    Checks.notNull("options", options);
+    SocketAddress peer = Addresses.peer(connection);
+    InetSocketAddress address =
+        peer instanceof InetSocketAddress a
+            ? a
+            : InetSocketAddress.createUnresolved(String.valueOf(peer), 0);
+    try {
+      return new GrizzlyFramedTransport(address, connection, options, () -> {});
+    } catch (TTransportException e) {
+      throw new IllegalStateException(e); // TEndpointTransport declares it; never thrown
+    }
+  }
 
   /**
    * Where a connection's response frames go (this package's clients). Both methods run on the

@@ -14,9 +14,8 @@
  *       Grizzly, one client transport shared by many sync transports and {@link
  *       io.thriftnio.core.ThriftChannel async channels}.
  *   <li>{@link io.thriftnio.grizzly.ThriftFrameFilter}, {@link
- *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter},
- *       {@link io.thriftnio.grizzly.TGrizzlyClientTransport#create}: the pieces, for a chain of
- *       your own.
+ *       io.thriftnio.grizzly.ThriftServerFilter}, {@link io.thriftnio.grizzly.ThriftClientFilter}
+ *       (and its {@code transport(connection)}): the pieces, for a chain of your own.
  * </ul>
  *
  * <p>Logging: this package logs through SLF4J; Grizzly itself logs through {@code

@@ -9,6 +9,7 @@ import io.thriftnio.core.settings.SettingException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,39 +20,24 @@ class GrizzlyClientIoTest {
   /** The worker pool's queue used to be unbounded: a slow callback let responses pile up. */
   @Test
   void theWorkerPoolQueueIsBounded() throws Exception {
-    try (GrizzlyClientIo worker =
-        GrizzlyClientIo.builder()
-            .ioStrategy(IoStrategy.WORKER)
-            .workerThreads(2)
-            .workerQueueCapacity(4)
-            .build()) {
-      assertThat(worker.workerQueueCapacity()).isEqualTo(4);
-    }
-    try (GrizzlyClientIo defaults =
-        GrizzlyClientIo.builder().ioStrategy(IoStrategy.WORKER).build()) {
-      assertThat(defaults.workerQueueCapacity())
+    try (GrizzlyClientIo worker = GrizzlyClientIo.create(1, IoStrategy.WORKER)) {
+      assertThat(worker.workerQueueCapacity())
           .isEqualTo(GrizzlyClientIo.DEFAULT_WORKER_QUEUE_CAPACITY);
     }
-    assertThatThrownBy(
-            () ->
-                GrizzlyClientIo.builder()
-                    .ioStrategy(IoStrategy.WORKER)
-                    .workerQueueCapacity(0)
-                    .build())
-        .hasMessage("workerQueueCapacity: 0 (expected: > 0)");
+    try (GrizzlyClientIo sameThread = GrizzlyClientIo.create(2)) {
+      assertThat(sameThread.workerQueueCapacity()).as("no worker pool").isZero();
+      assertThat(sameThread.ioStrategy()).isEqualTo(IoStrategy.SAME_THREAD);
+    }
   }
 
-  /** A worker setting with SAME_THREAD, the default, did nothing and was accepted. */
   @Test
-  void workerSettingsWithoutWorkersAreRefusedAtBuild() {
-    assertThatThrownBy(() -> GrizzlyClientIo.builder().workerThreads(8).build())
+  void settingsOutOfRangeAreRefusedNamingThem() {
+    assertThatThrownBy(() -> GrizzlyClientIo.create(0))
         .isInstanceOf(SettingException.class)
-        .hasMessage(
-            "workerThreads: 8 (expected: unset; ignored with ioStrategy SAME_THREAD, which runs no"
-                + " workers)");
-    assertThatThrownBy(() -> GrizzlyClientIo.builder().ioThreads(0).build())
-        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("ioThreads: 0 (expected: > 0)");
+    assertThatThrownBy(() -> GrizzlyClientIo.create(1, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("ioStrategy: null");
   }
 
   /** A transport over a caller's connection used to connect again when opened after close(). */
@@ -60,8 +46,8 @@ class GrizzlyClientIoTest {
     try (GrizzlyClientIo resources = GrizzlyClientIo.create();
         ServerSocket peer = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       InetSocketAddress address = (InetSocketAddress) peer.getLocalSocketAddress();
-      TGrizzlyClientTransport transport =
-          TGrizzlyClientTransport.create(resources.connect(address, ClientOptions.defaults()));
+      TTransport transport =
+          ThriftClientFilter.transport(resources.connect(address, ClientOptions.defaults()));
       assertThat(transport.isOpen()).isTrue();
       transport.close();
       assertThatThrownBy(transport::open)

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
@@ -53,7 +54,7 @@ class GrizzlyClientsTest {
 
   @BeforeEach
   void start() throws Exception {
-    resources = GrizzlyClientIo.builder().build();
+    resources = GrizzlyClientIo.create();
     server =
         GrizzlyThriftServer.builder()
             .processor(new BenchService.Processor<>(new BlockingSleepHandler()))
@@ -90,9 +91,10 @@ class GrizzlyClientsTest {
   }
 
   /** A transport fed by Grizzly's selector thread, as over TLS, on a plain connection. */
-  private TGrizzlyClientTransport queued(InetSocketAddress address) throws TTransportException {
-    return TGrizzlyClientTransport.create(
-        resources.connect(address, ClientOptions.defaults()), ClientOptions.defaults());
+  private GrizzlyFramedTransport queued(InetSocketAddress address) throws TTransportException {
+    return (GrizzlyFramedTransport)
+        ThriftClientFilter.transport(
+            resources.connect(address, ClientOptions.defaults()), ClientOptions.defaults());
   }
 
   // ---- sync transport -------------------------------------------------------------------------
@@ -155,7 +157,7 @@ class GrizzlyClientsTest {
       assertThat(client.db_work(1)).hasSize(1);
       // A request above the limit fails before anything is sent; the connection stays usable.
       assertThatThrownBy(() -> client.echo(Payloads.of(2000, 1)))
-          .isInstanceOf(io.thriftnio.core.FrameSizeException.class)
+          .isInstanceOf(io.thriftnio.core.util.internal.FrameSizeException.class)
           .hasMessageContaining("1024");
       assertThat(client.db_work(2)).hasSize(2);
       // A response above the limit closes the connection instead of being read.
@@ -177,11 +179,10 @@ class GrizzlyClientsTest {
    */
   @Test
   void aReadThatFailedOnTheConnectionsEndLeavesTheTransportClosed() throws Exception {
-    TGrizzlyClientTransport transport = queued(server.localAddress());
+    GrizzlyFramedTransport transport = queued(server.localAddress());
     closeables.add(transport::close);
-    transport
-        .delegate()
-        .onClosed(new io.thriftnio.core.FrameSizeException(2000, 1024, server.localAddress()));
+    transport.onClosed(
+        new io.thriftnio.core.util.internal.FrameSizeException(2000, 1024, server.localAddress()));
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
             TTransportException.class,
@@ -226,7 +227,7 @@ class GrizzlyClientsTest {
   @Test
   void syncTransportClosesOnFramesTheServerWasNotAskedFor() throws Exception {
     InetSocketAddress peer = floodingPeer(1000);
-    TGrizzlyClientTransport transport = queued(peer);
+    GrizzlyFramedTransport transport = queued(peer);
     closeables.add(transport::close);
     transport.write(new byte[] {1, 2, 3, 4, 5}, 0, 5);
     transport.flush();
@@ -257,8 +258,8 @@ class GrizzlyClientsTest {
               resources.openChannel(
                   server.localAddress(), ClientOptions.builder().maxFrameSize(1000).build());
       closeables.add(channel);
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+      AsyncCaller<BenchService.Client> caller =
+          AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
       // db_work(100) answers far more than 1000 bytes for a request far below.
       CompletableFuture<Object> big =
           caller.call(c -> c.send_db_work(100), BenchService.Client::recv_db_work);
@@ -343,8 +344,8 @@ class GrizzlyClientsTest {
                     .callbackExecutor(Runnable::run)
                     .build());
     closeables.add(channel);
-    AsyncClients.AsyncCaller<BenchService.Client> caller =
-        AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
+    AsyncCaller<BenchService.Client> caller =
+        AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, Runnable::run);
     CompletableFuture<Object> blocked =
         caller.call(c -> c.send_sleep(1), GrizzlyClientsTest::recvSleep);
     CompletableFuture<Object> second =
@@ -440,8 +441,8 @@ class GrizzlyClientsTest {
       assertThat(thread.get()).isEqualTo("chosen-callback-thread");
       assertThat(reply.remaining()).isPositive();
 
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+      AsyncCaller<BenchService.Client> caller =
+          AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, callbacks);
       caller.callOneway(c -> c.send_fire(Payloads.of(10, 1))).get(10, TimeUnit.SECONDS);
       assertThat(channel.callsInFlight()).as("oneway takes no place in the queue").isZero();
       // The server runs calls under WORKER: fired() may overtake the oneway on another worker, so
@@ -563,10 +564,10 @@ class GrizzlyClientsTest {
 
   @Test
   void aClosedSyncTransportNeverReturnsAResponseQueuedBeforeTheClose() throws Exception {
-    TGrizzlyClientTransport transport = queued(server.localAddress());
+    GrizzlyFramedTransport transport = queued(server.localAddress());
     assertThat(transport.remoteAddress()).isEqualTo(server.localAddress());
     // A reply the IO thread queued just before a timeout closed the transport.
-    transport.delegate().onFrame(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+    transport.onFrame(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
     transport.close();
     assertThatThrownBy(() -> transport.read(new byte[4], 0, 4))
         .isInstanceOfSatisfying(
@@ -579,8 +580,7 @@ class GrizzlyClientsTest {
 
   @Test
   void workerStrategyClientsServeTheSameCalls() throws Exception {
-    try (GrizzlyClientIo worker =
-        GrizzlyClientIo.builder().ioStrategy(IoStrategy.WORKER).workerThreads(2).build()) {
+    try (GrizzlyClientIo worker = GrizzlyClientIo.create(1, IoStrategy.WORKER)) {
       TTransport t = worker.openTransport(server.localAddress());
       closeables.add(t::close);
       BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(t));
@@ -615,7 +615,7 @@ class GrizzlyClientsTest {
 
   @Test
   void aClosedResourceHolderRefusesNewConnections() throws Exception {
-    GrizzlyClientIo r = GrizzlyClientIo.builder().build();
+    GrizzlyClientIo r = GrizzlyClientIo.create();
     closeables.add(r);
     r.close(); // and once more by the test's cleanup: idempotent
     assertThatThrownBy(() -> r.openChannel(server.localAddress()))

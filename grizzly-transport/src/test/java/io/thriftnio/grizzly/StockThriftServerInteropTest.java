@@ -3,7 +3,7 @@ package io.thriftnio.grizzly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.AsyncClients;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
@@ -70,7 +70,7 @@ class StockThriftServerInteropTest {
     serving.start();
     assertThat(started.await(10, TimeUnit.SECONDS)).as("stock server started").isTrue();
     address = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getPort());
-    resources = GrizzlyClientIo.builder().build();
+    resources = GrizzlyClientIo.create();
   }
 
   @AfterEach
@@ -102,8 +102,8 @@ class StockThriftServerInteropTest {
   void channelPipelinesManyCallsOverOneConnection() throws Exception {
     ExecutorService callbacks = Executors.newFixedThreadPool(2);
     try (io.thriftnio.core.ThriftChannel channel = resources.openChannel(address)) {
-      AsyncClients.AsyncCaller<BenchService.Client> caller =
-          AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+      AsyncCaller<BenchService.Client> caller =
+          AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, callbacks);
       List<CompletableFuture<ByteBuffer>> replies = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         ByteBuffer payload = Payloads.of(64 + i, i);

@@ -3,7 +3,7 @@ package io.thriftnio.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
@@ -194,14 +194,14 @@ class PoolFutureIfaceCrossTransportTest {
             "get_last_sale", "db_work", "fired", "sleep", "fire", "fail", "fail", "echo");
     assertThat(rec.outcomes())
         .containsExactly(
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.ONEWAY,
-            ClientCallOutcome.DECLARED_EXCEPTION,
-            ClientCallOutcome.APPLICATION_EXCEPTION,
-            ClientCallOutcome.SUCCESS);
+            CallOutcome.SUCCESS,
+            CallOutcome.SUCCESS,
+            CallOutcome.SUCCESS,
+            CallOutcome.SUCCESS,
+            CallOutcome.ONEWAY,
+            CallOutcome.DECLARED_EXCEPTION,
+            CallOutcome.APPLICATION_EXCEPTION,
+            CallOutcome.SUCCESS);
 
     // The oneway call reaches the handler, in its own time (a worker thread, maybe another
     // connection): fired() counts it within a deadline.

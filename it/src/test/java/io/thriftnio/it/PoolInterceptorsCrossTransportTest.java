@@ -3,8 +3,8 @@ package io.thriftnio.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
@@ -113,8 +113,7 @@ class PoolInterceptorsCrossTransportTest {
 
       assertThat(handler.echoes()).isEqualTo(2);
       for (RecordingClientInterceptor r : List.of(syncRecorder, channelRecorder)) {
-        assertThat(r.outcomes())
-            .containsExactly(ClientCallOutcome.SUCCESS, ClientCallOutcome.REFUSED);
+        assertThat(r.outcomes()).containsExactly(CallOutcome.SUCCESS, CallOutcome.REFUSED);
         assertThat(r.ended())
             .allSatisfy(
                 e -> {

@@ -15,8 +15,6 @@ import io.thriftnio.pool.ThriftClientPool;
 import io.thriftnio.testkit.conformance.ClientKind;
 import io.thriftnio.testkit.conformance.ClientKinds;
 import io.thriftnio.testkit.gen.BenchService;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -55,15 +53,7 @@ public final class Rows {
       List.of(GRIZZLY_SAME_THREAD, GRIZZLY_WORKER, GRIZZLY_LEADER_FOLLOWER);
 
   private static final NettyClientIo NETTY = NettyClientIo.create(2);
-  private static final GrizzlyClientIo GRIZZLY = grizzlyResources();
-
-  private static GrizzlyClientIo grizzlyResources() {
-    try {
-      return GrizzlyClientIo.builder().ioThreads(2).build();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
+  private static final GrizzlyClientIo GRIZZLY = GrizzlyClientIo.create(2);
 
   public static final ClientKind NETTY_SYNC =
       ClientKinds.syncTransport("netty-sync", address -> NETTY.openTransport(address));

@@ -62,7 +62,9 @@ final class ConnectionTimeouts {
     }
     this.ctx = ctx;
     this.connection = connection;
-    this.decoder = ctx.pipeline().get(ThriftFrameDecoder.class);
+    ThriftFrameDecoder own = ctx.pipeline().get(ThriftFrameDecoder.class);
+    ThriftFrameCodec codec = own == null ? ctx.pipeline().get(ThriftFrameCodec.class) : null;
+    this.decoder = codec != null ? codec.decoder() : own;
     this.lastActivityNanos = System.nanoTime();
     this.agedAtNanos = policy.ageDeadline(lastActivityNanos);
     arm();

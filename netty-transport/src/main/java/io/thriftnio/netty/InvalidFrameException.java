@@ -1,11 +1,11 @@
 package io.thriftnio.netty;
 
 import io.netty.handler.codec.CorruptedFrameException;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import org.apache.thrift.protocol.TMessage;
 
 /**
- * Raised by {@link ThriftFrameDecoder} for a frame length that breaks the wire rules: not positive,
+ * Raised by {@code ThriftFrameDecoder} for a frame length that breaks the wire rules: not positive,
  * or above {@code maxFrameSize}. The connection cannot be resynchronised after it; the decoder
  * discards every later byte, and the handler that receives this exception in {@code
  * exceptionCaught} should close the connection ({@link ThriftServerHandler} and the clients of this

@@ -5,7 +5,7 @@ import io.thriftnio.core.wire.Envelope;
 import org.apache.thrift.protocol.TMessage;
 
 /**
- * Raised by a server's {@link ThriftFrameDecoder} for a connection it cannot go on reading: first
+ * Raised by a server's {@code ThriftFrameDecoder} for a connection it cannot go on reading: first
  * bytes that match no transport the server accepts, or an unframed message that breaks its
  * protocol's encoding or the size limit. Like {@link InvalidFrameException}, the decoder discards
  * every later byte and {@link ThriftServerHandler} closes the connection after the earlier replies,

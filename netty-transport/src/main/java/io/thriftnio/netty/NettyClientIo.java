@@ -150,7 +150,7 @@ public final class NettyClientIo implements ClientIo {
 
   /**
    * Opens a connection whose pipeline is an optional {@link SslHandler}, then what {@code client}
-   * adds (a {@link ThriftFrameDecoder} over its wire, and its own handler: it writes each request
+   * adds (a {@code ThriftFrameDecoder} over its wire, and its own handler: it writes each request
    * behind its head itself); returns once connected and, with TLS, once the handshake has
    * completed.
    */

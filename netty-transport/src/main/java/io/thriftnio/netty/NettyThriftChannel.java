@@ -33,7 +33,7 @@ import java.util.function.Consumer;
  * <p>Writes run on the channel's event loop, each request behind its head (a length prefix, an HTTP
  * head) in one composite buffer, and stop while the channel is not writable (its outbound buffer is
  * above Netty's high water mark); the messages wait in the call table, counted against {@code
- * maxCallsInFlightPerConnection}, until it drains. Replies come from the pipeline's {@link
+ * maxCallsInFlightPerConnection}, until it drains. Replies come from the pipeline's {@code
  * ThriftFrameDecoder}. Futures complete on the options' callback executor. Thread-safe; {@link
  * #close()} is idempotent.
  */

@@ -28,7 +28,7 @@ import io.thriftnio.netty.internal.NettyTls;
  *     .start();
  * }</pre>
  *
- * <p>Each connection's pipeline is {@link ThriftFrameDecoder} (limits) - {@link ThriftFrameEncoder}
+ * <p>Each connection's pipeline is {@code ThriftFrameDecoder} (limits) - {@code ThriftFrameEncoder}
  * - {@link ThriftServerHandler} (dispatch, response order, timeouts), behind an {@code SslHandler}
  * when {@link ServerBuilder#tls TLS} is set (a failed or timed-out handshake closes the connection
  * and counts in {@link ServerStats#tlsFailures()}). Threads: the event loops are named {@code

@@ -37,17 +37,18 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *   length 5   payload (5 B)     length 1   payload        frame 1             frame 2
  * </pre>
  *
- * <p>One decoder per channel, for one role: {@link #server()} for requests, {@link #client()} for
- * replies. The length is a signed 32-bit big-endian integer that does not count itself. A length
- * {@code <= 0} or above {@code maxFrameSize} is rejected as soon as its four bytes arrive, before
- * anything is allocated for the frame: the decoder logs one line naming the peer, the length, the
- * limit and, when the bytes look like another protocol ({@code GET }, {@code SSH-}, a TLS
- * ClientHello), what arrived; then it raises a Netty {@code CorruptedFrameException}, caused by
- * core's {@link io.thriftnio.core.FrameSizeException}, through {@code exceptionCaught} and discards
- * every later byte of the connection. A server decoder given the requests' protocol first tries to
- * read the message header of a frame that is too large from the bytes that arrived with its length
- * (it never waits for more), and the exception carries it, so that the server can answer that
- * sequence id with a {@code TApplicationException}.
+ * <p>Public as {@link ThriftFrameCodec}, for a pipeline of your own. One decoder per channel, for
+ * one role: {@link #server()} for requests, {@link #client()} for replies. The length is a signed
+ * 32-bit big-endian integer that does not count itself. A length {@code <= 0} or above {@code
+ * maxFrameSize} is rejected as soon as its four bytes arrive, before anything is allocated for the
+ * frame: the decoder logs one line naming the peer, the length, the limit and, when the bytes look
+ * like another protocol ({@code GET }, {@code SSH-}, a TLS ClientHello), what arrived; then it
+ * raises a Netty {@code CorruptedFrameException}, caused by a {@code TTransportException} of type
+ * {@code CORRUPTED_DATA}, through {@code exceptionCaught} and discards every later byte of the
+ * connection. A server decoder given the requests' protocol first tries to read the message header
+ * of a frame that is too large from the bytes that arrived with its length (it never waits for
+ * more), and the exception carries it, so that the server can answer that sequence id with a {@code
+ * TApplicationException}.
  *
  * <p>In a {@link NettyThriftServer}, the decoder also reads the other wire kinds the server accepts
  * ({@link ServerBuilder#wireKinds}): the first bytes of the connection pick one (core's sniffer),
@@ -75,7 +76,7 @@ import org.apache.thrift.protocol.TProtocolFactory;
  *       at debug level): the peer went away, there is no one to answer.
  * </ul>
  */
-public final class ThriftFrameDecoder extends ByteToMessageDecoder {
+final class ThriftFrameDecoder extends ByteToMessageDecoder {
 
   private final int maxFrameSize;
   private final WireSettings settings;
@@ -107,7 +108,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    * A server's decoder with libthrift's default limit, 16,384,000 bytes, that does not read the
    * headers of oversize frames.
    */
-  public static ThriftFrameDecoder server() {
+  static ThriftFrameDecoder server() {
     return server(Framing.DEFAULT_MAX_FRAME_SIZE, null);
   }
 
@@ -119,7 +120,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    *     oversize frame so that it can be answered; {@code null} to skip that
    * @throws IllegalArgumentException if {@code maxFrameSize <= 0}
    */
-  public static ThriftFrameDecoder server(int maxFrameSize, TProtocolFactory headerProtocol) {
+  static ThriftFrameDecoder server(int maxFrameSize, TProtocolFactory headerProtocol) {
     WireSettings settings =
         WireSettings.of(
             maxFrameSize,
@@ -139,7 +140,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /** A client's decoder of framed replies with the default limit. */
-  public static ThriftFrameDecoder client() {
+  static ThriftFrameDecoder client() {
     return client(Framing.DEFAULT_MAX_FRAME_SIZE);
   }
 
@@ -149,7 +150,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
    * @param maxFrameSize the largest payload accepted, in bytes; must be positive
    * @throws IllegalArgumentException if {@code maxFrameSize <= 0}
    */
-  public static ThriftFrameDecoder client(int maxFrameSize) {
+  static ThriftFrameDecoder client(int maxFrameSize) {
     return new ThriftFrameDecoder(maxFrameSize, null, () -> {}, null);
   }
 
@@ -164,7 +165,7 @@ public final class ThriftFrameDecoder extends ByteToMessageDecoder {
   }
 
   /** The largest payload accepted, in bytes. */
-  public int maxFrameSize() {
+  int maxFrameSize() {
     return maxFrameSize;
   }
 

@@ -5,10 +5,10 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.MessageToMessageEncoder;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.Framing;
 import java.util.List;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * Frames outbound Thrift messages ({@code TFramedTransport}): each {@link ByteBuf} written is one
@@ -24,25 +24,27 @@ import java.util.List;
  *
  * <p>The payload is not copied: a 4-byte prefix buffer and the payload go out as two buffers,
  * written by one gathering write. An empty payload, or one above {@code maxFrameSize}, fails the
- * write with a {@link FrameSizeException} (wrapped in an {@link
- * io.netty.handler.codec.EncoderException}) instead of sending a frame no peer would accept.
+ * write with a {@code TTransportException} of type {@code CORRUPTED_DATA} naming the length and the
+ * limit (wrapped in an {@link io.netty.handler.codec.EncoderException}) instead of sending a frame
+ * no peer would accept.
  *
- * <p>Stateless and {@code @Sharable}. Messages of other types pass through untouched.
+ * <p>Public as {@link ThriftFrameCodec}, for a pipeline of your own. Stateless and sharable.
+ * Messages of other types pass through untouched.
  */
 @ChannelHandler.Sharable
-public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
+final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
 
   private final int maxFrameSize;
 
   /** An encoder with libthrift's default limit, 16,384,000 bytes. */
-  public ThriftFrameEncoder() {
+  ThriftFrameEncoder() {
     this(Framing.DEFAULT_MAX_FRAME_SIZE);
   }
 
   /**
    * @param maxFrameSize the largest payload sent, in bytes; must be positive
    */
-  public ThriftFrameEncoder(int maxFrameSize) {
+  ThriftFrameEncoder(int maxFrameSize) {
     super(ByteBuf.class);
     this.maxFrameSize = Framing.checkMaxFrameSize(maxFrameSize);
   }
@@ -73,7 +75,7 @@ public final class ThriftFrameEncoder extends MessageToMessageEncoder<ByteBuf> {
 
   @Override
   protected void encode(ChannelHandlerContext ctx, ByteBuf payload, List<Object> out)
-      throws FrameSizeException {
+      throws TTransportException {
     int length =
         FrameLength.check(payload.readableBytes(), maxFrameSize, ctx.channel().remoteAddress());
     out.add(ctx.alloc().buffer(Framing.HEADER_SIZE).writeInt(length));

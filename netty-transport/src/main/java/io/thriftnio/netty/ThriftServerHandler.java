@@ -10,12 +10,12 @@ import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerInterceptor;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallPath;
 import io.thriftnio.core.internal.server.CallSequencer;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.internal.server.RegisteredConnection;
 import io.thriftnio.core.internal.server.TimeoutPolicy;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.Envelope;
 import io.thriftnio.core.wire.WireMessage;
 import java.io.IOException;
@@ -29,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves Thrift requests on one connection: runs the processor for each frame from a {@link
- * ThriftFrameDecoder} and writes the responses, in request order, through a {@link
+ * Serves Thrift requests on one connection: runs the processor for each frame from a {@code
+ * ThriftFrameDecoder} and writes the responses, in request order, through a {@code
  * ThriftFrameEncoder}.
  *
  * <pre>
@@ -123,11 +123,11 @@ public final class ThriftServerHandler extends ChannelInboundHandlerAdapter {
   RegisteredConnection<?> registration;
 
   /**
-   * A handler for a pipeline of your own, after a {@link ThriftFrameDecoder} and a {@link
-   * ThriftFrameEncoder}: runs {@code processor} on the event loop, reading and writing {@code
-   * protocol}, with frames up to 16,384,000 bytes (libthrift's default). No idle or frame timeout
-   * (add Netty's {@code IdleStateHandler} if needed). At most {@value
-   * ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in flight.
+   * A handler for a pipeline of your own, after a {@link ThriftFrameCodec}: runs {@code processor}
+   * on the event loop, reading and writing {@code protocol}, with frames up to 16,384,000 bytes
+   * (libthrift's default). No idle or frame timeout (add Netty's {@code IdleStateHandler} if
+   * needed). At most {@value ServerBuilder#DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION} calls are in
+   * flight.
    *
    * @param processor the processor, e.g. {@code new BenchService.Processor<>(handler)}
    * @param protocol the protocol of requests and replies, e.g. {@code new

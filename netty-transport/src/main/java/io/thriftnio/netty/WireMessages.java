@@ -5,7 +5,7 @@ import io.thriftnio.core.wire.Envelope;
 import java.nio.ByteBuffer;
 
 /**
- * What a server's {@link ThriftFrameDecoder} passes on besides requests, for {@link
+ * What a server's {@code ThriftFrameDecoder} passes on besides requests, for {@link
  * ThriftServerHandler}: the connection's envelope once known, and answers without a call. Read
  * messages like the requests ({@code fireChannelRead}), so they keep request order with them on the
  * pipeline; a handler between the two passes them on as it passes requests.

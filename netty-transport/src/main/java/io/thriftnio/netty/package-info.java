@@ -3,8 +3,7 @@
  *
  * <ul>
  *   <li>Server: {@link io.thriftnio.netty.NettyThriftServer#builder()}.
- *   <li>Codec pieces for a pipeline of your own: {@link io.thriftnio.netty.ThriftFrameDecoder},
- *       {@link io.thriftnio.netty.ThriftFrameEncoder}, {@link
+ *   <li>Pieces for a pipeline of your own: {@link io.thriftnio.netty.ThriftFrameCodec}, {@link
  *       io.thriftnio.netty.ThriftServerHandler}.
  *   <li>Clients: {@link io.thriftnio.netty.NettyClientIo}, core's {@link
  *       io.thriftnio.core.ClientIo} on Netty: sync transports for any generated {@code Client} and

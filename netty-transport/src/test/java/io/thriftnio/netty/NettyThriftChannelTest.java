@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.testkit.AsyncBenchHandler;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
@@ -83,8 +84,8 @@ class NettyThriftChannelTest {
     return ch;
   }
 
-  private AsyncClients.AsyncCaller<BenchService.Client> caller(NettyThriftChannel channel) {
-    return AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+  private AsyncCaller<BenchService.Client> caller(NettyThriftChannel channel) {
+    return AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, callbacks);
   }
 
   private static ByteBuffer encode(String method, int seqid, org.apache.thrift.TBase<?, ?> args)
@@ -95,7 +96,7 @@ class NettyThriftChannelTest {
   @Test
   void pipelinesManyCallsOnOneConnectionAndMatchesThemInOrder() throws Exception {
     NettyThriftChannel channel = connect(server(new AsyncBenchHandler()).localAddress());
-    AsyncClients.AsyncCaller<BenchService.Client> caller = caller(channel);
+    AsyncCaller<BenchService.Client> caller = caller(channel);
     List<CompletableFuture<ByteBuffer>> results = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       ByteBuffer payload = Payloads.of(100 + i, i);
@@ -155,7 +156,7 @@ class NettyThriftChannelTest {
   void sendsOnewayMessagesWithoutWaitingForAReply() throws Exception {
     BenchHandler delegate = new BenchHandler();
     NettyThriftChannel channel = connect(server(new AsyncBenchHandler(delegate)).localAddress());
-    AsyncClients.AsyncCaller<BenchService.Client> caller = caller(channel);
+    AsyncCaller<BenchService.Client> caller = caller(channel);
     for (int i = 0; i < 3; i++) {
       ByteBuffer p = Payloads.of(50, i);
       caller.callOneway(c -> c.send_fire(p)).get(10, TimeUnit.SECONDS);
@@ -351,7 +352,7 @@ class NettyThriftChannelTest {
         channel.exchange(encode("echo", 1, new BenchService.echo_args(Payloads.of(2000, 1))));
     assertThatThrownBy(() -> big.get(10, TimeUnit.SECONDS))
         .cause()
-        .isInstanceOf(io.thriftnio.core.FrameSizeException.class)
+        .isInstanceOf(io.thriftnio.core.util.internal.FrameSizeException.class)
         .hasMessageContaining("exceeds maxFrameSize 1024");
     assertThat(channel.isOpen()).isTrue();
     assertThat(
@@ -394,7 +395,7 @@ class NettyThriftChannelTest {
     assertThatThrownBy(third::join)
         .cause()
         .isInstanceOfSatisfying(
-            io.thriftnio.core.TooManyCallsInFlightException.class,
+            io.thriftnio.core.util.internal.TooManyCallsInFlightException.class,
             e -> {
               assertThat(e.getMessage())
                   .startsWith("pending calls: 2 (limit: 2) to " + server.localAddress());

@@ -3,7 +3,7 @@ package io.thriftnio.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.AsyncClients;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchError;
@@ -116,8 +116,8 @@ class StockServerInteropTest {
     NettyThriftChannel channel =
         (NettyThriftChannel) NettyClientKinds.RESOURCES.openChannel(address);
     closeables.add(channel);
-    AsyncClients.AsyncCaller<BenchService.Client> caller =
-        AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, ForkJoinPool.commonPool());
+    AsyncCaller<BenchService.Client> caller =
+        AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, ForkJoinPool.commonPool());
 
     List<CompletableFuture<ByteBuffer>> echoes = new ArrayList<>();
     for (int i = 0; i < 50; i++) {

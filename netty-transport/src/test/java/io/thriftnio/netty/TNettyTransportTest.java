@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.gen.BenchService;

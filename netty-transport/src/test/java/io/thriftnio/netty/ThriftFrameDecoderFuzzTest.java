@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.testkit.fuzz.FrameInputs;
 import io.thriftnio.testkit.fuzz.Fuzz;
 import io.thriftnio.testkit.fuzz.LogWatch;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.testkit.Payloads;
 import io.thriftnio.testkit.conformance.RawConnection;
 import io.thriftnio.testkit.gen.BenchService;

@@ -7,8 +7,8 @@ import io.opentelemetry.instrumentation.api.incubator.semconv.rpc.RpcAttributesG
 import io.opentelemetry.instrumentation.api.instrumenter.AttributesExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesGetter;
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesGetter;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import java.net.InetSocketAddress;
 
 /**
@@ -20,11 +20,11 @@ import java.net.InetSocketAddress;
 // extractors read them until the stable RPC conventions replace them.
 @SuppressWarnings("deprecation")
 final class ClientRequests
-    implements RpcAttributesGetter<ClientCallContext, ClientCallOutcome>,
+    implements RpcAttributesGetter<ClientCallContext, CallOutcome>,
         ServerAttributesGetter<ClientCallContext>,
-        NetworkAttributesGetter<ClientCallContext, ClientCallOutcome>,
+        NetworkAttributesGetter<ClientCallContext, CallOutcome>,
         TextMapSetter<ClientCallContext>,
-        AttributesExtractor<ClientCallContext, ClientCallOutcome> {
+        AttributesExtractor<ClientCallContext, CallOutcome> {
 
   private final RpcNames names;
 
@@ -60,7 +60,7 @@ final class ClientRequests
 
   @Override
   public InetSocketAddress getNetworkPeerInetSocketAddress(
-      ClientCallContext call, ClientCallOutcome outcome) {
+      ClientCallContext call, CallOutcome outcome) {
     return Conventions.resolved(call.remoteAddress());
   }
 
@@ -79,7 +79,7 @@ final class ClientRequests
       AttributesBuilder attributes,
       Context context,
       ClientCallContext call,
-      ClientCallOutcome outcome,
+      CallOutcome outcome,
       Throwable error) {
     String errorType = outcome == null ? null : TracingClientInterceptor.errorType(outcome, error);
     if (errorType != null) {

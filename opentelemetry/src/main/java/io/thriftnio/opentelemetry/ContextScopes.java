@@ -2,7 +2,6 @@ package io.thriftnio.opentelemetry;
 
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import io.thriftnio.core.CallScope;
 
 /** Makes a context current for a part of a call, undone when the library closes the scope. */
 final class ContextScopes {
@@ -12,11 +11,11 @@ final class ContextScopes {
   /**
    * The context made current on this thread; the returned scope owns the OpenTelemetry {@link
    * Scope}, and the library closes it on this thread when that part of the call ends (the contract
-   * of {@link CallScope}), so no try-with-resources can hold it here.
+   * of the interceptors' {@code attach}), so no try-with-resources can hold it here.
    */
   @SuppressWarnings(
-      "MustBeClosedChecker") // ownership passes to the CallScope, closed by the library
-  static CallScope makeCurrent(Context context) {
+      "MustBeClosedChecker") // ownership passes to the Runnable, closed by the library
+  static Runnable makeCurrent(Context context) {
     Scope scope = context.makeCurrent();
     return scope::close;
   }

@@ -139,8 +139,7 @@ public final class ThriftTracing {
    * interceptors}. It starts a {@code CLIENT} span in {@code beforeCall}, a child of the context
    * current on the calling thread, writes that span's context into the request's headers, makes the
    * caller's context current again around an asynchronous call's continuation in {@code attach},
-   * and ends the span in {@code afterCall} with the call's {@link
-   * io.thriftnio.core.ClientCallOutcome}.
+   * and ends the span in {@code afterCall} with the call's {@link io.thriftnio.core.CallOutcome}.
    *
    * @return the client interceptor, the same instance on every call
    */

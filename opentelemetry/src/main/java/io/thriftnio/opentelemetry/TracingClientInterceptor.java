@@ -13,10 +13,10 @@ import io.opentelemetry.instrumentation.api.instrumenter.SpanKindExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExtractor;
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallKey;
-import io.thriftnio.core.CallScope;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
+import java.util.function.Supplier;
 import org.apache.thrift.TApplicationException;
 
 /**
@@ -34,7 +34,7 @@ final class TracingClientInterceptor implements ClientInterceptor {
   /** The caller's context when it made the call, for its continuation. */
   private static final CallKey<Context> PARENT = CallKey.of("opentelemetry.parent");
 
-  private final Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter;
+  private final Instrumenter<ClientCallContext, CallOutcome> instrumenter;
   private final TextMapPropagator propagator;
   private final ClientRequests requests;
   private final FailureLog failures = new FailureLog();
@@ -52,10 +52,10 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * leaves a span it can still end.
    */
   @SuppressWarnings("deprecation") // the customizer goes with the old RPC metrics, in 3.0
-  private static Instrumenter<ClientCallContext, ClientCallOutcome> instrumenter(
+  private static Instrumenter<ClientCallContext, CallOutcome> instrumenter(
       OpenTelemetry openTelemetry, String version, RpcNames names, ClientRequests requests) {
-    InstrumenterBuilder<ClientCallContext, ClientCallOutcome> builder =
-        Instrumenter.<ClientCallContext, ClientCallOutcome>builder(
+    InstrumenterBuilder<ClientCallContext, CallOutcome> builder =
+        Instrumenter.<ClientCallContext, CallOutcome>builder(
                 openTelemetry,
                 ThriftTracing.INSTRUMENTATION_NAME,
                 call -> names.of(call.methodName()).spanName())
@@ -101,28 +101,28 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * caller's child.
    */
   @Override
-  public CallScope.Captured capture() {
+  public Supplier<Runnable> capture() {
     Context caller = Context.current();
     return () -> ContextScopes.makeCurrent(caller);
   }
 
   @Override
-  public CallScope attach(ClientCallContext call) {
+  public Runnable attach(ClientCallContext call) {
     Context parent = call.attribute(PARENT);
     if (parent == null) {
-      return CallScope.NONE; // beforeCall failed: nothing to restore
+      return () -> {}; // beforeCall failed: nothing to restore
     }
     try {
       return ContextScopes.makeCurrent(parent);
     } catch (RuntimeException e) {
       failures.failed("client attach", call, e);
-      return CallScope.NONE;
+      return () -> {};
     }
   }
 
   @Override
   public void afterCall(
-      ClientCallContext call, ClientCallOutcome outcome, Throwable failure, long nanos) {
+      ClientCallContext call, CallOutcome outcome, Throwable failure, long nanos) {
     Context context = call.attribute(SPAN);
     if (context == null) {
       return;
@@ -143,12 +143,12 @@ final class TracingClientInterceptor implements ClientInterceptor {
    * TApplicationException} the reply carried; {@code null} if the call did not fail (a declared
    * exception is the service's answer).
    */
-  static String errorType(ClientCallOutcome outcome, Throwable failure) {
+  static String errorType(CallOutcome outcome, Throwable failure) {
     switch (outcome) {
       case APPLICATION_EXCEPTION:
         return TApplicationException.class.getName();
       case TRANSPORT_FAILURE:
-      case TIMEOUT:
+      case TIMED_OUT:
       case REFUSED:
         return failure != null ? failure.getClass().getName() : outcome.name();
       default:

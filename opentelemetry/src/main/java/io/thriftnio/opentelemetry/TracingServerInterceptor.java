@@ -13,7 +13,6 @@ import io.opentelemetry.instrumentation.api.semconv.network.NetworkAttributesExt
 import io.opentelemetry.instrumentation.api.semconv.network.ServerAttributesExtractor;
 import io.thriftnio.core.CallKey;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import java.util.List;
@@ -91,16 +90,16 @@ final class TracingServerInterceptor implements ServerInterceptor {
   }
 
   @Override
-  public CallScope attach(ServerCallContext call) {
+  public Runnable attach(ServerCallContext call) {
     Context context = call.attribute(CONTEXT);
     if (context == null) {
-      return CallScope.NONE; // beforeCall failed: the call runs untraced
+      return () -> {}; // beforeCall failed: the call runs untraced
     }
     try {
       return ContextScopes.makeCurrent(context);
     } catch (RuntimeException e) {
       failures.failed("server attach", call, e);
-      return CallScope.NONE;
+      return () -> {};
     }
   }
 

@@ -9,8 +9,8 @@ import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftServer;
@@ -136,7 +136,7 @@ class RpcConventionsTest {
     interceptor.beforeCall(failed);
     interceptor.afterCall(
         failed,
-        ClientCallOutcome.TRANSPORT_FAILURE,
+        CallOutcome.TRANSPORT_FAILURE,
         new TTransportException(TTransportException.END_OF_FILE, "the server closed"),
         1_000);
     ClientCallContext declared =
@@ -144,7 +144,7 @@ class RpcConventionsTest {
             "echo", 2, TMessageType.CALL, new InetSocketAddress("127.0.0.1", 9090));
     interceptor.beforeCall(declared);
     interceptor.afterCall(
-        declared, ClientCallOutcome.DECLARED_EXCEPTION, new IllegalStateException("declared"), 1);
+        declared, CallOutcome.DECLARED_EXCEPTION, new IllegalStateException("declared"), 1);
 
     List<SpanData> spans = otel.getSpans();
     assertThat(spans).hasSize(2);

@@ -7,8 +7,8 @@ import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import java.util.concurrent.TimeUnit;
 import org.apache.thrift.protocol.TMessageType;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ class ThriftTracingTest {
     ThriftTracing tracing = ThriftTracing.create(GlobalOpenTelemetry.get());
     ClientCallContext call = new ClientCallContext("echo", 1, TMessageType.CALL, null);
     tracing.clientInterceptor().beforeCall(call);
-    tracing.clientInterceptor().afterCall(call, ClientCallOutcome.SUCCESS, null, 1);
+    tracing.clientInterceptor().afterCall(call, CallOutcome.SUCCESS, null, 1);
 
     assertThat(otel.getSpans()).extracting(SpanData::getName).containsExactly("echo");
     assertThat(otel.getSpans().get(0).getInstrumentationScopeInfo().getName())

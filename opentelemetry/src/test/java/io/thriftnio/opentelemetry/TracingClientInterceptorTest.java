@@ -16,9 +16,8 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.context.propagation.TextMapSetter;
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.thriftnio.core.CallScope;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import java.net.InetSocketAddress;
 import java.util.Collection;
@@ -83,7 +82,7 @@ class TracingClientInterceptorTest {
     try (Scope ignored = parent.makeCurrent()) {
       interceptor.beforeCall(call);
     }
-    interceptor.afterCall(call, ClientCallOutcome.SUCCESS, null, 1_000);
+    interceptor.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
     parent.end();
 
     SpanData client = only(otel.getSpans(), SpanKind.CLIENT);
@@ -116,7 +115,7 @@ class TracingClientInterceptorTest {
             TMessageType.CALL,
             InetSocketAddress.createUnresolved("quotes.example", 9090));
     interceptor.beforeCall(call);
-    interceptor.afterCall(call, ClientCallOutcome.SUCCESS, null, 1_000);
+    interceptor.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
 
     SpanData client = only(otel.getSpans(), SpanKind.CLIENT);
     assertThat(client.getParentSpanContext().isValid()).isFalse();
@@ -133,16 +132,16 @@ class TracingClientInterceptorTest {
     "ONEWAY, ",
     "APPLICATION_EXCEPTION, org.apache.thrift.TApplicationException",
     "TRANSPORT_FAILURE, org.apache.thrift.transport.TTransportException",
-    "TIMEOUT, org.apache.thrift.transport.TTransportException",
+    "TIMED_OUT, org.apache.thrift.transport.TTransportException",
     "REFUSED, org.apache.thrift.transport.TTransportException",
   })
-  void theOutcomeSetsTheStatus(ClientCallOutcome outcome, String errorType) throws Exception {
+  void theOutcomeSetsTheStatus(CallOutcome outcome, String errorType) throws Exception {
     ClientCallContext call = call("echo");
     interceptor.beforeCall(call);
     Throwable failure =
         errorType == null
             ? null
-            : outcome.equals(ClientCallOutcome.APPLICATION_EXCEPTION)
+            : outcome.equals(CallOutcome.APPLICATION_EXCEPTION)
                 ? new TApplicationException(TApplicationException.INTERNAL_ERROR, "x")
                 : new TTransportException("x");
     interceptor.afterCall(call, outcome, failure, 1_000);
@@ -170,9 +169,12 @@ class TracingClientInterceptorTest {
             () -> {
               String before = Span.current().getSpanContext().getSpanId();
               String inside;
-              try (CallScope scope = interceptor.attach(call)) {
-                interceptor.afterCall(call, ClientCallOutcome.SUCCESS, null, 1_000);
+              Runnable scope = interceptor.attach(call);
+              try {
+                interceptor.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
                 inside = Span.current().getSpanContext().getSpanId();
+              } finally {
+                scope.run();
               }
               String after = Span.current().getSpanContext().getSpanId();
               return List.of(before, inside, after);
@@ -219,7 +221,7 @@ class TracingClientInterceptorTest {
     ClientInterceptor b3Like = ThriftTracing.create(custom).clientInterceptor();
     ClientCallContext call = call("echo");
     b3Like.beforeCall(call);
-    b3Like.afterCall(call, ClientCallOutcome.SUCCESS, null, 1_000);
+    b3Like.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
 
     assertThat(call.requestHeaders())
         .containsOnlyKeys("x-trace-id")
@@ -260,7 +262,7 @@ class TracingClientInterceptorTest {
     ClientInterceptor client = ThriftTracing.create(custom).clientInterceptor();
     ClientCallContext call = call("echo");
     assertThatCode(() -> client.beforeCall(call)).doesNotThrowAnyException();
-    client.afterCall(call, ClientCallOutcome.SUCCESS, null, 1_000);
+    client.afterCall(call, CallOutcome.SUCCESS, null, 1_000);
 
     assertThat(call.requestHeaders()).isEmpty();
     // The span was started before the propagator failed: it still ends.

@@ -1,10 +1,10 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.internal.client.AsyncClientSocket;
 import io.thriftnio.core.internal.client.ClientErrors;
 import io.thriftnio.core.internal.client.InterceptedConnection;
 import io.thriftnio.core.internal.client.THeaderNonblockingSocket;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.core.util.internal.ReplyChecks;
 import java.net.InetSocketAddress;

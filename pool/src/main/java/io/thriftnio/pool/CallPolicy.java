@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.core.ChannelClosedException;
+import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.core.util.internal.ChannelClosedException;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.function.Predicate;

@@ -1,15 +1,15 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.core.ClientCallOutcome;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.CallerContext;
 import io.thriftnio.core.internal.client.ClientInterception;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.core.util.internal.Continuations;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.HeaderSlot;
+import io.thriftnio.core.util.internal.TooManyCallsInFlightException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -179,7 +179,7 @@ final class ConnectionCalls {
             call.endWithFailure(failure);
             result.completeExceptionally(failure);
           } else {
-            call.end(ClientCallOutcome.ONEWAY, null);
+            call.end(CallOutcome.ONEWAY, null);
             result.complete(null);
           }
         });

@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.NotRun;
-import io.thriftnio.core.TooManyCallsInFlightException;
+import io.thriftnio.core.util.internal.FrameSizeException;
+import io.thriftnio.core.util.internal.TooManyCallsInFlightException;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;

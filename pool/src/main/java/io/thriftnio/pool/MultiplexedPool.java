@@ -1,9 +1,9 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
-import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.internal.client.ClientInterception;
+import io.thriftnio.core.util.internal.FrameSizeException;
+import io.thriftnio.core.util.internal.TooManyCallsInFlightException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

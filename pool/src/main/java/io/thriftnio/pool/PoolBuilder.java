@@ -479,9 +479,9 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * io.thriftnio.core.ServerCallContext#currentIfAny()}, a handler calling downstream) ends by the
    * time that server call's caller stops waiting ({@link
    * io.thriftnio.core.ServerCallContext#timeRemaining()}, from its {@value
-   * io.thriftnio.core.CallHeaders#CLIENT_TIMEOUT} header): the call's deadline is then the sooner
-   * of its own ({@link #callDeadline(Duration)}, or the one given to the call) and that time, and a
-   * call whose inherited deadline has passed already fails at once with a {@link
+   * io.thriftnio.core.ServerCallContext#CLIENT_TIMEOUT_HEADER} header): the call's deadline is then
+   * the sooner of its own ({@link #callDeadline(Duration)}, or the one given to the call) and that
+   * time, and a call whose inherited deadline has passed already fails at once with a {@link
    * CallDeadlineException} that says so, without sending anything. Default {@code true}; a server
    * call without a deadline leaves the call's own.
    *

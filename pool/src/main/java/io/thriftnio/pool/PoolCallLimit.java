@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.internal.AdaptiveLimit;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 
 /**
  * A pool's adaptive limit on its calls in flight ({@link PoolConfig.Builder#adaptiveLimit}), as the

@@ -1,8 +1,8 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.internal.NamedThreadFactory;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -188,7 +188,7 @@ public final class ThriftAsyncClientPool<A extends TAsyncClient> implements Auto
    * @param call starts the call, e.g. {@code (c, cb) -> c.echo(payload, cb)}
    * @param <R> the result
    * @return completes on the executor with the result, or exceptionally with what the call raised
-   *     ({@code TException}s from the reply, {@link io.thriftnio.core.CallTimeoutException} after
+   *     ({@code TException}s from the reply, a {@code TIMED_OUT} {@code TTransportException} after
    *     the call timeout, transport failures) or a borrow failure ({@link PoolTimeoutException},
    *     {@link PoolException}, also when no endpoint could be connected to)
    */

@@ -5,7 +5,9 @@ import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.settings.SettingException;
+import io.thriftnio.core.util.internal.AsyncCallers;
 import io.thriftnio.core.util.internal.Checks;
+import java.lang.invoke.MethodHandles;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -42,8 +44,8 @@ import org.apache.thrift.protocol.TProtocolFactory;
  * reset it) leaves the pool at once, from its {@link ThriftChannel#whenClosed} event. A connection
  * is closed when an exchange on it fails (timeout, transport failure) or its reply carries another
  * call's name or sequence id; the calls it still carried fail with it. Declared IDL exceptions,
- * {@code TApplicationException}s, and requests the channel refuses before writing them ({@link
- * io.thriftnio.core.FrameSizeException} for a request above its frame limit, {@code
+ * {@code TApplicationException}s, and requests the channel refuses before writing them (a {@code
+ * CORRUPTED_DATA} {@code TTransportException} for a request above its frame limit, {@code
  * IllegalArgumentException}) fail only their own call and leave it open. Encoding and decoding go
  * through the generated {@code Client}'s {@code send_x} / {@code recv_x} (core's {@link
  * AsyncClients}), which also numbers requests and rejects a reply to another call: {@link #call},
@@ -74,7 +76,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public static final int DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION = 32;
 
   private final MultiplexedPool pool;
-  private final AsyncClients.AsyncCaller<C> caller;
+  private final AsyncCallers.Caller caller;
   private final BiFunction<TProtocol, TProtocol, C> clientFactory;
   private final TProtocolFactory protocolFactory;
   private final Executor executor;
@@ -99,7 +101,24 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
     pool.hedgeAfter(b.hedgeAfter);
     pool.maxConnectionAge(b.maxConnectionAge());
     pool.callTimeout(b.options().callTimeout());
-    this.caller = AsyncClients.caller(pool, clientFactory, protocolFactory, executor);
+    this.caller = newCaller(pool, clientFactory, protocolFactory, executor);
+  }
+
+  /**
+   * Core's caller behind {@link AsyncClients}, whose proxies and calls share one sequence of ids: a
+   * route the API keeps to itself, installed when {@code AsyncClients} is initialized.
+   */
+  private static AsyncCallers.Caller newCaller(
+      ThriftChannel channel,
+      BiFunction<TProtocol, TProtocol, ?> clientFactory,
+      TProtocolFactory protocolFactory,
+      Executor executor) {
+    try {
+      MethodHandles.lookup().ensureInitialized(AsyncClients.class);
+    } catch (IllegalAccessException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+    return AsyncCallers.create(channel, clientFactory, protocolFactory, executor);
   }
 
   /**
@@ -223,7 +242,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
   public <I> I asyncIface(Class<I> asyncIface) {
     // The pool's one caller: its sequence ids never repeat across call() and the proxies on a
     // shared connection, so a reply routed to the wrong call cannot pass the seqid check.
-    return AsyncClients.asyncIface(asyncIface, caller);
+    return caller.asyncIface(asyncIface);
   }
 
   /**
@@ -246,7 +265,7 @@ public final class ThriftChannelPool<C extends TServiceClient> implements AutoCl
    *     CompletableFuture} of what its {@code recv_x} returns
    */
   public <F> F futureIface(Class<F> futureIface) {
-    return AsyncClients.futureIface(futureIface, caller); // the pool's one sequence, as above
+    return caller.futureIface(futureIface); // the pool's one sequence, as above
   }
 
   /** The endpoints now: the fixed list in the order given, or the source's current set. */

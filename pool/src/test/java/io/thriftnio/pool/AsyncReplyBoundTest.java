@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.testkit.gen.BenchService;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

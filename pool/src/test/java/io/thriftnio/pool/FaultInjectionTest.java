@@ -4,8 +4,8 @@ import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

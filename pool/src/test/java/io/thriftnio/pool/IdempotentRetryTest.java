@@ -3,8 +3,8 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.util.internal.ChannelClosedException;
 import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.gen.TradeReport;

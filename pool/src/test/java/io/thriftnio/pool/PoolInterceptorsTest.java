@@ -3,11 +3,11 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.EchoCountingHandler;
 import io.thriftnio.testkit.FaultInjectingHandler;
@@ -85,10 +85,10 @@ class PoolInterceptorsTest {
   private void assertServedOutcomes() {
     assertThat(inner.outcomes())
         .containsExactly(
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.DECLARED_EXCEPTION,
-            ClientCallOutcome.APPLICATION_EXCEPTION,
-            ClientCallOutcome.ONEWAY);
+            CallOutcome.SUCCESS,
+            CallOutcome.DECLARED_EXCEPTION,
+            CallOutcome.APPLICATION_EXCEPTION,
+            CallOutcome.ONEWAY);
     assertThat(inner.ended())
         .extracting(e -> e.context().methodName())
         .containsExactly("echo", "fail", "fail", "fire");
@@ -123,7 +123,7 @@ class PoolInterceptorsTest {
     assertThat(failure).isSameAs(gate.refusal);
     assertThat(handler.echoes()).isEqualTo(1);
     Ended refused = outer.ended().get(outer.ended().size() - 1);
-    assertThat(refused.outcome()).isEqualTo(ClientCallOutcome.REFUSED);
+    assertThat(refused.outcome()).isEqualTo(CallOutcome.REFUSED);
     assertThat(refused.failure()).isSameAs(gate.refusal);
     assertThat(inner.ended()).hasSize(4); // its beforeCall never ran
   }
@@ -181,7 +181,7 @@ class PoolInterceptorsTest {
           .isEqualTo(TTransportException.TIMED_OUT);
       assertThat(wrongReply).isInstanceOf(TApplicationException.class);
       assertThat(inner.outcomes())
-          .containsExactly(ClientCallOutcome.TIMEOUT, ClientCallOutcome.TRANSPORT_FAILURE);
+          .containsExactly(CallOutcome.TIMED_OUT, CallOutcome.TRANSPORT_FAILURE);
       assertThat(inner.ended()).extracting(Ended::failure).containsExactly(timeout, wrongReply);
     }
   }
@@ -224,7 +224,7 @@ class PoolInterceptorsTest {
       Throwable timeout = failureOf(pool.<Long>call((c, cb) -> c.fired(cb)));
 
       assertThat(timeout).isInstanceOf(CallTimeoutException.class);
-      assertThat(inner.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+      assertThat(inner.only().outcome()).isEqualTo(CallOutcome.TIMED_OUT);
       assertThat(inner.only().failure()).isSameAs(timeout);
     }
   }
@@ -284,7 +284,7 @@ class PoolInterceptorsTest {
 
       assertThat(((TTransportException) timeout).getType())
           .isEqualTo(TTransportException.TIMED_OUT);
-      assertThat(inner.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+      assertThat(inner.only().outcome()).isEqualTo(CallOutcome.TIMED_OUT);
       assertThat(inner.only().failure()).isSameAs(timeout);
     }
   }

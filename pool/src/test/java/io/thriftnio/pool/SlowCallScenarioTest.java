@@ -2,11 +2,11 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.netty.NettyThriftServer;
 import io.thriftnio.testkit.BenchHandler;

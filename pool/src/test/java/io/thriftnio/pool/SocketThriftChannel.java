@@ -1,7 +1,7 @@
 package io.thriftnio.pool;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

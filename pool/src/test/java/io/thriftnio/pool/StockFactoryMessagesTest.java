@@ -3,9 +3,9 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.testkit.gen.BenchService;
 import io.thriftnio.testkit.tls.TestPki;
 import java.io.InputStream;

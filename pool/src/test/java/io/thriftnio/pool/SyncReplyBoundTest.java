@@ -3,7 +3,7 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;

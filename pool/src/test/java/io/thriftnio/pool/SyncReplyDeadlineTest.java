@@ -2,8 +2,8 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.gen.BenchService;
 import java.time.Duration;

@@ -3,9 +3,8 @@ package io.thriftnio.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HeaderScope;
@@ -129,7 +128,8 @@ class THeaderPoolTest {
     }
     assertThat(seen).hasSize(1);
     assertThat(seen.get(0)).containsEntry("tenant", "acme").containsEntry("from", "interceptor");
-    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 5000L);
+    assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+        .isBetween(1L, 5000L);
   }
 
   @Test
@@ -153,7 +153,9 @@ class THeaderPoolTest {
       assertThat(outside.get(30, TimeUnit.SECONDS)).isEqualTo(ByteBuffer.wrap(new byte[] {8}));
     }
     assertThat(seen).hasSize(2);
-    assertThat(seen.get(0)).containsEntry("tenant", "acme").containsKey(CallHeaders.CLIENT_TIMEOUT);
+    assertThat(seen.get(0))
+        .containsEntry("tenant", "acme")
+        .containsKey(ServerCallContext.CLIENT_TIMEOUT_HEADER);
     assertThat(seen.get(1)).doesNotContainKey("tenant");
   }
 
@@ -230,7 +232,8 @@ class THeaderPoolTest {
       callThroughFront(pool, TimeUnit.SECONDS.toNanos(3), failed);
     }
     assertThat(failed.get()).isNull();
-    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 3000L);
+    assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+        .isBetween(1L, 3000L);
   }
 
   @Test
@@ -241,7 +244,8 @@ class THeaderPoolTest {
       callThroughFront(pool, TimeUnit.SECONDS.toNanos(3), failed);
     }
     assertThat(failed.get()).isNull();
-    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isGreaterThan(3000L);
+    assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+        .isGreaterThan(3000L);
   }
 
   @Test
@@ -270,7 +274,8 @@ class THeaderPoolTest {
       AtomicReference<Throwable> failed = new AtomicReference<>();
       callThroughFront(viaChannelPool, TimeUnit.SECONDS.toNanos(2), failed);
       assertThat(failed.get()).isNull();
-      assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 2000L);
+      assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+          .isBetween(1L, 2000L);
 
       callThroughFront(viaChannelPool, -TimeUnit.MILLISECONDS.toNanos(50), failed);
       assertThat(failed.get())
@@ -325,7 +330,7 @@ class THeaderPoolTest {
 
           @Override
           public void afterCall(
-              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+              ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
             afterCallSaw.set(context.responseHeaders());
           }
         };
@@ -357,7 +362,8 @@ class THeaderPoolTest {
         .containsEntry("tenant", "acme")
         .containsEntry("from", "interceptor")
         .containsEntry("x-echo", "hello");
-    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 20000L);
+    assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+        .isBetween(1L, 20000L);
     assertThat(seen.get(1)).doesNotContainKeys("tenant", "x-echo").containsKey("from");
   }
 
@@ -369,7 +375,8 @@ class THeaderPoolTest {
       callThroughFront(p -> echo(pool, p), TimeUnit.SECONDS.toNanos(2), failed);
       assertThat(failed.get()).isNull();
     }
-    assertThat(Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT))).isBetween(1L, 2000L);
+    assertThat(Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER)))
+        .isBetween(1L, 2000L);
   }
 
   @Test

@@ -4,9 +4,9 @@ import static io.thriftnio.testkit.Waits.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
 import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.testkit.BenchHandler;
 import io.thriftnio.testkit.ChannelIo;
 import io.thriftnio.testkit.Payloads;
@@ -293,7 +293,7 @@ class ThriftChannelPoolTest {
                       int pending = channel.callsInFlight();
                       return pending >= 1
                           ? CompletableFuture.failedFuture(
-                              new io.thriftnio.core.TooManyCallsInFlightException(
+                              new io.thriftnio.core.util.internal.TooManyCallsInFlightException(
                                   pending, 1, channel.remoteAddress()))
                           : super.exchange(request, timeout);
                     }
@@ -315,7 +315,7 @@ class ThriftChannelPoolTest {
       CompletableFuture<ByteBuffer> refused = pool.exchange(firedRequest());
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .cause()
-          .isInstanceOf(io.thriftnio.core.TooManyCallsInFlightException.class)
+          .isInstanceOf(io.thriftnio.core.util.internal.TooManyCallsInFlightException.class)
           .hasMessageContaining("pending calls: 1 (limit: 1)");
 
       assertThat(first).isNotDone();

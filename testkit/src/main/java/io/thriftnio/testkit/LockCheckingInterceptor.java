@@ -1,14 +1,13 @@
 package io.thriftnio.testkit;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * A server and client interceptor that notes, in every hook (and in the scopes it attaches and
@@ -41,7 +40,7 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
   }
 
   @Override
-  public CallScope attach(ServerCallContext context) {
+  public Runnable attach(ServerCallContext context) {
     note("server attach");
     return () -> note("server scope close");
   }
@@ -53,18 +52,18 @@ public final class LockCheckingInterceptor implements ServerInterceptor, ClientI
 
   @Override
   public void afterCall(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
     note("client afterCall");
   }
 
   @Override
-  public CallScope attach(ClientCallContext context) {
+  public Runnable attach(ClientCallContext context) {
     note("client attach");
     return () -> note("client scope close");
   }
 
   @Override
-  public CallScope.Captured capture() {
+  public Supplier<Runnable> capture() {
     note("client capture");
     return () -> {
       note("client resume");

@@ -1,8 +1,8 @@
 package io.thriftnio.testkit;
 
 import io.thriftnio.core.CallKey;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,7 +20,7 @@ public final class RecordingClientInterceptor implements ClientInterceptor {
 
   /** One {@code afterCall}. */
   public record Ended(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {}
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {}
 
   private final String name;
   private final List<String> events;
@@ -45,7 +45,7 @@ public final class RecordingClientInterceptor implements ClientInterceptor {
 
   @Override
   public void afterCall(
-      ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+      ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
     events.add("after " + name + " " + context.methodName() + " " + outcome);
     ended.add(new Ended(context, outcome, failure, nanos));
   }
@@ -56,7 +56,7 @@ public final class RecordingClientInterceptor implements ClientInterceptor {
   }
 
   /** The outcomes so far, in order. */
-  public List<ClientCallOutcome> outcomes() {
+  public List<CallOutcome> outcomes() {
     return ended.stream().map(Ended::outcome).toList();
   }
 
@@ -73,7 +73,7 @@ public final class RecordingClientInterceptor implements ClientInterceptor {
     return new ClientInterceptor() {
       @Override
       public void afterCall(
-          ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+          ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
         throw new IllegalStateException("afterCall bug, for the test");
       }
     };

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.AsyncClients.AsyncCaller;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.gen.BenchError;
@@ -52,7 +51,7 @@ class AsyncClientsFutureIfaceTest {
                 PROTOCOL,
                 PROTOCOL,
                 Framing.DEFAULT_MAX_FRAME_SIZE));
-    caller = AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, executor);
+    caller = AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, executor);
   }
 
   @AfterEach
@@ -82,8 +81,7 @@ class AsyncClientsFutureIfaceTest {
 
   @Test
   void everyKindOfMethodCompletesOnTheExecutor() throws Exception {
-    BenchService.FutureIface bench =
-        AsyncClients.futureIface(BenchService.FutureIface.class, caller);
+    BenchService.FutureIface bench = caller.futureIface(BenchService.FutureIface.class);
     AtomicReference<String> thread = new AtomicReference<>();
     // The executor held until the stage below is attached: it then runs where the future
     // completes, not on this thread (the in-memory channel replies at once).
@@ -124,8 +122,8 @@ class AsyncClientsFutureIfaceTest {
   @Test
   void aClientOfAnotherServiceIsRefusedAtCreationNamingTheMethod() {
     AsyncCaller<AsyncClientsTest.OtherClient> other =
-        AsyncClients.caller(channel, AsyncClientsTest.OtherClient::new, PROTOCOL, executor);
-    assertThatThrownBy(() -> AsyncClients.futureIface(BenchService.FutureIface.class, other))
+        AsyncCaller.of(channel, AsyncClientsTest.OtherClient::new, PROTOCOL, executor);
+    assertThatThrownBy(() -> other.futureIface(BenchService.FutureIface.class))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("futureIface: io.thriftnio.testkit.gen.BenchService.FutureIface.")
         .hasMessageContaining(": no send_")

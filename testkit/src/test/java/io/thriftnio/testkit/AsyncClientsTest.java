@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.AsyncClients.AsyncCaller;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.server.ProcessorInvoker;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.testkit.gen.BenchError;
 import io.thriftnio.testkit.gen.BenchService;
@@ -58,7 +57,7 @@ class AsyncClientsTest {
                 PROTOCOL,
                 PROTOCOL,
                 Framing.DEFAULT_MAX_FRAME_SIZE));
-    caller = AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, callbacks);
+    caller = AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, callbacks);
   }
 
   @AfterEach
@@ -247,7 +246,7 @@ class AsyncClientsTest {
                 Framing.DEFAULT_MAX_FRAME_SIZE));
     try {
       AsyncCaller<BenchService.Client> c2 =
-          AsyncClients.caller(asyncChannel, BenchService.Client::new, PROTOCOL, callbacks);
+          AsyncCaller.of(asyncChannel, BenchService.Client::new, PROTOCOL, callbacks);
       CompletableFuture<Object> sleep =
           c2.call(
               c -> c.send_sleep(200),
@@ -501,11 +500,10 @@ class AsyncClientsTest {
 
   @Test
   void callerRequiresItsCollaborators() {
-    assertThatThrownBy(
-            () -> AsyncClients.caller(null, BenchService.Client::new, PROTOCOL, callbacks))
+    assertThatThrownBy(() -> AsyncCaller.of(null, BenchService.Client::new, PROTOCOL, callbacks))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("channel");
-    assertThatThrownBy(() -> AsyncClients.caller(channel, BenchService.Client::new, PROTOCOL, null))
+    assertThatThrownBy(() -> AsyncCaller.of(channel, BenchService.Client::new, PROTOCOL, null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("executor");
   }

@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import java.net.SocketAddress;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.transport.TTransportException;

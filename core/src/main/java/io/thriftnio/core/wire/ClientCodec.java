@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -30,9 +30,9 @@ import org.apache.thrift.transport.TTransportException;
  * </pre>
  *
  * <p>THeader and HTTP carry headers: the request's ({@link #head}, with {@value
- * CallHeaders#CLIENT_TIMEOUT}) and the reply's ({@link #replyHeaders()}). A THeader request says
- * that the client matches replies by the header's sequence id ({@link #matchesBySeqId()}), so a
- * server may answer out of order.
+ * ServerCallContext#CLIENT_TIMEOUT_HEADER}) and the reply's ({@link #replyHeaders()}). A THeader
+ * request says that the client matches replies by the header's sequence id ({@link
+ * #matchesBySeqId()}), so a server may answer out of order.
  *
  * <p>A refusal (a frame over {@code maxFrameSize}, an invalid unframed reply, a malformed HTTP
  * response) ends the connection: {@link Refusal#exception()} is what the waiting calls fail with.
@@ -136,7 +136,7 @@ public interface ClientCodec {
    * @param headers the request's headers; sent on THeader (info headers) and HTTP (fields)
    * @param seqId the sequence id of a THeader request's header: the connection's own
    * @param timeoutMillis how long the client waits for the reply, sent as {@value
-   *     CallHeaders#CLIENT_TIMEOUT} where headers are carried; 0 for none
+   *     ServerCallContext#CLIENT_TIMEOUT_HEADER} where headers are carried; 0 for none
    * @return the head: a length prefix, an HTTP or THeader head, or no bytes; the caller owns it
    * @throws TProtocolException if the message or the headers cannot be sent (see {@link #refusal})
    */

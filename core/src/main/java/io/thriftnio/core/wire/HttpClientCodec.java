@@ -1,6 +1,6 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.CallHeaders;
+import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -69,13 +69,15 @@ final class HttpClientCodec extends ReplyReader {
     return requestHead.head(message.remaining(), withTimeout(headers, timeoutMillis));
   }
 
-  /** {@code headers} with {@value CallHeaders#CLIENT_TIMEOUT} when there is a timeout. */
+  /**
+   * {@code headers} with {@value ServerCallContext#CLIENT_TIMEOUT_HEADER} when there is a timeout.
+   */
   static Map<String, String> withTimeout(Map<String, String> headers, long timeoutMillis) {
     if (timeoutMillis <= 0) {
       return headers;
     }
     Map<String, String> sent = new LinkedHashMap<>(headers);
-    sent.put(CallHeaders.CLIENT_TIMEOUT, Long.toString(timeoutMillis));
+    sent.put(ServerCallContext.CLIENT_TIMEOUT_HEADER, Long.toString(timeoutMillis));
     return sent;
   }
 

@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.FrameSizeException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import java.nio.ByteBuffer;
 import org.apache.thrift.protocol.TMessage;
 

@@ -1,11 +1,11 @@
 package io.thriftnio.core.wire;
 
 import io.thriftnio.core.CloseCause;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.sasl.SaslQop;
 import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.SaslMessage.Status;
 import java.net.SocketAddress;

@@ -1,7 +1,7 @@
 package io.thriftnio.core.wire;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import java.net.SocketAddress;
 import java.util.Map;

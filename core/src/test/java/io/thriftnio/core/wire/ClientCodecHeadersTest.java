@@ -3,8 +3,8 @@ package io.thriftnio.core.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.WireKind;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -67,7 +67,7 @@ class ClientCodecHeadersTest {
         .containsExactly(
             Map.entry("tenant", "acme"),
             Map.entry("ünïcode", "välue"),
-            Map.entry(CallHeaders.CLIENT_TIMEOUT, "250"));
+            Map.entry(ServerCallContext.CLIENT_TIMEOUT_HEADER, "250"));
 
     byte[] compactHead = codec.head(ByteBuffer.wrap(COMPACT_MESSAGE), false, Map.of(), 42, 0);
     THeaderEnvelope compact =

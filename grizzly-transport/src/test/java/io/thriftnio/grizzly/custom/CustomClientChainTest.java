@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.grizzly.GrizzlyThriftServer;
-import io.thriftnio.grizzly.TGrizzlyClientTransport;
 import io.thriftnio.grizzly.ThriftClientFilter;
 import io.thriftnio.grizzly.ThriftFrameFilter;
 import io.thriftnio.testkit.BenchHandler;
@@ -26,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A user's own client chain ending in {@link ThriftClientFilter}, from outside the package: a
- * generated client calls through {@link TGrizzlyClientTransport#create(Connection)} on it.
+ * generated client calls through {@link ThriftClientFilter#transport(Connection)} on it.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class CustomClientChainTest {
@@ -52,7 +51,7 @@ class CustomClientChainTest {
     try (server) {
       transport.start();
       Connection<?> connection = transport.connect(server.localAddress()).get(10, TimeUnit.SECONDS);
-      TTransport thrift = TGrizzlyClientTransport.create(connection);
+      TTransport thrift = ThriftClientFilter.transport(connection);
       try (thrift) {
         BenchService.Client client = new BenchService.Client(PROTOCOL.getProtocol(thrift));
         assertThat(Payloads.check(client.echo(Payloads.of(32, 7)), 32, 7)).isTrue();

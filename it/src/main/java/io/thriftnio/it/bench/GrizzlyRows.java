@@ -44,7 +44,7 @@ final class GrizzlyRows implements RowProvider {
   }
 
   static GrizzlyClientIo resources(CellSpec cell) throws Exception {
-    return GrizzlyClientIo.builder().ioThreads(Runtime.getRuntime().availableProcessors()).build();
+    return GrizzlyClientIo.create(Runtime.getRuntime().availableProcessors());
   }
 
   static ClientOptions options(CellSpec cell) {

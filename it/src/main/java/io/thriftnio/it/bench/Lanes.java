@@ -1,7 +1,7 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.AsyncClients;
 import io.thriftnio.core.ThriftChannel;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -124,8 +124,8 @@ final class Lanes {
         }
       };
     }
-    AsyncClients.AsyncCaller<BenchService.Client> caller =
-        AsyncClients.caller(channel, BenchService.Client::new, protocol, executor);
+    AsyncCaller<BenchService.Client> caller =
+        AsyncCaller.of(channel, BenchService.Client::new, protocol, executor);
     return new ClientLoad.AsyncLane() {
       @Override
       public int depth() {

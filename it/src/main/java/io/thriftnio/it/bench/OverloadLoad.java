@@ -1,12 +1,12 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.gen.BenchService;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -46,7 +46,7 @@ final class OverloadLoad implements AutoCloseable {
 
   private final NettyClientIo io;
   private final List<ThriftChannel> channels = new ArrayList<>();
-  private final List<AsyncClients.AsyncCaller<BenchService.Client>> callers = new ArrayList<>();
+  private final List<AsyncCaller<BenchService.Client>> callers = new ArrayList<>();
   private final String label;
 
   /**
@@ -75,7 +75,7 @@ final class OverloadLoad implements AutoCloseable {
         ThriftChannel c = io.openChannel(address, options);
         channels.add(c);
         callers.add(
-            AsyncClients.caller(
+            AsyncCaller.of(
                 c, BenchService.Client::new, Protocols.factory(protocol), Runnable::run));
       }
     } catch (Exception | Error e) {

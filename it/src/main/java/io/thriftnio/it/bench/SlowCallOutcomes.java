@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;

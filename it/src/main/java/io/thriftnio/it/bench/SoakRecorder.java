@@ -1,6 +1,6 @@
 package io.thriftnio.it.bench;
 
-import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.pool.PoolTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;

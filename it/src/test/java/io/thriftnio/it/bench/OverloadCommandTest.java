@@ -3,8 +3,8 @@ package io.thriftnio.it.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.NotRun;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyThriftServer;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,7 @@ package io.thriftnio.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.pool.PoolStats;
 import io.thriftnio.pool.PoolTimeoutException;
 import io.thriftnio.pool.ThriftClientPool;

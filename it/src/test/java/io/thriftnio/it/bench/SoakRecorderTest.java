@@ -2,7 +2,7 @@ package io.thriftnio.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.thriftnio.core.CallTimeoutException;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.Map;

@@ -65,7 +65,7 @@ class HttpClientsAgainstTServletTest {
     binaryServlet = jetty(new TBinaryProtocol.Factory(), binaryHandler);
     compactServlet = jetty(new TCompactProtocol.Factory(), compactHandler);
     netty = NettyClientIo.create(2);
-    grizzly = GrizzlyClientIo.builder().ioThreads(2).build();
+    grizzly = GrizzlyClientIo.create(2);
     RESOURCES.add(netty);
     RESOURCES.add(grizzly);
   }

@@ -70,7 +70,7 @@ class DocSettingsTest {
           ServerTls.Builder.class,
           ServerSasl.Builder.class,
           ClientTls.Builder.class,
-          GrizzlyClientIo.Builder.class,
+          GrizzlyClientIo.class,
           ServerStats.class,
           PoolStats.class);
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
@@ -84,7 +83,7 @@ public abstract class AroundInterceptorSuite extends ServerCellSuite {
     final Queue<String> seenAfter = new ConcurrentLinkedQueue<>();
 
     @Override
-    public CallScope attach(ServerCallContext context) {
+    public Runnable attach(ServerCallContext context) {
       String before = MDC.get();
       if (before != null) {
         leaks.add(before + " on " + Thread.currentThread().getName());
@@ -243,11 +242,11 @@ public abstract class AroundInterceptorSuite extends ServerCellSuite {
     final Queue<CallOutcome> outcomes = new ConcurrentLinkedQueue<>();
 
     @Override
-    public CallScope attach(ServerCallContext context) {
+    public Runnable attach(ServerCallContext context) {
       if (context.seqId() % 2 == 1) {
         throw new IllegalStateException("attach bug");
       }
-      return CallScope.NONE;
+      return () -> {};
     }
 
     @Override
@@ -284,7 +283,7 @@ public abstract class AroundInterceptorSuite extends ServerCellSuite {
     ServerInterceptor badClose =
         new ServerInterceptor() {
           @Override
-          public CallScope attach(ServerCallContext context) {
+          public Runnable attach(ServerCallContext context) {
             return () -> {
               throw new IllegalStateException("close bug");
             };

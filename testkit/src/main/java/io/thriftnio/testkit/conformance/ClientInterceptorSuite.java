@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.AsyncClients.AsyncCaller;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.AsyncCaller;
 import io.thriftnio.testkit.FaultInjectingHandler;
 import io.thriftnio.testkit.LockCheckingInterceptor;
 import io.thriftnio.testkit.RecordingClientInterceptor;
@@ -105,7 +105,7 @@ public abstract class ClientInterceptorSuite {
     }
     ThriftChannel channel = resources.openChannel(address, options);
     closeables.add(channel);
-    return AsyncClients.caller(channel, BenchService.Client::new, protocol, Runnable::run);
+    return AsyncCaller.of(channel, BenchService.Client::new, protocol, Runnable::run);
   }
 
   private AsyncCaller<BenchService.Client> caller(
@@ -136,7 +136,7 @@ public abstract class ClientInterceptorSuite {
 
     assertThat(reply.remaining()).isEqualTo(5);
     Ended e = r.only();
-    assertThat(e.outcome()).isEqualTo(ClientCallOutcome.SUCCESS);
+    assertThat(e.outcome()).isEqualTo(CallOutcome.SUCCESS);
     assertThat(e.failure()).isNull();
     assertThat(e.context().methodName()).isEqualTo("echo");
     assertThat(e.context().seqId()).isPositive();
@@ -171,7 +171,7 @@ public abstract class ClientInterceptorSuite {
         .get(10, TimeUnit.SECONDS);
 
     assertThat(r.only().context().methodName()).isEqualTo("fail");
-    assertThat(r.only().outcome()).isEqualTo(ClientCallOutcome.DECLARED_EXCEPTION);
+    assertThat(r.only().outcome()).isEqualTo(CallOutcome.DECLARED_EXCEPTION);
   }
 
   @Test
@@ -191,8 +191,7 @@ public abstract class ClientInterceptorSuite {
     assertThat(application).isInstanceOf(TApplicationException.class);
     assertThat(r.ended())
         .extracting(Ended::outcome)
-        .containsExactly(
-            ClientCallOutcome.DECLARED_EXCEPTION, ClientCallOutcome.APPLICATION_EXCEPTION);
+        .containsExactly(CallOutcome.DECLARED_EXCEPTION, CallOutcome.APPLICATION_EXCEPTION);
     // A declared exception is the service's answer: no failure. The TApplicationException is the
     // failure, the same type, code and message the caller got.
     assertThat(r.ended().get(0).failure()).isNull();
@@ -222,7 +221,7 @@ public abstract class ClientInterceptorSuite {
 
       assertThat(failure).isInstanceOf(TTransportException.class);
       Ended e = r.only();
-      assertThat(e.outcome()).isEqualTo(ClientCallOutcome.TRANSPORT_FAILURE);
+      assertThat(e.outcome()).isEqualTo(CallOutcome.TRANSPORT_FAILURE);
       assertThat(e.failure()).isSameAs(failure);
       assertThat(e.context().remoteAddress()).isEqualTo(peer.address);
     }
@@ -238,7 +237,7 @@ public abstract class ClientInterceptorSuite {
       assertThat(((TTransportException) failure).getType())
           .isEqualTo(TTransportException.TIMED_OUT);
       Ended e = r.only();
-      assertThat(e.outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+      assertThat(e.outcome()).isEqualTo(CallOutcome.TIMED_OUT);
       assertThat(e.failure()).isSameAs(failure);
       assertThat(e.nanos()).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
     }
@@ -253,7 +252,7 @@ public abstract class ClientInterceptorSuite {
     caller.callOneway(c -> c.send_fire(ByteBuffer.allocate(3))).get(10, TimeUnit.SECONDS);
 
     Ended e = r.only();
-    assertThat(e.outcome()).isEqualTo(ClientCallOutcome.ONEWAY);
+    assertThat(e.outcome()).isEqualTo(CallOutcome.ONEWAY);
     assertThat(e.context().methodName()).isEqualTo("fire");
     assertThat(e.context().isOneway()).isTrue();
     assertThat(e.failure()).isNull();
@@ -285,7 +284,7 @@ public abstract class ClientInterceptorSuite {
         .get(10, TimeUnit.SECONDS);
 
     assertThat(failure).isSameAs(no);
-    assertThat(outer.ended().get(0).outcome()).isEqualTo(ClientCallOutcome.REFUSED);
+    assertThat(outer.ended().get(0).outcome()).isEqualTo(CallOutcome.REFUSED);
     assertThat(outer.ended().get(0).failure()).isSameAs(no);
     assertThat(events)
         .containsExactly(
@@ -327,7 +326,7 @@ public abstract class ClientInterceptorSuite {
         .hasMessageContaining(failing.getClass().getName());
     assertThat(r.ended())
         .extracting(Ended::outcome)
-        .containsExactly(ClientCallOutcome.REFUSED, ClientCallOutcome.SUCCESS);
+        .containsExactly(CallOutcome.REFUSED, CallOutcome.SUCCESS);
     assertThat(r.ended().get(0).failure()).isSameAs(failure);
     assertThat(handler.calls()).containsOnlyKeys("fired()");
   }

@@ -3,7 +3,6 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
@@ -11,6 +10,7 @@ import io.thriftnio.core.WireKind;
 import io.thriftnio.core.sasl.ClientSasl;
 import io.thriftnio.core.sasl.SaslNegotiationException;
 import io.thriftnio.core.sasl.SaslQop;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.testkit.conformance.HostileServer.Misbehaviour;
 import io.thriftnio.testkit.conformance.HostileServer.Wire;
 import io.thriftnio.testkit.gen.BenchService;

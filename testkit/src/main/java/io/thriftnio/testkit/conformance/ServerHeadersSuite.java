@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.NotRun;
@@ -36,10 +35,10 @@ import org.junit.jupiter.api.Timeout;
 /**
  * What a server sends and reads about a call beside its message, over real sockets: response
  * headers ({@link ServerCallContext#setResponseHeader}) as THeader info headers and HTTP header
- * fields; the caller's deadline ({@link CallHeaders#CLIENT_TIMEOUT}), and a call answered without
- * running once it has passed; THeader's out-of-order flag (0x01) letting a fast reply overtake a
- * slow one on a {@code WORKER} server, and request order without it. A transport runs it once per
- * strategy.
+ * fields; the caller's deadline ({@link ServerCallContext#CLIENT_TIMEOUT_HEADER}), and a call
+ * answered without running once it has passed; THeader's out-of-order flag (0x01) letting a fast
+ * reply overtake a slow one on a {@code WORKER} server, and request order without it. A transport
+ * runs it once per strategy.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @Matrix.Of(Matrix.STRATEGIES)
@@ -207,7 +206,10 @@ public abstract class ServerHeadersSuite extends ServerCellSuite {
   @Test
   void theHandlerSeesTheCallersDeadline() throws Exception {
     RawConnection raw = raw(start());
-    raw.write(THeaderFrames.request().header(CallHeaders.CLIENT_TIMEOUT, "60000").frame(echo(1)));
+    raw.write(
+        THeaderFrames.request()
+            .header(ServerCallContext.CLIENT_TIMEOUT_HEADER, "60000")
+            .frame(echo(1)));
     assertThat(echoed(readReply(raw), 1)).isEqualTo("deadline");
   }
 
@@ -229,7 +231,7 @@ public abstract class ServerHeadersSuite extends ServerCellSuite {
       raw.write(
           THeaderFrames.request()
               .seqId(seqid)
-              .header(CallHeaders.CLIENT_TIMEOUT, "1")
+              .header(ServerCallContext.CLIENT_TIMEOUT_HEADER, "1")
               .frame(echo(seqid)));
       late.add(raw);
     }
@@ -238,7 +240,10 @@ public abstract class ServerHeadersSuite extends ServerCellSuite {
     RawConnection pipelined = raw(server); // a deadline that passes behind a call of its own
     pipelined.write(THeaderFrames.request().seqId(5).frame(echo(5)));
     pipelined.write(
-        THeaderFrames.request().seqId(6).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(6)));
+        THeaderFrames.request()
+            .seqId(6)
+            .header(ServerCallContext.CLIENT_TIMEOUT_HEADER, "1")
+            .frame(echo(6)));
     late.add(pipelined);
     long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
     while (System.nanoTime() - due < 0) {
@@ -281,7 +286,10 @@ public abstract class ServerHeadersSuite extends ServerCellSuite {
     RawConnection raw = raw(start());
     byte[] slow = THeaderFrames.request().seqId(1).frame(sleep(1));
     byte[] late =
-        THeaderFrames.request().seqId(2).header(CallHeaders.CLIENT_TIMEOUT, "1").frame(echo(2));
+        THeaderFrames.request()
+            .seqId(2)
+            .header(ServerCallContext.CLIENT_TIMEOUT_HEADER, "1")
+            .frame(echo(2));
     byte[] both = new byte[slow.length + late.length];
     System.arraycopy(slow, 0, both, 0, slow.length);
     System.arraycopy(late, 0, both, slow.length, late.length);

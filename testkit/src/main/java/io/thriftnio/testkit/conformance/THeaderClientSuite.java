@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.AsyncClients;
-import io.thriftnio.core.CallHeaders;
-import io.thriftnio.core.CallScope;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
@@ -148,7 +146,7 @@ public abstract class THeaderClientSuite {
     assertThat(echoReply(BINARY, binary.get(10, TimeUnit.SECONDS))).isEqualTo("bin");
     assertThat(echoReply(COMPACT, compact.get(10, TimeUnit.SECONDS))).isEqualTo("cpt");
     assertThat(seen).hasSize(2);
-    long timeout = Long.parseLong(seen.get(0).get(CallHeaders.CLIENT_TIMEOUT));
+    long timeout = Long.parseLong(seen.get(0).get(ServerCallContext.CLIENT_TIMEOUT_HEADER));
     assertThat(timeout).isBetween(1L, HEADER.callTimeout().toMillis());
   }
 
@@ -168,8 +166,12 @@ public abstract class THeaderClientSuite {
           .isEqualTo(ByteBuffer.wrap(new byte[] {4}));
     }
     assertThat(seen).hasSize(4);
-    assertThat(seen.get(0)).containsEntry("tenant", "acme").containsKey(CallHeaders.CLIENT_TIMEOUT);
-    assertThat(seen.get(1)).doesNotContainKey("tenant").containsKey(CallHeaders.CLIENT_TIMEOUT);
+    assertThat(seen.get(0))
+        .containsEntry("tenant", "acme")
+        .containsKey(ServerCallContext.CLIENT_TIMEOUT_HEADER);
+    assertThat(seen.get(1))
+        .doesNotContainKey("tenant")
+        .containsKey(ServerCallContext.CLIENT_TIMEOUT_HEADER);
     assertThat(seen.get(2)).containsEntry("tenant", "acme");
   }
 
@@ -212,7 +214,9 @@ public abstract class THeaderClientSuite {
     }
     assertThat(seen).hasSize(2);
     for (Map<String, String> headers : seen) {
-      assertThat(headers).containsEntry("x-tenant", "acme").containsKey(CallHeaders.CLIENT_TIMEOUT);
+      assertThat(headers)
+          .containsEntry("x-tenant", "acme")
+          .containsKey(ServerCallContext.CLIENT_TIMEOUT_HEADER);
     }
     // A header that would split the request fails the call before anything is sent.
     try (HeaderScope scope = HeaderScope.open(Map.of("x-bad", "a\r\nInjected: 1"))) {
@@ -252,7 +256,7 @@ public abstract class THeaderClientSuite {
         new ClientInterceptor() {
           @Override
           public void afterCall(
-              ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long n) {
+              ClientCallContext context, CallOutcome outcome, Throwable failure, long n) {
             afterCall.add(context.responseHeaders());
           }
         };
@@ -284,7 +288,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }
@@ -337,7 +341,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }
@@ -380,7 +384,7 @@ public abstract class THeaderClientSuite {
     ClientInterceptor attaching =
         new ClientInterceptor() {
           @Override
-          public CallScope attach(ClientCallContext context) {
+          public Runnable attach(ClientCallContext context) {
             current.set("call " + context.methodName());
             return current::remove;
           }

@@ -3,7 +3,7 @@ package io.thriftnio.testkit.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.ThriftChannel;
@@ -286,7 +286,7 @@ public abstract class UnframedClientSuite {
     closeAfter.add(channel);
     assertFailsWith(
         () -> exchange(channel), TTransportException.TIMED_OUT, "within callTimeout 200 ms");
-    assertThat(recorder.only().outcome()).isEqualTo(ClientCallOutcome.TIMEOUT);
+    assertThat(recorder.only().outcome()).isEqualTo(CallOutcome.TIMED_OUT);
     assertThat(recorder.only().context().methodName()).isEqualTo("ping");
   }
 

@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.util.internal.Continuations;
@@ -41,8 +40,8 @@ final class AttachScopes {
   }
 
   /** Opens the scopes of the call, in order, on this thread. */
-  CallScope[] open(ClientCallContext context) {
-    CallScope[] scopes = new CallScope[attaching.length];
+  Runnable[] open(ClientCallContext context) {
+    Runnable[] scopes = new Runnable[attaching.length];
     for (int i = 0; i < attaching.length; i++) {
       try {
         scopes[i] = attaching[i].attach(context);
@@ -65,7 +64,7 @@ final class AttachScopes {
    */
   Runnable around(ClientCallContext context, Runnable task) {
     return () -> {
-      CallScope[] scopes = open(context);
+      Runnable[] scopes = open(context);
       try {
         Continuations.completing(t -> around(context, t), task);
       } finally {
@@ -75,7 +74,7 @@ final class AttachScopes {
   }
 
   /** Closes {@code scopes} (may be {@code null}) in reverse order. */
-  static void close(CallScope[] scopes) {
+  static void close(Runnable[] scopes) {
     if (scopes == null) {
       return;
     }
@@ -84,9 +83,9 @@ final class AttachScopes {
         continue;
       }
       try {
-        scopes[i].close();
+        scopes[i].run();
       } catch (Throwable t) {
-        // CallScope.close must not throw; one that does must not keep the others open.
+        // A scope must not throw; one that does must not keep the others open.
         log.warn("A client interceptor's call scope {} failed to close", scopes[i], t);
       }
     }

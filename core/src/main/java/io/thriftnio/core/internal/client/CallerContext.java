@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import java.util.List;
@@ -20,9 +19,9 @@ public final class CallerContext {
 
   private final Thread thread = Thread.currentThread();
   private final HeaderSlot headers;
-  private final CallScope.Captured[] captured;
+  private final Supplier<Runnable>[] captured;
 
-  private CallerContext(HeaderSlot headers, CallScope.Captured[] captured) {
+  private CallerContext(HeaderSlot headers, Supplier<Runnable>[] captured) {
     this.headers = headers;
     this.captured = captured;
   }
@@ -57,7 +56,8 @@ public final class CallerContext {
     if (capturing == null) {
       return headers == null ? null : new CallerContext(headers, null);
     }
-    CallScope.Captured[] captured = new CallScope.Captured[capturing.length];
+    @SuppressWarnings("unchecked") // an array of the one type capture() returns
+    Supplier<Runnable>[] captured = (Supplier<Runnable>[]) new Supplier<?>[capturing.length];
     for (int i = 0; i < capturing.length; i++) {
       try {
         captured[i] = capturing[i].capture();
@@ -80,7 +80,7 @@ public final class CallerContext {
       return send.get();
     }
     HeaderSlot before = HeaderSlot.makeCurrent(caller.headers);
-    CallScope[] scopes = caller.resume();
+    Runnable[] scopes = caller.resume();
     try {
       return send.get();
     } finally {
@@ -89,17 +89,17 @@ public final class CallerContext {
     }
   }
 
-  private CallScope[] resume() {
+  private Runnable[] resume() {
     if (captured == null) {
       return null;
     }
-    CallScope[] scopes = new CallScope[captured.length];
+    Runnable[] scopes = new Runnable[captured.length];
     for (int i = 0; i < captured.length; i++) {
       if (captured[i] == null) {
         continue;
       }
       try {
-        scopes[i] = captured[i].resume();
+        scopes[i] = captured[i].get();
       } catch (Throwable t) {
         // The message is sent without it: context, not a check.
         log.warn("A client interceptor's captured context {} failed to resume", captured[i], t);

@@ -1,11 +1,11 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.CallTimeoutException;
-import io.thriftnio.core.ChannelClosedException;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.JdkTls;
+import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.core.util.internal.ChannelClosedException;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.ProtocolBytes;
 import io.thriftnio.core.wire.FirstBytes;

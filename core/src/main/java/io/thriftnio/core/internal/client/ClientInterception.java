@@ -1,8 +1,7 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.CallScope;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.internal.MessageReader;
 import io.thriftnio.core.util.internal.ContextAccess;
@@ -93,7 +92,7 @@ public final class ClientInterception {
       }
       return call;
     } catch (TException refusal) {
-      call.end(ClientCallOutcome.REFUSED, refusal);
+      call.end(CallOutcome.REFUSED, refusal);
       throw refusal;
     } catch (Throwable t) {
       // Anything else refuses this call alone; the caller hears what and who.
@@ -107,7 +106,7 @@ public final class ClientInterception {
                   + " failed before the call: "
                   + t,
               t);
-      call.end(ClientCallOutcome.REFUSED, failure);
+      call.end(CallOutcome.REFUSED, failure);
       throw failure;
     }
   }
@@ -151,7 +150,7 @@ public final class ClientInterception {
       WireHeaders headers,
       Function<ByteBuffer, CompletableFuture<Void>> send) {
     return around(
-        request, remote, headers, send, (call, none) -> call.end(ClientCallOutcome.ONEWAY, null));
+        request, remote, headers, send, (call, none) -> call.end(CallOutcome.ONEWAY, null));
   }
 
   /**
@@ -210,7 +209,7 @@ public final class ClientInterception {
       Map<String, String> replyHeaders,
       Runnable ending,
       Runnable complete) {
-    CallScope[] scopes = attaching == null ? null : attaching.open(call.context);
+    Runnable[] scopes = attaching == null ? null : attaching.open(call.context);
     try {
       if (!replyHeaders.isEmpty()) {
         ContextAccess.responseHeaders(call.context, replyHeaders);
@@ -260,19 +259,19 @@ public final class ClientInterception {
    * How a call that failed without a reply ended: {@code TIMEOUT} for a timeout, {@code
    * TRANSPORT_FAILURE} for anything else.
    */
-  static ClientCallOutcome failureOutcome(Throwable failure) {
+  static CallOutcome failureOutcome(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof TTransportException
               && ((TTransportException) t).getType() == TTransportException.TIMED_OUT
           || t instanceof TimeoutException
           || t instanceof SocketTimeoutException) {
-        return ClientCallOutcome.TIMEOUT;
+        return CallOutcome.TIMED_OUT;
       }
       if (t.getCause() == t) {
         break;
       }
     }
-    return ClientCallOutcome.TRANSPORT_FAILURE;
+    return CallOutcome.TRANSPORT_FAILURE;
   }
 
   static Throwable unwrap(Throwable t) {
@@ -314,7 +313,7 @@ public final class ClientInterception {
      * Ends the call: runs the {@code afterCall} of every interceptor whose {@code beforeCall}
      * returned, last first. Only the first end counts.
      */
-    public void end(ClientCallOutcome outcome, Throwable failure) {
+    public void end(CallOutcome outcome, Throwable failure) {
       if (!ENDED.compareAndSet(this, 0, 1)) {
         return;
       }
@@ -354,21 +353,21 @@ public final class ClientInterception {
         TApplicationException failure =
             MessageReader.applicationException(reply, protocol, MessageReader.BOUNDED_BY_FRAME);
         if (failure != null) {
-          end(ClientCallOutcome.APPLICATION_EXCEPTION, failure);
+          end(CallOutcome.APPLICATION_EXCEPTION, failure);
           return;
         }
         kind = MessageReader.replyKind(reply, protocol, MessageReader.BOUNDED_BY_FRAME);
       }
       switch (kind) {
         case RESULT:
-          end(ClientCallOutcome.SUCCESS, null);
+          end(CallOutcome.SUCCESS, null);
           break;
         case DECLARED_EXCEPTION:
-          end(ClientCallOutcome.DECLARED_EXCEPTION, null);
+          end(CallOutcome.DECLARED_EXCEPTION, null);
           break;
         default: // an EXCEPTION message is read above: here it could not be
           end(
-              ClientCallOutcome.TRANSPORT_FAILURE,
+              CallOutcome.TRANSPORT_FAILURE,
               new TTransportException(
                   TTransportException.CORRUPTED_DATA,
                   "unreadable reply to "
@@ -392,12 +391,12 @@ public final class ClientInterception {
     public void endWithResult(Throwable failure) {
       Throwable cause = failure == null ? null : unwrap(failure);
       if (cause == null) {
-        end(isOneway() ? ClientCallOutcome.ONEWAY : ClientCallOutcome.SUCCESS, null);
+        end(isOneway() ? CallOutcome.ONEWAY : CallOutcome.SUCCESS, null);
       } else if (cause instanceof TApplicationException
           && ((TApplicationException) cause).getType() != TApplicationException.BAD_SEQUENCE_ID) {
-        end(ClientCallOutcome.APPLICATION_EXCEPTION, cause);
+        end(CallOutcome.APPLICATION_EXCEPTION, cause);
       } else if (cause instanceof TException && cause instanceof TBase) {
-        end(ClientCallOutcome.DECLARED_EXCEPTION, null);
+        end(CallOutcome.DECLARED_EXCEPTION, null);
       } else {
         end(failureOutcome(cause), cause);
       }

@@ -1,10 +1,10 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.util.internal.ArgumentHeaders;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.IoThreadExchange;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.ReplyEvent;

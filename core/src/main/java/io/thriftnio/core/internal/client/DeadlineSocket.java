@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;
@@ -20,8 +20,8 @@ import org.apache.thrift.transport.TTransportException;
  * read after a request starts a deadline ({@link ReplyDeadline}) that every read of the reply
  * shares, and passing it reports {@code no response to echo from host/10.0.0.7:9090 within
  * callTimeout 5000 ms; transport closed}, the text of this library's own transports, a {@link
- * io.thriftnio.core.CallTimeoutException} ({@code TIMED_OUT}); the socket closes itself, so that a
- * late reply is never read by a next call.
+ * io.thriftnio.core.util.internal.CallTimeoutException} ({@code TIMED_OUT}); the socket closes
+ * itself, so that a late reply is never read by a next call.
  *
  * <p>The method comes from the header of the request last written, of which the first {@value
  * #HEAD_BYTES} bytes are kept (after the length prefix on a framed connection): a name that does

@@ -2,8 +2,8 @@ package io.thriftnio.core.internal.client;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.util.internal.CloseAware;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.HeaderSlot;
 import io.thriftnio.core.util.internal.MessageHeaders;

@@ -1,8 +1,8 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.io.IOException;

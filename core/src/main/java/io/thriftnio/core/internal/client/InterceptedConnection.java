@@ -1,6 +1,6 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.ClientCallOutcome;
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.internal.client.ClientInterception.Call;
 import io.thriftnio.core.util.internal.ArgumentHeaders;
 import io.thriftnio.core.util.internal.ContextAccess;
@@ -132,10 +132,10 @@ public final class InterceptedConnection {
     if (failure != null) {
       call.endWithResult(failure);
     } else if (call.isOneway()) {
-      call.end(ClientCallOutcome.ONEWAY, null);
+      call.end(CallOutcome.ONEWAY, null);
     } else {
       call.end(
-          ClientCallOutcome.TRANSPORT_FAILURE,
+          CallOutcome.TRANSPORT_FAILURE,
           new TTransportException(
               "the client returned without reading the reply to "
                   + describe(call)
@@ -310,14 +310,11 @@ public final class InterceptedConnection {
       if (kind == ReplyKind.APPLICATION_EXCEPTION) {
         // The generated client throws the one it read, equal to this: same type, code, message.
         call.end(
-            ClientCallOutcome.APPLICATION_EXCEPTION,
+            CallOutcome.APPLICATION_EXCEPTION,
             new TApplicationException(exceptionType, exceptionMessage));
       } else {
         call.end(
-            kind == ReplyKind.RESULT
-                ? ClientCallOutcome.SUCCESS
-                : ClientCallOutcome.DECLARED_EXCEPTION,
-            null);
+            kind == ReplyKind.RESULT ? CallOutcome.SUCCESS : CallOutcome.DECLARED_EXCEPTION, null);
       }
       kind = null;
       exceptionField = null;

@@ -1,7 +1,7 @@
 package io.thriftnio.core.internal.client;
 
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

@@ -1,14 +1,14 @@
 package io.thriftnio.core.internal.client;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.client.Messages.Call;
 import io.thriftnio.core.internal.client.Messages.Oneway;
 import io.thriftnio.core.internal.client.Messages.Outbound;
+import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.core.util.internal.FrameSizeException;
+import io.thriftnio.core.util.internal.TooManyCallsInFlightException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

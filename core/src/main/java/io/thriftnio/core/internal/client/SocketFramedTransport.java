@@ -1,9 +1,9 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
 import io.thriftnio.core.internal.FrameLength;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.Decoded;

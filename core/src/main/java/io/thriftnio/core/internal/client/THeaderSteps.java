@@ -1,8 +1,8 @@
 package io.thriftnio.core.internal.client;
 
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.wire.ByteSource;
 import io.thriftnio.core.wire.ClientCodec;
 import io.thriftnio.core.wire.Decoded;

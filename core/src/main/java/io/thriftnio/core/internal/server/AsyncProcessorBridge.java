@@ -1,6 +1,5 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallScope;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -101,7 +100,7 @@ final class AsyncProcessorBridge {
       @Override
       public void responseReady() {
         // The handler's completion: afterCall runs inside the interceptors' scopes (attach).
-        CallScope[] scopes = call.completionScopes();
+        Runnable[] scopes = call.completionScopes();
         if (scopes != null) { // else an attach threw, and the call is answered
           try {
             call.complete();
@@ -116,7 +115,7 @@ final class AsyncProcessorBridge {
         // Generated code calls close() when the handler reports a TTransportException or its
         // response cannot be written (e.g. it exceeds maxFrameSize). The request was read, so
         // this is an internal error, not a malformed request: hence not a TTransportException.
-        CallScope[] scopes = call.completionScopes();
+        Runnable[] scopes = call.completionScopes();
         if (scopes != null) {
           try {
             call.fail(new TException("async handler could not write its response"));

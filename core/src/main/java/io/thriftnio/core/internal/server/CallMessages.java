@@ -1,9 +1,9 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.util.internal.FrameInputTransport;
 import io.thriftnio.core.util.internal.FrameOutputTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.MessageHeaders;
 import java.nio.ByteBuffer;
 import org.apache.thrift.TApplicationException;

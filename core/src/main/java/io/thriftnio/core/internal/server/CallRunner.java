@@ -1,8 +1,6 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -44,7 +42,7 @@ final class CallRunner {
     }
     Supplier<?> outer = InvokerCall.current();
     InvokerCall.makeCurrent(call);
-    CallScope[] scopes = call.openScopes();
+    Runnable[] scopes = call.openScopes();
     if (scopes == null) {
       InvokerCall.makeCurrent(outer);
       return true; // an attach threw: answered like a refusal
@@ -72,7 +70,7 @@ final class CallRunner {
     Supplier<?> outer = InvokerCall.current();
     InvokerCall.makeCurrent(call);
     try {
-      CallScope[] scopes = call.openScopes();
+      Runnable[] scopes = call.openScopes();
       if (scopes != null) { // else an attach threw, and the call is answered
         try {
           bridge.process(call); // a completion inside finds the call current: no second attach
@@ -93,11 +91,11 @@ final class CallRunner {
   }
 
   /**
-   * Whether the caller's deadline ({@value CallHeaders#CLIENT_TIMEOUT}) passed before the handler
-   * starts, after every beforeCall; if so the call has been answered {@link NotRun not run}, and
-   * the handler never runs. A deadline that passed while the call waited for a worker is found
-   * before the call reaches the invoker (the server's call sequencer sheds it as an overload); this
-   * finds one that passed while the beforeCalls ran.
+   * Whether the caller's deadline ({@value ServerCallContext#CLIENT_TIMEOUT_HEADER}) passed before
+   * the handler starts, after every beforeCall; if so the call has been answered {@link NotRun not
+   * run}, and the handler never runs. A deadline that passed while the call waited for a worker is
+   * found before the call reaches the invoker (the server's call sequencer sheds it as an
+   * overload); this finds one that passed while the beforeCalls ran.
    */
   private static boolean pastDeadline(InvokerCall call) {
     long timeout = call.timeoutNanos(true);
@@ -113,7 +111,7 @@ final class CallRunner {
         NotRun.PREFIX
             + c.methodName()
             + " not started: the caller's deadline ("
-            + CallHeaders.CLIENT_TIMEOUT
+            + ServerCallContext.CLIENT_TIMEOUT_HEADER
             + " "
             + TimeUnit.NANOSECONDS.toMillis(timeout)
             + " ms) passed "

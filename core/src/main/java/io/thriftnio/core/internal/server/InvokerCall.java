@@ -1,8 +1,6 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
@@ -338,7 +336,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
    * Opens the interceptors' scopes on this thread: {@link ServerInterception#NONE} if none
    * attaches; {@code null} if an {@code attach} threw, and the call has been answered.
    */
-  CallScope[] openScopes() {
+  Runnable[] openScopes() {
     ServerInterceptor[] attaching = invoker.attaching;
     if (attaching.length == 0 || requestType == CallMessages.UNREADABLE) {
       return ServerInterception.NONE; // no interceptor attaches, or none ran: the call fails unread
@@ -352,7 +350,7 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
   }
 
   /** Closes what {@link #openScopes} opened, on the thread that opened it. */
-  void closeScopes(CallScope[] scopes) {
+  void closeScopes(Runnable[] scopes) {
     if (scopes.length > 0) {
       ServerInterception.close(scopes, invoker.attaching, context);
     }
@@ -362,13 +360,14 @@ final class InvokerCall implements Runnable, Supplier<ServerCallContext> {
    * An async handler's completion: as {@link #openScopes}, unless it runs inside the handler's
    * method, where the scopes are open (the method runs with this call current: CallRunner).
    */
-  CallScope[] completionScopes() {
+  Runnable[] completionScopes() {
     return current() == this ? ServerInterception.NONE : openScopes();
   }
 
   /**
-   * The time the caller waits ({@value CallHeaders#CLIENT_TIMEOUT}), in nanoseconds; 0 for none.
-   * Read from the headers each time it is asked (twice a call at most): a framed call's are empty.
+   * The time the caller waits ({@value ServerCallContext#CLIENT_TIMEOUT_HEADER}), in nanoseconds; 0
+   * for none. Read from the headers each time it is asked (twice a call at most): a framed call's
+   * are empty.
    *
    * @param logIgnored whether to log a value that is ignored (once a call: the deadline check)
    */

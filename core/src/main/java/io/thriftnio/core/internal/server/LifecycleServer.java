@@ -3,7 +3,7 @@ package io.thriftnio.core.internal.server;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -78,7 +78,7 @@ public final class LifecycleServer implements ThriftServer {
 
   @Override
   public ServerStats stats() {
-    return counters.snapshot();
+    return counters.snapshot(ServerStats.class);
   }
 
   @Override

@@ -1,8 +1,6 @@
 package io.thriftnio.core.internal.server;
 
-import io.thriftnio.core.CallHeaders;
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.FrameSizeException;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerConfig;
@@ -10,6 +8,7 @@ import io.thriftnio.core.ServerInterceptor;
 import io.thriftnio.core.sasl.SaslIdentity;
 import io.thriftnio.core.util.internal.CallConnection;
 import io.thriftnio.core.util.internal.FrameInputTransport;
+import io.thriftnio.core.util.internal.FrameSizeException;
 import io.thriftnio.core.util.internal.Framing;
 import io.thriftnio.core.util.internal.PeerMemory;
 import io.thriftnio.core.util.internal.ProtocolBytes;
@@ -85,9 +84,10 @@ public final class ProcessorInvoker {
     default void responseHeaders(Map<String, String> headers) {}
 
     /**
-     * The caller's deadline ({@link CallHeaders#CLIENT_TIMEOUT}) passed before the handler could
-     * start: the call is answered {@code INTERNAL_ERROR} without running it ({@link #replied}
-     * follows). For the server call path, which counts it; not part of the API. Default: nothing.
+     * The caller's deadline ({@link ServerCallContext#CLIENT_TIMEOUT_HEADER}) passed before the
+     * handler could start: the call is answered {@code INTERNAL_ERROR} without running it ({@link
+     * #replied} follows). For the server call path, which counts it; not part of the API. Default:
+     * nothing.
      */
     default void deadlinePassed() {}
 

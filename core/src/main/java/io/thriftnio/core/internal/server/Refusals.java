@@ -2,9 +2,9 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.NotRun;
 import io.thriftnio.core.internal.AdaptiveLimit;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.server.CallSequencer.Call;
 import io.thriftnio.core.util.internal.ClientTimeouts;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.Executor;

@@ -1,7 +1,6 @@
 package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CallOutcome;
-import io.thriftnio.core.CallScope;
 import io.thriftnio.core.ServerCallContext;
 import io.thriftnio.core.ServerInterceptor;
 import java.lang.reflect.Method;
@@ -18,14 +17,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An exception from {@code attach} fails the call as one from {@code beforeCall} does (the
  * caller decides: {@link InvokerCall#openScopes}); the scopes already opened are closed first. An
- * exception from {@link CallScope#close()}, or from {@code afterCall}, is logged at WARN and
- * changes nothing: the reply is decided by then, and the others still run.
+ * exception from a scope's {@code run()}, or from {@code afterCall}, is logged at WARN and changes
+ * nothing: the reply is decided by then, and the others still run.
  */
 final class ServerInterception {
   private static final Logger log = LoggerFactory.getLogger(ServerInterception.class);
 
   /** Opened nothing: no interceptor overrides {@code attach}. */
-  static final CallScope[] NONE = new CallScope[0];
+  static final Runnable[] NONE = new Runnable[0];
+
+  /** The scope of an {@code attach} that returned {@code null}: nothing to undo. */
+  private static final Runnable NOTHING = () -> {};
 
   /** Why {@link #open} failed: the interceptor and its exception. */
   static final class AttachFailure extends Exception {
@@ -67,13 +69,13 @@ final class ServerInterception {
    * @return the scopes opened, to {@link #close} on this thread
    * @throws AttachFailure if one {@code attach} threw: those opened before it are closed already
    */
-  static CallScope[] open(ServerInterceptor[] attaching, ServerCallContext context)
+  static Runnable[] open(ServerInterceptor[] attaching, ServerCallContext context)
       throws AttachFailure {
-    CallScope[] scopes = new CallScope[attaching.length];
+    Runnable[] scopes = new Runnable[attaching.length];
     for (int i = 0; i < attaching.length; i++) {
       try {
-        CallScope scope = attaching[i].attach(context);
-        scopes[i] = scope != null ? scope : CallScope.NONE;
+        Runnable scope = attaching[i].attach(context);
+        scopes[i] = scope != null ? scope : NOTHING;
       } catch (Throwable t) {
         close(scopes, attaching, context);
         throw new AttachFailure(attaching[i], t);
@@ -83,14 +85,14 @@ final class ServerInterception {
   }
 
   /** Closes the scopes opened, last first; a failing one is logged and the others still close. */
-  static void close(CallScope[] scopes, ServerInterceptor[] attaching, ServerCallContext context) {
+  static void close(Runnable[] scopes, ServerInterceptor[] attaching, ServerCallContext context) {
     for (int i = scopes.length - 1; i >= 0; i--) {
-      CallScope scope = scopes[i];
+      Runnable scope = scopes[i];
       if (scope == null) {
         continue; // not opened: its attach, or an earlier one, threw
       }
       try {
-        scope.close();
+        scope.run();
       } catch (Throwable t) {
         // The reply is decided; a failing close must not change it or leave the others open.
         log.warn(

@@ -3,10 +3,11 @@ package io.thriftnio.core.internal.server;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.internal.AdaptiveLimit;
-import io.thriftnio.core.internal.ServerCounters;
 import io.thriftnio.core.internal.WorkerPools;
 import io.thriftnio.core.sasl.ServerSasl;
+import io.thriftnio.core.util.internal.ServerCounters;
 import io.thriftnio.core.wire.SaslSettings;
 import io.thriftnio.core.wire.WireSettings;
 import java.io.IOException;
@@ -402,7 +403,7 @@ public final class ServerLifecycle {
       }
       closed.complete(null);
     }
-    log.info("{} on {} closed; {}", name, localAddress, counters.snapshot());
+    log.info("{} on {} closed; {}", name, localAddress, counters.snapshot(ServerStats.class));
   }
 
   /**

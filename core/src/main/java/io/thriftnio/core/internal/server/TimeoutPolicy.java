@@ -2,7 +2,7 @@ package io.thriftnio.core.internal.server;
 
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ServerConfig;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;

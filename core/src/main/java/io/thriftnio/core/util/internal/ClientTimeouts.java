@@ -5,8 +5,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a request's {@value #HEADER} header ({@code CallHeaders.CLIENT_TIMEOUT}): the time the
- * caller waits for the reply, whole milliseconds as a decimal string (fbthrift's name and unit).
+ * Reads a request's {@value #HEADER} header ({@code ServerCallContext.CLIENT_TIMEOUT_HEADER}): the
+ * time the caller waits for the reply, whole milliseconds as a decimal string (fbthrift's name and
+ * unit).
  *
  * <p>A value that is not a whole number of milliseconds, or is negative, is ignored with a DEBUG
  * line, not refused: the header is the caller's hint, the call is served as it would be without it,

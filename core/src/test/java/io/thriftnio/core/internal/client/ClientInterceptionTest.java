@@ -3,8 +3,8 @@ package io.thriftnio.core.internal.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
-import io.thriftnio.core.ClientCallOutcome;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientOptions;
 import java.io.IOException;
@@ -37,12 +37,12 @@ class ClientInterceptionTest {
 
   /** Notes each outcome it is told, and each failure. */
   static final class Outcomes implements ClientInterceptor {
-    final List<ClientCallOutcome> seen = new ArrayList<>();
+    final List<CallOutcome> seen = new ArrayList<>();
     final List<Throwable> failures = new ArrayList<>();
 
     @Override
     public void afterCall(
-        ClientCallContext context, ClientCallOutcome outcome, Throwable failure, long nanos) {
+        ClientCallContext context, CallOutcome outcome, Throwable failure, long nanos) {
       seen.add(outcome);
       failures.add(failure);
     }
@@ -88,7 +88,7 @@ class ClientInterceptionTest {
         .begin("echo", 1, TMessageType.CALL, PEER)
         .endWithReply(ByteBuffer.wrap(reply.getArray(), 0, reply.length()), protocol);
 
-    assertThat(o.seen).containsExactly(ClientCallOutcome.APPLICATION_EXCEPTION);
+    assertThat(o.seen).containsExactly(CallOutcome.APPLICATION_EXCEPTION);
     assertSameApplicationException(o.failures.get(0), sent);
   }
 
@@ -114,7 +114,7 @@ class ClientInterceptionTest {
     TApplicationException thrown = TApplicationException.readFrom(reply);
     reply.readMessageEnd();
 
-    assertThat(o.seen).containsExactly(ClientCallOutcome.APPLICATION_EXCEPTION);
+    assertThat(o.seen).containsExactly(CallOutcome.APPLICATION_EXCEPTION);
     assertSameApplicationException(o.failures.get(0), thrown);
     assertSameApplicationException(thrown, sent);
   }
@@ -143,9 +143,9 @@ class ClientInterceptionTest {
     Outcomes o = new Outcomes();
     ClientInterception.Call call =
         ClientInterception.of(List.of(o)).begin("echo", 1, TMessageType.CALL, PEER);
-    call.end(ClientCallOutcome.SUCCESS, null);
+    call.end(CallOutcome.SUCCESS, null);
     call.endWithFailure(new IOException("late"));
-    assertThat(o.seen).containsExactly(ClientCallOutcome.SUCCESS);
+    assertThat(o.seen).containsExactly(CallOutcome.SUCCESS);
   }
 
   @Test
@@ -167,12 +167,12 @@ class ClientInterceptionTest {
 
     assertThat(o.seen)
         .containsExactly(
-            ClientCallOutcome.SUCCESS,
-            ClientCallOutcome.APPLICATION_EXCEPTION,
-            ClientCallOutcome.TRANSPORT_FAILURE,
-            ClientCallOutcome.TIMEOUT,
-            ClientCallOutcome.TIMEOUT,
-            ClientCallOutcome.TRANSPORT_FAILURE,
-            ClientCallOutcome.ONEWAY);
+            CallOutcome.SUCCESS,
+            CallOutcome.APPLICATION_EXCEPTION,
+            CallOutcome.TRANSPORT_FAILURE,
+            CallOutcome.TIMED_OUT,
+            CallOutcome.TIMED_OUT,
+            CallOutcome.TRANSPORT_FAILURE,
+            CallOutcome.ONEWAY);
   }
 }

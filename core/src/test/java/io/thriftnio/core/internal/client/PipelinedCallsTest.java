@@ -3,11 +3,11 @@ package io.thriftnio.core.internal.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
-import io.thriftnio.core.FrameSizeException;
-import io.thriftnio.core.TooManyCallsInFlightException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.core.util.internal.FrameSizeException;
+import io.thriftnio.core.util.internal.TooManyCallsInFlightException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

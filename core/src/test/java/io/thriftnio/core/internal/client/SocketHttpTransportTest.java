@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.thriftnio.core.CallTimeoutException;
 import io.thriftnio.core.ClientOptions;
 import io.thriftnio.core.HttpStatusException;
 import io.thriftnio.core.WireKind;
+import io.thriftnio.core.util.internal.CallTimeoutException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

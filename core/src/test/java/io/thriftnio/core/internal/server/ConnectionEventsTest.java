@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.thriftnio.core.CloseCause;
 import io.thriftnio.core.ConnectionInfo;
 import io.thriftnio.core.ConnectionListener;
-import io.thriftnio.core.ConnectionTransport;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
+import io.thriftnio.core.ServerStats;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -29,6 +29,7 @@ import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.server.ServerContext;
 import org.apache.thrift.server.TServerEventHandler;
+import org.apache.thrift.transport.SocketAddressProvider;
 import org.apache.thrift.transport.TTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -160,7 +161,7 @@ class ConnectionEventsTest {
             "close 2 FRAME_TIMEOUT",
             "open 3",
             "close 3 FRAME_TIMEOUT");
-    assertThat(counters.snapshot().timedOutConnections()).isEqualTo(3);
+    assertThat(counters.snapshot(ServerStats.class).timedOutConnections()).isEqualTo(3);
   }
 
   @Test
@@ -198,7 +199,7 @@ class ConnectionEventsTest {
             "open 1", "refused 2 TLS_FAILURE", "refused 3 PEER_CLOSED", "close 1 PEER_CLOSED");
     assertThat(recorder.infos.get(0).peerPrincipal()).contains(client);
     assertThat(recorder.infos.get(0).peerCertificates()).hasSize(1);
-    assertThat(counters.snapshot().tlsFailures()).isEqualTo(1);
+    assertThat(counters.snapshot(ServerStats.class).tlsFailures()).isEqualTo(1);
   }
 
   @Test
@@ -347,7 +348,7 @@ class ConnectionEventsTest {
     assertThat(handler.transports).hasSize(5);
     TTransport t = handler.transports.get(0);
     assertThat(handler.transports).allSatisfy(x -> assertThat(x).isSameAs(t));
-    assertThat(((ConnectionTransport) t).connection().remoteAddress()).isEqualTo(PEER);
+    assertThat(((SocketAddressProvider) t).getRemoteSocketAddress()).isEqualTo(PEER);
   }
 
   private static SSLSession session(Principal peer) {

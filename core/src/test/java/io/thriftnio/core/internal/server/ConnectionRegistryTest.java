@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.thriftnio.core.ServerStats;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -26,14 +26,14 @@ class ConnectionRegistryTest {
     assertThat(b).isNotNull();
     assertThat(b.id()).isGreaterThan(a.id());
     assertThat(FakeHandle.admit(registry, new FakeHandle())).as("max + 1").isNull();
-    ServerStats stats = counters.snapshot();
+    ServerStats stats = counters.snapshot(ServerStats.class);
     assertThat(stats.acceptedConnections()).isEqualTo(2);
     assertThat(stats.openConnections()).isEqualTo(2);
     assertThat(stats.rejectedConnections()).isEqualTo(1);
 
     a.handle().closeNow();
     assertThat(FakeHandle.admit(registry, new FakeHandle())).as("a slot freed").isNotNull();
-    assertThat(counters.snapshot().openConnections()).isEqualTo(2);
+    assertThat(counters.snapshot(ServerStats.class).openConnections()).isEqualTo(2);
   }
 
   @Test
@@ -42,7 +42,7 @@ class ConnectionRegistryTest {
     registry.closed(a);
     registry.closed(a);
     assertThat(registry.size()).isZero();
-    assertThat(counters.snapshot().openConnections()).isZero();
+    assertThat(counters.snapshot(ServerStats.class).openConnections()).isZero();
     assertThat(FakeHandle.admit(registry, new FakeHandle())).isNotNull();
     assertThat(FakeHandle.admit(registry, new FakeHandle())).isNotNull();
   }
@@ -52,8 +52,8 @@ class ConnectionRegistryTest {
     registry.refuseNew();
     assertThat(registry.isClosing()).isTrue();
     assertThat(FakeHandle.admit(registry, new FakeHandle())).isNull();
-    assertThat(counters.snapshot().rejectedConnections()).isZero();
-    assertThat(counters.snapshot().acceptedConnections()).isZero();
+    assertThat(counters.snapshot(ServerStats.class).rejectedConnections()).isZero();
+    assertThat(counters.snapshot(ServerStats.class).acceptedConnections()).isZero();
   }
 
   @Test
@@ -63,8 +63,8 @@ class ConnectionRegistryTest {
     registry.tlsFailed(a, "bad certificate");
     registry.timedOut(
         a, new TimeoutPolicy.Verdict(TimeoutPolicy.Kind.TLS_HANDSHAKE, "handshake timed out"));
-    assertThat(counters.snapshot().tlsFailures()).isEqualTo(1);
-    assertThat(counters.snapshot().timedOutConnections()).isZero();
+    assertThat(counters.snapshot(ServerStats.class).tlsFailures()).isEqualTo(1);
+    assertThat(counters.snapshot(ServerStats.class).timedOutConnections()).isZero();
     assertThat(handle.closes.get()).isEqualTo(2); // closing twice is harmless
     assertThat(registry.size()).isZero();
   }
@@ -76,7 +76,7 @@ class ConnectionRegistryTest {
         registry.admit(handle, new InetSocketAddress("127.0.0.1", 4242), null, System.nanoTime());
     handle.onClose = () -> registry.closed(a);
     registry.timedOut(a, new TimeoutPolicy.Verdict(TimeoutPolicy.Kind.IDLE, "no request"));
-    assertThat(counters.snapshot().timedOutConnections()).isEqualTo(1);
+    assertThat(counters.snapshot(ServerStats.class).timedOutConnections()).isEqualTo(1);
     assertThat(handle.closes.get()).isEqualTo(1);
     assertThat(a.toString()).contains("127.0.0.1:4242");
   }
@@ -150,7 +150,7 @@ class ConnectionRegistryTest {
     probeHandle.closeNow();
     assertThat(FakeHandle.admit(registry, new FakeHandle())).as("the drain is over").isNull();
     assertThat(registry.awaitAllClosed(System.nanoTime())).isTrue();
-    assertThat(counters.snapshot().acceptedConnections()).isEqualTo(2);
+    assertThat(counters.snapshot(ServerStats.class).acceptedConnections()).isEqualTo(2);
   }
 
   @Test

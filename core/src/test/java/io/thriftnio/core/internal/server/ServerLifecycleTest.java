@@ -8,7 +8,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ServerConfig;
 import io.thriftnio.core.ThriftServer;
-import io.thriftnio.core.internal.ServerCounters;
+import io.thriftnio.core.util.internal.ServerCounters;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import org.apache.thrift.transport.TTransportException;
 
@@ -9,7 +9,7 @@ import org.apache.thrift.transport.TTransportException;
  * transport, and a pooled stock async client, close their connection (the message says so). On a
  * channel only this call failed. Its request keeps its place in the connection's reply order, since
  * Thrift peers answer a connection's requests in order, and its late reply is read and dropped when
- * it comes; the connection and the other calls on it carry on (see {@link ThriftChannel}).
+ * it comes; the connection and the other calls on it carry on (see {@code ThriftChannel}).
  *
  * <p>{@link #behindTimedOutCall()} tells a call that only waited behind another timed-out call on
  * the same connection (head-of-line blocking) from one the server itself was slow to answer.

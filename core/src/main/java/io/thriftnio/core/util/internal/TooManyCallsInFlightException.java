@@ -1,10 +1,10 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
 import java.net.SocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
 /**
- * A call refused by a {@link ThriftChannel} because as many calls as its {@code
+ * A call refused by a {@code ThriftChannel} because as many calls as its {@code
  * maxCallsInFlightPerConnection} already wait for their responses on the connection. Nothing was
  * sent: the channel stays open and usable, and the call may be retried once earlier calls have
  * completed. The message carries the numbers and the peer, e.g. {@code pending calls: 1024 (limit:

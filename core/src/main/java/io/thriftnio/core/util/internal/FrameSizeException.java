@@ -1,6 +1,5 @@
-package io.thriftnio.core;
+package io.thriftnio.core.util.internal;
 
-import io.thriftnio.core.util.internal.Framing;
 import java.net.SocketAddress;
 import org.apache.thrift.transport.TTransportException;
 
