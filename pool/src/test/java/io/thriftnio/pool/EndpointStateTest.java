@@ -2,7 +2,7 @@ package io.thriftnio.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import io.thriftnio.testkit.conformance.LogCapture;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.ConnectException;
@@ -71,54 +71,23 @@ class EndpointStateTest {
    */
   static final class RecordingLog implements AutoCloseable {
     private static final String PREFIX = " " + EndpointState.class.getName() + " - ";
-    private final PrintStream original = System.out;
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    RecordingLog() {
-      OutputStream tee =
-          new OutputStream() {
-            @Override
-            public void write(int b) {
-              synchronized (bytes) {
-                bytes.write(b);
-              }
-              original.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-              synchronized (bytes) {
-                bytes.write(b, off, len);
-              }
-              original.write(b, off, len);
-            }
-          };
-      System.setOut(new PrintStream(tee, true, StandardCharsets.UTF_8));
-    }
+    private final LogCapture capture = new LogCapture();
 
     /** {@code [main] WARN io.thriftnio.pool.EndpointState - text} as {@code WARN text}. */
     List<String> lines() {
-      String all;
-      synchronized (bytes) {
-        all = bytes.toString(StandardCharsets.UTF_8);
-      }
       List<String> lines = new ArrayList<>();
-      for (String line : all.lines().toList()) {
+      for (String line : capture.linesContaining(PREFIX)) {
         int at = line.indexOf(PREFIX);
-        if (at >= 0) {
-          String head = line.substring(0, at);
-          lines.add(
-              head.substring(head.lastIndexOf(' ') + 1)
-                  + " "
-                  + line.substring(at + PREFIX.length()));
-        }
+        String head = line.substring(0, at);
+        lines.add(
+            head.substring(head.lastIndexOf(' ') + 1) + " " + line.substring(at + PREFIX.length()));
       }
       return lines;
     }
 
     @Override
     public void close() {
-      System.setOut(original);
+      capture.close();
     }
   }
 

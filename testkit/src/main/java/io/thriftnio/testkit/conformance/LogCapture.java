@@ -11,11 +11,12 @@ import java.util.stream.Collectors;
  * Copies {@code System.out}, where slf4j-simple writes the log in tests (the parent pom sets {@code
  * org.slf4j.simpleLogger.logFile=System.out}, level WARN), while passing it on. Close it to stop.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
   private final PrintStream original = System.out;
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-  LogCapture() {
+  /** Starts copying {@code System.out}. */
+  public LogCapture() {
     OutputStream tee =
         new OutputStream() {
           @Override
@@ -38,7 +39,7 @@ final class LogCapture implements AutoCloseable {
   }
 
   /** The lines written so far that contain {@code text}. */
-  List<String> linesContaining(String text) {
+  public List<String> linesContaining(String text) {
     String all;
     synchronized (bytes) {
       all = bytes.toString(StandardCharsets.UTF_8);
