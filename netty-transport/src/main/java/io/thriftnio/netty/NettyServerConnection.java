@@ -135,6 +135,11 @@ final class NettyServerConnection implements ServerConnection {
   }
 
   @Override
+  public boolean runsTasksAfterEachPass() {
+    return true; // an event loop runs its task queue after the IO of each pass
+  }
+
+  @Override
   public void execute(Runnable task) {
     try {
       handler.ctx.executor().execute(task);

@@ -39,6 +39,12 @@ public final class CallPath {
    */
   final InlineStallWatch inlineStalls;
 
+  /**
+   * Hands the calls of an IO thread's pass to {@link #worker} a few at a time; {@code null} where
+   * each call goes on its own (an executor that is not the server's own pool, or no worker).
+   */
+  final WorkerHandOff handOff;
+
   final ServerCounters counters;
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
@@ -90,6 +96,11 @@ public final class CallPath {
             : new InlineStallWatch(Checks.positive("inlineStallTick", b.inlineStallTick));
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
+    this.handOff =
+        b.handOff && worker != null
+            ? new WorkerHandOff(
+                worker, CallSequencer::refuse, WorkerHandOff.TICK, WorkerHandOff.BUDGET)
+            : null;
     this.counters = Objects.requireNonNull(b.counters, "counters");
     if (maxCallsInFlight <= 0) {
       throw new SettingException("maxCallsInFlight", maxCallsInFlight, "> 0");
@@ -120,6 +131,7 @@ public final class CallPath {
     private final ProcessorInvoker invoker;
     private final ServerCounters counters;
     private Executor worker;
+    private boolean handOff;
     private int maxCallsInFlight = ServerBuilder.DEFAULT_MAX_CALLS_IN_FLIGHT_PER_CONNECTION;
     private Duration workerStartTimeout = ServerBuilder.DEFAULT_WORKER_START_TIMEOUT;
     private Duration handlerTimeout = Duration.ZERO;
@@ -140,6 +152,17 @@ public final class CallPath {
      */
     public Builder worker(Executor worker) {
       this.worker = worker;
+      return this;
+    }
+
+    /**
+     * Whether the {@link #worker} may run several short calls of one IO thread's pass per hand-over
+     * ({@code WorkerHandOff}), on connections whose IO thread runs tasks after each pass: for a
+     * server's own pool, whose threads the calls' wait behind each other cannot starve. Default:
+     * {@code false}, a task per call.
+     */
+    public Builder batchHandOff(boolean handOff) {
+      this.handOff = handOff;
       return this;
     }
 

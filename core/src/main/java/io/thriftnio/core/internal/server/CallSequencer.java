@@ -108,6 +108,14 @@ public final class CallSequencer {
   private final QueueTimeBound queueBound;
 
   private final boolean writesFromAnyThread;
+
+  /**
+   * Runs a task on this connection's IO thread after its current pass ({@link
+   * ServerConnection#runsTasksAfterEachPass()}), for the {@link WorkerHandOff}; {@code null} where
+   * calls go to the worker one at a time.
+   */
+  private final Executor afterPass;
+
   private final Runnable writeTask = this::writeHandedOver;
   private final Runnable deadlineCheck = this::checkDeadlines;
   private final Runnable quietCheck = this::checkQuiet;
@@ -250,6 +258,8 @@ public final class CallSequencer {
     this.path = path;
     this.connection = connection;
     this.writesFromAnyThread = connection.writesFromAnyThread();
+    this.afterPass =
+        path.handOff != null && connection.runsTasksAfterEachPass() ? connection::execute : null;
     this.queueBound = path.queueBoundFor();
     RegisteredConnection<?> registration = connection.registration();
     this.id = registration != null ? registration.id() : ConnectionIds.next();
@@ -643,12 +653,23 @@ public final class CallSequencer {
     if (path.limit != null && !admitted(slot)) {
       return;
     }
+    WorkerHandOff handOff = path.handOff;
+    if (afterPass != null && handOff.batching() && connection.inIoThread()) {
+      handOff.add(slot, afterPass); // to the worker at the end of this pass, with its other calls
+      return;
+    }
     try {
       worker.execute(slot);
     } catch (RejectedExecutionException e) {
-      if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
-        Refusals.refused(this, slot, e);
-      }
+      refuse(slot, e);
+    }
+  }
+
+  /** The worker executor refused {@code call}, a {@link Call} of any connection. */
+  static void refuse(Runnable call, RejectedExecutionException e) {
+    Call slot = (Call) call;
+    if (slot.claim(false)) { // else it ran, or was given up while execute() blocked
+      Refusals.refused(slot.calls, slot, e);
     }
   }
 
@@ -1403,6 +1424,8 @@ public final class CallSequencer {
       CallPath path = calls.path;
       CallPath outer = RUNNING.get();
       RUNNING.set(path);
+      WorkerHandOff handOff = path.handOff;
+      long startedAt = handOff != null ? System.nanoTime() : 0;
       try {
         ConnectionEvents events = path.events;
         if (events != null) {
@@ -1414,6 +1437,9 @@ public final class CallSequencer {
         unreadable(e);
       } finally {
         RUNNING.set(outer);
+        if (handOff != null) {
+          handOff.ran(System.nanoTime() - startedAt);
+        }
       }
     }
 

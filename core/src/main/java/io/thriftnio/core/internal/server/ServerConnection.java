@@ -47,6 +47,16 @@ public interface ServerConnection extends CallConnection<SaslIdentity> {
   }
 
   /**
+   * Whether {@link #execute}, called on the IO thread, runs its task after the IO thread's current
+   * pass over its ready connections (Netty's event loop runs its tasks after its IO), so that a
+   * task handed over once per pass can collect the pass's calls ({@code WorkerHandOff}). Read once,
+   * when the sequencer is created. Default: {@code false}.
+   */
+  default boolean runsTasksAfterEachPass() {
+    return false;
+  }
+
+  /**
    * Runs {@code task} on a thread where {@link #inIoThread()} is true, after the tasks handed over
    * before it. If the IO thread is gone, runs it on the calling thread: the connection is closed
    * then, and its writes fail (and are counted as dropped) rather than being lost unseen.

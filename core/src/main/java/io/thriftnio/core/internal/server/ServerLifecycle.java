@@ -176,6 +176,7 @@ public final class ServerLifecycle {
     this.callPath =
         CallPath.builder(ProcessorInvoker.of(config), counters)
             .worker(worker)
+            .batchHandOff(own != null)
             .maxCallsInFlight(config.maxCallsInFlightPerConnection())
             .workerStartTimeout(config.workerStartTimeout())
             .handlerTimeout(config.handlerTimeout())
