@@ -146,7 +146,7 @@ public final class NettyThriftServer {
           eventLoopGroup != null ? IoTransport.of(eventLoopGroup) : IoTransport.resolve(transport);
       SslContext ssl = config.tls() != null ? NettyTls.serverContext(config.tls()) : null;
       return new NettyServer(
-              new LifecycleServer("Thrift server", "thrift-nio-netty", config),
+              new LifecycleServer("Thrift server", "thrift-nio-netty", config, true),
               io,
               eventLoopGroup,
               shutdownOnClose,

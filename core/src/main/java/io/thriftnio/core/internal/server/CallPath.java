@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TProtocolFactory;
 
@@ -97,9 +98,14 @@ public final class CallPath {
     this.invoker = Objects.requireNonNull(invoker, "invoker");
     this.worker = worker;
     this.handOff =
-        b.handOff && worker != null
+        b.handOff && worker instanceof ThreadPoolExecutor
             ? new WorkerHandOff(
-                worker, CallSequencer::refuse, WorkerHandOff.TICK, WorkerHandOff.BUDGET)
+                worker,
+                ((ThreadPoolExecutor) worker).getMaximumPoolSize(),
+                ((ThreadPoolExecutor) worker).getQueue()::isEmpty,
+                CallSequencer::refuse,
+                WorkerHandOff.TICK,
+                WorkerHandOff.BUDGET)
             : null;
     this.counters = Objects.requireNonNull(b.counters, "counters");
     if (maxCallsInFlight <= 0) {
@@ -158,7 +164,7 @@ public final class CallPath {
     /**
      * Whether the {@link #worker} may run several short calls of one IO thread's pass per hand-over
      * ({@code WorkerHandOff}), on connections whose IO thread runs tasks after each pass: for a
-     * server's own pool, whose threads the calls' wait behind each other cannot starve. Default:
+     * server's own pool, a {@code ThreadPoolExecutor} whose threads and queue it counts. Default:
      * {@code false}, a task per call.
      */
     public Builder batchHandOff(boolean handOff) {

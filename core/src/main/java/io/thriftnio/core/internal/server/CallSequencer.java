@@ -1425,7 +1425,11 @@ public final class CallSequencer {
       CallPath outer = RUNNING.get();
       RUNNING.set(path);
       WorkerHandOff handOff = path.handOff;
-      long startedAt = handOff != null ? System.nanoTime() : 0;
+      long startedAt = 0;
+      if (handOff != null) {
+        handOff.starting();
+        startedAt = System.nanoTime();
+      }
       try {
         ConnectionEvents events = path.events;
         if (events != null) {

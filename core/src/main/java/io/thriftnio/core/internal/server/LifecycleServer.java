@@ -28,10 +28,24 @@ public final class LifecycleServer implements ThriftServer {
    * @param config the server's settings
    */
   public LifecycleServer(String name, String threadPrefix, ServerConfig config) {
+    this(name, threadPrefix, config, false);
+  }
+
+  /**
+   * @param name the server's name in log lines, e.g. {@code "Thrift server"}
+   * @param threadPrefix the prefix of its threads' names, e.g. {@code "thrift-nio-netty"}
+   * @param config the server's settings
+   * @param handsOverPasses whether its IO threads run tasks after each pass over their connections
+   *     (Netty's event loops), so that its own worker pool may take the short calls of a pass
+   *     together ({@code WorkerHandOff})
+   */
+  public LifecycleServer(
+      String name, String threadPrefix, ServerConfig config, boolean handsOverPasses) {
     this.config = Objects.requireNonNull(config, "config");
     this.registry =
         new ConnectionRegistry<>(config.maxConnections(), counters, ConnectionEvents.of(config));
-    this.lifecycle = new ServerLifecycle(name, threadPrefix, config, counters, registry);
+    this.lifecycle =
+        new ServerLifecycle(name, threadPrefix, config, counters, registry, handsOverPasses);
   }
 
   /** The server's counters, behind {@link #stats()}. */

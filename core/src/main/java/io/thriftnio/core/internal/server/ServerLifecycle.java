@@ -138,13 +138,17 @@ public final class ServerLifecycle {
    * @param config the settings
    * @param counters the server's counters
    * @param registry the server's connections
+   * @param handsOverPasses whether the transport's IO threads run tasks after each pass over their
+   *     connections (Netty's event loops): the server's own worker pool then takes the short calls
+   *     of a pass together ({@code WorkerHandOff})
    */
   public ServerLifecycle(
       String name,
       String threadPrefix,
       ServerConfig config,
       ServerCounters counters,
-      ConnectionRegistry<?> registry) {
+      ConnectionRegistry<?> registry,
+      boolean handsOverPasses) {
     this.name = name;
     this.threadPrefix = threadPrefix;
     this.config = config;
@@ -176,7 +180,7 @@ public final class ServerLifecycle {
     this.callPath =
         CallPath.builder(ProcessorInvoker.of(config), counters)
             .worker(worker)
-            .batchHandOff(own != null)
+            .batchHandOff(handsOverPasses && own != null)
             .maxCallsInFlight(config.maxCallsInFlightPerConnection())
             .workerStartTimeout(config.workerStartTimeout())
             .handlerTimeout(config.handlerTimeout())

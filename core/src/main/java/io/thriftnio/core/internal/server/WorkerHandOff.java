@@ -10,7 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * side. Where the IO thread cannot run a task after its pass, or the call is dispatched elsewhere
  * (a request that waited for the in-flight limit), the call goes to the pool on its own.
  *
+ * <p>A chunk goes to the pool only when a worker is free to take it at once; while every worker is
+ * busy each call goes alone, so that the queue's bound ({@code workerQueueCapacity}) still counts
+ * every call that waits. The calls behind the running one in a chunk are in a worker's hands, as a
+ * task taken from the queue is, for at most two ticks.
+ *
  * <p>Thread-safety: a pass's calls are confined to their IO thread; a chunk's calls are claimed one
  * at a time with an atomic index, by its worker or, all that are left, by the watch; the smoothed
  * time is a racy average (a lost update moves it by one sample). No lock.
@@ -56,6 +63,8 @@ final class WorkerHandOff {
   static final int MAX_CHUNK = 64;
 
   private final Executor pool;
+  private final int workers;
+  private final BooleanSupplier queueEmpty;
   private final BiConsumer<Runnable, RejectedExecutionException> refused;
   private final long tickNanos;
   private final long budgetNanos;
@@ -73,8 +82,16 @@ final class WorkerHandOff {
   /** The calls' time on their thread, smoothed (1/16 of each sample), in nanoseconds. */
   private volatile long smoothedNanos;
 
+  /** Calls running on the pool's threads ({@link #starting} to {@link #ran}). */
+  private final AtomicInteger busy = new AtomicInteger();
+
+  /** Chunks handed to the pool that no worker has taken yet. */
+  private final AtomicInteger waitingChunks = new AtomicInteger();
+
   /**
    * @param pool where the calls run
+   * @param workers the pool's threads, at most
+   * @param queueEmpty whether the pool's queue is empty
    * @param refused answers a call the pool refused; called on the thread that handed it over
    * @param tick how often running chunks are looked at: a call behind one that runs long waits one
    *     to two ticks more
@@ -82,10 +99,14 @@ final class WorkerHandOff {
    */
   WorkerHandOff(
       Executor pool,
+      int workers,
+      BooleanSupplier queueEmpty,
       BiConsumer<Runnable, RejectedExecutionException> refused,
       Duration tick,
       Duration budget) {
     this.pool = pool;
+    this.workers = workers;
+    this.queueEmpty = queueEmpty;
     this.refused = refused;
     this.tickNanos = CallDeadlines.nanos(tick);
     this.budgetNanos = CallDeadlines.nanos(budget);
@@ -128,10 +149,27 @@ final class WorkerHandOff {
     }
   }
 
-  /** One call's time on its thread, from its start to its return, in nanoseconds. */
+  /** A call starts on a thread of the pool; {@link #ran} follows when it returns. */
+  void starting() {
+    busy.incrementAndGet();
+  }
+
+  /** A call returned, {@code nanos} after it started ({@link #starting}). */
   void ran(long nanos) {
+    busy.decrementAndGet();
     long s = smoothedNanos;
     smoothedNanos = s + ((nanos - s) >> 4);
+  }
+
+  /**
+   * Whether a chunk handed over now finds a worker free to take it at once: one left free by the
+   * running calls and the chunks not yet taken, with nothing queued ahead of it. A chunk that
+   * waited in the queue would hold several calls in one of its places, past the bound {@code
+   * workerQueueCapacity} sets on calls waiting; so when every worker is busy each call goes alone
+   * and the queue counts it.
+   */
+  private boolean aWorkerIsFree() {
+    return busy.get() + waitingChunks.get() < workers && queueEmpty.getAsBoolean();
   }
 
   /** Hands {@code call} to the pool on its own; a refusal is answered by {@code refused}. */
@@ -149,14 +187,18 @@ final class WorkerHandOff {
     int size = chunkSize(smoothedNanos, budgetNanos);
     for (int from = 0; from < calls.length; from += size) {
       int to = Math.min(calls.length, from + size);
-      if (to - from == 1) {
-        toPool(calls[from]);
+      if (to - from == 1 || !aWorkerIsFree()) {
+        for (int i = from; i < to; i++) {
+          toPool(calls[i]);
+        }
         continue;
       }
       Chunk chunk = new Chunk(Arrays.copyOfRange(calls, from, to));
+      waitingChunks.incrementAndGet();
       try {
         pool.execute(chunk);
       } catch (RejectedExecutionException e) {
+        waitingChunks.decrementAndGet();
         for (Runnable call : chunk.calls) {
           refused.accept(call, e);
         }
@@ -228,6 +270,7 @@ final class WorkerHandOff {
 
     @Override
     public void run() {
+      waitingChunks.decrementAndGet();
       watch(this);
       try {
         for (int i; (i = (int) NEXT.getAndAdd(this, 1)) < calls.length; ) {

@@ -123,7 +123,7 @@ class ServerLifecycleTest {
     ServerConfig config =
         configs.processor((in, out) -> {}).bind(new InetSocketAddress("127.0.0.1", 0)).get();
     ServerLifecycle lifecycle =
-        new ServerLifecycle("Test server", "test", config, counters, registry);
+        new ServerLifecycle("Test server", "test", config, counters, registry, false);
     lifecycle.transport(transport);
     return lifecycle;
   }

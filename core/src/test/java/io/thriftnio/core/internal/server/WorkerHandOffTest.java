@@ -40,6 +40,8 @@ class WorkerHandOffTest {
             tasks.incrementAndGet();
             threads.execute(task);
           },
+          4,
+          () -> true,
           (call, e) -> refused.add(call),
           TICK,
           BUDGET);
@@ -71,6 +73,53 @@ class WorkerHandOffTest {
     endPass();
     assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
     assertThat(tasks).as("one task for the pass's five calls").hasValue(1);
+  }
+
+  @Test
+  void whileEveryWorkerIsBusyEachCallGoesAloneForTheQueueToCount() throws InterruptedException {
+    // Found by AdversarialSuite.aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore: a chunk
+    // waiting in the queue held several calls in one of its places, and 7 calls ran on 2 workers
+    // with 4 places.
+    for (int i = 0; i < 4; i++) {
+      handOff.starting(); // four calls run: every worker is busy
+    }
+    CountDownLatch ran = new CountDownLatch(3);
+    for (int i = 0; i < 3; i++) {
+      handOff.add(ran::countDown, pass::add);
+    }
+    endPass();
+    assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(tasks).as("a task per call").hasValue(3);
+    handOff.ran(1_000); // one worker free again
+    CountDownLatch next = new CountDownLatch(3);
+    for (int i = 0; i < 3; i++) {
+      handOff.add(next::countDown, pass::add);
+    }
+    endPass();
+    assertThat(next.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(tasks).as("then one task for the pass").hasValue(4);
+  }
+
+  @Test
+  void aFullQueueOrAChunkNotYetTakenMakesEachCallGoAlone() throws InterruptedException {
+    WorkerHandOff queued =
+        new WorkerHandOff(
+            task -> {
+              tasks.incrementAndGet();
+              threads.execute(task);
+            },
+            4,
+            () -> false, // calls wait in the pool's queue
+            (call, e) -> refused.add(call),
+            TICK,
+            BUDGET);
+    CountDownLatch ran = new CountDownLatch(3);
+    for (int i = 0; i < 3; i++) {
+      queued.add(ran::countDown, pass::add);
+    }
+    endPass();
+    assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(tasks).as("a task per call").hasValue(3);
   }
 
   @Test
@@ -131,6 +180,8 @@ class WorkerHandOffTest {
             task -> {
               throw new RejectedExecutionException("full");
             },
+            4,
+            () -> true,
             (call, e) -> refused.add(call),
             TICK,
             BUDGET);
