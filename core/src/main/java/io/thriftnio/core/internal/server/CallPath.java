@@ -102,7 +102,6 @@ public final class CallPath {
             ? new WorkerHandOff(
                 worker,
                 ((ThreadPoolExecutor) worker).getMaximumPoolSize(),
-                ((ThreadPoolExecutor) worker).getQueue()::isEmpty,
                 CallSequencer::refuse,
                 WorkerHandOff.TICK,
                 WorkerHandOff.BUDGET)

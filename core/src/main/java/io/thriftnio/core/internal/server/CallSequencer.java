@@ -654,8 +654,12 @@ public final class CallSequencer {
       return;
     }
     WorkerHandOff handOff = path.handOff;
-    if (afterPass != null && handOff.batching() && connection.inIoThread()) {
-      handOff.add(slot, afterPass); // to the worker at the end of this pass, with its other calls
+    if (handOff != null) {
+      if (afterPass != null && handOff.batching() && connection.inIoThread()) {
+        handOff.add(slot, afterPass); // to the worker at the end of this pass, with its other calls
+      } else {
+        handOff.toPool(slot);
+      }
       return;
     }
     try {
@@ -1425,11 +1429,7 @@ public final class CallSequencer {
       CallPath outer = RUNNING.get();
       RUNNING.set(path);
       WorkerHandOff handOff = path.handOff;
-      long startedAt = 0;
-      if (handOff != null) {
-        handOff.starting();
-        startedAt = System.nanoTime();
-      }
+      long startedAt = handOff != null ? System.nanoTime() : 0;
       try {
         ConnectionEvents events = path.events;
         if (events != null) {
@@ -1556,8 +1556,10 @@ public final class CallSequencer {
    * @param task a task the server's worker executor returned from {@code shutdownNow()}
    */
   static void abandonUnrun(Runnable task) {
-    if (task instanceof Call && ((Call) task).claim(false)) {
-      ((Call) task).abandon();
+    for (Runnable call : WorkerHandOff.callsIn(task)) {
+      if (call instanceof Call && ((Call) call).claim(false)) {
+        ((Call) call).abandon();
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -12,7 +13,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +64,6 @@ final class WorkerHandOff {
 
   private final Executor pool;
   private final int workers;
-  private final BooleanSupplier queueEmpty;
   private final BiConsumer<Runnable, RejectedExecutionException> refused;
   private final long tickNanos;
   private final long budgetNanos;
@@ -82,16 +81,16 @@ final class WorkerHandOff {
   /** The calls' time on their thread, smoothed (1/16 of each sample), in nanoseconds. */
   private volatile long smoothedNanos;
 
-  /** Calls running on the pool's threads ({@link #starting} to {@link #ran}). */
-  private final AtomicInteger busy = new AtomicInteger();
-
-  /** Chunks handed to the pool that no worker has taken yet. */
-  private final AtomicInteger waitingChunks = new AtomicInteger();
+  /**
+   * Tasks of ours (chunks and calls handed over alone) given to the pool and not yet ended: each
+   * holds one of its threads or one of its queue's places. Every task of the pool is ours: it is
+   * the server's own.
+   */
+  private final AtomicInteger committed = new AtomicInteger();
 
   /**
    * @param pool where the calls run
    * @param workers the pool's threads, at most
-   * @param queueEmpty whether the pool's queue is empty
    * @param refused answers a call the pool refused; called on the thread that handed it over
    * @param tick how often running chunks are looked at: a call behind one that runs long waits one
    *     to two ticks more
@@ -100,13 +99,11 @@ final class WorkerHandOff {
   WorkerHandOff(
       Executor pool,
       int workers,
-      BooleanSupplier queueEmpty,
       BiConsumer<Runnable, RejectedExecutionException> refused,
       Duration tick,
       Duration budget) {
     this.pool = pool;
     this.workers = workers;
-    this.queueEmpty = queueEmpty;
     this.refused = refused;
     this.tickNanos = CallDeadlines.nanos(tick);
     this.budgetNanos = CallDeadlines.nanos(budget);
@@ -149,36 +146,46 @@ final class WorkerHandOff {
     }
   }
 
-  /** A call starts on a thread of the pool; {@link #ran} follows when it returns. */
-  void starting() {
-    busy.incrementAndGet();
-  }
-
-  /** A call returned, {@code nanos} after it started ({@link #starting}). */
+  /** One call's time on its thread, from its start to its return, in nanoseconds. */
   void ran(long nanos) {
-    busy.decrementAndGet();
     long s = smoothedNanos;
     smoothedNanos = s + ((nanos - s) >> 4);
   }
 
   /**
-   * Whether a chunk handed over now finds a worker free to take it at once: one left free by the
-   * running calls and the chunks not yet taken, with nothing queued ahead of it. A chunk that
-   * waited in the queue would hold several calls in one of its places, past the bound {@code
-   * workerQueueCapacity} sets on calls waiting; so when every worker is busy each call goes alone
-   * and the queue counts it.
+   * Whether a chunk handed over now finds a worker free to take it at once: fewer of our tasks are
+   * running or queued than the pool has threads. A chunk that waited in the queue would hold
+   * several calls in one of its places, past the bound {@code workerQueueCapacity} sets on calls
+   * waiting; so when every worker is spoken for each call goes alone and the queue counts it.
    */
   private boolean aWorkerIsFree() {
-    return busy.get() + waitingChunks.get() < workers && queueEmpty.getAsBoolean();
+    return committed.get() < workers;
   }
 
   /** Hands {@code call} to the pool on its own; a refusal is answered by {@code refused}. */
   void toPool(Runnable call) {
+    committed.incrementAndGet();
     try {
-      pool.execute(call);
+      pool.execute(new Alone(call));
     } catch (RejectedExecutionException e) {
+      committed.decrementAndGet();
       refused.accept(call, e);
     }
+  }
+
+  /**
+   * The calls a task of the pool carries that never started, for a pool shut down with tasks queued
+   * ({@code shutdownNow()}): a chunk's calls not yet claimed, a call handed over alone, or the task
+   * itself when it is not ours.
+   */
+  static List<Runnable> callsIn(Runnable task) {
+    if (task instanceof Alone) {
+      return List.of(((Alone) task).call);
+    }
+    if (task instanceof WorkerHandOff.Chunk) {
+      return ((Chunk) task).unclaimed();
+    }
+    return List.of(task);
   }
 
   private void handOver(ArrayList<Runnable> pass) {
@@ -194,11 +201,11 @@ final class WorkerHandOff {
         continue;
       }
       Chunk chunk = new Chunk(Arrays.copyOfRange(calls, from, to));
-      waitingChunks.incrementAndGet();
+      committed.incrementAndGet();
       try {
         pool.execute(chunk);
       } catch (RejectedExecutionException e) {
-        waitingChunks.decrementAndGet();
+        committed.decrementAndGet();
         for (Runnable call : chunk.calls) {
           refused.accept(call, e);
         }
@@ -232,6 +239,24 @@ final class WorkerHandOff {
       }
     }
     CallDeadlines.schedule(tick, tickNanos);
+  }
+
+  /** A call handed to the pool on its own. */
+  private final class Alone implements Runnable {
+    final Runnable call;
+
+    Alone(Runnable call) {
+      this.call = call;
+    }
+
+    @Override
+    public void run() {
+      try {
+        call.run();
+      } finally {
+        committed.decrementAndGet();
+      }
+    }
   }
 
   /** The calls of one IO thread's current pass; confined to that thread. */
@@ -270,7 +295,6 @@ final class WorkerHandOff {
 
     @Override
     public void run() {
-      waitingChunks.decrementAndGet();
       watch(this);
       try {
         for (int i; (i = (int) NEXT.getAndAdd(this, 1)) < calls.length; ) {
@@ -284,8 +308,17 @@ final class WorkerHandOff {
         }
       } finally {
         running.remove(this);
+        committed.decrementAndGet();
         handOutTheRest(); // nothing left, unless a call threw an Error
       }
+    }
+
+    /** The calls no worker claimed, claimed now for the caller. */
+    List<Runnable> unclaimed() {
+      int from = (int) NEXT.getAndSet(this, calls.length);
+      return from >= calls.length
+          ? List.of()
+          : Arrays.asList(Arrays.copyOfRange(calls, from, calls.length));
     }
 
     /** Hands the calls not yet claimed to the pool, one task each. */

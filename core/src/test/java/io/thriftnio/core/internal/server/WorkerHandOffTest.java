@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +42,6 @@ class WorkerHandOffTest {
             threads.execute(task);
           },
           4,
-          () -> true,
           (call, e) -> refused.add(call),
           TICK,
           BUDGET);
@@ -76,50 +76,65 @@ class WorkerHandOffTest {
   }
 
   @Test
-  void whileEveryWorkerIsBusyEachCallGoesAloneForTheQueueToCount() throws InterruptedException {
+  void whileEveryWorkerIsSpokenForEachCallGoesAloneForTheQueueToCount()
+      throws InterruptedException {
     // Found by AdversarialSuite.aSaturatedWorkerPoolAnswersOverloadedAndQueuesNoMore: a chunk
     // waiting in the queue held several calls in one of its places, and 7 calls ran on 2 workers
     // with 4 places.
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch blocked = new CountDownLatch(4);
     for (int i = 0; i < 4; i++) {
-      handOff.starting(); // four calls run: every worker is busy
+      handOff.toPool(
+          () -> {
+            blocked.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
     }
-    CountDownLatch ran = new CountDownLatch(3);
+    assertThat(blocked.await(5, TimeUnit.SECONDS)).as("the four workers are busy").isTrue();
+    CountDownLatch ran = new CountDownLatch(6);
+    for (int i = 0; i < 3; i++) {
+      handOff.add(ran::countDown, pass::add);
+    }
+    endPass();
+    assertThat(tasks).as("a task per call while every worker is busy").hasValue(4 + 3);
+    release.countDown();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(ran.getCount()).isEqualTo(3));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(((ThreadPoolExecutor) threads).getActiveCount()).isZero());
     for (int i = 0; i < 3; i++) {
       handOff.add(ran::countDown, pass::add);
     }
     endPass();
     assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(tasks).as("a task per call").hasValue(3);
-    handOff.ran(1_000); // one worker free again
-    CountDownLatch next = new CountDownLatch(3);
-    for (int i = 0; i < 3; i++) {
-      handOff.add(next::countDown, pass::add);
-    }
-    endPass();
-    assertThat(next.await(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(tasks).as("then one task for the pass").hasValue(4);
+    assertThat(tasks).as("then one task for the pass").hasValue(4 + 3 + 1);
   }
 
   @Test
-  void aFullQueueOrAChunkNotYetTakenMakesEachCallGoAlone() throws InterruptedException {
-    WorkerHandOff queued =
-        new WorkerHandOff(
-            task -> {
-              tasks.incrementAndGet();
-              threads.execute(task);
-            },
-            4,
-            () -> false, // calls wait in the pool's queue
-            (call, e) -> refused.add(call),
-            TICK,
-            BUDGET);
-    CountDownLatch ran = new CountDownLatch(3);
+  void theCallsOfATaskThatNeverRanAreGivenBack() {
+    List<Runnable> queued = new ArrayList<>();
+    WorkerHandOff stopped =
+        new WorkerHandOff(queued::add, 4, (call, e) -> refused.add(call), TICK, BUDGET);
+    List<Runnable> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      queued.add(ran::countDown, pass::add);
+      Runnable call = () -> {};
+      calls.add(call);
+      stopped.add(call, pass::add);
     }
     endPass();
-    assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(tasks).as("a task per call").hasValue(3);
+    Runnable alone = () -> {};
+    stopped.toPool(alone);
+    assertThat(queued).hasSize(2);
+    assertThat(WorkerHandOff.callsIn(queued.get(0))).containsExactlyElementsOf(calls);
+    assertThat(WorkerHandOff.callsIn(queued.get(1))).containsExactly(alone);
+    Runnable notOurs = () -> {};
+    assertThat(WorkerHandOff.callsIn(notOurs)).containsExactly(notOurs);
   }
 
   @Test
@@ -181,7 +196,6 @@ class WorkerHandOffTest {
               throw new RejectedExecutionException("full");
             },
             4,
-            () -> true,
             (call, e) -> refused.add(call),
             TICK,
             BUDGET);
