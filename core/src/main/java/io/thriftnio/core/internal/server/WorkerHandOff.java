@@ -40,10 +40,13 @@ import org.slf4j.LoggerFactory;
  * side. Where the IO thread cannot run a task after its pass, or the call is dispatched elsewhere
  * (a request that waited for the in-flight limit), the call goes to the pool on its own.
  *
- * <p>A chunk goes to the pool only when a worker is free to take it at once; while every worker is
- * busy each call goes alone, so that the queue's bound ({@code workerQueueCapacity}) still counts
- * every call that waits. The calls behind the running one in a chunk are in a worker's hands, as a
- * task taken from the queue is, for at most two ticks.
+ * <p>A chunk goes to the pool only when a worker is free to take it at once (fewer of this
+ * hand-off's tasks, running or queued, than the pool has threads; every task of the server's own
+ * pool is one); while every worker is spoken for each call goes alone, so that the queue's bound
+ * ({@code workerQueueCapacity}) still counts every call that waits. The calls behind the running
+ * one in a chunk are in a worker's hands, as a task taken from the queue is, for at most two ticks.
+ * A pool shut down with tasks queued gives their calls back ({@link #callsIn}) for their requests
+ * to be released.
  *
  * <p>Thread-safety: a pass's calls are confined to their IO thread; a chunk's calls are claimed one
  * at a time with an atomic index, by its worker or, all that are left, by the watch; the smoothed
