@@ -10,6 +10,7 @@ module io.thriftnio.core {
   // Thrift's types (TProcessor, TProtocolFactory, TException, ...) are in the API throughout.
   requires transitive org.apache.thrift;
   requires org.slf4j;
+  requires java.management; // a server's RunGate: the CPU time of the thread running a call
   // ServerSasl and ClientSasl hand out javax.security.sasl servers and clients.
   requires transitive java.security.sasl;
   // @GuardedBy, for Error Prone at build time; not needed at run time.

@@ -74,6 +74,7 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
   Duration workerStartTimeout;
   Duration handlerTimeout = Duration.ZERO;
   Integer adaptiveLimit; // null: off
+  boolean boundComputingCalls = true;
   Duration queueTimeTarget = DEFAULT_QUEUE_TIME_TARGET;
   int ioThreads = Runtime.getRuntime().availableProcessors();
   int maxFrameSize = Framing.DEFAULT_MAX_FRAME_SIZE;
@@ -222,6 +223,37 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    */
   public B adaptiveLimit(int maxCallsInProgress) {
     this.adaptiveLimit = maxCallsInProgress;
+    return self();
+  }
+
+  /**
+   * Whether the server's own threads run at most about one call per processor while its calls
+   * compute ({@link IoStrategy#WORKER}: its worker pool; {@link IoStrategy#LEADER_FOLLOWER}: its
+   * reading threads), so that a CPU-bound service offered more than it can do keeps the excess in
+   * sight of {@link #queueTimeTarget(Duration)} and the callers' deadlines, instead of sharing the
+   * CPU among all its threads (every call then takes many times its work, and requests wait unread
+   * while the IO threads compete for the CPU).
+   *
+   * <p>The server measures one call every 10 ms on its thread (Linux's per-thread scheduler
+   * statistics: the call's CPU time, and its time waiting for a CPU): while its calls take 80 us of
+   * CPU or more each, at most {@code availableProcessors / share} run at once, {@code share} being
+   * the part of a call's own time (its time less its time waiting for a CPU) spent on the CPU: a
+   * call that computes all its time runs one per processor, one that computes half of it two; calls
+   * that take less CPU, or that mostly wait (on a database, another service, a lock), run on every
+   * thread as before, whatever the load. Under {@code WORKER} a call waits for its turn as for a
+   * worker ({@code workerStartTimeout}, the queue-time bound, its caller's deadline); under {@code
+   * LEADER_FOLLOWER} a read batch takes one turn for its calls and waits for it at most half of
+   * {@code queueTimeTarget}, after which its calls are answered {@link NotRun not run} ({@code "not
+   * run: server overloaded: echo not started: no turn to run within 2 ms ..."}, counted in {@link
+   * ServerStats#overloadedCalls()}): meanwhile the connection's later requests wait unread. Not
+   * measured, so never bounded, where those statistics cannot be read (another system); not for a
+   * {@link #workerExecutor(Executor)} of the caller's, nor for {@code SAME_THREAD}. Default: {@code
+   * true}.
+   *
+   * @param enabled {@code false}: every thread runs calls whatever they do
+   */
+  public B boundComputingCalls(boolean enabled) {
+    this.boundComputingCalls = enabled;
     return self();
   }
 

@@ -34,6 +34,7 @@ public final class ServerConfig {
   private final Duration workerStartTimeout;
   private final Duration handlerTimeout;
   private final int adaptiveLimit;
+  private final boolean boundComputingCalls;
   private final Duration queueTimeTarget;
   private final int ioThreads;
   private final int maxFrameSize;
@@ -95,6 +96,7 @@ public final class ServerConfig {
             orDefault(b.workerStartTimeout, ServerBuilder.DEFAULT_WORKER_START_TIMEOUT));
     this.handlerTimeout = Checks.nonNegative("handlerTimeout", b.handlerTimeout);
     this.adaptiveLimit = ConfigChecks.checkAdaptiveLimit(b.adaptiveLimit);
+    this.boundComputingCalls = b.boundComputingCalls;
     this.queueTimeTarget = Checks.nonNegative("queueTimeTarget", b.queueTimeTarget);
     this.ioThreads = Checks.positive("ioThreads", b.ioThreads);
     this.maxFrameSize = Framing.checkMaxFrameSize(b.maxFrameSize);
@@ -221,6 +223,15 @@ public final class ServerConfig {
    */
   public int adaptiveLimit() {
     return adaptiveLimit;
+  }
+
+  /**
+   * Whether the server's own threads ({@code WORKER}, {@code LEADER_FOLLOWER}) run at most about
+   * one call per processor while its calls compute; {@code true} by default (see {@link
+   * ServerBuilder#boundComputingCalls(boolean)}).
+   */
+  public boolean boundComputingCalls() {
+    return boundComputingCalls;
   }
 
   /**
@@ -352,6 +363,7 @@ public final class ServerConfig {
         + workerStartTimeout
         + (handlerTimeout.isZero() ? "" : ", handlerTimeout=" + handlerTimeout)
         + (adaptiveLimit == 0 ? "" : ", adaptiveLimit=" + adaptiveLimit)
+        + (boundComputingCalls ? "" : ", boundComputingCalls=false")
         + ", queueTimeTarget="
         + queueTimeTarget
         + ", maxCallsInFlightPerConnection="

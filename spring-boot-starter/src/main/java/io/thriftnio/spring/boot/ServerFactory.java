@@ -58,6 +58,7 @@ final class ServerFactory {
     set(p.workerStartTimeout(), b::workerStartTimeout);
     set(p.handlerTimeout(), b::handlerTimeout);
     set(p.queueTimeTarget(), b::queueTimeTarget);
+    set(p.boundComputingCalls(), b::boundComputingCalls);
     set(p.maxFrameSize(), b::maxFrameSize);
     set(p.maxConnections(), b::maxConnections);
     set(p.maxCallsInFlightPerConnection(), b::maxCallsInFlightPerConnection);

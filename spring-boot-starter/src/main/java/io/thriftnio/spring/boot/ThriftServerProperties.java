@@ -36,6 +36,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param queueTimeTarget the bound on queue time under overload: once calls have waited this long
  *     to start for 100 ms on end, a call that waited this long is answered "not run" instead of
  *     run; 0 is off. Default: 5 ms
+ * @param boundComputingCalls whether a WORKER or LEADER_FOLLOWER server's own threads run at most
+ *     about one call per processor while its calls compute (measured on Linux; calls that wait are
+ *     never bounded). Default: true
  * @param maxFrameSize the largest request accepted, in bytes. Default: 16384000, libthrift's
  * @param maxConnections connections open at once; more are closed at once. Default: 16384
  * @param maxCallsInFlightPerConnection calls of one connection in flight at once. Default: 1024
@@ -84,6 +87,7 @@ public record ThriftServerProperties(
     Duration workerStartTimeout,
     Duration handlerTimeout,
     Duration queueTimeTarget,
+    Boolean boundComputingCalls,
     Integer maxFrameSize,
     Integer maxConnections,
     Integer maxCallsInFlightPerConnection,

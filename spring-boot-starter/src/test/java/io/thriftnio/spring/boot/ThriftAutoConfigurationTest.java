@@ -398,6 +398,33 @@ class ThriftAutoConfigurationTest {
   }
 
   @Test
+  void boundComputingCallsIsOnUnlessTheServerIsToldOtherwise() {
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(ThriftServerLifecycle.class)
+                            .server()
+                            .config()
+                            .boundComputingCalls())
+                    .isTrue());
+    RUNNER
+        .withUserConfiguration(OneService.class)
+        .withPropertyValues("thrift.server.bound-computing-calls=false")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(ThriftServerLifecycle.class)
+                            .server()
+                            .config()
+                            .boundComputingCalls())
+                    .isFalse());
+  }
+
+  @Test
   void queueTimeTargetReachesTheServerAndANegativeOneIsRefusedWithThePropertyPath() {
     RUNNER
         .withUserConfiguration(OneService.class)

@@ -46,6 +46,22 @@ public final class CallPath {
    */
   final WorkerHandOff handOff;
 
+  /**
+   * How many calls run at once on the server's own threads while they compute ({@link RunGate}):
+   * its {@link #worker} pool, or its leader-follower reading threads; {@code null} where every
+   * thread runs calls freely (a caller's executor, {@code SAME_THREAD}, the setting off, or no
+   * measure on this system).
+   */
+  final RunGate runGate;
+
+  /**
+   * {@code LEADER_FOLLOWER} with {@link #runGate}: how long a read batch waits for its turn to run
+   * before its calls are answered {@code not run}: half the queue-time target, the other half being
+   * what the connection's later requests wait meanwhile in its socket; {@link Long#MAX_VALUE} (the
+   * calls' own deadlines) with the target off.
+   */
+  final long turnWaitNanos;
+
   final ServerCounters counters;
   final int maxCallsInFlight;
   final EveryPowerOfTwo overloadLog = new EveryPowerOfTwo();
@@ -106,6 +122,8 @@ public final class CallPath {
                 WorkerHandOff.TICK,
                 WorkerHandOff.BUDGET)
             : null;
+    this.runGate = b.runGateThreads > 0 ? RunGate.forWorkers(b.runGateThreads) : null;
+    this.turnWaitNanos = queueTargetNanos > 0 ? queueTargetNanos / 2 : Long.MAX_VALUE;
     this.counters = Objects.requireNonNull(b.counters, "counters");
     if (maxCallsInFlight <= 0) {
       throw new SettingException("maxCallsInFlight", maxCallsInFlight, "> 0");
@@ -142,6 +160,7 @@ public final class CallPath {
     private Duration handlerTimeout = Duration.ZERO;
     private ConnectionEvents events;
     private Duration inlineStallTick;
+    private int runGateThreads;
     private AdaptiveLimit limit;
     private Duration queueTimeTarget = QueueTimeBound.DEFAULT_TARGET;
 
@@ -168,6 +187,16 @@ public final class CallPath {
      */
     public Builder batchHandOff(boolean handOff) {
       this.handOff = handOff;
+      return this;
+    }
+
+    /**
+     * Runs at most about one call per processor at once while the calls compute ({@code RunGate},
+     * {@code ServerBuilder.boundComputingCalls}), of the server's own {@code threads} that run them
+     * (its {@code WORKER} pool, or its {@code LEADER_FOLLOWER} threads). Default: 0, unbounded.
+     */
+    public Builder runGate(int threads) {
+      this.runGateThreads = threads;
       return this;
     }
 

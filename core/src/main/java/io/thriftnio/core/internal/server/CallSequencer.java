@@ -160,6 +160,22 @@ public final class CallSequencer {
   @GuardedBy("lock")
   private boolean watched;
 
+  /**
+   * {@code LEADER_FOLLOWER} while its calls compute ({@link RunGate} bounded): the read batch being
+   * delivered holds a turn to run calls, taken at its first call and given back at its end ({@link
+   * #readComplete}) or at the close.
+   */
+  @GuardedBy("lock")
+  private boolean batchHoldsTurn;
+
+  /** The read batch being delivered found no turn: its other calls are refused without a wait. */
+  @GuardedBy("lock")
+  private boolean batchRefusedTurn;
+
+  /** The connection closed: a turn taken now is given back at once. */
+  @GuardedBy("lock")
+  private boolean turnsClosed;
+
   /** The reading thread ({@link #readingThread}) is delivering a read batch. */
   @GuardedBy("lock")
   private boolean inReadBatch;
@@ -406,10 +422,17 @@ public final class CallSequencer {
   public void readComplete() {
     boolean single;
     boolean flush;
+    boolean turn;
     synchronized (lock) {
       inReadBatch = false;
       single = batchCalls == 1;
       flush = unflushed;
+      turn = batchHoldsTurn;
+      batchHoldsTurn = false;
+      batchRefusedTurn = false;
+    }
+    if (turn) {
+      path.runGate.leave();
     }
     if (single && queueBound != null && path.worker == null) {
       queueBound.emptied(System.nanoTime()); // one call read, none behind it: no standing queue
@@ -494,10 +517,14 @@ public final class CallSequencer {
   public void onClosed() {
     Call[] neverDispatched;
     ScheduledFuture<?> cancel = null;
+    boolean turn;
     synchronized (lock) {
       closing = true;
       closed = true;
       readingPaused = true;
+      turn = batchHoldsTurn;
+      batchHoldsTurn = false;
+      turnsClosed = true;
       neverDispatched = waiting.toArray(new Call[0]);
       slots.removeAll(waiting);
       waiting.clear();
@@ -512,6 +539,9 @@ public final class CallSequencer {
         cancel = future;
         future = null;
       }
+    }
+    if (turn) {
+      path.runGate.leave(); // a read batch cut short by the close
     }
     for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
@@ -1175,14 +1205,81 @@ public final class CallSequencer {
     return false;
   }
 
+  /** Whether the calling thread is delivering this connection's read batch. */
+  private boolean inReadBatchHere() {
+    synchronized (lock) {
+      return inReadBatch && readingThread == Thread.currentThread();
+    }
+  }
+
   /**
-   * Whether calls wait behind one about to start after a long wait: on the server's own worker
-   * pool, whether its queue holds any while most of its workers are busy ({@link
-   * QueueTimeBound#standingQueue}; asked only after a long wait: it takes the pool's locks); on
-   * another executor, unknown, so {@code true}; on the reading thread, a call that is not the first
-   * of its read batch had calls ahead of it, so {@code true}.
+   * {@code LEADER_FOLLOWER}, a call about to run on the thread delivering its read batch while the
+   * server's calls compute: the batch takes one turn to run ({@link RunGate}) for all its calls,
+   * waiting at most {@link CallPath#turnWaitNanos}; a batch that finds none in that time has its
+   * calls answered {@code not run}, so that the thread goes back to reading (the connection's later
+   * requests wait in its socket, out of the server's sight, for as long as its batch waits).
+   *
+   * @return whether {@code call} may run; if not, it was answered
+   */
+  private boolean takeBatchTurn(Call call, RunGate gate) {
+    boolean refused;
+    synchronized (lock) {
+      if (batchHoldsTurn) {
+        return true;
+      }
+      refused = batchRefusedTurn;
+    }
+    long wait = Math.min(path.turnWaitNanos, startWaitLeft(call));
+    if (!refused && gate.enter(wait)) {
+      boolean giveBack;
+      synchronized (lock) {
+        giveBack = turnsClosed;
+        batchHoldsTurn = !giveBack;
+      }
+      if (giveBack) {
+        gate.leave(); // closed meanwhile: the call runs or is refused as a closed connection's
+      }
+      return true;
+    }
+    synchronized (lock) {
+      batchRefusedTurn = true;
+    }
+    if (call.claim(false)) {
+      Refusals.noTurn(this, call, wait, gate);
+    }
+    return false;
+  }
+
+  /**
+   * How long {@code call} may still wait to start, in nanoseconds, before its caller's deadline or
+   * {@code workerStartTimeout} passes (the bounds {@link #startsTooLate} applies once it may
+   * start); {@link Long#MAX_VALUE} when neither bounds it.
+   */
+  private long startWaitLeft(Call call) {
+    long now = System.nanoTime();
+    long left = Long.MAX_VALUE;
+    long clientTimeout = ClientTimeouts.nanos(call.envelope.headers(), false, null);
+    if (clientTimeout != 0) {
+      left = clientTimeout - (now - call.receivedAtNanos);
+    }
+    if (call.queued) {
+      left = Math.min(left, path.startTimeoutNanos - (now - call.queuedAtNanos));
+    }
+    return left == Long.MAX_VALUE ? left : Math.max(0, left);
+  }
+
+  /**
+   * Whether calls wait behind one about to start after a long wait: calls waiting for a permit to
+   * run ({@link RunGate}); on the server's own worker pool, whether its queue holds any while most
+   * of its workers are busy ({@link QueueTimeBound#standingQueue}; asked only after a long wait: it
+   * takes the pool's locks); on another executor, unknown, so {@code true}; on the reading thread,
+   * a call that is not the first of its read batch had calls ahead of it, so {@code true}.
    */
   private boolean othersWaiting() {
+    RunGate gate = path.runGate;
+    if (gate != null && gate.hasWaiters()) {
+      return true; // calls wait for a permit to run
+    }
     Executor worker = path.worker;
     if (!(worker instanceof ThreadPoolExecutor)) {
       return true;
@@ -1300,6 +1397,13 @@ public final class CallSequencer {
 
     /** How long it waited to start; set by the thread that starts it, before it runs. */
     private long queuedNanos;
+
+    /**
+     * This call's measure for the {@link RunGate}, from its start to its reply; {@code null} for
+     * most calls. Ended only on the thread that began it ({@link #endMeasure}): another thread may
+     * see it or not, and either way leaves it.
+     */
+    private RunGate.Measure measure;
 
     /** The adapter's handle, until released; {@code null} after. */
     private Object request;
@@ -1422,6 +1526,28 @@ public final class CallSequencer {
 
     @Override
     public void run() {
+      RunGate gate = calls.path.runGate;
+      if (gate == null || !gate.bounded()) {
+        runNow(gate);
+        return;
+      }
+      if (calls.path.worker == null && calls.inReadBatchHere()) {
+        if (calls.takeBatchTurn(this, gate)) { // LEADER_FOLLOWER: one turn for the read batch
+          runNow(gate);
+        }
+        return;
+      }
+      boolean held = gate.enter(calls.startWaitLeft(this));
+      try {
+        runNow(gate);
+      } finally {
+        if (held) {
+          gate.leave();
+        }
+      }
+    }
+
+    private void runNow(RunGate gate) {
       if (calls.startsTooLate(this) || !claim(true)) {
         return; // answered already: not started in time, or refused
       }
@@ -1429,7 +1555,10 @@ public final class CallSequencer {
       CallPath outer = RUNNING.get();
       RUNNING.set(path);
       WorkerHandOff handOff = path.handOff;
-      long startedAt = handOff != null ? System.nanoTime() : 0;
+      long startedAt = handOff != null || gate != null ? System.nanoTime() : 0;
+      if (gate != null) {
+        measure = gate.measure(startedAt);
+      }
       try {
         ConnectionEvents events = path.events;
         if (events != null) {
@@ -1441,14 +1570,29 @@ public final class CallSequencer {
         unreadable(e);
       } finally {
         RUNNING.set(outer);
+        endMeasure(); // no reply on this thread: an async handler's, or none
         if (handOff != null) {
           handOff.ran(System.nanoTime() - startedAt);
         }
       }
     }
 
+    /**
+     * Ends this call's measure for the {@link RunGate}, if it has one and this is the thread that
+     * began it: once the handler has made its reply, before the reply goes to the connection, whose
+     * lock and writes are not the handler's work.
+     */
+    private void endMeasure() {
+      RunGate.Measure m = measure;
+      if (m != null && m.onThisThread()) {
+        measure = null;
+        m.end();
+      }
+    }
+
     @Override
     public void replied(ByteBuffer frame, boolean failed) {
+      endMeasure();
       calls.path.counters.completedCalls.increment();
       if (failed) {
         calls.path.counters.failedCalls.increment();

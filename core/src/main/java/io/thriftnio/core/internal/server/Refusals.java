@@ -96,6 +96,22 @@ final class Refusals {
         null);
   }
 
+  /**
+   * {@code call}'s read batch found no turn to run within {@code waitedNanos} while the server's
+   * calls compute ({@link RunGate}, {@code LEADER_FOLLOWER}).
+   */
+  static void noTurn(CallSequencer calls, Call call, long waitedNanos, RunGate gate) {
+    overloaded(
+        calls,
+        call,
+        "not started: no turn to run within "
+            + describe(waitedNanos)
+            + " ("
+            + gate.limit()
+            + " calls computing at once at most)",
+        null);
+  }
+
   /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
   static void overLimit(CallSequencer calls, Call call, AdaptiveLimit limit) {
     overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);

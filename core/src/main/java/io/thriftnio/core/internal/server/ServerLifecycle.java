@@ -181,6 +181,7 @@ public final class ServerLifecycle {
         CallPath.builder(ProcessorInvoker.of(config), counters)
             .worker(worker)
             .batchHandOff(handsOverPasses && own != null)
+            .runGate(computeBoundThreads(config, own))
             .maxCallsInFlight(config.maxCallsInFlightPerConnection())
             .workerStartTimeout(config.workerStartTimeout())
             .handlerTimeout(config.handlerTimeout())
@@ -418,6 +419,24 @@ public final class ServerLifecycle {
    * {@code ERROR} "server busy"). Its daemon threads start with the first step and end after 60 s
    * idle; the server shuts it down when it closes.
    */
+  /**
+   * The server's own threads that run calls, for its {@code RunGate} ({@code boundComputingCalls}):
+   * its {@code WORKER} pool's, or its {@code LEADER_FOLLOWER} threads (the transport's follower
+   * pool of {@code workerThreads}, when the settings give no executor); 0 for none: the setting
+   * off, a caller's executor, or {@code SAME_THREAD}, whose IO threads run the calls.
+   */
+  private static int computeBoundThreads(ServerConfig config, ThreadPoolExecutor own) {
+    if (!config.boundComputingCalls()) {
+      return 0;
+    }
+    if (own != null) {
+      return own.getMaximumPoolSize();
+    }
+    return config.ioStrategy() == IoStrategy.LEADER_FOLLOWER && config.workerExecutor() == null
+        ? config.workerThreads()
+        : 0;
+  }
+
   private static ThreadPoolExecutor newStepPool(String name) {
     return WorkerPools.newBoundedPool(
         name,

@@ -1,0 +1,236 @@
+package io.thriftnio.testkit.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.thriftnio.core.IoStrategy;
+import io.thriftnio.core.ServerBuilder;
+import io.thriftnio.core.ThriftServer;
+import io.thriftnio.testkit.BenchHandler;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code ServerBuilder.boundComputingCalls} on a transport's {@link IoStrategy#WORKER} server:
+ * calls that compute run about one per processor at once, calls that wait run on every worker, and
+ * the setting turns it off. Counts the handlers running at once; no timing is asserted. Runs where
+ * the server can measure a call (Linux's per-thread scheduler statistics). A transport subclasses
+ * it with {@link #newTransportBuilder()}.
+ */
+@Timeout(60)
+public abstract class RunGateSuite {
+
+  private static final byte COMPUTE = 0;
+  private static final byte WAIT = 1;
+
+  /** Client threads: far more than the processors, fewer than the workers. */
+  private static final int CALLERS =
+      Math.min(60, 4 * Runtime.getRuntime().availableProcessors() + 2);
+
+  private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
+
+  private final Handler handler = new Handler();
+  private ThriftServer server;
+  private ExecutorService callers;
+
+  /** A fresh builder of the transport's server, with its defaults. */
+  protected abstract ServerBuilder<?> newTransportBuilder();
+
+  /** {@code WORKER}, or {@code LEADER_FOLLOWER} where the transport has it. */
+  protected IoStrategy strategy() {
+    return IoStrategy.WORKER;
+  }
+
+  @BeforeEach
+  void measurable() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isReadable(Path.of("/proc/thread-self/schedstat")),
+        "the server measures calls with Linux's per-thread scheduler statistics");
+    callers = Executors.newFixedThreadPool(CALLERS);
+  }
+
+  @AfterEach
+  void stop() {
+    if (callers != null) {
+      callers.shutdownNow();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private void start(UnaryOperator<ServerBuilder<?>> settings) throws Exception {
+    server =
+        settings
+            .apply(
+                newTransportBuilder()
+                    .processor(new io.thriftnio.testkit.gen.BenchService.Processor<>(handler))
+                    .protocol(new TBinaryProtocol.Factory())
+                    .ioStrategy(strategy())
+                    // calls wait for their turn here: not shed for it (but in the case that
+                    // checks the refusal)
+                    .queueTimeTarget(Duration.ofMinutes(1))
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+            .build()
+            .start();
+  }
+
+  /** {@code calls} calls of {@code kind} from each caller thread, all at once; their results. */
+  private List<Byte> callFromEveryCaller(byte kind, int calls) throws Exception {
+    List<Future<List<Byte>>> done = new ArrayList<>();
+    for (int c = 0; c < CALLERS; c++) {
+      done.add(
+          callers.submit(
+              () -> {
+                List<Byte> results = new ArrayList<>();
+                try (BenchConnection connection =
+                    ClientKinds.stockSocket()
+                        .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
+                  for (int i = 0; i < calls; i++) {
+                    ByteBuffer r = connection.iface().echo(ByteBuffer.wrap(new byte[] {kind}));
+                    results.add(r.get(r.position()));
+                  }
+                }
+                return results;
+              }));
+    }
+    List<Byte> all = new ArrayList<>();
+    for (Future<List<Byte>> f : done) {
+      all.addAll(f.get(50, TimeUnit.SECONDS));
+    }
+    return all;
+  }
+
+  @Test
+  void callsThatComputeRunAboutOnePerProcessorAtOnce() throws Exception {
+    start(b -> b);
+    callFromEveryCaller(COMPUTE, 10); // the first measures bound the gate
+    handler.mostRunning.set(0);
+    callFromEveryCaller(COMPUTE, 20);
+    assertThat(handler.mostRunning.get())
+        .as("handlers computing at once, %d callers, %d processors", CALLERS, PROCESSORS)
+        .isBetween(1, 2 * PROCESSORS);
+  }
+
+  @Test
+  void callsThatWaitRunOnEveryWorkerAgainOnceTheyAreMeasured() throws Exception {
+    start(b -> b);
+    callFromEveryCaller(COMPUTE, 10); // bounded now
+    int most = 0;
+    for (int round = 0; round < 40 && most < CALLERS; round++) {
+      handler.mostRunning.set(0);
+      callFromEveryCaller(WAIT, 1);
+      most = handler.mostRunning.get();
+    }
+    assertThat(most)
+        .as("a round in which all %d waiting calls ran at once", CALLERS)
+        .isEqualTo(CALLERS);
+  }
+
+  @Test
+  void aReadBatchThatFindsNoTurnSoonIsAnsweredNotRun() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        strategy() == IoStrategy.LEADER_FOLLOWER,
+        "WORKER: a call waits for its turn as for a worker, shed by the queue-time bound");
+    // A turn is waited for half the target: 1 ms, where each call computes 1 ms and there are
+    // far more callers than turns.
+    start(b -> b.queueTimeTarget(Duration.ofMillis(2)));
+    AtomicInteger refused = new AtomicInteger();
+    AtomicInteger answered = new AtomicInteger();
+    List<Future<?>> done = new ArrayList<>();
+    for (int c = 0; c < CALLERS; c++) {
+      done.add(
+          callers.submit(
+              () -> {
+                try (BenchConnection connection =
+                    ClientKinds.stockSocket()
+                        .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
+                  for (int i = 0; i < 30; i++) {
+                    try {
+                      connection.iface().echo(ByteBuffer.wrap(new byte[] {COMPUTE}));
+                      answered.incrementAndGet();
+                    } catch (TApplicationException e) {
+                      assertThat(e.getMessage())
+                          .startsWith("not run: server overloaded: echo not started: ");
+                      refused.incrementAndGet();
+                    }
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : done) {
+      f.get(50, TimeUnit.SECONDS);
+    }
+    assertThat(refused.get() + answered.get()).isEqualTo(30 * CALLERS);
+    assertThat(refused.get()).as("calls answered not run").isPositive();
+    assertThat(answered.get()).as("calls run").isPositive();
+    assertThat(handler.runs.get()).isEqualTo(answered.get());
+    assertThat(server.stats().overloadedCalls()).isEqualTo(refused.get());
+  }
+
+  @Test
+  void turnedOffEveryWorkerRunsCallsThatCompute() throws Exception {
+    start(b -> b.boundComputingCalls(false));
+    handler.mostRunning.set(0);
+    callFromEveryCaller(COMPUTE, 20);
+    assertThat(handler.mostRunning.get())
+        .as("handlers computing at once, %d callers, %d processors", CALLERS, PROCESSORS)
+        .isGreaterThan(2 * PROCESSORS);
+  }
+
+  /** {@code echo}: {@code [0]} computes for 1 ms of CPU; {@code [1]} sleeps 50 ms. */
+  private static final class Handler extends BenchHandler {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    final AtomicInteger runs = new AtomicInteger();
+    final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger mostRunning = new AtomicInteger();
+    volatile long sink;
+
+    @Override
+    public ByteBuffer echo(ByteBuffer payload) {
+      byte kind = payload.get(payload.position());
+      runs.incrementAndGet();
+      mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+      try {
+        if (kind == WAIT) {
+          Thread.sleep(50);
+        } else {
+          long until = THREADS.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(1);
+          long x = 0;
+          while (THREADS.getCurrentThreadCpuTime() < until) {
+            for (int i = 0; i < 1000; i++) {
+              x += x * 31 + i;
+            }
+          }
+          sink = x;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        running.decrementAndGet();
+      }
+      return ByteBuffer.wrap(new byte[] {kind});
+    }
+  }
+}
