@@ -72,6 +72,15 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
   @GuardedBy("lock")
   private Consumer<List<InetSocketAddress>> listener;
 
+  /**
+   * {@link #start} has waited for the first load (or its timeout): until then a change the cache
+   * reports is not published, start's own read after the load is the first set. Without it a
+   * connection event during the load published the cache still empty as the first set (seen in CI,
+   * under load: the listener heard 0 endpoints, then 1).
+   */
+  @GuardedBy("lock")
+  private boolean firstLoadWaited;
+
   @GuardedBy("lock")
   private Set<InetSocketAddress> last;
 
@@ -161,14 +170,17 @@ public final class ZooKeeperEndpointSource implements EndpointSource {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // restored; the set arrives when the load completes
     }
+    synchronized (lock) {
+      firstLoadWaited = true;
+    }
     publish();
   }
 
   /** Reads the cache and tells the pool when the set changed. */
   private void publish() {
     synchronized (lock) {
-      if (closed.get() || listener == null) {
-        return;
+      if (closed.get() || listener == null || !firstLoadWaited) {
+        return; // before start's own read: that one is the first set
       }
       if (!connected) {
         return; // keep the last set until Curator has reconnected and reloaded
