@@ -123,7 +123,7 @@ public abstract class RunGateSuite {
   @Test
   void callsThatComputeRunAboutOnePerProcessorAtOnce() throws Exception {
     start(b -> b);
-    callFromEveryCaller(COMPUTE, 10); // the first measures bound the gate
+    callFromEveryCaller(COMPUTE, 40); // a window of measures bounds the gate
     handler.mostRunning.set(0);
     callFromEveryCaller(COMPUTE, 20);
     assertThat(handler.mostRunning.get())
@@ -134,7 +134,7 @@ public abstract class RunGateSuite {
   @Test
   void callsThatWaitRunOnEveryWorkerAgainOnceTheyAreMeasured() throws Exception {
     start(b -> b);
-    callFromEveryCaller(COMPUTE, 10); // bounded now
+    callFromEveryCaller(COMPUTE, 40); // bounded now
     int most = 0;
     for (int round = 0; round < 40 && most < CALLERS; round++) {
       handler.mostRunning.set(0);
@@ -164,7 +164,7 @@ public abstract class RunGateSuite {
                 try (BenchConnection connection =
                     ClientKinds.stockSocket()
                         .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
-                  for (int i = 0; i < 30; i++) {
+                  for (int i = 0; i < 60; i++) {
                     try {
                       connection.iface().echo(ByteBuffer.wrap(new byte[] {COMPUTE}));
                       answered.incrementAndGet();
@@ -181,7 +181,7 @@ public abstract class RunGateSuite {
     for (Future<?> f : done) {
       f.get(50, TimeUnit.SECONDS);
     }
-    assertThat(refused.get() + answered.get()).isEqualTo(30 * CALLERS);
+    assertThat(refused.get() + answered.get()).isEqualTo(60 * CALLERS);
     assertThat(refused.get()).as("calls answered not run").isPositive();
     assertThat(answered.get()).as("calls run").isPositive();
     assertThat(handler.runs.get()).isEqualTo(answered.get());

@@ -49,10 +49,11 @@ class RunGateTest {
   void computingCallsBoundTheGateAndCallsThatWaitOpenIt() {
     RunGate gate = gate(2, 16);
     assertThat(gate.bounded()).isFalse();
+    feed(gate, RunGate.WINDOW - 1, 100 * US, 100 * US);
+    assertThat(gate.bounded()).as("not before a whole window of measures").isFalse();
     gate.sample(100 * US, 100 * US);
     assertThat(gate.bounded()).isTrue();
     assertThat(gate.limit()).isEqualTo(2);
-    feed(gate, RunGate.WINDOW - 1, 100 * US, 100 * US);
     // calls now wait on something else for most of their time (5 ms alone, 20 us of CPU)
     feed(gate, RunGate.WINDOW / 2, 20 * US, 5 * MS);
     assertThat(gate.bounded()).as("the medians still say: computing").isTrue();
@@ -74,7 +75,7 @@ class RunGateTest {
   @Test
   void aBoundedGateLetsInAsManyCallsAsItHasPermits() {
     RunGate gate = gate(1, 8);
-    feed(gate, 1, 100 * US, 100 * US);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
     assertThat(gate.enter(0)).isTrue();
     assertThat(gate.enter(0)).as("the one permit is taken").isFalse();
     gate.leave();
@@ -85,7 +86,7 @@ class RunGateTest {
   @Test
   void aCallWaitingForAPermitGetsTheOneGivenBack() throws Exception {
     RunGate gate = gate(1, 8);
-    feed(gate, 1, 100 * US, 100 * US);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
     assertThat(gate.enter(0)).isTrue();
     CompletableFuture<Boolean> waiter =
         CompletableFuture.supplyAsync(() -> gate.enter(Long.MAX_VALUE));
@@ -100,7 +101,7 @@ class RunGateTest {
   @Test
   void aCallWaitsNoLongerThanItMay() {
     RunGate gate = gate(1, 8);
-    feed(gate, 1, 100 * US, 100 * US);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
     assertThat(gate.enter(0)).isTrue();
     assertThat(gate.enter(TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
     assertThat(gate.hasWaiters()).isFalse();
@@ -110,7 +111,7 @@ class RunGateTest {
   @Test
   void permitsHeldAcrossAResizeAreStillCounted() {
     RunGate gate = gate(1, 8);
-    feed(gate, 1, 100 * US, 100 * US);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
     assertThat(gate.enter(0)).isTrue(); // held from here to the end
     feed(gate, RunGate.WINDOW, 20 * US, 5 * MS);
     assertThat(gate.bounded()).isFalse();
@@ -126,6 +127,7 @@ class RunGateTest {
   void oneCallInAnIntervalIsMeasured() {
     assumeTrue(SchedStat.available(), "no per-thread scheduler statistics here");
     RunGate gate = new RunGate(1, 8, RunGate.MIN_CPU_PER_CALL, Duration.ofHours(1));
+    feed(gate, RunGate.WINDOW - 1, 2 * MS, 2 * MS);
     RunGate.Measure m = gate.measure(System.nanoTime());
     assertThat(m).isNotNull();
     assertThat(gate.measure(System.nanoTime())).as("the next is an interval away").isNull();
