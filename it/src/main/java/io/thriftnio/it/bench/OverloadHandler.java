@@ -1,6 +1,8 @@
 package io.thriftnio.it.bench;
 
 import io.thriftnio.testkit.BenchHandler;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Locale;
@@ -17,10 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * a report can say how many calls the server ran for a caller that had already given up. Client and
  * server share the machine's wall clock. A shorter payload carries no deadline.
  *
- * <p>The work: {@code cpu:100us} computes for about 100 microseconds of one CPU (a fixed number of
- * rounds of a 64-bit mix, calibrated when the handler is made); {@code sleep:5ms} sleeps 5 ms, so
- * that the worker threads, not the CPU, bound the server; {@code echo} does nothing (the plain
- * {@link BenchHandler}).
+ * <p>The work: {@code cpu:100us} computes until its thread has had 100 microseconds of CPU (its
+ * thread's CPU time; rounds of a 64-bit mix, a chunk at a time), so that a call's work does not
+ * depend on the JIT or on a calibration made while the JVM was starting; {@code sleep:5ms} sleeps 5
+ * ms, so that the worker threads, not the CPU, bound the server; {@code echo} does nothing (the
+ * plain {@link BenchHandler}).
  */
 final class OverloadHandler extends BenchHandler {
 
@@ -86,25 +89,23 @@ final class OverloadHandler extends BenchHandler {
     }
   }
 
+  /** Rounds of the mix between two reads of the thread's CPU time: about a microsecond. */
+  private static final int CHUNK = 1024;
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   private final Spec spec;
-  private final long rounds;
   private final AtomicLong runs = new AtomicLong();
   private final AtomicLong lateRuns = new AtomicLong();
   private volatile long sink;
 
-  /** A handler doing {@code spec}'s work; a CPU handler calibrates itself here (about 0.3 s). */
+  /** A handler doing {@code spec}'s work. */
   OverloadHandler(Spec spec) {
     this.spec = spec;
-    this.rounds = spec.kind() == Kind.CPU ? calibrate(spec.micros()) : 0;
   }
 
   Spec spec() {
     return spec;
-  }
-
-  /** The rounds of the mix one CPU call computes; 0 for the other kinds. */
-  long rounds() {
-    return rounds;
   }
 
   /** {@code echo} calls run so far. */
@@ -125,7 +126,7 @@ final class OverloadHandler extends BenchHandler {
       lateRuns.incrementAndGet();
     }
     switch (spec.kind()) {
-      case CPU -> sink = mix(rounds, payload.remaining());
+      case CPU -> sink = compute(spec.micros(), payload.remaining());
       case SLEEP -> {
         try {
           TimeUnit.MICROSECONDS.sleep(spec.micros());
@@ -156,24 +157,13 @@ final class OverloadHandler extends BenchHandler {
     return x;
   }
 
-  /** The rounds that take about {@code micros} of this CPU, after the mix is compiled. */
-  private long calibrate(long micros) {
-    // Many short calls first, so that the method itself is compiled as echo will call it (a long
-    // loop alone would compile only an on-stack replacement of it).
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-    while (System.nanoTime() < deadline) {
-      for (int i = 0; i < 1000; i++) {
-        sink = mix(1000, i);
-      }
-    }
-    // The fastest of many probes: a preempted probe would make the work too short.
-    long probe = 10_000;
-    double best = Double.MAX_VALUE;
-    for (int i = 0; i < 200; i++) {
-      long t0 = System.nanoTime();
-      sink = mix(probe, t0);
-      best = Math.min(best, Math.max(1e-3, (double) (System.nanoTime() - t0) / probe));
-    }
-    return Math.max(1, Math.round(micros * 1000 / best));
+  /** Mixes until this thread has had {@code micros} more of CPU time. */
+  static long compute(long micros, long seed) {
+    long until = THREADS.getCurrentThreadCpuTime() + TimeUnit.MICROSECONDS.toNanos(micros);
+    long x = seed;
+    do {
+      x = mix(CHUNK, x);
+    } while (THREADS.getCurrentThreadCpuTime() < until);
+    return x;
   }
 }

@@ -262,14 +262,6 @@ final class ServeCommand implements Callable<Integer> {
     try {
       if (handlerSpec != null) {
         served = new OverloadHandler(handlerSpec);
-        if (served.rounds() > 0) {
-          err.println(
-              "serve: handler "
-                  + handlerSpec.label()
-                  + " computes "
-                  + served.rounds()
-                  + " rounds per call (calibrated here)");
-        }
       }
       BenchTls tls = null;
       if (row.tls()) {

@@ -311,4 +311,15 @@ class OverloadCommandTest {
         .contains("| cpu:100us | thrift-threadpool * | 1,000 | 2x |")
         .contains("| 100 | 0.11 | - | - |");
   }
+
+  @Test
+  void aCpuHandlerComputesForItsTimeOfCpu() {
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadCpuTime();
+    OverloadHandler.compute(2_000, 7);
+    assertThat(threads.getCurrentThreadCpuTime() - before)
+        .as("this thread's CPU time, ns")
+        .isGreaterThanOrEqualTo(2_000_000);
+  }
 }
