@@ -41,6 +41,7 @@ public abstract class RunGateSuite {
 
   private static final byte COMPUTE = 0;
   private static final byte WAIT = 1;
+  private static final byte BLOCK = 2;
 
   /** Client threads: far more than the processors, fewer than the workers. */
   private static final int CALLERS =
@@ -147,6 +148,20 @@ public abstract class RunGateSuite {
   }
 
   @Test
+  void callsThatBlockRunOnEveryWorkerSoonAfterComputingCallsBoundedTheGate() throws Exception {
+    start(b -> b);
+    callFromEveryCaller(COMPUTE, 40); // bounded now
+    handler.mostRunning.set(0);
+    // Every caller's call now blocks for a second. The measures still say "computing", so the
+    // few permits' holders block and the other calls wait for them, a second a round, until the
+    // gate's safety valve sees the processors idle while calls wait, and opens it.
+    callFromEveryCaller(BLOCK, 1);
+    assertThat(handler.mostRunning.get())
+        .as("blocking calls running at once, %d callers, %d processors", CALLERS, PROCESSORS)
+        .isEqualTo(CALLERS);
+  }
+
+  @Test
   void aReadBatchThatFindsNoTurnSoonIsAnsweredNotRun() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         strategy() == IoStrategy.LEADER_FOLLOWER,
@@ -198,7 +213,10 @@ public abstract class RunGateSuite {
         .isGreaterThan(2 * PROCESSORS);
   }
 
-  /** {@code echo}: {@code [0]} computes for 1 ms of CPU; {@code [1]} sleeps 50 ms. */
+  /**
+   * {@code echo}: {@code [0]} computes for 1 ms of CPU; {@code [1]} sleeps 50 ms; {@code [2]}
+   * sleeps a second.
+   */
   private static final class Handler extends BenchHandler {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -215,6 +233,8 @@ public abstract class RunGateSuite {
       try {
         if (kind == WAIT) {
           Thread.sleep(50);
+        } else if (kind == BLOCK) {
+          Thread.sleep(1000);
         } else {
           long until = THREADS.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(1);
           long x = 0;

@@ -163,10 +163,10 @@ public final class CallSequencer {
   /**
    * {@code LEADER_FOLLOWER} while its calls compute ({@link RunGate} bounded): the read batch being
    * delivered holds a turn to run calls, taken at its first call and given back at its end ({@link
-   * #readComplete}) or at the close.
+   * #readComplete}) or at the close; {@code null}: none.
    */
   @GuardedBy("lock")
-  private boolean batchHoldsTurn;
+  private RunGate.Permit batchTurn;
 
   /** The read batch being delivered found no turn: its other calls are refused without a wait. */
   @GuardedBy("lock")
@@ -422,17 +422,17 @@ public final class CallSequencer {
   public void readComplete() {
     boolean single;
     boolean flush;
-    boolean turn;
+    RunGate.Permit turn;
     synchronized (lock) {
       inReadBatch = false;
       single = batchCalls == 1;
       flush = unflushed;
-      turn = batchHoldsTurn;
-      batchHoldsTurn = false;
+      turn = batchTurn;
+      batchTurn = null;
       batchRefusedTurn = false;
     }
-    if (turn) {
-      path.runGate.leave();
+    if (turn != null) {
+      path.runGate.leave(turn);
     }
     if (single && queueBound != null && path.worker == null) {
       queueBound.emptied(System.nanoTime()); // one call read, none behind it: no standing queue
@@ -517,13 +517,13 @@ public final class CallSequencer {
   public void onClosed() {
     Call[] neverDispatched;
     ScheduledFuture<?> cancel = null;
-    boolean turn;
+    RunGate.Permit turn;
     synchronized (lock) {
       closing = true;
       closed = true;
       readingPaused = true;
-      turn = batchHoldsTurn;
-      batchHoldsTurn = false;
+      turn = batchTurn;
+      batchTurn = null;
       turnsClosed = true;
       neverDispatched = waiting.toArray(new Call[0]);
       slots.removeAll(waiting);
@@ -540,8 +540,8 @@ public final class CallSequencer {
         future = null;
       }
     }
-    if (turn) {
-      path.runGate.leave(); // a read batch cut short by the close
+    if (turn != null) {
+      path.runGate.leave(turn); // a read batch cut short by the close
     }
     for (Call slot : neverDispatched) {
       slot.abandon(); // no reply, nothing dropped
@@ -1224,20 +1224,23 @@ public final class CallSequencer {
   private boolean takeBatchTurn(Call call, RunGate gate) {
     boolean refused;
     synchronized (lock) {
-      if (batchHoldsTurn) {
+      if (batchTurn != null) {
         return true;
       }
       refused = batchRefusedTurn;
     }
     long wait = Math.min(path.turnWaitNanos, startWaitLeft(call));
-    if (!refused && gate.enter(wait)) {
+    RunGate.Permit turn = refused ? null : gate.enter(wait);
+    if (turn != null) {
       boolean giveBack;
       synchronized (lock) {
         giveBack = turnsClosed;
-        batchHoldsTurn = !giveBack;
+        if (!giveBack) {
+          batchTurn = turn;
+        }
       }
       if (giveBack) {
-        gate.leave(); // closed meanwhile: the call runs or is refused as a closed connection's
+        gate.leave(turn); // closed meanwhile: the call runs or is refused as a closed connection's
       }
       return true;
     }
@@ -1537,12 +1540,12 @@ public final class CallSequencer {
         }
         return;
       }
-      boolean held = gate.enter(calls.startWaitLeft(this));
+      RunGate.Permit permit = gate.enter(calls.startWaitLeft(this));
       try {
         runNow(gate);
       } finally {
-        if (held) {
-          gate.leave();
+        if (permit != null) {
+          gate.leave(permit);
         }
       }
     }

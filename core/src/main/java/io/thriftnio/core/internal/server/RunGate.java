@@ -5,8 +5,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +37,23 @@ import org.slf4j.LoggerFactory;
  *   calls under 80 us of CPU, or no measure (not Linux):  open (no permit taken)
  *   else: permits = processors / share, at least one per processor, at most the workers
  *     (a call on the CPU half its time: two per processor; a call that mostly waits: open)
+ *   while calls are held back, every 20 ms: if calls wait for a permit and a quarter of the
+ *     permits (at least one) were held through the last 20 ms by threads on the CPU less than a
+ *     quarter of it and asleep now: open, and forget the measures (a late look judges nothing)
  * </pre>
+ *
+ * <p>The last rule is the gate's safety valve: the measures describe calls that have ended, so
+ * calls that change what they do (cold calls that computed before the JIT, then calls that block
+ * for seconds) would otherwise keep a bound whose holders block while the calls behind them wait
+ * and the processors idle, until eight of the new calls had ended and been measured. Each look
+ * reads its holders' CPU time, so the next sees how much of the interval each holder that held its
+ * permit throughout spent on the CPU. Holders of computing calls are on the CPU (or, if they last,
+ * mostly so), so a service that computes is not opened. A pause of the whole JVM (a collection's)
+ * stops the holders, which then look blocked, but it stops the looks too: a look that comes more
+ * than half an interval late judges nothing (first seen in the overload bench, where a valve
+ * judging whole holding times opened a CPU-bound server's gate after its pauses). A holder
+ * preempted by other processes for three quarters of an interval looks blocked, and opening then
+ * costs little, since the processors are taken anyway.
  *
  * <p>The limit follows the measured calls, not the load: a service whose calls wait on a database
  * stays open however slow the database gets, and one whose calls compute is bounded at light load
@@ -73,6 +92,18 @@ final class RunGate {
    */
   static final int WINDOW = 15;
 
+  /**
+   * How often a gate that holds calls back looks at its permits' holders: the interval over which a
+   * holder's time on the CPU is judged.
+   */
+  static final Duration IDLE_CHECK_EVERY = Duration.ofMillis(20);
+
+  /**
+   * A holder on the CPU less than {@code 1 / IDLE_FRACTION} of an interval it held its permit
+   * throughout is idle; the gate opens when {@code 1 / IDLE_FRACTION} of its permits are.
+   */
+  static final int IDLE_FRACTION = 4;
+
   private static final VarHandle NEXT_SAMPLE;
 
   static {
@@ -91,6 +122,31 @@ final class RunGate {
   private final Permits permits;
   private final Object lock = new Object();
 
+  /** What the safety valve reads of the permits' holders; {@code null}: no safety valve. */
+  private final HolderProbe probe;
+
+  private final Scheduler scheduler;
+
+  /** The permits taken and not given back, with the safety valve. */
+  private final Set<Permit> holders = ConcurrentHashMap.newKeySet();
+
+  /** Calls that found no permit free when they came, since the last look. */
+  private final LongAdder heldBack = new LongAdder();
+
+  /** Calls that found no permit in the time they could wait, since the last look. */
+  private final LongAdder timedOut = new LongAdder();
+
+  /**
+   * Whether a look at the holders is scheduled: from the first call held back until a look finds
+   * none, or opens the gate.
+   */
+  @GuardedBy("lock")
+  private boolean looking;
+
+  /** When the last look was ({@link System#nanoTime}), or the looks started. */
+  @GuardedBy("lock")
+  private long lastLookNanos;
+
   /** The permits of the moment; {@link #max}: open. Written under {@link #lock}. */
   private volatile int limit;
 
@@ -103,19 +159,53 @@ final class RunGate {
 
   /** The last {@link #WINDOW} measures' share of a call's own time on the CPU. */
   @GuardedBy("lock")
-  private final int[] shareSamples = new int[WINDOW];
+  private final long[] shareSamples = new long[WINDOW];
 
   /** Measures taken. */
   @GuardedBy("lock")
   private int samples;
+
+  /** What the safety valve reads of a permit's holder: {@link SchedStat#HOLDERS} here. */
+  interface HolderProbe {
+    /** The calling thread's id in the system (Linux's tid); -1 if unknown. */
+    int currentTid();
+
+    /** {@code thread}'s CPU time, nanoseconds; -1 if unknown. */
+    long cpuNanos(Thread thread);
+
+    /**
+     * Whether the thread of system id {@code tid} is asleep now: neither on a CPU nor waiting for
+     * one (blocked in a read, a sleep, a lock); {@code false} if unknown.
+     */
+    boolean asleep(int tid);
+  }
+
+  /** Runs the gate's looks at its holders: the call deadlines' timer thread. */
+  interface Scheduler {
+    void schedule(Runnable task, long delayNanos);
+  }
+
+  /** A gate without the safety valve. */
+  RunGate(int processors, int max, Duration minCpuPerCall, Duration sampleEvery) {
+    this(processors, max, minCpuPerCall, sampleEvery, null, (task, delay) -> {});
+  }
 
   /**
    * @param processors the processors this JVM may use, at least 1
    * @param max the workers: the limit when open, and the most it may be
    * @param minCpuPerCall calls that take less CPU than this run without a permit
    * @param sampleEvery how often one call is measured
+   * @param probe what the safety valve reads of a holder; {@code null}: no safety valve
+   * @param scheduler runs {@link #lookAtTheHolders} every {@link #IDLE_CHECK_EVERY} while calls are
+   *     held back
    */
-  RunGate(int processors, int max, Duration minCpuPerCall, Duration sampleEvery) {
+  RunGate(
+      int processors,
+      int max,
+      Duration minCpuPerCall,
+      Duration sampleEvery,
+      HolderProbe probe,
+      Scheduler scheduler) {
     if (processors < 1 || max < 1) {
       throw new IllegalArgumentException(
           "processors " + processors + ", max " + max + " (expected: >= 1)");
@@ -126,6 +216,8 @@ final class RunGate {
     this.sampleEveryNanos = CallDeadlines.nanos(sampleEvery);
     this.permits = new Permits(max);
     this.limit = max;
+    this.probe = probe;
+    this.scheduler = scheduler;
   }
 
   /**
@@ -137,7 +229,13 @@ final class RunGate {
       return null;
     }
     int processors = Math.max(1, Runtime.getRuntime().availableProcessors());
-    return new RunGate(processors, workers, MIN_CPU_PER_CALL, SAMPLE_EVERY);
+    return new RunGate(
+        processors,
+        workers,
+        MIN_CPU_PER_CALL,
+        SAMPLE_EVERY,
+        SchedStat.HOLDERS,
+        CallDeadlines::schedule);
   }
 
   /**
@@ -172,26 +270,90 @@ final class RunGate {
    * Takes a permit, waiting at most {@code waitNanos} ({@link Long#MAX_VALUE}: until one is free,
    * or the thread is interrupted).
    *
-   * @return whether one was taken; if so {@link #leave} gives it back
+   * @return the permit, which {@link #leave} gives back; {@code null} if none was taken
    */
-  boolean enter(long waitNanos) {
+  Permit enter(long waitNanos) {
     try {
+      if (permits.tryAcquire(0, TimeUnit.NANOSECONDS)) { // fair, unlike tryAcquire()
+        return taken();
+      }
+      heldBack.increment(); // before the look that may stop the looks reads it
+      if (probe != null) {
+        startLooking();
+      }
       if (waitNanos == Long.MAX_VALUE) {
         permits.acquire();
-        return true;
+        return taken();
       }
-      return permits.tryAcquire(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+      if (permits.tryAcquire(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
+        return taken();
+      }
+      timedOut.increment();
+      return null;
     } catch (InterruptedException e) {
       // The pool is shutting down (shutdownNow): the call goes on without a permit, to be run or
       // answered as a closing server's.
       Thread.currentThread().interrupt();
-      return false;
+      return null;
     }
   }
 
-  /** Gives back a permit {@link #enter} took. */
-  void leave() {
+  private Permit taken() {
+    if (probe == null) {
+      return Permit.UNTRACKED;
+    }
+    Permit p = new Permit(Thread.currentThread(), probe.currentTid());
+    holders.add(p);
+    return p;
+  }
+
+  /** Gives back a permit {@link #enter} took, on any thread. */
+  void leave(Permit permit) {
+    holders.remove(permit);
     permits.release();
+  }
+
+  /**
+   * A permit taken, and by which thread, for the safety valve; what the last look saw of its holder
+   * is written and read by the looks alone, one at a time (a chain of looks stops, under the gate's
+   * lock, before the next can start).
+   */
+  static final class Permit {
+    private static final Permit UNTRACKED = new Permit(null, -1); // no safety valve
+
+    private final Thread thread;
+    private final int tid;
+
+    /** The look that last saw it ({@link System#nanoTime}); 0: none. */
+    private long lookedAtNanos;
+
+    /** Its holder's CPU time at that look, nanoseconds. */
+    private long lookedAtCpu;
+
+    private Permit(Thread thread, int tid) {
+      this.thread = thread;
+      this.tid = tid;
+    }
+
+    /**
+     * A look at {@code now}: whether its holder held it since the last look, at {@code lastLook},
+     * was on the CPU less than {@code 1 / IDLE_FRACTION} of the interval, and is asleep now (a
+     * holder that computes but waits for a CPU taken by others is not); {@code judge} false (the
+     * look came late) only records what it sees.
+     */
+    boolean idleSince(long lastLook, long now, boolean judge, HolderProbe probe) {
+      long cpu = probe.cpuNanos(thread);
+      boolean idle =
+          judge
+              && lookedAtNanos == lastLook
+              && cpu >= 0
+              && lookedAtCpu >= 0
+              && (cpu - lookedAtCpu) * IDLE_FRACTION < now - lastLook
+              && probe.asleep(tid);
+      lookedAtNanos = now;
+      lookedAtCpu = cpu;
+      return idle;
+    }
   }
 
   /**
@@ -295,15 +457,85 @@ final class RunGate {
     }
   }
 
+  /** A call was held back: the safety valve looks at the holders, if it is not looking yet. */
+  private void startLooking() {
+    synchronized (lock) {
+      if (looking || limit == max) {
+        return;
+      }
+      looking = true;
+      lastLookNanos = System.nanoTime();
+    }
+    scheduler.schedule(this::lookAtTheHolders, CallDeadlines.nanos(IDLE_CHECK_EVERY));
+  }
+
+  /**
+   * The safety valve's look, on the timer thread while calls are held back: opens the gate if calls
+   * wait for a permit and a quarter of the permits (at least one) were held through the last
+   * interval by idle holders ({@link Permit#idleSince}; see the class's comment); else looks again
+   * later, unless no call was held back since the last look (the next one held back starts the
+   * looks again: a server without calls, or a closed one, has none scheduled).
+   */
+  void lookAtTheHolders() {
+    if (lookedAt(System.nanoTime())) {
+      scheduler.schedule(this::lookAtTheHolders, CallDeadlines.nanos(IDLE_CHECK_EVERY));
+    }
+  }
+
+  /**
+   * A look at {@code now} ({@link System#nanoTime}): opens the gate if its holders idle while calls
+   * wait.
+   *
+   * @return whether to look again
+   */
+  boolean lookedAt(long now) {
+    long lastLook;
+    synchronized (lock) {
+      lastLook = lastLookNanos;
+      lastLookNanos = now;
+    }
+    // Late: a pause of the whole JVM (or a starved timer) stopped the holders too.
+    boolean onTime = now - lastLook <= CallDeadlines.nanos(IDLE_CHECK_EVERY) * 3 / 2;
+    int idle = 0;
+    for (Permit p : holders) { // the holders' CPU: read outside the lock
+      if (p.idleSince(lastLook, now, onTime, probe)) {
+        idle++;
+      }
+    }
+    int was;
+    synchronized (lock) {
+      // Read under the lock: a call held back after this read finds looking false in
+      // startLooking (which takes the lock after counting itself) and starts the looks again.
+      boolean waiting = timedOut.sumThenReset() > 0 || permits.hasQueuedThreads();
+      boolean held = heldBack.sumThenReset() > 0 || waiting;
+      if (limit == max || !held) {
+        looking = false; // opened by its measures, or nothing held back
+        return false;
+      }
+      was = limit;
+      if (!waiting || idle == 0 || idle * IDLE_FRACTION < was) {
+        return true;
+      }
+      permits.release(max - was);
+      limit = max;
+      samples = 0; // the measures that bounded it described other calls
+      looking = false;
+    }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "Calls running at once: open (was {}): calls wait for a permit while {} of its holders"
+              + " were on the CPU less than 1/{} of the last {} us; the measures start again",
+          was,
+          idle,
+          IDLE_FRACTION,
+          (now - lastLook) / 1_000);
+    }
+    return false;
+  }
+
   /** The median of the first {@code n} values. */
   private static long median(long[] values, int n) {
     long[] sorted = Arrays.copyOf(values, n);
-    Arrays.sort(sorted);
-    return sorted[n / 2];
-  }
-
-  private static long median(int[] values, int n) {
-    int[] sorted = Arrays.copyOf(values, n);
     Arrays.sort(sorted);
     return sorted[n / 2];
   }

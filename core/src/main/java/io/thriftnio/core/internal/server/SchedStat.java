@@ -8,13 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The calling thread's time waiting for a CPU, as Linux counts it ({@code
- * /proc/thread-self/schedstat}, its second number: nanoseconds runnable but waiting on a run queue,
- * preempted included), and its CPU time ({@link ThreadMXBean#getCurrentThreadCpuTime}: the first
- * number of that file is brought up to date only at a tick or a switch, so a call of 100 us that
- * ran without one read as no CPU at all). Where either cannot be read (another system, an old
- * kernel, a kernel without scheduler statistics, a JVM without thread CPU time) {@link
- * #available()} is {@code false} and nothing reads them again.
+ * A thread's CPU time and whether it sleeps ({@link #HOLDERS}, the gate's safety valve); and the
+ * calling thread's time waiting for a CPU, as Linux counts it ({@code /proc/thread-self/schedstat},
+ * its second number: nanoseconds runnable but waiting on a run queue, preempted included), and its
+ * CPU time ({@link ThreadMXBean#getCurrentThreadCpuTime}: the first number of that file is brought
+ * up to date only at a tick or a switch, so a call of 100 us that ran without one read as no CPU at
+ * all). Where either cannot be read (another system, an old kernel, a kernel without scheduler
+ * statistics, a JVM without thread CPU time) {@link #available()} is {@code false} and nothing
+ * reads them again.
  *
  * <p>Thread-safety: each read is of the calling thread's own counters; the flag only goes from true
  * to false.
@@ -70,6 +71,84 @@ final class SchedStat {
     }
     available = false;
     return false;
+  }
+
+  /** The safety valve's reads of a {@link RunGate}'s permit holders, on Linux. */
+  static final RunGate.HolderProbe HOLDERS =
+      new RunGate.HolderProbe() {
+        @Override
+        public int currentTid() {
+          return TID.get();
+        }
+
+        @Override
+        public long cpuNanos(Thread thread) {
+          return SchedStat.cpuNanos(thread);
+        }
+
+        @Override
+        public boolean asleep(int tid) {
+          return SchedStat.asleep(tid);
+        }
+      };
+
+  /** Each thread's id in the system, read once ({@code /proc/thread-self} links to its task). */
+  private static final ThreadLocal<Integer> TID = ThreadLocal.withInitial(SchedStat::readTid);
+
+  /**
+   * {@code thread}'s CPU time, nanoseconds ({@link ThreadMXBean#getThreadCpuTime}); -1 where it
+   * cannot be read, or the thread has ended.
+   */
+  @SuppressWarnings("deprecation") // Thread.getId: threadId() is Java 19's, this library's floor 17
+  static long cpuNanos(Thread thread) {
+    if (!available) {
+      return -1;
+    }
+    try {
+      return thread == Thread.currentThread()
+          ? THREADS.getCurrentThreadCpuTime()
+          : THREADS.getThreadCpuTime(thread.getId());
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Whether the task {@code tid} of this process is asleep ({@code /proc/self/task/TID/stat}'s
+   * state: {@code S}, {@code D}, or any other than running or runnable, {@code R}); {@code false}
+   * if it cannot be read.
+   */
+  static boolean asleep(int tid) {
+    if (tid < 0) {
+      return false;
+    }
+    try {
+      String stat =
+          new String(
+              Files.readAllBytes(Path.of("/proc/self/task/" + tid + "/stat")),
+              StandardCharsets.US_ASCII);
+      return asleepIn(stat);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** {@code "1234 (a (name)) S 1 ..."}: whether the state after the name is other than R. */
+  static boolean asleepIn(String stat) {
+    int end = stat.lastIndexOf(')');
+    if (end < 0 || end + 2 >= stat.length()) {
+      return false;
+    }
+    return stat.charAt(end + 2) != 'R';
+  }
+
+  private static int readTid() {
+    try {
+      String link = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString(); // PID/task/TID
+      return Integer.parseInt(link.substring(link.lastIndexOf('/') + 1));
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /**

@@ -5,7 +5,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,51 +81,57 @@ class RunGateTest {
   void aBoundedGateLetsInAsManyCallsAsItHasPermits() {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
-    assertThat(gate.enter(0)).isTrue();
-    assertThat(gate.enter(0)).as("the one permit is taken").isFalse();
-    gate.leave();
-    assertThat(gate.enter(0)).isTrue();
-    gate.leave();
+    RunGate.Permit p = gate.enter(0);
+    assertThat(p).isNotNull();
+    assertThat(gate.enter(0)).as("the one permit is taken").isNull();
+    gate.leave(p);
+    p = gate.enter(0);
+    assertThat(p).isNotNull();
+    gate.leave(p);
   }
 
   @Test
   void aCallWaitingForAPermitGetsTheOneGivenBack() throws Exception {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
-    assertThat(gate.enter(0)).isTrue();
-    CompletableFuture<Boolean> waiter =
+    RunGate.Permit p = gate.enter(0);
+    CompletableFuture<RunGate.Permit> waiter =
         CompletableFuture.supplyAsync(() -> gate.enter(Long.MAX_VALUE));
     await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
     assertThat(waiter).isNotDone();
-    gate.leave();
-    assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+    gate.leave(p);
+    p = waiter.get(10, TimeUnit.SECONDS);
+    assertThat(p).isNotNull();
     assertThat(gate.hasWaiters()).isFalse();
-    gate.leave();
+    gate.leave(p);
   }
 
   @Test
   void aCallWaitsNoLongerThanItMay() {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
-    assertThat(gate.enter(0)).isTrue();
-    assertThat(gate.enter(TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
+    RunGate.Permit p = gate.enter(0);
+    assertThat(p).isNotNull();
+    assertThat(gate.enter(TimeUnit.MILLISECONDS.toNanos(20))).isNull();
     assertThat(gate.hasWaiters()).isFalse();
-    gate.leave();
+    gate.leave(p);
   }
 
   @Test
   void permitsHeldAcrossAResizeAreStillCounted() {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
-    assertThat(gate.enter(0)).isTrue(); // held from here to the end
+    RunGate.Permit p = gate.enter(0); // held from here to the end
+    assertThat(p).isNotNull();
     feed(gate, RunGate.WINDOW, 20 * US, 5 * MS);
     assertThat(gate.bounded()).isFalse();
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
     assertThat(gate.limit()).isEqualTo(1);
-    assertThat(gate.enter(0)).as("the permit taken before is still out").isFalse();
-    gate.leave();
-    assertThat(gate.enter(0)).isTrue();
-    gate.leave();
+    assertThat(gate.enter(0)).as("the permit taken before is still out").isNull();
+    gate.leave(p);
+    p = gate.enter(0);
+    assertThat(p).isNotNull();
+    gate.leave(p);
   }
 
   @Test
@@ -140,6 +151,209 @@ class RunGateTest {
     assertThat(x).isNotEqualTo(1);
     m.end();
     assertThat(gate.limit()).as("a call of 2 ms of CPU").isEqualTo(1);
+  }
+
+  /** The safety valve's world: each thread's CPU time and the looks scheduled, set by hand. */
+  private static final class Valve {
+    final Map<Thread, Long> cpu = new ConcurrentHashMap<>();
+    volatile boolean asleep = true;
+    final List<Runnable> looks = new ArrayList<>();
+    final RunGate gate;
+
+    Valve(int processors, int workers) {
+      gate =
+          new RunGate(
+              processors,
+              workers,
+              RunGate.MIN_CPU_PER_CALL,
+              RunGate.SAMPLE_EVERY,
+              new RunGate.HolderProbe() {
+                @Override
+                public int currentTid() {
+                  return 1;
+                }
+
+                @Override
+                public long cpuNanos(Thread thread) {
+                  return cpu.getOrDefault(thread, 0L);
+                }
+
+                @Override
+                public boolean asleep(int tid) {
+                  return asleep;
+                }
+              },
+              (task, delay) -> {
+                assertThat(delay).isEqualTo(RunGate.IDLE_CHECK_EVERY.toNanos());
+                synchronized (looks) {
+                  looks.add(task);
+                }
+              });
+    }
+
+    int scheduled() {
+      synchronized (looks) {
+        return looks.size();
+      }
+    }
+
+    /** A permit waited for on a thread of its own. */
+    CompletableFuture<RunGate.Permit> enterElsewhere() {
+      return CompletableFuture.supplyAsync(() -> gate.enter(Long.MAX_VALUE));
+    }
+  }
+
+  @Test
+  void callsWaitingBehindHoldersOffTheCpuOpenTheGate() throws Exception {
+    Valve v = new Valve(2, 16);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US); // cold calls bound it
+    assertThat(gate.limit()).isEqualTo(2);
+    RunGate.Permit a = gate.enter(0); // this thread holds both permits
+    RunGate.Permit b = gate.enter(0);
+    assertThat(v.scheduled()).as("no call held back, no look").isZero();
+    long t0 = System.nanoTime();
+    CompletableFuture<RunGate.Permit> waiter = v.enterElsewhere();
+    await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
+    assertThat(v.scheduled()).as("the call held back starts the looks").isEqualTo(1);
+    // the first look sees the holders; the next judges them over the interval between
+    assertThat(gate.lookedAt(t0 + 20 * MS)).isTrue();
+    assertThat(waiter).isNotDone();
+    v.cpu.put(Thread.currentThread(), MS); // on the CPU 1 ms of 20: they block
+    assertThat(gate.lookedAt(t0 + 40 * MS)).as("opened: no more looks").isFalse();
+    RunGate.Permit c = waiter.get(10, TimeUnit.SECONDS);
+    assertThat(c).isNotNull();
+    assertThat(gate.bounded()).isFalse();
+    gate.leave(a);
+    gate.leave(b);
+    gate.leave(c);
+    // the measures that bounded it are forgotten: a whole window again before a bound
+    feed(gate, RunGate.WINDOW - 1, 100 * US, 100 * US);
+    assertThat(gate.bounded()).isFalse();
+    feed(gate, 1, 100 * US, 100 * US);
+    assertThat(gate.limit()).isEqualTo(2);
+  }
+
+  @Test
+  void callsWaitingBehindHoldersOnTheCpuKeepTheBound() throws Exception {
+    Valve v = new Valve(2, 16);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit a = gate.enter(0);
+    RunGate.Permit b = gate.enter(0);
+    long t0 = System.nanoTime();
+    CompletableFuture<RunGate.Permit> waiter = v.enterElsewhere();
+    await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
+    for (int i = 1; i <= 5; i++) {
+      // one thread holds both permits, on the CPU half of each interval
+      v.cpu.put(Thread.currentThread(), i * 10 * MS);
+      assertThat(gate.lookedAt(t0 + i * 20 * MS)).isTrue();
+    }
+    assertThat(gate.limit()).isEqualTo(2);
+    assertThat(waiter).isNotDone();
+    gate.leave(a);
+    RunGate.Permit c = waiter.get(10, TimeUnit.SECONDS);
+    gate.leave(b);
+    gate.leave(c);
+    // nothing held back since the last look: the looks stop, the next call held back starts them
+    assertThat(gate.lookedAt(t0 + 6 * 20 * MS)).isFalse();
+    int looks = v.scheduled();
+    a = gate.enter(0);
+    b = gate.enter(0);
+    assertThat(gate.enter(0)).isNull();
+    assertThat(v.scheduled()).isEqualTo(looks + 1);
+    gate.leave(a);
+    gate.leave(b);
+  }
+
+  @Test
+  void holdersWaitingForACpuTakenByOthersKeepTheBound() throws Exception {
+    Valve v = new Valve(1, 8);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit a = gate.enter(0);
+    long t0 = System.nanoTime();
+    CompletableFuture<RunGate.Permit> waiter = v.enterElsewhere();
+    await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
+    v.asleep = false; // runnable: computing, preempted for most of the interval
+    assertThat(gate.lookedAt(t0 + 20 * MS)).isTrue();
+    assertThat(gate.lookedAt(t0 + 40 * MS)).isTrue();
+    assertThat(gate.limit()).isEqualTo(1);
+    v.asleep = true; // the same CPU time, asleep: blocked
+    assertThat(gate.lookedAt(t0 + 60 * MS)).isFalse();
+    assertThat(gate.bounded()).isFalse();
+    gate.leave(a);
+    gate.leave(waiter.get(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aThreadAsleepIsSeenAsleepAndARunningOneIsNot() throws Exception {
+    assumeTrue(SchedStat.available(), "no per-thread scheduler statistics here");
+    RunGate.HolderProbe probe = SchedStat.HOLDERS;
+    assertThat(probe.asleep(probe.currentTid())).as("this thread, running").isFalse();
+    CompletableFuture<Integer> tid = new CompletableFuture<>();
+    CountDownLatch release = new CountDownLatch(1);
+    Thread sleeper =
+        new Thread(
+            () -> {
+              tid.complete(probe.currentTid());
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    sleeper.start();
+    int t = tid.get(10, TimeUnit.SECONDS);
+    assertThat(t).isPositive();
+    await().atMost(Duration.ofSeconds(10)).until(() -> probe.asleep(t));
+    assertThat(probe.cpuNanos(sleeper)).isPositive();
+    release.countDown();
+    sleeper.join(10_000);
+    assertThat(SchedStat.asleepIn("12 (a (b) c) S 1 2 3")).isTrue();
+    assertThat(SchedStat.asleepIn("12 (java) R 1 2 3")).isFalse();
+    assertThat(SchedStat.asleepIn("12 (java) D 1")).isTrue();
+    assertThat(SchedStat.asleepIn("garbage")).isFalse();
+  }
+
+  @Test
+  void aLookThatComesLateJudgesNothing() throws Exception {
+    Valve v = new Valve(1, 8);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit a = gate.enter(0); // computes, but a pause of the whole JVM stops it
+    long t0 = System.nanoTime();
+    CompletableFuture<RunGate.Permit> waiter = v.enterElsewhere();
+    await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
+    assertThat(gate.lookedAt(t0 + 20 * MS)).isTrue();
+    // the pause: 80 ms in which neither the holder nor the look ran
+    assertThat(gate.lookedAt(t0 + 100 * MS)).as("late: nothing judged").isTrue();
+    v.cpu.put(Thread.currentThread(), 15 * MS); // computing again after it
+    assertThat(gate.lookedAt(t0 + 120 * MS)).isTrue();
+    assertThat(gate.limit()).isEqualTo(1);
+    gate.leave(a);
+    gate.leave(waiter.get(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void readBatchesThatGaveUpWaitingBehindABlockedHolderOpenTheGate() {
+    Valve v = new Valve(1, 8);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit a = gate.enter(0); // a holder that blocks: no CPU from here
+    long t0 = System.nanoTime();
+    assertThat(gate.enter(MS)).isNull(); // a batch waited 1 ms for its turn, refused
+    assertThat(gate.lookedAt(t0 + 20 * MS)).isTrue();
+    assertThat(gate.lookedAt(t0 + 40 * MS))
+        .as("no batch gave up since the last look: nothing to open for")
+        .isFalse();
+    long t1 = System.nanoTime();
+    assertThat(gate.enter(MS)).isNull();
+    assertThat(gate.lookedAt(t1 + 20 * MS)).isTrue();
+    assertThat(gate.enter(MS)).isNull();
+    assertThat(gate.lookedAt(t1 + 40 * MS)).isFalse();
+    assertThat(gate.bounded()).isFalse();
+    gate.leave(a);
   }
 
   @Test
