@@ -57,12 +57,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The limit follows the measured calls, not the load: a service whose calls wait on a database
  * stays open however slow the database gets, and one whose calls compute is bounded at light load
- * too, where the bound costs nothing (a call rarely finds the permits taken). Calls under 80 us are
- * too short for the CPU's sharing to stretch them (a scheduler's slice is milliseconds), and a
- * permit each would cost them a wake-up. Not lower: a 1 us echo measures 25 to 100 us before the
- * JIT has compiled it, and 40 to 60 us while it runs cold, one turn at a time; with the line at 50
- * us a leader-follower echo server stayed bounded (its calls cold because bounded) and cost 17 us
- * per call instead of 7.
+ * too, where the bound costs nothing (a call rarely finds the permits taken). Calls under 80 us run
+ * without a permit, which would cost each a wake-up. That leaves a gap, measured: a service whose
+ * calls compute 50 to 70 us each is not bounded, and at twice its capacity answered 8 to 16% of it
+ * in time, as unbounded servers did (with the line at 30 us: 0.80 to 1.03x). Not lower yet: a 1 us
+ * echo measures 25 to 100 us before the JIT has compiled it, and a leader-follower echo server
+ * whose gate bounded it for the first half second kept costing 2.2 to 2.5 times its CPU per call
+ * after the gate had opened again (16 us instead of 6.4; 4.5 context switches and 2 writes per call
+ * instead of 0.02 and 1), a defect not yet understood (issue 41's notes).
  *
  * <p>Thread-safety: permits are a fair {@link Semaphore} (first come, first served); the last
  * measures, and a resize of the permits, are under {@link #lock}, so that permits free plus permits
