@@ -87,20 +87,21 @@ final class AsyncCalls<A extends TAsyncClient> implements AutoCloseable {
   }
 
   /**
-   * Starts a call that completes {@code future} on the executor, within {@code deadlineNanos} (0:
+   * Starts a call that completes {@code caller} on the executor, within {@code deadlineNanos} (0:
    * none); {@code method}: as {@link #retryable} says, {@code null} for a call never retried.
    */
   public <R> void call(
-      Start<? super A, R> call, CompletableFuture<R> future, String method, long deadlineNanos) {
+      Start<? super A, R> call, CompletableFuture<R> caller, String method, long deadlineNanos) {
     AdaptiveLimit.Permit permit;
     try {
       permit = limit.acquire();
     } catch (PoolException e) {
-      completeOnExecutor(() -> future.completeExceptionally(e));
+      completeOnExecutor(() -> caller.completeExceptionally(e));
       return;
     }
+    CompletableFuture<R> future = permit == null ? caller : new CompletableFuture<>();
     if (permit != null) {
-      future.whenComplete((result, failure) -> PoolCallLimit.release(permit, failure));
+      PoolCallLimit.relay(permit, future, caller);
     }
     if (inheritDeadline) {
       try {

@@ -73,9 +73,9 @@ final class CallAttempts {
     if (permit == null) {
       return limited(request, timeout, deadlineNanos);
     }
-    CompletableFuture<ByteBuffer> result = limited(request, timeout, deadlineNanos);
-    result.whenComplete((response, failure) -> PoolCallLimit.release(permit, failure));
-    return result;
+    CompletableFuture<ByteBuffer> caller = new CompletableFuture<>();
+    PoolCallLimit.relay(permit, limited(request, timeout, deadlineNanos), caller);
+    return caller;
   }
 
   /** {@link #exchange} once its place under the pool's adaptive limit is taken. */

@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.util.internal.CallTimeoutException;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A pool's adaptive limit on its calls in flight ({@link PoolConfig.Builder#adaptiveLimit}), as the
@@ -47,6 +48,30 @@ final class PoolCallLimit {
           null);
     }
     return permit;
+  }
+
+  /**
+   * Completes {@code caller} as {@code call} completes, once {@code permit} is given back: whoever
+   * sees the caller's future complete (a waiting thread, a callback that starts the next call)
+   * finds the permit free. The caller's own end (a cancel) ends {@code call} too.
+   */
+  static <T> void relay(
+      AdaptiveLimit.Permit permit, CompletableFuture<T> call, CompletableFuture<T> caller) {
+    call.whenComplete(
+        (result, failure) -> {
+          release(permit, failure);
+          if (failure == null) {
+            caller.complete(result);
+          } else {
+            caller.completeExceptionally(failure);
+          }
+        });
+    caller.whenComplete(
+        (result, failure) -> {
+          if (failure != null) {
+            call.completeExceptionally(failure);
+          }
+        });
   }
 
   /** Gives {@code permit} back ({@code null}: none) for a call that ended with {@code failure}. */

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code PoolConfig.adaptiveLimit} on the three pools: with the limit at 1, a call started while
  * another is in flight fails at once with a {@link PoolException} naming the limit, before anything
- * is sent; once the first call ends the next one goes through.
+ * is sent; a call started once the first call's future has completed goes through, even one started
+ * by that completion itself.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PoolAdaptiveLimitTest {
@@ -75,8 +76,9 @@ class PoolAdaptiveLimitTest {
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
       assertThat(refused).as("refused before anything was sent").isCompletedExceptionally();
-      busy.get(10, TimeUnit.SECONDS);
-      pool.call(c -> c.send_fired(), BenchService.Client::recv_fired).get(10, TimeUnit.SECONDS);
+      // Started the moment the busy call's future completes: its permit is back by then.
+      busy.thenCompose(v -> pool.call(c -> c.send_fired(), BenchService.Client::recv_fired))
+          .get(10, TimeUnit.SECONDS);
     }
   }
 
@@ -91,8 +93,23 @@ class PoolAdaptiveLimitTest {
       CompletableFuture<Long> refused = pool.<Long>call((c, cb) -> c.fired(cb));
       assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
           .satisfies(PoolAdaptiveLimitTest::assertRefusedAtTheLimit);
-      busy.get(10, TimeUnit.SECONDS);
-      pool.<Long>call((c, cb) -> c.fired(cb)).get(10, TimeUnit.SECONDS);
+      // Started the moment the busy call's future completes: its permit is back by then.
+      busy.thenCompose(v -> pool.<Long>call((c, cb) -> c.fired(cb))).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void asyncClientPoolGivesThePermitBackWhenTheCallerCancels() throws Exception {
+    try (ThriftAsyncClientPool<BenchService.AsyncClient> pool =
+        ThriftAsyncClientPool.builder(BenchService.AsyncClient.Factory::new)
+            .endpoints(server.address())
+            .adaptiveLimit(1)
+            .build()) {
+      CompletableFuture<Void> busy = pool.call((c, cb) -> c.sleep(5_000, cb));
+      assertThat(busy.cancel(true)).isTrue();
+      assertThat(pool.<Long>call((c, cb) -> c.fired(cb)).get(4, TimeUnit.SECONDS))
+          .as("answered while the cancelled call still sleeps on the server")
+          .isNotNull();
     }
   }
 
