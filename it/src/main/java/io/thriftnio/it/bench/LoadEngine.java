@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.apache.thrift.TApplicationException;
 
 /**
  * Drives the lanes of one cell: warm-up, then measurement, then a bounded drain.
@@ -238,6 +239,9 @@ final class LoadEngine {
             return; // the load was closed under a call that began before the end
           }
           failed(e);
+          if (answered(e)) {
+            continue; // the server's answer (a refusal): the connection is intact, the load goes on
+          }
           if (!lane.continuesAfterError() || !pauseAfterError()) {
             return;
           }
@@ -348,9 +352,21 @@ final class LoadEngine {
       if (phase == STOP) {
         return false;
       }
-      failed(AsyncUnwrap.cause(failure));
-      return lane.continuesAfterError() && pauseAfterError();
+      Throwable cause = AsyncUnwrap.cause(failure);
+      failed(cause);
+      return answered(cause) || (lane.continuesAfterError() && pauseAfterError());
     }
+  }
+
+  /**
+   * Whether a failed call was answered by the server ({@code not run: server overloaded ...}, a
+   * handler's undeclared exception): its whole reply was read, so the connection is as good as
+   * after a result and its lane goes on at once. A lane that stopped here would take its share of
+   * the load away for the rest of the run: a server that refused a few calls at its start would be
+   * measured under a fraction of the load asked for.
+   */
+  private static boolean answered(Throwable t) {
+    return t instanceof TApplicationException;
   }
 
   /**

@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -64,6 +65,53 @@ class LoadEngineTest {
     assertThat(calls).hasValue(1);
     assertThat(r.calls()).isZero();
     assertThat(closed).isTrue();
+  }
+
+  @Test
+  void aCallTheServerRefusedIsCountedAndItsLaneGoesOn() throws Exception {
+    AtomicInteger n = new AtomicInteger();
+    ClientLoad.SyncLane refusedAtFirst =
+        () -> {
+          if (n.incrementAndGet() <= 3) {
+            throw new TApplicationException(
+                TApplicationException.INTERNAL_ERROR, "not run: server overloaded");
+          }
+          return true;
+        };
+    CellResult r =
+        LoadEngine.run(
+            cell(Duration.ZERO, Duration.ofMillis(100), 1000),
+            load(List.of(refusedAtFirst), new AtomicBoolean()));
+    assertThat(r.errors()).isEqualTo(3);
+    assertThat(r.calls()).as("calls after the refusals").isGreaterThanOrEqualTo(1000);
+  }
+
+  @Test
+  void aPipelinedCallTheServerRefusedKeepsItsStreamGoing() throws Exception {
+    AtomicInteger n = new AtomicInteger();
+    ClientLoad.AsyncLane refusedAtFirst =
+        new ClientLoad.AsyncLane() {
+          @Override
+          public CompletableFuture<Boolean> call() {
+            if (n.incrementAndGet() <= 3) {
+              return CompletableFuture.failedFuture(
+                  new TApplicationException(
+                      TApplicationException.INTERNAL_ERROR, "not run: server overloaded"));
+            }
+            return CompletableFuture.completedFuture(true);
+          }
+
+          @Override
+          public int depth() {
+            return 1;
+          }
+        };
+    CellResult r =
+        LoadEngine.run(
+            cell(Duration.ZERO, Duration.ofMillis(100), 1000),
+            load(List.of(refusedAtFirst), new AtomicBoolean()));
+    assertThat(r.errors()).isEqualTo(3);
+    assertThat(r.calls()).as("calls after the refusals").isGreaterThanOrEqualTo(1000);
   }
 
   @Test
