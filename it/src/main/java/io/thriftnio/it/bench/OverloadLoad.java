@@ -259,9 +259,10 @@ final class OverloadLoad implements AutoCloseable {
                   counts.sendLag.recordValue(
                       Math.min(RateSchedule.latencyMicros(due, now), HIGHEST_US));
                 }
-                // The caller's deadline counts from the call's due time, as its latency does.
-                long deadlineWall =
-                    OverloadHandler.wallMicros() - (now - due) / 1000 + deadlineMicros;
+                // The deadline the caller gives up at and tells the server (client_timeout): from
+                // the send, as the channel's callTimeout counts. Latency counts from the due time;
+                // a level whose calls went out late by a share of the deadline is not judged.
+                long deadlineWall = OverloadHandler.wallMicros() + deadlineMicros;
                 call(lane, payload(deadlineWall, i))
                     .whenComplete((r, t) -> finish(counts, measured, due, deadlineNanos, t));
                 lane = (lane + 1) % channels.size();

@@ -60,11 +60,13 @@ import org.slf4j.LoggerFactory;
  * too, where the bound costs nothing (a call rarely finds the permits taken). Calls under 80 us run
  * without a permit, which would cost each a wake-up. That leaves a gap, measured: a service whose
  * calls compute 50 to 70 us each is not bounded, and at twice its capacity answered 8 to 16% of it
- * in time, as unbounded servers did (with the line at 30 us: 0.80 to 1.03x). Not lower yet: a 1 us
- * echo measures 25 to 100 us before the JIT has compiled it, and a leader-follower echo server
- * whose gate bounded it for the first half second kept costing 2.2 to 2.5 times its CPU per call
- * after the gate had opened again (16 us instead of 6.4; 4.5 context switches and 2 writes per call
- * instead of 0.02 and 1), a defect not yet understood (issue 41's notes).
+ * in time, as unbounded servers did (with the line at 30 us: 0.80 to 1.03x). Not lower: a 1 us echo
+ * measures 25 to 100 us before the JIT has compiled it, and on a slower machine near 30 us after,
+ * so with the line at 30 us a leader-follower echo server at its capacity (40 blocking clients, one
+ * CPU) answered 3,641 and 6,567 calls "no turn to run" in two runs of a few seconds, against 130
+ * and 1,369 at 80 us (where its gate bounded it only while cold). (An earlier reading, a
+ * leader-follower server left costlier by a spell of the bound, was the bench's load generator
+ * losing the clients whose calls were refused.)
  *
  * <p>Thread-safety: permits are a fair {@link Semaphore} (first come, first served); the last
  * measures, and a resize of the permits, are under {@link #lock}, so that permits free plus permits
