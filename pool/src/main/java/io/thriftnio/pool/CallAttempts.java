@@ -70,10 +70,9 @@ final class CallAttempts {
     } catch (PoolException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (permit == null) {
-      return limited(request, timeout, deadlineNanos);
-    }
-    CompletableFuture<ByteBuffer> caller = new CompletableFuture<>();
+    // A CallFuture: a callback registered after the reply came runs inside the interceptors'
+    // continuation, which the plain futures of the retries and the deadline do not keep.
+    CompletableFuture<ByteBuffer> caller = new Continuations.CallFuture<>();
     PoolCallLimit.relay(permit, limited(request, timeout, deadlineNanos), caller);
     return caller;
   }
@@ -101,22 +100,23 @@ final class CallAttempts {
     // The deadline fails the caller's future; the exchange under it is sent with the time left as
     // its timeout, so that its slot is given up then too.
     CallState state = new CallState(Deadline.in(deadlineNanos));
-    CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    CompletableFuture<ByteBuffer> result = new Continuations.CallFuture<>();
     state.caller = result;
     ScheduledFuture<?> timer =
         Deadlines.schedule(
             () -> result.completeExceptionally(deadlinePassed(state)), deadlineNanos);
-    retrying(sent, request, timeout, state, caller)
-        .whenComplete(
-            (response, failure) -> {
-              if (failure == null) {
-                result.complete(response);
-              } else if (state.explains(failure)) {
-                result.completeExceptionally(deadlinePassed(state));
-              } else {
-                result.completeExceptionally(failure);
-              }
-            });
+    CompletableFuture<ByteBuffer> exchange = retrying(sent, request, timeout, state, caller);
+    exchange.whenComplete(
+        (response, failure) -> {
+          Continuations.keep(exchange, result);
+          if (failure == null) {
+            result.complete(response);
+          } else if (state.explains(failure)) {
+            result.completeExceptionally(deadlinePassed(state));
+          } else {
+            result.completeExceptionally(failure);
+          }
+        });
     result.whenComplete((response, failure) -> timer.cancel(false));
     return result;
   }
@@ -158,7 +158,8 @@ final class CallAttempts {
     } else {
       exchange = new Attempts(sent, request, timeout, state, caller).start();
     }
-    return exchange.exceptionallyCompose(
+    return Continuations.recover(
+        exchange,
         failure ->
             Failures.unwrap(failure) instanceof NotRunReply refused
                 ? CompletableFuture.completedFuture(refused.reply)
@@ -186,46 +187,42 @@ final class CallAttempts {
       view = request.duplicate();
       view.position(from);
     }
-    return attempt(sent, view, timeout, choice, state, caller, refusals)
-        .exceptionallyCompose(
-            failure -> {
-              if (refusals != null && choice.sentTo == null) {
-                return CompletableFuture.failedFuture(unsent(sent, refusals, failure));
-              }
-              Refusals refused = elsewhere(sent, failure, choice, state, refusals);
-              if (refused != null) {
-                return single(
-                    sent,
-                    request,
-                    from,
-                    timeout,
-                    new AsyncBorrows.Choice(choice.sentTo),
-                    state,
-                    caller,
-                    refused,
-                    resent);
-              }
-              if (resent
-                  || Failures.notRun(failure)
-                  || !policy.resends(
-                      sent.name,
-                      failure,
-                      choice.sentTo != null,
-                      deadline(state),
-                      finished(state))) {
-                return CompletableFuture.failedFuture(failure);
-              }
-              return single(
-                  sent,
-                  request,
-                  from,
-                  timeout,
-                  new AsyncBorrows.Choice(choice.sentTo),
-                  state,
-                  caller,
-                  refusals,
-                  true);
-            });
+    return Continuations.recover(
+        attempt(sent, view, timeout, choice, state, caller, refusals),
+        failure -> {
+          if (refusals != null && choice.sentTo == null) {
+            return CompletableFuture.failedFuture(unsent(sent, refusals, failure));
+          }
+          Refusals refused = elsewhere(sent, failure, choice, state, refusals);
+          if (refused != null) {
+            return single(
+                sent,
+                request,
+                from,
+                timeout,
+                new AsyncBorrows.Choice(choice.sentTo),
+                state,
+                caller,
+                refused,
+                resent);
+          }
+          if (resent
+              || Failures.notRun(failure)
+              || !policy.resends(
+                  sent.name, failure, choice.sentTo != null, deadline(state), finished(state))) {
+            return CompletableFuture.failedFuture(failure);
+          }
+          return single(
+              sent,
+              request,
+              from,
+              timeout,
+              new AsyncBorrows.Choice(choice.sentTo),
+              state,
+              caller,
+              refusals,
+              true);
+        });
   }
 
   /**
@@ -282,7 +279,7 @@ final class CallAttempts {
     private final CallState state;
     private final CallerContext caller;
     private final AsyncBorrows.Choice first = new AsyncBorrows.Choice();
-    private final CompletableFuture<ByteBuffer> result = new CompletableFuture<>();
+    private final CompletableFuture<ByteBuffer> result = new Continuations.CallFuture<>();
     private final AtomicBoolean extraTaken = new AtomicBoolean();
     private final AtomicInteger outstanding = new AtomicInteger(1);
 
@@ -322,16 +319,18 @@ final class CallAttempts {
      * {@code refused}: the endpoints it must not go to, {@code null} for none.
      */
     private void run(AsyncBorrows.Choice choice, Refusals refused) {
-      attempt(sent, request.duplicate(), timeout, choice, state, caller, refused)
-          .whenComplete(
-              (response, failure) ->
-                  ended(
-                      choice,
-                      response,
-                      // A borrow that failed after a refusal: the caller hears the refusal.
-                      failure != null && refused != null && choice.sentTo == null
-                          ? unsent(sent, refused, failure)
-                          : failure));
+      CompletableFuture<ByteBuffer> attempt =
+          attempt(sent, request.duplicate(), timeout, choice, state, caller, refused);
+      attempt.whenComplete(
+          (response, failure) ->
+              ended(
+                  attempt,
+                  choice,
+                  response,
+                  // A borrow that failed after a refusal: the caller hears the refusal.
+                  failure != null && refused != null && choice.sentTo == null
+                      ? unsent(sent, refused, failure)
+                      : failure));
     }
 
     private boolean over() {
@@ -356,8 +355,16 @@ final class CallAttempts {
       }
     }
 
-    private void ended(AsyncBorrows.Choice choice, ByteBuffer response, Throwable failure) {
+    /** {@code attempt}, made on {@code choice}, ended with {@code response} or {@code failure}. */
+    private void ended(
+        CompletableFuture<ByteBuffer> attempt,
+        AsyncBorrows.Choice choice,
+        ByteBuffer response,
+        Throwable failure) {
       if (failure == null) {
+        if (!result.isDone()) {
+          Continuations.keep(attempt, result);
+        }
         result.complete(response); // the first reply wins; a later one is dropped
         return;
       }
@@ -384,6 +391,7 @@ final class CallAttempts {
         return;
       }
       if (outstanding.decrementAndGet() == 0) {
+        Continuations.keep(attempt, result);
         result.completeExceptionally(failure);
       }
     }

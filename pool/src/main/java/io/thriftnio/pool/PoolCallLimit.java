@@ -2,6 +2,7 @@ package io.thriftnio.pool;
 
 import io.thriftnio.core.internal.AdaptiveLimit;
 import io.thriftnio.core.util.internal.CallTimeoutException;
+import io.thriftnio.core.util.internal.Continuations;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -51,21 +52,15 @@ final class PoolCallLimit {
   }
 
   /**
-   * Completes {@code caller} as {@code call} completes, once {@code permit} is given back: whoever
-   * sees the caller's future complete (a waiting thread, a callback that starts the next call)
-   * finds the permit free. The caller's own end (a cancel) ends {@code call} too.
+   * Completes {@code caller} as {@code call} completes, once {@code permit} ({@code null}: none) is
+   * given back: whoever sees the caller's future complete (a waiting thread, a callback that starts
+   * the next call) finds the permit free. The caller's own end (a cancel) ends {@code call} too.
+   * Through {@link Continuations#relay}, so a {@code CallFuture} caller keeps the interceptors'
+   * continuation.
    */
   static <T> void relay(
       AdaptiveLimit.Permit permit, CompletableFuture<T> call, CompletableFuture<T> caller) {
-    call.whenComplete(
-        (result, failure) -> {
-          release(permit, failure);
-          if (failure == null) {
-            caller.complete(result);
-          } else {
-            caller.completeExceptionally(failure);
-          }
-        });
+    Continuations.relay(call, caller, failure -> release(permit, failure));
     caller.whenComplete(
         (result, failure) -> {
           if (failure != null) {

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /** A channel with no socket: open until closed, takes oneway frames, refuses exchanges. */
-final class OpenChannel implements ThriftChannel {
+class OpenChannel implements ThriftChannel {
   private final InetSocketAddress endpoint;
   private volatile boolean open = true;
 

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.thriftnio.core.CallOutcome;
 import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
+import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
 import io.thriftnio.testkit.EchoCountingHandler;
@@ -23,14 +25,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.async.AsyncMethodCallback;
+import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TTupleProtocol;
+import org.apache.thrift.transport.TMemoryBuffer;
+import org.apache.thrift.transport.TMemoryInputTransport;
+import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link PoolBuilder#interceptors} on each of the three pools: one before/after pair per Thrift
@@ -287,6 +298,109 @@ class PoolInterceptorsTest {
       assertThat(inner.only().outcome()).isEqualTo(CallOutcome.TIMED_OUT);
       assertThat(inner.only().failure()).isSameAs(timeout);
     }
+  }
+
+  /**
+   * A channel pool whose connection answers on the calling thread, so a call's reply is there
+   * before the pool's caller registers its continuation: that continuation (the reply's decoding,
+   * the async interface's callback) still runs inside the interceptors' {@code attach} scope, with
+   * and without the adaptive limit and a call deadline (each adds a future of its own).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"plain", "adaptiveLimit", "callDeadline", "both"})
+  void channelPoolLateCallbackRunsInsideTheAttachScope(String setting) throws Exception {
+    ThreadLocal<String> current = new ThreadLocal<>();
+    ClientInterceptor attaching =
+        new ClientInterceptor() {
+          @Override
+          public Runnable attach(ClientCallContext context) {
+            current.set("call " + context.methodName());
+            return current::remove;
+          }
+        };
+    ThriftChannelPool.Builder<BenchService.Client> builder =
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(new InlineIo(new BenchService.Processor<>(handler)))
+            .endpoints(endpoint)
+            .interceptors(List.of(attaching));
+    if (setting.equals("adaptiveLimit") || setting.equals("both")) {
+      builder.adaptiveLimit(8);
+    }
+    if (setting.equals("callDeadline") || setting.equals("both")) {
+      builder.callDeadline(Duration.ofSeconds(10));
+    }
+    try (ThriftChannelPool<BenchService.Client> pool = builder.build()) {
+      // The first call opens the connection (on a connector thread); the second finds it open.
+      pool.call(c -> c.send_echo(ByteBuffer.allocate(3)), BenchService.Client::recv_echo)
+          .get(10, TimeUnit.SECONDS);
+      // The reply is decoded, and the async interface's callback runs, on the pool's executor.
+      AtomicReference<String> decodedIn = new AtomicReference<>();
+      pool.call(
+              c -> c.send_echo(ByteBuffer.allocate(3)),
+              c -> {
+                decodedIn.set(current.get());
+                return c.recv_echo();
+              })
+          .get(10, TimeUnit.SECONDS);
+      CompletableFuture<String> calledBackIn = new CompletableFuture<>();
+      pool.asyncIface(BenchService.AsyncIface.class)
+          .echo(
+              ByteBuffer.allocate(3),
+              new AsyncMethodCallback<>() {
+                @Override
+                public void onComplete(ByteBuffer response) {
+                  calledBackIn.complete(current.get());
+                }
+
+                @Override
+                public void onError(Exception e) {
+                  calledBackIn.completeExceptionally(e);
+                }
+              });
+      assertThat(decodedIn.get())
+          .as("the scope current as the reply is decoded")
+          .isEqualTo("call echo");
+      assertThat(calledBackIn.get(10, TimeUnit.SECONDS))
+          .as("the scope current in the async interface's callback")
+          .isEqualTo("call echo");
+    }
+  }
+
+  /** Connections that run each exchange through {@code processor} on the calling thread. */
+  private static final class InlineIo implements ClientIo {
+    private final TProcessor processor;
+
+    InlineIo(TProcessor processor) {
+      this.processor = processor;
+    }
+
+    @Override
+    public TTransport openTransport(InetSocketAddress address, ClientOptions options) {
+      throw new UnsupportedOperationException("channels only");
+    }
+
+    @Override
+    public ThriftChannel openChannel(InetSocketAddress address, ClientOptions options) {
+      return new OpenChannel(address) {
+        @Override
+        public CompletableFuture<ByteBuffer> exchange(ByteBuffer request) {
+          byte[] in = new byte[request.remaining()];
+          request.duplicate().get(in);
+          try {
+            TMemoryBuffer out = new TMemoryBuffer(64);
+            processor.process(
+                new TBinaryProtocol(new TMemoryInputTransport(in)), new TBinaryProtocol(out));
+            return CompletableFuture.completedFuture(
+                ByteBuffer.wrap(out.getArray(), 0, out.length()));
+          } catch (TException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        }
+      };
+    }
+
+    @Override
+    public void close() {}
   }
 
   @Test

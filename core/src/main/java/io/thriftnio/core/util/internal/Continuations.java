@@ -1,6 +1,8 @@
 package io.thriftnio.core.util.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -85,18 +87,65 @@ public final class Continuations {
     private volatile UnaryOperator<Runnable> around;
   }
 
-  /** Completes {@code to} as {@code from} completes, with {@code from}'s continuation wrapper. */
+  /** {@link #relay(CompletableFuture, CompletableFuture, Consumer)} with nothing to run first. */
   public static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
+    relay(from, to, failure -> {});
+  }
+
+  /**
+   * Completes {@code to} as {@code from} completes, with the continuation wrapper {@code from}
+   * keeps, once {@code first} has run with {@code from}'s failure ({@code null}: a result): whoever
+   * sees {@code to} complete finds what {@code first} did.
+   */
+  public static <T> void relay(
+      CompletableFuture<T> from, CompletableFuture<T> to, Consumer<Throwable> first) {
     from.whenComplete(
         (value, failure) -> {
-          if (from instanceof CallFuture && to instanceof CallFuture) {
-            ((CallFuture<?>) to).around = ((CallFuture<?>) from).around;
-          }
+          first.accept(failure);
+          keep(from, to);
           if (failure != null) {
             to.completeExceptionally(failure);
           } else {
             to.complete(value);
           }
         });
+  }
+
+  /**
+   * Gives {@code to} the continuation wrapper {@code from} keeps, when both are {@link
+   * CallFuture}s: for a future completed by hand from another's outcome, before it is completed.
+   */
+  public static void keep(CompletableFuture<?> from, CompletableFuture<?> to) {
+    if (from instanceof CallFuture && to instanceof CallFuture) {
+      ((CallFuture<?>) to).around = ((CallFuture<?>) from).around;
+    }
+  }
+
+  /**
+   * {@code future.exceptionallyCompose(recovery)} as a {@link CallFuture} that keeps the wrapper of
+   * the future it completes from ({@code future}, or the one {@code recovery} gave): a plain
+   * derived future would lose it for the dependents registered after it completed.
+   */
+  public static <T> CompletableFuture<T> recover(
+      CompletableFuture<T> future, Function<Throwable, CompletableFuture<T>> recovery) {
+    CallFuture<T> result = new CallFuture<>();
+    future.whenComplete(
+        (value, failure) -> {
+          if (failure == null) {
+            keep(future, result);
+            result.complete(value);
+            return;
+          }
+          CompletableFuture<T> next;
+          try {
+            next = recovery.apply(failure);
+          } catch (Throwable t) {
+            keep(future, result);
+            result.completeExceptionally(t);
+            return;
+          }
+          relay(next, result);
+        });
+    return result;
   }
 }
