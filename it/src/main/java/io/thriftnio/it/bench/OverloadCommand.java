@@ -77,7 +77,7 @@ final class OverloadCommand implements Callable<Integer> {
       names = "--preset",
       paramLabel = "P",
       description =
-          "quick: 1 s warm-up and 2 s window per level, 2 s + 2 s for the capacity (every"
+          "quick: 1 s warm-up and 2 s window per level, 2 s warm-up and 1 s steps for the capacity (every"
               + " default row and handler: about 8 minutes); options given beside it win")
   String preset;
 
@@ -131,7 +131,8 @@ final class OverloadCommand implements Callable<Integer> {
   @Option(
       names = "--depth",
       paramLabel = "N",
-      description = "calls in flight per connection while measuring capacity (default: 4)")
+      description =
+          "the most calls in flight per connection the capacity's steps reach (default: 4)")
   Integer depth;
 
   @Option(
@@ -167,7 +168,7 @@ final class OverloadCommand implements Callable<Integer> {
       names = "--capacity-duration",
       paramLabel = "D",
       converter = Cli.DurationConverter.class,
-      description = "window of the capacity measurement (default: 3s)")
+      description = "window of each step of the capacity measurement (default: 2s)")
   Duration capacityDuration;
 
   @Option(
@@ -262,7 +263,7 @@ final class OverloadCommand implements Callable<Integer> {
    * @param deadline the deadline, or {@code null} for each handler's default
    * @param serverOptions options for every library row
    * @param connections the generator's connections
-   * @param depth calls in flight per connection while measuring capacity
+   * @param depth the most calls in flight per connection the capacity's steps reach
    * @param header whether rows that serve THeader are called over it
    */
   record Settings(
@@ -353,7 +354,7 @@ final class OverloadCommand implements Callable<Integer> {
     Duration du = orDefault(duration, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(3));
     Duration cw = orDefault(capacityWarmup, Duration.ofSeconds(2));
     Duration cd =
-        orDefault(capacityDuration, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(3));
+        orDefault(capacityDuration, quick ? Duration.ofSeconds(1) : Duration.ofSeconds(2));
     if (du.isZero() || cd.isZero()) {
       throw new IllegalArgumentException("duration and capacity-duration: expected > 0");
     }
@@ -524,13 +525,17 @@ final class OverloadCommand implements Callable<Integer> {
             Locale.ROOT,
             "Each row: serve --io-threads %d --protocol %s%s; %d connections of the library's"
                 + " Netty channel call echo, %s to the rows that serve it (framed to the others);"
-                + " capacity from a closed loop of %d calls in flight per connection (%s warm-up,"
-                + " %s window); each level %s warm-up, %s window, open loop; deadlines: ",
+                + " capacity: the best answered rate of a closed loop stepped from %d calls in"
+                + " flight, doubled while the rate grew by %.0f%% or more, up to %d per connection"
+                + " (%s warm-up, %s per step); each level %s warm-up, %s window, open loop;"
+                + " deadlines: ",
             s.ioThreads(),
             s.protocol(),
             s.workers() != null ? " --workers " + s.workers() : "",
             s.connections(),
             s.header() ? "THeader (deadline also sent as client_timeout)" : "framed",
+            OverloadLoad.FIRST_IN_FLIGHT,
+            (OverloadLoad.GROWTH - 1) * 100,
             s.depth(),
             Cli.format(s.capacityWarmup()),
             Cli.format(s.capacityDuration()),
@@ -623,8 +628,14 @@ final class OverloadCommand implements Callable<Integer> {
                 wire,
                 s.protocol(),
                 Duration.ofSeconds(30))) {
-          capacity =
-              load.saturate(s.depth(), s.capacityWarmup(), s.capacityDuration(), serve.pid());
+          OverloadLoad.Capacity measured =
+              load.saturate(
+                  s.depth() * s.connections(),
+                  s.capacityWarmup(),
+                  s.capacityDuration(),
+                  serve.pid());
+          capacity = measured.callsPerSecond();
+          from = String.format(Locale.ROOT, " at %d calls in flight", measured.inFlight());
         }
         quiesce(serve);
       }

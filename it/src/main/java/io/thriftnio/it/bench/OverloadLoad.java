@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -101,24 +102,41 @@ final class OverloadLoad implements AutoCloseable {
     }
   }
 
+  /** Calls in flight of the capacity's first step. */
+  static final int FIRST_IN_FLIGHT = 8;
+
+  /** How much a step's rate must grow over the best so far for the next step to be taken. */
+  static final double GROWTH = 1.05;
+
+  private static final long SETTLE_MS = 300;
+
+  /** A row's capacity: the best answered rate of a step, and that step's calls in flight. */
+  record Capacity(double callsPerSecond, int inFlight) {}
+
   /**
-   * Closed loop: keeps {@code depth} calls in flight on each connection for {@code warmup}, and on
-   * (up to {@value LoadEngine.Window#WARMUP_STRETCH} times as long) until the server JVM's JIT
-   * compiler threads, and ours, have used under {@link EfficiencyCommand.Sampler#QUIET_JIT_SHARE}
-   * of a CPU for {@link EfficiencyCommand.Sampler#QUIET_JIT_INTERVAL_MS} ms: a server still
-   * compiling would show too low a capacity. Then counts the answers over {@code duration}.
+   * Closed loop, stepped: {@value #FIRST_IN_FLIGHT} calls in flight over the connections for {@code
+   * warmup}, and on (up to {@value LoadEngine.Window#WARMUP_STRETCH} times as long) until the
+   * server JVM's JIT compiler threads, and ours, have used under {@link
+   * EfficiencyCommand.Sampler#QUIET_JIT_SHARE} of a CPU for {@link
+   * EfficiencyCommand.Sampler#QUIET_JIT_INTERVAL_MS} ms (a server still compiling would show too
+   * low a capacity); then the answers are counted over {@code step}, the calls in flight doubled,
+   * and counted again after a short settling, up to {@code maxInFlight}, for as long as the rate
+   * grows by {@link #GROWTH} or more. The capacity is the best step's rate: a row that bounds its
+   * queue sheds a loop deeper than it needs, so the deepest loop's rate understates what it can
+   * answer. Each step is printed.
    *
    * @param serverPid the server's process, for its compiler threads; -1 for none
-   * @return answered calls per second over the window
    */
-  double saturate(int depth, Duration warmup, Duration duration, long serverPid)
+  Capacity saturate(int maxInFlight, Duration warmup, Duration step, long serverPid)
       throws InterruptedException {
     LongAdder answered = new LongAdder();
+    LongAdder refused = new LongAdder();
     AtomicLong failures = new AtomicLong();
+    int inFlight = Math.min(FIRST_IN_FLIGHT, maxInFlight);
     // A sender thread keeps the calls in flight, not the completions: calls started from the
     // client's event loop inside a completion measured netty/same-thread with cpu:100us at 15
     // calls/s, where this sender measures 1,499 and the open loop answers 1,499 in time.
-    Semaphore room = new Semaphore(depth * channels.size());
+    Semaphore room = new Semaphore(inFlight);
     // Slots whose call was refused "not run": each sends again once the server has answered a call
     // (or after 10 ms with no answer), as a caller that backs off does. Sent again at once, they
     // kept a row that refuses busy answering refusals, its capacity spent on the closed loop's own
@@ -145,6 +163,7 @@ final class OverloadLoad implements AutoCloseable {
                             } else if (outcome(t) == Failure.NOT_RUN) {
                               // Refused at once (a limit): the slot waits for the next answer;
                               // only answers count toward the capacity.
+                              refused.increment();
                               refusedSlots.incrementAndGet();
                             } else if (System.nanoTime() < stopAt.get()
                                 && failures.getAndIncrement() < ERRORS_PRINTED) {
@@ -165,21 +184,59 @@ final class OverloadLoad implements AutoCloseable {
             "bench-overload-capacity");
     sender.setDaemon(true);
     sender.start();
-    long start = System.nanoTime();
-    Thread.sleep(warmup.toMillis());
-    long stretchEnd = start + LoadEngine.Window.WARMUP_STRETCH * warmup.toNanos();
-    long own = ProcessHandle.current().pid();
-    while (System.nanoTime() < stretchEnd && !(jitQuiet(serverPid) && jitQuiet(own))) {
-      Thread.sleep(50);
+    try {
+      long start = System.nanoTime();
+      Thread.sleep(warmup.toMillis());
+      long stretchEnd = start + LoadEngine.Window.WARMUP_STRETCH * warmup.toNanos();
+      long own = ProcessHandle.current().pid();
+      while (System.nanoTime() < stretchEnd && !(jitQuiet(serverPid) && jitQuiet(own))) {
+        Thread.sleep(50);
+      }
+      Capacity best = new Capacity(0, inFlight);
+      StringBuilder steps = new StringBuilder();
+      while (true) {
+        long a0 = answered.sum();
+        long r0 = refused.sum();
+        long t0 = System.nanoTime();
+        Thread.sleep(step.toMillis());
+        double rate = (answered.sum() - a0) * 1e9 / (System.nanoTime() - t0);
+        steps.append(
+            String.format(
+                Locale.ROOT,
+                "%s%d in flight %,.0f/s (%,d refused)",
+                steps.length() == 0 ? "" : ", ",
+                inFlight,
+                rate,
+                refused.sum() - r0));
+        int next = nextStep(best.callsPerSecond(), rate, inFlight, maxInFlight);
+        if (rate > best.callsPerSecond()) {
+          best = new Capacity(rate, inFlight);
+        }
+        if (next == 0) {
+          break;
+        }
+        room.release(next - inFlight);
+        inFlight = next;
+        Thread.sleep(SETTLE_MS);
+      }
+      System.err.println("overload: " + label + ": capacity steps: " + steps);
+      return best;
+    } finally {
+      stopAt.set(System.nanoTime());
+      sender.join(TimeUnit.SECONDS.toMillis(5));
     }
-    long a0 = answered.sum();
-    long t0 = System.nanoTime();
-    Thread.sleep(duration.toMillis());
-    long a1 = answered.sum();
-    long t1 = System.nanoTime();
-    stopAt.set(t1);
-    sender.join(TimeUnit.SECONDS.toMillis(5));
-    return (a1 - a0) * 1e9 / (t1 - t0);
+  }
+
+  /**
+   * The calls in flight of the capacity's next step, after a step at {@code inFlight} answered
+   * {@code rate} calls/s where the best before it answered {@code best}: twice as many (at most
+   * {@code maxInFlight}) while the rate grows by {@link #GROWTH} or more, else 0 (the last step).
+   */
+  static int nextStep(double best, double rate, int inFlight, int maxInFlight) {
+    if (rate < best * GROWTH || inFlight >= maxInFlight) {
+      return 0;
+    }
+    return (int) Math.min(2L * inFlight, maxInFlight);
   }
 
   /** Gives one refused slot, if any, its place back. */

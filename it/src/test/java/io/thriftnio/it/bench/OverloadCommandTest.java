@@ -64,10 +64,22 @@ class OverloadCommandTest {
   void quickPresetShortensEveryPhaseAndAnExplicitOptionWins() {
     OverloadCommand.Settings quick = parse("--preset", "quick");
     assertThat(quick.duration()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(quick.capacityDuration()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(quick.capacityDuration()).isEqualTo(Duration.ofSeconds(1));
 
     OverloadCommand.Settings mine = parse("--preset", "quick", "--duration", "500ms");
     assertThat(mine.duration()).isEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void theCapacityStepsDoubleTheCallsInFlightWhileTheRateGrowsByFivePercent() {
+    assertThat(OverloadLoad.nextStep(0, 1_000, 8, 256)).as("the first step").isEqualTo(16);
+    assertThat(OverloadLoad.nextStep(1_000, 1_050, 16, 256)).isEqualTo(32);
+    assertThat(OverloadLoad.nextStep(1_000, 1_049, 16, 256)).as("grew under 5%").isZero();
+    assertThat(OverloadLoad.nextStep(1_000, 800, 16, 256))
+        .as("a bound shed the deeper loop")
+        .isZero();
+    assertThat(OverloadLoad.nextStep(1_000, 2_000, 160, 256)).as("up to the most").isEqualTo(256);
+    assertThat(OverloadLoad.nextStep(1_000, 2_000, 256, 256)).as("at the most").isZero();
   }
 
   @Test
