@@ -6,7 +6,7 @@ import io.thriftnio.core.internal.server.CallSequencer.Call;
 import io.thriftnio.core.util.internal.ClientTimeouts;
 import io.thriftnio.core.util.internal.ServerCounters;
 import java.nio.ByteBuffer;
-import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -266,8 +266,13 @@ final class Refusals {
     return "executor " + worker;
   }
 
-  /** {@code 500 ms} for whole milliseconds, else the ISO form ({@code PT0.0005S}). */
+  /** {@code 500 ms} for whole milliseconds, else {@code 2.5 ms}, or {@code 500 us} under 1 ms. */
   static String describe(long nanos) {
-    return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms" : Duration.ofNanos(nanos).toString();
+    if (nanos % 1_000_000 == 0) {
+      return nanos / 1_000_000 + " ms";
+    }
+    return nanos >= 1_000_000
+        ? String.format(Locale.ROOT, "%.1f ms", nanos / 1e6)
+        : TimeUnit.NANOSECONDS.toMicros(nanos) + " us";
   }
 }
