@@ -8,6 +8,7 @@ import io.thriftnio.core.ClientCallContext;
 import io.thriftnio.core.ClientInterceptor;
 import io.thriftnio.core.ClientIo;
 import io.thriftnio.core.ClientOptions;
+import io.thriftnio.core.NotRun;
 import io.thriftnio.core.ThriftChannel;
 import io.thriftnio.core.util.internal.CallTimeoutException;
 import io.thriftnio.netty.NettyClientIo;
@@ -31,7 +32,11 @@ import org.apache.thrift.TException;
 import org.apache.thrift.TProcessor;
 import org.apache.thrift.async.AsyncMethodCallback;
 import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.protocol.TMessage;
+import org.apache.thrift.protocol.TMessageType;
+import org.apache.thrift.protocol.TProtocolUtil;
 import org.apache.thrift.protocol.TTupleProtocol;
+import org.apache.thrift.protocol.TType;
 import org.apache.thrift.transport.TMemoryBuffer;
 import org.apache.thrift.transport.TMemoryInputTransport;
 import org.apache.thrift.transport.TTransport;
@@ -362,6 +367,58 @@ class PoolInterceptorsTest {
           .isEqualTo("call echo");
       assertThat(calledBackIn.get(10, TimeUnit.SECONDS))
           .as("the scope current in the async interface's callback")
+          .isEqualTo("call echo");
+    }
+  }
+
+  /**
+   * As {@link #channelPoolLateCallbackRunsInsideTheAttachScope}, for a call every endpoint refused
+   * "not run": the pool ends it with the last refusal's reply, which the caller decodes inside the
+   * scope too.
+   */
+  @Test
+  void channelPoolLateRefusalIsDecodedInsideTheAttachScope() throws Exception {
+    ThreadLocal<String> current = new ThreadLocal<>();
+    ClientInterceptor attaching =
+        new ClientInterceptor() {
+          @Override
+          public Runnable attach(ClientCallContext context) {
+            current.set("call " + context.methodName());
+            return current::remove;
+          }
+        };
+    TProcessor refusing =
+        (in, out) -> {
+          TMessage request = in.readMessageBegin();
+          TProtocolUtil.skip(in, TType.STRUCT);
+          in.readMessageEnd();
+          out.writeMessageBegin(new TMessage(request.name, TMessageType.EXCEPTION, request.seqid));
+          NotRun.exception("server overloaded: a test's").write(out);
+          out.writeMessageEnd();
+        };
+    try (ThriftChannelPool<BenchService.Client> pool =
+        ThriftChannelPool.builder(BenchService.Client::new)
+            .io(new InlineIo(refusing))
+            .endpoints(endpoint)
+            .interceptors(List.of(attaching))
+            .build()) {
+      AtomicReference<String> decodedIn = new AtomicReference<>();
+      for (int i = 0; i < 2; i++) { // the first opens the connection, the second finds it open
+        decodedIn.set(null);
+        Throwable failure =
+            failureOf(
+                pool.call(
+                    c -> c.send_echo(ByteBuffer.allocate(3)),
+                    c -> {
+                      decodedIn.set(current.get());
+                      return c.recv_echo();
+                    }));
+        assertThat(failure)
+            .isInstanceOf(TApplicationException.class)
+            .hasMessageStartingWith("not run: ");
+      }
+      assertThat(decodedIn.get())
+          .as("the scope current as the refusal is decoded")
           .isEqualTo("call echo");
     }
   }

@@ -112,19 +112,25 @@ public final class Continuations {
   }
 
   /**
-   * Gives {@code to} the continuation wrapper {@code from} keeps, when both are {@link
-   * CallFuture}s: for a future completed by hand from another's outcome, before it is completed.
+   * Gives {@code to} the continuation wrapper {@code from} keeps, when both are {@link CallFuture}s
+   * and {@code from} keeps one: for a future completed by hand from another's outcome, before it is
+   * completed. A {@code from} without one leaves {@code to}'s as it was.
    */
   public static void keep(CompletableFuture<?> from, CompletableFuture<?> to) {
     if (from instanceof CallFuture && to instanceof CallFuture) {
-      ((CallFuture<?>) to).around = ((CallFuture<?>) from).around;
+      UnaryOperator<Runnable> around = ((CallFuture<?>) from).around;
+      if (around != null) {
+        ((CallFuture<?>) to).around = around;
+      }
     }
   }
 
   /**
    * {@code future.exceptionallyCompose(recovery)} as a {@link CallFuture} that keeps the wrapper of
-   * the future it completes from ({@code future}, or the one {@code recovery} gave): a plain
-   * derived future would lose it for the dependents registered after it completed.
+   * the future it completes from: {@code future}'s, or that of the one {@code recovery} gave if it
+   * keeps one (a plain future made from the failure, a refusal's reply say, keeps {@code
+   * future}'s). A plain derived future would lose it for the dependents registered after it
+   * completed.
    */
   public static <T> CompletableFuture<T> recover(
       CompletableFuture<T> future, Function<Throwable, CompletableFuture<T>> recovery) {
@@ -136,11 +142,11 @@ public final class Continuations {
             result.complete(value);
             return;
           }
+          keep(future, result);
           CompletableFuture<T> next;
           try {
             next = recovery.apply(failure);
           } catch (Throwable t) {
-            keep(future, result);
             result.completeExceptionally(t);
             return;
           }
