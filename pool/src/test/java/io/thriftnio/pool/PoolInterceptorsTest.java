@@ -315,14 +315,7 @@ class PoolInterceptorsTest {
   @ValueSource(strings = {"plain", "adaptiveLimit", "callDeadline", "both"})
   void channelPoolLateCallbackRunsInsideTheAttachScope(String setting) throws Exception {
     ThreadLocal<String> current = new ThreadLocal<>();
-    ClientInterceptor attaching =
-        new ClientInterceptor() {
-          @Override
-          public Runnable attach(ClientCallContext context) {
-            current.set("call " + context.methodName());
-            return current::remove;
-          }
-        };
+    ClientInterceptor attaching = attachingTo(current);
     ThriftChannelPool.Builder<BenchService.Client> builder =
         ThriftChannelPool.builder(BenchService.Client::new)
             .io(new InlineIo(new BenchService.Processor<>(handler)))
@@ -379,14 +372,7 @@ class PoolInterceptorsTest {
   @Test
   void channelPoolLateRefusalIsDecodedInsideTheAttachScope() throws Exception {
     ThreadLocal<String> current = new ThreadLocal<>();
-    ClientInterceptor attaching =
-        new ClientInterceptor() {
-          @Override
-          public Runnable attach(ClientCallContext context) {
-            current.set("call " + context.methodName());
-            return current::remove;
-          }
-        };
+    ClientInterceptor attaching = attachingTo(current);
     TProcessor refusing =
         (in, out) -> {
           TMessage request = in.readMessageBegin();
@@ -421,6 +407,17 @@ class PoolInterceptorsTest {
           .as("the scope current as the refusal is decoded")
           .isEqualTo("call echo");
     }
+  }
+
+  /** An interceptor whose {@code attach} makes {@code call <method>} current in {@code current}. */
+  private static ClientInterceptor attachingTo(ThreadLocal<String> current) {
+    return new ClientInterceptor() {
+      @Override
+      public Runnable attach(ClientCallContext context) {
+        current.set("call " + context.methodName());
+        return current::remove;
+      }
+    };
   }
 
   /** Connections that run each exchange through {@code processor} on the calling thread. */
