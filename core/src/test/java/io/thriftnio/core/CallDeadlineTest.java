@@ -152,6 +152,66 @@ class CallDeadlineTest {
   }
 
   /** Issue 41: the handler and the interceptors see how long the call waited for a worker. */
+  /**
+   * Calls that wait past their callers' deadlines are a queue that stands: each one's wait is a
+   * sample of the queue-time bound, so that once they have stood for its interval, a call that
+   * waited past the target is shed too (found in the overload bench: with every start past its
+   * caller's deadline the bound saw no wait and never shed, and the server spent its CPU answering
+   * calls after their callers had given up).
+   */
+  @Test
+  void callsShedAtTheirCallersDeadlineShowTheQueueStanding() throws Exception {
+    CallSequencer seq = server();
+    int seqid = 0;
+    long streakStart = 0;
+    long last = 0;
+    while (last - streakStart < TimeUnit.MILLISECONDS.toNanos(130)) {
+      deliver(seq, WireKind.HEADER, withTimeout("6", "echo", ++seqid));
+      spinFor(TimeUnit.MILLISECONDS.toNanos(7)); // past its deadline, and past the 5 ms target
+      long now = System.nanoTime();
+      worker.runAll(); // answered not run: past the caller's deadline
+      if (last == 0 || now - last > TimeUnit.MILLISECONDS.toNanos(50)) {
+        streakStart = now; // the machine held the test back: the samples start over
+      }
+      last = now;
+    }
+    deliver(seq, WireKind.HEADER, withTimeout("60000", "echo", ++seqid));
+    spinFor(TimeUnit.MILLISECONDS.toNanos(6)); // past the target, far from its deadline
+    worker.runAll();
+
+    List<MiniService.Reply> replies = replies();
+    assertThat(replies).hasSize(seqid);
+    assertThat(replies.get(0).exception().getMessage())
+        .contains("not started within the caller's deadline");
+    TApplicationException probe = replies.get(seqid - 1).exception();
+    assertThat(probe).as("%s", replies.get(seqid - 1)).isNotNull();
+    assertThat(NotRun.isNotRun(probe)).isTrue();
+    assertThat(probe.getMessage()).contains("over the queue-time target 5 ms, overloaded for");
+    assertThat(processor.lastThread).as("no handler ran").isNull();
+  }
+
+  private static void spinFor(long nanos) {
+    long end = System.nanoTime() + nanos;
+    while (System.nanoTime() - end < 0) {
+      Thread.onSpinWait(); // the wait is the event: the test's own clock
+    }
+  }
+
+  private List<MiniService.Reply> replies() throws Exception {
+    connection.runIoTasks();
+    List<MiniService.Reply> replies = new java.util.ArrayList<>();
+    for (ByteBuffer sent : connection.sent) {
+      byte[] bytes = new byte[sent.remaining()];
+      sent.duplicate().get(bytes);
+      byte[] message = THeaderFrames.read(bytes).message;
+      replies.add(
+          MiniService.decode(
+              BINARY,
+              ByteBuffer.allocate(4 + message.length).putInt(message.length).put(message).flip()));
+    }
+    return replies;
+  }
+
   @Test
   void theCallSeesHowLongItWaitedToStart() throws Exception {
     CallSequencer seq = server();

@@ -16,7 +16,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.thrift.TApplicationException;
@@ -485,6 +487,75 @@ class CallSequencerTest {
       assertThat(fresh.success()).isEqualTo("t401");
     }
     assertThat(counters.overloadedCalls.sum()).isEqualTo(400 - (started - 1) + (freshShed ? 1 : 0));
+  }
+
+  @Test
+  void whileTheWorkerQueueStandsACallIsRefusedAsItArrivesWithoutQueueing() throws Exception {
+    // The pool's one thread is held, so the calls stay in its queue and the test starts them.
+    LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, queue);
+    CountDownLatch hold = new CountDownLatch(1);
+    CountDownLatch held = new CountDownLatch(1);
+    try {
+      pool.execute(
+          () -> {
+            held.countDown();
+            awaitQuietly(hold);
+          });
+      held.await();
+      CallSequencer seq = sync(pool, 1000);
+      long start = System.nanoTime();
+      for (int i = 1; i <= 200; i++) {
+        deliver(seq, "echo", i);
+      }
+      seq.readComplete();
+      waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+      long overloaded = counters.overloadedCalls.sum();
+      while (counters.overloadedCalls.sum() == overloaded && !queue.isEmpty()) {
+        queue.poll().run(); // each queued past the target: shed once the queue stood an interval
+        waitUntil(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(2));
+      }
+      assertThat(counters.overloadedCalls.sum()).as("shedding began").isGreaterThan(overloaded);
+      int queued = queue.size();
+      deliver(seq, "echo", 201);
+      seq.readComplete();
+      assertThat(queue).as("refused as it arrived, not queued").hasSize(queued);
+      while (!queue.isEmpty()) {
+        queue.poll().run(); // queued as long: shed too
+      }
+      deliver(seq, "echo", 202); // the queue is empty: queued, and runs
+      seq.readComplete();
+      assertThat(queue).hasSize(1);
+      queue.poll().run();
+      connection.runIoTasks();
+
+      List<Reply> replies = replies();
+      assertThat(replies).hasSize(202);
+      TApplicationException refused = replies.get(200).exception();
+      assertThat(NotRun.isNotRun(refused)).as("%s", replies.get(200)).isTrue();
+      assertThat(refused.getMessage())
+          .contains("echo")
+          .contains("not queued: the calls before it waited over the queue-time target 5 ms");
+      Reply fresh = replies.get(201);
+      if (fresh.success() == null) {
+        // Only if the machine held it past the target before it started: shed with that wait.
+        assertThat(fresh.exception().getMessage()).contains("not started: waited");
+      } else {
+        assertThat(fresh.success()).isEqualTo("t202");
+      }
+    } finally {
+      hold.countDown();
+      pool.shutdown();
+      assertThat(pool.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test

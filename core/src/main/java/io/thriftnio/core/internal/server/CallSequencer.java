@@ -680,6 +680,9 @@ public final class CallSequencer {
       }
       return;
     }
+    if (queueBound != null && refusedOnArrival(slot)) {
+      return;
+    }
     if (path.limit != null && !admitted(slot)) {
       return;
     }
@@ -697,6 +700,36 @@ public final class CallSequencer {
     } catch (RejectedExecutionException e) {
       refuse(slot, e);
     }
+  }
+
+  /**
+   * Whether {@code slot} was refused as it arrived at the worker pool: the calls waiting to start
+   * stand past the queue-time target ({@link QueueTimeBound#refusesArrivals}), so it would wait
+   * past the target too. Answered where it is dispatched (the reading thread, unless it waited for
+   * the in-flight limit), its reply leaves with the read batch's instead of costing a worker's
+   * wake-up and a write of its own.
+   */
+  private boolean refusedOnArrival(Call slot) {
+    long now = System.nanoTime();
+    if (!queueBound.refusesArrivals(now) || !callsWaitToStart()) {
+      return false;
+    }
+    if (slot.claim(false)) { // else it timed out already, and was answered
+      Refusals.queueStands(this, slot, queueBound.describe(now));
+    }
+    return true;
+  }
+
+  /**
+   * Whether calls are seen waiting to start: for a permit to run ({@link RunGate}), or in the
+   * worker pool's queue; on an executor whose queue cannot be seen, only the former: its calls are
+   * judged as they start ({@link #startsTooLate}), so that a queue that has drained is not taken
+   * for one that stands.
+   */
+  private boolean callsWaitToStart() {
+    RunGate gate = path.runGate;
+    return (gate != null && gate.hasWaiters())
+        || (path.worker instanceof ThreadPoolExecutor pool && !pool.getQueue().isEmpty());
   }
 
   /** The worker executor refused {@code call}, a {@link Call} of any connection. */
@@ -1177,7 +1210,18 @@ public final class CallSequencer {
     long now = System.nanoTime();
     long clientTimeout = ClientTimeouts.nanos(call.envelope.headers(), false, null);
     long waited = now - call.receivedAtNanos;
+    // On the reading thread, the first call of a read batch waited in the socket, out of sight: no
+    // sample. Its receivedAtNanos is its deliveredAtNanos.
+    boolean sample =
+        queueBound != null
+            && (path.worker != null || call.receivedAtNanos != call.deliveredAtNanos);
     if (clientTimeout != 0 && waited >= clientTimeout) {
+      if (sample) {
+        // Its wait is a sample of the queue too: without it, a queue in which every call waits
+        // past its caller's deadline gave the bound no sample and was never seen standing, so
+        // nothing refused its arrivals while they were cheap to refuse.
+        queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting());
+      }
       if (call.claim(false)) {
         Refusals.pastCallersDeadline(this, call, clientTimeout, waited);
       }
@@ -1191,10 +1235,7 @@ public final class CallSequencer {
       }
       return true;
     }
-    // On the reading thread, the first call of a read batch waited in the socket, out of sight: no
-    // sample. Its receivedAtNanos is its deliveredAtNanos.
-    if (queueBound != null
-        && (path.worker != null || call.receivedAtNanos != call.deliveredAtNanos)
+    if (sample
         && queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting())) {
       if (call.claim(false)) {
         Refusals.overQueueTarget(this, call, waited, queueBound.describe(now));

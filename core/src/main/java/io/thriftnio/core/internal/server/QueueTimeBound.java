@@ -55,6 +55,9 @@ final class QueueTimeBound {
   /** When the last sample at or above the target was taken. */
   private volatile long lastLongNanos = NONE;
 
+  /** Whether the last sample was at or above the target with calls waiting behind it. */
+  private volatile boolean lastLong;
+
   /** Shedding: the queue stood for an interval and has not been gone for one since. */
   private volatile boolean overloaded;
 
@@ -87,6 +90,7 @@ final class QueueTimeBound {
     long previous = lastSampleNanos;
     lastSampleNanos = nowNanos;
     if (waitedNanos < targetNanos) {
+      lastLong = false;
       firstLongNanos = NONE;
       if (overloaded && nowNanos - lastLongNanos >= intervalNanos) {
         overloaded = false;
@@ -98,6 +102,7 @@ final class QueueTimeBound {
       return false;
     }
     lastLongNanos = nowNanos;
+    lastLong = true;
     if (overloaded) {
       return true;
     }
@@ -135,8 +140,24 @@ final class QueueTimeBound {
     return !queueEmpty && busyWorkers * 2 > maxWorkers;
   }
 
+  /**
+   * Whether a call that arrives at {@code nowNanos}, while calls wait, must be refused at once
+   * instead of joining them: the bound sheds, the call that started last had waited past the target
+   * with others behind it, and it started less than an interval ago. Such a call would wait past
+   * the target too and be shed when it starts; refused on arrival it costs no hand-over to a
+   * worker, no wake-up and no write of its own (its reply leaves with the read batch's). The calls
+   * already queued still run, or are shed, when they start; once one starts under the target,
+   * arrivals join the queue again, so the queue keeps about the target's length. With no call
+   * started for an interval (every worker held by long calls) arrivals queue and the rule of {@link
+   * #shed} judges them when they start.
+   */
+  boolean refusesArrivals(long nowNanos) {
+    return overloaded && lastLong && nowNanos - lastSampleNanos < intervalNanos;
+  }
+
   /** The queue was seen empty at {@code nowNanos}: a standing queue, if any, has ended. */
   void emptied(long nowNanos) {
+    lastLong = false;
     firstLongNanos = NONE;
     if (overloaded && nowNanos - lastLongNanos >= intervalNanos) {
       overloaded = false;

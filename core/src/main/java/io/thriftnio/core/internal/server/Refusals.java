@@ -97,6 +97,14 @@ final class Refusals {
   }
 
   /**
+   * {@code call} arrived while the calls waiting for a worker stood past the queue-time target
+   * ({@link QueueTimeBound#refusesArrivals}): refused where it was dispatched, before it queued.
+   */
+  static void queueStands(CallSequencer calls, Call call, String bound) {
+    overloaded(calls, call, "not queued: the calls before it waited " + bound, null);
+  }
+
+  /**
    * {@code call}'s read batch found no turn to run within {@code waitedNanos} while the server's
    * calls compute ({@link RunGate}, {@code LEADER_FOLLOWER}).
    */

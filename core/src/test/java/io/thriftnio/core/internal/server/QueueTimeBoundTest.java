@@ -52,6 +52,25 @@ class QueueTimeBoundTest {
         .isEqualTo("over the queue-time target 5 ms, overloaded for 40 ms");
   }
 
+  @Test
+  void whileTheQueueStandsPastTheTargetArrivalsAreRefusedUntilACallStartsUnderIt() {
+    assertThat(bound.refusesArrivals(0)).as("not overloaded").isFalse();
+    for (long t = 0; t <= 100 * MS; t += MS) {
+      bound.shed(20 * MS, t);
+    }
+    assertThat(bound.overloaded()).isTrue();
+    assertThat(bound.refusesArrivals(101 * MS))
+        .as("the last start waited past the target")
+        .isTrue();
+    assertThat(bound.refusesArrivals(200 * MS)).as("no call started for an interval").isFalse();
+    assertThat(bound.shed(4 * MS, 102 * MS)).as("under the target: runs").isFalse();
+    assertThat(bound.refusesArrivals(103 * MS)).as("the queue is under the target").isFalse();
+    assertThat(bound.shed(6 * MS, 104 * MS)).isTrue();
+    assertThat(bound.refusesArrivals(105 * MS)).isTrue();
+    assertThat(bound.shed(30 * MS, 106 * MS, false)).as("none behind it").isFalse();
+    assertThat(bound.refusesArrivals(107 * MS)).as("the queue was seen empty").isFalse();
+  }
+
   /** Long waits, one call starting every 10 ms, from {@code from} to {@code to} inclusive. */
   private void standing(long from, long to) {
     for (long t = from; t <= to; t += 10 * MS) {
