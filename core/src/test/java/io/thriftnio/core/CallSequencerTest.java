@@ -421,6 +421,21 @@ class CallSequencerTest {
     assertThat(seq.pendingCalls()).isZero();
   }
 
+  /**
+   * A sequencer on {@code workers} with {@code calls} echo calls delivered in one read batch and
+   * left queued past the 5 ms queue-time target.
+   */
+  private CallSequencer queuedPastTheTarget(Executor workers, int calls) throws Exception {
+    CallSequencer seq = sync(workers, 1000);
+    long start = System.nanoTime();
+    for (int i = 1; i <= calls; i++) {
+      deliver(seq, "echo", i);
+    }
+    seq.readComplete();
+    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    return seq;
+  }
+
   /** Waits until {@code nanos} have passed since {@code start} (a queue's age, not an event). */
   private static void waitUntil(long start, long nanos) {
     while (System.nanoTime() - start < nanos) {
@@ -431,13 +446,7 @@ class CallSequencerTest {
   @Test
   void aWorkerQueueStandingPastTheIntervalShedsTheCallsThatWaitedPastTheTarget() throws Exception {
     ManualExecutor workers = new ManualExecutor();
-    CallSequencer seq = sync(workers, 1000);
-    long start = System.nanoTime();
-    for (int i = 1; i <= 400; i++) {
-      deliver(seq, "echo", i);
-    }
-    seq.readComplete();
-    waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+    CallSequencer seq = queuedPastTheTarget(workers, 400);
     // One worker takes a call every 2 ms, each of them queued past the 5 ms target.
     long firstLong = System.nanoTime();
     int started = 0;
@@ -503,13 +512,7 @@ class CallSequencerTest {
             awaitQuietly(hold);
           });
       held.await();
-      CallSequencer seq = sync(pool, 1000);
-      long start = System.nanoTime();
-      for (int i = 1; i <= 200; i++) {
-        deliver(seq, "echo", i);
-      }
-      seq.readComplete();
-      waitUntil(start, TimeUnit.MILLISECONDS.toNanos(6));
+      CallSequencer seq = queuedPastTheTarget(pool, 200);
       long overloaded = counters.overloadedCalls.sum();
       while (counters.overloadedCalls.sum() == overloaded && !queue.isEmpty()) {
         queue.poll().run(); // each queued past the target: shed once the queue stood an interval

@@ -1220,7 +1220,7 @@ public final class CallSequencer {
         // Its wait is a sample of the queue too: without it, a queue in which every call waits
         // past its caller's deadline gave the bound no sample and was never seen standing, so
         // nothing refused its arrivals while they were cheap to refuse.
-        queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting());
+        shedsByQueueTime(waited, now);
       }
       if (call.claim(false)) {
         Refusals.pastCallersDeadline(this, call, clientTimeout, waited);
@@ -1235,8 +1235,7 @@ public final class CallSequencer {
       }
       return true;
     }
-    if (sample
-        && queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting())) {
+    if (sample && shedsByQueueTime(waited, now)) {
       if (call.claim(false)) {
         Refusals.overQueueTarget(this, call, waited, queueBound.describe(now));
       }
@@ -1244,6 +1243,15 @@ public final class CallSequencer {
     }
     call.queuedNanos = waited; // written before the claim that publishes the call as started
     return false;
+  }
+
+  /**
+   * Gives the queue-time bound the wait of a call about to start, and says whether the bound sheds
+   * it. Whether calls wait behind it is asked only after a long wait ({@link #othersWaiting} takes
+   * the pool's locks).
+   */
+  private boolean shedsByQueueTime(long waited, long now) {
+    return queueBound.shed(waited, now, waited < queueBound.targetNanos() || othersWaiting());
   }
 
   /** Whether the calling thread is delivering this connection's read batch. */
