@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -78,7 +77,7 @@ final class OverloadCommand implements Callable<Integer> {
       paramLabel = "P",
       description =
           "quick: 1 s warm-up and 2 s window per level, 2 s warm-up and 1 s steps for the capacity (every"
-              + " default row and handler: about 8 minutes); options given beside it win")
+              + " default row and handler: over 10 minutes); options given beside it win")
   String preset;
 
   @Option(
@@ -470,12 +469,10 @@ final class OverloadCommand implements Callable<Integer> {
       throws IOException, InterruptedException {
     Instant started = Instant.now();
     List<OverloadResult> results = new ArrayList<>();
-    AtomicBoolean generatorCold = new AtomicBoolean(true);
     for (OverloadHandler.Spec handler : s.handlers()) {
       Map<String, Double> capacities = new LinkedHashMap<>();
       for (RowSpec row : runOrder(s.rows())) {
-        OverloadResult r =
-            runRow(s, rows, pin, handler, row, capacities.get(row.name()), generatorCold, err);
+        OverloadResult r = runRow(s, rows, pin, handler, row, capacities.get(row.name()), err);
         if (row.options().isEmpty() && r.ran()) {
           capacities.put(row.name(), r.capacity());
         }
@@ -566,7 +563,6 @@ final class OverloadCommand implements Callable<Integer> {
       OverloadHandler.Spec handler,
       RowSpec rowSpec,
       Double baseCapacity,
-      AtomicBoolean generatorCold,
       PrintWriter err)
       throws InterruptedException {
     ServerRow row = rows.server(rowSpec.name());
@@ -664,17 +660,18 @@ final class OverloadCommand implements Callable<Integer> {
       double otherLoad = pin.pinned() ? 0 : -1;
       try (OverloadLoad load =
           new OverloadLoad(label, serve.address(), s.connections(), wire, s.protocol(), deadline)) {
-        if (generatorCold.getAndSet(false)) {
-          // The generator's open loop runs every level once, unmeasured, before the run's first
-          // row is measured: cold, it sent calls 3 to 5 ms late (p99) at 0.5x on whichever row came
-          // first, so that row was never judged; after the first level alone, still 1 to 3 ms late.
-          err.printf(
-              "overload: %s %s: the load generator's warm-up, every level once, not counted%n",
-              handler.label(), label);
-          for (double factor : s.levels()) {
-            load.offer(factor, capacity * factor, deadline, s.warmup(), s.duration(), open -> {});
-            quiesce(serve);
-          }
+        // Every level once, unmeasured, on every row. The load generator's open loop, cold, sent
+        // calls 3 to 5 ms late (p99) at 0.5x on whichever row came first, so that row was never
+        // judged. And each row's server is a new JVM whose code was compiled without its refusals:
+        // a row measured without this warm-up (every row but the first, until it was given to
+        // every row) met its first overload in the measured 2x level, where the paths taken for
+        // the first time threw away its compiled read and dispatch code and recompiling it took a
+        // quarter to a half of the server's one CPU for about ten seconds.
+        err.printf(
+            "overload: %s %s: warm-up, every level once, not counted%n", handler.label(), label);
+        for (double factor : s.levels()) {
+          load.offer(factor, capacity * factor, deadline, s.warmup(), s.duration(), open -> {});
+          quiesce(serve);
         }
         for (double factor : s.levels()) {
           long[] before = new long[2];
