@@ -170,6 +170,7 @@ public abstract class RunGateSuite {
     // far more callers than turns.
     start(b -> b.queueTimeTarget(Duration.ofMillis(2)));
     AtomicInteger refused = new AtomicInteger();
+    AtomicInteger refusedAtOnce = new AtomicInteger();
     AtomicInteger answered = new AtomicInteger();
     List<Future<?>> done = new ArrayList<>();
     for (int c = 0; c < CALLERS; c++) {
@@ -187,6 +188,9 @@ public abstract class RunGateSuite {
                       assertThat(e.getMessage())
                           .startsWith("not run: server overloaded: echo not started: ");
                       refused.incrementAndGet();
+                      if (e.getMessage().contains(" read batches wait for one, about ")) {
+                        refusedAtOnce.incrementAndGet();
+                      }
                     }
                   }
                 }
@@ -198,6 +202,9 @@ public abstract class RunGateSuite {
     }
     assertThat(refused.get() + answered.get()).isEqualTo(60 * CALLERS);
     assertThat(refused.get()).as("calls answered not run").isPositive();
+    assertThat(refusedAtOnce.get())
+        .as("calls refused at once, behind batches that would hold the turn past the wait")
+        .isPositive();
     assertThat(answered.get()).as("calls run").isPositive();
     assertThat(handler.runs.get()).isEqualTo(answered.get());
     assertThat(server.stats().overloadedCalls()).isEqualTo(refused.get());

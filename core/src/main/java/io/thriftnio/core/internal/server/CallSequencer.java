@@ -1264,9 +1264,11 @@ public final class CallSequencer {
   /**
    * {@code LEADER_FOLLOWER}, a call about to run on the thread delivering its read batch while the
    * server's calls compute: the batch takes one turn to run ({@link RunGate}) for all its calls,
-   * waiting at most {@link CallPath#turnWaitNanos}; a batch that finds none in that time has its
-   * calls answered {@code not run}, so that the thread goes back to reading (the connection's later
-   * requests wait in its socket, out of the server's sight, for as long as its batch waits).
+   * waiting at most {@link CallPath#turnWaitNanos}; a batch that finds none in that time, or finds
+   * so many batches waiting for one that it would not get one in that time ({@link
+   * RunGate#waitAhead}), has its calls answered {@code not run}, so that the thread goes back to
+   * reading (the connection's later requests wait in its socket, out of the server's sight, for as
+   * long as its batch waits).
    *
    * @return whether {@code call} may run; if not, it was answered
    */
@@ -1279,7 +1281,12 @@ public final class CallSequencer {
       refused = batchRefusedTurn;
     }
     long wait = Math.min(path.turnWaitNanos, startWaitLeft(call));
-    RunGate.Permit turn = refused ? null : gate.enter(wait);
+    // Behind enough batches that it would not get a turn in time: refused now, without waiting
+    // for the turn wait to pass first (a park and a wake-up per refused batch, and a thread held).
+    int ahead = refused ? 0 : gate.waiters();
+    long waitAhead = gate.waitAhead(ahead);
+    boolean tooFarBehind = ahead > 0 && waitAhead >= wait;
+    RunGate.Permit turn = refused || tooFarBehind ? null : gate.enter(wait);
     if (turn != null) {
       boolean giveBack;
       synchronized (lock) {
@@ -1297,7 +1304,11 @@ public final class CallSequencer {
       batchRefusedTurn = true;
     }
     if (call.claim(false)) {
-      Refusals.noTurn(this, call, wait, gate);
+      if (tooFarBehind) {
+        Refusals.turnsAhead(this, call, wait, ahead, waitAhead, gate);
+      } else {
+        Refusals.noTurn(this, call, wait, gate);
+      }
     }
     return false;
   }

@@ -120,6 +120,33 @@ final class Refusals {
         null);
   }
 
+  /**
+   * {@code call}'s read batch found {@code ahead} batches waiting for a turn to run, which would
+   * have kept it waiting about {@code waitAheadNanos}, past the {@code waitNanos} it may wait
+   * ({@link RunGate}, {@code LEADER_FOLLOWER}): refused without waiting.
+   */
+  static void turnsAhead(
+      CallSequencer calls,
+      Call call,
+      long waitNanos,
+      int ahead,
+      long waitAheadNanos,
+      RunGate gate) {
+    overloaded(
+        calls,
+        call,
+        "not started: no turn to run within "
+            + describe(waitNanos)
+            + ": "
+            + ahead
+            + " read batches wait for one, about "
+            + describe(waitAheadNanos)
+            + " ("
+            + gate.limit()
+            + " calls computing at once at most)",
+        null);
+  }
+
   /** The calls in progress were at the server's adaptive limit when {@code call} was dispatched. */
   static void overLimit(CallSequencer calls, Call call, AdaptiveLimit limit) {
     overloaded(calls, call, "refused at the adaptive limit (" + limit.state() + ")", null);

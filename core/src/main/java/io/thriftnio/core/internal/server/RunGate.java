@@ -157,6 +157,16 @@ final class RunGate {
   @SuppressWarnings("unused") // through NEXT_SAMPLE
   private volatile long nextSampleNanos;
 
+  /** When a permit was last taken ({@link System#nanoTime}). */
+  private volatile long lastTakenNanos;
+
+  /**
+   * The time between two permits taken while calls waited for one, a moving average (an eighth of
+   * each new gap): how fast the waiting calls get their turn. Racy updates by two threads at the
+   * same instant lose one gap, which the average tolerates.
+   */
+  private volatile long takenGapNanos;
+
   /** The last {@link #WINDOW} measures' CPU per call, nanoseconds. */
   @GuardedBy("lock")
   private final long[] cpuSamples = new long[WINDOW];
@@ -270,6 +280,19 @@ final class RunGate {
     return permits.hasQueuedThreads();
   }
 
+  /** How many calls wait for a permit, about (their threads, counted one by one). */
+  int waiters() {
+    return permits.getQueueLength();
+  }
+
+  /**
+   * How long a call that comes now would wait for a permit behind {@code waiters} calls, at the
+   * rate the waiting calls have been getting theirs, in nanoseconds; 0 with none waiting.
+   */
+  long waitAhead(int waiters) {
+    return waiters * takenGapNanos;
+  }
+
   /**
    * Takes a permit, waiting at most {@code waitNanos} ({@link Long#MAX_VALUE}: until one is free,
    * or the thread is interrupted).
@@ -279,7 +302,7 @@ final class RunGate {
   Permit enter(long waitNanos) {
     try {
       if (permits.tryAcquire(0, TimeUnit.NANOSECONDS)) { // fair, unlike tryAcquire()
-        return taken();
+        return taken(System.nanoTime());
       }
       heldBack.increment(); // before the look that may stop the looks reads it
       if (probe != null) {
@@ -287,10 +310,10 @@ final class RunGate {
       }
       if (waitNanos == Long.MAX_VALUE) {
         permits.acquire();
-        return taken();
+        return takenAfterWaiting();
       }
       if (permits.tryAcquire(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
-        return taken();
+        return takenAfterWaiting();
       }
       timedOut.increment();
       return null;
@@ -302,7 +325,14 @@ final class RunGate {
     }
   }
 
-  private Permit taken() {
+  private Permit takenAfterWaiting() {
+    long now = System.nanoTime();
+    takenGapNanos += (now - lastTakenNanos - takenGapNanos) >> 3;
+    return taken(now);
+  }
+
+  private Permit taken(long now) {
+    lastTakenNanos = now;
     if (probe == null) {
       return Permit.UNTRACKED;
     }

@@ -107,6 +107,28 @@ class RunGateTest {
   }
 
   @Test
+  void theWaitAheadFollowsHowFastWaitingCallsGetTheirPermit() throws Exception {
+    RunGate gate = gate(1, 8);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit held = gate.enter(0);
+    assertThat(gate.waitAhead(5)).as("no call has waited yet: no estimate").isZero();
+    // Sixteen calls, one after the other, each waiting for the permit its predecessor holds for at
+    // least 2 ms: the permits taken after a wait come at least 2 ms apart.
+    for (int i = 0; i < 16; i++) {
+      CompletableFuture<RunGate.Permit> waiter =
+          CompletableFuture.supplyAsync(() -> gate.enter(Long.MAX_VALUE));
+      await().atMost(Duration.ofSeconds(10)).until(gate::hasWaiters);
+      Thread.sleep(2);
+      gate.leave(held);
+      held = waiter.get(10, TimeUnit.SECONDS);
+    }
+    gate.leave(held);
+    // The average moves an eighth of the way each time: after 16 gaps of 2 ms or more, over 1.7 ms.
+    assertThat(gate.waitAhead(1)).isGreaterThan(17 * MS / 10);
+    assertThat(gate.waitAhead(0)).isZero();
+  }
+
+  @Test
   void aCallWaitsNoLongerThanItMay() {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
