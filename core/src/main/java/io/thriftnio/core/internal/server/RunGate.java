@@ -230,6 +230,7 @@ final class RunGate {
     this.sampleEveryNanos = CallDeadlines.nanos(sampleEvery);
     this.permits = new Permits(max);
     this.limit = max;
+    this.lastTakenNanos = System.nanoTime(); // a first wait is measured from here, not from 0
     this.probe = probe;
     this.scheduler = scheduler;
   }
