@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -29,6 +31,9 @@ final class RecordingHandler extends FaultInjectingHandler {
   private final AtomicInteger sleepsRunning = new AtomicInteger();
   private final LongAdder sleepsFinished = new LongAdder();
 
+  /** Once set, {@code sleep} calls wait for it instead of sleeping (at most a minute). */
+  private volatile CountDownLatch sleepsHeld;
+
   private void record(String call) {
     calls.computeIfAbsent(call, c -> new LongAdder()).increment();
   }
@@ -48,6 +53,22 @@ final class RecordingHandler extends FaultInjectingHandler {
   /** {@code sleep} calls running now. */
   int sleepsRunning() {
     return sleepsRunning.get();
+  }
+
+  /**
+   * From now on, {@code sleep} calls wait until {@link #releaseSleeps()} (or a minute) whatever
+   * their argument: a test decides when the server's threads come free, not the clock.
+   */
+  void holdSleeps() {
+    sleepsHeld = new CountDownLatch(1);
+  }
+
+  /** Lets every held {@code sleep} call return, and those after it. */
+  void releaseSleeps() {
+    CountDownLatch held = sleepsHeld;
+    if (held != null) {
+      held.countDown();
+    }
   }
 
   /** {@code sleep} calls that have returned or thrown. */
@@ -88,7 +109,15 @@ final class RecordingHandler extends FaultInjectingHandler {
     record("sleep(" + millis + ")");
     sleepsRunning.incrementAndGet();
     try {
-      super.sleep(millis);
+      CountDownLatch held = sleepsHeld;
+      if (held == null) {
+        super.sleep(millis);
+      } else if (!held.await(1, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("a held sleep was never released");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while held", e);
     } finally {
       sleepsRunning.decrementAndGet();
       sleepsFinished.increment();
