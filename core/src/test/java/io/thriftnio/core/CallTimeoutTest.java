@@ -61,6 +61,11 @@ class CallTimeoutTest {
 
   /** Async handlers whose completions wait in {@link #handlers} until the test runs them. */
   private CallSequencer async(Executor worker, int maxInFlight, ServerInterceptor... chain) {
+    return async(worker, maxInFlight, TIMEOUT, chain);
+  }
+
+  private CallSequencer async(
+      Executor worker, int maxInFlight, Duration handlerTimeout, ServerInterceptor... chain) {
     ProcessorInvoker invoker =
         ProcessorInvoker.ofAsync(new MiniService.Async(handlers::add), BINARY, BINARY, MAX)
             .withInterceptors(List.of(chain));
@@ -68,7 +73,7 @@ class CallTimeoutTest {
         .worker(worker)
         .maxCallsInFlight(maxInFlight)
         .workerStartTimeout(Duration.ofSeconds(30))
-        .handlerTimeout(TIMEOUT)
+        .handlerTimeout(handlerTimeout)
         .build()
         .open(connection);
   }
@@ -92,11 +97,16 @@ class CallTimeoutTest {
   }
 
   private static void assertTimedOut(Reply reply, String method, int seqid) {
+    assertTimedOut(reply, method, seqid, TIMEOUT);
+  }
+
+  private static void assertTimedOut(Reply reply, String method, int seqid, Duration timeout) {
     assertThat(reply.header().seqid).isEqualTo(seqid);
     assertThat(reply.exception()).as("an exception reply").isNotNull();
     assertThat(reply.exception().getType()).isEqualTo(TApplicationException.INTERNAL_ERROR);
     assertThat(reply.exception().getMessage())
-        .isEqualTo(method + " did not complete within handlerTimeout 100 ms");
+        .isEqualTo(
+            method + " did not complete within handlerTimeout " + timeout.toMillis() + " ms");
   }
 
   @Test
@@ -156,13 +166,16 @@ class CallTimeoutTest {
           }
         };
     Outcomes outcomes = new Outcomes();
-    CallSequencer seq = async(workers, 100, outcomes, slow);
+    // Long enough for a worker to reach beforeCall first on a loaded machine (100 ms was not, at a
+    // load of 20): the case is a timeout that finds the call in its interceptor.
+    Duration timeout = Duration.ofSeconds(1);
+    CallSequencer seq = async(workers, 100, timeout, outcomes, slow);
     deliver(seq, "echo", 1);
     seq.readComplete();
     assertThat(inBeforeCall.await(10, TimeUnit.SECONDS)).isTrue();
 
     awaitHandOver();
-    assertTimedOut(replies().get(0), "echo", 1);
+    assertTimedOut(replies().get(0), "echo", 1, timeout);
     assertThat(outcomes.seen).as("left to the call's thread, still in beforeCall").isEmpty();
     letGo.countDown();
     assertThat(outcomes.first.await(10, TimeUnit.SECONDS)).isTrue();

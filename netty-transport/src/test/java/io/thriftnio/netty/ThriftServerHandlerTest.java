@@ -496,13 +496,19 @@ class ThriftServerHandlerTest {
 
   @Test
   void drainClosesAConnectionThatNeverSentAnythingOnceItIsQuiet() throws Exception {
-    serve(sync(new BenchHandler()), null);
+    // Before serve(): the connection opens in it, and its quiet period counts from then.
     long opened = System.nanoTime();
+    serve(sync(new BenchHandler()), null);
     ChannelHandlerContext ctx = channel.pipeline().context(ThriftServerHandler.class);
     ((ThriftServerHandler) ctx.handler()).startDrain(ctx);
     // Just accepted, perhaps during the drain: its client may be writing its first call, which
-    // must be answered "not run" rather than meet a closed socket (issue 38).
-    assertThat(channel.isOpen()).as("open: not quiet for 200 ms yet").isTrue();
+    // must be answered "not run" rather than meet a closed socket (issue 38). Closed at once only
+    // if this thread was held past the quiet period since it opened (a loaded machine).
+    if (!channel.isOpen()) {
+      assertThat(System.nanoTime() - opened)
+          .as("closed at the drain's start: quiet for 200 ms since it opened")
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+    }
     long deadline = opened + TimeUnit.SECONDS.toNanos(10);
     while (channel.isOpen()) {
       assertThat(System.nanoTime()).as("closed once quiet, within 10 s").isLessThan(deadline);
