@@ -242,13 +242,13 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * that take less CPU, or that mostly wait (on a database, another service, a lock), run on every
    * thread as before, whatever the load. Under {@code WORKER} a call waits for its turn as for a
    * worker ({@code workerStartTimeout}, the queue-time bound, its caller's deadline); under {@code
-   * LEADER_FOLLOWER} a read batch takes one turn for its calls and waits for it at most half of
-   * {@code queueTimeTarget}, after which its calls are answered {@link NotRun not run} ({@code "not
-   * run: server overloaded: echo not started: no turn to run within 2 ms ..."}, counted in {@link
-   * ServerStats#overloadedCalls()}): meanwhile the connection's later requests wait unread. Not
-   * measured, so never bounded, where those statistics cannot be read (another system); not for a
-   * {@link #workerExecutor(Executor)} of the caller's, nor for {@code SAME_THREAD}. Default: {@code
-   * true}.
+   * LEADER_FOLLOWER} a read batch takes one turn for its calls and waits for it at most a fifth of
+   * {@code queueTimeTarget} (1 ms by default), after which its calls are answered {@link NotRun not
+   * run} ({@code "not run: server overloaded: echo not started: no turn to run within 1 ms ..."},
+   * counted in {@link ServerStats#overloadedCalls()}): meanwhile the connection's later requests
+   * wait unread, unseen by their deadlines, so the wait is kept short. Not measured, so never
+   * bounded, where those statistics cannot be read (another system); not for a {@link
+   * #workerExecutor(Executor)} of the caller's, nor for {@code SAME_THREAD}. Default: {@code true}.
    *
    * @param enabled {@code false}: every thread runs calls whatever they do
    */
