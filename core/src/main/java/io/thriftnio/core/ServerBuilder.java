@@ -240,7 +240,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * the part of a call's own time (its time less its time waiting for a CPU) spent on the CPU: a
    * call that computes all its time runs one per processor, one that computes half of it two; calls
    * that take less CPU, or that mostly wait (on a database, another service, a lock), run on every
-   * thread as before, whatever the load. Under {@code WORKER} a call waits for its turn as for a
+   * thread as before, whatever the load. Nor while the JIT is still compiling (more than a
+   * twentieth of the time the last measures took, by the JVM's compilation counter): a server
+   * started under full load measures its calls before they are compiled, many times their warm
+   * cost, and stays open until they are. Under {@code WORKER} a call waits for its turn as for a
    * worker ({@code workerStartTimeout}, the queue-time bound, its caller's deadline); under {@code
    * LEADER_FOLLOWER} a read batch takes one turn for its calls and waits for it at most a fifth of
    * {@code queueTimeTarget} (1 ms by default), after which its calls are answered {@link NotRun not

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -65,6 +66,50 @@ class RunGateTest {
     feed(gate, 1, 20 * US, 5 * MS);
     assertThat(gate.bounded()).as("a majority of the last measures: waiting").isFalse();
     assertThat(gate.limit()).isEqualTo(16);
+  }
+
+  @Test
+  void theJitCompilingMoreThanATwentiethOfTheMeasuresTimeIsSeen() {
+    long span = 150 * MS;
+    assertThat(RunGate.jitCompiling(1_000, 1_008, span)).as("8 ms of 150").isTrue();
+    assertThat(RunGate.jitCompiling(1_000, 1_007, span)).as("7 ms of 150").isFalse();
+    assertThat(RunGate.jitCompiling(1_000, 1_000, span)).isFalse();
+    assertThat(RunGate.jitCompiling(1_000, 2_000, 0)).isTrue();
+    assertThat(RunGate.jitCompiling(-1, 2_000, span)).as("unknown: not compiling").isFalse();
+    assertThat(RunGate.jitCompiling(1_000, -1, span)).isFalse();
+  }
+
+  @Test
+  void aGateStaysOpenWhileTheJitCompilesAndIsBoundedOnceAWindowWasMeasuredWithout() {
+    AtomicLong jitMillis = new AtomicLong(500);
+    RunGate gate =
+        new RunGate(
+            1,
+            64,
+            RunGate.MIN_CPU_PER_CALL,
+            RunGate.SAMPLE_EVERY,
+            null,
+            (task, delay) -> {},
+            jitMillis::get);
+    for (int i = 0; i < 3 * RunGate.WINDOW; i++) {
+      jitMillis.addAndGet(1_000); // far more than the measures took
+      gate.sample(100 * US, 100 * US);
+    }
+    assertThat(gate.bounded()).as("cold measures while the JIT compiles").isFalse();
+    // The JIT is done: once the oldest measure of the window was taken after it, the measures
+    // count.
+    feed(gate, RunGate.WINDOW - 2, 100 * US, 100 * US);
+    assertThat(gate.bounded())
+        .as("a measure of the window was taken while the JIT compiled")
+        .isFalse();
+    gate.sample(100 * US, 100 * US);
+    assertThat(gate.limit()).isEqualTo(1);
+    // The JIT compiles again: a bound once taken stays, following the measures.
+    jitMillis.addAndGet(10_000);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    assertThat(gate.limit()).isEqualTo(1);
+    feed(gate, RunGate.WINDOW, 100 * US, 200 * US); // on the CPU half their time
+    assertThat(gate.limit()).isEqualTo(2);
   }
 
   @Test
@@ -210,7 +255,8 @@ class RunGateTest {
                 synchronized (looks) {
                   looks.add(task);
                 }
-              });
+              },
+              RunGate.NO_JIT_CLOCK);
     }
 
     int scheduled() {
