@@ -117,9 +117,25 @@ class CollateralFailuresTest {
   private void awaitPlaced(int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (placed() < n) {
-      assertThat(System.nanoTime() - deadline).as("%s calls placed in 10 s", n).isNegative();
+      assertThat(System.nanoTime() - deadline)
+          .as("%s calls placed in 10 s; placed per endpoint: %s", n, placedPerEndpoint())
+          .isNegative();
       Thread.sleep(2); // polling the scripted channels' books
     }
+  }
+
+  /** Each endpoint's channels and the calls pending on each, for a failure's message. */
+  private String placedPerEndpoint() {
+    StringBuilder sb = new StringBuilder();
+    opened.forEach(
+        (endpoint, list) -> {
+          sb.append(endpoint).append(": [");
+          for (ScriptedChannel c : list) {
+            sb.append(c.pending.size()).append(c.isOpen() ? " " : " closed ");
+          }
+          sb.append("] ");
+        });
+    return sb.toString() + pool.stats();
   }
 
   private int placed() {
