@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -105,33 +106,47 @@ public abstract class RunGateSuite {
     int inARow = 0;
     for (int round = 0; round < 100 && inARow < 2; round++) {
       handler.mostRunning.set(0);
-      List<Future<?>> done = new ArrayList<>();
-      for (int c = 0; c < CALLERS; c++) {
-        done.add(
-            callers.submit(
-                () -> {
-                  try (BenchConnection connection =
-                      ClientKinds.stockSocket()
-                          .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
-                    for (int i = 0; i < 20; i++) {
-                      try {
-                        connection.iface().echo(ByteBuffer.wrap(new byte[] {COMPUTE}));
-                      } catch (TApplicationException e) {
-                        assertThat(e.getMessage()).startsWith("not run: server overloaded: ");
-                      }
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get(50, TimeUnit.SECONDS);
-      }
+      computeFromEveryCaller(20, refusal -> {});
       inARow = handler.mostRunning.get() <= 2 * PROCESSORS ? inARow + 1 : 0;
     }
     assertThat(inARow)
         .as("rounds in a row of %d callers' computing calls bounded to two per processor", CALLERS)
         .isEqualTo(2);
+  }
+
+  /**
+   * {@code calls} computing calls from each caller thread, all at once; a call answered "not run"
+   * gives its message to {@code onRefused} (on the caller's thread).
+   *
+   * @return the calls answered
+   */
+  private int computeFromEveryCaller(int calls, Consumer<String> onRefused) throws Exception {
+    AtomicInteger answered = new AtomicInteger();
+    List<Future<?>> done = new ArrayList<>();
+    for (int c = 0; c < CALLERS; c++) {
+      done.add(
+          callers.submit(
+              () -> {
+                try (BenchConnection connection =
+                    ClientKinds.stockSocket()
+                        .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
+                  for (int i = 0; i < calls; i++) {
+                    try {
+                      connection.iface().echo(ByteBuffer.wrap(new byte[] {COMPUTE}));
+                      answered.incrementAndGet();
+                    } catch (TApplicationException e) {
+                      assertThat(e.getMessage()).startsWith("not run: server overloaded: ");
+                      onRefused.accept(e.getMessage());
+                    }
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : done) {
+      f.get(50, TimeUnit.SECONDS);
+    }
+    return answered.get();
   }
 
   /** {@code calls} calls of {@code kind} from each caller thread, all at once; their results. */
@@ -213,45 +228,26 @@ public abstract class RunGateSuite {
     long refusedBefore = server.stats().overloadedCalls();
     AtomicInteger refused = new AtomicInteger();
     AtomicInteger refusedAtOnce = new AtomicInteger();
-    AtomicInteger answered = new AtomicInteger();
-    List<Future<?>> done = new ArrayList<>();
-    for (int c = 0; c < CALLERS; c++) {
-      done.add(
-          callers.submit(
-              () -> {
-                try (BenchConnection connection =
-                    ClientKinds.stockSocket()
-                        .connect(server.localAddress(), new TBinaryProtocol.Factory())) {
-                  for (int i = 0; i < 60; i++) {
-                    try {
-                      connection.iface().echo(ByteBuffer.wrap(new byte[] {COMPUTE}));
-                      answered.incrementAndGet();
-                    } catch (TApplicationException e) {
-                      assertThat(e.getMessage())
-                          .startsWith("not run: server overloaded: echo not started: ");
-                      refused.incrementAndGet();
-                      if (e.getMessage().contains("no turn to run within ")) {
-                        assertThat(e.getMessage()).contains("no turn to run within 1 ms");
-                      }
-                      if (e.getMessage().contains(" read batches wait for one, about ")) {
-                        refusedAtOnce.incrementAndGet();
-                      }
-                    }
-                  }
-                }
-                return null;
-              }));
-    }
-    for (Future<?> f : done) {
-      f.get(50, TimeUnit.SECONDS);
-    }
-    assertThat(refused.get() + answered.get()).isEqualTo(60 * CALLERS);
+    int answered =
+        computeFromEveryCaller(
+            60,
+            message -> {
+              assertThat(message).startsWith("not run: server overloaded: echo not started: ");
+              refused.incrementAndGet();
+              if (message.contains("no turn to run within ")) {
+                assertThat(message).contains("no turn to run within 1 ms");
+              }
+              if (message.contains(" read batches wait for one, about ")) {
+                refusedAtOnce.incrementAndGet();
+              }
+            });
+    assertThat(refused.get() + answered).isEqualTo(60 * CALLERS);
     assertThat(refused.get()).as("calls answered not run").isPositive();
     assertThat(refusedAtOnce.get())
         .as("calls refused at once, behind batches that would hold the turn past the wait")
         .isPositive();
-    assertThat(answered.get()).as("calls run").isPositive();
-    assertThat(handler.runs.get() - runsBefore).isEqualTo(answered.get());
+    assertThat(answered).as("calls run").isPositive();
+    assertThat(handler.runs.get() - runsBefore).isEqualTo(answered);
     assertThat(server.stats().overloadedCalls() - refusedBefore).isEqualTo(refused.get());
   }
 
