@@ -151,7 +151,10 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
 
   /**
    * Requests that may wait for a thread of the server's own worker pool; beyond it a request is
-   * answered {@code TApplicationException(INTERNAL_ERROR)}, overloaded. Default: {@value
+   * answered {@code TApplicationException(INTERNAL_ERROR)}, overloaded. While {@link
+   * #boundComputingCalls} holds a computing service's calls back, as many may wait for their turn
+   * to compute, beyond which a call is answered {@link NotRun not run} ({@code "not run: server
+   * overloaded: echo not queued: 10000 calls wait for a turn to compute ..."}). Default: {@value
    * #DEFAULT_WORKER_QUEUE_CAPACITY}.
    */
   public B workerQueueCapacity(int workerQueueCapacity) {

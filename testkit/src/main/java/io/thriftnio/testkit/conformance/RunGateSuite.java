@@ -6,6 +6,7 @@ import io.thriftnio.core.IoStrategy;
 import io.thriftnio.core.ServerBuilder;
 import io.thriftnio.core.ThriftServer;
 import io.thriftnio.testkit.BenchHandler;
+import java.io.ByteArrayOutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
@@ -187,6 +188,126 @@ public abstract class RunGateSuite {
   }
 
   @Test
+  void callsWaitingForATurnToComputeHoldNoWorkerThread() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        strategy() == IoStrategy.WORKER,
+        "LEADER_FOLLOWER: a read batch waits for its turn on its reading thread, briefly");
+    start(b -> b);
+    computeUntilBounded();
+    // Sampled while every caller computes: threads of this JVM parked for a turn (in the gate's
+    // wait for a permit). A call that waits for its turn waits as a task, not on a worker.
+    AtomicInteger samples = new AtomicInteger();
+    AtomicInteger mostParked = new AtomicInteger();
+    AtomicInteger stop = new AtomicInteger();
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (stop.get() == 0) {
+                int parked = 0;
+                for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
+                  for (StackTraceElement frame : stack) {
+                    if (frame.getClassName().endsWith(".RunGate")
+                        && frame.getMethodName().equals("enter")) {
+                      parked++;
+                      break;
+                    }
+                  }
+                }
+                if (handler.running.get() > 0) {
+                  samples.incrementAndGet();
+                  mostParked.accumulateAndGet(parked, Math::max);
+                }
+                Thread.onSpinWait();
+              }
+            },
+            "run-gate-sampler");
+    sampler.start();
+    try {
+      callFromEveryCaller(COMPUTE, 20);
+    } finally {
+      stop.set(1);
+      sampler.join(10_000);
+    }
+    assertThat(samples.get()).as("samples taken while calls computed").isPositive();
+    assertThat(mostParked.get())
+        .as("worker threads parked for a turn, %d callers, %d processors", CALLERS, PROCESSORS)
+        .isZero();
+  }
+
+  @Test
+  void pipelinedComputingCallsAreAnsweredInOrderWhileOthersWaitForATurn() throws Exception {
+    start(b -> b);
+    computeUntilBounded();
+    // One connection pipelines its calls while every caller computes: the replies that workers
+    // write as their calls end, some while later calls of the connection still wait for a turn,
+    // leave in request order, each with its own payload.
+    int calls = 30;
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (int seqid = 1; seqid <= calls; seqid++) {
+      all.writeBytes(
+          RawConnection.frame(
+              RawConnection.encodeCall(
+                  new TBinaryProtocol.Factory(),
+                  "echo",
+                  seqid,
+                  new io.thriftnio.testkit.gen.BenchService.echo_args(
+                      ByteBuffer.wrap(new byte[] {COMPUTE, (byte) seqid})))));
+    }
+    ExecutorService background = Executors.newSingleThreadExecutor();
+    Future<Integer> others = background.submit(() -> computeFromEveryCaller(5, refusal -> {}));
+    background.shutdown();
+    try (RawConnection c = RawConnection.open(server.localAddress())) {
+      c.write(all.toByteArray());
+      for (int seqid = 1; seqid <= calls; seqid++) {
+        io.thriftnio.testkit.gen.BenchService.echo_result result =
+            new io.thriftnio.testkit.gen.BenchService.echo_result();
+        assertThat(
+                RawConnection.decodeReply(new TBinaryProtocol.Factory(), c.readFrame(), result)
+                    .seqid)
+            .isEqualTo(seqid);
+        assertThat(result.getSuccess()).isEqualTo(new byte[] {COMPUTE, (byte) seqid});
+      }
+    }
+    others.get(50, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void callsOverTheWorkerQueueCapacityWaitingForATurnAreAnsweredNotRun() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        strategy() == IoStrategy.WORKER, "WORKER: calls wait for their turn in a queue");
+    start(b -> b.workerQueueCapacity(2));
+    computeUntilBounded();
+    int runsBefore = handler.runs.get();
+    long refusedBefore = server.stats().overloadedCalls();
+    AtomicInteger refused = new AtomicInteger();
+    AtomicInteger turnQueueFull = new AtomicInteger();
+    int answered =
+        computeFromEveryCaller(
+            20,
+            message -> {
+              refused.incrementAndGet();
+              if (message.contains(" calls wait for a turn to compute")) {
+                assertThat(message)
+                    .matches(
+                        "not run: server overloaded: echo not queued: \\d+ calls wait for a turn"
+                            + " to compute, the most workerQueueCapacity allows \\(\\d+ calls"
+                            + " computing at once at most\\).*");
+                turnQueueFull.incrementAndGet();
+              } else { // the pool's own queue, as full as it may be, while workers wake
+                assertThat(message)
+                    .startsWith("not run: server overloaded: echo refused, the worker executor");
+              }
+            });
+    assertThat(refused.get() + answered).isEqualTo(20 * CALLERS);
+    assertThat(turnQueueFull.get())
+        .as("calls refused for a full turn queue, %d callers", CALLERS)
+        .isPositive();
+    assertThat(answered).as("calls run").isPositive();
+    assertThat(handler.runs.get() - runsBefore).isEqualTo(answered);
+    assertThat(server.stats().overloadedCalls() - refusedBefore).isEqualTo(refused.get());
+  }
+
+  @Test
   void callsThatWaitRunOnEveryWorkerAgainOnceTheyAreMeasured() throws Exception {
     start(b -> b);
     computeUntilBounded();
@@ -263,7 +384,7 @@ public abstract class RunGateSuite {
 
   /**
    * {@code echo}: {@code [0]} computes for 1 ms of CPU; {@code [1]} sleeps 50 ms; {@code [2]}
-   * sleeps a second.
+   * sleeps a second; each returns its payload.
    */
   private static final class Handler extends BenchHandler {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -298,7 +419,9 @@ public abstract class RunGateSuite {
       } finally {
         running.decrementAndGet();
       }
-      return ByteBuffer.wrap(new byte[] {kind});
+      ByteBuffer reply = ByteBuffer.allocate(payload.remaining()); // the payload, echoed
+      reply.put(payload.duplicate()).flip();
+      return reply;
     }
   }
 }

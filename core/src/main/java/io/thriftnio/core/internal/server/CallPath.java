@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TProtocolFactory;
@@ -126,7 +127,10 @@ public final class CallPath {
                 WorkerHandOff.TICK,
                 WorkerHandOff.BUDGET)
             : null;
-    this.runGate = b.runGateThreads > 0 ? RunGate.forWorkers(b.runGateThreads) : null;
+    this.runGate =
+        b.runGateThreads > 0
+            ? RunGate.forWorkers(b.runGateThreads, queueCapacity(worker), this::resume)
+            : null;
     this.turnWaitNanos = queueTargetNanos > 0 ? queueTargetNanos / 5 : Long.MAX_VALUE;
     this.counters = Objects.requireNonNull(b.counters, "counters");
     if (maxCallsInFlight <= 0) {
@@ -298,6 +302,29 @@ public final class CallPath {
             && invoker.outputProtocolFactory().getClass() == named
         ? invoker
         : invoker.withProtocol(protocol);
+  }
+
+  /**
+   * Hands a call that waited in the {@link #runGate}'s queue to the worker pool, for a permit that
+   * came free where it may not run; a pool that refuses it has it answered {@code not run}.
+   */
+  private void resume(Runnable call) {
+    try {
+      worker.execute(call);
+    } catch (RejectedExecutionException e) {
+      CallSequencer.refuse(call, e);
+    }
+  }
+
+  /**
+   * How many calls may wait for a turn to compute in the {@link #runGate}: as many as may wait in
+   * the server's pool's queue ({@code workerQueueCapacity}); no bound without a pool.
+   */
+  private static int queueCapacity(Executor worker) {
+    if (worker instanceof ThreadPoolExecutor pool) {
+      return pool.getQueue().size() + pool.getQueue().remainingCapacity();
+    }
+    return Integer.MAX_VALUE;
   }
 
   /**

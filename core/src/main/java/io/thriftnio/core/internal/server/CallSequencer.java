@@ -686,6 +686,16 @@ public final class CallSequencer {
     if (path.limit != null && !admitted(slot)) {
       return;
     }
+    RunGate gate = path.runGate;
+    if (gate != null && gate.bounded()) {
+      if (gate.queueFull()) {
+        turnQueueFull(slot, gate);
+        return;
+      }
+      if (gate.queueIfFull(slot)) {
+        return; // waits for a permit as a task: a worker that gives one back runs it
+      }
+    }
     WorkerHandOff handOff = path.handOff;
     if (handOff != null) {
       if (afterPass != null && handOff.batching() && connection.inIoThread()) {
@@ -730,6 +740,13 @@ public final class CallSequencer {
     RunGate gate = path.runGate;
     return (gate != null && gate.hasWaiters())
         || (path.worker instanceof ThreadPoolExecutor pool && !pool.getQueue().isEmpty());
+  }
+
+  /** {@code slot} would wait for a turn to compute behind as many calls as may wait. */
+  private void turnQueueFull(Call slot, RunGate gate) {
+    if (slot.claim(false)) { // else it timed out already, and was answered
+      Refusals.turnQueueFull(this, slot, gate);
+    }
   }
 
   /** The worker executor refused {@code call}, a {@link Call} of any connection. */
@@ -1600,13 +1617,24 @@ public final class CallSequencer {
         }
         return;
       }
-      RunGate.Permit permit = gate.enter(calls.startWaitLeft(this));
-      try {
-        runNow(gate);
-      } finally {
-        if (permit != null) {
-          gate.leave(permit);
+      // WORKER: this call, or it is queued; with a permit, this thread runs the queued calls
+      // after it for as long as it finds one, without a wake-up between them.
+      if (gate.queueFull()) {
+        calls.turnQueueFull(this, gate);
+        return;
+      }
+      RunGate.Permit permit = gate.enterOrQueue(this);
+      while (permit != null) {
+        boolean ran = false;
+        try {
+          ((Call) permit.call()).runNow(gate);
+          ran = true;
+        } finally {
+          if (!ran) {
+            gate.leaveAndResume(permit); // the queued calls go to the pool
+          }
         }
+        permit = gate.after(permit);
       }
     }
 

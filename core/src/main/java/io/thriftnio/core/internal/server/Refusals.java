@@ -121,6 +121,22 @@ final class Refusals {
   }
 
   /**
+   * {@code call} found as many calls waiting for a turn to compute as {@code workerQueueCapacity}
+   * ({@link RunGate}, {@code WORKER}).
+   */
+  static void turnQueueFull(CallSequencer calls, Call call, RunGate gate) {
+    overloaded(
+        calls,
+        call,
+        "not queued: "
+            + gate.waiters()
+            + " calls wait for a turn to compute, the most workerQueueCapacity allows ("
+            + gate.limit()
+            + " calls computing at once at most)",
+        null);
+  }
+
+  /**
    * {@code call}'s read batch found {@code ahead} batches waiting for a turn to run, which would
    * have kept it waiting about {@code waitAheadNanos}, past the {@code waitNanos} it may wait
    * ({@link RunGate}, {@code LEADER_FOLLOWER}): refused without waiting.

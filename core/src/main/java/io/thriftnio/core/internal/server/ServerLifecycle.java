@@ -457,6 +457,12 @@ public final class ServerLifecycle {
         for (Runnable never : ownWorkers.shutdownNow()) {
           CallSequencer.abandonUnrun(never);
         }
+        RunGate gate = callPath.runGate;
+        if (gate != null) {
+          for (Runnable never : gate.takeQueued()) { // calls that waited for a permit to run
+            CallSequencer.abandonUnrun(never);
+          }
+        }
         try {
           ownWorkers.awaitTermination(SHUTDOWN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

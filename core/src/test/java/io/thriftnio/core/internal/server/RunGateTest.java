@@ -10,9 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +30,24 @@ class RunGateTest {
 
   private static RunGate gate(int processors, int workers) {
     return new RunGate(processors, workers, RunGate.MIN_CPU_PER_CALL, RunGate.SAMPLE_EVERY);
+  }
+
+  /**
+   * A gate of 8 workers without the safety valve whose queue holds {@code maxQueued} calls and
+   * resumes them with {@code resume}.
+   */
+  private static RunGate workerGate(
+      int processors, int maxQueued, java.util.function.Consumer<Runnable> resume) {
+    return new RunGate(
+        processors,
+        8,
+        RunGate.MIN_CPU_PER_CALL,
+        RunGate.SAMPLE_EVERY,
+        null,
+        (task, delay) -> {},
+        RunGate.NO_JIT_CLOCK,
+        maxQueued,
+        resume);
   }
 
   /** Feeds {@code n} measures of calls that take {@code cpu} and would take {@code own} alone. */
@@ -90,7 +113,9 @@ class RunGateTest {
             RunGate.SAMPLE_EVERY,
             null,
             (task, delay) -> {},
-            jitMillis::get);
+            jitMillis::get,
+            Integer.MAX_VALUE,
+            Runnable::run);
     for (int i = 0; i < 3 * RunGate.WINDOW; i++) {
       jitMillis.addAndGet(1_000); // far more than the measures took
       gate.sample(100 * US, 100 * US);
@@ -185,6 +210,89 @@ class RunGateTest {
   }
 
   @Test
+  void aWorkerCallThatFindsNoPermitIsQueuedAndRunByTheThreadThatGivesOneBack() {
+    RunGate gate = gate(1, 8);
+    Runnable a = () -> {};
+    Runnable b = () -> {};
+    Runnable c = () -> {};
+    assertThat(gate.queueIfFull(a)).as("open: every call to the pool").isFalse();
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit p = gate.enterOrQueue(a);
+    assertThat(p).isNotNull();
+    assertThat(p.call()).isSameAs(a);
+    assertThat(gate.enterOrQueue(b)).as("the one permit is a's: b waits as a task").isNull();
+    assertThat(gate.queueIfFull(c)).as("the IO thread queues c behind b").isTrue();
+    assertThat(gate.waiters()).isEqualTo(2);
+    // a's thread runs b, then c, with a's permit: no thread was woken for them
+    assertThat(gate.after(p)).isSameAs(p);
+    assertThat(p.call()).isSameAs(b);
+    assertThat(gate.after(p)).isSameAs(p);
+    assertThat(p.call()).isSameAs(c);
+    assertThat(gate.after(p)).as("nothing queued: given back").isNull();
+    assertThat(gate.hasWaiters()).isFalse();
+    RunGate.Permit d = gate.enterOrQueue(b);
+    assertThat(d).as("the permit is free again").isNotNull();
+    assertThat(gate.queueIfFull(c)).isTrue();
+    assertThat(gate.after(d).call()).isSameAs(c);
+    assertThat(gate.after(d)).isNull();
+  }
+
+  @Test
+  void asManyWorkerCallsWaitForAPermitAsTheQueueMayHold() {
+    RunGate gate = workerGate(1, 2, Runnable::run);
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit p = gate.enterOrQueue(() -> {});
+    assertThat(gate.queueIfFull(() -> {})).isTrue();
+    assertThat(gate.queueFull()).isFalse();
+    assertThat(gate.enterOrQueue(() -> {})).isNull();
+    assertThat(gate.queueFull()).as("two wait: the most it may hold").isTrue();
+    assertThat(gate.after(p)).isSameAs(p);
+    assertThat(gate.queueFull()).isFalse();
+  }
+
+  @Test
+  void noQueuedWorkerCallIsLeftWhileAPermitIsFree() throws Exception {
+    // Workers and an IO thread race: every call runs once, never more than the limit at once.
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      AtomicInteger running = new AtomicInteger();
+      AtomicInteger most = new AtomicInteger();
+      int calls = 20_000;
+      CountDownLatch done = new CountDownLatch(calls);
+      AtomicReference<RunGate> ref = new AtomicReference<>();
+      RunGate gate = workerGate(2, Integer.MAX_VALUE, pool::execute);
+      ref.set(gate);
+      feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+      assertThat(gate.limit()).isEqualTo(2);
+      class Work implements Runnable {
+        @Override
+        public void run() { // as CallSequencer.Call.run on a worker of a bounded gate
+          RunGate g = ref.get();
+          for (RunGate.Permit p = g.enterOrQueue(this); p != null; p = g.after(p)) {
+            most.accumulateAndGet(running.incrementAndGet(), Math::max);
+            Thread.onSpinWait();
+            running.decrementAndGet();
+            done.countDown();
+          }
+        }
+      }
+      for (int i = 0; i < calls; i++) {
+        Work w = new Work();
+        if (!gate.queueIfFull(w)) { // the IO thread's dispatch
+          pool.execute(w);
+        }
+      }
+      assertThat(done.await(15, TimeUnit.SECONDS))
+          .as("calls left: %s, queued: %s", done.getCount(), gate.waiters())
+          .isTrue();
+      assertThat(most.get()).isLessThanOrEqualTo(2);
+      assertThat(gate.hasWaiters()).isFalse();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void permitsHeldAcrossAResizeAreStillCounted() {
     RunGate gate = gate(1, 8);
     feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
@@ -225,6 +333,7 @@ class RunGateTest {
     final Map<Thread, Long> cpu = new ConcurrentHashMap<>();
     volatile boolean asleep = true;
     final List<Runnable> looks = new ArrayList<>();
+    final List<Runnable> resumed = new CopyOnWriteArrayList<>();
     final RunGate gate;
 
     Valve(int processors, int workers) {
@@ -256,7 +365,9 @@ class RunGateTest {
                   looks.add(task);
                 }
               },
-              RunGate.NO_JIT_CLOCK);
+              RunGate.NO_JIT_CLOCK,
+              Integer.MAX_VALUE,
+              resumed::add);
     }
 
     int scheduled() {
@@ -300,6 +411,52 @@ class RunGateTest {
     assertThat(gate.bounded()).isFalse();
     feed(gate, 1, 100 * US, 100 * US);
     assertThat(gate.limit()).isEqualTo(2);
+  }
+
+  @Test
+  void queuedWorkerCallsBehindHoldersOffTheCpuGoToThePoolWhenTheGateOpens() {
+    Valve v = new Valve(1, 16);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    RunGate.Permit a = gate.enterOrQueue(() -> {}); // this thread holds the one permit
+    Runnable b = () -> {};
+    Runnable c = () -> {};
+    assertThat(gate.enterOrQueue(b)).isNull();
+    assertThat(gate.queueIfFull(c)).isTrue();
+    assertThat(v.scheduled()).as("a call queued starts the looks").isEqualTo(1);
+    long t0 = System.nanoTime();
+    assertThat(gate.lookedAt(t0 + 20 * MS)).isTrue();
+    assertThat(v.resumed).isEmpty();
+    v.cpu.put(Thread.currentThread(), MS); // the holder blocks
+    assertThat(gate.lookedAt(t0 + 40 * MS)).as("opened").isFalse();
+    assertThat(v.resumed).as("every queued call, in order, to the pool").containsExactly(b, c);
+    assertThat(gate.hasWaiters()).isFalse();
+    gate.leave(a);
+  }
+
+  @Test
+  void aLimitThatGrowsHandsAsManyQueuedWorkerCallsToThePool() {
+    Valve v = new Valve(2, 16);
+    RunGate gate = v.gate;
+    feed(gate, RunGate.WINDOW, 100 * US, 100 * US);
+    assertThat(gate.limit()).isEqualTo(2);
+    RunGate.Permit a = gate.enterOrQueue(() -> {});
+    RunGate.Permit b = gate.enterOrQueue(() -> {});
+    List<Runnable> waiting = List.of(() -> {}, () -> {}, () -> {}, () -> {}, () -> {});
+    for (Runnable w : waiting) {
+      assertThat(gate.queueIfFull(w)).isTrue();
+    }
+    feed(gate, RunGate.WINDOW, 100 * US, 200 * US); // on the CPU half their time: 4 permits
+    assertThat(gate.limit()).isEqualTo(4);
+    assertThat(v.resumed)
+        .as("the two permits added")
+        .containsExactlyElementsOf(waiting.subList(0, 2));
+    assertThat(gate.waiters()).isEqualTo(3);
+    // the server's pool is shut down: the calls still queued never run
+    assertThat(gate.takeQueued()).containsExactlyElementsOf(waiting.subList(2, 5));
+    assertThat(gate.hasWaiters()).isFalse();
+    gate.leave(a);
+    gate.leave(b);
   }
 
   @Test
