@@ -40,7 +40,8 @@ public interface ServerConnection extends CallConnection<SaslIdentity> {
    * only reply pending on the connection, instead of handing it over with {@link #execute}: true
    * for an adapter whose writes are thread-safe and cost no more off the IO thread (Grizzly's write
    * queue). Replies completed while others are pending are still handed over, so that the IO thread
-   * writes them in one go. Read once, when the sequencer is created.
+   * writes them in one go, except while the server's calls compute (its run gate bounded), when
+   * replies come too far apart to share a write. Read once, when the sequencer is created.
    */
   default boolean writesFromAnyThread() {
     return false;
