@@ -210,8 +210,8 @@ public abstract class ServerBuilder<B extends ServerBuilder<B>> extends Connecti
    * waits for a worker, to its reply) with an adaptive limit, so that under overload calls are
    * refused at once instead of queueing until their callers give up. A call that finds the limit
    * reached is answered {@link NotRun not run} ({@code "not run: server overloaded: echo refused at
-   * the adaptive limit (limit=24, inProgress=24, max 200) ..."}), which this library's pools send
-   * to another endpoint, and counted in {@link ServerStats#overloadedCalls()}; it never reaches the
+   * the adaptive limit (limit=24 reached, max 200) ..."}), which this library's pools send to
+   * another endpoint, and counted in {@link ServerStats#overloadedCalls()}; it never reaches the
    * interceptors.
    *
    * <p>The limit is delay-based (Netflix concurrency-limits' {@code Gradient2Limit}, the library

@@ -109,8 +109,8 @@ class AdaptiveLimitTest {
       assertThat(NotRun.isNotRun(e)).as(e.getMessage()).isTrue();
       assertThat(e.getMessage())
           .startsWith(
-              "not run: server overloaded: echo refused at the adaptive limit (limit=3,"
-                  + " inProgress=3, max 3)");
+              "not run: server overloaded: echo refused at the adaptive limit (limit=3"
+                  + " reached, max 3)");
     }
     assertThat(counters.completedCalls.sum()).isEqualTo(3);
   }

@@ -114,8 +114,8 @@ public abstract class PoolBuilder<V, B extends PoolBuilder<V, B>> {
    * are quick and the limit is in use, never goes below its start or above {@code
    * maxCallsInFlight}. A call that finds the limit reached fails at once, before anything is sent,
    * with a {@link PoolException} {@code "pool 'orders': call refused at the adaptive limit
-   * (limit=24, inFlight=24, max 200): the pool's calls are slower than usual"}: the caller sheds
-   * load instead of queueing it. One limit for the whole pool, across its endpoints. Needs {@code
+   * (limit=24 reached, max 200): the pool's calls are slower than usual"}: the caller sheds load
+   * instead of queueing it. One limit for the whole pool, across its endpoints. Needs {@code
    * com.netflix.concurrency-limits:concurrency-limits-core} (0.5.4) on the class path; {@code
    * build()} says so if it is missing. Default: off.
    *

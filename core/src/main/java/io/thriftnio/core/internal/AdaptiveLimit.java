@@ -32,14 +32,12 @@ public final class AdaptiveLimit {
 
   private final SimpleLimiter<Void> limiter;
   private final int max;
-  private final String counted;
 
-  private AdaptiveLimit(String name, String counted, int max) {
+  private AdaptiveLimit(String name, int max) {
     if (max <= 0) {
       throw new SettingException("adaptiveLimit", max, "> 0");
     }
     this.max = max;
-    this.counted = counted;
     int floor = Math.min(DEFAULT_FLOOR, max);
     this.limiter =
         SimpleLimiter.newBuilder()
@@ -59,7 +57,7 @@ public final class AdaptiveLimit {
    * @param max the highest the limit may go, at least 1
    */
   public static AdaptiveLimit forServer(int max) {
-    return new AdaptiveLimit("thrift-nio-server", "inProgress", max);
+    return new AdaptiveLimit("thrift-nio-server", max);
   }
 
   /**
@@ -68,7 +66,7 @@ public final class AdaptiveLimit {
    * @param max the highest the limit may go, at least 1
    */
   public static AdaptiveLimit forPool(int max) {
-    return new AdaptiveLimit("thrift-nio-pool", "inFlight", max);
+    return new AdaptiveLimit("thrift-nio-pool", max);
   }
 
   /** A permit for one call, or {@code null} when the calls are at the limit. */
@@ -78,18 +76,12 @@ public final class AdaptiveLimit {
   }
 
   /**
-   * For a refusal's message: {@code limit=24, inProgress=24, max 200} on a server, {@code
-   * inFlight=} on a pool.
+   * For the message of a call {@link #tryAcquire} refused: {@code limit=24 reached, max 200}. The
+   * calls in progress are not given: at the refusal they stood at the limit, and a count read
+   * afterwards may already be lower (a call ended meanwhile), which would read as a contradiction.
    */
   public String state() {
-    return "limit="
-        + limiter.getLimit()
-        + ", "
-        + counted
-        + "="
-        + limiter.getInflight()
-        + ", max "
-        + max;
+    return "limit=" + limiter.getLimit() + " reached, max " + max;
   }
 
   /**
