@@ -18,6 +18,13 @@ final class OverloadReport {
   /** A level whose generator sent calls later than this share of the deadline is not judged. */
   static final double MAX_SEND_LAG_SHARE = 0.25;
 
+  /**
+   * Goodput at 2x above this multiple of the measured capacity: the capacity was measured low (a
+   * cold JVM, a stalled step), so the level called 2x was not twice what the row can do, and its
+   * targets are not judged.
+   */
+  static final double CAPACITY_MEASURED_LOW = 1.15;
+
   /** Other processes' share of the server's CPU above which a row is marked {@code *}. */
   static final double BUSY_SHARE = 0.10;
 
@@ -132,15 +139,16 @@ final class OverloadReport {
 
   /**
    * The three targets of one row, in words; {@code met} is {@code null} when a level they need
-   * (0.5x, 1x, 2x) did not run, the handler's counts are unknown, or the load generator fell behind
-   * at one of them ({@code behind} says where).
+   * (0.5x, 1x, 2x) did not run or the handler's counts are unknown; {@code notJudged} says why the
+   * levels that ran do not measure the row: the load generator fell behind at one of them, or the
+   * row answered more in time at 2x than its capacity allows ({@link #CAPACITY_MEASURED_LOW}).
    */
-  record Graceful(String goodput, String p99, String late, Boolean met, String behind) {
+  record Graceful(String goodput, String p99, String late, Boolean met, String notJudged) {
 
     /** The last column: met, not met, or why the row is not judged. */
     String verdict() {
-      if (behind != null) {
-        return "not judged: the load generator fell behind (" + behind + ")";
+      if (notJudged != null) {
+        return "not judged: " + notJudged;
       }
       return met == null ? "- (levels missing)" : met ? "met" : "not met";
     }
@@ -154,18 +162,29 @@ final class OverloadReport {
     String p99 = "-";
     String late = "-";
     Boolean met = null;
-    String behind = null;
+    String notJudged = null;
     if (half != null && one != null && two != null) {
       long lagBound = (long) (MAX_SEND_LAG_SHARE * r.deadlineUs());
       for (OverloadResult.Level l : List.of(half, one, two)) {
-        if (r.deadlineUs() > 0 && l.sendLagP99Us() > lagBound && behind == null) {
-          behind =
+        if (r.deadlineUs() > 0 && l.sendLagP99Us() > lagBound && notJudged == null) {
+          notJudged =
               String.format(
                   Locale.ROOT,
-                  "send lag p99 %,d us at %sx, above a quarter of the deadline",
+                  "the load generator fell behind (send lag p99 %,d us at %sx, above a quarter of"
+                      + " the deadline)",
                   l.sendLagP99Us(),
                   factor(l.factor()));
         }
+      }
+      if (notJudged == null && two.goodput() > CAPACITY_MEASURED_LOW * r.capacity()) {
+        notJudged =
+            String.format(
+                Locale.ROOT,
+                "the capacity was measured low (2x answered %,.0f calls/s in time, %.2fx the"
+                    + " capacity of %,.0f)",
+                two.goodput(),
+                two.goodput() / r.capacity(),
+                r.capacity());
       }
       double share = one.goodput() > 0 ? two.goodput() / one.goodput() : Double.NaN;
       boolean answered = two.p99Us() >= 0 && half.p99Us() > 0;
@@ -193,7 +212,7 @@ final class OverloadReport {
         late = "unknown";
       }
     }
-    return new Graceful(goodput, p99, late, met, behind);
+    return new Graceful(goodput, p99, late, met, notJudged);
   }
 
   /** One CSV line per row and level, with a header. */

@@ -325,6 +325,33 @@ class OverloadCommandTest {
   }
 
   @Test
+  void aRowIsNotJudgedWhereItAnsweredMoreAt2xThanItsMeasuredCapacity() {
+    OverloadResult low = row(level(2, 1600, 2000, 0));
+    OverloadResult measured = row(level(2, 1100, 2000, 0));
+
+    OverloadReport.Graceful g = OverloadReport.graceful(low);
+    assertThat(g.goodput()).isEqualTo("1.60 met");
+    assertThat(g.verdict())
+        .isEqualTo(
+            "not judged: the capacity was measured low (2x answered 1,600 calls/s in time,"
+                + " 1.60x the capacity of 1,000)");
+    assertThat(OverloadReport.graceful(measured).verdict()).isEqualTo("met");
+  }
+
+  /** A row of capacity 1,000 calls/s, answered in time at 0.5x and 1x, with {@code two}. */
+  private static OverloadResult row(OverloadResult.Level two) {
+    return new OverloadResult(
+        "grizzly/worker",
+        "cpu:100us",
+        "header",
+        10_000,
+        1000,
+        List.of(level(0.5, 500, 1000, 0), level(1, 1000, 2000, 0), two),
+        null,
+        0.01);
+  }
+
+  @Test
   void aCpuHandlerComputesForItsTimeOfCpu() {
     java.lang.management.ThreadMXBean threads =
         java.lang.management.ManagementFactory.getThreadMXBean();
