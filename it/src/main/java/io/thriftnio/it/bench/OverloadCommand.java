@@ -76,7 +76,7 @@ final class OverloadCommand implements Callable<Integer> {
       names = "--preset",
       paramLabel = "P",
       description =
-          "quick: 1 s warm-up and 2 s window per level, 2 s warm-up and 1 s steps for the capacity (every"
+          "quick: 1 s warm-up and 2 s window per level, 5 s warm-up and 1 s steps for the capacity (every"
               + " default row and handler: over 10 minutes); options given beside it win")
   String preset;
 
@@ -160,7 +160,9 @@ final class OverloadCommand implements Callable<Integer> {
       names = "--capacity-warmup",
       paramLabel = "D",
       converter = Cli.DurationConverter.class,
-      description = "warm-up of the capacity measurement (default: 2s)")
+      description =
+          "warm-up of the capacity measurement (default: 5s: a new server JVM whose JIT still"
+              + " compiles on its one CPU measured half its capacity after 2s)")
   Duration capacityWarmup;
 
   @Option(
@@ -351,7 +353,7 @@ final class OverloadCommand implements Callable<Integer> {
     }
     Duration wu = orDefault(warmup, quick ? Duration.ofSeconds(1) : Duration.ofSeconds(1));
     Duration du = orDefault(duration, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(3));
-    Duration cw = orDefault(capacityWarmup, Duration.ofSeconds(2));
+    Duration cw = orDefault(capacityWarmup, Duration.ofSeconds(5));
     Duration cd =
         orDefault(capacityDuration, quick ? Duration.ofSeconds(1) : Duration.ofSeconds(2));
     if (du.isZero() || cd.isZero()) {

@@ -65,6 +65,7 @@ class OverloadCommandTest {
     OverloadCommand.Settings quick = parse("--preset", "quick");
     assertThat(quick.duration()).isEqualTo(Duration.ofSeconds(2));
     assertThat(quick.capacityDuration()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(quick.capacityWarmup()).isEqualTo(Duration.ofSeconds(5));
 
     OverloadCommand.Settings mine = parse("--preset", "quick", "--duration", "500ms");
     assertThat(mine.duration()).isEqualTo(Duration.ofMillis(500));
