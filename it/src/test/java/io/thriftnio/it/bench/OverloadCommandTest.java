@@ -251,26 +251,8 @@ class OverloadCommandTest {
 
   @Test
   void gracefulAtTwiceCapacityNeedsAllThreeTargets() {
-    OverloadResult graceful =
-        new OverloadResult(
-            "netty/worker",
-            "cpu:100us",
-            "header",
-            10_000,
-            1000,
-            List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), level(2, 900, 2900, 0)),
-            null,
-            0.01);
-    OverloadResult collapsed =
-        new OverloadResult(
-            "thrift-threadpool",
-            "cpu:100us",
-            "framed",
-            10_000,
-            1000,
-            List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), level(2, 100, 9000, 40)),
-            null,
-            0.01);
+    OverloadResult graceful = row("netty/worker", "header", level(2, 900, 2900, 0), 0.01);
+    OverloadResult collapsed = row("thrift-threadpool", "framed", level(2, 100, 9000, 40), 0.01);
     OverloadResult skipped =
         new OverloadResult(
             "x/y", "cpu:100us", "framed", 10_000, 0, List.of(), "cannot start x/y", -1);
@@ -301,16 +283,7 @@ class OverloadCommandTest {
     OverloadResult.Level lagging =
         new OverloadResult.Level(
             2, 2000, 2000, 5_000, 9_000, 100, 4000, 200, 0, -1, -1, 0, 0, 3800, 0, 4000, 3800);
-    OverloadResult r =
-        new OverloadResult(
-            "thrift-threadpool",
-            "cpu:100us",
-            "framed",
-            10_000,
-            1000,
-            List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), lagging),
-            null,
-            0.5);
+    OverloadResult r = row("thrift-threadpool", "framed", lagging, 0.5);
 
     OverloadReport.Graceful g = OverloadReport.graceful(r);
     assertThat(g.p99()).isEqualTo("- (no call answered at 2x or 0.5x) not met");
@@ -327,11 +300,11 @@ class OverloadCommandTest {
 
   @Test
   void aRowIsNotJudgedWhereItAnsweredMoreAt2xThanItsMeasuredCapacity() {
-    OverloadResult low = row(level(2, 1600, 2000, 0));
-    OverloadResult measured = row(level(2, 1100, 2000, 0));
+    OverloadResult low = row("grizzly/worker", "header", level(2, 1600, 2000, 0), 0.01);
+    OverloadResult measured = row("grizzly/worker", "header", level(2, 1100, 2000, 0), 0.01);
 
     OverloadReport.Graceful g = OverloadReport.graceful(low);
-    assertThat(g.goodput()).isEqualTo("1.60 met");
+    assertThat(g.goodput()).isEqualTo("1.68 met");
     assertThat(g.verdict())
         .isEqualTo(
             "not judged: the capacity was measured low (2x answered 1,600 calls/s in time,"
@@ -339,17 +312,21 @@ class OverloadCommandTest {
     assertThat(OverloadReport.graceful(measured).verdict()).isEqualTo("met");
   }
 
-  /** A row of capacity 1,000 calls/s, answered in time at 0.5x and 1x, with {@code two}. */
-  private static OverloadResult row(OverloadResult.Level two) {
+  /**
+   * A {@code cpu:100us} row of capacity 1,000 calls/s and a 10 ms deadline, answered in time at
+   * 0.5x (500 calls/s, p99 1 ms) and 1x (950 calls/s, p99 2 ms), with {@code two} as its 2x level.
+   */
+  private static OverloadResult row(
+      String server, String wire, OverloadResult.Level two, double otherLoad) {
     return new OverloadResult(
-        "grizzly/worker",
+        server,
         "cpu:100us",
-        "header",
+        wire,
         10_000,
         1000,
-        List.of(level(0.5, 500, 1000, 0), level(1, 1000, 2000, 0), two),
+        List.of(level(0.5, 500, 1000, 0), level(1, 950, 2000, 0), two),
         null,
-        0.01);
+        otherLoad);
   }
 
   @Test
