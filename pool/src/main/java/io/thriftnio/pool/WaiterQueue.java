@@ -150,9 +150,15 @@ final class WaiterQueue<W extends WaiterQueue.Waiter> {
     return live;
   }
 
-  /** Calls waiting: queued, or taken by a connector, and not settled. */
+  /**
+   * Calls waiting: queued, or taken by a connector, and not settled. Read under the lock: {@link
+   * #take} moves a waiter from {@code live} to {@code taken} in two writes, and a read between them
+   * saw a waiting call as none.
+   */
   int waiting() {
-    return live + taken;
+    synchronized (lock) {
+      return live + taken;
+    }
   }
 
   /** Closes the queue: nothing is added any more; returns the waiters that were queued. */
