@@ -276,6 +276,25 @@ public abstract class RunGateSuite {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         strategy() == IoStrategy.WORKER, "WORKER: calls wait for their turn in a queue");
     start(b -> b.workerQueueCapacity(2));
+    // Whether more calls than the turn queue holds wait for a turn at once is up to the calls'
+    // timing: with other test JVMs busy beside this one a round has ended without one refusal for a
+    // full turn queue. Such a round is checked as any other and repeated, up to five in all.
+    int turnQueueFull = 0;
+    for (int round = 0; round < 5 && turnQueueFull == 0; round++) {
+      turnQueueFull = refusalsForAFullTurnQueueInOneRound();
+    }
+    assertThat(turnQueueFull)
+        .as("calls refused for a full turn queue, %d callers", CALLERS)
+        .isPositive();
+  }
+
+  /**
+   * One round of computing calls on a bounded gate with a short turn queue: every call is answered
+   * or refused, each refusal says which queue was full, and the stats agree.
+   *
+   * @return the calls refused because the turn queue was full
+   */
+  private int refusalsForAFullTurnQueueInOneRound() throws Exception {
     computeUntilBounded();
     int runsBefore = handler.runs.get();
     long refusedBefore = server.stats().overloadedCalls();
@@ -299,12 +318,10 @@ public abstract class RunGateSuite {
               }
             });
     assertThat(refused.get() + answered).isEqualTo(20 * CALLERS);
-    assertThat(turnQueueFull.get())
-        .as("calls refused for a full turn queue, %d callers", CALLERS)
-        .isPositive();
     assertThat(answered).as("calls run").isPositive();
     assertThat(handler.runs.get() - runsBefore).isEqualTo(answered);
     assertThat(server.stats().overloadedCalls() - refusedBefore).isEqualTo(refused.get());
+    return turnQueueFull.get();
   }
 
   @Test
