@@ -47,7 +47,8 @@ final class Processes {
       List<String> command, Path dir, Map<String, String> env, Duration timeout, Path logs)
       throws IOException, InterruptedException {
     Files.createDirectories(logs);
-    String name = "run-" + RUNS.incrementAndGet();
+    // The module's tests run in two JVMs sharing logs: the pid keeps their files apart.
+    String name = "run-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet();
     Path out = logs.resolve(name + ".out");
     Path err = logs.resolve(name + ".err");
     ProcessBuilder builder =

@@ -2,8 +2,11 @@ package io.thriftnio.it.python;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -112,11 +115,23 @@ final class PythonEnvironment {
 
   /**
    * Makes sure the venv exists with every pin of {@code requirements} installed: reuses it when so,
-   * else (re)creates it from {@code interpreter} and pip-installs the file.
+   * else (re)creates it from {@code interpreter} and pip-installs the file. Holds a file lock next
+   * to the venv meanwhile: the module's tests run in two JVMs, and each may come here first.
    *
    * @throws UnavailableException when the venv cannot be created or pip fails
    */
   void ensure(String interpreter, Path requirements)
+      throws UnavailableException, IOException, InterruptedException {
+    Path lockFile = venv.resolveSibling(venv.getFileName() + ".lock");
+    Files.createDirectories(venv.getParent());
+    try (FileChannel channel =
+            FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = channel.lock()) {
+      ensureHeld(interpreter, requirements);
+    }
+  }
+
+  private void ensureHeld(String interpreter, Path requirements)
       throws UnavailableException, IOException, InterruptedException {
     Map<String, String> pins = pins(requirements);
     if (installed(pins)) {
